@@ -1,0 +1,37 @@
+//! `hipscope` command-line interface.
+
+mod cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Cycle-approximate AMD GPU memory-system simulator running real kernel code objects.
+#[derive(Parser)]
+#[command(name = "hipscope", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print targets, kernels, kernel-descriptor fields and kernarg layouts of a code object.
+    Info(cmd::info::Args),
+    /// Disassemble the kernels of a code object in LLVM syntax (as llvm-objdump-19 prints them).
+    Disasm(cmd::disasm::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Info(args) => cmd::info::run(&args),
+        Command::Disasm(args) => cmd::disasm::run(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("hipscope: {err}");
+            err.exit_code()
+        }
+    }
+}
