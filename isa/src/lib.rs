@@ -7,6 +7,9 @@
 //! Data flows one way: bytes → code object → decoded program. Nothing here knows about cycles.
 
 pub mod codeobj;
+pub mod decode;
+pub mod print;
+pub mod tables;
 pub mod target;
 
 pub use target::{Family, Processor, Target};

@@ -1,0 +1,230 @@
+//! The decoded instruction and how a table row turns into one.
+
+use super::operand::State;
+use super::reg::{Reg, Special};
+use super::Ctx;
+use crate::tables::{flags, OpName, Opcode, OperandType, Row};
+
+/// A decoded operand value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operand {
+    Reg(Reg),
+    /// Immediate field, inline constant (as its bit pattern) or literal.
+    Imm(i64),
+    /// The encoding does not carry this operand; it has its default (zero) meaning.
+    Absent,
+}
+
+impl Operand {
+    pub fn imm(&self) -> i64 {
+        match *self {
+            Operand::Imm(v) => v,
+            _ => 0,
+        }
+    }
+
+    pub fn reg(&self) -> Option<Reg> {
+        match *self {
+            Operand::Reg(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// Cache-policy bits of a memory instruction, as encoded. Their names differ per family:
+/// GFX8/9 glc/slc, GFX90A adds scc, GFX940 calls them sc0/nt/sc1, GFX10/11 add dlc, GFX12 has
+/// th (temporal hint) and scope (AMDGPUUsage "Memory Model" tables; ISA manuals).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CachePolicy(pub u32);
+
+impl CachePolicy {
+    pub const GLC: u32 = 1;
+    pub const SLC: u32 = 2;
+    pub const DLC: u32 = 4;
+    pub const SCC: u32 = 16;
+    /// GFX12: temporal hint (3 bits) and scope (2 bits).
+    pub const TH: u32 = 0x7;
+    pub const SCOPE: u32 = 0x18;
+
+    pub fn glc(self) -> bool {
+        self.0 & Self::GLC != 0
+    }
+    pub fn slc(self) -> bool {
+        self.0 & Self::SLC != 0
+    }
+    pub fn dlc(self) -> bool {
+        self.0 & Self::DLC != 0
+    }
+    pub fn scc(self) -> bool {
+        self.0 & Self::SCC != 0
+    }
+    /// GFX940 names: sc0 = glc, nt = slc, sc1 = scc.
+    pub fn sc0(self) -> bool {
+        self.glc()
+    }
+    pub fn sc1(self) -> bool {
+        self.scc()
+    }
+    pub fn nt(self) -> bool {
+        self.slc()
+    }
+    /// GFX12 temporal hint.
+    pub fn th(self) -> u32 {
+        self.0 & Self::TH
+    }
+    /// GFX12 scope: 0 CU, 1 SE, 2 device, 3 system.
+    pub fn scope(self) -> u32 {
+        (self.0 & Self::SCOPE) >> 3
+    }
+}
+
+/// One decoded instruction.
+#[derive(Debug, Clone)]
+pub struct Inst {
+    /// The encoding it matched (mnemonic, format flags, operand layout).
+    pub row: &'static Row,
+    /// Operand values in the row's operand order.
+    pub operands: Vec<Operand>,
+    /// Bytes including a trailing literal.
+    pub size: u8,
+    pub address: u64,
+    /// The 32-bit literal that followed the instruction words, if any.
+    pub literal: Option<u32>,
+}
+
+impl Inst {
+    pub fn opcode(&self) -> Opcode {
+        self.row.opcode
+    }
+
+    pub fn mnemonic(&self) -> &'static str {
+        self.row.opcode.name()
+    }
+
+    pub fn has(&self, flag: u64) -> bool {
+        self.row.has(flag)
+    }
+
+    /// The operand with this name, if the instruction has one.
+    pub fn operand(&self, name: OpName) -> Option<Operand> {
+        self.row.operand_index(name).map(|i| self.operands[i])
+    }
+
+    /// Cache-policy bits (zero for instructions without them).
+    pub fn cache_policy(&self) -> CachePolicy {
+        CachePolicy(self.operand(OpName::cpol).map_or(0, |o| o.imm() as u32))
+    }
+
+    /// Next instruction's address.
+    pub fn next_address(&self) -> u64 {
+        self.address + self.size as u64
+    }
+
+    /// Branch target of a SOPP branch (`simm16` counts dwords from the next instruction).
+    pub fn branch_target(&self) -> Option<u64> {
+        let i = self.row.operands.iter().position(|o| self.row_class_is_pcrel(o.class))?;
+        let simm = self.operands[i].imm() as i16 as i64;
+        Some(self.next_address().wrapping_add((simm * 4) as u64))
+    }
+
+    fn row_class_is_pcrel(&self, class: u16) -> bool {
+        crate::tables::CLASSES[class as usize].op_type == OperandType::Pcrel
+    }
+}
+
+/// Gather an operand's bits from the instruction word.
+fn field_value(word: u128, fields: &[(u8, u8, u8)]) -> u64 {
+    fields.iter().fold(0u64, |acc, &(lo, len, at)| {
+        let bits = (word >> lo) as u64 & ((1u64 << len) - 1);
+        acc | (bits << at)
+    })
+}
+
+/// Decode `row`'s operands from `word` (and a literal from `rest`). `None` rejects the row.
+pub(super) fn decode_row(ctx: &Ctx, row: &'static Row, word: u128, rest: &[u8], address: u64) -> Option<Inst> {
+    let mut state = State { ctx, rest, literal: None };
+    let mut operands: Vec<Operand> = Vec::with_capacity(row.operands.len());
+    for (i, desc) in row.operands.iter().enumerate() {
+        let op = if desc.fields.is_empty() {
+            if desc.tied >= 0 && (desc.tied as usize) < i {
+                operands[desc.tied as usize]
+            } else {
+                Operand::Absent
+            }
+        } else {
+            let class = row.class_of(i);
+            let inherit = agpr_partner(row, desc.name, &operands);
+            state.decode(class.decoder, field_value(word, desc.fields), &operands, inherit).ok()?
+        };
+        operands.push(op);
+    }
+    // A K operand the encoding does not hold (`immDeferred` of dual-issue VOPD forms) is the
+    // instruction's one literal.
+    for (i, desc) in row.operands.iter().enumerate() {
+        if operands[i] == Operand::Absent && desc.tied < 0 && row.class_of(i).decoder == crate::tables::DecoderKind::KImm {
+            operands[i] = Operand::Imm(state.literal_value().ok()? as i64);
+        }
+    }
+    // Operands tied to a later operand take its value.
+    for (i, desc) in row.operands.iter().enumerate() {
+        if operands[i] == Operand::Absent && desc.tied >= 0 {
+            operands[i] = operands[desc.tied as usize];
+        }
+    }
+    apply_implied_values(ctx, row, &mut operands, state.literal);
+    let mut size = row.bytes + if state.literal.is_some() && !has_kimm(row) { 4 } else { 0 };
+    if let Some(info) = &row.mimg {
+        size += super::mimg::read_nsa_addresses(row, &mut operands, rest)? as u8;
+        super::mimg::resize(ctx, row, info, &mut operands);
+    }
+    Some(Inst { row, operands, size, address, literal: state.literal })
+}
+
+/// GFX90A memory instructions have one ACC bit: the data operand (`vdata`, DS `data0`) is an
+/// AGPR when `vdst` is, and DS `data1` follows `data0` (CDNA2 ISA, "ACC" field).
+fn agpr_partner(row: &Row, name: OpName, decoded: &[Operand]) -> bool {
+    let partner = match name {
+        OpName::vdata if !row.has(flags::DS) => OpName::vdst,
+        OpName::data0 if row.has(flags::DS) => OpName::vdst,
+        OpName::data1 => OpName::data0,
+        _ => return false,
+    };
+    let is_agpr = |i: usize| matches!(decoded.get(i), Some(Operand::Reg(Reg::Agpr { .. })));
+    row.operand_index(partner).is_some_and(is_agpr)
+}
+
+/// A K-immediate is part of the encoding words themselves, so it adds no bytes.
+fn has_kimm(row: &Row) -> bool {
+    (0..row.operands.len())
+        .any(|i| row.class_of(i).decoder == crate::tables::DecoderKind::KImm && !row.operands[i].fields.is_empty())
+}
+
+/// Values the encoding implies without carrying them.
+fn apply_implied_values(ctx: &Ctx, row: &Row, ops: &mut [Operand], literal: Option<u32>) {
+    // Returning atomics are encoded with GLC set: the bit is part of the opcode, not the operand
+    // (GFX12: TH_ATOMIC_RETURN, the same bit).
+    if super::is_memory_with_cpol(row) && row.has(flags::ISATOMICRET) {
+        if let Some(i) = row.operand_index(OpName::cpol) {
+            ops[i] = Operand::Imm(ops[i].imm() | 1);
+        }
+    }
+    // GFX8 SDWA compares always write VCC.
+    if ctx.vi && row.has(flags::SDWA) {
+        if let Some(i) = row.operand_index(OpName::sdst) {
+            if ops[i] == Operand::Absent {
+                let vcc = if ctx.wave64 { Special::Vcc } else { Special::VccLo };
+                ops[i] = Operand::Reg(Reg::Special(vcc));
+            }
+        }
+    }
+    // FMAMK/FMAAK-style deferred literals: operands that decoded the literal marker 255 take
+    // the K value.
+    if let Some(lit) = literal {
+        for (i, op) in ops.iter_mut().enumerate() {
+            let t = row.class_of(i).op_type;
+            if matches!(t, OperandType::RegImmFp32Deferred | OperandType::RegImmFp16Deferred) && *op == Operand::Imm(255) {
+                *op = Operand::Imm(lit as i64);
+            }
+        }
+    }
+}

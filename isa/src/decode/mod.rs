@@ -1,0 +1,242 @@
+//! Decoder: machine code bytes → typed instructions ([`Inst`]).
+//!
+//! Each encoding is a row of the generated tables (`crate::tables`): fixed bits (mask/value),
+//! the processors it exists on, and where each operand's bits sit. Decoding one instruction
+//! tries the tables of the processor's ISA in a fixed order — 96-bit encodings first (GFX11+),
+//! then 64-bit, then 32-bit, so that DPP/SDWA and VOP3 forms win over the 32-bit forms whose
+//! bits they share — takes the most specific matching row, and decodes its operands. A table
+//! whose operands do not decode (bad register, missing literal) is skipped for the next one.
+//! The order of tables is the one LLVM's AMDGPU disassembler uses (LLVM 19,
+//! `AMDGPUDisassembler::getInstruction`), a fact we need to reproduce its choices.
+//!
+//! Decode a kernel once ([`Decoder::decode_all`]); the simulator never decodes in its inner loop.
+
+mod inst;
+mod mimg;
+mod operand;
+pub mod reg;
+
+pub use inst::{CachePolicy, Inst, Operand};
+pub use operand::sign_extend;
+pub use reg::{Reg, Special};
+
+use crate::tables::{feature, flags, Namespace, OpName, Row, PROCESSOR_FEATURES, ROWS};
+use crate::target::{Family, Processor};
+use std::ops::Range;
+use std::sync::OnceLock;
+
+/// Facts about the processor and mode that change how bits decode and print.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    pub processor: Processor,
+    pub family: Family,
+    pub wave64: bool,
+    /// GFX11+ true 16-bit register operands (`v1.l`/`v1.h`) instead of 32-bit ones
+    /// (LLVM `-mattr=+real-true16`; compilers in LLVM 19 emit the 32-bit "fake16" forms).
+    pub real_true16: bool,
+    pub features: u64,
+    pub vi: bool,
+    pub gfx9_plus: bool,
+    pub gfx10_plus: bool,
+    pub gfx11_plus: bool,
+    pub gfx12_plus: bool,
+    pub gfx90a_insts: bool,
+    pub gfx940_insts: bool,
+}
+
+impl Ctx {
+    pub fn new(processor: Processor, wave64: bool, real_true16: bool) -> Ctx {
+        let features = PROCESSOR_FEATURES[processor as usize];
+        let has = |f: u64| features & f != 0;
+        let family = processor.family();
+        Ctx {
+            processor,
+            family,
+            // GFX6–GFX9 only have wave64.
+            wave64: wave64 || !family.is_rdna(),
+            real_true16: real_true16 && has(feature::TRUE16BITINSTS),
+            features,
+            vi: has(feature::VOLCANICISLANDS),
+            gfx9_plus: !has(feature::VOLCANICISLANDS),
+            gfx10_plus: has(feature::GFX10) || has(feature::GFX11) || has(feature::GFX12),
+            gfx11_plus: has(feature::GFX11) || has(feature::GFX12),
+            gfx12_plus: has(feature::GFX12),
+            gfx90a_insts: has(feature::GFX90AINSTS),
+            gfx940_insts: has(feature::GFX940INSTS),
+        }
+    }
+
+    pub fn has(&self, f: u64) -> bool {
+        self.features & f != 0
+    }
+
+    /// Highest SGPR number in operand encodings (GFX10+ added s102–s105).
+    pub fn sgpr_max(&self) -> u32 {
+        if self.gfx10_plus {
+            105
+        } else {
+            101
+        }
+    }
+
+    /// TTMP number for an operand encoding value (GFX9+: 108–123, GFX8: 112–123).
+    pub fn ttmp_index(&self, v: u32) -> Option<u32> {
+        let lo = if self.gfx9_plus { 108 } else { 112 };
+        (lo..=123).contains(&v).then(|| v - lo)
+    }
+
+    pub fn ttmp_count(&self) -> u32 {
+        if self.gfx9_plus {
+            16
+        } else {
+            12
+        }
+    }
+
+    fn row_valid(&self, row: &Row) -> bool {
+        let mode = self.wave64 as usize | (self.real_true16 as usize) << 1;
+        row.valid[mode] & (1 << self.processor as u32) != 0
+    }
+}
+
+/// Why bytes did not decode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    #[error("invalid instruction encoding {word:#010x}")]
+    Invalid { word: u32 },
+    #[error("truncated instruction: {available} byte(s) left")]
+    Truncated { available: usize },
+}
+
+/// A decoder for one processor and wave size.
+#[derive(Debug, Clone)]
+pub struct Decoder {
+    ctx: Ctx,
+    /// Table slices to try, widest encodings first.
+    order: Vec<(usize, Range<usize>)>,
+}
+
+impl Decoder {
+    pub fn new(processor: Processor, wave64: bool) -> Decoder {
+        Decoder::with_true16(processor, wave64, false)
+    }
+
+    /// A decoder that also chooses the true 16-bit register forms on GFX11+.
+    pub fn with_true16(processor: Processor, wave64: bool, real_true16: bool) -> Decoder {
+        let ctx = Ctx::new(processor, wave64, real_true16);
+        let order = search_order(&ctx)
+            .into_iter()
+            .filter_map(|(bytes, ns)| table_slice(ns, bytes).map(|r| (bytes, r)))
+            .collect();
+        Decoder { ctx, order }
+    }
+
+    pub fn ctx(&self) -> &Ctx {
+        &self.ctx
+    }
+
+    /// Decode the instruction at the start of `bytes`, located at `address`.
+    pub fn decode(&self, bytes: &[u8], address: u64) -> Result<Inst, DecodeError> {
+        if bytes.len() < 4 {
+            return Err(DecodeError::Truncated { available: bytes.len() });
+        }
+        for (width, slice) in &self.order {
+            let Some(word_bytes) = bytes.get(..*width) else { continue };
+            let word = le_u128(word_bytes);
+            let Some(row) = self.best_match(word, slice.clone()) else { continue };
+            if let Some(inst) = inst::decode_row(&self.ctx, row, word, &bytes[*width..], address) {
+                return Ok(inst);
+            }
+        }
+        Err(DecodeError::Invalid { word: le_u128(&bytes[..4]) as u32 })
+    }
+
+    /// Decode a whole code range: every instruction, or the error where decoding stops being
+    /// possible (an invalid word is reported and skipped as 4 bytes, as llvm-objdump does).
+    pub fn decode_all(&self, code: &[u8], base_address: u64) -> Vec<(u64, Result<Inst, DecodeError>)> {
+        let mut out = Vec::new();
+        let mut off = 0usize;
+        while off + 4 <= code.len() {
+            let address = base_address + off as u64;
+            let res = self.decode(&code[off..], address);
+            let size = res.as_ref().map_or(4, |i| i.size as usize);
+            out.push((address, res));
+            off += size;
+        }
+        out
+    }
+
+    /// The matching row with the most fixed bits (encodings that refine another, such as a
+    /// DPP form with src0 = 0xFA, are more specific than the form they refine).
+    fn best_match(&self, word: u128, slice: Range<usize>) -> Option<&'static Row> {
+        let mut best: Option<&'static Row> = None;
+        for row in &ROWS[slice] {
+            if word & row.mask == row.value && self.ctx.row_valid(row) {
+                if best.is_none_or(|b| row.mask.count_ones() > b.mask.count_ones()) {
+                    best = Some(row);
+                }
+            }
+        }
+        best
+    }
+}
+
+fn le_u128(bytes: &[u8]) -> u128 {
+    bytes.iter().rev().fold(0u128, |acc, &b| (acc << 8) | b as u128)
+}
+
+/// Table search order per ISA: (encoding bytes, namespace), following LLVM 19's disassembler.
+fn search_order(ctx: &Ctx) -> Vec<(usize, Namespace)> {
+    use Namespace::*;
+    let f = ctx.family;
+    let (gfx9, gfx10, gfx11, gfx12) = (f.is_gfx9_like(), f == Family::Gfx10, f == Family::Gfx11, f == Family::Gfx12);
+    let gcn = ctx.vi || gfx9;
+    let mut order = Vec::new();
+    let mut push = |cond: bool, bytes: usize, list: &[Namespace]| {
+        if cond {
+            order.extend(list.iter().map(|&ns| (bytes, ns)));
+        }
+    };
+    push(gfx11, 12, &[GFX11, GFX11_FAKE16]);
+    push(gfx12, 12, &[GFX12, GFX12_FAKE16, GFX12W64]);
+    push(ctx.has(feature::GFX10_BENCODING), 8, &[GFX10_B]);
+    push(ctx.has(feature::UNPACKEDD16VMEM), 8, &[GFX80_UNPACKED]);
+    push(ctx.has(feature::FMAMIXINSTS), 8, &[GFX9_DL]);
+    push(ctx.gfx940_insts, 8, &[GFX940]);
+    push(ctx.gfx90a_insts, 8, &[GFX90A]);
+    push(gcn, 8, &[GFX8]);
+    push(gfx9, 8, &[GFX9]);
+    push(gfx10, 8, &[GFX10]);
+    push(gfx12, 8, &[GFX12, GFX12_FAKE16]);
+    push(gfx11, 8, &[GFX11, GFX11_FAKE16, GFX11W64]);
+    push(gfx12, 8, &[GFX12W64]);
+    push(gcn, 4, &[GFX8]);
+    push(gfx9, 4, &[GFX9]);
+    push(ctx.gfx90a_insts, 4, &[GFX90A]);
+    push(ctx.has(feature::GFX10_BENCODING), 4, &[GFX10_B]);
+    push(gfx10, 4, &[GFX10]);
+    push(gfx11, 4, &[GFX11, GFX11_FAKE16]);
+    push(gfx12, 4, &[GFX12, GFX12_FAKE16]);
+    order
+}
+
+/// Rows of one namespace and size (the generated table is sorted by namespace, then size).
+fn table_slice(ns: Namespace, bytes: usize) -> Option<Range<usize>> {
+    static INDEX: OnceLock<Vec<(Namespace, u8, Range<usize>)>> = OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut out: Vec<(Namespace, u8, Range<usize>)> = Vec::new();
+        for (i, row) in ROWS.iter().enumerate() {
+            match out.last_mut() {
+                Some((n, b, r)) if *n == row.table && *b == row.bytes => r.end = i + 1,
+                _ => out.push((row.table, row.bytes, i..i + 1)),
+            }
+        }
+        out
+    });
+    index.iter().find(|(n, b, _)| *n == ns && *b as usize == bytes).map(|(_, _, r)| r.clone())
+}
+
+/// Does this row carry a cache-policy operand and which flags decide its printing.
+pub(crate) fn is_memory_with_cpol(row: &Row) -> bool {
+    row.has(flags::MUBUF | flags::MTBUF | flags::FLAT | flags::SMRD) && row.operand_index(OpName::cpol).is_some()
+}

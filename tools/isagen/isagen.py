@@ -1,0 +1,577 @@
+#!/usr/bin/env python3
+"""Generate hipscope's AMDGPU decode tables from LLVM TableGen records.
+
+Input:  the JSON dump of LLVM 19.1.7's AMDGPU TableGen records
+        (`llvm-tblgen-19 -dump-json ... AMDGPU.td`, see README.md next to this script).
+Output: isa/src/tables/generated.rs, plain Rust data (no logic): one row per real machine
+        encoding (mask/value, processors it is valid on, operand fields, assembly template,
+        instruction flags), the operand classes those rows use, and the opcode / operand-name
+        enums.
+
+The output is a derivative of LLVM's .td files (Apache-2.0 WITH LLVM-exception); the header
+of the generated file says so. Nothing in here is LLVM code: it reads record *values*.
+
+Usage: isagen.py RECORDS.json OUT.rs
+"""
+import collections
+import json
+import re
+import sys
+
+# Decoder namespaces we decode (LLVM DecoderNamespace values). Order is irrelevant here; the
+# per-processor search order lives in isa/src/decode/tables.rs with the reasons for it.
+NAMESPACES = [
+    "GFX8", "GFX80_UNPACKED", "GFX9", "GFX9_DL", "GFX90A", "GFX940",
+    "GFX10", "GFX10_B", "GFX11", "GFX11_FAKE16", "GFX11W64",
+    "GFX12", "GFX12_FAKE16", "GFX12W64",
+]
+
+# Processors in the order of hipscope_isa::target::Processor (bit index = position).
+PROCESSORS = [
+    "gfx802", "gfx803", "gfx810", "gfx900", "gfx906", "gfx908", "gfx90a", "gfx940", "gfx942",
+    "gfx1010", "gfx1011", "gfx1012", "gfx1030", "gfx1100", "gfx1150", "gfx1200", "gfx1201",
+]
+
+# Format/property bits read from the instruction's TSFlags (bit positions from
+# SIInstrFormats.td `let TSFlags{N} = ...`); real-encoding records inherit TSFlags from their
+# pseudo instruction, while their plain fields of the same names are often left at 0.
+TSFLAG_BITS = {
+    "SALU": 0, "VALU": 1, "SOP1": 2, "SOP2": 3, "SOPC": 4, "SOPK": 5, "SOPP": 6, "VOP1": 7,
+    "VOP2": 8, "VOPC": 9, "VOP3": 10, "VOP3P": 12, "VINTRP": 13, "SDWA": 14, "DPP": 15,
+    "TRANS": 16, "MUBUF": 17, "MTBUF": 18, "SMRD": 19, "MIMG": 20, "VIMAGE": 21, "VSAMPLE": 22,
+    "EXP": 23, "FLAT": 24, "DS": 25, "LDSDIR": 28, "VINTERP": 29, "VM_CNT": 32, "EXP_CNT": 33,
+    "LGKM_CNT": 34, "Gather4": 37, "VOP3_OPSEL": 42, "IsPacked": 49, "D16Buf": 50,
+    "FlatGlobal": 51, "FPAtomic": 53, "IsMAI": 54, "IsDOT": 55, "FlatScratch": 56,
+    "IsAtomicNoRet": 57, "IsAtomicRet": 58, "IsWMMA": 59, "GWS": 62, "IsSWMMAC": 63,
+}
+
+# Instruction-record fields copied into the row flags (name in the record -> flag constant).
+FLAG_FIELDS = [
+    "SALU", "VALU", "SOP1", "SOP2", "SOPC", "SOPK", "SOPP", "VOP1", "VOP2", "VOPC", "VOP3",
+    "VOP3P", "VINTRP", "SDWA", "DPP", "TRANS", "MUBUF", "MTBUF", "SMRD", "MIMG", "VIMAGE",
+    "VSAMPLE", "EXP", "FLAT", "DS", "LDSDIR", "VINTERP", "VM_CNT", "EXP_CNT", "LGKM_CNT",
+    "FlatGlobal", "FlatScratch", "IsAtomicNoRet", "IsAtomicRet", "IsPacked", "VOP3_OPSEL",
+    "IsMAI", "IsDOT", "IsWMMA", "IsSWMMAC", "Gather4", "FPAtomic", "GWS", "IsSingle",
+    "mayLoad", "mayStore", "isBranch", "isIndirectBranch", "isTerminator", "isBarrier",
+    "isReturn", "isCall", "isConvergent", "hasSideEffects", "D16Buf",
+]
+
+# Subtarget features the runtime decoder/printer consults (bit i of PROCESSOR_FEATURES).
+FEATURES = [
+    "FeatureVolcanicIslands", "FeatureGFX9", "FeatureGFX10", "FeatureGFX11", "FeatureGFX12",
+    "FeatureGFX10_BEncoding", "FeatureUnpackedD16VMem", "FeatureFmaMixInsts", "FeatureGFX940Insts",
+    "FeatureGFX90AInsts", "FeatureInv2PiInlineImm", "FeatureR128A16", "FeatureGFX10_3Insts",
+    "FeatureNSAEncoding", "FeaturePartialNSAEncoding", "FeatureG16", "FeatureGDS", "FeatureGWS",
+    "FeatureGFX11Insts", "FeatureGFX12Insts", "FeatureGFX10Insts", "FeatureGFX9Insts",
+    "FeatureGFX8Insts", "FeatureTrue16BitInsts", "FeatureMAIInsts", "FeatureVOPD",
+    "FeatureSDWA", "FeatureDPP", "FeatureDPP8", "FeatureSMemRealTime", "FeatureScalarStores",
+    "FeatureVGPRIndexMode", "FeatureFlatGlobalInsts", "FeatureArchitectedFlatScratch",
+    "FeatureFlatInstOffsets", "FeatureXNACK", "FeatureSupportsXNACK",
+]
+
+IMPLICIT_REGS = ["EXEC", "EXEC_LO", "VCC", "VCC_LO", "M0", "SCC", "MODE"]
+
+OPW = {"OPW16": 16, "OPWV216": 16, "OPW32": 32, "OPW64": 64, "OPWV232": 64, "OPW96": 96,
+       "OPW128": 128, "OPW160": 160, "OPW256": 256, "OPW288": 288, "OPW320": 320,
+       "OPW352": 352, "OPW384": 384, "OPW512": 512, "OPW1024": 1024}
+
+
+def bits_value(bits):
+    """A TableGen `bits<N>` value given as a little-endian list of 0/1 (None = unset)."""
+    return sum((b or 0) << i for i, b in enumerate(bits or []))
+
+
+def mimg_variants(recs):
+    """(base opcode, MIMG encoding) -> (vdata sizes, vaddr sizes) over every image instruction
+    record, decodable or not: an encoding decodes as one representative and is re-sized to the
+    variant its controls select, if that variant exists."""
+    out = collections.defaultdict(lambda: (set(), set()))
+    for name in recs.instanceof["Instruction"]:
+        r = recs[name]
+        if not isinstance(r.get("BaseOpcode"), dict) or not isinstance(r.get("MIMGEncoding"), dict):
+            continue
+        key = (r["BaseOpcode"]["def"], r["MIMGEncoding"]["def"])
+        out[key][0].add(bits_value(r.get("VDataDwords")))
+        out[key][1].add(bits_value(r.get("VAddrDwords")))
+    return out
+
+
+def mimg_info(recs, rec, variants):
+    """Rust `MimgInfo` expression for an image instruction (vdata/vaddr sizes, base-opcode
+    properties that decide how many address and data registers an encoding really uses)."""
+    base = recs.get(rec.get("BaseOpcode", {}).get("def", ""), None) if isinstance(rec.get("BaseOpcode"), dict) else None
+    if base is None:
+        return "None"
+    enc = rec.get("MIMGEncoding", {}).get("def", "") if isinstance(rec.get("MIMGEncoding"), dict) else ""
+    nsa = "NSA" in enc or "Gfx12" in enc
+    b = lambda k: str(bool(base.get(k))).lower()
+    vdata_sizes, vaddr_sizes = variants[(rec["BaseOpcode"]["def"], enc)]
+    mask = lambda sizes: sum(1 << n for n in sizes if n < 32)
+    return (f"Some(MimgInfo {{ vdata_sizes: {mask(vdata_sizes):#x}, vaddr_sizes: {mask(vaddr_sizes):#x},  vdata_dwords: {bits_value(rec.get('VDataDwords'))}, "
+            f"vaddr_dwords: {bits_value(rec.get('VAddrDwords'))}, nsa: {str(nsa).lower()}, "
+            f"gather4: {b('Gather4')}, atomic: {b('Atomic')}, bvh: {b('BVH')}, a16: {b('A16')}, "
+            f"coordinates: {b('Coordinates')}, lod_clamp_mip: {b('LodOrClampOrMip')}, "
+            f"gradients: {b('Gradients')}, g16: {b('G16')}, extra_args: {bits_value(base.get('NumExtraArgs'))} }})")
+
+
+def rust_ident(s):
+    """An operand/record-derived name as a Rust identifier."""
+    s = re.sub(r"[^A-Za-z0-9_]", "_", s)
+    return s if not s[0].isdigit() else "_" + s
+
+
+class Records:
+    def __init__(self, path):
+        with open(path) as f:
+            self.d = json.load(f)
+        self.instanceof = self.d["!instanceof"]
+
+    def __getitem__(self, k):
+        return self.d[k]
+
+    def get(self, k, default=None):
+        return self.d.get(k, default)
+
+    def feature_closure(self, feats):
+        out, stack = set(), list(feats)
+        while stack:
+            f = stack.pop()
+            if f in out:
+                continue
+            out.add(f)
+            stack += [x["def"] for x in self.d[f].get("Implies", [])]
+        return out
+
+    def processor_features(self):
+        procs = {}
+        for k in self.instanceof["Processor"]:
+            r = self.d[k]
+            procs.setdefault(r["Name"], self.feature_closure([f["def"] for f in r["Features"]]))
+        return procs
+
+
+def eval_cond(dag, feats):
+    """Evaluate an AssemblerCondDag against a feature set."""
+    if dag.get("kind") == "def":
+        return dag["def"] in feats
+    op = dag["operator"]["def"]
+    args = [a[0] for a in dag["args"]]
+    if op == "all_of":
+        return all(eval_cond(a, feats) for a in args)
+    if op == "any_of":
+        return any(eval_cond(a, feats) for a in args)
+    if op == "not":
+        return not eval_cond(args[0], feats)
+    raise ValueError(f"unknown predicate operator {op}")
+
+
+# Decoding modes: index = wave64 | real_true16 << 1 (`-mattr=+wavefrontsize64`, `+real-true16`).
+MODES = [(False, False), (True, False), (False, True), (True, True)]
+
+
+def feature_sets(recs):
+    """(processor index, mode index) -> feature set, as the disassembler sees the subtarget."""
+    procs = recs.processor_features()
+    out = {}
+    for i, name in enumerate(PROCESSORS):
+        base = set(procs[name])
+        has64 = "FeatureWavefrontSize64" in base
+        for m, (w64, t16) in enumerate(MODES):
+            fs = set(base)
+            if not has64:  # GFX10+: wave size chosen per kernel; wave32 is the default
+                fs.discard("FeatureWavefrontSize32")
+                fs.discard("FeatureWavefrontSize64")
+                fs.add("FeatureWavefrontSize64" if w64 else "FeatureWavefrontSize32")
+            elif not w64:
+                continue  # pre-GFX10 is wave64 only; the wave32 masks stay empty
+            if t16:
+                fs.add("FeatureRealTrue16Insts")
+            out[(i, m)] = recs.feature_closure(fs)
+    return out
+
+
+def encoding_bits(rec):
+    """Fixed mask/value and per-operand bit maps of an instruction's `Inst` field."""
+    mask = val = 0
+    fields = collections.defaultdict(list)  # operand -> [(inst_bit, operand_bit)]
+    for i, b in enumerate(rec["Inst"]):
+        if isinstance(b, int):
+            mask |= 1 << i
+            val |= b << i
+        elif isinstance(b, dict):
+            if b["kind"] == "varbit":
+                fields[b["var"]].append((i, b["index"]))
+            elif b["kind"] == "var":
+                fields[b["var"]].append((i, 0))
+            elif b["kind"] == "complex":
+                # GFX8/9 SMEM soffset: !if(!and(IsGFX9SpecificEncoding, C), {soffset...}, ?){k}
+                m = re.match(r"!if\(!and\(IsGFX9SpecificEncoding, (\d)\), \{ soffset.*\}\{(\d+)\}$",
+                             b["printable"])
+                if m and m.group(1) == "1" and rec.get("IsGFX9SpecificEncoding") == 1:
+                    fields["soffset"].append((i, int(m.group(2))))
+    return mask, val, fields
+
+
+def ranges(bitmap):
+    """[(inst_bit, op_bit)] -> [(inst_lo, len, op_lo)] runs of consecutive bits."""
+    out = []
+    for ib, ob in sorted(bitmap, key=lambda x: x[1]):
+        if out and out[-1][0] + out[-1][1] == ib and out[-1][2] + out[-1][1] == ob:
+            out[-1] = (out[-1][0], out[-1][1] + 1, out[-1][2])
+        else:
+            out.append((ib, 1, ob))
+    return out
+
+
+def class_width(recs, name):
+    """Register width in bits of a register class, from its name (VReg_64, SReg_128, ...)."""
+    m = re.search(r"_(\d+)(?:_|$)", name)
+    if m and int(m.group(1)) >= 16:
+        return int(m.group(1))
+    if "_t16" in name.lower() or name.startswith("VGPR_16"):
+        return 16
+    return 32
+
+
+def decoder_kind(recs, cls_name, cls):
+    """Rust `DecoderKind` expression for an operand class."""
+    method = cls.get("DecoderMethod") or ""
+    rc = cls.get("RegClass", {}).get("def") if isinstance(cls.get("RegClass"), dict) else None
+    if not method and rc:
+        method = recs[rc].get("DecoderMethod") or ""
+        if not method:
+            method = f"Decode{rc}RegisterClass"
+    is_regclass = "RegisterClass" in cls.get("!superclasses", [])
+    if not method and is_regclass:
+        method = cls.get("DecoderMethod") or f"Decode{cls_name}RegisterClass"
+    if not method:
+        return "DecoderKind::Imm"
+    m = re.match(r"decodeSrc(RegOrImm|RegOrImmA|RegOrImmDeferred|Reg|A|AV)(9|10)?<AMDGPUDisassembler::(\w+)(?:, (\d+), (\d+))?>", method)
+    if m:
+        kind, bits, opw, immw, sema = m.groups()
+        w = OPW[opw]
+        immw = int(immw or 0)
+        sema = int(sema or 0)
+        acc = kind in ("RegOrImmA", "A")
+        deferred = kind == "RegOrImmDeferred"
+        enum10 = kind == "AV"
+        return (f"DecoderKind::Src {{ width: {w}, imm_width: {immw}, sema: {sema}, acc: {str(acc).lower()}, "
+                f"deferred: {str(deferred).lower()}, enum10: {str(enum10).lower()} }}")
+    m = re.match(r"decodeAV10<AMDGPUDisassembler::(\w+)>", method)
+    if m:
+        return f"DecoderKind::Av10 {{ width: {OPW[m.group(1)]} }}"
+    m = re.match(r"decodeAVLdSt<AMDGPUDisassembler::(\w+)>", method)
+    if m:
+        return f"DecoderKind::AvLdSt {{ width: {OPW[m.group(1)]} }}"
+    m = re.match(r"Decode(\w+)RegisterClass$", method)
+    if m:
+        rcn = m.group(1)
+        w = class_width(recs, rcn)
+        if rcn.startswith("VGPR_16"):
+            return f"DecoderKind::Vgpr16 {{ lo128: {str('Lo128' in rcn).lower()} }}"
+        if rcn.startswith(("VGPR", "VReg")):
+            return f"DecoderKind::Reg8 {{ file: RegFile::Vgpr, width: {w} }}"
+        if rcn.startswith(("AGPR", "AReg")):
+            return f"DecoderKind::Reg8 {{ file: RegFile::Agpr, width: {w} }}"
+        if rcn.startswith(("SReg", "SGPR", "TTMP")):
+            return f"DecoderKind::Src {{ width: {w}, imm_width: 0, sema: 0, acc: false, deferred: false, enum10: false }}"
+        raise ValueError(f"unknown register-class decoder {method}")
+    simple = {
+        "decodeBoolReg": "DecoderKind::BoolReg",
+        "decodeSDWASrc32": "DecoderKind::SdwaSrc { width: 32 }",
+        "decodeSDWASrc16": "DecoderKind::SdwaSrc { width: 16 }",
+        "decodeSDWAVopcDst": "DecoderKind::SdwaVopcDst",
+        "decodeOperand_VSrc_f64": "DecoderKind::Src { width: 64, imm_width: 64, sema: 4, acc: false, deferred: false, enum10: false }",
+        "decodeOperand_KImmFP": "DecoderKind::KImm",
+        "decodeSMEMOffset": "DecoderKind::SmemOffset",
+        "decodeSOPPBrTarget": "DecoderKind::BranchTarget",
+        "decodeDpp8FI": "DecoderKind::Dpp8Fi",
+        "decodeVersionImm": "DecoderKind::Imm",
+        "decodeSplitBarrier": "DecoderKind::Src { width: 32, imm_width: 0, sema: 0, acc: false, deferred: false, enum10: false }",
+        "decodeOperandVOPDDstY": "DecoderKind::VopdDstY",
+        "decodeOperand_VSrcT16": "DecoderKind::SrcT16 { lo128: false }",
+        "decodeOperand_VSrcT16_Lo128": "DecoderKind::SrcT16 { lo128: true }",
+    }
+    if method in simple:
+        return simple[method]
+    raise ValueError(f"unknown decoder method {method} for {cls_name}")
+
+
+PRINT_METHODS = {
+    "printOperand": "Operand", "printRegularOperand": "RegularOperand", "printCPol": "CPol",
+    "printVOPDst": "VopDst", "printOperandAndFPInputMods": "FpInputMods",
+    "printOperandAndIntInputMods": "IntInputMods", "printOffset": "Offset",
+    "printDppFI": "DppFi", "printFlatOffset": "FlatOffset", "printDPPCtrl": "DppCtrl",
+    "printDppRowMask": "DppRowMask", "printDppBankMask": "DppBankMask",
+    "printDppBoundCtrl": "DppBoundCtrl", "printDPP8": "Dpp8", "printOModSI": "OMod",
+    "printSDWASrc0Sel": "SdwaSrc0Sel", "printSDWASrc1Sel": "SdwaSrc1Sel",
+    "printSDWADstSel": "SdwaDstSel", "printSDWADstUnused": "SdwaDstUnused",
+    "printDMask": "DMask", "printR128A16": "R128A16", "printDim": "Dim", "printOpSel": "OpSel",
+    "printFORMAT": "Format", "printSMEMOffset": "SmemOffset", "printSMEMOffsetMod": "SmemOffsetMod",
+    "printNegLo": "NegLo", "printNegHi": "NegHi", "printCBSZ": "Cbsz", "printABID": "Abid",
+    "printOpSelHi": "OpSelHi", "printBLGP": "Blgp", "printU32ImmOperand": "U32Imm",
+    "printU16ImmOperand": "U16Imm", "printOffset0": "Offset0", "printOffset1": "Offset1",
+    "printInterpAttr": "InterpAttr", "printInterpAttrChan": "InterpAttrChan",
+    "printExpTgt": "ExpTgt", "printExpSrc0": "ExpSrc(0)", "printExpSrc1": "ExpSrc(1)",
+    "printExpSrc2": "ExpSrc(2)", "printExpSrc3": "ExpSrc(3)", "printHwreg": "Hwreg",
+    "printSendMsg": "SendMsg", "printByteSel": "ByteSel", "printWaitEXP": "WaitExp",
+    "printIndexKey16bit": "IndexKey", "printIndexKey8bit": "IndexKey",
+    "printVINTRPDst": "VintrpDst", "printSwizzle": "Swizzle", "printEndpgm": "Endpgm",
+    "printSWaitCnt": "SWaitCnt", "printInterpSlot": "InterpSlot", "printDepCtr": "DepCtr",
+    "printWaitVAVDst": "WaitVaVdst", "printWaitVMVSrc": "WaitVmVsrc", "printWaitVDST": "WaitVdst",
+    "printSDelayALU": "SDelayAlu", "printGPRIdxMode": "GprIdxMode",
+}
+
+
+def print_kind(method):
+    if method is None:
+        return "PrintKind::Operand"  # register classes print as plain operands
+    m = re.search(r'printNamedBit\(MI, OpNo, O, "(\w+)"\)', method)
+    if m:
+        return f'PrintKind::NamedBit("{m.group(1)}")'
+    if method not in PRINT_METHODS:
+        raise ValueError(f"unknown print method {method}")
+    return "PrintKind::" + PRINT_METHODS[method]
+
+
+def operand_type(cls):
+    t = cls.get("OperandType")
+    if t is None:
+        return "OperandType::Register"
+    return "OperandType::" + "".join(p.capitalize() for p in t.replace("OPERAND_", "").lower().split("_"))
+
+
+def reg_kinds(recs, rc_name, seen=None):
+    """Register files a register class draws from ({'v', 's', 'a'}), from its MemberList.
+    (The HasSGPR/HasVGPR fields are not reliable for 16-bit classes.)"""
+    seen = seen or set()
+    if rc_name in seen:
+        return set()
+    seen.add(rc_name)
+    kinds = set()
+
+    def leaf(name):
+        n = name.upper()
+        if n.startswith(("VGPR", "VREG")):
+            return {"v"}
+        if n.startswith(("AGPR", "AREG")):
+            return {"a"}
+        return {"s"}  # SGPRs, TTMPs and special registers (VCC, M0, EXEC, ...)
+
+    def walk(node):
+        if isinstance(node, list):
+            for x in node:
+                walk(x)
+        elif isinstance(node, dict):
+            if node.get("kind") == "def":
+                d = node["def"]
+                r = recs.get(d, {})
+                if "RegisterClass" in r.get("!superclasses", []):
+                    kinds.update(reg_kinds(recs, d, seen))
+                else:
+                    kinds.update(leaf(d))
+            elif node.get("kind") == "dag":
+                if node["operator"]["def"] == "sequence":
+                    kinds.update(leaf(node["args"][0][0]))
+                else:
+                    walk([a[0] for a in node["args"]])
+        elif isinstance(node, str) and "%" in node:
+            kinds.update(leaf(node))
+
+    walk(recs[rc_name].get("MemberList"))
+    return kinds
+
+
+def reg_class_info(recs, cls_name, cls):
+    """(name, vgpr, sgpr, agpr, bits) of the register class an operand belongs to, if any."""
+    if "RegisterClass" in cls.get("!superclasses", []):
+        rc_name, rc = cls_name, cls
+    elif isinstance(cls.get("RegClass"), dict):
+        rc_name = cls["RegClass"]["def"]
+        rc = recs[rc_name]
+    else:
+        return "None"
+    kinds = reg_kinds(recs, rc_name)
+    return (f'Some(RegClassInfo {{ name: "{rc_name}", vgpr: {str("v" in kinds).lower()}, '
+            f'sgpr: {str("s" in kinds).lower()}, agpr: {str("a" in kinds).lower()}, '
+            f'bits: {class_width(recs, rc_name)} }})')
+
+
+def parse_constraints(s):
+    """'$a = $b, $c = $d' -> {a: b, c: d} (tied operand pairs)."""
+    ties = {}
+    for part in s.split(","):
+        m = re.search(r"\$(\w+)\s*=\s*\$(\w+)", part)
+        if m:
+            ties[m.group(1)] = m.group(2)
+    return ties
+
+
+def base_mnemonic(asm):
+    """Mnemonic without encoding suffix: `v_add_f32_e32` and `v_add_f32_sdwa` are both V_ADD_F32."""
+    mn = re.split(r"[\s${]", asm, maxsplit=1)[0]
+    return re.sub(r"_(e32|e64|sdwa|dpp|dpp8|dpp16|e64_dpp)$", "", mn)
+
+
+def main(src, dst):
+    recs = Records(src)
+    fsets = feature_sets(recs)
+    pred_cache = {}
+
+    def valid_mask(rec, mode):
+        preds = [p["def"] for p in rec.get("Predicates", []) if recs[p["def"]].get("AssemblerCondDag")]
+        m = 0
+        for (i, md), fs in fsets.items():
+            if md != mode:
+                continue
+            ok = True
+            for p in preds:
+                key = (p, i, md)
+                if key not in pred_cache:
+                    pred_cache[key] = eval_cond(recs[p]["AssemblerCondDag"], fs)
+                ok = ok and pred_cache[key]
+            if ok:
+                m |= 1 << i
+        return m
+
+    variants = mimg_variants(recs)
+    classes = {}        # class name -> index
+    class_rows = []
+    opnames = set()
+    opcodes = set()
+    oplists = {}        # tuple -> index
+    rows = []
+    for name in recs.instanceof["Instruction"]:
+        r = recs[name]
+        if r.get("isPseudo") or r.get("isCodeGenOnly") or r.get("isAsmParserOnly"):
+            continue
+        ns = r.get("DecoderNamespace", "")
+        if ns not in NAMESPACES or r.get("Inst") is None or r.get("DisableDecoder") == 1:
+            continue
+        mask, val, fields = encoding_bits(r)
+        ties = parse_constraints(r.get("Constraints", ""))
+        ops = []
+        args = r["OutOperandList"]["args"] + r["InOperandList"]["args"]
+        names = [a[1] for a in args]
+        for cls_ref, opname in args:
+            cname = cls_ref["def"]
+            if cname not in classes:
+                cls = recs[cname]
+                classes[cname] = len(class_rows)
+                # s_version's operand prints as a symbolic expression built by its decoder.
+                printer = "PrintKind::VersionImm" if cls.get("DecoderMethod") == "decodeVersionImm" else print_kind(cls.get("PrintMethod"))
+                class_rows.append((cname, decoder_kind(recs, cname, cls), printer,
+                                   operand_type(cls), reg_class_info(recs, cname, cls)))
+            tied = -1
+            if opname in ties and ties[opname] in names:
+                tied = names.index(ties[opname])
+            else:
+                for a, b in ties.items():
+                    if b == opname and a in names and names.index(a) < names.index(opname):
+                        tied = names.index(a)
+            opnames.add(opname)
+            ops.append((opname, classes[cname], tuple(ranges(fields.get(opname, []))), tied))
+        key = tuple(ops)
+        if key not in oplists:
+            oplists[key] = len(oplists)
+        asm = r["AsmString"]
+        mn = base_mnemonic(asm)
+        opcodes.add(mn)
+        ts = r.get("TSFlags") or []
+        flags = [f for f in FLAG_FIELDS
+                 if (ts[TSFLAG_BITS[f]] == 1 if f in TSFLAG_BITS and len(ts) == 64 else r.get(f) == 1)]
+        uses = [u["def"] for u in r.get("Uses", []) if u["def"] in IMPLICIT_REGS]
+        defs = [u["def"] for u in r.get("Defs", []) if u["def"] in IMPLICIT_REGS]
+        rows.append(dict(name=name, ns=ns, bits=len(r["Inst"]), mask=mask, val=val,
+                         valid=[valid_mask(r, m) for m in range(len(MODES))], asm=asm, mn=mn,
+                         ops=oplists[key], flags=flags, uses=uses, defs=defs,
+                         mimg=mimg_info(recs, r, variants) if ("MIMG" in flags or "VIMAGE" in flags or "VSAMPLE" in flags) else "None"))
+    rows.sort(key=lambda x: (NAMESPACES.index(x["ns"]), x["bits"], x["name"]))
+    procs = recs.processor_features()
+    pfeat = [sum(1 << i for i, f in enumerate(FEATURES) if f in procs[p]) for p in PROCESSORS]
+    dims = {n: (bits_value(recs[n]["NumCoords"]), bits_value(recs[n]["NumGradients"])) for n in MIMG_DIM_RECORDS}
+    for i, n in enumerate(MIMG_DIM_RECORDS):
+        assert bits_value(recs[n]["Encoding"]) == i, f"{n} is not dim encoding {i}"
+    write_rust(dst, rows, class_rows, sorted(opnames), sorted(opcodes), oplists, pfeat, dims)
+    print(f"{len(rows)} rows, {len(class_rows)} operand classes, {len(oplists)} operand lists, "
+          f"{len(opcodes)} opcodes, {len(opnames)} operand names", file=sys.stderr)
+
+
+MIMG_DIM_RECORDS = ["AMDGPUDim1D", "AMDGPUDim2D", "AMDGPUDim3D", "AMDGPUDimCube", "AMDGPUDim1DArray",
+                    "AMDGPUDim2DArray", "AMDGPUDim2DMsaa", "AMDGPUDim2DArrayMsaa"]
+
+
+def write_rust(dst, rows, class_rows, opnames, opcodes, oplists, pfeat, dims):
+    opname_idx = {n: i for i, n in enumerate(opnames)}
+    out = []
+    w = out.append
+    w("// @generated by tools/isagen/isagen.py from LLVM 19.1.7 AMDGPU TableGen records")
+    w("// (llvm/lib/Target/AMDGPU/*.td, Apache-2.0 WITH LLVM-exception; see NOTICE). Do not edit.")
+    w("#![allow(clippy::all, non_camel_case_types, dead_code)]")
+    w("use super::types::*;\n")
+    w("/// Instruction mnemonics (without encoding suffixes such as `_e32`/`_e64`/`_sdwa`).")
+    w("#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]")
+    w("#[repr(u16)]")
+    w("pub enum Opcode {")
+    for mn in opcodes:
+        w(f"    {rust_ident(mn.upper())},")
+    w("}\n")
+    w("pub static OPCODE_NAMES: [&str; %d] = [" % len(opcodes))
+    for mn in opcodes:
+        w(f'    "{mn}",')
+    w("];\n")
+    w("/// Operand names used by the encodings (LLVM operand names).")
+    w("#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]")
+    w("#[repr(u16)]")
+    w("pub enum OpName {")
+    for n in opnames:
+        w(f"    {rust_ident(n)},")
+    w("}\n")
+    w("pub static OPNAME_NAMES: [&str; %d] = [" % len(opnames))
+    for n in opnames:
+        w(f'    "{n}",')
+    w("];\n")
+    w("/// Subtarget feature bits (see `feature`) per processor, in `Processor` order.")
+    w("pub static PROCESSOR_FEATURES: [u64; %d] = [" % len(pfeat))
+    for p, f in zip(PROCESSORS, pfeat):
+        w(f"    {f:#x}, // {p}")
+    w("];\n")
+    w("pub mod feature {")
+    for i, f in enumerate(FEATURES):
+        w(f"    pub const {f.replace('Feature', '').upper()}: u64 = 1 << {i};")
+    w("}\n")
+    w("/// Image dimensions by `dim` encoding: (coordinates, gradients) (LLVM AMDGPUDim records).")
+    w("pub static MIMG_DIMS: [(u8, u8); 8] = [")
+    for name in MIMG_DIM_RECORDS:
+        w(f"    ({dims[name][0]}, {dims[name][1]}), // {name}")
+    w("];\n")
+    w("pub static CLASSES: [ClassDesc; %d] = [" % len(class_rows))
+    for cname, dec, pk, ot, rc in class_rows:
+        w(f'    ClassDesc {{ name: "{cname}", decoder: {dec}, printer: {pk}, op_type: {ot}, reg_class: {rc} }},')
+    w("];\n")
+    for key, idx in sorted(oplists.items(), key=lambda x: x[1]):
+        items = []
+        for opname, cls, rngs, tied in key:
+            f = ", ".join(f"({a}, {b}, {c})" for a, b, c in rngs)
+            items.append(f"OperandDesc {{ name: OpName::{rust_ident(opname)}, class: {cls}, fields: &[{f}], tied: {tied} }}")
+        w(f"static OPS_{idx}: [OperandDesc; {len(items)}] = [" + ", ".join(items) + "];")
+    w("")
+    w("pub static ROWS: [Row; %d] = [" % len(rows))
+    for r in rows:
+        flags = " | ".join(f"flags::{f.upper()}" for f in r["flags"]) or "0"
+        uses = " | ".join(f"implicit::{u}" for u in r["uses"]) or "0"
+        defs = " | ".join(f"implicit::{u}" for u in r["defs"]) or "0"
+        asm = r["asm"].replace("\\", "\\\\").replace('"', '\\"')
+        w(f'    Row {{ record: "{r["name"]}", opcode: Opcode::{rust_ident(r["mn"].upper())}, '
+          f'table: Namespace::{r["ns"]}, bytes: {r["bits"] // 8}, mask: {r["mask"]:#x}, value: {r["val"]:#x}, '
+          f'valid: [{", ".join(f"{v:#x}" for v in r["valid"])}], flags: {flags}, uses: {uses}, defs: {defs}, '
+          f'asm: "{asm}", operands: &OPS_{r["ops"]}, mimg: {r["mimg"]} }},')
+    w("];")
+    with open(dst, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])
