@@ -123,6 +123,7 @@ const ALIASES: &[(&str, Processor)] = &[
     ("polaris10", Processor::Gfx803),
     ("polaris11", Processor::Gfx803),
     ("stoney", Processor::Gfx810),
+    ("gfx941", Processor::Gfx942),
     ("gfx1031", Processor::Gfx1030),
     ("gfx1032", Processor::Gfx1030),
     ("gfx1033", Processor::Gfx1030),
@@ -134,10 +135,29 @@ const ALIASES: &[(&str, Processor)] = &[
     ("gfx1151", Processor::Gfx1150),
 ];
 
+/// `EF_AMDGPU_MACH` values of processors that share an instruction set with one we model
+/// (AMDGPUUsage "AMDGPU EF_AMDGPU_MACH Values"); their code objects load as that processor.
+const ALIAS_MACHS: &[(u32, Processor)] = &[
+    (0x04b, Processor::Gfx942),  // gfx941
+    (0x037, Processor::Gfx1030), // gfx1031
+    (0x038, Processor::Gfx1030), // gfx1032
+    (0x039, Processor::Gfx1030), // gfx1033
+    (0x03e, Processor::Gfx1030), // gfx1034
+    (0x03d, Processor::Gfx1030), // gfx1035
+    (0x045, Processor::Gfx1030), // gfx1036
+    (0x046, Processor::Gfx1100), // gfx1101
+    (0x047, Processor::Gfx1100), // gfx1102
+    (0x04a, Processor::Gfx1150), // gfx1151
+];
+
 impl Processor {
     /// Look a processor up by its `EF_AMDGPU_MACH` value.
     pub fn from_elf_mach(mach: u32) -> Option<Processor> {
-        Processor::ALL.iter().copied().find(|p| p.elf_mach() == mach)
+        Processor::ALL
+            .iter()
+            .copied()
+            .find(|p| p.elf_mach() == mach)
+            .or_else(|| ALIAS_MACHS.iter().find(|(m, _)| *m == mach).map(|(_, p)| *p))
     }
 
     /// Wave size a kernel gets when its descriptor does not ask for wave32 (GFX10+ default is
@@ -274,6 +294,7 @@ mod tests {
         assert_eq!(Processor::from_elf_mach(0x4c), Some(Processor::Gfx942));
         assert_eq!(Processor::from_elf_mach(0x41), Some(Processor::Gfx1100));
         assert_eq!(Processor::from_elf_mach(0x4e), Some(Processor::Gfx1201));
+        assert_eq!(Processor::from_elf_mach(0x46), Some(Processor::Gfx1100)); // gfx1101
         assert_eq!(Processor::from_elf_mach(0x01), None);
     }
 

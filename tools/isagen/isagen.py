@@ -66,7 +66,7 @@ FEATURES = [
     "FeatureGFX8Insts", "FeatureTrue16BitInsts", "FeatureMAIInsts", "FeatureVOPD",
     "FeatureSDWA", "FeatureDPP", "FeatureDPP8", "FeatureSMemRealTime", "FeatureScalarStores",
     "FeatureVGPRIndexMode", "FeatureFlatGlobalInsts", "FeatureArchitectedFlatScratch",
-    "FeatureFlatInstOffsets", "FeatureXNACK", "FeatureSupportsXNACK",
+    "FeatureFlatInstOffsets", "FeatureXNACK", "FeatureSupportsXNACK", "FeatureVOP3Literal",
 ]
 
 IMPLICIT_REGS = ["EXEC", "EXEC_LO", "VCC", "VCC_LO", "M0", "SCC", "MODE"]
@@ -85,14 +85,13 @@ def mimg_variants(recs):
     """(base opcode, MIMG encoding) -> (vdata sizes, vaddr sizes) over every image instruction
     record, decodable or not: an encoding decodes as one representative and is re-sized to the
     variant its controls select, if that variant exists."""
-    out = collections.defaultdict(lambda: (set(), set()))
+    out = collections.defaultdict(lambda: (set(),))
     for name in recs.instanceof["Instruction"]:
         r = recs[name]
         if not isinstance(r.get("BaseOpcode"), dict) or not isinstance(r.get("MIMGEncoding"), dict):
             continue
         key = (r["BaseOpcode"]["def"], r["MIMGEncoding"]["def"])
-        out[key][0].add(bits_value(r.get("VDataDwords")))
-        out[key][1].add(bits_value(r.get("VAddrDwords")))
+        out[key][0].add((bits_value(r.get("VDataDwords")), bits_value(r.get("VAddrDwords"))))
     return out
 
 
@@ -105,9 +104,9 @@ def mimg_info(recs, rec, variants):
     enc = rec.get("MIMGEncoding", {}).get("def", "") if isinstance(rec.get("MIMGEncoding"), dict) else ""
     nsa = "NSA" in enc or "Gfx12" in enc
     b = lambda k: str(bool(base.get(k))).lower()
-    vdata_sizes, vaddr_sizes = variants[(rec["BaseOpcode"]["def"], enc)]
-    mask = lambda sizes: sum(1 << n for n in sizes if n < 32)
-    return (f"Some(MimgInfo {{ vdata_sizes: {mask(vdata_sizes):#x}, vaddr_sizes: {mask(vaddr_sizes):#x},  vdata_dwords: {bits_value(rec.get('VDataDwords'))}, "
+    pairs = variants[(rec["BaseOpcode"]["def"], enc)][0]
+    mask = sum(1 << (d * 17 + a) for d, a in pairs if d <= 6 and a <= 16)
+    return (f"Some(MimgInfo {{ variants: {mask:#x}, vdata_dwords: {bits_value(rec.get('VDataDwords'))}, "
             f"vaddr_dwords: {bits_value(rec.get('VAddrDwords'))}, nsa: {str(nsa).lower()}, "
             f"gather4: {b('Gather4')}, atomic: {b('Atomic')}, bvh: {b('BVH')}, a16: {b('A16')}, "
             f"coordinates: {b('Coordinates')}, lod_clamp_mip: {b('LodOrClampOrMip')}, "
@@ -269,10 +268,12 @@ def decoder_kind(recs, cls_name, cls):
         w = class_width(recs, rcn)
         if rcn.startswith("VGPR_16"):
             return f"DecoderKind::Vgpr16 {{ lo128: {str('Lo128' in rcn).lower()} }}"
+        # `_Lo128` classes hold only v0..v127 (GFX11+ 16-bit operands in 32-bit encodings).
+        limit = 128 if "Lo128" in rcn else 256
         if rcn.startswith(("VGPR", "VReg")):
-            return f"DecoderKind::Reg8 {{ file: RegFile::Vgpr, width: {w} }}"
+            return f"DecoderKind::Reg8 {{ file: RegFile::Vgpr, width: {w}, limit: {limit} }}"
         if rcn.startswith(("AGPR", "AReg")):
-            return f"DecoderKind::Reg8 {{ file: RegFile::Agpr, width: {w} }}"
+            return f"DecoderKind::Reg8 {{ file: RegFile::Agpr, width: {w}, limit: {limit} }}"
         if rcn.startswith(("SReg", "SGPR", "TTMP")):
             return f"DecoderKind::Src {{ width: {w}, imm_width: 0, sema: 0, acc: false, deferred: false, enum10: false }}"
         raise ValueError(f"unknown register-class decoder {method}")
@@ -352,6 +353,8 @@ def reg_kinds(recs, rc_name, seen=None):
 
     def leaf(name):
         n = name.upper()
+        if n.startswith("LDS_DIRECT"):
+            return {"l"}
         if n.startswith(("VGPR", "VREG")):
             return {"v"}
         if n.startswith(("AGPR", "AREG")):
@@ -393,6 +396,7 @@ def reg_class_info(recs, cls_name, cls):
         return "None"
     kinds = reg_kinds(recs, rc_name)
     return (f'Some(RegClassInfo {{ name: "{rc_name}", vgpr: {str("v" in kinds).lower()}, '
+            f'lds_direct: {str("l" in kinds).lower()}, '
             f'sgpr: {str("s" in kinds).lower()}, agpr: {str("a" in kinds).lower()}, '
             f'bits: {class_width(recs, rc_name)} }})')
 

@@ -208,6 +208,12 @@ fn apply_implied_values(ctx: &Ctx, row: &Row, ops: &mut [Operand], literal: Opti
             ops[i] = Operand::Imm(ops[i].imm() | 1);
         }
     }
+    // Targets without GDS (GFX90A, GFX940, GFX12) ignore the DS `gds` bit when printing.
+    if row.has(flags::DS) && !ctx.has(crate::tables::feature::GDS) {
+        if let Some(i) = row.operand_index(OpName::gds) {
+            ops[i] = Operand::Imm(0);
+        }
+    }
     // GFX8 SDWA compares always write VCC.
     if ctx.vi && row.has(flags::SDWA) {
         if let Some(i) = row.operand_index(OpName::sdst) {
@@ -226,5 +232,51 @@ fn apply_implied_values(ctx: &Ctx, row: &Row, ops: &mut [Operand], literal: Opti
                 *op = Operand::Imm(lit as i64);
             }
         }
+    }
+}
+
+/// Source modifiers of a VOP3/VOP3P/SDWA/DPP source (`srcN_modifiers` operand).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SrcMods {
+    /// Float negate (VOP3P: negate the low half).
+    pub neg: bool,
+    /// Float absolute value (VOP3P: negate the high half, `neg_hi`).
+    pub abs: bool,
+    /// SDWA integer sign extension (shares the `neg` bit).
+    pub sext: bool,
+    /// op_sel: take the high 16-bit half of this source (VOP3 16-bit ops, VOP3P low lane).
+    pub op_sel: bool,
+    /// op_sel_hi (VOP3P high lane), or the destination op_sel bit on src0 of VOP3.
+    pub op_sel_hi: bool,
+}
+
+impl Inst {
+    /// Modifiers of source `n` (0..=2); all false when the encoding has none.
+    pub fn src_mods(&self, n: usize) -> SrcMods {
+        let name = [OpName::src0_modifiers, OpName::src1_modifiers, OpName::src2_modifiers].get(n).copied();
+        let Some(v) = name.and_then(|name| self.operand(name)).map(|o| o.imm()) else {
+            return SrcMods::default();
+        };
+        SrcMods { neg: v & 1 != 0, abs: v & 2 != 0, sext: v & 1 != 0, op_sel: v & 4 != 0, op_sel_hi: v & 8 != 0 }
+    }
+
+    /// Source operand `n` (`src0`..`src2`).
+    pub fn src(&self, n: usize) -> Option<Operand> {
+        [OpName::src0, OpName::src1, OpName::src2].get(n).and_then(|&name| self.operand(name))
+    }
+
+    /// Output modifier: 0 none, 1 ×2, 2 ×4, 3 ÷2.
+    pub fn omod(&self) -> u8 {
+        self.operand(OpName::omod).map_or(0, |o| o.imm() as u8)
+    }
+
+    /// Clamp bit.
+    pub fn clamp(&self) -> bool {
+        self.operand(OpName::clamp).is_some_and(|o| o.imm() != 0)
+    }
+
+    /// Immediate offset of a memory instruction (`offset`, or DS `offset0`/`offset1` pair).
+    pub fn offset(&self) -> i64 {
+        self.operand(OpName::offset).map_or(0, |o| o.imm())
     }
 }

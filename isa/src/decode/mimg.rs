@@ -40,8 +40,10 @@ fn is_vaddr_n(name: OpName) -> bool {
 }
 
 /// Widen `vdata` (and the atomic `vdst` copy) and the address registers to the sizes the
-/// instruction's controls imply.
+/// instruction's controls imply — when an opcode variant of those sizes exists; otherwise the
+/// representative's registers are kept (as LLVM's disassembler does).
 pub(super) fn resize(ctx: &Ctx, row: &Row, info: &MimgInfo, ops: &mut [Operand]) {
+    let imm = |ops: &[Operand], name: OpName| row.operand_index(name).map_or(0, |i| ops[i].imm());
     if info.bvh {
         // The a16 form of a ray-intersection opcode is a separate opcode; it prints `a16`.
         if let Some(i) = row.operand_index(OpName::a16) {
@@ -51,61 +53,80 @@ pub(super) fn resize(ctx: &Ctx, row: &Row, info: &MimgInfo, ops: &mut [Operand])
         }
         return;
     }
-    let imm = |ops: &[Operand], name: OpName| row.operand_index(name).map_or(0, |i| ops[i].imm());
+    let vaddr: Vec<usize> = (0..row.operands.len()).filter(|&i| row.operands[i].name.name().starts_with("vaddr")).collect();
+    let mut addr = info.vaddr_dwords as u32;
+    let mut partial_nsa = false;
     if ctx.gfx10_plus {
-        resize_address(ctx, row, info, ops, imm(ops, OpName::dim) as usize, imm(ops, OpName::a16) != 0);
-    }
-    let dmask = imm(ops, OpName::dmask) as u32 & 0xf;
-    let mut dwords = if info.gather4 { 4 } else { dmask.count_ones().max(1) };
-    if imm(ops, OpName::d16) != 0 && !ctx.has(feature::UNPACKEDD16VMEM) {
-        dwords = dwords.div_ceil(2);
-    }
-    if imm(ops, OpName::tfe) != 0 {
-        dwords += 1;
-    }
-    if dwords != info.vdata_dwords as u32 && info.vdata_sizes & (1 << dwords.min(31)) != 0 {
-        for name in [OpName::vdata, OpName::vdst] {
-            if let Some(i) = row.operand_index(name) {
-                ops[i] = widened(ops[i], dwords);
+        addr = address_dwords(ctx, info, imm(ops, OpName::dim) as usize, imm(ops, OpName::a16) != 0);
+        if !info.nsa {
+            if !row.has(crate::tables::flags::VSAMPLE) && addr > 12 {
+                addr = 16;
             }
+        } else if addr > info.vaddr_dwords as u32 {
+            if !ctx.has(feature::PARTIALNSAENCODING) {
+                return;
+            }
+            partial_nsa = true;
         }
     }
+    let data = data_dwords(ctx, info, imm(ops, OpName::dmask) as u32, imm(ops, OpName::d16) != 0, imm(ops, OpName::tfe) != 0);
+    if (data == info.vdata_dwords as u32 && addr == info.vaddr_dwords as u32) || !info.has_variant(data, addr) {
+        return;
+    }
+    let data_op = row.operand_index(OpName::vdata);
+    let new_data = match data_op {
+        Some(i) if data != info.vdata_dwords as u32 => Some(widened(ops[i], data).ok_or(())),
+        _ => None,
+    };
+    // Sequential address registers grow in place; a partial NSA form grows its last register.
+    let (Some(&first), Some(&last)) = (vaddr.first(), vaddr.last()) else { return };
+    let addr_op = if partial_nsa { last } else { first };
+    let new_addr = if ctx.has(feature::NSAENCODING) && (!info.nsa || partial_nsa) && addr != info.vaddr_dwords as u32 {
+        let held: u32 = if partial_nsa { vaddr[..vaddr.len() - 1].iter().map(|&i| reg_dwords(ops[i])).sum() } else { 0 };
+        Some(widened(ops[addr_op], addr.saturating_sub(held).max(1)).ok_or(()))
+    } else {
+        None
+    };
+    if matches!(new_data, Some(Err(()))) || matches!(new_addr, Some(Err(()))) {
+        return;
+    }
+    if let (Some(i), Some(Ok(d))) = (data_op, new_data) {
+        ops[i] = d;
+        if let Some(v) = row.operand_index(OpName::vdst) {
+            ops[v] = d;
+        }
+    }
+    match new_addr {
+        Some(Ok(a)) => ops[addr_op] = a,
+        _ if info.nsa => {
+            for &i in vaddr.iter().skip(addr as usize) {
+                ops[i] = Operand::Absent;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Data registers: one per enabled channel (four for gather4), halved for packed d16, plus the
+/// TFE status dword.
+fn data_dwords(ctx: &Ctx, info: &MimgInfo, dmask: u32, d16: bool, tfe: bool) -> u32 {
+    let mut dwords = if info.gather4 { 4 } else { (dmask & 0xf).count_ones().max(1) };
+    if d16 && !ctx.has(feature::UNPACKEDD16VMEM) {
+        dwords = dwords.div_ceil(2);
+    }
+    dwords + tfe as u32
 }
 
 /// GFX10+ address size: extra arguments + coordinates (+ lod/clamp/mip), halved with a16,
 /// plus gradients (halved with g16, or with a16 on targets without G16).
-fn resize_address(ctx: &Ctx, row: &Row, info: &MimgInfo, ops: &mut [Operand], dim: usize, a16: bool) {
-    let Some(&(coords, grads)) = MIMG_DIMS.get(dim) else { return };
+fn address_dwords(ctx: &Ctx, info: &MimgInfo, dim: usize, a16: bool) -> u32 {
+    let (coords, grads) = MIMG_DIMS.get(dim).copied().unwrap_or((1, 2));
     let components = if info.coordinates { coords as u32 } else { 0 } + info.lod_clamp_mip as u32;
     let mut size = info.extra_args as u32 + if a16 { components.div_ceil(2) } else { components };
     if info.gradients {
         size += if (a16 && !ctx.has(feature::G16)) || info.g16 { (grads as u32 / 2).next_multiple_of(2) } else { grads as u32 };
     }
-    let vaddr: Vec<usize> =
-        (0..row.operands.len()).filter(|&i| row.operands[i].name.name().starts_with("vaddr")).collect();
-    let Some(&first) = vaddr.first() else { return };
-    if !info.nsa {
-        if size > 12 {
-            size = 16;
-        }
-        if size != info.vaddr_dwords as u32 && info.vaddr_sizes & (1 << size.min(31)) != 0 {
-            ops[first] = widened(ops[first], size);
-        }
-        return;
-    }
-    if size > info.vaddr_dwords as u32 {
-        if !ctx.has(feature::PARTIALNSAENCODING) {
-            return;
-        }
-        // Partial NSA: the last address operand holds all remaining dwords.
-        let last = vaddr[vaddr.len() - 1];
-        let held: u32 = vaddr[..vaddr.len() - 1].iter().map(|&i| reg_dwords(ops[i])).sum();
-        ops[last] = widened(ops[last], size.saturating_sub(held).max(1));
-    } else {
-        for &i in vaddr.iter().skip(size as usize) {
-            ops[i] = Operand::Absent;
-        }
-    }
+    size
 }
 
 fn reg_dwords(op: Operand) -> u32 {
@@ -116,11 +137,11 @@ fn reg_dwords(op: Operand) -> u32 {
 }
 
 /// The same first register with `dwords` registers, if that still fits the register file.
-fn widened(op: Operand, dwords: u32) -> Operand {
+fn widened(op: Operand, dwords: u32) -> Option<Operand> {
     let fits = |index: u8| index as u32 + dwords <= 256;
     match op {
-        Operand::Reg(Reg::Vgpr { index, .. }) if fits(index) => Operand::Reg(Reg::Vgpr { index, count: dwords as u8 }),
-        Operand::Reg(Reg::Agpr { index, .. }) if fits(index) => Operand::Reg(Reg::Agpr { index, count: dwords as u8 }),
-        other => other,
+        Operand::Reg(Reg::Vgpr { index, .. }) if fits(index) => Some(Operand::Reg(Reg::Vgpr { index, count: dwords as u8 })),
+        Operand::Reg(Reg::Agpr { index, .. }) if fits(index) => Some(Operand::Reg(Reg::Agpr { index, count: dwords as u8 })),
+        _ => None,
     }
 }

@@ -13,10 +13,12 @@
 
 mod inst;
 mod mimg;
+mod program;
 mod operand;
 pub mod reg;
 
-pub use inst::{CachePolicy, Inst, Operand};
+pub use inst::{CachePolicy, Inst, Operand, SrcMods};
+pub use program::{Program, ProgramError};
 pub use operand::sign_extend;
 pub use reg::{Reg, Special};
 
@@ -135,8 +137,21 @@ impl Decoder {
         &self.ctx
     }
 
+    /// Longest instruction of the ISA: 20 bytes with NSA image forms (GFX10+), 12 with VOP3
+    /// literals (GFX10+), otherwise 8 (a 32-bit literal only follows 32-bit encodings).
+    fn max_instruction_bytes(&self) -> usize {
+        if self.ctx.has(feature::NSAENCODING) {
+            20
+        } else if self.ctx.has(feature::VOP3LITERAL) {
+            12
+        } else {
+            8
+        }
+    }
+
     /// Decode the instruction at the start of `bytes`, located at `address`.
     pub fn decode(&self, bytes: &[u8], address: u64) -> Result<Inst, DecodeError> {
+        let bytes = &bytes[..bytes.len().min(self.max_instruction_bytes())];
         if bytes.len() < 4 {
             return Err(DecodeError::Truncated { available: bytes.len() });
         }

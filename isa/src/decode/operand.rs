@@ -62,7 +62,13 @@ impl State<'_> {
                 let v = if self.ctx.gfx90a_insts { v | if inherit_agpr { 512 } else { 0 } } else { v & 511 };
                 self.src(width, v | VGPR_BASE, false, 0, 0)
             }
-            DecoderKind::Reg8 { file, width } => reg_tuple(file, v, width).map(Operand::Reg),
+            DecoderKind::Reg8 { file, width, limit } => {
+                let reg = reg_tuple(file, v, width)?;
+                if v + (width as u32).div_ceil(32) > limit as u32 {
+                    return Err(OperandError::BadRegister);
+                }
+                Ok(Operand::Reg(reg))
+            }
             DecoderKind::Vgpr16 { lo128 } => {
                 let (index, hi) = if lo128 { (v & 0x7f, v & 0x80 != 0) } else { (v & 0xff, v & 0x200 != 0) };
                 Ok(Operand::Reg(Reg::Vgpr16 { index: index as u8, hi }))
@@ -213,14 +219,22 @@ fn reg_tuple(file: RegFile, index: u32, width: u16) -> Result<Reg, OperandError>
 /// SGPR/TTMP runs are aligned: 64-bit to 2 registers, wider to 4. An unaligned number is rounded
 /// down, as the hardware ignores the low bits.
 fn scalar_tuple(index: u32, width: u16, ttmp: bool, ctx: &Ctx) -> Result<Reg, OperandError> {
-    let count = dwords(width) as u32;
+    let mut count = dwords(width) as u32;
+    // There is no 96-bit TTMP tuple: such an operand names a single TTMP (and prints as an
+    // invalid register for the operand, as in LLVM).
+    if ttmp && count == 3 {
+        count = 1;
+    }
     let align = match count {
         1 => 1,
         2 => 2,
         _ => 4,
     };
     let start = index & !(align - 1);
-    let file_size = if ttmp { ctx.ttmp_count() } else { 106 };
+    // Register classes span s0..s105 and ttmp0..ttmp15 on every target; encodings outside a
+    // target's own range still decode (LLVM behaves the same).
+    let _ = ctx;
+    let file_size = if ttmp { 16 } else { 106 };
     if start + count > file_size {
         return Err(OperandError::BadRegister);
     }
@@ -228,14 +242,11 @@ fn scalar_tuple(index: u32, width: u16, ttmp: bool, ctx: &Ctx) -> Result<Reg, Op
     Ok(if ttmp { Reg::Ttmp { index, count } } else { Reg::Sgpr { index, count } })
 }
 
-/// Special registers by encoding value, 32- or 64-bit view.
+/// Special registers by encoding value, 32- or 64-bit view. Wider operands name special
+/// registers by their 64-bit names, as LLVM's disassembler does (and flags them as invalid).
 fn special(v: u32, width: u16, ctx: &Ctx) -> Option<Special> {
     use Special::*;
-    let wide = match width {
-        16 | 32 => false,
-        64 => true,
-        _ => return None,
-    };
+    let wide = width > 32;
     let pick = |lo: Special, full: Special| Some(if wide { full } else { lo });
     match v {
         102 => pick(FlatScratchLo, FlatScratch),

@@ -273,7 +273,10 @@ impl Printer<'_> {
                 let _ = write!(self.out, "{r}");
                 // Image data/address registers are resized to what dmask/dim imply (another
                 // opcode of the same family in LLVM), so only their register file is checked.
-                let resized = self.inst.row.mimg.is_some() && matches!(r, Reg::Vgpr { .. } | Reg::Agpr { .. });
+                let name = self.inst.row.operands[i].name.name();
+                let resized = self.inst.row.mimg.is_some()
+                    && (name.starts_with("vaddr") || name == "vdata" || name == "vdst")
+                    && matches!(r, Reg::Vgpr { .. } | Reg::Agpr { .. });
                 if let Some(rc) = class.reg_class.filter(|_| !resized) {
                     if !reg_in_class(r, rc) {
                         let _ = write!(self.out, "/*Invalid register, operand has '{}' register class*/", rc.name);
@@ -309,6 +312,7 @@ fn operand_ref(asm: &str, start: usize) -> (&str, usize) {
 /// Whether a decoded register belongs to the operand's register class (LLVM prints a comment
 /// when the encoding names a register the instruction cannot take).
 fn reg_in_class(r: Reg, rc: crate::tables::RegClassInfo) -> bool {
+    use crate::decode::Special;
     // `SReg_1*` are lane masks: 32-bit in wave32, 64-bit in wave64.
     let lane_mask = rc.name == "SReg_1" || rc.name.starts_with("SReg_1_");
     let width_ok = |bits: u32| bits == rc.bits as u32 || (rc.bits == 16 && bits == 32) || (lane_mask && bits == 64);
@@ -318,7 +322,15 @@ fn reg_in_class(r: Reg, rc: crate::tables::RegClassInfo) -> bool {
         Reg::Vgpr { .. } | Reg::Vgpr16 { .. } => rc.vgpr && width_ok(r.bits()),
         Reg::Agpr { .. } => rc.agpr && width_ok(r.bits()),
         Reg::Sgpr { .. } | Reg::Ttmp { .. } => rc.sgpr && width_ok(r.bits()),
-        Reg::Special(s) => s.is_inline_value() || (rc.sgpr && width_ok(r.bits())) || s == crate::decode::Special::LdsDirect,
+        Reg::Special(s) if s.is_inline_value() => true,
+        Reg::Special(Special::LdsDirect) => rc.lds_direct,
+        // Class names say which special registers they leave out (`_XM0`, `_XEXEC`, `_XEXEC_HI`).
+        Reg::Special(Special::M0) if rc.name.contains("XM0") => false,
+        Reg::Special(Special::Exec | Special::ExecLo | Special::ExecHi) if rc.name.contains("_XEXEC_HI") => {
+            !matches!(r, Reg::Special(Special::ExecHi))
+        }
+        Reg::Special(Special::Exec | Special::ExecLo | Special::ExecHi) if rc.name.contains("XEXEC") => false,
+        Reg::Special(_) => rc.sgpr && width_ok(r.bits()),
     }
 }
 

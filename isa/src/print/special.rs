@@ -216,7 +216,8 @@ impl Printer<'_> {
     pub(super) fn exp_src(&mut self, i: usize, n: u8) {
         let en = self.named(OpName::en).map_or(0, |e| self.imm(e));
         let compr = self.named(OpName::compr).map_or(0, |c| self.imm(c));
-        let idx = if compr != 0 { i - n as usize + n as usize / 2 } else { i };
+        // Compressed exports pack two channels per register: src0, src0, src1, src1.
+        let idx = if compr != 0 { (i + n as usize / 2).saturating_sub(n as usize) } else { i };
         if en & (1 << n) != 0 {
             match self.op(idx) {
                 Operand::Reg(r) => {

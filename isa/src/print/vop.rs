@@ -157,8 +157,22 @@ impl Printer<'_> {
         }
     }
 
+    /// 64-bit DPP ops ("DP ALU", GFX90A+) only have `row_newbcast`: any operand among vdst and
+    /// src0..2 is a 64-bit VGPR.
+    fn is_dp_alu_dpp(&self) -> bool {
+        [OpName::vdst, OpName::src0, OpName::src1, OpName::src2].iter().any(|&n| {
+            self.named(n).is_some_and(|i| {
+                self.inst.row.class_of(i).reg_class.is_some_and(|rc| rc.vgpr && !rc.sgpr && rc.bits == 64)
+            })
+        })
+    }
+
     pub(super) fn dpp_ctrl(&mut self, v: i64) {
         let v = v as u32;
+        if !(0x150..=0x15f).contains(&v) && self.is_dp_alu_dpp() {
+            self.out.push_str(" /* DP ALU dpp only supports row_newbcast */");
+            return;
+        }
         let gfx10 = self.ctx.gfx10_plus;
         let unsupported = |what: &str| format!("/* {what} is not supported starting from GFX10 */");
         let text = match v {
@@ -288,7 +302,10 @@ impl Printer<'_> {
         if v == 0 {
             return;
         }
-        let f64_mfma = matches!(self.inst.opcode(), Opcode::V_MFMA_F64_16X16X4F64 | Opcode::V_MFMA_F64_4X4X4F64);
+        let f64_mfma = matches!(
+            self.inst.opcode(),
+            Opcode::V_MFMA_F64_16X16X4F64 | Opcode::V_MFMA_F64_4X4X4F64 | Opcode::V_MFMA_F64_16X16X4_F64 | Opcode::V_MFMA_F64_4X4X4_4B_F64
+        );
         if self.ctx.gfx940_insts && f64_mfma {
             let _ = write!(self.out, " neg:[{},{},{}]", v & 1, (v >> 1) & 1, (v >> 2) & 1);
         } else {

@@ -55,9 +55,8 @@ pub struct Row {
 /// follows `dim` and `a16`); the table row names one representative size.
 #[derive(Debug, Clone, Copy)]
 pub struct MimgInfo {
-    /// Data / address sizes (bit n = n dwords) that some variant of this opcode has.
-    pub vdata_sizes: u32,
-    pub vaddr_sizes: u32,
+    /// (data, address) dword counts some variant of this opcode has: bit `data * 17 + addr`.
+    pub variants: u128,
     pub vdata_dwords: u8,
     pub vaddr_dwords: u8,
     /// Non-sequential-address form: extra address VGPRs in trailing bytes (GFX10+).
@@ -132,8 +131,8 @@ pub enum DecoderKind {
     Av10 { width: u16 },
     /// Load/store data operand: VGPR, or AGPR on GFX90A+ (bit 9 or tied to an AGPR vdst).
     AvLdSt { width: u16 },
-    /// 8-bit register number in one register file.
-    Reg8 { file: RegFile, width: u16 },
+    /// 8-bit register number in one register file; the run must end below `limit`.
+    Reg8 { file: RegFile, width: u16, limit: u16 },
     /// True16 VGPR half (GFX11+), optionally restricted to v0..v127.
     Vgpr16 { lo128: bool },
     /// True16 source operand.
@@ -266,6 +265,7 @@ pub enum OperandType {
 pub struct RegClassInfo {
     pub name: &'static str,
     pub vgpr: bool,
+    pub lds_direct: bool,
     pub sgpr: bool,
     pub agpr: bool,
     pub bits: u16,
@@ -302,4 +302,11 @@ pub mod implicit {
     pub const M0: u8 = 1 << 4;
     pub const SCC: u8 = 1 << 5;
     pub const MODE: u8 = 1 << 6;
+}
+
+impl MimgInfo {
+    /// Whether a variant with this many data and address dwords exists.
+    pub fn has_variant(&self, data: u32, addr: u32) -> bool {
+        data <= 6 && addr <= 16 && self.variants & (1u128 << (data * 17 + addr)) != 0
+    }
 }

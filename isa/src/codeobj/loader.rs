@@ -1,0 +1,96 @@
+//! The load pipeline for one AMDGPU ELF: header → sections (laid out) → relocations → notes →
+//! metadata → symbols → kernels.
+
+use super::container::{ContainerKind, Source};
+use super::elf::{self, HeaderInfo};
+use super::image::Image;
+use super::kernels::{self, Context};
+use super::metadata::{self, Metadata};
+use super::notes::{self, Notes};
+use super::{reloc, symbols, CodeObject, LoadError, MetadataHeader};
+use crate::target::Target;
+
+/// Load a bare AMDGPU ELF code object.
+pub fn load_elf(data: &[u8]) -> Result<CodeObject, LoadError> {
+    let (header, info) = elf::parse_header(data)?;
+    let mut image = Image::new(header, data, info.elf_type)?;
+    let mut warnings = reloc::apply_all(&mut image)?;
+    let notes = notes::collect(&image.table, data)?;
+    let target = target(&info, &notes)?;
+    let metadata = parse_metadata(&info, &notes)?;
+    if metadata.is_none() {
+        warnings.push(
+            "no metadata note: kernel names come from symbols and kernarg layouts are unknown"
+                .into(),
+        );
+    }
+    let symbols = symbols::read(&image)?;
+    let cx = Context {
+        image: &image,
+        symbols: &symbols,
+        family: target.processor.family(),
+        version: info.version,
+    };
+    let kernels = kernels::collect(&cx, metadata.as_ref())?;
+    let code_symbols = symbols::code_symbols(&image, &symbols);
+    Ok(CodeObject {
+        target,
+        code_object_version: info.version,
+        elf_type: info.elf_type,
+        e_flags: info.e_flags,
+        generic_version: elf::generic_version(&info),
+        source: Source {
+            container: ContainerKind::CodeObject,
+            entry: None,
+            offset: 0,
+            size: data.len() as u64,
+        },
+        isa_version_note: notes.isa_version.clone(),
+        metadata: metadata.map(|m| MetadataHeader {
+            format: m.format,
+            version: m.version,
+            target: m.target,
+            printf: m.printf,
+        }),
+        sections: image.sections,
+        code_symbols,
+        kernels,
+        warnings,
+    })
+}
+
+/// v2 objects name their processor in a note; later ones in `e_flags`.
+fn target(info: &HeaderInfo, notes: &Notes) -> Result<Target, LoadError> {
+    if info.version == 2 {
+        elf::target_from_v2_notes(notes)
+    } else {
+        elf::target_from_flags(info)
+    }
+}
+
+/// The metadata note that belongs to this code object version.
+fn parse_metadata(info: &HeaderInfo, notes: &Notes) -> Result<Option<Metadata>, LoadError> {
+    let note = if info.version == 2 {
+        notes.yaml_metadata
+    } else {
+        notes.msgpack_metadata
+    };
+    let Some(note) = note else { return Ok(None) };
+    let parsed = if info.version == 2 {
+        metadata::parse_yaml(note.desc)
+    } else {
+        metadata::parse_msgpack(note.desc)
+    };
+    parsed.map(Some)
+}
+
+/// Target of a bare code object from its header (and, for v2, its notes) only.
+pub fn probe_target(data: &[u8]) -> Result<Target, LoadError> {
+    let (header, info) = elf::parse_header(data)?;
+    if info.version != 2 {
+        return elf::target_from_flags(&info);
+    }
+    let table = object::read::elf::FileHeader::sections(header, object::LittleEndian, data)
+        .map_err(|e| LoadError::elf("section headers", e))?;
+    elf::target_from_v2_notes(&notes::collect(&table, data)?)
+}

@@ -1,0 +1,157 @@
+#!/bin/sh
+# workloads/build.sh -- build every kernel source in workloads/src for every config, plus the
+# offload bundles and the HIP host executable, and write the golden LLVM listings.
+#
+# Usage:  workloads/build.sh            rebuild workloads/bin and workloads/golden in place
+#         workloads/build.sh --verify   rebuild into a temporary directory and compare it
+#                                       byte for byte with the committed bin/ and golden/
+#                                       (exit 1 if anything differs)
+# Needs:  apt-get update && apt-get install -y clang-19 lld-19 llvm-19
+# Tools can be overridden: CLANG, LLD, OBJDUMP, READELF, BUNDLER, STRIP.
+#
+# Outputs (all paths relative to workloads/):
+#   bin/<config>/<stem>.co                  linked (ET_DYN) code object per source and config
+#   golden/<config>/<stem>.objdump.txt      stdout of llvm-objdump-19 -d --no-show-raw-insn <stem>.co
+#   golden/<config>/<stem>.notes.txt        stdout of llvm-readelf-19 --notes <stem>.co
+#   bin/bundles/<stem>.bundle               clang offload bundle (gfx90a, gfx942, gfx1100)
+#   golden/bundles/<stem>.bundle.list.txt   clang-offload-bundler --list --type=o
+#   bin/host/vadd_host                      stripped x86-64 HIP host executable with .hip_fatbin
+#   golden/host/vadd_host.sections.txt      llvm-readelf-19 -S vadd_host
+# The tools run inside the output directory on relative file names, so no machine path ends
+# up in a listing (the header line of each listing names only "<stem>.co"), and sources are
+# compiled from inside src/ so the objects' STT_FILE symbols hold bare file names.
+set -eu
+
+CLANG=${CLANG:-clang-19}
+LLD=${LLD:-ld.lld-19}
+OBJDUMP=${OBJDUMP:-llvm-objdump-19}
+READELF=${READELF:-llvm-readelf-19}
+BUNDLER=${BUNDLER:-/usr/lib/llvm-19/bin/clang-offload-bundler}
+STRIP=${STRIP:-llvm-strip-19}
+
+LC_ALL=C
+export LC_ALL
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC="$HERE/src"
+
+VERIFY=0
+case "${1:-}" in
+  --verify) VERIFY=1 ;;
+  "") ;;
+  *) echo "usage: $0 [--verify]" >&2; exit 2 ;;
+esac
+
+if [ "$VERIFY" = 1 ]; then
+  OUT=$(mktemp -d)
+else
+  OUT="$HERE"
+fi
+TMP=$(mktemp -d)
+cleanup() {
+  rm -rf "$TMP"
+  if [ "$VERIFY" = 1 ]; then rm -rf "$OUT"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Flags shared by every device compile. -cuid fixes the HIP compilation-unit id (by default
+# clang hashes the input path into a __hip_cuid_* symbol, which would make objects depend on
+# where the checkout lives).
+COMMON="-O2 -nogpulib -mcode-object-version=5"
+OCL="-x cl -cl-std=CL2.0 --target=amdgcn-amd-amdhsa $COMMON"
+HIP="-x hip --cuda-device-only -nogpuinc $COMMON"
+
+# name : processor : extra flags (comma separated)
+CONFIGS="
+gfx803:gfx803:
+gfx908:gfx908:
+gfx90a:gfx90a:
+gfx942:gfx942:
+gfx1030-w32-wgp:gfx1030:
+gfx1030-w32-cu:gfx1030:-mcumode
+gfx1030-w64-wgp:gfx1030:-mwavefrontsize64
+gfx1030-w64-cu:gfx1030:-mwavefrontsize64,-mcumode
+gfx1100-w32-wgp:gfx1100:
+gfx1100-w32-cu:gfx1100:-mcumode
+gfx1100-w64-wgp:gfx1100:-mwavefrontsize64
+gfx1100-w64-cu:gfx1100:-mwavefrontsize64,-mcumode
+gfx1201:gfx1201:
+"
+BUNDLE_ARCHS="--offload-arch=gfx90a --offload-arch=gfx942 --offload-arch=gfx1100"
+BUNDLE_SOURCES="vadd lds"
+
+rm -rf "$OUT/bin" "$OUT/golden"
+mkdir -p "$OUT/bin" "$OUT/golden"
+
+cd "$SRC"
+SOURCES=$(ls *.hip *.cl)
+
+# listings <bin dir> <golden dir> <stem> <file>: objdump + notes, run from the bin dir.
+listings() {
+  (cd "$1" && "$OBJDUMP" -d --no-show-raw-insn "$4") > "$2/$3.objdump.txt"
+  (cd "$1" && "$READELF" --notes "$4") > "$2/$3.notes.txt"
+}
+
+for c in $CONFIGS; do
+  name=${c%%:*}; rest=${c#*:}; cpu=${rest%%:*}; extra=$(echo "${rest#*:}" | tr ',' ' ')
+  bdir="$OUT/bin/$name"; gdir="$OUT/golden/$name"
+  mkdir -p "$bdir" "$gdir"
+  for f in $SOURCES; do
+    stem=${f%.*}
+    case "$f" in
+      *.cl)
+        # shellcheck disable=SC2086
+        "$CLANG" $OCL -mcpu="$cpu" $extra -c "$f" -o "$TMP/$stem.o"
+        "$LLD" -shared "$TMP/$stem.o" -o "$bdir/$stem.co"
+        rm -f "$TMP/$stem.o"
+        ;;
+      *.hip)
+        # shellcheck disable=SC2086
+        "$CLANG" $HIP --offload-arch="$cpu" $extra --no-gpu-bundle-output -cuid="$stem" \
+          -c "$f" -o "$bdir/$stem.co"
+        ;;
+    esac
+    listings "$bdir" "$gdir" "$stem" "$stem.co"
+  done
+  echo "built $name"
+done
+
+# Offload bundles (what hipcc --genco / a .hip_fatbin section holds).
+mkdir -p "$OUT/bin/bundles" "$OUT/golden/bundles"
+for stem in $BUNDLE_SOURCES; do
+  # shellcheck disable=SC2086
+  "$CLANG" $HIP $BUNDLE_ARCHS -cuid="$stem" -c "$stem.hip" -o "$OUT/bin/bundles/$stem.bundle"
+  (cd "$OUT/bin/bundles" && "$BUNDLER" --list --type=o --input="$stem.bundle") \
+    > "$OUT/golden/bundles/$stem.bundle.list.txt"
+done
+echo "built bundles"
+
+# HIP host executable: host + device compile of src/host/vadd_host.hip, linked with the
+# runtime stubs of src/host/hip_stubs.c, stripped.
+mkdir -p "$OUT/bin/host" "$OUT/golden/host"
+(
+  cd "$SRC/host"
+  # shellcheck disable=SC2086
+  "$CLANG" -x hip $BUNDLE_ARCHS -nogpuinc -nogpulib -O2 -mcode-object-version=5 \
+    -cuid=vadd_host -c vadd_host.hip -o "$TMP/vadd_host.o"
+  "$CLANG" -O2 -c hip_stubs.c -o "$TMP/hip_stubs.o"
+  "$CLANG" -fuse-ld=lld "$TMP/vadd_host.o" "$TMP/hip_stubs.o" -o "$OUT/bin/host/vadd_host"
+)
+"$STRIP" "$OUT/bin/host/vadd_host"
+(cd "$OUT/bin/host" && "$READELF" -S vadd_host) > "$OUT/golden/host/vadd_host.sections.txt"
+echo "built host executable"
+
+if [ "$VERIFY" = 1 ]; then
+  status=0
+  for d in bin golden; do
+    if ! diff -r "$HERE/$d" "$OUT/$d" > "$TMP/diff.txt" 2>&1; then
+      echo "MISMATCH in $d/:" >&2
+      head -n 40 "$TMP/diff.txt" >&2
+      status=1
+    fi
+  done
+  if [ "$status" = 0 ]; then echo "verify: committed bin/ and golden/ are identical to a fresh build"; fi
+  exit "$status"
+fi
+echo "done: $(find "$OUT/bin" -type f | wc -l) binaries, $(find "$OUT/golden" -type f | wc -l) golden files"
