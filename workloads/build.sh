@@ -12,6 +12,7 @@
 # Outputs (all paths relative to workloads/):
 #   bin/<config>/<stem>.co                  linked (ET_DYN) code object per source and config
 #   golden/<config>/<stem>.objdump.txt      stdout of llvm-objdump-19 -d --no-show-raw-insn <stem>.co
+#   golden/<config>/<stem>.objdump-w64.txt  the same with --mattr=+wavefrontsize64 (wave64 configs)
 #   golden/<config>/<stem>.notes.txt        stdout of llvm-readelf-19 --notes <stem>.co
 #   bin/bundles/<stem>.bundle               clang offload bundle (gfx90a, gfx942, gfx1100)
 #   golden/bundles/<stem>.bundle.list.txt   clang-offload-bundler --list --type=o
@@ -88,8 +89,13 @@ cd "$SRC"
 SOURCES=$(ls *.hip *.cl)
 
 # listings <bin dir> <golden dir> <stem> <file>: objdump + notes, run from the bin dir.
+# llvm-objdump decodes GFX10+ code as wave32 whatever the kernel descriptor says, so wave64
+# builds also get a listing decoded with +wavefrontsize64 (*.objdump-w64.txt).
 listings() {
   (cd "$1" && "$OBJDUMP" -d --no-show-raw-insn "$4") > "$2/$3.objdump.txt"
+  case "$1" in
+    *-w64-*) (cd "$1" && "$OBJDUMP" -d --no-show-raw-insn --mattr=+wavefrontsize64 "$4") > "$2/$3.objdump-w64.txt" ;;
+  esac
   (cd "$1" && "$READELF" --notes "$4") > "$2/$3.notes.txt"
 }
 

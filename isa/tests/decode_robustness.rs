@@ -54,7 +54,16 @@ fn random_encodings_never_panic() {
             }
         }
     }
-    println!("decoder robustness: {cases} cases, {decoded} decoded, {} panics", panics.len());
+    // Whole random code ranges through the fuzz entry point (processor chosen by byte 0).
+    for _ in 0..2_000 {
+        let mut data = vec![0u8; rng.random_range(1..200)];
+        rng.fill(&mut data[..]);
+        cases += 1;
+        if catch_unwind(|| hipscope_isa::decode::fuzz_one(&data)).is_err() {
+            panics.push(format!("fuzz_one {data:02x?}"));
+        }
+    }
+    println!("decoder robustness: {cases} cases, {decoded} single decodes, {} panics", panics.len());
     assert!(cases >= 10_000);
     assert!(panics.is_empty(), "panics on: {:#?}", &panics[..panics.len().min(10)]);
 }

@@ -12,6 +12,26 @@
 //! Decode a kernel once ([`Decoder::decode_all`]); the simulator never decodes in its inner loop.
 
 mod inst;
+
+/// Bit patterns of the inline float constants 0.5, −0.5, 1, −1, 2, −2, 4, −4, 1/(2π) (operand
+/// encodings 240..248) in each float format (ISA manuals, "Inline constants").
+pub mod inline_floats {
+    pub const F16_NAMES: [u64; 9] = [0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118];
+    pub const BF16_NAMES: [u64; 9] = [0x3f00, 0xbf00, 0x3f80, 0xbf80, 0x4000, 0xc000, 0x4080, 0xc080, 0x3e22];
+    pub const F32_NAMES: [u64; 9] =
+        [0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000, 0xc0000000, 0x40800000, 0xc0800000, 0x3e22f983];
+    pub const F64_NAMES: [u64; 9] = [
+        0x3fe0000000000000,
+        0xbfe0000000000000,
+        0x3ff0000000000000,
+        0xbff0000000000000,
+        0x4000000000000000,
+        0xc000000000000000,
+        0x4010000000000000,
+        0xc010000000000000,
+        0x3fc45f306dc9c882,
+    ];
+}
 mod mimg;
 mod program;
 mod operand;
@@ -114,8 +134,34 @@ pub enum DecodeError {
 #[derive(Debug, Clone)]
 pub struct Decoder {
     ctx: Ctx,
-    /// Table slices to try, widest encodings first.
-    order: Vec<(usize, Range<usize>)>,
+    /// Tables to try, widest encodings first: (encoding bytes, rows valid here bucketed by
+    /// bits 31:25 of the first dword — the encoding-format field of every format).
+    order: Vec<(usize, Vec<Vec<u16>>)>,
+}
+
+// Bucket entries index ROWS with u16.
+const _: () = assert!(ROWS.len() <= u16::MAX as usize);
+
+/// Bits 31:25 of the first instruction dword select the bucket.
+const BUCKET_SHIFT: u32 = 25;
+const BUCKETS: usize = 128;
+
+/// Rows of `slice` valid for `ctx`, bucketed by the bits 31:25 values they can match.
+fn bucket_rows(ctx: &Ctx, slice: Range<usize>) -> Vec<Vec<u16>> {
+    let mut buckets = vec![Vec::new(); BUCKETS];
+    for i in slice {
+        let row = &ROWS[i];
+        if !ctx.row_valid(row) {
+            continue;
+        }
+        let (m, v) = ((row.mask >> BUCKET_SHIFT) as usize & (BUCKETS - 1), (row.value >> BUCKET_SHIFT) as usize & (BUCKETS - 1));
+        for (b, bucket) in buckets.iter_mut().enumerate() {
+            if b & m == v {
+                bucket.push(i as u16);
+            }
+        }
+    }
+    buckets
 }
 
 impl Decoder {
@@ -128,7 +174,7 @@ impl Decoder {
         let ctx = Ctx::new(processor, wave64, real_true16);
         let order = search_order(&ctx)
             .into_iter()
-            .filter_map(|(bytes, ns)| table_slice(ns, bytes).map(|r| (bytes, r)))
+            .filter_map(|(bytes, ns)| table_slice(ns, bytes).map(|r| (bytes, bucket_rows(&ctx, r))))
             .collect();
         Decoder { ctx, order }
     }
@@ -155,10 +201,11 @@ impl Decoder {
         if bytes.len() < 4 {
             return Err(DecodeError::Truncated { available: bytes.len() });
         }
-        for (width, slice) in &self.order {
+        for (width, buckets) in &self.order {
             let Some(word_bytes) = bytes.get(..*width) else { continue };
             let word = le_u128(word_bytes);
-            let Some(row) = self.best_match(word, slice.clone()) else { continue };
+            let bucket = &buckets[(word >> BUCKET_SHIFT) as usize & (BUCKETS - 1)];
+            let Some(row) = best_match(word, bucket) else { continue };
             if let Some(inst) = inst::decode_row(&self.ctx, row, word, &bytes[*width..], address) {
                 return Ok(inst);
             }
@@ -181,19 +228,19 @@ impl Decoder {
         out
     }
 
-    /// The matching row with the most fixed bits (encodings that refine another, such as a
-    /// DPP form with src0 = 0xFA, are more specific than the form they refine).
-    fn best_match(&self, word: u128, slice: Range<usize>) -> Option<&'static Row> {
-        let mut best: Option<&'static Row> = None;
-        for row in &ROWS[slice] {
-            if word & row.mask == row.value && self.ctx.row_valid(row) {
-                if best.is_none_or(|b| row.mask.count_ones() > b.mask.count_ones()) {
-                    best = Some(row);
-                }
-            }
+}
+
+/// The matching row with the most fixed bits (encodings that refine another, such as a DPP
+/// form with src0 = 0xFA, are more specific than the form they refine).
+fn best_match(word: u128, candidates: &[u16]) -> Option<&'static Row> {
+    let mut best: Option<&'static Row> = None;
+    for &i in candidates {
+        let row = &ROWS[i as usize];
+        if word & row.mask == row.value && best.is_none_or(|b| row.mask.count_ones() > b.mask.count_ones()) {
+            best = Some(row);
         }
-        best
     }
+    best
 }
 
 fn le_u128(bytes: &[u8]) -> u128 {
@@ -254,4 +301,21 @@ fn table_slice(ns: Namespace, bytes: usize) -> Option<Range<usize>> {
 /// Does this row carry a cache-policy operand and which flags decide its printing.
 pub(crate) fn is_memory_with_cpol(row: &Row) -> bool {
     row.has(flags::MUBUF | flags::MTBUF | flags::FLAT | flags::SMRD) && row.operand_index(OpName::cpol).is_some()
+}
+
+/// Fuzzing entry point: the first byte picks the processor and wave size, the rest is decoded
+/// as a code range and every instruction printed. Returns the length of all printed text.
+/// Used by `fuzz/fuzz_targets/decode.rs` and `isa/tests/decode_robustness.rs`.
+#[doc(hidden)]
+pub fn fuzz_one(data: &[u8]) -> usize {
+    let Some((&sel, code)) = data.split_first() else { return 0 };
+    let processors = Processor::ALL;
+    let processor = processors[(sel as usize >> 2) % processors.len()];
+    let decoder = Decoder::with_true16(processor, sel & 1 != 0, sel & 2 != 0);
+    decoder
+        .decode_all(code, 0x1000)
+        .into_iter()
+        .filter_map(|(_, r)| r.ok())
+        .map(|inst| crate::print::format_inst(&inst, decoder.ctx()).len())
+        .sum()
 }

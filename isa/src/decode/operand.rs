@@ -281,28 +281,12 @@ fn special(v: u32, width: u16, ctx: &Ctx) -> Option<Special> {
 /// Inline float constants 240..248 (0.5, −0.5, 1, −1, 2, −2, 4, −4, 1/(2π)) as bit patterns of
 /// the operand's float width (ISA manual, "Inline constants").
 fn inline_float(v: u32, imm_width: u8, sema: u8) -> i64 {
-    const F32: [u32; 9] = [
-        0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000, 0xc0000000, 0x40800000, 0xc0800000,
-        0x3e22f983,
-    ];
-    const F64: [u64; 9] = [
-        0x3fe0000000000000,
-        0xbfe0000000000000,
-        0x3ff0000000000000,
-        0xbff0000000000000,
-        0x4000000000000000,
-        0xc000000000000000,
-        0x4010000000000000,
-        0xc010000000000000,
-        0x3fc45f306dc9c882,
-    ];
-    const F16: [u16; 9] = [0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118];
-    const BF16: [u16; 9] = [0x3f00, 0xbf00, 0x3f80, 0xbf80, 0x4000, 0xc000, 0x4080, 0xc080, 0x3e22];
+    use super::inline_floats::*;
     let i = (v - 240) as usize;
-    match imm_width {
-        64 => F64[i] as i64,
-        16 if sema == 2 => BF16[i] as i64,
-        16 => F16[i] as i64,
-        _ => F32[i] as i64,
-    }
+    (match imm_width {
+        64 => F64_NAMES[i],
+        16 if sema == 2 => BF16_NAMES[i],
+        16 => F16_NAMES[i],
+        _ => F32_NAMES[i],
+    }) as i64
 }

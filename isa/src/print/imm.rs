@@ -24,56 +24,34 @@ pub fn signed_hex(out: &mut String, v: i64) {
     }
 }
 
-fn float32(out: &mut String, v: u32, ctx: &Ctx) -> bool {
-    let s = match v {
-        0x00000000 => "0.0",
-        0x3f800000 => "1.0",
-        0xbf800000 => "-1.0",
-        0x3f000000 => "0.5",
-        0xbf000000 => "-0.5",
-        0x40000000 => "2.0",
-        0xc0000000 => "-2.0",
-        0x40800000 => "4.0",
-        0xc0800000 => "-4.0",
-        0x3e22f983 if has_inv2pi(ctx) => "0.15915494",
+use crate::decode::inline_floats::{BF16_NAMES, F16_NAMES, F32_NAMES, F64_NAMES};
+
+const FLOAT_TEXT: [&str; 8] = ["0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0"];
+
+/// Print `v` by value if it is one of the inline float constants of `table`'s format.
+fn named_float(out: &mut String, v: u64, table: &[u64; 9], inv2pi_text: &str, zero: bool, ctx: &Ctx) -> bool {
+    if zero && v == 0 {
+        out.push_str("0.0");
+        return true;
+    }
+    match table.iter().position(|&t| t == v) {
+        Some(8) if has_inv2pi(ctx) => out.push_str(inv2pi_text),
+        Some(i) if i < 8 => out.push_str(FLOAT_TEXT[i]),
         _ => return false,
-    };
-    out.push_str(s);
+    }
     true
+}
+
+fn float32(out: &mut String, v: u32, ctx: &Ctx) -> bool {
+    named_float(out, v as u64, &F32_NAMES, "0.15915494", true, ctx)
 }
 
 fn float16(out: &mut String, v: u16, ctx: &Ctx) -> bool {
-    let s = match v {
-        0x3c00 => "1.0",
-        0xbc00 => "-1.0",
-        0x3800 => "0.5",
-        0xb800 => "-0.5",
-        0x4000 => "2.0",
-        0xc000 => "-2.0",
-        0x4400 => "4.0",
-        0xc400 => "-4.0",
-        0x3118 if has_inv2pi(ctx) => "0.15915494",
-        _ => return false,
-    };
-    out.push_str(s);
-    true
+    named_float(out, v as u64, &F16_NAMES, "0.15915494", false, ctx)
 }
 
 fn bfloat16(out: &mut String, v: u16, ctx: &Ctx) -> bool {
-    let s = match v {
-        0x3f80 => "1.0",
-        0xbf80 => "-1.0",
-        0x3f00 => "0.5",
-        0xbf00 => "-0.5",
-        0x4000 => "2.0",
-        0xc000 => "-2.0",
-        0x4080 => "4.0",
-        0xc080 => "-4.0",
-        0x3e22 if has_inv2pi(ctx) => "0.15915494",
-        _ => return false,
-    };
-    out.push_str(s);
-    true
+    named_float(out, v as u64, &BF16_NAMES, "0.15915494", false, ctx)
 }
 
 fn has_inv2pi(ctx: &Ctx) -> bool {
@@ -92,30 +70,10 @@ fn imm64(out: &mut String, v: u64, ctx: &Ctx, is_fp: bool) {
     let s = v as i64;
     if inline_int(s) {
         let _ = write!(out, "{s}");
-        return;
+    } else if !named_float(out, v, &F64_NAMES, "0.15915494309189532", true, ctx) {
+        // A 64-bit float literal carries only its high half.
+        hex(out, if is_fp { v >> 32 } else { v });
     }
-    let named = match v {
-        0x0000000000000000 => "0.0",
-        0x3ff0000000000000 => "1.0",
-        0xbff0000000000000 => "-1.0",
-        0x3fe0000000000000 => "0.5",
-        0xbfe0000000000000 => "-0.5",
-        0x4000000000000000 => "2.0",
-        0xc000000000000000 => "-2.0",
-        0x4010000000000000 => "4.0",
-        0xc010000000000000 => "-4.0",
-        0x3fc45f306dc9c882 if has_inv2pi(ctx) => "0.15915494309189532",
-        _ if is_fp => {
-            // A 64-bit float literal carries only its high half.
-            hex(out, v >> 32);
-            return;
-        }
-        _ => {
-            hex(out, v);
-            return;
-        }
-    };
-    out.push_str(named);
 }
 
 fn imm_int16(out: &mut String, v: u32, ctx: &Ctx) {

@@ -6,8 +6,11 @@
 //! corpus test (`tests/llvm_mc_corpus.rs`) holds them to it.
 
 mod imm;
+mod listing;
 mod special;
 mod vop;
+
+pub use listing::{listing, ListingError, ListingOptions};
 
 use crate::decode::{Ctx, Inst, Operand, Reg};
 use crate::tables::{flags, OpName, OperandType, PrintKind};
