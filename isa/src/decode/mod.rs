@@ -308,10 +308,13 @@ pub(crate) fn is_memory_with_cpol(row: &Row) -> bool {
 /// Used by `fuzz/fuzz_targets/decode.rs` and `isa/tests/decode_robustness.rs`.
 #[doc(hidden)]
 pub fn fuzz_one(data: &[u8]) -> usize {
+    static DECODERS: OnceLock<Vec<Decoder>> = OnceLock::new();
+    let decoders = DECODERS.get_or_init(|| {
+        Processor::ALL.iter().flat_map(|&p| (0..4).map(move |m| Decoder::with_true16(p, m & 1 != 0, m & 2 != 0))).collect()
+    });
     let Some((&sel, code)) = data.split_first() else { return 0 };
-    let processors = Processor::ALL;
-    let processor = processors[(sel as usize >> 2) % processors.len()];
-    let decoder = Decoder::with_true16(processor, sel & 1 != 0, sel & 2 != 0);
+    let processor = (sel as usize >> 2) % Processor::ALL.len();
+    let decoder = &decoders[processor * 4 + (sel as usize & 3)];
     decoder
         .decode_all(code, 0x1000)
         .into_iter()
