@@ -1,5 +1,28 @@
-//! hipscope-sim: the execution engine (wavefront semantics, CU/WGP timing, memory system).
+//! hipscope-sim: the execution engine.
 //!
-//! It consumes decoded programs from `hipscope-isa` and never decodes instructions itself.
-//! The functional engine and timing model arrive with their issues; this crate only fixes
-//! the place they live in the workspace layout.
+//! * [`memory`]: the device address space (named allocations of a memory type);
+//! * [`wave`]: wavefront register state;
+//! * [`exec`]: instruction semantics, classified once per instruction;
+//! * [`kernel`]: a kernel's decoded and classified code;
+//! * [`dispatch`]: launch geometry, runtime structures, initial wave state;
+//! * [`engine`]: the functional scheduler;
+//! * [`launch`]: [`launch::Device`], the entry point for clients.
+//!
+//! It consumes decoded programs from `hipscope-isa` and never decodes in its inner loop.
+
+pub mod dispatch;
+pub mod engine;
+pub mod exec;
+pub mod fault;
+pub mod kernel;
+pub mod launch;
+pub mod memory;
+#[doc(hidden)]
+pub mod testing;
+pub mod wave;
+
+pub use dispatch::Geometry;
+pub use engine::{DispatchStats, EngineOptions};
+pub use fault::{FaultKind, KernelFault, WaveId};
+pub use launch::{Device, LaunchError};
+pub use memory::{Memory, MemoryKind};

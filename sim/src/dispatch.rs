@@ -1,0 +1,249 @@
+//! A kernel dispatch as the command processor sets it up: the AQL packet and queue the kernel
+//! may read, the kernarg segment (user arguments plus code-object-v5 hidden arguments), and
+//! each wave's initial registers.
+//!
+//! Initial state follows AMDGPUUsage "Initial Kernel Execution State" and the observations in
+//! shared/notes/memory-model-lowering.md §5.4: user SGPRs dense from s0, system SGPRs from
+//! `USER_SGPR_COUNT`, GFX12 work-group ids in ttmp9/ttmp7, work-item ids in v0..v2 or packed
+//! in v0 (10 bits each) on targets with packed work-item ids.
+
+use crate::exec::Apertures;
+use crate::fault::WaveId;
+use crate::memory::{Memory, MemoryKind};
+use crate::wave::{slot, Wave};
+use hipscope_isa::codeobj::{HiddenKind, KernargLayout, SgprValue, ValueKind, WorkitemIds};
+use hipscope_isa::Family;
+
+/// Launch geometry (HIP convention: `grid` counts work-items).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dynamic_lds: u32,
+}
+
+impl Geometry {
+    /// Work-groups per dimension (the last one may be partial).
+    pub fn groups(&self) -> [u32; 3] {
+        [0, 1, 2].map(|d| self.grid[d].div_ceil(self.block[d].max(1)))
+    }
+
+    pub fn group_count(&self) -> u64 {
+        self.groups().iter().map(|&g| g as u64).product()
+    }
+
+    /// Work-items of work-group `g` in each dimension.
+    pub fn group_size(&self, g: [u32; 3]) -> [u32; 3] {
+        [0, 1, 2].map(|d| self.block[d].min(self.grid[d] - g[d] * self.block[d]))
+    }
+
+    /// Work-group coordinates from a linear index (x fastest).
+    pub fn group_at(&self, index: u64) -> [u32; 3] {
+        let [gx, gy, _] = self.groups().map(|g| g as u64);
+        [(index % gx) as u32, (index / gx % gy) as u32, (index / (gx * gy)) as u32]
+    }
+
+    /// Number of dimensions the grid uses (1..=3).
+    pub fn dims(&self) -> u32 {
+        if self.grid[2] > 1 || self.block[2] > 1 {
+            3
+        } else if self.grid[1] > 1 || self.block[1] > 1 {
+            2
+        } else {
+            1
+        }
+    }
+}
+
+/// Addresses of what the runtime placed in memory for one dispatch.
+#[derive(Debug, Clone, Copy)]
+pub struct RuntimeAddresses {
+    pub packet: u64,
+    pub queue: u64,
+    pub kernarg: u64,
+    pub dispatch_id: u64,
+}
+
+/// Byte offsets in `amd_queue_t` of the 32-bit high halves of the LDS and private aperture
+/// bases that GFX8 kernels load for flat address conversion (LLVM AMDGPU, queue-ptr aperture
+/// lookup: 0x40 and 0x44).
+const QUEUE_SHARED_APERTURE_HI: usize = 0x40;
+const QUEUE_PRIVATE_APERTURE_HI: usize = 0x44;
+const QUEUE_BYTES: usize = 256;
+
+/// Write the AQL kernel-dispatch packet (hsa_kernel_dispatch_packet_t, 64 bytes) and the
+/// queue descriptor the kernel may read.
+pub fn place_runtime_structures(
+    mem: &mut Memory,
+    geo: &Geometry,
+    group_segment: u32,
+    private_segment: u32,
+    kernarg: Vec<u8>,
+    apertures: &Apertures,
+    dispatch_id: u64,
+) -> RuntimeAddresses {
+    let kernarg_addr = mem.alloc_init("kernarg", kernarg, MemoryKind::Kernarg);
+    let mut p = vec![0u8; 64];
+    // header: packet type KERNEL_DISPATCH (2); setup: dimensions.
+    p[0..2].copy_from_slice(&2u16.to_le_bytes());
+    p[2..4].copy_from_slice(&(geo.dims() as u16).to_le_bytes());
+    for d in 0..3 {
+        p[4 + 2 * d..6 + 2 * d].copy_from_slice(&(geo.block[d] as u16).to_le_bytes());
+        p[12 + 4 * d..16 + 4 * d].copy_from_slice(&geo.grid[d].to_le_bytes());
+    }
+    p[24..28].copy_from_slice(&private_segment.to_le_bytes());
+    p[28..32].copy_from_slice(&(group_segment + geo.dynamic_lds).to_le_bytes());
+    p[40..48].copy_from_slice(&kernarg_addr.to_le_bytes());
+    let packet = mem.alloc_init("aql_packet", p, MemoryKind::Runtime);
+    let mut q = vec![0u8; QUEUE_BYTES];
+    q[QUEUE_SHARED_APERTURE_HI..QUEUE_SHARED_APERTURE_HI + 4].copy_from_slice(&((apertures.shared_base >> 32) as u32).to_le_bytes());
+    q[QUEUE_PRIVATE_APERTURE_HI..QUEUE_PRIVATE_APERTURE_HI + 4].copy_from_slice(&((apertures.private_base >> 32) as u32).to_le_bytes());
+    let queue = mem.alloc_init("queue", q, MemoryKind::Runtime);
+    RuntimeAddresses { packet, queue, kernarg: kernarg_addr, dispatch_id }
+}
+
+/// Fill the code-object-v5 hidden arguments the layout asks for (AMDGPUUsage "Code Object V5
+/// Metadata", hidden argument table). Unknown or unused hidden arguments stay zero.
+pub fn fill_hidden_args(layout: &KernargLayout, kernarg: &mut [u8], geo: &Geometry, queue: u64, apertures: &Apertures) {
+    for arg in &layout.args {
+        let ValueKind::Hidden(kind) = &arg.value_kind else { continue };
+        let value: u64 = match kind {
+            HiddenKind::BlockCountX => geo.groups()[0] as u64,
+            HiddenKind::BlockCountY => geo.groups()[1] as u64,
+            HiddenKind::BlockCountZ => geo.groups()[2] as u64,
+            HiddenKind::GroupSizeX => geo.block[0] as u64,
+            HiddenKind::GroupSizeY => geo.block[1] as u64,
+            HiddenKind::GroupSizeZ => geo.block[2] as u64,
+            HiddenKind::RemainderX => (geo.grid[0] % geo.block[0].max(1)) as u64,
+            HiddenKind::RemainderY => (geo.grid[1] % geo.block[1].max(1)) as u64,
+            HiddenKind::RemainderZ => (geo.grid[2] % geo.block[2].max(1)) as u64,
+            HiddenKind::GridDims => geo.dims() as u64,
+            HiddenKind::DynamicLdsSize => geo.dynamic_lds as u64,
+            HiddenKind::PrivateBase => apertures.private_base >> 32,
+            HiddenKind::SharedBase => apertures.shared_base >> 32,
+            HiddenKind::QueuePtr => queue,
+            _ => 0,
+        };
+        let (start, size) = (arg.offset as usize, (arg.size as usize).min(8));
+        if let Some(dst) = kernarg.get_mut(start..start + size) {
+            dst.copy_from_slice(&value.to_le_bytes()[..size]);
+        }
+    }
+}
+
+/// Everything a wave's initial state depends on.
+pub struct WaveSetup<'a> {
+    pub kernel: &'a crate::kernel::LoadedKernel,
+    pub geo: &'a Geometry,
+    pub rt: &'a RuntimeAddresses,
+    /// Base of this wave's private (scratch) memory and bytes per lane.
+    pub scratch_base: u64,
+    pub scratch_per_lane: u32,
+}
+
+/// Create the waves of work-group `g` with their initial registers.
+pub fn create_group_waves(s: &WaveSetup, g: [u32; 3], first_global_index: u32) -> Vec<Wave> {
+    let k = s.kernel;
+    let size = s.geo.group_size(g);
+    let items = size[0] * size[1] * size[2];
+    let lanes = if k.wave64 { 64 } else { 32 };
+    let waves = items.div_ceil(lanes);
+    (0..waves)
+        .map(|wi| {
+            let mut w = Wave::new(WaveId { workgroup: g, wave: wi }, k.wave64);
+            w.global_index = first_global_index + wi;
+            w.pc = k.entry;
+            let first = wi * lanes;
+            let n = (items - first).min(lanes);
+            w.set_exec(if n == 64 { u64::MAX } else { (1u64 << n) - 1 });
+            init_sgprs(&mut w, s, g);
+            init_vgprs(&mut w, k, size, first, n);
+            w.mode = initial_mode(k);
+            w
+        })
+        .collect()
+}
+
+fn init_sgprs(w: &mut Wave, s: &WaveSetup, g: [u32; 3]) {
+    let k = s.kernel;
+    let d = &k.descriptor;
+    let set64 = |w: &mut Wave, first: u32, v: u64| {
+        w.sreg[first as usize] = v as u32;
+        w.sreg[first as usize + 1] = (v >> 32) as u32;
+    };
+    for slot_ in k.initial_sgprs.user.iter().chain(&k.initial_sgprs.system) {
+        let f = slot_.first as usize;
+        if f + slot_.count as usize > 106 {
+            continue;
+        }
+        match slot_.value {
+            SgprValue::PrivateSegmentBuffer => {
+                // Buffer resource over this wave's scratch: base, stride 0, all records.
+                w.sreg[f] = s.scratch_base as u32;
+                w.sreg[f + 1] = (s.scratch_base >> 32) as u32 & 0xffff;
+                w.sreg[f + 2] = u32::MAX;
+                w.sreg[f + 3] = 0;
+            }
+            SgprValue::DispatchPtr => set64(w, slot_.first, s.rt.packet),
+            SgprValue::QueuePtr => set64(w, slot_.first, s.rt.queue),
+            SgprValue::KernargSegmentPtr => set64(w, slot_.first, s.rt.kernarg),
+            SgprValue::DispatchId => set64(w, slot_.first, s.rt.dispatch_id),
+            SgprValue::FlatScratchInit => set64(w, slot_.first, s.scratch_base),
+            SgprValue::PreloadedKernargs => {}
+            SgprValue::PrivateSegmentSize => w.sreg[f] = d.private_segment_fixed_size,
+            SgprValue::WorkgroupIdX => w.sreg[f] = g[0],
+            SgprValue::WorkgroupIdY => w.sreg[f] = g[1],
+            SgprValue::WorkgroupIdZ => w.sreg[f] = g[2],
+            SgprValue::WorkgroupInfo => w.sreg[f] = 0,
+            SgprValue::ScratchWavefrontOffset => w.sreg[f] = 0,
+        }
+    }
+    if k.family == Family::Gfx12 {
+        // GFX12 delivers the work-group ids in trap temporaries: ttmp9 = X,
+        // ttmp7 = Y | Z << 16 (shared/notes/memory-model-lowering.md §5.4).
+        w.sreg[slot::TTMP0 + 9] = g[0];
+        w.sreg[slot::TTMP0 + 7] = (g[1] & 0xffff) | g[2] << 16;
+    }
+    if matches!(k.family, Family::Gfx940 | Family::Gfx11 | Family::Gfx12) {
+        // Architected flat scratch: the hardware points FLAT_SCRATCH at the wave's scratch.
+        w.sreg[slot::FLAT_SCRATCH_LO] = s.scratch_base as u32;
+        w.sreg[slot::FLAT_SCRATCH_HI] = (s.scratch_base >> 32) as u32;
+    }
+}
+
+fn init_vgprs(w: &mut Wave, k: &crate::kernel::LoadedKernel, size: [u32; 3], first: u32, n: u32) {
+    let ids = k.descriptor.compute_pgm_rsrc2.enable_vgpr_workitem_id;
+    let (want_y, want_z) = match ids {
+        WorkitemIds::X => (false, false),
+        WorkitemIds::XY => (true, false),
+        _ => (true, true),
+    };
+    let packed = k.processor.has_packed_workitem_ids();
+    for lane in 0..n {
+        let t = first + lane;
+        let (x, y, z) = (t % size[0], t / size[0] % size[1], t / (size[0] * size[1]));
+        let l = lane as usize;
+        if packed {
+            w.set_v(0, l, x | (if want_y { y } else { 0 }) << 10 | (if want_z { z } else { 0 }) << 20);
+        } else {
+            w.set_v(0, l, x);
+            if want_y {
+                w.set_v(1, l, y);
+            }
+            if want_z {
+                w.set_v(2, l, z);
+            }
+        }
+    }
+}
+
+/// MODE register from COMPUTE_PGM_RSRC1: round modes [3:0], denorm modes [7:4], DX10 clamp
+/// [8], IEEE [9] (ISA manuals, "MODE register").
+fn initial_mode(k: &crate::kernel::LoadedKernel) -> u32 {
+    let r = k.descriptor.compute_pgm_rsrc1.raw;
+    let round = (r >> 12) & 0xf;
+    let denorm = (r >> 16) & 0xf;
+    let dx10 = (r >> 21) & 1;
+    let ieee = (r >> 23) & 1;
+    round | denorm << 4 | dx10 << 8 | ieee << 9
+}

@@ -1,0 +1,204 @@
+//! Functional engine: runs a dispatch's waves to completion.
+//!
+//! Work-groups are admitted in dispatch order (x fastest) up to a residency limit; a finished
+//! group makes room for the next. Among resident waves the scheduler picks one and runs it for
+//! a quantum of instructions, until it ends, reaches a barrier, or yields. The choice and the
+//! quantum come from a generator seeded with `--seed`, so one seed gives one interleaving,
+//! bit-identical on every run, and different seeds explore other legal interleavings (what
+//! litmus tests need). Memory is updated immediately (sequential consistency): the cache model
+//! of the timing mode is what makes stale values observable.
+
+use crate::dispatch::{create_group_waves, Geometry, RuntimeAddresses, WaveSetup};
+use crate::exec::{execute, Env, ExecCtx, Flow};
+use crate::fault::{FaultKind, KernelFault};
+use crate::kernel::{CodeSlot, LoadedKernel};
+use crate::memory::Memory;
+use crate::wave::{Wave, WaveStatus};
+use hipscope_isa::tables::OPCODE_NAMES;
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
+/// Scheduling and safety limits.
+#[derive(Debug, Clone, Copy)]
+pub struct EngineOptions {
+    /// Chooses among legal interleavings.
+    pub seed: u64,
+    /// Work-groups resident at once.
+    pub max_resident_groups: usize,
+    /// A wave executing more instructions than this is a runaway loop (a kernel fault).
+    pub max_wave_instructions: u64,
+    /// Most instructions a wave runs before the scheduler picks again.
+    pub quantum: u32,
+}
+
+impl Default for EngineOptions {
+    fn default() -> EngineOptions {
+        EngineOptions { seed: 0, max_resident_groups: 32, max_wave_instructions: 50_000_000, quantum: 64 }
+    }
+}
+
+/// What a dispatch did.
+#[derive(Debug, Clone, Default)]
+pub struct DispatchStats {
+    pub instructions: u64,
+    pub waves: u64,
+    pub groups: u64,
+    /// Executed instructions per opcode (index = `Opcode as usize`).
+    pub opcode_counts: Vec<u64>,
+}
+
+struct Group {
+    waves: Vec<Wave>,
+    lds: Vec<u8>,
+}
+
+impl Group {
+    fn done(&self) -> bool {
+        self.waves.iter().all(|w| w.status == WaveStatus::Done)
+    }
+
+    /// Release the barrier once every wave that has not ended waits at it.
+    fn try_release_barrier(&mut self) -> bool {
+        let waiting = self.waves.iter().filter(|w| w.status == WaveStatus::AtBarrier).count();
+        let live = self.waves.iter().filter(|w| w.status != WaveStatus::Done).count();
+        if waiting > 0 && waiting == live {
+            for w in self.waves.iter_mut().filter(|w| w.status == WaveStatus::AtBarrier) {
+                w.status = WaveStatus::Ready;
+            }
+            return true;
+        }
+        false
+    }
+}
+
+/// A dispatch in progress.
+pub struct Dispatch<'a> {
+    pub kernel: &'a LoadedKernel,
+    pub geo: Geometry,
+    pub rt: RuntimeAddresses,
+    /// Bytes of LDS per work-group (static + dynamic).
+    pub lds_bytes: u32,
+    /// Scratch backing: base address and bytes per lane (0: no scratch).
+    pub scratch_base: u64,
+    pub scratch_per_lane: u32,
+}
+
+/// Run a dispatch to completion.
+pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions) -> Result<DispatchStats, KernelFault> {
+    let mut rng = StdRng::seed_from_u64(opts.seed);
+    let mut stats = DispatchStats { opcode_counts: vec![0; OPCODE_NAMES.len()], ..Default::default() };
+    let total_groups = d.geo.group_count();
+    let mut next_group = 0u64;
+    let mut next_wave_index = 0u32;
+    let mut resident: Vec<Group> = Vec::new();
+    let setup = WaveSetup {
+        kernel: d.kernel,
+        geo: &d.geo,
+        rt: &d.rt,
+        scratch_base: d.scratch_base,
+        scratch_per_lane: d.scratch_per_lane,
+    };
+    let mut ready: Vec<(usize, usize)> = Vec::new();
+    loop {
+        while resident.len() < opts.max_resident_groups.max(1) && next_group < total_groups {
+            let g = d.geo.group_at(next_group);
+            let waves = create_group_waves(&setup, g, next_wave_index);
+            next_wave_index += waves.len() as u32;
+            stats.waves += waves.len() as u64;
+            stats.groups += 1;
+            resident.push(Group { waves, lds: vec![0; d.lds_bytes as usize] });
+            next_group += 1;
+        }
+        if resident.is_empty() {
+            break;
+        }
+        ready.clear();
+        for (gi, g) in resident.iter().enumerate() {
+            ready.extend(g.waves.iter().enumerate().filter(|(_, w)| w.status == WaveStatus::Ready).map(|(wi, _)| (gi, wi)));
+        }
+        if ready.is_empty() {
+            let released = resident.iter_mut().fold(false, |acc, g| g.try_release_barrier() || acc);
+            if !released {
+                let w = &resident[0].waves[0];
+                return Err(fault(d, w, FaultKind::Deadlock("no wave is ready and no barrier can complete".into())));
+            }
+            continue;
+        }
+        let (gi, wi) = ready[rng.random_range(0..ready.len())];
+        let quantum = rng.random_range(1..=opts.quantum.max(1));
+        let group = &mut resident[gi];
+        let (waves, lds) = (&mut group.waves, &mut group.lds[..]);
+        run_wave(d, &mut waves[wi], lds, env, mem, quantum, opts, &mut stats)?;
+        if group.done() {
+            resident.swap_remove(gi);
+        } else {
+            group.try_release_barrier();
+        }
+    }
+    Ok(stats)
+}
+
+fn fault(d: &Dispatch, w: &Wave, kind: FaultKind) -> KernelFault {
+    KernelFault { kernel: d.kernel.name.clone(), wave: w.id, pc: w.pc, kind }
+}
+
+/// Run one wave for up to `quantum` instructions.
+#[allow(clippy::too_many_arguments)]
+fn run_wave(
+    d: &Dispatch,
+    w: &mut Wave,
+    lds: &mut [u8],
+    env: &mut Env,
+    mem: &mut Memory,
+    quantum: u32,
+    opts: &EngineOptions,
+    stats: &mut DispatchStats,
+) -> Result<(), KernelFault> {
+    let code = &d.kernel.code;
+    let mut idx = d.kernel.index_of(w.pc).map_err(|k| fault(d, w, k))?;
+    for _ in 0..quantum {
+        let e = match &code[idx] {
+            CodeSlot::Inst(e) => e,
+            CodeSlot::Invalid { word, .. } => return Err(fault(d, w, FaultKind::InvalidEncoding { word: *word })),
+        };
+        let flow = {
+            let mut cx = ExecCtx { wave: w, mem, lds, env };
+            execute(&e.sem, &e.inst, &mut cx).map_err(|k| fault(d, w, k))?
+        };
+        w.instructions += 1;
+        stats.instructions += 1;
+        stats.opcode_counts[e.inst.opcode() as usize] += 1;
+        env.clock += 1;
+        env.realtime = env.clock / 16;
+        if w.instructions > opts.max_wave_instructions {
+            return Err(fault(d, w, FaultKind::RunawayLoop(opts.max_wave_instructions)));
+        }
+        match flow {
+            Flow::Next => {
+                w.pc = e.inst.next_address();
+                idx += 1;
+                if idx >= code.len() {
+                    return Err(fault(d, w, FaultKind::BadPc(w.pc)));
+                }
+            }
+            Flow::Jump(t) => {
+                w.pc = t;
+                idx = d.kernel.index_of(t).map_err(|k| fault(d, w, k))?;
+            }
+            Flow::End => {
+                w.status = WaveStatus::Done;
+                return Ok(());
+            }
+            Flow::Barrier => {
+                w.pc = e.inst.next_address();
+                w.status = WaveStatus::AtBarrier;
+                return Ok(());
+            }
+            Flow::Yield => {
+                w.pc = e.inst.next_address();
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,157 @@
+//! Instruction semantics.
+//!
+//! Each decoded instruction is classified once, when a kernel is loaded, into a [`Sem`]: the
+//! category module that executes it and that module's own description of the operation
+//! (`salu::Op`, `valu::Op`, ...). Executing then needs no string matching or decoding.
+//! Categories:
+//! * [`sopp`]: program control (branches, `s_endpgm`, `s_barrier`, waits, `s_sleep`, ...);
+//! * [`salu`]: scalar ALU (SOP1/SOP2/SOPC/SOPK);
+//! * [`smem`]: scalar memory;
+//! * [`valu`]: vector ALU;
+//! * [`vmem`]: vector memory (global/flat/scratch/buffer loads, stores, atomics);
+//! * [`ds`]: LDS instructions.
+//!
+//! Anything a category does not recognise is [`Sem::Unsupported`]; executing it is a kernel
+//! fault naming the instruction.
+
+pub mod ds;
+pub mod operand;
+pub mod salu;
+pub mod smem;
+pub mod sopp;
+pub mod valu;
+pub mod vmem;
+
+use crate::fault::FaultKind;
+use crate::memory::Memory;
+use crate::wave::Wave;
+use hipscope_isa::decode::{Ctx, Inst};
+use hipscope_isa::tables::flags;
+use hipscope_isa::Family;
+
+/// Flat-address apertures: 4 GiB windows that map flat addresses to LDS and to scratch.
+#[derive(Debug, Clone, Copy)]
+pub struct Apertures {
+    pub shared_base: u64,
+    pub private_base: u64,
+}
+
+impl Apertures {
+    /// Aperture bases in the layout ROCm uses on GFX9+ (the high halves appear in
+    /// `src_shared_base` / `src_private_base`).
+    pub const DEFAULT: Apertures = Apertures { shared_base: 0x0001_0000_0000_0000, private_base: 0x0002_0000_0000_0000 };
+
+    pub fn is_shared(&self, address: u64) -> bool {
+        address >> 32 == self.shared_base >> 32
+    }
+
+    pub fn is_private(&self, address: u64) -> bool {
+        address >> 32 == self.private_base >> 32
+    }
+}
+
+/// What instructions see of the machine beyond their wave: target, apertures, clocks.
+#[derive(Debug, Clone)]
+pub struct Env {
+    pub decode: Ctx,
+    pub family: Family,
+    pub apertures: Apertures,
+    /// Shader clock (counts executed instructions in functional mode) for `s_memtime`.
+    pub clock: u64,
+    /// Constant-rate "real time" counter for `s_memrealtime` (100 MHz in hardware).
+    pub realtime: u64,
+    /// Per-lane private memory: base of the scratch backing allocation and bytes per lane.
+    pub scratch_base: u64,
+    pub scratch_per_lane: u64,
+}
+
+/// Everything an instruction may touch.
+pub struct ExecCtx<'a> {
+    pub wave: &'a mut Wave,
+    pub mem: &'a mut Memory,
+    /// The work-group's LDS.
+    pub lds: &'a mut [u8],
+    pub env: &'a Env,
+}
+
+/// What happens after an instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    Next,
+    Jump(u64),
+    End,
+    Barrier,
+    /// Give other waves a turn (`s_sleep`, `s_sethalt` and the like).
+    Yield,
+}
+
+/// How exactly an operation is modelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Fidelity {
+    /// Bit-exact with the ISA definition.
+    Exact,
+    /// Computed differently from hardware in documented ways (e.g. transcendental precision).
+    Approximate(&'static str),
+    /// Decoded and accepted; its effect is not modelled in this mode (cache maintenance,
+    /// waits in functional mode).
+    NoEffect(&'static str),
+}
+
+/// Classified semantics of one instruction.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Sem {
+    Sopp(sopp::Op),
+    Salu(salu::Op),
+    Smem(smem::Op),
+    Valu(valu::Op),
+    Vmem(vmem::Op),
+    Ds(ds::Op),
+    Unsupported,
+}
+
+impl Sem {
+    pub fn fidelity(&self) -> Fidelity {
+        match self {
+            Sem::Sopp(op) => op.fidelity(),
+            Sem::Salu(op) => op.fidelity(),
+            Sem::Smem(op) => op.fidelity(),
+            Sem::Valu(op) => op.fidelity(),
+            Sem::Vmem(op) => op.fidelity(),
+            Sem::Ds(op) => op.fidelity(),
+            Sem::Unsupported => Fidelity::NoEffect("unsupported"),
+        }
+    }
+}
+
+/// Classify a decoded instruction for a target.
+pub fn classify(inst: &Inst, env: &Env) -> Sem {
+    let r = inst.row;
+    let sem = if r.has(flags::SMRD) {
+        smem::classify(inst, env).map(Sem::Smem)
+    } else if r.has(flags::SOPP | flags::SALU) {
+        // Program control is SOPP, except a few GFX12 SOP1 forms (s_barrier_signal).
+        sopp::classify(inst, env).map(Sem::Sopp).or_else(|| salu::classify(inst, env).map(Sem::Salu))
+    } else if r.has(flags::DS) {
+        ds::classify(inst, env).map(Sem::Ds)
+    } else if r.has(flags::FLAT | flags::MUBUF | flags::MTBUF) {
+        vmem::classify(inst, env).map(Sem::Vmem)
+    } else if r.has(flags::VALU) {
+        valu::classify(inst, env).map(Sem::Valu)
+    } else {
+        None
+    };
+    sem.unwrap_or(Sem::Unsupported)
+}
+
+/// Execute one classified instruction.
+pub fn execute(sem: &Sem, inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKind> {
+    match sem {
+        Sem::Sopp(op) => sopp::execute(op, inst, cx),
+        Sem::Salu(op) => salu::execute(op, inst, cx),
+        Sem::Smem(op) => smem::execute(op, inst, cx),
+        Sem::Valu(op) => valu::execute(op, inst, cx),
+        Sem::Vmem(op) => vmem::execute(op, inst, cx),
+        Sem::Ds(op) => ds::execute(op, inst, cx),
+        Sem::Unsupported => Err(FaultKind::Unsupported { text: hipscope_isa::print::format_inst(inst, &cx.env.decode) }),
+    }
+}

@@ -1,0 +1,185 @@
+//! Reading and writing decoded operands: scalar (SGPR/TTMP/special/constant) and per-lane
+//! vector (VGPR/AGPR, or a scalar/constant broadcast to every lane).
+
+use super::Env;
+use crate::wave::{sreg_index, slot, Wave, MAX_LANES};
+use hipscope_isa::decode::{Operand, Reg, Special};
+
+/// Value of a register that is not storage: condition bits, apertures, null.
+fn special_value(w: &Wave, env: &Env, s: Special) -> u64 {
+    use Special::*;
+    match s {
+        SrcVccz => (w.vcc() == 0) as u64,
+        SrcExecz => (w.exec() == 0) as u64,
+        SrcScc => w.scc as u64,
+        SrcSharedBase => env.apertures.shared_base,
+        SrcSharedLimit => env.apertures.shared_base + 0xffff_ffff,
+        SrcPrivateBase => env.apertures.private_base,
+        SrcPrivateLimit => env.apertures.private_base + 0xffff_ffff,
+        _ => 0,
+    }
+}
+
+/// A scalar operand as 32 bits.
+#[inline]
+pub fn s32(w: &Wave, env: &Env, op: Operand) -> u32 {
+    match op {
+        Operand::Imm(v) => v as u32,
+        Operand::Reg(r) => match sreg_index(r) {
+            Some(i) => w.sreg[i],
+            None => match r {
+                Reg::Special(s) => special_value(w, env, s) as u32,
+                Reg::Vgpr { index, .. } => w.v(index as usize, first_active_lane(w)),
+                _ => 0,
+            },
+        },
+        Operand::Absent => 0,
+    }
+}
+
+/// A scalar operand as 64 bits (register pair, or a constant's 64-bit value).
+#[inline]
+pub fn s64(w: &Wave, env: &Env, op: Operand) -> u64 {
+    match op {
+        Operand::Imm(v) => v as u64,
+        Operand::Reg(r) => match sreg_index(r) {
+            Some(i) => w.sreg[i] as u64 | (w.sreg.get(i + 1).copied().unwrap_or(0) as u64) << 32,
+            None => match r {
+                Reg::Special(s) => special_value(w, env, s),
+                _ => 0,
+            },
+        },
+        Operand::Absent => 0,
+    }
+}
+
+/// Dword `k` of a scalar register range (e.g. a buffer resource `s[8:11]`).
+pub fn s_dword(w: &Wave, op: Operand, k: usize) -> u32 {
+    match op {
+        Operand::Reg(r) => sreg_index(r).and_then(|i| w.sreg.get(i + k).copied()).unwrap_or(0),
+        Operand::Imm(v) if k == 0 => v as u32,
+        _ => 0,
+    }
+}
+
+pub fn write_s32(w: &mut Wave, op: Operand, v: u32) {
+    if let Operand::Reg(r) = op {
+        if let Some(i) = sreg_index(r) {
+            if i == slot::EXEC_HI && !w.wave64 {
+                return;
+            }
+            w.sreg[i] = v;
+        }
+    }
+}
+
+pub fn write_s64(w: &mut Wave, op: Operand, v: u64) {
+    if let Operand::Reg(r) = op {
+        if let Some(i) = sreg_index(r) {
+            w.sreg[i] = v as u32;
+            if i + 1 < w.sreg.len() && !(i + 1 == slot::EXEC_HI && !w.wave64) {
+                w.sreg[i + 1] = (v >> 32) as u32;
+            }
+        }
+    }
+}
+
+/// Write dword `k` of a scalar register range.
+pub fn write_s_dword(w: &mut Wave, op: Operand, k: usize, v: u32) {
+    if let Operand::Reg(r) = op {
+        if let Some(i) = sreg_index(r) {
+            if let Some(slot) = w.sreg.get_mut(i + k) {
+                *slot = v;
+            }
+        }
+    }
+}
+
+fn first_active_lane(w: &Wave) -> usize {
+    let e = w.exec();
+    if e == 0 {
+        0
+    } else {
+        e.trailing_zeros() as usize
+    }
+}
+
+/// A vector-source operand in `lane`: dword `k` of a VGPR/AGPR range, or a scalar/constant.
+#[inline]
+pub fn v32(w: &Wave, env: &Env, op: Operand, lane: usize) -> u32 {
+    match op {
+        Operand::Reg(Reg::Vgpr { index, .. }) => w.v(index as usize, lane),
+        Operand::Reg(Reg::Agpr { index, .. }) => w.a(index as usize, lane),
+        Operand::Reg(Reg::Vgpr16 { index, hi }) => w.v(index as usize, lane) >> if hi { 16 } else { 0 } & 0xffff,
+        _ => s32(w, env, op),
+    }
+}
+
+/// A 64-bit vector source in `lane` (VGPR pair, or a 64-bit scalar/constant).
+#[inline]
+pub fn v64(w: &Wave, env: &Env, op: Operand, lane: usize) -> u64 {
+    match op {
+        Operand::Reg(Reg::Vgpr { index, .. }) => {
+            let i = index as usize;
+            w.v(i, lane) as u64 | (w.v((i + 1) % 256, lane) as u64) << 32
+        }
+        Operand::Reg(Reg::Agpr { index, .. }) => {
+            let i = index as usize;
+            w.a(i, lane) as u64 | (w.a((i + 1) % 256, lane) as u64) << 32
+        }
+        _ => s64(w, env, op),
+    }
+}
+
+/// Dword `k` of a vector register range in `lane` (e.g. the data of a 128-bit store).
+#[inline]
+pub fn v_dword(w: &Wave, op: Operand, k: usize, lane: usize) -> u32 {
+    match op {
+        Operand::Reg(Reg::Vgpr { index, .. }) => w.v((index as usize + k) % 256, lane),
+        Operand::Reg(Reg::Agpr { index, .. }) => w.a((index as usize + k) % 256, lane),
+        _ => 0,
+    }
+}
+
+#[inline]
+pub fn write_v32(w: &mut Wave, op: Operand, lane: usize, v: u32) {
+    match op {
+        Operand::Reg(Reg::Vgpr { index, .. }) => w.set_v(index as usize, lane, v),
+        Operand::Reg(Reg::Agpr { index, .. }) => w.set_a(index as usize, lane, v),
+        Operand::Reg(Reg::Vgpr16 { index, hi }) => {
+            let old = w.v(index as usize, lane);
+            let new = if hi { (old & 0xffff) | (v << 16) } else { (old & 0xffff_0000) | (v & 0xffff) };
+            w.set_v(index as usize, lane, new);
+        }
+        _ => {}
+    }
+}
+
+#[inline]
+pub fn write_v64(w: &mut Wave, op: Operand, lane: usize, v: u64) {
+    write_v_dword(w, op, 0, lane, v as u32);
+    write_v_dword(w, op, 1, lane, (v >> 32) as u32);
+}
+
+#[inline]
+pub fn write_v_dword(w: &mut Wave, op: Operand, k: usize, lane: usize, v: u32) {
+    match op {
+        Operand::Reg(Reg::Vgpr { index, .. }) => w.set_v((index as usize + k) % 256, lane, v),
+        Operand::Reg(Reg::Agpr { index, .. }) => w.set_a((index as usize + k) % 256, lane, v),
+        _ => {}
+    }
+}
+
+/// Number of dwords a register operand covers.
+pub fn dwords(op: Operand) -> usize {
+    match op {
+        Operand::Reg(r) => r.bits().div_ceil(32) as usize,
+        _ => 1,
+    }
+}
+
+/// Lanes as a bit mask helper: is `lane` set in `mask`.
+#[inline]
+pub fn bit(mask: u64, lane: usize) -> bool {
+    lane < MAX_LANES && mask >> lane & 1 != 0
+}

@@ -1,0 +1,99 @@
+//! A kernel ready to run: its code decoded and classified once, plus what dispatch needs from
+//! the code object (descriptor, initial register layout, kernarg layout).
+
+use crate::exec::{classify, Env, Sem};
+use crate::fault::FaultKind;
+use hipscope_isa::codeobj::{CodeObject, InitialSgprs, KernargLayout, KernelDescriptor};
+use hipscope_isa::decode::{Decoder, Inst};
+use hipscope_isa::{Family, Processor};
+
+/// One instruction with its semantics.
+#[derive(Debug, Clone)]
+pub struct ExecInst {
+    pub inst: Inst,
+    pub sem: Sem,
+}
+
+/// A slot of code: an instruction, or bytes that do not decode (a fault if executed).
+#[derive(Debug, Clone)]
+pub enum CodeSlot {
+    Inst(ExecInst),
+    Invalid { address: u64, word: u32 },
+}
+
+impl CodeSlot {
+    pub fn address(&self) -> u64 {
+        match self {
+            CodeSlot::Inst(e) => e.inst.address,
+            CodeSlot::Invalid { address, .. } => *address,
+        }
+    }
+}
+
+/// A kernel loaded for execution.
+#[derive(Debug, Clone)]
+pub struct LoadedKernel {
+    pub name: String,
+    pub processor: Processor,
+    pub family: Family,
+    pub wave64: bool,
+    pub entry: u64,
+    pub descriptor: KernelDescriptor,
+    pub initial_sgprs: InitialSgprs,
+    pub kernarg: Option<KernargLayout>,
+    /// The code of the section holding the kernel, decoded from its start, in address order.
+    pub code: Vec<CodeSlot>,
+}
+
+/// Why a kernel could not be prepared.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KernelError {
+    #[error("no kernel named '{0}' (kernels: {1})")]
+    NoSuchKernel(String, String),
+    #[error("kernel '{0}': entry {1:#x} is not in an executable section")]
+    NoCode(String, u64),
+}
+
+impl LoadedKernel {
+    /// Find `name` in the code object and decode its code for `env`'s target.
+    pub fn load(co: &CodeObject, name: &str, env: &Env) -> Result<LoadedKernel, KernelError> {
+        let k = co.kernels.iter().find(|k| k.name == name || k.symbol == name).ok_or_else(|| {
+            let names: Vec<&str> = co.kernels.iter().map(|k| k.name.as_str()).collect();
+            KernelError::NoSuchKernel(name.to_string(), names.join(", "))
+        })?;
+        let section = co.section_at(k.entry_address).filter(|s| s.executable).ok_or(KernelError::NoCode(k.name.clone(), k.entry_address))?;
+        let wave64 = k.wave_size == 64;
+        let decoder = Decoder::new(co.target.processor, wave64);
+        let code = decoder
+            .decode_all(&section.bytes, section.address)
+            .into_iter()
+            .map(|(address, r)| match r {
+                Ok(inst) => {
+                    let sem = classify(&inst, env);
+                    CodeSlot::Inst(ExecInst { inst, sem })
+                }
+                Err(_) => {
+                    let off = (address - section.address) as usize;
+                    let word = section.bytes.get(off..off + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                    CodeSlot::Invalid { address, word }
+                }
+            })
+            .collect();
+        Ok(LoadedKernel {
+            name: k.name.clone(),
+            processor: co.target.processor,
+            family: co.target.processor.family(),
+            wave64,
+            entry: k.entry_address,
+            descriptor: k.descriptor.clone(),
+            initial_sgprs: k.initial_sgprs.clone(),
+            kernarg: k.kernarg().cloned(),
+            code,
+        })
+    }
+
+    /// Index of the code slot at `address`.
+    pub fn index_of(&self, address: u64) -> Result<usize, FaultKind> {
+        self.code.binary_search_by_key(&address, |s| s.address()).map_err(|_| FaultKind::BadPc(address))
+    }
+}

@@ -1,0 +1,137 @@
+//! Launching a kernel on a device: kernarg segment, runtime structures, scratch, then the
+//! engine. Clients (launch specs, the scope suite, tests) go through [`Device::launch`].
+
+use crate::dispatch::{fill_hidden_args, place_runtime_structures, Geometry};
+use crate::engine::{run, Dispatch, DispatchStats, EngineOptions};
+use crate::exec::{Apertures, Env};
+use crate::fault::KernelFault;
+use crate::kernel::{KernelError, LoadedKernel};
+use crate::memory::{Memory, MemoryKind};
+use hipscope_isa::codeobj::{CodeObject, ValueKind};
+use hipscope_isa::decode::Ctx;
+use hipscope_isa::Processor;
+
+/// Why a launch did not run or did not finish.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LaunchError {
+    #[error(transparent)]
+    Kernel(#[from] KernelError),
+    #[error("kernel '{kernel}' takes {expected} argument(s), {given} given")]
+    ArgCount { kernel: String, expected: usize, given: usize },
+    #[error("kernel '{kernel}' argument {index} is {expected} bytes, {given} given")]
+    ArgSize { kernel: String, index: usize, expected: u64, given: usize },
+    #[error("code object is for {object}, the device is {device}")]
+    WrongTarget { object: Processor, device: Processor },
+    #[error(transparent)]
+    Fault(#[from] KernelFault),
+}
+
+/// A simulated device: its memory and target. Dispatches run one after another and share
+/// memory.
+#[derive(Debug, Clone)]
+pub struct Device {
+    pub processor: Processor,
+    pub mem: Memory,
+    pub apertures: Apertures,
+    dispatches: u64,
+    clock: u64,
+}
+
+impl Device {
+    pub fn new(processor: Processor) -> Device {
+        Device { processor, mem: Memory::new(), apertures: Apertures::DEFAULT, dispatches: 0, clock: 0 }
+    }
+
+    fn env(&self, wave64: bool) -> Env {
+        Env {
+            decode: Ctx::new(self.processor, wave64, false),
+            family: self.processor.family(),
+            apertures: self.apertures,
+            clock: self.clock,
+            realtime: self.clock / 16,
+            scratch_base: 0,
+            scratch_per_lane: 0,
+        }
+    }
+
+    /// Prepare a kernel for this device.
+    pub fn load_kernel(&self, co: &CodeObject, name: &str) -> Result<LoadedKernel, LaunchError> {
+        if co.target.processor != self.processor {
+            return Err(LaunchError::WrongTarget { object: co.target.processor, device: self.processor });
+        }
+        let wave64 = co.kernels.iter().find(|k| k.name == name || k.symbol == name).is_none_or(|k| k.wave_size == 64);
+        Ok(LoadedKernel::load(co, name, &self.env(wave64))?)
+    }
+
+    /// Run `kernel` with user arguments `args` (each the argument's bytes, in metadata order
+    /// of the non-hidden arguments).
+    pub fn launch(&mut self, kernel: &LoadedKernel, geo: Geometry, args: &[Vec<u8>], opts: &EngineOptions) -> Result<DispatchStats, LaunchError> {
+        let kernarg = self.build_kernarg(kernel, args, &geo)?;
+        let d = &kernel.descriptor;
+        let rt = place_runtime_structures(
+            &mut self.mem,
+            &geo,
+            d.group_segment_fixed_size,
+            d.private_segment_fixed_size,
+            kernarg,
+            &self.apertures,
+            self.dispatches,
+        );
+        let queue = rt.queue;
+        let _ = queue;
+        let lanes = if kernel.wave64 { 64 } else { 32 };
+        let waves = geo.group_count() * (geo.block.iter().map(|&b| b as u64).product::<u64>()).div_ceil(lanes);
+        let per_lane = d.private_segment_fixed_size as u64;
+        let scratch_base = if per_lane > 0 {
+            let bytes = (per_lane * lanes * waves.min(1 << 20)) as usize;
+            self.mem.alloc(&format!("scratch#{}", self.dispatches), bytes, MemoryKind::Scratch)
+        } else {
+            0
+        };
+        let dispatch = Dispatch {
+            kernel,
+            geo,
+            rt,
+            lds_bytes: d.group_segment_fixed_size + geo.dynamic_lds,
+            scratch_base,
+            scratch_per_lane: per_lane as u32,
+        };
+        let mut env = self.env(kernel.wave64);
+        env.scratch_base = scratch_base;
+        env.scratch_per_lane = per_lane;
+        self.dispatches += 1;
+        let stats = run(&dispatch, &mut env, &mut self.mem, opts);
+        self.clock = env.clock;
+        Ok(stats?)
+    }
+
+    /// The kernarg segment: user arguments at their metadata offsets, hidden arguments filled.
+    fn build_kernarg(&self, kernel: &LoadedKernel, args: &[Vec<u8>], geo: &Geometry) -> Result<Vec<u8>, LaunchError> {
+        let size = kernel.descriptor.kernarg_size.max(kernel.kernarg.as_ref().map_or(0, |l| l.segment_size)) as usize;
+        let mut bytes = vec![0u8; size];
+        let Some(layout) = &kernel.kernarg else {
+            // No metadata: arguments are packed in order, 8-byte aligned.
+            let mut off = 0;
+            for a in args {
+                bytes.resize(bytes.len().max(off + a.len()), 0);
+                bytes[off..off + a.len()].copy_from_slice(a);
+                off = (off + a.len()).next_multiple_of(8);
+            }
+            return Ok(bytes);
+        };
+        let user: Vec<_> = layout.args.iter().filter(|a| !matches!(a.value_kind, ValueKind::Hidden(_))).collect();
+        if user.len() != args.len() {
+            return Err(LaunchError::ArgCount { kernel: kernel.name.clone(), expected: user.len(), given: args.len() });
+        }
+        for (i, (meta, value)) in user.iter().zip(args).enumerate() {
+            if value.len() as u64 != meta.size {
+                return Err(LaunchError::ArgSize { kernel: kernel.name.clone(), index: i, expected: meta.size, given: value.len() });
+            }
+            let start = meta.offset as usize;
+            bytes.resize(bytes.len().max(start + value.len()), 0);
+            bytes[start..start + value.len()].copy_from_slice(value);
+        }
+        fill_hidden_args(layout, &mut bytes, geo, 0, &self.apertures);
+        Ok(bytes)
+    }
+}

@@ -1,0 +1,167 @@
+//! The device's 64-bit address space: named allocations of a memory type, holding bytes.
+//!
+//! Allocations are placed deterministically (ascending from [`HEAP_BASE`], each aligned and
+//! followed by an unmapped guard gap so that overruns fault instead of touching a neighbour).
+//! Any access outside an allocation is a memory violation. The memory type matters for
+//! coherence later (which caches may hold a line, where atomics execute).
+
+use std::collections::BTreeMap;
+
+/// Where device allocations start (above 4 GiB, canonical, below the LDS/private apertures).
+pub const HEAP_BASE: u64 = 0x0000_0001_0000_0000;
+/// Unmapped space left after each allocation.
+const GUARD_BYTES: u64 = 64 * 1024;
+/// Allocation alignment.
+const ALIGN: u64 = 4096;
+
+/// Memory types a buffer can have (HIP: hipMalloc, hipExtMallocWithFlags(fine-grained),
+/// hipHostMalloc, hipMallocManaged), plus the runtime's own regions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum MemoryKind {
+    /// Coarse-grained device memory.
+    Device,
+    /// Fine-grained device memory (coherent with the host and other agents at system scope).
+    DeviceFineGrain,
+    /// Pinned host memory mapped into the device address space.
+    HostPinned,
+    /// Managed (unified) memory.
+    Managed,
+    /// Kernel arguments (read-only for the kernel; uncached on GFX90A/GFX942).
+    Kernarg,
+    /// Runtime structures the kernel may read: AQL packet, queue descriptor.
+    Runtime,
+    /// Per-lane private (scratch) backing store.
+    Scratch,
+}
+
+/// One allocation.
+#[derive(Debug, Clone)]
+pub struct Allocation {
+    pub name: String,
+    pub kind: MemoryKind,
+    pub base: u64,
+    pub data: Vec<u8>,
+}
+
+impl Allocation {
+    pub fn end(&self) -> u64 {
+        self.base + self.data.len() as u64
+    }
+}
+
+/// An access that no allocation covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unmapped {
+    pub address: u64,
+    pub size: u32,
+}
+
+/// The address space.
+#[derive(Debug, Clone, Default)]
+pub struct Memory {
+    allocs: Vec<Allocation>,
+    /// base → index into `allocs`.
+    by_base: BTreeMap<u64, usize>,
+    next: u64,
+}
+
+impl Memory {
+    pub fn new() -> Memory {
+        Memory { allocs: Vec::new(), by_base: BTreeMap::new(), next: HEAP_BASE }
+    }
+
+    /// Allocate `bytes` zeroed bytes; returns the base address.
+    pub fn alloc(&mut self, name: &str, bytes: usize, kind: MemoryKind) -> u64 {
+        let base = self.next.max(HEAP_BASE);
+        let size = (bytes as u64).max(1);
+        self.next = (base + size + GUARD_BYTES).next_multiple_of(ALIGN);
+        self.by_base.insert(base, self.allocs.len());
+        self.allocs.push(Allocation { name: name.to_string(), kind, base, data: vec![0; bytes] });
+        base
+    }
+
+    /// Allocate and fill.
+    pub fn alloc_init(&mut self, name: &str, data: Vec<u8>, kind: MemoryKind) -> u64 {
+        let base = self.alloc(name, 0, kind);
+        let i = self.by_base[&base];
+        let size = data.len() as u64;
+        self.allocs[i].data = data;
+        self.next = (base + size.max(1) + GUARD_BYTES).next_multiple_of(ALIGN);
+        base
+    }
+
+    pub fn allocations(&self) -> &[Allocation] {
+        &self.allocs
+    }
+
+    pub fn find(&self, name: &str) -> Option<&Allocation> {
+        self.allocs.iter().find(|a| a.name == name)
+    }
+
+    fn locate(&self, address: u64, size: u32) -> Result<(usize, usize), Unmapped> {
+        let miss = Unmapped { address, size };
+        let (_, &i) = self.by_base.range(..=address).next_back().ok_or(miss)?;
+        let a = &self.allocs[i];
+        let off = address - a.base;
+        if off.checked_add(size as u64).is_none_or(|end| end > a.data.len() as u64) {
+            return Err(miss);
+        }
+        Ok((i, off as usize))
+    }
+
+    /// The allocation containing `address`, if any.
+    pub fn allocation_at(&self, address: u64) -> Option<&Allocation> {
+        self.locate(address, 1).ok().map(|(i, _)| &self.allocs[i])
+    }
+
+    pub fn read(&self, address: u64, out: &mut [u8]) -> Result<(), Unmapped> {
+        let (i, off) = self.locate(address, out.len() as u32)?;
+        out.copy_from_slice(&self.allocs[i].data[off..off + out.len()]);
+        Ok(())
+    }
+
+    pub fn write(&mut self, address: u64, bytes: &[u8]) -> Result<(), Unmapped> {
+        let (i, off) = self.locate(address, bytes.len() as u32)?;
+        self.allocs[i].data[off..off + bytes.len()].copy_from_slice(bytes);
+        Ok(())
+    }
+
+    pub fn read_u32(&self, address: u64) -> Result<u32, Unmapped> {
+        let mut b = [0u8; 4];
+        self.read(address, &mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+
+    pub fn read_u64(&self, address: u64) -> Result<u64, Unmapped> {
+        let mut b = [0u8; 8];
+        self.read(address, &mut b)?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    pub fn write_u32(&mut self, address: u64, v: u32) -> Result<(), Unmapped> {
+        self.write(address, &v.to_le_bytes())
+    }
+
+    pub fn write_u64(&mut self, address: u64, v: u64) -> Result<(), Unmapped> {
+        self.write(address, &v.to_le_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocations_are_separated_by_unmapped_guards() {
+        let mut m = Memory::new();
+        let a = m.alloc("a", 16, MemoryKind::Device);
+        let b = m.alloc("b", 16, MemoryKind::Device);
+        assert!(b >= a + 16 + GUARD_BYTES);
+        m.write_u32(a + 12, 7).unwrap();
+        assert_eq!(m.read_u32(a + 12), Ok(7));
+        assert_eq!(m.read_u32(a + 13), Err(Unmapped { address: a + 13, size: 4 }));
+        assert!(m.read_u32(a - 4).is_err());
+        assert!(m.read_u32(b + 16).is_err());
+        assert_eq!(m.allocation_at(b + 3).map(|x| x.name.as_str()), Some("b"));
+    }
+}
