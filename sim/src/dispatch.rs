@@ -71,15 +71,24 @@ const QUEUE_SHARED_APERTURE_HI: usize = 0x40;
 const QUEUE_PRIVATE_APERTURE_HI: usize = 0x44;
 const QUEUE_BYTES: usize = 256;
 
-/// Write the AQL kernel-dispatch packet (hsa_kernel_dispatch_packet_t, 64 bytes) and the
-/// queue descriptor the kernel may read.
+/// Write the queue descriptor (`amd_queue_t`) the kernel may read: on GFX8 it holds the
+/// aperture bases flat-address conversion needs.
+pub fn place_queue(mem: &mut Memory, apertures: &Apertures) -> u64 {
+    let mut q = vec![0u8; QUEUE_BYTES];
+    q[QUEUE_SHARED_APERTURE_HI..QUEUE_SHARED_APERTURE_HI + 4].copy_from_slice(&((apertures.shared_base >> 32) as u32).to_le_bytes());
+    q[QUEUE_PRIVATE_APERTURE_HI..QUEUE_PRIVATE_APERTURE_HI + 4].copy_from_slice(&((apertures.private_base >> 32) as u32).to_le_bytes());
+    mem.alloc_init("queue", q, MemoryKind::Runtime)
+}
+
+/// Write the kernarg segment and the AQL kernel-dispatch packet (hsa_kernel_dispatch_packet_t,
+/// 64 bytes) that points at it.
 pub fn place_runtime_structures(
     mem: &mut Memory,
     geo: &Geometry,
     group_segment: u32,
     private_segment: u32,
     kernarg: Vec<u8>,
-    apertures: &Apertures,
+    queue: u64,
     dispatch_id: u64,
 ) -> RuntimeAddresses {
     let kernarg_addr = mem.alloc_init("kernarg", kernarg, MemoryKind::Kernarg);
@@ -95,10 +104,6 @@ pub fn place_runtime_structures(
     p[28..32].copy_from_slice(&(group_segment + geo.dynamic_lds).to_le_bytes());
     p[40..48].copy_from_slice(&kernarg_addr.to_le_bytes());
     let packet = mem.alloc_init("aql_packet", p, MemoryKind::Runtime);
-    let mut q = vec![0u8; QUEUE_BYTES];
-    q[QUEUE_SHARED_APERTURE_HI..QUEUE_SHARED_APERTURE_HI + 4].copy_from_slice(&((apertures.shared_base >> 32) as u32).to_le_bytes());
-    q[QUEUE_PRIVATE_APERTURE_HI..QUEUE_PRIVATE_APERTURE_HI + 4].copy_from_slice(&((apertures.private_base >> 32) as u32).to_le_bytes());
-    let queue = mem.alloc_init("queue", q, MemoryKind::Runtime);
     RuntimeAddresses { packet, queue, kernarg: kernarg_addr, dispatch_id }
 }
 
@@ -136,6 +141,8 @@ pub struct WaveSetup<'a> {
     pub kernel: &'a crate::kernel::LoadedKernel,
     pub geo: &'a Geometry,
     pub rt: &'a RuntimeAddresses,
+    /// The kernarg segment's bytes (for kernarg preloading into SGPRs, GFX90A/GFX940).
+    pub kernarg: &'a [u8],
     /// Base of this wave's private (scratch) memory and bytes per lane.
     pub scratch_base: u64,
     pub scratch_per_lane: u32,
@@ -189,7 +196,15 @@ fn init_sgprs(w: &mut Wave, s: &WaveSetup, g: [u32; 3]) {
             SgprValue::KernargSegmentPtr => set64(w, slot_.first, s.rt.kernarg),
             SgprValue::DispatchId => set64(w, slot_.first, s.rt.dispatch_id),
             SgprValue::FlatScratchInit => set64(w, slot_.first, s.scratch_base),
-            SgprValue::PreloadedKernargs => {}
+            SgprValue::PreloadedKernargs => {
+                // KERNARG_PRELOAD_SPEC: `count` dwords from dword `offset_dwords` of the
+                // kernarg segment (AMDGPUUsage, "Preloaded Kernel Arguments").
+                let start = d.kernarg_preload.offset_dwords as usize * 4;
+                for k in 0..slot_.count as usize {
+                    let b = s.kernarg.get(start + 4 * k..start + 4 * k + 4).unwrap_or(&[0; 4]);
+                    w.sreg[f + k] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                }
+            }
             SgprValue::PrivateSegmentSize => w.sreg[f] = d.private_segment_fixed_size,
             SgprValue::WorkgroupIdX => w.sreg[f] = g[0],
             SgprValue::WorkgroupIdY => w.sreg[f] = g[1],

@@ -76,6 +76,8 @@ pub struct Dispatch<'a> {
     pub kernel: &'a LoadedKernel,
     pub geo: Geometry,
     pub rt: RuntimeAddresses,
+    /// The kernarg segment as placed in memory.
+    pub kernarg: Vec<u8>,
     /// Bytes of LDS per work-group (static + dynamic).
     pub lds_bytes: u32,
     /// Scratch backing: base address and bytes per lane (0: no scratch).
@@ -95,6 +97,7 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions) 
         kernel: d.kernel,
         geo: &d.geo,
         rt: &d.rt,
+        kernarg: &d.kernarg,
         scratch_base: d.scratch_base,
         scratch_per_lane: d.scratch_per_lane,
     };

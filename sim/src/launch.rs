@@ -1,7 +1,7 @@
 //! Launching a kernel on a device: kernarg segment, runtime structures, scratch, then the
 //! engine. Clients (launch specs, the scope suite, tests) go through [`Device::launch`].
 
-use crate::dispatch::{fill_hidden_args, place_runtime_structures, Geometry};
+use crate::dispatch::{fill_hidden_args, place_queue, place_runtime_structures, Geometry};
 use crate::engine::{run, Dispatch, DispatchStats, EngineOptions};
 use crate::exec::{Apertures, Env};
 use crate::fault::KernelFault;
@@ -35,11 +35,13 @@ pub struct Device {
     pub apertures: Apertures,
     dispatches: u64,
     clock: u64,
+    /// The queue descriptor, placed at the first launch.
+    queue: Option<u64>,
 }
 
 impl Device {
     pub fn new(processor: Processor) -> Device {
-        Device { processor, mem: Memory::new(), apertures: Apertures::DEFAULT, dispatches: 0, clock: 0 }
+        Device { processor, mem: Memory::new(), apertures: Apertures::DEFAULT, dispatches: 0, clock: 0, queue: None }
     }
 
     fn env(&self, wave64: bool) -> Env {
@@ -66,19 +68,18 @@ impl Device {
     /// Run `kernel` with user arguments `args` (each the argument's bytes, in metadata order
     /// of the non-hidden arguments).
     pub fn launch(&mut self, kernel: &LoadedKernel, geo: Geometry, args: &[Vec<u8>], opts: &EngineOptions) -> Result<DispatchStats, LaunchError> {
-        let kernarg = self.build_kernarg(kernel, args, &geo)?;
+        let queue = *self.queue.get_or_insert_with(|| place_queue(&mut self.mem, &self.apertures));
+        let kernarg = self.build_kernarg(kernel, args, &geo, queue)?;
         let d = &kernel.descriptor;
         let rt = place_runtime_structures(
             &mut self.mem,
             &geo,
             d.group_segment_fixed_size,
             d.private_segment_fixed_size,
-            kernarg,
-            &self.apertures,
+            kernarg.clone(),
+            queue,
             self.dispatches,
         );
-        let queue = rt.queue;
-        let _ = queue;
         let lanes = if kernel.wave64 { 64 } else { 32 };
         let waves = geo.group_count() * (geo.block.iter().map(|&b| b as u64).product::<u64>()).div_ceil(lanes);
         let per_lane = d.private_segment_fixed_size as u64;
@@ -92,6 +93,7 @@ impl Device {
             kernel,
             geo,
             rt,
+            kernarg,
             lds_bytes: d.group_segment_fixed_size + geo.dynamic_lds,
             scratch_base,
             scratch_per_lane: per_lane as u32,
@@ -106,7 +108,7 @@ impl Device {
     }
 
     /// The kernarg segment: user arguments at their metadata offsets, hidden arguments filled.
-    fn build_kernarg(&self, kernel: &LoadedKernel, args: &[Vec<u8>], geo: &Geometry) -> Result<Vec<u8>, LaunchError> {
+    fn build_kernarg(&self, kernel: &LoadedKernel, args: &[Vec<u8>], geo: &Geometry, queue: u64) -> Result<Vec<u8>, LaunchError> {
         let size = kernel.descriptor.kernarg_size.max(kernel.kernarg.as_ref().map_or(0, |l| l.segment_size)) as usize;
         let mut bytes = vec![0u8; size];
         let Some(layout) = &kernel.kernarg else {
@@ -131,7 +133,7 @@ impl Device {
             bytes.resize(bytes.len().max(start + value.len()), 0);
             bytes[start..start + value.len()].copy_from_slice(value);
         }
-        fill_hidden_args(layout, &mut bytes, geo, 0, &self.apertures);
+        fill_hidden_args(layout, &mut bytes, geo, queue, &self.apertures);
         Ok(bytes)
     }
 }
