@@ -148,8 +148,9 @@ pub struct WaveSetup<'a> {
     pub scratch_per_lane: u32,
 }
 
-/// Create the waves of work-group `g` with their initial registers.
-pub fn create_group_waves(s: &WaveSetup, g: [u32; 3], first_global_index: u32) -> Vec<Wave> {
+/// Create the waves of work-group `g` with their initial registers. Vector register files
+/// come from `pool` when it has some (the kernel's allocated VGPRs are zeroed).
+pub fn create_group_waves(s: &WaveSetup, g: [u32; 3], first_global_index: u32, pool: &mut Vec<Vec<u32>>) -> Vec<Wave> {
     let k = s.kernel;
     let size = s.geo.group_size(g);
     let items = size[0] * size[1] * size[2];
@@ -157,7 +158,15 @@ pub fn create_group_waves(s: &WaveSetup, g: [u32; 3], first_global_index: u32) -
     let waves = items.div_ceil(lanes);
     (0..waves)
         .map(|wi| {
-            let mut w = Wave::new(WaveId { workgroup: g, wave: wi }, k.wave64);
+            let id = WaveId { workgroup: g, wave: wi };
+            let mut w = match pool.pop() {
+                Some(mut file) => {
+                    let used = (k.vgprs as usize * crate::wave::MAX_LANES).min(file.len());
+                    file[..used].fill(0);
+                    Wave::with_vgpr_file(id, k.wave64, file)
+                }
+                None => Wave::new(id, k.wave64),
+            };
             w.global_index = first_global_index + wi;
             w.pc = k.entry;
             let first = wi * lanes;

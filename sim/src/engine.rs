@@ -102,10 +102,13 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions) 
         scratch_per_lane: d.scratch_per_lane,
     };
     let mut ready: Vec<(usize, usize)> = Vec::new();
+    // Register files of retired waves, reused for new ones (zeroing 64 KiB per wave would
+    // dominate short kernels).
+    let mut pool: Vec<Vec<u32>> = Vec::new();
     loop {
         while resident.len() < opts.max_resident_groups.max(1) && next_group < total_groups {
             let g = d.geo.group_at(next_group);
-            let waves = create_group_waves(&setup, g, next_wave_index);
+            let waves = create_group_waves(&setup, g, next_wave_index, &mut pool);
             next_wave_index += waves.len() as u32;
             stats.waves += waves.len() as u64;
             stats.groups += 1;
@@ -133,7 +136,8 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions) 
         let (waves, lds) = (&mut group.waves, &mut group.lds[..]);
         run_wave(d, &mut waves[wi], lds, env, mem, quantum, opts, &mut stats)?;
         if group.done() {
-            resident.swap_remove(gi);
+            let g = resident.swap_remove(gi);
+            pool.extend(g.waves.into_iter().map(|w| w.vgpr));
         } else {
             group.try_release_barrier();
         }

@@ -41,6 +41,9 @@ pub struct LoadedKernel {
     pub descriptor: KernelDescriptor,
     pub initial_sgprs: InitialSgprs,
     pub kernarg: Option<KernargLayout>,
+    /// VGPRs the kernel allocates (new waves start with these zeroed; higher registers are
+    /// never read by the kernel's code).
+    pub vgprs: u32,
     /// The code of the section holding the kernel, decoded from its start, in address order.
     pub code: Vec<CodeSlot>,
 }
@@ -88,6 +91,7 @@ impl LoadedKernel {
             descriptor: k.descriptor.clone(),
             initial_sgprs: k.initial_sgprs.clone(),
             kernarg: k.kernarg().cloned(),
+            vgprs: k.registers.vgprs.min(crate::wave::VGPRS as u32),
             code,
         })
     }

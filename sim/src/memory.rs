@@ -63,11 +63,13 @@ pub struct Memory {
     /// base → index into `allocs`.
     by_base: BTreeMap<u64, usize>,
     next: u64,
+    /// The allocation the last access hit (accesses cluster).
+    last: std::cell::Cell<usize>,
 }
 
 impl Memory {
     pub fn new() -> Memory {
-        Memory { allocs: Vec::new(), by_base: BTreeMap::new(), next: HEAP_BASE }
+        Memory { allocs: Vec::new(), by_base: BTreeMap::new(), next: HEAP_BASE, last: std::cell::Cell::new(0) }
     }
 
     /// Allocate `bytes` zeroed bytes; returns the base address.
@@ -100,7 +102,14 @@ impl Memory {
 
     fn locate(&self, address: u64, size: u32) -> Result<(usize, usize), Unmapped> {
         let miss = Unmapped { address, size };
+        let hit = |a: &Allocation| address >= a.base && address.checked_add(size as u64).is_some_and(|e| e <= a.end());
+        if let Some(a) = self.allocs.get(self.last.get()) {
+            if hit(a) {
+                return Ok((self.last.get(), (address - a.base) as usize));
+            }
+        }
         let (_, &i) = self.by_base.range(..=address).next_back().ok_or(miss)?;
+        self.last.set(i);
         let a = &self.allocs[i];
         let off = address - a.base;
         if off.checked_add(size as u64).is_none_or(|end| end > a.data.len() as u64) {

@@ -91,13 +91,20 @@ pub struct Wave {
 
 impl Wave {
     pub fn new(id: WaveId, wave64: bool) -> Wave {
+        Wave::with_vgpr_file(id, wave64, vec![0; VGPRS * MAX_LANES])
+    }
+
+    /// A wave reusing a vector register file (`VGPRS * MAX_LANES` entries; contents are the
+    /// caller's business).
+    pub fn with_vgpr_file(id: WaveId, wave64: bool, mut vgpr: Vec<u32>) -> Wave {
+        vgpr.resize(VGPRS * MAX_LANES, 0);
         Wave {
             id,
             global_index: 0,
             wave64,
             pc: 0,
             sreg: [0; slot::COUNT],
-            vgpr: vec![0; VGPRS * MAX_LANES],
+            vgpr,
             agpr: Vec::new(),
             scc: false,
             mode: 0,

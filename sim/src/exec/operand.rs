@@ -183,3 +183,61 @@ pub fn dwords(op: Operand) -> usize {
 pub fn bit(mask: u64, lane: usize) -> bool {
     lane < MAX_LANES && mask >> lane & 1 != 0
 }
+
+/// A 32-bit vector source resolved once per instruction: a register row (one value per lane)
+/// or one value for every lane. Reading it per lane is a load, with no operand matching.
+#[derive(Clone, Copy)]
+pub enum VSrc<'a> {
+    Row(&'a [u32]),
+    Splat(u32),
+}
+
+impl VSrc<'_> {
+    #[inline(always)]
+    pub fn get(&self, lane: usize) -> u32 {
+        match *self {
+            VSrc::Row(r) => r[lane],
+            VSrc::Splat(v) => v,
+        }
+    }
+}
+
+/// Resolve dword `k` of a vector source for whole-wave evaluation.
+#[inline]
+pub fn vsrc<'a>(w: &'a Wave, env: &Env, op: Operand, k: usize) -> VSrc<'a> {
+    match op {
+        Operand::Reg(Reg::Vgpr { index, .. }) => {
+            let r = (index as usize + k) % 256;
+            VSrc::Row(&w.vgpr[r * MAX_LANES..(r + 1) * MAX_LANES])
+        }
+        Operand::Reg(Reg::Agpr { index, .. }) if !w.agpr.is_empty() => {
+            let r = (index as usize + k) % 256;
+            VSrc::Row(&w.agpr[r * MAX_LANES..(r + 1) * MAX_LANES])
+        }
+        Operand::Reg(Reg::Agpr { .. }) => VSrc::Splat(0),
+        _ if k == 0 => VSrc::Splat(s32(w, env, op)),
+        _ => VSrc::Splat((s64(w, env, op) >> (32 * k.min(1))) as u32),
+    }
+}
+
+/// Write lanes of `values` that are set in `mask` to dword `k` of a vector destination.
+#[inline]
+pub fn write_row(w: &mut Wave, op: Operand, k: usize, values: &[u32; MAX_LANES], mask: u64) {
+    let (file, index) = match op {
+        Operand::Reg(Reg::Vgpr { index, .. }) => (&mut w.vgpr, index as usize),
+        Operand::Reg(Reg::Agpr { index, .. }) => {
+            if w.agpr.is_empty() {
+                w.agpr = vec![0; crate::wave::VGPRS * MAX_LANES];
+            }
+            (&mut w.agpr, index as usize)
+        }
+        _ => return,
+    };
+    let r = (index + k) % 256;
+    let row = &mut file[r * MAX_LANES..(r + 1) * MAX_LANES];
+    for (lane, v) in values.iter().enumerate() {
+        if mask >> lane & 1 != 0 {
+            row[lane] = *v;
+        }
+    }
+}
