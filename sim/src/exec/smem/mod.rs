@@ -1,0 +1,263 @@
+//! Scalar memory (SMEM): `s_load_*`, `s_buffer_load_*`, GFX8-GFX10 `s_store_*` /
+//! `s_buffer_store_*`, GFX9/GFX10 scalar atomics, `s_memtime`, `s_memrealtime`, GFX10
+//! `s_get_waveid_in_workgroup`, scalar-cache maintenance, probes and GFX12 prefetches.
+//!
+//! Address (ISA manuals, "Scalar Memory Operations"): SBASE (a 64-bit address, or a buffer
+//! resource for `s_buffer_*`) + the immediate offset (GFX8 20-bit unsigned, GFX9-GFX11 21-bit
+//! signed, GFX12 24-bit signed) + the SOFFSET SGPR when the encoding has one. Dword accesses
+//! ignore the two low address bits; the GFX12 byte/short loads use the byte address (shorts
+//! ignore bit 0) and zero- or sign-extend into the SGPR.
+//!
+//! Buffer resource (V#): base = bits [47:0], stride = [61:48], num_records = dword 2. The
+//! scalar unit ignores the other fields. A dword whose bytes do not all lie below the range
+//! (num_records bytes when stride is 0, num_records * stride otherwise) reads 0 and is not
+//! written; out-of-range atomics do nothing and return 0.
+//!
+//! An address outside every allocation is a kernel fault (`MemoryViolation`, lane 0).
+
+pub mod atomic;
+
+use super::operand::{s32, s64, s_dword, write_s64, write_s_dword};
+use super::{ExecCtx, Fidelity, Flow};
+use crate::fault::FaultKind;
+use crate::memory::{Memory, Unmapped};
+use crate::wave::Wave;
+use atomic::AtomicOp;
+use hipscope_isa::decode::{Inst, Operand};
+use hipscope_isa::tables::{OpName, Opcode};
+
+/// Immediate offset and optional SOFFSET register.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Offset {
+    pub imm: i64,
+    pub soffset: Operand,
+}
+
+/// What one load reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Size {
+    Dwords(u8),
+    U8,
+    I8,
+    U16,
+    I16,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    Load { d: Operand, base: Operand, off: Offset, size: Size },
+    BufferLoad { d: Operand, rsrc: Operand, off: Offset, size: Size },
+    Store { data: Operand, base: Operand, off: Offset, dwords: u8 },
+    BufferStore { data: Operand, rsrc: Operand, off: Offset, dwords: u8 },
+    Atomic { op: AtomicOp, wide: bool, ret: bool, data: Operand, base: Operand, off: Offset, buffer: bool },
+    MemTime { d: Operand },
+    MemRealTime { d: Operand },
+    /// GFX10 `s_get_waveid_in_workgroup`: the wave's index in its work-group.
+    WaveId { d: Operand },
+    /// Cache maintenance, probes, prefetches.
+    NoEffect(&'static str),
+}
+
+impl Op {
+    pub fn fidelity(&self) -> Fidelity {
+        match self {
+            Op::NoEffect(why) => Fidelity::NoEffect(why),
+            Op::MemTime { .. } => Fidelity::Approximate("s_memtime counts executed instructions in functional mode"),
+            Op::MemRealTime { .. } => Fidelity::Approximate("s_memrealtime derives from executed instructions in functional mode"),
+            _ => Fidelity::Exact,
+        }
+    }
+}
+
+fn opd(inst: &Inst, name: OpName) -> Operand {
+    inst.operand(name).unwrap_or(Operand::Absent)
+}
+
+fn offset(inst: &Inst) -> Offset {
+    let soffset = match opd(inst, OpName::soffset) {
+        op @ Operand::Reg(_) => op,
+        _ => Operand::Absent,
+    };
+    Offset { imm: opd(inst, OpName::offset).imm(), soffset }
+}
+
+/// Size of a load from its opcode (sub-dword GFX12 forms) or destination width.
+fn load_size(inst: &Inst, d: Operand) -> Size {
+    use Opcode::*;
+    match inst.opcode() {
+        S_LOAD_U8 | S_BUFFER_LOAD_U8 => Size::U8,
+        S_LOAD_I8 | S_BUFFER_LOAD_I8 => Size::I8,
+        S_LOAD_U16 | S_BUFFER_LOAD_U16 => Size::U16,
+        S_LOAD_I16 | S_BUFFER_LOAD_I16 => Size::I16,
+        _ => Size::Dwords(super::operand::dwords(d) as u8),
+    }
+}
+
+pub fn classify(inst: &Inst, _env: &super::Env) -> Option<Op> {
+    use Opcode::*;
+    let name = inst.mnemonic();
+    let (d, base, off) = (opd(inst, OpName::sdst), opd(inst, OpName::sbase), offset(inst));
+    let data = opd(inst, OpName::sdata);
+    Some(match inst.opcode() {
+        S_MEMTIME => Op::MemTime { d },
+        S_MEMREALTIME => Op::MemRealTime { d },
+        S_GET_WAVEID_IN_WORKGROUP => Op::WaveId { d },
+        S_DCACHE_INV | S_DCACHE_WB | S_DCACHE_INV_VOL | S_DCACHE_WB_VOL | S_GL1_INV | S_DCACHE_DISCARD
+        | S_DCACHE_DISCARD_X2 => Op::NoEffect("scalar cache maintenance: no scalar cache in functional mode"),
+        S_ATC_PROBE | S_ATC_PROBE_BUFFER => Op::NoEffect("address-translation probe: no TLB in functional mode"),
+        S_PREFETCH_INST | S_PREFETCH_INST_PC_REL | S_PREFETCH_DATA | S_PREFETCH_DATA_PC_REL | S_BUFFER_PREFETCH_DATA => {
+            Op::NoEffect("prefetch: no caches in functional mode")
+        }
+        _ if name.starts_with("s_buffer_load_") => Op::BufferLoad { d, rsrc: base, off, size: load_size(inst, d) },
+        _ if name.starts_with("s_load_") => Op::Load { d, base, off, size: load_size(inst, d) },
+        _ if name.starts_with("s_buffer_store_") => Op::BufferStore { data, rsrc: base, off, dwords: dwords(data) },
+        _ if name.starts_with("s_store_") => Op::Store { data, base, off, dwords: dwords(data) },
+        _ => {
+            let (op, wide, buffer) = atomic::atomic_of(name)?;
+            Op::Atomic { op, wide, ret: inst.cache_policy().glc(), data, base, off, buffer }
+        }
+    })
+}
+
+fn dwords(op: Operand) -> u8 {
+    super::operand::dwords(op) as u8
+}
+
+/// Immediate offset + SOFFSET (unsigned 32-bit SGPR value).
+fn total_offset(w: &Wave, env: &super::Env, off: &Offset) -> u64 {
+    let soff = match off.soffset {
+        Operand::Absent => 0,
+        op => s32(w, env, op) as u64,
+    };
+    (off.imm as u64).wrapping_add(soff)
+}
+
+fn fault(e: Unmapped) -> FaultKind {
+    FaultKind::MemoryViolation { lane: 0, address: e.address, size: e.size }
+}
+
+/// A buffer resource's base address and byte range.
+struct Buffer {
+    base: u64,
+    limit: u64,
+}
+
+impl Buffer {
+    fn of(w: &Wave, rsrc: Operand) -> Buffer {
+        let (d0, d1, d2) = (s_dword(w, rsrc, 0), s_dword(w, rsrc, 1), s_dword(w, rsrc, 2));
+        let stride = ((d1 >> 16) & 0x3fff) as u64;
+        let records = d2 as u64;
+        Buffer { base: d0 as u64 | ((d1 & 0xffff) as u64) << 32, limit: if stride == 0 { records } else { records * stride } }
+    }
+
+    /// Whether `bytes` bytes at buffer offset `o` lie in range.
+    fn holds(&self, o: u64, bytes: u64) -> bool {
+        o.checked_add(bytes).is_some_and(|end| end <= self.limit)
+    }
+}
+
+pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKind> {
+    let (w, env, mem) = (&mut *cx.wave, cx.env, &mut *cx.mem);
+    match *op {
+        Op::Load { d, base, off, size } => {
+            let a = s64(w, env, base).wrapping_add(total_offset(w, env, &off));
+            load(w, mem, d, size, |o, n| Some(a.wrapping_add(o) & !(n - 1).min(3)))?;
+        }
+        Op::BufferLoad { d, rsrc, off, size } => {
+            let (b, o0) = (Buffer::of(w, rsrc), total_offset(w, env, &off));
+            load(w, mem, d, size, |o, n| {
+                let o = o0.wrapping_add(o) & !(n - 1).min(3);
+                b.holds(o, n).then(|| b.base.wrapping_add(o))
+            })?;
+        }
+        Op::Store { data, base, off, dwords } => {
+            let a = s64(w, env, base).wrapping_add(total_offset(w, env, &off)) & !3;
+            for k in 0..dwords as usize {
+                mem.write_u32(a.wrapping_add(4 * k as u64), s_dword(w, data, k)).map_err(fault)?;
+            }
+        }
+        Op::BufferStore { data, rsrc, off, dwords } => {
+            let (b, o0) = (Buffer::of(w, rsrc), total_offset(w, env, &off) & !3);
+            for k in 0..dwords as usize {
+                let o = o0.wrapping_add(4 * k as u64);
+                if b.holds(o, 4) {
+                    mem.write_u32(b.base.wrapping_add(o), s_dword(w, data, k)).map_err(fault)?;
+                }
+            }
+        }
+        Op::Atomic { op, wide, ret, data, base, off, buffer } => {
+            let o = total_offset(w, env, &off);
+            let address = if buffer {
+                let b = Buffer::of(w, base);
+                let o = o & !3;
+                b.holds(o, if wide { 8 } else { 4 }).then(|| b.base.wrapping_add(o))
+            } else {
+                Some(s64(w, env, base).wrapping_add(o) & !3)
+            };
+            atomic(w, mem, op, wide, ret, data, address)?;
+        }
+        Op::MemTime { d } => write_s64(w, d, env.clock),
+        Op::MemRealTime { d } => write_s64(w, d, env.realtime),
+        Op::WaveId { d } => write_s_dword(w, d, 0, w.id.wave),
+        Op::NoEffect(_) => {}
+    }
+    Ok(Flow::Next)
+}
+
+/// Read a load's data: `at(byte offset, access bytes)` gives the address of each access, or
+/// None when a buffer access is out of range (it reads 0).
+fn load(w: &mut Wave, mem: &Memory, d: Operand, size: Size, at: impl Fn(u64, u64) -> Option<u64>) -> Result<(), FaultKind> {
+    let read = |o: u64, n: u64| -> Result<u32, FaultKind> {
+        let Some(a) = at(o, n) else { return Ok(0) };
+        let mut b = [0u8; 4];
+        mem.read(a, &mut b[..n as usize]).map_err(fault)?;
+        Ok(u32::from_le_bytes(b))
+    };
+    match size {
+        Size::Dwords(n) => {
+            for k in 0..n as usize {
+                let v = read(4 * k as u64, 4)?;
+                write_s_dword(w, d, k, v);
+            }
+        }
+        Size::U8 => write_s_dword(w, d, 0, read(0, 1)?),
+        Size::I8 => write_s_dword(w, d, 0, read(0, 1)? as u8 as i8 as i32 as u32),
+        Size::U16 => write_s_dword(w, d, 0, read(0, 2)?),
+        Size::I16 => write_s_dword(w, d, 0, read(0, 2)? as u16 as i16 as i32 as u32),
+    }
+    Ok(())
+}
+
+/// Apply a scalar atomic at `address` (None: out-of-range buffer access).
+fn atomic(w: &mut Wave, mem: &mut Memory, op: AtomicOp, wide: bool, ret: bool, data: Operand, address: Option<u64>) -> Result<(), FaultKind> {
+    let half = if wide { 2 } else { 1 };
+    let value = |k: usize| -> u64 {
+        let lo = s_dword(w, data, k * half) as u64;
+        if wide {
+            lo | (s_dword(w, data, k * half + 1) as u64) << 32
+        } else {
+            lo
+        }
+    };
+    let (src, cmp) = (value(0), if op == AtomicOp::CmpSwap { value(1) } else { 0 });
+    let old = match address {
+        None => 0,
+        Some(a) if wide => {
+            let old = mem.read_u64(a).map_err(fault)?;
+            mem.write_u64(a, atomic::apply(op, old, src, cmp, 64)).map_err(fault)?;
+            old
+        }
+        Some(a) => {
+            let old = mem.read_u32(a).map_err(fault)? as u64;
+            mem.write_u32(a, atomic::apply(op, old, src, cmp, 32) as u32).map_err(fault)?;
+            old
+        }
+    };
+    if ret {
+        write_s_dword(w, data, 0, old as u32);
+        if wide {
+            write_s_dword(w, data, 1, (old >> 32) as u32);
+        }
+    }
+    Ok(())
+}
