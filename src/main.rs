@@ -19,6 +19,10 @@ enum Command {
     Info(cmd::info::Args),
     /// Disassemble the kernels of a code object in LLVM syntax (as llvm-objdump-19 prints them).
     Disasm(cmd::disasm::Args),
+    /// Run a launch spec (RON) on a simulated GPU and check its expectations.
+    Run(cmd::run::Args),
+    /// List the built-in GPU configs.
+    Gpus(cmd::gpus::Args),
 }
 
 fn main() -> ExitCode {
@@ -26,6 +30,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info(args) => cmd::info::run(&args),
         Command::Disasm(args) => cmd::disasm::run(&args),
+        Command::Run(args) => cmd::run::run(&args),
+        Command::Gpus(args) => cmd::gpus::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -77,7 +77,7 @@ pub fn place_queue(mem: &mut Memory, apertures: &Apertures) -> u64 {
     let mut q = vec![0u8; QUEUE_BYTES];
     q[QUEUE_SHARED_APERTURE_HI..QUEUE_SHARED_APERTURE_HI + 4].copy_from_slice(&((apertures.shared_base >> 32) as u32).to_le_bytes());
     q[QUEUE_PRIVATE_APERTURE_HI..QUEUE_PRIVATE_APERTURE_HI + 4].copy_from_slice(&((apertures.private_base >> 32) as u32).to_le_bytes());
-    mem.alloc_init("queue", q, MemoryKind::Runtime)
+    mem.alloc_init("hipscope:queue", q, MemoryKind::Runtime)
 }
 
 /// Write the kernarg segment and the AQL kernel-dispatch packet (hsa_kernel_dispatch_packet_t,
@@ -91,7 +91,7 @@ pub fn place_runtime_structures(
     queue: u64,
     dispatch_id: u64,
 ) -> RuntimeAddresses {
-    let kernarg_addr = mem.alloc_init("kernarg", kernarg, MemoryKind::Kernarg);
+    let kernarg_addr = mem.alloc_init(&format!("hipscope:kernarg#{dispatch_id}"), kernarg, MemoryKind::Kernarg);
     let mut p = vec![0u8; 64];
     // header: packet type KERNEL_DISPATCH (2); setup: dimensions.
     p[0..2].copy_from_slice(&2u16.to_le_bytes());
@@ -103,7 +103,7 @@ pub fn place_runtime_structures(
     p[24..28].copy_from_slice(&private_segment.to_le_bytes());
     p[28..32].copy_from_slice(&(group_segment + geo.dynamic_lds).to_le_bytes());
     p[40..48].copy_from_slice(&kernarg_addr.to_le_bytes());
-    let packet = mem.alloc_init("aql_packet", p, MemoryKind::Runtime);
+    let packet = mem.alloc_init(&format!("hipscope:aql_packet#{dispatch_id}"), p, MemoryKind::Runtime);
     RuntimeAddresses { packet, queue, kernarg: kernarg_addr, dispatch_id }
 }
 
@@ -143,14 +143,57 @@ pub struct WaveSetup<'a> {
     pub rt: &'a RuntimeAddresses,
     /// The kernarg segment's bytes (for kernarg preloading into SGPRs, GFX90A/GFX940).
     pub kernarg: &'a [u8],
-    /// Base of this wave's private (scratch) memory and bytes per lane.
+    /// Base of the dispatch's private (scratch) backing store and bytes per lane (a multiple
+    /// of 4). Each resident wave owns `scratch_per_lane * lanes` bytes at its slot.
     pub scratch_base: u64,
     pub scratch_per_lane: u32,
 }
 
-/// Create the waves of work-group `g` with their initial registers. Vector register files
-/// come from `pool` when it has some (the kernel's allocated VGPRs are zeroed).
-pub fn create_group_waves(s: &WaveSetup, g: [u32; 3], first_global_index: u32, pool: &mut Vec<Vec<u32>>) -> Vec<Wave> {
+impl WaveSetup<'_> {
+    fn lanes(&self) -> u64 {
+        if self.kernel.wave64 {
+            64
+        } else {
+            32
+        }
+    }
+
+    /// Byte offset of scratch slot `slot` from the backing store's base.
+    fn scratch_offset(&self, slot: u32) -> u64 {
+        slot as u64 * self.scratch_per_lane as u64 * self.lanes()
+    }
+
+    /// The private-segment buffer resource (V#) the CP hands a wave on targets that address
+    /// scratch through buffer instructions: base = the backing store (the kernel adds its
+    /// wave offset), swizzled with 4-byte elements, index stride = wave size, ADD_TID, the
+    /// per-lane size as the stride (extended with bits 17:14 on GFX8/GFX9), and on GFX10 no
+    /// range check (OOB_SELECT 2). (CDNA/RDNA ISA "Buffer resource"; AMDGPUUsage "Private
+    /// Segment Buffer".)
+    fn private_segment_buffer(&self) -> [u32; 4] {
+        let per_lane = self.scratch_per_lane;
+        let base = self.scratch_base;
+        let index_stride = if self.kernel.wave64 { 3 } else { 2 };
+        let mut w3 = index_stride << 21 | 1 << 23;
+        match self.kernel.family {
+            Family::Gfx8 => w3 |= 1 << 19 | (per_lane >> 14) << 15,
+            Family::Gfx9 | Family::Gfx90a | Family::Gfx940 => w3 |= (per_lane >> 14) << 15,
+            Family::Gfx10 => w3 |= 2 << 28,
+            _ => {}
+        }
+        [base as u32, (base >> 32) as u32 & 0xffff | (per_lane & 0x3fff) << 16 | 1 << 31, u32::MAX, w3]
+    }
+}
+
+/// Create the waves of work-group `g` with their initial registers. Their scratch slots start
+/// at `first_slot`. Vector register files come from `pool` when it has some (the kernel's
+/// allocated VGPRs are zeroed).
+pub fn create_group_waves(
+    s: &WaveSetup,
+    g: [u32; 3],
+    first_global_index: u32,
+    first_slot: u32,
+    pool: &mut Vec<Vec<u32>>,
+) -> Vec<Wave> {
     let k = s.kernel;
     let size = s.geo.group_size(g);
     let items = size[0] * size[1] * size[2];
@@ -172,7 +215,7 @@ pub fn create_group_waves(s: &WaveSetup, g: [u32; 3], first_global_index: u32, p
             let first = wi * lanes;
             let n = (items - first).min(lanes);
             w.set_exec(if n == 64 { u64::MAX } else { (1u64 << n) - 1 });
-            init_sgprs(&mut w, s, g);
+            init_sgprs(&mut w, s, g, first_slot + wi);
             init_vgprs(&mut w, k, size, first, n);
             w.mode = initial_mode(k);
             w
@@ -180,7 +223,7 @@ pub fn create_group_waves(s: &WaveSetup, g: [u32; 3], first_global_index: u32, p
         .collect()
 }
 
-fn init_sgprs(w: &mut Wave, s: &WaveSetup, g: [u32; 3]) {
+fn init_sgprs(w: &mut Wave, s: &WaveSetup, g: [u32; 3], scratch_slot: u32) {
     let k = s.kernel;
     let d = &k.descriptor;
     let set64 = |w: &mut Wave, first: u32, v: u64| {
@@ -193,17 +236,14 @@ fn init_sgprs(w: &mut Wave, s: &WaveSetup, g: [u32; 3]) {
             continue;
         }
         match slot_.value {
-            SgprValue::PrivateSegmentBuffer => {
-                // Buffer resource over this wave's scratch: base, stride 0, all records.
-                w.sreg[f] = s.scratch_base as u32;
-                w.sreg[f + 1] = (s.scratch_base >> 32) as u32 & 0xffff;
-                w.sreg[f + 2] = u32::MAX;
-                w.sreg[f + 3] = 0;
-            }
+            SgprValue::PrivateSegmentBuffer => w.sreg[f..f + 4].copy_from_slice(&s.private_segment_buffer()),
             SgprValue::DispatchPtr => set64(w, slot_.first, s.rt.packet),
             SgprValue::QueuePtr => set64(w, slot_.first, s.rt.queue),
             SgprValue::KernargSegmentPtr => set64(w, slot_.first, s.rt.kernarg),
             SgprValue::DispatchId => set64(w, slot_.first, s.rt.dispatch_id),
+            // GFX8: (offset from the hidden scratch base, bytes per lane); GFX9/GFX10: the
+            // backing store's address (the kernel adds its wave offset).
+            SgprValue::FlatScratchInit if k.family == Family::Gfx8 => set64(w, slot_.first, (s.scratch_per_lane as u64) << 32),
             SgprValue::FlatScratchInit => set64(w, slot_.first, s.scratch_base),
             SgprValue::PreloadedKernargs => {
                 // KERNARG_PRELOAD_SPEC: `count` dwords from dword `offset_dwords` of the
@@ -219,7 +259,7 @@ fn init_sgprs(w: &mut Wave, s: &WaveSetup, g: [u32; 3]) {
             SgprValue::WorkgroupIdY => w.sreg[f] = g[1],
             SgprValue::WorkgroupIdZ => w.sreg[f] = g[2],
             SgprValue::WorkgroupInfo => w.sreg[f] = 0,
-            SgprValue::ScratchWavefrontOffset => w.sreg[f] = 0,
+            SgprValue::ScratchWavefrontOffset => w.sreg[f] = s.scratch_offset(scratch_slot) as u32,
         }
     }
     if k.family == Family::Gfx12 {
@@ -230,8 +270,9 @@ fn init_sgprs(w: &mut Wave, s: &WaveSetup, g: [u32; 3]) {
     }
     if matches!(k.family, Family::Gfx940 | Family::Gfx11 | Family::Gfx12) {
         // Architected flat scratch: the hardware points FLAT_SCRATCH at the wave's scratch.
-        w.sreg[slot::FLAT_SCRATCH_LO] = s.scratch_base as u32;
-        w.sreg[slot::FLAT_SCRATCH_HI] = (s.scratch_base >> 32) as u32;
+        let base = s.scratch_base + s.scratch_offset(scratch_slot);
+        w.sreg[slot::FLAT_SCRATCH_LO] = base as u32;
+        w.sreg[slot::FLAT_SCRATCH_HI] = (base >> 32) as u32;
     }
 }
 

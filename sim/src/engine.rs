@@ -50,6 +50,8 @@ pub struct DispatchStats {
 struct Group {
     waves: Vec<Wave>,
     lds: Vec<u8>,
+    /// Residency block: the group's waves use scratch slots `block * waves_per_group ..`.
+    block: u32,
 }
 
 impl Group {
@@ -80,9 +82,25 @@ pub struct Dispatch<'a> {
     pub kernarg: Vec<u8>,
     /// Bytes of LDS per work-group (static + dynamic).
     pub lds_bytes: u32,
-    /// Scratch backing: base address and bytes per lane (0: no scratch).
+    /// Scratch backing: base address and bytes per lane (0: no scratch); it holds
+    /// `resident_groups() * waves_per_group()` wave slots.
     pub scratch_base: u64,
     pub scratch_per_lane: u32,
+    /// Work-groups resident at once.
+    pub max_resident_groups: usize,
+}
+
+impl Dispatch<'_> {
+    /// Work-groups resident at once (the residency limit, or fewer if the grid is small).
+    pub fn resident_groups(&self) -> u64 {
+        (self.max_resident_groups.max(1) as u64).min(self.geo.group_count().max(1))
+    }
+
+    /// Waves of a full work-group.
+    pub fn waves_per_group(&self) -> u32 {
+        let lanes = if self.kernel.wave64 { 64 } else { 32 };
+        (self.geo.block.iter().product::<u32>()).div_ceil(lanes)
+    }
 }
 
 /// Run a dispatch to completion.
@@ -102,17 +120,21 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions) 
         scratch_per_lane: d.scratch_per_lane,
     };
     let mut ready: Vec<(usize, usize)> = Vec::new();
+    // Residency blocks not in use (scratch slots), lowest first.
+    let mut free_blocks: Vec<u32> = (0..d.resident_groups() as u32).rev().collect();
+    let waves_per_group = d.waves_per_group();
     // Register files of retired waves, reused for new ones (zeroing 64 KiB per wave would
     // dominate short kernels).
     let mut pool: Vec<Vec<u32>> = Vec::new();
     loop {
-        while resident.len() < opts.max_resident_groups.max(1) && next_group < total_groups {
+        while next_group < total_groups {
+            let Some(block) = free_blocks.pop() else { break };
             let g = d.geo.group_at(next_group);
-            let waves = create_group_waves(&setup, g, next_wave_index, &mut pool);
+            let waves = create_group_waves(&setup, g, next_wave_index, block * waves_per_group, &mut pool);
             next_wave_index += waves.len() as u32;
             stats.waves += waves.len() as u64;
             stats.groups += 1;
-            resident.push(Group { waves, lds: vec![0; d.lds_bytes as usize] });
+            resident.push(Group { waves, lds: vec![0; d.lds_bytes as usize], block });
             next_group += 1;
         }
         if resident.is_empty() {
@@ -123,7 +145,11 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions) 
             ready.extend(g.waves.iter().enumerate().filter(|(_, w)| w.status == WaveStatus::Ready).map(|(wi, _)| (gi, wi)));
         }
         if ready.is_empty() {
-            let released = resident.iter_mut().fold(false, |acc, g| g.try_release_barrier() || acc);
+            // Every group gets its chance to release (no short-circuit).
+            let mut released = false;
+            for g in resident.iter_mut() {
+                released |= g.try_release_barrier();
+            }
             if !released {
                 let w = &resident[0].waves[0];
                 return Err(fault(d, w, FaultKind::Deadlock("no wave is ready and no barrier can complete".into())));
@@ -137,6 +163,8 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions) 
         run_wave(d, &mut waves[wi], lds, env, mem, quantum, opts, &mut stats)?;
         if group.done() {
             let g = resident.swap_remove(gi);
+            free_blocks.push(g.block);
+            free_blocks.sort_unstable_by(|a, b| b.cmp(a));
             pool.extend(g.waves.into_iter().map(|w| w.vgpr));
         } else {
             group.try_release_barrier();

@@ -88,7 +88,7 @@ impl LoadedKernel {
             family: co.target.processor.family(),
             wave64,
             entry: k.entry_address,
-            descriptor: k.descriptor.clone(),
+            descriptor: k.descriptor,
             initial_sgprs: k.initial_sgprs.clone(),
             kernarg: k.kernarg().cloned(),
             vgprs: k.registers.vgprs.min(crate::wave::VGPRS as u32),

@@ -7,7 +7,7 @@ use crate::exec::{Apertures, Env};
 use crate::fault::KernelFault;
 use crate::kernel::{KernelError, LoadedKernel};
 use crate::memory::{Memory, MemoryKind};
-use hipscope_isa::codeobj::{CodeObject, ValueKind};
+use hipscope_isa::codeobj::CodeObject;
 use hipscope_isa::decode::Ctx;
 use hipscope_isa::Processor;
 
@@ -80,30 +80,35 @@ impl Device {
             queue,
             self.dispatches,
         );
-        let lanes = if kernel.wave64 { 64 } else { 32 };
-        let waves = geo.group_count() * (geo.block.iter().map(|&b| b as u64).product::<u64>()).div_ceil(lanes);
-        let per_lane = d.private_segment_fixed_size as u64;
-        let scratch_base = if per_lane > 0 {
-            let bytes = (per_lane * lanes * waves.min(1 << 20)) as usize;
-            self.mem.alloc(&format!("scratch#{}", self.dispatches), bytes, MemoryKind::Scratch)
-        } else {
-            0
-        };
-        let dispatch = Dispatch {
+        // Private memory: bytes per lane rounded to dwords (the swizzle unit).
+        let per_lane = d.private_segment_fixed_size.next_multiple_of(4);
+        let mut dispatch = Dispatch {
             kernel,
             geo,
             rt,
             kernarg,
             lds_bytes: d.group_segment_fixed_size + geo.dynamic_lds,
-            scratch_base,
-            scratch_per_lane: per_lane as u32,
+            scratch_base: 0,
+            scratch_per_lane: per_lane,
+            max_resident_groups: opts.max_resident_groups,
         };
+        if per_lane > 0 {
+            let lanes = if kernel.wave64 { 64 } else { 32 };
+            let slots = dispatch.resident_groups() * dispatch.waves_per_group() as u64;
+            let bytes = (slots * lanes * per_lane as u64) as usize;
+            dispatch.scratch_base = self.mem.alloc(&format!("hipscope:scratch#{}", self.dispatches), bytes, MemoryKind::Scratch);
+        }
+        let scratch_base = dispatch.scratch_base;
         let mut env = self.env(kernel.wave64);
         env.scratch_base = scratch_base;
-        env.scratch_per_lane = per_lane;
+        env.scratch_per_lane = per_lane as u64;
         self.dispatches += 1;
         let stats = run(&dispatch, &mut env, &mut self.mem, opts);
         self.clock = env.clock;
+        // The per-dispatch runtime memory lives as long as the dispatch.
+        for base in [rt.kernarg, rt.packet, scratch_base] {
+            self.mem.free(base);
+        }
         Ok(stats?)
     }
 
@@ -121,7 +126,7 @@ impl Device {
             }
             return Ok(bytes);
         };
-        let user: Vec<_> = layout.args.iter().filter(|a| !matches!(a.value_kind, ValueKind::Hidden(_))).collect();
+        let user: Vec<_> = layout.args.iter().filter(|a| !a.value_kind.is_hidden()).collect();
         if user.len() != args.len() {
             return Err(LaunchError::ArgCount { kernel: kernel.name.clone(), expected: user.len(), given: args.len() });
         }

@@ -6,7 +6,9 @@
 //! * [`kernel`]: a kernel's decoded and classified code;
 //! * [`dispatch`]: launch geometry, runtime structures, initial wave state;
 //! * [`engine`]: the functional scheduler;
-//! * [`launch`]: [`launch::Device`], the entry point for clients.
+//! * [`launch`]: [`launch::Device`], the entry point for clients;
+//! * [`gpus`]: GPU configurations (built-in and from files);
+//! * [`spec`]: launch specs (RON) and the CPU references that check them.
 //!
 //! It consumes decoded programs from `hipscope-isa` and never decodes in its inner loop.
 
@@ -14,9 +16,11 @@ pub mod dispatch;
 pub mod engine;
 pub mod exec;
 pub mod fault;
+pub mod gpus;
 pub mod kernel;
 pub mod launch;
 pub mod memory;
+pub mod spec;
 #[doc(hidden)]
 pub mod testing;
 pub mod wave;

@@ -92,12 +92,23 @@ impl Memory {
         base
     }
 
+    /// Release an allocation: its bytes are dropped and its addresses fault from now on
+    /// (addresses are not reused). Unknown bases are ignored.
+    pub fn free(&mut self, base: u64) {
+        if let Some(i) = self.by_base.remove(&base) {
+            let a = &mut self.allocs[i];
+            a.data = Vec::new();
+            a.name.clear();
+        }
+    }
+
     pub fn allocations(&self) -> &[Allocation] {
         &self.allocs
     }
 
+    /// The live allocation named `name`.
     pub fn find(&self, name: &str) -> Option<&Allocation> {
-        self.allocs.iter().find(|a| a.name == name)
+        self.allocs.iter().find(|a| a.name == name && self.by_base.contains_key(&a.base))
     }
 
     fn locate(&self, address: u64, size: u32) -> Result<(usize, usize), Unmapped> {
@@ -172,5 +183,9 @@ mod tests {
         assert!(m.read_u32(a - 4).is_err());
         assert!(m.read_u32(b + 16).is_err());
         assert_eq!(m.allocation_at(b + 3).map(|x| x.name.as_str()), Some("b"));
+        m.free(b);
+        assert!(m.read_u32(b).is_err());
+        assert!(m.find("b").is_none());
+        assert_eq!(m.read_u32(a + 12), Ok(7));
     }
 }

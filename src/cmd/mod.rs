@@ -1,7 +1,11 @@
-//! One module per subcommand, plus the error type that maps failures to exit codes.
+//! One module per subcommand, plus the error type that maps failures to exit codes:
+//! 0 ok, 1 a check or expectation failed (reported by the command itself), 2 bad input,
+//! 3 kernel fault.
 
 pub mod disasm;
+pub mod gpus;
 pub mod info;
+pub mod run;
 
 use std::fmt;
 use std::process::ExitCode;
@@ -11,12 +15,15 @@ use std::process::ExitCode;
 pub enum CliError {
     /// Bad input (unreadable or malformed file, unknown target, ...): exit 2.
     BadInput(String),
+    /// A kernel faulted the way a GPU would (bad address, unsupported instruction, ...): exit 3.
+    Fault(String),
 }
 
 impl CliError {
     pub fn exit_code(&self) -> ExitCode {
         match self {
             CliError::BadInput(_) => ExitCode::from(2),
+            CliError::Fault(_) => ExitCode::from(3),
         }
     }
 }
@@ -24,7 +31,7 @@ impl CliError {
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CliError::BadInput(msg) => f.write_str(msg),
+            CliError::BadInput(msg) | CliError::Fault(msg) => f.write_str(msg),
         }
     }
 }

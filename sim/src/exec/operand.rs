@@ -77,7 +77,8 @@ pub fn write_s64(w: &mut Wave, op: Operand, v: u64) {
     if let Operand::Reg(r) = op {
         if let Some(i) = sreg_index(r) {
             w.sreg[i] = v as u32;
-            if i + 1 < w.sreg.len() && !(i + 1 == slot::EXEC_HI && !w.wave64) {
+            // In wave32 EXEC_HI is not written by 64-bit writes to EXEC.
+            if i + 1 < w.sreg.len() && (i + 1 != slot::EXEC_HI || w.wave64) {
                 w.sreg[i + 1] = (v >> 32) as u32;
             }
         }

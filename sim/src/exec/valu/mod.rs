@@ -1,0 +1,227 @@
+//! Vector ALU: VOP1, VOP2, VOPC, VOP3 (a/b), VOP3P and VOPD encodings with their SDWA, DPP16
+//! and DPP8 forms, on GFX8 through GFX12, in wave32 and wave64.
+//!
+//! Each instruction is classified once (when its kernel is loaded) into an [`Op`]: the
+//! per-lane kernel of its opcode ([`table`]), its operands resolved to registers or constants
+//! with their modifiers ([`build`]), and the destination/lane-mask wiring. Executing gathers
+//! every lane's sources into a reusable working set ([`lanes`]), runs the kernel over all
+//! lanes, post-processes float results and writes back the lanes EXEC (and DPP masks) enable.
+//! Nothing on that path allocates or looks at strings.
+//!
+//! Modules: [`fp`] float helpers and MODE, [`ty`] operand types, [`src`] source gather,
+//! [`dpp`] lane selection, [`dst`] results and write-back, [`int`]/[`float`]/[`cvt`]/[`cmp`]/
+//! [`packed`] kernels, [`trig`] V_TRIG_PREOP, [`cross`] lane-crossing operations, [`vopd`] dual
+//! issue.
+//!
+//! Not modelled: MODE round modes other than nearest-even, FP exceptions/TRAPSTS, VGPR
+//! indexing mode (S_SET_GPR_IDX_ON), MFMA/WMMA/SMFMAC, the FP8/BF8 conversions, interpolation,
+//! (M)QSAD, V_EXP/LOG_LEGACY, V_MULLIT, V_SWAPREL/V_MOVRELSD_2, LDS_DIRECT sources.
+//! Opcodes without semantics classify to `None` (executing them is a kernel fault).
+
+pub mod build;
+pub mod cmp;
+pub mod cross;
+pub mod cvt;
+pub mod desc;
+pub mod dpp;
+pub mod dst;
+pub mod float;
+pub mod fp;
+pub mod int;
+pub mod lanes;
+pub mod packed;
+pub mod src;
+pub mod table;
+pub mod trig;
+pub mod ty;
+pub mod vopd;
+
+use super::operand::{s32, s64};
+use super::{Env, ExecCtx, Fidelity, Flow};
+use crate::fault::FaultKind;
+use cross::Cross;
+use dpp::Dpp;
+use dst::{finish, write, write_mask, Cout, Dst, MaskDst};
+use fp::Ctl;
+use hipscope_isa::decode::{Inst, Operand, Reg};
+use hipscope_isa::tables::{OpName, Opcode};
+use lanes::{with_scratch, Kernel, Lanes};
+use src::{gather, Ftz, Src};
+use ty::Ty;
+
+/// Lane-mask input of an operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cin {
+    None,
+    Vcc,
+    /// VOP3 `src2` (an SGPR pair/VCC, or a constant).
+    Reg(Operand),
+}
+
+/// A fully resolved per-lane operation.
+#[derive(Debug, Clone)]
+pub struct Alu {
+    pub k: Kernel,
+    pub src: [Src; 3],
+    pub dst: Dst,
+    pub dty: Ty,
+    pub cin: Cin,
+    pub cout: Cout,
+    pub dpp: Option<Dpp>,
+    pub omod: u8,
+    pub clamp: bool,
+    pub ftz_out: Ftz,
+    pub aux: u32,
+}
+
+#[derive(Debug, Clone)]
+pub enum Kind {
+    Alu(Box<Alu>),
+    /// VOPD: two operations issued together; both read their sources before either writes.
+    Dual(Box<[Alu; 2]>),
+    Cross(Cross),
+    /// V_NOP, V_PIPEFLUSH, V_CLREXCP.
+    Nop,
+}
+
+/// A classified VALU instruction.
+#[derive(Debug, Clone)]
+pub struct Op {
+    pub opcode: Opcode,
+    pub kind: Kind,
+    fid: Fidelity,
+}
+
+impl PartialEq for Op {
+    fn eq(&self, other: &Op) -> bool {
+        self.opcode == other.opcode && self.fid == other.fid
+    }
+}
+
+impl Op {
+    pub fn fidelity(&self) -> Fidelity {
+        self.fid
+    }
+}
+
+/// Classify a VALU instruction; `None` for opcodes and controls without semantics.
+pub fn classify(inst: &Inst, env: &Env) -> Option<Op> {
+    let opcode = inst.opcode();
+    let exact = |kind| Some(Op { opcode, kind, fid: Fidelity::Exact });
+    if let Some(c) = cross(inst) {
+        return exact(Kind::Cross(c));
+    }
+    match opcode {
+        Opcode::V_NOP | Opcode::V_PIPEFLUSH => return exact(Kind::Nop),
+        Opcode::V_CLREXCP => {
+            return Some(Op { opcode, kind: Kind::Nop, fid: Fidelity::NoEffect("VALU exception state is not modelled") })
+        }
+        _ => {}
+    }
+    if vopd::is_vopd(inst) {
+        let (pair, fid) = vopd::classify(inst, env.family)?;
+        return Some(Op { opcode, kind: Kind::Dual(Box::new(pair)), fid });
+    }
+    let d = table::describe(opcode, env.family).or_else(|| table::compare(opcode))?;
+    let alu = build::alu(inst, env.family, &d)?;
+    Some(Op { opcode, kind: Kind::Alu(Box::new(alu)), fid: d.fid })
+}
+
+fn vgpr(op: Option<Operand>) -> Option<u8> {
+    match op? {
+        Operand::Reg(Reg::Vgpr { index, .. }) => Some(index),
+        _ => None,
+    }
+}
+
+fn operand(inst: &Inst, name: OpName) -> Option<Operand> {
+    inst.operand(name)
+}
+
+/// The lane-crossing and register-moving opcodes.
+fn cross(inst: &Inst) -> Option<Cross> {
+    use Opcode::*;
+    let op = |n| operand(inst, n);
+    Some(match inst.opcode() {
+        V_READLANE_B32 => Cross::ReadLane { src: vgpr(op(OpName::src0))?, lane: op(OpName::src1)?, sdst: op(OpName::vdst)? },
+        V_READFIRSTLANE_B32 => Cross::ReadFirstLane { src: vgpr(op(OpName::src0))?, sdst: op(OpName::vdst)? },
+        V_WRITELANE_B32 => Cross::WriteLane { value: op(OpName::src0)?, lane: op(OpName::src1)?, dst: vgpr(op(OpName::vdst))? },
+        V_PERMLANE16_B32 | V_PERMLANEX16_B32 => Cross::Permlane16 {
+            src: vgpr(op(OpName::src0))?,
+            sel_lo: op(OpName::src1)?,
+            sel_hi: op(OpName::src2)?,
+            dst: vgpr(op(OpName::vdst))?,
+            // OPSEL[0] = FI, OPSEL[1] = BOUND_CTRL.
+            fi: inst.src_mods(0).op_sel,
+            bc: inst.src_mods(1).op_sel,
+            x: inst.opcode() == V_PERMLANEX16_B32,
+        },
+        V_PERMLANE64_B32 => Cross::Permlane64 { src: vgpr(op(OpName::src0))?, dst: vgpr(op(OpName::vdst))? },
+        V_SWAP_B32 => Cross::Swap { a: vgpr(op(OpName::vdst))?, b: vgpr(op(OpName::src0))? },
+        V_MOVRELS_B32 => Cross::MovRel { src: op(OpName::src0)?, dst: vgpr(op(OpName::vdst))?, src_rel: true, dst_rel: false },
+        V_MOVRELD_B32 => Cross::MovRel { src: op(OpName::src0)?, dst: vgpr(op(OpName::vdst))?, src_rel: false, dst_rel: true },
+        V_MOVRELSD_B32 => Cross::MovRel { src: op(OpName::src0)?, dst: vgpr(op(OpName::vdst))?, src_rel: true, dst_rel: true },
+        _ => return None,
+    })
+}
+
+pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKind> {
+    match &op.kind {
+        Kind::Alu(a) => with_scratch(|x| {
+            let m = prepare(a, cx, &mut x[0]);
+            (a.k)(&mut x[0]);
+            commit(a, cx, &mut x[0], m);
+        }),
+        Kind::Dual(pair) => with_scratch(|x| {
+            let [x0, x1] = x;
+            let m0 = prepare(&pair[0], cx, x0);
+            let m1 = prepare(&pair[1], cx, x1);
+            (pair[0].k)(x0);
+            (pair[1].k)(x1);
+            commit(&pair[0], cx, x0, m0);
+            commit(&pair[1], cx, x1, m1);
+        }),
+        Kind::Cross(c) => cross::execute(c, cx),
+        Kind::Nop => {}
+    }
+    Ok(Flow::Next)
+}
+
+/// Gather sources and the mask input; returns the lanes that may write.
+fn prepare(a: &Alu, cx: &ExecCtx, x: &mut Lanes) -> u64 {
+    let w = &*cx.wave;
+    let n = w.lanes();
+    let exec = w.exec();
+    x.n = n;
+    x.ctl = Ctl::from_mode(w.mode, a.clamp);
+    x.aux = a.aux;
+    x.cout = 0;
+    let map = a.dpp.as_ref().map(|d| d.map(exec, n));
+    for (i, s) in a.src.iter().enumerate() {
+        if !s.is_none() {
+            gather(w, cx.env, s, map.as_ref(), x, i);
+        }
+    }
+    x.cin = match a.cin {
+        Cin::None => 0,
+        Cin::Vcc => w.vcc(),
+        Cin::Reg(op) if w.wave64 => s64(w, cx.env, op),
+        Cin::Reg(op) => s32(w, cx.env, op) as u64,
+    } & w.lane_mask();
+    exec & map.map_or(!0, |m| m.write)
+}
+
+/// Post-process and write results and lane masks.
+fn commit(a: &Alu, cx: &mut ExecCtx, x: &mut Lanes, mask: u64) {
+    let n = x.n;
+    finish(&mut x.d[..n], a.dty, a.omod, a.clamp, a.ftz_out, &x.ctl);
+    let w = &mut *cx.wave;
+    write(w, &a.dst, &x.d, mask);
+    if a.cout.to != MaskDst::None || a.cout.exec {
+        let bits = x.cout & mask;
+        write_mask(w, a.cout.to, bits);
+        if a.cout.exec {
+            w.set_exec(bits);
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! GPU configurations: the built-in GPUs of `configs/*.ron` (embedded in the binary) and user
+//! files in the same format.
+//!
+//! A config names the processor (which code objects run on it), its default wave size and mode
+//! (CU/WGP) and the HIP device properties a program can query (`hipGetDeviceProperties`). The
+//! timing model adds its own fields later: every field added after the first release gets
+//! `#[serde(default)]`, so older config files keep loading.
+
+use hipscope_isa::Processor;
+use serde::Deserialize;
+use std::path::Path;
+
+/// CU or WGP mode (RDNA work-groups run on one CU or on a two-CU work-group processor).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, serde::Serialize)]
+pub enum Mode {
+    CU,
+    WGP,
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Mode::CU => "CU",
+            Mode::WGP => "WGP",
+        })
+    }
+}
+
+/// HIP device properties (names as in `hipDeviceProp_t`, snake_case).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HipProperties {
+    /// `warpSize`.
+    pub warp_size: u32,
+    /// `multiProcessorCount`: CUs, or WGPs in WGP mode (ROCm CLR halves the CU count).
+    pub multi_processor_count: u32,
+    /// `hostNativeAtomicSupported`: the link to the host carries atomics (PCIe AtomicOps).
+    pub host_native_atomic_supported: bool,
+    /// `pageableMemoryAccess`: the GPU can access pageable host memory coherently.
+    pub pageable_memory_access: bool,
+    /// `concurrentManagedAccess`: managed memory may be used by host and device at once.
+    pub concurrent_managed_access: bool,
+}
+
+/// One GPU configuration, as stored in `configs/<name>.ron`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename = "Gpu", deny_unknown_fields)]
+pub struct GpuConfig {
+    pub name: String,
+    pub marketing_name: String,
+    /// LLVM processor name in the file (`"gfx942"`).
+    #[serde(with = "processor_name")]
+    pub processor: Processor,
+    /// Default wave size (32 or 64) of code compiled for this GPU.
+    pub wave_size: u32,
+    /// Default mode.
+    pub mode: Mode,
+    /// Physical compute units.
+    pub compute_units: u32,
+    pub hip: HipProperties,
+}
+
+/// Processors are written by their LLVM name.
+mod processor_name {
+    use hipscope_isa::Processor;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(p: &Processor, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(p.name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Processor, D::Error> {
+        let name = String::deserialize(d)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// The built-in configs, in the order `hipscope gpus` lists them.
+const BUILTIN: &[(&str, &str)] = &[
+    ("r9nano", include_str!("../../configs/r9nano.ron")),
+    ("mi100", include_str!("../../configs/mi100.ron")),
+    ("mi210", include_str!("../../configs/mi210.ron")),
+    ("mi250x", include_str!("../../configs/mi250x.ron")),
+    ("mi300a", include_str!("../../configs/mi300a.ron")),
+    ("mi300x", include_str!("../../configs/mi300x.ron")),
+    ("rx6900xt", include_str!("../../configs/rx6900xt.ron")),
+    ("rx7900xtx", include_str!("../../configs/rx7900xtx.ron")),
+    ("rx9070xt", include_str!("../../configs/rx9070xt.ron")),
+];
+
+/// Why a config could not be loaded. `Display` is one line naming the source.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GpuError {
+    #[error("unknown GPU '{0}' (built-in: {list}; or give a config file path)", list = builtin_names().join(", "))]
+    Unknown(String),
+    #[error("{0}: cannot read: {1}")]
+    Read(String, String),
+    #[error("{0}:{1}:{2}: {3}")]
+    Parse(String, usize, usize, String),
+    #[error("{0}: {1}")]
+    Invalid(String, String),
+}
+
+impl GpuConfig {
+    /// Parse and check a config. `origin` names it in errors.
+    pub fn from_ron(text: &str, origin: &str) -> Result<GpuConfig, GpuError> {
+        let cfg: GpuConfig = ron::from_str(text)
+            .map_err(|e| GpuError::Parse(origin.to_string(), e.span.start.line, e.span.start.col, e.code.to_string()))?;
+        cfg.check().map_err(|m| GpuError::Invalid(origin.to_string(), m))?;
+        Ok(cfg)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        let p = self.processor;
+        if self.wave_size != 64 && !(self.wave_size == 32 && p.supports_wave32()) {
+            return Err(format!("wave_size: {} is not a wave size of {p} (64{})", self.wave_size, if p.supports_wave32() { " or 32" } else { "" }));
+        }
+        if self.mode == Mode::WGP && !p.family().is_rdna() {
+            return Err(format!("mode: {p} has no WGP mode"));
+        }
+        if self.compute_units == 0 {
+            return Err("compute_units: must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+/// Names of the built-in GPUs.
+pub fn builtin_names() -> Vec<&'static str> {
+    BUILTIN.iter().map(|(n, _)| *n).collect()
+}
+
+/// Every built-in config (they are checked by the tests, so a broken one is a build bug).
+pub fn builtins() -> Vec<GpuConfig> {
+    BUILTIN.iter().filter_map(|(n, text)| GpuConfig::from_ron(text, &format!("configs/{n}.ron")).ok()).collect()
+}
+
+/// A built-in config by name.
+pub fn builtin(name: &str) -> Result<GpuConfig, GpuError> {
+    let (n, text) = BUILTIN.iter().find(|(n, _)| *n == name).ok_or_else(|| GpuError::Unknown(name.to_string()))?;
+    GpuConfig::from_ron(text, &format!("configs/{n}.ron"))
+}
+
+/// `--gpu NAME|FILE`: a built-in name, else a path to a config file.
+pub fn resolve(arg: &str) -> Result<GpuConfig, GpuError> {
+    if BUILTIN.iter().any(|(n, _)| *n == arg) {
+        return builtin(arg);
+    }
+    let path = Path::new(arg);
+    if arg.ends_with(".ron") || path.exists() {
+        let text = std::fs::read_to_string(path).map_err(|e| GpuError::Read(arg.to_string(), e.to_string()))?;
+        return GpuConfig::from_ron(&text, arg);
+    }
+    Err(GpuError::Unknown(arg.to_string()))
+}
+
+/// The built-in GPUs whose processor is `p`.
+pub fn builtins_for(p: Processor) -> Vec<GpuConfig> {
+    builtins().into_iter().filter(|g| g.processor == p).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_loads_and_is_consistent() {
+        for (name, text) in BUILTIN {
+            let cfg = GpuConfig::from_ron(text, name).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(cfg.name, *name);
+            assert_eq!(cfg.hip.warp_size, cfg.wave_size, "{name}: HIP warpSize is the default wave size");
+            let per_mp = if cfg.mode == Mode::WGP { 2 } else { 1 };
+            assert_eq!(cfg.hip.multi_processor_count * per_mp, cfg.compute_units, "{name}");
+        }
+        assert_eq!(builtins().len(), BUILTIN.len());
+    }
+
+    #[test]
+    fn resolve_names_files_and_errors() {
+        assert_eq!(resolve("mi300x").map(|g| g.processor), Ok(Processor::Gfx942));
+        assert!(matches!(resolve("nosuchgpu"), Err(GpuError::Unknown(_))));
+        let dir = std::env::temp_dir().join(format!("hipscope-gpus-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bad = dir.join("bad.ron");
+        std::fs::write(&bad, BUILTIN[0].1.replace("wave_size: 64", "wave_size: 32")).unwrap();
+        let e = resolve(bad.to_str().unwrap()).unwrap_err().to_string();
+        assert!(e.contains("wave_size: 32 is not a wave size of gfx803"), "{e}");
+        std::fs::write(&bad, "Gpu(name: 1)").unwrap();
+        let e = resolve(bad.to_str().unwrap()).unwrap_err().to_string();
+        assert!(e.contains("bad.ron:1:"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

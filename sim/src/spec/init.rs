@@ -1,0 +1,178 @@
+//! Buffer contents before the first dispatch.
+
+use super::error::{At, SpecError};
+use super::model::{Buffer, Init, Ty};
+use super::values::{encode, encode_float, encode_int};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use std::path::Path;
+
+/// Largest buffer a spec may ask for (the simulator holds every byte in host memory).
+pub const MAX_BUFFER_BYTES: u64 = 1 << 32;
+
+/// The bytes of buffer `name`. `dir` is the spec file's directory (for `File`).
+pub fn initial_bytes(at: At, name: &str, b: &Buffer, dir: &Path) -> Result<Vec<u8>, SpecError> {
+    let path = format!("buffers.{name}");
+    let mut bytes = match &b.init {
+        Init::File(f) => read_file(at, &path, dir, f, b.bytes)?,
+        Init::Values(ty, vals) => {
+            let mut out = Vec::with_capacity(vals.len() * ty.size());
+            for (i, v) in vals.iter().enumerate() {
+                encode(*ty, *v, &mut out).map_err(|m| at.err(format!("{path}.init[{i}]"), m))?;
+            }
+            if let Some(n) = b.bytes {
+                if n < out.len() as u64 {
+                    return Err(at.err(format!("{path}.bytes"), format!("{n} bytes cannot hold the {} values given", vals.len())));
+                }
+                out.resize(n as usize, 0);
+            }
+            out
+        }
+        init => {
+            let n = b.bytes.ok_or_else(|| at.err(format!("{path}.bytes"), "missing (only File and Values inits imply a size)"))?;
+            if n > MAX_BUFFER_BYTES {
+                return Err(at.err(format!("{path}.bytes"), format!("{n} bytes is more than the {MAX_BUFFER_BYTES}-byte limit")));
+            }
+            generate(init, n as usize).map_err(|m| at.err(format!("{path}.init"), m))?
+        }
+    };
+    for (i, p) in b.patch.iter().enumerate() {
+        let v = p.value.scalar_bytes().ok_or_else(|| at.err(format!("{path}.patch[{i}].value"), format!("{} is not a plain value", p.value.kind())))?;
+        let end = p.at.checked_add(v.len() as u64).filter(|&e| e <= bytes.len() as u64);
+        let Some(end) = end else {
+            return Err(at.err(format!("{path}.patch[{i}].at"), format!("{} bytes at {} do not fit in {} bytes", v.len(), p.at, bytes.len())));
+        };
+        bytes[p.at as usize..end as usize].copy_from_slice(&v);
+    }
+    Ok(bytes)
+}
+
+fn read_file(at: At, path: &str, dir: &Path, file: &str, size: Option<u64>) -> Result<Vec<u8>, SpecError> {
+    let full = dir.join(file);
+    let data = std::fs::read(&full).map_err(|e| at.err(format!("{path}.init"), format!("cannot read {}: {e}", full.display())))?;
+    match size {
+        Some(n) if n != data.len() as u64 => Err(at.err(format!("{path}.bytes"), format!("{n} bytes, but {} holds {} bytes", full.display(), data.len()))),
+        _ => Ok(data),
+    }
+}
+
+/// Generated contents (everything but `File` and `Values`).
+fn generate(init: &Init, bytes: usize) -> Result<Vec<u8>, String> {
+    let ty = match init {
+        Init::Zero => return Ok(vec![0; bytes]),
+        Init::RandomCycle(_) => Ty::U32,
+        Init::Iota(t) | Init::Linear(t, ..) | Init::Const(t, _) | Init::Random(t, _) | Init::RandomInt(t, ..) => *t,
+        Init::Values(..) | Init::File(_) => return Err("internal: not a generated init".into()),
+    };
+    if bytes % ty.size() != 0 {
+        return Err(format!("{bytes} bytes is not a whole number of {} elements", ty.name()));
+    }
+    let n = bytes / ty.size();
+    let mut out = Vec::with_capacity(bytes);
+    match init {
+        Init::Iota(t) => (0..n).for_each(|i| encode_int(*t, i as i128, &mut out)),
+        Init::Linear(t, start, step) => linear(*t, start.as_f64(), step.as_f64(), n, &mut out)?,
+        Init::Const(t, v) => {
+            let mut one = Vec::new();
+            encode(*t, *v, &mut one)?;
+            (0..n).for_each(|_| out.extend_from_slice(&one));
+        }
+        Init::Random(t, seed) => random(*t, *seed, n, &mut out),
+        Init::RandomInt(t, lo, hi, seed) => random_int(*t, *lo, *hi, *seed, n, &mut out)?,
+        Init::RandomCycle(seed) => random_cycle(*seed, n, &mut out)?,
+        _ => {}
+    }
+    Ok(out)
+}
+
+fn linear(t: Ty, start: f64, step: f64, n: usize, out: &mut Vec<u8>) -> Result<(), String> {
+    if let Some((lo, hi)) = t.int_range() {
+        let last = start + step * n.saturating_sub(1) as f64;
+        let ok = |x: f64| x.fract() == 0.0 && x >= lo as f64 && x <= hi as f64;
+        if n > 0 && !(ok(start) && ok(last) && step.fract() == 0.0) {
+            return Err(format!("Linear({start}, {step}) leaves the {} range or is not integral", t.name()));
+        }
+        // Integer arithmetic, so large u64 values stay exact.
+        (0..n).for_each(|i| encode_int(t, start as i128 + step as i128 * i as i128, out));
+    } else {
+        (0..n).for_each(|i| encode_float(t, start + step * i as f64, out));
+    }
+    Ok(())
+}
+
+/// Integers: uniform bits; floats: uniform in [-1, 1) on a grid of 2^-23 (f32) / 2^-52 (f64).
+fn random(t: Ty, seed: u64, n: usize, out: &mut Vec<u8>) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    for _ in 0..n {
+        let bits: u64 = rng.random();
+        match t {
+            Ty::F32 => out.extend_from_slice(&(((bits >> 40) as f32) * (1.0 / (1u64 << 23) as f32) - 1.0).to_le_bytes()),
+            Ty::F64 => out.extend_from_slice(&(((bits >> 11) as f64) * (1.0 / (1u64 << 52) as f64) - 1.0).to_le_bytes()),
+            _ => out.extend_from_slice(&bits.to_le_bytes()[..t.size()]),
+        }
+    }
+}
+
+fn random_int(t: Ty, lo: i64, hi: i64, seed: u64, n: usize, out: &mut Vec<u8>) -> Result<(), String> {
+    if lo > hi {
+        return Err(format!("RandomInt range {lo}..={hi} is empty"));
+    }
+    if let Some((tlo, thi)) = t.int_range() {
+        if (lo as i128) < tlo || (hi as i128) > thi {
+            return Err(format!("RandomInt range {lo}..={hi} leaves the {} range", t.name()));
+        }
+    }
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..n).for_each(|_| encode_int(t, rng.random_range(lo..=hi) as i128, out));
+    Ok(())
+}
+
+/// Sattolo's algorithm: a uniformly random permutation that is a single cycle.
+fn random_cycle(seed: u64, n: usize, out: &mut Vec<u8>) -> Result<(), String> {
+    if n > u32::MAX as usize {
+        return Err("RandomCycle holds u32 indices: at most 2^32 - 1 elements".into());
+    }
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut next: Vec<u32> = (0..n as u32).collect();
+    for i in (1..n).rev() {
+        let j = rng.random_range(0..i);
+        next.swap(i, j);
+    }
+    next.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::model::Num;
+
+    fn u32s(b: &[u8]) -> Vec<u32> {
+        b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    }
+
+    #[test]
+    fn generated_inits() {
+        assert_eq!(u32s(&generate(&Init::Iota(Ty::U32), 12).unwrap()), [0, 1, 2]);
+        assert_eq!(u32s(&generate(&Init::Linear(Ty::U32, Num::Int(5), Num::Int(3)), 12).unwrap()), [5, 8, 11]);
+        assert!(generate(&Init::Iota(Ty::U32), 10).is_err());
+        let a = generate(&Init::Random(Ty::F32, 7), 4000).unwrap();
+        assert_eq!(a, generate(&Init::Random(Ty::F32, 7), 4000).unwrap(), "seeded");
+        assert!(a.chunks_exact(4).all(|c| (-1.0..1.0).contains(&f32::from_le_bytes([c[0], c[1], c[2], c[3]]))));
+        let r = u32s(&generate(&Init::RandomInt(Ty::U32, 3, 5, 1), 4000).unwrap());
+        assert!(r.iter().all(|v| (3..=5).contains(v)) && r.contains(&3) && r.contains(&5));
+    }
+
+    #[test]
+    fn random_cycle_visits_everything_once() {
+        let next = u32s(&generate(&Init::RandomCycle(9), 4 * 1000).unwrap());
+        let mut seen = vec![false; 1000];
+        let mut p = 0usize;
+        for _ in 0..1000 {
+            assert!(!seen[p]);
+            seen[p] = true;
+            p = next[p] as usize;
+        }
+        assert_eq!(p, 0);
+    }
+}

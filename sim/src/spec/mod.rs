@@ -1,0 +1,25 @@
+//! Launch specs: a RON file that names code objects, buffers, dispatches and expectations
+//! (contract in PRODUCT.md, format in [`model`]), and the machinery that runs one.
+//!
+//! * [`model`]: the serde types of the file format;
+//! * [`init`]: initial buffer contents; [`values`]: typed elements;
+//! * [`args`]: kernel arguments, positional or by metadata name;
+//! * [`select`]: which GPU and which of the spec's code objects;
+//! * [`references`]: CPU references of our workloads and of the external objects;
+//! * [`expect`]: comparisons; [`runner`]: all of it in order;
+//! * [`error`]: one-line errors naming the file and the field path (or line and column).
+
+pub mod args;
+pub mod error;
+pub mod expect;
+pub mod init;
+pub mod model;
+pub mod references;
+pub mod runner;
+pub mod select;
+pub mod values;
+
+pub use error::SpecError;
+pub use expect::Check;
+pub use model::Spec;
+pub use runner::{load, run, run_file, DispatchReport, OpcodeFidelity, Report, RunError, RunOptions, Session};

@@ -1,0 +1,357 @@
+//! Built-in CPU references: what each known kernel computes, written from the kernel's
+//! definition (the header comments of `workloads/src/*`, and for the external objects the
+//! upstream sources and CPU checks cited in `../shared/external-code-objects/SOURCES.md`),
+//! never from simulator output.
+//!
+//! `Reference("set")` in a spec replays every dispatch of the spec, in order, on a CPU copy of
+//! the initial buffers, using the set's model of each dispatched kernel (a set must model every
+//! kernel the spec dispatches). The result is each buffer's expected contents, and for outputs
+//! that the kernel's contract does not fix (timers, racy message passing), a predicate.
+
+mod external;
+mod workloads;
+
+use super::model::{Arg, Ty};
+use super::values::{decode_all, Elem};
+use hipscope_isa::Processor;
+use std::collections::BTreeMap;
+
+/// What a model sees of one dispatch.
+#[derive(Debug, Clone)]
+pub struct DispatchView<'a> {
+    pub index: usize,
+    pub kernel: &'a str,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dynamic_lds: u32,
+    /// Explicit arguments in metadata order.
+    pub args: &'a [Arg],
+    /// Wave size of the loaded kernel.
+    pub wave_size: u32,
+    pub processor: Processor,
+}
+
+/// A predicate on a buffer's final bytes: `Ok(detail)` or `Err(detail)`.
+pub type Predicate = Box<dyn Fn(&[u8]) -> Result<String, String>>;
+
+/// The CPU copy of the device buffers, as the models leave it.
+#[derive(Default)]
+pub struct CpuMemory {
+    bufs: BTreeMap<String, Vec<u8>>,
+    /// Element type of buffers a model wrote (for comparisons and messages).
+    pub types: BTreeMap<String, Ty>,
+    /// Buffers whose final contents the contract does not fix: checked by a predicate.
+    pub predicates: BTreeMap<String, Predicate>,
+}
+
+impl std::fmt::Debug for CpuMemory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sizes: BTreeMap<&str, usize> = self.bufs.iter().map(|(k, v)| (k.as_str(), v.len())).collect();
+        f.debug_struct("CpuMemory").field("bytes", &sizes).field("types", &self.types).field("predicates", &self.predicates.keys().collect::<Vec<_>>()).finish()
+    }
+}
+
+/// A model of one kernel.
+type ModelFn = fn(&mut CpuMemory, &DispatchView) -> Result<(), String>;
+
+/// A kernel model in a named reference set.
+pub struct Model {
+    pub set: &'static str,
+    pub kernel: &'static str,
+    pub run: ModelFn,
+}
+
+fn all_models() -> impl Iterator<Item = &'static Model> {
+    workloads::MODELS.iter().chain(external::MODELS.iter())
+}
+
+/// Names of the reference sets.
+pub fn set_names() -> Vec<&'static str> {
+    let mut v: Vec<&str> = all_models().map(|m| m.set).collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// Replay `dispatches` on `initial` with reference set `set`.
+pub fn replay(set: &str, initial: &BTreeMap<String, Vec<u8>>, dispatches: &[DispatchView]) -> Result<CpuMemory, String> {
+    if !all_models().any(|m| m.set == set) {
+        return Err(format!("no built-in reference \"{set}\" (references: {})", set_names().join(", ")));
+    }
+    let mut mem = CpuMemory { bufs: initial.clone(), ..CpuMemory::default() };
+    for d in dispatches {
+        let model = all_models().find(|m| m.set == set && m.kernel == d.kernel).ok_or_else(|| {
+            let ks: Vec<&str> = all_models().filter(|m| m.set == set).map(|m| m.kernel).collect();
+            format!("reference \"{set}\" has no model of kernel `{}` (dispatch {}; it models {})", d.kernel, d.index, ks.join(", "))
+        })?;
+        (model.run)(&mut mem, d).map_err(|e| format!("reference \"{set}\", dispatch {} (`{}`): {e}", d.index, d.kernel))?;
+    }
+    Ok(mem)
+}
+
+/// Plain little-endian element types the models read and write.
+pub trait Plain: Copy {
+    const SIZE: usize;
+    const TY: Ty;
+    fn read(b: &[u8]) -> Self;
+    fn write(self, out: &mut [u8]);
+}
+
+macro_rules! plain {
+    ($t:ty, $ty:ident) => {
+        impl Plain for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            const TY: Ty = Ty::$ty;
+            fn read(b: &[u8]) -> Self {
+                let mut a = [0u8; std::mem::size_of::<$t>()];
+                a.copy_from_slice(&b[..Self::SIZE]);
+                <$t>::from_le_bytes(a)
+            }
+            fn write(self, out: &mut [u8]) {
+                out[..Self::SIZE].copy_from_slice(&self.to_le_bytes());
+            }
+        }
+    };
+}
+plain!(u32, U32);
+plain!(i32, I32);
+plain!(u64, U64);
+plain!(f32, F32);
+plain!(f64, F64);
+
+impl CpuMemory {
+    pub fn bytes(&self, name: &str) -> Option<&[u8]> {
+        self.bufs.get(name).map(|v| v.as_slice())
+    }
+
+    fn buf(&self, name: &str) -> Result<&Vec<u8>, String> {
+        self.bufs.get(name).ok_or_else(|| format!("no buffer \"{name}\""))
+    }
+
+    /// All elements of a buffer (a trailing partial element is ignored).
+    pub fn get<T: Plain>(&self, name: &str) -> Result<Vec<T>, String> {
+        Ok(self.buf(name)?.chunks_exact(T::SIZE).map(T::read).collect())
+    }
+
+    /// Write `v[i]` at element i for every i (the rest of the buffer is unchanged) and record
+    /// the buffer's element type.
+    pub fn set<T: Plain>(&mut self, name: &str, v: &[T]) -> Result<(), String> {
+        let b = self.bufs.get_mut(name).ok_or_else(|| format!("no buffer \"{name}\""))?;
+        if v.len() * T::SIZE > b.len() {
+            return Err(format!("the kernel writes {} {} elements to \"{name}\", which holds {} bytes", v.len(), T::TY.name(), b.len()));
+        }
+        for (i, x) in v.iter().enumerate() {
+            x.write(&mut b[i * T::SIZE..]);
+        }
+        self.types.insert(name.to_string(), T::TY);
+        Ok(())
+    }
+
+    /// Mark a buffer's final contents as checked by a predicate instead of by value.
+    pub fn predicate(&mut self, name: &str, ty: Ty, p: Predicate) {
+        self.types.insert(name.to_string(), ty);
+        self.predicates.insert(name.to_string(), p);
+    }
+}
+
+/// Bounds-checked element access: a read the GPU would fault on is a reference error.
+pub fn at<T: Copy>(v: &[T], i: u64, name: &str) -> Result<T, String> {
+    v.get(i as usize).copied().ok_or_else(|| format!("the kernel reads {name}[{i}], past its {} elements (the GPU would fault)", v.len()))
+}
+
+/// Bounds-checked element slot.
+pub fn slot<'v, T>(v: &'v mut [T], i: u64, name: &str) -> Result<&'v mut T, String> {
+    let n = v.len();
+    v.get_mut(i as usize).ok_or_else(|| format!("the kernel writes {name}[{i}], past its {n} elements (the GPU would fault)"))
+}
+
+impl DispatchView<'_> {
+    fn arg(&self, i: usize) -> Result<&Arg, String> {
+        self.args.get(i).ok_or_else(|| format!("argument {i} is missing"))
+    }
+
+    /// The buffer a pointer argument names.
+    pub fn buffer(&self, i: usize) -> Result<&str, String> {
+        match self.arg(i)? {
+            Arg::Buffer(n) => Ok(n),
+            a => Err(format!("argument {i} must be Buffer(..), not {}", a.kind())),
+        }
+    }
+
+    /// A 4-byte integer argument (U32 or I32, as its bits).
+    pub fn u32(&self, i: usize) -> Result<u32, String> {
+        match self.arg(i)? {
+            Arg::U32(v) => Ok(*v),
+            Arg::I32(v) => Ok(*v as u32),
+            a => Err(format!("argument {i} must be U32 or I32, not {}", a.kind())),
+        }
+    }
+
+    pub fn i32(&self, i: usize) -> Result<i32, String> {
+        self.u32(i).map(|v| v as i32)
+    }
+
+    pub fn f32(&self, i: usize) -> Result<f32, String> {
+        match self.arg(i)? {
+            Arg::F32(v) => Ok(*v),
+            a => Err(format!("argument {i} must be F32, not {}", a.kind())),
+        }
+    }
+
+    pub fn f64(&self, i: usize) -> Result<f64, String> {
+        match self.arg(i)? {
+            Arg::F64(v) => Ok(*v),
+            a => Err(format!("argument {i} must be F64, not {}", a.kind())),
+        }
+    }
+
+    /// Work-groups per dimension (the last may be partial).
+    pub fn groups(&self) -> [u32; 3] {
+        [0, 1, 2].map(|d| self.grid[d].div_ceil(self.block[d].max(1)))
+    }
+
+    /// Refuse geometries a model does not cover.
+    pub fn require(&self, ok: bool, what: &str) -> Result<(), String> {
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("launch grid ({}, {}, {}) block ({}, {}, {}): {what}", self.grid[0], self.grid[1], self.grid[2], self.block[0], self.block[1], self.block[2]))
+        }
+    }
+
+    /// Only x is used: y and z of grid and block are 1.
+    pub fn require_1d(&self) -> Result<(), String> {
+        self.require(self.grid[1] == 1 && self.grid[2] == 1 && self.block[1] == 1 && self.block[2] == 1, "the model covers 1-D launches only")
+    }
+}
+
+/// Decoded elements of `b` as `ty` (for predicates).
+pub fn elems(ty: Ty, b: &[u8]) -> Vec<Elem> {
+    decode_all(ty, b)
+}
+
+#[cfg(test)]
+mod tests {
+    //! Each model on a tiny input whose result is worked out by hand from the kernel's
+    //! definition (the comment above each case).
+    use super::*;
+
+    fn mem(bufs: &[(&str, Vec<u8>)]) -> BTreeMap<String, Vec<u8>> {
+        bufs.iter().map(|(n, b)| (n.to_string(), b.clone())).collect()
+    }
+
+    fn u32b(v: &[u32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    fn f32b(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    fn view<'a>(kernel: &'a str, grid: [u32; 3], block: [u32; 3], args: &'a [Arg], wave: u32) -> DispatchView<'a> {
+        DispatchView { index: 0, kernel, grid, block, dynamic_lds: 0, args, wave_size: wave, processor: Processor::Gfx942 }
+    }
+
+    fn buf(n: &str) -> Arg {
+        Arg::Buffer(n.into())
+    }
+
+    #[test]
+    fn lds_transpose_of_a_2x3_matrix() {
+        // in is 2 rows x 3 columns [[0,1,2],[3,4,5]]; out is its 3 x 2 transpose.
+        let init = mem(&[("in", u32b(&[0, 1, 2, 3, 4, 5])), ("out", u32b(&[9; 6]))]);
+        let args = [buf("in"), buf("out"), Arg::U32(3), Arg::U32(2)];
+        let m = replay("lds", &init, &[view("lds_transpose", [16, 16, 1], [16, 16, 1], &args, 64)]).unwrap();
+        assert_eq!(m.get::<u32>("out").unwrap(), [0, 3, 1, 4, 2, 5]);
+    }
+
+    #[test]
+    fn histogram_counts_modulo_nbins() {
+        // 1,2,3,4,5,7 mod 3 = 1,2,0,1,2,1.
+        let init = mem(&[("in", u32b(&[1, 2, 3, 4, 5, 7])), ("bins", u32b(&[0; 3]))]);
+        let args = [buf("in"), buf("bins"), Arg::U32(6), Arg::U32(3)];
+        let m = replay("atomics", &init, &[view("histogram", [8, 1, 1], [8, 1, 1], &args, 64)]).unwrap();
+        assert_eq!(m.get::<u32>("bins").unwrap(), [1, 3, 2]);
+    }
+
+    #[test]
+    fn wave_reduce_in_both_wave_sizes() {
+        let input: Vec<u8> = (0..64i32).flat_map(|x| x.to_le_bytes()).collect();
+        let init = mem(&[("in", input), ("sums", vec![0; 16]), ("masks", vec![0; 32])]);
+        let args = [buf("in"), buf("sums"), buf("masks")];
+        // wave32: sums of 0..31 and 32..63; odd lanes; EXEC of 32 lanes.
+        let m = replay("wave_reduce", &init, &[view("wave_reduce", [64, 1, 1], [64, 1, 1], &args, 32)]).unwrap();
+        assert_eq!(m.get::<i32>("sums").unwrap(), [496, 496, 1520, 1520]);
+        assert_eq!(m.get::<u64>("masks").unwrap(), [0xaaaa_aaaa, 0xffff_ffff, 0xaaaa_aaaa, 0xffff_ffff]);
+        // wave64: one wave.
+        let m = replay("wave_reduce", &init, &[view("wave_reduce", [64, 1, 1], [64, 1, 1], &args, 64)]).unwrap();
+        assert_eq!(m.get::<i32>("sums").unwrap(), [2016, 2016, 0, 0]);
+        assert_eq!(m.get::<u64>("masks").unwrap(), [0xaaaa_aaaa_aaaa_aaaa, u64::MAX, 0, 0]);
+    }
+
+    #[test]
+    fn bfs_levels_over_two_launches() {
+        // Edges 0->1, 0->2, 1->3; source 0.
+        let init = mem(&[
+            ("levels", u32b(&[0, u32::MAX, u32::MAX, u32::MAX])),
+            ("off", u32b(&[0, 2, 3, 3, 3])),
+            ("aux", u32b(&[1, 2, 3])),
+            ("flag", u32b(&[0])),
+        ]);
+        let a0 = [buf("levels"), buf("off"), buf("aux"), Arg::I32(32), Arg::I32(32), Arg::U32(4), Arg::I32(0), buf("flag")];
+        let mut a1 = a0.clone();
+        a1[6] = Arg::I32(1);
+        let v = [view("BFS_kernel_warp", [64, 1, 1], [64, 1, 1], &a0, 64), view("BFS_kernel_warp", [64, 1, 1], [64, 1, 1], &a1, 64)];
+        let m = replay("mgpusim_bfs", &init, &v[..1]).unwrap();
+        assert_eq!(m.get::<u32>("levels").unwrap(), [0, 1, 1, u32::MAX]);
+        assert_eq!(m.get::<u32>("flag").unwrap(), [1]);
+        let m = replay("mgpusim_bfs", &init, &v).unwrap();
+        assert_eq!(m.get::<u32>("levels").unwrap(), [0, 1, 1, 2]);
+    }
+
+    #[test]
+    fn atax_two_kernels_share_tmp() {
+        // A = [[1,2],[3,4]], x = [1,1]: tmp = A x = [3,7]; y = A^T tmp = [1*3+3*7, 2*3+4*7].
+        let init = mem(&[("A", f32b(&[1.0, 2.0, 3.0, 4.0])), ("x", f32b(&[1.0, 1.0])), ("tmp", f32b(&[0.0; 2])), ("y", f32b(&[0.0; 2]))]);
+        let a1 = [buf("A"), buf("x"), buf("tmp"), Arg::I32(2), Arg::I32(2)];
+        let a2 = [buf("A"), buf("y"), buf("tmp"), Arg::I32(2), Arg::I32(2)];
+        let v = [view("atax_kernel1", [256, 1, 1], [256, 1, 1], &a1, 64), view("atax_kernel2", [256, 1, 1], [256, 1, 1], &a2, 64)];
+        let m = replay("mgpusim_atax", &init, &v).unwrap();
+        assert_eq!(m.get::<f32>("tmp").unwrap(), [3.0, 7.0]);
+        assert_eq!(m.get::<f32>("y").unwrap(), [24.0, 34.0]);
+    }
+
+    #[test]
+    fn fir_reads_history_before_the_input_starts() {
+        // taps 2, coeff [1,2], input [1,2,3], history [5,6]:
+        // out[0] = 1*1 + 2*history[2-1] = 13, out[1] = 1*2 + 2*1 = 4, out[2] = 3 + 2*2 = 7.
+        let init = mem(&[("out", f32b(&[0.0; 3])), ("c", f32b(&[1.0, 2.0])), ("in", f32b(&[1.0, 2.0, 3.0])), ("h", f32b(&[5.0, 6.0]))]);
+        let args = [buf("out"), buf("c"), buf("in"), buf("h"), Arg::U32(2)];
+        let m = replay("mgpusim_fir", &init, &[view("FIR", [3, 1, 1], [256, 1, 1], &args, 64)]).unwrap();
+        assert_eq!(m.get::<f32>("out").unwrap(), [13.0, 4.0, 7.0]);
+    }
+
+    #[test]
+    fn mp_and_spin_lock_checks() {
+        let init = mem(&[("d", vec![0; 8]), ("f", vec![0; 8]), ("o", vec![0; 8])]);
+        let args = [buf("d"), buf("f"), buf("o"), Arg::I32(10)];
+        let m = replay("mp", &init, &[view("mp_acqrel_agent", [4, 1, 1], [2, 1, 1], &args, 64)]).unwrap();
+        assert_eq!(m.get::<i32>("d").unwrap(), [1, 2]);
+        let p = &m.predicates["o"];
+        assert!(p(&u32b(&[1, u32::MAX])).is_ok());
+        assert!(p(&u32b(&[1, 0])).is_err(), "agent scope acqrel may not read stale data");
+        let init = mem(&[("l", vec![0; 4]), ("c", vec![0; 8])]);
+        let args = [buf("l"), buf("c"), Arg::U32(3), Arg::U32(100)];
+        let m = replay("atomics", &init, &[view("spin_lock", [256, 1, 1], [64, 1, 1], &args, 64)]).unwrap();
+        let p = &m.predicates["c"];
+        assert!(p(&u32b(&[12, 0])).is_ok(), "4 groups x 3 iterations");
+        assert!(p(&u32b(&[11, 1])).is_err());
+    }
+
+    #[test]
+    fn unknown_sets_and_unmodelled_kernels_are_errors() {
+        let v = [view("vadd", [1, 1, 1], [1, 1, 1], &[], 64)];
+        assert!(replay("nosuch", &BTreeMap::new(), &v).unwrap_err().contains("no built-in reference"));
+        assert!(replay("mp", &BTreeMap::new(), &v).unwrap_err().contains("no model of kernel `vadd`"));
+    }
+}

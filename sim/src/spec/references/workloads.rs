@@ -1,0 +1,358 @@
+//! References for our workloads (`workloads/src`), one function per kernel, each written from
+//! the kernel's header comment. Index math follows the comments: `i = blockIdx.x * blockDim.x +
+//! threadIdx.x`, so a 1-D launch of `grid` work-items covers `i < grid.x`.
+
+use super::{at, slot, CpuMemory, DispatchView, Model};
+use crate::spec::model::Ty;
+
+pub const MODELS: &[Model] = &[
+    Model { set: "vadd", kernel: "vadd", run: vadd },
+    Model { set: "private", kernel: "private_gather", run: private_gather },
+    Model { set: "private", kernel: "private_gather_cl", run: private_gather },
+    Model { set: "vecCopy", kernel: "vecCopy", run: vec_copy },
+    Model { set: "blas1", kernel: "saxpy", run: saxpy },
+    Model { set: "blas1", kernel: "daxpy", run: daxpy },
+    Model { set: "blas1", kernel: "ddot", run: ddot },
+    Model { set: "lds", kernel: "lds_reduce", run: lds_reduce },
+    Model { set: "lds", kernel: "lds_transpose", run: lds_transpose },
+    Model { set: "atomics", kernel: "histogram", run: histogram },
+    Model { set: "atomics", kernel: "spin_lock", run: spin_lock },
+    Model { set: "atomics", kernel: "spin_lock_xchg", run: spin_lock },
+    Model { set: "pointer_chase", kernel: "pointer_chase", run: pointer_chase },
+    Model { set: "mp", kernel: "mp_acqrel_workgroup", run: mp },
+    Model { set: "mp", kernel: "mp_acqrel_agent", run: mp },
+    Model { set: "mp", kernel: "mp_acqrel_system", run: mp },
+    Model { set: "mp", kernel: "mp_fence_workgroup", run: mp },
+    Model { set: "mp", kernel: "mp_fence_agent", run: mp },
+    Model { set: "mp", kernel: "mp_fence_system", run: mp },
+    Model { set: "mp", kernel: "mp_relaxed_workgroup", run: mp },
+    Model { set: "mp", kernel: "mp_relaxed_agent", run: mp },
+    Model { set: "mp", kernel: "mp_relaxed_system", run: mp },
+    Model { set: "wave_reduce", kernel: "wave_reduce", run: wave_reduce },
+];
+
+/// Indices `i < min(n, grid.x)`: the work-items of a 1-D "if (i < n)" kernel.
+fn covered(d: &DispatchView, n: u64) -> u64 {
+    (d.grid[0] as u64).min(n)
+}
+
+/// vadd(a, b, c, n): c[i] = a[i] + b[i] for i < n (f32).
+/// private.hip / private_cl.cl: buf[k] = in[(i + k) % n] * (k + 1) for k < 64;
+/// out[i] = buf[j] + buf[m] + buf[(j + m) & 63] with j = in[i] & 63, m = (in[i] >> 6) & 63.
+fn private_gather(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+    let (inp, out) = (d.buffer(0)?, d.buffer(1)?);
+    let n_all = d.u32(2)? as u64;
+    let n = covered(d, n_all);
+    let (iv, mut ov) = (m.get::<u32>(inp)?, m.get::<u32>(out)?);
+    for i in 0..n {
+        let buf = |k: u64| -> Result<u32, String> { Ok(at(&iv, (i + k) % n_all, inp)?.wrapping_mul(k as u32 + 1)) };
+        let v = at(&iv, i, inp)?;
+        let (j, mm) = ((v & 63) as u64, ((v >> 6) & 63) as u64);
+        *slot(&mut ov, i, out)? = buf(j)?.wrapping_add(buf(mm)?).wrapping_add(buf((j + mm) & 63)?);
+    }
+    m.set(out, &ov)
+}
+
+fn vadd(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+    let (a, b, c) = (d.buffer(0)?, d.buffer(1)?, d.buffer(2)?);
+    let n = covered(d, d.u32(3)? as u64);
+    let (av, bv, mut cv) = (m.get::<f32>(a)?, m.get::<f32>(b)?, m.get::<f32>(c)?);
+    for i in 0..n {
+        *slot(&mut cv, i, c)? = at(&av, i, a)? + at(&bv, i, b)?;
+    }
+    m.set(c, &cv)
+}
+
+/// vecCopy(a, b, c, n, stride): c[id] = a[id] for id < n (f64, copied bit for bit); b and
+/// stride are unused.
+fn vec_copy(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+    let (a, c) = (d.buffer(0)?, d.buffer(2)?);
+    let n = covered(d, d.i32(3)?.max(0) as u64);
+    let (av, mut cv) = (m.get::<u64>(a)?, m.get::<u64>(c)?);
+    for i in 0..n {
+        *slot(&mut cv, i, c)? = at(&av, i, a)?;
+    }
+    m.set(c, &cv)?;
+    m.types.insert(c.to_string(), Ty::F64);
+    Ok(())
+}
+
+/// saxpy(a, x, y, n): y[i] = a * x[i] + y[i], one f32 fma (the comment's contract; gfx803's
+/// v_mac_f32 is unfused, so specs compare with a tolerance or with exact-product inputs).
+fn saxpy(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+    let (a, x, y) = (d.f32(0)?, d.buffer(1)?, d.buffer(2)?);
+    let n = covered(d, d.u32(3)? as u64);
+    let (xv, mut yv) = (m.get::<f32>(x)?, m.get::<f32>(y)?);
+    for i in 0..n {
+        let yi = slot(&mut yv, i, y)?;
+        *yi = a.mul_add(at(&xv, i, x)?, *yi);
+    }
+    m.set(y, &yv)
+}
+
+/// daxpy(a, x, y, n): y[i] = fma(a, x[i], y[i]) in f64.
+fn daxpy(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+    let (a, x, y) = (d.f64(0)?, d.buffer(1)?, d.buffer(2)?);
+    let n = covered(d, d.u32(3)? as u64);
+    let (xv, mut yv) = (m.get::<f64>(x)?, m.get::<f64>(y)?);
+    for i in 0..n {
+        let yi = slot(&mut yv, i, y)?;
+        *yi = a.mul_add(at(&xv, i, x)?, *yi);
+    }
+    m.set(y, &yv)
+}
+
+/// Work-groups of a kernel that needs exactly 256-item groups.
+fn groups_of_256(d: &DispatchView) -> Result<u64, String> {
+    d.require_1d()?;
+    d.require(d.block[0] == 256 && d.grid[0] % 256 == 0, "the kernel needs block (256,1,1) and whole groups")?;
+    Ok(d.grid[0] as u64 / 256)
+}
+
+/// The work-group tree of lds_reduce and ddot: stride 128, 64, ..., 1, s[t] += s[t + stride].
+fn tree<T: Copy>(s: &mut [T], add: impl Fn(T, T) -> T) {
+    let mut stride = s.len() / 2;
+    while stride > 0 {
+        for t in 0..stride {
+            s[t] = add(s[t], s[t + stride]);
+        }
+        stride /= 2;
+    }
+}
+
+/// ddot(x, y, partial, n): per 256-item group, s[t] = x[i]*y[i] (0 past n), the tree in f64,
+/// partial[group] = s[0]. Bit-exact: the tree order is fixed.
+fn ddot(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+    let (x, y, p) = (d.buffer(0)?, d.buffer(1)?, d.buffer(2)?);
+    let n = d.u32(3)? as u64;
+    let groups = groups_of_256(d)?;
+    let (xv, yv, mut pv) = (m.get::<f64>(x)?, m.get::<f64>(y)?, m.get::<f64>(p)?);
+    for g in 0..groups {
+        let mut s = vec![0f64; 256];
+        for (t, st) in s.iter_mut().enumerate() {
+            let i = g * 256 + t as u64;
+            if i < n {
+                *st = at(&xv, i, x)? * at(&yv, i, y)?;
+            }
+        }
+        tree(&mut s, |a, b| a + b);
+        *slot(&mut pv, g, p)? = s[0];
+    }
+    m.set(p, &pv)
+}
+
+/// lds_reduce(in, out, n): out[group] = wrapping sum of in[group*256 + t] for t < 256, i < n.
+fn lds_reduce(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+    let (inp, out) = (d.buffer(0)?, d.buffer(1)?);
+    let n = d.u32(2)? as u64;
+    let groups = groups_of_256(d)?;
+    let (iv, mut ov) = (m.get::<u32>(inp)?, m.get::<u32>(out)?);
+    for g in 0..groups {
+        let mut s = vec![0u32; 256];
+        for (t, st) in s.iter_mut().enumerate() {
+            let i = g * 256 + t as u64;
+            if i < n {
+                *st = at(&iv, i, inp)?;
+            }
+        }
+        tree(&mut s, u32::wrapping_add);
+        *slot(&mut ov, g, out)? = s[0];
+    }
+    m.set(out, &ov)
+}
+
+/// lds_transpose(in, out, width, height): out[x * height + y] = in[y * width + x] for every
+/// element the 16x16 tiles of the grid cover (the whole matrix with the documented grid).
+fn lds_transpose(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+    let (inp, out) = (d.buffer(0)?, d.buffer(1)?);
+    let (w, h) = (d.u32(2)? as u64, d.u32(3)? as u64);
+    d.require(d.block == [16, 16, 1] && d.grid[0] % 16 == 0 && d.grid[1] % 16 == 0 && d.grid[2] == 1, "the kernel needs block (16,16,1) and whole tiles")?;
+    let (iv, mut ov) = (m.get::<u32>(inp)?, m.get::<u32>(out)?);
+    let (xs, ys) = ((d.grid[0] as u64).min(w), (d.grid[1] as u64).min(h));
+    for y in 0..ys {
+        for x in 0..xs {
+            *slot(&mut ov, x * h + y, out)? = at(&iv, y * w + x, inp)?;
+        }
+    }
+    m.set(out, &ov)?;
+    m.types.insert(out.to_string(), Ty::F32);
+    Ok(())
+}
+
+/// histogram(in, bins, n, nbins): every work-item with x index g handles i = g, g + G, ... < n
+/// (G = grid.x), so each i is counted once per work-item sharing that x (grid.y · grid.z).
+fn histogram(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+    let (inp, bins) = (d.buffer(0)?, d.buffer(1)?);
+    let (n, nbins) = (d.u32(2)? as u64, d.u32(3)?);
+    if nbins == 0 {
+        return Err("nbins must be > 0 (the kernel divides by it)".into());
+    }
+    let per_i = (d.grid[1] as u64 * d.grid[2] as u64) as u32;
+    let (iv, mut bv) = (m.get::<u32>(inp)?, m.get::<u32>(bins)?);
+    let n = if d.grid[0] == 0 { 0 } else { n };
+    for i in 0..n {
+        let b = slot(&mut bv, (at(&iv, i, inp)? % nbins) as u64, bins)?;
+        *b = b.wrapping_add(per_i);
+    }
+    m.set(bins, &bv)
+}
+
+/// spin_lock / spin_lock_xchg(lock, counter, iters, max_spins): work-item 0 of each of the G
+/// groups runs `iters` lock-protected increments of counter[0]; a give-up counts in counter[1].
+/// Always counter[0] + counter[1] grows by G·iters; with a large enough max_spins (the spec's
+/// job) there are no timeouts; the lock ends free.
+fn spin_lock(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+    let (lock, counter) = (d.buffer(0)?, d.buffer(1)?);
+    let (iters, max_spins) = (d.u32(2)?, d.u32(3)?);
+    d.require_1d()?;
+    let total = (d.groups()[0] as u64 * iters as u64) as u32;
+    let c0 = m.get::<u32>(counter)?;
+    let (init0, init1) = (at(&c0, 0, counter)?, at(&c0, 1, counter)?);
+    let mut lv = m.get::<i32>(lock)?;
+    *slot(&mut lv, 0, lock)? = 0;
+    m.set(lock, &lv)?;
+    let groups = d.groups()[0];
+    m.predicate(
+        counter,
+        Ty::U32,
+        Box::new(move |b| {
+            let v: Vec<u32> = b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+            let (Some(&a), Some(&t)) = (v.first(), v.get(1)) else { return Err("counter holds fewer than 2 u32".into()) };
+            let (taken, timeouts) = (a.wrapping_sub(init0), t.wrapping_sub(init1));
+            let d = format!("{taken} increments under the lock, {timeouts} timeouts; expected {total} = {groups} groups × {iters} iterations, no timeout (max_spins {max_spins})");
+            if taken == total && timeouts == 0 {
+                Ok(d)
+            } else {
+                Err(d)
+            }
+        }),
+    );
+    Ok(())
+}
+
+/// pointer_chase(next, start, steps, out): p = start, then p = next[p] `steps` times;
+/// out = {cycles, realtime ticks, p}. Timers are only sanity-checked: the cycle count is
+/// nonzero when the chain was walked, neither counter went backwards (a wrapped u64 difference
+/// would be huge), and gfx11's SHADER_CYCLES difference fits its 20 bits.
+fn pointer_chase(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+    let (next, out) = (d.buffer(0)?, d.buffer(3)?);
+    let (start, steps) = (d.u32(1)?, d.u32(2)?);
+    if d.grid.contains(&0) || start == u32::MAX {
+        return Ok(()); // nothing runs, or the kernel stops without writing
+    }
+    let nv = m.get::<u32>(next)?;
+    let mut p = start;
+    for _ in 0..steps {
+        p = at(&nv, p as u64, next)?;
+    }
+    if p == u32::MAX {
+        return Ok(());
+    }
+    let gfx11 = d.processor.family() == hipscope_isa::Family::Gfx11;
+    let (lo, hi) = (u64::from(steps > 0), if gfx11 { 0xfffff } else { 1u64 << 40 });
+    m.predicate(
+        out,
+        Ty::U64,
+        Box::new(move |b| {
+            let v: Vec<u64> = b.chunks_exact(8).map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect();
+            let (Some(&cy), Some(&rt), Some(&fp)) = (v.first(), v.get(1), v.get(2)) else { return Err("out holds fewer than 3 u64".into()) };
+            let d = format!("final index {fp} (expected {p}), {cy} cycles (sane: {lo}..={hi}), {rt} real-time ticks (sane: < 2^40)");
+            if fp == p as u64 && (lo..=hi).contains(&cy) && rt < 1 << 40 {
+                Ok(d)
+            } else {
+                Err(d)
+            }
+        }),
+    );
+    Ok(())
+}
+
+/// mp_<order>_<scope>(data, flag, out, max_spins), exactly 2 groups of B: group 0 writes
+/// data[t] = t + 1 and flag[t] = 1; group 1 writes out[t] = data[t] if it saw the flag, else -1.
+/// acqrel/fence at agent or system scope guarantee out[t] ∈ {t + 1, -1}; at workgroup scope
+/// (a scope race across groups) or relaxed (no ordering) out[t] may also be the stale
+/// initial data[t].
+fn mp(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+    let (data, flag, out) = (d.buffer(0)?, d.buffer(1)?, d.buffer(2)?);
+    d.require_1d()?;
+    let b = d.block[0] as u64;
+    d.require(d.grid[0] as u64 == 2 * b, "mp kernels need exactly 2 full work-groups")?;
+    let strong = !d.kernel.starts_with("mp_relaxed") && !d.kernel.ends_with("_workgroup");
+    let (mut dv, mut fv) = (m.get::<i32>(data)?, m.get::<i32>(flag)?);
+    let stale: Vec<i32> = (0..b).map(|t| at(&dv, t, data)).collect::<Result<_, _>>()?;
+    for t in 0..b {
+        *slot(&mut dv, t, data)? = t as i32 + 1;
+        *slot(&mut fv, t, flag)? = 1;
+    }
+    m.set(data, &dv)?;
+    m.set(flag, &fv)?;
+    m.predicate(out, Ty::I32, Box::new(move |bytes| mp_verdict(bytes, &stale, strong)));
+    Ok(())
+}
+
+fn mp_verdict(bytes: &[u8], stale: &[i32], strong: bool) -> Result<String, String> {
+    let v: Vec<i32> = bytes.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let (mut seen, mut old, mut gave_up, mut bad) = (0, 0, 0, None);
+    for (t, &s) in stale.iter().enumerate() {
+        match v.get(t) {
+            Some(&x) if x == t as i32 + 1 => seen += 1,
+            Some(-1) => gave_up += 1,
+            Some(&x) if !strong && x == s => old += 1,
+            got => {
+                bad.get_or_insert((t, got.copied()));
+            }
+        }
+    }
+    let rule = if strong { "t+1 or -1" } else { "t+1, stale, or -1" };
+    let d = format!("{} lanes: {seen} saw the message, {old} read stale data, {gave_up} gave up ({rule} allowed)", stale.len());
+    match bad {
+        None => Ok(d),
+        Some((t, got)) => Err(format!("{d}; out[{t}] = {}", got.map_or("missing".into(), |x| x.to_string()))),
+    }
+}
+
+/// wave_reduce(in, sums, masks) with wave size W: for each wave w, sums[2w] = sums[2w+1] =
+/// wrapping sum of in[wW .. wW+W], masks[2w] = bits of the odd inputs, masks[2w+1] = EXEC of a
+/// full wave.
+fn wave_reduce(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+    let (inp, sums, masks) = (d.buffer(0)?, d.buffer(1)?, d.buffer(2)?);
+    d.require_1d()?;
+    d.require(d.block[0] % 64 == 0 && d.grid[0] % 64 == 0, "the kernel needs a block and grid that are multiples of 64")?;
+    let w = d.wave_size as u64;
+    let (iv, mut sv, mut mv) = (m.get::<i32>(inp)?, m.get::<i32>(sums)?, m.get::<u64>(masks)?);
+    for wave in 0..d.grid[0] as u64 / w {
+        let (mut sum, mut odd) = (0i32, 0u64);
+        for l in 0..w {
+            let v = at(&iv, wave * w + l, inp)?;
+            sum = sum.wrapping_add(v);
+            odd |= u64::from(v & 1 != 0) << l;
+        }
+        *slot(&mut sv, 2 * wave, sums)? = sum;
+        *slot(&mut sv, 2 * wave + 1, sums)? = sum;
+        *slot(&mut mv, 2 * wave, masks)? = odd;
+        *slot(&mut mv, 2 * wave + 1, masks)? = if w == 64 { u64::MAX } else { u32::MAX as u64 };
+    }
+    m.set(sums, &sv)?;
+    m.set(masks, &mv)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tree_sums_in_the_documented_order() {
+        let mut s: Vec<u32> = (0..256).collect();
+        tree(&mut s, u32::wrapping_add);
+        assert_eq!(s[0], 255 * 256 / 2);
+    }
+
+    #[test]
+    fn mp_verdict_follows_the_contract() {
+        let bytes = |v: &[i32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        assert!(mp_verdict(&bytes(&[1, -1, 3]), &[0, 0, 0], true).is_ok());
+        assert!(mp_verdict(&bytes(&[1, 0, 3]), &[0, 0, 0], true).is_err());
+        assert!(mp_verdict(&bytes(&[1, 0, 3]), &[0, 0, 0], false).is_ok());
+        assert!(mp_verdict(&bytes(&[1, 5, 3]), &[0, 0, 0], false).is_err());
+    }
+}

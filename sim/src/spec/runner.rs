@@ -1,0 +1,450 @@
+//! Running a spec: device, buffers, kernels, dispatches in order (sharing memory), then the
+//! expectations and the per-opcode fidelity summary.
+
+use super::args::{self, BufferTable, Resolved};
+use super::error::{At, Place, SpecError};
+use super::expect::{compare, list_bytes, Check};
+use super::init::{initial_bytes, MAX_BUFFER_BYTES};
+use super::model::{Dispatch, Expect, Expected, MemoryType, Spec, Ty};
+use super::references::{self, CpuMemory, DispatchView};
+use super::select::{self, Entry};
+use crate::engine::EngineOptions;
+use crate::exec::Fidelity;
+use crate::fault::{FaultKind, KernelFault};
+use crate::gpus::{GpuConfig, Mode};
+use crate::kernel::{CodeSlot, LoadedKernel};
+use crate::launch::{Device, LaunchError};
+use crate::memory::MemoryKind;
+use crate::Geometry;
+use hipscope_isa::tables::OPCODE_NAMES;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// Most work-items in a work-group (HIP's limit on every AMD target).
+const MAX_BLOCK: u64 = 1024;
+/// LDS per work-group on the targets we model.
+const MAX_LDS: u64 = 64 * 1024;
+
+/// How to run a spec.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// `--gpu NAME|FILE`.
+    pub gpu: Option<String>,
+    /// `--code-object KEY`.
+    pub code_object: Option<String>,
+    /// `--seed N`: picks the interleaving of waves.
+    pub seed: u64,
+}
+
+/// What one dispatch did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DispatchReport {
+    pub kernel: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub groups: u64,
+    pub waves: u64,
+    pub instructions: u64,
+}
+
+/// Executed count and modelling fidelity of one opcode, over all dispatches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpcodeFidelity {
+    pub opcode: &'static str,
+    pub count: u64,
+    pub fidelity: Fidelity,
+}
+
+/// The result of a run that did not fault.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub spec: PathBuf,
+    pub gpu: GpuConfig,
+    /// The chosen `code_objects` key and its file.
+    pub code_object: String,
+    pub code_object_path: PathBuf,
+    /// Target id of the code object (`gfx942`, `gfx90a:xnack-`, ...).
+    pub target: String,
+    /// Wave size and mode the code object was built for.
+    pub wave_size: u32,
+    pub mode: Mode,
+    pub seed: u64,
+    pub dispatches: Vec<DispatchReport>,
+    pub checks: Vec<Check>,
+    /// Sorted by opcode name.
+    pub fidelity: Vec<OpcodeFidelity>,
+}
+
+impl Report {
+    pub fn passed(&self) -> bool {
+        self.checks.iter().all(|c| c.ok)
+    }
+}
+
+/// Why a run stopped.
+#[derive(Debug, Clone)]
+pub enum RunError {
+    /// Bad spec or a spec that does not fit the GPU: exit status 2.
+    Spec(SpecError),
+    /// A dispatch faulted like a GPU would: exit status 3.
+    Fault { file: PathBuf, dispatch: usize, fault: Box<KernelFault>, hint: Option<String> },
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Spec(e) => e.fmt(f),
+            RunError::Fault { file, dispatch, fault, hint } => {
+                write!(f, "{}: dispatch {dispatch}: {fault}", file.display())?;
+                hint.as_ref().map_or(Ok(()), |h| write!(f, " ({h})"))
+            }
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl From<SpecError> for RunError {
+    fn from(e: SpecError) -> RunError {
+        RunError::Spec(e)
+    }
+}
+
+/// Read and parse a spec file.
+pub fn load(path: &Path) -> Result<Spec, SpecError> {
+    let text = std::fs::read_to_string(path).map_err(|e| SpecError::whole(path, format!("cannot read: {e}")))?;
+    // `implicit_some`: optional fields are written plainly (`gpu: "mi300x"`, not `Some(..)`).
+    let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
+    options.from_str(&text).map_err(|e| SpecError { file: path.to_path_buf(), place: Place::Line(e.span.start.line, e.span.start.col), message: e.code.to_string() })
+}
+
+/// Load and run a spec file.
+pub fn run_file(path: &Path, opts: &RunOptions) -> Result<Report, RunError> {
+    let spec = load(path)?;
+    run(&spec, path, opts)
+}
+
+/// A buffer on the device.
+struct Placed {
+    base: u64,
+    len: u64,
+}
+
+/// A dispatch ready to launch.
+struct Prepared {
+    kernel: LoadedKernel,
+    geo: Geometry,
+    args: Resolved,
+}
+
+/// A spec set up on a device: buffers placed, kernels loaded, arguments resolved. `run` drives
+/// it once; benches and sweeps can launch its dispatches repeatedly.
+pub struct Session {
+    pub path: PathBuf,
+    pub gpu: GpuConfig,
+    pub key: String,
+    pub object_path: PathBuf,
+    pub target: String,
+    pub wave_size: u32,
+    pub mode: Mode,
+    pub device: Device,
+    dir: PathBuf,
+    placed: BTreeMap<String, Placed>,
+    initial: BTreeMap<String, Vec<u8>>,
+    prepared: Vec<Prepared>,
+}
+
+impl Session {
+    /// Choose GPU and code object, place the buffers, load the kernels, check every launch.
+    pub fn new(spec: &Spec, path: &Path, opts: &RunOptions) -> Result<Session, RunError> {
+        let at = At { file: path };
+        let dir = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        let first = spec.dispatches.first().ok_or_else(|| at.err("dispatches", "empty: nothing to run"))?;
+        let entries = select::load_entries(at, spec, &dir)?;
+        let gpu = select::choose_gpu(at, spec, &entries, opts.gpu.as_deref())?;
+        let entry = &entries[select::choose_entry(at, &entries, &gpu, opts.code_object.as_deref(), &first.kernel)?];
+        let mut device = Device::new(gpu.processor);
+        let (placed, initial) = place_buffers(at, spec, &dir, &mut device)?;
+        check_expectations(at, spec, &placed)?;
+        let table: BufferTable = placed.iter().map(|(n, p)| (n.clone(), (p.base, p.len))).collect();
+        let prepared = spec.dispatches.iter().enumerate().map(|(i, d)| prepare(at, i, d, entry, &device, &table)).collect::<Result<_, _>>()?;
+        let (wave_size, mode) = entry.wave_and_mode(&first.kernel);
+        Ok(Session {
+            path: path.to_path_buf(),
+            target: entry.co.target.target_id(),
+            key: entry.key.clone(),
+            object_path: entry.path.clone(),
+            gpu,
+            wave_size,
+            mode,
+            device,
+            dir,
+            placed,
+            initial,
+            prepared,
+        })
+    }
+
+    pub fn dispatch_count(&self) -> usize {
+        self.prepared.len()
+    }
+
+    /// Launch dispatch `i` (buffers keep whatever earlier launches left in them).
+    pub fn launch(&mut self, i: usize, seed: u64) -> Result<crate::engine::DispatchStats, RunError> {
+        let at = At { file: &self.path };
+        let p = self.prepared.get(i).ok_or_else(|| at.err("dispatches", format!("no dispatch {i}")))?;
+        let opts = EngineOptions { seed, ..EngineOptions::default() };
+        self.device.launch(&p.kernel, p.geo, &p.args.bytes, &opts).map_err(|e| launch_error(at, i, e, &self.placed))
+    }
+}
+
+/// Run `spec` (read from `path`, which anchors its relative paths).
+pub fn run(spec: &Spec, path: &Path, opts: &RunOptions) -> Result<Report, RunError> {
+    let mut s = Session::new(spec, path, opts)?;
+    let mut reports = Vec::new();
+    let mut counts: BTreeMap<&'static str, (u64, Fidelity)> = BTreeMap::new();
+    for i in 0..s.prepared.len() {
+        let stats = s.launch(i, opts.seed)?;
+        let p = &s.prepared[i];
+        add_fidelity(&mut counts, &p.kernel, &stats.opcode_counts);
+        reports.push(DispatchReport { kernel: p.kernel.name.clone(), grid: p.geo.grid, block: p.geo.block, groups: stats.groups, waves: stats.waves, instructions: stats.instructions });
+    }
+    let finals = read_back(&s.device, &s.placed);
+    let views: Vec<DispatchView> = spec.dispatches.iter().zip(&s.prepared).enumerate().map(|(i, (d, p))| view(i, d, p, s.gpu.processor)).collect();
+    let checks = evaluate(At { file: path }, spec, &s.dir, &s.initial, &finals, &views)?;
+    Ok(Report {
+        spec: path.to_path_buf(),
+        target: s.target.clone(),
+        code_object: s.key.clone(),
+        code_object_path: s.object_path.clone(),
+        gpu: s.gpu.clone(),
+        wave_size: s.wave_size,
+        mode: s.mode,
+        seed: opts.seed,
+        dispatches: reports,
+        checks,
+        fidelity: counts.into_iter().map(|(opcode, (count, fidelity))| OpcodeFidelity { opcode, count, fidelity }).collect(),
+    })
+}
+
+fn memory_kind(m: MemoryType) -> MemoryKind {
+    match m {
+        MemoryType::Device => MemoryKind::Device,
+        MemoryType::DeviceFineGrain => MemoryKind::DeviceFineGrain,
+        MemoryType::HostPinned => MemoryKind::HostPinned,
+        MemoryType::Managed => MemoryKind::Managed,
+    }
+}
+
+/// Allocate and fill the buffers in the spec's order.
+#[allow(clippy::type_complexity)]
+fn place_buffers(at: At, spec: &Spec, dir: &Path, dev: &mut Device) -> Result<(BTreeMap<String, Placed>, BTreeMap<String, Vec<u8>>), SpecError> {
+    let mut placed = BTreeMap::new();
+    let mut initial = BTreeMap::new();
+    let declared: u64 = spec.buffers.iter().map(|(_, b)| b.bytes.unwrap_or(0)).fold(0, u64::saturating_add);
+    if declared > MAX_BUFFER_BYTES {
+        return Err(at.err("buffers", format!("{declared} bytes in all; at most {MAX_BUFFER_BYTES}")));
+    }
+    let mut total = 0u64;
+    for (name, b) in spec.buffers.iter() {
+        let bytes = initial_bytes(at, name, b, dir)?;
+        let len = bytes.len() as u64;
+        // The simulator keeps every byte (twice: device and reference copy) in host memory.
+        total += len;
+        if total > MAX_BUFFER_BYTES {
+            return Err(at.err(format!("buffers.{name}"), format!("the buffers add up to more than {MAX_BUFFER_BYTES} bytes")));
+        }
+        let base = dev.mem.alloc_init(name, bytes.clone(), memory_kind(b.memory));
+        placed.insert(name.to_string(), Placed { base, len });
+        initial.insert(name.to_string(), bytes);
+    }
+    Ok((placed, initial))
+}
+
+/// Expectations name existing buffers (checked before anything runs).
+fn check_expectations(at: At, spec: &Spec, placed: &BTreeMap<String, Placed>) -> Result<(), SpecError> {
+    for (i, e) in spec.expect.iter().enumerate() {
+        let Some(p) = placed.get(&e.buffer) else {
+            let names: Vec<&str> = placed.keys().map(String::as_str).collect();
+            return Err(at.err(format!("expect[{i}].buffer"), format!("no buffer named \"{}\" (buffers: {})", e.buffer, names.join(", "))));
+        };
+        if e.offset > p.len {
+            return Err(at.err(format!("expect[{i}].offset"), format!("{} is past the end of \"{}\" ({} bytes)", e.offset, e.buffer, p.len)));
+        }
+        if e.tol.is_nan() || e.tol < 0.0 {
+            return Err(at.err(format!("expect[{i}].tol"), "must be a number ≥ 0"));
+        }
+        if let Expected::Reference(name) = &e.equals {
+            if !references::set_names().contains(&name.as_str()) {
+                return Err(at.err(format!("expect[{i}].equals"), format!("no built-in reference \"{name}\" (references: {})", references::set_names().join(", "))));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Load the kernel, check the launch against its metadata and resolve its arguments.
+fn prepare(at: At, i: usize, d: &Dispatch, entry: &Entry, dev: &Device, table: &BufferTable) -> Result<Prepared, SpecError> {
+    let kernel = dev.load_kernel(&entry.co, &d.kernel).map_err(|e| at.err(format!("dispatches[{i}].kernel"), format!("{e} in {}", entry.path.display())))?;
+    let geo = Geometry { grid: [d.grid.0, d.grid.1, d.grid.2], block: [d.block.0, d.block.1, d.block.2], dynamic_lds: d.dynamic_lds };
+    check_geometry(at, i, &geo, &kernel, entry)?;
+    let args = args::resolve(at, i, d, &kernel, table)?;
+    Ok(Prepared { kernel, geo, args })
+}
+
+/// What the HIP runtime would refuse to launch.
+fn check_geometry(at: At, i: usize, geo: &Geometry, kernel: &LoadedKernel, entry: &Entry) -> Result<(), SpecError> {
+    let p = |f: &str| format!("dispatches[{i}].{f}");
+    if geo.grid.contains(&0) {
+        return Err(at.err(p("grid"), "every dimension must be at least 1"));
+    }
+    if geo.block.contains(&0) {
+        return Err(at.err(p("block"), "every dimension must be at least 1"));
+    }
+    let items: u64 = geo.block.iter().map(|&b| b as u64).product();
+    let meta = entry.co.kernel(&kernel.name).and_then(|k| k.metadata.as_ref());
+    let max = meta.map_or(MAX_BLOCK, |m| if m.max_flat_workgroup_size > 0 { m.max_flat_workgroup_size.min(MAX_BLOCK) } else { MAX_BLOCK });
+    if items > max {
+        return Err(at.err(p("block"), format!("{items} work-items; kernel `{}` allows at most {max} per group", kernel.name)));
+    }
+    if let Some(r) = meta.and_then(|m| m.reqd_workgroup_size) {
+        if r != geo.block.map(|b| b as u64) {
+            return Err(at.err(p("block"), format!("kernel `{}` requires block ({}, {}, {})", kernel.name, r[0], r[1], r[2])));
+        }
+    }
+    let lds = kernel.descriptor.group_segment_fixed_size as u64 + geo.dynamic_lds as u64;
+    if lds > MAX_LDS {
+        return Err(at.err(p("dynamic_lds"), format!("{} static + {} dynamic bytes of LDS exceed {MAX_LDS}", kernel.descriptor.group_segment_fixed_size, geo.dynamic_lds)));
+    }
+    Ok(())
+}
+
+fn launch_error(at: At, i: usize, e: LaunchError, placed: &BTreeMap<String, Placed>) -> RunError {
+    match e {
+        LaunchError::Fault(fault) => {
+            let hint = match fault.kind {
+                FaultKind::MemoryViolation { address, .. } => near_buffer(placed, address),
+                _ => None,
+            };
+            RunError::Fault { file: at.file.to_path_buf(), dispatch: i, fault: Box::new(fault), hint }
+        }
+        other => RunError::Spec(at.err(format!("dispatches[{i}]"), other.to_string())),
+    }
+}
+
+/// Which spec buffer a bad address is just past or before (allocations are separated by
+/// unmapped guard gaps, so an overrun lands there).
+fn near_buffer(placed: &BTreeMap<String, Placed>, address: u64) -> Option<String> {
+    let below = placed.iter().filter(|(_, p)| p.base <= address).max_by_key(|(_, p)| p.base);
+    let above = placed.iter().filter(|(_, p)| p.base > address).min_by_key(|(_, p)| p.base);
+    match (below, above) {
+        (Some((n, p)), _) if address >= p.base + p.len && address - (p.base + p.len) < 1 << 16 => {
+            Some(format!("{} bytes past the end of buffer \"{n}\", which holds {} bytes", address - (p.base + p.len), p.len))
+        }
+        (_, Some((n, p))) if p.base - address <= 1 << 16 => Some(format!("{} bytes before buffer \"{n}\"", p.base - address)),
+        _ => None,
+    }
+}
+
+/// Count executed opcodes with the fidelity of their semantics. One opcode can be classified
+/// differently by instance (e.g. by operand kinds); the least exact class is reported.
+fn add_fidelity(counts: &mut BTreeMap<&'static str, (u64, Fidelity)>, kernel: &LoadedKernel, executed: &[u64]) {
+    let mut by_opcode: HashMap<usize, Fidelity> = HashMap::new();
+    for slot in &kernel.code {
+        if let CodeSlot::Inst(e) = slot {
+            let f = e.sem.fidelity();
+            let entry = by_opcode.entry(e.inst.opcode() as usize).or_insert(f);
+            if rank(f) > rank(*entry) {
+                *entry = f;
+            }
+        }
+    }
+    for (op, &n) in executed.iter().enumerate().filter(|(_, &n)| n > 0) {
+        let (Some(&name), Some(&f)) = (OPCODE_NAMES.get(op), by_opcode.get(&op)) else { continue };
+        let e = counts.entry(name).or_insert((0, f));
+        e.0 += n;
+        if rank(f) > rank(e.1) {
+            e.1 = f;
+        }
+    }
+}
+
+fn rank(f: Fidelity) -> u8 {
+    match f {
+        Fidelity::Exact => 0,
+        Fidelity::NoEffect(_) => 1,
+        Fidelity::Approximate(_) => 2,
+    }
+}
+
+fn read_back(dev: &Device, placed: &BTreeMap<String, Placed>) -> BTreeMap<String, Vec<u8>> {
+    placed
+        .iter()
+        .map(|(n, p)| {
+            let mut b = vec![0u8; p.len as usize];
+            // Allocations only grow apart; a failed read leaves zeros, which the checks report.
+            let _ = dev.mem.read(p.base, &mut b);
+            (n.clone(), b)
+        })
+        .collect()
+}
+
+fn view<'a>(i: usize, d: &'a Dispatch, p: &'a Prepared, processor: hipscope_isa::Processor) -> DispatchView<'a> {
+    DispatchView {
+        index: i,
+        kernel: &d.kernel,
+        grid: p.geo.grid,
+        block: p.geo.block,
+        dynamic_lds: p.geo.dynamic_lds,
+        args: &p.args.values,
+        wave_size: if p.kernel.wave64 { 64 } else { 32 },
+        processor,
+    }
+}
+
+/// Evaluate every expectation; references are replayed once per set.
+fn evaluate(at: At, spec: &Spec, dir: &Path, initial: &BTreeMap<String, Vec<u8>>, finals: &BTreeMap<String, Vec<u8>>, views: &[DispatchView]) -> Result<Vec<Check>, SpecError> {
+    let mut replays: BTreeMap<String, CpuMemory> = BTreeMap::new();
+    let mut checks = Vec::new();
+    for (i, e) in spec.expect.iter().enumerate() {
+        let got = finals.get(&e.buffer).map_or(&[][..], |b| &b[e.offset as usize..]);
+        let (ok, detail) = match &e.equals {
+            Expected::File(f) => {
+                let full = dir.join(f);
+                let want = std::fs::read(&full).map_err(|err| at.err(format!("expect[{i}].equals"), format!("cannot read {}: {err}", full.display())))?;
+                compare(got, &want, e.ty.unwrap_or(Ty::U8), e.tol, first_index(e, e.ty.unwrap_or(Ty::U8)), &format!("file {f}"))
+            }
+            Expected::Reference(set) => {
+                if !replays.contains_key(set) {
+                    let mem = references::replay(set, initial, views).map_err(|m| at.err(format!("expect[{i}].equals"), m))?;
+                    replays.insert(set.clone(), mem);
+                }
+                let mem = &replays[set];
+                against_reference(e, set, mem, got)
+            }
+            list => {
+                let (ty, want) = list_bytes(list).unwrap_or((Ty::U8, Vec::new()));
+                let ty = e.ty.unwrap_or(ty);
+                compare(got, &want, ty, e.tol, first_index(e, ty), "the expected list")
+            }
+        };
+        checks.push(Check { buffer: e.buffer.clone(), ok, detail });
+    }
+    Ok(checks)
+}
+
+fn first_index(e: &Expect, ty: Ty) -> u64 {
+    e.offset / ty.size() as u64
+}
+
+fn against_reference(e: &Expect, set: &str, mem: &CpuMemory, got: &[u8]) -> (bool, String) {
+    if let Some(pred) = mem.predicates.get(&e.buffer) {
+        return match pred(got) {
+            Ok(d) => (true, d),
+            Err(d) => (false, d),
+        };
+    }
+    let want = mem.bytes(&e.buffer).map_or(&[][..], |b| &b[(e.offset as usize).min(b.len())..]);
+    let ty = e.ty.or(mem.types.get(&e.buffer).copied()).unwrap_or(Ty::U8);
+    compare(got, want, ty, e.tol, first_index(e, ty), &format!("reference {set}"))
+}

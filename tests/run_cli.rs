@@ -1,0 +1,179 @@
+//! `hipscope run` and `hipscope gpus` end to end: exit codes 0/1/2/3, one-line errors, the JSON
+//! schema of PRODUCT.md. Uses the committed gfx90a `vadd` object (its instructions are among the
+//! first implemented); specs written here use absolute code-object paths.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn hipscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hipscope")).args(args).output().expect("run hipscope")
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A spec file under target/ (unique name per test).
+fn spec_file(name: &str, text: &str) -> PathBuf {
+    let dir = root().join("target/run-cli-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// A vadd spec on the gfx90a object: `n` elements, buffers of `len` floats, one expectation.
+fn vadd_spec(n: u32, len: u32, expect: &str) -> String {
+    let co = root().join("workloads/bin/gfx90a/vadd.co");
+    format!(
+        r#"Run(
+  code_objects: {{"gfx90a": "{}"}},
+  buffers: {{
+    "a": (bytes: {b}, init: Iota(F32)),
+    "b": (bytes: {b}, init: Const(F32, 0.5)),
+    "c": (bytes: {b}),
+  }},
+  dispatches: [ (kernel: "vadd", grid: ({n}, 1, 1), block: (64, 1, 1), args: [Buffer("a"), Buffer("b"), Buffer("c"), U32({n})]) ],
+  expect: [ {expect} ],
+)"#,
+        co.display(),
+        b = 4 * len,
+    )
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn passing_spec_exits_0_and_reports_dispatches_and_checks() {
+    let o = hipscope(&["run", "workloads/vadd.ron", "--gpu", "mi210"]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
+    assert!(out.contains("gpu: mi210"), "{out}");
+    assert!(out.contains("code object \"gfx90a\""), "{out}");
+    assert!(out.contains("dispatch 0: vadd grid (10100,1,1) block (256,1,1): 40 groups, 158 waves,"), "{out}");
+    assert!(out.contains("check c: ok (10240 f32 values equal reference vadd)"), "{out}");
+}
+
+#[test]
+fn json_follows_the_product_schema() {
+    let o = hipscope(&["run", "workloads/vadd.ron", "--gpu", "mi210", "--json", "--fidelity"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["checks", "dispatches", "fidelity", "gpu", "mode", "target"]);
+    assert_eq!(v["gpu"], "mi210");
+    assert_eq!(v["mode"], "functional");
+    let d = &v["dispatches"][0];
+    let dk: Vec<&str> = d.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(dk, ["counters", "cycles", "duration_ns", "kernel", "waves"]);
+    assert!(d["cycles"].is_null() && d["duration_ns"].is_null());
+    assert_eq!(d["waves"], 158, "39 groups of 4 waves and a last group of 116 items");
+    assert_eq!(v["checks"][0]["ok"], true);
+    assert_eq!(v["fidelity"]["s_endpgm"]["count"], 158, "every wave ends once");
+    assert_eq!(v["fidelity"]["s_endpgm"]["fidelity"], "exact");
+    let o = hipscope(&["run", "workloads/vadd.ron", "--gpu", "mi210", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v["fidelity"], serde_json::json!({}), "fidelity only with --fidelity");
+}
+
+#[test]
+fn failed_expectation_exits_1() {
+    let p = spec_file("fail.ron", &vadd_spec(64, 64, r#"(buffer: "c", equals: F32([0.5, 1.5, 99.0]))"#));
+    let o = hipscope(&["run", s(&p), "--gpu", "mi210"]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}{}", stderr(&o));
+    assert!(out.contains("check c: FAIL (1 of 3 f32 values differ from the expected list; first: [2] = 2.5, expected 99.0)"), "{out}");
+}
+
+#[test]
+fn kernel_fault_exits_3_with_one_line() {
+    // n = 2000 over 1000-float buffers: the kernel reads past `a`, like a GPU page fault.
+    let p = spec_file("fault.ron", &vadd_spec(2000, 1000, r#"(buffer: "c", equals: Reference("vadd"))"#));
+    let o = hipscope(&["run", s(&p), "--gpu", "mi210"]);
+    let err = stderr(&o);
+    assert_eq!(code(&o), 3, "{}{err}", stdout(&o));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("dispatch 0: kernel fault in `vadd`, workgroup (") && err.contains("pc 0x") && err.contains("memory violation") && err.contains("past the end of buffer \"a\""), "{err}");
+}
+
+#[test]
+fn bad_specs_exit_2_naming_file_and_place() {
+    let cases: &[(&str, String, &str)] = &[
+        ("syntax.ron", "Run(code_objects: {\"x\": 1".into(), "syntax.ron:1:"),
+        ("field.ron", vadd_spec(64, 64, r#"(buffer: "nosuch", equals: Reference("vadd"))"#), "expect[0].buffer: no buffer named \"nosuch\""),
+        ("arg.ron", vadd_spec(64, 64, "").replace("Buffer(\"b\")", "Buffer(\"q\")"), "dispatches[0].args[1]: no buffer named \"q\""),
+        ("argsize.ron", vadd_spec(64, 64, "").replace("U32(64)]", "U64(64)]"), "dispatches[0].args[3]: U64 is 8 bytes; argument 3 (by_value) is 4 bytes"),
+        ("ref.ron", vadd_spec(64, 64, r#"(buffer: "c", equals: Reference("nosuch"))"#), "expect[0].equals: no built-in reference \"nosuch\""),
+        ("block.ron", vadd_spec(64, 64, "").replace("block: (64, 1, 1)", "block: (2048, 1, 1)"), "dispatches[0].block: 2048 work-items"),
+        ("kernel.ron", vadd_spec(64, 64, "").replace("kernel: \"vadd\"", "kernel: \"vsub\""), "dispatches[0].kernel: no kernel named 'vsub'"),
+        ("init.ron", vadd_spec(64, 64, "").replace("Const(F32, 0.5)", "Const(U8, 300)"), "buffers.b.init: 300 is not a u8"),
+    ];
+    for (name, text, want) in cases {
+        let p = spec_file(name, text);
+        let o = hipscope(&["run", s(&p), "--gpu", "mi210"]);
+        let err = stderr(&o);
+        assert_eq!(code(&o), 2, "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+        assert!(err.contains(&format!("{}", p.display())) && err.contains(want), "{name}: {err}");
+    }
+}
+
+#[test]
+fn gpu_and_code_object_choice() {
+    let p = spec_file("nogpu.ron", &vadd_spec(64, 64, r#"(buffer: "c", equals: Reference("vadd"))"#));
+    // Two built-in GPUs run gfx90a: the user must pick.
+    let o = hipscope(&["run", s(&p)]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("several built-in GPUs run gfx90a (mi210, mi250x): pass --gpu"), "{}", stderr(&o));
+    let o = hipscope(&["run", s(&p), "--gpu", "mi300x"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("no code object for mi300x (gfx942); the spec has: gfx90a (gfx90a)"), "{}", stderr(&o));
+    let o = hipscope(&["run", s(&p), "--gpu", "mi210", "--code-object", "gfx942"]);
+    assert!(code(&o) == 2 && stderr(&o).contains("--code-object: no entry \"gfx942\""), "{}", stderr(&o));
+    let o = hipscope(&["run", s(&p), "--gpu", "nosuchgpu"]);
+    assert!(code(&o) == 2 && stderr(&o).contains("unknown GPU 'nosuchgpu' (built-in: r9nano,"), "{}", stderr(&o));
+    let cfg = root().join("configs/mi250x.ron");
+    let o = hipscope(&["run", s(&p), "--gpu", s(&cfg)]);
+    assert_eq!(code(&o), 0, "a config file works as --gpu: {}", stderr(&o));
+    assert!(stdout(&o).contains("gpu: mi250x"));
+}
+
+#[test]
+fn timing_mode_counters_and_traces_are_refused_for_now() {
+    for extra in [&["--mode", "timing"][..], &["--counters", "x.csv"], &["--trace", "t.json"]] {
+        let mut args = vec!["run", "workloads/vadd.ron", "--gpu", "mi210"];
+        args.extend_from_slice(extra);
+        let o = hipscope(&args);
+        assert_eq!(code(&o), 2, "{extra:?}");
+        assert!(stderr(&o).contains("arrive"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn gpus_lists_the_nine_builtins() {
+    let o = hipscope(&["gpus"]);
+    assert_eq!(code(&o), 0);
+    let out = stdout(&o);
+    for g in ["r9nano", "mi100", "mi210", "mi250x", "mi300a", "mi300x", "rx6900xt", "rx7900xtx", "rx9070xt"] {
+        assert!(out.lines().any(|l| l.starts_with(g)), "{g}: {out}");
+    }
+    let o = hipscope(&["gpus", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v.as_array().map(Vec::len), Some(9));
+    assert_eq!(v[5]["processor"], "gfx942");
+    assert_eq!(v[5]["hip"]["warp_size"], 64);
+}
