@@ -16,9 +16,12 @@ use hipscope_isa::codeobj::{
 };
 use hipscope_isa::target::{FeatureSetting, Processor};
 
-/// (path, [(kernel, symbol address of the amd_kernel_code_t, KernargSegmentSize,
-///  "name:size:align:ValueKind ...")]) from `llvm-readelf-19 -s --notes`.
-const GFX803: &[(&str, &[(&str, u64, u64, &str)])] = &[
+/// (kernel, symbol address of the amd_kernel_code_t, KernargSegmentSize,
+/// "name:size:align:ValueKind ...").
+type KernelFacts = (&'static str, u64, u64, &'static str);
+
+/// (path, kernels) from `llvm-readelf-19 -s --notes`.
+const GFX803: &[(&str, &[KernelFacts])] = &[
     ("benchmarks/dnn/layer_benchmarks/relu/kernels.hsaco", &[("ReLUForward", 0x1000, 72,
         "count:4:4:ByValue in:8:8:GlobalBuffer out:8:8:GlobalBuffer -:8:8:HiddenGlobalOffsetX -:8:8:HiddenGlobalOffsetY -:8:8:HiddenGlobalOffsetZ -:8:8:HiddenNone -:8:8:HiddenNone -:8:8:HiddenNone")]),
     ("benchmarks/heteromark/fir/kernels.hsaco", &[("FIR", 0x1000, 96,

@@ -137,9 +137,9 @@ const EXTREMES: [u64; 9] = [
 
 fn put(d: &mut [u8], at: usize, value: u64, width: usize) {
     let bytes = value.to_le_bytes();
-    for k in 0..width {
+    for (k, &v) in bytes.iter().enumerate().take(width) {
         if let Some(b) = d.get_mut(at + k) {
-            *b = bytes[k];
+            *b = v;
         }
     }
 }

@@ -284,12 +284,13 @@ fn init_vgprs(w: &mut Wave, k: &crate::kernel::LoadedKernel, size: [u32; 3], fir
         _ => (true, true),
     };
     let packed = k.processor.has_packed_workitem_ids();
-    for lane in 0..n {
-        let t = first + lane;
-        let (x, y, z) = (t % size[0], t / size[0] % size[1], t / (size[0] * size[1]));
-        let l = lane as usize;
+    // Work-item ids counted up from the wave's first item (x fastest) instead of divided out
+    // per lane.
+    let (mut x, mut y, mut z) = (first % size[0], first / size[0] % size[1], first / (size[0] * size[1]));
+    let (y_on, z_on) = (if want_y { u32::MAX } else { 0 }, if want_z { u32::MAX } else { 0 });
+    for l in 0..n as usize {
         if packed {
-            w.set_v(0, l, x | (if want_y { y } else { 0 }) << 10 | (if want_z { z } else { 0 }) << 20);
+            w.set_v(0, l, x | (y & y_on) << 10 | (z & z_on) << 20);
         } else {
             w.set_v(0, l, x);
             if want_y {
@@ -297,6 +298,15 @@ fn init_vgprs(w: &mut Wave, k: &crate::kernel::LoadedKernel, size: [u32; 3], fir
             }
             if want_z {
                 w.set_v(2, l, z);
+            }
+        }
+        x += 1;
+        if x == size[0] {
+            x = 0;
+            y += 1;
+            if y == size[1] {
+                y = 0;
+                z += 1;
             }
         }
     }

@@ -50,8 +50,6 @@ pub struct DispatchStats {
 struct Group {
     waves: Vec<Wave>,
     lds: Vec<u8>,
-    /// Residency block: the group's waves use scratch slots `block * waves_per_group ..`.
-    block: u32,
 }
 
 impl Group {
@@ -59,7 +57,8 @@ impl Group {
         self.waves.iter().all(|w| w.status == WaveStatus::Done)
     }
 
-    /// Release the barrier once every wave that has not ended waits at it.
+    /// Release the barrier once every wave that has not ended waits at it; the released
+    /// waves become ready.
     fn try_release_barrier(&mut self) -> bool {
         let waiting = self.waves.iter().filter(|w| w.status == WaveStatus::AtBarrier).count();
         let live = self.waves.iter().filter(|w| w.status != WaveStatus::Done).count();
@@ -107,10 +106,6 @@ impl Dispatch<'_> {
 pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions) -> Result<DispatchStats, KernelFault> {
     let mut rng = StdRng::seed_from_u64(opts.seed);
     let mut stats = DispatchStats { opcode_counts: vec![0; OPCODE_NAMES.len()], ..Default::default() };
-    let total_groups = d.geo.group_count();
-    let mut next_group = 0u64;
-    let mut next_wave_index = 0u32;
-    let mut resident: Vec<Group> = Vec::new();
     let setup = WaveSetup {
         kernel: d.kernel,
         geo: &d.geo,
@@ -119,58 +114,99 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions) 
         scratch_base: d.scratch_base,
         scratch_per_lane: d.scratch_per_lane,
     };
-    let mut ready: Vec<(usize, usize)> = Vec::new();
-    // Residency blocks not in use (scratch slots), lowest first.
-    let mut free_blocks: Vec<u32> = (0..d.resident_groups() as u32).rev().collect();
-    let waves_per_group = d.waves_per_group();
-    // Register files of retired waves, reused for new ones (zeroing 64 KiB per wave would
-    // dominate short kernels).
-    let mut pool: Vec<Vec<u32>> = Vec::new();
+    let mut res = Residency::new(d);
     loop {
-        while next_group < total_groups {
-            let Some(block) = free_blocks.pop() else { break };
-            let g = d.geo.group_at(next_group);
-            let waves = create_group_waves(&setup, g, next_wave_index, block * waves_per_group, &mut pool);
-            next_wave_index += waves.len() as u32;
-            stats.waves += waves.len() as u64;
-            stats.groups += 1;
-            resident.push(Group { waves, lds: vec![0; d.lds_bytes as usize], block });
-            next_group += 1;
-        }
-        if resident.is_empty() {
-            break;
-        }
-        ready.clear();
-        for (gi, g) in resident.iter().enumerate() {
-            ready.extend(g.waves.iter().enumerate().filter(|(_, w)| w.status == WaveStatus::Ready).map(|(wi, _)| (gi, wi)));
-        }
-        if ready.is_empty() {
-            // Every group gets its chance to release (no short-circuit).
-            let mut released = false;
-            for g in resident.iter_mut() {
-                released |= g.try_release_barrier();
+        res.admit(&setup, d, &mut stats);
+        if res.ready.is_empty() {
+            if res.live == 0 {
+                break;
             }
-            if !released {
-                let w = &resident[0].waves[0];
-                return Err(fault(d, w, FaultKind::Deadlock("no wave is ready and no barrier can complete".into())));
-            }
-            continue;
+            // Only reachable when every live wave waits at a barrier that cannot complete.
+            let Some(w) = res.any_wave() else { break };
+            return Err(fault(d, w, FaultKind::Deadlock("no wave is ready and no barrier can complete".into())));
         }
-        let (gi, wi) = ready[rng.random_range(0..ready.len())];
+        let pick = rng.random_range(0..res.ready.len());
         let quantum = rng.random_range(1..=opts.quantum.max(1));
-        let group = &mut resident[gi];
-        let (waves, lds) = (&mut group.waves, &mut group.lds[..]);
-        run_wave(d, &mut waves[wi], lds, env, mem, quantum, opts, &mut stats)?;
-        if group.done() {
-            let g = resident.swap_remove(gi);
-            free_blocks.push(g.block);
-            free_blocks.sort_unstable_by(|a, b| b.cmp(a));
-            pool.extend(g.waves.into_iter().map(|w| w.vgpr));
-        } else {
-            group.try_release_barrier();
+        let (slot, wi) = res.ready[pick];
+        let Some(group) = res.slots[slot as usize].as_mut() else { unreachable!("ready wave of an empty slot") };
+        run_wave(d, &mut group.waves[wi as usize], &mut group.lds, env, mem, quantum, opts, &mut stats)?;
+        if group.waves[wi as usize].status != WaveStatus::Ready {
+            res.ready.swap_remove(pick);
+            res.settle(slot);
         }
     }
     Ok(stats)
+}
+
+/// Resident work-groups in residency slots (a slot also picks the group's scratch), and the
+/// waves ready to run. The ready list is updated as waves change state, never rebuilt, so
+/// picking a wave costs the same however many are resident.
+struct Residency {
+    slots: Vec<Option<Group>>,
+    /// Free slots, highest first (the lowest is reused first).
+    free: Vec<u32>,
+    /// (slot, wave index) of every ready wave.
+    ready: Vec<(u32, u32)>,
+    /// Resident groups.
+    live: usize,
+    next_group: u64,
+    next_wave_index: u32,
+    waves_per_group: u32,
+    /// Register files of retired waves, reused for new ones (zeroing 64 KiB per wave would
+    /// dominate short kernels).
+    pool: Vec<Vec<u32>>,
+}
+
+impl Residency {
+    fn new(d: &Dispatch) -> Residency {
+        let n = d.resident_groups() as u32;
+        Residency {
+            slots: (0..n).map(|_| None).collect(),
+            free: (0..n).rev().collect(),
+            ready: Vec::new(),
+            live: 0,
+            next_group: 0,
+            next_wave_index: 0,
+            waves_per_group: d.waves_per_group(),
+            pool: Vec::new(),
+        }
+    }
+
+    /// Fill free slots with the next work-groups in dispatch order.
+    fn admit(&mut self, setup: &WaveSetup, d: &Dispatch, stats: &mut DispatchStats) {
+        while self.next_group < d.geo.group_count() {
+            let Some(slot) = self.free.pop() else { break };
+            let g = d.geo.group_at(self.next_group);
+            let waves = create_group_waves(setup, g, self.next_wave_index, slot * self.waves_per_group, &mut self.pool);
+            self.next_wave_index += waves.len() as u32;
+            stats.waves += waves.len() as u64;
+            stats.groups += 1;
+            self.ready.extend((0..waves.len() as u32).map(|wi| (slot, wi)));
+            self.slots[slot as usize] = Some(Group { waves, lds: vec![0; d.lds_bytes as usize] });
+            self.live += 1;
+            self.next_group += 1;
+        }
+    }
+
+    /// After a wave of `slot` stopped being ready: retire the group if it is done, else
+    /// release its barrier if every live wave now waits at it.
+    fn settle(&mut self, slot: u32) {
+        let Some(group) = self.slots[slot as usize].as_mut() else { return };
+        if group.done() {
+            if let Some(g) = self.slots[slot as usize].take() {
+                self.pool.extend(g.waves.into_iter().map(|w| w.vgpr));
+            }
+            self.live -= 1;
+            self.free.push(slot);
+            self.free.sort_unstable_by(|a, b| b.cmp(a));
+        } else if group.try_release_barrier() {
+            self.ready.extend(group.waves.iter().enumerate().filter(|(_, w)| w.status == WaveStatus::Ready).map(|(wi, _)| (slot, wi as u32)));
+        }
+    }
+
+    fn any_wave(&self) -> Option<&Wave> {
+        self.slots.iter().flatten().flat_map(|g| g.waves.first()).next()
+    }
 }
 
 fn fault(d: &Dispatch, w: &Wave, kind: FaultKind) -> KernelFault {

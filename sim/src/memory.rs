@@ -129,6 +129,21 @@ impl Memory {
         Ok((i, off as usize))
     }
 
+    /// The bytes of the allocation holding all of `lo..end`, with its base address: lets a
+    /// whole instruction's lanes be served by one lookup.
+    pub fn span(&self, lo: u64, end: u64) -> Option<(u64, &[u8])> {
+        let (i, _) = self.locate(lo, u32::try_from(end.checked_sub(lo)?).ok()?).ok()?;
+        let a = &self.allocs[i];
+        Some((a.base, &a.data))
+    }
+
+    /// Mutable [`Memory::span`].
+    pub fn span_mut(&mut self, lo: u64, end: u64) -> Option<(u64, &mut [u8])> {
+        let (i, _) = self.locate(lo, u32::try_from(end.checked_sub(lo)?).ok()?).ok()?;
+        let a = &mut self.allocs[i];
+        Some((a.base, &mut a.data))
+    }
+
     /// The allocation containing `address`, if any.
     pub fn allocation_at(&self, address: u64) -> Option<&Allocation> {
         self.locate(address, 1).ok().map(|(i, _)| &self.allocs[i])
@@ -136,13 +151,13 @@ impl Memory {
 
     pub fn read(&self, address: u64, out: &mut [u8]) -> Result<(), Unmapped> {
         let (i, off) = self.locate(address, out.len() as u32)?;
-        out.copy_from_slice(&self.allocs[i].data[off..off + out.len()]);
+        copy_small(out, &self.allocs[i].data[off..off + out.len()]);
         Ok(())
     }
 
     pub fn write(&mut self, address: u64, bytes: &[u8]) -> Result<(), Unmapped> {
         let (i, off) = self.locate(address, bytes.len() as u32)?;
-        self.allocs[i].data[off..off + bytes.len()].copy_from_slice(bytes);
+        copy_small(&mut self.allocs[i].data[off..off + bytes.len()], bytes);
         Ok(())
     }
 
@@ -164,6 +179,26 @@ impl Memory {
 
     pub fn write_u64(&mut self, address: u64, v: u64) -> Result<(), Unmapped> {
         self.write(address, &v.to_le_bytes())
+    }
+}
+
+/// `dst.copy_from_slice(src)` with the lane-access sizes as fixed-size copies: a call into
+/// the general `memcpy` costs more than the copy itself for 1..16 bytes.
+#[inline]
+fn copy_small(dst: &mut [u8], src: &[u8]) {
+    fn fixed<const N: usize>(dst: &mut [u8], src: &[u8]) {
+        let s: &[u8; N] = src.try_into().unwrap_or(&[0; N]);
+        if let Ok(d) = <&mut [u8; N]>::try_from(dst) {
+            *d = *s;
+        }
+    }
+    match dst.len() {
+        1 => dst[0] = src[0],
+        2 => fixed::<2>(dst, src),
+        4 => fixed::<4>(dst, src),
+        8 => fixed::<8>(dst, src),
+        16 => fixed::<16>(dst, src),
+        _ => dst.copy_from_slice(src),
     }
 }
 

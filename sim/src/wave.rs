@@ -163,6 +163,18 @@ impl Wave {
         self.vgpr[reg * MAX_LANES + lane]
     }
 
+    /// VGPR `reg` of every lane.
+    #[inline]
+    pub fn row(&self, reg: usize) -> &[u32] {
+        &self.vgpr[reg * MAX_LANES..(reg + 1) * MAX_LANES]
+    }
+
+    /// VGPR `reg` of every lane, for writing.
+    #[inline]
+    pub fn row_mut(&mut self, reg: usize) -> &mut [u32] {
+        &mut self.vgpr[reg * MAX_LANES..(reg + 1) * MAX_LANES]
+    }
+
     #[inline]
     pub fn set_v(&mut self, reg: usize, lane: usize, value: u32) {
         self.vgpr[reg * MAX_LANES + lane] = value;

@@ -15,12 +15,13 @@ use super::super::operand::{s32, s64, v32, v64, v_dword, write_v_dword};
 use super::super::{ExecCtx, Flow};
 use super::atomic::{self, AtomicOp, Width};
 use super::fp::FpEnv;
-use super::shape::{LoadShape, StoreShape};
+use super::bulk;
+use super::shape::{Half, LoadShape, StoreShape};
 use super::space::{self, Private, Target};
 use crate::fault::FaultKind;
 use crate::wave::slot;
-use crate::wave::Wave;
-use hipscope_isa::decode::Operand;
+use crate::wave::{Wave, MAX_LANES};
+use hipscope_isa::decode::{Operand, Reg};
 use hipscope_isa::Family;
 
 /// Which instruction family addresses the access.
@@ -82,12 +83,14 @@ pub struct FlatOp {
     pub what: FlatWhat,
 }
 
-/// Per-instruction facts about the wave's private memory.
+/// Per-instruction facts: the wave's private memory, and for GLOBAL forms every lane's
+/// address, computed in one pass over the address registers.
 pub(super) struct Pre {
     wave_base: u64,
     per_lane: u64,
     lanes: u32,
     private_base: u64,
+    global: [u64; MAX_LANES],
 }
 
 impl Pre {
@@ -105,6 +108,7 @@ impl Pre {
             per_lane: cx.env.scratch_per_lane,
             lanes: w.lanes() as u32,
             private_base: cx.env.apertures.private_base,
+            global: [0; MAX_LANES],
         }
     }
 
@@ -132,9 +136,35 @@ fn present(op: Operand) -> bool {
 impl FlatAddr {
     fn target(&self, cx: &ExecCtx, pre: &Pre, lane: usize, size: usize) -> Target {
         match self.seg {
-            Seg::Global => Target::Mem(self.global(cx, lane)),
+            Seg::Global => Target::Mem(pre.global[lane]),
             Seg::Scratch => pre.private(self.scratch_off(cx, lane), lane, size),
             Seg::Flat => self.flat(cx, pre, lane, size),
+        }
+    }
+
+    /// Every lane's GLOBAL address (inactive lanes too: computing them is cheaper than
+    /// skipping them, and they are never accessed).
+    fn global_all(&self, cx: &ExecCtx, out: &mut [u64; MAX_LANES]) {
+        let w = &*cx.wave;
+        let lanes = w.lanes();
+        match self.vaddr {
+            Operand::Reg(Reg::Vgpr { index, .. }) if present(self.saddr) => {
+                let base = s64(w, cx.env, self.saddr).wrapping_add(self.ioff as u64);
+                for (o, &v) in out[..lanes].iter_mut().zip(w.row(index as usize)) {
+                    *o = base.wrapping_add(v as u64);
+                }
+            }
+            Operand::Reg(Reg::Vgpr { index, .. }) => {
+                let (lo, hi) = (w.row(index as usize), w.row((index as usize + 1) % 256));
+                for ((o, &l), &h) in out[..lanes].iter_mut().zip(lo).zip(hi) {
+                    *o = (l as u64 | (h as u64) << 32).wrapping_add(self.ioff as u64);
+                }
+            }
+            _ => {
+                for (lane, o) in out[..lanes].iter_mut().enumerate() {
+                    *o = self.global(cx, lane);
+                }
+            }
         }
     }
 
@@ -302,8 +332,29 @@ impl FlatOp {
         Ok(())
     }
 
+    /// The [`bulk`] path for whole-dword GLOBAL loads and stores to VGPRs; false when it
+    /// does not apply.
+    fn bulk(&self, cx: &mut ExecCtx, pre: &Pre) -> bool {
+        let whole = |bytes: u8| bytes >= 4 && bytes % 4 == 0;
+        match &self.what {
+            FlatWhat::Load { shape, dst: Operand::Reg(Reg::Vgpr { index, .. }) } if shape.half == Half::Full && whole(shape.bytes) => {
+                bulk::load_dwords(cx.wave, cx.mem, &pre.global, *index as usize, shape.dwords())
+            }
+            FlatWhat::Store { shape, data: Operand::Reg(Reg::Vgpr { index, .. }) } if whole(shape.bytes) => {
+                bulk::store_dwords(cx.wave, cx.mem, &pre.global, *index as usize, shape.bytes as usize / 4)
+            }
+            _ => false,
+        }
+    }
+
     pub fn execute(&self, cx: &mut ExecCtx) -> Result<Flow, FaultKind> {
-        let pre = Pre::new(cx);
+        let mut pre = Pre::new(cx);
+        if self.addr.seg == Seg::Global {
+            self.addr.global_all(cx, &mut pre.global);
+            if self.bulk(cx, &pre) {
+                return Ok(Flow::Next);
+            }
+        }
         let mut m = cx.wave.exec();
         while m != 0 {
             let lane = m.trailing_zeros() as usize;

@@ -5,6 +5,7 @@
 //!   global);
 //! * [`vsharp`]: buffer resources (V#), buffer addressing and range checking per generation;
 //! * [`buffer`]: MUBUF/MTBUF execution (sizes, atomics, formats, TFE, LDS-DMA);
+//! * `bulk`: the fast path for GLOBAL whole-dword loads/stores within one allocation;
 //! * [`space`]: where a lane's bytes live, including the per-lane **scratch layout**;
 //! * [`shape`]: load/store sizes, sign/zero extension, D16 halves;
 //! * [`atomic`], [`fp`]: atomic operations (shared with LDS atomics) and their float rules;
@@ -19,6 +20,7 @@
 
 pub mod atomic;
 pub mod buffer;
+mod bulk;
 pub mod cache;
 mod classify;
 pub mod flat;

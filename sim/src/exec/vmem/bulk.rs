@@ -1,0 +1,68 @@
+//! Whole-instruction data movement for the common case: a GLOBAL load or store of whole
+//! dwords whose active lanes all fall inside one allocation. One allocation lookup serves
+//! every lane and the data moves between the allocation's bytes and the register rows
+//! directly. Anything else (sub-dword or D16 shapes, lanes spread over allocations or
+//! faulting) takes the per-lane path, which also reports the exact faulting lane; both paths
+//! give the same result.
+//!
+//! Stores go lane by lane with all of a lane's dwords together, the order of the per-lane
+//! path, so that lanes storing to overlapping bytes leave the same final bytes.
+
+use crate::memory::Memory;
+use crate::wave::{Wave, MAX_LANES};
+
+/// Active lanes' lowest address and the end of the highest access (`None` without lanes or
+/// on address overflow).
+fn extent(addrs: &[u64; MAX_LANES], exec: u64, bytes: u64) -> Option<(u64, u64)> {
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    let mut m = exec;
+    while m != 0 {
+        let a = addrs[m.trailing_zeros() as usize];
+        m &= m - 1;
+        lo = lo.min(a);
+        hi = hi.max(a);
+    }
+    (exec != 0).then_some(())?;
+    Some((lo, hi.checked_add(bytes)?))
+}
+
+fn dword_at(data: &[u8], o: usize) -> u32 {
+    u32::from_le_bytes([data[o], data[o + 1], data[o + 2], data[o + 3]])
+}
+
+/// Load `dwords` dwords per active lane into VGPRs `dst..`; false (nothing done) when the
+/// lanes do not all fall in one allocation.
+pub fn load_dwords(w: &mut Wave, mem: &Memory, addrs: &[u64; MAX_LANES], dst: usize, dwords: usize) -> bool {
+    let exec = w.exec();
+    let Some((lo, end)) = extent(addrs, exec, 4 * dwords as u64) else { return false };
+    let Some((base, data)) = mem.span(lo, end) else { return false };
+    for k in 0..dwords {
+        let row = w.row_mut((dst + k) % 256);
+        let mut m = exec;
+        while m != 0 {
+            let lane = m.trailing_zeros() as usize;
+            m &= m - 1;
+            row[lane] = dword_at(data, (addrs[lane] - base) as usize + 4 * k);
+        }
+    }
+    true
+}
+
+/// Store `dwords` dwords per active lane from VGPRs `src..`; false (nothing done) when the
+/// lanes do not all fall in one allocation.
+pub fn store_dwords(w: &Wave, mem: &mut Memory, addrs: &[u64; MAX_LANES], src: usize, dwords: usize) -> bool {
+    let exec = w.exec();
+    let Some((lo, end)) = extent(addrs, exec, 4 * dwords as u64) else { return false };
+    let Some((base, data)) = mem.span_mut(lo, end) else { return false };
+    let mut m = exec;
+    while m != 0 {
+        let lane = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let o = (addrs[lane] - base) as usize;
+        for k in 0..dwords {
+            let v = w.v((src + k) % 256, lane);
+            data[o + 4 * k..o + 4 * k + 4].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    true
+}
