@@ -233,7 +233,7 @@ fn run_wave(
             CodeSlot::Invalid { word, .. } => return Err(fault(d, w, FaultKind::InvalidEncoding { word: *word })),
         };
         let flow = {
-            let mut cx = ExecCtx { wave: w, mem, lds, env };
+            let mut cx = ExecCtx { wave: w, mem, port: None, lds, env };
             execute(&e.sem, &e.inst, &mut cx).map_err(|k| fault(d, w, k))?
         };
         w.instructions += 1;

@@ -7,11 +7,15 @@
 //! * [`dispatch`]: launch geometry, runtime structures, initial wave state;
 //! * [`engine`]: the functional scheduler;
 //! * [`launch`]: [`launch::Device`], the entry point for clients;
-//! * [`gpus`]: GPU configurations (built-in and from files);
+//! * [`gpus`]: GPU configurations (built-in and from files, with timing parameters);
+//! * [`memsys`]: the timing mode's memory system (data-carrying caches, L2 channels, MALL,
+//!   DRAM); it knows nothing of instructions;
+//! * [`counters`]: performance counters with rocprof names;
 //! * [`spec`]: launch specs (RON) and the CPU references that check them.
 //!
 //! It consumes decoded programs from `hipscope-isa` and never decodes in its inner loop.
 
+pub mod counters;
 pub mod dispatch;
 pub mod engine;
 pub mod exec;
@@ -20,9 +24,11 @@ pub mod gpus;
 pub mod kernel;
 pub mod launch;
 pub mod memory;
+pub mod memsys;
 pub mod spec;
 #[doc(hidden)]
 pub mod testing;
+pub mod timing;
 pub mod wave;
 
 pub use dispatch::Geometry;

@@ -144,6 +144,36 @@ impl Memory {
         Some((a.base, &mut a.data))
     }
 
+    /// The memory type of the allocation holding all of `address..address+size`.
+    pub fn kind_at(&self, address: u64, size: u32) -> Result<MemoryKind, Unmapped> {
+        self.locate(address, size).map(|(i, _)| self.allocs[i].kind)
+    }
+
+    /// Fill `out` with the bytes from `address` that lie inside the allocation holding
+    /// `address`; the rest (past its end, or all of it when unmapped) become zero. For cache
+    /// lines that reach past an allocation.
+    pub fn read_clamped(&self, address: u64, out: &mut [u8]) {
+        out.fill(0);
+        if let Ok((i, off)) = self.locate(address, 1) {
+            let data = &self.allocs[i].data[off..];
+            let n = data.len().min(out.len());
+            out[..n].copy_from_slice(&data[..n]);
+        }
+    }
+
+    /// Write the bytes of `data` selected by `mask` (bit i = byte i) to `address + i`, where
+    /// mapped; bytes outside every allocation are dropped (a cache writing back a line of a
+    /// freed buffer).
+    pub fn write_masked(&mut self, address: u64, data: &[u8], mask: u128) {
+        let Ok((i, off)) = self.locate(address, 1) else { return };
+        let dst = &mut self.allocs[i].data[off..];
+        for (k, (d, s)) in dst.iter_mut().zip(data).enumerate() {
+            if mask >> k & 1 != 0 {
+                *d = *s;
+            }
+        }
+    }
+
     /// The allocation containing `address`, if any.
     pub fn allocation_at(&self, address: u64) -> Option<&Allocation> {
         self.locate(address, 1).ok().map(|(i, _)| &self.allocs[i])

@@ -52,7 +52,7 @@ impl Rig {
         let inst = self.decode(bytes);
         let sem = classify(&inst, &self.env);
         let flow = {
-            let mut cx = ExecCtx { wave: &mut self.wave, mem: &mut self.mem, lds: &mut self.lds, env: &self.env };
+            let mut cx = ExecCtx { wave: &mut self.wave, mem: &mut self.mem, port: None, lds: &mut self.lds, env: &self.env };
             execute(&sem, &inst, &mut cx)?
         };
         if flow == Flow::Next {

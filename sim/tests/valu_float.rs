@@ -581,7 +581,7 @@ fn gfx11_sixteen_bit_halves_and_new_forms() {
     r.set_v(3, |_| 0x0000_3c00); // lo 1.0
     let inst = Decoder::with_true16(Processor::Gfx1100, false, true).decode(G11_ADD_F16_T16, 0x1000).expect("decodes");
     let sem = classify(&inst, &r.env);
-    let mut cx = ExecCtx { wave: &mut r.wave, mem: &mut r.mem, lds: &mut r.lds, env: &r.env };
+    let mut cx = ExecCtx { wave: &mut r.wave, mem: &mut r.mem, port: None, lds: &mut r.lds, env: &r.env };
     execute(&sem, &inst, &mut cx).expect("executes");
     assert_eq!(r.wave.v(1, 5), 0x4200_2222, "2.0 + 1.0 into v1.h");
     const G11_MAXMIN: &[u8] = &[0x01, 0x00, 0x5e, 0xd6, 0x02, 0x07, 0x12, 0x04]; // v_maxmin_f32 v1, v2, v3, v4

@@ -67,7 +67,7 @@ fn scramble(r: &mut Rig, seed: u64) {
 }
 
 fn run(r: &mut Rig, inst: &Inst, sem: &Sem) {
-    let mut cx = ExecCtx { wave: &mut r.wave, mem: &mut r.mem, lds: &mut r.lds, env: &r.env };
+    let mut cx = ExecCtx { wave: &mut r.wave, mem: &mut r.mem, port: None, lds: &mut r.lds, env: &r.env };
     let _ = execute(sem, inst, &mut cx);
 }
 

@@ -23,7 +23,7 @@ pub mod valu;
 pub mod vmem;
 
 use crate::fault::FaultKind;
-use crate::memory::Memory;
+use crate::memory::{Memory, Unmapped};
 use crate::wave::Wave;
 use hipscope_isa::decode::{Ctx, Inst};
 use hipscope_isa::tables::flags;
@@ -69,9 +69,65 @@ pub struct Env {
 pub struct ExecCtx<'a> {
     pub wave: &'a mut Wave,
     pub mem: &'a mut Memory,
+    /// Where global-memory accesses go instead of straight to `mem` (timing mode: the cache
+    /// hierarchy); `None` in functional mode.
+    pub port: Option<&'a dyn MemPort>,
     /// The work-group's LDS.
     pub lds: &'a mut [u8],
     pub env: &'a Env,
+}
+
+/// A memory model between the waves and `Memory`: it sees every lane's global access (in
+/// lane order) and serves the bytes, e.g. from caches that may hold stale data. Methods take
+/// `&self` so that read paths need only a shared context; implementations keep their state in
+/// cells.
+pub trait MemPort {
+    fn read(&self, mem: &Memory, lane: u32, address: u64, out: &mut [u8]) -> Result<(), Unmapped>;
+    fn write(&self, mem: &mut Memory, lane: u32, address: u64, bytes: &[u8]) -> Result<(), Unmapped>;
+}
+
+/// Global memory as an instruction sees it: `Memory` directly, or through a [`MemPort`].
+pub struct Global<'b> {
+    pub mem: &'b mut Memory,
+    pub port: Option<&'b dyn MemPort>,
+}
+
+#[inline]
+fn port_read(port: Option<&dyn MemPort>, mem: &Memory, lane: u32, address: u64, out: &mut [u8]) -> Result<(), Unmapped> {
+    match port {
+        Some(p) => p.read(mem, lane, address, out),
+        None => mem.read(address, out),
+    }
+}
+
+#[inline]
+fn port_write(port: Option<&dyn MemPort>, mem: &mut Memory, lane: u32, address: u64, bytes: &[u8]) -> Result<(), Unmapped> {
+    match port {
+        Some(p) => p.write(mem, lane, address, bytes),
+        None => mem.write(address, bytes),
+    }
+}
+
+impl Global<'_> {
+    pub fn read(&self, lane: u32, address: u64, out: &mut [u8]) -> Result<(), Unmapped> {
+        port_read(self.port, self.mem, lane, address, out)
+    }
+
+    pub fn write(&mut self, lane: u32, address: u64, bytes: &[u8]) -> Result<(), Unmapped> {
+        port_write(self.port, self.mem, lane, address, bytes)
+    }
+}
+
+impl ExecCtx<'_> {
+    /// Read global memory for `lane`.
+    pub fn read_global(&self, lane: u32, address: u64, out: &mut [u8]) -> Result<(), Unmapped> {
+        port_read(self.port, self.mem, lane, address, out)
+    }
+
+    /// Write global memory for `lane`.
+    pub fn write_global(&mut self, lane: u32, address: u64, bytes: &[u8]) -> Result<(), Unmapped> {
+        port_write(self.port, self.mem, lane, address, bytes)
+    }
 }
 
 /// What happens after an instruction.

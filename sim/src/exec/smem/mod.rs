@@ -20,7 +20,8 @@ pub mod atomic;
 use super::operand::{s32, s64, s_dword, write_s64, write_s_dword};
 use super::{ExecCtx, Fidelity, Flow};
 use crate::fault::FaultKind;
-use crate::memory::{Memory, Unmapped};
+use crate::memory::Unmapped;
+use crate::exec::Global;
 use crate::wave::Wave;
 use atomic::AtomicOp;
 use hipscope_isa::decode::{Inst, Operand};
@@ -157,15 +158,16 @@ impl Buffer {
 }
 
 pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKind> {
-    let (w, env, mem) = (&mut *cx.wave, cx.env, &mut *cx.mem);
+    let (w, env) = (&mut *cx.wave, cx.env);
+    let mut mem = Global { mem: &mut *cx.mem, port: cx.port };
     match *op {
         Op::Load { d, base, off, size } => {
             let a = s64(w, env, base).wrapping_add(total_offset(w, env, &off));
-            load(w, mem, d, size, |o, n| Some(a.wrapping_add(o) & !(n - 1).min(3)))?;
+            load(w, &mem, d, size, |o, n| Some(a.wrapping_add(o) & !(n - 1).min(3)))?;
         }
         Op::BufferLoad { d, rsrc, off, size } => {
             let (b, o0) = (Buffer::of(w, rsrc), total_offset(w, env, &off));
-            load(w, mem, d, size, |o, n| {
+            load(w, &mem, d, size, |o, n| {
                 let o = o0.wrapping_add(o) & !(n - 1).min(3);
                 b.holds(o, n).then(|| b.base.wrapping_add(o))
             })?;
@@ -173,7 +175,7 @@ pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKin
         Op::Store { data, base, off, dwords } => {
             let a = s64(w, env, base).wrapping_add(total_offset(w, env, &off)) & !3;
             for k in 0..dwords as usize {
-                mem.write_u32(a.wrapping_add(4 * k as u64), s_dword(w, data, k)).map_err(fault)?;
+                mem.write(0, a.wrapping_add(4 * k as u64), &s_dword(w, data, k).to_le_bytes()).map_err(fault)?;
             }
         }
         Op::BufferStore { data, rsrc, off, dwords } => {
@@ -181,7 +183,7 @@ pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKin
             for k in 0..dwords as usize {
                 let o = o0.wrapping_add(4 * k as u64);
                 if b.holds(o, 4) {
-                    mem.write_u32(b.base.wrapping_add(o), s_dword(w, data, k)).map_err(fault)?;
+                    mem.write(0, b.base.wrapping_add(o), &s_dword(w, data, k).to_le_bytes()).map_err(fault)?;
                 }
             }
         }
@@ -194,7 +196,7 @@ pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKin
             } else {
                 Some(s64(w, env, base).wrapping_add(o) & !3)
             };
-            atomic(w, mem, op, wide, ret, data, address)?;
+            atomic(w, &mut mem, op, wide, ret, data, address)?;
         }
         Op::MemTime { d } => write_s64(w, d, env.clock),
         Op::MemRealTime { d } => write_s64(w, d, env.realtime),
@@ -206,11 +208,11 @@ pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKin
 
 /// Read a load's data: `at(byte offset, access bytes)` gives the address of each access, or
 /// None when a buffer access is out of range (it reads 0).
-fn load(w: &mut Wave, mem: &Memory, d: Operand, size: Size, at: impl Fn(u64, u64) -> Option<u64>) -> Result<(), FaultKind> {
+fn load(w: &mut Wave, mem: &Global, d: Operand, size: Size, at: impl Fn(u64, u64) -> Option<u64>) -> Result<(), FaultKind> {
     let read = |o: u64, n: u64| -> Result<u32, FaultKind> {
         let Some(a) = at(o, n) else { return Ok(0) };
         let mut b = [0u8; 4];
-        mem.read(a, &mut b[..n as usize]).map_err(fault)?;
+        mem.read(0, a, &mut b[..n as usize]).map_err(fault)?;
         Ok(u32::from_le_bytes(b))
     };
     match size {
@@ -229,7 +231,7 @@ fn load(w: &mut Wave, mem: &Memory, d: Operand, size: Size, at: impl Fn(u64, u64
 }
 
 /// Apply a scalar atomic at `address` (None: out-of-range buffer access).
-fn atomic(w: &mut Wave, mem: &mut Memory, op: AtomicOp, wide: bool, ret: bool, data: Operand, address: Option<u64>) -> Result<(), FaultKind> {
+fn atomic(w: &mut Wave, mem: &mut Global, op: AtomicOp, wide: bool, ret: bool, data: Operand, address: Option<u64>) -> Result<(), FaultKind> {
     let half = if wide { 2 } else { 1 };
     let value = |k: usize| -> u64 {
         let lo = s_dword(w, data, k * half) as u64;
@@ -242,14 +244,13 @@ fn atomic(w: &mut Wave, mem: &mut Memory, op: AtomicOp, wide: bool, ret: bool, d
     let (src, cmp) = (value(0), if op == AtomicOp::CmpSwap { value(1) } else { 0 });
     let old = match address {
         None => 0,
-        Some(a) if wide => {
-            let old = mem.read_u64(a).map_err(fault)?;
-            mem.write_u64(a, atomic::apply(op, old, src, cmp, 64)).map_err(fault)?;
-            old
-        }
         Some(a) => {
-            let old = mem.read_u32(a).map_err(fault)? as u64;
-            mem.write_u32(a, atomic::apply(op, old, src, cmp, 32) as u32).map_err(fault)?;
+            let n = if wide { 8 } else { 4 };
+            let mut b = [0u8; 8];
+            mem.read(0, a, &mut b[..n]).map_err(fault)?;
+            let old = u64::from_le_bytes(b);
+            let new = atomic::apply(op, old, src, cmp, 8 * n as u32);
+            mem.write(0, a, &new.to_le_bytes()[..n]).map_err(fault)?;
             old
         }
     };

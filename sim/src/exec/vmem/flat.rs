@@ -351,7 +351,7 @@ impl FlatOp {
         let mut pre = Pre::new(cx);
         if self.addr.seg == Seg::Global {
             self.addr.global_all(cx, &mut pre.global);
-            if self.bulk(cx, &pre) {
+            if cx.port.is_none() && self.bulk(cx, &pre) {
                 return Ok(Flow::Next);
             }
         }

@@ -102,10 +102,10 @@ fn private_runs(
 
 pub fn read(cx: &ExecCtx, t: Target, lane: usize, buf: &mut [u8]) -> Result<(), FaultKind> {
     match t {
-        Target::Mem(a) => cx.mem.read(a, buf).map_err(mem_fault(lane)),
+        Target::Mem(a) => cx.read_global(lane as u32, a, buf).map_err(mem_fault(lane)),
         Target::Lds(o) => lds::read(cx.lds, cx.lds.len(), lane, o, buf),
         Target::Private(p) => private_runs(p, buf.len(), |a, r| {
-            cx.mem.read(a, &mut buf[r]).map_err(mem_fault(lane))
+            cx.read_global(lane as u32, a, &mut buf[r]).map_err(mem_fault(lane))
         }),
         Target::Null => {
             buf.fill(0);
@@ -117,13 +117,13 @@ pub fn read(cx: &ExecCtx, t: Target, lane: usize, buf: &mut [u8]) -> Result<(), 
 
 pub fn write(cx: &mut ExecCtx, t: Target, lane: usize, bytes: &[u8]) -> Result<(), FaultKind> {
     match t {
-        Target::Mem(a) => cx.mem.write(a, bytes).map_err(mem_fault(lane)),
+        Target::Mem(a) => cx.write_global(lane as u32, a, bytes).map_err(mem_fault(lane)),
         Target::Lds(o) => {
             let len = cx.lds.len();
             lds::write(cx.lds, len, lane, o, bytes)
         }
         Target::Private(p) => private_runs(p, bytes.len(), |a, r| {
-            cx.mem.write(a, &bytes[r]).map_err(mem_fault(lane))
+            cx.write_global(lane as u32, a, &bytes[r]).map_err(mem_fault(lane))
         }),
         Target::Null => Ok(()),
         Target::Invalid { address, size } => Err(mem_fault(lane)(Unmapped { address, size })),

@@ -2,13 +2,16 @@
 //! files in the same format.
 //!
 //! A config names the processor (which code objects run on it), its default wave size and mode
-//! (CU/WGP) and the HIP device properties a program can query (`hipGetDeviceProperties`). The
-//! timing model adds its own fields later: every field added after the first release gets
+//! (CU/WGP), the HIP device properties a program can query (`hipGetDeviceProperties`) and the
+//! timing-model parameters ([`timing`]). Fields added after the first release get
 //! `#[serde(default)]`, so older config files keep loading.
+
+pub mod timing;
 
 use hipscope_isa::Processor;
 use serde::Deserialize;
 use std::path::Path;
+pub use timing::Timing;
 
 /// CU or WGP mode (RDNA work-groups run on one CU or on a two-CU work-group processor).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, serde::Serialize)]
@@ -58,6 +61,10 @@ pub struct GpuConfig {
     /// Physical compute units.
     pub compute_units: u32,
     pub hip: HipProperties,
+    /// Timing-model parameters (needed by `--mode timing`; a user config may leave them out
+    /// for functional runs).
+    #[serde(default)]
+    pub timing: Option<Timing>,
 }
 
 /// Processors are written by their LLVM name.
@@ -77,15 +84,15 @@ mod processor_name {
 
 /// The built-in configs, in the order `hipscope gpus` lists them.
 const BUILTIN: &[(&str, &str)] = &[
-    ("r9nano", include_str!("../../configs/r9nano.ron")),
-    ("mi100", include_str!("../../configs/mi100.ron")),
-    ("mi210", include_str!("../../configs/mi210.ron")),
-    ("mi250x", include_str!("../../configs/mi250x.ron")),
-    ("mi300a", include_str!("../../configs/mi300a.ron")),
-    ("mi300x", include_str!("../../configs/mi300x.ron")),
-    ("rx6900xt", include_str!("../../configs/rx6900xt.ron")),
-    ("rx7900xtx", include_str!("../../configs/rx7900xtx.ron")),
-    ("rx9070xt", include_str!("../../configs/rx9070xt.ron")),
+    ("r9nano", include_str!("../../../configs/r9nano.ron")),
+    ("mi100", include_str!("../../../configs/mi100.ron")),
+    ("mi210", include_str!("../../../configs/mi210.ron")),
+    ("mi250x", include_str!("../../../configs/mi250x.ron")),
+    ("mi300a", include_str!("../../../configs/mi300a.ron")),
+    ("mi300x", include_str!("../../../configs/mi300x.ron")),
+    ("rx6900xt", include_str!("../../../configs/rx6900xt.ron")),
+    ("rx7900xtx", include_str!("../../../configs/rx7900xtx.ron")),
+    ("rx9070xt", include_str!("../../../configs/rx9070xt.ron")),
 ];
 
 /// Why a config could not be loaded. `Display` is one line naming the source.
@@ -120,6 +127,12 @@ impl GpuConfig {
         }
         if self.compute_units == 0 {
             return Err("compute_units: must be at least 1".into());
+        }
+        if let Some(t) = &self.timing {
+            t.check()?;
+            if self.compute_units % t.topology.xcds != 0 {
+                return Err(format!("timing.topology.xcds: {} does not divide compute_units {}", t.topology.xcds, self.compute_units));
+            }
         }
         Ok(())
     }
@@ -171,6 +184,16 @@ mod tests {
             assert_eq!(cfg.hip.warp_size, cfg.wave_size, "{name}: HIP warpSize is the default wave size");
             let per_mp = if cfg.mode == Mode::WGP { 2 } else { 1 };
             assert_eq!(cfg.hip.multi_processor_count * per_mp, cfg.compute_units, "{name}");
+            let t = cfg.timing.as_ref().unwrap_or_else(|| panic!("{name}: built-in configs carry a timing section"));
+            assert_eq!(t.check(), Ok(()), "{name}");
+            assert_eq!(cfg.compute_units % t.topology.xcds, 0, "{name}: CUs split evenly over the XCDs");
+            // The family's structure: GCN/CDNA 4 x SIMD16 with a GL1-less hierarchy, RDNA 2 x SIMD32.
+            if cfg.processor.family().is_rdna() {
+                assert_eq!((t.core.simds_per_cu, t.core.simd_lanes), (2, 32), "{name}");
+            } else {
+                assert_eq!((t.core.simds_per_cu, t.core.simd_lanes), (4, 16), "{name}");
+                assert!(t.gl1.is_none(), "{name}: GCN/CDNA have no GL1");
+            }
         }
         assert_eq!(builtins().len(), BUILTIN.len());
     }

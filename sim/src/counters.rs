@@ -1,0 +1,163 @@
+//! Performance counters with the names and meanings of rocprof / rocprof-compute (`_sum`
+//! counters are summed over all instances, as rocprof reports them). RDNA GPUs report the L2
+//! counters under their RDNA names (`GL2C_*` for `TCC_*`). Counters no AMD tool has are
+//! prefixed `HS_` (hipscope).
+//!
+//! Meanings follow the rocprof-compute documentation (performance model pages for the SQ,
+//! vL1D (TCP) and L2 (TCC)); where the hardware's counting unit is not documented it is
+//! inferred from real profiles in `../shared/device-data` (see each variant).
+
+use serde::Serialize;
+
+macro_rules! counters {
+    ($( $(#[$doc:meta])* $v:ident => $name:literal, )*) => {
+        /// One counter.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+        pub enum Counter { $( $(#[$doc])* $v, )* }
+
+        impl Counter {
+            /// Every counter, in report order.
+            pub const ALL: &'static [Counter] = &[$(Counter::$v,)*];
+
+            /// The CDNA (rocprof) name.
+            pub fn name(self) -> &'static str {
+                match self { $(Counter::$v => $name,)* }
+            }
+        }
+    };
+}
+
+counters! {
+    /// Cycles the GPU was busy (the dispatch's duration in shader cycles).
+    GrbmGuiActive => "GRBM_GUI_ACTIVE",
+    /// Waves launched.
+    SqWaves => "SQ_WAVES",
+    /// Instructions issued, all kinds.
+    SqInsts => "SQ_INSTS",
+    /// Vector ALU instructions (incl. MFMA).
+    SqInstsValu => "SQ_INSTS_VALU",
+    /// Scalar ALU instructions.
+    SqInstsSalu => "SQ_INSTS_SALU",
+    /// Scalar memory instructions.
+    SqInstsSmem => "SQ_INSTS_SMEM",
+    /// Vector memory read instructions (loads; FLAT loads included).
+    SqInstsVmemRd => "SQ_INSTS_VMEM_RD",
+    /// Vector memory write instructions (stores and atomics; FLAT included).
+    SqInstsVmemWr => "SQ_INSTS_VMEM_WR",
+    /// LDS instructions.
+    SqInstsLds => "SQ_INSTS_LDS",
+    /// Branch instructions.
+    SqInstsBranch => "SQ_INSTS_BRANCH",
+    /// Wave-cycles spent waiting at `s_waitcnt` (summed over waves).
+    SqWaitInstAny => "SQ_WAIT_INST_ANY",
+    /// Wave-cycles from launch to end (summed over waves).
+    SqWaveCycles => "SQ_WAVE_CYCLES",
+    /// Cycles with at least one wave resident anywhere.
+    SqBusyCycles => "SQ_BUSY_CYCLES",
+    /// Cycles the LDS spent on bank conflicts.
+    SqLdsBankConflict => "SQ_LDS_BANK_CONFLICT",
+    /// Cycles the LDS was executing instructions.
+    SqLdsIdxActive => "SQ_LDS_IDX_ACTIVE",
+    /// Tag accesses of the vector L1: per pass of `lanes_per_pass` lanes and per dword, one
+    /// per `tag_access_bytes` block touched (inferred from vcopy and mixbench profiles: a
+    /// wave64 dword load makes 4, a dwordx2 load 16 on MI100, MI210 and MI300).
+    TcpTotalCacheAccesses => "TCP_TOTAL_CACHE_ACCESSES_sum",
+    /// Read requests from the vector L1 to the L2 (L1 misses, in `read_request_bytes`).
+    TcpTccReadReq => "TCP_TCC_READ_REQ_sum",
+    /// Write requests from the vector L1 to the L2 (per `write_request_bytes` block written).
+    TcpTccWriteReq => "TCP_TCC_WRITE_REQ_sum",
+    /// Atomic requests returning the pre-op value.
+    TcpTccAtomicWithRetReq => "TCP_TCC_ATOMIC_WITH_RET_REQ_sum",
+    /// Atomic requests without return.
+    TcpTccAtomicWithoutRetReq => "TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum",
+    /// Requests the L2 received (all kinds, after merging adjacent requests to one line).
+    TccReq => "TCC_REQ_sum",
+    /// L2 requests that found their line.
+    TccHit => "TCC_HIT_sum",
+    /// L2 requests that did not find their line.
+    TccMiss => "TCC_MISS_sum",
+    /// L2 read requests.
+    TccRead => "TCC_READ_sum",
+    /// L2 write requests.
+    TccWrite => "TCC_WRITE_sum",
+    /// L2 atomic requests.
+    TccAtomic => "TCC_ATOMIC_sum",
+    /// Lines the L2 wrote back to memory (evictions and write-back operations).
+    TccWriteback => "TCC_WRITEBACK_sum",
+    /// Read requests from the L2 to memory (in `memory_read_request_bytes`).
+    TccEaRdreq => "TCC_EA_RDREQ_sum",
+    /// Of those, 32-byte requests.
+    TccEaRdreq32b => "TCC_EA_RDREQ_32B_sum",
+    /// Write requests from the L2 to memory (64-byte blocks with dirty bytes; a block with
+    /// only its first or second half dirty is a 32-byte request).
+    TccEaWrreq => "TCC_EA_WRREQ_sum",
+    /// Of those, 64-byte requests.
+    TccEaWrreq64b => "TCC_EA_WRREQ_64B_sum",
+    /// RDNA GL1 requests.
+    Gl1cReq => "GL1C_REQ_sum",
+    /// RDNA GL1 misses.
+    Gl1cMiss => "GL1C_MISS_sum",
+    /// Scalar cache requests.
+    SqcDcacheReq => "SQC_DCACHE_REQ",
+    /// Scalar cache misses.
+    SqcDcacheMiss => "SQC_DCACHE_MISSES",
+    /// MALL (Infinity Cache) lookups that hit.
+    MallHit => "HS_MALL_HIT",
+    /// MALL lookups that missed (went to DRAM).
+    MallMiss => "HS_MALL_MISS",
+    /// Bytes read from DRAM.
+    DramReadBytes => "HS_DRAM_READ_BYTES",
+    /// Bytes written to DRAM.
+    DramWriteBytes => "HS_DRAM_WRITE_BYTES",
+}
+
+/// A set of counter values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Counters {
+    values: Vec<u64>,
+}
+
+impl Default for Counters {
+    fn default() -> Counters {
+        Counters { values: vec![0; Counter::ALL.len()] }
+    }
+}
+
+impl Counters {
+    #[inline]
+    pub fn add(&mut self, c: Counter, n: u64) {
+        self.values[c as usize] += n;
+    }
+
+    #[inline]
+    pub fn inc(&mut self, c: Counter) {
+        self.values[c as usize] += 1;
+    }
+
+    pub fn get(&self, c: Counter) -> u64 {
+        self.values[c as usize]
+    }
+
+    pub fn set(&mut self, c: Counter, v: u64) {
+        self.values[c as usize] = v;
+    }
+
+    /// `self - earlier`, counter by counter (what happened in between).
+    pub fn since(&self, earlier: &Counters) -> Counters {
+        Counters { values: self.values.iter().zip(&earlier.values).map(|(a, b)| a.wrapping_sub(*b)).collect() }
+    }
+
+    /// (name, value) pairs, with RDNA names where `rdna`.
+    pub fn named(&self, rdna: bool) -> Vec<(String, u64)> {
+        Counter::ALL.iter().map(|&c| (display_name(c, rdna), self.get(c))).collect()
+    }
+}
+
+/// A counter's name as the GPU's profiler reports it.
+pub fn display_name(c: Counter, rdna: bool) -> String {
+    let n = c.name();
+    match n.strip_prefix("TCC_") {
+        Some(rest) if rdna => format!("GL2C_{rest}"),
+        _ => n.to_string(),
+    }
+}

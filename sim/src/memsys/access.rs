@@ -1,0 +1,431 @@
+//! One wave-wide access: `begin`, the lanes' `read`/`write` calls, `end`.
+
+use super::cache::Slot;
+use super::coalesce::{self, LaneAccess};
+use super::lower::L2Op;
+use super::mtype::{l2_mode, L2Mode};
+use super::pipe::SUB;
+use super::MemSystem;
+use crate::counters::Counter;
+use crate::memory::{Memory, Unmapped};
+
+/// Which unit issues the access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Vector memory: vector L1 (GL0), then GL1 (RDNA), L2.
+    Vector,
+    /// Scalar memory: scalar cache, then L2.
+    Scalar,
+}
+
+/// What the access does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpKind {
+    Load,
+    Store,
+    /// Read-modify-write at the L2 (atomics bypass the L1s); `returns` when the pre-op value
+    /// comes back.
+    Atomic { returns: bool },
+}
+
+/// Cache policy of an access, as decoded from its instruction's bits by the client.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Policy {
+    /// Serve from the next level instead of the vector L1 / scalar cache (GFX9 `glc`, GFX942
+    /// `sc0`/`sc1`, GFX10 `glc`); a copy in the L1 is dropped.
+    pub bypass_l1: bool,
+    /// Also skip the GL1 (GFX10 `dlc`).
+    pub bypass_gl1: bool,
+    /// Go to memory, not the L2 (uncached, whatever the memory type).
+    pub bypass_l2: bool,
+}
+
+/// The access being described.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpSpec {
+    pub cu: usize,
+    pub unit: Unit,
+    pub kind: OpKind,
+    pub policy: Policy,
+    /// Cycle the access leaves the wave.
+    pub at: u64,
+}
+
+/// When an access completed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpResult {
+    /// Loads: the last lane's data is in registers; stores and atomics: the last write is
+    /// acknowledged (by the L2, or memory when uncached).
+    pub done: u64,
+    /// Vector L1 tag accesses it took.
+    pub tag_accesses: u64,
+}
+
+/// Where an open line's bytes are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Home {
+    L1(Slot),
+    Gl1(Slot),
+    L2(Slot),
+    Scalar(Slot),
+    Memory,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Open {
+    key: u64,
+    home: Home,
+    mode: L2Mode,
+}
+
+pub(super) struct OpState {
+    spec: OpSpec,
+    start: u64,
+    opens: u64,
+    done: u64,
+    lanes: Vec<LaneAccess>,
+    open: Vec<Open>,
+}
+
+impl MemSystem {
+    /// Start describing an access.
+    pub fn begin(&mut self, spec: OpSpec) {
+        let start = match spec.unit {
+            Unit::Vector => spec.at.max(self.l1_tags.get(spec.cu).map_or(0, |p| p.free_cycle())),
+            Unit::Scalar => spec.at,
+        };
+        let mut st = self.op.take().unwrap_or_else(|| OpState { spec, start, opens: 0, done: spec.at, lanes: Vec::with_capacity(64), open: Vec::with_capacity(16) });
+        st.spec = spec;
+        st.start = start;
+        st.opens = 0;
+        st.done = spec.at;
+        st.lanes.clear();
+        st.open.clear();
+        self.op = Some(st);
+    }
+
+    /// Lane `lane` reads `out.len()` bytes at `address`.
+    pub fn read(&mut self, mem: &Memory, lane: u32, address: u64, out: &mut [u8]) -> Result<(), Unmapped> {
+        let kind = mem.kind_at(address, out.len() as u32)?;
+        let Some(mut st) = self.op.take() else {
+            return mem.read(address, out);
+        };
+        record(&mut st.lanes, lane, address, out.len() as u32);
+        let mode = if st.spec.policy.bypass_l2 { L2Mode::Uncached } else { l2_mode(kind) };
+        let g = self.granule(&st.spec) as u64;
+        let mut done = 0;
+        while done < out.len() {
+            let a = address + done as u64;
+            let key = a & !(g - 1);
+            let n = ((key + g - a) as usize).min(out.len() - done);
+            let o = self.opened(mem, &mut st, key, mode);
+            if let OpKind::Atomic { .. } = st.spec.kind {
+                // One atomic operation per lane at the L2's atomic unit.
+                self.atomic_alu(&st.spec, key);
+            }
+            self.copy_out(mem, &st.spec, o, a, &mut out[done..done + n]);
+            done += n;
+        }
+        self.op = Some(st);
+        Ok(())
+    }
+
+    /// Lane `lane` writes `bytes` at `address`.
+    pub fn write(&mut self, mem: &mut Memory, lane: u32, address: u64, bytes: &[u8]) -> Result<(), Unmapped> {
+        let kind = mem.kind_at(address, bytes.len() as u32)?;
+        let Some(mut st) = self.op.take() else {
+            return mem.write(address, bytes);
+        };
+        if st.spec.kind == OpKind::Store {
+            record(&mut st.lanes, lane, address, bytes.len() as u32);
+        }
+        let mode = if st.spec.policy.bypass_l2 { L2Mode::Uncached } else { l2_mode(kind) };
+        let g = self.granule(&st.spec) as u64;
+        let mut done = 0;
+        while done < bytes.len() {
+            let a = address + done as u64;
+            let key = a & !(g - 1);
+            let n = ((key + g - a) as usize).min(bytes.len() - done);
+            let o = self.opened(mem, &mut st, key, mode);
+            self.copy_in(mem, &st.spec, o, a, &bytes[done..done + n]);
+            done += n;
+        }
+        self.apply_pending(mem);
+        self.op = Some(st);
+        Ok(())
+    }
+
+    /// Finish the access: when it completes.
+    pub fn end(&mut self, mem: &mut Memory) -> OpResult {
+        self.apply_pending(mem);
+        let Some(st) = self.op.take() else {
+            return OpResult { done: 0, tag_accesses: 0 };
+        };
+        let mut done = st.done;
+        let mut tags = 0;
+        if st.spec.unit == Unit::Vector && !st.lanes.is_empty() {
+            let v = &self.cfg.vector_l1;
+            tags = coalesce::tag_accesses(&st.lanes, v.lanes_per_pass, v.tag_access_bytes);
+            self.counters.add(Counter::TcpTotalCacheAccesses, tags);
+            let apc = v.accesses_per_cycle.max(1) as u64;
+            if let Some(p) = self.l1_tags.get_mut(st.spec.cu) {
+                p.reserve(st.spec.at, tags * SUB / apc);
+            }
+            // Data comes back at the L1's rate: the last tag access is `tags - 1` cycles after
+            // the first.
+            done = done.max(st.start + tags.saturating_sub(1) / apc + v.hit_latency_cycles as u64);
+        }
+        self.op = Some(st);
+        OpResult { done, tag_accesses: tags }
+    }
+
+    /// Bytes handled per open line: the L1 line for loads, the write-request block for stores
+    /// and atomics, the scalar cache line for scalar loads.
+    fn granule(&self, spec: &OpSpec) -> u32 {
+        match (spec.unit, spec.kind) {
+            (Unit::Scalar, OpKind::Load) => self.cfg.scalar_cache.line_bytes,
+            (Unit::Vector, OpKind::Load) => self.cfg.vector_l1.line_bytes,
+            _ => self.cfg.vector_l1.write_request_bytes,
+        }
+    }
+
+    /// The open line `key` of this access, opening it if this is the first touch.
+    fn opened(&mut self, mem: &Memory, st: &mut OpState, key: u64, mode: L2Mode) -> Open {
+        if let Some(o) = st.open.iter().rev().find(|o| o.key == key) {
+            return *o;
+        }
+        let apc = self.cfg.vector_l1.accesses_per_cycle.max(1) as u64;
+        let t = st.start + st.opens / apc;
+        st.opens += 1;
+        let (home, ready) = match (st.spec.unit, st.spec.kind) {
+            (Unit::Vector, OpKind::Load) => self.open_load(mem, &st.spec, key, mode, t),
+            (Unit::Scalar, OpKind::Load) => self.open_scalar(mem, &st.spec, key, mode, t),
+            (_, OpKind::Store) => self.open_store(mem, &st.spec, key, mode, t),
+            (_, OpKind::Atomic { returns }) => self.open_atomic(mem, &st.spec, key, mode, returns, t),
+        };
+        st.done = st.done.max(ready);
+        let o = Open { key, home, mode };
+        st.open.push(o);
+        o
+    }
+
+    fn open_load(&mut self, mem: &Memory, spec: &OpSpec, key: u64, mode: L2Mode, t: u64) -> (Home, u64) {
+        let (cu, l1lat) = (spec.cu, self.cfg.vector_l1.hit_latency_cycles as u64);
+        let line = self.cfg.vector_l1.line_bytes;
+        if !spec.policy.bypass_l1 {
+            if let Some(s) = self.l1[cu].find(key) {
+                self.l1[cu].touch(s);
+                return (Home::L1(s), (t + l1lat).max(self.l1[cu].ready_cycle(s) + l1lat));
+            }
+        } else if let Some(s) = self.l1[cu].find(key) {
+            self.l1[cu].invalidate(s);
+        }
+        let t = self.l1_misses[cu].admit(t, self.cfg.vector_l1.max_outstanding_misses as usize);
+        self.counters.add(Counter::TcpTccReadReq, line.div_ceil(self.cfg.vector_l1.read_request_bytes.max(1)) as u64);
+        let (below, at) = self.below_l1(mem, spec, key, line, mode, t);
+        let ready = at + l1lat;
+        self.l1_misses[cu].record(ready);
+        if spec.policy.bypass_l1 || mode == L2Mode::Uncached {
+            return (below, ready);
+        }
+        let mut buf = [0u8; 128];
+        self.home_bytes(mem, spec.cu, below, key, &mut buf[..line as usize]);
+        let (s, _) = self.l1[cu].allocate(key);
+        self.l1[cu].fill(s, &buf[..line as usize]);
+        self.l1[cu].set_ready_cycle(s, at);
+        (Home::L1(s), ready)
+    }
+
+    /// Fetch `len` bytes at `key` from below the vector L1: GL1 (RDNA), then L2, or memory
+    /// when uncached. Returns where the bytes are and when they reach the L1.
+    fn below_l1(&mut self, mem: &Memory, spec: &OpSpec, key: u64, len: u32, mode: L2Mode, t: u64) -> (Home, u64) {
+        let xcd = self.places[spec.cu].xcd;
+        if mode == L2Mode::Uncached {
+            self.counters.inc(Counter::TccReq);
+            self.counters.inc(Counter::TccRead);
+            let lat = self.cfg.l2.hit_latency_cycles as u64;
+            return (Home::Memory, self.memory_read_time(key, len, t) + lat);
+        }
+        if let Some(g) = self.cfg.gl1.clone().filter(|_| !spec.policy.bypass_gl1) {
+            let a = self.places[spec.cu].array;
+            self.counters.inc(Counter::Gl1cReq);
+            if let Some(s) = self.gl1[a].find(key) {
+                self.gl1[a].touch(s);
+                let r = (t + g.hit_latency_cycles as u64).max(self.gl1[a].ready_cycle(s) + g.hit_latency_cycles as u64);
+                return (Home::Gl1(s), r);
+            }
+            self.counters.inc(Counter::Gl1cMiss);
+            let gline = self.gl1[a].line_address(key);
+            let (s2, at) = self.l2_request(mem, xcd, gline, g.line_bytes, L2Op::Read, t);
+            let mut buf = [0u8; 128];
+            self.home_bytes(mem, spec.cu, Home::L2(s2), gline, &mut buf[..g.line_bytes as usize]);
+            let (s, _) = self.gl1[a].allocate(gline);
+            self.gl1[a].fill(s, &buf[..g.line_bytes as usize]);
+            self.gl1[a].set_ready_cycle(s, at);
+            return (Home::Gl1(s), at + g.hit_latency_cycles as u64);
+        }
+        let (s, at) = self.l2_request(mem, xcd, key, len, L2Op::Read, t);
+        (Home::L2(s), at)
+    }
+
+    fn open_scalar(&mut self, mem: &Memory, spec: &OpSpec, key: u64, mode: L2Mode, t: u64) -> (Home, u64) {
+        let k = self.places[spec.cu].scalar;
+        let lat = self.cfg.scalar_cache.hit_latency_cycles as u64;
+        self.counters.inc(Counter::SqcDcacheReq);
+        if let Some(s) = self.scalar[k].find(key) {
+            self.scalar[k].touch(s);
+            return (Home::Scalar(s), (t + lat).max(self.scalar[k].ready_cycle(s) + lat));
+        }
+        self.counters.inc(Counter::SqcDcacheMiss);
+        let line = self.cfg.scalar_cache.line_bytes;
+        let xcd = self.places[spec.cu].xcd;
+        let (below, at) = if mode == L2Mode::Uncached {
+            (Home::Memory, self.memory_read_time(key, line, t) + self.cfg.l2.hit_latency_cycles as u64)
+        } else {
+            let (s, at) = self.l2_request(mem, xcd, key, line, L2Op::Read, t);
+            (Home::L2(s), at)
+        };
+        let mut buf = [0u8; 128];
+        self.home_bytes(mem, spec.cu, below, key, &mut buf[..line as usize]);
+        let (s, _) = self.scalar[k].allocate(key);
+        self.scalar[k].fill(s, &buf[..line as usize]);
+        self.scalar[k].set_ready_cycle(s, at);
+        (Home::Scalar(s), at + lat)
+    }
+
+    fn open_store(&mut self, mem: &Memory, spec: &OpSpec, key: u64, mode: L2Mode, t: u64) -> (Home, u64) {
+        self.counters.inc(Counter::TcpTccWriteReq);
+        let xcd = self.places[spec.cu].xcd;
+        let bytes = self.cfg.vector_l1.write_request_bytes;
+        match mode {
+            L2Mode::Uncached => {
+                self.counters.inc(Counter::TccReq);
+                self.counters.inc(Counter::TccWrite);
+                (Home::Memory, self.uncached_write_time(key, bytes, t))
+            }
+            _ => {
+                let (s, ack) = self.l2_request(mem, xcd, key, bytes, L2Op::Write, t);
+                if mode == L2Mode::WriteThrough {
+                    self.uncached_write_time(key, bytes, t);
+                }
+                (Home::L2(s), ack)
+            }
+        }
+    }
+
+    fn open_atomic(&mut self, mem: &Memory, spec: &OpSpec, key: u64, mode: L2Mode, returns: bool, t: u64) -> (Home, u64) {
+        self.counters.inc(if returns { Counter::TcpTccAtomicWithRetReq } else { Counter::TcpTccAtomicWithoutRetReq });
+        let cu = spec.cu;
+        // Atomics bypass (and drop) the L1 copy (LLVM AMDGPUUsage, GFX942: "atomic RMWs
+        // implicitly bypass the L1").
+        if spec.unit == Unit::Vector {
+            if let Some(s) = self.l1[cu].find(key) {
+                self.l1[cu].invalidate(s);
+            }
+        }
+        let xcd = self.places[cu].xcd;
+        let l1lat = self.cfg.vector_l1.hit_latency_cycles as u64;
+        match mode {
+            L2Mode::Uncached => {
+                self.counters.inc(Counter::TccReq);
+                self.counters.inc(Counter::TccAtomic);
+                let at = self.memory_read_time(key, self.cfg.vector_l1.write_request_bytes, t);
+                (Home::Memory, at + self.cfg.l2.hit_latency_cycles as u64 + l1lat)
+            }
+            _ => {
+                let (s, at) = self.l2_request(mem, xcd, key, self.cfg.vector_l1.write_request_bytes, L2Op::Atomic, t);
+                (Home::L2(s), at + l1lat)
+            }
+        }
+    }
+
+    /// One lane's atomic operation occupies the L2 channel's atomic unit for a cycle.
+    fn atomic_alu(&mut self, spec: &OpSpec, key: u64) {
+        let xcd = self.places[spec.cu].xcd;
+        let ch = xcd * self.cfg.l2.channels.max(1) as usize + ((key / self.cfg.l2.channel_interleave_bytes as u64) % self.cfg.l2.channels.max(1) as u64) as usize;
+        if let Some(p) = self.l2_channels.get_mut(ch) {
+            p.reserve(spec.at, SUB);
+        }
+    }
+
+    /// Time of a write that goes to memory (uncached or written through): counted as a memory
+    /// write request, timed on DRAM. Returns the acknowledgement cycle.
+    fn uncached_write_time(&mut self, key: u64, bytes: u32, t: u64) -> u64 {
+        self.counters.inc(Counter::TccEaWrreq);
+        if bytes >= 64 {
+            self.counters.inc(Counter::TccEaWrreq64b);
+        }
+        self.memory_time(key, bytes, t, true) + self.cfg.l2.hit_latency_cycles as u64
+    }
+
+    /// Copy bytes at `address` out of `home` (a slot of one of `cu`'s caches, or memory).
+    fn home_bytes(&self, mem: &Memory, cu: usize, home: Home, address: u64, out: &mut [u8]) {
+        let p = self.places[cu];
+        let cache = match home {
+            Home::L1(s) => Some((&self.l1[cu], s)),
+            Home::Gl1(s) => Some((&self.gl1[p.array], s)),
+            Home::L2(s) => Some((&self.l2[p.xcd], s)),
+            Home::Scalar(s) => Some((&self.scalar[p.scalar], s)),
+            Home::Memory => None,
+        };
+        if let Some((c, s)) = cache {
+            let off = address.wrapping_sub(c.address_of(s)) as usize;
+            if let Some(b) = c.bytes(s).get(off..off + out.len()) {
+                out.copy_from_slice(b);
+                return;
+            }
+        }
+        self.memory_bytes(mem, address, out);
+    }
+
+    fn copy_out(&self, mem: &Memory, spec: &OpSpec, o: Open, address: u64, out: &mut [u8]) {
+        self.home_bytes(mem, spec.cu, o.home, address, out);
+    }
+
+    /// Write bytes at `address` into an open line's home and the clean copies above it.
+    fn copy_in(&mut self, mem: &mut Memory, spec: &OpSpec, o: Open, address: u64, bytes: &[u8]) {
+        let cu = spec.cu;
+        if spec.unit == Unit::Vector && spec.kind == OpKind::Store {
+            // The L1s are write-through: a copy they hold is updated, none is allocated.
+            if let Some(s) = self.l1[cu].find(address) {
+                let off = (address - self.l1[cu].address_of(s)) as u32;
+                self.l1[cu].write(s, off, bytes, false);
+            }
+            let a = self.places[cu].array;
+            if let Some(s) = self.gl1.get(a).and_then(|c| c.find(address)) {
+                let off = (address - self.gl1[a].address_of(s)) as u32;
+                self.gl1[a].write(s, off, bytes, false);
+            }
+        }
+        if spec.unit == Unit::Scalar {
+            let k = self.places[cu].scalar;
+            if let Some(s) = self.scalar[k].find(address) {
+                self.scalar[k].invalidate(s);
+            }
+        }
+        match (o.home, o.mode) {
+            (Home::L2(s), mode) if self.l2[self.places[cu].xcd].address_of(s) == self.l2[self.places[cu].xcd].line_address(address) => {
+                let x = self.places[cu].xcd;
+                let off = (address - self.l2[x].address_of(s)) as u32;
+                self.l2_write(x, s, off, bytes, mode);
+                if mode != L2Mode::WriteBack {
+                    let _ = mem.write(address, bytes);
+                }
+            }
+            _ => {
+                let _ = mem.write(address, bytes);
+            }
+        }
+    }
+}
+
+/// Append a lane access, merging consecutive pieces of one lane.
+fn record(lanes: &mut Vec<LaneAccess>, lane: u32, address: u64, size: u32) {
+    if let Some(last) = lanes.last_mut() {
+        if last.0 == lane && last.1 + last.2 as u64 == address {
+            last.2 += size;
+            return;
+        }
+    }
+    lanes.push((lane, address, size));
+}

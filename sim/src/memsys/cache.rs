@@ -1,0 +1,283 @@
+//! A set-associative cache with LRU replacement whose lines hold bytes.
+//!
+//! Each line keeps a byte-valid mask and a byte-dirty mask (lines are at most 128 bytes, so a
+//! `u128` covers a line): a write that misses can allocate a line without fetching it (only the
+//! written bytes are valid), and a later read of bytes that are not valid is a miss that fills
+//! them from below while keeping the dirty ones. A cache may also be tag-only (no data: a
+//! memory-side cache is coherent with memory by construction, so it need not carry bytes).
+//!
+//! `ready_cycle` is when a line's fill arrives: a hit on a line still being filled waits for it
+//! (an MSHR merge, in hardware terms).
+
+/// Byte mask of a line (bit i = byte i).
+pub type LineMask = u128;
+
+/// Bytes `off..off+len` of a line as a mask.
+#[inline]
+pub fn mask_of(off: u32, len: u32) -> LineMask {
+    let ones = if len >= 128 { LineMask::MAX } else { (1u128 << len) - 1 };
+    ones << off
+}
+
+/// A line pushed out to make room, with its dirty bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Evicted {
+    /// Address of the line's first byte.
+    pub address: u64,
+    pub dirty: LineMask,
+    /// The line's bytes (empty for a tag-only cache).
+    pub data: Vec<u8>,
+}
+
+/// Shape of a cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    pub size_bytes: u64,
+    pub line_bytes: u32,
+    pub ways: u32,
+}
+
+impl Geometry {
+    pub fn sets(&self) -> u64 {
+        (self.size_bytes / (self.line_bytes as u64 * self.ways as u64)).max(1)
+    }
+}
+
+/// One cache.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    line_bytes: u32,
+    line_shift: u32,
+    sets: u64,
+    ways: usize,
+    /// Line number + 1 per slot; 0 = empty.
+    tags: Vec<u64>,
+    /// Last use per slot (LRU); larger is more recent.
+    stamps: Vec<u64>,
+    valid: Vec<LineMask>,
+    dirty: Vec<LineMask>,
+    ready: Vec<u64>,
+    /// `slots * line_bytes` bytes, or empty for a tag-only cache.
+    data: Vec<u8>,
+    clock: u64,
+}
+
+/// A slot: set * ways + way.
+pub type Slot = usize;
+
+impl Cache {
+    /// An empty cache. Data storage is zero-initialised lazily by the allocator, so a large
+    /// cache costs memory only for the lines it fills.
+    pub fn new(g: Geometry, with_data: bool) -> Cache {
+        let sets = g.sets();
+        let slots = sets as usize * g.ways as usize;
+        Cache {
+            line_bytes: g.line_bytes,
+            line_shift: g.line_bytes.trailing_zeros(),
+            sets,
+            ways: g.ways as usize,
+            tags: vec![0; slots],
+            stamps: vec![0; slots],
+            valid: vec![0; slots],
+            dirty: vec![0; slots],
+            ready: vec![0; slots],
+            data: if with_data { vec![0; slots * g.line_bytes as usize] } else { Vec::new() },
+            clock: 0,
+        }
+    }
+
+    pub fn line_bytes(&self) -> u32 {
+        self.line_bytes
+    }
+
+    /// Address of the first byte of the line holding `address`.
+    #[inline]
+    pub fn line_address(&self, address: u64) -> u64 {
+        address & !(self.line_bytes as u64 - 1)
+    }
+
+    #[inline]
+    fn set_of(&self, line: u64) -> usize {
+        // Sets need not be a power of two (e.g. a 24 MiB cache): index by remainder.
+        (line % self.sets) as usize
+    }
+
+    /// The slot holding the line of `address`, if any.
+    #[inline]
+    pub fn find(&self, address: u64) -> Option<Slot> {
+        let line = address >> self.line_shift;
+        let base = self.set_of(line) * self.ways;
+        (base..base + self.ways).find(|&s| self.tags[s] == line + 1)
+    }
+
+    /// Mark a slot most recently used.
+    #[inline]
+    pub fn touch(&mut self, slot: Slot) {
+        self.clock += 1;
+        self.stamps[slot] = self.clock;
+    }
+
+    /// Make room for the line of `address` (which must not be present): an empty way, else
+    /// the least recently used one, whose dirty contents are returned. The new line has no
+    /// valid bytes and is most recently used.
+    pub fn allocate(&mut self, address: u64) -> (Slot, Option<Evicted>) {
+        let line = address >> self.line_shift;
+        let base = self.set_of(line) * self.ways;
+        let slot = (base..base + self.ways)
+            .min_by_key(|&s| if self.tags[s] == 0 { (0, 0) } else { (1, self.stamps[s]) })
+            .unwrap_or(base);
+        let evicted = (self.tags[slot] != 0 && self.dirty[slot] != 0).then(|| Evicted {
+            address: (self.tags[slot] - 1) << self.line_shift,
+            dirty: self.dirty[slot],
+            data: self.bytes(slot).to_vec(),
+        });
+        self.tags[slot] = line + 1;
+        self.valid[slot] = 0;
+        self.dirty[slot] = 0;
+        self.ready[slot] = 0;
+        self.touch(slot);
+        (slot, evicted)
+    }
+
+    pub fn valid(&self, slot: Slot) -> LineMask {
+        self.valid[slot]
+    }
+
+    pub fn dirty(&self, slot: Slot) -> LineMask {
+        self.dirty[slot]
+    }
+
+    pub fn ready_cycle(&self, slot: Slot) -> u64 {
+        self.ready[slot]
+    }
+
+    pub fn set_ready_cycle(&mut self, slot: Slot, cycle: u64) {
+        self.ready[slot] = cycle;
+    }
+
+    /// Address of the slot's line.
+    pub fn address_of(&self, slot: Slot) -> u64 {
+        (self.tags[slot].wrapping_sub(1)) << self.line_shift
+    }
+
+    /// The slot's bytes (empty for a tag-only cache).
+    pub fn bytes(&self, slot: Slot) -> &[u8] {
+        let n = self.line_bytes as usize;
+        self.data.get(slot * n..slot * n + n).unwrap_or(&[])
+    }
+
+    /// Fill the bytes not yet valid from `source` (the whole line as the level below has it);
+    /// valid bytes (possibly dirty) are kept. Afterwards the whole line is valid.
+    pub fn fill(&mut self, slot: Slot, source: &[u8]) {
+        let n = self.line_bytes as usize;
+        let keep = self.valid[slot];
+        if let Some(line) = self.data.get_mut(slot * n..slot * n + n) {
+            for (i, (d, s)) in line.iter_mut().zip(source).enumerate() {
+                if keep >> i & 1 == 0 {
+                    *d = *s;
+                }
+            }
+        }
+        self.valid[slot] = mask_of(0, self.line_bytes);
+    }
+
+    /// Write bytes at `off` of the slot's line; they become valid, and dirty if `dirty`.
+    pub fn write(&mut self, slot: Slot, off: u32, bytes: &[u8], dirty: bool) {
+        let n = self.line_bytes as usize;
+        let m = mask_of(off, bytes.len() as u32);
+        if let Some(line) = self.data.get_mut(slot * n..slot * n + n) {
+            line[off as usize..off as usize + bytes.len()].copy_from_slice(bytes);
+        }
+        self.valid[slot] |= m;
+        if dirty {
+            self.dirty[slot] |= m;
+        }
+    }
+
+    /// The slot's line is clean now (its dirty bytes were written below).
+    pub fn clean(&mut self, slot: Slot) {
+        self.dirty[slot] = 0;
+    }
+
+    /// Drop a line (its dirty bytes are lost: write them back first).
+    pub fn invalidate(&mut self, slot: Slot) {
+        self.tags[slot] = 0;
+        self.valid[slot] = 0;
+        self.dirty[slot] = 0;
+    }
+
+    /// Every slot holding a line.
+    pub fn occupied(&self) -> impl Iterator<Item = Slot> + '_ {
+        self.tags.iter().enumerate().filter(|(_, &t)| t != 0).map(|(s, _)| s)
+    }
+
+    /// Every slot holding dirty bytes.
+    pub fn dirty_slots(&self) -> Vec<Slot> {
+        self.occupied().filter(|&s| self.dirty[s] != 0).collect()
+    }
+
+    /// Drop every line (dirty bytes are lost: write them back first).
+    pub fn invalidate_all(&mut self) {
+        self.tags.fill(0);
+        self.valid.fill(0);
+        self.dirty.fill(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> Cache {
+        // 2 sets × 2 ways × 64-byte lines.
+        Cache::new(Geometry { size_bytes: 256, line_bytes: 64, ways: 2 }, true)
+    }
+
+    #[test]
+    fn lru_victim_and_dirty_eviction() {
+        let mut c = small();
+        // Lines 0x000, 0x080, 0x100 all map to set 0 (line numbers 0, 2, 4).
+        let (a, e) = c.allocate(0x000);
+        assert!(e.is_none());
+        c.write(a, 4, &[1, 2, 3, 4], true);
+        let (b, _) = c.allocate(0x080);
+        c.fill(b, &[9; 64]);
+        c.touch(a); // 0x080 is now least recently used
+        let (s, e) = c.allocate(0x100);
+        assert_eq!(s, b);
+        assert!(e.is_none(), "clean victim");
+        c.touch(s);
+        let (s2, e) = c.allocate(0x180);
+        assert_eq!(s2, a, "the dirty line was least recently used");
+        let e = e.expect("dirty victim");
+        assert_eq!((e.address, e.dirty), (0x000, mask_of(4, 4)));
+        assert_eq!(&e.data[4..8], &[1, 2, 3, 4]);
+        assert_eq!(c.find(0x000), None);
+        assert_eq!(c.find(0x13f), Some(s));
+    }
+
+    #[test]
+    fn fill_keeps_written_bytes() {
+        let mut c = small();
+        let (s, _) = c.allocate(0x40);
+        c.write(s, 0, &[7, 7], true);
+        assert_eq!(c.valid(s), mask_of(0, 2));
+        c.fill(s, &[1; 64]);
+        assert_eq!(c.valid(s), LineMask::MAX >> 64);
+        assert_eq!(&c.bytes(s)[..3], &[7, 7, 1]);
+        assert_eq!(c.dirty(s), mask_of(0, 2));
+    }
+
+    #[test]
+    fn non_power_of_two_sets() {
+        // 3 sets of 1 way.
+        let mut c = Cache::new(Geometry { size_bytes: 3 * 128, line_bytes: 128, ways: 1 }, false);
+        for a in [0u64, 128, 256] {
+            c.allocate(a);
+        }
+        assert!(c.find(0).is_some() && c.find(128).is_some() && c.find(256).is_some());
+        c.allocate(384); // line 3 → set 0
+        assert!(c.find(0).is_none());
+        assert!(c.bytes(0).is_empty(), "tag-only");
+    }
+}

@@ -1,0 +1,184 @@
+//! The shared levels: L2 channels, the memory-side MALL and DRAM, and L2 maintenance.
+
+use super::cache::{mask_of, Evicted};
+use super::mtype::L2Mode;
+use super::pipe::occupancy;
+use super::MemSystem;
+use crate::counters::Counter;
+use crate::memory::Memory;
+
+/// What an L2 request does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum L2Op {
+    Read,
+    Write,
+    Atomic,
+}
+
+impl MemSystem {
+    fn l2_channel(&self, xcd: usize, address: u64) -> usize {
+        let ch = self.cfg.l2.channels.max(1) as u64;
+        xcd * ch as usize + ((address / self.cfg.l2.channel_interleave_bytes as u64) % ch) as usize
+    }
+
+    /// The bytes memory holds at `line` (`out.len()` bytes), including writebacks not yet
+    /// applied to `mem`.
+    pub(super) fn memory_bytes(&self, mem: &Memory, line: u64, out: &mut [u8]) {
+        mem.read_clamped(line, out);
+        for e in &self.pending {
+            let (lo, hi) = (e.address.max(line), (e.address + e.data.len() as u64).min(line + out.len() as u64));
+            for a in lo..hi {
+                let k = (a - e.address) as usize;
+                if e.dirty >> k & 1 != 0 {
+                    out[(a - line) as usize] = e.data[k];
+                }
+            }
+        }
+    }
+
+    /// Apply the writebacks recorded since the last call.
+    pub(super) fn apply_pending(&mut self, mem: &mut Memory) {
+        for e in self.pending.drain(..) {
+            mem.write_masked(e.address, &e.data, e.dirty);
+        }
+    }
+
+    /// Time a read of `bytes` at `line` from memory (MALL, then DRAM), starting at `at`;
+    /// returns when the data is at the L2.
+    pub(super) fn memory_read_time(&mut self, line: u64, bytes: u32, at: u64) -> u64 {
+        let req = self.cfg.l2.memory_read_request_bytes.max(1);
+        self.counters.add(Counter::TccEaRdreq, bytes.div_ceil(req) as u64);
+        if req == 32 {
+            self.counters.add(Counter::TccEaRdreq32b, bytes.div_ceil(req) as u64);
+        }
+        self.memory_time(line, bytes, at, false)
+    }
+
+    /// MALL lookup and DRAM channel time of a memory access.
+    pub(super) fn memory_time(&mut self, line: u64, bytes: u32, at: u64, write: bool) -> u64 {
+        let ch = ((line / self.cfg.dram.channel_interleave_bytes as u64) % self.dram.len() as u64) as usize;
+        let mut t = at;
+        if let (Some(mall), Some(m)) = (self.mall.as_mut(), self.cfg.mall.as_ref()) {
+            let start = self.mall_pipes[ch].reserve(at, occupancy(bytes as u64, self.mall_bytes_per_cycle_per_channel));
+            t = start + m.hit_latency_cycles as u64;
+            if let Some(s) = mall.find(line) {
+                mall.touch(s);
+                self.counters.inc(Counter::MallHit);
+                return t;
+            }
+            self.counters.inc(Counter::MallMiss);
+            // Memory-side: reads and writes allocate; DRAM traffic is charged now.
+            mall.allocate(line);
+        }
+        let start = self.dram[ch].reserve(t, occupancy(bytes as u64, self.dram_bytes_per_cycle_per_channel));
+        self.counters.add(if write { Counter::DramWriteBytes } else { Counter::DramReadBytes }, bytes as u64);
+        start + self.cfg.dram.latency_cycles as u64
+    }
+
+    /// Write the dirty bytes of a line below the L2 at `at`: counted as memory write requests
+    /// (per 64-byte block with dirty bytes; 64-byte if both halves are dirty, else 32-byte),
+    /// timed on DRAM, applied to memory with the next `apply_pending`.
+    pub(super) fn write_below(&mut self, e: Evicted, at: u64) {
+        let blocks = (e.data.len().max(64) / 64) as u32;
+        for b in 0..blocks {
+            let m = e.dirty >> (64 * b) & mask_of(0, 64);
+            if m == 0 {
+                continue;
+            }
+            let both = m & mask_of(0, 32) != 0 && m & mask_of(32, 32) != 0;
+            self.counters.inc(Counter::TccEaWrreq);
+            if both {
+                self.counters.inc(Counter::TccEaWrreq64b);
+            }
+            let bytes = if both { 64 } else { 32 };
+            self.memory_time(e.address + 64 * b as u64, bytes, at, true);
+        }
+        self.pending.push(e);
+    }
+
+    /// A request to the L2 of `xcd` for bytes `off..off+len` of the line at `address`,
+    /// arriving at `at`. Reads and atomics fill a missing line from memory; writes allocate it
+    /// without a fetch. Returns (slot, cycle the L2 has the data / accepts the write).
+    pub(super) fn l2_request(&mut self, mem: &Memory, xcd: usize, address: u64, len: u32, op: L2Op, at: u64) -> (usize, u64) {
+        let lat = self.cfg.l2.hit_latency_cycles as u64;
+        self.counters.inc(Counter::TccReq);
+        self.counters.inc(match op {
+            L2Op::Read => Counter::TccRead,
+            L2Op::Write => Counter::TccWrite,
+            L2Op::Atomic => Counter::TccAtomic,
+        });
+        let ch = self.l2_channel(xcd, address);
+        let start = self.l2_channels[ch].reserve(at, occupancy(len as u64, self.cfg.l2.channel_bytes_per_cycle as f64));
+        let line = self.l2[xcd].line_address(address);
+        let need = mask_of((address - line) as u32, len);
+        let found = self.l2[xcd].find(address);
+        if let Some(s) = found {
+            if op == L2Op::Write || self.l2[xcd].valid(s) & need == need {
+                self.counters.inc(Counter::TccHit);
+                self.l2[xcd].touch(s);
+                return (s, (start + lat).max(self.l2[xcd].ready_cycle(s)));
+            }
+        }
+        self.counters.inc(Counter::TccMiss);
+        let slot = match found {
+            Some(s) => s,
+            None => {
+                let (s, evicted) = self.l2[xcd].allocate(address);
+                if let Some(e) = evicted {
+                    self.counters.inc(Counter::TccWriteback);
+                    self.write_below(e, start);
+                }
+                s
+            }
+        };
+        if op == L2Op::Write {
+            return (slot, start + lat);
+        }
+        let lb = self.l2[xcd].line_bytes();
+        let mut buf = [0u8; 128];
+        self.memory_bytes(mem, line, &mut buf[..lb as usize]);
+        let t = self.memory_read_time(line, lb, start);
+        self.l2[xcd].fill(slot, &buf[..lb as usize]);
+        self.l2[xcd].set_ready_cycle(slot, t);
+        (slot, t + lat)
+    }
+
+    /// Write bytes into an L2 slot at `off`.
+    pub(super) fn l2_write(&mut self, xcd: usize, slot: usize, off: u32, bytes: &[u8], mode: L2Mode) {
+        self.l2[xcd].write(slot, off, bytes, mode == L2Mode::WriteBack);
+    }
+
+    /// Write back the dirty lines of the L2 of `xcd` whose memory type `keep` accepts
+    /// (`buffer_wbl2`, end-of-kernel release): returns when the last write is done.
+    pub(super) fn writeback_l2_where(&mut self, mem: &mut Memory, xcd: usize, at: u64, keep: impl Fn(u64) -> bool) -> u64 {
+        let mut done = at;
+        for s in self.l2[xcd].dirty_slots() {
+            let a = self.l2[xcd].address_of(s);
+            if !keep(a) {
+                continue;
+            }
+            let e = Evicted { address: a, dirty: self.l2[xcd].dirty(s), data: self.l2[xcd].bytes(s).to_vec() };
+            self.l2[xcd].clean(s);
+            self.counters.inc(Counter::TccWriteback);
+            let ch = ((a / self.cfg.dram.channel_interleave_bytes as u64) % self.dram.len() as u64) as usize;
+            self.write_below(e, at);
+            done = done.max(self.dram[ch].free_cycle() + self.cfg.dram.latency_cycles as u64);
+        }
+        self.apply_pending(mem);
+        done
+    }
+
+    /// Drop the clean lines of the L2 of `xcd` that `drop` selects; dirty lines stay
+    /// (`buffer_invl2`, `buffer_inv sc1`).
+    pub fn invalidate_l2_where(&mut self, xcd: usize, drop: impl Fn(u64) -> bool) {
+        let slots: Vec<usize> = self.l2[xcd].occupied().filter(|&s| self.l2[xcd].dirty(s) == 0 && drop(self.l2[xcd].address_of(s))).collect();
+        for s in slots {
+            self.l2[xcd].invalidate(s);
+        }
+    }
+
+    /// `buffer_wbl2`-style writeback of the L2 of `xcd` (every dirty line `keep` accepts).
+    pub fn writeback_l2(&mut self, mem: &mut Memory, xcd: usize, at: u64, keep: impl Fn(u64) -> bool) -> u64 {
+        self.writeback_l2_where(mem, xcd, at, keep)
+    }
+}

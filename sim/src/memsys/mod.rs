@@ -1,0 +1,193 @@
+//! The memory system of the timing mode: per-CU vector L1s, scalar caches, RDNA GL1s, an L2
+//! per XCD with address-interleaved channels, an optional memory-side MALL, and DRAM channels.
+//! Caches hold bytes, so a stale line returns stale data; every level keeps its own tags,
+//! counters and throughput limits.
+//!
+//! It knows nothing of instructions. A client describes one wave-wide access at a time —
+//! which CU, vector or scalar unit, load/store/atomic, cache policy, issue cycle — with
+//! [`MemSystem::begin`], then hands over each lane's bytes with [`MemSystem::read`] /
+//! [`MemSystem::write`] (in lane order; an atomic is a read then a write of each lane), and
+//! [`MemSystem::end`] says when the access completes. The first lane that touches a line
+//! *opens* it: the line is looked up and, on a miss, filled through the levels below, with
+//! counters and timing; later lanes of the same access use the open line. Data then moves
+//! between the lane and the first level holding the line.
+//!
+//! Timing is latency plus throughput: a request's latency is the sum of the levels it passes
+//! (`hit_latency_cycles` of each), and each level's throughput limit ([`pipe::Pipe`]) delays
+//! requests that arrive while it is busy. A hit on a line whose fill is still under way waits
+//! for the fill.
+
+pub mod cache;
+pub mod coalesce;
+pub mod mtype;
+pub mod pipe;
+
+mod access;
+mod lower;
+
+use crate::counters::Counters;
+use crate::gpus::timing::Timing;
+use crate::memory::Memory;
+use cache::{Cache, Geometry};
+use pipe::Pipe;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+pub use access::{OpKind, OpResult, OpSpec, Policy, Unit};
+
+/// Which caches a CU uses.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    xcd: usize,
+    array: usize,
+    scalar: usize,
+}
+
+/// Misses in flight per CU (the L1's miss-handling registers): a new miss waits while all
+/// are busy.
+#[derive(Debug, Clone, Default)]
+struct MissWindow {
+    done: BinaryHeap<Reverse<u64>>,
+}
+
+impl MissWindow {
+    /// The cycle a miss arriving at `at` can leave (`limit` in flight at most).
+    fn admit(&mut self, at: u64, limit: usize) -> u64 {
+        while self.done.peek().is_some_and(|Reverse(t)| *t <= at) {
+            self.done.pop();
+        }
+        if self.done.len() < limit {
+            return at;
+        }
+        self.done.pop().map_or(at, |Reverse(t)| t.max(at))
+    }
+
+    fn record(&mut self, done: u64) {
+        self.done.push(Reverse(done));
+    }
+}
+
+/// The whole memory system of one GPU. It persists across dispatches (the L2 keeps its lines
+/// from one kernel to the next).
+pub struct MemSystem {
+    cfg: Timing,
+    places: Vec<Place>,
+    l1: Vec<Cache>,
+    l1_tags: Vec<Pipe>,
+    l1_misses: Vec<MissWindow>,
+    scalar: Vec<Cache>,
+    gl1: Vec<Cache>,
+    l2: Vec<Cache>,
+    /// `xcd * channels + channel`.
+    l2_channels: Vec<Pipe>,
+    mall: Option<Cache>,
+    mall_pipes: Vec<Pipe>,
+    dram: Vec<Pipe>,
+    dram_bytes_per_cycle_per_channel: f64,
+    mall_bytes_per_cycle_per_channel: f64,
+    pub counters: Counters,
+    op: Option<access::OpState>,
+    /// Lines written back below the L2 whose bytes have not reached `Memory` yet.
+    pending: Vec<cache::Evicted>,
+}
+
+impl MemSystem {
+    /// An empty memory system for `compute_units` CUs with the timing parameters `cfg`
+    /// (checked by `Timing::check`).
+    pub fn new(cfg: &Timing, compute_units: u32) -> MemSystem {
+        let t = &cfg.topology;
+        let cus = compute_units.max(1) as usize;
+        let xcds = (t.xcds.max(1) as usize).min(cus);
+        let arrays = ((t.shader_engines * t.shader_arrays_per_engine).max(1) as usize).min(cus);
+        let scalars = cus.div_ceil(t.cus_per_scalar_cache.max(1) as usize);
+        let places = (0..cus)
+            .map(|cu| Place { xcd: cu * xcds / cus, array: cu * arrays / cus, scalar: cu / t.cus_per_scalar_cache.max(1) as usize })
+            .collect();
+        let l1g = Geometry { size_bytes: cfg.vector_l1.size_bytes, line_bytes: cfg.vector_l1.line_bytes, ways: cfg.vector_l1.ways };
+        let geo = |c: &crate::gpus::timing::Cache| Geometry { size_bytes: c.size_bytes, line_bytes: c.line_bytes, ways: c.ways };
+        let l2g = Geometry { size_bytes: cfg.l2.size_bytes, line_bytes: cfg.l2.line_bytes, ways: cfg.l2.ways };
+        let dram_channels = cfg.dram.channels.max(1) as usize;
+        let mall_channels = dram_channels;
+        MemSystem {
+            places,
+            l1: (0..cus).map(|_| Cache::new(l1g, true)).collect(),
+            l1_tags: vec![Pipe::default(); cus],
+            l1_misses: vec![MissWindow::default(); cus],
+            scalar: (0..scalars).map(|_| Cache::new(geo(&cfg.scalar_cache), true)).collect(),
+            gl1: cfg.gl1.as_ref().map_or(Vec::new(), |g| (0..arrays).map(|_| Cache::new(geo(g), true)).collect()),
+            l2: (0..xcds).map(|_| Cache::new(l2g, true)).collect(),
+            l2_channels: vec![Pipe::default(); xcds * cfg.l2.channels.max(1) as usize],
+            mall: cfg.mall.as_ref().map(|m| Cache::new(Geometry { size_bytes: m.size_bytes, line_bytes: m.line_bytes, ways: m.ways }, false)),
+            mall_pipes: vec![Pipe::default(); if cfg.mall.is_some() { mall_channels } else { 0 }],
+            dram: vec![Pipe::default(); dram_channels],
+            dram_bytes_per_cycle_per_channel: cfg.dram_bytes_per_cycle() / dram_channels as f64,
+            mall_bytes_per_cycle_per_channel: cfg
+                .mall
+                .as_ref()
+                .map_or(1.0, |m| m.bandwidth_gb_per_s as f64 * 1000.0 / cfg.clock_mhz as f64 / mall_channels as f64),
+            counters: Counters::default(),
+            cfg: cfg.clone(),
+            op: None,
+            pending: Vec::new(),
+        }
+    }
+
+    pub fn config(&self) -> &Timing {
+        &self.cfg
+    }
+
+    /// A dispatch starts: the command processor invalidates the vector L1s, scalar caches and
+    /// GL1s (LLVM AMDGPUUsage: "CP invalidates ... at the start of each kernel dispatch").
+    pub fn begin_kernel(&mut self) {
+        for c in self.l1.iter_mut().chain(&mut self.scalar).chain(&mut self.gl1) {
+            c.invalidate_all();
+        }
+    }
+
+    /// A dispatch ends at cycle `at`: with several L2s in one agent (MI300 SPX), the
+    /// end-of-kernel release writes their dirty lines back so that the next kernel, wherever
+    /// it runs, reads them (LLVM AMDGPUUsage, *Memory Model GFX942*: agent-scope release
+    /// writes back the L2 when the agent has several). Returns when that is done.
+    pub fn end_kernel(&mut self, mem: &mut Memory, at: u64) -> u64 {
+        if self.l2.len() <= 1 {
+            return at;
+        }
+        (0..self.l2.len()).map(|x| self.writeback_l2(mem, x, at, |_| true)).max().unwrap_or(at)
+    }
+
+    /// Write every L2's dirty bytes to memory without changing any cache state or counter:
+    /// what the host sees after the device has synchronized, for checking results.
+    pub fn flush_to(&self, mem: &mut Memory) {
+        for c in &self.l2 {
+            for s in c.dirty_slots() {
+                mem.write_masked(c.address_of(s), c.bytes(s), c.dirty(s));
+            }
+        }
+    }
+
+    /// Invalidate the vector L1 of `cu` (`buffer_wbinvl1_vol`, `buffer_inv sc0`,
+    /// `buffer_gl0_inv`): its lines are clean (write-through), so nothing is written.
+    pub fn invalidate_l1(&mut self, cu: usize) {
+        if let Some(c) = self.l1.get_mut(cu) {
+            c.invalidate_all();
+        }
+    }
+
+    /// Invalidate the GL1 of `cu`'s shader array (`buffer_gl1_inv`).
+    pub fn invalidate_gl1(&mut self, cu: usize) {
+        let a = self.places.get(cu).map_or(0, |p| p.array);
+        if let Some(c) = self.gl1.get_mut(a) {
+            c.invalidate_all();
+        }
+    }
+
+    /// The XCD whose L2 `cu` uses.
+    pub fn xcd_of(&self, cu: usize) -> usize {
+        self.places.get(cu).map_or(0, |p| p.xcd)
+    }
+
+    /// Number of L2s (XCDs).
+    pub fn l2_count(&self) -> usize {
+        self.l2.len()
+    }
+}

@@ -1,0 +1,220 @@
+//! Wait counters: what each wave has in flight, and the `s_waitcnt` family of instructions
+//! that wait for it.
+//!
+//! A wave counts its outstanding operations per class ([`Queue`]); a family's counters group
+//! the classes (ISA manuals, "S_WAITCNT" and the GFX12 "S_WAIT_*" instructions; LLVM
+//! AMDGPUUsage memory-model sections):
+//! * GFX8/9: `vmcnt` = vector loads, stores and atomics, decremented in issue order;
+//!   `lgkmcnt` = LDS and scalar memory (scalar memory completes out of order); `expcnt`.
+//! * GFX10/11: `vmcnt` = loads and atomics with return; `vscnt` = stores and atomics without
+//!   return; `lgkmcnt`, `expcnt` as before.
+//! * GFX12: `loadcnt`, `storecnt`, `dscnt` (LDS), `kmcnt` (scalar memory), `expcnt`.
+//!
+//! `simm16` layouts: GFX9 vmcnt [3:0] and [15:14], expcnt [6:4], lgkmcnt [11:8]; GFX8 the
+//! same without vmcnt [15:14]; GFX10 lgkmcnt [13:8]; GFX11 expcnt [2:0], lgkmcnt [9:4], vmcnt
+//! [15:10]; GFX12 combined forms: loadcnt/storecnt [13:8], dscnt [5:0].
+
+use hipscope_isa::Family;
+
+/// A class of outstanding operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Queue {
+    Load = 0,
+    Store = 1,
+    Lds = 2,
+    Smem = 3,
+    Exp = 4,
+}
+
+const QUEUES: usize = 5;
+
+/// Bit set of queues.
+pub type QueueSet = u8;
+
+pub const fn set(q: Queue) -> QueueSet {
+    1 << q as u8
+}
+
+/// A wait: each (queues, limit) pair requires at most `limit` operations of those queues
+/// outstanding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Wait {
+    pub parts: [(QueueSet, u32); 4],
+    pub n: usize,
+}
+
+impl Wait {
+    fn push(&mut self, q: QueueSet, limit: u32, max: u32) {
+        // A field at its maximum means "do not wait" for that counter.
+        if limit < max && self.n < self.parts.len() {
+            self.parts[self.n] = (q, limit);
+            self.n += 1;
+        }
+    }
+}
+
+fn bits(v: u32, lo: u32, len: u32) -> u32 {
+    v >> lo & ((1 << len) - 1)
+}
+
+/// The queues of a family's `vmcnt`.
+fn vm_set(f: Family) -> QueueSet {
+    if f.is_rdna() {
+        set(Queue::Load)
+    } else {
+        set(Queue::Load) | set(Queue::Store)
+    }
+}
+
+const LGKM: QueueSet = set(Queue::Lds) | set(Queue::Smem);
+
+/// The wait of `mnemonic` with immediate `simm16` on family `f`; `None` if it is no wait
+/// instruction.
+pub fn decode(f: Family, mnemonic: &str, simm16: u32) -> Option<Wait> {
+    let mut w = Wait::default();
+    match mnemonic {
+        "s_waitcnt" => match f {
+            Family::Gfx11 => {
+                w.push(vm_set(f), bits(simm16, 10, 6), 63);
+                w.push(LGKM, bits(simm16, 4, 6), 63);
+                w.push(set(Queue::Exp), bits(simm16, 0, 3), 7);
+            }
+            _ => {
+                let (vm, vm_max) = match f {
+                    Family::Gfx8 => (bits(simm16, 0, 4), 15),
+                    _ => (bits(simm16, 0, 4) | bits(simm16, 14, 2) << 4, 63),
+                };
+                let (lgkm, lgkm_max) = if f.is_rdna() { (bits(simm16, 8, 6), 63) } else { (bits(simm16, 8, 4), 15) };
+                w.push(vm_set(f), vm, vm_max);
+                w.push(LGKM, lgkm, lgkm_max);
+                w.push(set(Queue::Exp), bits(simm16, 4, 3), 7);
+            }
+        },
+        "s_waitcnt_vscnt" => w.push(set(Queue::Store), bits(simm16, 0, 6), 63),
+        "s_waitcnt_vmcnt" => w.push(vm_set(f), bits(simm16, 0, 6), 63),
+        "s_waitcnt_lgkmcnt" => w.push(LGKM, bits(simm16, 0, 6), 63),
+        "s_waitcnt_expcnt" => w.push(set(Queue::Exp), bits(simm16, 0, 3), 7),
+        "s_wait_loadcnt" => w.push(set(Queue::Load), bits(simm16, 0, 6), 63),
+        "s_wait_storecnt" => w.push(set(Queue::Store), bits(simm16, 0, 6), 63),
+        "s_wait_dscnt" => w.push(set(Queue::Lds), bits(simm16, 0, 6), 63),
+        "s_wait_kmcnt" => w.push(set(Queue::Smem), bits(simm16, 0, 5), 31),
+        "s_wait_expcnt" => w.push(set(Queue::Exp), bits(simm16, 0, 3), 7),
+        "s_wait_loadcnt_dscnt" => {
+            w.push(set(Queue::Load), bits(simm16, 8, 6), 63);
+            w.push(set(Queue::Lds), bits(simm16, 0, 6), 63);
+        }
+        "s_wait_storecnt_dscnt" => {
+            w.push(set(Queue::Store), bits(simm16, 8, 6), 63);
+            w.push(set(Queue::Lds), bits(simm16, 0, 6), 63);
+        }
+        _ => return None,
+    }
+    Some(w)
+}
+
+/// One wave's outstanding operations: the cycle each completes.
+#[derive(Debug, Clone, Default)]
+pub struct Outstanding {
+    done: [Vec<u64>; QUEUES],
+    /// Last completion of the in-order counter groups (vm: loads+stores on GFX8/9; loads;
+    /// stores; LDS), so that a counter decrements in issue order.
+    tail: [u64; QUEUES],
+}
+
+impl Outstanding {
+    /// Record an operation of `q` completing at `done`; returns the cycle its counter
+    /// decrements (not before the ones issued earlier in the same in-order counter).
+    pub fn push(&mut self, f: Family, q: Queue, done: u64) -> u64 {
+        let group = match q {
+            Queue::Store if !f.is_rdna() => Queue::Load,
+            other => other,
+        };
+        let t = if q == Queue::Smem { done } else { done.max(self.tail[group as usize]) };
+        if q != Queue::Smem {
+            self.tail[group as usize] = t;
+        }
+        self.done[q as usize].push(t);
+        t
+    }
+
+    /// The earliest cycle ≥ `now` at which `w` is satisfied.
+    pub fn ready_at(&mut self, now: u64, w: &Wait) -> u64 {
+        for d in self.done.iter_mut() {
+            d.retain(|&t| t > now);
+        }
+        let mut ready = now;
+        let mut times: Vec<u64> = Vec::new();
+        for &(qs, limit) in &w.parts[..w.n] {
+            times.clear();
+            for (q, d) in self.done.iter().enumerate() {
+                if qs >> q & 1 != 0 {
+                    times.extend_from_slice(d);
+                }
+            }
+            if times.len() > limit as usize {
+                // At most `limit` may remain: wait for all but the `limit` latest.
+                times.sort_unstable_by(|a, b| b.cmp(a));
+                ready = ready.max(times[limit as usize]);
+            }
+        }
+        ready
+    }
+
+    /// The last completion of anything outstanding.
+    pub fn last(&self) -> u64 {
+        self.done.iter().flatten().copied().max().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_the_encodings_clang_emits() {
+        // s_waitcnt vmcnt(0) on gfx942 (0x0F70), gfx1030 (0x3F70), gfx1100 (0x03F7).
+        for (f, imm) in [(Family::Gfx9, 0x0F70), (Family::Gfx10, 0x3F70), (Family::Gfx11, 0x03F7)] {
+            let w = decode(f, "s_waitcnt", imm).unwrap();
+            assert_eq!(w.n, 1, "{f:?}");
+            assert_eq!(w.parts[0], (vm_set(f), 0), "{f:?}");
+        }
+        // lgkmcnt(0) on gfx9: 0xC07F.
+        let w = decode(Family::Gfx9, "s_waitcnt", 0xC07F).unwrap();
+        assert_eq!(&w.parts[..w.n], &[(LGKM, 0)]);
+        // vmcnt(1) lgkmcnt(2) on gfx9: vm [3:0]=1, [15:14]=0, exp 7, lgkm 2.
+        let w = decode(Family::Gfx9, "s_waitcnt", 0x0271).unwrap();
+        assert_eq!(&w.parts[..w.n], &[(vm_set(Family::Gfx9), 1), (LGKM, 2)]);
+        let w = decode(Family::Gfx12, "s_wait_loadcnt_dscnt", 0x0100).unwrap();
+        assert_eq!(&w.parts[..w.n], &[(set(Queue::Load), 1), (set(Queue::Lds), 0)]);
+        assert!(decode(Family::Gfx9, "s_nop", 0).is_none());
+    }
+
+    #[test]
+    fn in_order_counters_wait_for_earlier_operations() {
+        let mut o = Outstanding::default();
+        // GFX9: a store completing at 300 issued after a load completing at 500 decrements
+        // vmcnt at 500.
+        o.push(Family::Gfx9, Queue::Load, 500);
+        assert_eq!(o.push(Family::Gfx9, Queue::Store, 300), 500);
+        let vm1 = decode(Family::Gfx9, "s_waitcnt", 0x0F71).unwrap(); // vmcnt(1)
+        assert_eq!(o.ready_at(0, &vm1), 500);
+        // GFX10: stores count separately.
+        let mut o = Outstanding::default();
+        o.push(Family::Gfx10, Queue::Load, 500);
+        assert_eq!(o.push(Family::Gfx10, Queue::Store, 300), 300);
+        let vs0 = decode(Family::Gfx10, "s_waitcnt_vscnt", 0).unwrap();
+        assert_eq!(o.ready_at(0, &vs0), 300);
+        assert_eq!(o.ready_at(400, &vs0), 400);
+    }
+
+    #[test]
+    fn scalar_memory_completes_out_of_order() {
+        let mut o = Outstanding::default();
+        o.push(Family::Gfx9, Queue::Smem, 90);
+        o.push(Family::Gfx9, Queue::Smem, 40);
+        let lgkm1 = decode(Family::Gfx9, "s_waitcnt", 0xC17F).unwrap(); // lgkmcnt(1)
+        assert_eq!(o.ready_at(0, &lgkm1), 40);
+        let lgkm0 = decode(Family::Gfx9, "s_waitcnt", 0xC07F).unwrap();
+        assert_eq!(o.ready_at(0, &lgkm0), 90);
+    }
+}

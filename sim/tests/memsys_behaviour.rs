@@ -1,0 +1,131 @@
+//! The memory system on its own: data-carrying caches make stale data observable, cache
+//! policies and kernel boundaries restore coherence, and request counts follow the rules the
+//! real profiles show (see `memsys::coalesce`).
+
+use hipscope_sim::counters::Counter;
+use hipscope_sim::gpus;
+use hipscope_sim::memory::{Memory, MemoryKind};
+use hipscope_sim::memsys::{MemSystem, OpKind, OpSpec, Policy, Unit};
+
+fn system(gpu: &str) -> (MemSystem, u32) {
+    let g = gpus::builtin(gpu).unwrap();
+    let t = g.timing.clone().unwrap();
+    (MemSystem::new(&t, g.compute_units), g.compute_units)
+}
+
+fn spec(cu: usize, kind: OpKind, policy: Policy, at: u64) -> OpSpec {
+    OpSpec { cu, unit: Unit::Vector, kind, policy, at }
+}
+
+fn load_u32(ms: &mut MemSystem, mem: &mut Memory, cu: usize, a: u64, policy: Policy, at: u64) -> (u32, u64) {
+    ms.begin(spec(cu, OpKind::Load, policy, at));
+    let mut b = [0u8; 4];
+    ms.read(mem, 0, a, &mut b).unwrap();
+    let r = ms.end(mem);
+    (u32::from_le_bytes(b), r.done)
+}
+
+fn store_u32(ms: &mut MemSystem, mem: &mut Memory, cu: usize, a: u64, v: u32, policy: Policy, at: u64) -> u64 {
+    ms.begin(spec(cu, OpKind::Store, policy, at));
+    ms.write(mem, 0, a, &v.to_le_bytes()).unwrap();
+    ms.end(mem).done
+}
+
+#[test]
+fn a_stale_l1_line_returns_stale_data_until_bypassed_or_invalidated() {
+    let (mut ms, _) = system("mi210");
+    let mut mem = Memory::new();
+    let a = mem.alloc("x", 4096, MemoryKind::Device);
+    mem.write(a, &7u32.to_le_bytes()).unwrap();
+    let plain = Policy::default();
+    assert_eq!(load_u32(&mut ms, &mut mem, 0, a, plain, 0).0, 7);
+    store_u32(&mut ms, &mut mem, 1, a, 8, plain, 1000);
+    assert_eq!(load_u32(&mut ms, &mut mem, 0, a, plain, 2000).0, 7, "CU 0's L1 still holds the old line");
+    assert_eq!(load_u32(&mut ms, &mut mem, 1, a, plain, 2000).0, 8, "the writer's L1 had no copy: it reads the L2");
+    let glc = Policy { bypass_l1: true, ..Policy::default() };
+    assert_eq!(load_u32(&mut ms, &mut mem, 0, a, glc, 3000).0, 8, "a glc load reads the L2");
+    store_u32(&mut ms, &mut mem, 1, a, 9, plain, 4000);
+    ms.invalidate_l1(0);
+    assert_eq!(load_u32(&mut ms, &mut mem, 0, a, plain, 5000).0, 9, "after buffer_wbinvl1_vol");
+    // Memory itself is behind the write-back L2 until flushed.
+    assert_eq!(mem.read_u32(a).unwrap(), 7);
+    ms.flush_to(&mut mem);
+    assert_eq!(mem.read_u32(a).unwrap(), 9);
+}
+
+#[test]
+fn another_xcd_reads_memory_until_the_kernel_end_writes_the_l2_back() {
+    let (mut ms, cus) = system("mi300x");
+    let mut mem = Memory::new();
+    let a = mem.alloc("x", 4096, MemoryKind::Device);
+    let (cu0, cu_other) = (0usize, cus as usize - 1);
+    assert_ne!(ms.xcd_of(cu0), ms.xcd_of(cu_other));
+    let plain = Policy::default();
+    store_u32(&mut ms, &mut mem, cu0, a, 5, plain, 0);
+    assert_eq!(load_u32(&mut ms, &mut mem, cu_other, a, plain, 1000).0, 0, "the other XCD's L2 misses and reads memory");
+    ms.end_kernel(&mut mem, 2000);
+    ms.begin_kernel();
+    // The reader's L2 still holds the stale line it fetched; the end-of-kernel writeback does
+    // not invalidate other L2s, a system/agent acquire does.
+    assert_eq!(load_u32(&mut ms, &mut mem, cu_other, a, Policy { bypass_l1: true, ..plain }, 3000).0, 0);
+    let x = ms.xcd_of(cu_other);
+    ms.invalidate_l2_where(x, |_| true);
+    assert_eq!(load_u32(&mut ms, &mut mem, cu_other, a, plain, 4000).0, 5);
+}
+
+/// One wave64 `global_load_dwordx2` and `global_store_dwordx2` over 512 consecutive bytes,
+/// as vcopy does: the per-instruction rates of the real profiles (16 tag accesses; 8 reads of
+/// 64 B on MI210, 4 of 128 B on MI300; 8 writes of 64 B).
+#[test]
+fn vcopy_wave_request_counts() {
+    for (gpu, reads) in [("mi100", 8), ("mi210", 8), ("mi300x", 4)] {
+        let (mut ms, _) = system(gpu);
+        let mut mem = Memory::new();
+        let src = mem.alloc("a", 1 << 16, MemoryKind::Device);
+        let dst = mem.alloc("c", 1 << 16, MemoryKind::Device);
+        ms.begin(spec(0, OpKind::Load, Policy::default(), 0));
+        let mut b = [0u8; 8];
+        for lane in 0..64u32 {
+            ms.read(&mem, lane, src + 8 * lane as u64, &mut b).unwrap();
+        }
+        let r = ms.end(&mut mem);
+        assert_eq!(r.tag_accesses, 16, "{gpu}");
+        assert_eq!(ms.counters.get(Counter::TcpTccReadReq), reads, "{gpu}");
+        ms.begin(spec(0, OpKind::Store, Policy::default(), 1000));
+        for lane in 0..64u32 {
+            ms.write(&mut mem, lane, dst + 8 * lane as u64, &[1; 8]).unwrap();
+        }
+        ms.end(&mut mem);
+        assert_eq!(ms.counters.get(Counter::TcpTotalCacheAccesses), 32, "{gpu}");
+        assert_eq!(ms.counters.get(Counter::TcpTccWriteReq), 8, "{gpu}");
+    }
+}
+
+/// A lone access's latency is the sum of the levels it passes (configured from the measured
+/// pointer-chase plateaus): L1 hit, L2 hit, memory.
+#[test]
+fn lone_access_latency_is_the_sum_of_its_levels() {
+    let g = gpus::builtin("mi210").unwrap();
+    let t = g.timing.clone().unwrap();
+    let (mut ms, _) = system("mi210");
+    let mut mem = Memory::new();
+    let a = mem.alloc("x", 1 << 20, MemoryKind::Device);
+    let (l1, l2, dram) = (t.vector_l1.hit_latency_cycles as u64, t.l2.hit_latency_cycles as u64, t.dram.latency_cycles as u64);
+    let (_, done) = load_u32(&mut ms, &mut mem, 0, a, Policy::default(), 10_000);
+    assert_eq!(done - 10_000, l1 + l2 + dram, "cold miss");
+    let (_, done) = load_u32(&mut ms, &mut mem, 0, a, Policy::default(), 20_000);
+    assert_eq!(done - 20_000, l1, "L1 hit");
+    let (_, done) = load_u32(&mut ms, &mut mem, 1, a, Policy::default(), 30_000);
+    assert_eq!(done - 30_000, l1 + l2, "L2 hit from another CU");
+}
+
+#[test]
+fn unmapped_lanes_are_reported() {
+    let (mut ms, _) = system("mi210");
+    let mut mem = Memory::new();
+    ms.begin(spec(0, OpKind::Load, Policy::default(), 0));
+    let mut b = [0u8; 4];
+    let e = ms.read(&mem, 3, 0x10, &mut b).unwrap_err();
+    assert_eq!(e.address, 0x10);
+    ms.end(&mut mem);
+}
