@@ -12,6 +12,16 @@ use std::path::Path;
 
 #[test]
 fn external_objects_match_cpu_references() {
+    run_all(false);
+}
+
+/// The same in timing mode (the memory system serves the data).
+#[test]
+fn external_objects_match_cpu_references_in_timing_mode() {
+    run_all(true);
+}
+
+fn run_all(timing: bool) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let shared = root.join("../shared/external-code-objects/sarchlab/mgpusim");
     if !shared.is_dir() {
@@ -24,7 +34,8 @@ fn external_objects_match_cpu_references() {
     let mut results = BTreeMap::new();
     let mut configs = Vec::new();
     for s in &specs {
-        run_spec(s, &mut results, &mut configs);
+        run_spec(s, timing, &mut results, &mut configs);
     }
-    report("external specs (tests/external/*.ron) × code objects:", &results, &configs, &dir.join("known-failures.txt"));
+    let title = if timing { "external specs (tests/external/*.ron) × code objects, timing mode:" } else { "external specs (tests/external/*.ron) × code objects:" };
+    report(title, &results, &configs, &dir.join("known-failures.txt"));
 }

@@ -152,15 +152,59 @@ fn gpu_and_code_object_choice() {
     assert!(stdout(&o).contains("gpu: mi250x"));
 }
 
+/// Timing mode: cycles, duration and counters in the JSON and the CSV. The instruction counts
+/// follow from the kernel and the grid: vadd's 158 waves (grid 10100, block 256) check
+/// `i < n` (n = 10000), so the ⌈10000 / 64⌉ = 157 waves with an item in range load a and b
+/// and store c.
 #[test]
-fn timing_mode_counters_and_traces_are_refused_for_now() {
-    for extra in [&["--mode", "timing"][..], &["--counters", "x.csv"], &["--trace", "t.json"]] {
-        let mut args = vec!["run", "workloads/vadd.ron", "--gpu", "mi210"];
-        args.extend_from_slice(extra);
-        let o = hipscope(&args);
-        assert_eq!(code(&o), 2, "{extra:?}");
-        assert!(stderr(&o).contains("arrive"), "{}", stderr(&o));
-    }
+fn timing_mode_reports_cycles_and_counters() {
+    let csv = root().join("target/run-cli-tests/vadd-counters.csv");
+    let _ = std::fs::create_dir_all(csv.parent().unwrap());
+    let o = hipscope(&["run", "workloads/vadd.ron", "--gpu", "mi210", "--mode", "timing", "--json", "--counters", s(&csv)]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v["mode"], "timing");
+    assert_eq!(v["checks"][0]["ok"], true, "values are right in timing mode");
+    let d = &v["dispatches"][0];
+    let cycles = d["cycles"].as_u64().expect("cycles");
+    assert!(cycles > 0);
+    let ns = d["duration_ns"].as_f64().expect("duration");
+    assert!((ns - cycles as f64 / 1.7).abs() < 1.0, "{ns} ns at 1700 MHz for {cycles} cycles");
+    let c = &d["counters"];
+    assert_eq!(c["SQ_WAVES"], 158);
+    assert_eq!(c["SQ_INSTS_VMEM_RD"], 2 * 157);
+    assert_eq!(c["SQ_INSTS_VMEM_WR"], 157);
+    assert_eq!(c["GRBM_GUI_ACTIVE"], cycles);
+    let text = std::fs::read_to_string(&csv).expect("counters CSV");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(&header[..4], ["Dispatch_ID", "Kernel_Name", "Cycles", "Duration_ns"]);
+    let col = header.iter().position(|h| *h == "SQ_WAVES").expect("SQ_WAVES column");
+    assert_eq!(row[col], "158");
+    assert_eq!(row[2], cycles.to_string());
+    // The text report names the mode and the cycles.
+    let o = hipscope(&["run", "workloads/vadd.ron", "--gpu", "mi210", "--mode", "timing"]);
+    assert!(stdout(&o).contains("mode: timing") && stdout(&o).contains(" cycles ("), "{}", stdout(&o));
+}
+
+#[test]
+fn counters_need_timing_mode_and_traces_are_refused_for_now() {
+    let o = hipscope(&["run", "workloads/vadd.ron", "--gpu", "mi210", "--counters", "x.csv"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("--mode timing"), "{}", stderr(&o));
+    let o = hipscope(&["run", "workloads/vadd.ron", "--gpu", "mi210", "--mode", "timing", "--trace", "t.json"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("not available yet"), "{}", stderr(&o));
+    // A user config without a timing section runs functionally but not with timing.
+    let text = std::fs::read_to_string(root().join("configs/mi210.ron")).unwrap();
+    let cut = text.find("    timing: Some((").unwrap();
+    let cfg = spec_file("mi210-no-timing.ron", &format!("{})\n", &text[..cut]));
+    let o = hipscope(&["run", "workloads/vadd.ron", "--gpu", s(&cfg)]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = hipscope(&["run", "workloads/vadd.ron", "--gpu", s(&cfg), "--mode", "timing"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("has no timing section"), "{}", stderr(&o));
 }
 
 #[test]

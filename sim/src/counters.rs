@@ -52,7 +52,8 @@ counters! {
     SqWaitInstAny => "SQ_WAIT_INST_ANY",
     /// Wave-cycles from launch to end (summed over waves).
     SqWaveCycles => "SQ_WAVE_CYCLES",
-    /// Cycles with at least one wave resident anywhere.
+    /// Cycles from the first wave's launch to the last wave's end (the SQ's busy span; the
+    /// hardware sums it over shader engines, which this model does not yet).
     SqBusyCycles => "SQ_BUSY_CYCLES",
     /// Cycles the LDS spent on bank conflicts.
     SqLdsBankConflict => "SQ_LDS_BANK_CONFLICT",

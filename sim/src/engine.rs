@@ -45,6 +45,9 @@ pub struct DispatchStats {
     pub groups: u64,
     /// Executed instructions per opcode (index = `Opcode as usize`).
     pub opcode_counts: Vec<u64>,
+    /// Timing mode: the dispatch's duration in shader cycles, and its counters.
+    pub cycles: Option<u64>,
+    pub counters: Option<crate::counters::Counters>,
 }
 
 struct Group {
@@ -209,7 +212,7 @@ impl Residency {
     }
 }
 
-fn fault(d: &Dispatch, w: &Wave, kind: FaultKind) -> KernelFault {
+pub(crate) fn fault(d: &Dispatch, w: &Wave, kind: FaultKind) -> KernelFault {
     KernelFault { kernel: d.kernel.name.clone(), wave: w.id, pc: w.pc, kind }
 }
 

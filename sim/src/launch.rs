@@ -6,7 +6,10 @@ use crate::engine::{run, Dispatch, DispatchStats, EngineOptions};
 use crate::exec::{Apertures, Env};
 use crate::fault::KernelFault;
 use crate::kernel::{KernelError, LoadedKernel};
+use crate::gpus::{GpuConfig, Timing};
 use crate::memory::{Memory, MemoryKind};
+use crate::memsys::MemSystem;
+use crate::timing::{self, engine::TimingOptions};
 use hipscope_isa::codeobj::CodeObject;
 use hipscope_isa::decode::Ctx;
 use hipscope_isa::Processor;
@@ -27,7 +30,7 @@ pub enum LaunchError {
 }
 
 /// A simulated device: its memory and target. Dispatches run one after another and share
-/// memory.
+/// memory (and, in timing mode, the memory system's cache contents).
 #[derive(Debug, Clone)]
 pub struct Device {
     pub processor: Processor,
@@ -37,11 +40,38 @@ pub struct Device {
     clock: u64,
     /// The queue descriptor, placed at the first launch.
     queue: Option<u64>,
+    /// Timing mode: the GPU's timing parameters and memory system.
+    pub timing: Option<TimingState>,
+}
+
+/// What timing mode adds to a device.
+#[derive(Debug, Clone)]
+pub struct TimingState {
+    pub cfg: Timing,
+    pub compute_units: u32,
+    pub ms: MemSystem,
 }
 
 impl Device {
     pub fn new(processor: Processor) -> Device {
-        Device { processor, mem: Memory::new(), apertures: Apertures::DEFAULT, dispatches: 0, clock: 0, queue: None }
+        Device { processor, mem: Memory::new(), apertures: Apertures::DEFAULT, dispatches: 0, clock: 0, queue: None, timing: None }
+    }
+
+    /// Run later launches with timing, on the memory system of `gpu` (which must have a
+    /// timing section).
+    pub fn enable_timing(&mut self, gpu: &GpuConfig) -> Result<(), String> {
+        let cfg = gpu.timing.clone().ok_or_else(|| format!("GPU config '{}' has no timing section", gpu.name))?;
+        let ms = MemSystem::new(&cfg, gpu.compute_units);
+        self.timing = Some(TimingState { cfg, compute_units: gpu.compute_units, ms });
+        Ok(())
+    }
+
+    /// Make memory show what the host sees after a device synchronization: dirty data still
+    /// in the caches is written to memory (cache state and counters are unchanged).
+    pub fn synchronize(&mut self) {
+        if let Some(t) = &self.timing {
+            t.ms.flush_to(&mut self.mem);
+        }
     }
 
     fn env(&self, wave64: bool) -> Env {
@@ -90,7 +120,10 @@ impl Device {
             lds_bytes: d.group_segment_fixed_size + geo.dynamic_lds,
             scratch_base: 0,
             scratch_per_lane: per_lane,
-            max_resident_groups: opts.max_resident_groups,
+            max_resident_groups: match &self.timing {
+                Some(t) => (t.compute_units * t.cfg.core.max_workgroups_per_cu) as usize,
+                None => opts.max_resident_groups,
+            },
         };
         if per_lane > 0 {
             let lanes = if kernel.wave64 { 64 } else { 32 };
@@ -103,7 +136,18 @@ impl Device {
         env.scratch_base = scratch_base;
         env.scratch_per_lane = per_lane as u64;
         self.dispatches += 1;
-        let stats = run(&dispatch, &mut env, &mut self.mem, opts);
+        let stats = match &mut self.timing {
+            None => run(&dispatch, &mut env, &mut self.mem, opts),
+            Some(t) => {
+                let topts = TimingOptions { seed: opts.seed, max_wave_instructions: opts.max_wave_instructions };
+                timing::engine::run(&dispatch, &mut env, &mut self.mem, &mut t.ms, &t.cfg, t.compute_units, &topts).map(|r| {
+                    let mut s = r.stats;
+                    s.cycles = Some(r.cycles);
+                    s.counters = Some(r.counters);
+                    s
+                })
+            }
+        };
         self.clock = env.clock;
         // The per-dispatch runtime memory lives as long as the dispatch.
         for base in [rt.kernarg, rt.packet, scratch_base] {

@@ -63,14 +63,27 @@ fn another_xcd_reads_memory_until_the_kernel_end_writes_the_l2_back() {
     let plain = Policy::default();
     store_u32(&mut ms, &mut mem, cu0, a, 5, plain, 0);
     assert_eq!(load_u32(&mut ms, &mut mem, cu_other, a, plain, 1000).0, 0, "the other XCD's L2 misses and reads memory");
+    let sc1 = Policy { bypass_l1: true, ..plain };
+    assert_eq!(load_u32(&mut ms, &mut mem, cu_other, a, sc1, 1500).0, 0, "its L2 now holds the stale line");
+    // Kernel boundary: the end writes dirty L2 lines back, the next start drops clean ones.
     ms.end_kernel(&mut mem, 2000);
     ms.begin_kernel();
-    // The reader's L2 still holds the stale line it fetched; the end-of-kernel writeback does
-    // not invalidate other L2s, a system/agent acquire does.
-    assert_eq!(load_u32(&mut ms, &mut mem, cu_other, a, Policy { bypass_l1: true, ..plain }, 3000).0, 0);
-    let x = ms.xcd_of(cu_other);
-    ms.invalidate_l2_where(x, |_| true);
-    assert_eq!(load_u32(&mut ms, &mut mem, cu_other, a, plain, 4000).0, 5);
+    assert_eq!(load_u32(&mut ms, &mut mem, cu_other, a, plain, 3000).0, 5);
+}
+
+/// A GFX942 `sc1` store writes through its L2 and probes the other L2s' copies away.
+#[test]
+fn a_write_through_store_reaches_other_xcds() {
+    let (mut ms, cus) = system("mi300x");
+    let mut mem = Memory::new();
+    let a = mem.alloc("x", 4096, MemoryKind::Device);
+    let (cu0, cu_other) = (0usize, cus as usize - 1);
+    let plain = Policy::default();
+    let glc = Policy { bypass_l1: true, ..plain };
+    assert_eq!(load_u32(&mut ms, &mut mem, cu_other, a, glc, 0).0, 0);
+    store_u32(&mut ms, &mut mem, cu0, a, 6, Policy { write_through: true, ..plain }, 100);
+    assert_eq!(mem.read_u32(a).unwrap(), 6, "written through to memory");
+    assert_eq!(load_u32(&mut ms, &mut mem, cu_other, a, glc, 200).0, 6, "the reader's L2 copy was probed away");
 }
 
 /// One wave64 `global_load_dwordx2` and `global_store_dwordx2` over 512 consecutive bytes,

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 pub enum Mode {
     /// Values only: every instruction executes, memory is sequentially consistent.
     Functional,
-    /// Cycle-approximate timing (not available yet).
+    /// Cycle-approximate timing: CU pipelines, caches holding data, counters.
     Timing,
 }
 
@@ -43,27 +43,30 @@ pub struct Args {
     /// Per executed opcode: count and whether its semantics are exact or approximate.
     #[arg(long)]
     pub fidelity: bool,
-    /// Performance counters as CSV (timing mode).
+    /// Performance counters as CSV, one row per dispatch (timing mode).
     #[arg(long, value_name = "FILE.csv")]
     pub counters: Option<PathBuf>,
-    /// Execution trace as JSON (timing mode).
+    /// Execution trace as JSON (timing mode; not available yet).
     #[arg(long, value_name = "FILE.json")]
     pub trace: Option<PathBuf>,
 }
 
 pub fn run(args: &Args) -> Result<ExitCode, CliError> {
-    // Honest refusals: these need the timing model, which does not exist yet.
-    if args.mode == Mode::Timing {
-        return Err(CliError::BadInput("--mode timing: timing mode arrives with the timing model; use --mode functional".into()));
+    let timing = args.mode == Mode::Timing;
+    if !timing && args.counters.is_some() {
+        return Err(CliError::BadInput("--counters: counters come from the timing model; add --mode timing".into()));
     }
-    if args.counters.is_some() || args.trace.is_some() {
-        return Err(CliError::BadInput("--counters/--trace: counters and traces arrive with the timing model".into()));
+    if args.trace.is_some() {
+        return Err(CliError::BadInput("--trace: execution traces are not available yet".into()));
     }
-    let opts = RunOptions { gpu: args.gpu.clone(), code_object: args.code_object.clone(), seed: args.seed };
+    let opts = RunOptions { gpu: args.gpu.clone(), code_object: args.code_object.clone(), seed: args.seed, timing };
     let report = spec::run_file(&args.spec, &opts).map_err(|e| match e {
         RunError::Spec(e) => CliError::BadInput(e.to_string()),
         fault @ RunError::Fault { .. } => CliError::Fault(fault.to_string()),
     })?;
+    if let Some(path) = &args.counters {
+        std::fs::write(path, counters_csv(&report)).map_err(|e| CliError::BadInput(format!("{}: cannot write: {e}", path.display())))?;
+    }
     let out = if args.json { json_report(&report, args.fidelity) } else { text_report(&report, args.fidelity) };
     print!("{out}");
     Ok(if report.passed() { ExitCode::SUCCESS } else { ExitCode::from(1) })
@@ -73,11 +76,15 @@ fn text_report(r: &Report, fidelity: bool) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "spec: {}", r.spec.display());
     let _ = writeln!(o, "gpu: {} ({}, {} CUs); code object \"{}\" ({}, {}, wave{}, {} mode)", r.gpu.name, r.gpu.marketing_name, r.gpu.compute_units, r.code_object, r.code_object_path.display(), r.target, r.wave_size, r.mode);
-    let _ = writeln!(o, "mode: functional, seed {}", r.seed);
+    let _ = writeln!(o, "mode: {}, seed {}", if r.timing { "timing" } else { "functional" }, r.seed);
     for (i, d) in r.dispatches.iter().enumerate() {
         let [gx, gy, gz] = d.grid;
         let [bx, by, bz] = d.block;
-        let _ = writeln!(o, "dispatch {i}: {} grid ({gx},{gy},{gz}) block ({bx},{by},{bz}): {} groups, {} waves, {} instructions", d.kernel, d.groups, d.waves, d.instructions);
+        let _ = write!(o, "dispatch {i}: {} grid ({gx},{gy},{gz}) block ({bx},{by},{bz}): {} groups, {} waves, {} instructions", d.kernel, d.groups, d.waves, d.instructions);
+        if let (Some(c), Some(ns)) = (d.cycles, d.duration_ns) {
+            let _ = write!(o, ", {c} cycles ({:.2} µs)", ns / 1000.0);
+        }
+        let _ = writeln!(o);
     }
     for c in &r.checks {
         let _ = writeln!(o, "check {}: {} ({})", c.buffer, if c.ok { "ok" } else { "FAIL" }, c.detail);
@@ -101,12 +108,28 @@ fn fidelity_text(f: Fidelity) -> String {
     }
 }
 
+/// Counters per dispatch as CSV: `Dispatch_ID,Kernel_Name,Cycles,Duration_ns` and one column
+/// per counter (rocprof names).
+fn counters_csv(r: &Report) -> String {
+    let mut o = String::new();
+    let names: Vec<&str> = r.dispatches.first().and_then(|d| d.counters.as_ref()).map_or(Vec::new(), |c| c.iter().map(|(n, _)| n.as_str()).collect());
+    let _ = writeln!(o, "Dispatch_ID,Kernel_Name,Cycles,Duration_ns,{}", names.join(","));
+    for (i, d) in r.dispatches.iter().enumerate() {
+        let values: Vec<String> = d.counters.as_ref().map_or(Vec::new(), |c| c.iter().map(|(_, v)| v.to_string()).collect());
+        let _ = writeln!(o, "{i},{},{},{},{}", d.kernel, d.cycles.unwrap_or(0), d.duration_ns.map_or(String::new(), |n| format!("{n:.1}")), values.join(","));
+    }
+    o
+}
+
 /// The PRODUCT.md schema. Functional mode has no cycles, durations or counters.
 fn json_report(r: &Report, fidelity: bool) -> String {
     let dispatches: Vec<Value> = r
         .dispatches
         .iter()
-        .map(|d| json!({"kernel": d.kernel, "cycles": Value::Null, "duration_ns": Value::Null, "waves": d.waves, "counters": {}}))
+        .map(|d| {
+            let counters: Map<String, Value> = d.counters.iter().flatten().map(|(n, v)| (n.clone(), json!(v))).collect();
+            json!({"kernel": d.kernel, "cycles": d.cycles, "duration_ns": d.duration_ns, "waves": d.waves, "counters": counters})
+        })
         .collect();
     let checks: Vec<Value> = r.checks.iter().map(|c| json!({"buffer": c.buffer, "ok": c.ok, "detail": c.detail})).collect();
     let mut fid = Map::new();
@@ -127,7 +150,7 @@ fn json_report(r: &Report, fidelity: bool) -> String {
     let v = json!({
         "gpu": r.gpu.name,
         "target": r.target,
-        "mode": "functional",
+        "mode": if r.timing { "timing" } else { "functional" },
         "dispatches": dispatches,
         "checks": checks,
         "fidelity": fid,

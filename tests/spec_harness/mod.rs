@@ -58,8 +58,9 @@ fn gpu_for(object: &Path) -> Result<String, String> {
     gpus::builtins_for(p).first().map(|g| g.name.clone()).ok_or_else(|| format!("no built-in GPU for {p}"))
 }
 
-/// Run every entry of one spec. Keys are `(spec stem, code-object key)`.
-pub fn run_spec(path: &Path, out: &mut BTreeMap<(String, String), Outcome>, configs: &mut Vec<String>) {
+/// Run every entry of one spec (in timing mode if `timing`). Keys are `(spec stem,
+/// code-object key)`.
+pub fn run_spec(path: &Path, timing: bool, out: &mut BTreeMap<(String, String), Outcome>, configs: &mut Vec<String>) {
     let name = stem(path);
     let s = match spec::load(path) {
         Ok(s) => s,
@@ -76,7 +77,7 @@ pub fn run_spec(path: &Path, out: &mut BTreeMap<(String, String), Outcome>, conf
         let outcome = match gpu_for(&dir.join(rel)) {
             Err(e) => Outcome::Error(e),
             Ok(gpu) => {
-                let opts = RunOptions { gpu: Some(gpu), code_object: Some(key.to_string()), seed: 0 };
+                let opts = RunOptions { gpu: Some(gpu), code_object: Some(key.to_string()), seed: 0, timing };
                 match spec::run(&s, path, &opts) {
                     Ok(r) => match r.checks.iter().find(|c| !c.ok) {
                         None => Outcome::Ok,

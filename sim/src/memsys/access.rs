@@ -38,6 +38,8 @@ pub struct Policy {
     pub bypass_gl1: bool,
     /// Go to memory, not the L2 (uncached, whatever the memory type).
     pub bypass_l2: bool,
+    /// A store is written through the L2 to memory (GFX942 `sc1`: agent/system scope).
+    pub write_through: bool,
 }
 
 /// The access being described.
@@ -78,6 +80,7 @@ struct Open {
     mode: L2Mode,
 }
 
+#[derive(Clone)]
 pub(super) struct OpState {
     spec: OpSpec,
     start: u64,
@@ -111,7 +114,7 @@ impl MemSystem {
             return mem.read(address, out);
         };
         record(&mut st.lanes, lane, address, out.len() as u32);
-        let mode = if st.spec.policy.bypass_l2 { L2Mode::Uncached } else { l2_mode(kind) };
+        let mode = self.mode_of(&st.spec, kind);
         let g = self.granule(&st.spec) as u64;
         let mut done = 0;
         while done < out.len() {
@@ -139,7 +142,7 @@ impl MemSystem {
         if st.spec.kind == OpKind::Store {
             record(&mut st.lanes, lane, address, bytes.len() as u32);
         }
-        let mode = if st.spec.policy.bypass_l2 { L2Mode::Uncached } else { l2_mode(kind) };
+        let mode = self.mode_of(&st.spec, kind);
         let g = self.granule(&st.spec) as u64;
         let mut done = 0;
         while done < bytes.len() {
@@ -177,6 +180,19 @@ impl MemSystem {
         }
         self.op = Some(st);
         OpResult { done, tag_accesses: tags }
+    }
+
+    /// How the L2 treats this access. With several L2s in one agent (MI300), atomics are
+    /// performed beyond the L2s, at memory: device-scope atomics from different XCDs on one
+    /// address are coherent on the real GPU (HIP's atomics work device-wide), which per-XCD L2
+    /// copies could not give.
+    fn mode_of(&self, spec: &OpSpec, kind: crate::memory::MemoryKind) -> L2Mode {
+        let atomic = matches!(spec.kind, OpKind::Atomic { .. });
+        match l2_mode(kind) {
+            _ if spec.policy.bypass_l2 || (atomic && self.l2.len() > 1) => L2Mode::Uncached,
+            L2Mode::WriteBack if spec.policy.write_through && spec.kind == OpKind::Store => L2Mode::WriteThrough,
+            m => m,
+        }
     }
 
     /// Bytes handled per open line: the L1 line for loads, the write-request block for stores
@@ -403,17 +419,19 @@ impl MemSystem {
                 self.scalar[k].invalidate(s);
             }
         }
+        let x = self.places[cu].xcd;
         match (o.home, o.mode) {
-            (Home::L2(s), mode) if self.l2[self.places[cu].xcd].address_of(s) == self.l2[self.places[cu].xcd].line_address(address) => {
-                let x = self.places[cu].xcd;
+            (Home::L2(s), mode) if self.l2[x].address_of(s) == self.l2[x].line_address(address) => {
                 let off = (address - self.l2[x].address_of(s)) as u32;
                 self.l2_write(x, s, off, bytes, mode);
                 if mode != L2Mode::WriteBack {
                     let _ = mem.write(address, bytes);
+                    self.probe(x, address);
                 }
             }
             _ => {
                 let _ = mem.write(address, bytes);
+                self.probe(usize::MAX, address);
             }
         }
     }

@@ -159,6 +159,7 @@ impl MemSystem {
             }
             let e = Evicted { address: a, dirty: self.l2[xcd].dirty(s), data: self.l2[xcd].bytes(s).to_vec() };
             self.l2[xcd].clean(s);
+            self.probe(xcd, a);
             self.counters.inc(Counter::TccWriteback);
             let ch = ((a / self.cfg.dram.channel_interleave_bytes as u64) % self.dram.len() as u64) as usize;
             self.write_below(e, at);
@@ -166,6 +167,24 @@ impl MemSystem {
         }
         self.apply_pending(mem);
         done
+    }
+
+    /// A write reached memory coherently: the other L2s drop their clean copies of the line
+    /// (the probe a write to a page with the PTE C-bit causes: LLVM AMDGPUUsage, *Memory
+    /// Model GFX942*). `from` is the writer's XCD (`usize::MAX`: none keeps its copy).
+    pub(super) fn probe(&mut self, from: usize, address: u64) {
+        if self.l2.len() < 2 && from != usize::MAX {
+            return;
+        }
+        for (x, c) in self.l2.iter_mut().enumerate() {
+            if x != from {
+                if let Some(s) = c.find(address) {
+                    if c.dirty(s) == 0 {
+                        c.invalidate(s);
+                    }
+                }
+            }
+        }
     }
 
     /// Drop the clean lines of the L2 of `xcd` that `drop` selects; dirty lines stay

@@ -35,6 +35,12 @@ use std::collections::BinaryHeap;
 
 pub use access::{OpKind, OpResult, OpSpec, Policy, Unit};
 
+impl std::fmt::Debug for MemSystem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "MemSystem({} L1s, {} L2s)", self.l1.len(), self.l2.len())
+    }
+}
+
 /// Which caches a CU uses.
 #[derive(Debug, Clone, Copy)]
 struct Place {
@@ -69,6 +75,7 @@ impl MissWindow {
 
 /// The whole memory system of one GPU. It persists across dispatches (the L2 keeps its lines
 /// from one kernel to the next).
+#[derive(Clone)]
 pub struct MemSystem {
     cfg: Timing,
     places: Vec<Place>,
@@ -138,9 +145,17 @@ impl MemSystem {
 
     /// A dispatch starts: the command processor invalidates the vector L1s, scalar caches and
     /// GL1s (LLVM AMDGPUUsage: "CP invalidates ... at the start of each kernel dispatch").
+    /// With several L2s in the agent (MI300) its acquire also invalidates the L2 lines of
+    /// memory not local to each L2 — in an interleaved (SPX) layout nearly all of them — so
+    /// the L2s drop their clean lines (the previous kernel's end wrote the dirty ones back).
     pub fn begin_kernel(&mut self) {
         for c in self.l1.iter_mut().chain(&mut self.scalar).chain(&mut self.gl1) {
             c.invalidate_all();
+        }
+        if self.l2.len() > 1 {
+            for x in 0..self.l2.len() {
+                self.invalidate_l2_where(x, |_| true);
+            }
         }
     }
 

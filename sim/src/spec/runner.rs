@@ -34,6 +34,8 @@ pub struct RunOptions {
     pub code_object: Option<String>,
     /// `--seed N`: picks the interleaving of waves.
     pub seed: u64,
+    /// `--mode timing`: simulate the GPU's pipelines and memory system.
+    pub timing: bool,
 }
 
 /// What one dispatch did.
@@ -45,6 +47,11 @@ pub struct DispatchReport {
     pub groups: u64,
     pub waves: u64,
     pub instructions: u64,
+    /// Timing mode: duration in shader cycles and nanoseconds (at the GPU's clock), and the
+    /// counters (rocprof names) in report order.
+    pub cycles: Option<u64>,
+    pub duration_ns: Option<f64>,
+    pub counters: Option<Vec<(String, u64)>>,
 }
 
 /// Executed count and modelling fidelity of one opcode, over all dispatches.
@@ -69,6 +76,8 @@ pub struct Report {
     pub wave_size: u32,
     pub mode: Mode,
     pub seed: u64,
+    /// Whether it ran in timing mode.
+    pub timing: bool,
     pub dispatches: Vec<DispatchReport>,
     pub checks: Vec<Check>,
     /// Sorted by opcode name.
@@ -164,6 +173,9 @@ impl Session {
         let gpu = select::choose_gpu(at, spec, &entries, opts.gpu.as_deref())?;
         let entry = &entries[select::choose_entry(at, &entries, &gpu, opts.code_object.as_deref(), &first.kernel)?];
         let mut device = Device::new(gpu.processor);
+        if opts.timing {
+            device.enable_timing(&gpu).map_err(|e| at.err("gpu", format!("--mode timing: {e}")))?;
+        }
         let (placed, initial) = place_buffers(at, spec, &dir, &mut device)?;
         check_expectations(at, spec, &placed)?;
         let table: BufferTable = placed.iter().map(|(n, p)| (n.clone(), (p.base, p.len))).collect();
@@ -207,8 +219,21 @@ pub fn run(spec: &Spec, path: &Path, opts: &RunOptions) -> Result<Report, RunErr
         let stats = s.launch(i, opts.seed)?;
         let p = &s.prepared[i];
         add_fidelity(&mut counts, &p.kernel, &stats.opcode_counts);
-        reports.push(DispatchReport { kernel: p.kernel.name.clone(), grid: p.geo.grid, block: p.geo.block, groups: stats.groups, waves: stats.waves, instructions: stats.instructions });
+        let clock = s.gpu.timing.as_ref().map_or(1, |t| t.clock_mhz.max(1));
+        let rdna = s.gpu.processor.family().is_rdna();
+        reports.push(DispatchReport {
+            kernel: p.kernel.name.clone(),
+            grid: p.geo.grid,
+            block: p.geo.block,
+            groups: stats.groups,
+            waves: stats.waves,
+            instructions: stats.instructions,
+            cycles: stats.cycles,
+            duration_ns: stats.cycles.map(|c| c as f64 * 1000.0 / clock as f64),
+            counters: stats.counters.as_ref().map(|c| c.named(rdna)),
+        });
     }
+    s.device.synchronize();
     let finals = read_back(&s.device, &s.placed);
     let views: Vec<DispatchView> = spec.dispatches.iter().zip(&s.prepared).enumerate().map(|(i, (d, p))| view(i, d, p, s.gpu.processor)).collect();
     let checks = evaluate(At { file: path }, spec, &s.dir, &s.initial, &finals, &views)?;
@@ -221,6 +246,7 @@ pub fn run(spec: &Spec, path: &Path, opts: &RunOptions) -> Result<Report, RunErr
         wave_size: s.wave_size,
         mode: s.mode,
         seed: opts.seed,
+        timing: opts.timing,
         dispatches: reports,
         checks,
         fidelity: counts.into_iter().map(|(opcode, (count, fidelity))| OpcodeFidelity { opcode, count, fidelity }).collect(),

@@ -3,4 +3,8 @@
 //!
 //! * [`waitcnt`]: outstanding-operation counters and the wait instructions.
 
+pub mod class;
+pub mod engine;
+pub mod placement;
+pub mod port;
 pub mod waitcnt;

@@ -1,0 +1,479 @@
+//! The timing engine: an event-driven simulation of the dispatch. Each wave has the cycle it
+//! can issue next; the engine always advances the wave with the earliest cycle (ties by a
+//! seeded per-wave priority), so nothing ticks while idle. An instruction issues when its
+//! pipeline is free (SIMD for VALU, the CU's scalar unit, LDS, vector memory), executes at
+//! issue (memory through the memory system, whose caches decide the data), and sets the
+//! wave's next issue cycle; memory operations complete later and are counted against the
+//! wave's wait counters, which `s_waitcnt` waits for.
+
+use super::class::{classify, Class, Maintenance};
+use super::placement::{Needs, Placement};
+use super::port::Port;
+use super::waitcnt::{Outstanding, Queue};
+use crate::counters::{Counter, Counters};
+use crate::dispatch::{create_group_waves, WaveSetup};
+use crate::engine::{fault, Dispatch, DispatchStats};
+use crate::exec::{execute, Env, ExecCtx, Flow};
+use crate::fault::{FaultKind, KernelFault};
+use crate::gpus::timing::Timing;
+use crate::kernel::CodeSlot;
+use crate::memory::Memory;
+use crate::memsys::pipe::{Pipe, SUB};
+use crate::memsys::{MemSystem, OpKind, OpSpec, Unit};
+use crate::wave::{Wave, WaveStatus};
+use hipscope_isa::tables::OPCODE_NAMES;
+use hipscope_isa::Family;
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use std::cell::RefCell;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Limits of a timing run.
+#[derive(Debug, Clone, Copy)]
+pub struct TimingOptions {
+    pub seed: u64,
+    /// A wave executing more instructions than this is a runaway loop (a kernel fault).
+    pub max_wave_instructions: u64,
+}
+
+/// What a timed dispatch did.
+#[derive(Debug, Clone)]
+pub struct TimingResult {
+    pub stats: DispatchStats,
+    /// From the dispatch's start to its end timestamp.
+    pub cycles: u64,
+    pub counters: Counters,
+}
+
+struct TWave {
+    w: Wave,
+    group: usize,
+    cu: usize,
+    simd: usize,
+    idx: usize,
+    next: u64,
+    prio: u32,
+    start: u64,
+    out: Outstanding,
+}
+
+struct TGroup {
+    waves: Vec<usize>,
+    lds: Vec<u8>,
+    cu: usize,
+    simds: Vec<u32>,
+    live: u32,
+    arrived: u32,
+    barrier_at: u64,
+    slot: u32,
+}
+
+#[derive(Clone, Default)]
+struct CuPipes {
+    simd: Vec<u64>,
+    salu: u64,
+    vmem: u64,
+    lds: Pipe,
+}
+
+struct Sim<'a, 'm> {
+    d: &'a Dispatch<'a>,
+    t: &'a Timing,
+    fam: Family,
+    classes: Vec<Class>,
+    setup: WaveSetup<'a>,
+    place: Placement,
+    needs: Needs,
+    waves: Vec<Option<TWave>>,
+    free_waves: Vec<usize>,
+    groups: Vec<Option<TGroup>>,
+    free_slots: Vec<u32>,
+    cus: Vec<CuPipes>,
+    heap: BinaryHeap<Reverse<(u64, u32, u32)>>,
+    next_group: u64,
+    next_wave_index: u32,
+    dispatcher_free: u64,
+    pool: Vec<Vec<u32>>,
+    port: Port<'m>,
+    rng: StdRng,
+    stats: DispatchStats,
+    counters: Counters,
+    last: u64,
+    opts: TimingOptions,
+}
+
+/// Run a dispatch with timing. `ms` keeps its state across dispatches.
+pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, ms: &mut MemSystem, t: &Timing, cus: u32, opts: &TimingOptions) -> Result<TimingResult, KernelFault> {
+    let k = d.kernel;
+    let lanes = if k.wave64 { 64 } else { 32 };
+    let l2s = ms.l2_count();
+    let classes = k
+        .code
+        .iter()
+        .map(|s| match s {
+            CodeSlot::Inst(e) => classify(&e.sem, &e.inst, k.family, lanes, l2s, &t.core),
+            CodeSlot::Invalid { .. } => Class::Other,
+        })
+        .collect();
+    let needs = Needs { waves: d.waves_per_group(), vgprs: k.vgprs.next_multiple_of(8).max(8), lds_bytes: d.lds_bytes };
+    let before = ms.counters.clone();
+    ms.begin_kernel();
+    let start = t.dispatch.kernel_start_cycles as u64;
+    let mut sim = Sim {
+        d,
+        t,
+        fam: k.family,
+        classes,
+        setup: WaveSetup { kernel: k, geo: &d.geo, rt: &d.rt, kernarg: &d.kernarg, scratch_base: d.scratch_base, scratch_per_lane: d.scratch_per_lane },
+        place: Placement::new(t, cus),
+        needs,
+        waves: Vec::new(),
+        free_waves: Vec::new(),
+        groups: Vec::new(),
+        free_slots: (0..d.resident_groups() as u32).rev().collect(),
+        cus: vec![CuPipes { simd: vec![0; t.core.simds_per_cu as usize], ..CuPipes::default() }; cus.max(1) as usize],
+        heap: BinaryHeap::new(),
+        next_group: 0,
+        next_wave_index: 0,
+        dispatcher_free: start * SUB,
+        pool: Vec::new(),
+        port: Port { ms: RefCell::new(ms) },
+        rng: StdRng::seed_from_u64(opts.seed),
+        stats: DispatchStats { opcode_counts: vec![0; OPCODE_NAMES.len()], ..Default::default() },
+        counters: Counters::default(),
+        last: start,
+        opts: *opts,
+    };
+    if !sim.place.fits_at_all(&needs) {
+        return Err(KernelFault {
+            kernel: k.name.clone(),
+            wave: crate::fault::WaveId { workgroup: [0; 3], wave: 0 },
+            pc: k.entry,
+            kind: FaultKind::Deadlock(format!("a work-group ({} waves, {} VGPRs each, {} bytes of LDS) does not fit on a CU", needs.waves, needs.vgprs, needs.lds_bytes)),
+        });
+    }
+    sim.admit_anywhere(start);
+    sim.main_loop(env, mem)?;
+    let ms = sim.port.ms.into_inner();
+    let end = ms.end_kernel(mem, sim.last);
+    let cycles = end + t.dispatch.kernel_end_cycles as u64;
+    let mut counters = ms.counters.since(&before);
+    for &c in Counter::ALL {
+        counters.add(c, sim.counters.get(c));
+    }
+    counters.set(Counter::GrbmGuiActive, cycles);
+    counters.set(Counter::SqBusyCycles, sim.last.saturating_sub(start));
+    Ok(TimingResult { stats: sim.stats, cycles, counters })
+}
+
+impl Sim<'_, '_> {
+    /// Admit work-groups wherever they fit, from cycle `at`.
+    fn admit_anywhere(&mut self, at: u64) {
+        while self.next_group < self.d.geo.group_count() {
+            let Some((cu, simds)) = self.place.place(&self.needs) else { break };
+            self.start_group(cu, simds, at);
+        }
+    }
+
+    /// Admit work-groups onto `cu` (one of its groups ended at `at`).
+    fn admit_on(&mut self, cu: usize, at: u64) {
+        while self.next_group < self.d.geo.group_count() {
+            let Some(simds) = self.place.place_on(cu, &self.needs) else { break };
+            self.start_group(cu, simds, at);
+        }
+    }
+
+    fn start_group(&mut self, cu: usize, simds: Vec<u32>, at: u64) {
+        let rate = self.t.dispatch.workgroups_per_cycle.max(1) as u64;
+        let when = (at * SUB).max(self.dispatcher_free);
+        self.dispatcher_free = when + SUB / rate;
+        let at = when.div_ceil(SUB) + self.t.core.wave_launch_cycles as u64;
+        let slot = self.free_slots.pop().unwrap_or(0);
+        let g = self.d.geo.group_at(self.next_group);
+        let wpg = self.d.waves_per_group();
+        let waves = create_group_waves(&self.setup, g, self.next_wave_index, slot * wpg, &mut self.pool);
+        self.next_wave_index += waves.len() as u32;
+        self.next_group += 1;
+        self.stats.groups += 1;
+        self.stats.waves += waves.len() as u64;
+        self.counters.add(Counter::SqWaves, waves.len() as u64);
+        let gid = self.groups.iter().position(Option::is_none).unwrap_or_else(|| {
+            self.groups.push(None);
+            self.groups.len() - 1
+        });
+        let mut ids = Vec::with_capacity(waves.len());
+        for (i, w) in waves.into_iter().enumerate() {
+            let idx = self.d.kernel.index_of(w.pc).unwrap_or(0);
+            let prio = if self.opts.seed == 0 { 0 } else { self.rng.random::<u32>() };
+            let tw = TWave { w, group: gid, cu, simd: simds.get(i).copied().unwrap_or(0) as usize, idx, next: at, prio, start: at, out: Outstanding::default() };
+            let id = match self.free_waves.pop() {
+                Some(id) => {
+                    self.waves[id] = Some(tw);
+                    id
+                }
+                None => {
+                    self.waves.push(Some(tw));
+                    self.waves.len() - 1
+                }
+            };
+            self.heap.push(Reverse((at, prio, id as u32)));
+            ids.push(id);
+        }
+        let live = ids.len() as u32;
+        self.groups[gid] = Some(TGroup { waves: ids, lds: vec![0; self.d.lds_bytes as usize], cu, simds, live, arrived: 0, barrier_at: 0, slot });
+    }
+
+    fn main_loop(&mut self, env: &mut Env, mem: &mut Memory) -> Result<(), KernelFault> {
+        while let Some(Reverse((t, _, id))) = self.heap.pop() {
+            let id = id as usize;
+            let Some(w) = self.waves[id].as_ref() else { continue };
+            if w.w.status != WaveStatus::Ready || w.next != t {
+                continue;
+            }
+            // Run this wave while it stays the earliest.
+            loop {
+                let next = self.step(id, env, mem)?;
+                let Some(next) = next else { break };
+                let prio = self.waves[id].as_ref().map_or(0, |w| w.prio);
+                let earliest = self.heap.peek().map(|Reverse(k)| (k.0, k.1, k.2));
+                if earliest.is_none_or(|e| (next, prio, id as u32) < e) {
+                    continue;
+                }
+                self.heap.push(Reverse((next, prio, id as u32)));
+                break;
+            }
+        }
+        if let Some(w) = self.waves.iter().flatten().find(|w| w.w.status != WaveStatus::Done) {
+            return Err(fault(self.d, &w.w, FaultKind::Deadlock("waves wait at a barrier that can never complete".into())));
+        }
+        Ok(())
+    }
+
+    /// Issue the wave's next instruction; returns the wave's next issue cycle, or `None` when
+    /// it stopped (ended, or waits at a barrier).
+    fn step(&mut self, id: usize, env: &mut Env, mem: &mut Memory) -> Result<Option<u64>, KernelFault> {
+        let Some(tw) = self.waves[id].as_mut() else { return Ok(None) };
+        let t = tw.next;
+        let cls = self.classes[tw.idx];
+        // A wait that is not satisfied yet: come back when it is.
+        if let Class::Wait(wait) = cls {
+            let ready = tw.out.ready_at(t, &wait);
+            if ready > t {
+                self.counters.add(Counter::SqWaitInstAny, ready - t);
+                tw.next = ready;
+                return Ok(Some(ready));
+            }
+        }
+        let core = &self.t.core;
+        let interval = core.wave_issue_interval_cycles as u64;
+        let cu = tw.cu;
+        // Pipeline availability.
+        let issue = match cls {
+            Class::Valu { cycles } => {
+                let s = &mut self.cus[cu].simd[tw.simd];
+                let start = t.max(*s);
+                *s = start + cycles as u64;
+                start
+            }
+            Class::Salu | Class::Other | Class::Branch | Class::Wait(_) => {
+                let s = &mut self.cus[cu].salu;
+                let start = t.max(*s);
+                *s = start + 1;
+                start
+            }
+            Class::Vmem { .. } => {
+                let s = &mut self.cus[cu].vmem;
+                let start = t.max(*s);
+                *s = start + 1;
+                start
+            }
+            _ => t,
+        };
+        let code = &self.d.kernel.code;
+        let e = match &code[tw.idx] {
+            CodeSlot::Inst(e) => e,
+            CodeSlot::Invalid { word, .. } => return Err(fault(self.d, &tw.w, FaultKind::InvalidEncoding { word: *word })),
+        };
+        // Memory accesses are described to the memory system around execution.
+        let mem_op = match cls {
+            Class::Vmem { kind, policy, .. } => Some(OpSpec { cu, unit: Unit::Vector, kind, policy, at: issue }),
+            Class::Smem { kind } => Some(OpSpec { cu, unit: Unit::Scalar, kind, policy: Default::default(), at: issue }),
+            _ => None,
+        };
+        if let Some(spec) = mem_op {
+            self.port.ms.borrow_mut().begin(spec);
+        }
+        env.clock = issue;
+        env.realtime = issue * 100 / self.t.clock_mhz.max(1) as u64;
+        let group = self.groups[tw.group].as_mut().map(|g| &mut g.lds[..]).unwrap_or(&mut []);
+        let flow = {
+            let mut cx = ExecCtx { wave: &mut tw.w, mem, port: Some(&self.port), lds: group, env };
+            execute(&e.sem, &e.inst, &mut cx)
+        };
+        let done = mem_op.map(|_| self.port.ms.borrow_mut().end(mem).done);
+        let flow = flow.map_err(|k| fault(self.d, &tw.w, k))?;
+        tw.w.instructions += 1;
+        self.stats.instructions += 1;
+        self.stats.opcode_counts[e.inst.opcode() as usize] += 1;
+        if tw.w.instructions > self.opts.max_wave_instructions {
+            return Err(fault(self.d, &tw.w, FaultKind::RunawayLoop(self.opts.max_wave_instructions)));
+        }
+        let fam = self.fam;
+        let mut next = issue + interval;
+        match cls {
+            Class::Valu { cycles } => {
+                self.counters.inc(Counter::SqInstsValu);
+                if fam.is_rdna() {
+                    next = issue + cycles as u64;
+                }
+            }
+            Class::Salu => self.counters.inc(Counter::SqInstsSalu),
+            Class::Smem { .. } => {
+                self.counters.inc(Counter::SqInstsSmem);
+                tw.out.push(fam, Queue::Smem, done.unwrap_or(issue));
+            }
+            Class::Vmem { kind, flat, .. } => {
+                let d = done.unwrap_or(issue);
+                let q = match kind {
+                    OpKind::Load | OpKind::Atomic { returns: true } => Queue::Load,
+                    _ if !fam.is_rdna() => Queue::Load,
+                    _ => Queue::Store,
+                };
+                self.counters.inc(if kind == OpKind::Load { Counter::SqInstsVmemRd } else { Counter::SqInstsVmemWr });
+                let c = tw.out.push(fam, q, d);
+                if flat && !matches!(fam, Family::Gfx11 | Family::Gfx12) {
+                    tw.out.push(fam, Queue::Lds, c);
+                }
+                self.last = self.last.max(c);
+            }
+            Class::Lds { dwords } => {
+                self.counters.inc(Counter::SqInstsLds);
+                let lds = &self.t.lds;
+                let lanes = if self.d.kernel.wave64 { 64 } else { 32 };
+                let passes = (lanes * dwords).div_ceil(lds.banks.max(1)) as u64;
+                let start = self.cus[cu].lds.reserve(issue, passes * SUB);
+                self.counters.add(Counter::SqLdsIdxActive, passes);
+                tw.out.push(fam, Queue::Lds, start + passes + lds.latency_cycles as u64);
+            }
+            Class::Branch => {
+                self.counters.inc(Counter::SqInstsBranch);
+                if matches!(flow, Flow::Jump(_)) {
+                    next += core.branch_taken_cycles as u64;
+                }
+            }
+            Class::DelayAlu => next = issue + core.valu_dependency_cycles as u64,
+            Class::Nop { cycles } => next = issue + (cycles as u64).max(interval),
+            Class::Sleep { cycles } => next = issue + cycles as u64,
+            Class::Cache(m) => {
+                let d = maintain(&self.port, self.t, m, cu, issue, mem);
+                tw.out.push(fam, Queue::Load, d);
+            }
+            Class::Wait(_) | Class::Other | Class::Barrier | Class::End => {}
+        }
+        self.counters.inc(Counter::SqInsts);
+        match flow {
+            Flow::Next | Flow::Yield => {
+                tw.w.pc = e.inst.next_address();
+                tw.idx += 1;
+                if tw.idx >= code.len() {
+                    return Err(fault(self.d, &tw.w, FaultKind::BadPc(tw.w.pc)));
+                }
+            }
+            Flow::Jump(to) => {
+                tw.w.pc = to;
+                tw.idx = self.d.kernel.index_of(to).map_err(|k| fault(self.d, &tw.w, k))?;
+            }
+            Flow::End => {
+                let end = issue.max(tw.out.last());
+                self.wave_ended(id, end);
+                return Ok(None);
+            }
+            Flow::Barrier => {
+                tw.w.pc = e.inst.next_address();
+                tw.idx += 1;
+                tw.w.status = WaveStatus::AtBarrier;
+                tw.next = issue;
+                let gid = tw.group;
+                self.arrive(gid, issue);
+                return Ok(None);
+            }
+        }
+        tw.next = next;
+        self.last = self.last.max(next);
+        Ok(Some(next))
+    }
+
+    fn arrive(&mut self, gid: usize, at: u64) {
+        let Some(g) = self.groups[gid].as_mut() else { return };
+        g.arrived += 1;
+        g.barrier_at = g.barrier_at.max(at);
+        self.try_release(gid);
+    }
+
+    /// Release the group's barrier once every live wave has arrived.
+    fn try_release(&mut self, gid: usize) {
+        let Some(g) = self.groups[gid].as_mut() else { return };
+        if g.arrived == 0 || g.arrived < g.live {
+            return;
+        }
+        let at = g.barrier_at + 1;
+        g.arrived = 0;
+        g.barrier_at = 0;
+        for &id in &g.waves {
+            if let Some(w) = self.waves[id].as_mut() {
+                if w.w.status == WaveStatus::AtBarrier {
+                    w.w.status = WaveStatus::Ready;
+                    w.next = at;
+                    self.heap.push(Reverse((at, w.prio, id as u32)));
+                }
+            }
+        }
+    }
+
+    fn wave_ended(&mut self, id: usize, end: u64) {
+        let Some(tw) = self.waves[id].take() else { return };
+        self.counters.add(Counter::SqWaveCycles, end.saturating_sub(tw.start));
+        self.last = self.last.max(end);
+        self.pool.push(tw.w.vgpr);
+        self.free_waves.push(id);
+        let gid = tw.group;
+        let Some(g) = self.groups[gid].as_mut() else { return };
+        g.live -= 1;
+        if g.live > 0 {
+            self.try_release(gid);
+            return;
+        }
+        if let Some(g) = self.groups[gid].take() {
+            self.place.release(g.cu, &g.simds, &self.needs);
+            self.free_slots.push(g.slot);
+            self.admit_on(g.cu, end);
+        }
+    }
+}
+
+/// A cache-maintenance instruction at `at` on `cu`; returns when it is done.
+fn maintain(port: &Port, t: &Timing, m: Maintenance, cu: usize, at: u64, mem: &mut Memory) -> u64 {
+    let mut ms = port.ms.borrow_mut();
+    let l1 = t.vector_l1.hit_latency_cycles as u64;
+    let x = ms.xcd_of(cu);
+    match m {
+        Maintenance::None => at,
+        Maintenance::InvL1 => {
+            ms.invalidate_l1(cu);
+            at + l1
+        }
+        Maintenance::InvL1Gl1 => {
+            ms.invalidate_l1(cu);
+            ms.invalidate_gl1(cu);
+            at + l1
+        }
+        Maintenance::InvL1L2 => {
+            ms.invalidate_l1(cu);
+            ms.invalidate_gl1(cu);
+            ms.invalidate_l2_where(x, |_| true);
+            at + l1 + t.l2.hit_latency_cycles as u64
+        }
+        Maintenance::WbL2 => ms.writeback_l2(mem, x, at, |_| true) + l1,
+    }
+}

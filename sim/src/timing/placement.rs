@@ -1,0 +1,185 @@
+//! Where work-groups run: the dispatcher hands each work-group to a CU with room for it
+//! (wave slots and VGPRs on its SIMDs, LDS, work-group slots), visiting the CUs so that
+//! consecutive work-groups go to different shader engines and, on MI300, different XCDs
+//! (work-groups are dispatched round-robin across XCDs: AMD CDNA 3 white paper).
+
+use crate::gpus::timing::Timing;
+
+/// What one work-group of a kernel needs.
+#[derive(Debug, Clone, Copy)]
+pub struct Needs {
+    pub waves: u32,
+    /// VGPRs per lane of one wave (arch + acc, rounded to the allocation granule).
+    pub vgprs: u32,
+    pub lds_bytes: u32,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Cu {
+    waves: Vec<u32>,
+    vgprs: Vec<u32>,
+    lds: u32,
+    groups: u32,
+    /// SIMD the next wave tries first.
+    next_simd: u32,
+}
+
+/// Occupancy of every CU.
+#[derive(Debug, Clone)]
+pub struct Placement {
+    cus: Vec<Cu>,
+    /// CUs in dispatch order.
+    order: Vec<usize>,
+    cursor: usize,
+    simds: u32,
+    max_waves: u32,
+    vgprs_per_simd: u32,
+    lds_bytes: u32,
+    max_groups: u32,
+}
+
+impl Placement {
+    pub fn new(t: &Timing, compute_units: u32) -> Placement {
+        let cus = compute_units.max(1) as usize;
+        let simds = t.core.simds_per_cu.max(1);
+        Placement {
+            cus: vec![Cu { waves: vec![0; simds as usize], vgprs: vec![0; simds as usize], ..Cu::default() }; cus],
+            order: dispatch_order(cus, t.topology.xcds.max(1) as usize, t.topology.shader_engines.max(1) as usize),
+            cursor: 0,
+            simds,
+            max_waves: t.core.max_waves_per_simd,
+            vgprs_per_simd: t.core.vgprs_per_simd,
+            lds_bytes: t.lds.size_bytes,
+            max_groups: t.core.max_workgroups_per_cu,
+        }
+    }
+
+    /// Whether a work-group with `n` could ever fit on an empty CU.
+    pub fn fits_at_all(&self, n: &Needs) -> bool {
+        let per_simd = n.waves.div_ceil(self.simds);
+        per_simd <= self.max_waves && per_simd * n.vgprs <= self.vgprs_per_simd && n.lds_bytes <= self.lds_bytes && self.max_groups > 0
+    }
+
+    /// Place a work-group: its CU and each wave's SIMD, or `None` if no CU has room now.
+    pub fn place(&mut self, n: &Needs) -> Option<(usize, Vec<u32>)> {
+        for k in 0..self.order.len() {
+            let at = (self.cursor + k) % self.order.len();
+            let cu = self.order[at];
+            if let Some(simds) = self.try_cu(cu, n) {
+                self.cursor = (at + 1) % self.order.len();
+                return Some((cu, simds));
+            }
+        }
+        None
+    }
+
+    /// Place on `cu` only (after one of its work-groups ended).
+    pub fn place_on(&mut self, cu: usize, n: &Needs) -> Option<Vec<u32>> {
+        self.try_cu(cu, n)
+    }
+
+    fn try_cu(&mut self, cu: usize, n: &Needs) -> Option<Vec<u32>> {
+        let (simds, max_waves, vpr) = (self.simds, self.max_waves, self.vgprs_per_simd);
+        let c = &mut self.cus[cu];
+        if c.groups >= self.max_groups || c.lds + n.lds_bytes > self.lds_bytes {
+            return None;
+        }
+        // Waves go to SIMDs round-robin, each to the next SIMD with a free slot and VGPRs.
+        let mut waves = c.waves.clone();
+        let mut vgprs = c.vgprs.clone();
+        let mut out = Vec::with_capacity(n.waves as usize);
+        let mut s = c.next_simd;
+        for _ in 0..n.waves {
+            let pick = (0..simds).map(|k| (s + k) % simds).find(|&x| waves[x as usize] < max_waves && vgprs[x as usize] + n.vgprs <= vpr)?;
+            waves[pick as usize] += 1;
+            vgprs[pick as usize] += n.vgprs;
+            out.push(pick);
+            s = (pick + 1) % simds;
+        }
+        c.waves = waves;
+        c.vgprs = vgprs;
+        c.next_simd = s;
+        c.lds += n.lds_bytes;
+        c.groups += 1;
+        Some(out)
+    }
+
+    /// A work-group placed by `place` ended.
+    pub fn release(&mut self, cu: usize, simds: &[u32], n: &Needs) {
+        let c = &mut self.cus[cu];
+        for &s in simds {
+            c.waves[s as usize] -= 1;
+            c.vgprs[s as usize] -= n.vgprs;
+        }
+        c.lds -= n.lds_bytes;
+        c.groups -= 1;
+    }
+}
+
+/// CUs in the order the dispatcher visits them: shader engines round-robin (XCDs
+/// interleaved), then the CUs within each engine. CU numbers are contiguous per XCD and per
+/// shader engine.
+fn dispatch_order(cus: usize, xcds: usize, engines: usize) -> Vec<usize> {
+    let engines = engines.clamp(1, cus);
+    let per_engine = cus.div_ceil(engines);
+    let per_xcd = engines.div_ceil(xcds.max(1)).max(1);
+    let mut se_order = Vec::with_capacity(engines);
+    for s in 0..per_xcd {
+        for x in 0..xcds.max(1) {
+            let se = x * per_xcd + s;
+            if se < engines {
+                se_order.push(se);
+            }
+        }
+    }
+    let mut order = Vec::with_capacity(cus);
+    for i in 0..per_engine {
+        for &se in &se_order {
+            let cu = se * per_engine + i;
+            if cu < cus && (se + 1) * per_engine > cu {
+                order.push(cu);
+            }
+        }
+    }
+    order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_visits_every_cu_once_alternating_engines_and_xcds() {
+        let o = dispatch_order(16, 2, 4);
+        let mut sorted = o.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..16).collect::<Vec<_>>());
+        // Engines 0,1 on XCD 0 (CUs 0-7), 2,3 on XCD 1 (CUs 8-15): XCD 0, XCD 1, XCD 0, ...
+        assert_eq!(&o[..4], &[0, 8, 4, 12]);
+    }
+
+    #[test]
+    fn limits_waves_vgprs_lds_and_groups() {
+        let t = crate::gpus::builtin("mi210").unwrap().timing.unwrap();
+        let mut p = Placement::new(&t, 1);
+        // 4 waves of 128 VGPRs: one per SIMD; 512 VGPRs per SIMD allow 4 such groups.
+        let n = Needs { waves: 4, vgprs: 128, lds_bytes: 0 };
+        for _ in 0..4 {
+            assert!(p.place(&n).is_some());
+        }
+        assert!(p.place(&n).is_none(), "VGPRs exhausted");
+        p.release(0, &[0, 1, 2, 3], &n);
+        assert!(p.place(&n).is_some());
+        let mut p = Placement::new(&t, 1);
+        let big = Needs { waves: 1, vgprs: 8, lds_bytes: 40000 };
+        assert!(p.place(&big).is_some());
+        assert!(p.place(&big).is_none(), "LDS exhausted");
+        let mut p = Placement::new(&t, 1);
+        let tiny = Needs { waves: 1, vgprs: 8, lds_bytes: 0 };
+        for _ in 0..16 {
+            assert!(p.place(&tiny).is_some());
+        }
+        assert!(p.place(&tiny).is_none(), "16 work-groups per CU");
+        assert!(!p.fits_at_all(&Needs { waves: 40, vgprs: 8, lds_bytes: 0 }));
+    }
+}
