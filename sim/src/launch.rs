@@ -50,6 +50,8 @@ pub struct TimingState {
     pub cfg: Timing,
     pub compute_units: u32,
     pub ms: MemSystem,
+    /// Device cycle at which the next dispatch starts (dispatches run back to back).
+    pub clock: u64,
 }
 
 impl Device {
@@ -62,7 +64,7 @@ impl Device {
     pub fn enable_timing(&mut self, gpu: &GpuConfig) -> Result<(), String> {
         let cfg = gpu.timing.clone().ok_or_else(|| format!("GPU config '{}' has no timing section", gpu.name))?;
         let ms = MemSystem::new(&cfg, gpu.compute_units);
-        self.timing = Some(TimingState { cfg, compute_units: gpu.compute_units, ms });
+        self.timing = Some(TimingState { cfg, compute_units: gpu.compute_units, ms, clock: 0 });
         Ok(())
     }
 
@@ -140,7 +142,8 @@ impl Device {
             None => run(&dispatch, &mut env, &mut self.mem, opts),
             Some(t) => {
                 let topts = TimingOptions { seed: opts.seed, max_wave_instructions: opts.max_wave_instructions };
-                timing::engine::run(&dispatch, &mut env, &mut self.mem, &mut t.ms, &t.cfg, t.compute_units, &topts).map(|r| {
+                timing::engine::run(&dispatch, &mut env, &mut self.mem, &mut t.ms, &t.cfg, t.compute_units, t.clock, &topts).map(|r| {
+                    t.clock = r.end;
                     let mut s = r.stats;
                     s.cycles = Some(r.cycles);
                     s.counters = Some(r.counters);

@@ -29,6 +29,7 @@ pub mod spec;
 #[doc(hidden)]
 pub mod testing;
 pub mod timing;
+pub mod validate;
 pub mod wave;
 
 pub use dispatch::Geometry;

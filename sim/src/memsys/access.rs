@@ -105,6 +105,7 @@ impl MemSystem {
         st.lanes.clear();
         st.open.clear();
         self.op = Some(st);
+        self.read_lines.clear();
     }
 
     /// Lane `lane` reads `out.len()` bytes at `address`.

@@ -101,20 +101,31 @@ impl MemSystem {
     /// without a fetch. Returns (slot, cycle the L2 has the data / accepts the write).
     pub(super) fn l2_request(&mut self, mem: &Memory, xcd: usize, address: u64, len: u32, op: L2Op, at: u64) -> (usize, u64) {
         let lat = self.cfg.l2.hit_latency_cycles as u64;
-        self.counters.inc(Counter::TccReq);
-        self.counters.inc(match op {
-            L2Op::Read => Counter::TccRead,
-            L2Op::Write => Counter::TccWrite,
-            L2Op::Atomic => Counter::TccAtomic,
-        });
+        let line = self.l2[xcd].line_address(address);
+        // Read requests of one wave access to one L2 line reach the L2 together and count
+        // as one request (MI210 vcopy/mixbench: TCC_REQ and TCC_MISS count 128-byte lines
+        // although the L1 sends 64-byte read requests).
+        let merged = op == L2Op::Read && self.read_lines.contains(&(xcd, line));
+        if op == L2Op::Read && !merged {
+            self.read_lines.push((xcd, line));
+        }
+        if !merged {
+            self.counters.inc(Counter::TccReq);
+            self.counters.inc(match op {
+                L2Op::Read => Counter::TccRead,
+                L2Op::Write => Counter::TccWrite,
+                L2Op::Atomic => Counter::TccAtomic,
+            });
+        }
         let ch = self.l2_channel(xcd, address);
         let start = self.l2_channels[ch].reserve(at, occupancy(len as u64, self.cfg.l2.channel_bytes_per_cycle as f64));
-        let line = self.l2[xcd].line_address(address);
         let need = mask_of((address - line) as u32, len);
         let found = self.l2[xcd].find(address);
         if let Some(s) = found {
             if op == L2Op::Write || self.l2[xcd].valid(s) & need == need {
-                self.counters.inc(Counter::TccHit);
+                if !merged {
+                    self.counters.inc(Counter::TccHit);
+                }
                 self.l2[xcd].touch(s);
                 return (s, (start + lat).max(self.l2[xcd].ready_cycle(s)));
             }

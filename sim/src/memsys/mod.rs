@@ -96,6 +96,8 @@ pub struct MemSystem {
     op: Option<access::OpState>,
     /// Lines written back below the L2 whose bytes have not reached `Memory` yet.
     pending: Vec<cache::Evicted>,
+    /// (XCD, L2 line) read by the current wave access (its later reads of a line merge).
+    read_lines: Vec<(usize, u64)>,
 }
 
 impl MemSystem {
@@ -136,6 +138,7 @@ impl MemSystem {
             cfg: cfg.clone(),
             op: None,
             pending: Vec::new(),
+            read_lines: Vec::new(),
         }
     }
 
@@ -168,6 +171,24 @@ impl MemSystem {
             return at;
         }
         (0..self.l2.len()).map(|x| self.writeback_l2(mem, x, at, |_| true)).max().unwrap_or(at)
+    }
+
+    /// After a dispatch's end timestamp: the end-of-kernel system-scope release writes the
+    /// dirty lines of a single L2 back to memory (so the host can read the results), after
+    /// the dispatch's counters have been sampled: vcopy on MI100 and MI210 counts fewer
+    /// memory writes than it wrote lines from the second dispatch on, the rest leaving
+    /// between kernels (`../shared/notes/device-data.md`, vcopy counters). Several L2s write
+    /// back inside the dispatch instead ([`MemSystem::end_kernel`]). Not timed: the next
+    /// dispatch starts after the host has seen this one end.
+    pub fn release_after_kernel(&mut self, mem: &mut Memory) {
+        if self.l2.len() != 1 {
+            return;
+        }
+        let saved = self.counters.clone();
+        let pipes = (self.l2_channels.clone(), self.dram.clone(), self.mall_pipes.clone());
+        self.writeback_l2(mem, 0, 0, |_| true);
+        self.counters = saved;
+        (self.l2_channels, self.dram, self.mall_pipes) = pipes;
     }
 
     /// Write every L2's dirty bytes to memory without changing any cache state or counter:

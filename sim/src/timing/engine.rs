@@ -43,6 +43,8 @@ pub struct TimingResult {
     pub stats: DispatchStats,
     /// From the dispatch's start to its end timestamp.
     pub cycles: u64,
+    /// Device cycle of the end timestamp (where the next dispatch starts).
+    pub end: u64,
     pub counters: Counters,
 }
 
@@ -103,8 +105,10 @@ struct Sim<'a, 'm> {
     opts: TimingOptions,
 }
 
-/// Run a dispatch with timing. `ms` keeps its state across dispatches.
-pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, ms: &mut MemSystem, t: &Timing, cus: u32, opts: &TimingOptions) -> Result<TimingResult, KernelFault> {
+/// Run a dispatch with timing, starting at device cycle `t0` (the memory system keeps its
+/// state, including when its pipes are busy, across dispatches on one timeline).
+#[allow(clippy::too_many_arguments)]
+pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, ms: &mut MemSystem, t: &Timing, cus: u32, t0: u64, opts: &TimingOptions) -> Result<TimingResult, KernelFault> {
     let k = d.kernel;
     let lanes = if k.wave64 { 64 } else { 32 };
     let l2s = ms.l2_count();
@@ -119,7 +123,7 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, ms: &mut MemSystem, t:
     let needs = Needs { waves: d.waves_per_group(), vgprs: k.vgprs.next_multiple_of(8).max(8), lds_bytes: d.lds_bytes };
     let before = ms.counters.clone();
     ms.begin_kernel();
-    let start = t.dispatch.kernel_start_cycles as u64;
+    let start = t0 + t.dispatch.kernel_start_cycles as u64;
     let mut sim = Sim {
         d,
         t,
@@ -157,14 +161,16 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, ms: &mut MemSystem, t:
     sim.main_loop(env, mem)?;
     let ms = sim.port.ms.into_inner();
     let end = ms.end_kernel(mem, sim.last);
-    let cycles = end + t.dispatch.kernel_end_cycles as u64;
+    let cycles = end + t.dispatch.kernel_end_cycles as u64 - t0;
     let mut counters = ms.counters.since(&before);
+    // After the end timestamp, outside this dispatch's counters: the system-scope release.
+    ms.release_after_kernel(mem);
     for &c in Counter::ALL {
         counters.add(c, sim.counters.get(c));
     }
     counters.set(Counter::GrbmGuiActive, cycles);
     counters.set(Counter::SqBusyCycles, sim.last.saturating_sub(start));
-    Ok(TimingResult { stats: sim.stats, cycles, counters })
+    Ok(TimingResult { stats: sim.stats, cycles, end: t0 + cycles, counters })
 }
 
 impl Sim<'_, '_> {
