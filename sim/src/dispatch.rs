@@ -202,13 +202,14 @@ pub fn create_group_waves(
     (0..waves)
         .map(|wi| {
             let id = WaveId { workgroup: g, wave: wi };
+            let regs = k.vgpr_file as usize;
             let mut w = match pool.pop() {
                 Some(mut file) => {
                     let used = (k.vgprs as usize * crate::wave::MAX_LANES).min(file.len());
                     file[..used].fill(0);
-                    Wave::with_vgpr_file(id, k.wave64, file)
+                    Wave::with_vgpr_file(id, k.wave64, file, regs)
                 }
-                None => Wave::new(id, k.wave64),
+                None => Wave::with_vgpr_file(id, k.wave64, vec![0; regs * crate::wave::MAX_LANES], regs),
             };
             w.global_index = first_global_index + wi;
             w.pc = k.entry;

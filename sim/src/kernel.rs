@@ -44,8 +44,37 @@ pub struct LoadedKernel {
     /// VGPRs the kernel allocates (new waves start with these zeroed; higher registers are
     /// never read by the kernel's code).
     pub vgprs: u32,
+    /// Vector registers a wave's register file holds: every register the code names (with a
+    /// margin), or all 256 when it indexes registers at run time (`v_movrel*`,
+    /// `s_set_gpr_idx*`). Smaller files keep the many resident waves of a big GPU cheap.
+    pub vgpr_file: u32,
     /// The code of the section holding the kernel, decoded from its start, in address order.
     pub code: Vec<CodeSlot>,
+}
+
+/// Registers a wave's file must hold for `code` (see `LoadedKernel::vgpr_file`).
+fn vgpr_file_size(code: &[CodeSlot], allocated: u32) -> u32 {
+    use hipscope_isa::decode::{Operand, Reg};
+    let all = crate::wave::VGPRS as u32;
+    let mut top = allocated;
+    for slot in code {
+        let CodeSlot::Inst(e) = slot else { continue };
+        let name = e.inst.mnemonic();
+        if name.starts_with("v_movrel") || name.starts_with("s_set_gpr_idx") {
+            return all;
+        }
+        for op in &e.inst.operands {
+            let end = match op {
+                Operand::Reg(Reg::Vgpr { index, count }) => *index as u32 + (*count as u32).max(1),
+                Operand::Reg(Reg::Vgpr16 { index, .. }) => *index as u32 + 1,
+                _ => continue,
+            };
+            top = top.max(end);
+        }
+    }
+    // A margin for instructions that reach past their operand's width (TFE status dwords,
+    // 64-bit halves), in steps of 16.
+    (top + 8).next_multiple_of(16).min(all)
 }
 
 /// Why a kernel could not be prepared.
@@ -67,7 +96,7 @@ impl LoadedKernel {
         let section = co.section_at(k.entry_address).filter(|s| s.executable).ok_or(KernelError::NoCode(k.name.clone(), k.entry_address))?;
         let wave64 = k.wave_size == 64;
         let decoder = Decoder::new(co.target.processor, wave64);
-        let code = decoder
+        let code: Vec<CodeSlot> = decoder
             .decode_all(&section.bytes, section.address)
             .into_iter()
             .map(|(address, r)| match r {
@@ -92,6 +121,7 @@ impl LoadedKernel {
             initial_sgprs: k.initial_sgprs.clone(),
             kernarg: k.kernarg().cloned(),
             vgprs: k.registers.vgprs.min(crate::wave::VGPRS as u32),
+            vgpr_file: vgpr_file_size(&code, k.registers.vgprs.min(crate::wave::VGPRS as u32)),
             code,
         })
     }

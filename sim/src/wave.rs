@@ -91,13 +91,14 @@ pub struct Wave {
 
 impl Wave {
     pub fn new(id: WaveId, wave64: bool) -> Wave {
-        Wave::with_vgpr_file(id, wave64, vec![0; VGPRS * MAX_LANES])
+        Wave::with_vgpr_file(id, wave64, vec![0; VGPRS * MAX_LANES], VGPRS)
     }
 
-    /// A wave reusing a vector register file (`VGPRS * MAX_LANES` entries; contents are the
-    /// caller's business).
-    pub fn with_vgpr_file(id: WaveId, wave64: bool, mut vgpr: Vec<u32>) -> Wave {
-        vgpr.resize(VGPRS * MAX_LANES, 0);
+    /// A wave with a vector register file of `regs` registers (`regs * MAX_LANES` entries),
+    /// reusing `vgpr`'s storage (contents are the caller's business). Code may only name
+    /// registers below `regs` (see `LoadedKernel::vgpr_file`).
+    pub fn with_vgpr_file(id: WaveId, wave64: bool, mut vgpr: Vec<u32>, regs: usize) -> Wave {
+        vgpr.resize(regs.min(VGPRS) * MAX_LANES, 0);
         Wave {
             id,
             global_index: 0,

@@ -1,0 +1,63 @@
+//! Timing-mode speed in wave-instructions per second on one core:
+//! `cargo bench -p hipscope-sim --bench timing`.
+//!
+//! Same inputs as the functional bench (`benches/specs/`), run with `--mode timing` semantics:
+//! each case first runs its whole spec once and checks it, then criterion times one dispatch
+//! on a device whose memory system carries over from the previous iteration (as back-to-back
+//! dispatches do). Throughput = executed wave-instructions.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use hipscope_sim::spec::{self, RunOptions, Session};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// (what it is, spec file, GPU, code-object key).
+const CASES: &[(&str, &str, &str, &str)] = &[
+    ("memory-bound vecCopy", "vecCopy.ron", "mi210", "gfx90a"),
+    ("memory-bound vecCopy", "vecCopy.ron", "mi300x", "gfx942"),
+    ("compute-bound wave_reduce", "wave_reduce.ron", "mi300x", "gfx942"),
+    ("compute-bound lds_reduce", "lds_reduce.ron", "mi300x", "gfx942"),
+    ("compute-bound wave_reduce", "wave_reduce.ron", "rx7900xtx", "gfx1100-w32-wgp"),
+];
+
+fn spec_path(file: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/specs").join(file)
+}
+
+fn verified_session(file: &str, gpu: &str, key: &str) -> Result<(Session, u64), String> {
+    let path = spec_path(file);
+    let s = spec::load(&path).map_err(|e| e.to_string())?;
+    let opts = RunOptions { gpu: Some(gpu.into()), code_object: Some(key.into()), seed: 0, timing: true };
+    let report = spec::run(&s, &path, &opts).map_err(|e| e.to_string())?;
+    if let Some(c) = report.checks.iter().find(|c| !c.ok) {
+        return Err(format!("check {} failed: {}", c.buffer, c.detail));
+    }
+    let instructions = report.dispatches.iter().map(|d| d.instructions).sum();
+    let session = Session::new(&s, &path, &opts).map_err(|e| e.to_string())?;
+    Ok((session, instructions))
+}
+
+fn timing(c: &mut Criterion) {
+    let mut group = c.benchmark_group("timing");
+    group.sample_size(10).measurement_time(Duration::from_secs(8)).warm_up_time(Duration::from_secs(1));
+    for &(what, file, gpu, key) in CASES {
+        let name = format!("{what} {gpu}");
+        match verified_session(file, gpu, key) {
+            Err(why) => println!("{name}: skipped: {why}"),
+            Ok((mut session, instructions)) => {
+                group.throughput(Throughput::Elements(instructions));
+                group.bench_function(&name, |b| {
+                    b.iter(|| {
+                        if let Err(e) = session.launch(0, 0) {
+                            panic!("{name}: {e}");
+                        }
+                    })
+                });
+            }
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, timing);
+criterion_main!(benches);
