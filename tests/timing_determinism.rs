@@ -4,7 +4,10 @@
 use hipscope_sim::spec::{self, RunOptions};
 use std::path::Path;
 
-fn run(spec_file: &str, gpu: &str, seed: u64) -> Vec<(Option<u64>, Option<Vec<(String, u64)>>)> {
+/// Per dispatch: cycles and named counters.
+type Timings = Vec<(Option<u64>, Option<Vec<(String, u64)>>)>;
+
+fn run(spec_file: &str, gpu: &str, seed: u64) -> Timings {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(spec_file);
     let s = spec::load(&path).expect("spec");
     let opts = RunOptions { gpu: Some(gpu.into()), code_object: None, seed, timing: true };
