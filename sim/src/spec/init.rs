@@ -60,6 +60,8 @@ fn read_file(at: At, path: &str, dir: &Path, file: &str, size: Option<u64>) -> R
 fn generate(init: &Init, bytes: usize) -> Result<Vec<u8>, String> {
     let ty = match init {
         Init::Zero => return Ok(vec![0; bytes]),
+        Init::PointerCycle(seed, spacing) => return pointer_cycle(*seed, *spacing, bytes),
+        Init::PointerCycleVisits(seed, _) => return Ok(pointer_visits(*seed, bytes / 4)),
         Init::RandomCycle(_) => Ty::U32,
         Init::Iota(t) | Init::Linear(t, ..) | Init::Const(t, _) | Init::Random(t, _) | Init::RandomInt(t, ..) => *t,
         Init::Values(..) | Init::File(_) => return Err("internal: not a generated init".into()),
@@ -142,6 +144,47 @@ fn random_cycle(seed: u64, n: usize, out: &mut Vec<u8>) -> Result<(), String> {
     Ok(())
 }
 
+/// Successor of every entry in one random cycle through `n` entries (Sattolo's algorithm).
+fn cycle_successors(seed: u64, n: usize) -> Vec<u64> {
+    let mut next: Vec<u64> = (0..n as u64).collect();
+    let mut rng = StdRng::seed_from_u64(seed);
+    for i in (1..n).rev() {
+        let j = rng.random_range(0..i);
+        next.swap(i, j);
+    }
+    next
+}
+
+/// Entries every `spacing` bytes holding the byte offset of the next entry; one random cycle
+/// through all entries.
+fn pointer_cycle(seed: u64, spacing: u64, bytes: usize) -> Result<Vec<u8>, String> {
+    if spacing == 0 || spacing % 8 != 0 {
+        return Err(format!("PointerCycle spacing {spacing} is not a positive multiple of 8 bytes"));
+    }
+    if bytes as u64 % spacing != 0 {
+        return Err(format!("{bytes} bytes is not a whole number of {spacing}-byte entries"));
+    }
+    let n = (bytes as u64 / spacing) as usize;
+    let mut out = vec![0u8; bytes];
+    for (e, next) in cycle_successors(seed, n).into_iter().enumerate() {
+        let at = e * spacing as usize;
+        out[at..at + 8].copy_from_slice(&(next * spacing).to_le_bytes());
+    }
+    Ok(out)
+}
+
+/// The entries of `PointerCycle(seed, _)` over `n` entries in visiting order from entry 0.
+fn pointer_visits(seed: u64, n: usize) -> Vec<u8> {
+    let next = cycle_successors(seed, n);
+    let mut out = Vec::with_capacity(4 * n);
+    let mut e = 0u64;
+    for _ in 0..n {
+        out.extend_from_slice(&(e as u32).to_le_bytes());
+        e = next.get(e as usize).copied().unwrap_or(0);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +208,22 @@ mod tests {
 
     #[test]
     fn random_cycle_visits_everything_once() {
+        let chain = generate(&Init::PointerCycle(3, 64), 64 * 100).unwrap();
+        let mut at = 0usize;
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..100 {
+            assert!(seen.insert(at), "one cycle through all entries");
+            at = u64::from_le_bytes(chain[at..at + 8].try_into().unwrap()) as usize;
+            assert_eq!(at % 64, 0);
+        }
+        assert_eq!((at, seen.len()), (0, 100));
+        let visits = u32s(&generate(&Init::PointerCycleVisits(3, 64), 4 * 100).unwrap());
+        let mut at = 0usize;
+        for &v in &visits {
+            assert_eq!(v as usize * 64, at, "visiting order follows the chain");
+            at = u64::from_le_bytes(chain[at..at + 8].try_into().unwrap()) as usize;
+        }
+        assert!(generate(&Init::PointerCycle(3, 12), 120).is_err());
         let next = u32s(&generate(&Init::RandomCycle(9), 4 * 1000).unwrap());
         let mut seen = vec![false; 1000];
         let mut p = 0usize;

@@ -1,7 +1,7 @@
 //! The launch-spec file format (RON), as serde types. The contract is in PRODUCT.md; this
 //! module adds a few extensions, each documented where it is declared:
 //! an optional default `gpu`, buffer `patch`es, more init kinds (`Linear`, `RandomInt`,
-//! `RandomCycle`, `Values`), argument kinds `DynamicLds` and `Bytes`, and expectation fields
+//! `RandomCycle`, `PointerCycle`, `Values`), argument kinds `DynamicLds` and `Bytes`, and expectation fields
 //! `ty` and `offset`.
 
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -61,6 +61,15 @@ pub enum Init {
     /// Extension: u32 indices forming one random cycle through every element (a pointer-chase
     /// table: following `next[p]` visits all elements before returning).
     RandomCycle(u64),
+    /// Extension: `PointerCycle(seed, spacing)`: entries every `spacing` bytes (a multiple of
+    /// 8) forming one random cycle that starts at entry 0; each entry is a u64 holding the
+    /// byte offset of the next entry from the buffer's start (bytes between entries are 0). A
+    /// kernel adds the buffer's address to make pointers (`workloads/src/latency.hip`).
+    PointerCycle(u64, u64),
+    /// Extension: `PointerCycleVisits(seed, spacing)`: the entries of the `PointerCycle` with
+    /// the same arguments in visiting order from entry 0, as u32 entry numbers (the buffer
+    /// holds one per entry: 4 bytes × entries of the chain).
+    PointerCycleVisits(u64, u64),
     /// Extension: explicit values.
     Values(Ty, Vec<Num>),
     /// Raw bytes of a file (path relative to the spec file).

@@ -122,9 +122,14 @@ impl From<SpecError> for RunError {
 /// Read and parse a spec file.
 pub fn load(path: &Path) -> Result<Spec, SpecError> {
     let text = std::fs::read_to_string(path).map_err(|e| SpecError::whole(path, format!("cannot read: {e}")))?;
+    parse(&text, path)
+}
+
+/// Parse spec text; `path` names it in errors and anchors its relative paths.
+pub fn parse(text: &str, path: &Path) -> Result<Spec, SpecError> {
     // `implicit_some`: optional fields are written plainly (`gpu: "mi300x"`, not `Some(..)`).
     let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-    options.from_str(&text).map_err(|e| SpecError { file: path.to_path_buf(), place: Place::Line(e.span.start.line, e.span.start.col), message: e.code.to_string() })
+    options.from_str(text).map_err(|e| SpecError { file: path.to_path_buf(), place: Place::Line(e.span.start.line, e.span.start.col), message: e.code.to_string() })
 }
 
 /// Load and run a spec file.

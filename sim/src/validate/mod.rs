@@ -4,6 +4,7 @@
 //! simulated values with the tolerance the product promises.
 
 pub mod device_data;
+pub mod latency;
 pub mod vcopy;
 
 use serde::Serialize;
@@ -15,6 +16,10 @@ pub enum Tolerance {
     /// |sim − real| ≤ fraction × max(real, floor): `floor` keeps near-zero counts from
     /// demanding impossible relative precision (e.g. 47 L2 hits among 262 000 requests).
     Relative { fraction: f64, floor: f64 },
+    /// The simulated value must lie below the measured one (a threshold).
+    Below,
+    /// The simulated value must lie above the measured one.
+    Above,
 }
 
 /// One measured-versus-simulated figure.
@@ -43,6 +48,8 @@ impl Row {
         match self.tolerance {
             Tolerance::Exact => self.simulated == self.measured,
             Tolerance::Relative { fraction, floor } => (self.simulated - self.measured).abs() <= fraction * self.measured.abs().max(floor),
+            Tolerance::Below => self.simulated < self.measured,
+            Tolerance::Above => self.simulated > self.measured,
         }
     }
 }

@@ -1,0 +1,186 @@
+//! Pointer-chase latency against working-set size (gpu-benches gpu-latency: MI210 and RX 6900 XT
+//! in `gpu-benches/<commit>/gpu-latency/`, MI300X in the SC25 artifact's `gpu-latency.out`),
+//! against our `workloads/src/latency.hip` in timing mode: one lane follows a random cycle of
+//! pointers spaced one L2 line apart, after its wave has read the working set once in the
+//! chase's order (which leaves the caches as the real benchmark's million-hop chase does).
+//!
+//! Plateaus: per cache level, the median measured latency over the working sets that level
+//! holds (windows derived from the GPU config's capacities, away from the steps) against one
+//! simulated chase in the middle of the window; ±10 %. Breakpoints: where the measured curve
+//! crosses halfway between two plateaus; the simulation must be on the lower plateau at 0.8×
+//! that working set and on the upper one at 1.25× (it steps within that band).
+
+use super::device_data::DataError;
+use super::{Row, Tolerance};
+use crate::gpus::{self, GpuConfig};
+use crate::spec::{self, RunOptions, Session};
+use std::path::{Path, PathBuf};
+
+/// One measured point: working set (bytes) and cycles per hop.
+pub type Point = (f64, f64);
+
+/// Read a gpu-latency output: lines `iters clock ws_kib time_ms cycles ...`.
+pub fn read_curve(path: &Path) -> Result<Vec<Point>, DataError> {
+    let text = std::fs::read_to_string(path).map_err(|e| DataError { file: path.display().to_string(), what: e.to_string() })?;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let f: Vec<f64> = line.split_whitespace().map_while(|w| w.parse().ok()).collect();
+        if f.len() >= 5 {
+            out.push((f[2] * 1024.0, f[4]));
+        }
+    }
+    if out.is_empty() {
+        return Err(DataError { file: path.display().to_string(), what: "no measurement lines".into() });
+    }
+    Ok(out)
+}
+
+/// (our GPU, measured curve relative to the device-data directory, levels whose plateau is
+/// compared). The RX 6900 XT's DRAM figure is left out: the measurement ran with the memory
+/// clock idling (gpu-benches README).
+pub const GPUS: &[(&str, &str, &[Level])] = &[
+    ("mi210", "gpu-benches/1c36d509ee717dca9215c27135fa1e611bb03ed1/gpu-latency/mi210.txt", &[Level::L1, Level::L2, Level::Dram]),
+    ("mi300x", "SC25_AMD_CDNA3_Artifact/06e081116edc81315bc5c8d143badc53e096ccd8/data/5_Memory/MI300X/exec/gpu-latency.out", &[Level::L1, Level::L2, Level::Mall, Level::Dram]),
+    ("rx6900xt", "gpu-benches/1c36d509ee717dca9215c27135fa1e611bb03ed1/gpu-latency/rx6900xt.txt", &[Level::L1, Level::Gl1, Level::L2, Level::Mall]),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    L1,
+    Gl1,
+    L2,
+    Mall,
+    Dram,
+}
+
+impl Level {
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::L1 => "L1",
+            Level::Gl1 => "GL1",
+            Level::L2 => "L2",
+            Level::Mall => "MALL",
+            Level::Dram => "DRAM",
+        }
+    }
+}
+
+/// Capacities of the levels a single wave's chase can use, smallest first.
+fn capacities(g: &GpuConfig) -> Vec<(Level, f64)> {
+    let Some(t) = &g.timing else { return Vec::new() };
+    let mut v = vec![(Level::L1, t.vector_l1.size_bytes as f64)];
+    if let Some(c) = &t.gl1 {
+        v.push((Level::Gl1, c.size_bytes as f64));
+    }
+    v.push((Level::L2, t.l2.size_bytes as f64));
+    if let Some(m) = &t.mall {
+        v.push((Level::Mall, m.size_bytes as f64));
+    }
+    v
+}
+
+/// Working-set window (bytes) whose latency is level `l`'s plateau.
+fn window(g: &GpuConfig, l: Level) -> Option<(f64, f64)> {
+    let caps = capacities(g);
+    let i = caps.iter().position(|(k, _)| *k == l);
+    let below = match i {
+        Some(0) => 4096.0,
+        Some(i) => 2.0 * caps[i - 1].1,
+        None => 2.0 * caps.last()?.1,
+    };
+    let above = match i {
+        Some(i) => 0.5 * caps[i].1,
+        // DRAM: two to four times the last cache (beyond, TLB misses add to the measured
+        // latency; the model has no TLB).
+        None => 4.0 * caps.last()?.1,
+    };
+    (above > below).then_some((below, above))
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    Some(v[v.len() / 2])
+}
+
+/// The chase spec for working set `ws` bytes with entries `spacing` bytes apart.
+fn chase_spec(workloads: &Path, g: &GpuConfig, ws: u64, spacing: u64, steps: u32) -> String {
+    let key = g.processor.name();
+    let co = workloads.join("bin").join(object_dir(g)).join("latency.co");
+    let entries = ws / spacing;
+    let wave = g.wave_size;
+    format!(
+        "Run(code_objects: {{\"{key}\": {co:?}}},
+  buffers: {{ \"buf\": (bytes: {ws}, init: PointerCycle(1, {spacing})), \"visits\": (bytes: {vb}, init: PointerCycleVisits(1, {spacing})), \"out\": (bytes: 24) }},
+  dispatches: [
+    (kernel: \"chase_prepare\", grid: ({grid}, 1, 1), block: (256, 1, 1), args: [Buffer(\"buf\"), U32({entries}), U32({su})]),
+    (kernel: \"latency_chase\", grid: ({wave}, 1, 1), block: ({wave}, 1, 1), args: [Buffer(\"buf\"), Buffer(\"visits\"), U32({entries}), U32({su}), U32({steps}), Buffer(\"out\")]),
+  ],
+  expect: [],
+)",
+        grid = entries.div_ceil(256) * 256,
+        su = spacing / 8,
+        vb = 4 * entries,
+    )
+}
+
+/// The code-object directory of our builds for the GPU's default wave size and mode.
+fn object_dir(g: &GpuConfig) -> String {
+    let p = g.processor.name();
+    if g.processor.family().is_rdna() && p != "gfx1201" {
+        format!("{p}-w{}-{}", g.wave_size, g.mode.to_string().to_lowercase())
+    } else {
+        p.to_string()
+    }
+}
+
+/// Simulated cycles per hop at working set `ws`.
+pub fn simulate(workloads: &Path, g: &GpuConfig, ws: u64) -> Result<f64, String> {
+    let spacing = g.timing.as_ref().map_or(64, |t| t.l2.line_bytes.max(64) as u64);
+    let ws = ws.div_ceil(spacing) * spacing;
+    let steps = 2048;
+    let path: PathBuf = workloads.join(format!("latency-{}-{ws}.ron", g.name));
+    let s = spec::parse(&chase_spec(workloads, g, ws, spacing, steps), &path).map_err(|e| e.to_string())?;
+    let opts = RunOptions { gpu: Some(g.name.clone()), code_object: None, seed: 0, timing: true };
+    let mut session = Session::new(&s, &path, &opts).map_err(|e| e.to_string())?;
+    for i in 0..session.dispatch_count() {
+        session.launch(i, 0).map_err(|e| e.to_string())?;
+    }
+    session.device.synchronize();
+    let out = session.device.mem.find("out").ok_or("no out buffer")?;
+    let cycles = u64::from_le_bytes(out.data[..8].try_into().map_err(|_| "short out buffer")?);
+    Ok(cycles as f64 / steps as f64)
+}
+
+/// Plateau and breakpoint rows for one GPU.
+pub fn compare(workloads: &Path, data: &Path, gpu: &str) -> Result<Vec<Row>, String> {
+    let (_, file, levels) = GPUS.iter().find(|(g, ..)| *g == gpu).ok_or_else(|| format!("no latency data for {gpu}"))?;
+    let g = gpus::builtin(gpu).map_err(|e| e.to_string())?;
+    let curve = read_curve(&data.join(file)).map_err(|e| e.to_string())?;
+    let mut rows = Vec::new();
+    let mut plateaus = Vec::new();
+    for &l in levels.iter() {
+        let Some((lo, hi)) = window(&g, l) else { continue };
+        let Some(measured) = median(curve.iter().filter(|(w, _)| *w >= lo && *w <= hi).map(|p| p.1).collect()) else { continue };
+        let ws = (lo * hi).sqrt() as u64;
+        let simulated = simulate(workloads, &g, ws)?;
+        plateaus.push((l, measured));
+        rows.push(Row { gpu: gpu.into(), case: format!("{} plateau", l.name()), metric: "cycles per hop".into(), measured, simulated, tolerance: Tolerance::Relative { fraction: 0.10, floor: 0.0 } });
+    }
+    // Breakpoints between consecutive compared plateaus.
+    for pair in plateaus.windows(2) {
+        let ((l0, p0), (l1, p1)) = (pair[0], pair[1]);
+        let mid = (p0 + p1) / 2.0;
+        let lo_edge = window(&g, l0).map_or(0.0, |w| w.0);
+        let Some(step) = curve.iter().find(|(w, c)| *w > lo_edge && *c > mid).map(|p| p.0) else { continue };
+        let below = simulate(workloads, &g, (0.8 * step) as u64)?;
+        let above = simulate(workloads, &g, (1.25 * step) as u64)?;
+        let case = format!("{}→{} step", l0.name(), l1.name());
+        // Encoded as two rows: below must be under the midpoint, above over it.
+        rows.push(Row { gpu: gpu.into(), case: case.clone(), metric: format!("cycles at 0.8 × {:.0} KiB (< {mid:.0})", step / 1024.0), measured: mid, simulated: below, tolerance: Tolerance::Below });
+        rows.push(Row { gpu: gpu.into(), case, metric: format!("cycles at 1.25 × {:.0} KiB (> {mid:.0})", step / 1024.0), measured: mid, simulated: above, tolerance: Tolerance::Above });
+    }
+    Ok(rows)
+}
