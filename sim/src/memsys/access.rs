@@ -94,7 +94,7 @@ impl MemSystem {
     /// Start describing an access.
     pub fn begin(&mut self, spec: OpSpec) {
         let start = match spec.unit {
-            Unit::Vector => spec.at.max(self.l1_tags.get(spec.cu).map_or(0, |p| p.free_cycle())),
+            Unit::Vector => spec.at.max(self.l1_tags.get(spec.cu).map_or(0, |p| p.free_from(spec.at))),
             Unit::Scalar => spec.at,
         };
         let mut st = self.op.take().unwrap_or_else(|| OpState { spec, start, opens: 0, done: spec.at, lanes: Vec::with_capacity(64), open: Vec::with_capacity(16) });
@@ -169,15 +169,16 @@ impl MemSystem {
         let mut tags = 0;
         if st.spec.unit == Unit::Vector && !st.lanes.is_empty() {
             let v = &self.cfg.vector_l1;
-            tags = coalesce::tag_accesses(&st.lanes, v.lanes_per_pass, v.tag_access_bytes);
+            let l = coalesce::lookups(&st.lanes, v.lanes_per_pass, v.tag_access_bytes);
+            tags = l.tag_accesses;
             self.counters.add(Counter::TcpTotalCacheAccesses, tags);
             let apc = v.accesses_per_cycle.max(1) as u64;
             if let Some(p) = self.l1_tags.get_mut(st.spec.cu) {
-                p.reserve(st.spec.at, tags * SUB / apc);
+                p.reserve(st.spec.at, l.block_cycles * SUB / apc);
             }
-            // Data comes back at the L1's rate: the last tag access is `tags - 1` cycles after
-            // the first.
-            done = done.max(st.start + tags.saturating_sub(1) / apc + v.hit_latency_cycles as u64);
+            // Data comes back at the L1's rate: the last block is `block_cycles - 1` cycles
+            // after the first.
+            done = done.max(st.start + l.block_cycles.saturating_sub(1) / apc + v.hit_latency_cycles as u64);
         }
         self.op = Some(st);
         OpResult { done, tag_accesses: tags }
@@ -359,7 +360,7 @@ impl MemSystem {
     /// One lane's atomic operation occupies the L2 channel's atomic unit for a cycle.
     fn atomic_alu(&mut self, spec: &OpSpec, key: u64) {
         let xcd = self.places[spec.cu].xcd;
-        let ch = xcd * self.cfg.l2.channels.max(1) as usize + ((key / self.cfg.l2.channel_interleave_bytes as u64) % self.cfg.l2.channels.max(1) as u64) as usize;
+        let ch = self.l2_channel(xcd, key);
         if let Some(p) = self.l2_channels.get_mut(ch) {
             p.reserve(spec.at, SUB);
         }

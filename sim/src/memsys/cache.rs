@@ -57,6 +57,8 @@ pub struct Cache {
     valid: Vec<LineMask>,
     dirty: Vec<LineMask>,
     ready: Vec<u64>,
+    /// Set index folds the line number's higher digits in (see [`Cache::hashed`]).
+    hashed: bool,
     /// `slots * line_bytes` bytes, or empty for a tag-only cache.
     data: Vec<u8>,
     clock: u64,
@@ -81,9 +83,21 @@ impl Cache {
             valid: vec![0; slots],
             dirty: vec![0; slots],
             ready: vec![0; slots],
+            hashed: false,
             data: if with_data { vec![0; slots * g.line_bytes as usize] } else { Vec::new() },
             clock: 0,
         }
+    }
+
+    /// Index sets by a hash of the whole line number rather than its low bits. Large shared
+    /// caches do this so that power-of-two strides do not crowd into a few sets: gpu-l2-cache
+    /// (slices 16 KiB apart, eight XCDs each taking every eighth) keeps MI300X's per-XCD L2s
+    /// hitting up to ~16 MiB in all, which plain indexing would cap at an eighth of the sets.
+    /// The hash is assumed (AMD does not document it); a contiguous range still fills every
+    /// set evenly, so working-set steps stay where the capacity puts them.
+    pub fn hashed(mut self) -> Cache {
+        self.hashed = true;
+        self
     }
 
     pub fn line_bytes(&self) -> u32 {
@@ -99,7 +113,11 @@ impl Cache {
     #[inline]
     fn set_of(&self, line: u64) -> usize {
         // Sets need not be a power of two (e.g. a 24 MiB cache): index by remainder.
-        (line % self.sets) as usize
+        if self.hashed {
+            super::channel::fold(line, self.sets) as usize
+        } else {
+            (line % self.sets) as usize
+        }
     }
 
     /// The slot holding the line of `address`, if any.

@@ -9,16 +9,32 @@
 /// One lane's access: (lane, address, bytes).
 pub type LaneAccess = (u32, u64, u32);
 
-/// Tag accesses of one wave instruction. `lanes` is in ascending lane order.
-pub fn tag_accesses(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32) -> u64 {
+/// What the L1's address unit does for one wave instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lookups {
+    /// Tag accesses as the counter counts them (per pass, per dword, per block).
+    pub tag_accesses: u64,
+    /// Cycles the L1 is busy: per pass, one per distinct block its lanes touch over all their
+    /// dwords. The counter's per-dword steps cannot be the cost: gpu-cache reads float4
+    /// (`dwordx4`, 64 counted accesses per wave) at ~60 bytes per cycle per CU on MI210
+    /// (10.6 TB/s, 104 CUs, 1.7 GHz) and MI300X (39 TB/s, 304 CUs, 2.1 GHz), i.e. one
+    /// 64-byte block per cycle, four times what one per counted access would allow.
+    pub block_cycles: u64,
+}
+
+/// Tag accesses and busy cycles of one wave instruction. `lanes` is in ascending lane order.
+pub fn lookups(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32) -> Lookups {
     let mut total = 0u64;
+    let mut cycles = 0u64;
     let mut blocks: Vec<u64> = Vec::with_capacity(16);
+    let mut pass_blocks: Vec<u64> = Vec::with_capacity(16);
     let mut i = 0;
     while i < lanes.len() {
         let pass = lanes[i].0 / lanes_per_pass;
         let end = lanes[i..].iter().position(|l| l.0 / lanes_per_pass != pass).map_or(lanes.len(), |n| i + n);
         let group = &lanes[i..end];
         let dwords = group.iter().map(|l| l.2.div_ceil(4)).max().unwrap_or(1);
+        pass_blocks.clear();
         for k in 0..dwords {
             blocks.clear();
             for &(_, a, size) in group {
@@ -33,10 +49,21 @@ pub fn tag_accesses(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32)
                 }
             }
             total += blocks.len() as u64;
+            for &b in &blocks {
+                if !pass_blocks.contains(&b) {
+                    pass_blocks.push(b);
+                }
+            }
         }
+        cycles += pass_blocks.len() as u64;
         i = end;
     }
-    total
+    Lookups { tag_accesses: total, block_cycles: cycles }
+}
+
+/// Tag accesses of one wave instruction (see [`lookups`]).
+pub fn tag_accesses(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32) -> u64 {
+    lookups(lanes, lanes_per_pass, block_bytes).tag_accesses
 }
 
 #[cfg(test)]
@@ -53,6 +80,15 @@ mod tests {
         assert_eq!(tag_accesses(&wave(4), 16, 64), 4, "dword");
         assert_eq!(tag_accesses(&wave(8), 16, 64), 16, "dwordx2");
         assert_eq!(tag_accesses(&wave(2), 16, 64), 4, "short");
+    }
+
+    /// One busy cycle per 64-byte block per pass, whatever the access width (gpu-cache float4
+    /// bandwidth, see `Lookups::block_cycles`).
+    #[test]
+    fn busy_cycles_follow_blocks_not_dwords() {
+        assert_eq!(lookups(&wave(4), 16, 64).block_cycles, 4, "dword: 64 B per pass");
+        assert_eq!(lookups(&wave(8), 16, 64).block_cycles, 8, "dwordx2: 128 B per pass");
+        assert_eq!(lookups(&wave(16), 16, 64), Lookups { tag_accesses: 64, block_cycles: 16 }, "dwordx4");
     }
 
     #[test]

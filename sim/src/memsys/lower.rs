@@ -1,6 +1,7 @@
 //! The shared levels: L2 channels, the memory-side MALL and DRAM, and L2 maintenance.
 
 use super::cache::{mask_of, Evicted};
+use super::channel;
 use super::mtype::L2Mode;
 use super::pipe::occupancy;
 use super::MemSystem;
@@ -16,9 +17,14 @@ pub(super) enum L2Op {
 }
 
 impl MemSystem {
-    fn l2_channel(&self, xcd: usize, address: u64) -> usize {
-        let ch = self.cfg.l2.channels.max(1) as u64;
-        xcd * ch as usize + ((address / self.cfg.l2.channel_interleave_bytes as u64) % ch) as usize
+    pub(super) fn l2_channel(&self, xcd: usize, address: u64) -> usize {
+        let ch = self.cfg.l2.channels.max(1) as usize;
+        xcd * ch + channel::of(address, self.cfg.l2.channel_interleave_bytes, ch)
+    }
+
+    /// The DRAM (and MALL) channel of `address`.
+    pub(super) fn dram_channel(&self, address: u64) -> usize {
+        channel::of(address, self.cfg.dram.channel_interleave_bytes, self.dram.len())
     }
 
     /// The bytes memory holds at `line` (`out.len()` bytes), including writebacks not yet
@@ -56,7 +62,7 @@ impl MemSystem {
 
     /// MALL lookup and DRAM channel time of a memory access.
     pub(super) fn memory_time(&mut self, line: u64, bytes: u32, at: u64, write: bool) -> u64 {
-        let ch = ((line / self.cfg.dram.channel_interleave_bytes as u64) % self.dram.len() as u64) as usize;
+        let ch = self.dram_channel(line);
         let mut t = at;
         if let (Some(mall), Some(m)) = (self.mall.as_mut(), self.cfg.mall.as_ref()) {
             let start = self.mall_pipes[ch].reserve(at, occupancy(bytes as u64, self.mall_bytes_per_cycle_per_channel));
@@ -172,7 +178,7 @@ impl MemSystem {
             self.l2[xcd].clean(s);
             self.probe(xcd, a);
             self.counters.inc(Counter::TccWriteback);
-            let ch = ((a / self.cfg.dram.channel_interleave_bytes as u64) % self.dram.len() as u64) as usize;
+            let ch = self.dram_channel(a);
             self.write_below(e, at);
             done = done.max(self.dram[ch].free_cycle() + self.cfg.dram.latency_cycles as u64);
         }

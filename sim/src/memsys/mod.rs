@@ -18,6 +18,7 @@
 //! for the fill.
 
 pub mod cache;
+pub mod channel;
 pub mod coalesce;
 pub mod mtype;
 pub mod pipe;
@@ -124,9 +125,9 @@ impl MemSystem {
             l1_misses: vec![MissWindow::default(); cus],
             scalar: (0..scalars).map(|_| Cache::new(geo(&cfg.scalar_cache), true)).collect(),
             gl1: cfg.gl1.as_ref().map_or(Vec::new(), |g| (0..arrays).map(|_| Cache::new(geo(g), true)).collect()),
-            l2: (0..xcds).map(|_| Cache::new(l2g, true)).collect(),
+            l2: (0..xcds).map(|_| Cache::new(l2g, true).hashed()).collect(),
             l2_channels: vec![Pipe::default(); xcds * cfg.l2.channels.max(1) as usize],
-            mall: cfg.mall.as_ref().map(|m| Cache::new(Geometry { size_bytes: m.size_bytes, line_bytes: m.line_bytes, ways: m.ways }, false)),
+            mall: cfg.mall.as_ref().map(|m| Cache::new(Geometry { size_bytes: m.size_bytes, line_bytes: m.line_bytes, ways: m.ways }, false).hashed()),
             mall_pipes: vec![Pipe::default(); if cfg.mall.is_some() { mall_channels } else { 0 }],
             dram: vec![Pipe::default(); dram_channels],
             dram_bytes_per_cycle_per_channel: cfg.dram_bytes_per_cycle() / dram_channels as f64,

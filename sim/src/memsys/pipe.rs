@@ -1,33 +1,126 @@
 //! A resource with limited throughput (a cache's tag port, an L2 channel, a DRAM channel):
-//! each use occupies it for a while, and a use that arrives while it is busy starts when it
-//! becomes free. Occupancy is kept in 1/256 cycles so that fractional rates (e.g. 2.5 bytes per
+//! each use occupies it for a while, and a use that arrives while it is busy starts when
+//! capacity is free. Occupancy is kept in 1/256 cycles so that fractional rates (e.g. 2.5 bytes per
 //! cycle of a DRAM channel) add up exactly and deterministically.
 
 /// Fixed-point fraction of a cycle.
 pub const SUB: u64 = 256;
 
+/// Cycles per booking slot. Uses are booked into the slot of their arrival cycle (and the
+/// following ones, when it is full), so a use that arrives late in simulation order but early
+/// in time fills the capacity left before later bookings instead of queueing behind them. The
+/// engine advances waves one at a time, and the memory system books a miss's L2 channel or DRAM
+/// time when the miss leaves its CU, which can be thousands of cycles after another CU's
+/// request that is simulated next: a single "free from" cycle would leave the gap between them
+/// idle and, with many CUs, let the bookings run away from the clock.
+const SLOT_CYCLES: u64 = 32;
+/// Slots kept (a ring): bookings more than `SLOTS × SLOT_CYCLES` cycles behind the latest one
+/// find their slots taken and move forward.
+const SLOTS: usize = 1024;
+const CAPACITY: u64 = SLOT_CYCLES * SUB;
+
+/// One slot's bookings, in 1/`SUB` cycles from the slot's start.
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    /// Which slot this ring entry holds.
+    number: u64,
+    /// Occupancy booked.
+    used: u16,
+    /// End of the latest booking.
+    fill: u16,
+    /// Latest arrival booked.
+    last_at: u16,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Pipe {
-    /// When the resource is next free, in 1/`SUB` cycles.
-    free_at: u64,
+    /// Ring of slots, allocated on first use (most CU-side pipes of a big GPU stay idle in
+    /// small dispatches).
+    ring: Vec<Slot>,
+    /// End of the latest booking, in 1/`SUB` cycles.
+    last_end: u64,
     /// Total busy time, in 1/`SUB` cycles.
     busy: u64,
 }
 
 impl Pipe {
-    /// Occupy the resource for `occupancy` (1/`SUB` cycles) from `at` (cycles) or when it
-    /// frees up; returns the cycle the use starts.
+    /// Occupy the resource for `occupancy` (1/`SUB` cycles) from `at` (cycles) or when capacity
+    /// is free after it; returns the cycle the use starts.
     #[inline]
     pub fn reserve(&mut self, at: u64, occupancy: u64) -> u64 {
-        let start = (at * SUB).max(self.free_at);
-        self.free_at = start + occupancy;
+        if self.ring.is_empty() {
+            self.ring = vec![Slot::default(); SLOTS];
+        }
         self.busy += occupancy;
-        start.div_ceil(SUB)
+        let mut slot = at / SLOT_CYCLES;
+        let mut left = occupancy;
+        let mut start = None;
+        loop {
+            let b = self.booked(slot);
+            let slot_start = slot * CAPACITY;
+            let from = Self::start_in(at, slot_start, &b);
+            let room = (CAPACITY - b.used as u64).min((slot_start + CAPACITY).saturating_sub(from));
+            if room > 0 {
+                let begin = *start.get_or_insert(from);
+                let take = left.min(room);
+                let arrival = ((at * SUB).max(slot_start) - slot_start) as u16;
+                let e = &mut self.ring[(slot % SLOTS as u64) as usize];
+                *e = Slot { number: slot, used: b.used + take as u16, fill: b.fill.max((from + take - slot_start) as u16), last_at: b.last_at.max(arrival) };
+                left -= take;
+                if left == 0 {
+                    self.last_end = self.last_end.max(from + take);
+                    return begin.div_ceil(SUB);
+                }
+            }
+            slot += 1;
+        }
     }
 
-    /// The cycle the resource is next free.
+    /// Where a use arriving at `at` starts in slot `b`: behind the slot's bookings if it
+    /// arrives no earlier than the latest of them (a FIFO, exact for uses simulated in time
+    /// order); if it arrives earlier (simulated out of order), in the slot's spare capacity,
+    /// after as much work as is booked.
+    #[inline]
+    fn start_in(at: u64, slot_start: u64, b: &Slot) -> u64 {
+        let at = (at * SUB).max(slot_start);
+        if at >= slot_start + b.last_at as u64 {
+            at.max(slot_start + b.fill as u64)
+        } else {
+            at.max(slot_start + b.used as u64)
+        }
+    }
+
+    /// The bookings of `slot`: none if its ring entry holds an older slot, full if it holds a
+    /// newer one (the slot is beyond the kept horizon).
+    fn booked(&self, slot: u64) -> Slot {
+        let e = self.ring[(slot % SLOTS as u64) as usize];
+        let full = CAPACITY as u16;
+        match e.number.cmp(&slot) {
+            std::cmp::Ordering::Less => Slot { number: slot, ..Slot::default() },
+            std::cmp::Ordering::Equal => e,
+            std::cmp::Ordering::Greater => Slot { number: slot, used: full, fill: full, last_at: 0 },
+        }
+    }
+
+    /// The first cycle from `at` with capacity left.
+    pub fn free_from(&self, at: u64) -> u64 {
+        if self.ring.is_empty() {
+            return at;
+        }
+        let mut slot = at / SLOT_CYCLES;
+        loop {
+            let b = self.booked(slot);
+            let from = Self::start_in(at, slot * CAPACITY, &b);
+            if (b.used as u64) < CAPACITY && from < (slot + 1) * CAPACITY {
+                return from.div_ceil(SUB);
+            }
+            slot += 1;
+        }
+    }
+
+    /// The cycle the latest booking ends.
     pub fn free_cycle(&self) -> u64 {
-        self.free_at.div_ceil(SUB)
+        self.last_end.div_ceil(SUB)
     }
 
     /// Cycles of use so far.
@@ -53,6 +146,27 @@ mod tests {
         assert_eq!(p.reserve(10, 2 * SUB), 12);
         assert_eq!(p.reserve(20, SUB), 20, "idle gap is not carried");
         assert_eq!(p.busy_cycles(), 5);
+    }
+
+    /// A use simulated after a later one, but arriving earlier, takes the idle capacity
+    /// before it instead of queueing behind it.
+    #[test]
+    fn earlier_arrivals_fill_idle_capacity() {
+        let mut p = Pipe::default();
+        assert_eq!(p.reserve(1000, 10 * SUB), 1000);
+        assert_eq!(p.reserve(100, 10 * SUB), 100);
+        assert_eq!(p.reserve(1000, 10 * SUB), 1010, "behind the first use at 1000");
+        assert_eq!(p.free_cycle(), 1020);
+        assert_eq!(p.free_from(100), 110);
+    }
+
+    /// Sustained demand above the rate queues: 100 uses of 2 cycles at cycle 0 end at 200.
+    #[test]
+    fn overload_spreads_over_slots() {
+        let mut p = Pipe::default();
+        let starts: Vec<u64> = (0..100).map(|_| p.reserve(0, 2 * SUB)).collect();
+        assert_eq!(starts[99], 198);
+        assert_eq!(p.free_cycle(), 200);
     }
 
     #[test]

@@ -93,7 +93,8 @@ struct Sim<'a, 'm> {
     free_slots: Vec<u32>,
     cus: Vec<CuPipes>,
     heap: BinaryHeap<Reverse<(u64, u32, u32)>>,
-    next_group: u64,
+    /// Per XCD, the next work-group it runs (XCD x runs groups x, x + XCDs, ...).
+    next_group: Vec<u64>,
     next_wave_index: u32,
     dispatcher_free: u64,
     pool: Vec<Vec<u32>>,
@@ -138,7 +139,7 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, ms: &mut MemSystem, t:
         free_slots: (0..d.resident_groups() as u32).rev().collect(),
         cus: vec![CuPipes { simd: vec![0; t.core.simds_per_cu as usize], ..CuPipes::default() }; cus.max(1) as usize],
         heap: BinaryHeap::new(),
-        next_group: 0,
+        next_group: (0..t.topology.xcds.max(1) as u64).collect(),
         next_wave_index: 0,
         dispatcher_free: start * SUB,
         pool: Vec::new(),
@@ -174,33 +175,49 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, ms: &mut MemSystem, t:
 }
 
 impl Sim<'_, '_> {
-    /// Admit work-groups wherever they fit, from cycle `at`.
+    /// Admit work-groups wherever they fit, from cycle `at`: group i goes to XCD i mod XCDs
+    /// (MI300's dispatcher hands work-groups to XCDs round-robin by ID: AMD CDNA 3 white paper;
+    /// a single-XCD GPU has one queue), to a CU with room there.
     fn admit_anywhere(&mut self, at: u64) {
-        while self.next_group < self.d.geo.group_count() {
-            let Some((cu, simds)) = self.place.place(&self.needs) else { break };
-            self.start_group(cu, simds, at);
+        loop {
+            let mut placed = false;
+            for x in 0..self.next_group.len() {
+                if self.next_group[x] >= self.d.geo.group_count() {
+                    continue;
+                }
+                let Some((cu, simds)) = self.place.place_in_xcd(x, &self.needs) else { continue };
+                self.start_group(cu, simds, at);
+                placed = true;
+            }
+            if !placed {
+                break;
+            }
         }
     }
 
-    /// Admit work-groups onto `cu` (one of its groups ended at `at`).
+    /// Admit work-groups of `cu`'s XCD onto `cu` (one of its groups ended at `at`).
     fn admit_on(&mut self, cu: usize, at: u64) {
-        while self.next_group < self.d.geo.group_count() {
+        let x = self.place.xcd_of(cu);
+        while self.next_group.get(x).is_some_and(|&g| g < self.d.geo.group_count()) {
             let Some(simds) = self.place.place_on(cu, &self.needs) else { break };
             self.start_group(cu, simds, at);
         }
     }
 
+    /// Start the next work-group of `cu`'s XCD there.
     fn start_group(&mut self, cu: usize, simds: Vec<u32>, at: u64) {
+        let x = self.place.xcd_of(cu);
+        let group = self.next_group[x];
+        self.next_group[x] += self.next_group.len() as u64;
         let rate = self.t.dispatch.workgroups_per_cycle.max(1) as u64;
         let when = (at * SUB).max(self.dispatcher_free);
         self.dispatcher_free = when + SUB / rate;
         let at = when.div_ceil(SUB) + self.t.core.wave_launch_cycles as u64;
         let slot = self.free_slots.pop().unwrap_or(0);
-        let g = self.d.geo.group_at(self.next_group);
+        let g = self.d.geo.group_at(group);
         let wpg = self.d.waves_per_group();
         let waves = create_group_waves(&self.setup, g, self.next_wave_index, slot * wpg, &mut self.pool);
         self.next_wave_index += waves.len() as u32;
-        self.next_group += 1;
         self.stats.groups += 1;
         self.stats.waves += waves.len() as u64;
         self.counters.add(Counter::SqWaves, waves.len() as u64);

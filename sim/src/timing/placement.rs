@@ -31,6 +31,10 @@ pub struct Placement {
     /// CUs in dispatch order.
     order: Vec<usize>,
     cursor: usize,
+    xcds: usize,
+    /// Per XCD, its CUs in dispatch order, and where its next search starts.
+    xcd_order: Vec<Vec<usize>>,
+    xcd_cursor: Vec<usize>,
     simds: u32,
     max_waves: u32,
     vgprs_per_simd: u32,
@@ -42,10 +46,15 @@ impl Placement {
     pub fn new(t: &Timing, compute_units: u32) -> Placement {
         let cus = compute_units.max(1) as usize;
         let simds = t.core.simds_per_cu.max(1);
+        let xcds = t.topology.xcds.max(1) as usize;
+        let order = dispatch_order(cus, xcds, t.topology.shader_engines.max(1) as usize);
         Placement {
             cus: vec![Cu { waves: vec![0; simds as usize], vgprs: vec![0; simds as usize], ..Cu::default() }; cus],
-            order: dispatch_order(cus, t.topology.xcds.max(1) as usize, t.topology.shader_engines.max(1) as usize),
+            order: order.clone(),
             cursor: 0,
+            xcds,
+            xcd_order: (0..xcds).map(|x| order.iter().copied().filter(|&cu| xcd_of(cu, xcds, cus) == x).collect()).collect(),
+            xcd_cursor: vec![0; xcds],
             simds,
             max_waves: t.core.max_waves_per_simd,
             vgprs_per_simd: t.core.vgprs_per_simd,
@@ -71,6 +80,26 @@ impl Placement {
             }
         }
         None
+    }
+
+    /// Place on a CU of XCD `xcd`: its CUs are visited in dispatch order, each XCD with its own
+    /// cursor, so every XCD cycles through all its CUs before reusing one.
+    pub fn place_in_xcd(&mut self, xcd: usize, n: &Needs) -> Option<(usize, Vec<u32>)> {
+        let len = self.xcd_order.get(xcd)?.len();
+        for k in 0..len {
+            let at = (self.xcd_cursor[xcd] + k) % len;
+            let cu = self.xcd_order[xcd][at];
+            if let Some(simds) = self.try_cu(cu, n) {
+                self.xcd_cursor[xcd] = (at + 1) % len;
+                return Some((cu, simds));
+            }
+        }
+        None
+    }
+
+    /// The XCD of `cu` (CUs are numbered XCD by XCD).
+    pub fn xcd_of(&self, cu: usize) -> usize {
+        xcd_of(cu, self.xcds, self.cus.len())
     }
 
     /// Place on `cu` only (after one of its work-groups ended).
@@ -119,6 +148,11 @@ impl Placement {
 /// CUs in the order the dispatcher visits them: shader engines round-robin (XCDs
 /// interleaved), then the CUs within each engine. CU numbers are contiguous per XCD and per
 /// shader engine.
+/// The XCD of `cu` among `cus` CUs numbered XCD by XCD (as the memory system numbers them).
+fn xcd_of(cu: usize, xcds: usize, cus: usize) -> usize {
+    (cu * xcds / cus.max(1)).min(xcds.max(1) - 1)
+}
+
 fn dispatch_order(cus: usize, xcds: usize, engines: usize) -> Vec<usize> {
     let engines = engines.clamp(1, cus);
     let per_engine = cus.div_ceil(engines);

@@ -11,9 +11,8 @@
 //! that working set and on the upper one at 1.25× (it steps within that band).
 
 use super::device_data::DataError;
-use super::{Row, Tolerance};
+use super::{object_dir, run_timed, Row, Tolerance};
 use crate::gpus::{self, GpuConfig};
-use crate::spec::{self, RunOptions, Session};
 use std::path::{Path, PathBuf};
 
 /// One measured point: working set (bytes) and cycles per hop.
@@ -126,29 +125,13 @@ fn chase_spec(workloads: &Path, g: &GpuConfig, ws: u64, spacing: u64, steps: u32
     )
 }
 
-/// The code-object directory of our builds for the GPU's default wave size and mode.
-fn object_dir(g: &GpuConfig) -> String {
-    let p = g.processor.name();
-    if g.processor.family().is_rdna() && p != "gfx1201" {
-        format!("{p}-w{}-{}", g.wave_size, g.mode.to_string().to_lowercase())
-    } else {
-        p.to_string()
-    }
-}
-
 /// Simulated cycles per hop at working set `ws`.
 pub fn simulate(workloads: &Path, g: &GpuConfig, ws: u64) -> Result<f64, String> {
     let spacing = g.timing.as_ref().map_or(64, |t| t.l2.line_bytes.max(64) as u64);
     let ws = ws.div_ceil(spacing) * spacing;
     let steps = 2048;
     let path: PathBuf = workloads.join(format!("latency-{}-{ws}.ron", g.name));
-    let s = spec::parse(&chase_spec(workloads, g, ws, spacing, steps), &path).map_err(|e| e.to_string())?;
-    let opts = RunOptions { gpu: Some(g.name.clone()), code_object: None, seed: 0, timing: true };
-    let mut session = Session::new(&s, &path, &opts).map_err(|e| e.to_string())?;
-    for i in 0..session.dispatch_count() {
-        session.launch(i, 0).map_err(|e| e.to_string())?;
-    }
-    session.device.synchronize();
+    let (session, _) = run_timed(&chase_spec(workloads, g, ws, spacing, steps), &path, g)?;
     let out = session.device.mem.find("out").ok_or("no out buffer")?;
     let cycles = u64::from_le_bytes(out.data[..8].try_into().map_err(|_| "short out buffer")?);
     Ok(cycles as f64 / steps as f64)

@@ -3,11 +3,15 @@
 //! workload with the measured launch configuration in timing mode and lists measured against
 //! simulated values with the tolerance the product promises.
 
+pub mod bandwidth;
 pub mod device_data;
 pub mod latency;
 pub mod vcopy;
 
+use crate::gpus::GpuConfig;
+use crate::spec::{self, RunOptions, Session};
 use serde::Serialize;
+use std::path::Path;
 
 /// How close a simulated value must be.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -52,4 +56,30 @@ impl Row {
             Tolerance::Above => self.simulated > self.measured,
         }
     }
+}
+
+/// The code-object directory of our builds (`workloads/bin/<dir>`) for the GPU's default wave
+/// size and CU/WGP mode.
+pub fn object_dir(g: &GpuConfig) -> String {
+    let p = g.processor.name();
+    if g.processor.family().is_rdna() && p != "gfx1201" {
+        format!("{p}-w{}-{}", g.wave_size, g.mode.to_string().to_lowercase())
+    } else {
+        p.to_string()
+    }
+}
+
+/// Run every dispatch of a generated spec (`path` names it in errors) in timing mode on `g`:
+/// the finished session (buffers readable) and each dispatch's cycles.
+pub fn run_timed(text: &str, path: &Path, g: &GpuConfig) -> Result<(Session, Vec<u64>), String> {
+    let s = spec::parse(text, path).map_err(|e| e.to_string())?;
+    let opts = RunOptions { gpu: Some(g.name.clone()), code_object: None, seed: 0, timing: true };
+    let mut session = Session::new(&s, path, &opts).map_err(|e| e.to_string())?;
+    let mut cycles = Vec::new();
+    for i in 0..session.dispatch_count() {
+        let stats = session.launch(i, 0).map_err(|e| e.to_string())?;
+        cycles.push(stats.cycles.unwrap_or(0));
+    }
+    session.device.synchronize();
+    Ok((session, cycles))
 }
