@@ -143,7 +143,7 @@ pub fn simulate(workloads: &Path, g: &GpuConfig, ws: u64) -> Result<f64, String>
     let steps = 2048;
     let path: PathBuf = workloads.join(format!("latency-{}-{ws}.ron", g.name));
     let s = spec::parse(&chase_spec(workloads, g, ws, spacing, steps), &path).map_err(|e| e.to_string())?;
-    let opts = RunOptions { gpu: Some(g.name.clone()), code_object: None, seed: 0, timing: true };
+    let opts = RunOptions { gpu: Some(g.name.clone()), code_object: None, seed: 0, timing: true, ..RunOptions::default() };
     let mut session = Session::new(&s, &path, &opts).map_err(|e| e.to_string())?;
     for i in 0..session.dispatch_count() {
         session.launch(i, 0).map_err(|e| e.to_string())?;
