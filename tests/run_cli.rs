@@ -189,13 +189,13 @@ fn timing_mode_reports_cycles_and_counters() {
 }
 
 #[test]
-fn counters_need_timing_mode_and_traces_are_refused_for_now() {
+fn counters_and_traces_need_timing_mode() {
     let o = hipscope(&["run", "workloads/vadd.ron", "--gpu", "mi210", "--counters", "x.csv"]);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("--mode timing"), "{}", stderr(&o));
-    let o = hipscope(&["run", "workloads/vadd.ron", "--gpu", "mi210", "--mode", "timing", "--trace", "t.json"]);
+    let o = hipscope(&["run", "workloads/vadd.ron", "--gpu", "mi210", "--trace", "t.json"]);
     assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("not available yet"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--mode timing"), "{}", stderr(&o));
     // A user config without a timing section runs functionally but not with timing.
     let text = std::fs::read_to_string(root().join("configs/mi210.ron")).unwrap();
     let cut = text.find("    timing: Some((").unwrap();

@@ -10,7 +10,7 @@ type Timings = Vec<(Option<u64>, Option<Vec<(String, u64)>>)>;
 fn run(spec_file: &str, gpu: &str, seed: u64) -> Timings {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(spec_file);
     let s = spec::load(&path).expect("spec");
-    let opts = RunOptions { gpu: Some(gpu.into()), code_object: None, seed, timing: true };
+    let opts = RunOptions { gpu: Some(gpu.into()), code_object: None, seed, timing: true, ..RunOptions::default() };
     let r = spec::run(&s, &path, &opts).expect("run");
     assert!(r.passed(), "{spec_file} on {gpu}");
     r.dispatches.into_iter().map(|d| (d.cycles, d.counters)).collect()

@@ -27,7 +27,7 @@ fn spec_path(file: &str) -> PathBuf {
 fn verified_session(file: &str, gpu: &str, key: &str) -> Result<(Session, u64), String> {
     let path = spec_path(file);
     let s = spec::load(&path).map_err(|e| e.to_string())?;
-    let opts = RunOptions { gpu: Some(gpu.into()), code_object: Some(key.into()), seed: 0, timing: true };
+    let opts = RunOptions { gpu: Some(gpu.into()), code_object: Some(key.into()), seed: 0, timing: true, ..RunOptions::default() };
     let report = spec::run(&s, &path, &opts).map_err(|e| e.to_string())?;
     if let Some(c) = report.checks.iter().find(|c| !c.ok) {
         return Err(format!("check {} failed: {}", c.buffer, c.detail));

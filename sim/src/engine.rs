@@ -29,11 +29,20 @@ pub struct EngineOptions {
     pub max_wave_instructions: u64,
     /// Most instructions a wave runs before the scheduler picks again.
     pub quantum: u32,
+    /// Timing mode: cycles without an instruction issued or a wave ended before the watchdog
+    /// stops the dispatch with a kernel fault (0: never).
+    pub watchdog_cycles: u64,
 }
 
 impl Default for EngineOptions {
     fn default() -> EngineOptions {
-        EngineOptions { seed: 0, max_resident_groups: 32, max_wave_instructions: 50_000_000, quantum: 64 }
+        EngineOptions {
+            seed: 0,
+            max_resident_groups: 32,
+            max_wave_instructions: 50_000_000,
+            quantum: 64,
+            watchdog_cycles: crate::timing::engine::DEFAULT_WATCHDOG_CYCLES,
+        }
     }
 }
 
@@ -126,7 +135,7 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions) 
             }
             // Only reachable when every live wave waits at a barrier that cannot complete.
             let Some(w) = res.any_wave() else { break };
-            return Err(fault(d, w, FaultKind::Deadlock("no wave is ready and no barrier can complete".into())));
+            return Err(fault(d, w, FaultKind::Deadlock(res.describe_waits())));
         }
         let pick = rng.random_range(0..res.ready.len());
         let quantum = rng.random_range(1..=opts.quantum.max(1));
@@ -209,6 +218,22 @@ impl Residency {
 
     fn any_wave(&self) -> Option<&Wave> {
         self.slots.iter().flatten().flat_map(|g| g.waves.first()).next()
+    }
+
+    /// What every live wave waits on, one line each (the format of timing-mode reports).
+    fn describe_waits(&self) -> String {
+        let lines = self.slots.iter().flatten().flat_map(|g| {
+            let live = g.waves.iter().filter(|w| w.status != WaveStatus::Done).count();
+            let arrived = g.waves.iter().filter(|w| w.status == WaveStatus::AtBarrier).count();
+            g.waves.iter().filter(|w| w.status != WaveStatus::Done).map(move |w| {
+                let what = match w.status {
+                    WaveStatus::AtBarrier => format!("at s_barrier: {arrived} of {live} live waves of its work-group arrived"),
+                    _ => "ready".to_string(),
+                };
+                (w.id, w.pc, what)
+            })
+        });
+        crate::fault::wave_list("no wave is ready and no barrier can complete; live waves:", lines)
     }
 }
 

@@ -9,7 +9,7 @@ use crate::kernel::{KernelError, LoadedKernel};
 use crate::gpus::{GpuConfig, Timing};
 use crate::memory::{Memory, MemoryKind};
 use crate::memsys::MemSystem;
-use crate::timing::{self, engine::TimingOptions};
+use crate::timing::{self, engine::TimingOptions, trace::Trace};
 use hipscope_isa::codeobj::CodeObject;
 use hipscope_isa::decode::Ctx;
 use hipscope_isa::Processor;
@@ -100,6 +100,12 @@ impl Device {
     /// Run `kernel` with user arguments `args` (each the argument's bytes, in metadata order
     /// of the non-hidden arguments).
     pub fn launch(&mut self, kernel: &LoadedKernel, geo: Geometry, args: &[Vec<u8>], opts: &EngineOptions) -> Result<DispatchStats, LaunchError> {
+        self.launch_traced(kernel, geo, args, opts, None)
+    }
+
+    /// [`Device::launch`], reporting to `trace` what happens (timing mode only; a functional
+    /// launch has no timeline to show).
+    pub fn launch_traced(&mut self, kernel: &LoadedKernel, geo: Geometry, args: &[Vec<u8>], opts: &EngineOptions, trace: Option<&mut Trace>) -> Result<DispatchStats, LaunchError> {
         let queue = *self.queue.get_or_insert_with(|| place_queue(&mut self.mem, &self.apertures));
         let kernarg = self.build_kernarg(kernel, args, &geo, queue)?;
         let d = &kernel.descriptor;
@@ -141,8 +147,8 @@ impl Device {
         let stats = match &mut self.timing {
             None => run(&dispatch, &mut env, &mut self.mem, opts),
             Some(t) => {
-                let topts = TimingOptions { seed: opts.seed, max_wave_instructions: opts.max_wave_instructions };
-                timing::engine::run(&dispatch, &mut env, &mut self.mem, &mut t.ms, &t.cfg, t.compute_units, t.clock, &topts).map(|r| {
+                let topts = TimingOptions { seed: opts.seed, max_wave_instructions: opts.max_wave_instructions, watchdog_cycles: opts.watchdog_cycles };
+                timing::engine::run(&dispatch, &mut env, &mut self.mem, &mut t.ms, &t.cfg, t.compute_units, t.clock, &topts, trace).map(|r| {
                     t.clock = r.end;
                     let mut s = r.stats;
                     s.cycles = Some(r.cycles);

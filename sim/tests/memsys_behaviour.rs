@@ -5,7 +5,7 @@
 use hipscope_sim::counters::Counter;
 use hipscope_sim::gpus;
 use hipscope_sim::memory::{Memory, MemoryKind};
-use hipscope_sim::memsys::{MemSystem, OpKind, OpSpec, Policy, Unit};
+use hipscope_sim::memsys::{Level, MemSystem, OpKind, OpResult, OpSpec, Policy, Unit};
 
 fn system(gpu: &str) -> (MemSystem, u32) {
     let g = gpus::builtin(gpu).unwrap();
@@ -141,4 +141,43 @@ fn unmapped_lanes_are_reported() {
     let e = ms.read(&mem, 3, 0x10, &mut b).unwrap_err();
     assert_eq!(e.address, 0x10);
     ms.end(&mut mem);
+}
+
+/// One access of one lane; the result says which level served it.
+fn access(ms: &mut MemSystem, mem: &mut Memory, unit: Unit, kind: OpKind, cu: usize, a: u64, at: u64) -> OpResult {
+    ms.begin(OpSpec { cu, unit, kind, policy: Policy::default(), at });
+    let mut b = [0u8; 4];
+    match kind {
+        OpKind::Load => ms.read(mem, 0, a, &mut b).unwrap(),
+        _ => ms.write(mem, 0, a, &b).unwrap(),
+    }
+    ms.end(mem)
+}
+
+/// The level an access reports is where its line really was: cold memory, then the MALL
+/// for another XCD (the memory-side cache filled on the first read), the L2 for a neighbour
+/// CU, the L1 for the same CU; stores are acknowledged by the L2; scalar loads hit the
+/// scalar cache.
+#[test]
+fn accesses_report_the_level_that_served_them() {
+    let (mut ms, cus) = system("mi300x");
+    let mut mem = Memory::new();
+    let a = mem.alloc("x", 4096, MemoryKind::Device);
+    let (cu0, cu_near, cu_far) = (0usize, 1usize, cus as usize - 1);
+    assert_eq!(ms.xcd_of(cu0), ms.xcd_of(cu_near));
+    assert_ne!(ms.xcd_of(cu0), ms.xcd_of(cu_far));
+    let load = |ms: &mut MemSystem, mem: &mut Memory, cu, at| access(ms, mem, Unit::Vector, OpKind::Load, cu, a, at);
+    let first = load(&mut ms, &mut mem, cu0, 0);
+    assert_eq!(first.level, Some(Level::Dram));
+    assert_eq!(first.lines[Level::Dram as usize], 1);
+    assert_eq!(first.lines.iter().sum::<u32>(), 1, "one lane, one line");
+    assert_eq!(load(&mut ms, &mut mem, cu0, 5000).level, Some(Level::L1));
+    assert_eq!(load(&mut ms, &mut mem, cu_near, 5000).level, Some(Level::L2));
+    assert_eq!(load(&mut ms, &mut mem, cu_far, 5000).level, Some(Level::Mall));
+    assert_eq!(access(&mut ms, &mut mem, Unit::Vector, OpKind::Store, cu0, a, 6000).level, Some(Level::L2));
+    assert_eq!(access(&mut ms, &mut mem, Unit::Scalar, OpKind::Load, cu0, a + 256, 7000).level, Some(Level::Dram));
+    assert_eq!(access(&mut ms, &mut mem, Unit::Scalar, OpKind::Load, cu0, a + 256, 9000).level, Some(Level::Scalar));
+    ms.begin(OpSpec { cu: cu0, unit: Unit::Vector, kind: OpKind::Load, policy: Policy::default(), at: 9000 });
+    let none = ms.end(&mut mem);
+    assert_eq!((none.level, none.lines), (None, [0; Level::COUNT]), "no lane touched memory");
 }

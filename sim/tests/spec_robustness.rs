@@ -82,7 +82,7 @@ fn check_one(path: &Path) -> (bool, bool) {
     if !small(&s) {
         return (true, false);
     }
-    let opts = RunOptions { gpu: Some("mi210".into()), code_object: Some("gfx90a".into()), seed: 1, timing: false };
+    let opts = RunOptions { gpu: Some("mi210".into()), code_object: Some("gfx90a".into()), seed: 1, timing: false, ..RunOptions::default() };
     match spec::run(&s, path, &opts) {
         Ok(_) => (true, true),
         Err(e) => {

@@ -1,14 +1,18 @@
 //! `hipscope run SPEC.ron`: run a launch spec and check its expectations.
 //!
 //! Exit status: 0 every expectation holds, 1 one failed, 2 bad input (spec, GPU, code object),
-//! 3 a kernel faulted (one line: kernel, wave, PC, address/instruction).
+//! 3 a kernel faulted (kernel, wave, PC, address/instruction; deadlock and watchdog reports
+//! add one line per waiting wave).
 
 use super::CliError;
 use hipscope_sim::exec::Fidelity;
 use hipscope_sim::spec::{self, Report, RunError, RunOptions};
+use hipscope_sim::timing::engine::DEFAULT_WATCHDOG_CYCLES;
+use hipscope_sim::timing::trace::{self, Trace};
 use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Simulation mode.
@@ -46,9 +50,21 @@ pub struct Args {
     /// Performance counters as CSV, one row per dispatch (timing mode).
     #[arg(long, value_name = "FILE.csv")]
     pub counters: Option<PathBuf>,
-    /// Execution trace as JSON (timing mode; not available yet).
+    /// Timeline of a timing run as Chrome trace-event JSON (open it in Perfetto or
+    /// chrome://tracing): dispatches; per shader engine, CU and SIMD the waves' lifetimes with
+    /// their stalls (s_waitcnt, s_barrier, s_sleep); per CU every memory access from issue to
+    /// completion with the level that served it (L1/L0, scalar cache, GL1, L2, MALL, DRAM).
     #[arg(long, value_name = "FILE.json")]
     pub trace: Option<PathBuf>,
+    /// Most timeline events --trace writes; later ones are counted, not written (a warning
+    /// and the trace's `otherData` say how many). [default: 5000000]
+    #[arg(long, value_name = "N")]
+    pub trace_limit: Option<u64>,
+    /// Timing mode: stop with a kernel fault (exit 3) listing what every wave waits on after
+    /// this many cycles without an instruction issued or a wave ended; 0 turns the watchdog
+    /// off. [default: 10000000]
+    #[arg(long, value_name = "N")]
+    pub watchdog_cycles: Option<u64>,
 }
 
 pub fn run(args: &Args) -> Result<ExitCode, CliError> {
@@ -56,20 +72,63 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     if !timing && args.counters.is_some() {
         return Err(CliError::BadInput("--counters: counters come from the timing model; add --mode timing".into()));
     }
-    if args.trace.is_some() {
-        return Err(CliError::BadInput("--trace: execution traces are not available yet".into()));
-    }
-    let opts = RunOptions { gpu: args.gpu.clone(), code_object: args.code_object.clone(), seed: args.seed, timing };
-    let report = spec::run_file(&args.spec, &opts).map_err(|e| match e {
+    check_timing_flags(args, timing)?;
+    let opts = RunOptions { gpu: args.gpu.clone(), code_object: args.code_object.clone(), seed: args.seed, timing, watchdog_cycles: args.watchdog_cycles };
+    let (result, traced) = match &args.trace {
+        None => (spec::run_file(&args.spec, &opts), None),
+        Some(path) => run_traced(args, path, &opts)?,
+    };
+    let report = result.map_err(|e| match e {
         RunError::Spec(e) => CliError::BadInput(e.to_string()),
         fault @ RunError::Fault { .. } => CliError::Fault(fault.to_string()),
     })?;
     if let Some(path) = &args.counters {
         std::fs::write(path, counters_csv(&report)).map_err(|e| CliError::BadInput(format!("{}: cannot write: {e}", path.display())))?;
     }
-    let out = if args.json { json_report(&report, args.fidelity) } else { text_report(&report, args.fidelity) };
+    let mut out = if args.json { json_report(&report, args.fidelity) } else { text_report(&report, args.fidelity) };
+    if let (Some(s), Some(path), false) = (traced, &args.trace, args.json) {
+        let _ = writeln!(out, "trace: {} ({} events)", path.display(), s.events);
+    }
     print!("{out}");
     Ok(if report.passed() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// Flags that only mean something with `--mode timing` (or with another flag).
+fn check_timing_flags(args: &Args, timing: bool) -> Result<(), CliError> {
+    if !timing && args.trace.is_some() {
+        return Err(CliError::BadInput("--trace: traces show the timing model's timeline; add --mode timing".into()));
+    }
+    if !timing && args.watchdog_cycles.is_some() {
+        return Err(CliError::BadInput("--watchdog-cycles: the watchdog counts cycles of the timing model; add --mode timing".into()));
+    }
+    match args.trace_limit {
+        Some(_) if args.trace.is_none() => Err(CliError::BadInput("--trace-limit: only with --trace FILE.json".into())),
+        Some(0) => Err(CliError::BadInput("--trace-limit: must be at least 1".into())),
+        _ => Ok(()),
+    }
+}
+
+/// Run with a trace written to `path`. The trace is closed even when a kernel faults: the
+/// timeline up to a fault (a watchdog stop, say) is what one wants to look at then.
+fn run_traced(args: &Args, path: &Path, opts: &RunOptions) -> Result<(Result<Report, RunError>, Option<trace::Summary>), CliError> {
+    let cannot = |e: std::io::Error| CliError::BadInput(format!("{}: cannot write: {e}", path.display()));
+    let file = std::fs::File::create(path).map_err(cannot)?;
+    let limit = args.trace_limit.unwrap_or(trace::DEFAULT_LIMIT);
+    let mut tr = Trace::new(Box::new(BufWriter::new(file)), limit);
+    let result = spec::run_file_traced(&args.spec, opts, Some(&mut tr));
+    let mut extra = Map::new();
+    extra.insert("spec".into(), json!(args.spec.display().to_string()));
+    extra.insert("seed".into(), json!(args.seed));
+    extra.insert("watchdog_cycles".into(), json!(args.watchdog_cycles.unwrap_or(DEFAULT_WATCHDOG_CYCLES)));
+    if let Ok(r) = &result {
+        extra.insert("gpu".into(), json!(r.gpu.name));
+        extra.insert("target".into(), json!(r.target));
+    }
+    let summary = tr.finish(&extra).map_err(cannot)?;
+    if summary.dropped > 0 {
+        eprintln!("hipscope: warning: {}: stopped at --trace-limit {} events; {} later events are not in the trace", path.display(), summary.limit, summary.dropped);
+    }
+    Ok((result, Some(summary)))
 }
 
 fn text_report(r: &Report, fidelity: bool) -> String {

@@ -77,7 +77,7 @@ pub fn run_spec(path: &Path, timing: bool, out: &mut BTreeMap<(String, String), 
         let outcome = match gpu_for(&dir.join(rel)) {
             Err(e) => Outcome::Error(e),
             Ok(gpu) => {
-                let opts = RunOptions { gpu: Some(gpu), code_object: Some(key.to_string()), seed: 0, timing };
+                let opts = RunOptions { gpu: Some(gpu), code_object: Some(key.to_string()), seed: 0, timing, ..RunOptions::default() };
                 match spec::run(&s, path, &opts) {
                     Ok(r) => match r.checks.iter().find(|c| !c.ok) {
                         None => Outcome::Ok,

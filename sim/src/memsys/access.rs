@@ -53,7 +53,28 @@ pub struct OpSpec {
     pub at: u64,
 }
 
-/// When an access completed.
+/// Where an access's data came from (loads, atomics) or where its write was acknowledged
+/// (stores), from the nearest level to the farthest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// The CU's vector L1 (GL0 on RDNA).
+    L1 = 0,
+    /// The scalar cache.
+    Scalar = 1,
+    /// The shader array's GL1 (RDNA).
+    Gl1 = 2,
+    L2 = 3,
+    /// The memory-side cache (MI300 Infinity Cache, RDNA Infinity Cache).
+    Mall = 4,
+    Dram = 5,
+}
+
+impl Level {
+    pub const COUNT: usize = 6;
+    pub const ALL: [Level; Level::COUNT] = [Level::L1, Level::Scalar, Level::Gl1, Level::L2, Level::Mall, Level::Dram];
+}
+
+/// When an access completed, and which levels served it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OpResult {
     /// Loads: the last lane's data is in registers; stores and atomics: the last write is
@@ -61,6 +82,11 @@ pub struct OpResult {
     pub done: u64,
     /// Vector L1 tag accesses it took.
     pub tag_accesses: u64,
+    /// The farthest level any of its lines went to (`None`: no lane touched memory).
+    pub level: Option<Level>,
+    /// Lines (the access's granules: L1 lines for loads, write blocks for stores) served by
+    /// each level, indexed by `Level as usize`.
+    pub lines: [u32; Level::COUNT],
 }
 
 /// Where an open line's bytes are.
@@ -88,6 +114,7 @@ pub(super) struct OpState {
     done: u64,
     lanes: Vec<LaneAccess>,
     open: Vec<Open>,
+    lines: [u32; Level::COUNT],
 }
 
 impl MemSystem {
@@ -97,13 +124,22 @@ impl MemSystem {
             Unit::Vector => spec.at.max(self.l1_tags.get(spec.cu).map_or(0, |p| p.free_from(spec.at))),
             Unit::Scalar => spec.at,
         };
-        let mut st = self.op.take().unwrap_or_else(|| OpState { spec, start, opens: 0, done: spec.at, lanes: Vec::with_capacity(64), open: Vec::with_capacity(16) });
+        let mut st = self.op.take().unwrap_or_else(|| OpState {
+            spec,
+            start,
+            opens: 0,
+            done: spec.at,
+            lanes: Vec::with_capacity(64),
+            open: Vec::with_capacity(16),
+            lines: [0; Level::COUNT],
+        });
         st.spec = spec;
         st.start = start;
         st.opens = 0;
         st.done = spec.at;
         st.lanes.clear();
         st.open.clear();
+        st.lines = [0; Level::COUNT];
         self.op = Some(st);
         self.read_lines.clear();
     }
@@ -163,7 +199,7 @@ impl MemSystem {
     pub fn end(&mut self, mem: &mut Memory) -> OpResult {
         self.apply_pending(mem);
         let Some(st) = self.op.take() else {
-            return OpResult { done: 0, tag_accesses: 0 };
+            return OpResult { done: 0, tag_accesses: 0, level: None, lines: [0; Level::COUNT] };
         };
         let mut done = st.done;
         let mut tags = 0;
@@ -180,8 +216,15 @@ impl MemSystem {
             // after the first.
             done = done.max(st.start + l.block_cycles.saturating_sub(1) / apc + v.hit_latency_cycles as u64);
         }
+        let level = Level::ALL.iter().rev().copied().find(|&l| st.lines[l as usize] > 0);
+        let lines = st.lines;
         self.op = Some(st);
-        OpResult { done, tag_accesses: tags }
+        OpResult { done, tag_accesses: tags, level, lines }
+    }
+
+    /// The line being opened went as far as `level`.
+    pub(super) fn reached(&mut self, level: Level) {
+        self.line_level = self.line_level.max(Some(level));
     }
 
     /// How the L2 treats this access. With several L2s in one agent (MI300), atomics are
@@ -215,6 +258,7 @@ impl MemSystem {
         let apc = self.cfg.vector_l1.accesses_per_cycle.max(1) as u64;
         let t = st.start + st.opens / apc;
         st.opens += 1;
+        self.line_level = None;
         let (home, ready) = match (st.spec.unit, st.spec.kind) {
             (Unit::Vector, OpKind::Load) => self.open_load(mem, &st.spec, key, mode, t),
             (Unit::Scalar, OpKind::Load) => self.open_scalar(mem, &st.spec, key, mode, t),
@@ -222,6 +266,9 @@ impl MemSystem {
             (_, OpKind::Atomic { returns }) => self.open_atomic(mem, &st.spec, key, mode, returns, t),
         };
         st.done = st.done.max(ready);
+        if let Some(l) = self.line_level {
+            st.lines[l as usize] += 1;
+        }
         let o = Open { key, home, mode };
         st.open.push(o);
         o
@@ -233,6 +280,7 @@ impl MemSystem {
         if !spec.policy.bypass_l1 {
             if let Some(s) = self.l1[cu].find(key) {
                 self.l1[cu].touch(s);
+                self.reached(Level::L1);
                 return (Home::L1(s), (t + l1lat).max(self.l1[cu].ready_cycle(s) + l1lat));
             }
         } else if let Some(s) = self.l1[cu].find(key) {
@@ -269,6 +317,7 @@ impl MemSystem {
             self.counters.inc(Counter::Gl1cReq);
             if let Some(s) = self.gl1[a].find(key) {
                 self.gl1[a].touch(s);
+                self.reached(Level::Gl1);
                 let r = (t + g.hit_latency_cycles as u64).max(self.gl1[a].ready_cycle(s) + g.hit_latency_cycles as u64);
                 return (Home::Gl1(s), r);
             }
@@ -292,6 +341,7 @@ impl MemSystem {
         self.counters.inc(Counter::SqcDcacheReq);
         if let Some(s) = self.scalar[k].find(key) {
             self.scalar[k].touch(s);
+            self.reached(Level::Scalar);
             return (Home::Scalar(s), (t + lat).max(self.scalar[k].ready_cycle(s) + lat));
         }
         self.counters.inc(Counter::SqcDcacheMiss);
@@ -319,7 +369,9 @@ impl MemSystem {
             L2Mode::Uncached => {
                 self.counters.inc(Counter::TccReq);
                 self.counters.inc(Counter::TccWrite);
-                (Home::Memory, self.uncached_write_time(key, bytes, t))
+                let (ack, level) = self.uncached_write_time(key, bytes, t);
+                self.reached(level);
+                (Home::Memory, ack)
             }
             _ => {
                 let (s, ack) = self.l2_request(mem, xcd, key, bytes, L2Op::Write, t);
@@ -367,13 +419,14 @@ impl MemSystem {
     }
 
     /// Time of a write that goes to memory (uncached or written through): counted as a memory
-    /// write request, timed on DRAM. Returns the acknowledgement cycle.
-    fn uncached_write_time(&mut self, key: u64, bytes: u32, t: u64) -> u64 {
+    /// write request, timed on DRAM. Returns the acknowledgement cycle and who acknowledged.
+    fn uncached_write_time(&mut self, key: u64, bytes: u32, t: u64) -> (u64, Level) {
         self.counters.inc(Counter::TccEaWrreq);
         if bytes >= 64 {
             self.counters.inc(Counter::TccEaWrreq64b);
         }
-        self.memory_time(key, bytes, t, true) + self.cfg.l2.hit_latency_cycles as u64
+        let (t, level) = self.memory_time(key, bytes, t, true);
+        (t + self.cfg.l2.hit_latency_cycles as u64, level)
     }
 
     /// Copy bytes at `address` out of `home` (a slot of one of `cu`'s caches, or memory).

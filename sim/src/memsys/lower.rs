@@ -4,7 +4,7 @@ use super::cache::{mask_of, Evicted};
 use super::channel;
 use super::mtype::L2Mode;
 use super::pipe::occupancy;
-use super::MemSystem;
+use super::{Level, MemSystem};
 use crate::counters::Counter;
 use crate::memory::Memory;
 
@@ -50,18 +50,22 @@ impl MemSystem {
     }
 
     /// Time a read of `bytes` at `line` from memory (MALL, then DRAM), starting at `at`;
-    /// returns when the data is at the L2.
+    /// returns when the data is at the L2. Reads are on the current access's data path, so
+    /// the level that answered is recorded for it.
     pub(super) fn memory_read_time(&mut self, line: u64, bytes: u32, at: u64) -> u64 {
         let req = self.cfg.l2.memory_read_request_bytes.max(1);
         self.counters.add(Counter::TccEaRdreq, bytes.div_ceil(req) as u64);
         if req == 32 {
             self.counters.add(Counter::TccEaRdreq32b, bytes.div_ceil(req) as u64);
         }
-        self.memory_time(line, bytes, at, false)
+        let (t, level) = self.memory_time(line, bytes, at, false);
+        self.reached(level);
+        t
     }
 
-    /// MALL lookup and DRAM channel time of a memory access.
-    pub(super) fn memory_time(&mut self, line: u64, bytes: u32, at: u64, write: bool) -> u64 {
+    /// MALL lookup and DRAM channel time of a memory access: when it is done, and whether
+    /// the MALL or DRAM answered.
+    pub(super) fn memory_time(&mut self, line: u64, bytes: u32, at: u64, write: bool) -> (u64, Level) {
         let ch = self.dram_channel(line);
         let mut t = at;
         if let (Some(mall), Some(m)) = (self.mall.as_mut(), self.cfg.mall.as_ref()) {
@@ -70,7 +74,7 @@ impl MemSystem {
             if let Some(s) = mall.find(line) {
                 mall.touch(s);
                 self.counters.inc(Counter::MallHit);
-                return t;
+                return (t, Level::Mall);
             }
             self.counters.inc(Counter::MallMiss);
             // Memory-side: reads and writes allocate; DRAM traffic is charged now.
@@ -78,7 +82,7 @@ impl MemSystem {
         }
         let start = self.dram[ch].reserve(t, occupancy(bytes as u64, self.dram_bytes_per_cycle_per_channel));
         self.counters.add(if write { Counter::DramWriteBytes } else { Counter::DramReadBytes }, bytes as u64);
-        start + self.cfg.dram.latency_cycles as u64
+        (start + self.cfg.dram.latency_cycles as u64, Level::Dram)
     }
 
     /// Write the dirty bytes of a line below the L2 at `at`: counted as memory write requests
@@ -132,6 +136,7 @@ impl MemSystem {
                 if !merged {
                     self.counters.inc(Counter::TccHit);
                 }
+                self.reached(Level::L2);
                 self.l2[xcd].touch(s);
                 return (s, (start + lat).max(self.l2[xcd].ready_cycle(s)));
             }
@@ -149,6 +154,8 @@ impl MemSystem {
             }
         };
         if op == L2Op::Write {
+            // A write miss allocates without a fetch: the L2 alone acknowledges it.
+            self.reached(Level::L2);
             return (slot, start + lat);
         }
         let lb = self.l2[xcd].line_bytes();

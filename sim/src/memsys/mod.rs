@@ -34,7 +34,7 @@ use pipe::Pipe;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-pub use access::{OpKind, OpResult, OpSpec, Policy, Unit};
+pub use access::{Level, OpKind, OpResult, OpSpec, Policy, Unit};
 
 impl std::fmt::Debug for MemSystem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -99,6 +99,9 @@ pub struct MemSystem {
     pending: Vec<cache::Evicted>,
     /// (XCD, L2 line) read by the current wave access (its later reads of a line merge).
     read_lines: Vec<(usize, u64)>,
+    /// The farthest level the line being opened has gone to (reported per access, so that
+    /// clients such as traces can say which level served it).
+    line_level: Option<Level>,
 }
 
 impl MemSystem {
@@ -140,6 +143,7 @@ impl MemSystem {
             op: None,
             pending: Vec::new(),
             read_lines: Vec::new(),
+            line_level: None,
         }
     }
 

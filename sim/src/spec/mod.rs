@@ -22,4 +22,4 @@ pub mod values;
 pub use error::SpecError;
 pub use expect::Check;
 pub use model::Spec;
-pub use runner::{load, parse, run, run_file, DispatchReport, OpcodeFidelity, Report, RunError, RunOptions, Session};
+pub use runner::{load, parse, run, run_file, run_file_traced, run_traced, DispatchReport, OpcodeFidelity, Report, RunError, RunOptions, Session};

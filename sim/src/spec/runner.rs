@@ -15,6 +15,7 @@ use crate::gpus::{GpuConfig, Mode};
 use crate::kernel::{CodeSlot, LoadedKernel};
 use crate::launch::{Device, LaunchError};
 use crate::memory::MemoryKind;
+use crate::timing::trace::Trace;
 use crate::Geometry;
 use hipscope_isa::tables::OPCODE_NAMES;
 use std::collections::{BTreeMap, HashMap};
@@ -36,6 +37,8 @@ pub struct RunOptions {
     pub seed: u64,
     /// `--mode timing`: simulate the GPU's pipelines and memory system.
     pub timing: bool,
+    /// `--watchdog-cycles N` (timing mode; `None`: the engine's default, 0: no watchdog).
+    pub watchdog_cycles: Option<u64>,
 }
 
 /// What one dispatch did.
@@ -134,8 +137,13 @@ pub fn parse(text: &str, path: &Path) -> Result<Spec, SpecError> {
 
 /// Load and run a spec file.
 pub fn run_file(path: &Path, opts: &RunOptions) -> Result<Report, RunError> {
+    run_file_traced(path, opts, None)
+}
+
+/// Load and run a spec file, reporting the timeline of a timing run to `trace`.
+pub fn run_file_traced(path: &Path, opts: &RunOptions, trace: Option<&mut Trace>) -> Result<Report, RunError> {
     let spec = load(path)?;
-    run(&spec, path, opts)
+    run_traced(&spec, path, opts, trace)
 }
 
 /// A buffer on the device.
@@ -166,6 +174,7 @@ pub struct Session {
     placed: BTreeMap<String, Placed>,
     initial: BTreeMap<String, Vec<u8>>,
     prepared: Vec<Prepared>,
+    watchdog_cycles: Option<u64>,
 }
 
 impl Session {
@@ -199,6 +208,7 @@ impl Session {
             placed,
             initial,
             prepared,
+            watchdog_cycles: opts.watchdog_cycles,
         })
     }
 
@@ -208,20 +218,33 @@ impl Session {
 
     /// Launch dispatch `i` (buffers keep whatever earlier launches left in them).
     pub fn launch(&mut self, i: usize, seed: u64) -> Result<crate::engine::DispatchStats, RunError> {
+        self.launch_traced(i, seed, None)
+    }
+
+    /// [`Session::launch`], reporting a timing run's timeline to `trace`.
+    pub fn launch_traced(&mut self, i: usize, seed: u64, trace: Option<&mut Trace>) -> Result<crate::engine::DispatchStats, RunError> {
         let at = At { file: &self.path };
         let p = self.prepared.get(i).ok_or_else(|| at.err("dispatches", format!("no dispatch {i}")))?;
-        let opts = EngineOptions { seed, ..EngineOptions::default() };
-        self.device.launch(&p.kernel, p.geo, &p.args.bytes, &opts).map_err(|e| launch_error(at, i, e, &self.placed))
+        let mut opts = EngineOptions { seed, ..EngineOptions::default() };
+        if let Some(w) = self.watchdog_cycles {
+            opts.watchdog_cycles = w;
+        }
+        self.device.launch_traced(&p.kernel, p.geo, &p.args.bytes, &opts, trace).map_err(|e| launch_error(at, i, e, &self.placed))
     }
 }
 
 /// Run `spec` (read from `path`, which anchors its relative paths).
 pub fn run(spec: &Spec, path: &Path, opts: &RunOptions) -> Result<Report, RunError> {
+    run_traced(spec, path, opts, None)
+}
+
+/// [`run`], reporting the timeline of a timing run to `trace` (all dispatches on one).
+pub fn run_traced(spec: &Spec, path: &Path, opts: &RunOptions, mut trace: Option<&mut Trace>) -> Result<Report, RunError> {
     let mut s = Session::new(spec, path, opts)?;
     let mut reports = Vec::new();
     let mut counts: BTreeMap<&'static str, (u64, Fidelity)> = BTreeMap::new();
     for i in 0..s.prepared.len() {
-        let stats = s.launch(i, opts.seed)?;
+        let stats = s.launch_traced(i, opts.seed, trace.as_deref_mut())?;
         let p = &s.prepared[i];
         add_fidelity(&mut counts, &p.kernel, &stats.opcode_counts);
         let clock = s.gpu.timing.as_ref().map_or(1, |t| t.clock_mhz.max(1));

@@ -9,6 +9,7 @@
 use super::class::{classify, Class, Maintenance};
 use super::placement::{Needs, Placement};
 use super::port::Port;
+use super::trace::{Access, Lane, Layout, MemUnit, Trace};
 use super::waitcnt::{Outstanding, Queue};
 use crate::counters::{Counter, Counters};
 use crate::dispatch::{create_group_waves, WaveSetup};
@@ -29,12 +30,20 @@ use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+mod diagnose;
+
+/// Cycles without progress after which the watchdog stops a run, unless told otherwise.
+pub const DEFAULT_WATCHDOG_CYCLES: u64 = 10_000_000;
+
 /// Limits of a timing run.
 #[derive(Debug, Clone, Copy)]
 pub struct TimingOptions {
     pub seed: u64,
     /// A wave executing more instructions than this is a runaway loop (a kernel fault).
     pub max_wave_instructions: u64,
+    /// The watchdog: this many cycles without an instruction issued or a wave ended is a
+    /// kernel fault listing what every wave waits on (0: no watchdog).
+    pub watchdog_cycles: u64,
 }
 
 /// What a timed dispatch did.
@@ -58,6 +67,10 @@ struct TWave {
     prio: u32,
     start: u64,
     out: Outstanding,
+    /// End of the `s_sleep` it last executed (for diagnostics).
+    sleep_until: u64,
+    /// Where the trace shows it (unused without a trace).
+    lane: Lane,
 }
 
 struct TGroup {
@@ -103,13 +116,27 @@ struct Sim<'a, 'm> {
     stats: DispatchStats,
     counters: Counters,
     last: u64,
+    /// Last cycle an instruction issued or a wave ended (the watchdog's reference).
+    progress: u64,
     opts: TimingOptions,
+    trace: Option<&'m mut Trace>,
 }
 
 /// Run a dispatch with timing, starting at device cycle `t0` (the memory system keeps its
-/// state, including when its pipes are busy, across dispatches on one timeline).
+/// state, including when its pipes are busy, across dispatches on one timeline). With a
+/// `trace`, what happens is reported to it as it happens.
 #[allow(clippy::too_many_arguments)]
-pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, ms: &mut MemSystem, t: &Timing, cus: u32, t0: u64, opts: &TimingOptions) -> Result<TimingResult, KernelFault> {
+pub fn run(
+    d: &Dispatch,
+    env: &mut Env,
+    mem: &mut Memory,
+    ms: &mut MemSystem,
+    t: &Timing,
+    cus: u32,
+    t0: u64,
+    opts: &TimingOptions,
+    mut trace: Option<&mut Trace>,
+) -> Result<TimingResult, KernelFault> {
     let k = d.kernel;
     let lanes = if k.wave64 { 64 } else { 32 };
     let l2s = ms.l2_count();
@@ -125,6 +152,10 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, ms: &mut MemSystem, t:
     let before = ms.counters.clone();
     ms.begin_kernel();
     let start = t0 + t.dispatch.kernel_start_cycles as u64;
+    if let Some(tr) = trace.as_deref_mut() {
+        let layout = Layout { compute_units: cus.max(1), shader_engines: t.topology.shader_engines, xcds: t.topology.xcds, rdna: k.family.is_rdna() };
+        tr.begin_dispatch(&k.name, t.clock_mhz, layout);
+    }
     let mut sim = Sim {
         d,
         t,
@@ -148,14 +179,16 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, ms: &mut MemSystem, t:
         stats: DispatchStats { opcode_counts: vec![0; OPCODE_NAMES.len()], ..Default::default() },
         counters: Counters::default(),
         last: start,
+        progress: start,
         opts: *opts,
+        trace,
     };
     if !sim.place.fits_at_all(&needs) {
         return Err(KernelFault {
             kernel: k.name.clone(),
             wave: crate::fault::WaveId { workgroup: [0; 3], wave: 0 },
             pc: k.entry,
-            kind: FaultKind::Deadlock(format!("a work-group ({} waves, {} VGPRs each, {} bytes of LDS) does not fit on a CU", needs.waves, needs.vgprs, needs.lds_bytes)),
+            kind: FaultKind::Deadlock(format!("no wave can start: {}", diagnose::needs_text(&needs, "does not fit on an empty CU"))),
         });
     }
     sim.admit_anywhere(start);
@@ -171,6 +204,9 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, ms: &mut MemSystem, t:
     }
     counters.set(Counter::GrbmGuiActive, cycles);
     counters.set(Counter::SqBusyCycles, sim.last.saturating_sub(start));
+    if let Some(tr) = sim.trace {
+        tr.end_dispatch(t0, t0 + cycles, sim.stats.groups, sim.stats.waves);
+    }
     Ok(TimingResult { stats: sim.stats, cycles, end: t0 + cycles, counters })
 }
 
@@ -229,7 +265,9 @@ impl Sim<'_, '_> {
         for (i, w) in waves.into_iter().enumerate() {
             let idx = self.d.kernel.index_of(w.pc).unwrap_or(0);
             let prio = if self.opts.seed == 0 { 0 } else { self.rng.random::<u32>() };
-            let tw = TWave { w, group: gid, cu, simd: simds.get(i).copied().unwrap_or(0) as usize, idx, next: at, prio, start: at, out: Outstanding::default() };
+            let simd = simds.get(i).copied().unwrap_or(0) as usize;
+            let lane = self.trace.as_deref_mut().map_or(Lane::default(), |tr| tr.wave_started(cu, simd, at));
+            let tw = TWave { w, group: gid, cu, simd, idx, next: at, prio, start: at, out: Outstanding::default(), sleep_until: 0, lane };
             let id = match self.free_waves.pop() {
                 Some(id) => {
                     self.waves[id] = Some(tw);
@@ -255,22 +293,47 @@ impl Sim<'_, '_> {
                 continue;
             }
             // Run this wave while it stays the earliest.
+            let mut at = t;
             loop {
+                self.watch(id, at, env)?;
                 let next = self.step(id, env, mem)?;
                 let Some(next) = next else { break };
                 let prio = self.waves[id].as_ref().map_or(0, |w| w.prio);
                 let earliest = self.heap.peek().map(|Reverse(k)| (k.0, k.1, k.2));
                 if earliest.is_none_or(|e| (next, prio, id as u32) < e) {
+                    at = next;
                     continue;
                 }
                 self.heap.push(Reverse((next, prio, id as u32)));
                 break;
             }
         }
-        if let Some(w) = self.waves.iter().flatten().find(|w| w.w.status != WaveStatus::Done) {
-            return Err(fault(self.d, &w.w, FaultKind::Deadlock("waves wait at a barrier that can never complete".into())));
+        if let Some(id) = self.waves.iter().position(|w| w.as_ref().is_some_and(|w| w.w.status != WaveStatus::Done)) {
+            let now = self.last;
+            let text = self.describe_waves(now, &env.decode, "every live wave waits and none can resume");
+            return Err(self.fault_at(id, FaultKind::Deadlock(text)));
         }
         Ok(())
+    }
+
+    /// The watchdog, before wave `id` runs at cycle `at`.
+    fn watch(&mut self, id: usize, at: u64, env: &Env) -> Result<(), KernelFault> {
+        let limit = self.opts.watchdog_cycles;
+        if limit == 0 || at <= self.progress.saturating_add(limit) {
+            return Ok(());
+        }
+        let now = self.progress.saturating_add(limit);
+        let heading = format!("at cycle {now}, nothing since cycle {}", self.progress);
+        let waves = self.describe_waves(now, &env.decode, &heading);
+        Err(self.fault_at(id, FaultKind::NoProgress { cycles: limit, waves }))
+    }
+
+    /// A fault located at wave `id` (its kernel, work-group, wave and PC).
+    fn fault_at(&self, id: usize, kind: FaultKind) -> KernelFault {
+        match self.waves.get(id).and_then(Option::as_ref) {
+            Some(tw) => fault(self.d, &tw.w, kind),
+            None => KernelFault { kernel: self.d.kernel.name.clone(), wave: crate::fault::WaveId::default(), pc: self.d.kernel.entry, kind },
+        }
     }
 
     /// Issue the wave's next instruction; returns the wave's next issue cycle, or `None` when
@@ -284,6 +347,9 @@ impl Sim<'_, '_> {
             let ready = tw.out.ready_at(t, &wait);
             if ready > t {
                 self.counters.add(Counter::SqWaitInstAny, ready - t);
+                if let Some(tr) = self.trace.as_deref_mut() {
+                    tr.stall(tw.lane, "s_waitcnt", tw.w.pc, t, ready, &diagnose::outstanding_text(&tw.out, t, &wait));
+                }
                 tw.next = ready;
                 return Ok(Some(ready));
             }
@@ -334,8 +400,15 @@ impl Sim<'_, '_> {
             let mut cx = ExecCtx { wave: &mut tw.w, mem, port: Some(&self.port), lds: group, env };
             execute(&e.sem, &e.inst, &mut cx)
         };
-        let done = mem_op.map(|_| self.port.ms.borrow_mut().end(mem).done);
+        let result = mem_op.map(|_| self.port.ms.borrow_mut().end(mem));
+        let done = result.map(|r| r.done);
         let flow = flow.map_err(|k| fault(self.d, &tw.w, k))?;
+        if let (Some(tr), Some(r), Some(spec)) = (self.trace.as_deref_mut(), result, mem_op) {
+            let unit = if spec.unit == Unit::Vector { MemUnit::Vector } else { MemUnit::Scalar };
+            let a = Access { cu, unit, name: e.inst.mnemonic(), wave: tw.w.id, pc: tw.w.pc, issue, done: r.done, level: r.level, lines: r.lines };
+            tr.access(&a);
+        }
+        self.progress = self.progress.max(issue);
         tw.w.instructions += 1;
         self.stats.instructions += 1;
         self.stats.opcode_counts[e.inst.opcode() as usize] += 1;
@@ -387,7 +460,13 @@ impl Sim<'_, '_> {
             }
             Class::DelayAlu => next = issue + core.valu_dependency_cycles as u64,
             Class::Nop { cycles } => next = issue + (cycles as u64).max(interval),
-            Class::Sleep { cycles } => next = issue + cycles as u64,
+            Class::Sleep { cycles } => {
+                next = issue + cycles as u64;
+                tw.sleep_until = next;
+                if let Some(tr) = self.trace.as_deref_mut() {
+                    tr.stall(tw.lane, "s_sleep", tw.w.pc, issue, next, "");
+                }
+            }
             Class::Cache(m) => {
                 let d = maintain(&self.port, self.t, m, cu, issue, mem);
                 tw.out.push(fam, Queue::Load, d);
@@ -441,11 +520,17 @@ impl Sim<'_, '_> {
             return;
         }
         let at = g.barrier_at + 1;
+        let arrived = g.arrived;
         g.arrived = 0;
         g.barrier_at = 0;
         for &id in &g.waves {
             if let Some(w) = self.waves[id].as_mut() {
                 if w.w.status == WaveStatus::AtBarrier {
+                    if let Some(tr) = self.trace.as_deref_mut() {
+                        // The wave's PC is already past the barrier, a one-dword SOPP.
+                        let detail = format!("{arrived} waves of the work-group");
+                        tr.stall(w.lane, "s_barrier", w.w.pc.saturating_sub(4), w.next, at, &detail);
+                    }
                     w.w.status = WaveStatus::Ready;
                     w.next = at;
                     self.heap.push(Reverse((at, w.prio, id as u32)));
@@ -458,6 +543,10 @@ impl Sim<'_, '_> {
         let Some(tw) = self.waves[id].take() else { return };
         self.counters.add(Counter::SqWaveCycles, end.saturating_sub(tw.start));
         self.last = self.last.max(end);
+        self.progress = self.progress.max(end);
+        if let Some(tr) = self.trace.as_deref_mut() {
+            tr.wave_ended(tw.lane, tw.w.id, tw.start, end, tw.w.instructions);
+        }
         self.pool.push(tw.w.vgpr);
         self.free_waves.push(id);
         let gid = tw.group;

@@ -2,9 +2,11 @@
 //! the memory system ([`crate::memsys`]), and the dispatch takes cycles.
 //!
 //! * [`waitcnt`]: outstanding-operation counters and the wait instructions.
+//! * [`trace`]: Chrome trace-event output of a run (a client of the engine's reports).
 
 pub mod class;
 pub mod engine;
 pub mod placement;
 pub mod port;
+pub mod trace;
 pub mod waitcnt;

@@ -145,6 +145,13 @@ impl Placement {
     }
 }
 
+/// The shader engine of `cu` (CU numbers are contiguous per shader engine, as in
+/// [`dispatch_order`]).
+pub fn shader_engine_of(cu: usize, cus: usize, engines: usize) -> usize {
+    let engines = engines.clamp(1, cus.max(1));
+    cu / cus.max(1).div_ceil(engines)
+}
+
 /// CUs in the order the dispatcher visits them: shader engines round-robin (XCDs
 /// interleaved), then the CUs within each engine. CU numbers are contiguous per XCD and per
 /// shader engine.

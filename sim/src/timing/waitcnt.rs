@@ -26,7 +26,22 @@ pub enum Queue {
     Exp = 4,
 }
 
-const QUEUES: usize = 5;
+pub const QUEUES: usize = 5;
+
+impl Queue {
+    pub const ALL: [Queue; QUEUES] = [Queue::Load, Queue::Store, Queue::Lds, Queue::Smem, Queue::Exp];
+
+    /// What the queue holds, in words (plural).
+    pub fn noun(self) -> &'static str {
+        match self {
+            Queue::Load => "vector loads",
+            Queue::Store => "vector stores",
+            Queue::Lds => "LDS ops",
+            Queue::Smem => "scalar memory ops",
+            Queue::Exp => "exports",
+        }
+    }
+}
 
 /// Bit set of queues.
 pub type QueueSet = u8;
@@ -158,6 +173,11 @@ impl Outstanding {
             }
         }
         ready
+    }
+
+    /// Operations of each queue still outstanding at `now` (indexed by `Queue as usize`).
+    pub fn pending(&self, now: u64) -> [usize; QUEUES] {
+        std::array::from_fn(|q| self.done[q].iter().filter(|&&t| t > now).count())
     }
 
     /// The last completion of anything outstanding.

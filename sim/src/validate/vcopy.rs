@@ -51,7 +51,7 @@ pub fn compare(spec_path: &Path, data: &Path, gpu: &str) -> Result<Vec<Row>, Vco
     let medians = vcopy_counter_medians(data)?;
     let durations = vcopy_duration_medians(data)?;
     let s = spec::load(spec_path).map_err(|e| VcopyError::Run(e.to_string()))?;
-    let opts = RunOptions { gpu: Some(gpu.to_string()), code_object: None, seed: 0, timing: true };
+    let opts = RunOptions { gpu: Some(gpu.to_string()), code_object: None, seed: 0, timing: true, ..RunOptions::default() };
     let report = spec::run(&s, spec_path, &opts).map_err(|e| VcopyError::Run(e.to_string()))?;
     if let Some(c) = report.checks.iter().find(|c| !c.ok) {
         return Err(VcopyError::Run(format!("vcopy gave wrong results: {}", c.detail)));
