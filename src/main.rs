@@ -23,6 +23,8 @@ enum Command {
     Run(cmd::run::Args),
     /// List the built-in GPU configs.
     Gpus(cmd::gpus::Args),
+    /// Compare simulations with real-device measurements (measured vs simulated, ok/MISS).
+    Validate(cmd::validate::Args),
 }
 
 fn main() -> ExitCode {
@@ -32,6 +34,7 @@ fn main() -> ExitCode {
         Command::Disasm(args) => cmd::disasm::run(&args),
         Command::Run(args) => cmd::run::run(&args),
         Command::Gpus(args) => cmd::gpus::run(&args),
+        Command::Validate(args) => cmd::validate::run(&args),
     };
     match result {
         Ok(code) => code,

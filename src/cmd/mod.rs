@@ -6,6 +6,7 @@ pub mod disasm;
 pub mod gpus;
 pub mod info;
 pub mod run;
+pub mod validate;
 
 use std::fmt;
 use std::process::ExitCode;

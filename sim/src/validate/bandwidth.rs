@@ -16,8 +16,8 @@
 //! - DRAM: the same kernel over two fresh buffers (two and four work-groups per CU), so every
 //!   read misses, as it does in steady state on a working set twice the last cache.
 
-use super::device_data::DataError;
-use super::{object_dir, run_timed, Row, Tolerance};
+use super::import::gpu_benches;
+use super::{object_dir, run_timed, Curve, Row, Tolerance};
 use crate::gpus::{self, GpuConfig};
 use std::path::{Path, PathBuf};
 
@@ -73,24 +73,11 @@ pub const GPUS: &[(&str, &str, &str, &[Level])] = &[
     ),
 ];
 
-/// Read a gpu-cache or gpu-l2-cache output. Measurement lines hold sizes followed by `kB`
-/// (gpu-cache: the data set; gpu-l2-cache: one group's share, then the data set) and the
-/// effective bandwidth as the first figure followed by `GB/s`; other lines are headers.
-pub fn read_curve(path: &Path) -> Result<Vec<Point>, DataError> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| DataError { file: file.clone(), what: e.to_string() })?;
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let before = |unit: &'static str| words.windows(2).filter(move |w| w[1] == unit).filter_map(|w| w[0].parse::<f64>().ok()).collect::<Vec<_>>();
-        if let (Some(&kib), Some(&gbs)) = (before("kB").last(), before("GB/s").first()) {
-            out.push((kib * 1024.0, gbs));
-        }
-    }
-    if out.is_empty() {
-        return Err(DataError { file, what: "no measurement lines (`<size> kB ... <bw> GB/s`)".into() });
-    }
-    Ok(out)
+/// The measured curves: gpu-cache (data set → GB/s) and gpu-l2-cache (data set → GB/s).
+fn measured(data: &Path, l1_file: &str, run_file: &str) -> Result<(Vec<Point>, Vec<Point>), String> {
+    let l1 = gpu_benches::read_cache(&data.join(l1_file)).map_err(|e| e.to_string())?;
+    let run = gpu_benches::read_l2_cache(&data.join(run_file)).map_err(|e| e.to_string())?;
+    Ok((l1.iter().map(|p| (p.data_set_bytes, p.bandwidth_gbps)).collect(), run.iter().map(|p| (p.data_set_bytes, p.bandwidth_gbps)).collect()))
 }
 
 /// Total capacity a level offers the whole GPU: the L1 per CU (every group reads the same
@@ -198,12 +185,16 @@ pub fn simulate(workloads: &Path, g: &GpuConfig, l: Level, ws: u64, per_item: u6
     }
 }
 
-/// Plateau rows for one GPU (`per_item` as in [`simulate`]).
-pub fn compare(workloads: &Path, data: &Path, gpu: &str, per_item: u64) -> Result<Vec<Row>, String> {
+/// Elements per work-item of the slice kernels in comparisons: fewer than the benchmark's 32
+/// keeps them quick; the bandwidth being a difference of two dispatches barely depends on it.
+pub const PER_ITEM: u64 = 8;
+
+/// Plateau rows for one GPU.
+pub fn compare(workloads: &Path, data: &Path, gpu: &str) -> Result<Vec<Row>, String> {
+    let per_item = PER_ITEM;
     let (_, l1_file, run_file, levels) = GPUS.iter().find(|(g, ..)| *g == gpu).ok_or_else(|| format!("no bandwidth data for {gpu}"))?;
     let g = gpus::builtin(gpu).map_err(|e| e.to_string())?;
-    let l1_curve = read_curve(&data.join(l1_file)).map_err(|e| e.to_string())?;
-    let run_curve = read_curve(&data.join(run_file)).map_err(|e| e.to_string())?;
+    let (l1_curve, run_curve) = measured(data, l1_file, run_file)?;
     let mut rows = Vec::new();
     for &l in levels.iter() {
         let curve = if l == Level::L1 { &l1_curve } else { &run_curve };
@@ -222,4 +213,44 @@ pub fn compare(workloads: &Path, data: &Path, gpu: &str, per_item: u64) -> Resul
         });
     }
     Ok(rows)
+}
+
+/// Simulated points per curve.
+const CURVE_POINTS: usize = 10;
+
+/// The level whose kernel set-up simulates working set `ws` of the gpu-l2-cache sweep: warm
+/// slices while the data fits (or nearly fits) the last cache, fresh buffers beyond.
+fn run_level(g: &GpuConfig, ws: f64) -> Level {
+    let last = capacity(g, Level::Mall).or_else(|| capacity(g, Level::L2)).unwrap_or(f64::INFINITY);
+    if ws > 2.0 * last {
+        Level::Dram
+    } else {
+        Level::L2
+    }
+}
+
+/// Measured and simulated bandwidth against working set: gpu-cache (one group per CU reading
+/// one data set) and gpu-l2-cache (slices of a working set).
+pub fn curves(workloads: &Path, data: &Path, gpu: &str) -> Result<Vec<Curve>, String> {
+    let (_, l1_file, run_file, _) = GPUS.iter().find(|(g, ..)| *g == gpu).ok_or_else(|| format!("no bandwidth data for {gpu}"))?;
+    let g = gpus::builtin(gpu).map_err(|e| e.to_string())?;
+    let (l1_curve, run_curve) = measured(data, l1_file, run_file)?;
+    let sweep = |curve: &[Point], cap: f64, sim: &dyn Fn(f64) -> Result<f64, String>| -> Result<Vec<Point>, String> {
+        let lo = curve.iter().map(|p| p.0).fold(f64::INFINITY, f64::min).max(4096.0);
+        let hi = curve.iter().map(|p| p.0).fold(0.0, f64::max).min(cap);
+        (0..CURVE_POINTS).filter(|_| hi > lo).map(|i| lo * (hi / lo).powf(i as f64 / (CURVE_POINTS - 1) as f64)).map(|ws| Ok((ws, sim(ws)?))).collect()
+    };
+    let l1_sim = sweep(&l1_curve, 1048576.0, &|ws| simulate(workloads, &g, Level::L1, ws as u64, PER_ITEM))?;
+    let last = capacity(&g, Level::Mall).or_else(|| capacity(&g, Level::L2)).unwrap_or(f64::INFINITY);
+    let run_sim = sweep(&run_curve, 8.0 * last, &|ws| simulate(workloads, &g, run_level(&g, ws), ws as u64, PER_ITEM))?;
+    let curve = |title: &str, measured: Vec<Point>, simulated: Vec<Point>| Curve {
+        gpu: gpu.to_string(),
+        title: format!("{title}, {}", g.marketing_name),
+        x_label: "working set (bytes)".into(),
+        y_label: "GB/s".into(),
+        log_x: true,
+        measured,
+        simulated,
+    };
+    Ok(vec![curve("Read bandwidth, one data set per CU (gpu-cache)", l1_curve, l1_sim), curve("Read bandwidth, sliced working set (gpu-l2-cache)", run_curve, run_sim)])
 }

@@ -1,50 +1,35 @@
-//! Readers for the measurement tables under `../shared/device-data`.
+//! Readers for the derived summary tables under `../shared/device-data/derived/` (medians over
+//! the repeat profiles, computed when the data was collected).
 
+pub use super::import::DataError;
+use super::import::table::Table;
 use std::collections::BTreeMap;
 use std::path::Path;
-
-/// Why a table could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}: {what}")]
-pub struct DataError {
-    pub file: String,
-    pub what: String,
-}
 
 /// `derived/vcopy_counters_summary.csv`: (gpu, dispatch class, counter) → median over the
 /// repeat profiles.
 pub fn vcopy_counter_medians(root: &Path) -> Result<BTreeMap<(String, String, String), f64>, DataError> {
-    let path = root.join("derived/vcopy_counters_summary.csv");
-    let err = |what: String| DataError { file: path.display().to_string(), what };
-    let mut r = csv::Reader::from_path(&path).map_err(|e| err(e.to_string()))?;
-    let headers = r.headers().map_err(|e| err(e.to_string()))?.clone();
-    let col = |name: &str| headers.iter().position(|h| h == name).ok_or_else(|| err(format!("no column '{name}'")));
-    let (g, c, k, m) = (col("gpu")?, col("dispatch_class")?, col("counter")?, col("median")?);
+    let t = Table::read(&root.join("derived/vcopy_counters_summary.csv"))?;
+    let (g, c, k, m) = (t.require(&["gpu"])?, t.require(&["dispatch_class"])?, t.require(&["counter"])?, t.require(&["median"])?);
     let mut out = BTreeMap::new();
-    for (i, rec) in r.records().enumerate() {
-        let rec = rec.map_err(|e| err(e.to_string()))?;
-        let field = |j: usize| rec.get(j).unwrap_or("");
-        let v: f64 = field(m).parse().map_err(|_| err(format!("row {}: median '{}' is not a number", i + 2, field(m))))?;
-        out.insert((field(g).to_string(), field(c).to_string(), field(k).to_string()), v);
+    for (line, row) in &t.rows {
+        let v = t.number(*line, row, m)?;
+        out.insert((Table::get(row, g).to_string(), Table::get(row, c).to_string(), Table::get(row, k).to_string()), v);
     }
     Ok(out)
 }
 
-/// `derived/vcopy_durations_summary.csv`: (gpu, dispatch class) → median duration in ns.
+/// `derived/vcopy_durations_summary.csv`: (gpu, dispatch class) → median duration in ns. Rows
+/// without a median (classes with no dispatches) are left out.
 pub fn vcopy_duration_medians(root: &Path) -> Result<BTreeMap<(String, String), f64>, DataError> {
-    let path = root.join("derived/vcopy_durations_summary.csv");
-    let err = |what: String| DataError { file: path.display().to_string(), what };
-    let mut r = csv::Reader::from_path(&path).map_err(|e| err(e.to_string()))?;
-    let headers = r.headers().map_err(|e| err(e.to_string()))?.clone();
-    let find = |names: &[&str]| headers.iter().position(|h| names.contains(&h));
-    let g = find(&["gpu", "gpu_dir"]).ok_or_else(|| err("no gpu column".into()))?;
-    let c = find(&["dispatch_class", "class"]).ok_or_else(|| err("no dispatch class column".into()))?;
-    let m = find(&["median_ns", "median"]).ok_or_else(|| err("no median column".into()))?;
+    let t = Table::read(&root.join("derived/vcopy_durations_summary.csv"))?;
+    let g = t.require(&["gpu", "gpu_dir"])?;
+    let c = t.require(&["dispatch_class", "class"])?;
+    let m = t.require(&["median_ns", "median"])?;
     let mut out = BTreeMap::new();
-    for rec in r.records() {
-        let rec = rec.map_err(|e| err(e.to_string()))?;
-        if let Ok(v) = rec.get(m).unwrap_or("").parse::<f64>() {
-            out.insert((rec.get(g).unwrap_or("").to_string(), rec.get(c).unwrap_or("").to_string()), v);
+    for (line, row) in &t.rows {
+        if let Some(v) = t.optional_number(*line, row, Some(m))? {
+            out.insert((Table::get(row, g).to_string(), Table::get(row, c).to_string()), v);
         }
     }
     Ok(out)

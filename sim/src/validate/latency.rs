@@ -10,28 +10,18 @@
 //! crosses halfway between two plateaus; the simulation must be on the lower plateau at 0.8×
 //! that working set and on the upper one at 1.25× (it steps within that band).
 
-use super::device_data::DataError;
-use super::{object_dir, run_timed, Row, Tolerance};
+use super::import::gpu_benches::read_latency;
+use super::import::DataError;
+use super::{object_dir, run_timed, Curve, Row, Tolerance};
 use crate::gpus::{self, GpuConfig};
 use std::path::{Path, PathBuf};
 
 /// One measured point: working set (bytes) and cycles per hop.
 pub type Point = (f64, f64);
 
-/// Read a gpu-latency output: lines `iters clock ws_kib time_ms cycles ...`.
+/// Read a gpu-latency output: (working set, cycles per hop) per line.
 pub fn read_curve(path: &Path) -> Result<Vec<Point>, DataError> {
-    let text = std::fs::read_to_string(path).map_err(|e| DataError { file: path.display().to_string(), what: e.to_string() })?;
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let f: Vec<f64> = line.split_whitespace().map_while(|w| w.parse().ok()).collect();
-        if f.len() >= 5 {
-            out.push((f[2] * 1024.0, f[4]));
-        }
-    }
-    if out.is_empty() {
-        return Err(DataError { file: path.display().to_string(), what: "no measurement lines".into() });
-    }
-    Ok(out)
+    Ok(read_latency(path)?.into_iter().map(|p| (p.working_set_bytes, p.cycles)).collect())
 }
 
 /// (our GPU, measured curve relative to the device-data directory, levels whose plateau is
@@ -105,9 +95,11 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
 }
 
 /// The chase spec for working set `ws` bytes with entries `spacing` bytes apart.
-fn chase_spec(workloads: &Path, g: &GpuConfig, ws: u64, spacing: u64, steps: u32) -> String {
+fn chase_spec(g: &GpuConfig, ws: u64, spacing: u64, steps: u32) -> String {
     let key = g.processor.name();
-    let co = workloads.join("bin").join(object_dir(g)).join("latency.co");
+    // Relative to the spec, which is placed in `workloads` (the spec's own directory is the base
+    // of its relative paths, whether `workloads` itself is relative or absolute).
+    let co = format!("bin/{}/latency.co", object_dir(g));
     let entries = ws / spacing;
     let wave = g.wave_size;
     format!(
@@ -131,7 +123,7 @@ pub fn simulate(workloads: &Path, g: &GpuConfig, ws: u64) -> Result<f64, String>
     let ws = ws.div_ceil(spacing) * spacing;
     let steps = 2048;
     let path: PathBuf = workloads.join(format!("latency-{}-{ws}.ron", g.name));
-    let (session, _) = run_timed(&chase_spec(workloads, g, ws, spacing, steps), &path, g)?;
+    let (session, _) = run_timed(&chase_spec(g, ws, spacing, steps), &path, g)?;
     let out = session.device.mem.find("out").ok_or("no out buffer")?;
     let cycles = u64::from_le_bytes(out.data[..8].try_into().map_err(|_| "short out buffer")?);
     Ok(cycles as f64 / steps as f64)
@@ -166,4 +158,35 @@ pub fn compare(workloads: &Path, data: &Path, gpu: &str) -> Result<Vec<Row>, Str
         rows.push(Row { gpu: gpu.into(), case, metric: format!("cycles at 1.25 × {:.0} KiB (> {mid:.0})", step / 1024.0), measured: mid, simulated: above, tolerance: Tolerance::Above });
     }
     Ok(rows)
+}
+
+/// Simulated points of a curve: log-spaced working sets from the smallest measured one up to the
+/// largest, but no further than 4 × the last cache (the DRAM window's end; the model has no TLB
+/// and each point's set-up grows with the working set).
+const CURVE_POINTS: usize = 16;
+
+/// The measured latency curve and a simulated sweep over the same working sets.
+pub fn curves(workloads: &Path, data: &Path, gpu: &str) -> Result<Vec<Curve>, String> {
+    let (_, file, _) = GPUS.iter().find(|(g, ..)| *g == gpu).ok_or_else(|| format!("no latency data for {gpu}"))?;
+    let g = gpus::builtin(gpu).map_err(|e| e.to_string())?;
+    let measured = read_curve(&data.join(file)).map_err(|e| e.to_string())?;
+    let lo = measured.iter().map(|p| p.0).fold(f64::INFINITY, f64::min).max(4096.0);
+    let cap = capacities(&g).last().map_or(f64::INFINITY, |c| 4.0 * c.1);
+    let hi = measured.iter().map(|p| p.0).fold(0.0, f64::max).min(cap);
+    let mut simulated = Vec::new();
+    if hi > lo {
+        for i in 0..CURVE_POINTS {
+            let ws = lo * (hi / lo).powf(i as f64 / (CURVE_POINTS - 1) as f64);
+            simulated.push((ws, simulate(workloads, &g, ws as u64)?));
+        }
+    }
+    Ok(vec![Curve {
+        gpu: gpu.to_string(),
+        title: format!("Pointer-chase latency, {}", g.marketing_name),
+        x_label: "working set (bytes)".into(),
+        y_label: "cycles per hop".into(),
+        log_x: true,
+        measured,
+        simulated,
+    }])
 }

@@ -1,12 +1,18 @@
-//! Comparing simulations with real device measurements (`../shared/device-data`): readers for
-//! the measurement tables and one comparison per dataset. Each comparison runs our own
-//! workload with the measured launch configuration in timing mode and lists measured against
-//! simulated values with the tolerance the product promises.
+//! Comparing simulations with real device measurements (`../shared/device-data`): importers
+//! for the measurement files ([`import`]), one comparison per dataset, the datasets' registry
+//! ([`registry`]) and the known misses ([`known`]). Each comparison runs our own workload with
+//! the measured launch configuration in timing mode and lists measured against simulated
+//! values with the tolerance the product promises.
 
 pub mod bandwidth;
 pub mod device_data;
+pub mod import;
+pub mod known;
 pub mod latency;
+pub mod registry;
 pub mod vcopy;
+
+pub use import::DataError;
 
 use crate::gpus::GpuConfig;
 use crate::spec::{self, RunOptions, Session};
@@ -24,6 +30,23 @@ pub enum Tolerance {
     Below,
     /// The simulated value must lie above the measured one.
     Above,
+    /// Listed side by side but not judged: a figure the model makes no claim about yet (e.g. a
+    /// counter of an imported profile outside the validated set).
+    NotJudged,
+}
+
+impl Tolerance {
+    /// For tables: `exact`, `±2 %`, `±2 % of 262144`, `below`, `above`, `not judged`.
+    pub fn describe(&self, measured: f64) -> String {
+        match *self {
+            Tolerance::Exact => "exact".into(),
+            Tolerance::Relative { fraction, floor } if floor > measured.abs() => format!("±{} % of {floor:.0}", fraction * 100.0),
+            Tolerance::Relative { fraction, .. } => format!("±{} %", fraction * 100.0),
+            Tolerance::Below => "below".into(),
+            Tolerance::Above => "above".into(),
+            Tolerance::NotJudged => "not judged".into(),
+        }
+    }
 }
 
 /// One measured-versus-simulated figure.
@@ -54,6 +77,7 @@ impl Row {
             Tolerance::Relative { fraction, floor } => (self.simulated - self.measured).abs() <= fraction * self.measured.abs().max(floor),
             Tolerance::Below => self.simulated < self.measured,
             Tolerance::Above => self.simulated > self.measured,
+            Tolerance::NotJudged => true,
         }
     }
 }
@@ -82,4 +106,18 @@ pub fn run_timed(text: &str, path: &Path, g: &GpuConfig) -> Result<(Session, Vec
     }
     session.device.synchronize();
     Ok((session, cycles))
+}
+
+/// A measured curve and the simulated one over the same axis, for plots. Points are (x, y) in
+/// the units the labels name.
+#[derive(Debug, Clone, Serialize)]
+pub struct Curve {
+    pub gpu: String,
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    /// Working-set sweeps span decades: plot x logarithmically.
+    pub log_x: bool,
+    pub measured: Vec<(f64, f64)>,
+    pub simulated: Vec<(f64, f64)>,
 }

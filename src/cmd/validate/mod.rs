@@ -1,0 +1,244 @@
+//! `hipscope validate`: run the comparisons with real-device measurements and print measured
+//! against simulated, grouped by dataset and GPU; `--report DIR` also writes the calibration
+//! report and its plots; `--profile DIR` compares one imported rocprof-compute vcopy profile.
+//!
+//! Exit status: 0 every row is within its tolerance or a known miss, 1 an unexpected miss,
+//! 2 bad input (missing or malformed data, unknown GPU, unusable profile).
+
+mod output;
+mod plot;
+mod report;
+
+use super::CliError;
+use hipscope_sim::validate::import::rocprof;
+use hipscope_sim::validate::known::{self, Verdict};
+use hipscope_sim::validate::registry::{self, Dataset};
+use hipscope_sim::validate::{vcopy, Curve, Row};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Datasets `--only` accepts: one variant per registry entry (a unit test checks they agree).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Only {
+    /// vcopy counters and durations against rocprof-compute profiles.
+    Vcopy,
+    /// Pointer-chase latency against gpu-benches gpu-latency curves.
+    Latency,
+    /// L1/L2/MALL/DRAM read-bandwidth plateaus against gpu-benches gpu-cache and gpu-l2-cache.
+    Bandwidth,
+    // New comparisons (mixbench) get a variant here and an entry in the registry.
+}
+
+impl Only {
+    fn name(self) -> &'static str {
+        match self {
+            Only::Vcopy => "vcopy",
+            Only::Latency => "latency",
+            Only::Bandwidth => "bandwidth",
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Device-data directory [default: ../shared/device-data, else the one next to the
+    /// repository hipscope was built from].
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// The repository's workloads directory (code objects, specs) [default: ./workloads, else
+    /// the one of the repository hipscope was built from].
+    #[arg(long, value_name = "DIR")]
+    pub workloads: Option<PathBuf>,
+    /// Only this GPU (built-in name).
+    #[arg(long, value_name = "NAME")]
+    pub gpu: Option<String>,
+    /// Only this dataset.
+    #[arg(long, value_enum)]
+    pub only: Option<Only>,
+    /// Print JSON (`{"groups": [{"dataset", "gpu", "rows": [...]}], "errors", "summary"}`).
+    #[arg(long)]
+    pub json: bool,
+    /// Also write DIR/calibration.md and one SVG per curve under DIR/calibration/.
+    #[arg(long, value_name = "DIR", conflicts_with = "profile")]
+    pub report: Option<PathBuf>,
+    /// Compare one rocprof-compute profile folder of a vcopy run instead of the datasets.
+    #[arg(long, value_name = "DIR", conflicts_with = "only")]
+    pub profile: Option<PathBuf>,
+}
+
+/// The rows of one (dataset, GPU) comparison with their verdicts.
+pub struct Group {
+    pub dataset: &'static str,
+    pub title: String,
+    pub gpu: String,
+    pub rows: Vec<(Row, Verdict)>,
+}
+
+impl Group {
+    /// `judge`: [`known::judge`] for the datasets, [`known::judge_profile`] for a profile.
+    fn new(dataset: &'static str, title: String, gpu: String, rows: Vec<Row>, judge: fn(&str, &Row) -> Verdict) -> Group {
+        let rows = rows
+            .into_iter()
+            .map(|r| {
+                let v = judge(dataset, &r);
+                (r, v)
+            })
+            .collect();
+        Group { dataset, title, gpu, rows }
+    }
+}
+
+/// Everything one invocation produced.
+pub struct Outcome {
+    pub groups: Vec<Group>,
+    /// (dataset, GPU, curves).
+    pub curves: Vec<(&'static str, String, Vec<Curve>)>,
+    /// Comparisons that could not run: "dataset gpu: why".
+    pub errors: Vec<String>,
+}
+
+impl Outcome {
+    fn count(&self, f: impl Fn(Verdict) -> bool) -> usize {
+        self.groups.iter().flat_map(|g| &g.rows).filter(|(_, v)| f(*v)).count()
+    }
+    pub fn rows(&self) -> usize {
+        self.count(|_| true)
+    }
+    pub fn ok(&self) -> usize {
+        self.count(|v| matches!(v, Verdict::Ok | Verdict::FixedKnownMiss(_)))
+    }
+    pub fn known_misses(&self) -> usize {
+        self.count(|v| matches!(v, Verdict::KnownMiss(_)))
+    }
+    pub fn unexpected_misses(&self) -> usize {
+        self.count(|v| v == Verdict::Miss)
+    }
+    pub fn stale_known_misses(&self) -> usize {
+        self.count(|v| matches!(v, Verdict::FixedKnownMiss(_)))
+    }
+}
+
+/// A directory given on the command line, else `relative` under the current directory, else
+/// under the repository this binary was built from.
+fn locate(given: &Option<PathBuf>, relative: &str, flag: &str) -> Result<PathBuf, CliError> {
+    if let Some(d) = given {
+        return if d.is_dir() { Ok(d.clone()) } else { Err(CliError::BadInput(format!("{flag} {}: not a directory", d.display()))) };
+    }
+    let here = PathBuf::from(relative);
+    if here.is_dir() {
+        return Ok(here);
+    }
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
+    if built.is_dir() {
+        return Ok(built);
+    }
+    Err(CliError::BadInput(format!("{relative} not found (pass {flag} DIR)")))
+}
+
+fn progress(jobs: usize) -> ProgressBar {
+    let bar = ProgressBar::new(jobs as u64);
+    if let Ok(style) = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}") {
+        bar.set_style(style);
+    }
+    bar
+}
+
+pub fn run(args: &Args) -> Result<ExitCode, CliError> {
+    let workloads = locate(&args.workloads, "workloads", "--workloads")?;
+    let outcome = match &args.profile {
+        Some(dir) => run_profile(&workloads, dir, args.gpu.as_deref())?,
+        None => {
+            let data = locate(&args.data, "../shared/device-data", "--data")?;
+            run_datasets(&workloads, &data, args)?
+        }
+    };
+    let out = if args.json { output::json(&outcome) } else { output::text(&outcome) };
+    print!("{out}");
+    if let Some(dir) = &args.report {
+        report::write(dir, &outcome).map_err(CliError::BadInput)?;
+        eprintln!("wrote {}", dir.join("calibration.md").display());
+    }
+    if !outcome.errors.is_empty() {
+        return Err(CliError::BadInput(outcome.errors.join("; ")));
+    }
+    Ok(if outcome.unexpected_misses() > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn selected(args: &Args) -> Result<Vec<(&'static Dataset, Vec<&'static str>)>, CliError> {
+    let mut plan = Vec::new();
+    for d in registry::DATASETS {
+        if args.only.is_some_and(|o| o.name() != d.name) {
+            continue;
+        }
+        let gpus: Vec<&str> = (d.gpus)().into_iter().filter(|g| args.gpu.as_deref().is_none_or(|want| want == *g)).collect();
+        if !gpus.is_empty() {
+            plan.push((d, gpus));
+        }
+    }
+    if plan.is_empty() {
+        let gpu = args.gpu.as_deref().unwrap_or("any GPU");
+        let which = args.only.map_or("no dataset".to_string(), |o| format!("dataset {}", o.name()));
+        return Err(CliError::BadInput(format!("{which} has data for {gpu}")));
+    }
+    Ok(plan)
+}
+
+fn run_datasets(workloads: &Path, data: &Path, args: &Args) -> Result<Outcome, CliError> {
+    let plan = selected(args)?;
+    let with_curves = args.report.is_some();
+    let jobs: usize = plan.iter().map(|(d, g)| g.len() * if with_curves && d.curves.is_some() { 2 } else { 1 }).sum();
+    let bar = progress(jobs);
+    let mut outcome = Outcome { groups: Vec::new(), curves: Vec::new(), errors: Vec::new() };
+    for (d, gpus) in plan {
+        for gpu in gpus {
+            bar.set_message(format!("{} {gpu}", d.name));
+            match (d.compare)(workloads, data, gpu) {
+                Ok(rows) => outcome.groups.push(Group::new(d.name, d.title.to_string(), gpu.to_string(), rows, known::judge)),
+                Err(e) => outcome.errors.push(format!("{} {gpu}: {e}", d.name)),
+            }
+            bar.inc(1);
+            if let (true, Some(curves)) = (with_curves, d.curves) {
+                bar.set_message(format!("{} {gpu} (curves)", d.name));
+                match curves(workloads, data, gpu) {
+                    Ok(c) => outcome.curves.push((d.name, gpu.to_string(), c)),
+                    Err(e) => outcome.errors.push(format!("{} {gpu} curves: {e}", d.name)),
+                }
+                bar.inc(1);
+            }
+        }
+    }
+    bar.finish_and_clear();
+    Ok(outcome)
+}
+
+fn run_profile(workloads: &Path, dir: &Path, gpu: Option<&str>) -> Result<Outcome, CliError> {
+    let bar = progress(1);
+    bar.set_message(format!("profile {}", dir.display()));
+    let profile = rocprof::read_profile(dir).map_err(|e| CliError::BadInput(e.to_string()))?;
+    if let Some(want) = gpu {
+        let found = vcopy::gpu_for(&profile.system).map_err(CliError::BadInput)?;
+        if found != want {
+            return Err(CliError::BadInput(format!("--gpu {want}: the profile was taken on {found}")));
+        }
+    }
+    let (gpu, rows) = vcopy::compare_profile(workloads, &profile).map_err(|e| CliError::BadInput(format!("{}: {e}", dir.display())))?;
+    bar.finish_and_clear();
+    let title = format!("vcopy profile {} ({}, ROCm {})", dir.display(), profile.system.gpu_model, profile.system.rocm_version);
+    Ok(Outcome { groups: vec![Group::new("vcopy", title, gpu, rows, known::judge_profile)], curves: Vec::new(), errors: Vec::new() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::ValueEnum;
+
+    #[test]
+    fn every_registered_dataset_can_be_selected() {
+        for name in registry::names() {
+            let o = Only::from_str(name, false).unwrap_or_else(|_| panic!("--only has no value for dataset {name}"));
+            assert_eq!(o.name(), name);
+        }
+        assert_eq!(Only::value_variants().len(), registry::DATASETS.len());
+    }
+}
