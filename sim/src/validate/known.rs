@@ -109,7 +109,7 @@ mod tests {
         assert!(judge("vcopy", &row("mi100", "laterx", "TCC_EA_WRREQ_sum", false)).unexpected());
         assert!(judge("latency", &row("mi100", "later", "TCC_EA_WRREQ_sum", false)).unexpected());
         assert!(matches!(judge("vcopy", &row("mi100", "later", "TCC_EA_WRREQ_sum", true)), Verdict::FixedKnownMiss(_)));
-        assert_eq!(judge("vcopy", &row("mi300a", "later", "duration_ns", true)), Verdict::Ok);
+        assert_eq!(judge("vcopy", &row("mi300a", "later", "TCC_MISS_sum", true)), Verdict::Ok);
         assert!(matches!(judge("vcopy", &row("mi300x", "later", "duration_ns", false)), Verdict::KnownMiss(_)));
         assert_eq!(judge_profile("vcopy", &row("mi300x", "later (dispatch 2)", "duration_ns", false)), Verdict::Miss);
         assert!(matches!(judge_profile("vcopy", &row("mi210", "later (dispatch 2)", "TCC_HIT_sum", false)), Verdict::KnownMiss(_)));
