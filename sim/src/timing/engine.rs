@@ -7,6 +7,7 @@
 //! wave's wait counters, which `s_waitcnt` waits for.
 
 use super::class::{classify, Class, Maintenance};
+use super::lds_banks;
 use super::placement::{Needs, Placement};
 use super::port::Port;
 use super::trace::{Access, Lane, Layout, MemUnit, Trace};
@@ -174,7 +175,7 @@ pub fn run(
         next_wave_index: 0,
         dispatcher_free: start * SUB,
         pool: Vec::new(),
-        port: Port { ms: RefCell::new(ms) },
+        port: Port { ms: RefCell::new(ms), lds: RefCell::new(Vec::with_capacity(128)) },
         rng: StdRng::seed_from_u64(opts.seed),
         stats: DispatchStats { opcode_counts: vec![0; OPCODE_NAMES.len()], ..Default::default() },
         counters: Counters::default(),
@@ -396,6 +397,7 @@ impl Sim<'_, '_> {
         env.clock = issue;
         env.realtime = issue * 100 / self.t.clock_mhz.max(1) as u64;
         let group = self.groups[tw.group].as_mut().map(|g| &mut g.lds[..]).unwrap_or(&mut []);
+        self.port.lds.borrow_mut().clear();
         let flow = {
             let mut cx = ExecCtx { wave: &mut tw.w, mem, port: Some(&self.port), lds: group, env };
             execute(&e.sem, &e.inst, &mut cx)
@@ -446,8 +448,19 @@ impl Sim<'_, '_> {
             Class::Lds { dwords } => {
                 self.counters.inc(Counter::SqInstsLds);
                 let lds = &self.t.lds;
-                let lanes = if self.d.kernel.wave64 { 64 } else { 32 };
-                let passes = (lanes * dwords).div_ceil(lds.banks.max(1)) as u64;
+                let mut accesses = self.port.lds.borrow_mut();
+                let passes = if accesses.is_empty() {
+                    // No per-lane addresses (e.g. every lane inactive, or a DS op without a
+                    // data access): the instruction's width over the banks.
+                    let lanes = if self.d.kernel.wave64 { 64 } else { 32 };
+                    (lanes * dwords).div_ceil(lds.banks.max(1)) as u64
+                } else {
+                    let c = lds_banks::cycles(&accesses, lds.banks, lds.bank_width_bytes);
+                    self.counters.add(Counter::SqLdsBankConflict, c.conflicts);
+                    c.busy
+                };
+                accesses.clear();
+                drop(accesses);
                 let start = self.cus[cu].lds.reserve(issue, passes * SUB);
                 self.counters.add(Counter::SqLdsIdxActive, passes);
                 tw.out.push(fam, Queue::Lds, start + passes + lds.latency_cycles as u64);

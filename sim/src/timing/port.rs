@@ -9,6 +9,8 @@ use std::cell::RefCell;
 /// `MemSystem::begin`, what the current instruction is).
 pub struct Port<'m> {
     pub ms: RefCell<&'m mut MemSystem>,
+    /// The current instruction's LDS accesses (lane, byte offset, bytes), for the bank model.
+    pub lds: RefCell<Vec<(u32, u32, u32)>>,
 }
 
 impl MemPort for Port<'_> {
@@ -18,5 +20,9 @@ impl MemPort for Port<'_> {
 
     fn write(&self, mem: &mut Memory, lane: u32, address: u64, bytes: &[u8]) -> Result<(), Unmapped> {
         self.ms.borrow_mut().write(mem, lane, address, bytes)
+    }
+
+    fn lds_access(&self, lane: u32, offset: u32, bytes: u32) {
+        self.lds.borrow_mut().push((lane, offset, bytes));
     }
 }

@@ -120,8 +120,9 @@ fn gb_per_s(g: &GpuConfig, bytes: u64, cycles: u64) -> f64 {
     bytes as f64 * mhz / cycles.max(1) as f64 / 1000.0
 }
 
-fn code_object(workloads: &Path, g: &GpuConfig) -> PathBuf {
-    workloads.join("bin").join(object_dir(g)).join("bandwidth.co")
+/// Our code object, relative to the generated spec (which names a file in `workloads/`).
+fn code_object(g: &GpuConfig) -> String {
+    format!("bin/{}/bandwidth.co", object_dir(g))
 }
 
 /// gpu-cache: every CU's group reads the same `ws` bytes, `k` then `3k` times (after a warm-up).
@@ -133,7 +134,7 @@ fn simulate_l1(workloads: &Path, g: &GpuConfig, ws: u64) -> Result<f64, String> 
     let launch = |iters: u64| {
         format!("(kernel: \"bw_block_repeat\", grid: ({grid}, 1, 1), block: ({REPEAT_BLOCK}, 1, 1), args: [Buffer(\"b\"), U32({n}), U32({iters}), U32(0), Buffer(\"out\")]),", grid = groups * REPEAT_BLOCK)
     };
-    let text = spec_text(workloads, g, &[("b", n * ELEMENT_BYTES)], &[launch(k), launch(k), launch(3 * k)]);
+    let text = spec_text(g, &[("b", n * ELEMENT_BYTES)], &[launch(k), launch(k), launch(3 * k)]);
     let (_, c) = run_timed(&text, &spec_path(workloads, g, "l1", ws), g)?;
     Ok(gb_per_s(g, groups * n * ELEMENT_BYTES * 2 * k, c[2].saturating_sub(c[1])))
 }
@@ -148,11 +149,11 @@ fn simulate_run(workloads: &Path, g: &GpuConfig, ws: u64, per_item: u64, fresh: 
         format!("(kernel: \"bw_block_run\", grid: ({grid}, 1, 1), block: ({RUN_BLOCK}, 1, 1), args: [Buffer(\"{buf}\"), U32({per_item}), U32({run}), Buffer(\"out\")]),", grid = groups * RUN_BLOCK)
     };
     let text = if fresh {
-        spec_text(workloads, g, &[("a", g1 * slice), ("b", g2 * slice)], &[launch("a", g1, g1), launch("b", g2, g2)])
+        spec_text(g, &[("a", g1 * slice), ("b", g2 * slice)], &[launch("a", g1, g1), launch("b", g2, g2)])
     } else {
         // A multiple of the XCD count keeps each slice on one XCD's L2, as on the real GPU.
         let run = (ws / slice).max(1).next_multiple_of(xcds);
-        spec_text(workloads, g, &[("b", run * slice)], &[launch("b", run, run), launch("b", g1, run), launch("b", g2, run)])
+        spec_text(g, &[("b", run * slice)], &[launch("b", run, run), launch("b", g1, run), launch("b", g2, run)])
     };
     let (_, c) = run_timed(&text, &spec_path(workloads, g, if fresh { "dram" } else { "run" }, ws), g)?;
     let (t1, t2) = (c[c.len() - 2], c[c.len() - 1]);
@@ -163,9 +164,9 @@ fn spec_path(workloads: &Path, g: &GpuConfig, what: &str, ws: u64) -> PathBuf {
     workloads.join(format!("bandwidth-{what}-{}-{ws}.ron", g.name))
 }
 
-fn spec_text(workloads: &Path, g: &GpuConfig, buffers: &[(&str, u64)], launches: &[String]) -> String {
+fn spec_text(g: &GpuConfig, buffers: &[(&str, u64)], launches: &[String]) -> String {
     let key = g.processor.name();
-    let co = code_object(workloads, g);
+    let co = code_object(g);
     let bufs: String = buffers.iter().map(|(n, b)| format!("\"{n}\": (bytes: {b}), ")).collect();
     format!(
         "Run(code_objects: {{\"{key}\": {co:?}}},\n  buffers: {{ {bufs}\"out\": (bytes: {out}) }},\n  dispatches: [\n    {}\n  ],\n  expect: [],\n)",

@@ -3,7 +3,7 @@
 //! method, and its `compare` (and optionally `curves`) function, all with the signatures
 //! below.
 
-use super::{bandwidth, latency, vcopy, Curve, Row};
+use super::{bandwidth, latency, mixbench, vcopy, Curve, Row};
 use std::path::Path;
 
 /// `compare(workloads, data, gpu)`: `workloads` is the repository's `workloads/` directory,
@@ -50,7 +50,14 @@ pub const DATASETS: &[Dataset] = &[
         compare: bandwidth::compare,
         curves: Some(bandwidth::curves),
     },
-    // A mixbench comparison plugs in here:
+    Dataset {
+        name: "mixbench",
+        title: "mixbench-ro float sweep (rocprof-compute profiles, MI100 and MI210)",
+        method: "`workloads/src/mixbench_ro.hip` (4 194 304 work-items in groups of 256, 8 floats each, N multiply-adds per float) at every measured N from 0 to 512. Each point is simulated at 1/16 and 1/8 of the grid over fresh memory and extrapolated linearly to the full grid; every point is listed, and the duration MAPE over the sweep must stay under 15 %.",
+        gpus: || mixbench::GPUS.iter().map(|g| g.0).collect(),
+        compare: mixbench::compare,
+        curves: Some(mixbench::curves),
+    },
     // Dataset { name: "mixbench", .., compare: mixbench::compare, curves: .. },
 ];
 

@@ -27,7 +27,9 @@ pub enum Only {
     Latency,
     /// L1/L2/MALL/DRAM read-bandwidth plateaus against gpu-benches gpu-cache and gpu-l2-cache.
     Bandwidth,
-    // New comparisons (mixbench) get a variant here and an entry in the registry.
+    /// mixbench-ro float duration sweep (MAPE) against rocprof-compute profiles.
+    Mixbench,
+    // New comparisons get a variant here and an entry in the registry.
 }
 
 impl Only {
@@ -36,6 +38,7 @@ impl Only {
             Only::Vcopy => "vcopy",
             Only::Latency => "latency",
             Only::Bandwidth => "bandwidth",
+            Only::Mixbench => "mixbench",
         }
     }
 }

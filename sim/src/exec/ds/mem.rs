@@ -26,6 +26,9 @@ fn addr_of(cx: &ExecCtx, addr: Operand, lane: usize, off: u32) -> u32 {
 }
 
 fn read(cx: &ExecCtx, lim: usize, lane: usize, at: u32, buf: &mut [u8]) -> Result<(), FaultKind> {
+    if let Some(p) = cx.port {
+        p.lds_access(lane as u32, at, buf.len() as u32);
+    }
     lds::read(cx.lds, lim, lane, at, buf)
 }
 
@@ -36,6 +39,9 @@ fn write(
     at: u32,
     bytes: &[u8],
 ) -> Result<(), FaultKind> {
+    if let Some(p) = cx.port {
+        p.lds_access(lane as u32, at, bytes.len() as u32);
+    }
     lds::write(cx.lds, lim, lane, at, bytes)
 }
 

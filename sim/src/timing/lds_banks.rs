@@ -1,0 +1,83 @@
+//! LDS bank conflicts. The LDS is split into `banks` banks of `bank_width_bytes`, consecutive
+//! words in consecutive banks; each cycle it serves one word per bank, and lanes reading the
+//! same word share it (a broadcast). So the lanes' accesses are taken in order, as many as
+//! fill the banks once (32 dword accesses, 16 of 8 bytes, ...), and each such step takes as
+//! many cycles as the most distinct words one bank must deliver (AMD CDNA ISA guides, LDS
+//! chapter; rocprof-compute's LDS bank-conflict metric counts the cycles beyond one per step).
+
+/// Cycles an instruction keeps the LDS busy and how many of them are bank conflicts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LdsCycles {
+    pub busy: u64,
+    pub conflicts: u64,
+}
+
+/// `accesses`: (lane, byte offset, bytes) in the order the instruction made them (lane order;
+/// a `read2`/`write2` lane's two accesses one after the other).
+pub fn cycles(accesses: &[(u32, u32, u32)], banks: u32, bank_width_bytes: u32) -> LdsCycles {
+    let (banks, width) = (banks.max(1), bank_width_bytes.max(1));
+    let mut out = LdsCycles::default();
+    let mut words: Vec<u32> = Vec::with_capacity(64);
+    let mut per_bank = vec![0u32; banks as usize];
+    let mut i = 0;
+    while i < accesses.len() {
+        let per_access = accesses[i].2.div_ceil(width).max(1);
+        let step = ((banks / per_access).max(1) as usize).min(accesses.len() - i);
+        words.clear();
+        for &(_, off, bytes) in &accesses[i..i + step] {
+            for k in 0..bytes.div_ceil(width).max(1) {
+                let w = off / width + k;
+                if !words.contains(&w) {
+                    words.push(w);
+                }
+            }
+        }
+        per_bank.iter_mut().for_each(|c| *c = 0);
+        for &w in &words {
+            per_bank[(w % banks) as usize] += 1;
+        }
+        let c = per_bank.iter().copied().max().unwrap_or(0).max(1) as u64;
+        out.busy += c;
+        out.conflicts += c - 1;
+        i += step;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lanes(n: u32, stride_bytes: u32, bytes: u32) -> Vec<(u32, u32, u32)> {
+        (0..n).map(|l| (l, l * stride_bytes, bytes)).collect()
+    }
+
+    #[test]
+    fn consecutive_dwords_do_not_conflict() {
+        // wave64, one dword each, 32 banks: two groups of 32 lanes, one cycle each.
+        assert_eq!(cycles(&lanes(64, 4, 4), 32, 4), LdsCycles { busy: 2, conflicts: 0 });
+    }
+
+    #[test]
+    fn stride_of_the_bank_count_serialises() {
+        // Every lane of a group in bank 0: 32 cycles per group.
+        assert_eq!(cycles(&lanes(64, 128, 4), 32, 4), LdsCycles { busy: 64, conflicts: 62 });
+        // Stride 2 dwords: two lanes per bank.
+        assert_eq!(cycles(&lanes(32, 8, 4), 32, 4), LdsCycles { busy: 2, conflicts: 1 });
+    }
+
+    #[test]
+    fn same_word_is_a_broadcast() {
+        let all_zero: Vec<(u32, u32, u32)> = (0..64).map(|l| (l, 0, 4)).collect();
+        assert_eq!(cycles(&all_zero, 32, 4), LdsCycles { busy: 2, conflicts: 0 });
+    }
+
+    #[test]
+    fn wide_accesses_fill_the_banks_with_fewer_lanes() {
+        // ds_read_b64 of consecutive lanes: 16 lanes fill the 32 banks: 2 cycles for 32 lanes.
+        assert_eq!(cycles(&lanes(32, 8, 8), 32, 4), LdsCycles { busy: 2, conflicts: 0 });
+        // ds_read2_b32 with offsets t and t + 128 words: both words of a lane in one bank.
+        let read2: Vec<(u32, u32, u32)> = (0..32).flat_map(|l| [(l, 4 * l, 4), (l, 4 * (l + 128), 4)]).collect();
+        assert_eq!(cycles(&read2, 32, 4), LdsCycles { busy: 4, conflicts: 2 });
+    }
+}
