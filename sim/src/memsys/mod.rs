@@ -185,13 +185,15 @@ impl MemSystem {
     /// between kernels (`../shared/notes/device-data.md`, vcopy counters). Several L2s write
     /// back inside the dispatch instead ([`MemSystem::end_kernel`]). Not timed: the next
     /// dispatch starts after the host has seen this one end.
-    pub fn release_after_kernel(&mut self, mem: &mut Memory) {
+    pub fn release_after_kernel(&mut self, mem: &mut Memory, at: u64) {
         if self.l2.len() != 1 {
             return;
         }
         let saved = self.counters.clone();
         let pipes = (self.l2_channels.clone(), self.dram.clone(), self.mall_pipes.clone());
-        self.writeback_l2(mem, 0, 0, |_| true);
+        // Booked from `at` (then discarded): booking from cycle 0 would make every write-back
+        // walk the pipes' whole history.
+        self.writeback_l2(mem, 0, at, |_| true);
         self.counters = saved;
         (self.l2_channels, self.dram, self.mall_pipes) = pipes;
     }

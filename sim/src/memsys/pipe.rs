@@ -30,6 +30,10 @@ struct Slot {
     fill: u16,
     /// Latest arrival booked.
     last_at: u16,
+    /// Once the slot is full: a later slot to look at next (the first with room when last
+    /// looked), so that uses arriving behind a long fully booked stretch (a burst of
+    /// write-backs, a saturated DRAM channel) jump over it instead of walking it slot by slot.
+    skip_to: u64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -55,8 +59,25 @@ impl Pipe {
         let mut slot = at / SLOT_CYCLES;
         let mut left = occupancy;
         let mut start = None;
+        // Full slots passed before the use starts, to point at where it found room.
+        let mut passed = [0u64; 8];
+        let mut n_passed = 0;
         loop {
             let b = self.booked(slot);
+            if start.is_none() && b.used as u64 >= CAPACITY {
+                if n_passed < passed.len() {
+                    passed[n_passed] = slot;
+                    n_passed += 1;
+                }
+                slot = b.skip_to.max(slot + 1);
+                continue;
+            }
+            if n_passed > 0 && start.is_none() {
+                for &p in &passed[..n_passed] {
+                    self.point_past(p, slot);
+                }
+                n_passed = 0;
+            }
             let slot_start = slot * CAPACITY;
             let from = Self::start_in(at, slot_start, &b);
             let room = (CAPACITY - b.used as u64).min((slot_start + CAPACITY).saturating_sub(from));
@@ -65,7 +86,7 @@ impl Pipe {
                 let take = left.min(room);
                 let arrival = ((at * SUB).max(slot_start) - slot_start) as u16;
                 let e = &mut self.ring[(slot % SLOTS as u64) as usize];
-                *e = Slot { number: slot, used: b.used + take as u16, fill: b.fill.max((from + take - slot_start) as u16), last_at: b.last_at.max(arrival) };
+                *e = Slot { number: slot, used: b.used + take as u16, fill: b.fill.max((from + take - slot_start) as u16), last_at: b.last_at.max(arrival), skip_to: b.skip_to };
                 left -= take;
                 if left == 0 {
                     self.last_end = self.last_end.max(from + take);
@@ -73,6 +94,14 @@ impl Pipe {
                 }
             }
             slot += 1;
+        }
+    }
+
+    /// Point full slot `full` (if the ring still holds it) at the later slot `to`.
+    fn point_past(&mut self, full: u64, to: u64) {
+        let e = &mut self.ring[(full % SLOTS as u64) as usize];
+        if e.number == full {
+            e.skip_to = e.skip_to.max(to);
         }
     }
 
@@ -98,7 +127,7 @@ impl Pipe {
         match e.number.cmp(&slot) {
             std::cmp::Ordering::Less => Slot { number: slot, ..Slot::default() },
             std::cmp::Ordering::Equal => e,
-            std::cmp::Ordering::Greater => Slot { number: slot, used: full, fill: full, last_at: 0 },
+            std::cmp::Ordering::Greater => Slot { number: slot, used: full, fill: full, last_at: 0, skip_to: 0 },
         }
     }
 
@@ -114,7 +143,7 @@ impl Pipe {
             if (b.used as u64) < CAPACITY && from < (slot + 1) * CAPACITY {
                 return from.div_ceil(SUB);
             }
-            slot += 1;
+            slot = if (b.used as u64) < CAPACITY { slot + 1 } else { b.skip_to.max(slot + 1) };
         }
     }
 
@@ -167,6 +196,19 @@ mod tests {
         let starts: Vec<u64> = (0..100).map(|_| p.reserve(0, 2 * SUB)).collect();
         assert_eq!(starts[99], 198);
         assert_eq!(p.free_cycle(), 200);
+    }
+
+    /// Uses queued behind a long booked stretch start right after it (the skip pointers
+    /// change the cost of finding the end, not where it is).
+    #[test]
+    fn long_backlogs_queue_in_order() {
+        let mut p = Pipe::default();
+        for i in 0..1000 {
+            assert_eq!(p.reserve(0, 10 * SUB), 10 * i);
+        }
+        assert_eq!(p.reserve(5, SUB), 10_000);
+        assert_eq!(p.free_from(0), 10_001);
+        assert_eq!(p.reserve(20_000, SUB), 20_000, "idle after the backlog");
     }
 
     #[test]

@@ -199,7 +199,7 @@ pub fn run(
     let cycles = end + t.dispatch.kernel_end_cycles as u64 - t0;
     let mut counters = ms.counters.since(&before);
     // After the end timestamp, outside this dispatch's counters: the system-scope release.
-    ms.release_after_kernel(mem);
+    ms.release_after_kernel(mem, end);
     for &c in Counter::ALL {
         counters.add(c, sim.counters.get(c));
     }
