@@ -124,7 +124,7 @@ impl MemSystem {
             Unit::Vector => spec.at.max(self.l1_tags.get(spec.cu).map_or(0, |p| p.free_from(spec.at))),
             Unit::Scalar => spec.at,
         };
-        let mut st = self.op.take().unwrap_or_else(|| OpState {
+        let mut st = self.op.take().unwrap_or_else(|| Box::new(OpState {
             spec,
             start,
             opens: 0,
@@ -132,7 +132,7 @@ impl MemSystem {
             lanes: Vec::with_capacity(64),
             open: Vec::with_capacity(16),
             lines: [0; Level::COUNT],
-        });
+        }));
         st.spec = spec;
         st.start = start;
         st.opens = 0;

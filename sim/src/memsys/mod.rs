@@ -94,7 +94,7 @@ pub struct MemSystem {
     dram_bytes_per_cycle_per_channel: f64,
     mall_bytes_per_cycle_per_channel: f64,
     pub counters: Counters,
-    op: Option<access::OpState>,
+    op: Option<Box<access::OpState>>,
     /// Lines written back below the L2 whose bytes have not reached `Memory` yet.
     pending: Vec<cache::Evicted>,
     /// (XCD, L2 line) read by the current wave access (its later reads of a line merge).
