@@ -52,8 +52,8 @@ counters! {
     SqWaitInstAny => "SQ_WAIT_INST_ANY",
     /// Wave-cycles from launch to end (summed over waves).
     SqWaveCycles => "SQ_WAVE_CYCLES",
-    /// Cycles from the first wave's launch to the last wave's end (the SQ's busy span; the
-    /// hardware sums it over shader engines, which this model does not yet).
+    /// Per shader engine, cycles from its first wave's launch to its last wave's end, summed
+    /// over the engines (the hardware counter is per engine and summed the same way).
     SqBusyCycles => "SQ_BUSY_CYCLES",
     /// Cycles the LDS spent on bank conflicts.
     SqLdsBankConflict => "SQ_LDS_BANK_CONFLICT",

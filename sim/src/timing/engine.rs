@@ -109,6 +109,8 @@ struct Sim<'a, 'm> {
     heap: BinaryHeap<Reverse<(u64, u32, u32)>>,
     /// Per XCD, the next work-group it runs (XCD x runs groups x, x + XCDs, ...).
     next_group: Vec<u64>,
+    /// Per shader engine: its first wave's launch and last wave's end (`SQ_BUSY_CYCLES`).
+    engine_span: Vec<(u64, u64)>,
     next_wave_index: u32,
     dispatcher_free: u64,
     pool: Vec<Vec<u32>>,
@@ -172,6 +174,7 @@ pub fn run(
         cus: vec![CuPipes { simd: vec![0; t.core.simds_per_cu as usize], ..CuPipes::default() }; cus.max(1) as usize],
         heap: BinaryHeap::new(),
         next_group: (0..t.topology.xcds.max(1) as u64).collect(),
+        engine_span: Vec::new(),
         next_wave_index: 0,
         dispatcher_free: start * SUB,
         pool: Vec::new(),
@@ -204,7 +207,9 @@ pub fn run(
         counters.add(c, sim.counters.get(c));
     }
     counters.set(Counter::GrbmGuiActive, cycles);
-    counters.set(Counter::SqBusyCycles, sim.last.saturating_sub(start));
+    // Per shader engine, summed as the hardware counter is (vcopy on MI210: SQ_CYCLES = 8 ×
+    // GRBM_GUI_ACTIVE on its 8 engines, SQ_BUSY_CYCLES below that sum).
+    counters.set(Counter::SqBusyCycles, sim.engine_span.iter().filter(|s| s.1 > s.0).map(|s| s.1 - s.0).sum());
     if let Some(tr) = sim.trace {
         tr.end_dispatch(t0, t0 + cycles, sim.stats.groups, sim.stats.waves);
     }
@@ -251,6 +256,11 @@ impl Sim<'_, '_> {
         self.dispatcher_free = when + SUB / rate;
         let at = when.div_ceil(SUB) + self.t.core.wave_launch_cycles as u64;
         let slot = self.free_slots.pop().unwrap_or(0);
+        let se = self.place.engine_of(cu);
+        if self.engine_span.len() <= se {
+            self.engine_span.resize(se + 1, (u64::MAX, 0));
+        }
+        self.engine_span[se].0 = self.engine_span[se].0.min(at);
         let g = self.d.geo.group_at(group);
         let wpg = self.d.waves_per_group();
         let waves = create_group_waves(&self.setup, g, self.next_wave_index, slot * wpg, &mut self.pool);
@@ -555,6 +565,10 @@ impl Sim<'_, '_> {
     fn wave_ended(&mut self, id: usize, end: u64) {
         let Some(tw) = self.waves[id].take() else { return };
         self.counters.add(Counter::SqWaveCycles, end.saturating_sub(tw.start));
+        let se = self.place.engine_of(tw.cu);
+        if let Some(s) = self.engine_span.get_mut(se) {
+            s.1 = s.1.max(end);
+        }
         self.last = self.last.max(end);
         self.progress = self.progress.max(end);
         if let Some(tr) = self.trace.as_deref_mut() {

@@ -32,6 +32,7 @@ pub struct Placement {
     order: Vec<usize>,
     cursor: usize,
     xcds: usize,
+    engines: usize,
     /// Per XCD, its CUs in dispatch order, and where its next search starts.
     xcd_order: Vec<Vec<usize>>,
     xcd_cursor: Vec<usize>,
@@ -53,6 +54,7 @@ impl Placement {
             order: order.clone(),
             cursor: 0,
             xcds,
+            engines: (t.topology.shader_engines.max(1) as usize).min(cus),
             xcd_order: (0..xcds).map(|x| order.iter().copied().filter(|&cu| xcd_of(cu, xcds, cus) == x).collect()).collect(),
             xcd_cursor: vec![0; xcds],
             simds,
@@ -95,6 +97,16 @@ impl Placement {
             }
         }
         None
+    }
+
+    /// The shader engine of `cu` (CUs are numbered engine by engine, as `dispatch_order` lays
+    /// them out).
+    pub fn engine_of(&self, cu: usize) -> usize {
+        cu / self.cus.len().div_ceil(self.engines).max(1)
+    }
+
+    pub fn engines(&self) -> usize {
+        self.engines
     }
 
     /// The XCD of `cu` (CUs are numbered XCD by XCD).
