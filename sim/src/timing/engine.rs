@@ -297,26 +297,31 @@ impl Sim<'_, '_> {
     }
 
     fn main_loop(&mut self, env: &mut Env, mem: &mut Memory) -> Result<(), KernelFault> {
-        while let Some(Reverse((t, _, id))) = self.heap.pop() {
+        let mut event = self.heap.pop();
+        while let Some(Reverse((t, _, id))) = event.take() {
             let id = id as usize;
-            let Some(w) = self.waves[id].as_ref() else { continue };
-            if w.w.status != WaveStatus::Ready || w.next != t {
-                continue;
-            }
+            let ready = self.waves[id].as_ref().is_some_and(|w| w.w.status == WaveStatus::Ready && w.next == t);
             // Run this wave while it stays the earliest.
             let mut at = t;
-            loop {
+            while ready {
                 self.watch(id, at, env)?;
                 let next = self.step(id, env, mem)?;
                 let Some(next) = next else { break };
                 let prio = self.waves[id].as_ref().map_or(0, |w| w.prio);
-                let earliest = self.heap.peek().map(|Reverse(k)| (k.0, k.1, k.2));
-                if earliest.is_none_or(|e| (next, prio, id as u32) < e) {
-                    at = next;
-                    continue;
+                let ours = Reverse((next, prio, id as u32));
+                match self.heap.peek_mut() {
+                    // The earliest other wave goes next and this one takes its place in the
+                    // heap: one sift instead of a push and a pop.
+                    Some(mut top) if top.0 < ours.0 => event = Some(std::mem::replace(&mut *top, ours)),
+                    _ => {
+                        at = next;
+                        continue;
+                    }
                 }
-                self.heap.push(Reverse((next, prio, id as u32)));
                 break;
+            }
+            if event.is_none() {
+                event = self.heap.pop();
             }
         }
         if let Some(id) = self.waves.iter().position(|w| w.as_ref().is_some_and(|w| w.w.status != WaveStatus::Done)) {
