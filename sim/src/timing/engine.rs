@@ -301,24 +301,26 @@ impl Sim<'_, '_> {
         while let Some(Reverse((t, _, id))) = event.take() {
             let id = id as usize;
             let ready = self.waves[id].as_ref().is_some_and(|w| w.w.status == WaveStatus::Ready && w.next == t);
-            // Run this wave while it stays the earliest.
+            // Run this wave while it stays the earliest (a stale entry runs nothing).
             let mut at = t;
-            while ready {
-                self.watch(id, at, env)?;
-                let next = self.step(id, env, mem)?;
-                let Some(next) = next else { break };
-                let prio = self.waves[id].as_ref().map_or(0, |w| w.prio);
-                let ours = Reverse((next, prio, id as u32));
-                match self.heap.peek_mut() {
-                    // The earliest other wave goes next and this one takes its place in the
-                    // heap: one sift instead of a push and a pop.
-                    Some(mut top) if top.0 < ours.0 => event = Some(std::mem::replace(&mut *top, ours)),
-                    _ => {
-                        at = next;
-                        continue;
+            if ready {
+                loop {
+                    self.watch(id, at, env)?;
+                    let next = self.step(id, env, mem)?;
+                    let Some(next) = next else { break };
+                    let prio = self.waves[id].as_ref().map_or(0, |w| w.prio);
+                    let ours = Reverse((next, prio, id as u32));
+                    match self.heap.peek_mut() {
+                        // The earliest other wave goes next and this one takes its place in the
+                        // heap: one sift instead of a push and a pop.
+                        Some(mut top) if top.0 < ours.0 => event = Some(std::mem::replace(&mut *top, ours)),
+                        _ => {
+                            at = next;
+                            continue;
+                        }
                     }
+                    break;
                 }
-                break;
             }
             if event.is_none() {
                 event = self.heap.pop();

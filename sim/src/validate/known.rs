@@ -36,6 +36,14 @@ pub const KNOWN_MISSES: &[KnownMiss] = &[
     KnownMiss { dataset: "latency", gpu: "rx6900xt", case: "GL1→L2 step", metric_prefix: "cycles at 0.8", reason: "the real curve keeps GL1-like latency up to ~150 KiB (L0 and GL1 together, 16 + 128 KiB, as if exclusive); the simulated GL1 holds 128 KiB including the L0's lines", model_limit: true },
 ];
 
+/// Bars of the product that no dataset row can show, with the reason (listed in the report).
+pub const UNCOVERED: &[(&str, &str)] = &[
+    ("pointer-chase latency on MI100", "no MI100 gpu-latency curve in `../shared/device-data` (gpu-benches has MI210 and RX 6900 XT, the SC25 artifact MI300X and MI325X); MI100 latency is not compared"),
+    ("RX 6900 XT DRAM latency", "the measured figure (~1958 cycles) was taken with the memory clock idling (gpu-benches README) and is not compared"),
+    ("vcopy duration on MI300X", "the profiled MI300X is an SR-IOV virtual function; the bare-metal rocpd run's 5.2-6.9 µs (no counters) is the better reference and is not yet a dataset"),
+    ("timing-mode speed ≥ 1 M wave-instructions/s", "met on MI210 memory-bound and every compute-bound case; memory-bound vecCopy on the 304-CU MI300X measures ~0.96 M/s (`cargo bench -p hipscope-sim --bench timing`, figures in README)"),
+];
+
 /// How one row fares against the tolerance and the known-miss list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {

@@ -4,7 +4,7 @@
 
 use super::output::{error_percent, status, value};
 use super::{plot, Outcome};
-use hipscope_sim::validate::known::Verdict;
+use hipscope_sim::validate::known::{self, Verdict};
 use hipscope_sim::validate::registry;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -79,6 +79,11 @@ fn markdown(o: &Outcome) -> String {
             let _ = writeln!(s);
         }
     }
+    let _ = writeln!(s, "## Bars not covered by a dataset\n");
+    for u in known::UNCOVERED {
+        let _ = writeln!(s, "- **{}**: {}", u.0, u.1);
+    }
+    let _ = writeln!(s);
     if !o.errors.is_empty() {
         let _ = writeln!(s, "## Comparisons that did not run\n");
         for e in &o.errors {
