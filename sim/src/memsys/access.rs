@@ -115,6 +115,7 @@ pub(super) struct OpState {
     lanes: Vec<LaneAccess>,
     open: Vec<Open>,
     lines: [u32; Level::COUNT],
+    scratch: coalesce::Scratch,
 }
 
 impl MemSystem {
@@ -132,6 +133,7 @@ impl MemSystem {
             lanes: Vec::with_capacity(64),
             open: Vec::with_capacity(16),
             lines: [0; Level::COUNT],
+            scratch: coalesce::Scratch::default(),
         }));
         st.spec = spec;
         st.start = start;
@@ -198,14 +200,14 @@ impl MemSystem {
     /// Finish the access: when it completes.
     pub fn end(&mut self, mem: &mut Memory) -> OpResult {
         self.apply_pending(mem);
-        let Some(st) = self.op.take() else {
+        let Some(mut st) = self.op.take() else {
             return OpResult { done: 0, tag_accesses: 0, level: None, lines: [0; Level::COUNT] };
         };
         let mut done = st.done;
         let mut tags = 0;
         if st.spec.unit == Unit::Vector && !st.lanes.is_empty() {
             let v = &self.cfg.vector_l1;
-            let l = coalesce::lookups(&st.lanes, v.lanes_per_pass, v.tag_access_bytes);
+            let l = coalesce::lookups_with(&st.lanes, v.lanes_per_pass, v.tag_access_bytes, &mut st.scratch);
             tags = l.tag_accesses;
             self.counters.add(Counter::TcpTotalCacheAccesses, tags);
             let apc = v.accesses_per_cycle.max(1) as u64;

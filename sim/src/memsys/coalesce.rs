@@ -24,10 +24,22 @@ pub struct Lookups {
 
 /// Tag accesses and busy cycles of one wave instruction. `lanes` is in ascending lane order.
 pub fn lookups(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32) -> Lookups {
+    lookups_with(lanes, lanes_per_pass, block_bytes, &mut Scratch::default())
+}
+
+/// Reusable buffers for [`lookups_with`] (the memory system keeps one, so the per-instruction
+/// path allocates nothing).
+#[derive(Debug, Clone, Default)]
+pub struct Scratch {
+    blocks: Vec<u64>,
+    pass_blocks: Vec<u64>,
+}
+
+/// [`lookups`] with caller-owned buffers.
+pub fn lookups_with(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32, scratch: &mut Scratch) -> Lookups {
     let mut total = 0u64;
     let mut cycles = 0u64;
-    let mut blocks: Vec<u64> = Vec::with_capacity(16);
-    let mut pass_blocks: Vec<u64> = Vec::with_capacity(16);
+    let Scratch { blocks, pass_blocks } = scratch;
     let mut i = 0;
     while i < lanes.len() {
         let pass = lanes[i].0 / lanes_per_pass;
@@ -49,7 +61,7 @@ pub fn lookups(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32) -> L
                 }
             }
             total += blocks.len() as u64;
-            for &b in &blocks {
+            for &b in blocks.iter() {
                 if !pass_blocks.contains(&b) {
                     pass_blocks.push(b);
                 }
