@@ -38,3 +38,31 @@ fn busy_cycles_are_per_shader_engine() {
     assert_eq!(get(&together, "SQ_WAVES"), 4);
     assert!(get(&together, "SQ_BUSY_CYCLES") < get(&together, "SQ_WAVE_CYCLES"), "{together:?}");
 }
+
+/// RDNA WGP mode places a work-group on a workgroup processor: both CUs' SIMDs. One group of
+/// eight wave32 waves of a VALU-bound kernel (mixbench-ro, 64 multiply-adds per element) keeps
+/// four waves on each of a CU's two SIMDs in CU mode and two on each of four SIMDs in WGP mode;
+/// a wave32 VALU instruction issues in one cycle, so the busy span shrinks by about two waves'
+/// VALU instructions per SIMD.
+#[test]
+fn wgp_mode_spreads_a_work_group_over_both_cus() {
+    let run = |mode: &str| {
+        let text = format!(
+            r#"Run(code_objects: {{"k": "bin/gfx1030-w32-{mode}/mixbench_ro.co"}},
+  buffers: {{ "a": (bytes: 8192) }},
+  dispatches: [ (kernel: "mixbench_ro_f32_64", grid: (256, 1, 1), block: (256, 1, 1), args: [F32(0.5), Buffer("a")]) ],
+  expect: [],
+)"#
+        );
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads").join("timing-wgp-test.ron");
+        let s = spec::parse(&text, &path).expect("spec");
+        let opts = RunOptions { gpu: Some("rx6900xt".into()), code_object: Some("k".into()), seed: 0, timing: true, ..RunOptions::default() };
+        let r = spec::run(&s, &path, &opts).expect("run");
+        r.dispatches[0].counters.clone().expect("timing counters")
+    };
+    let (cu, wgp) = (run("cu"), run("wgp"));
+    let valu_per_wave = get(&cu, "SQ_INSTS_VALU") / get(&cu, "SQ_WAVES");
+    let saved = get(&cu, "SQ_BUSY_CYCLES") as f64 - get(&wgp, "SQ_BUSY_CYCLES") as f64;
+    let expected = 2.0 * valu_per_wave as f64;
+    assert!((saved - expected).abs() <= 0.2 * expected, "CU {} WGP {} cycles: saved {saved}, expected about {expected}", get(&cu, "SQ_BUSY_CYCLES"), get(&wgp, "SQ_BUSY_CYCLES"));
+}

@@ -109,6 +109,9 @@ struct Sim<'a, 'm> {
     heap: BinaryHeap<Reverse<(u64, u32, u32)>>,
     /// Per XCD, the next work-group it runs (XCD x runs groups x, x + XCDs, ...).
     next_group: Vec<u64>,
+    /// CUs per placement unit: 2 in WGP mode (a work-group's waves may run on either CU of
+    /// its WGP, each CU with its own L0 and SIMDs, the LDS shared), 1 otherwise.
+    cus_per_unit: usize,
     /// Per shader engine: its first wave's launch and last wave's end (`SQ_BUSY_CYCLES`).
     engine_span: Vec<(u64, u64)>,
     next_wave_index: u32,
@@ -152,6 +155,9 @@ pub fn run(
         })
         .collect();
     let needs = Needs { waves: d.waves_per_group(), vgprs: k.vgprs.next_multiple_of(8).max(8), lds_bytes: d.lds_bytes };
+    // RDNA WGP mode (the kernel descriptor's WGP_MODE bit): work-groups are placed on
+    // workgroup processors of two CUs (AMD RDNA ISA guides, "WGP mode").
+    let cus_per_unit = if k.descriptor.compute_pgm_rsrc1.wgp_mode == Some(true) { 2 } else { 1 };
     let before = ms.counters.clone();
     ms.begin_kernel();
     let start = t0 + t.dispatch.kernel_start_cycles as u64;
@@ -165,7 +171,8 @@ pub fn run(
         fam: k.family,
         classes,
         setup: WaveSetup { kernel: k, geo: &d.geo, rt: &d.rt, kernarg: &d.kernarg, scratch_base: d.scratch_base, scratch_per_lane: d.scratch_per_lane },
-        place: Placement::new(t, cus),
+        place: Placement::new(t, cus, cus_per_unit as u32),
+        cus_per_unit,
         needs,
         waves: Vec::new(),
         free_waves: Vec::new(),
@@ -246,9 +253,15 @@ impl Sim<'_, '_> {
         }
     }
 
-    /// Start the next work-group of `cu`'s XCD there.
-    fn start_group(&mut self, cu: usize, simds: Vec<u32>, at: u64) {
-        let x = self.place.xcd_of(cu);
+    /// The CU and its SIMD of SIMD `simd` of placement unit `unit`.
+    fn physical(&self, unit: usize, simd: usize) -> (usize, usize) {
+        let per_cu = self.t.core.simds_per_cu.max(1) as usize;
+        (unit * self.cus_per_unit + simd / per_cu, simd % per_cu)
+    }
+
+    /// Start the next work-group of `unit`'s XCD there.
+    fn start_group(&mut self, unit: usize, simds: Vec<u32>, at: u64) {
+        let x = self.place.xcd_of(unit);
         let group = self.next_group[x];
         self.next_group[x] += self.next_group.len() as u64;
         let rate = self.t.dispatch.workgroups_per_cycle.max(1) as u64;
@@ -256,7 +269,7 @@ impl Sim<'_, '_> {
         self.dispatcher_free = when + SUB / rate;
         let at = when.div_ceil(SUB) + self.t.core.wave_launch_cycles as u64;
         let slot = self.free_slots.pop().unwrap_or(0);
-        let se = self.place.engine_of(cu);
+        let se = self.place.engine_of(unit);
         if self.engine_span.len() <= se {
             self.engine_span.resize(se + 1, (u64::MAX, 0));
         }
@@ -276,7 +289,7 @@ impl Sim<'_, '_> {
         for (i, w) in waves.into_iter().enumerate() {
             let idx = self.d.kernel.index_of(w.pc).unwrap_or(0);
             let prio = if self.opts.seed == 0 { 0 } else { self.rng.random::<u32>() };
-            let simd = simds.get(i).copied().unwrap_or(0) as usize;
+            let (cu, simd) = self.physical(unit, simds.get(i).copied().unwrap_or(0) as usize);
             let lane = self.trace.as_deref_mut().map_or(Lane::default(), |tr| tr.wave_started(cu, simd, at));
             let tw = TWave { w, group: gid, cu, simd, idx, next: at, prio, start: at, out: Outstanding::default(), sleep_until: 0, lane };
             let id = match self.free_waves.pop() {
@@ -293,7 +306,7 @@ impl Sim<'_, '_> {
             ids.push(id);
         }
         let live = ids.len() as u32;
-        self.groups[gid] = Some(TGroup { waves: ids, lds: vec![0; self.d.lds_bytes as usize], cu, simds, live, arrived: 0, barrier_at: 0, slot });
+        self.groups[gid] = Some(TGroup { waves: ids, lds: vec![0; self.d.lds_bytes as usize], cu: unit, simds, live, arrived: 0, barrier_at: 0, slot });
     }
 
     fn main_loop(&mut self, env: &mut Env, mem: &mut Memory) -> Result<(), KernelFault> {
@@ -478,7 +491,9 @@ impl Sim<'_, '_> {
                 };
                 accesses.clear();
                 drop(accesses);
-                let start = self.cus[cu].lds.reserve(issue, passes * SUB);
+                // One LDS per placement unit (a WGP's two CUs share theirs).
+                let lds_cu = cu - cu % self.cus_per_unit;
+                let start = self.cus[lds_cu].lds.reserve(issue, passes * SUB);
                 self.counters.add(Counter::SqLdsIdxActive, passes);
                 tw.out.push(fam, Queue::Lds, start + passes + lds.latency_cycles as u64);
             }
@@ -572,7 +587,7 @@ impl Sim<'_, '_> {
     fn wave_ended(&mut self, id: usize, end: u64) {
         let Some(tw) = self.waves[id].take() else { return };
         self.counters.add(Counter::SqWaveCycles, end.saturating_sub(tw.start));
-        let se = self.place.engine_of(tw.cu);
+        let se = self.place.engine_of(tw.cu / self.cus_per_unit);
         if let Some(s) = self.engine_span.get_mut(se) {
             s.1 = s.1.max(end);
         }

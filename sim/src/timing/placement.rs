@@ -44,9 +44,13 @@ pub struct Placement {
 }
 
 impl Placement {
-    pub fn new(t: &Timing, compute_units: u32) -> Placement {
-        let cus = compute_units.max(1) as usize;
-        let simds = t.core.simds_per_cu.max(1);
+    /// `cus_per_unit`: CUs a work-group may spread over (2 in RDNA's WGP mode, where a
+    /// work-group runs on a workgroup processor: both CUs' SIMDs, their LDS as one 128 KiB
+    /// pool, twice the work-group slots; 1 otherwise). Units are what this placement hands out.
+    pub fn new(t: &Timing, compute_units: u32, cus_per_unit: u32) -> Placement {
+        let per = cus_per_unit.max(1);
+        let cus = (compute_units / per).max(1) as usize;
+        let simds = t.core.simds_per_cu.max(1) * per;
         let xcds = t.topology.xcds.max(1) as usize;
         let order = dispatch_order(cus, xcds, t.topology.shader_engines.max(1) as usize);
         Placement {
@@ -60,8 +64,8 @@ impl Placement {
             simds,
             max_waves: t.core.max_waves_per_simd,
             vgprs_per_simd: t.core.vgprs_per_simd,
-            lds_bytes: t.lds.size_bytes,
-            max_groups: t.core.max_workgroups_per_cu,
+            lds_bytes: t.lds.size_bytes * per,
+            max_groups: t.core.max_workgroups_per_cu * per,
         }
     }
 
@@ -214,7 +218,7 @@ mod tests {
     #[test]
     fn limits_waves_vgprs_lds_and_groups() {
         let t = crate::gpus::builtin("mi210").unwrap().timing.unwrap();
-        let mut p = Placement::new(&t, 1);
+        let mut p = Placement::new(&t, 1, 1);
         // 4 waves of 128 VGPRs: one per SIMD; 512 VGPRs per SIMD allow 4 such groups.
         let n = Needs { waves: 4, vgprs: 128, lds_bytes: 0 };
         for _ in 0..4 {
@@ -223,11 +227,11 @@ mod tests {
         assert!(p.place(&n).is_none(), "VGPRs exhausted");
         p.release(0, &[0, 1, 2, 3], &n);
         assert!(p.place(&n).is_some());
-        let mut p = Placement::new(&t, 1);
+        let mut p = Placement::new(&t, 1, 1);
         let big = Needs { waves: 1, vgprs: 8, lds_bytes: 40000 };
         assert!(p.place(&big).is_some());
         assert!(p.place(&big).is_none(), "LDS exhausted");
-        let mut p = Placement::new(&t, 1);
+        let mut p = Placement::new(&t, 1, 1);
         let tiny = Needs { waves: 1, vgprs: 8, lds_bytes: 0 };
         for _ in 0..16 {
             assert!(p.place(&tiny).is_some());
