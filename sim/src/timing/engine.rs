@@ -206,10 +206,10 @@ pub fn run(
     sim.main_loop(env, mem)?;
     let ms = sim.port.ms.into_inner();
     let end = ms.end_kernel(mem, sim.last);
-    let cycles = end + t.dispatch.kernel_end_cycles as u64 - t0;
     let mut counters = ms.counters.since(&before);
-    // After the end timestamp, outside this dispatch's counters: the system-scope release.
-    ms.release_after_kernel(mem, end);
+    // Outside this dispatch's counters but inside its time: the system-scope release.
+    let released = ms.release_after_kernel(mem, end);
+    let cycles = released.max(end) + t.dispatch.kernel_end_cycles as u64 - t0;
     for &c in Counter::ALL {
         counters.add(c, sim.counters.get(c));
     }
