@@ -115,6 +115,8 @@ impl Cache {
         // Sets need not be a power of two (e.g. a 24 MiB cache): index by remainder.
         if self.hashed {
             super::channel::fold(line, self.sets) as usize
+        } else if self.sets.is_power_of_two() {
+            (line & (self.sets - 1)) as usize
         } else {
             (line % self.sets) as usize
         }

@@ -19,10 +19,16 @@ pub fn of(address: u64, interleave_bytes: u32, channels: usize) -> usize {
 /// `n` apart land far apart. Also the L2's and MALL's set index (see `Cache::hashed`).
 #[inline]
 pub fn fold(value: u64, n: u64) -> u64 {
-    let high = value / n;
     // Fibonacci hashing: the golden-ratio multiple spreads small `high` over all 32 bits.
-    let rotate = high.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
-    (value % n + rotate % n) % n
+    let mix = |high: u64| high.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
+    if n.is_power_of_two() {
+        // The common case (set and channel counts), without divisions: it runs on every
+        // cache lookup.
+        let mask = n - 1;
+        (value + mix(value >> n.trailing_zeros())) & mask
+    } else {
+        (value % n + mix(value / n) % n) % n
+    }
 }
 
 #[cfg(test)]
@@ -43,6 +49,17 @@ mod tests {
             seen.insert(of(slice * 16384, 256, 32));
         }
         assert!(seen.len() >= 16, "only {} channels for 32 slices", seen.len());
+    }
+
+    /// The power-of-two fast path gives what the general formula gives.
+    #[test]
+    fn power_of_two_path_agrees() {
+        let general = |v: u64, n: u64| (v % n + ((v / n).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) % n) % n;
+        for n in [1u64, 2, 16, 2048] {
+            for v in (0..100_000u64).map(|i| i.wrapping_mul(7919)) {
+                assert_eq!(fold(v, n), general(v, n), "v {v} n {n}");
+            }
+        }
     }
 
     #[test]
