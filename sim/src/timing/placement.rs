@@ -28,12 +28,10 @@ struct Cu {
 #[derive(Debug, Clone)]
 pub struct Placement {
     cus: Vec<Cu>,
-    /// CUs in dispatch order.
-    order: Vec<usize>,
-    cursor: usize,
     xcds: usize,
     engines: usize,
-    /// Per XCD, its CUs in dispatch order, and where its next search starts.
+    /// Per XCD, its CUs in dispatch order (consecutive work-groups of an XCD go to different
+    /// shader engines), and where its next search starts.
     xcd_order: Vec<Vec<usize>>,
     xcd_cursor: Vec<usize>,
     simds: u32,
@@ -55,8 +53,6 @@ impl Placement {
         let order = dispatch_order(cus, xcds, t.topology.shader_engines.max(1) as usize);
         Placement {
             cus: vec![Cu { waves: vec![0; simds as usize], vgprs: vec![0; simds as usize], ..Cu::default() }; cus],
-            order: order.clone(),
-            cursor: 0,
             xcds,
             engines: (t.topology.shader_engines.max(1) as usize).min(cus),
             xcd_order: (0..xcds).map(|x| order.iter().copied().filter(|&cu| xcd_of(cu, xcds, cus) == x).collect()).collect(),
@@ -73,19 +69,6 @@ impl Placement {
     pub fn fits_at_all(&self, n: &Needs) -> bool {
         let per_simd = n.waves.div_ceil(self.simds);
         per_simd <= self.max_waves && per_simd * n.vgprs <= self.vgprs_per_simd && n.lds_bytes <= self.lds_bytes && self.max_groups > 0
-    }
-
-    /// Place a work-group: its CU and each wave's SIMD, or `None` if no CU has room now.
-    pub fn place(&mut self, n: &Needs) -> Option<(usize, Vec<u32>)> {
-        for k in 0..self.order.len() {
-            let at = (self.cursor + k) % self.order.len();
-            let cu = self.order[at];
-            if let Some(simds) = self.try_cu(cu, n) {
-                self.cursor = (at + 1) % self.order.len();
-                return Some((cu, simds));
-            }
-        }
-        None
     }
 
     /// Place on a CU of XCD `xcd`: its CUs are visited in dispatch order, each XCD with its own
@@ -107,10 +90,6 @@ impl Placement {
     /// them out).
     pub fn engine_of(&self, cu: usize) -> usize {
         cu / self.cus.len().div_ceil(self.engines).max(1)
-    }
-
-    pub fn engines(&self) -> usize {
-        self.engines
     }
 
     /// The XCD of `cu` (CUs are numbered XCD by XCD).
@@ -222,21 +201,21 @@ mod tests {
         // 4 waves of 128 VGPRs: one per SIMD; 512 VGPRs per SIMD allow 4 such groups.
         let n = Needs { waves: 4, vgprs: 128, lds_bytes: 0 };
         for _ in 0..4 {
-            assert!(p.place(&n).is_some());
+            assert!(p.place_in_xcd(0, &n).is_some());
         }
-        assert!(p.place(&n).is_none(), "VGPRs exhausted");
+        assert!(p.place_in_xcd(0, &n).is_none(), "VGPRs exhausted");
         p.release(0, &[0, 1, 2, 3], &n);
-        assert!(p.place(&n).is_some());
+        assert!(p.place_in_xcd(0, &n).is_some());
         let mut p = Placement::new(&t, 1, 1);
         let big = Needs { waves: 1, vgprs: 8, lds_bytes: 40000 };
-        assert!(p.place(&big).is_some());
-        assert!(p.place(&big).is_none(), "LDS exhausted");
+        assert!(p.place_in_xcd(0, &big).is_some());
+        assert!(p.place_in_xcd(0, &big).is_none(), "LDS exhausted");
         let mut p = Placement::new(&t, 1, 1);
         let tiny = Needs { waves: 1, vgprs: 8, lds_bytes: 0 };
         for _ in 0..16 {
-            assert!(p.place(&tiny).is_some());
+            assert!(p.place_in_xcd(0, &tiny).is_some());
         }
-        assert!(p.place(&tiny).is_none(), "16 work-groups per CU");
+        assert!(p.place_in_xcd(0, &tiny).is_none(), "16 work-groups per CU");
         assert!(!p.fits_at_all(&Needs { waves: 40, vgprs: 8, lds_bytes: 0 }));
     }
 }

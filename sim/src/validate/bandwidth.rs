@@ -17,7 +17,7 @@
 //!   read misses, as it does in steady state on a working set twice the last cache.
 
 use super::import::gpu_benches;
-use super::{object_dir, run_timed, Curve, Row, Tolerance};
+use super::{median, object_dir, run_timed, Curve, Row, Tolerance};
 use crate::gpus::{self, GpuConfig};
 use std::path::{Path, PathBuf};
 
@@ -104,14 +104,6 @@ fn window(g: &GpuConfig, l: Level) -> Option<(f64, f64)> {
         Level::Dram => (8.0 * last_cache, 32.0 * last_cache),
     };
     (hi >= lo).then_some((lo, hi))
-}
-
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    Some(v[v.len() / 2])
 }
 
 /// GB/s from bytes and shader cycles at the config's clock.

@@ -12,7 +12,7 @@
 
 use super::import::gpu_benches::read_latency;
 use super::import::DataError;
-use super::{object_dir, run_timed, Curve, Row, Tolerance};
+use super::{median, object_dir, run_timed, Curve, Row, Tolerance};
 use crate::gpus::{self, GpuConfig};
 use std::path::{Path, PathBuf};
 
@@ -84,14 +84,6 @@ fn window(g: &GpuConfig, l: Level) -> Option<(f64, f64)> {
         None => 4.0 * caps.last()?.1,
     };
     (above > below).then_some((below, above))
-}
-
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    Some(v[v.len() / 2])
 }
 
 /// The chase spec for working set `ws` bytes with entries `spacing` bytes apart.

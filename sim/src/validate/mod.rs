@@ -83,6 +83,15 @@ impl Row {
     }
 }
 
+/// The median of `v` (the upper one of an even count); `None` when empty.
+pub(crate) fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    Some(v[v.len() / 2])
+}
+
 /// The code-object directory of our builds (`workloads/bin/<dir>`) for the GPU's default wave
 /// size and CU/WGP mode.
 pub fn object_dir(g: &GpuConfig) -> String {
