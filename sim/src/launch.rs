@@ -76,6 +76,14 @@ impl Device {
         }
     }
 
+    /// Empty every cache of the timing model (a fresh memory system, clock kept), after
+    /// [`Device::synchronize`] has written their dirty data to memory.
+    pub fn reset_caches(&mut self) {
+        if let Some(t) = &mut self.timing {
+            t.ms = MemSystem::new(&t.cfg, t.compute_units);
+        }
+    }
+
     fn env(&self, wave64: bool) -> Env {
         Env {
             decode: Ctx::new(self.processor, wave64, false),

@@ -216,6 +216,28 @@ impl Session {
         self.prepared.len()
     }
 
+    /// The bytes of buffer `name` as the host would read them after synchronizing (the
+    /// device's caches written back first); `None` for an unknown name.
+    pub fn read_buffer(&mut self, name: &str) -> Option<Vec<u8>> {
+        let p = self.placed.get(name)?;
+        self.device.synchronize();
+        let mut b = vec![0u8; p.len as usize];
+        self.device.mem.read(p.base, &mut b).ok()?;
+        Some(b)
+    }
+
+    /// Put every buffer back to its initial contents and empty the device's caches, so the next
+    /// launch starts as the first did (seed sweeps re-run one session).
+    pub fn reset(&mut self) {
+        self.device.synchronize();
+        self.device.reset_caches();
+        for (name, p) in &self.placed {
+            if let Some(b) = self.initial.get(name) {
+                let _ = self.device.mem.write(p.base, b);
+            }
+        }
+    }
+
     /// Launch dispatch `i` (buffers keep whatever earlier launches left in them).
     pub fn launch(&mut self, i: usize, seed: u64) -> Result<crate::engine::DispatchStats, RunError> {
         self.launch_traced(i, seed, None)
