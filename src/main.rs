@@ -25,6 +25,9 @@ enum Command {
     Gpus(cmd::gpus::Args),
     /// Compare simulations with real-device measurements (measured vs simulated, ok/MISS).
     Validate(cmd::validate::Args),
+    /// What synchronization costs at each scope, per GPU and mode: cycles, the instructions the
+    /// compiler emitted and the cache actions they caused (writes reports/scopes.md and plots).
+    Scopes(cmd::scopes::Args),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +38,7 @@ fn main() -> ExitCode {
         Command::Run(args) => cmd::run::run(&args),
         Command::Gpus(args) => cmd::gpus::run(&args),
         Command::Validate(args) => cmd::validate::run(&args),
+        Command::Scopes(args) => cmd::scopes::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -110,6 +110,30 @@ counters! {
     DramReadBytes => "HS_DRAM_READ_BYTES",
     /// Bytes written to DRAM.
     DramWriteBytes => "HS_DRAM_WRITE_BYTES",
+    /// Vector L1 (RDNA: GL0) invalidations by instructions (`buffer_wbinvl1*`, `buffer_inv`,
+    /// `buffer_gl0_inv`, `global_inv`); the dispatch-start invalidation is not counted.
+    L1Invalidates => "HS_L1_INVALIDATES",
+    /// Valid lines those invalidations dropped.
+    L1InvalidatedLines => "HS_L1_INVALIDATED_LINES",
+    /// RDNA GL1 invalidations by instructions (`buffer_gl1_inv`, `global_inv scope:DEV`).
+    Gl1Invalidates => "HS_GL1_INVALIDATES",
+    /// Valid lines those invalidations dropped.
+    Gl1InvalidatedLines => "HS_GL1_INVALIDATED_LINES",
+    /// L2 invalidations by instructions (`buffer_invl2`, `buffer_inv sc1` with several L2s,
+    /// `global_inv scope:SYS`), one per L2 that walked its tags.
+    L2Invalidates => "HS_L2_INVALIDATES",
+    /// Lines those invalidations dropped (rocprof-compute: "evictions due to all TC_OP
+    /// invalidate requests").
+    TccAllTcOpInvEvict => "TCC_ALL_TC_OP_INV_EVICT_sum",
+    /// L2 write-backs by instructions (`buffer_wbl2`, `global_wb scope:SYS`), one per L2.
+    L2Writebacks => "HS_L2_WRITEBACKS",
+    /// Dirty lines those write-backs wrote to memory (rocprof-compute: "writebacks due to all
+    /// TC_OP writeback requests"). The end-of-kernel write-back is not counted.
+    TccAllTcOpWbWriteback => "TCC_ALL_TC_OP_WB_WRITEBACK_sum",
+    /// Atomic instructions on host or managed memory that the GPU config cannot make atomic
+    /// (the seed's system-scope atomicity conditions: `hostNativeAtomicSupported` for pinned
+    /// host memory, `concurrentManagedAccess` for managed memory). Counted per wave access.
+    SystemAtomicsNotAtomic => "HS_SYSTEM_ATOMICS_NOT_ATOMIC",
 }
 
 /// A set of counter values.

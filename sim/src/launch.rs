@@ -8,7 +8,7 @@ use crate::fault::KernelFault;
 use crate::kernel::{KernelError, LoadedKernel};
 use crate::gpus::{GpuConfig, Timing};
 use crate::memory::{Memory, MemoryKind};
-use crate::memsys::MemSystem;
+use crate::memsys::{HostAtomics, MemSystem};
 use crate::timing::{self, engine::TimingOptions, trace::Trace};
 use hipscope_isa::codeobj::CodeObject;
 use hipscope_isa::decode::Ctx;
@@ -63,7 +63,9 @@ impl Device {
     /// timing section).
     pub fn enable_timing(&mut self, gpu: &GpuConfig) -> Result<(), String> {
         let cfg = gpu.timing.clone().ok_or_else(|| format!("GPU config '{}' has no timing section", gpu.name))?;
-        let ms = MemSystem::new(&cfg, gpu.compute_units);
+        let mut ms = MemSystem::new(&cfg, gpu.compute_units);
+        let p = &gpu.hip;
+        ms.host_atomics = HostAtomics { pinned: p.host_native_atomic_supported, managed: p.concurrent_managed_access };
         self.timing = Some(TimingState { cfg, compute_units: gpu.compute_units, ms, clock: 0 });
         Ok(())
     }
@@ -80,7 +82,9 @@ impl Device {
     /// [`Device::synchronize`] has written their dirty data to memory.
     pub fn reset_caches(&mut self) {
         if let Some(t) = &mut self.timing {
+            let host_atomics = t.ms.host_atomics;
             t.ms = MemSystem::new(&t.cfg, t.compute_units);
+            t.ms.host_atomics = host_atomics;
         }
     }
 

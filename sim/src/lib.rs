@@ -25,6 +25,7 @@ pub mod kernel;
 pub mod launch;
 pub mod memory;
 pub mod memsys;
+pub mod scopes;
 pub mod spec;
 #[doc(hidden)]
 pub mod testing;

@@ -144,6 +144,15 @@ fn text_report(r: &Report, fidelity: bool) -> String {
             let _ = write!(o, ", {c} cycles ({:.2} µs)", ns / 1000.0);
         }
         let _ = writeln!(o);
+        let not_atomic = d.counters.iter().flatten().find(|(n, _)| n == "HS_SYSTEM_ATOMICS_NOT_ATOMIC").map_or(0, |(_, v)| *v);
+        if not_atomic > 0 {
+            let p = &r.gpu.hip;
+            let _ = writeln!(
+                o,
+                "warning: dispatch {i}: {not_atomic} atomic accesses to host or managed memory are not atomic on {} (hostNativeAtomicSupported = {}, concurrentManagedAccess = {})",
+                r.gpu.name, p.host_native_atomic_supported, p.concurrent_managed_access
+            );
+        }
     }
     for c in &r.checks {
         let _ = writeln!(o, "check {}: {} ({})", c.buffer, if c.ok { "ok" } else { "FAIL" }, c.detail);

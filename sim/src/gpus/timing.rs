@@ -145,6 +145,10 @@ pub struct L2 {
     pub memory_read_request_bytes: u32,
     /// Size of a write request to memory (`TCC_EA_WRREQ`).
     pub memory_write_request_bytes: u32,
+    /// Sets per cycle each channel's tag walk covers in a write-back or invalidate operation
+    /// (`buffer_wbl2`, `buffer_inv sc1`): such an operation cannot know where its lines are
+    /// without looking at every set, so its cost has a floor of sets ÷ channels ÷ this.
+    pub maintenance_sets_per_cycle: u32,
 }
 
 /// Memory-attached last-level cache.
@@ -226,6 +230,7 @@ impl Timing {
         nonzero("l2.channel_bytes_per_cycle", self.l2.channel_bytes_per_cycle as u64)?;
         pow2("l2.memory_read_request_bytes", self.l2.memory_read_request_bytes as u64)?;
         pow2("l2.memory_write_request_bytes", self.l2.memory_write_request_bytes as u64)?;
+        nonzero("l2.maintenance_sets_per_cycle", self.l2.maintenance_sets_per_cycle as u64)?;
         nonzero("dram.channels", self.dram.channels as u64)?;
         pow2("dram.channel_interleave_bytes", self.dram.channel_interleave_bytes as u64)?;
         nonzero("dram.bandwidth_gb_per_s", self.dram.bandwidth_gb_per_s as u64)?;

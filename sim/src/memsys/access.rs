@@ -116,6 +116,8 @@ pub(super) struct OpState {
     open: Vec<Open>,
     lines: [u32; Level::COUNT],
     scratch: coalesce::Scratch,
+    /// An atomic of this access touched memory the GPU cannot update atomically.
+    not_atomic: bool,
 }
 
 impl MemSystem {
@@ -134,6 +136,7 @@ impl MemSystem {
             open: Vec::with_capacity(16),
             lines: [0; Level::COUNT],
             scratch: coalesce::Scratch::default(),
+            not_atomic: false,
         }));
         st.spec = spec;
         st.start = start;
@@ -142,6 +145,7 @@ impl MemSystem {
         st.lanes.clear();
         st.open.clear();
         st.lines = [0; Level::COUNT];
+        st.not_atomic = false;
         self.op = Some(st);
         self.read_lines.clear();
     }
@@ -153,6 +157,9 @@ impl MemSystem {
             return mem.read(address, out);
         };
         record(&mut st.lanes, lane, address, out.len() as u32);
+        if matches!(st.spec.kind, OpKind::Atomic { .. }) && !self.host_atomics.atomic_on(kind) {
+            st.not_atomic = true;
+        }
         let mode = self.mode_of(&st.spec, kind);
         let g = self.granule(&st.spec) as u64;
         let mut done = 0;
@@ -217,6 +224,9 @@ impl MemSystem {
             // Data comes back at the L1's rate: the last block is `block_cycles - 1` cycles
             // after the first.
             done = done.max(st.start + l.block_cycles.saturating_sub(1) / apc + v.hit_latency_cycles as u64);
+        }
+        if st.not_atomic {
+            self.counters.inc(Counter::SystemAtomicsNotAtomic);
         }
         let level = Level::ALL.iter().rev().copied().find(|&l| st.lines[l as usize] > 0);
         let lines = st.lines;

@@ -231,6 +231,16 @@ impl Cache {
         self.tags.iter().enumerate().filter(|(_, &t)| t != 0).map(|(s, _)| s)
     }
 
+    /// Number of slots holding a line.
+    pub fn valid_lines(&self) -> u64 {
+        self.tags.iter().filter(|&&t| t != 0).count() as u64
+    }
+
+    /// Sets of this cache.
+    pub fn sets(&self) -> u64 {
+        self.sets
+    }
+
     /// Every slot holding dirty bytes.
     pub fn dirty_slots(&self) -> Vec<Slot> {
         self.occupied().filter(|&s| self.dirty[s] != 0).collect()

@@ -3,7 +3,7 @@
 use super::cache::{mask_of, Evicted};
 use super::channel;
 use super::mtype::L2Mode;
-use super::pipe::occupancy;
+use super::pipe::{occupancy, SUB};
 use super::{Level, MemSystem};
 use crate::counters::Counter;
 use crate::memory::Memory;
@@ -223,5 +223,58 @@ impl MemSystem {
     /// `buffer_wbl2`-style writeback of the L2 of `xcd` (every dirty line `keep` accepts).
     pub fn writeback_l2(&mut self, mem: &mut Memory, xcd: usize, at: u64, keep: impl Fn(u64) -> bool) -> u64 {
         self.writeback_l2_where(mem, xcd, at, keep)
+    }
+
+    /// The tag walk of a maintenance operation on the L2 of `xcd` from `at`: every channel
+    /// looks at each of its sets, `maintenance_sets_per_cycle` a cycle, and requests of
+    /// other waves to that channel queue behind the walk. Returns when the walk is done.
+    fn walk_l2(&mut self, xcd: usize, at: u64) -> u64 {
+        let channels = self.cfg.l2.channels.max(1) as u64;
+        let sets = self.l2[xcd].sets().div_ceil(channels);
+        let cycles = sets.div_ceil(self.cfg.l2.maintenance_sets_per_cycle.max(1) as u64);
+        let first = xcd * channels as usize;
+        let mut end = at;
+        for ch in first..first + channels as usize {
+            let start = self.l2_channels[ch].reserve(at, cycles * SUB);
+            end = end.max(start + cycles);
+        }
+        end + self.cfg.l2.hit_latency_cycles as u64
+    }
+
+    /// An invalidate instruction on the L2 of `xcd` at `at` (`buffer_invl2`, `buffer_inv
+    /// sc1` / `sc0 sc1`, `global_inv scope:SYS`). It drops the clean lines the L2 does not
+    /// keep coherent: with several L2s in the agent (MI300 SPX) that is the lines of memory
+    /// not local to this L2, which an interleaved layout makes nearly all of them (LLVM
+    /// AMDGPUUsage, *Memory Model GFX942*); a single L2 keeps device memory coherent itself
+    /// and only drops MTYPE NC lines (remote memory), which this single-device model has
+    /// none of, so it only pays the walk. Dirty lines stay. Counted. Returns (done, lines).
+    pub fn invalidate_l2_op(&mut self, xcd: usize, at: u64) -> (u64, u64) {
+        let before = self.l2[xcd].valid_lines();
+        if self.l2.len() > 1 {
+            self.invalidate_l2_where(xcd, |_| true);
+        }
+        let lines = before - self.l2[xcd].valid_lines();
+        self.counters.inc(Counter::L2Invalidates);
+        self.counters.add(Counter::TccAllTcOpInvEvict, lines);
+        (self.walk_l2(xcd, at), lines)
+    }
+
+    /// A write-back instruction on the L2 of `xcd` at `at` (`buffer_wbl2`, `global_wb
+    /// scope:SYS`): after the tag walk finds them, every dirty line is read out of its channel
+    /// and written to memory, so the cost grows with the dirty footprint. Counted. Returns
+    /// (done, lines written).
+    pub fn writeback_l2_op(&mut self, mem: &mut Memory, xcd: usize, at: u64) -> (u64, u64) {
+        let walked = self.walk_l2(xcd, at);
+        let line_read = occupancy(self.cfg.l2.line_bytes as u64, self.cfg.l2.channel_bytes_per_cycle as f64);
+        let dirty = self.l2[xcd].dirty_slots();
+        for &s in &dirty {
+            let ch = self.l2_channel(xcd, self.l2[xcd].address_of(s));
+            self.l2_channels[ch].reserve(at, line_read);
+        }
+        let lines = dirty.len() as u64;
+        let done = self.writeback_l2_where(mem, xcd, at, |_| true);
+        self.counters.inc(Counter::L2Writebacks);
+        self.counters.add(Counter::TccAllTcOpWbWriteback, lines);
+        (walked.max(done), lines)
     }
 }

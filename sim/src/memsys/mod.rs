@@ -26,7 +26,7 @@ pub mod pipe;
 mod access;
 mod lower;
 
-use crate::counters::Counters;
+use crate::counters::{Counter, Counters};
 use crate::gpus::timing::Timing;
 use crate::memory::Memory;
 use cache::{Cache, Geometry};
@@ -74,6 +74,33 @@ impl MissWindow {
     }
 }
 
+/// Which host-side memory the GPU can update atomically: the seed document's conditions for a
+/// system-scope atomic to be atomic (libhipcxx memory model: mapped host memory needs
+/// `hostNativeAtomicSupported`, managed memory `concurrentManagedAccess`). Device memory
+/// always is.
+#[derive(Debug, Clone, Copy)]
+pub struct HostAtomics {
+    pub pinned: bool,
+    pub managed: bool,
+}
+
+impl Default for HostAtomics {
+    fn default() -> Self {
+        HostAtomics { pinned: true, managed: true }
+    }
+}
+
+impl HostAtomics {
+    pub fn atomic_on(self, kind: crate::memory::MemoryKind) -> bool {
+        use crate::memory::MemoryKind;
+        match kind {
+            MemoryKind::HostPinned => self.pinned,
+            MemoryKind::Managed => self.managed,
+            _ => true,
+        }
+    }
+}
+
 /// The whole memory system of one GPU. It persists across dispatches (the L2 keeps its lines
 /// from one kernel to the next).
 #[derive(Clone)]
@@ -102,6 +129,8 @@ pub struct MemSystem {
     /// The farthest level the line being opened has gone to (reported per access, so that
     /// clients such as traces can say which level served it).
     line_level: Option<Level>,
+    /// Whether atomics on host memory are atomic (counted when not).
+    pub host_atomics: HostAtomics,
 }
 
 impl MemSystem {
@@ -144,6 +173,7 @@ impl MemSystem {
             pending: Vec::new(),
             read_lines: Vec::new(),
             line_level: None,
+            host_atomics: HostAtomics::default(),
         }
     }
 
@@ -212,18 +242,26 @@ impl MemSystem {
 
     /// Invalidate the vector L1 of `cu` (`buffer_wbinvl1_vol`, `buffer_inv sc0`,
     /// `buffer_gl0_inv`): its lines are clean (write-through), so nothing is written.
-    pub fn invalidate_l1(&mut self, cu: usize) {
-        if let Some(c) = self.l1.get_mut(cu) {
-            c.invalidate_all();
-        }
+    /// Counted, with the valid lines dropped. Returns those lines.
+    pub fn invalidate_l1(&mut self, cu: usize) -> u64 {
+        let Some(c) = self.l1.get_mut(cu) else { return 0 };
+        let lines = c.valid_lines();
+        c.invalidate_all();
+        self.counters.inc(Counter::L1Invalidates);
+        self.counters.add(Counter::L1InvalidatedLines, lines);
+        lines
     }
 
-    /// Invalidate the GL1 of `cu`'s shader array (`buffer_gl1_inv`).
-    pub fn invalidate_gl1(&mut self, cu: usize) {
+    /// Invalidate the GL1 of `cu`'s shader array (`buffer_gl1_inv`), counted like
+    /// [`MemSystem::invalidate_l1`]. Returns the valid lines dropped.
+    pub fn invalidate_gl1(&mut self, cu: usize) -> u64 {
         let a = self.places.get(cu).map_or(0, |p| p.array);
-        if let Some(c) = self.gl1.get_mut(a) {
-            c.invalidate_all();
-        }
+        let Some(c) = self.gl1.get_mut(a) else { return 0 };
+        let lines = c.valid_lines();
+        c.invalidate_all();
+        self.counters.inc(Counter::Gl1Invalidates);
+        self.counters.add(Counter::Gl1InvalidatedLines, lines);
+        lines
     }
 
     /// The XCD whose L2 `cu` uses.

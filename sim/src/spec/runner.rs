@@ -216,6 +216,11 @@ impl Session {
         self.prepared.len()
     }
 
+    /// The loaded kernel of dispatch `i`.
+    pub fn kernel(&self, i: usize) -> Option<&crate::kernel::LoadedKernel> {
+        self.prepared.get(i).map(|p| &p.kernel)
+    }
+
     /// The bytes of buffer `name` as the host would read them after synchronizing (the
     /// device's caches written back first); `None` for an unknown name.
     pub fn read_buffer(&mut self, name: &str) -> Option<Vec<u8>> {

@@ -18,12 +18,17 @@ pub enum Maintenance {
     /// Invalidate this CU's vector L1 (`buffer_wbinvl1*`, `buffer_inv sc0`, `buffer_gl0_inv`,
     /// `global_inv scope:SE`).
     InvL1,
-    /// Invalidate the vector L1 and the shader array's GL1 (`buffer_gl1_inv`,
-    /// `global_inv scope:DEV`).
+    /// Invalidate the shader array's GL1 (`buffer_gl1_inv`, which the compiler pairs with a
+    /// `buffer_gl0_inv`).
+    InvGl1,
+    /// Invalidate the vector L1 and the shader array's GL1 (`global_inv scope:DEV`).
     InvL1Gl1,
-    /// Invalidate the L1 and this XCD's clean L2 lines (`buffer_inv sc1` with several L2s,
-    /// `buffer_invl2`, `global_inv scope:SYS`).
+    /// Invalidate the L1 and this XCD's L2 (`buffer_inv sc1` with several L2s, `buffer_inv
+    /// sc0 sc1`, `global_inv scope:SYS`; what the L2 drops: [`crate::memsys::MemSystem::invalidate_l2_op`]).
     InvL1L2,
+    /// Invalidate this XCD's L2 only (`buffer_invl2`, which the compiler follows with
+    /// `buffer_wbinvl1_vol`).
+    InvL2,
     /// Write back this XCD's dirty L2 lines (`buffer_wbl2`, `global_wb scope:SYS`).
     WbL2,
     /// Nothing to do on this configuration (e.g. `buffer_wbl2 sc1` with one L2).
@@ -148,8 +153,8 @@ fn vmem_kind(op: &vmem::Op) -> (OpKind, bool) {
 /// Cache policy from the instruction's bits (LLVM AMDGPUUsage memory-model tables,
 /// `../shared/notes/memory-model-lowering.md` §1.6):
 /// * GFX8/9/90A: `glc` on a load misses the L1 and reads the L2;
-/// * GFX942: `sc1` (agent or system scope) loads bypass the L1; `sc0` alone (work-group
-///   scope) is served by the L1, which the work-group shares;
+/// * GFX942: `sc1` (agent or system scope) and `nt` loads bypass the L1; `sc0` alone
+///   (work-group scope) is served by the L1, which the work-group shares;
 /// * GFX10: `glc` bypasses GL0, `dlc` also GL1; GFX11: `glc` bypasses GL0 and GL1;
 /// * GFX12: `scope:SE` bypasses GL0, `scope:DEV`/`SYS` also GL1.
 ///
@@ -166,7 +171,10 @@ pub fn policy(fam: Family, cpol: CachePolicy, kind: OpKind) -> Policy {
     }
     let (l1, gl1) = match fam {
         Family::Gfx8 | Family::Gfx9 | Family::Gfx90a => (cpol.glc(), false),
-        Family::Gfx940 => (cpol.sc1(), false),
+        // `nt` loads also miss the L1: MI300X measures 224 cycles for both `nt` and `sc1`
+        // loads against 112 for an L1 hit (`../shared/device-data/derived/
+        // scoped_sync_and_coherence_observations.csv`, MrRoy09 cache_latency_test).
+        Family::Gfx940 => (cpol.sc1() || cpol.nt(), false),
         Family::Gfx10 => (cpol.glc(), cpol.dlc()),
         Family::Gfx11 => (cpol.glc(), cpol.glc()),
         _ => (cpol.scope() >= 1, cpol.scope() >= 2),
@@ -179,8 +187,8 @@ fn maintenance(op: CacheOp, cpol: CachePolicy, fam: Family, l2s: usize) -> Maint
     let several = l2s > 1;
     match op {
         CacheOp::WbInvL1 | CacheOp::WbInvL1Vol | CacheOp::Gl0Inv => Maintenance::InvL1,
-        CacheOp::Gl1Inv => Maintenance::InvL1Gl1,
-        CacheOp::InvL2 => Maintenance::InvL1L2,
+        CacheOp::Gl1Inv => Maintenance::InvGl1,
+        CacheOp::InvL2 => Maintenance::InvL2,
         CacheOp::Inv => {
             // GFX942: sc0 = work-group, sc1 = agent, both = system.
             if cpol.sc1() && (several || cpol.sc0()) {

@@ -613,7 +613,10 @@ impl Sim<'_, '_> {
     }
 }
 
-/// A cache-maintenance instruction at `at` on `cu`; returns when it is done.
+/// A cache-maintenance instruction at `at` on `cu`; returns when it is done. Invalidating an
+/// L1 or GL1 clears its valid bits at once (the hit latency, whatever it held); L2 operations
+/// walk the tags and write the dirty lines back ([`MemSystem::invalidate_l2_op`],
+/// [`MemSystem::writeback_l2_op`]).
 fn maintain(port: &Port, t: &Timing, m: Maintenance, cu: usize, at: u64, mem: &mut Memory) -> u64 {
     let mut ms = port.ms.borrow_mut();
     let l1 = t.vector_l1.hit_latency_cycles as u64;
@@ -624,6 +627,10 @@ fn maintain(port: &Port, t: &Timing, m: Maintenance, cu: usize, at: u64, mem: &m
             ms.invalidate_l1(cu);
             at + l1
         }
+        Maintenance::InvGl1 => {
+            ms.invalidate_gl1(cu);
+            at + l1
+        }
         Maintenance::InvL1Gl1 => {
             ms.invalidate_l1(cu);
             ms.invalidate_gl1(cu);
@@ -632,9 +639,9 @@ fn maintain(port: &Port, t: &Timing, m: Maintenance, cu: usize, at: u64, mem: &m
         Maintenance::InvL1L2 => {
             ms.invalidate_l1(cu);
             ms.invalidate_gl1(cu);
-            ms.invalidate_l2_where(x, |_| true);
-            at + l1 + t.l2.hit_latency_cycles as u64
+            ms.invalidate_l2_op(x, at).0.max(at + l1)
         }
-        Maintenance::WbL2 => ms.writeback_l2(mem, x, at, |_| true) + l1,
+        Maintenance::InvL2 => ms.invalidate_l2_op(x, at).0,
+        Maintenance::WbL2 => ms.writeback_l2_op(mem, x, at).0 + l1,
     }
 }

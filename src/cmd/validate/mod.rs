@@ -9,12 +9,11 @@ mod output;
 mod plot;
 mod report;
 
-use super::CliError;
+use super::{locate, progress, CliError};
 use hipscope_sim::validate::import::rocprof;
 use hipscope_sim::validate::known::{self, Verdict};
 use hipscope_sim::validate::registry::{self, Dataset};
 use hipscope_sim::validate::{vcopy, Curve, Row};
-use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -120,31 +119,6 @@ impl Outcome {
     pub fn stale_known_misses(&self) -> usize {
         self.count(|v| matches!(v, Verdict::FixedKnownMiss(_)))
     }
-}
-
-/// A directory given on the command line, else `relative` under the current directory, else
-/// under the repository this binary was built from.
-fn locate(given: &Option<PathBuf>, relative: &str, flag: &str) -> Result<PathBuf, CliError> {
-    if let Some(d) = given {
-        return if d.is_dir() { Ok(d.clone()) } else { Err(CliError::BadInput(format!("{flag} {}: not a directory", d.display()))) };
-    }
-    let here = PathBuf::from(relative);
-    if here.is_dir() {
-        return Ok(here);
-    }
-    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
-    if built.is_dir() {
-        return Ok(built);
-    }
-    Err(CliError::BadInput(format!("{relative} not found (pass {flag} DIR)")))
-}
-
-fn progress(jobs: usize) -> ProgressBar {
-    let bar = ProgressBar::new(jobs as u64);
-    if let Ok(style) = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}") {
-        bar.set_style(style);
-    }
-    bar
 }
 
 pub fn run(args: &Args) -> Result<ExitCode, CliError> {

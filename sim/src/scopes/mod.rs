@@ -1,0 +1,196 @@
+//! What synchronization costs at each scope: the scope microbenchmark suite
+//! (`workloads/scopes/scopes.hip`) run on the timing engine, one row per operation × scope ×
+//! dirty footprint × contention, with the instructions the compiler emitted for it and the
+//! cache actions they caused. A client of the engine: it builds launch specs, runs them and
+//! reads back the per-wave times the kernels measure with the shader clock.
+//!
+//! Each measurement kernel `sc_<op>__<scope>` first dirties its share of the footprint, warms
+//! the synchronization lines and drains its counters, then reads the clock, does the operation,
+//! drains again and reads the clock: a wave's time is its cost of the operation with that much
+//! dirty data around. `sc_none__none` does nothing between the clock reads; its median is the
+//! timer's own cost and is subtracted. Ping-pong kernels `pp__<scope>` bounce a flag between two
+//! work-groups and report cycles per round trip.
+
+mod actions;
+mod run;
+mod sequence;
+
+pub use run::{case_count, run_target, Progress};
+
+use crate::gpus::{GpuConfig, Mode};
+use serde::Serialize;
+
+/// A synchronization scope (HIP `__HIP_MEMORY_SCOPE_*`, LLVM syncscope).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    Wavefront,
+    Workgroup,
+    Agent,
+    System,
+}
+
+impl Scope {
+    pub const ALL: [Scope; 4] = [Scope::Wavefront, Scope::Workgroup, Scope::Agent, Scope::System];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::Wavefront => "wavefront",
+            Scope::Workgroup => "workgroup",
+            Scope::Agent => "agent",
+            Scope::System => "system",
+        }
+    }
+}
+
+/// How many waves run the operation at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Contention {
+    /// One wave on the whole GPU.
+    OneWave,
+    /// One 256-item work-group.
+    OneWorkgroup,
+    /// One 256-item work-group per CU.
+    AllCus,
+}
+
+impl Contention {
+    pub const ALL: [Contention; 3] = [Contention::OneWave, Contention::OneWorkgroup, Contention::AllCus];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Contention::OneWave => "one_wave",
+            Contention::OneWorkgroup => "one_workgroup",
+            Contention::AllCus => "all_cus",
+        }
+    }
+
+    /// (work-items in the grid, work-items per group) on `gpu` with waves of `wave` lanes.
+    pub fn geometry(self, gpu: &GpuConfig, wave: u32) -> (u32, u32) {
+        match self {
+            Contention::OneWave => (wave, wave),
+            Contention::OneWorkgroup => (GROUP_ITEMS, GROUP_ITEMS),
+            Contention::AllCus => (GROUP_ITEMS * gpu.compute_units.max(1), GROUP_ITEMS),
+        }
+    }
+}
+
+/// Work-items per group of the work-group and all-CU cases.
+pub const GROUP_ITEMS: u32 = 256;
+
+/// Dirty bytes written (by all waves together) before the operation.
+pub const FOOTPRINTS: [u64; 4] = [0, 1024, 65536, 1 << 20];
+
+/// One operation of the suite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Op {
+    /// Kernel-name part (`sc_<name>__<scope>`).
+    pub name: &'static str,
+    /// What the source does.
+    pub source: &'static str,
+    /// Whether the operation takes a scope (`__syncthreads` has none: work-group).
+    pub scoped: bool,
+}
+
+pub const OPS: &[Op] = &[
+    Op { name: "fence_acq", source: "__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, scope)", scoped: true },
+    Op { name: "fence_rel", source: "__builtin_amdgcn_fence(__ATOMIC_RELEASE, scope)", scoped: true },
+    Op { name: "fence_acq_rel", source: "__builtin_amdgcn_fence(__ATOMIC_ACQ_REL, scope)", scoped: true },
+    Op { name: "fence_seq_cst", source: "__builtin_amdgcn_fence(__ATOMIC_SEQ_CST, scope) (= __threadfence_block / __threadfence / __threadfence_system)", scoped: true },
+    Op { name: "load_acq", source: "__hip_atomic_load(p, __ATOMIC_ACQUIRE, scope)", scoped: true },
+    Op { name: "store_rel", source: "__hip_atomic_store(p, 1, __ATOMIC_RELEASE, scope)", scoped: true },
+    Op { name: "rmw_acq_rel", source: "__hip_atomic_fetch_add(p, 1, __ATOMIC_ACQ_REL, scope), result used", scoped: true },
+    Op { name: "add_noret", source: "__hip_atomic_fetch_add(p, 1, __ATOMIC_RELAXED, scope), result unused", scoped: true },
+    Op { name: "add_ret", source: "__hip_atomic_fetch_add(p, 1, __ATOMIC_RELAXED, scope), result used", scoped: true },
+    Op { name: "lds_add", source: "__hip_atomic_fetch_add(&lds, 1, __ATOMIC_ACQ_REL, scope) on LDS, result used", scoped: true },
+    Op { name: "syncthreads", source: "__syncthreads()", scoped: false },
+];
+
+/// The scopes `op` is measured at.
+pub fn scopes_of(op: &Op) -> &'static [Scope] {
+    if op.scoped {
+        &Scope::ALL
+    } else {
+        &[Scope::Workgroup]
+    }
+}
+
+/// Scopes of the ping-pong kernels (a wavefront scope cannot reach another work-group).
+pub const PING_PONG_SCOPES: [Scope; 3] = [Scope::Workgroup, Scope::Agent, Scope::System];
+
+/// Round trips each ping-pong dispatch makes.
+pub const PING_PONG_ROUNDS: u32 = 8;
+
+/// A GPU and the CU/WGP mode of the code object run on it.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub gpu: GpuConfig,
+    pub mode: Mode,
+}
+
+impl Target {
+    /// `workloads/bin/<dir>` holding this target's build (wave32 on RDNA, as HIP compiles by
+    /// default).
+    pub fn object_dir(&self) -> String {
+        let p = self.gpu.processor.name();
+        if self.gpu.processor.family().is_rdna() && p != "gfx1201" {
+            format!("{p}-w32-{}", self.mode.to_string().to_lowercase())
+        } else {
+            p.to_string()
+        }
+    }
+
+    /// Whether a code object for this mode is built (RDNA has CU and WGP builds except
+    /// gfx1201, which is built in its default WGP mode only; GCN/CDNA have no modes).
+    pub fn available(&self) -> bool {
+        let rdna = self.gpu.processor.family().is_rdna();
+        if !rdna {
+            return self.mode == Mode::CU;
+        }
+        self.gpu.processor.name() != "gfx1201" || self.mode == Mode::WGP
+    }
+}
+
+/// The default suite: MI300X, MI210, RX 7900 XTX in WGP and CU mode, RX 6900 XT and R9 Nano.
+pub const DEFAULT_TARGETS: [(&str, Mode); 6] =
+    [("mi300x", Mode::CU), ("mi210", Mode::CU), ("rx7900xtx", Mode::WGP), ("rx7900xtx", Mode::CU), ("rx6900xt", Mode::WGP), ("r9nano", Mode::CU)];
+
+/// One measured case.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub gpu: String,
+    /// `CU` or `WGP`.
+    pub mode: String,
+    /// An [`Op`] name, or `ping_pong`.
+    pub op: String,
+    pub scope: Scope,
+    pub footprint_bytes: u64,
+    /// A [`Contention`] name, or for ping-pong where the partner group runs
+    /// (`other_cu`, `other_xcd`).
+    pub contention: String,
+    /// Cycles over the waves that ran it (timer cost subtracted); ping-pong: cycles per round
+    /// trip. `None`: the operation did not complete (a ping-pong partner never saw the value).
+    pub cycles_median: Option<u64>,
+    pub cycles_min: Option<u64>,
+    pub cycles_max: Option<u64>,
+    /// The instructions between the two clock reads, as the compiler emitted them.
+    pub sequence: Vec<String>,
+    /// The cache actions the dispatch's synchronization instructions caused.
+    pub actions: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_names_are_unique() {
+        let mut names: Vec<String> = OPS.iter().flat_map(|o| scopes_of(o).iter().map(move |s| format!("sc_{}__{}", o.name, s.name()))).collect();
+        let n = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), n);
+        assert_eq!(n, 10 * 4 + 1);
+    }
+}

@@ -1,0 +1,163 @@
+//! Running the suite on one target: one launch spec with every case as a dispatch, each
+//! launched on fresh caches and buffers, its per-wave times read back.
+
+use super::{actions, sequence, Contention, Row, Scope, Target, FOOTPRINTS, GROUP_ITEMS, OPS, PING_PONG_ROUNDS, PING_PONG_SCOPES};
+use crate::spec::{self, RunOptions, Session};
+use std::fmt::Write;
+use std::path::Path;
+
+/// Told after each case.
+pub trait Progress: Sync {
+    fn step(&self, what: &str);
+}
+
+impl Progress for () {
+    fn step(&self, _: &str) {}
+}
+
+/// Loads a ping-pong wait may spend before giving up (the kernel's bound).
+const TIMED_OUT: u32 = u32::MAX;
+
+/// What one dispatch of the spec measures.
+#[derive(Debug, Clone)]
+enum Case {
+    /// The timer alone (`sc_none__none`).
+    Baseline { contention: Contention },
+    Op { op: &'static str, scope: Scope, footprint: u64, contention: Contention },
+    PingPong { scope: Scope, partner: u32, placement: &'static str },
+}
+
+/// Every case for `t`, in report order.
+fn cases(t: &Target) -> Vec<Case> {
+    let mut v: Vec<Case> = Contention::ALL.iter().map(|&c| Case::Baseline { contention: c }).collect();
+    for op in OPS {
+        for &scope in super::scopes_of(op) {
+            for &contention in &Contention::ALL {
+                for &footprint in &FOOTPRINTS {
+                    v.push(Case::Op { op: op.name, scope, footprint, contention });
+                }
+            }
+        }
+    }
+    let xcds = t.gpu.timing.as_ref().map_or(1, |x| x.topology.xcds.max(1));
+    // Work-groups go to XCDs round-robin by ID, so group `xcds` shares group 0's XCD.
+    let partners: Vec<(u32, &'static str)> = if xcds > 1 { vec![(xcds, "same_xcd"), (1, "other_xcd")] } else { vec![(1, "other_cu")] };
+    for &scope in &PING_PONG_SCOPES {
+        for &(partner, placement) in &partners {
+            v.push(Case::PingPong { scope, partner, placement });
+        }
+    }
+    v
+}
+
+/// Number of cases [`run_target`] runs on `t` (for progress bars).
+pub fn case_count(t: &Target) -> usize {
+    cases(t).len()
+}
+
+/// The launch spec: buffers sized for the largest case, one dispatch per case.
+fn spec_text(t: &Target, cases: &[Case], wave: u32) -> String {
+    let cus = t.gpu.compute_units.max(1);
+    let max_waves = (GROUP_ITEMS * cus).div_ceil(wave).max(1) as u64;
+    let dirty_bytes = FOOTPRINTS.iter().max().copied().unwrap_or(0) + 4 * max_waves * wave as u64;
+    let mut o = String::new();
+    let _ = writeln!(o, "Run(\n  code_objects: {{ \"{0}\": \"bin/{0}/scopes.co\" }},", t.object_dir());
+    let _ = writeln!(o, "  buffers: {{ \"sync\": (bytes: {}), \"dirty\": (bytes: {dirty_bytes}), \"times\": (bytes: {}), \"flag\": (bytes: 256) }},", 4 * (max_waves + 1), 4 * max_waves.max(2));
+    let _ = writeln!(o, "  dispatches: [");
+    for c in cases {
+        let (kernel, grid, block, args) = match *c {
+            Case::Baseline { contention } => {
+                let (g, b) = contention.geometry(&t.gpu, wave);
+                ("sc_none__none".to_string(), g, b, "Buffer(\"sync\"), Buffer(\"dirty\"), U32(0), Buffer(\"times\")".to_string())
+            }
+            Case::Op { op, scope, footprint, contention } => {
+                let (g, b) = contention.geometry(&t.gpu, wave);
+                let waves = g.div_ceil(wave).max(1) as u64;
+                let dwords = footprint / 4 / waves;
+                (format!("sc_{op}__{}", scope.name()), g, b, format!("Buffer(\"sync\"), Buffer(\"dirty\"), U32({dwords}), Buffer(\"times\")"))
+            }
+            Case::PingPong { scope, partner, .. } => {
+                (format!("pp__{}", scope.name()), wave * (partner + 1), wave, format!("Buffer(\"flag\"), U32({partner}), U32({PING_PONG_ROUNDS}), Buffer(\"times\")"))
+            }
+        };
+        let _ = writeln!(o, "    (kernel: \"{kernel}\", grid: ({grid}, 1, 1), block: ({block}, 1, 1), args: [{args}]),");
+    }
+    let _ = writeln!(o, "  ],\n)");
+    o
+}
+
+/// (median, min, max) of `v` (sorted in place); `None` when empty.
+fn spread(v: &mut [u64]) -> Option<(u64, u64, u64)> {
+    v.sort_unstable();
+    Some((v[v.len() / 2], *v.first()?, *v.last()?))
+}
+
+/// Run every case on `t` with the suite's code objects under `workloads`. Errors name the
+/// target and the case.
+pub fn run_target(t: &Target, workloads: &Path, progress: &dyn Progress) -> Result<Vec<Row>, String> {
+    // HIP compiles RDNA kernels for wave32 by default; GCN/CDNA waves are 64 wide.
+    let wave = if t.gpu.processor.family().is_rdna() { 32 } else { 64 };
+    let cases = cases(t);
+    let path = workloads.join(format!("scopes-{}-{}.ron", t.gpu.name, t.mode.to_string().to_lowercase()));
+    let label = format!("{} ({} mode)", t.gpu.name, t.mode);
+    let parsed = spec::parse(&spec_text(t, &cases, wave), &path).map_err(|e| format!("{label}: {e}"))?;
+    let opts = RunOptions { gpu: Some(t.gpu.name.clone()), code_object: Some(t.object_dir()), seed: 0, timing: true, ..RunOptions::default() };
+    let mut s = Session::new(&parsed, &path, &opts).map_err(|e| format!("{label}: {e}"))?;
+    let rdna = t.gpu.processor.family().is_rdna();
+    let mut baseline = [0u64; 3];
+    let mut rows = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        s.reset();
+        let stats = s.launch(i, 0).map_err(|e| format!("{label}: {case:?}: {e}"))?;
+        let times = s.read_buffer("times").unwrap_or_default();
+        let words: Vec<u32> = times.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let counters = stats.counters.unwrap_or_default();
+        let sequence = s.kernel(i).map(sequence::between_clock_reads).unwrap_or_default();
+        let base = |op: &str, scope, footprint, contention: &str| Row {
+            gpu: t.gpu.name.clone(),
+            mode: t.mode.to_string(),
+            op: op.to_string(),
+            scope,
+            footprint_bytes: footprint,
+            contention: contention.to_string(),
+            cycles_median: None,
+            cycles_min: None,
+            cycles_max: None,
+            sequence: sequence.clone(),
+            actions: actions::describe(&counters, rdna),
+        };
+        match *case {
+            Case::Baseline { contention } => {
+                let waves = stats.waves as usize;
+                let mut v: Vec<u64> = words.iter().take(waves).map(|&w| w as u64).collect();
+                baseline[contention as usize] = spread(&mut v).map_or(0, |m| m.0);
+                progress.step(&format!("{label}: timer"));
+            }
+            Case::Op { op, scope, footprint, contention } => {
+                let waves = stats.waves as usize;
+                let b = baseline[contention as usize];
+                let mut v: Vec<u64> = words.iter().take(waves).map(|&w| (w as u64).saturating_sub(b)).collect();
+                let mut r = base(op, scope, footprint, contention.name());
+                if let Some((med, lo, hi)) = spread(&mut v) {
+                    (r.cycles_median, r.cycles_min, r.cycles_max) = (Some(med), Some(lo), Some(hi));
+                }
+                rows.push(r);
+                progress.step(&format!("{label}: {op} {}", scope.name()));
+            }
+            Case::PingPong { scope, placement, .. } => {
+                let mut r = base("ping_pong", scope, 0, placement);
+                let per_trip = words.first().copied().unwrap_or(TIMED_OUT);
+                let partner = words.get(1).copied().unwrap_or(TIMED_OUT);
+                if per_trip != TIMED_OUT && partner != TIMED_OUT {
+                    let c = Some(per_trip as u64);
+                    (r.cycles_median, r.cycles_min, r.cycles_max) = (c, c, c);
+                } else {
+                    r.actions.push("timed out: a group never saw its partner's flag value (stale line)".into());
+                }
+                rows.push(r);
+                progress.step(&format!("{label}: ping-pong {}", scope.name()));
+            }
+        }
+    }
+    Ok(rows)
+}

@@ -1,0 +1,122 @@
+//! `hipscope scopes`: what synchronization costs at each scope, per GPU and mode, with the
+//! instructions the compiler emitted and the cache actions they caused (the suite in
+//! `hipscope_sim::scopes`). Writes `scopes.md` and one SVG per GPU to `--out`.
+
+mod output;
+mod plot;
+
+use super::{locate, progress, CliError};
+use hipscope_sim::gpus::{self, Mode};
+use hipscope_sim::scopes::{self, Progress, Row, Target};
+use indicatif::ProgressBar;
+use rayon::prelude::*;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeArg {
+    Cu,
+    Wgp,
+}
+
+impl ModeArg {
+    fn mode(self) -> Mode {
+        match self {
+            ModeArg::Cu => Mode::CU,
+            ModeArg::Wgp => Mode::WGP,
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// GPUs (built-in names or config files), comma-separated or repeated [default: mi300x,
+    /// mi210, rx7900xtx (WGP and CU mode), rx6900xt, r9nano].
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    pub gpu: Vec<String>,
+    /// Only this CU/WGP mode (RDNA; GCN and CDNA GPUs have CU mode only).
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
+    /// Print the rows as JSON (`[{gpu, mode, op, scope, footprint_bytes, contention,
+    /// cycles_median, cycles_min, cycles_max, sequence, actions}]`).
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print the rows as CSV.
+    #[arg(long)]
+    pub csv: bool,
+    /// Where to write scopes.md and scopes-<gpu>.svg.
+    #[arg(long, value_name = "DIR", default_value = "reports")]
+    pub out: PathBuf,
+    /// The repository's workloads directory [default: ./workloads, else the one of the
+    /// repository hipscope was built from].
+    #[arg(long, value_name = "DIR")]
+    pub workloads: Option<PathBuf>,
+}
+
+/// The targets the arguments select.
+fn targets(args: &Args) -> Result<Vec<Target>, CliError> {
+    let mut out = Vec::new();
+    if args.gpu.is_empty() {
+        for (name, mode) in scopes::DEFAULT_TARGETS {
+            let gpu = gpus::builtin(name).map_err(|e| CliError::BadInput(e.to_string()))?;
+            out.push(Target { gpu, mode });
+        }
+    } else {
+        for name in &args.gpu {
+            let gpu = gpus::resolve(name).map_err(|e| CliError::BadInput(format!("--gpu: {e}")))?;
+            let modes = if gpu.processor.family().is_rdna() && args.mode.is_none() { vec![gpu.mode] } else { vec![args.mode.map_or(Mode::CU, ModeArg::mode)] };
+            for mode in modes {
+                out.push(Target { gpu: gpu.clone(), mode });
+            }
+        }
+    }
+    if let Some(m) = args.mode {
+        out.retain(|t| t.mode == m.mode() || !t.gpu.processor.family().is_rdna() && m == ModeArg::Cu);
+    }
+    if let Some(t) = out.iter().find(|t| !t.available()) {
+        return Err(CliError::BadInput(format!("{}: no {} mode build of the scope suite for {}", t.gpu.name, t.mode, t.gpu.processor.name())));
+    }
+    if out.is_empty() {
+        return Err(CliError::BadInput("--mode: none of the GPUs runs in that mode".into()));
+    }
+    Ok(out)
+}
+
+struct Bar(ProgressBar);
+
+impl Progress for Bar {
+    fn step(&self, what: &str) {
+        self.0.set_message(what.to_string());
+        self.0.inc(1);
+    }
+}
+
+pub fn run(args: &Args) -> Result<ExitCode, CliError> {
+    let workloads = locate(&args.workloads, "workloads", "--workloads")?;
+    let targets = targets(args)?;
+    let bar = Bar(progress(targets.iter().map(scopes::case_count).sum()));
+    // Targets are independent simulations: run them in parallel, keep their order.
+    let results: Vec<Result<Vec<Row>, String>> = targets.par_iter().map(|t| scopes::run_target(t, &workloads, &bar)).collect();
+    bar.0.finish_and_clear();
+    let mut rows = Vec::new();
+    for r in results {
+        rows.extend(r.map_err(CliError::BadInput)?);
+    }
+    let text = if args.json {
+        serde_json::to_string_pretty(&rows).map_err(|e| CliError::BadInput(e.to_string()))? + "\n"
+    } else if args.csv {
+        output::csv(&rows)
+    } else {
+        output::text(&rows)
+    };
+    print!("{text}");
+    std::fs::create_dir_all(&args.out).map_err(|e| CliError::BadInput(format!("{}: {e}", args.out.display())))?;
+    let md = args.out.join("scopes.md");
+    std::fs::write(&md, output::markdown(&rows)).map_err(|e| CliError::BadInput(format!("{}: {e}", md.display())))?;
+    for gpu in output::gpus(&rows) {
+        let svg = args.out.join(format!("scopes-{gpu}.svg"));
+        plot::write_svg(&svg, &gpu, &rows).map_err(CliError::BadInput)?;
+    }
+    eprintln!("wrote {}", md.display());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,90 @@
+//! One SVG per GPU: per mode, the cost of each operation at each scope as grouped bars (one
+//! work-group, no dirty data), and the release costs against the dirty footprint.
+
+use hipscope_sim::scopes::{Contention, Row, Scope, FOOTPRINTS, OPS};
+use plotters::prelude::*;
+use std::path::Path;
+
+const COLOURS: [RGBColor; 4] = [RGBColor(120, 120, 120), RGBColor(31, 119, 180), RGBColor(255, 127, 14), RGBColor(214, 39, 40)];
+
+fn median(rows: &[Row], gpu: &str, mode: &str, op: &str, scope: Scope, footprint: u64) -> Option<f64> {
+    rows.iter()
+        .find(|r| r.gpu == gpu && r.mode == mode && r.op == op && r.scope == scope && r.footprint_bytes == footprint && r.contention == Contention::OneWorkgroup.name())
+        .and_then(|r| r.cycles_median)
+        .map(|c| c as f64)
+}
+
+pub fn write_svg(path: &Path, gpu: &str, rows: &[Row]) -> Result<(), String> {
+    let mut modes: Vec<&str> = Vec::new();
+    for r in rows.iter().filter(|r| r.gpu == gpu) {
+        if !modes.contains(&r.mode.as_str()) {
+            modes.push(&r.mode);
+        }
+    }
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let root = SVGBackend::new(path, (1200, 420 * modes.len().max(1) as u32)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    for (area, mode) in root.split_evenly((modes.len().max(1), 1)).iter().zip(&modes) {
+        let (left, right) = area.split_horizontally(760);
+        bars(&left, rows, gpu, mode).map_err(|e| err(&e))?;
+        footprint(&right, rows, gpu, mode).map_err(|e| err(&e))?;
+    }
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+type DrawResult = Result<(), Box<dyn std::error::Error>>;
+
+/// Grouped bars: x = operation, one bar per scope; y = median cycles (log, +1 so free is 1).
+fn bars(area: &Area, rows: &[Row], gpu: &str, mode: &str) -> DrawResult {
+    let top = OPS.iter().flat_map(|o| Scope::ALL.iter().filter_map(move |&s| median(rows, gpu, mode, o.name, s, 0))).fold(10.0, f64::max) * 2.0;
+    let n = OPS.len() as f64;
+    let mut chart = ChartBuilder::on(area)
+        .caption(format!("{gpu} ({mode} mode): cycles per wave by scope"), ("sans-serif", 18))
+        .margin(10)
+        .x_label_area_size(70)
+        .y_label_area_size(56)
+        .build_cartesian_2d(0.0..n, (1.0..top).log_scale())?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(OPS.len() * 2)
+        .x_label_formatter(&|x| OPS.get(x.floor() as usize).filter(|_| x.fract() > 0.4).map_or(String::new(), |o| o.name.to_string()))
+        .y_desc("cycles + 1")
+        .draw()?;
+    for (si, &scope) in Scope::ALL.iter().enumerate() {
+        let colour = COLOURS[si];
+        let bars = OPS.iter().enumerate().filter_map(move |(i, o)| {
+            let v = median(rows, gpu, mode, o.name, scope, 0)? + 1.0;
+            let x0 = i as f64 + 0.1 + 0.2 * si as f64;
+            Some(Rectangle::new([(x0, 1.0), (x0 + 0.18, v)], colour.filled()))
+        });
+        chart.draw_series(bars)?.label(scope.name()).legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
+    }
+    chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
+    Ok(())
+}
+
+/// Lines: release-type operations at agent and system scope against the dirty footprint.
+fn footprint(area: &Area, rows: &[Row], gpu: &str, mode: &str) -> DrawResult {
+    let series: Vec<(String, Vec<(f64, f64)>)> = [("fence_acq_rel", Scope::Agent), ("fence_acq_rel", Scope::System), ("store_rel", Scope::Agent), ("store_rel", Scope::System)]
+        .iter()
+        .map(|&(op, s)| (format!("{op} {}", s.name()), FOOTPRINTS.iter().filter_map(|&f| Some(((f.max(256)) as f64, median(rows, gpu, mode, op, s, f)? + 1.0))).collect()))
+        .collect();
+    let top = series.iter().flat_map(|(_, p)| p.iter().map(|q| q.1)).fold(10.0, f64::max) * 2.0;
+    let mut chart = ChartBuilder::on(area)
+        .caption("release cost vs dirty footprint", ("sans-serif", 18))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(56)
+        .build_cartesian_2d((256.0..2.0 * (1u64 << 20) as f64).log_scale(), (1.0..top).log_scale())?;
+    chart.configure_mesh().x_desc("dirty bytes (0 plotted at 256)").y_desc("cycles + 1").draw()?;
+    for (i, (name, points)) in series.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        chart.draw_series(LineSeries::new(points.iter().copied(), colour.stroke_width(2)))?.label(name.as_str()).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(2)));
+        chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))?;
+    }
+    chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
+    Ok(())
+}
