@@ -1,6 +1,6 @@
 #!/bin/sh
-# workloads/build.sh -- build every kernel source in workloads/src for every config, plus the
-# offload bundles and the HIP host executable, and write the golden LLVM listings.
+# workloads/build.sh -- build every kernel source in workloads/src and workloads/scopes for every
+# config, plus the offload bundles and the HIP host executable, and write the golden LLVM listings.
 #
 # Usage:  workloads/build.sh            rebuild workloads/bin and workloads/golden in place
 #         workloads/build.sh --verify   rebuild into a temporary directory and compare it
@@ -20,7 +20,8 @@
 #   golden/host/vadd_host.sections.txt      llvm-readelf-19 -S vadd_host
 # The tools run inside the output directory on relative file names, so no machine path ends
 # up in a listing (the header line of each listing names only "<stem>.co"), and sources are
-# compiled from inside src/ so the objects' STT_FILE symbols hold bare file names.
+# compiled from inside their directory (src/ or scopes/) so the objects' STT_FILE symbols hold
+# bare file names. Stems must be unique across the source directories.
 set -eu
 
 CLANG=${CLANG:-clang-19}
@@ -85,8 +86,9 @@ BUNDLE_SOURCES="vadd lds"
 rm -rf "$OUT/bin" "$OUT/golden"
 mkdir -p "$OUT/bin" "$OUT/golden"
 
-cd "$SRC"
-SOURCES=$(ls *.hip *.cl)
+# Kernel sources as <dir>/<file>, relative to workloads/: src/ first, then the scope suite.
+cd "$HERE"
+SOURCES="$(ls src/*.hip src/*.cl) $(ls scopes/*.hip)"
 
 # listings <bin dir> <golden dir> <stem> <file>: objdump + notes, run from the bin dir.
 # llvm-objdump decodes GFX10+ code as wave32 whatever the kernel descriptor says, so wave64
@@ -103,8 +105,10 @@ for c in $CONFIGS; do
   name=${c%%:*}; rest=${c#*:}; cpu=${rest%%:*}; extra=$(echo "${rest#*:}" | tr ',' ' ')
   bdir="$OUT/bin/$name"; gdir="$OUT/golden/$name"
   mkdir -p "$bdir" "$gdir"
-  for f in $SOURCES; do
+  for path in $SOURCES; do
+    dir=${path%/*}; f=${path##*/}
     stem=${f%.*}
+    cd "$HERE/$dir"
     case "$f" in
       *.cl)
         # shellcheck disable=SC2086
@@ -124,6 +128,7 @@ for c in $CONFIGS; do
 done
 
 # Offload bundles (what hipcc --genco / a .hip_fatbin section holds).
+cd "$SRC"
 mkdir -p "$OUT/bin/bundles" "$OUT/golden/bundles"
 for stem in $BUNDLE_SOURCES; do
   # shellcheck disable=SC2086
