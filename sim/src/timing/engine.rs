@@ -7,6 +7,7 @@
 //! wave's wait counters, which `s_waitcnt` waits for.
 
 use super::class::{classify, Class, Maintenance};
+use super::jitter::LaunchJitter;
 use super::lds_banks;
 use super::placement::{Needs, Placement};
 use super::port::Port;
@@ -119,6 +120,8 @@ struct Sim<'a, 'm> {
     pool: Vec<Vec<u32>>,
     port: Port<'m>,
     rng: StdRng,
+    /// Seeded extra start delay per work-group (none for seed 0).
+    jitter: LaunchJitter,
     stats: DispatchStats,
     counters: Counters,
     last: u64,
@@ -187,6 +190,7 @@ pub fn run(
         pool: Vec::new(),
         port: Port { ms: RefCell::new(ms), lds: RefCell::new(Vec::with_capacity(128)) },
         rng: StdRng::seed_from_u64(opts.seed),
+        jitter: LaunchJitter::new(opts.seed),
         stats: DispatchStats { opcode_counts: vec![0; OPCODE_NAMES.len()], ..Default::default() },
         counters: Counters::default(),
         last: start,
@@ -267,7 +271,7 @@ impl Sim<'_, '_> {
         let rate = self.t.dispatch.workgroups_per_cycle.max(1) as u64;
         let when = (at * SUB).max(self.dispatcher_free);
         self.dispatcher_free = when + SUB / rate;
-        let at = when.div_ceil(SUB) + self.t.core.wave_launch_cycles as u64;
+        let at = when.div_ceil(SUB) + self.t.core.wave_launch_cycles as u64 + self.jitter.next_delay();
         let slot = self.free_slots.pop().unwrap_or(0);
         let se = self.place.engine_of(unit);
         if self.engine_span.len() <= se {

@@ -1,0 +1,158 @@
+//! `hipscope scopes` on its default GPUs: the JSON rows have the documented schema, and the
+//! scope costs have the properties the memory-model lowering implies (LLVM AMDGPUUsage memory
+//! model tables, summarised in ../shared/notes/memory-model-lowering.md §3.2): a wider scope
+//! never costs less; work-group scope needs no cache action on GCN/CDNA; on RDNA it pays the L0
+//! invalidate in WGP mode and not in CU mode; on the 8-L2 MI300X agent scope writes back and
+//! invalidates the L2, and costs more the more dirty data there is.
+
+use serde_json::Value;
+use std::process::Command;
+
+const SCOPES: [&str; 4] = ["wavefront", "workgroup", "agent", "system"];
+
+fn rows() -> Vec<Value> {
+    let out = std::env::temp_dir().join(format!("hipscope-scopes-{}", std::process::id()));
+    let o = Command::new(env!("CARGO_BIN_EXE_hipscope")).args(["scopes", "--json", "--out"]).arg(&out).output().expect("run hipscope");
+    assert!(o.status.success(), "hipscope scopes failed: {}", String::from_utf8_lossy(&o.stderr));
+    for f in ["scopes.md", "scopes-mi300x.svg", "scopes-mi210.svg", "scopes-rx7900xtx.svg", "scopes-rx6900xt.svg", "scopes-r9nano.svg"] {
+        let p = out.join(f);
+        let text = std::fs::read_to_string(&p).unwrap_or_default();
+        assert!(text.len() > 200, "{} missing or empty", p.display());
+    }
+    let _ = std::fs::remove_dir_all(&out);
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON output");
+    v.as_array().expect("an array of rows").clone()
+}
+
+fn schema(r: &Value) {
+    let o = r.as_object().expect("row is an object");
+    let keys = ["gpu", "mode", "op", "scope", "footprint_bytes", "contention", "cycles_median", "cycles_min", "cycles_max", "sequence", "actions"];
+    assert_eq!(o.len(), keys.len(), "row keys: {r}");
+    for k in keys {
+        assert!(o.contains_key(k), "missing {k}: {r}");
+    }
+    for k in ["gpu", "mode", "op", "scope", "contention"] {
+        assert!(o[k].is_string(), "{k} not a string: {r}");
+    }
+    assert!(o["footprint_bytes"].is_u64());
+    for k in ["cycles_median", "cycles_min", "cycles_max"] {
+        assert!(o[k].is_u64() || o[k].is_null(), "{k}: {r}");
+    }
+    for k in ["sequence", "actions"] {
+        assert!(o[k].as_array().is_some_and(|a| a.iter().all(Value::is_string)), "{k}: {r}");
+    }
+    if let (Some(lo), Some(m), Some(hi)) = (o["cycles_min"].as_u64(), o["cycles_median"].as_u64(), o["cycles_max"].as_u64()) {
+        assert!(lo <= m && m <= hi, "min ≤ median ≤ max: {r}");
+    }
+}
+
+fn find<'a>(rows: &'a [Value], gpu: &str, mode: &str, op: &str, scope: &str, footprint: u64, contention: &str) -> Option<&'a Value> {
+    rows.iter().find(|r| r["gpu"] == gpu && r["mode"] == mode && r["op"] == op && r["scope"] == scope && r["footprint_bytes"] == footprint && r["contention"] == contention)
+}
+
+fn actions(r: Option<&Value>) -> String {
+    r.and_then(|r| r["actions"].as_array()).map_or(String::new(), |a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("; "))
+}
+
+fn median(r: Option<&Value>) -> Option<u64> {
+    r.and_then(|r| r["cycles_median"].as_u64())
+}
+
+#[test]
+fn scope_costs_schema_ranking_and_actions() {
+    let rows = rows();
+    assert!(!rows.is_empty());
+    rows.iter().for_each(schema);
+    let mut targets: Vec<(String, String)> = Vec::new();
+    for r in &rows {
+        let t = (r["gpu"].as_str().unwrap_or("").to_string(), r["mode"].as_str().unwrap_or("").to_string());
+        if !targets.contains(&t) {
+            targets.push(t);
+        }
+    }
+    let want = [("mi300x", "CU"), ("mi210", "CU"), ("rx7900xtx", "WGP"), ("rx7900xtx", "CU"), ("rx6900xt", "WGP"), ("r9nano", "CU")];
+    assert_eq!(targets.iter().map(|(g, m)| (g.as_str(), m.as_str())).collect::<Vec<_>>(), want);
+
+    let mut failures = Vec::new();
+    for (gpu, mode) in &targets {
+        println!("{gpu} ({mode} mode): median cycles, one work-group, no dirty data");
+        println!("  {:<14} {:>10} {:>10} {:>10} {:>10}", "op", SCOPES[0], SCOPES[1], SCOPES[2], SCOPES[3]);
+        let mut ops: Vec<&str> = rows.iter().filter(|r| r["gpu"] == gpu.as_str() && r["op"] != "ping_pong").filter_map(|r| r["op"].as_str()).collect();
+        ops.dedup();
+        for op in ops {
+            let cells: Vec<Option<u64>> = SCOPES.iter().map(|s| median(find(&rows, gpu, mode, op, s, 0, "one_workgroup"))).collect();
+            let text: Vec<String> = cells.iter().map(|c| c.map_or("-".into(), |v| v.to_string())).collect();
+            println!("  {op:<14} {:>10} {:>10} {:>10} {:>10}", text[0], text[1], text[2], text[3]);
+            // Ranking, for every footprint and the one-wave and one-work-group cases.
+            for contention in ["one_wave", "one_workgroup"] {
+                for fp in [0u64, 1024, 65536, 1 << 20] {
+                    let v: Vec<u64> = SCOPES.iter().filter_map(|s| median(find(&rows, gpu, mode, op, s, fp, contention))).collect();
+                    if v.windows(2).any(|w| w[0] > w[1]) {
+                        failures.push(format!("{gpu} {mode} {op} {contention} {fp} B: scopes cost {v:?}, not non-decreasing"));
+                    }
+                }
+            }
+        }
+        let gcn = !["rx7900xtx", "rx6900xt"].contains(&gpu.as_str());
+        for op in ["fence_acq", "fence_rel", "fence_acq_rel", "load_acq", "store_rel", "rmw_acq_rel"] {
+            let a = actions(find(&rows, gpu, mode, op, "workgroup", 0, "one_workgroup"));
+            let invalidates_l0 = a.contains("GL0 invalidate");
+            if gcn && !a.is_empty() {
+                failures.push(format!("{gpu}: workgroup-scope {op} caused cache actions: {a}"));
+            }
+            let acquires = op != "fence_rel" && op != "store_rel";
+            if !gcn && mode == "WGP" && acquires && !invalidates_l0 {
+                failures.push(format!("{gpu} WGP: workgroup-scope {op} did not invalidate the L0: {a:?}"));
+            }
+            if !gcn && mode == "CU" && !a.is_empty() {
+                failures.push(format!("{gpu} CU: workgroup-scope {op} caused cache actions: {a}"));
+            }
+        }
+    }
+    // MI300X (8 L2s in one agent): agent scope writes back and invalidates the L2, and its cost
+    // grows with the dirty footprint.
+    let rel = actions(find(&rows, "mi300x", "CU", "fence_rel", "agent", 65536, "one_workgroup"));
+    let acq = actions(find(&rows, "mi300x", "CU", "fence_acq", "agent", 0, "one_workgroup"));
+    println!("mi300x agent release (64 KiB dirty): {rel}\nmi300x agent acquire: {acq}");
+    if !rel.contains("L2 write-back") || rel.contains(": 0 dirty lines") {
+        failures.push(format!("mi300x agent release did not write back dirty L2 lines: {rel:?}"));
+    }
+    if !acq.contains("L2 invalidate") {
+        failures.push(format!("mi300x agent acquire did not invalidate the L2: {acq:?}"));
+    }
+    for op in ["fence_rel", "store_rel", "fence_acq_rel"] {
+        let by_fp: Vec<Option<u64>> = [0u64, 1 << 20].iter().map(|&f| median(find(&rows, "mi300x", "CU", op, "agent", f, "one_workgroup"))).collect();
+        println!("mi300x agent {op}: no dirty data {:?}, 1 MiB dirty {:?}", by_fp[0], by_fp[1]);
+        if !matches!(by_fp[..], [Some(a), Some(b)] if b > a) {
+            failures.push(format!("mi300x agent {op} does not cost more with 1 MiB dirty: {by_fp:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The seed document's atomicity conditions: an atomic on managed memory is not atomic on a GPU
+/// without `concurrentManagedAccess` (R9 Nano, gfx803: KFD's SVM support starts at GFX9), and is
+/// on one with it (MI300X). `run` says so and counts it.
+#[test]
+fn non_atomic_system_atomics_are_reported() {
+    let dir = std::env::temp_dir().join(format!("hipscope-atomics-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/bin");
+    let spec = format!(
+        "Run(code_objects: {{\"gfx803\": \"{0}/gfx803/atomics.co\", \"gfx942\": \"{0}/gfx942/atomics.co\"}},\n buffers: {{\"in\": (bytes: 4096, init: Random(U32, 3)), \"bins\": (bytes: 64, memory: Managed)}},\n dispatches: [(kernel: \"histogram\", grid: (1024, 1, 1), block: (256, 1, 1), args: [Buffer(\"in\"), Buffer(\"bins\"), U32(1024), U32(16)])])\n",
+        bin.display()
+    );
+    let path = dir.join("managed_histogram.ron");
+    std::fs::write(&path, spec).expect("write spec");
+    let run = |gpu: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_hipscope")).arg("run").arg(&path).args(["--mode", "timing", "--gpu", gpu]).output().expect("run hipscope");
+        assert!(o.status.success(), "{gpu}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    let nano = run("r9nano");
+    let mi300x = run("mi300x");
+    let _ = std::fs::remove_dir_all(&dir);
+    println!("{nano}\n{mi300x}");
+    assert!(nano.contains("warning: dispatch 0:") && nano.contains("not atomic on r9nano") && nano.contains("concurrentManagedAccess = false"), "{nano}");
+    assert!(!mi300x.contains("not atomic"), "{mi300x}");
+}
