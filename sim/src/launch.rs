@@ -82,9 +82,7 @@ impl Device {
     /// [`Device::synchronize`] has written their dirty data to memory.
     pub fn reset_caches(&mut self) {
         if let Some(t) = &mut self.timing {
-            let host_atomics = t.ms.host_atomics;
-            t.ms = MemSystem::new(&t.cfg, t.compute_units);
-            t.ms.host_atomics = host_atomics;
+            t.ms.reset();
         }
     }
 

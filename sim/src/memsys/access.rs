@@ -1,6 +1,6 @@
 //! One wave-wide access: `begin`, the lanes' `read`/`write` calls, `end`.
 
-use super::cache::Slot;
+use super::cache::{mask_of, Slot};
 use super::coalesce::{self, LaneAccess};
 use super::lower::L2Op;
 use super::mtype::{l2_mode, L2Mode};
@@ -104,6 +104,8 @@ struct Open {
     key: u64,
     home: Home,
     mode: L2Mode,
+    /// Arrival of its request at the L2 (0 when it did not go there).
+    at: u64,
 }
 
 #[derive(Clone)]
@@ -147,6 +149,10 @@ impl MemSystem {
         st.lines = [0; Level::COUNT];
         st.not_atomic = false;
         self.op = Some(st);
+        self.cur_cu = spec.cu;
+        if let Some(r) = self.reorder.as_mut() {
+            r.settle(spec.at);
+        }
         self.read_lines.clear();
     }
 
@@ -271,6 +277,7 @@ impl MemSystem {
         let t = st.start + st.opens / apc;
         st.opens += 1;
         self.line_level = None;
+        self.l2_arrival = 0;
         let (home, ready) = match (st.spec.unit, st.spec.kind) {
             (Unit::Vector, OpKind::Load) => self.open_load(mem, &st.spec, key, mode, t),
             (Unit::Scalar, OpKind::Load) => self.open_scalar(mem, &st.spec, key, mode, t),
@@ -281,7 +288,7 @@ impl MemSystem {
         if let Some(l) = self.line_level {
             st.lines[l as usize] += 1;
         }
-        let o = Open { key, home, mode };
+        let o = Open { key, home, mode, at: self.l2_arrival };
         st.open.push(o);
         o
     }
@@ -308,6 +315,7 @@ impl MemSystem {
         }
         let mut buf = [0u8; 128];
         self.home_bytes(mem, spec.cu, below, key, &mut buf[..line as usize]);
+        self.overlay(spec.cu, below, key, &mut buf[..line as usize], self.l2_arrival);
         let (s, _) = self.l1[cu].allocate(key);
         self.l1[cu].fill(s, &buf[..line as usize]);
         self.l1[cu].set_ready_cycle(s, at);
@@ -338,6 +346,7 @@ impl MemSystem {
             let (s2, at) = self.l2_request(mem, xcd, gline, g.line_bytes, L2Op::Read, t);
             let mut buf = [0u8; 128];
             self.home_bytes(mem, spec.cu, Home::L2(s2), gline, &mut buf[..g.line_bytes as usize]);
+            self.overlay(spec.cu, Home::L2(s2), gline, &mut buf[..g.line_bytes as usize], at);
             let (s, _) = self.gl1[a].allocate(gline);
             self.gl1[a].fill(s, &buf[..g.line_bytes as usize]);
             self.gl1[a].set_ready_cycle(s, at);
@@ -441,6 +450,32 @@ impl MemSystem {
         (t + self.cfg.l2.hit_latency_cycles as u64, level)
     }
 
+    /// With seeded reordering, before a store or atomic changes bytes of L2 line `slot`: what a
+    /// read arriving before the store would see (the line's bytes where valid, else memory's),
+    /// or, for an atomic (which sees every earlier store), drop the hidden stores' records.
+    #[allow(clippy::too_many_arguments)]
+    fn record_store(&mut self, mem: &Memory, spec: &OpSpec, x: usize, slot: usize, address: u64, len: usize, at: u64) {
+        let atomic = matches!(spec.kind, OpKind::Atomic { .. });
+        let mut old = [0u8; 128];
+        let old = &mut old[..len.min(128)];
+        if !atomic {
+            let off = (address - self.l2[x].address_of(slot)) as u32;
+            let need = mask_of(off, old.len() as u32);
+            if self.l2[x].valid(slot) & need == need {
+                self.home_bytes(mem, spec.cu, Home::L2(slot), address, old);
+            } else {
+                self.memory_bytes(mem, address, old);
+            }
+        }
+        if let Some(r) = self.reorder.as_mut() {
+            if atomic {
+                r.executed(x, address, len);
+            } else {
+                r.stored(x, address, old, at);
+            }
+        }
+    }
+
     /// Copy bytes at `address` out of `home` (a slot of one of `cu`'s caches, or memory).
     fn home_bytes(&self, mem: &Memory, cu: usize, home: Home, address: u64, out: &mut [u8]) {
         let p = self.places[cu];
@@ -463,6 +498,17 @@ impl MemSystem {
 
     fn copy_out(&self, mem: &Memory, spec: &OpSpec, o: Open, address: u64, out: &mut [u8]) {
         self.home_bytes(mem, spec.cu, o.home, address, out);
+        if spec.kind == OpKind::Load {
+            self.overlay(spec.cu, o.home, address, out, o.at);
+        }
+    }
+
+    /// With seeded reordering: bytes read from an L2 line (`home`) at arrival `at` without the
+    /// stores that arrive later ([`super::reorder`]).
+    fn overlay(&self, cu: usize, home: Home, address: u64, out: &mut [u8], at: u64) {
+        if let (Some(r), Home::L2(_)) = (self.reorder.as_ref(), home) {
+            r.overlay(self.places[cu].xcd, address, out, at);
+        }
     }
 
     /// Write bytes at `address` into an open line's home and the clean copies above it.
@@ -490,6 +536,9 @@ impl MemSystem {
         match (o.home, o.mode) {
             (Home::L2(s), mode) if self.l2[x].address_of(s) == self.l2[x].line_address(address) => {
                 let off = (address - self.l2[x].address_of(s)) as u32;
+                if self.reorder.is_some() {
+                    self.record_store(mem, spec, x, s, address, bytes.len(), o.at);
+                }
                 self.l2_write(x, s, off, bytes, mode);
                 if mode != L2Mode::WriteBack {
                     let _ = mem.write(address, bytes);

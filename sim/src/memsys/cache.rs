@@ -62,7 +62,16 @@ pub struct Cache {
     /// `slots * line_bytes` bytes, or empty for a tag-only cache.
     data: Vec<u8>,
     clock: u64,
+    /// Slots allocated since the last [`Cache::clear`], while fewer than [`TOUCH_LIMIT`]: a
+    /// clear then resets only those, so that emptying a 256 MB MALL between short runs does
+    /// not sweep all its tags.
+    touched: Vec<u32>,
+    /// More than [`TOUCH_LIMIT`] slots were allocated: a clear sweeps everything.
+    touched_all: bool,
 }
+
+/// Allocations tracked for a cheap [`Cache::clear`].
+const TOUCH_LIMIT: usize = 1 << 14;
 
 /// A slot: set * ways + way.
 pub type Slot = usize;
@@ -86,6 +95,8 @@ impl Cache {
             hashed: false,
             data: if with_data { vec![0; slots * g.line_bytes as usize] } else { Vec::new() },
             clock: 0,
+            touched: Vec::new(),
+            touched_all: false,
         }
     }
 
@@ -156,6 +167,13 @@ impl Cache {
         self.dirty[slot] = 0;
         self.ready[slot] = 0;
         self.touch(slot);
+        if !self.touched_all {
+            if self.touched.len() < TOUCH_LIMIT {
+                self.touched.push(slot as u32);
+            } else {
+                self.touched_all = true;
+            }
+        }
         (slot, evicted)
     }
 
@@ -244,6 +262,23 @@ impl Cache {
     /// Every slot holding dirty bytes.
     pub fn dirty_slots(&self) -> Vec<Slot> {
         self.occupied().filter(|&s| self.dirty[s] != 0).collect()
+    }
+
+    /// Back to the state of a new cache (dirty bytes are lost: write them back first).
+    pub fn clear(&mut self) {
+        if self.touched_all {
+            self.invalidate_all();
+            self.stamps.fill(0);
+            self.ready.fill(0);
+        } else {
+            for &s in &self.touched {
+                let s = s as usize;
+                (self.tags[s], self.valid[s], self.dirty[s], self.stamps[s], self.ready[s]) = (0, 0, 0, 0, 0);
+            }
+        }
+        self.touched.clear();
+        self.touched_all = false;
+        self.clock = 0;
     }
 
     /// Drop every line (dirty bytes are lost: write them back first).

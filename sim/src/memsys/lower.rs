@@ -128,6 +128,11 @@ impl MemSystem {
             });
         }
         let ch = self.l2_channel(xcd, address);
+        let at = match self.reorder.as_mut() {
+            Some(r) => r.arrival(self.cur_cu, ch, at),
+            None => at,
+        };
+        self.l2_arrival = at;
         let start = self.l2_channels[ch].reserve(at, occupancy(len as u64, self.cfg.l2.channel_bytes_per_cycle as f64));
         let need = mask_of((address - line) as u32, len);
         let found = self.l2[xcd].find(address);

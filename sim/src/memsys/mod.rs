@@ -25,6 +25,7 @@ pub mod pipe;
 
 mod access;
 mod lower;
+mod reorder;
 
 use crate::counters::{Counter, Counters};
 use crate::gpus::timing::Timing;
@@ -131,6 +132,12 @@ pub struct MemSystem {
     line_level: Option<Level>,
     /// Whether atomics on host memory are atomic (counted when not).
     pub host_atomics: HostAtomics,
+    /// Seeded reordering of requests to the L2 (seed ≠ 0 only).
+    reorder: Option<reorder::Reorder>,
+    /// The CU of the access being described.
+    cur_cu: usize,
+    /// Arrival at its L2 channel of the latest L2 request.
+    l2_arrival: u64,
 }
 
 impl MemSystem {
@@ -174,7 +181,35 @@ impl MemSystem {
             read_lines: Vec::new(),
             line_level: None,
             host_atomics: HostAtomics::default(),
+            reorder: None,
+            cur_cu: 0,
+            l2_arrival: 0,
         }
+    }
+
+    /// Back to the state of a new memory system (every cache empty, every pipe idle, counters
+    /// zero), without reallocating: seed sweeps run one short dispatch after another.
+    pub fn reset(&mut self) {
+        for c in self.l1.iter_mut().chain(&mut self.scalar).chain(&mut self.gl1).chain(&mut self.l2).chain(self.mall.iter_mut()) {
+            c.clear();
+        }
+        for p in self.l1_tags.iter_mut().chain(&mut self.l2_channels).chain(&mut self.mall_pipes).chain(&mut self.dram) {
+            p.clear();
+        }
+        for w in &mut self.l1_misses {
+            *w = MissWindow::default();
+        }
+        self.counters = Counters::default();
+        self.pending.clear();
+        self.read_lines.clear();
+        self.line_level = None;
+        self.reorder = None;
+    }
+
+    /// The seed of the next dispatch: 0 keeps requests in issue order; any other seed turns on
+    /// the seeded reordering of requests on their way to the L2 ([`reorder`]).
+    pub fn set_seed(&mut self, seed: u64) {
+        self.reorder = (seed != 0).then(|| reorder::Reorder::new(seed, self.l1.len(), self.l2_channels.len()));
     }
 
     pub fn config(&self) -> &Timing {
@@ -250,6 +285,15 @@ impl MemSystem {
         self.counters.inc(Counter::L1Invalidates);
         self.counters.add(Counter::L1InvalidatedLines, lines);
         lines
+    }
+
+    /// Invalidate the scalar cache `cu` uses (`s_dcache_inv`): it holds no dirty data (scalar
+    /// stores write through), so nothing is written.
+    pub fn invalidate_scalar(&mut self, cu: usize) {
+        let k = self.places.get(cu).map_or(0, |p| p.scalar);
+        if let Some(c) = self.scalar.get_mut(k) {
+            c.invalidate_all();
+        }
     }
 
     /// Invalidate the GL1 of `cu`'s shader array (`buffer_gl1_inv`), counted like

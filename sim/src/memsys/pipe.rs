@@ -152,6 +152,13 @@ impl Pipe {
         self.last_end.div_ceil(SUB)
     }
 
+    /// Back to an unused pipe (keeping its ring's storage).
+    pub fn clear(&mut self) {
+        self.ring.fill(Slot::default());
+        self.last_end = 0;
+        self.busy = 0;
+    }
+
     /// Cycles of use so far.
     pub fn busy_cycles(&self) -> u64 {
         self.busy / SUB

@@ -31,7 +31,10 @@ pub enum Maintenance {
     InvL2,
     /// Write back this XCD's dirty L2 lines (`buffer_wbl2`, `global_wb scope:SYS`).
     WbL2,
-    /// Nothing to do on this configuration (e.g. `buffer_wbl2 sc1` with one L2).
+    /// Invalidate the scalar cache `cu` uses (`s_dcache_inv`, `s_dcache_inv_vol`).
+    InvScalar,
+    /// Nothing to do on this configuration (e.g. `buffer_wbl2 sc1` with one L2; `s_dcache_wb`,
+    /// since scalar stores here write through to the L2).
     None,
 }
 
@@ -78,6 +81,9 @@ pub fn classify(sem: &Sem, inst: &Inst, fam: Family, lanes: u32, l2s: usize, cor
             smem::Op::Load { .. } | smem::Op::BufferLoad { .. } => Class::Smem { kind: OpKind::Load },
             smem::Op::Store { .. } | smem::Op::BufferStore { .. } => Class::Smem { kind: OpKind::Store },
             smem::Op::Atomic { ret, .. } => Class::Smem { kind: OpKind::Atomic { returns: *ret } },
+            _ if name.starts_with("s_dcache_inv") => Class::Cache(Maintenance::InvScalar),
+            _ if name == "s_gl1_inv" => Class::Cache(Maintenance::InvGl1),
+            _ if name.starts_with("s_dcache_wb") => Class::Cache(Maintenance::None),
             _ => Class::Other,
         },
         Sem::Ds(op) => Class::Lds { dwords: ds_dwords(op) },

@@ -162,6 +162,7 @@ pub fn run(
     // workgroup processors of two CUs (AMD RDNA ISA guides, "WGP mode").
     let cus_per_unit = if k.descriptor.compute_pgm_rsrc1.wgp_mode == Some(true) { 2 } else { 1 };
     let before = ms.counters.clone();
+    ms.set_seed(opts.seed);
     ms.begin_kernel();
     let start = t0 + t.dispatch.kernel_start_cycles as u64;
     if let Some(tr) = trace.as_deref_mut() {
@@ -646,6 +647,10 @@ fn maintain(port: &Port, t: &Timing, m: Maintenance, cu: usize, at: u64, mem: &m
             ms.invalidate_l2_op(x, at).0.max(at + l1)
         }
         Maintenance::InvL2 => ms.invalidate_l2_op(x, at).0,
+        Maintenance::InvScalar => {
+            ms.invalidate_scalar(cu);
+            at + t.scalar_cache.hit_latency_cycles as u64
+        }
         Maintenance::WbL2 => ms.writeback_l2_op(mem, x, at).0 + l1,
     }
 }
