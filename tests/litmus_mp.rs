@@ -34,8 +34,6 @@ const MAX_SPINS: i32 = 200;
 enum Stale {
     /// A scope race the simulator must show: some seed of the GPU reads stale data.
     Required,
-    /// A race whose stale outcome is legal but not required (see the module comment).
-    Allowed,
     /// Synchronized: no seed may read stale data, and most must see the flag.
     Forbidden,
 }
