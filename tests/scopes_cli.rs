@@ -10,18 +10,70 @@ use std::process::Command;
 
 const SCOPES: [&str; 4] = ["wavefront", "workgroup", "agent", "system"];
 
-fn rows() -> Vec<Value> {
-    let out = std::env::temp_dir().join(format!("hipscope-scopes-{}", std::process::id()));
-    let o = Command::new(env!("CARGO_BIN_EXE_hipscope")).args(["scopes", "--json", "--out"]).arg(&out).output().expect("run hipscope");
+/// Run `hipscope scopes --json` with `args`; the report files it writes must be there.
+fn rows(args: &[&str], svgs: &[&str]) -> Vec<Value> {
+    let out = std::env::temp_dir().join(format!("hipscope-scopes-{}-{}", std::process::id(), svgs.len()));
+    let o = Command::new(env!("CARGO_BIN_EXE_hipscope")).arg("scopes").args(args).args(["--json", "--out"]).arg(&out).output().expect("run hipscope");
     assert!(o.status.success(), "hipscope scopes failed: {}", String::from_utf8_lossy(&o.stderr));
-    for f in ["scopes.md", "scopes-mi300x.svg", "scopes-mi210.svg", "scopes-rx7900xtx.svg", "scopes-rx6900xt.svg", "scopes-r9nano.svg"] {
+    for f in std::iter::once("scopes.md".to_string()).chain(svgs.iter().map(|g| format!("scopes-{g}.svg"))) {
         let p = out.join(f);
         let text = std::fs::read_to_string(&p).unwrap_or_default();
         assert!(text.len() > 200, "{} missing or empty", p.display());
     }
     let _ = std::fs::remove_dir_all(&out);
     let v: Value = serde_json::from_slice(&o.stdout).expect("JSON output");
-    v.as_array().expect("an array of rows").clone()
+    let rows = v.as_array().expect("an array of rows").clone();
+    assert!(!rows.is_empty());
+    rows.iter().for_each(schema);
+    rows
+}
+
+/// (GPU, mode) pairs in row order.
+fn targets(rows: &[Value]) -> Vec<(String, String)> {
+    let mut targets: Vec<(String, String)> = Vec::new();
+    for r in rows {
+        let t = (r["gpu"].as_str().unwrap_or("").to_string(), r["mode"].as_str().unwrap_or("").to_string());
+        if !targets.contains(&t) {
+            targets.push(t);
+        }
+    }
+    targets
+}
+
+/// Print each target's op × scope table and check the ranking and the work-group-scope
+/// actions; what fails goes to `failures`.
+fn check_targets(rows: &[Value], failures: &mut Vec<String>) {
+    for (gpu, mode) in &targets(rows) {
+        println!("{gpu} ({mode} mode): median cycles, one work-group, no dirty data");
+        println!("  {:<14} {:>10} {:>10} {:>10} {:>10}", "op", SCOPES[0], SCOPES[1], SCOPES[2], SCOPES[3]);
+        let mut ops: Vec<&str> = rows.iter().filter(|r| r["gpu"] == gpu.as_str() && r["op"] != "ping_pong").filter_map(|r| r["op"].as_str()).collect();
+        ops.dedup();
+        for op in ops {
+            let cells: Vec<Option<u64>> = SCOPES.iter().map(|s| median(find(rows, gpu, mode, op, s, 0, "one_workgroup"))).collect();
+            let text: Vec<String> = cells.iter().map(|c| c.map_or("-".into(), |v| v.to_string())).collect();
+            println!("  {op:<14} {:>10} {:>10} {:>10} {:>10}", text[0], text[1], text[2], text[3]);
+            // Ranking, for every footprint and the one-wave and one-work-group cases.
+            for contention in ["one_wave", "one_workgroup"] {
+                for fp in [0u64, 1024, 65536, 1 << 20] {
+                    let v: Vec<u64> = SCOPES.iter().filter_map(|s| median(find(rows, gpu, mode, op, s, fp, contention))).collect();
+                    if v.windows(2).any(|w| w[0] > w[1]) {
+                        failures.push(format!("{gpu} {mode} {op} {contention} {fp} B: scopes cost {v:?}, not non-decreasing"));
+                    }
+                }
+            }
+        }
+        let rdna = gpu.starts_with("rx");
+        for op in ["fence_acq", "fence_rel", "fence_acq_rel", "load_acq", "store_rel", "rmw_acq_rel"] {
+            let a = actions(find(rows, gpu, mode, op, "workgroup", 0, "one_workgroup"));
+            let acquires = op != "fence_rel" && op != "store_rel";
+            if (!rdna || mode == "CU") && !a.is_empty() {
+                failures.push(format!("{gpu} {mode}: workgroup-scope {op} caused cache actions: {a}"));
+            }
+            if rdna && mode == "WGP" && acquires && !a.contains("GL0 invalidate") {
+                failures.push(format!("{gpu} WGP: workgroup-scope {op} did not invalidate the L0: {a:?}"));
+            }
+        }
+    }
 }
 
 fn schema(r: &Value) {
@@ -60,55 +112,11 @@ fn median(r: Option<&Value>) -> Option<u64> {
 
 #[test]
 fn scope_costs_schema_ranking_and_actions() {
-    let rows = rows();
-    assert!(!rows.is_empty());
-    rows.iter().for_each(schema);
-    let mut targets: Vec<(String, String)> = Vec::new();
-    for r in &rows {
-        let t = (r["gpu"].as_str().unwrap_or("").to_string(), r["mode"].as_str().unwrap_or("").to_string());
-        if !targets.contains(&t) {
-            targets.push(t);
-        }
-    }
+    let rows = rows(&[], &["mi300x", "mi210", "rx7900xtx", "rx6900xt", "r9nano"]);
     let want = [("mi300x", "CU"), ("mi210", "CU"), ("rx7900xtx", "WGP"), ("rx7900xtx", "CU"), ("rx6900xt", "WGP"), ("r9nano", "CU")];
-    assert_eq!(targets.iter().map(|(g, m)| (g.as_str(), m.as_str())).collect::<Vec<_>>(), want);
-
+    assert_eq!(targets(&rows).iter().map(|(g, m)| (g.as_str(), m.as_str())).collect::<Vec<_>>(), want);
     let mut failures = Vec::new();
-    for (gpu, mode) in &targets {
-        println!("{gpu} ({mode} mode): median cycles, one work-group, no dirty data");
-        println!("  {:<14} {:>10} {:>10} {:>10} {:>10}", "op", SCOPES[0], SCOPES[1], SCOPES[2], SCOPES[3]);
-        let mut ops: Vec<&str> = rows.iter().filter(|r| r["gpu"] == gpu.as_str() && r["op"] != "ping_pong").filter_map(|r| r["op"].as_str()).collect();
-        ops.dedup();
-        for op in ops {
-            let cells: Vec<Option<u64>> = SCOPES.iter().map(|s| median(find(&rows, gpu, mode, op, s, 0, "one_workgroup"))).collect();
-            let text: Vec<String> = cells.iter().map(|c| c.map_or("-".into(), |v| v.to_string())).collect();
-            println!("  {op:<14} {:>10} {:>10} {:>10} {:>10}", text[0], text[1], text[2], text[3]);
-            // Ranking, for every footprint and the one-wave and one-work-group cases.
-            for contention in ["one_wave", "one_workgroup"] {
-                for fp in [0u64, 1024, 65536, 1 << 20] {
-                    let v: Vec<u64> = SCOPES.iter().filter_map(|s| median(find(&rows, gpu, mode, op, s, fp, contention))).collect();
-                    if v.windows(2).any(|w| w[0] > w[1]) {
-                        failures.push(format!("{gpu} {mode} {op} {contention} {fp} B: scopes cost {v:?}, not non-decreasing"));
-                    }
-                }
-            }
-        }
-        let gcn = !["rx7900xtx", "rx6900xt"].contains(&gpu.as_str());
-        for op in ["fence_acq", "fence_rel", "fence_acq_rel", "load_acq", "store_rel", "rmw_acq_rel"] {
-            let a = actions(find(&rows, gpu, mode, op, "workgroup", 0, "one_workgroup"));
-            let invalidates_l0 = a.contains("GL0 invalidate");
-            if gcn && !a.is_empty() {
-                failures.push(format!("{gpu}: workgroup-scope {op} caused cache actions: {a}"));
-            }
-            let acquires = op != "fence_rel" && op != "store_rel";
-            if !gcn && mode == "WGP" && acquires && !invalidates_l0 {
-                failures.push(format!("{gpu} WGP: workgroup-scope {op} did not invalidate the L0: {a:?}"));
-            }
-            if !gcn && mode == "CU" && !a.is_empty() {
-                failures.push(format!("{gpu} CU: workgroup-scope {op} caused cache actions: {a}"));
-            }
-        }
-    }
+    check_targets(&rows, &mut failures);
     // MI300X (8 L2s in one agent): agent scope writes back and invalidates the L2, and its cost
     // grows with the dirty footprint.
     let rel = actions(find(&rows, "mi300x", "CU", "fence_rel", "agent", 65536, "one_workgroup"));
@@ -127,6 +135,19 @@ fn scope_costs_schema_ranking_and_actions() {
             failures.push(format!("mi300x agent {op} does not cost more with 1 MiB dirty: {by_fp:?}"));
         }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The other built-in GPUs and modes (MI100 gfx908, MI250X gfx90a, MI300A gfx942 with six L2s,
+/// RX 9070 XT gfx1201 in WGP mode, RX 6900 XT in CU mode): the same ranking and work-group rules.
+#[test]
+fn scope_ranking_on_the_other_gpus_and_modes() {
+    let mut rows = rows(&["--gpu", "mi100,mi250x,mi300a,rx9070xt"], &["mi100", "mi250x", "mi300a", "rx9070xt"]);
+    rows.extend(self::rows(&["--gpu", "rx6900xt", "--mode", "cu"], &["rx6900xt"]));
+    let want = [("mi100", "CU"), ("mi250x", "CU"), ("mi300a", "CU"), ("rx9070xt", "WGP"), ("rx6900xt", "CU")];
+    assert_eq!(targets(&rows).iter().map(|(g, m)| (g.as_str(), m.as_str())).collect::<Vec<_>>(), want);
+    let mut failures = Vec::new();
+    check_targets(&rows, &mut failures);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
