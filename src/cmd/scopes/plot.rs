@@ -38,26 +38,28 @@ type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
 /// Grouped bars: x = operation, one bar per scope; y = median cycles (log, +1 so free is 1).
 fn bars(area: &Area, rows: &[Row], gpu: &str, mode: &str) -> DrawResult {
-    let top = OPS.iter().flat_map(|o| Scope::ALL.iter().filter_map(move |&s| median(rows, gpu, mode, o.name, s, 0))).fold(10.0, f64::max) * 2.0;
+    let top = OPS.iter().flat_map(|o| Scope::ALL.iter().filter_map(move |&s| median(rows, gpu, mode, o.name, s, 0))).fold(10.0, f64::max) * 6.0;
     let n = OPS.len() as f64;
+    // Groups centred on whole numbers, so the mesh's whole-number ticks name them.
     let mut chart = ChartBuilder::on(area)
         .caption(format!("{gpu} ({mode} mode): cycles per wave by scope"), ("sans-serif", 18))
         .margin(10)
-        .x_label_area_size(70)
+        .x_label_area_size(40)
         .y_label_area_size(56)
-        .build_cartesian_2d(0.0..n, (1.0..top).log_scale())?;
+        .build_cartesian_2d(-0.5..n - 0.5, (1.0..top).log_scale())?;
     chart
         .configure_mesh()
         .disable_x_mesh()
-        .x_labels(OPS.len() * 2)
-        .x_label_formatter(&|x| OPS.get(x.floor() as usize).filter(|_| x.fract() > 0.4).map_or(String::new(), |o| o.name.to_string()))
+        .x_labels(OPS.len() + 1)
+        .x_label_formatter(&|x| if (x - x.round()).abs() < 0.01 { OPS.get(x.round() as usize).map_or(String::new(), |o| o.name.to_string()) } else { String::new() })
+        .x_label_style(("sans-serif", 11))
         .y_desc("cycles + 1")
         .draw()?;
     for (si, &scope) in Scope::ALL.iter().enumerate() {
         let colour = COLOURS[si];
         let bars = OPS.iter().enumerate().filter_map(move |(i, o)| {
             let v = median(rows, gpu, mode, o.name, scope, 0)? + 1.0;
-            let x0 = i as f64 + 0.1 + 0.2 * si as f64;
+            let x0 = i as f64 - 0.4 + 0.2 * si as f64;
             Some(Rectangle::new([(x0, 1.0), (x0 + 0.18, v)], colour.filled()))
         });
         chart.draw_series(bars)?.label(scope.name()).legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
@@ -72,14 +74,16 @@ fn footprint(area: &Area, rows: &[Row], gpu: &str, mode: &str) -> DrawResult {
         .iter()
         .map(|&(op, s)| (format!("{op} {}", s.name()), FOOTPRINTS.iter().filter_map(|&f| Some(((f.max(256)) as f64, median(rows, gpu, mode, op, s, f)? + 1.0))).collect()))
         .collect();
-    let top = series.iter().flat_map(|(_, p)| p.iter().map(|q| q.1)).fold(10.0, f64::max) * 2.0;
+    let top = series.iter().flat_map(|(_, p)| p.iter().map(|q| q.1)).fold(10.0, f64::max) * 6.0;
     let mut chart = ChartBuilder::on(area)
         .caption("release cost vs dirty footprint", ("sans-serif", 18))
         .margin(10)
         .x_label_area_size(40)
         .y_label_area_size(56)
         .build_cartesian_2d((256.0..2.0 * (1u64 << 20) as f64).log_scale(), (1.0..top).log_scale())?;
-    chart.configure_mesh().x_desc("dirty bytes (0 plotted at 256)").y_desc("cycles + 1").draw()?;
+    // Ticks fall on powers of ten: decimal units read best there.
+    let kib = |v: &f64| if *v >= 1e6 { format!("{} MB", (*v / 1e6).round()) } else { format!("{} kB", (*v / 1e3).round()) };
+    chart.configure_mesh().x_desc("dirty bytes (0 plotted at 256 B)").x_label_formatter(&kib).y_desc("cycles + 1").draw()?;
     for (i, (name, points)) in series.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
         chart.draw_series(LineSeries::new(points.iter().copied(), colour.stroke_width(2)))?.label(name.as_str()).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(2)));
