@@ -106,6 +106,7 @@ pub fn markdown(rows: &[Row]) -> String {
         let _ = writeln!(o, "- `{}`: {}", op.name, op.source);
     }
     let _ = writeln!(o, "\nCache actions count what the operation's instructions did in the memory system (L1/GL0, GL1 and L2 invalidations with the lines they dropped, L2 write-backs with the dirty lines written); the dispatch-start invalidation and end-of-kernel write-back are not included. Plots: `scopes-<gpu>.svg`.\n");
+    let _ = writeln!(o, "Model assumptions behind the numbers (no public measurement fixes them): an L1/GL0 or GL1 invalidate clears its valid bits at once (it costs the hit latency); an L2 write-back or invalidate walks every channel's tags one set per cycle (`maintenance_sets_per_cycle` in the GPU config), and other waves' requests to those channels queue behind the walk, so many waves synchronizing at once serialise on it (the all-CU rows); with one L2, an invalidate drops no device-memory lines (the L2 keeps device memory coherent) and only pays the walk. A ping-pong that times out used a scope that does not include the other work-group: its flag stays stale in a cache it never invalidates.\n");
     o.push_str(&text(rows));
     o
 }
