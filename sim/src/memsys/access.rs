@@ -346,7 +346,7 @@ impl MemSystem {
             let (s2, at) = self.l2_request(mem, xcd, gline, g.line_bytes, L2Op::Read, t);
             let mut buf = [0u8; 128];
             self.home_bytes(mem, spec.cu, Home::L2(s2), gline, &mut buf[..g.line_bytes as usize]);
-            self.overlay(spec.cu, Home::L2(s2), gline, &mut buf[..g.line_bytes as usize], at);
+            self.overlay(spec.cu, Home::L2(s2), gline, &mut buf[..g.line_bytes as usize], self.l2_arrival);
             let (s, _) = self.gl1[a].allocate(gline);
             self.gl1[a].fill(s, &buf[..g.line_bytes as usize]);
             self.gl1[a].set_ready_cycle(s, at);
