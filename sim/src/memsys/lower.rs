@@ -1,6 +1,6 @@
 //! The shared levels: L2 channels, the memory-side MALL and DRAM, and L2 maintenance.
 
-use super::cache::{mask_of, Evicted};
+use super::cache::{mask_of, Evicted, LineMask};
 use super::channel;
 use super::mtype::L2Mode;
 use super::pipe::{occupancy, SUB};
@@ -85,13 +85,20 @@ impl MemSystem {
         (start + self.cfg.dram.latency_cycles as u64, Level::Dram)
     }
 
-    /// Write the dirty bytes of a line below the L2 at `at`: counted as memory write requests
-    /// (per 64-byte block with dirty bytes; 64-byte if both halves are dirty, else 32-byte),
-    /// timed on DRAM, applied to memory with the next `apply_pending`.
+    /// Write the dirty bytes of a line below the L2 at `at` ([`MemSystem::time_write_below`]),
+    /// applied to memory with the next `apply_pending`.
     pub(super) fn write_below(&mut self, e: Evicted, at: u64) {
-        let blocks = (e.data.len().max(64) / 64) as u32;
+        self.time_write_below(e.address, e.dirty, e.data.len(), at);
+        self.pending.push(e);
+    }
+
+    /// Count and time the write below the L2 of a `len`-byte line's `dirty` bytes: memory
+    /// write requests per 64-byte block with dirty bytes (64-byte if both halves are dirty,
+    /// else 32-byte), timed on DRAM.
+    fn time_write_below(&mut self, address: u64, dirty: LineMask, len: usize, at: u64) {
+        let blocks = (len.max(64) / 64) as u32;
         for b in 0..blocks {
-            let m = e.dirty >> (64 * b) & mask_of(0, 64);
+            let m = dirty >> (64 * b) & mask_of(0, 64);
             if m == 0 {
                 continue;
             }
@@ -101,9 +108,8 @@ impl MemSystem {
                 self.counters.inc(Counter::TccEaWrreq64b);
             }
             let bytes = if both { 64 } else { 32 };
-            self.memory_time(e.address + 64 * b as u64, bytes, at, true);
+            self.memory_time(address + 64 * b as u64, bytes, at, true);
         }
-        self.pending.push(e);
     }
 
     /// A request to the L2 of `xcd` for bytes `off..off+len` of the line at `address`,
@@ -180,21 +186,23 @@ impl MemSystem {
     /// Write back the dirty lines of the L2 of `xcd` whose memory type `keep` accepts
     /// (`buffer_wbl2`, end-of-kernel release): returns when the last write is done.
     pub(super) fn writeback_l2_where(&mut self, mem: &mut Memory, xcd: usize, at: u64, keep: impl Fn(u64) -> bool) -> u64 {
+        // Earlier evictions reach memory first; these lines then go straight from the cache.
+        self.apply_pending(mem);
         let mut done = at;
         for s in self.l2[xcd].dirty_slots() {
             let a = self.l2[xcd].address_of(s);
             if !keep(a) {
                 continue;
             }
-            let e = Evicted { address: a, dirty: self.l2[xcd].dirty(s), data: self.l2[xcd].bytes(s).to_vec() };
+            let dirty = self.l2[xcd].dirty(s);
+            mem.write_masked(a, self.l2[xcd].bytes(s), dirty);
             self.l2[xcd].clean(s);
             self.probe(xcd, a);
             self.counters.inc(Counter::TccWriteback);
             let ch = self.dram_channel(a);
-            self.write_below(e, at);
+            self.time_write_below(a, dirty, self.l2[xcd].line_bytes() as usize, at);
             done = done.max(self.dram[ch].free_cycle() + self.cfg.dram.latency_cycles as u64);
         }
-        self.apply_pending(mem);
         done
     }
 
