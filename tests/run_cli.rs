@@ -3,26 +3,13 @@
 //! first implemented); specs written here use absolute code-object paths.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn hipscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hipscope")).args(args).output().expect("run hipscope")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
+mod cli;
+use cli::{code, hipscope, root, stderr};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// A spec file under target/ (unique name per test).

@@ -7,23 +7,9 @@
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn hipscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hipscope")).current_dir(root()).args(args).output().expect("run hipscope")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod cli;
+use cli::{code, hipscope, root, stderr};
 
 fn out_dir() -> PathBuf {
     let d = root().join("target/trace-cli-tests");

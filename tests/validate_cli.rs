@@ -4,11 +4,9 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+mod cli;
+use cli::{code, hipscope, root, stderr};
 
 fn data() -> Option<PathBuf> {
     let d = root().join("../shared/device-data");
@@ -18,18 +16,6 @@ fn data() -> Option<PathBuf> {
         println!("SKIPPED: {} not found (device measurements live outside the repository)", d.display());
         None
     }
-}
-
-fn hipscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hipscope")).current_dir(root()).args(args).output().expect("run hipscope")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]
