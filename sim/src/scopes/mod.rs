@@ -133,12 +133,7 @@ impl Target {
     /// `workloads/bin/<dir>` holding this target's build (wave32 on RDNA, as HIP compiles by
     /// default).
     pub fn object_dir(&self) -> String {
-        let p = self.gpu.processor.name();
-        if self.gpu.processor.family().is_rdna() && p != "gfx1201" {
-            format!("{p}-w32-{}", self.mode.to_string().to_lowercase())
-        } else {
-            p.to_string()
-        }
+        crate::spec::object_dir(self.gpu.processor, 32, self.mode)
     }
 
     /// Whether a code object for this mode is built (RDNA has CU and WGP builds except

@@ -23,3 +23,15 @@ pub use error::SpecError;
 pub use expect::Check;
 pub use model::Spec;
 pub use runner::{load, parse, run, run_file, run_file_traced, run_traced, DispatchReport, OpcodeFidelity, Report, RunError, RunOptions, Session};
+
+/// The directory under `workloads/bin/` holding our builds for `processor` with `wave`-lane
+/// waves in `mode` (`workloads/build.sh`): RDNA builds are per wave size and CU/WGP mode
+/// (`gfx1100-w32-wgp`) except gfx1201, built once in its default mode; GCN/CDNA have one.
+pub fn object_dir(processor: hipscope_isa::Processor, wave: u32, mode: crate::gpus::Mode) -> String {
+    let p = processor.name();
+    if processor.family().is_rdna() && p != "gfx1201" {
+        format!("{p}-w{wave}-{}", mode.to_string().to_lowercase())
+    } else {
+        p.to_string()
+    }
+}

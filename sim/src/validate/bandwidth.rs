@@ -17,7 +17,7 @@
 //!   read misses, as it does in steady state on a working set twice the last cache.
 
 use super::import::gpu_benches;
-use super::{median, object_dir, run_timed, Curve, Row, Tolerance};
+use super::{median, object_dir, run_timed, Curve, Level, Row, Tolerance};
 use crate::gpus::{self, GpuConfig};
 use std::path::{Path, PathBuf};
 
@@ -30,25 +30,6 @@ const ELEMENT_BYTES: u64 = 16;
 const RUN_BLOCK: u64 = 1024;
 /// Work-items per group of the L1 kernel, as gpu-cache.
 const REPEAT_BLOCK: u64 = 256;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Level {
-    L1,
-    L2,
-    Mall,
-    Dram,
-}
-
-impl Level {
-    pub fn name(self) -> &'static str {
-        match self {
-            Level::L1 => "L1",
-            Level::L2 => "L2",
-            Level::Mall => "MALL",
-            Level::Dram => "DRAM",
-        }
-    }
-}
 
 /// (our GPU, gpu-cache output, gpu-l2-cache output, levels compared), files relative to the
 /// device-data directory.
@@ -88,7 +69,8 @@ fn capacity(g: &GpuConfig, l: Level) -> Option<f64> {
         Level::L1 => Some(t.vector_l1.size_bytes as f64),
         Level::L2 => Some(t.l2.size_bytes as f64 * t.topology.xcds.max(1) as f64),
         Level::Mall => t.mall.as_ref().map(|m| m.size_bytes as f64),
-        Level::Dram => None,
+        // Neither benchmark isolates the RDNA GL1, and DRAM holds everything.
+        Level::Gl1 | Level::Dram => None,
     }
 }
 
@@ -102,6 +84,7 @@ fn window(g: &GpuConfig, l: Level) -> Option<(f64, f64)> {
         // DRAM: far beyond the last cache (MI210's curve still mixes L2 hits in at 2-4× its
         // L2, MI300X's reads MALL-like to 1.6× its MALL).
         Level::Dram => (8.0 * last_cache, 32.0 * last_cache),
+        Level::Gl1 => return None,
     };
     (hi >= lo).then_some((lo, hi))
 }
@@ -175,6 +158,7 @@ pub fn simulate(workloads: &Path, g: &GpuConfig, l: Level, ws: u64, per_item: u6
         Level::L1 => simulate_l1(workloads, g, ws),
         Level::L2 | Level::Mall => simulate_run(workloads, g, ws, per_item, false),
         Level::Dram => simulate_run(workloads, g, ws, per_item, true),
+        Level::Gl1 => Err(format!("{}: no GL1 bandwidth kernel (gpu-cache reads the L1, gpu-l2-cache the L2 and beyond)", g.name)),
     }
 }
 

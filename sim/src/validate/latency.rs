@@ -12,7 +12,7 @@
 
 use super::import::gpu_benches::read_latency;
 use super::import::DataError;
-use super::{median, object_dir, run_timed, Curve, Row, Tolerance};
+use super::{median, object_dir, run_timed, Curve, Level, Row, Tolerance};
 use crate::gpus::{self, GpuConfig};
 use std::path::{Path, PathBuf};
 
@@ -32,27 +32,6 @@ pub const GPUS: &[(&str, &str, &[Level])] = &[
     ("mi300x", "SC25_AMD_CDNA3_Artifact/06e081116edc81315bc5c8d143badc53e096ccd8/data/5_Memory/MI300X/exec/gpu-latency.out", &[Level::L1, Level::L2, Level::Mall, Level::Dram]),
     ("rx6900xt", "gpu-benches/1c36d509ee717dca9215c27135fa1e611bb03ed1/gpu-latency/rx6900xt.txt", &[Level::L1, Level::Gl1, Level::L2, Level::Mall]),
 ];
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Level {
-    L1,
-    Gl1,
-    L2,
-    Mall,
-    Dram,
-}
-
-impl Level {
-    pub fn name(self) -> &'static str {
-        match self {
-            Level::L1 => "L1",
-            Level::Gl1 => "GL1",
-            Level::L2 => "L2",
-            Level::Mall => "MALL",
-            Level::Dram => "DRAM",
-        }
-    }
-}
 
 /// Capacities of the levels a single wave's chase can use, smallest first.
 fn capacities(g: &GpuConfig) -> Vec<(Level, f64)> {

@@ -95,12 +95,7 @@ pub(crate) fn median(mut v: Vec<f64>) -> Option<f64> {
 /// The code-object directory of our builds (`workloads/bin/<dir>`) for the GPU's default wave
 /// size and CU/WGP mode.
 pub fn object_dir(g: &GpuConfig) -> String {
-    let p = g.processor.name();
-    if g.processor.family().is_rdna() && p != "gfx1201" {
-        format!("{p}-w{}-{}", g.wave_size, g.mode.to_string().to_lowercase())
-    } else {
-        p.to_string()
-    }
+    crate::spec::object_dir(g.processor, g.wave_size, g.mode)
 }
 
 /// Run every dispatch of a generated spec (`path` names it in errors) in timing mode on `g`:
@@ -116,6 +111,29 @@ pub fn run_timed(text: &str, path: &Path, g: &GpuConfig) -> Result<(Session, Vec
     }
     session.device.synchronize();
     Ok((session, cycles))
+}
+
+/// A level of the memory hierarchy a latency or bandwidth plateau belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    L1,
+    /// The RDNA shader-array cache.
+    Gl1,
+    L2,
+    Mall,
+    Dram,
+}
+
+impl Level {
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::L1 => "L1",
+            Level::Gl1 => "GL1",
+            Level::L2 => "L2",
+            Level::Mall => "MALL",
+            Level::Dram => "DRAM",
+        }
+    }
 }
 
 /// A measured curve and the simulated one over the same axis, for plots. Points are (x, y) in
