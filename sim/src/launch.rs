@@ -78,8 +78,8 @@ impl Device {
         }
     }
 
-    /// Empty every cache of the timing model (a fresh memory system, clock kept), after
-    /// [`Device::synchronize`] has written their dirty data to memory.
+    /// Empty every cache of the timing model (as a fresh memory system, clock kept); dirty data
+    /// not yet written back by [`Device::synchronize`] is lost.
     pub fn reset_caches(&mut self) {
         if let Some(t) = &mut self.timing {
             t.ms.reset();

@@ -279,12 +279,7 @@ impl MemSystem {
     /// `buffer_gl0_inv`): its lines are clean (write-through), so nothing is written.
     /// Counted, with the valid lines dropped. Returns those lines.
     pub fn invalidate_l1(&mut self, cu: usize) -> u64 {
-        let Some(c) = self.l1.get_mut(cu) else { return 0 };
-        let lines = c.valid_lines();
-        c.invalidate_all();
-        self.counters.inc(Counter::L1Invalidates);
-        self.counters.add(Counter::L1InvalidatedLines, lines);
-        lines
+        invalidate_counted(self.l1.get_mut(cu), &mut self.counters, Counter::L1Invalidates, Counter::L1InvalidatedLines)
     }
 
     /// Invalidate the scalar cache `cu` uses (`s_dcache_inv`): it holds no dirty data (scalar
@@ -300,12 +295,7 @@ impl MemSystem {
     /// [`MemSystem::invalidate_l1`]. Returns the valid lines dropped.
     pub fn invalidate_gl1(&mut self, cu: usize) -> u64 {
         let a = self.places.get(cu).map_or(0, |p| p.array);
-        let Some(c) = self.gl1.get_mut(a) else { return 0 };
-        let lines = c.valid_lines();
-        c.invalidate_all();
-        self.counters.inc(Counter::Gl1Invalidates);
-        self.counters.add(Counter::Gl1InvalidatedLines, lines);
-        lines
+        invalidate_counted(self.gl1.get_mut(a), &mut self.counters, Counter::Gl1Invalidates, Counter::Gl1InvalidatedLines)
     }
 
     /// The XCD whose L2 `cu` uses.
@@ -317,4 +307,15 @@ impl MemSystem {
     pub fn l2_count(&self) -> usize {
         self.l2.len()
     }
+}
+
+/// Invalidate `cache` (if there is one) by an instruction: one operation counted in `ops`,
+/// its valid lines in `lines`. Returns those lines.
+fn invalidate_counted(cache: Option<&mut Cache>, counters: &mut Counters, ops: Counter, lines: Counter) -> u64 {
+    let Some(c) = cache else { return 0 };
+    let n = c.valid_lines();
+    c.invalidate_all();
+    counters.inc(ops);
+    counters.add(lines, n);
+    n
 }

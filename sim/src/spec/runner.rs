@@ -232,9 +232,10 @@ impl Session {
     }
 
     /// Put every buffer back to its initial contents and empty the device's caches, so the next
-    /// launch starts as the first did (seed sweeps re-run one session).
+    /// launch starts as the first did (seed sweeps re-run one session). The caches' dirty data
+    /// is dropped, not written back: the buffers are rewritten anyway, and nothing else the
+    /// kernels write (scratch) outlives a launch.
     pub fn reset(&mut self) {
-        self.device.synchronize();
         self.device.reset_caches();
         for (name, p) in &self.placed {
             if let Some(b) = self.initial.get(name) {
