@@ -130,10 +130,19 @@ pub struct Target {
 }
 
 impl Target {
-    /// `workloads/bin/<dir>` holding this target's build (wave32 on RDNA, as HIP compiles by
-    /// default).
+    /// `workloads/bin/<dir>` holding this target's build.
     pub fn object_dir(&self) -> String {
-        crate::spec::object_dir(self.gpu.processor, 32, self.mode)
+        crate::spec::object_dir(self.gpu.processor, self.wave(), self.mode)
+    }
+
+    /// Lanes per wave of the suite's build: HIP compiles RDNA kernels for wave32 by default;
+    /// GCN/CDNA waves are 64 wide.
+    pub fn wave(&self) -> u32 {
+        if self.gpu.processor.family().is_rdna() {
+            32
+        } else {
+            64
+        }
     }
 
     /// Whether a code object for this mode is built (RDNA has CU and WGP builds except

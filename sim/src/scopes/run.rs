@@ -3,6 +3,7 @@
 
 use super::{actions, sequence, Contention, Row, Scope, Target, FOOTPRINTS, GROUP_ITEMS, OPS, PING_PONG_ROUNDS, PING_PONG_SCOPES};
 use crate::spec::{self, RunOptions, Session};
+use std::collections::HashMap;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -89,14 +90,13 @@ fn spec_text(t: &Target, cases: &[Case], wave: u32) -> String {
 /// (median, min, max) of `v` (sorted in place); `None` when empty.
 fn spread(v: &mut [u64]) -> Option<(u64, u64, u64)> {
     v.sort_unstable();
-    Some((v[v.len() / 2], *v.first()?, *v.last()?))
+    Some((*v.get(v.len() / 2)?, *v.first()?, *v.last()?))
 }
 
 /// Run every case on `t` with the suite's code objects under `workloads`. Errors name the
 /// target and the case.
 pub fn run_target(t: &Target, workloads: &Path, progress: &dyn Progress) -> Result<Vec<Row>, String> {
-    // HIP compiles RDNA kernels for wave32 by default; GCN/CDNA waves are 64 wide.
-    let wave = if t.gpu.processor.family().is_rdna() { 32 } else { 64 };
+    let wave = t.wave();
     let cases = cases(t);
     let path = workloads.join(format!("scopes-{}-{}.ron", t.gpu.name, t.mode.to_string().to_lowercase()));
     let label = format!("{} ({} mode)", t.gpu.name, t.mode);
@@ -106,13 +106,18 @@ pub fn run_target(t: &Target, workloads: &Path, progress: &dyn Progress) -> Resu
     let rdna = t.gpu.processor.family().is_rdna();
     let mut baseline = [0u64; 3];
     let mut rows = Vec::new();
+    // Each kernel runs in many cases; its instructions are printed once.
+    let mut sequences: HashMap<String, Vec<String>> = HashMap::new();
     for (i, case) in cases.iter().enumerate() {
         s.reset();
         let stats = s.launch(i, 0).map_err(|e| format!("{label}: {case:?}: {e}"))?;
         let times = s.read_buffer("times").unwrap_or_default();
         let words: Vec<u32> = times.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
         let counters = stats.counters.unwrap_or_default();
-        let sequence = s.kernel(i).map(sequence::between_clock_reads).unwrap_or_default();
+        let sequence = match s.kernel(i) {
+            Some(k) => sequences.entry(k.name.clone()).or_insert_with(|| sequence::between_clock_reads(k)).clone(),
+            None => Vec::new(),
+        };
         let base = |op: &str, scope, footprint, contention: &str| Row {
             gpu: t.gpu.name.clone(),
             mode: t.mode.to_string(),
