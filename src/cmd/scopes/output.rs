@@ -3,27 +3,25 @@
 use hipscope_sim::scopes::{Contention, Row, Scope, FOOTPRINTS, OPS};
 use std::fmt::Write;
 
-/// GPU names in the order the rows have them.
-pub fn gpus(rows: &[Row]) -> Vec<String> {
-    let mut v: Vec<String> = Vec::new();
-    for r in rows {
-        if !v.contains(&r.gpu) {
-            v.push(r.gpu.clone());
+/// The distinct values of `items`, in first-seen order.
+pub fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut v = Vec::new();
+    for x in items {
+        if !v.contains(&x) {
+            v.push(x);
         }
     }
     v
 }
 
+/// GPU names in the order the rows have them.
+pub fn gpus(rows: &[Row]) -> Vec<String> {
+    distinct(rows.iter().map(|r| r.gpu.clone()))
+}
+
 /// (GPU, mode) pairs in row order.
 fn targets(rows: &[Row]) -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = Vec::new();
-    for r in rows {
-        let k = (r.gpu.clone(), r.mode.clone());
-        if !v.contains(&k) {
-            v.push(k);
-        }
-    }
-    v
+    distinct(rows.iter().map(|r| (r.gpu.clone(), r.mode.clone())))
 }
 
 fn find<'a>(rows: &'a [Row], gpu: &str, mode: &str, op: &str, scope: Scope, footprint: u64, contention: &str) -> Option<&'a Row> {

@@ -15,12 +15,7 @@ fn median(rows: &[Row], gpu: &str, mode: &str, op: &str, scope: Scope, footprint
 }
 
 pub fn write_svg(path: &Path, gpu: &str, rows: &[Row]) -> Result<(), String> {
-    let mut modes: Vec<&str> = Vec::new();
-    for r in rows.iter().filter(|r| r.gpu == gpu) {
-        if !modes.contains(&r.mode.as_str()) {
-            modes.push(&r.mode);
-        }
-    }
+    let modes = super::output::distinct(rows.iter().filter(|r| r.gpu == gpu).map(|r| r.mode.as_str()));
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let root = SVGBackend::new(path, (1200, 420 * modes.len().max(1) as u32)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
