@@ -36,6 +36,7 @@ fn run_all(timing: bool) {
     for s in &specs {
         run_spec(s, timing, &mut results, &mut configs);
     }
-    let title = if timing { "external specs (tests/external/*.ron) × code objects, timing mode:" } else { "external specs (tests/external/*.ron) × code objects:" };
+    let title =
+        if timing { "external specs (tests/external/*.ron) × code objects, timing mode:" } else { "external specs (tests/external/*.ron) × code objects:" };
     report(title, &results, &configs, &dir.join("known-failures.txt"));
 }

@@ -74,7 +74,8 @@ fn vcopy_profiles_read_as_recorded() {
     assert_eq!(p.dispatches[0].counters.get("TCP_TCC_READ_REQ_sum"), Some(&65536.0));
     assert_eq!(p.dispatches[0].duration_ns, Some(8653.0));
     // ROCm 4.2 (old sysinfo schema), MI100 mixbench: 167 dispatches.
-    let p = rocprof::read_profile(&data.join("rocprofiler-compute-history/91f635e3e690a943ff71c78924511e3d106a1901/tests/workloads_old/mixbench/mi100")).unwrap();
+    let p =
+        rocprof::read_profile(&data.join("rocprofiler-compute-history/91f635e3e690a943ff71c78924511e3d106a1901/tests/workloads_old/mixbench/mi100")).unwrap();
     assert_eq!((p.system.gpu_arch.as_str(), p.system.compute_units, p.system.gpu_model.as_str()), ("gfx908", Some(120), "mi100"));
     assert_eq!(p.dispatches.len(), 167);
 }
@@ -113,6 +114,7 @@ fn every_gpu_benches_output_imports() {
     assert_eq!((c[0].data_set_bytes, c[0].bandwidth_gbps), (4096.0, 9489.5));
     let s = gpu_benches::read_stream(&root.join("gpu-stream/mi210.txt")).unwrap();
     assert_eq!((s[0].block_size, s[0].threads, s[0].kernel_gbps("1pt")), (32, 3328, Some(135.0)));
-    let s = gpu_benches::read_stream(&data.join("SC25_AMD_CDNA3_Artifact/06e081116edc81315bc5c8d143badc53e096ccd8/data/5_Memory/MI300X/exec/gpu-stream.out")).unwrap();
+    let s = gpu_benches::read_stream(&data.join("SC25_AMD_CDNA3_Artifact/06e081116edc81315bc5c8d143badc53e096ccd8/data/5_Memory/MI300X/exec/gpu-stream.out"))
+        .unwrap();
     assert_eq!((s[0].block_size, s[0].threads, s[0].blocks_per_cu, s[0].kernel_gbps("triad")), (16, 4864, Some(1), Some(229.0)));
 }

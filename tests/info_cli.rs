@@ -8,10 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn hipscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hipscope"))
-        .args(args)
-        .output()
-        .expect("run hipscope")
+    Command::new(env!("CARGO_BIN_EXE_hipscope")).args(args).output().expect("run hipscope")
 }
 
 fn workload(rel: &str) -> Option<PathBuf> {
@@ -20,10 +17,7 @@ fn workload(rel: &str) -> Option<PathBuf> {
 }
 
 fn stderr_lines(o: &Output) -> Vec<String> {
-    String::from_utf8_lossy(&o.stderr)
-        .lines()
-        .map(str::to_string)
-        .collect()
+    String::from_utf8_lossy(&o.stderr).lines().map(str::to_string).collect()
 }
 
 /// A scratch file under target/ (unique per test).
@@ -51,10 +45,7 @@ fn text_output_names_kernels_and_kernargs() {
     assert!(out.contains("target: gfx942"), "{out}");
     assert!(out.contains("kernel vadd (symbol vadd.kd)"), "{out}");
     assert!(out.contains("global_buffer"), "{out}");
-    assert!(
-        out.contains("compute_pgm_rsrc3") && out.contains("tg_split="),
-        "{out}"
-    );
+    assert!(out.contains("compute_pgm_rsrc3") && out.contains("tg_split="), "{out}");
 }
 
 #[test]
@@ -73,10 +64,7 @@ fn json_output_is_valid_and_stable() {
     assert_eq!(k["wave_size"], 32);
     assert_eq!(k["descriptor"]["compute_pgm_rsrc1"]["wgp_mode"], true);
     assert_eq!(k["descriptor"]["compute_pgm_rsrc3"]["layout"], "gfx10");
-    assert_eq!(
-        k["metadata"]["kernarg"]["args"][0]["value_kind"],
-        "global_buffer"
-    );
+    assert_eq!(k["metadata"]["kernarg"]["args"][0]["value_kind"], "global_buffer");
     assert_eq!(k["metadata"]["kernarg"]["args"][0]["offset"], 0);
     assert_eq!(v["container"], "code_object");
 }
@@ -91,10 +79,7 @@ fn bundle_needs_a_target_and_honours_it() {
     assert_eq!(o.status.code(), Some(2));
     let err = stderr_lines(&o);
     assert_eq!(err.len(), 1, "{err:?}");
-    assert!(
-        err[0].starts_with(&format!("hipscope: {}: ", s(&b))) && err[0].contains("gfx942"),
-        "{err:?}"
-    );
+    assert!(err[0].starts_with(&format!("hipscope: {}: ", s(&b))) && err[0].contains("gfx942"), "{err:?}");
     let o = hipscope(&["info", "--target", "gfx942", s(&b)]);
     assert!(o.status.success(), "{o:?}");
     assert!(String::from_utf8_lossy(&o.stdout).contains("(loaded)"));
@@ -129,10 +114,7 @@ fn corrupted_files_give_one_line_and_exit_2() {
         assert_eq!(o.status.code(), Some(2), "{name}: {o:?}");
         let err = stderr_lines(&o);
         assert_eq!(err.len(), 1, "{name}: {err:?}");
-        assert!(
-            err[0].starts_with(&format!("hipscope: {}: ", s(&path))),
-            "{name}: {err:?}"
-        );
+        assert!(err[0].starts_with(&format!("hipscope: {}: ", s(&path))), "{name}: {err:?}");
         assert!(o.stdout.is_empty(), "{name}");
     }
     let o = hipscope(&["info", "/nonexistent/file.co"]);

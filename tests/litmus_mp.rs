@@ -77,7 +77,8 @@ struct Counts {
 }
 
 fn spec_text(kernel: &str, consumer: u32) -> String {
-    let objects = ["gfx90a", "gfx942", "gfx1100-w32-wgp", "gfx1100-w32-cu"].iter().map(|k| format!("\"{k}\": \"bin/{k}/litmus_mp.co\"")).collect::<Vec<_>>().join(", ");
+    let objects =
+        ["gfx90a", "gfx942", "gfx1100-w32-wgp", "gfx1100-w32-cu"].iter().map(|k| format!("\"{k}\": \"bin/{k}/litmus_mp.co\"")).collect::<Vec<_>>().join(", ");
     format!(
         "Run(code_objects: {{{objects}}},
           buffers: {{\"data\": (bytes: {n}), \"flag\": (bytes: {n}), \"out\": (bytes: {o}, init: Const(I32, -2))}},

@@ -41,9 +41,7 @@ fn spec_text() -> String {
             "    (kernel: \"xcd_vis_{k}\", grid: (128, 1, 1), block: (64, 1, 1), args: [Buffer(\"d_{k}\"), Buffer(\"f_{k}\"), I32({VALUE}), U32({POLLS}), Buffer(\"o_{k}\")]),\n"
         ));
         // The second dispatch: one group per XCD reads the data word with a plain load.
-        dispatches.push_str(&format!(
-            "    (kernel: \"xcd_read_all\", grid: (512, 1, 1), block: (64, 1, 1), args: [Buffer(\"d_{k}\"), Buffer(\"r_{k}\")]),\n"
-        ));
+        dispatches.push_str(&format!("    (kernel: \"xcd_read_all\", grid: (512, 1, 1), block: (64, 1, 1), args: [Buffer(\"d_{k}\"), Buffer(\"r_{k}\")]),\n"));
     }
     format!(
         "Run(\n  gpu: \"mi300x\",\n  code_objects: {{\"gfx942\": \"bin/gfx942/xcd_coherence.co\"}},\n  buffers: {{\n{buffers}  }},\n  dispatches: [\n{dispatches}  ],\n  expect: [],\n)\n"
@@ -59,7 +57,10 @@ fn measured_latencies(root: &Path) -> Option<(String, String)> {
     let f = root.join("../shared/device-data/derived/scoped_sync_and_coherence_observations.csv");
     let text = std::fs::read_to_string(f).ok()?;
     let value = |what: &str| {
-        text.lines().find(|l| l.starts_with("MI300X") && l.contains("timed single load") && l.contains(what)).and_then(|l| l.split(',').nth(5)).map(str::to_string)
+        text.lines()
+            .find(|l| l.starts_with("MI300X") && l.contains("timed single load") && l.contains(what))
+            .and_then(|l| l.split(',').nth(5))
+            .map(str::to_string)
     };
     Some((value("L1 hit")?, value("nt load")?))
 }

@@ -94,7 +94,13 @@ fn kernel_fault_exits_3_with_one_line() {
     let err = stderr(&o);
     assert_eq!(code(&o), 3, "{}{err}", stdout(&o));
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("dispatch 0: kernel fault in `vadd`, workgroup (") && err.contains("pc 0x") && err.contains("memory violation") && err.contains("past the end of buffer \"a\""), "{err}");
+    assert!(
+        err.contains("dispatch 0: kernel fault in `vadd`, workgroup (")
+            && err.contains("pc 0x")
+            && err.contains("memory violation")
+            && err.contains("past the end of buffer \"a\""),
+        "{err}"
+    );
 }
 
 #[test]

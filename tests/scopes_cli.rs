@@ -99,7 +99,9 @@ fn schema(r: &Value) {
 }
 
 fn find<'a>(rows: &'a [Value], gpu: &str, mode: &str, op: &str, scope: &str, footprint: u64, contention: &str) -> Option<&'a Value> {
-    rows.iter().find(|r| r["gpu"] == gpu && r["mode"] == mode && r["op"] == op && r["scope"] == scope && r["footprint_bytes"] == footprint && r["contention"] == contention)
+    rows.iter().find(|r| {
+        r["gpu"] == gpu && r["mode"] == mode && r["op"] == op && r["scope"] == scope && r["footprint_bytes"] == footprint && r["contention"] == contention
+    })
 }
 
 fn actions(r: Option<&Value>) -> String {

@@ -64,5 +64,10 @@ fn wgp_mode_spreads_a_work_group_over_both_cus() {
     let valu_per_wave = get(&cu, "SQ_INSTS_VALU") / get(&cu, "SQ_WAVES");
     let saved = get(&cu, "SQ_BUSY_CYCLES") as f64 - get(&wgp, "SQ_BUSY_CYCLES") as f64;
     let expected = 2.0 * valu_per_wave as f64;
-    assert!((saved - expected).abs() <= 0.2 * expected, "CU {} WGP {} cycles: saved {saved}, expected about {expected}", get(&cu, "SQ_BUSY_CYCLES"), get(&wgp, "SQ_BUSY_CYCLES"));
+    assert!(
+        (saved - expected).abs() <= 0.2 * expected,
+        "CU {} WGP {} cycles: saved {saved}, expected about {expected}",
+        get(&cu, "SQ_BUSY_CYCLES"),
+        get(&wgp, "SQ_BUSY_CYCLES")
+    );
 }

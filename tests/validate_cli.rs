@@ -76,7 +76,8 @@ fn profile_dir(name: &str, pmc: &str) -> PathBuf {
 
 #[test]
 fn profile_folders() {
-    let bad = profile_dir("bad", "Dispatch_ID,Kernel_Name,Grid_Size,Workgroup_Size,TCC_HIT_sum,Start_Timestamp,End_Timestamp\n0,vecCopy,4096,256,lots,100,200\n");
+    let bad =
+        profile_dir("bad", "Dispatch_ID,Kernel_Name,Grid_Size,Workgroup_Size,TCC_HIT_sum,Start_Timestamp,End_Timestamp\n0,vecCopy,4096,256,lots,100,200\n");
     let o = hipscope(&["validate", "--profile", &bad.to_string_lossy()]);
     assert_eq!(code(&o), 2);
     let e = stderr(&o);

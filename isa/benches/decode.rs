@@ -27,12 +27,7 @@ fn bench(c: &mut Criterion) {
         g.bench_function(format!("decode {obj}"), |b| b.iter(|| decoder.decode_all(black_box(&text), addr)));
         g.bench_function(format!("decode+print {obj}"), |b| {
             b.iter(|| {
-                decoder
-                    .decode_all(black_box(&text), addr)
-                    .into_iter()
-                    .filter_map(|(_, r)| r.ok())
-                    .map(|i| format_inst(&i, decoder.ctx()).len())
-                    .sum::<usize>()
+                decoder.decode_all(black_box(&text), addr).into_iter().filter_map(|(_, r)| r.ok()).map(|i| format_inst(&i, decoder.ctx()).len()).sum::<usize>()
             })
         });
     }

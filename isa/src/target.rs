@@ -28,15 +28,7 @@ pub enum Family {
 }
 
 impl Family {
-    pub const ALL: [Family; 7] = [
-        Family::Gfx8,
-        Family::Gfx9,
-        Family::Gfx90a,
-        Family::Gfx940,
-        Family::Gfx10,
-        Family::Gfx11,
-        Family::Gfx12,
-    ];
+    pub const ALL: [Family; 7] = [Family::Gfx8, Family::Gfx9, Family::Gfx90a, Family::Gfx940, Family::Gfx10, Family::Gfx11, Family::Gfx12];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -153,11 +145,7 @@ const ALIAS_MACHS: &[(u32, Processor)] = &[
 impl Processor {
     /// Look a processor up by its `EF_AMDGPU_MACH` value.
     pub fn from_elf_mach(mach: u32) -> Option<Processor> {
-        Processor::ALL
-            .iter()
-            .copied()
-            .find(|p| p.elf_mach() == mach)
-            .or_else(|| ALIAS_MACHS.iter().find(|(m, _)| *m == mach).map(|(_, p)| *p))
+        Processor::ALL.iter().copied().find(|p| p.elf_mach() == mach).or_else(|| ALIAS_MACHS.iter().find(|(m, _)| *m == mach).map(|(_, p)| *p))
     }
 
     /// Wave size a kernel gets when its descriptor does not ask for wave32 (GFX10+ default is

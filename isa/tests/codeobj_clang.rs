@@ -19,10 +19,7 @@ extern "C" __global__ void k(float *p) { p[__builtin_amdgcn_workitem_id_x()] = h
 "#;
 
 fn tool(name: &str) -> bool {
-    Command::new(name)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+    Command::new(name).arg("--version").output().is_ok_and(|o| o.status.success())
 }
 
 fn scratch() -> PathBuf {
@@ -33,44 +30,17 @@ fn scratch() -> PathBuf {
 }
 
 fn clang(dir: &Path, args: &[&str]) {
-    let base = [
-        "-x",
-        "hip",
-        "-nogpulib",
-        "-nogpuinc",
-        "-O2",
-        "--cuda-device-only",
-        "k.hip",
-    ];
-    let o = Command::new("clang-19")
-        .current_dir(dir)
-        .args(base)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "clang-19 {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let base = ["-x", "hip", "-nogpulib", "-nogpuinc", "-O2", "--cuda-device-only", "k.hip"];
+    let o = Command::new("clang-19").current_dir(dir).args(base).args(args).output().unwrap();
+    assert!(o.status.success(), "clang-19 {args:?}: {}", String::from_utf8_lossy(&o.stderr));
 }
 
 /// `(offset, type, symbol, addend)` rows of `llvm-readelf-19 -r` for `.rela.text`.
 fn text_relocations(obj: &Path) -> Vec<(u64, String, String, u64)> {
-    let out = Command::new("llvm-readelf-19")
-        .arg("-r")
-        .arg(obj)
-        .output()
-        .unwrap();
+    let out = Command::new("llvm-readelf-19").arg("-r").arg(obj).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout).to_string();
-    let section = text
-        .split("Relocation section '.rela.text'")
-        .nth(1)
-        .unwrap_or_default();
-    let section = section
-        .split("Relocation section")
-        .next()
-        .unwrap_or_default();
+    let section = text.split("Relocation section '.rela.text'").nth(1).unwrap_or_default();
+    let section = section.split("Relocation section").next().unwrap_or_default();
     section
         .lines()
         .filter_map(|l| {
@@ -90,17 +60,7 @@ fn unlinked_text_relocations_are_applied() {
     }
     let dir = scratch();
     // -save-temps keeps the unlinked object that hipcc --save-temps also keeps (SOURCES.md).
-    clang(
-        &dir,
-        &[
-            "--offload-arch=gfx942",
-            "--no-gpu-bundle-output",
-            "-save-temps",
-            "-c",
-            "-o",
-            "k.co",
-        ],
-    );
+    clang(&dir, &["--offload-arch=gfx942", "--no-gpu-bundle-output", "-save-temps", "-c", "-o", "k.co"]);
     let obj = dir.join("k-hip-amdgcn-amd-amdhsa-gfx942.o");
     let co = codeobj::load(&std::fs::read(&obj).unwrap(), None).unwrap();
     let relocs = text_relocations(&obj);
@@ -110,13 +70,7 @@ fn unlinked_text_relocations_are_applied() {
         // S: `gcounter` is in .bss, `.text` is the section symbol (the call to helper).
         let s = match symbol.as_str() {
             ".text" => text,
-            "gcounter" => {
-                co.sections
-                    .iter()
-                    .find(|s| s.name == ".bss")
-                    .unwrap()
-                    .address
-            }
+            "gcounter" => co.sections.iter().find(|s| s.name == ".bss").unwrap().address,
             other => panic!("unexpected relocation symbol {other}"),
         };
         let p = text + offset;
@@ -129,13 +83,7 @@ fn unlinked_text_relocations_are_applied() {
         let got = u32::from_le_bytes(co.read(p, 4).unwrap().try_into().unwrap());
         assert_eq!(got, want, "{kind} {symbol}+{addend:#x} at {p:#x}");
     }
-    assert_eq!(
-        co.kernel("k").map(|k| k.entry_address),
-        co.code_symbols
-            .iter()
-            .find(|s| s.name == "k")
-            .map(|s| s.address)
-    );
+    assert_eq!(co.kernel("k").map(|k| k.entry_address), co.code_symbols.iter().find(|s| s.name == "k").map(|s| s.address));
 }
 
 #[test]
@@ -145,26 +93,13 @@ fn compressed_bundles_are_rejected_clearly() {
         return;
     }
     let dir = scratch();
-    clang(
-        &dir,
-        &[
-            "--offload-arch=gfx90a",
-            "--offload-arch=gfx1100",
-            "--offload-compress",
-            "-c",
-            "-o",
-            "k.cmp.hipfb",
-        ],
-    );
+    clang(&dir, &["--offload-arch=gfx90a", "--offload-arch=gfx1100", "--offload-compress", "-c", "-o", "k.cmp.hipfb"]);
     let data = std::fs::read(dir.join("k.cmp.hipfb")).unwrap();
     if !data.starts_with(b"CCOB") {
         println!("SKIPPED: compressed_bundles_are_rejected_clearly: clang-19 did not compress (no zstd/zlib support)");
         return;
     }
     let err = codeobj::load(&data, None).unwrap_err().to_string();
-    assert!(
-        err.starts_with("compressed offload bundle at byte 0x0 (CCOB version"),
-        "{err}"
-    );
+    assert!(err.starts_with("compressed offload bundle at byte 0x0 (CCOB version"), "{err}");
     assert!(!err.contains('\n'));
 }

@@ -11,9 +11,7 @@
 mod codeobj_common;
 
 use codeobj_common::{compact, external_objects, read};
-use hipscope_isa::codeobj::{
-    self, CodeSymbolKind, ElfType, MetadataFormat, Rsrc3, ValueKind, WorkitemIds,
-};
+use hipscope_isa::codeobj::{self, CodeSymbolKind, ElfType, MetadataFormat, Rsrc3, ValueKind, WorkitemIds};
 use hipscope_isa::target::{FeatureSetting, Processor};
 
 /// (kernel, symbol address of the amd_kernel_code_t, KernargSegmentSize,
@@ -63,16 +61,12 @@ fn gfx803_code_object_v2_kernels_and_kernargs() {
         return;
     };
     for (path, kernels) in GFX803 {
-        let co =
-            codeobj::load(&read(&dir.join(path)), None).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let co = codeobj::load(&read(&dir.join(path)), None).unwrap_or_else(|e| panic!("{path}: {e}"));
         // `llvm-readelf-19 -h`: ABI Version 0, Type DYN; NT_AMD_HSA_ISA_VERSION 8.0.3.
         assert_eq!(co.code_object_version, 2, "{path}");
         assert_eq!(co.elf_type, ElfType::Shared, "{path}");
         assert_eq!(co.target.processor, Processor::Gfx803, "{path}");
-        assert_eq!(
-            co.metadata.as_ref().map(|m| m.format),
-            Some(MetadataFormat::Yaml)
-        );
+        assert_eq!(co.metadata.as_ref().map(|m| m.format), Some(MetadataFormat::Yaml));
         assert_eq!(co.kernels.len(), kernels.len(), "{path}");
         for (k, (name, symbol_address, segment, args)) in co.kernels.iter().zip(kernels.iter()) {
             assert_eq!(k.name, *name, "{path}");
@@ -80,34 +74,17 @@ fn gfx803_code_object_v2_kernels_and_kernargs() {
             // `llvm-readelf-19 -x .text`: amd_kernel_code_t bytes 16..24 are 00 01 00 00 ... (256).
             assert_eq!(k.entry_address, symbol_address + 256, "{path} {name}");
             assert_eq!(k.wave_size, 64);
-            let layout = k
-                .kernarg()
-                .unwrap_or_else(|| panic!("{path} {name}: no kernarg layout"));
+            let layout = k.kernarg().unwrap_or_else(|| panic!("{path} {name}: no kernarg layout"));
             assert_eq!(layout.segment_size, *segment, "{path} {name}");
             let expected: Vec<(String, u64, u64, String)> = args
                 .split(' ')
                 .map(|a| {
                     let f: Vec<&str> = a.split(':').collect();
-                    (
-                        f[0].to_string(),
-                        f[1].parse().unwrap(),
-                        f[2].parse().unwrap(),
-                        v2_kind(f[3]),
-                    )
+                    (f[0].to_string(), f[1].parse().unwrap(), f[2].parse().unwrap(), v2_kind(f[3]))
                 })
                 .collect();
-            let got: Vec<(String, u64, u64, String)> = layout
-                .args
-                .iter()
-                .map(|a| {
-                    (
-                        a.name.clone().unwrap_or_else(|| "-".into()),
-                        a.size,
-                        a.align.unwrap_or(0),
-                        a.value_kind.as_str(),
-                    )
-                })
-                .collect();
+            let got: Vec<(String, u64, u64, String)> =
+                layout.args.iter().map(|a| (a.name.clone().unwrap_or_else(|| "-".into()), a.size, a.align.unwrap_or(0), a.value_kind.as_str())).collect();
             assert_eq!(got, expected, "{path} {name}");
             // Offsets by hand: each argument at the next multiple of its Align; the last one
             // must end exactly at KernargSegmentSize.
@@ -128,11 +105,7 @@ fn gfx803_fir_descriptor_fields() {
     let Some(dir) = external_objects("gfx803_fir_descriptor_fields") else {
         return;
     };
-    let co = codeobj::load(
-        &read(&dir.join("benchmarks/heteromark/fir/kernels.hsaco")),
-        None,
-    )
-    .unwrap();
+    let co = codeobj::load(&read(&dir.join("benchmarks/heteromark/fir/kernels.hsaco")), None).unwrap();
     let k = &co.kernels[0];
     let d = &k.descriptor;
     // `llvm-readelf-19 -x .text` of the amd_kernel_code_t at 0x1000:
@@ -157,14 +130,8 @@ fn gfx803_fir_descriptor_fields() {
     // Code symbols: `llvm-objdump-19 -d` starts blocks at FIR$local/FIR (0x1000), BB0_2, BB0_3.
     let addrs: Vec<u64> = co.code_symbols.iter().map(|s| s.address).collect();
     assert!(addrs.windows(2).all(|w| w[0] <= w[1]));
-    assert!(co
-        .code_symbols
-        .iter()
-        .any(|s| s.name == "FIR" && s.kind == CodeSymbolKind::HsaKernel));
-    assert!(co
-        .code_symbols
-        .iter()
-        .any(|s| s.name == "BB0_2" && s.address == 0x1158));
+    assert!(co.code_symbols.iter().any(|s| s.name == "FIR" && s.kind == CodeSymbolKind::HsaKernel));
+    assert!(co.code_symbols.iter().any(|s| s.name == "BB0_2" && s.address == 0x1158));
 }
 
 #[test]
@@ -173,65 +140,35 @@ fn gfx942_code_object_v6_relocatable() {
         return;
     };
     for (path, name, text_size, segment, args) in GFX942 {
-        let co =
-            codeobj::load(&read(&dir.join(path)), None).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let co = codeobj::load(&read(&dir.join(path)), None).unwrap_or_else(|e| panic!("{path}: {e}"));
         // `llvm-readelf-19 -h`: ABI Version 4 (v6), Type REL, Flags 0x54C (gfx942, xnack any, sramecc any).
         assert_eq!(co.code_object_version, 6, "{path}");
         assert_eq!(co.elf_type, ElfType::Relocatable);
         assert_eq!(co.target.processor, Processor::Gfx942);
-        assert_eq!(
-            (co.target.xnack, co.target.sramecc),
-            (FeatureSetting::Any, FeatureSetting::Any)
-        );
+        assert_eq!((co.target.xnack, co.target.sramecc), (FeatureSetting::Any, FeatureSetting::Any));
         assert_eq!(co.kernels.len(), 1);
         let k = &co.kernels[0];
         assert_eq!(k.name, *name);
         assert_eq!(k.symbol, format!("{name}.kd"));
         // Layout (documented in image.rs): .text at 0, .rodata at the next 64-byte boundary.
         let text = co.text_sections().next().unwrap();
-        assert_eq!(
-            (text.name.as_str(), text.address, text.size),
-            (".text", 0, *text_size)
-        );
+        assert_eq!((text.name.as_str(), text.address, text.size), (".text", 0, *text_size));
         let rodata = text_size.div_ceil(64) * 64;
         assert_eq!(k.descriptor_address, rodata, "{path}");
         // R_AMDGPU_REL64: S (FUNC at .text+0) + A (0x10) - P (.rodata+0x10) = -rodata.
-        assert_eq!(
-            k.descriptor.kernel_code_entry_byte_offset,
-            -(rodata as i64),
-            "{path}"
-        );
-        assert_eq!(
-            k.entry_address, 0,
-            "{path}: `llvm-objdump-19 -d` shows <{name}> at 0"
-        );
-        assert_eq!(
-            co.code_symbols
-                .first()
-                .map(|s| (s.name.as_str(), s.address)),
-            Some((*name, 0))
-        );
+        assert_eq!(k.descriptor.kernel_code_entry_byte_offset, -(rodata as i64), "{path}");
+        assert_eq!(k.entry_address, 0, "{path}: `llvm-objdump-19 -d` shows <{name}> at 0");
+        assert_eq!(co.code_symbols.first().map(|s| (s.name.as_str(), s.address)), Some((*name, 0)));
         // The file still holds 0 there; only the relocated bytes carry the offset.
         let rodata_section = co.section_at(rodata).unwrap();
         assert_eq!(&rodata_section.file_bytes[16..24], &[0u8; 8]);
         let layout = k.kernarg().unwrap();
         assert_eq!(layout.segment_size, *segment);
         assert_eq!(k.descriptor.kernarg_size, *segment);
-        let got: Vec<(u64, u64, String)> = layout
-            .args
-            .iter()
-            .map(|a| (a.offset, a.size, a.value_kind.as_str()))
-            .collect();
+        let got: Vec<(u64, u64, String)> = layout.args.iter().map(|a| (a.offset, a.size, a.value_kind.as_str())).collect();
         assert_eq!(compact(&got), *args, "{path}");
         assert_eq!(k.wave_size, 64);
-        assert!(k
-            .metadata
-            .as_ref()
-            .unwrap()
-            .kernarg
-            .args
-            .iter()
-            .any(|a| a.value_kind.is_hidden()));
+        assert!(k.metadata.as_ref().unwrap().kernarg.args.iter().any(|a| a.value_kind.is_hidden()));
     }
 }
 
@@ -245,38 +182,10 @@ fn gfx942_descriptors_match_llvm_objdump() {
     // next_free_sgpr as (GRANULATED_WAVEFRONT_SGPR_COUNT + 1) * 8; vectoradd is missing because
     // llvm-objdump-19 refuses its descriptor ("COMPUTE_PGM_RSRC1_PRIORITY reserved bits set").
     let cases = [
-        (
-            "benchmarks/heteromark/fir/kernels_gfx942.hsaco",
-            12,
-            16,
-            24,
-            false,
-            WorkitemIds::X,
-        ),
-        (
-            "benchmarks/dnn/layer_benchmarks/relu/kernels_gfx942.hsaco",
-            4,
-            8,
-            16,
-            false,
-            WorkitemIds::X,
-        ),
-        (
-            "benchmarks/amdappsdk/matrixtranspose/kernels_gfx942.hsaco",
-            36,
-            40,
-            24,
-            true,
-            WorkitemIds::XY,
-        ),
-        (
-            "benchmarks/shoc/bfs/kernels_gfx942.hsaco",
-            16,
-            16,
-            32,
-            false,
-            WorkitemIds::X,
-        ),
+        ("benchmarks/heteromark/fir/kernels_gfx942.hsaco", 12, 16, 24, false, WorkitemIds::X),
+        ("benchmarks/dnn/layer_benchmarks/relu/kernels_gfx942.hsaco", 4, 8, 16, false, WorkitemIds::X),
+        ("benchmarks/amdappsdk/matrixtranspose/kernels_gfx942.hsaco", 36, 40, 24, true, WorkitemIds::XY),
+        ("benchmarks/shoc/bfs/kernels_gfx942.hsaco", 16, 16, 32, false, WorkitemIds::X),
     ];
     for (path, accum, vgprs, sgpr_field_x8, wg_y, items) in cases {
         let co = codeobj::load(&read(&dir.join(path)), None).unwrap();
@@ -284,44 +193,20 @@ fn gfx942_descriptors_match_llvm_objdump() {
         let d = &k.descriptor;
         assert_eq!(k.registers.accum_offset, Some(accum), "{path}");
         assert_eq!(k.registers.vgprs, vgprs, "{path}");
-        assert_eq!(
-            (d.compute_pgm_rsrc1.granulated_wavefront_sgpr_count + 1) * 8,
-            sgpr_field_x8,
-            "{path}"
-        );
-        assert!(
-            matches!(
-                d.compute_pgm_rsrc3,
-                Rsrc3::Gfx90a {
-                    tg_split: false,
-                    ..
-                }
-            ),
-            "{path}"
-        );
+        assert_eq!((d.compute_pgm_rsrc1.granulated_wavefront_sgpr_count + 1) * 8, sgpr_field_x8, "{path}");
+        assert!(matches!(d.compute_pgm_rsrc3, Rsrc3::Gfx90a { tg_split: false, .. }), "{path}");
         // .amdhsa_float_denorm_mode_32/16_64 3, dx10_clamp 1, ieee_mode 1, fp16_overflow 0.
         let r1 = &d.compute_pgm_rsrc1;
-        assert_eq!(
-            (r1.enable_dx10_clamp, r1.enable_ieee_mode, r1.fp16_ovfl),
-            (Some(true), Some(true), Some(false))
-        );
+        assert_eq!((r1.enable_dx10_clamp, r1.enable_ieee_mode, r1.fp16_ovfl), (Some(true), Some(true), Some(false)));
         assert_eq!(r1.float_denorm_mode_32, codeobj::FloatDenormMode::FlushNone);
         let r2 = &d.compute_pgm_rsrc2;
-        assert!(
-            r2.enable_sgpr_workgroup_id_x
-                && !r2.enable_sgpr_workgroup_id_z
-                && !r2.enable_private_segment
-        );
+        assert!(r2.enable_sgpr_workgroup_id_x && !r2.enable_sgpr_workgroup_id_z && !r2.enable_private_segment);
         assert_eq!(r2.enable_sgpr_workgroup_id_y, wg_y, "{path}");
         assert_eq!(r2.enable_vgpr_workitem_id, items, "{path}");
         // .amdhsa_user_sgpr_kernarg_segment_ptr 1, dispatch_ptr 0; gfx942 has architected flat
         // scratch, so no private segment buffer: kernarg pointer in s[0:1].
         let p = &d.kernel_code_properties;
-        assert!(
-            p.enable_sgpr_kernarg_segment_ptr
-                && !p.enable_sgpr_dispatch_ptr
-                && !p.enable_sgpr_private_segment_buffer
-        );
+        assert!(p.enable_sgpr_kernarg_segment_ptr && !p.enable_sgpr_dispatch_ptr && !p.enable_sgpr_private_segment_buffer);
         assert_eq!(k.initial_sgprs.user[0].first, 0);
         assert_eq!(d.group_segment_fixed_size, 0);
     }
@@ -335,11 +220,7 @@ fn external_objects_wrapped_in_a_bundle() {
     let a = read(&dir.join("benchmarks/heteromark/fir/kernels.hsaco"));
     let b = read(&dir.join("benchmarks/heteromark/fir/kernels_gfx942.hsaco"));
     // Bundle layout as `clang-offload-bundler` documents it (see bundle.rs).
-    let ids = [
-        "host-x86_64-unknown-linux--",
-        "hipv4-amdgcn-amd-amdhsa--gfx803",
-        "hipv4-amdgcn-amd-amdhsa--gfx942",
-    ];
+    let ids = ["host-x86_64-unknown-linux--", "hipv4-amdgcn-amd-amdhsa--gfx803", "hipv4-amdgcn-amd-amdhsa--gfx942"];
     let bodies: [&[u8]; 3] = [&[], &a, &b];
     let mut header = b"__CLANG_OFFLOAD_BUNDLE__".to_vec();
     header.extend(3u64.to_le_bytes());
@@ -358,20 +239,12 @@ fn external_objects_wrapped_in_a_bundle() {
     let listing = codeobj::list_targets(&header).unwrap();
     assert_eq!(listing.entries.len(), 3);
     let err = codeobj::load(&header, None).unwrap_err().to_string();
-    assert!(
-        err.contains("gfx803") && err.contains("gfx942") && !err.contains('\n'),
-        "{err}"
-    );
+    assert!(err.contains("gfx803") && err.contains("gfx942") && !err.contains('\n'), "{err}");
     let co = codeobj::load(&header, Some("gfx942")).unwrap();
     assert_eq!(co.kernels[0].name, "FIR");
     assert_eq!(co.source.entry.as_deref(), Some(ids[2]));
     let co = codeobj::load(&header, Some("fiji")).unwrap();
     assert_eq!(co.target.processor, Processor::Gfx803);
-    let err = codeobj::load(&header, Some("gfx1100"))
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.starts_with("no code object for target gfx1100; available: gfx803, gfx942"),
-        "{err}"
-    );
+    let err = codeobj::load(&header, Some("gfx1100")).unwrap_err().to_string();
+    assert!(err.starts_with("no code object for target gfx1100; available: gfx803, gfx942"), "{err}");
 }

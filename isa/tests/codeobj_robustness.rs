@@ -29,11 +29,7 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
     for p in entries {
         if p.is_dir() {
             files_under(&p, out);
-        } else if p
-            .extension()
-            .is_some_and(|e| e == "hsaco" || e == "co" || e == "hipfb" || e == "bundle")
-            || p.parent().is_some_and(|d| d.ends_with("host"))
-        {
+        } else if p.extension().is_some_and(|e| e == "hsaco" || e == "co" || e == "hipfb" || e == "bundle") || p.parent().is_some_and(|d| d.ends_with("host")) {
             out.push(p);
         }
     }
@@ -48,9 +44,7 @@ fn seeds() -> Vec<(String, Vec<u8>)> {
     files_under(&workspace_root().join("workloads/bin"), &mut paths);
     // Keep every non-.co input (external objects, bundles, host files) and spread the rest of
     // the 40 seeds evenly over the workload configs.
-    let (cos, special): (Vec<PathBuf>, Vec<PathBuf>) = paths
-        .into_iter()
-        .partition(|p| p.extension().is_some_and(|e| e == "co"));
+    let (cos, special): (Vec<PathBuf>, Vec<PathBuf>) = paths.into_iter().partition(|p| p.extension().is_some_and(|e| e == "co"));
     let room = 40usize.saturating_sub(special.len()).max(1);
     let stride = cos.len().div_ceil(room).max(1);
     let picked = special.into_iter().chain(cos.into_iter().step_by(stride));
@@ -64,14 +58,8 @@ fn seeds() -> Vec<(String, Vec<u8>)> {
 /// Section headers of an ELF64 (offset, size) per section, read by hand so the test does not
 /// trust the code under test to find the interesting places.
 fn section_ranges(d: &[u8]) -> Vec<(usize, usize, usize)> {
-    let u16_at = |o: usize| {
-        d.get(o..o + 2)
-            .map(|b| u16::from_le_bytes([b[0], b[1]]) as usize)
-    };
-    let u64_at = |o: usize| {
-        d.get(o..o + 8)
-            .map(|b| u64::from_le_bytes(b.try_into().unwrap()) as usize)
-    };
+    let u16_at = |o: usize| d.get(o..o + 2).map(|b| u16::from_le_bytes([b[0], b[1]]) as usize);
+    let u64_at = |o: usize| d.get(o..o + 8).map(|b| u64::from_le_bytes(b.try_into().unwrap()) as usize);
     let (Some(shoff), Some(shnum)) = (u64_at(0x28), u16_at(0x3c)) else {
         return Vec::new();
     };
@@ -88,15 +76,7 @@ fn section_ranges(d: &[u8]) -> Vec<(usize, usize, usize)> {
 fn hot_spots(d: &[u8]) -> Vec<usize> {
     let mut spots: Vec<usize> = (0..64).step_by(2).collect();
     for (header, offset, size) in section_ranges(d) {
-        spots.extend([
-            header + 4,
-            header + 8,
-            header + 0x10,
-            header + 0x18,
-            header + 0x20,
-            header + 0x28,
-            header + 0x30,
-        ]);
+        spots.extend([header + 4, header + 8, header + 0x10, header + 0x18, header + 0x20, header + 0x28, header + 0x30]);
         spots.extend((0..64.min(size)).step_by(4).map(|k| offset + k));
     }
     if d.starts_with(b"__CLANG_OFFLOAD_BUNDLE__") {
@@ -123,17 +103,7 @@ fn metadata_spans(d: &[u8]) -> Vec<(usize, usize)> {
     out
 }
 
-const EXTREMES: [u64; 9] = [
-    0,
-    1,
-    0x7f,
-    0xff,
-    0xffff,
-    0x7fff_ffff,
-    0xffff_ffff,
-    0x8000_0000_0000_0000,
-    u64::MAX,
-];
+const EXTREMES: [u64; 9] = [0, 1, 0x7f, 0xff, 0xffff, 0x7fff_ffff, 0xffff_ffff, 0x8000_0000_0000_0000, u64::MAX];
 
 fn put(d: &mut [u8], at: usize, value: u64, width: usize) {
     let bytes = value.to_le_bytes();
@@ -158,11 +128,7 @@ fn mutate(rng: &mut StdRng, seed: &[u8], spots: &[usize], meta: &[(usize, usize)
         }
         2 | 3 => {
             let at = spots[rng.random_range(0..spots.len())];
-            let value = if rng.random_range(0..2) == 0 {
-                EXTREMES[rng.random_range(0..EXTREMES.len())]
-            } else {
-                rng.random()
-            };
+            let value = if rng.random_range(0..2) == 0 { EXTREMES[rng.random_range(0..EXTREMES.len())] } else { rng.random() };
             put(&mut d, at, value, [1, 2, 4, 8][rng.random_range(0..4)]);
         }
         4 if !meta.is_empty() => {
@@ -170,33 +136,14 @@ fn mutate(rng: &mut StdRng, seed: &[u8], spots: &[usize], meta: &[(usize, usize)
             for _ in 0..rng.random_range(1..6) {
                 let at = start + rng.random_range(0..size);
                 // MessagePack markers with large counts/lengths, nil, never-used, or any byte.
-                d[at] = [
-                    0xdc,
-                    0xdd,
-                    0xde,
-                    0xdf,
-                    0xdb,
-                    0xc1,
-                    0xc0,
-                    0x91,
-                    0x81,
-                    rng.random(),
-                ][rng.random_range(0..10)];
+                d[at] = [0xdc, 0xdd, 0xde, 0xdf, 0xdb, 0xc1, 0xc0, 0x91, 0x81, rng.random()][rng.random_range(0..10)];
             }
         }
         5 if !meta.is_empty() => {
             // Text-level damage for YAML, byte shifts for MessagePack.
             let (start, size) = meta[rng.random_range(0..meta.len())];
             let at = start + rng.random_range(0..size);
-            let junk: &[u8] = [
-                &b"[[[["[..],
-                b"- - -",
-                b": :",
-                b"'",
-                b"\n  \n",
-                b"\xff\xfe",
-                b"{",
-            ][rng.random_range(0..7)];
+            let junk: &[u8] = [&b"[[[["[..], b"- - -", b": :", b"'", b"\n  \n", b"\xff\xfe", b"{"][rng.random_range(0..7)];
             for (k, b) in junk.iter().enumerate() {
                 if at + k < start + size {
                     d[at + k] = *b;
@@ -253,21 +200,12 @@ fn mutated_code_objects_never_panic() {
     }
     std::panic::set_hook(quiet);
     let elapsed = start.elapsed();
-    println!(
-        "robustness: {cases} cases over {} seeds, {} panics, {loaded} still loaded, {:.2} s",
-        seeds.len(),
-        panics.len(),
-        elapsed.as_secs_f64()
-    );
+    println!("robustness: {cases} cases over {} seeds, {} panics, {loaded} still loaded, {:.2} s", seeds.len(), panics.len(), elapsed.as_secs_f64());
     if let Some((name, case, input)) = panics.first() {
         let out = workspace_root().join("target/codeobj-robustness-panic.bin");
         let _ = std::fs::write(&out, input);
         let again = catch_unwind(AssertUnwindSafe(|| codeobj::fuzz_one(input)));
-        panic!(
-            "{} panics; first: seed {name} case {case}, input saved to {} ({again:?})",
-            panics.len(),
-            out.display()
-        );
+        panic!("{} panics; first: seed {name} case {case}, input saved to {} ({again:?})", panics.len(), out.display());
     }
     assert!(cases >= 10_000, "only {cases} cases");
 }

@@ -41,14 +41,8 @@ fn decode_kernels(path: &Path, co: &CodeObject) -> usize {
         let end = if end > k.entry_address { end } else { section.address + section.size };
         let code = co.read(k.entry_address, end - k.entry_address).expect("kernel bytes");
         let decoder = Decoder::new(co.target.processor, k.wave_size == 64);
-        let program = Program::decode(&decoder, code, k.entry_address)
-            .unwrap_or_else(|e| panic!("{}: kernel {}: {e}", path.display(), k.name));
-        assert!(
-            program.insts.iter().any(|i| i.opcode() == Opcode::S_ENDPGM),
-            "{}: kernel {} has no s_endpgm",
-            path.display(),
-            k.name
-        );
+        let program = Program::decode(&decoder, code, k.entry_address).unwrap_or_else(|e| panic!("{}: kernel {}: {e}", path.display(), k.name));
+        assert!(program.insts.iter().any(|i| i.opcode() == Opcode::S_ENDPGM), "{}: kernel {} has no s_endpgm", path.display(), k.name);
         total += program.insts.len();
     }
     total
@@ -75,10 +69,7 @@ fn external_objects_decode_completely() {
             let theirs = String::from_utf8_lossy(&theirs.stdout);
             let ours = listing(&co, "", &ListingOptions::default()).expect("listing");
             let strip = |s: &str| -> Vec<String> {
-                s.lines()
-                    .filter(|l| l.starts_with('\t'))
-                    .map(|l| l.split("//").next().unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" "))
-                    .collect()
+                s.lines().filter(|l| l.starts_with('\t')).map(|l| l.split("//").next().unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ")).collect()
             };
             assert_eq!(strip(&ours), strip(&theirs), "{}: listing differs from llvm-objdump-19", path.display());
             line.push_str(&format!(", {} lines identical to llvm-objdump-19", strip(&theirs).len()));

@@ -65,15 +65,7 @@ fn parse_run(line: &str) -> Option<RunConfig> {
         prefixes.push("CHECK".into());
     }
     let processor = cpu.parse::<Processor>().ok();
-    Some(RunConfig {
-        cpu,
-        processor,
-        wave64,
-        real_true16,
-        unsupported_attr: unsupported,
-        prefixes,
-        expects_error_output: line.contains("2>&1"),
-    })
+    Some(RunConfig { cpu, processor, wave64, real_true16, unsupported_attr: unsupported, prefixes, expects_error_output: line.contains("2>&1") })
 }
 
 /// A check line: prefix, expected text (None = invalid encoding), bytes.
@@ -128,11 +120,7 @@ fn parse_checks(text: &str) -> Vec<Check> {
         let rest = body[colon + 1..].trim();
         if rest.contains("invalid instruction encoding") {
             // The bytes are on the line the check names ([[@LINE+k]]), default the next one.
-            let k = rest
-                .strip_prefix("[[@LINE+")
-                .and_then(|r| r.split(']').next())
-                .and_then(|d| d.parse::<usize>().ok())
-                .unwrap_or(1);
+            let k = rest.strip_prefix("[[@LINE+").and_then(|r| r.split(']').next()).and_then(|d| d.parse::<usize>().ok()).unwrap_or(1);
             if let Some(bytes) = lines.get(n + k).and_then(|b| parse_bytes(b.trim())) {
                 checks.push(Check { line: n + 1, prefix, expected: None, bytes });
             }
@@ -231,20 +219,12 @@ fn llvm_mc_disassembler_corpus() {
                 unsupported_runs.insert(format!("{name}: -mcpu={} -mattr {attr}", run.cpu));
                 continue;
             }
-            let decoder = decoders
-                .entry((p, run.wave64, run.real_true16))
-                .or_insert_with(|| Decoder::with_true16(p, run.wave64, run.real_true16));
+            let decoder = decoders.entry((p, run.wave64, run.real_true16)).or_insert_with(|| Decoder::with_true16(p, run.wave64, run.real_true16));
             for c in checks.iter().filter(|c| run.prefixes.contains(&c.prefix)) {
                 if c.expected.is_none() && !run.expects_error_output {
                     continue;
                 }
-                let key = format!(
-                    "{name}:{}:{}{}{}",
-                    c.line,
-                    run.cpu,
-                    if run.wave64 { "+w64" } else { "" },
-                    if run.real_true16 { "+t16" } else { "" }
-                );
+                let key = format!("{name}:{}:{}{}{}", c.line, run.cpu, if run.wave64 { "+w64" } else { "" }, if run.real_true16 { "+t16" } else { "" });
                 if !seen.insert(key.clone()) {
                     continue;
                 }

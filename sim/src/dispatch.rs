@@ -187,13 +187,7 @@ impl WaveSetup<'_> {
 /// Create the waves of work-group `g` with their initial registers. Their scratch slots start
 /// at `first_slot`. Vector register files come from `pool` when it has some (the kernel's
 /// allocated VGPRs are zeroed).
-pub fn create_group_waves(
-    s: &WaveSetup,
-    g: [u32; 3],
-    first_global_index: u32,
-    first_slot: u32,
-    pool: &mut Vec<Vec<u32>>,
-) -> Vec<Wave> {
+pub fn create_group_waves(s: &WaveSetup, g: [u32; 3], first_global_index: u32, first_slot: u32, pool: &mut Vec<Vec<u32>>) -> Vec<Wave> {
     let k = s.kernel;
     let size = s.geo.group_size(g);
     let items = size[0] * size[1] * size[2];

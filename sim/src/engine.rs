@@ -118,14 +118,7 @@ impl Dispatch<'_> {
 pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions) -> Result<DispatchStats, KernelFault> {
     let mut rng = StdRng::seed_from_u64(opts.seed);
     let mut stats = DispatchStats { opcode_counts: vec![0; OPCODE_NAMES.len()], ..Default::default() };
-    let setup = WaveSetup {
-        kernel: d.kernel,
-        geo: &d.geo,
-        rt: &d.rt,
-        kernarg: &d.kernarg,
-        scratch_base: d.scratch_base,
-        scratch_per_lane: d.scratch_per_lane,
-    };
+    let setup = WaveSetup { kernel: d.kernel, geo: &d.geo, rt: &d.rt, kernarg: &d.kernarg, scratch_base: d.scratch_base, scratch_per_lane: d.scratch_per_lane };
     let mut res = Residency::new(d);
     loop {
         res.admit(&setup, d, &mut stats);

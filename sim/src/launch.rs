@@ -5,8 +5,8 @@ use crate::dispatch::{fill_hidden_args, place_queue, place_runtime_structures, G
 use crate::engine::{run, Dispatch, DispatchStats, EngineOptions};
 use crate::exec::{Apertures, Env};
 use crate::fault::KernelFault;
-use crate::kernel::{KernelError, LoadedKernel};
 use crate::gpus::{GpuConfig, Timing};
+use crate::kernel::{KernelError, LoadedKernel};
 use crate::memory::{Memory, MemoryKind};
 use crate::memsys::{HostAtomics, MemSystem};
 use crate::timing::{self, engine::TimingOptions, trace::Trace};
@@ -115,19 +115,19 @@ impl Device {
 
     /// [`Device::launch`], reporting to `trace` what happens (timing mode only; a functional
     /// launch has no timeline to show).
-    pub fn launch_traced(&mut self, kernel: &LoadedKernel, geo: Geometry, args: &[Vec<u8>], opts: &EngineOptions, trace: Option<&mut Trace>) -> Result<DispatchStats, LaunchError> {
+    pub fn launch_traced(
+        &mut self,
+        kernel: &LoadedKernel,
+        geo: Geometry,
+        args: &[Vec<u8>],
+        opts: &EngineOptions,
+        trace: Option<&mut Trace>,
+    ) -> Result<DispatchStats, LaunchError> {
         let queue = *self.queue.get_or_insert_with(|| place_queue(&mut self.mem, &self.apertures));
         let kernarg = self.build_kernarg(kernel, args, &geo, queue)?;
         let d = &kernel.descriptor;
-        let rt = place_runtime_structures(
-            &mut self.mem,
-            &geo,
-            d.group_segment_fixed_size,
-            d.private_segment_fixed_size,
-            kernarg.clone(),
-            queue,
-            self.dispatches,
-        );
+        let rt =
+            place_runtime_structures(&mut self.mem, &geo, d.group_segment_fixed_size, d.private_segment_fixed_size, kernarg.clone(), queue, self.dispatches);
         // Private memory: bytes per lane rounded to dwords (the swizzle unit).
         let per_lane = d.private_segment_fixed_size.next_multiple_of(4);
         let mut dispatch = Dispatch {

@@ -28,9 +28,7 @@ fn swizzle(p: Processor, w64: bool, enc: &[u8], exec: u64) -> (Rig, Vec<u32>) {
 /// Expected values for lanes 0..n from a 32-entry table of source threads (1-based);
 /// the upper half of a wave64 repeats it on lanes 32..63.
 fn from_table(table: &[u32; 32], n: usize) -> Vec<u32> {
-    (0..n)
-        .map(|l| table[l % 32] + if l >= 32 { 32 } else { 0 })
-        .collect()
+    (0..n).map(|l| table[l % 32] + if l >= 32 { 32 } else { 0 }).collect()
 }
 
 fn from_source(n: usize, src: impl Fn(usize) -> usize) -> Vec<u32> {
@@ -51,32 +49,12 @@ const FFT_10: &[u8] = &[0x10, 0xe0, 0x7a, 0xd8, 0x02, 0x00, 0x00, 0x04]; // ds_s
 fn swizzle_basic_modes_gfx9() {
     for p in [Processor::Gfx803, Processor::Gfx90a] {
         let n = 64;
-        assert_eq!(
-            swizzle(p, true, QUAD_1032, u64::MAX).1,
-            from_source(n, |l| l ^ 1),
-            "{p:?} quad perm"
-        );
-        assert_eq!(
-            swizzle(p, true, SWAP16, u64::MAX).1,
-            from_source(n, |l| l ^ 16),
-            "{p:?} swap16"
-        );
-        assert_eq!(
-            swizzle(p, true, REVERSE8, u64::MAX).1,
-            from_source(n, |l| l ^ 7),
-            "{p:?} reverse8"
-        );
-        assert_eq!(
-            swizzle(p, true, BCAST4_1, u64::MAX).1,
-            from_source(n, |l| (l & !3) | 1),
-            "{p:?} broadcast"
-        );
+        assert_eq!(swizzle(p, true, QUAD_1032, u64::MAX).1, from_source(n, |l| l ^ 1), "{p:?} quad perm");
+        assert_eq!(swizzle(p, true, SWAP16, u64::MAX).1, from_source(n, |l| l ^ 16), "{p:?} swap16");
+        assert_eq!(swizzle(p, true, REVERSE8, u64::MAX).1, from_source(n, |l| l ^ 7), "{p:?} reverse8");
+        assert_eq!(swizzle(p, true, BCAST4_1, u64::MAX).1, from_source(n, |l| (l & !3) | 1), "{p:?} broadcast");
         let bitmask = |l: usize| (l & 0x20) | 1 << 3 | (l & 4) | (!l & 2);
-        assert_eq!(
-            swizzle(p, true, BITMASK, u64::MAX).1,
-            from_source(n, bitmask),
-            "{p:?} bitmask perm"
-        );
+        assert_eq!(swizzle(p, true, BITMASK, u64::MAX).1, from_source(n, bitmask), "{p:?} bitmask perm");
         let (r, _) = swizzle(p, true, QUAD_1032, u64::MAX);
         assert_eq!(fidelity(&r, QUAD_1032), Fidelity::Exact);
     }
@@ -85,46 +63,31 @@ fn swizzle_basic_modes_gfx9() {
 #[test]
 fn swizzle_rotate_and_fft_match_the_manual_tables() {
     const ROT_LEFT_MASK1: [u32; 32] = [
-        0x1, 0x4, 0x3, 0x6, 0x5, 0x8, 0x7, 0xa, 0x9, 0xc, 0xb, 0xe, 0xd, 0x10, 0xf, 0x12, 0x11,
-        0x14, 0x13, 0x16, 0x15, 0x18, 0x17, 0x1a, 0x19, 0x1c, 0x1b, 0x1e, 0x1d, 0x20, 0x1f, 0x2,
+        0x1, 0x4, 0x3, 0x6, 0x5, 0x8, 0x7, 0xa, 0x9, 0xc, 0xb, 0xe, 0xd, 0x10, 0xf, 0x12, 0x11, 0x14, 0x13, 0x16, 0x15, 0x18, 0x17, 0x1a, 0x19, 0x1c, 0x1b,
+        0x1e, 0x1d, 0x20, 0x1f, 0x2,
     ];
     const ROT_RIGHT_MASK1: [u32; 32] = [
-        0x1f, 0x2, 0x1, 0x4, 0x3, 0x6, 0x5, 0x8, 0x7, 0xa, 0x9, 0xc, 0xb, 0xe, 0xd, 0x10, 0xf,
-        0x12, 0x11, 0x14, 0x13, 0x16, 0x15, 0x18, 0x17, 0x1a, 0x19, 0x1c, 0x1b, 0x1e, 0x1d, 0x20,
+        0x1f, 0x2, 0x1, 0x4, 0x3, 0x6, 0x5, 0x8, 0x7, 0xa, 0x9, 0xc, 0xb, 0xe, 0xd, 0x10, 0xf, 0x12, 0x11, 0x14, 0x13, 0x16, 0x15, 0x18, 0x17, 0x1a, 0x19,
+        0x1c, 0x1b, 0x1e, 0x1d, 0x20,
     ];
     const FFT0: [u32; 32] = [
-        0x1, 0x11, 0x9, 0x19, 0x5, 0x15, 0xd, 0x1d, 0x3, 0x13, 0xb, 0x1b, 0x7, 0x17, 0xf, 0x1f,
-        0x2, 0x12, 0xa, 0x1a, 0x6, 0x16, 0xe, 0x1e, 0x4, 0x14, 0xc, 0x1c, 0x8, 0x18, 0x10, 0x20,
+        0x1, 0x11, 0x9, 0x19, 0x5, 0x15, 0xd, 0x1d, 0x3, 0x13, 0xb, 0x1b, 0x7, 0x17, 0xf, 0x1f, 0x2, 0x12, 0xa, 0x1a, 0x6, 0x16, 0xe, 0x1e, 0x4, 0x14, 0xc,
+        0x1c, 0x8, 0x18, 0x10, 0x20,
     ];
     const FFT10: [u32; 32] = [
-        0x1, 0x9, 0x5, 0xd, 0x3, 0xb, 0x7, 0xf, 0x2, 0xa, 0x6, 0xe, 0x4, 0xc, 0x8, 0x10, 0x11,
-        0x19, 0x15, 0x1d, 0x13, 0x1b, 0x17, 0x1f, 0x12, 0x1a, 0x16, 0x1e, 0x14, 0x1c, 0x18, 0x20,
+        0x1, 0x9, 0x5, 0xd, 0x3, 0xb, 0x7, 0xf, 0x2, 0xa, 0x6, 0xe, 0x4, 0xc, 0x8, 0x10, 0x11, 0x19, 0x15, 0x1d, 0x13, 0x1b, 0x17, 0x1f, 0x12, 0x1a, 0x16,
+        0x1e, 0x14, 0x1c, 0x18, 0x20,
     ];
-    for (enc, table) in [
-        (ROT_L1_M1, &ROT_LEFT_MASK1),
-        (ROT_R1_M1, &ROT_RIGHT_MASK1),
-        (FFT_00, &FFT0),
-        (FFT_10, &FFT10),
-    ] {
-        assert_eq!(
-            swizzle(Processor::Gfx90a, true, enc, u64::MAX).1,
-            from_table(table, 64),
-            "{enc:02x?}"
-        );
+    for (enc, table) in [(ROT_L1_M1, &ROT_LEFT_MASK1), (ROT_R1_M1, &ROT_RIGHT_MASK1), (FFT_00, &FFT0), (FFT_10, &FFT10)] {
+        assert_eq!(swizzle(Processor::Gfx90a, true, enc, u64::MAX).1, from_table(table, 64), "{enc:02x?}");
     }
     // gfx1100, wave32 and wave64 (same pattern bits, GFX11 opcode).
     let rot_gfx11: &[u8] = &[0x21, 0xc0, 0xd4, 0xd8, 0x02, 0x00, 0x00, 0x04]; // ds_swizzle_b32 v4, v2 offset:49185
     let fft_gfx11: &[u8] = &[0x10, 0xe0, 0xd4, 0xd8, 0x02, 0x00, 0x00, 0x04]; // ds_swizzle_b32 v4, v2 offset:57360
     for w64 in [false, true] {
         let n = if w64 { 64 } else { 32 };
-        assert_eq!(
-            swizzle(Processor::Gfx1100, w64, rot_gfx11, u64::MAX).1,
-            from_table(&ROT_LEFT_MASK1, n)
-        );
-        assert_eq!(
-            swizzle(Processor::Gfx1100, w64, fft_gfx11, u64::MAX).1,
-            from_table(&FFT10, n)
-        );
+        assert_eq!(swizzle(Processor::Gfx1100, w64, rot_gfx11, u64::MAX).1, from_table(&ROT_LEFT_MASK1, n));
+        assert_eq!(swizzle(Processor::Gfx1100, w64, fft_gfx11, u64::MAX).1, from_table(&FFT10, n));
     }
 }
 
@@ -144,46 +107,23 @@ fn swizzle_reads_zero_from_inactive_lanes_and_skips_inactive_destinations() {
         assert_eq!(*o, want, "lane {l}");
     }
     // QUAD(1,0,3,2) with lanes 0 and 1 active: they swap.
-    let (_, out) = swizzle(
-        Processor::Gfx1030,
-        false,
-        &[0xb1, 0x80, 0xd4, 0xd8, 0x02, 0x00, 0x00, 0x04],
-        0b11,
-    ); // ds_swizzle_b32 v4, v2 offset:swizzle(QUAD_PERM,1,0,3,2) (gfx10 opcode)
+    let (_, out) = swizzle(Processor::Gfx1030, false, &[0xb1, 0x80, 0xd4, 0xd8, 0x02, 0x00, 0x00, 0x04], 0b11); // ds_swizzle_b32 v4, v2 offset:swizzle(QUAD_PERM,1,0,3,2) (gfx10 opcode)
     assert_eq!(&out[..3], &[2, 1, u32::MAX]);
 }
 
 #[test]
 fn swizzle_gfx10_gfx11_gfx12_encodings() {
     let swap16_gfx10: &[u8] = &[0x1f, 0x40, 0xd4, 0xd8, 0x02, 0x00, 0x00, 0x04]; // ds_swizzle_b32 v4, v2 offset:swizzle(SWAP,16)
-    for (p, w64) in [
-        (Processor::Gfx1030, false),
-        (Processor::Gfx1030, true),
-        (Processor::Gfx1100, false),
-        (Processor::Gfx1100, true),
-    ] {
+    for (p, w64) in [(Processor::Gfx1030, false), (Processor::Gfx1030, true), (Processor::Gfx1100, false), (Processor::Gfx1100, true)] {
         let n = if w64 { 64 } else { 32 };
-        assert_eq!(
-            swizzle(p, w64, swap16_gfx10, u64::MAX).1,
-            from_source(n, |l| l ^ 16),
-            "{p:?} w64={w64}"
-        );
+        assert_eq!(swizzle(p, w64, swap16_gfx10, u64::MAX).1, from_source(n, |l| l ^ 16), "{p:?} w64={w64}");
     }
     let quad_gfx12: &[u8] = &[0xb1, 0x80, 0xd4, 0xd8, 0x02, 0x00, 0x00, 0x04]; // ds_swizzle_b32 v4, v2 offset:swizzle(QUAD_PERM,1,0,3,2)
-    assert_eq!(
-        swizzle(Processor::Gfx1201, false, quad_gfx12, u64::MAX).1,
-        from_source(32, |l| l ^ 1)
-    );
+    assert_eq!(swizzle(Processor::Gfx1201, false, quad_gfx12, u64::MAX).1, from_source(32, |l| l ^ 1));
 }
 
 /// Permutes of `v2 = 'A' + lane` by byte addresses in v3.
-fn permute(
-    p: Processor,
-    w64: bool,
-    enc: &[u8],
-    exec: u64,
-    addr: impl Fn(usize) -> u32,
-) -> Vec<u32> {
+fn permute(p: Processor, w64: bool, enc: &[u8], exec: u64, addr: impl Fn(usize) -> u32) -> Vec<u32> {
     let mut r = rig(p, w64);
     r.set_v(2, |l| 0x41 + l as u32);
     r.set_v(3, addr);
@@ -206,13 +146,7 @@ const NONE: u32 = u32::MAX;
 
 /// The manual's 4-lane examples (ADDR = {0, 0, 12, 4}); other lanes address themselves.
 fn example_addr(offset: u32) -> impl Fn(usize) -> u32 {
-    move |l| {
-        [0, 0, 12, 4]
-            .get(l)
-            .copied()
-            .unwrap_or(4 * l as u32)
-            .wrapping_sub(offset)
-    }
+    move |l| [0, 0, 12, 4].get(l).copied().unwrap_or(4 * l as u32).wrapping_sub(offset)
 }
 
 #[test]
@@ -224,27 +158,11 @@ fn permute_and_bpermute_follow_the_manual_examples() {
         (Processor::Gfx1100, true, GFX10_PERMUTE, GFX10_BPERMUTE),
     ] {
         let full = u64::MAX;
-        assert_eq!(
-            &permute(p, w64, perm, full, example_addr(0))[..4],
-            &[B, D, 0, C],
-            "{p:?} permute"
-        );
-        assert_eq!(
-            &permute(p, w64, perm, 0xa, example_addr(0))[..4],
-            &[NONE, D, NONE, 0],
-            "{p:?} permute exec 0xa"
-        );
+        assert_eq!(&permute(p, w64, perm, full, example_addr(0))[..4], &[B, D, 0, C], "{p:?} permute");
+        assert_eq!(&permute(p, w64, perm, 0xa, example_addr(0))[..4], &[NONE, D, NONE, 0], "{p:?} permute exec 0xa");
         // bpermute adds offset:4, so subtract it from the addresses.
-        assert_eq!(
-            &permute(p, w64, bperm, full, example_addr(4))[..4],
-            &[A, A, D, B],
-            "{p:?} bpermute"
-        );
-        assert_eq!(
-            &permute(p, w64, bperm, 0xa, example_addr(4))[..4],
-            &[NONE, 0, NONE, B],
-            "{p:?} bpermute exec 0xa"
-        );
+        assert_eq!(&permute(p, w64, bperm, full, example_addr(4))[..4], &[A, A, D, B], "{p:?} bpermute");
+        assert_eq!(&permute(p, w64, bperm, 0xa, example_addr(4))[..4], &[NONE, 0, NONE, B], "{p:?} bpermute exec 0xa");
     }
 }
 
@@ -253,16 +171,12 @@ fn permute_and_bpermute_follow_the_manual_examples() {
 fn permute_lane_index_wraps_by_wave_size() {
     for (w64, n) in [(false, 32usize), (true, 64usize)] {
         // bpermute: lane l reads lane (l + 40) mod n (address 4 * (l + 40) - 4, plus offset:4).
-        let out = permute(Processor::Gfx1100, w64, GFX10_BPERMUTE, u64::MAX, |l| {
-            4 * (l as u32 + 40) - 4
-        });
+        let out = permute(Processor::Gfx1100, w64, GFX10_BPERMUTE, u64::MAX, |l| 4 * (l as u32 + 40) - 4);
         for (l, o) in out.iter().enumerate() {
             assert_eq!(*o, 0x41 + ((l + 40) % n) as u32, "w64={w64} lane {l}");
         }
         // permute: lane l sends to (3 * l) mod n; the highest sender wins.
-        let out = permute(Processor::Gfx1100, w64, GFX10_PERMUTE, u64::MAX, |l| {
-            4 * 3 * l as u32
-        });
+        let out = permute(Processor::Gfx1100, w64, GFX10_PERMUTE, u64::MAX, |l| 4 * 3 * l as u32);
         let mut want = vec![0u32; n];
         for l in 0..n {
             want[(3 * l) % n] = 0x41 + l as u32;

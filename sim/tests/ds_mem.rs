@@ -70,18 +70,7 @@ fn reference(d: D, wide: bool, old: u64, d0: u64, d1: u64, store_order: bool) ->
     r & m
 }
 
-const VALUES: [u64; 10] = [
-    0,
-    1,
-    6,
-    0xffff_ffff,
-    0x8000_0000,
-    0x7fff_ffff,
-    42,
-    0xffff_ffff_ffff_fffe,
-    0x8000_0000_0000_0001,
-    0x1_0000_0003,
-];
+const VALUES: [u64; 10] = [0, 1, 6, 0xffff_ffff, 0x8000_0000, 0x7fff_ffff, 42, 0xffff_ffff_ffff_fffe, 0x8000_0000_0000_0001, 0x1_0000_0003];
 
 fn check_atomics(p: Processor, w64: bool, table: &[(&[u8], D, bool, bool)], store_order: bool) {
     for &(enc, d, wide, ret) in table {
@@ -114,11 +103,7 @@ fn check_atomics(p: Processor, w64: bool, table: &[(&[u8], D, bool, bool)], stor
             }
         };
         for l in 0..n {
-            put64(
-                &mut r.lds,
-                16 + 8 * l,
-                old(l) | if wide { 0 } else { 0x7777_7777_0000_0000 },
-            );
+            put64(&mut r.lds, 16 + 8 * l, old(l) | if wide { 0 } else { 0x7777_7777_0000_0000 });
         }
         r.set_v(2, |l| 12 + 8 * l as u32); // + offset:4
         set_v64(&mut r, 8, d0c);
@@ -128,30 +113,14 @@ fn check_atomics(p: Processor, w64: bool, table: &[(&[u8], D, bool, bool)], stor
         r.run(enc);
         for l in 0..n {
             let want = reference(d, wide, old(l), d0c(l), d1c(l), store_order);
-            let got = if wide {
-                le64(&r.lds, 16 + 8 * l)
-            } else {
-                le32(&r.lds, 16 + 8 * l) as u64
-            };
+            let got = if wide { le64(&r.lds, 16 + 8 * l) } else { le32(&r.lds, 16 + 8 * l) as u64 };
             assert_eq!(got, want, "{p:?} {d:?} wide={wide} ret={ret} lane {l}");
             if !wide {
-                assert_eq!(
-                    le32(&r.lds, 20 + 8 * l),
-                    0x7777_7777,
-                    "{p:?} {d:?} wrote past 4 bytes"
-                );
+                assert_eq!(le32(&r.lds, 20 + 8 * l), 0x7777_7777, "{p:?} {d:?} wrote past 4 bytes");
             }
             let back = v(&r, 4, l) as u64 | if wide { (v(&r, 5, l) as u64) << 32 } else { 0 };
-            let none = if wide {
-                0xdead_beef_dead_beef
-            } else {
-                0xdead_beef
-            };
-            assert_eq!(
-                back,
-                if ret { old(l) } else { none },
-                "{p:?} {d:?} wide={wide} ret={ret} lane {l} return"
-            );
+            let none = if wide { 0xdead_beef_dead_beef } else { 0xdead_beef };
+            assert_eq!(back, if ret { old(l) } else { none }, "{p:?} {d:?} wide={wide} ret={ret} lane {l} return");
         }
         assert_eq!(fidelity(&r, enc), Fidelity::Exact);
     }
@@ -538,21 +507,13 @@ fn check_loads(p: Processor, w64: bool, table: &[(&[u8], L)]) {
                 L::H(n, signed, hi) => {
                     let raw = if n == 1 { lds[at] as u32 } else { h };
                     let v16 = if signed { sext(raw, 8) & 0xffff } else { raw };
-                    vec![if hi {
-                        (old & 0xffff) | v16 << 16
-                    } else {
-                        (old & 0xffff_0000) | v16
-                    }]
+                    vec![if hi { (old & 0xffff) | v16 << 16 } else { (old & 0xffff_0000) | v16 }]
                 }
             };
             for (i, w) in want.iter().enumerate() {
                 assert_eq!(v(&r, 4 + i, l), *w, "{p:?} {k:?} lane {l} dword {i}");
             }
-            assert_eq!(
-                v(&r, 4 + want.len(), l),
-                old,
-                "{p:?} {k:?} wrote past its size"
-            );
+            assert_eq!(v(&r, 4 + want.len(), l), old, "{p:?} {k:?} wrote past its size");
         }
     }
 }
@@ -612,16 +573,12 @@ fn check_stores(p: Processor, w64: bool, table: &[(&[u8], usize, bool)]) {
         r.lds = vec![0xee; 4096];
         r.set_v(2, |l| 17 * l as u32 + 2); // + offset:3
         for reg in 8..12 {
-            r.set_v(reg, |l| {
-                (reg as u32 * 0x0101_0101) ^ (l as u32 * 0x0100_0001)
-            });
+            r.set_v(reg, |l| (reg as u32 * 0x0101_0101) ^ (l as u32 * 0x0100_0001));
         }
         r.run(enc);
         let mut want = vec![0xee; 4096];
         for l in 0..lanes(&r) {
-            let data: Vec<u8> = (8..12)
-                .flat_map(|reg| v(&r, reg, l).to_le_bytes())
-                .collect();
+            let data: Vec<u8> = (8..12).flat_map(|reg| v(&r, reg, l).to_le_bytes()).collect();
             let src = if hi { &data[2..2 + n] } else { &data[..n] };
             want[17 * l + 5..17 * l + 5 + n].copy_from_slice(src);
         }
@@ -632,26 +589,26 @@ fn check_stores(p: Processor, w64: bool, table: &[(&[u8], usize, bool)]) {
 #[test]
 fn lds_writes_of_every_size_and_d16_hi() {
     let gcn: [(&[u8], usize, bool); 8] = [
-        (&[0x03, 0x00, 0x3c, 0xd8, 0x02, 0x08, 0x00, 0x00], 1, false), // ds_write_b8 v2, v8 offset:3
-        (&[0x03, 0x00, 0x3e, 0xd8, 0x02, 0x08, 0x00, 0x00], 2, false), // ds_write_b16 v2, v8 offset:3
-        (&[0x03, 0x00, 0x1a, 0xd8, 0x02, 0x08, 0x00, 0x00], 4, false), // ds_write_b32 v2, v8 offset:3
-        (&[0x03, 0x00, 0x9a, 0xd8, 0x02, 0x08, 0x00, 0x00], 8, false), // ds_write_b64 v2, v[8:9] offset:3
+        (&[0x03, 0x00, 0x3c, 0xd8, 0x02, 0x08, 0x00, 0x00], 1, false),  // ds_write_b8 v2, v8 offset:3
+        (&[0x03, 0x00, 0x3e, 0xd8, 0x02, 0x08, 0x00, 0x00], 2, false),  // ds_write_b16 v2, v8 offset:3
+        (&[0x03, 0x00, 0x1a, 0xd8, 0x02, 0x08, 0x00, 0x00], 4, false),  // ds_write_b32 v2, v8 offset:3
+        (&[0x03, 0x00, 0x9a, 0xd8, 0x02, 0x08, 0x00, 0x00], 8, false),  // ds_write_b64 v2, v[8:9] offset:3
         (&[0x03, 0x00, 0xbc, 0xd9, 0x02, 0x08, 0x00, 0x00], 12, false), // ds_write_b96 v2, v[8:10] offset:3
         (&[0x03, 0x00, 0xbe, 0xd9, 0x02, 0x08, 0x00, 0x00], 16, false), // ds_write_b128 v2, v[8:11] offset:3
-        (&[0x03, 0x00, 0xa8, 0xd8, 0x02, 0x08, 0x00, 0x00], 1, true), // ds_write_b8_d16_hi v2, v8 offset:3
-        (&[0x03, 0x00, 0xaa, 0xd8, 0x02, 0x08, 0x00, 0x00], 2, true), // ds_write_b16_d16_hi v2, v8 offset:3
+        (&[0x03, 0x00, 0xa8, 0xd8, 0x02, 0x08, 0x00, 0x00], 1, true),   // ds_write_b8_d16_hi v2, v8 offset:3
+        (&[0x03, 0x00, 0xaa, 0xd8, 0x02, 0x08, 0x00, 0x00], 2, true),   // ds_write_b16_d16_hi v2, v8 offset:3
     ];
     check_stores(Processor::Gfx803, true, &gcn[..6]);
     check_stores(Processor::Gfx90a, true, &gcn);
     let rdna: [(&[u8], usize, bool); 8] = [
-        (&[0x03, 0x00, 0x78, 0xd8, 0x02, 0x08, 0x00, 0x00], 1, false), // ds_store_b8 v2, v8 offset:3
-        (&[0x03, 0x00, 0x7c, 0xd8, 0x02, 0x08, 0x00, 0x00], 2, false), // ds_store_b16 v2, v8 offset:3
-        (&[0x03, 0x00, 0x34, 0xd8, 0x02, 0x08, 0x00, 0x00], 4, false), // ds_store_b32 v2, v8 offset:3
-        (&[0x03, 0x00, 0x34, 0xd9, 0x02, 0x08, 0x00, 0x00], 8, false), // ds_store_b64 v2, v[8:9] offset:3
+        (&[0x03, 0x00, 0x78, 0xd8, 0x02, 0x08, 0x00, 0x00], 1, false),  // ds_store_b8 v2, v8 offset:3
+        (&[0x03, 0x00, 0x7c, 0xd8, 0x02, 0x08, 0x00, 0x00], 2, false),  // ds_store_b16 v2, v8 offset:3
+        (&[0x03, 0x00, 0x34, 0xd8, 0x02, 0x08, 0x00, 0x00], 4, false),  // ds_store_b32 v2, v8 offset:3
+        (&[0x03, 0x00, 0x34, 0xd9, 0x02, 0x08, 0x00, 0x00], 8, false),  // ds_store_b64 v2, v[8:9] offset:3
         (&[0x03, 0x00, 0x78, 0xdb, 0x02, 0x08, 0x00, 0x00], 12, false), // ds_store_b96 v2, v[8:10] offset:3
         (&[0x03, 0x00, 0x7c, 0xdb, 0x02, 0x08, 0x00, 0x00], 16, false), // ds_store_b128 v2, v[8:11] offset:3
-        (&[0x03, 0x00, 0x80, 0xda, 0x02, 0x08, 0x00, 0x00], 1, true), // ds_store_b8_d16_hi v2, v8 offset:3
-        (&[0x03, 0x00, 0x84, 0xda, 0x02, 0x08, 0x00, 0x00], 2, true), // ds_store_b16_d16_hi v2, v8 offset:3
+        (&[0x03, 0x00, 0x80, 0xda, 0x02, 0x08, 0x00, 0x00], 1, true),   // ds_store_b8_d16_hi v2, v8 offset:3
+        (&[0x03, 0x00, 0x84, 0xda, 0x02, 0x08, 0x00, 0x00], 2, true),   // ds_store_b16_d16_hi v2, v8 offset:3
     ];
     check_stores(Processor::Gfx1030, false, &rdna);
     check_stores(Processor::Gfx1100, true, &rdna);
@@ -683,30 +640,20 @@ fn check_two_address(p: Processor, w64: bool, table: &[(&[u8], T)]) {
             let (size, offs) = match t {
                 T::Read(s, o) | T::Write(s, o) | T::Xchg(s, o) => (s, o),
             };
-            let data: Vec<u8> = (8..12)
-                .flat_map(|reg| v(&r, reg, l).to_le_bytes())
-                .collect();
+            let data: Vec<u8> = (8..12).flat_map(|reg| v(&r, reg, l).to_le_bytes()).collect();
             let mut old = Vec::new();
             for (k, o) in offs.iter().enumerate() {
                 let at = base + o * size;
                 old.extend_from_slice(&want[at..at + size]);
                 if !matches!(t, T::Read(..)) {
                     // data0 then data1 (v8/v[8:9], v9/v[10:11])
-                    let d = if size == 4 {
-                        &data[4 * k..4 * k + 4]
-                    } else {
-                        &data[8 * k..8 * k + 8]
-                    };
+                    let d = if size == 4 { &data[4 * k..4 * k + 4] } else { &data[8 * k..8 * k + 8] };
                     want[at..at + size].copy_from_slice(d);
                 }
             }
             if !matches!(t, T::Write(..)) {
                 for (i, chunk) in old.chunks(4).enumerate() {
-                    assert_eq!(
-                        v(&r, 4 + i, l),
-                        le32(chunk, 0),
-                        "{p:?} {t:?} lane {l} dword {i}"
-                    );
+                    assert_eq!(v(&r, 4 + i, l), le32(chunk, 0), "{p:?} {t:?} lane {l} dword {i}");
                 }
                 if size == 4 {
                     assert_eq!(v(&r, 6, l), 0x6666_0000 + l as u32, "{p:?} {t:?} wrote v6");
@@ -720,90 +667,30 @@ fn check_two_address(p: Processor, w64: bool, table: &[(&[u8], T)]) {
 #[test]
 fn two_address_forms_and_stride64() {
     let gcn: [(&[u8], T); 10] = [
-        (
-            &[0x03, 0x07, 0x6e, 0xd8, 0x02, 0x00, 0x00, 0x04],
-            T::Read(4, [3, 7]),
-        ), // ds_read2_b32 v[4:5], v2 offset0:3 offset1:7
-        (
-            &[0x03, 0x07, 0xee, 0xd8, 0x02, 0x00, 0x00, 0x04],
-            T::Read(8, [3, 7]),
-        ), // ds_read2_b64 v[4:7], v2 offset0:3 offset1:7
-        (
-            &[0x01, 0x03, 0x70, 0xd8, 0x02, 0x00, 0x00, 0x04],
-            T::Read(4, [64, 192]),
-        ), // ds_read2st64_b32 v[4:5], v2 offset0:1 offset1:3
-        (
-            &[0x01, 0x03, 0xf0, 0xd8, 0x02, 0x00, 0x00, 0x04],
-            T::Read(8, [64, 192]),
-        ), // ds_read2st64_b64 v[4:7], v2 offset0:1 offset1:3
-        (
-            &[0x03, 0x07, 0x1c, 0xd8, 0x02, 0x08, 0x09, 0x00],
-            T::Write(4, [3, 7]),
-        ), // ds_write2_b32 v2, v8, v9 offset0:3 offset1:7
-        (
-            &[0x03, 0x07, 0x9c, 0xd8, 0x02, 0x08, 0x0a, 0x00],
-            T::Write(8, [3, 7]),
-        ), // ds_write2_b64 v2, v[8:9], v[10:11] offset0:3 offset1:7
-        (
-            &[0x01, 0x03, 0x1e, 0xd8, 0x02, 0x08, 0x09, 0x00],
-            T::Write(4, [64, 192]),
-        ), // ds_write2st64_b32 v2, v8, v9 offset0:1 offset1:3
-        (
-            &[0x01, 0x03, 0x9e, 0xd8, 0x02, 0x08, 0x0a, 0x00],
-            T::Write(8, [64, 192]),
-        ), // ds_write2st64_b64 v2, v[8:9], v[10:11] offset0:1 offset1:3
-        (
-            &[0x03, 0x07, 0x5c, 0xd8, 0x02, 0x08, 0x09, 0x04],
-            T::Xchg(4, [3, 7]),
-        ), // ds_wrxchg2_rtn_b32 v[4:5], v2, v8, v9 offset0:3 offset1:7
-        (
-            &[0x01, 0x03, 0xde, 0xd8, 0x02, 0x08, 0x0a, 0x04],
-            T::Xchg(8, [64, 192]),
-        ), // ds_wrxchg2st64_rtn_b64 v[4:7], v2, v[8:9], v[10:11] offset0:1 offset1:3
+        (&[0x03, 0x07, 0x6e, 0xd8, 0x02, 0x00, 0x00, 0x04], T::Read(4, [3, 7])), // ds_read2_b32 v[4:5], v2 offset0:3 offset1:7
+        (&[0x03, 0x07, 0xee, 0xd8, 0x02, 0x00, 0x00, 0x04], T::Read(8, [3, 7])), // ds_read2_b64 v[4:7], v2 offset0:3 offset1:7
+        (&[0x01, 0x03, 0x70, 0xd8, 0x02, 0x00, 0x00, 0x04], T::Read(4, [64, 192])), // ds_read2st64_b32 v[4:5], v2 offset0:1 offset1:3
+        (&[0x01, 0x03, 0xf0, 0xd8, 0x02, 0x00, 0x00, 0x04], T::Read(8, [64, 192])), // ds_read2st64_b64 v[4:7], v2 offset0:1 offset1:3
+        (&[0x03, 0x07, 0x1c, 0xd8, 0x02, 0x08, 0x09, 0x00], T::Write(4, [3, 7])), // ds_write2_b32 v2, v8, v9 offset0:3 offset1:7
+        (&[0x03, 0x07, 0x9c, 0xd8, 0x02, 0x08, 0x0a, 0x00], T::Write(8, [3, 7])), // ds_write2_b64 v2, v[8:9], v[10:11] offset0:3 offset1:7
+        (&[0x01, 0x03, 0x1e, 0xd8, 0x02, 0x08, 0x09, 0x00], T::Write(4, [64, 192])), // ds_write2st64_b32 v2, v8, v9 offset0:1 offset1:3
+        (&[0x01, 0x03, 0x9e, 0xd8, 0x02, 0x08, 0x0a, 0x00], T::Write(8, [64, 192])), // ds_write2st64_b64 v2, v[8:9], v[10:11] offset0:1 offset1:3
+        (&[0x03, 0x07, 0x5c, 0xd8, 0x02, 0x08, 0x09, 0x04], T::Xchg(4, [3, 7])), // ds_wrxchg2_rtn_b32 v[4:5], v2, v8, v9 offset0:3 offset1:7
+        (&[0x01, 0x03, 0xde, 0xd8, 0x02, 0x08, 0x0a, 0x04], T::Xchg(8, [64, 192])), // ds_wrxchg2st64_rtn_b64 v[4:7], v2, v[8:9], v[10:11] offset0:1 offset1:3
     ];
     check_two_address(Processor::Gfx803, true, &gcn);
     check_two_address(Processor::Gfx90a, true, &gcn);
     let rdna: [(&[u8], T); 10] = [
-        (
-            &[0x03, 0x07, 0xdc, 0xd8, 0x02, 0x00, 0x00, 0x04],
-            T::Read(4, [3, 7]),
-        ), // ds_load_2addr_b32 v[4:5], v2 offset0:3 offset1:7
-        (
-            &[0x03, 0x07, 0xdc, 0xd9, 0x02, 0x00, 0x00, 0x04],
-            T::Read(8, [3, 7]),
-        ), // ds_load_2addr_b64 v[4:7], v2 offset0:3 offset1:7
-        (
-            &[0x01, 0x03, 0xe0, 0xd8, 0x02, 0x00, 0x00, 0x04],
-            T::Read(4, [64, 192]),
-        ), // ds_load_2addr_stride64_b32 v[4:5], v2 offset0:1 offset1:3
-        (
-            &[0x01, 0x03, 0xe0, 0xd9, 0x02, 0x00, 0x00, 0x04],
-            T::Read(8, [64, 192]),
-        ), // ds_load_2addr_stride64_b64 v[4:7], v2 offset0:1 offset1:3
-        (
-            &[0x03, 0x07, 0x38, 0xd8, 0x02, 0x08, 0x09, 0x00],
-            T::Write(4, [3, 7]),
-        ), // ds_store_2addr_b32 v2, v8, v9 offset0:3 offset1:7
-        (
-            &[0x03, 0x07, 0x38, 0xd9, 0x02, 0x08, 0x0a, 0x00],
-            T::Write(8, [3, 7]),
-        ), // ds_store_2addr_b64 v2, v[8:9], v[10:11] offset0:3 offset1:7
-        (
-            &[0x01, 0x03, 0x3c, 0xd8, 0x02, 0x08, 0x09, 0x00],
-            T::Write(4, [64, 192]),
-        ), // ds_store_2addr_stride64_b32 v2, v8, v9 offset0:1 offset1:3
-        (
-            &[0x01, 0x03, 0x3c, 0xd9, 0x02, 0x08, 0x0a, 0x00],
-            T::Write(8, [64, 192]),
-        ), // ds_store_2addr_stride64_b64 v2, v[8:9], v[10:11] offset0:1 offset1:3
-        (
-            &[0x03, 0x07, 0xb8, 0xd8, 0x02, 0x08, 0x09, 0x04],
-            T::Xchg(4, [3, 7]),
-        ), // ds_storexchg_2addr_rtn_b32 v[4:5], v2, v8, v9 offset0:3 offset1:7
-        (
-            &[0x01, 0x03, 0xbc, 0xd9, 0x02, 0x08, 0x0a, 0x04],
-            T::Xchg(8, [64, 192]),
-        ), // ds_storexchg_2addr_stride64_rtn_b64 v[4:7], v2, v[8:9], v[10:11] offset0:1 offset1:3
+        (&[0x03, 0x07, 0xdc, 0xd8, 0x02, 0x00, 0x00, 0x04], T::Read(4, [3, 7])), // ds_load_2addr_b32 v[4:5], v2 offset0:3 offset1:7
+        (&[0x03, 0x07, 0xdc, 0xd9, 0x02, 0x00, 0x00, 0x04], T::Read(8, [3, 7])), // ds_load_2addr_b64 v[4:7], v2 offset0:3 offset1:7
+        (&[0x01, 0x03, 0xe0, 0xd8, 0x02, 0x00, 0x00, 0x04], T::Read(4, [64, 192])), // ds_load_2addr_stride64_b32 v[4:5], v2 offset0:1 offset1:3
+        (&[0x01, 0x03, 0xe0, 0xd9, 0x02, 0x00, 0x00, 0x04], T::Read(8, [64, 192])), // ds_load_2addr_stride64_b64 v[4:7], v2 offset0:1 offset1:3
+        (&[0x03, 0x07, 0x38, 0xd8, 0x02, 0x08, 0x09, 0x00], T::Write(4, [3, 7])), // ds_store_2addr_b32 v2, v8, v9 offset0:3 offset1:7
+        (&[0x03, 0x07, 0x38, 0xd9, 0x02, 0x08, 0x0a, 0x00], T::Write(8, [3, 7])), // ds_store_2addr_b64 v2, v[8:9], v[10:11] offset0:3 offset1:7
+        (&[0x01, 0x03, 0x3c, 0xd8, 0x02, 0x08, 0x09, 0x00], T::Write(4, [64, 192])), // ds_store_2addr_stride64_b32 v2, v8, v9 offset0:1 offset1:3
+        (&[0x01, 0x03, 0x3c, 0xd9, 0x02, 0x08, 0x0a, 0x00], T::Write(8, [64, 192])), // ds_store_2addr_stride64_b64 v2, v[8:9], v[10:11] offset0:1 offset1:3
+        (&[0x03, 0x07, 0xb8, 0xd8, 0x02, 0x08, 0x09, 0x04], T::Xchg(4, [3, 7])), // ds_storexchg_2addr_rtn_b32 v[4:5], v2, v8, v9 offset0:3 offset1:7
+        (&[0x01, 0x03, 0xbc, 0xd9, 0x02, 0x08, 0x0a, 0x04], T::Xchg(8, [64, 192])), // ds_storexchg_2addr_stride64_rtn_b64 v[4:7], v2, v[8:9], v[10:11] offset0:1 offset1:3
     ];
     check_two_address(Processor::Gfx1030, false, &rdna);
     check_two_address(Processor::Gfx1100, true, &rdna);
@@ -812,11 +699,8 @@ fn two_address_forms_and_stride64() {
 
 #[test]
 fn lds_overrun_faults_with_lane_and_offset() {
-    for (p, w64, enc) in [
-        (Processor::Gfx90a, true, GCN_LOADS[4].0),
-        (Processor::Gfx1100, false, RDNA_LOADS[4].0),
-        (Processor::Gfx1201, false, RDNA_LOADS[7].0),
-    ] {
+    for (p, w64, enc) in [(Processor::Gfx90a, true, GCN_LOADS[4].0), (Processor::Gfx1100, false, RDNA_LOADS[4].0), (Processor::Gfx1201, false, RDNA_LOADS[7].0)]
+    {
         let mut r = rig(p, w64);
         r.lds = vec![0; 1024];
         r.set_v(2, |l| if l == 7 { 1019 } else { 4 * l as u32 });
@@ -846,14 +730,9 @@ fn gfx8_m0_limits_lds_addresses() {
 #[test]
 fn gds_and_unsupported_ds_classify_as_unsupported() {
     let r = rig(Processor::Gfx803, true);
-    assert!(!is_supported(
-        &r,
-        &[0x03, 0x00, 0x6d, 0xd8, 0x02, 0x00, 0x00, 0x04]
-    )); // ds_read_b32 v4, v2 offset:3 gds
-    assert!(is_supported(
-        &r,
-        &[0x03, 0x00, 0x6c, 0xd8, 0x02, 0x00, 0x00, 0x04]
-    )); // ds_read_b32 v4, v2 offset:3
+    assert!(!is_supported(&r, &[0x03, 0x00, 0x6d, 0xd8, 0x02, 0x00, 0x00, 0x04])); // ds_read_b32 v4, v2 offset:3 gds
+    assert!(is_supported(&r, &[0x03, 0x00, 0x6c, 0xd8, 0x02, 0x00, 0x00, 0x04]));
+    // ds_read_b32 v4, v2 offset:3
 }
 
 #[test]
@@ -914,11 +793,7 @@ fn check_float(p: Processor, w64: bool, cases: &[FloatCase]) {
         set_v64(&mut r, 10, |_| d1);
         set_exec(&mut r, 1);
         r.run(enc);
-        let got = if wide {
-            le64(&r.lds, 16)
-        } else {
-            le32(&r.lds, 16) as u64
-        };
+        let got = if wide { le64(&r.lds, 16) } else { le32(&r.lds, 16) as u64 };
         assert_eq!(got, new, "{p:?} {enc:02x?}");
         assert!(matches!(fidelity(&r, enc), Fidelity::Approximate(_)));
     }
@@ -931,128 +806,37 @@ fn float_lds_atomics() {
         Processor::Gfx90a,
         true,
         &[
-            (
-                &[0x04, 0x00, 0x2a, 0xd8, 0x02, 0x08, 0x00, 0x00],
-                f(1.5) as u64,
-                f(0.25) as u64,
-                0,
-                f(1.75) as u64,
-                false,
-            ), // ds_add_f32 v2, v8 offset:4
-            (
-                &[0x04, 0x00, 0x6a, 0xd8, 0x02, 0x08, 0x00, 0x04],
-                f(-1.0) as u64,
-                f(1.0) as u64,
-                0,
-                0,
-                false,
-            ), // ds_add_rtn_f32 v4, v2, v8 offset:4
-            (
-                &[0x04, 0x00, 0x64, 0xd8, 0x02, 0x08, 0x00, 0x04],
-                f(2.0) as u64,
-                f(-3.0) as u64,
-                0,
-                f(-3.0) as u64,
-                false,
-            ), // ds_min_rtn_f32 v4, v2, v8 offset:4
-            (
-                &[0x04, 0x00, 0x66, 0xd8, 0x02, 0x08, 0x00, 0x04],
-                f(2.0) as u64,
-                f(-3.0) as u64,
-                0,
-                f(2.0) as u64,
-                false,
-            ), // ds_max_rtn_f32 v4, v2, v8 offset:4
+            (&[0x04, 0x00, 0x2a, 0xd8, 0x02, 0x08, 0x00, 0x00], f(1.5) as u64, f(0.25) as u64, 0, f(1.75) as u64, false), // ds_add_f32 v2, v8 offset:4
+            (&[0x04, 0x00, 0x6a, 0xd8, 0x02, 0x08, 0x00, 0x04], f(-1.0) as u64, f(1.0) as u64, 0, 0, false),              // ds_add_rtn_f32 v4, v2, v8 offset:4
+            (&[0x04, 0x00, 0x64, 0xd8, 0x02, 0x08, 0x00, 0x04], f(2.0) as u64, f(-3.0) as u64, 0, f(-3.0) as u64, false), // ds_min_rtn_f32 v4, v2, v8 offset:4
+            (&[0x04, 0x00, 0x66, 0xd8, 0x02, 0x08, 0x00, 0x04], f(2.0) as u64, f(-3.0) as u64, 0, f(2.0) as u64, false),  // ds_max_rtn_f32 v4, v2, v8 offset:4
             // cmpst_f32: DATA = cmp, DATA2 = src; -0 compares equal to +0.
-            (
-                &[0x04, 0x00, 0x62, 0xd8, 0x02, 0x08, 0x0a, 0x04],
-                f(0.0) as u64,
-                f(-0.0) as u64,
-                f(8.0) as u64,
-                f(8.0) as u64,
-                false,
-            ), // ds_cmpst_rtn_f32 v4, v2, v8, v10 offset:4
-            (
-                &[0x04, 0x00, 0xf8, 0xd8, 0x02, 0x08, 0x00, 0x04],
-                d(0.5),
-                d(0.25),
-                0,
-                d(0.75),
-                true,
-            ), // ds_add_rtn_f64 v[4:5], v2, v[8:9] offset:4
-            (
-                &[0x04, 0x00, 0xe4, 0xd8, 0x02, 0x08, 0x00, 0x04],
-                d(0.5),
-                d(0.25),
-                0,
-                d(0.25),
-                true,
-            ), // ds_min_rtn_f64 v[4:5], v2, v[8:9] offset:4
+            (&[0x04, 0x00, 0x62, 0xd8, 0x02, 0x08, 0x0a, 0x04], f(0.0) as u64, f(-0.0) as u64, f(8.0) as u64, f(8.0) as u64, false), // ds_cmpst_rtn_f32 v4, v2, v8, v10 offset:4
+            (&[0x04, 0x00, 0xf8, 0xd8, 0x02, 0x08, 0x00, 0x04], d(0.5), d(0.25), 0, d(0.75), true), // ds_add_rtn_f64 v[4:5], v2, v[8:9] offset:4
+            (&[0x04, 0x00, 0xe4, 0xd8, 0x02, 0x08, 0x00, 0x04], d(0.5), d(0.25), 0, d(0.25), true), // ds_min_rtn_f64 v[4:5], v2, v[8:9] offset:4
         ],
     );
     check_float(
         Processor::Gfx942,
         true,
         &[
-            (
-                &[0x04, 0x00, 0x6e, 0xd9, 0x02, 0x08, 0x00, 0x04],
-                0x4000_3c00,
-                0xc200_3800,
-                0,
-                0xbc00_3e00,
-                false,
-            ), // ds_pk_add_rtn_f16 v4, v2, v8 offset:4
-            (
-                &[0x04, 0x00, 0x30, 0xd8, 0x02, 0x08, 0x00, 0x00],
-                0x4040_3f80,
-                0x3f00_3f80,
-                0,
-                0x4060_4000,
-                false,
-            ), // ds_pk_add_bf16 v2, v8 offset:4
+            (&[0x04, 0x00, 0x6e, 0xd9, 0x02, 0x08, 0x00, 0x04], 0x4000_3c00, 0xc200_3800, 0, 0xbc00_3e00, false), // ds_pk_add_rtn_f16 v4, v2, v8 offset:4
+            (&[0x04, 0x00, 0x30, 0xd8, 0x02, 0x08, 0x00, 0x00], 0x4040_3f80, 0x3f00_3f80, 0, 0x4060_4000, false), // ds_pk_add_bf16 v2, v8 offset:4
         ],
     );
     check_float(
         Processor::Gfx1100,
         false,
         // cmpstore_f32: DATA = src, DATA2 = cmp.
-        &[(
-            &[0x04, 0x00, 0xc4, 0xd8, 0x02, 0x08, 0x0a, 0x04],
-            f(3.0) as u64,
-            f(9.0) as u64,
-            f(3.0) as u64,
-            f(9.0) as u64,
-            false,
-        )], // ds_cmpstore_rtn_f32 v4, v2, v8, v10 offset:4
+        &[(&[0x04, 0x00, 0xc4, 0xd8, 0x02, 0x08, 0x0a, 0x04], f(3.0) as u64, f(9.0) as u64, f(3.0) as u64, f(9.0) as u64, false)], // ds_cmpstore_rtn_f32 v4, v2, v8, v10 offset:4
     );
     check_float(
         Processor::Gfx1201,
         false,
         &[
-            (
-                &[0x04, 0x00, 0xc8, 0xd8, 0x02, 0x08, 0x00, 0x04],
-                0x7fc0_0000,
-                f(4.0) as u64,
-                0,
-                f(4.0) as u64,
-                false,
-            ), // ds_min_num_rtn_f32 v4, v2, v8 offset:4
-            (
-                &[0x04, 0x00, 0x4c, 0xd9, 0x02, 0x08, 0x00, 0x00],
-                d(-1.0),
-                d(2.0),
-                0,
-                d(2.0),
-                true,
-            ), // ds_max_num_f64 v2, v[8:9] offset:4
-            (
-                &[0x04, 0x00, 0xac, 0xda, 0x02, 0x08, 0x00, 0x04],
-                0x4040_3f80,
-                0x3f00_3f80,
-                0,
-                0x4060_4000,
-                false,
-            ), // ds_pk_add_rtn_bf16 v4, v2, v8 offset:4
+            (&[0x04, 0x00, 0xc8, 0xd8, 0x02, 0x08, 0x00, 0x04], 0x7fc0_0000, f(4.0) as u64, 0, f(4.0) as u64, false), // ds_min_num_rtn_f32 v4, v2, v8 offset:4
+            (&[0x04, 0x00, 0x4c, 0xd9, 0x02, 0x08, 0x00, 0x00], d(-1.0), d(2.0), 0, d(2.0), true),                    // ds_max_num_f64 v2, v[8:9] offset:4
+            (&[0x04, 0x00, 0xac, 0xda, 0x02, 0x08, 0x00, 0x04], 0x4040_3f80, 0x3f00_3f80, 0, 0x4060_4000, false),     // ds_pk_add_rtn_bf16 v4, v2, v8 offset:4
         ],
     );
 }
@@ -1079,22 +863,10 @@ fn lds_float_add_follows_mode_denormals() {
 fn clamp_conditional_subtract_and_wrap() {
     type Case = (Processor, &'static [u8], [(u32, u32, u32, u32); 3]);
     let cases: [Case; 3] = [
-        (
-            Processor::Gfx1201,
-            &[0x04, 0x00, 0xa4, 0xda, 0x02, 0x08, 0x00, 0x04],
-            [(10, 3, 0, 7), (3, 10, 0, 0), (4, 4, 0, 0)],
-        ), // ds_sub_clamp_rtn_u32 v4, v2, v8 offset:4
-        (
-            Processor::Gfx1201,
-            &[0x04, 0x00, 0xa0, 0xda, 0x02, 0x08, 0x00, 0x04],
-            [(10, 3, 0, 7), (3, 10, 0, 3), (4, 4, 0, 0)],
-        ), // ds_cond_sub_rtn_u32 v4, v2, v8 offset:4
+        (Processor::Gfx1201, &[0x04, 0x00, 0xa4, 0xda, 0x02, 0x08, 0x00, 0x04], [(10, 3, 0, 7), (3, 10, 0, 0), (4, 4, 0, 0)]), // ds_sub_clamp_rtn_u32 v4, v2, v8 offset:4
+        (Processor::Gfx1201, &[0x04, 0x00, 0xa0, 0xda, 0x02, 0x08, 0x00, 0x04], [(10, 3, 0, 7), (3, 10, 0, 3), (4, 4, 0, 0)]), // ds_cond_sub_rtn_u32 v4, v2, v8 offset:4
         // wrap: tmp >= DATA ? tmp - DATA : tmp + DATA2
-        (
-            Processor::Gfx90a,
-            &[0x04, 0x00, 0x68, 0xd8, 0x02, 0x08, 0x0a, 0x04],
-            [(10, 3, 100, 7), (3, 10, 100, 103), (4, 4, 1, 0)],
-        ), // ds_wrap_rtn_b32 v4, v2, v8, v10 offset:4
+        (Processor::Gfx90a, &[0x04, 0x00, 0x68, 0xd8, 0x02, 0x08, 0x0a, 0x04], [(10, 3, 100, 7), (3, 10, 100, 103), (4, 4, 1, 0)]), // ds_wrap_rtn_b32 v4, v2, v8, v10 offset:4
     ];
     for (p, enc, lanes_) in cases {
         let mut r = rig(p, true);

@@ -43,7 +43,8 @@ fn saveexec_b64_wave64() {
         assert_eq!(run64(Processor::Gfx900, bytes, S), (E, exec, exec != 0), "{asm}");
     }
     // EXEC becoming zero clears SCC.
-    assert_eq!(run64(Processor::Gfx900, &[0x02, 0x20, 0x80, 0xbe], !E), (E, 0, false)); // s_and_saveexec_b64 s[0:1], s[2:3]
+    assert_eq!(run64(Processor::Gfx900, &[0x02, 0x20, 0x80, 0xbe], !E), (E, 0, false));
+    // s_and_saveexec_b64 s[0:1], s[2:3]
 }
 
 #[test]
@@ -72,7 +73,8 @@ fn gfx10_andn1_orn1_and_wrexec() {
 #[test]
 fn rdna3_wave64() {
     assert_eq!(run64(Processor::Gfx1100, &[0x02, 0x21, 0x80, 0xbe], S), (E, S & E, true)); // s_and_saveexec_b64 s[0:1], s[2:3]
-    assert_eq!(run64(Processor::Gfx1100, &[0x02, 0x37, 0x80, 0xbe], S), (S & !E, S & !E, true)); // s_and_not1_wrexec_b64 s[0:1], s[2:3]
+    assert_eq!(run64(Processor::Gfx1100, &[0x02, 0x37, 0x80, 0xbe], S), (S & !E, S & !E, true));
+    // s_and_not1_wrexec_b64 s[0:1], s[2:3]
 }
 
 #[test]

@@ -112,7 +112,7 @@ fn logic_and_shifts_set_scc_to_nonzero_result() {
 fn bit_fields() {
     const BFE_I32: &[u8] = &[0x01, 0x02, 0x00, 0x93]; // s_bfe_i32 s0, s1, s2
     const BFM: &[u8] = &[0x01, 0x02, 0x00, 0x91]; // s_bfm_b32 s0, s1, s2
-    // Field at offset 4, width 8 of 0x00000f80 is 0xf8 = -8 sign-extended.
+                                                  // Field at offset 4, width 8 of 0x00000f80 is 0xf8 = -8 sign-extended.
     assert_eq!(bin(BFE_I32, 0x0000_0f80, 4 | 8 << 16, false), (0xffff_fff8, true));
     assert_eq!(bin(BFE_I32, 0x0000_0f80, 4, true), (0, false));
     // s_bfm_b32: ((1 << S0[4:0]) - 1) << S1[4:0]; SCC untouched.

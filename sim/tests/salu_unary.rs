@@ -35,7 +35,7 @@ fn un64(bytes: &[u8], x: u64, scc_in: bool) -> (u64, bool) {
 #[test]
 fn moves() {
     assert_eq!(un32(&[0x01, 0x00, 0x80, 0xbe], 42, true), (42, true)); // s_mov_b32 s0, s1
-    // s_cmov: move only when SCC is set.
+                                                                       // s_cmov: move only when SCC is set.
     let mut r = Rig::new(Processor::Gfx900, true);
     r.wave.sreg[0] = 1;
     r.wave.sreg[1] = 2;
@@ -60,7 +60,7 @@ fn moves() {
 fn not_and_wqm_set_scc() {
     assert_eq!(un32(&[0x01, 0x04, 0x80, 0xbe], 0xffff_ffff, true), (0, false)); // s_not_b32 s0, s1
     assert_eq!(un64(&[0x02, 0x05, 0x80, 0xbe], 0xffff_0000_ffff_ffff, false), (0x0000_ffff_0000_0000, true)); // s_not_b64 s[0:1], s[2:3]
-    // s_wqm_b64: every quad with a set bit becomes 0xf.
+                                                                                                              // s_wqm_b64: every quad with a set bit becomes 0xf.
     assert_eq!(un64(&[0x02, 0x07, 0x80, 0xbe], 0x8000_0000_0000_0021, false), (0xf000_0000_0000_00ff, true)); // s_wqm_b64 s[0:1], s[2:3]
     assert_eq!(un64(&[0x02, 0x07, 0x80, 0xbe], 0, true), (0, false));
 }
@@ -109,7 +109,8 @@ fn sign_extension_abs_quadmask() {
     assert_eq!(un32(&[0x01, 0x30, 0x80, 0xbe], 0x8000_0000, false), (0x8000_0000, true));
     assert_eq!(un32(&[0x01, 0x30, 0x80, 0xbe], 0, true), (0, false));
     // s_quadmask_b32: bit i = any bit of nibble i.
-    assert_eq!(un32(&[0x01, 0x28, 0x80, 0xbe], 0x1000_0f02, false), (0x85, true)); // s_quadmask_b32 s0, s1
+    assert_eq!(un32(&[0x01, 0x28, 0x80, 0xbe], 0x1000_0f02, false), (0x85, true));
+    // s_quadmask_b32 s0, s1
 }
 
 #[test]

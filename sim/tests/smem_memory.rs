@@ -115,10 +115,11 @@ fn unmapped_addresses_fault() {
     assert_eq!(err, Err(FaultKind::MemoryViolation { lane: 0, address: base + 64, size: 4 }));
     set64(&mut r, 2, 0x10);
     assert!(matches!(r.exec(&[0x41, 0x00, 0x42, 0xc0, 0x08, 0x00, 0x00, 0x00]), Err(FaultKind::MemoryViolation { .. }))); // s_store_dword s1, s[2:3], 0x8
-    // A buffer whose range covers unmapped memory faults like a plain load.
+                                                                                                                          // A buffer whose range covers unmapped memory faults like a plain load.
     resource(&mut r, base, 0, 0x1000);
     r.wave.sreg[12] = 0x100;
-    assert!(matches!(r.exec(&[0x04, 0x01, 0x24, 0xc0, 0x0c, 0x00, 0x00, 0x00]), Err(FaultKind::MemoryViolation { .. }))); // s_buffer_load_dwordx2 s[4:5], s[8:11], s12
+    assert!(matches!(r.exec(&[0x04, 0x01, 0x24, 0xc0, 0x0c, 0x00, 0x00, 0x00]), Err(FaultKind::MemoryViolation { .. })));
+    // s_buffer_load_dwordx2 s[4:5], s[8:11], s12
 }
 
 #[test]
@@ -202,7 +203,8 @@ fn time_counters_and_cache_maintenance() {
     let (mut r, _) = rig(Processor::Gfx1030);
     assert_eq!(r.run(&[0x00, 0x00, 0x7c, 0xf4, 0x00, 0x00, 0x00, 0x00]), Flow::Next); // s_gl1_inv
     let (mut r, _) = rig(Processor::Gfx1201);
-    assert_eq!(r.run(&[0x01, 0xc0, 0x04, 0xf4, 0x10, 0x00, 0x00, 0xf8]), Flow::Next); // s_prefetch_data s[2:3], 0x10, null, 0
+    assert_eq!(r.run(&[0x01, 0xc0, 0x04, 0xf4, 0x10, 0x00, 0x00, 0xf8]), Flow::Next);
+    // s_prefetch_data s[2:3], 0x10, null, 0
 }
 
 #[test]

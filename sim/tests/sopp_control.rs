@@ -77,7 +77,7 @@ fn gfx12_split_barrier() {
     assert_eq!(r.run(&[0xc1, 0x4e, 0x80, 0xbe]), Flow::Barrier); // s_barrier_signal -1
     assert_eq!(r.run(&[0xff, 0xff, 0x94, 0xbf]), Flow::Next); // s_barrier_wait -1
     assert_eq!(r.run(&[0x01, 0x58, 0x80, 0xbe]), Flow::Yield); // s_sleep_var s1
-    // Named barriers and the "is first" form are not modelled: a fault naming the instruction.
+                                                               // Named barriers and the "is first" form are not modelled: a fault naming the instruction.
     assert_eq!(r.classify(&[0x7d, 0x4e, 0x80, 0xbe]), Sem::Unsupported); // s_barrier_signal m0
     assert_eq!(r.classify(&[0xc1, 0x4f, 0x80, 0xbe]), Sem::Unsupported); // s_barrier_signal_isfirst -1
     assert!(matches!(r.exec(&[0xc1, 0x4f, 0x80, 0xbe]), Err(FaultKind::Unsupported { .. })));
@@ -86,11 +86,11 @@ fn gfx12_split_barrier() {
 #[test]
 fn waits_and_hints_do_nothing_in_functional_mode() {
     let hints: [(Processor, bool, &[u8]); 9] = [
-        (Processor::Gfx900, true, &[0x70, 0x00, 0x8c, 0xbf]), // s_waitcnt vmcnt(0) lgkmcnt(0)
-        (Processor::Gfx900, true, &[0x03, 0x00, 0x80, 0xbf]), // s_nop 3
-        (Processor::Gfx900, true, &[0x02, 0x00, 0x8f, 0xbf]), // s_setprio 2
-        (Processor::Gfx900, true, &[0x01, 0x00, 0x8b, 0xbf]), // s_setkill 1
-        (Processor::Gfx900, true, &[0x00, 0x00, 0x93, 0xbf]), // s_icache_inv
+        (Processor::Gfx900, true, &[0x70, 0x00, 0x8c, 0xbf]),   // s_waitcnt vmcnt(0) lgkmcnt(0)
+        (Processor::Gfx900, true, &[0x03, 0x00, 0x80, 0xbf]),   // s_nop 3
+        (Processor::Gfx900, true, &[0x02, 0x00, 0x8f, 0xbf]),   // s_setprio 2
+        (Processor::Gfx900, true, &[0x01, 0x00, 0x8b, 0xbf]),   // s_setkill 1
+        (Processor::Gfx900, true, &[0x00, 0x00, 0x93, 0xbf]),   // s_icache_inv
         (Processor::Gfx1100, false, &[0x00, 0x00, 0x7c, 0xbc]), // s_waitcnt_vscnt null, 0x0
         (Processor::Gfx1100, false, &[0x01, 0x00, 0x87, 0xbf]), // s_delay_alu instid0(VALU_DEP_1)
         (Processor::Gfx1100, false, &[0x01, 0x00, 0x85, 0xbf]), // s_clause 0x1

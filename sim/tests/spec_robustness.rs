@@ -12,7 +12,8 @@ fn root() -> PathBuf {
 }
 
 /// Numbers that tend to break index math.
-const EXTREMES: &[&str] = &["0", "1", "-1", "7", "64", "255", "65536", "4294967295", "2147483648", "-2147483648", "18446744073709551615", "1e300", "-0.0", "NaN", "3.5"];
+const EXTREMES: &[&str] =
+    &["0", "1", "-1", "7", "64", "255", "65536", "4294967295", "2147483648", "-2147483648", "18446744073709551615", "1e300", "-0.0", "NaN", "3.5"];
 
 fn mutate(text: &str, rng: &mut StdRng) -> String {
     let mut s = text.to_string();
@@ -20,7 +21,8 @@ fn mutate(text: &str, rng: &mut StdRng) -> String {
         match rng.random_range(0..4) {
             0 => {
                 // Replace one number.
-                let starts: Vec<usize> = s.char_indices().filter(|(i, c)| c.is_ascii_digit() && (*i == 0 || !s.as_bytes()[i - 1].is_ascii_alphanumeric())).map(|(i, _)| i).collect();
+                let starts: Vec<usize> =
+                    s.char_indices().filter(|(i, c)| c.is_ascii_digit() && (*i == 0 || !s.as_bytes()[i - 1].is_ascii_alphanumeric())).map(|(i, _)| i).collect();
                 if let Some(&at) = starts.get(rng.random_range(0..starts.len().max(1))) {
                     let end = s[at..].find(|c: char| !c.is_ascii_alphanumeric() && c != '.').map_or(s.len(), |e| at + e);
                     s.replace_range(at..end, EXTREMES[rng.random_range(0..EXTREMES.len())]);

@@ -18,7 +18,8 @@ fn scratch(name: &str, text: &str) -> PathBuf {
 
 /// A vadd spec listing the given gfx1100 configs (absolute paths).
 fn spec_with(keys: &[(&str, &str)]) -> PathBuf {
-    let entries: Vec<String> = keys.iter().map(|(k, cfg)| format!("\"{k}\": \"{}\"", root().join("workloads/bin").join(cfg).join("vadd.co").display())).collect();
+    let entries: Vec<String> =
+        keys.iter().map(|(k, cfg)| format!("\"{k}\": \"{}\"", root().join("workloads/bin").join(cfg).join("vadd.co").display())).collect();
     let text = format!(
         "Run(code_objects: {{{}}}, buffers: {{\"a\": (bytes: 256)}}, dispatches: [(kernel: \"vadd\", grid: (64, 1, 1), block: (64, 1, 1), args: [Buffer(\"a\"), Buffer(\"a\"), Buffer(\"a\"), U32(64)])])",
         entries.join(", ")

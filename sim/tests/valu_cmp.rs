@@ -141,22 +141,22 @@ fn float_conditions_with_nan_and_signed_zero() {
     let x = [f(1.0), f(2.0), f(3.0), nan, f(1.0), f(-0.0)];
     let y = [f(2.0), f(2.0), f(2.0), f(1.0), nan, f(0.0)];
     let conds: [(&[u8], Cond); 16] = [
-        (&[0x02, 0x07, 0x80, 0x7c], |_, _| false),       // v_cmp_f_f32_e32 vcc, v2, v3
-        (&[0x02, 0x07, 0x82, 0x7c], |a, b| a < b),       // v_cmp_lt_f32_e32 vcc, v2, v3
-        (&[0x02, 0x07, 0x84, 0x7c], |a, b| a == b),      // v_cmp_eq_f32_e32 vcc, v2, v3
-        (&[0x02, 0x07, 0x86, 0x7c], |a, b| a <= b),      // v_cmp_le_f32_e32 vcc, v2, v3
-        (&[0x02, 0x07, 0x88, 0x7c], |a, b| a > b),       // v_cmp_gt_f32_e32 vcc, v2, v3
-        (&[0x02, 0x07, 0x8a, 0x7c], |a, b| a < b || a > b), // v_cmp_lg_f32_e32 vcc, v2, v3
-        (&[0x02, 0x07, 0x8c, 0x7c], |a, b| a >= b),      // v_cmp_ge_f32_e32 vcc, v2, v3
+        (&[0x02, 0x07, 0x80, 0x7c], |_, _| false),                      // v_cmp_f_f32_e32 vcc, v2, v3
+        (&[0x02, 0x07, 0x82, 0x7c], |a, b| a < b),                      // v_cmp_lt_f32_e32 vcc, v2, v3
+        (&[0x02, 0x07, 0x84, 0x7c], |a, b| a == b),                     // v_cmp_eq_f32_e32 vcc, v2, v3
+        (&[0x02, 0x07, 0x86, 0x7c], |a, b| a <= b),                     // v_cmp_le_f32_e32 vcc, v2, v3
+        (&[0x02, 0x07, 0x88, 0x7c], |a, b| a > b),                      // v_cmp_gt_f32_e32 vcc, v2, v3
+        (&[0x02, 0x07, 0x8a, 0x7c], |a, b| a < b || a > b),             // v_cmp_lg_f32_e32 vcc, v2, v3
+        (&[0x02, 0x07, 0x8c, 0x7c], |a, b| a >= b),                     // v_cmp_ge_f32_e32 vcc, v2, v3
         (&[0x02, 0x07, 0x8e, 0x7c], |a, b| !a.is_nan() && !b.is_nan()), // v_cmp_o_f32_e32 vcc, v2, v3
-        (&[0x02, 0x07, 0x90, 0x7c], |a, b| a.is_nan() || b.is_nan()), // v_cmp_u_f32_e32 vcc, v2, v3
-        (&[0x02, 0x07, 0x92, 0x7c], |a, b| !(a >= b)),   // v_cmp_nge_f32_e32 vcc, v2, v3
-        (&[0x02, 0x07, 0x94, 0x7c], |a, b| !(a < b || a > b)), // v_cmp_nlg_f32_e32 vcc, v2, v3
-        (&[0x02, 0x07, 0x96, 0x7c], |a, b| !(a > b)),    // v_cmp_ngt_f32_e32 vcc, v2, v3
-        (&[0x02, 0x07, 0x98, 0x7c], |a, b| !(a <= b)),   // v_cmp_nle_f32_e32 vcc, v2, v3
-        (&[0x02, 0x07, 0x9a, 0x7c], |a, b| a != b),      // v_cmp_neq_f32_e32 vcc, v2, v3
-        (&[0x02, 0x07, 0x9c, 0x7c], |a, b| !(a < b)),    // v_cmp_nlt_f32_e32 vcc, v2, v3
-        (&[0x02, 0x07, 0x9e, 0x7c], |_, _| true),        // v_cmp_tru_f32_e32 vcc, v2, v3
+        (&[0x02, 0x07, 0x90, 0x7c], |a, b| a.is_nan() || b.is_nan()),   // v_cmp_u_f32_e32 vcc, v2, v3
+        (&[0x02, 0x07, 0x92, 0x7c], |a, b| !(a >= b)),                  // v_cmp_nge_f32_e32 vcc, v2, v3
+        (&[0x02, 0x07, 0x94, 0x7c], |a, b| !(a < b || a > b)),          // v_cmp_nlg_f32_e32 vcc, v2, v3
+        (&[0x02, 0x07, 0x96, 0x7c], |a, b| !(a > b)),                   // v_cmp_ngt_f32_e32 vcc, v2, v3
+        (&[0x02, 0x07, 0x98, 0x7c], |a, b| !(a <= b)),                  // v_cmp_nle_f32_e32 vcc, v2, v3
+        (&[0x02, 0x07, 0x9a, 0x7c], |a, b| a != b),                     // v_cmp_neq_f32_e32 vcc, v2, v3
+        (&[0x02, 0x07, 0x9c, 0x7c], |a, b| !(a < b)),                   // v_cmp_nlt_f32_e32 vcc, v2, v3
+        (&[0x02, 0x07, 0x9e, 0x7c], |_, _| true),                       // v_cmp_tru_f32_e32 vcc, v2, v3
     ];
     for (code, pred) in conds {
         let want = lanes_mask(6, |l| pred(f32::from_bits(x[l]), f32::from_bits(y[l])));
@@ -220,8 +220,8 @@ fn class_tests_each_ieee_class() {
     const CMP_CLASS_F32: &[u8] = &[0x02, 0x07, 0x20, 0x7c]; // v_cmp_class_f32_e32 vcc, v2, v3
     const CMP_CLASS_F16: &[u8] = &[0x02, 0x07, 0x28, 0x7c]; // v_cmp_class_f16_e32 vcc, v2, v3
     const CMP_CLASS_F64: &[u8] = &[0x02, 0x09, 0x24, 0x7c]; // v_cmp_class_f64_e32 vcc, v[2:3], v4
-    // One value per class, in class-bit order: sNaN, qNaN, -inf, -normal, -denormal, -0, +0,
-    // +denormal, +normal, +inf. Each lane tests bit k for value k: all set; then shifted masks.
+                                                            // One value per class, in class-bit order: sNaN, qNaN, -inf, -normal, -denormal, -0, +0,
+                                                            // +denormal, +normal, +inf. Each lane tests bit k for value k: all set; then shifted masks.
     let f32s = [0x7f80_0001u32, 0x7fc0_0000, 0xff80_0000, 0xbf80_0000, 0x8000_0001, 0x8000_0000, 0, 1, 0x3f80_0000, 0x7f80_0000];
     let f16s = [0x7c01u32, 0x7e00, 0xfc00, 0xbc00, 0x8001, 0x8000, 0, 1, 0x3c00, 0x7c00];
     let masks: Vec<u32> = (0..10).map(|k| 1 << k).collect();
@@ -232,7 +232,18 @@ fn class_tests_each_ieee_class() {
     assert_eq!(cmp32(CMP_CLASS_F32, &f32s, &other), 0);
     assert_eq!(cmp32(CMP_CLASS_F16, &f16s, &masks), 0x3ff);
     assert_eq!(cmp32(CMP_CLASS_F16, &f16s, &other), 0);
-    let f64s = [0x7ff0_0000_0000_0001u64, 0x7ff8_0000_0000_0000, 0xfff0_0000_0000_0000, 0xbff0_0000_0000_0000, 0x8000_0000_0000_0001, 1 << 63, 0, 1, 0x3ff0_0000_0000_0000, 0x7ff0_0000_0000_0000];
+    let f64s = [
+        0x7ff0_0000_0000_0001u64,
+        0x7ff8_0000_0000_0000,
+        0xfff0_0000_0000_0000,
+        0xbff0_0000_0000_0000,
+        0x8000_0000_0000_0001,
+        1 << 63,
+        0,
+        1,
+        0x3ff0_0000_0000_0000,
+        0x7ff0_0000_0000_0000,
+    ];
     let mut r = Rig::new(Processor::Gfx900, true);
     r.wave.mode = 0;
     r.set_v(2, |l| f64s[l % 10] as u32);

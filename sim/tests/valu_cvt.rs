@@ -71,8 +71,8 @@ fn float_width_conversions() {
     const CVT_F32_F16: &[u8] = &[0x02, 0x17, 0x02, 0x7e]; // v_cvt_f32_f16_e32 v1, v2
     const CVT_F64_F32: &[u8] = &[0x02, 0x21, 0x08, 0x7e]; // v_cvt_f64_f32_e32 v[4:5], v2
     const CVT_F32_F64: &[u8] = &[0x04, 0x1f, 0x02, 0x7e]; // v_cvt_f32_f64_e32 v1, v[4:5]
-    // 65520 is the rounding boundary to infinity; 3e-5 is an f16 denormal (503 * 2^-24);
-    // NaNs stay NaN, quiet, sign kept. GFX9 zeroes the upper half of the VGPR.
+                                                          // 65520 is the rounding boundary to infinity; 3e-5 is an f16 denormal (503 * 2^-24);
+                                                          // NaNs stay NaN, quiet, sign kept. GFX9 zeroes the upper half of the VGPR.
     let x = f(&[1.0, 65520.0, 65519.0, 1.0e-8, 3.0e-5, -0.0]);
     assert_eq!(gfx9(CVT_F16_F32, &x), vec![0x3c00, 0x7c00, 0x7bff, 0, 0x01f7, 0x8000]);
     assert_eq!(gfx9(CVT_F16_F32, &[0x7fc0_0000, 0xff80_0001]), vec![0x7e00, 0xfe00]);
@@ -98,7 +98,7 @@ fn half_precision_integer_conversions() {
     const CVT_F16_U16: &[u8] = &[0x02, 0x73, 0x02, 0x7e]; // v_cvt_f16_u16_e32 v1, v2
     const CVT_U16_F16: &[u8] = &[0x02, 0x77, 0x02, 0x7e]; // v_cvt_u16_f16_e32 v1, v2
     const CVT_I16_F16: &[u8] = &[0x02, 0x79, 0x02, 0x7e]; // v_cvt_i16_f16_e32 v1, v2
-    // 65535 rounds to 65536 and overflows; 2049 is a tie, rounded to the even 2048.
+                                                          // 65535 rounds to 65536 and overflows; 2049 is a tie, rounded to the even 2048.
     assert_eq!(gfx9(CVT_F16_U16, &[65535, 2049, 7]), vec![0x7c00, 0x6800, 0x4700]);
     // Truncation with saturation.
     assert_eq!(gfx9(CVT_U16_F16, &[0x43cd, 0xbc00, 0x7c00]), vec![3, 0, 0xffff]);
@@ -113,7 +113,7 @@ fn special_conversions() {
     const CVT_PKNORM_U16: &[u8] = &[0x01, 0x00, 0x95, 0xd2, 0x02, 0x07, 0x02, 0x00]; // v_cvt_pknorm_u16_f32 v1, v2, v3
     const RCP_IFLAG: &[u8] = &[0x02, 0x47, 0x02, 0x7e]; // v_rcp_iflag_f32_e32 v1, v2
     const SAT_PK: &[u8] = &[0x02, 0x9f, 0x02, 0x7e]; // v_sat_pk_u8_i16_e32 v1, v2
-    // The ISA's lookup table: signed 4-bit value / 16.
+                                                     // The ISA's lookup table: signed 4-bit value / 16.
     let table: Vec<u32> = (0..16).collect();
     let want: Vec<u32> = (0..16).map(|n: i32| (((n << 28) >> 28) as f32 / 16.0).to_bits()).collect();
     assert_eq!(gfx9(CVT_OFF, &table), want);
@@ -138,19 +138,10 @@ fn packed_16_bit_integer_conversions_saturate() {
     let g9 = |code, x: &[u32], y: &[u32]| cvt(Processor::Gfx900, code, x, y);
     assert_eq!(g9(CVT_PK_U16_U32, &[5, 0x12345, !0], &[0x10000, 7, 0xffff]), vec![0xffff_0005, 0x0007_ffff, 0xffff_ffff]);
     let i = |v: &[i32]| v.iter().map(|&x| x as u32).collect::<Vec<_>>();
-    assert_eq!(
-        g9(CVT_PK_I16_I32, &i(&[-5, 40000, -40000]), &i(&[0x7fff, -32768, i32::MIN])),
-        vec![0x7fff_fffb, 0x8000_7fff, 0x8000_8000]
-    );
+    assert_eq!(g9(CVT_PK_I16_I32, &i(&[-5, 40000, -40000]), &i(&[0x7fff, -32768, i32::MIN])), vec![0x7fff_fffb, 0x8000_7fff, 0x8000_8000]);
     // f32_to_i16 / f32_to_u16: truncate, saturate, NaN -> 0.
     let g11 = |code, x: &[u32], y: &[u32]| cvt(Processor::Gfx1100, code, x, y);
     let nan = f32::NAN;
-    assert_eq!(
-        g11(G11_CVT_PK_I16_F32, &f(&[-2.7, 1e6, nan]), &f(&[40000.0, -1e9, -0.5])),
-        vec![0x7fff_fffe, 0x8000_7fff, 0x0000_0000]
-    );
-    assert_eq!(
-        g11(G11_CVT_PK_U16_F32, &f(&[3.9, -1.0, f32::INFINITY]), &f(&[70000.0, nan, 65535.0])),
-        vec![0xffff_0003, 0, 0xffff_ffff]
-    );
+    assert_eq!(g11(G11_CVT_PK_I16_F32, &f(&[-2.7, 1e6, nan]), &f(&[40000.0, -1e9, -0.5])), vec![0x7fff_fffe, 0x8000_7fff, 0x0000_0000]);
+    assert_eq!(g11(G11_CVT_PK_U16_F32, &f(&[3.9, -1.0, f32::INFINITY]), &f(&[70000.0, nan, 65535.0])), vec![0xffff_0003, 0, 0xffff_ffff]);
 }

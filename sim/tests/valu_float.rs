@@ -254,12 +254,8 @@ fn f64_arithmetic_constants_and_literals() {
     set64(&mut r, 6, x);
     set64(&mut r, 8, y);
     set64(&mut r, 10, z);
-    let cases: [(&[u8], Ref64); 4] = [
-        (ADD_F64, |a, b, _| a + b),
-        (MUL_F64, |a, b, _| a * b),
-        (FMA_F64, |a, b, c| a.mul_add(b, c)),
-        (ADD_F64_NEG, |a, b, _| -a + b),
-    ];
+    let cases: [(&[u8], Ref64); 4] =
+        [(ADD_F64, |a, b, _| a + b), (MUL_F64, |a, b, _| a * b), (FMA_F64, |a, b, c| a.mul_add(b, c)), (ADD_F64_NEG, |a, b, _| -a + b)];
     for (code, f) in cases {
         r.run(code);
         for l in 0..64 {
@@ -340,7 +336,8 @@ fn clang_division_macros_give_correctly_rounded_quotients() {
         let got = f32::from_bits(r.wave.v(1, l));
         assert!(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()), "f32 {a}/{b}: {got:e} vs {want:e}");
     }
-    let pairs64: Vec<(f64, f64)> = vec![(1.0, 3.0), (1.0e300, 1.0e-5), (1.0e-300, 1.0e10), (1.0e-310, 3.0), (2.0, 1.0e-310), (-5.5, 1.0e-5), (1.0, 1.0e300), (0.0, 0.0), (7.0, -0.0)];
+    let pairs64: Vec<(f64, f64)> =
+        vec![(1.0, 3.0), (1.0e300, 1.0e-5), (1.0e-300, 1.0e10), (1.0e-310, 3.0), (2.0, 1.0e-310), (-5.5, 1.0e-5), (1.0, 1.0e300), (0.0, 0.0), (7.0, -0.0)];
     let mut r = Rig::new(Processor::Gfx900, true);
     r.wave.mode = MODE_IEEE;
     set64(&mut r, 0, |l| pairs64[l % pairs64.len()].0);
@@ -417,12 +414,19 @@ fn transcendental_functional_examples() {
     const SQRT_F32: &[u8] = &[0x02, 0x4f, 0x02, 0x7e]; // v_sqrt_f32_e32 v1, v2
     const SIN_F32: &[u8] = &[0x02, 0x53, 0x02, 0x7e]; // v_sin_f32_e32 v1, v2
     const COS_F32: &[u8] = &[0x02, 0x55, 0x02, 0x7e]; // v_cos_f32_e32 v1, v2
-    // The "Functional examples" of the CDNA3/4 and RDNA3 ISA VOP1 descriptions.
+                                                      // The "Functional examples" of the CDNA3/4 and RDNA3 ISA VOP1 descriptions.
     let table: [Examples; 7] = [
         (EXP_F32, &[(0xff80_0000, 0), (0x8000_0000, 0x3f80_0000), (0x7f80_0000, 0x7f80_0000)]),
         (
             LOG_F32,
-            &[(0xff80_0000, 0xffc0_0000), (0xbf80_0000, 0xffc0_0000), (0x8000_0000, 0xff80_0000), (0, 0xff80_0000), (0x3f80_0000, 0), (0x7f80_0000, 0x7f80_0000)],
+            &[
+                (0xff80_0000, 0xffc0_0000),
+                (0xbf80_0000, 0xffc0_0000),
+                (0x8000_0000, 0xff80_0000),
+                (0, 0xff80_0000),
+                (0x3f80_0000, 0),
+                (0x7f80_0000, 0x7f80_0000),
+            ],
         ),
         (RCP_F32, &[(0xff80_0000, 0x8000_0000), (0xc000_0000, 0xbf00_0000), (0x8000_0000, 0xff80_0000), (0, 0x7f80_0000), (0x7f80_0000, 0)]),
         (RSQ_F32, &[(0xff80_0000, 0xffc0_0000), (0x8000_0000, 0xff80_0000), (0, 0x7f80_0000), (0x4080_0000, 0x3f00_0000), (0x7f80_0000, 0)]),
@@ -506,9 +510,9 @@ fn half_precision_arithmetic() {
     const MUL_F16: &[u8] = &[0x02, 0x07, 0x02, 0x44]; // v_mul_f16_e32 v1, v2, v3
     const FMA_F16: &[u8] = &[0x01, 0x00, 0x06, 0xd2, 0x02, 0x07, 0x12, 0x04]; // v_fma_f16 v1, v2, v3, v4
     const MAD_F16: &[u8] = &[0x01, 0x00, 0x03, 0xd2, 0x02, 0x07, 0x12, 0x04]; // v_mad_f16 v1, v2, v3, v4
-    // 1 + 2^-11 is a tie between 1.0 and 1 + 2^-10: nearest even is 1.0; 1 + 3*2^-11 rounds
-    // up to 1 + 2^-9. 65504 + 8 rounds back to 65504 (below the boundary 65520); 65504 + 32
-    // rounds to infinity. 2^-24 + 2^-24 is a denormal.
+                                                                              // 1 + 2^-11 is a tie between 1.0 and 1 + 2^-10: nearest even is 1.0; 1 + 3*2^-11 rounds
+                                                                              // up to 1 + 2^-9. 65504 + 8 rounds back to 65504 (below the boundary 65520); 65504 + 32
+                                                                              // rounds to infinity. 2^-24 + 2^-24 is a denormal.
     let got = gfx9(MODE_IEEE, ADD_F16, &[0x3c00, 0x3c01, 0x7bff, 0x7bff, 0x0001], &[0x1000, 0x1000, 0x4800, 0x5000, 0x0001], &[]);
     assert_eq!(got, vec![0x3c00, 0x3c02, 0x7bff, 0x7c00, 0x0002]);
     assert_eq!(gfx9(MODE_IEEE, MUL_F16, &[0x4000, 0xc200], &[0x3800, 0x4200], &[]), vec![0x3c00, 0xc880]);

@@ -385,11 +385,9 @@ fn shifts_use_the_low_bits_of_the_count() {
     check(&run(LSHLREV_B16), 1, |l| ((b(l) as u16) << (count(l) & 15)) as u32);
     check(&run(ASHRREV_I16), 1, |l| ((b(l) as i16) >> (count(l) & 15)) as u16 as u32);
     let x = |l: usize| (c(l) as u64) << 32 | b(l) as u64;
-    for (bytes, f) in [
-        (LSHLREV_B64, (|v: u64, s: u32| v << s) as fn(u64, u32) -> u64),
-        (LSHRREV_B64, |v, s| v >> s),
-        (ASHRREV_I64, |v, s| ((v as i64) >> s) as u64),
-    ] {
+    for (bytes, f) in
+        [(LSHLREV_B64, (|v: u64, s: u32| v << s) as fn(u64, u32) -> u64), (LSHRREV_B64, |v, s| v >> s), (ASHRREV_I64, |v, s| ((v as i64) >> s) as u64)]
+    {
         let r = run(bytes);
         for l in 0..64 {
             assert_eq!(v64(&r, 4, l), f(x(l), count(l) & 63), "lane {l}");
@@ -435,7 +433,7 @@ fn bitfield_and_bitwise_operations() {
     };
     const BFE_U32: &[u8] = &[0x01, 0x00, 0xc8, 0xd1, 0x02, 0x07, 0x12, 0x04]; // v_bfe_u32 v1, v2, v3, v4
     const BFE_I32: &[u8] = &[0x01, 0x00, 0xc9, 0xd1, 0x02, 0x07, 0x12, 0x04]; // v_bfe_i32 v1, v2, v3, v4
-    // Offset and width use bits [4:0]; width 0 gives 0.
+                                                                              // Offset and width use bits [4:0]; width 0 gives 0.
     let off = |l: usize| l as u32 * 3 + 64;
     let width = |l: usize| (l as u32 * 5) % 37;
     let bfe = |x: u32, o: u32, w: u32| ((x as u64 >> (o & 31)) & ((1u64 << (w & 31)) - 1)) as u32;

@@ -59,7 +59,7 @@ fn permlanes() {
     const G10_PERMLANEX16: &[u8] = &[0x01, 0x00, 0x78, 0xd7, 0x02, 0x09, 0x14, 0x00]; // v_permlanex16_b32 v1, v2, s4, s5
     const G10_PERMLANE16_FI: &[u8] = &[0x01, 0x08, 0x77, 0xd7, 0x02, 0x09, 0x14, 0x00]; // v_permlane16_b32 v1, v2, s4, s5 op_sel:[1,0]
     const G10_PERMLANE16_BC: &[u8] = &[0x01, 0x10, 0x77, 0xd7, 0x02, 0x09, 0x14, 0x00]; // v_permlane16_b32 v1, v2, s4, s5 op_sel:[0,1]
-    // Rotation within each row: lane i reads lane (i + 1) % 16 (the ISA's example selectors).
+                                                                                        // Rotation within each row: lane i reads lane (i + 1) % 16 (the ISA's example selectors).
     let setup = |w64: bool, exec: u64| {
         let mut r = Rig::new(Processor::Gfx1030, w64);
         r.set_v(1, |_| 0xeeee);

@@ -197,7 +197,7 @@ fn sdwa_selects_and_destination_modes() {
 #[test]
 fn sdwa_f16_compare_and_gfx8_carry_form() {
     const SDWA_F16: &[u8] = &[0xf9, 0x06, 0x02, 0x3e, 0x02, 0x15, 0x05, 0x14]; // v_add_f16_sdwa v1, v2, -v3 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:WORD_1 src1_sel:WORD_0
-    // hi(v2) = 3.0, lo(v3) = 1.0: 3.0 + -1.0 = 2.0 into the high half, low half kept.
+                                                                               // hi(v2) = 3.0, lo(v3) = 1.0: 3.0 + -1.0 = 2.0 into the high half, low half kept.
     let r = sdwa(SDWA_F16, |_| 0xabcd_1234, |_| 0x4200_0000, |_| 0x0000_3c00);
     assert_eq!(r.wave.v(1, 7), 0x4000_1234);
     const SDWA_CMP: &[u8] = &[0xf9, 0x06, 0x98, 0x7d, 0x02, 0x84, 0x00, 0x01]; // v_cmp_gt_u32_sdwa s[4:5], v2, v3 src0_sel:BYTE_0 src1_sel:BYTE_1

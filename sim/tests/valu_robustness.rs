@@ -83,8 +83,7 @@ fn corpus_encodings_classify_and_execute_without_panics() {
     let (mut executed, mut seen) = (0usize, 0usize);
     for e in entries.flatten() {
         let Ok(text) = std::fs::read_to_string(e.path()) else { continue };
-        let inputs: Vec<Vec<u8>> =
-            text.lines().filter(|l| l.trim_start().starts_with("0x")).filter_map(|l| parse_bytes(l.trim())).collect();
+        let inputs: Vec<Vec<u8>> = text.lines().filter(|l| l.trim_start().starts_with("0x")).filter_map(|l| parse_bytes(l.trim())).collect();
         for (p, w64, t16) in configs(&text) {
             let decoder = Decoder::with_true16(p, w64, t16);
             let mut rig = Rig::new(p, w64);

@@ -31,21 +31,7 @@ enum A {
 }
 
 /// Table order: for width 32 then 64, for each op, the returning then the plain form.
-const ORDER: [A; 13] = [
-    A::Swap,
-    A::CmpSwap,
-    A::Add,
-    A::Sub,
-    A::SMin,
-    A::UMin,
-    A::SMax,
-    A::UMax,
-    A::And,
-    A::Or,
-    A::Xor,
-    A::Inc,
-    A::Dec,
-];
+const ORDER: [A; 13] = [A::Swap, A::CmpSwap, A::Add, A::Sub, A::SMin, A::UMin, A::SMax, A::UMax, A::And, A::Or, A::Xor, A::Inc, A::Dec];
 
 fn reference(a: A, wide: bool, old: u64, src: u64, cmp: u64) -> u64 {
     let m = if wide { u64::MAX } else { 0xffff_ffff };
@@ -136,11 +122,7 @@ fn check_table(p: Processor, w64: bool, table: &[&[u8]; 52]) {
         let n = lanes(&r);
         let mut init = vec![0u8; 8 * 64];
         for l in 0..n {
-            put64(
-                &mut init,
-                8 * l,
-                old_of(l, m) | if wide { 0 } else { 0xabcd_0000_0000_0000 },
-            );
+            put64(&mut init, 8 * l, old_of(l, m) | if wide { 0 } else { 0xabcd_0000_0000_0000 });
         }
         let base = alloc(&mut r, "buf", init);
         set_v64(&mut r, 2, |l| base + 8 * l as u64);
@@ -165,18 +147,10 @@ fn check_table(p: Processor, w64: bool, table: &[&[u8]; 52]) {
         let mem = bytes(&r, "buf");
         for l in 0..n {
             let want = reference(a, wide, old_of(l, m), src_of(l, m), cmp_of(l));
-            let got = if wide {
-                le64(&mem, 8 * l)
-            } else {
-                le32(&mem, 8 * l) as u64
-            };
+            let got = if wide { le64(&mem, 8 * l) } else { le32(&mem, 8 * l) as u64 };
             assert_eq!(got, want, "{p:?} {a:?} wide={wide} ret={ret} lane {l}");
             if !wide {
-                assert_eq!(
-                    le32(&mem, 8 * l + 4),
-                    0xabcd_0000,
-                    "{p:?} {a:?} wrote past 4 bytes"
-                );
+                assert_eq!(le32(&mem, 8 * l + 4), 0xabcd_0000, "{p:?} {a:?} wrote past 4 bytes");
             }
             let back = v(&r, 4, l) as u64 | if wide { (v(&r, 5, l) as u64) << 32 } else { 0 };
             let expect_back = if ret {
@@ -186,10 +160,7 @@ fn check_table(p: Processor, w64: bool, table: &[&[u8]; 52]) {
             } else {
                 0xdead_beef
             };
-            assert_eq!(
-                back, expect_back,
-                "{p:?} {a:?} wide={wide} ret={ret} lane {l} return value"
-            );
+            assert_eq!(back, expect_back, "{p:?} {a:?} wide={wide} ret={ret} lane {l} return value");
         }
         assert_eq!(fidelity(&r, enc), Fidelity::Exact);
     }
@@ -231,24 +202,9 @@ fn integer_atomics_gfx1201_th_atomic_return() {
 #[test]
 fn same_address_lanes_apply_in_lane_order() {
     for (p, w64, add_ret, cmpswap_ret) in [
-        (
-            Processor::Gfx90a,
-            true,
-            GFX90A_ATOMICS[4],
-            GFX90A_ATOMICS[2],
-        ),
-        (
-            Processor::Gfx1100,
-            false,
-            GFX1100_ATOMICS[4],
-            GFX1100_ATOMICS[2],
-        ),
-        (
-            Processor::Gfx1201,
-            false,
-            GFX1201_ATOMICS[4],
-            GFX1201_ATOMICS[2],
-        ),
+        (Processor::Gfx90a, true, GFX90A_ATOMICS[4], GFX90A_ATOMICS[2]),
+        (Processor::Gfx1100, false, GFX1100_ATOMICS[4], GFX1100_ATOMICS[2]),
+        (Processor::Gfx1201, false, GFX1201_ATOMICS[4], GFX1201_ATOMICS[2]),
     ] {
         let mut r = rig(p, w64);
         let base = alloc(&mut r, "buf", 100u32.to_le_bytes().to_vec());
@@ -336,13 +292,7 @@ fn check_float32(p: Processor, w64: bool, enc: &[u8], cases: &[(u32, u32, u32, u
     r.run(enc);
     let m = bytes(&r, "buf");
     for (l, c) in cases.iter().enumerate() {
-        assert_eq!(
-            le32(&m, 4 * l),
-            c.3,
-            "{p:?} case {l}: {:#x} op {:#x}",
-            c.0,
-            c.1
-        );
+        assert_eq!(le32(&m, 4 * l), c.3, "{p:?} case {l}: {:#x} op {:#x}", c.0, c.1);
         assert_eq!(v(&r, 4, l), c.0, "{p:?} case {l} return");
     }
     assert!(matches!(fidelity(&r, enc), Fidelity::Approximate(_)));
@@ -364,26 +314,14 @@ fn float_add_f32_rounds_and_flushes_per_target() {
     let mut cdna = common.to_vec();
     cdna.push((denorm, 0, 0, 0));
     check_float32(Processor::Gfx90a, true, gfx90a_add, &cdna);
-    check_float32(
-        Processor::Gfx942,
-        true,
-        &[0x00, 0x80, 0x35, 0xdd, 0x02, 0x08, 0x7f, 0x04],
-        &cdna,
-    ); // global_atomic_add_f32 v4, v[2:3], v8, off sc0
+    check_float32(Processor::Gfx942, true, &[0x00, 0x80, 0x35, 0xdd, 0x02, 0x08, 0x7f, 0x04], &cdna); // global_atomic_add_f32 v4, v[2:3], v8, off sc0
     let mut rdna = common.to_vec();
     rdna.push((denorm, 0, 0, denorm));
-    check_float32(
-        Processor::Gfx1100,
-        false,
-        &[0x00, 0x40, 0x5a, 0xdd, 0x02, 0x08, 0x7c, 0x04],
-        &rdna,
-    ); // global_atomic_add_f32 v4, v[2:3], v8, off glc
+    check_float32(Processor::Gfx1100, false, &[0x00, 0x40, 0x5a, 0xdd, 0x02, 0x08, 0x7c, 0x04], &rdna); // global_atomic_add_f32 v4, v[2:3], v8, off glc
     check_float32(
         Processor::Gfx1201,
         false,
-        &[
-            0x7c, 0x80, 0x15, 0xee, 0x04, 0x00, 0x10, 0x04, 0x02, 0x00, 0x00, 0x00,
-        ], // global_atomic_add_f32 v4, v[2:3], v8, off th:TH_ATOMIC_RETURN
+        &[0x7c, 0x80, 0x15, 0xee, 0x04, 0x00, 0x10, 0x04, 0x02, 0x00, 0x00, 0x00], // global_atomic_add_f32 v4, v[2:3], v8, off th:TH_ATOMIC_RETURN
         &rdna,
     );
 }
@@ -397,12 +335,8 @@ fn float_min_max_and_compare_swap() {
         (f32b(3.0), NAN, 0, f32b(3.0)),
         (f32b(0.0), f32b(-0.0), 0, f32b(-0.0)),
     ];
-    let max_cases = [
-        (f32b(1.0), f32b(-2.0), 0, f32b(1.0)),
-        (f32b(-1.0), f32b(2.0), 0, f32b(2.0)),
-        (NAN, f32b(3.0), 0, f32b(3.0)),
-        (f32b(-0.0), f32b(0.0), 0, f32b(0.0)),
-    ];
+    let max_cases =
+        [(f32b(1.0), f32b(-2.0), 0, f32b(1.0)), (f32b(-1.0), f32b(2.0), 0, f32b(2.0)), (NAN, f32b(3.0), 0, f32b(3.0)), (f32b(-0.0), f32b(0.0), 0, f32b(0.0))];
     let cmpswap_cases = [
         (f32b(1.0), f32b(9.0), f32b(1.0), f32b(9.0)),
         (f32b(1.0), f32b(9.0), f32b(2.0), f32b(1.0)),
@@ -410,58 +344,24 @@ fn float_min_max_and_compare_swap() {
         (NAN, f32b(9.0), NAN, NAN),                    // NaN never equal
     ];
     // gfx1030 fmin/fmax/fcmpswap
-    check_float32(
-        Processor::Gfx1030,
-        false,
-        &[0x00, 0x80, 0xfd, 0xdc, 0x02, 0x08, 0x7d, 0x04],
-        &min_cases,
-    ); // global_atomic_fmin v4, v[2:3], v8, off glc
-    check_float32(
-        Processor::Gfx1030,
-        false,
-        &[0x00, 0x80, 0x01, 0xdd, 0x02, 0x08, 0x7d, 0x04],
-        &max_cases,
-    ); // global_atomic_fmax v4, v[2:3], v8, off glc
-    check_float32(
-        Processor::Gfx1030,
-        false,
-        &[0x00, 0x80, 0xf9, 0xdc, 0x02, 0x08, 0x7d, 0x04],
-        &cmpswap_cases,
-    ); // global_atomic_fcmpswap v4, v[2:3], v[8:9], off glc
-       // gfx1100 min_f32/max_f32/cmpswap_f32
-    check_float32(
-        Processor::Gfx1100,
-        false,
-        &[0x00, 0x40, 0x46, 0xdd, 0x02, 0x08, 0x7c, 0x04],
-        &min_cases,
-    ); // global_atomic_min_f32 v4, v[2:3], v8, off glc
-    check_float32(
-        Processor::Gfx1100,
-        false,
-        &[0x00, 0x40, 0x4a, 0xdd, 0x02, 0x08, 0x7c, 0x04],
-        &max_cases,
-    ); // global_atomic_max_f32 v4, v[2:3], v8, off glc
-    check_float32(
-        Processor::Gfx1100,
-        false,
-        &[0x00, 0x40, 0x42, 0xdd, 0x02, 0x08, 0x7c, 0x04],
-        &cmpswap_cases,
-    ); // global_atomic_cmpswap_f32 v4, v[2:3], v[8:9], off glc
-       // gfx1201 min_num/max_num
+    check_float32(Processor::Gfx1030, false, &[0x00, 0x80, 0xfd, 0xdc, 0x02, 0x08, 0x7d, 0x04], &min_cases); // global_atomic_fmin v4, v[2:3], v8, off glc
+    check_float32(Processor::Gfx1030, false, &[0x00, 0x80, 0x01, 0xdd, 0x02, 0x08, 0x7d, 0x04], &max_cases); // global_atomic_fmax v4, v[2:3], v8, off glc
+    check_float32(Processor::Gfx1030, false, &[0x00, 0x80, 0xf9, 0xdc, 0x02, 0x08, 0x7d, 0x04], &cmpswap_cases); // global_atomic_fcmpswap v4, v[2:3], v[8:9], off glc
+                                                                                                                 // gfx1100 min_f32/max_f32/cmpswap_f32
+    check_float32(Processor::Gfx1100, false, &[0x00, 0x40, 0x46, 0xdd, 0x02, 0x08, 0x7c, 0x04], &min_cases); // global_atomic_min_f32 v4, v[2:3], v8, off glc
+    check_float32(Processor::Gfx1100, false, &[0x00, 0x40, 0x4a, 0xdd, 0x02, 0x08, 0x7c, 0x04], &max_cases); // global_atomic_max_f32 v4, v[2:3], v8, off glc
+    check_float32(Processor::Gfx1100, false, &[0x00, 0x40, 0x42, 0xdd, 0x02, 0x08, 0x7c, 0x04], &cmpswap_cases); // global_atomic_cmpswap_f32 v4, v[2:3], v[8:9], off glc
+                                                                                                                 // gfx1201 min_num/max_num
     check_float32(
         Processor::Gfx1201,
         false,
-        &[
-            0x7c, 0x40, 0x14, 0xee, 0x04, 0x00, 0x10, 0x04, 0x02, 0x00, 0x00, 0x00,
-        ], // global_atomic_min_num_f32 v4, v[2:3], v8, off th:TH_ATOMIC_RETURN
+        &[0x7c, 0x40, 0x14, 0xee, 0x04, 0x00, 0x10, 0x04, 0x02, 0x00, 0x00, 0x00], // global_atomic_min_num_f32 v4, v[2:3], v8, off th:TH_ATOMIC_RETURN
         &min_cases,
     );
     check_float32(
         Processor::Gfx1201,
         false,
-        &[
-            0x7c, 0x80, 0x14, 0xee, 0x04, 0x00, 0x10, 0x04, 0x02, 0x00, 0x00, 0x00,
-        ], // global_atomic_max_num_f32 v4, v[2:3], v8, off th:TH_ATOMIC_RETURN
+        &[0x7c, 0x80, 0x14, 0xee, 0x04, 0x00, 0x10, 0x04, 0x02, 0x00, 0x00, 0x00], // global_atomic_max_num_f32 v4, v[2:3], v8, off th:TH_ATOMIC_RETURN
         &max_cases,
     );
 }
@@ -474,33 +374,19 @@ fn packed_half_and_bfloat_adds() {
         (0x4000_3c00, 0xc200_3800, 0, 0xbc00_3e00), // (1.0, 2.0) + (0.5, -3.0) = (1.5, -1.0)
         (0x7bff_7bff, 0x7bff_0000, 0, 0x7c00_7bff), // 65504 + 65504 overflows to +inf
     ];
-    check_float32(
-        Processor::Gfx90a,
-        true,
-        &[0x00, 0x80, 0x39, 0xdd, 0x02, 0x08, 0x7f, 0x04],
-        &f16_cases,
-    ); // global_atomic_pk_add_f16 v4, v[2:3], v8, off glc
+    check_float32(Processor::Gfx90a, true, &[0x00, 0x80, 0x39, 0xdd, 0x02, 0x08, 0x7f, 0x04], &f16_cases); // global_atomic_pk_add_f16 v4, v[2:3], v8, off glc
     check_float32(
         Processor::Gfx1201,
         false,
-        &[
-            0x7c, 0x40, 0x16, 0xee, 0x04, 0x00, 0x10, 0x04, 0x02, 0x00, 0x00, 0x00,
-        ], // global_atomic_pk_add_f16 v4, v[2:3], v8, off th:TH_ATOMIC_RETURN
+        &[0x7c, 0x40, 0x16, 0xee, 0x04, 0x00, 0x10, 0x04, 0x02, 0x00, 0x00, 0x00], // global_atomic_pk_add_f16 v4, v[2:3], v8, off th:TH_ATOMIC_RETURN
         &f16_cases,
     );
     let bf16_cases = [(0x4040_3f80, 0x3f00_3f80, 0, 0x4060_4000)]; // (1.0, 3.0) + (1.0, 0.5) = (2.0, 3.5)
-    check_float32(
-        Processor::Gfx942,
-        true,
-        &[0x00, 0x80, 0x49, 0xdd, 0x02, 0x08, 0x7f, 0x04],
-        &bf16_cases,
-    ); // global_atomic_pk_add_bf16 v4, v[2:3], v8, off sc0
+    check_float32(Processor::Gfx942, true, &[0x00, 0x80, 0x49, 0xdd, 0x02, 0x08, 0x7f, 0x04], &bf16_cases); // global_atomic_pk_add_bf16 v4, v[2:3], v8, off sc0
     check_float32(
         Processor::Gfx1201,
         false,
-        &[
-            0x7c, 0x80, 0x16, 0xee, 0x04, 0x00, 0x10, 0x04, 0x02, 0x00, 0x00, 0x00,
-        ], // global_atomic_pk_add_bf16 v4, v[2:3], v8, off th:TH_ATOMIC_RETURN
+        &[0x7c, 0x80, 0x16, 0xee, 0x04, 0x00, 0x10, 0x04, 0x02, 0x00, 0x00, 0x00], // global_atomic_pk_add_bf16 v4, v[2:3], v8, off th:TH_ATOMIC_RETURN
         &bf16_cases,
     );
 }
@@ -511,60 +397,12 @@ fn float64_atomics() {
     let f = |x: f64| x.to_bits();
     type Case = (&'static [u8], Processor, bool, u64, u64, u64, u64);
     let cases: [Case; 6] = [
-        (
-            &[0x00, 0x80, 0x3d, 0xdd, 0x02, 0x08, 0x7f, 0x04],
-            Processor::Gfx90a,
-            true,
-            f(1.25),
-            f(2.5),
-            0,
-            f(3.75),
-        ), // global_atomic_add_f64 v[4:5], v[2:3], v[8:9], off glc
-        (
-            &[0x00, 0x80, 0x41, 0xdd, 0x02, 0x08, 0x7f, 0x04],
-            Processor::Gfx90a,
-            true,
-            f(1.0),
-            f(-7.0),
-            0,
-            f(-7.0),
-        ), // global_atomic_min_f64 v[4:5], v[2:3], v[8:9], off glc
-        (
-            &[0x00, 0x80, 0x45, 0xdd, 0x02, 0x08, 0x7f, 0x04],
-            Processor::Gfx90a,
-            true,
-            f(1.0),
-            f(-7.0),
-            0,
-            f(1.0),
-        ), // global_atomic_max_f64 v[4:5], v[2:3], v[8:9], off glc
-        (
-            &[0x00, 0x80, 0x7d, 0xdd, 0x02, 0x08, 0x7d, 0x04],
-            Processor::Gfx1030,
-            false,
-            f(4.0),
-            f(3.0),
-            0,
-            f(3.0),
-        ), // global_atomic_fmin_x2 v[4:5], v[2:3], v[8:9], off glc
-        (
-            &[0x00, 0x80, 0x81, 0xdd, 0x02, 0x08, 0x7d, 0x04],
-            Processor::Gfx1030,
-            false,
-            f(4.0),
-            f(3.0),
-            0,
-            f(4.0),
-        ), // global_atomic_fmax_x2 v[4:5], v[2:3], v[8:9], off glc
-        (
-            &[0x00, 0x80, 0x79, 0xdd, 0x02, 0x08, 0x7d, 0x04],
-            Processor::Gfx1030,
-            false,
-            f(4.0),
-            f(3.0),
-            f(4.0),
-            f(3.0),
-        ), // global_atomic_fcmpswap_x2 v[4:5], v[2:3], v[8:11], off glc
+        (&[0x00, 0x80, 0x3d, 0xdd, 0x02, 0x08, 0x7f, 0x04], Processor::Gfx90a, true, f(1.25), f(2.5), 0, f(3.75)), // global_atomic_add_f64 v[4:5], v[2:3], v[8:9], off glc
+        (&[0x00, 0x80, 0x41, 0xdd, 0x02, 0x08, 0x7f, 0x04], Processor::Gfx90a, true, f(1.0), f(-7.0), 0, f(-7.0)), // global_atomic_min_f64 v[4:5], v[2:3], v[8:9], off glc
+        (&[0x00, 0x80, 0x45, 0xdd, 0x02, 0x08, 0x7f, 0x04], Processor::Gfx90a, true, f(1.0), f(-7.0), 0, f(1.0)), // global_atomic_max_f64 v[4:5], v[2:3], v[8:9], off glc
+        (&[0x00, 0x80, 0x7d, 0xdd, 0x02, 0x08, 0x7d, 0x04], Processor::Gfx1030, false, f(4.0), f(3.0), 0, f(3.0)), // global_atomic_fmin_x2 v[4:5], v[2:3], v[8:9], off glc
+        (&[0x00, 0x80, 0x81, 0xdd, 0x02, 0x08, 0x7d, 0x04], Processor::Gfx1030, false, f(4.0), f(3.0), 0, f(4.0)), // global_atomic_fmax_x2 v[4:5], v[2:3], v[8:9], off glc
+        (&[0x00, 0x80, 0x79, 0xdd, 0x02, 0x08, 0x7d, 0x04], Processor::Gfx1030, false, f(4.0), f(3.0), f(4.0), f(3.0)), // global_atomic_fcmpswap_x2 v[4:5], v[2:3], v[8:11], off glc
     ];
     for (enc, p, w64, old, src, cmp, want) in cases {
         let mut r = rig(p, w64);
@@ -602,30 +440,11 @@ fn clamped_and_conditional_subtract() {
             assert_eq!(v(&r, 4, l), c.0);
         }
     };
-    run(
-        Processor::Gfx1030,
-        &[0x00, 0x80, 0xd1, 0xdc, 0x02, 0x08, 0x7d, 0x04],
-        &clamp,
-    ); // global_atomic_csub v4, v[2:3], v8, off glc
-    run(
-        Processor::Gfx1100,
-        &[0x00, 0x40, 0xde, 0xdc, 0x02, 0x08, 0x7c, 0x04],
-        &clamp,
-    ); // global_atomic_csub_u32 v4, v[2:3], v8, off glc
-    run(
-        Processor::Gfx1201,
-        &[
-            0x7c, 0xc0, 0x0d, 0xee, 0x04, 0x00, 0x10, 0x04, 0x02, 0x00, 0x00, 0x00,
-        ],
-        &clamp,
-    ); // global_atomic_sub_clamp_u32 v4, v[2:3], v8, off th:TH_ATOMIC_RETURN
-    run(
-        Processor::Gfx1201,
-        &[
-            0x7c, 0x00, 0x14, 0xee, 0x04, 0x00, 0x10, 0x04, 0x02, 0x00, 0x00, 0x00,
-        ],
-        &cond,
-    ); // global_atomic_cond_sub_u32 v4, v[2:3], v8, off th:TH_ATOMIC_RETURN
+    run(Processor::Gfx1030, &[0x00, 0x80, 0xd1, 0xdc, 0x02, 0x08, 0x7d, 0x04], &clamp); // global_atomic_csub v4, v[2:3], v8, off glc
+    run(Processor::Gfx1100, &[0x00, 0x40, 0xde, 0xdc, 0x02, 0x08, 0x7c, 0x04], &clamp); // global_atomic_csub_u32 v4, v[2:3], v8, off glc
+    run(Processor::Gfx1201, &[0x7c, 0xc0, 0x0d, 0xee, 0x04, 0x00, 0x10, 0x04, 0x02, 0x00, 0x00, 0x00], &clamp); // global_atomic_sub_clamp_u32 v4, v[2:3], v8, off th:TH_ATOMIC_RETURN
+    run(Processor::Gfx1201, &[0x7c, 0x00, 0x14, 0xee, 0x04, 0x00, 0x10, 0x04, 0x02, 0x00, 0x00, 0x00], &cond);
+    // global_atomic_cond_sub_u32 v4, v[2:3], v8, off th:TH_ATOMIC_RETURN
 }
 
 #[test]

@@ -58,11 +58,7 @@ fn check_loads(p: Processor, w64: bool, table: &[(&[u8], K)]) {
             for (i, w) in want.iter().enumerate() {
                 assert_eq!(v(&r, 4 + i, lane), *w, "{p:?} {k:?} lane {lane} dword {i}");
             }
-            assert_eq!(
-                v(&r, 4 + want.len(), lane),
-                SENTINEL,
-                "{p:?} {k:?} wrote past its size"
-            );
+            assert_eq!(v(&r, 4 + want.len(), lane), SENTINEL, "{p:?} {k:?} wrote past its size");
         }
         assert_eq!(fidelity(&r, enc), Fidelity::Exact);
     }
@@ -75,18 +71,12 @@ fn check_stores(p: Processor, w64: bool, table: &[(&[u8], K)]) {
         let base = alloc(&mut r, "buf", vec![0xee; 2048]);
         set_v64(&mut r, 2, |l| base + l as u64 * 17 + 1);
         for reg in 8..12 {
-            r.set_v(reg, |l| {
-                0x0102_0304u32
-                    .wrapping_mul(l as u32 + 1)
-                    .wrapping_add(reg as u32 * 0x1111_1111)
-            });
+            r.set_v(reg, |l| 0x0102_0304u32.wrapping_mul(l as u32 + 1).wrapping_add(reg as u32 * 0x1111_1111));
         }
         r.run(enc);
         let mut want = vec![0xee; 2048];
         for lane in 0..lanes(&r) {
-            let data: Vec<u8> = (8..12)
-                .flat_map(|reg| v(&r, reg, lane).to_le_bytes())
-                .collect();
+            let data: Vec<u8> = (8..12).flat_map(|reg| v(&r, reg, lane).to_le_bytes()).collect();
             let at = lane * 17 + 1;
             want[at..at + bytes_of(k)].copy_from_slice(&data[..bytes_of(k)]);
         }
@@ -95,10 +85,10 @@ fn check_stores(p: Processor, w64: bool, table: &[(&[u8], K)]) {
 }
 
 const GFX8_FLAT_LOADS: [(&[u8], K); 8] = [
-    (&[0x00, 0x00, 0x40, 0xdc, 0x02, 0x00, 0x00, 0x04], K::U8), // flat_load_ubyte v4, v[2:3]
-    (&[0x00, 0x00, 0x44, 0xdc, 0x02, 0x00, 0x00, 0x04], K::I8), // flat_load_sbyte v4, v[2:3]
-    (&[0x00, 0x00, 0x48, 0xdc, 0x02, 0x00, 0x00, 0x04], K::U16), // flat_load_ushort v4, v[2:3]
-    (&[0x00, 0x00, 0x4c, 0xdc, 0x02, 0x00, 0x00, 0x04], K::I16), // flat_load_sshort v4, v[2:3]
+    (&[0x00, 0x00, 0x40, 0xdc, 0x02, 0x00, 0x00, 0x04], K::U8),    // flat_load_ubyte v4, v[2:3]
+    (&[0x00, 0x00, 0x44, 0xdc, 0x02, 0x00, 0x00, 0x04], K::I8),    // flat_load_sbyte v4, v[2:3]
+    (&[0x00, 0x00, 0x48, 0xdc, 0x02, 0x00, 0x00, 0x04], K::U16),   // flat_load_ushort v4, v[2:3]
+    (&[0x00, 0x00, 0x4c, 0xdc, 0x02, 0x00, 0x00, 0x04], K::I16),   // flat_load_sshort v4, v[2:3]
     (&[0x00, 0x00, 0x50, 0xdc, 0x02, 0x00, 0x00, 0x04], K::Dw(1)), // flat_load_dword v4, v[2:3]
     (&[0x00, 0x00, 0x54, 0xdc, 0x02, 0x00, 0x00, 0x04], K::Dw(2)), // flat_load_dwordx2 v[4:5], v[2:3]
     (&[0x00, 0x00, 0x58, 0xdc, 0x02, 0x00, 0x00, 0x04], K::Dw(3)), // flat_load_dwordx3 v[4:6], v[2:3]
@@ -106,8 +96,8 @@ const GFX8_FLAT_LOADS: [(&[u8], K); 8] = [
 ];
 
 const GFX8_FLAT_STORES: [(&[u8], K); 6] = [
-    (&[0x00, 0x00, 0x60, 0xdc, 0x02, 0x08, 0x00, 0x00], K::U8), // flat_store_byte v[2:3], v8
-    (&[0x00, 0x00, 0x68, 0xdc, 0x02, 0x08, 0x00, 0x00], K::U16), // flat_store_short v[2:3], v8
+    (&[0x00, 0x00, 0x60, 0xdc, 0x02, 0x08, 0x00, 0x00], K::U8),    // flat_store_byte v[2:3], v8
+    (&[0x00, 0x00, 0x68, 0xdc, 0x02, 0x08, 0x00, 0x00], K::U16),   // flat_store_short v[2:3], v8
     (&[0x00, 0x00, 0x70, 0xdc, 0x02, 0x08, 0x00, 0x00], K::Dw(1)), // flat_store_dword v[2:3], v8
     (&[0x00, 0x00, 0x74, 0xdc, 0x02, 0x08, 0x00, 0x00], K::Dw(2)), // flat_store_dwordx2 v[2:3], v[8:9]
     (&[0x00, 0x00, 0x78, 0xdc, 0x02, 0x08, 0x00, 0x00], K::Dw(3)), // flat_store_dwordx3 v[2:3], v[8:10]
@@ -116,10 +106,10 @@ const GFX8_FLAT_STORES: [(&[u8], K); 6] = [
 
 /// gfx908, gfx90a and gfx942 share these encodings.
 const GFX9_LOADS: [(&[u8], K); 8] = [
-    (&[0x00, 0x80, 0x40, 0xdc, 0x02, 0x00, 0x7f, 0x04], K::U8), // global_load_ubyte v4, v[2:3], off
-    (&[0x00, 0x80, 0x44, 0xdc, 0x02, 0x00, 0x7f, 0x04], K::I8), // global_load_sbyte v4, v[2:3], off
-    (&[0x00, 0x80, 0x48, 0xdc, 0x02, 0x00, 0x7f, 0x04], K::U16), // global_load_ushort v4, v[2:3], off
-    (&[0x00, 0x80, 0x4c, 0xdc, 0x02, 0x00, 0x7f, 0x04], K::I16), // global_load_sshort v4, v[2:3], off
+    (&[0x00, 0x80, 0x40, 0xdc, 0x02, 0x00, 0x7f, 0x04], K::U8),    // global_load_ubyte v4, v[2:3], off
+    (&[0x00, 0x80, 0x44, 0xdc, 0x02, 0x00, 0x7f, 0x04], K::I8),    // global_load_sbyte v4, v[2:3], off
+    (&[0x00, 0x80, 0x48, 0xdc, 0x02, 0x00, 0x7f, 0x04], K::U16),   // global_load_ushort v4, v[2:3], off
+    (&[0x00, 0x80, 0x4c, 0xdc, 0x02, 0x00, 0x7f, 0x04], K::I16),   // global_load_sshort v4, v[2:3], off
     (&[0x00, 0x80, 0x50, 0xdc, 0x02, 0x00, 0x7f, 0x04], K::Dw(1)), // global_load_dword v4, v[2:3], off
     (&[0x00, 0x80, 0x54, 0xdc, 0x02, 0x00, 0x7f, 0x04], K::Dw(2)), // global_load_dwordx2 v[4:5], v[2:3], off
     (&[0x00, 0x80, 0x58, 0xdc, 0x02, 0x00, 0x7f, 0x04], K::Dw(3)), // global_load_dwordx3 v[4:6], v[2:3], off
@@ -127,8 +117,8 @@ const GFX9_LOADS: [(&[u8], K); 8] = [
 ];
 
 const GFX9_STORES: [(&[u8], K); 6] = [
-    (&[0x00, 0x80, 0x60, 0xdc, 0x02, 0x08, 0x7f, 0x00], K::U8), // global_store_byte v[2:3], v8, off
-    (&[0x00, 0x80, 0x68, 0xdc, 0x02, 0x08, 0x7f, 0x00], K::U16), // global_store_short v[2:3], v8, off
+    (&[0x00, 0x80, 0x60, 0xdc, 0x02, 0x08, 0x7f, 0x00], K::U8),    // global_store_byte v[2:3], v8, off
+    (&[0x00, 0x80, 0x68, 0xdc, 0x02, 0x08, 0x7f, 0x00], K::U16),   // global_store_short v[2:3], v8, off
     (&[0x00, 0x80, 0x70, 0xdc, 0x02, 0x08, 0x7f, 0x00], K::Dw(1)), // global_store_dword v[2:3], v8, off
     (&[0x00, 0x80, 0x74, 0xdc, 0x02, 0x08, 0x7f, 0x00], K::Dw(2)), // global_store_dwordx2 v[2:3], v[8:9], off
     (&[0x00, 0x80, 0x78, 0xdc, 0x02, 0x08, 0x7f, 0x00], K::Dw(3)), // global_store_dwordx3 v[2:3], v[8:10], off
@@ -136,10 +126,10 @@ const GFX9_STORES: [(&[u8], K); 6] = [
 ];
 
 const GFX10_LOADS: [(&[u8], K); 8] = [
-    (&[0x00, 0x80, 0x20, 0xdc, 0x02, 0x00, 0x7d, 0x04], K::U8), // global_load_ubyte v4, v[2:3], off
-    (&[0x00, 0x80, 0x24, 0xdc, 0x02, 0x00, 0x7d, 0x04], K::I8), // global_load_sbyte v4, v[2:3], off
-    (&[0x00, 0x80, 0x28, 0xdc, 0x02, 0x00, 0x7d, 0x04], K::U16), // global_load_ushort v4, v[2:3], off
-    (&[0x00, 0x80, 0x2c, 0xdc, 0x02, 0x00, 0x7d, 0x04], K::I16), // global_load_sshort v4, v[2:3], off
+    (&[0x00, 0x80, 0x20, 0xdc, 0x02, 0x00, 0x7d, 0x04], K::U8),    // global_load_ubyte v4, v[2:3], off
+    (&[0x00, 0x80, 0x24, 0xdc, 0x02, 0x00, 0x7d, 0x04], K::I8),    // global_load_sbyte v4, v[2:3], off
+    (&[0x00, 0x80, 0x28, 0xdc, 0x02, 0x00, 0x7d, 0x04], K::U16),   // global_load_ushort v4, v[2:3], off
+    (&[0x00, 0x80, 0x2c, 0xdc, 0x02, 0x00, 0x7d, 0x04], K::I16),   // global_load_sshort v4, v[2:3], off
     (&[0x00, 0x80, 0x30, 0xdc, 0x02, 0x00, 0x7d, 0x04], K::Dw(1)), // global_load_dword v4, v[2:3], off
     (&[0x00, 0x80, 0x34, 0xdc, 0x02, 0x00, 0x7d, 0x04], K::Dw(2)), // global_load_dwordx2 v[4:5], v[2:3], off
     (&[0x00, 0x80, 0x3c, 0xdc, 0x02, 0x00, 0x7d, 0x04], K::Dw(3)), // global_load_dwordx3 v[4:6], v[2:3], off
@@ -147,8 +137,8 @@ const GFX10_LOADS: [(&[u8], K); 8] = [
 ];
 
 const GFX10_STORES: [(&[u8], K); 6] = [
-    (&[0x00, 0x80, 0x60, 0xdc, 0x02, 0x08, 0x7d, 0x00], K::U8), // global_store_byte v[2:3], v8, off
-    (&[0x00, 0x80, 0x68, 0xdc, 0x02, 0x08, 0x7d, 0x00], K::U16), // global_store_short v[2:3], v8, off
+    (&[0x00, 0x80, 0x60, 0xdc, 0x02, 0x08, 0x7d, 0x00], K::U8),    // global_store_byte v[2:3], v8, off
+    (&[0x00, 0x80, 0x68, 0xdc, 0x02, 0x08, 0x7d, 0x00], K::U16),   // global_store_short v[2:3], v8, off
     (&[0x00, 0x80, 0x70, 0xdc, 0x02, 0x08, 0x7d, 0x00], K::Dw(1)), // global_store_dword v[2:3], v8, off
     (&[0x00, 0x80, 0x74, 0xdc, 0x02, 0x08, 0x7d, 0x00], K::Dw(2)), // global_store_dwordx2 v[2:3], v[8:9], off
     (&[0x00, 0x80, 0x7c, 0xdc, 0x02, 0x08, 0x7d, 0x00], K::Dw(3)), // global_store_dwordx3 v[2:3], v[8:10], off
@@ -156,10 +146,10 @@ const GFX10_STORES: [(&[u8], K); 6] = [
 ];
 
 const GFX11_LOADS: [(&[u8], K); 8] = [
-    (&[0x00, 0x00, 0x42, 0xdc, 0x02, 0x00, 0x7c, 0x04], K::U8), // global_load_u8 v4, v[2:3], off
-    (&[0x00, 0x00, 0x46, 0xdc, 0x02, 0x00, 0x7c, 0x04], K::I8), // global_load_i8 v4, v[2:3], off
-    (&[0x00, 0x00, 0x4a, 0xdc, 0x02, 0x00, 0x7c, 0x04], K::U16), // global_load_u16 v4, v[2:3], off
-    (&[0x00, 0x00, 0x4e, 0xdc, 0x02, 0x00, 0x7c, 0x04], K::I16), // global_load_i16 v4, v[2:3], off
+    (&[0x00, 0x00, 0x42, 0xdc, 0x02, 0x00, 0x7c, 0x04], K::U8),    // global_load_u8 v4, v[2:3], off
+    (&[0x00, 0x00, 0x46, 0xdc, 0x02, 0x00, 0x7c, 0x04], K::I8),    // global_load_i8 v4, v[2:3], off
+    (&[0x00, 0x00, 0x4a, 0xdc, 0x02, 0x00, 0x7c, 0x04], K::U16),   // global_load_u16 v4, v[2:3], off
+    (&[0x00, 0x00, 0x4e, 0xdc, 0x02, 0x00, 0x7c, 0x04], K::I16),   // global_load_i16 v4, v[2:3], off
     (&[0x00, 0x00, 0x52, 0xdc, 0x02, 0x00, 0x7c, 0x04], K::Dw(1)), // global_load_b32 v4, v[2:3], off
     (&[0x00, 0x00, 0x56, 0xdc, 0x02, 0x00, 0x7c, 0x04], K::Dw(2)), // global_load_b64 v[4:5], v[2:3], off
     (&[0x00, 0x00, 0x5a, 0xdc, 0x02, 0x00, 0x7c, 0x04], K::Dw(3)), // global_load_b96 v[4:6], v[2:3], off
@@ -167,8 +157,8 @@ const GFX11_LOADS: [(&[u8], K); 8] = [
 ];
 
 const GFX11_STORES: [(&[u8], K); 6] = [
-    (&[0x00, 0x00, 0x62, 0xdc, 0x02, 0x08, 0x7c, 0x00], K::U8), // global_store_b8 v[2:3], v8, off
-    (&[0x00, 0x00, 0x66, 0xdc, 0x02, 0x08, 0x7c, 0x00], K::U16), // global_store_b16 v[2:3], v8, off
+    (&[0x00, 0x00, 0x62, 0xdc, 0x02, 0x08, 0x7c, 0x00], K::U8),    // global_store_b8 v[2:3], v8, off
+    (&[0x00, 0x00, 0x66, 0xdc, 0x02, 0x08, 0x7c, 0x00], K::U16),   // global_store_b16 v[2:3], v8, off
     (&[0x00, 0x00, 0x6a, 0xdc, 0x02, 0x08, 0x7c, 0x00], K::Dw(1)), // global_store_b32 v[2:3], v8, off
     (&[0x00, 0x00, 0x6e, 0xdc, 0x02, 0x08, 0x7c, 0x00], K::Dw(2)), // global_store_b64 v[2:3], v[8:9], off
     (&[0x00, 0x00, 0x72, 0xdc, 0x02, 0x08, 0x7c, 0x00], K::Dw(3)), // global_store_b96 v[2:3], v[8:10], off
@@ -176,93 +166,23 @@ const GFX11_STORES: [(&[u8], K); 6] = [
 ];
 
 const GFX12_LOADS: [(&[u8], K); 8] = [
-    (
-        &[
-            0x7c, 0x00, 0x04, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
-        ],
-        K::U8,
-    ), // global_load_u8 v4, v[2:3], off
-    (
-        &[
-            0x7c, 0x40, 0x04, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
-        ],
-        K::I8,
-    ), // global_load_i8 v4, v[2:3], off
-    (
-        &[
-            0x7c, 0x80, 0x04, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
-        ],
-        K::U16,
-    ), // global_load_u16 v4, v[2:3], off
-    (
-        &[
-            0x7c, 0xc0, 0x04, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
-        ],
-        K::I16,
-    ), // global_load_i16 v4, v[2:3], off
-    (
-        &[
-            0x7c, 0x00, 0x05, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
-        ],
-        K::Dw(1),
-    ), // global_load_b32 v4, v[2:3], off
-    (
-        &[
-            0x7c, 0x40, 0x05, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
-        ],
-        K::Dw(2),
-    ), // global_load_b64 v[4:5], v[2:3], off
-    (
-        &[
-            0x7c, 0x80, 0x05, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
-        ],
-        K::Dw(3),
-    ), // global_load_b96 v[4:6], v[2:3], off
-    (
-        &[
-            0x7c, 0xc0, 0x05, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
-        ],
-        K::Dw(4),
-    ), // global_load_b128 v[4:7], v[2:3], off
+    (&[0x7c, 0x00, 0x04, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00], K::U8), // global_load_u8 v4, v[2:3], off
+    (&[0x7c, 0x40, 0x04, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00], K::I8), // global_load_i8 v4, v[2:3], off
+    (&[0x7c, 0x80, 0x04, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00], K::U16), // global_load_u16 v4, v[2:3], off
+    (&[0x7c, 0xc0, 0x04, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00], K::I16), // global_load_i16 v4, v[2:3], off
+    (&[0x7c, 0x00, 0x05, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00], K::Dw(1)), // global_load_b32 v4, v[2:3], off
+    (&[0x7c, 0x40, 0x05, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00], K::Dw(2)), // global_load_b64 v[4:5], v[2:3], off
+    (&[0x7c, 0x80, 0x05, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00], K::Dw(3)), // global_load_b96 v[4:6], v[2:3], off
+    (&[0x7c, 0xc0, 0x05, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00], K::Dw(4)), // global_load_b128 v[4:7], v[2:3], off
 ];
 
 const GFX12_STORES: [(&[u8], K); 6] = [
-    (
-        &[
-            0x7c, 0x00, 0x06, 0xee, 0x00, 0x00, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00,
-        ],
-        K::U8,
-    ), // global_store_b8 v[2:3], v8, off
-    (
-        &[
-            0x7c, 0x40, 0x06, 0xee, 0x00, 0x00, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00,
-        ],
-        K::U16,
-    ), // global_store_b16 v[2:3], v8, off
-    (
-        &[
-            0x7c, 0x80, 0x06, 0xee, 0x00, 0x00, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00,
-        ],
-        K::Dw(1),
-    ), // global_store_b32 v[2:3], v8, off
-    (
-        &[
-            0x7c, 0xc0, 0x06, 0xee, 0x00, 0x00, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00,
-        ],
-        K::Dw(2),
-    ), // global_store_b64 v[2:3], v[8:9], off
-    (
-        &[
-            0x7c, 0x00, 0x07, 0xee, 0x00, 0x00, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00,
-        ],
-        K::Dw(3),
-    ), // global_store_b96 v[2:3], v[8:10], off
-    (
-        &[
-            0x7c, 0x40, 0x07, 0xee, 0x00, 0x00, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00,
-        ],
-        K::Dw(4),
-    ), // global_store_b128 v[2:3], v[8:11], off
+    (&[0x7c, 0x00, 0x06, 0xee, 0x00, 0x00, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00], K::U8), // global_store_b8 v[2:3], v8, off
+    (&[0x7c, 0x40, 0x06, 0xee, 0x00, 0x00, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00], K::U16), // global_store_b16 v[2:3], v8, off
+    (&[0x7c, 0x80, 0x06, 0xee, 0x00, 0x00, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00], K::Dw(1)), // global_store_b32 v[2:3], v8, off
+    (&[0x7c, 0xc0, 0x06, 0xee, 0x00, 0x00, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00], K::Dw(2)), // global_store_b64 v[2:3], v[8:9], off
+    (&[0x7c, 0x00, 0x07, 0xee, 0x00, 0x00, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00], K::Dw(3)), // global_store_b96 v[2:3], v[8:10], off
+    (&[0x7c, 0x40, 0x07, 0xee, 0x00, 0x00, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00], K::Dw(4)), // global_store_b128 v[2:3], v[8:11], off
 ];
 
 #[test]
@@ -303,23 +223,11 @@ fn check_d16_loads(p: Processor, w64: bool, table: &[(&[u8], D16)]) {
         r.run(enc);
         for lane in 0..lanes(&r) {
             let at = lane * 5 + 1;
-            let raw = if n == 1 {
-                mem[at] as u32
-            } else {
-                u16::from_le_bytes([mem[at], mem[at + 1]]) as u32
-            };
+            let raw = if n == 1 { mem[at] as u32 } else { u16::from_le_bytes([mem[at], mem[at + 1]]) as u32 };
             let h = if signed { sext(raw, 8) & 0xffff } else { raw };
             let old = 0x1234_5678 ^ lane as u32;
-            let want = if hi {
-                (old & 0xffff) | h << 16
-            } else {
-                (old & 0xffff_0000) | h
-            };
-            assert_eq!(
-                v(&r, 4, lane),
-                want,
-                "{p:?} n={n} signed={signed} hi={hi} lane {lane}"
-            );
+            let want = if hi { (old & 0xffff) | h << 16 } else { (old & 0xffff_0000) | h };
+            assert_eq!(v(&r, 4, lane), want, "{p:?} n={n} signed={signed} hi={hi} lane {lane}");
         }
     }
 }
@@ -334,11 +242,7 @@ fn check_d16_hi_stores(p: Processor, table: &[(&[u8], usize)]) {
         let m = bytes(&r, "buf");
         for lane in 0..lanes(&r) {
             let hi16 = (0xa1b2_c3d4u32.rotate_left(lane as u32) >> 16).to_le_bytes();
-            assert_eq!(
-                &m[lane * 3..lane * 3 + n],
-                &hi16[..n],
-                "{p:?} n={n} lane {lane}"
-            );
+            assert_eq!(&m[lane * 3..lane * 3 + n], &hi16[..n], "{p:?} n={n} lane {lane}");
         }
     }
 }
@@ -346,124 +250,40 @@ fn check_d16_hi_stores(p: Processor, table: &[(&[u8], usize)]) {
 #[test]
 fn d16_loads_write_one_half_and_keep_the_other() {
     let gcn: [(&[u8], D16); 6] = [
-        (
-            &[0x00, 0x80, 0x80, 0xdc, 0x02, 0x00, 0x7f, 0x04],
-            D16(1, false, false),
-        ), // global_load_ubyte_d16 v4, v[2:3], off
-        (
-            &[0x00, 0x80, 0x84, 0xdc, 0x02, 0x00, 0x7f, 0x04],
-            D16(1, false, true),
-        ), // global_load_ubyte_d16_hi v4, v[2:3], off
-        (
-            &[0x00, 0x80, 0x88, 0xdc, 0x02, 0x00, 0x7f, 0x04],
-            D16(1, true, false),
-        ), // global_load_sbyte_d16 v4, v[2:3], off
-        (
-            &[0x00, 0x80, 0x8c, 0xdc, 0x02, 0x00, 0x7f, 0x04],
-            D16(1, true, true),
-        ), // global_load_sbyte_d16_hi v4, v[2:3], off
-        (
-            &[0x00, 0x80, 0x90, 0xdc, 0x02, 0x00, 0x7f, 0x04],
-            D16(2, false, false),
-        ), // global_load_short_d16 v4, v[2:3], off
-        (
-            &[0x00, 0x80, 0x94, 0xdc, 0x02, 0x00, 0x7f, 0x04],
-            D16(2, false, true),
-        ), // global_load_short_d16_hi v4, v[2:3], off
+        (&[0x00, 0x80, 0x80, 0xdc, 0x02, 0x00, 0x7f, 0x04], D16(1, false, false)), // global_load_ubyte_d16 v4, v[2:3], off
+        (&[0x00, 0x80, 0x84, 0xdc, 0x02, 0x00, 0x7f, 0x04], D16(1, false, true)),  // global_load_ubyte_d16_hi v4, v[2:3], off
+        (&[0x00, 0x80, 0x88, 0xdc, 0x02, 0x00, 0x7f, 0x04], D16(1, true, false)),  // global_load_sbyte_d16 v4, v[2:3], off
+        (&[0x00, 0x80, 0x8c, 0xdc, 0x02, 0x00, 0x7f, 0x04], D16(1, true, true)),   // global_load_sbyte_d16_hi v4, v[2:3], off
+        (&[0x00, 0x80, 0x90, 0xdc, 0x02, 0x00, 0x7f, 0x04], D16(2, false, false)), // global_load_short_d16 v4, v[2:3], off
+        (&[0x00, 0x80, 0x94, 0xdc, 0x02, 0x00, 0x7f, 0x04], D16(2, false, true)),  // global_load_short_d16_hi v4, v[2:3], off
     ];
     check_d16_loads(Processor::Gfx90a, true, &gcn);
     check_d16_loads(Processor::Gfx942, true, &gcn);
     let gfx10: [(&[u8], D16); 6] = [
-        (
-            &[0x00, 0x80, 0x80, 0xdc, 0x02, 0x00, 0x7d, 0x04],
-            D16(1, false, false),
-        ), // global_load_ubyte_d16 v4, v[2:3], off
-        (
-            &[0x00, 0x80, 0x84, 0xdc, 0x02, 0x00, 0x7d, 0x04],
-            D16(1, false, true),
-        ), // global_load_ubyte_d16_hi v4, v[2:3], off
-        (
-            &[0x00, 0x80, 0x88, 0xdc, 0x02, 0x00, 0x7d, 0x04],
-            D16(1, true, false),
-        ), // global_load_sbyte_d16 v4, v[2:3], off
-        (
-            &[0x00, 0x80, 0x8c, 0xdc, 0x02, 0x00, 0x7d, 0x04],
-            D16(1, true, true),
-        ), // global_load_sbyte_d16_hi v4, v[2:3], off
-        (
-            &[0x00, 0x80, 0x90, 0xdc, 0x02, 0x00, 0x7d, 0x04],
-            D16(2, false, false),
-        ), // global_load_short_d16 v4, v[2:3], off
-        (
-            &[0x00, 0x80, 0x94, 0xdc, 0x02, 0x00, 0x7d, 0x04],
-            D16(2, false, true),
-        ), // global_load_short_d16_hi v4, v[2:3], off
+        (&[0x00, 0x80, 0x80, 0xdc, 0x02, 0x00, 0x7d, 0x04], D16(1, false, false)), // global_load_ubyte_d16 v4, v[2:3], off
+        (&[0x00, 0x80, 0x84, 0xdc, 0x02, 0x00, 0x7d, 0x04], D16(1, false, true)),  // global_load_ubyte_d16_hi v4, v[2:3], off
+        (&[0x00, 0x80, 0x88, 0xdc, 0x02, 0x00, 0x7d, 0x04], D16(1, true, false)),  // global_load_sbyte_d16 v4, v[2:3], off
+        (&[0x00, 0x80, 0x8c, 0xdc, 0x02, 0x00, 0x7d, 0x04], D16(1, true, true)),   // global_load_sbyte_d16_hi v4, v[2:3], off
+        (&[0x00, 0x80, 0x90, 0xdc, 0x02, 0x00, 0x7d, 0x04], D16(2, false, false)), // global_load_short_d16 v4, v[2:3], off
+        (&[0x00, 0x80, 0x94, 0xdc, 0x02, 0x00, 0x7d, 0x04], D16(2, false, true)),  // global_load_short_d16_hi v4, v[2:3], off
     ];
     check_d16_loads(Processor::Gfx1030, false, &gfx10);
     let gfx11: [(&[u8], D16); 6] = [
-        (
-            &[0x00, 0x00, 0x7a, 0xdc, 0x02, 0x00, 0x7c, 0x04],
-            D16(1, false, false),
-        ), // global_load_d16_u8 v4, v[2:3], off
-        (
-            &[0x00, 0x00, 0x86, 0xdc, 0x02, 0x00, 0x7c, 0x04],
-            D16(1, false, true),
-        ), // global_load_d16_hi_u8 v4, v[2:3], off
-        (
-            &[0x00, 0x00, 0x7e, 0xdc, 0x02, 0x00, 0x7c, 0x04],
-            D16(1, true, false),
-        ), // global_load_d16_i8 v4, v[2:3], off
-        (
-            &[0x00, 0x00, 0x8a, 0xdc, 0x02, 0x00, 0x7c, 0x04],
-            D16(1, true, true),
-        ), // global_load_d16_hi_i8 v4, v[2:3], off
-        (
-            &[0x00, 0x00, 0x82, 0xdc, 0x02, 0x00, 0x7c, 0x04],
-            D16(2, false, false),
-        ), // global_load_d16_b16 v4, v[2:3], off
-        (
-            &[0x00, 0x00, 0x8e, 0xdc, 0x02, 0x00, 0x7c, 0x04],
-            D16(2, false, true),
-        ), // global_load_d16_hi_b16 v4, v[2:3], off
+        (&[0x00, 0x00, 0x7a, 0xdc, 0x02, 0x00, 0x7c, 0x04], D16(1, false, false)), // global_load_d16_u8 v4, v[2:3], off
+        (&[0x00, 0x00, 0x86, 0xdc, 0x02, 0x00, 0x7c, 0x04], D16(1, false, true)),  // global_load_d16_hi_u8 v4, v[2:3], off
+        (&[0x00, 0x00, 0x7e, 0xdc, 0x02, 0x00, 0x7c, 0x04], D16(1, true, false)),  // global_load_d16_i8 v4, v[2:3], off
+        (&[0x00, 0x00, 0x8a, 0xdc, 0x02, 0x00, 0x7c, 0x04], D16(1, true, true)),   // global_load_d16_hi_i8 v4, v[2:3], off
+        (&[0x00, 0x00, 0x82, 0xdc, 0x02, 0x00, 0x7c, 0x04], D16(2, false, false)), // global_load_d16_b16 v4, v[2:3], off
+        (&[0x00, 0x00, 0x8e, 0xdc, 0x02, 0x00, 0x7c, 0x04], D16(2, false, true)),  // global_load_d16_hi_b16 v4, v[2:3], off
     ];
     check_d16_loads(Processor::Gfx1100, false, &gfx11);
     let gfx12: [(&[u8], D16); 6] = [
-        (
-            &[
-                0x7c, 0x80, 0x07, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
-            ],
-            D16(1, false, false),
-        ), // global_load_d16_u8 v4, v[2:3], off
-        (
-            &[
-                0x7c, 0x40, 0x08, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
-            ],
-            D16(1, false, true),
-        ), // global_load_d16_hi_u8 v4, v[2:3], off
-        (
-            &[
-                0x7c, 0xc0, 0x07, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
-            ],
-            D16(1, true, false),
-        ), // global_load_d16_i8 v4, v[2:3], off
-        (
-            &[
-                0x7c, 0x80, 0x08, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
-            ],
-            D16(1, true, true),
-        ), // global_load_d16_hi_i8 v4, v[2:3], off
-        (
-            &[
-                0x7c, 0x00, 0x08, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
-            ],
-            D16(2, false, false),
-        ), // global_load_d16_b16 v4, v[2:3], off
-        (
-            &[
-                0x7c, 0xc0, 0x08, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
-            ],
-            D16(2, false, true),
-        ), // global_load_d16_hi_b16 v4, v[2:3], off
+        (&[0x7c, 0x80, 0x07, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00], D16(1, false, false)), // global_load_d16_u8 v4, v[2:3], off
+        (&[0x7c, 0x40, 0x08, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00], D16(1, false, true)),  // global_load_d16_hi_u8 v4, v[2:3], off
+        (&[0x7c, 0xc0, 0x07, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00], D16(1, true, false)),  // global_load_d16_i8 v4, v[2:3], off
+        (&[0x7c, 0x80, 0x08, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00], D16(1, true, true)),   // global_load_d16_hi_i8 v4, v[2:3], off
+        (&[0x7c, 0x00, 0x08, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00], D16(2, false, false)), // global_load_d16_b16 v4, v[2:3], off
+        (&[0x7c, 0xc0, 0x08, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00], D16(2, false, true)),  // global_load_d16_hi_b16 v4, v[2:3], off
     ];
     check_d16_loads(Processor::Gfx1201, false, &gfx12);
 }
@@ -494,18 +314,8 @@ fn d16_hi_stores_take_the_high_half() {
     check_d16_hi_stores(
         Processor::Gfx1201,
         &[
-            (
-                &[
-                    0x7c, 0x00, 0x09, 0xee, 0x00, 0x00, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00,
-                ],
-                1,
-            ), // global_store_d16_hi_b8 v[2:3], v8, off
-            (
-                &[
-                    0x7c, 0x40, 0x09, 0xee, 0x00, 0x00, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00,
-                ],
-                2,
-            ), // global_store_d16_hi_b16 v[2:3], v8, off
+            (&[0x7c, 0x00, 0x09, 0xee, 0x00, 0x00, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00], 1), // global_store_d16_hi_b8 v[2:3], v8, off
+            (&[0x7c, 0x40, 0x09, 0xee, 0x00, 0x00, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00], 2), // global_store_d16_hi_b16 v[2:3], v8, off
         ],
     );
 }
@@ -520,20 +330,12 @@ fn check_global_addressing(p: Processor, saddr_m8: &[u8], vaddr_m16: &[u8]) {
     r.set_v(3, |_| 0xffff_ffff); // ignored in saddr mode: vaddr is 32 bits, zero-extended
     r.run(saddr_m8); // global_load_dword v4, v2, s[4:5] offset:-8
     for lane in 0..lanes(&r) {
-        assert_eq!(
-            v(&r, 4, lane),
-            le32(&mem, 1024 + lane * 4 - 8),
-            "{p:?} saddr lane {lane}"
-        );
+        assert_eq!(v(&r, 4, lane), le32(&mem, 1024 + lane * 4 - 8), "{p:?} saddr lane {lane}");
     }
     set_v64(&mut r, 2, |l| base + 64 + l as u64 * 8);
     r.run(vaddr_m16); // global_load_dword v4, v[2:3], off offset:-16
     for lane in 0..lanes(&r) {
-        assert_eq!(
-            v(&r, 4, lane),
-            le32(&mem, 64 + lane * 8 - 16),
-            "{p:?} vaddr lane {lane}"
-        );
+        assert_eq!(v(&r, 4, lane), le32(&mem, 64 + lane * 8 - 16), "{p:?} vaddr lane {lane}");
     }
 }
 
@@ -556,12 +358,8 @@ fn global_addressing_with_saddr_vaddr_and_negative_offsets() {
     );
     check_global_addressing(
         Processor::Gfx1201,
-        &[
-            0x04, 0x00, 0x05, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0xf8, 0xff, 0xff,
-        ], // global_load_b32 v4, v2, s[4:5] offset:-8
-        &[
-            0x7c, 0x00, 0x05, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0xf0, 0xff, 0xff,
-        ], // global_load_b32 v4, v[2:3], off offset:-16
+        &[0x04, 0x00, 0x05, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0xf8, 0xff, 0xff], // global_load_b32 v4, v2, s[4:5] offset:-8
+        &[0x7c, 0x00, 0x05, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0xf0, 0xff, 0xff], // global_load_b32 v4, v[2:3], off offset:-16
     );
 }
 
@@ -584,14 +382,10 @@ fn large_offsets_gfx9_and_gfx12() {
     let base = alloc(&mut r, "buf", mem.clone());
     set_s64(&mut r, 4, base + 200_000);
     r.set_v(2, |l| l as u32 * 4);
-    r.run(&[
-        0x04, 0x00, 0x05, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x60, 0x79, 0xfe,
-    ]); // global_load_b32 v4, v2, s[4:5] offset:-100000
+    r.run(&[0x04, 0x00, 0x05, 0xee, 0x04, 0x00, 0x00, 0x00, 0x02, 0x60, 0x79, 0xfe]); // global_load_b32 v4, v2, s[4:5] offset:-100000
     assert_eq!(v(&r, 4, 3), le32(&mem, 100_000 + 12));
     set_v64(&mut r, 2, |l| base + l as u64);
-    r.run(&[
-        0x7c, 0x00, 0x05, 0xec, 0x04, 0x00, 0x00, 0x00, 0x02, 0xa0, 0x86, 0x01,
-    ]); // flat_load_b32 v4, v[2:3] offset:100000
+    r.run(&[0x7c, 0x00, 0x05, 0xec, 0x04, 0x00, 0x00, 0x00, 0x02, 0xa0, 0x86, 0x01]); // flat_load_b32 v4, v[2:3] offset:100000
     assert_eq!(v(&r, 4, 7), le32(&mem, 100_007));
 }
 
@@ -613,12 +407,8 @@ fn addtid_forms_use_saddr_plus_lane_times_four() {
         (
             Processor::Gfx1201,
             false,
-            &[
-                0x04, 0x00, 0x0a, 0xee, 0x04, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00,
-            ], // global_load_addtid_b32 v4, s[4:5] offset:16
-            &[
-                0x04, 0x40, 0x0a, 0xee, 0x00, 0x00, 0x00, 0x04, 0x00, 0x10, 0x00, 0x00,
-            ], // global_store_addtid_b32 v8, s[4:5] offset:16
+            &[0x04, 0x00, 0x0a, 0xee, 0x04, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00], // global_load_addtid_b32 v4, s[4:5] offset:16
+            &[0x04, 0x40, 0x0a, 0xee, 0x00, 0x00, 0x00, 0x04, 0x00, 0x10, 0x00, 0x00], // global_store_addtid_b32 v8, s[4:5] offset:16
         ),
     ];
     for (p, w64, load, store) in cases {
@@ -628,11 +418,7 @@ fn addtid_forms_use_saddr_plus_lane_times_four() {
         set_s64(&mut r, 4, base + 32);
         r.run(load);
         for lane in 0..lanes(&r) {
-            assert_eq!(
-                v(&r, 4, lane),
-                le32(&mem, 32 + 16 + lane * 4),
-                "{p:?} lane {lane}"
-            );
+            assert_eq!(v(&r, 4, lane), le32(&mem, 32 + 16 + lane * 4), "{p:?} lane {lane}");
         }
         r.set_v(8, |l| 7 * l as u32);
         r.run(store);
@@ -657,20 +443,8 @@ fn exec_masked_lanes_neither_load_nor_store() {
     let m = bytes(&r, "buf");
     for lane in 0..64 {
         let on = 0xf0f0_0000_0000_00f1u64 >> lane & 1 != 0;
-        assert_eq!(
-            v(&r, 4, lane),
-            if on { le32(&mem, lane * 4) } else { SENTINEL },
-            "lane {lane}"
-        );
-        assert_eq!(
-            le32(&m, lane * 4),
-            if on {
-                !(lane as u32)
-            } else {
-                le32(&mem, lane * 4)
-            },
-            "lane {lane}"
-        );
+        assert_eq!(v(&r, 4, lane), if on { le32(&mem, lane * 4) } else { SENTINEL }, "lane {lane}");
+        assert_eq!(le32(&m, lane * 4), if on { !(lane as u32) } else { le32(&mem, lane * 4) }, "lane {lane}");
     }
 }
 
@@ -684,13 +458,7 @@ fn unmapped_addresses_fault_with_lane_and_address() {
     ] {
         let mut r = rig(p, w64);
         let base = alloc(&mut r, "buf", vec![0; 256]);
-        set_v64(&mut r, 2, |l| {
-            if l == 5 {
-                base + 254
-            } else {
-                base + 4 * l as u64
-            }
-        });
+        set_v64(&mut r, 2, |l| if l == 5 { base + 254 } else { base + 4 * l as u64 });
         assert_eq!(expect_mem_fault(&mut r, enc), (5, base + 254), "{p:?}");
         set_v64(&mut r, 2, |l| if l >= 9 { 0x10 } else { base });
         assert_eq!(expect_mem_fault(&mut r, enc), (9, 0x10), "{p:?}");
@@ -722,12 +490,8 @@ fn flat_in_the_lds_aperture_accesses_lds() {
         (
             Processor::Gfx1201,
             false,
-            &[
-                0x7c, 0x00, 0x05, 0xec, 0x04, 0x00, 0x00, 0x00, 0x02, 0x08, 0x00, 0x00,
-            ], // flat_load_b32 v4, v[2:3] offset:8
-            &[
-                0x7c, 0x80, 0x06, 0xec, 0x00, 0x00, 0x00, 0x04, 0x02, 0x08, 0x00, 0x00,
-            ], // flat_store_b32 v[2:3], v8 offset:8
+            &[0x7c, 0x00, 0x05, 0xec, 0x04, 0x00, 0x00, 0x00, 0x02, 0x08, 0x00, 0x00], // flat_load_b32 v4, v[2:3] offset:8
+            &[0x7c, 0x80, 0x06, 0xec, 0x00, 0x00, 0x00, 0x04, 0x02, 0x08, 0x00, 0x00], // flat_store_b32 v[2:3], v8 offset:8
         ),
     ];
     for (p, w64, load, store) in cases {
@@ -738,11 +502,7 @@ fn flat_in_the_lds_aperture_accesses_lds() {
         set_v64(&mut r, 2, |l| shared + 100 + l as u64 * 4);
         r.run(load);
         for lane in 0..lanes(&r) {
-            assert_eq!(
-                v(&r, 4, lane),
-                le32(&lds0, 108 + lane * 4),
-                "{p:?} lane {lane}"
-            );
+            assert_eq!(v(&r, 4, lane), le32(&lds0, 108 + lane * 4), "{p:?} lane {lane}");
         }
         r.set_v(8, |l| 0x5500 + l as u32);
         r.run(store);
@@ -779,24 +539,9 @@ fn every_flat_and_global_encoding_of_every_target_classifies() {
 #[test]
 fn global_load_lds_writes_one_dword_per_lane() {
     let cases: [(Processor, &[u8], bool, u64); 3] = [
-        (
-            Processor::Gfx942,
-            &[0x10, 0x80, 0xa8, 0xdc, 0x02, 0x00, 0x7f, 0x00],
-            false,
-            16,
-        ), // global_load_lds_dword v[2:3], off offset:16
-        (
-            Processor::Gfx90a,
-            &[0x00, 0xa0, 0x50, 0xdc, 0x02, 0x00, 0x7f, 0x00],
-            false,
-            0,
-        ), // global_load_dword v[2:3], off lds
-        (
-            Processor::Gfx942,
-            &[0x04, 0x80, 0x98, 0xdc, 0x02, 0x00, 0x04, 0x00],
-            true,
-            4,
-        ), // global_load_lds_ubyte v2, s[4:5] offset:4
+        (Processor::Gfx942, &[0x10, 0x80, 0xa8, 0xdc, 0x02, 0x00, 0x7f, 0x00], false, 16), // global_load_lds_dword v[2:3], off offset:16
+        (Processor::Gfx90a, &[0x00, 0xa0, 0x50, 0xdc, 0x02, 0x00, 0x7f, 0x00], false, 0),  // global_load_dword v[2:3], off lds
+        (Processor::Gfx942, &[0x04, 0x80, 0x98, 0xdc, 0x02, 0x00, 0x04, 0x00], true, 4),   // global_load_lds_ubyte v2, s[4:5] offset:4
     ];
     for (p, enc, ubyte_saddr, ioff) in cases {
         let mut r = rig(p, true);
@@ -813,11 +558,7 @@ fn global_load_lds_writes_one_dword_per_lane() {
         r.run(enc);
         for l in 0..64 {
             let at = 0x10100 + ioff as usize + 4 * l;
-            let want = if ubyte_saddr {
-                mem[3 * l + 4] as u32
-            } else {
-                le32(&mem, 8 * l + ioff as usize)
-            };
+            let want = if ubyte_saddr { mem[3 * l + 4] as u32 } else { le32(&mem, 8 * l + ioff as usize) };
             assert_eq!(le32(&r.lds, at), want, "{p:?} lane {l}");
         }
     }

@@ -41,10 +41,7 @@ fn scratch_rig(p: Processor, w64: bool) -> (Rig, u64) {
 
 fn scratch_u32(r: &Rig, wave_base: u64, o: u64, lane: usize) -> u32 {
     let base = r.env.scratch_base;
-    le32(
-        &bytes(r, "scratch"),
-        (wave_base - base + swz(o, lane, lanes(r))) as usize,
-    )
+    le32(&bytes(r, "scratch"), (wave_base - base + swz(o, lane, lanes(r))) as usize)
 }
 
 /// Store at private offset `o` (per lane `v2 + 4`), check the swizzled location, load back.
@@ -54,11 +51,7 @@ fn check_sv(p: Processor, w64: bool, store: &[u8], load: &[u8]) {
     r.set_v(8, |l| 0xc0de_0000 + l as u32);
     r.run(store);
     for l in 0..lanes(&r) {
-        assert_eq!(
-            scratch_u32(&r, wb, 12, l),
-            0xc0de_0000 + l as u32,
-            "{p:?} w64={w64} lane {l}"
-        );
+        assert_eq!(scratch_u32(&r, wb, 12, l), 0xc0de_0000 + l as u32, "{p:?} w64={w64} lane {l}");
     }
     r.set_v(4, |_| 0);
     r.run(load);
@@ -92,12 +85,8 @@ fn scratch_sv_mode_swizzles_per_lane() {
     check_sv(
         Processor::Gfx1201,
         false,
-        &[
-            0x7c, 0x80, 0x06, 0xed, 0x00, 0x00, 0x02, 0x04, 0x02, 0x04, 0x00, 0x00,
-        ], // scratch_store_b32 v2, v8, off offset:4
-        &[
-            0x7c, 0x00, 0x05, 0xed, 0x04, 0x00, 0x02, 0x00, 0x02, 0x04, 0x00, 0x00,
-        ], // scratch_load_b32 v4, v2, off offset:4
+        &[0x7c, 0x80, 0x06, 0xed, 0x00, 0x00, 0x02, 0x04, 0x02, 0x04, 0x00, 0x00], // scratch_store_b32 v2, v8, off offset:4
+        &[0x7c, 0x00, 0x05, 0xed, 0x04, 0x00, 0x02, 0x00, 0x02, 0x04, 0x00, 0x00], // scratch_load_b32 v4, v2, off offset:4
     );
 }
 
@@ -112,10 +101,7 @@ fn scratch_dwordx4_spans_four_elements_with_negative_offset() {
     r.run(&[0xfc, 0x5f, 0x7c, 0xdc, 0x02, 0x08, 0x7f, 0x00]); // scratch_store_dwordx4 v2, v[8:11], off offset:-4
     for l in 0..64 {
         for k in 0..4 {
-            assert_eq!(
-                scratch_u32(&r, wb, 16 + 4 * k, l),
-                (k as u32) << 16 | l as u32
-            );
+            assert_eq!(scratch_u32(&r, wb, 16 + 4 * k, l), (k as u32) << 16 | l as u32);
         }
     }
     r.run(&[0xfc, 0x5f, 0x5c, 0xdc, 0x02, 0x00, 0x7f, 0x04]); // scratch_load_dwordx4 v[4:7], v2, off offset:-4
@@ -142,11 +128,7 @@ fn scratch_ss_svs_and_st_modes() {
     assert_eq!(scratch_u32(&r, wb, 32, 7), 0x0403_0201 * 8);
     r.run(&[0x11, 0x40, 0x40, 0xdc, 0x00, 0x00, 0x06, 0x04]); // scratch_load_ubyte v4, off, s6 offset:17
     for l in 0..64 {
-        assert_eq!(
-            v(&r, 4, l),
-            (0x0403_0201u32.wrapping_mul(l as u32 + 1) >> 8) & 0xff,
-            "lane {l}"
-        );
+        assert_eq!(v(&r, 4, l), (0x0403_0201u32.wrapping_mul(l as u32 + 1) >> 8) & 0xff, "lane {l}");
     }
     // SVS (gfx942, gfx1100): vaddr + saddr + offset.
     for (p, w64, store, load) in [
@@ -179,13 +161,9 @@ fn scratch_ss_svs_and_st_modes() {
     set_s(&mut r, 6, 8);
     r.set_v(2, |_| 8);
     r.set_v(8, |l| 5 * l as u32);
-    r.run(&[
-        0x06, 0x80, 0x06, 0xed, 0x00, 0x00, 0x02, 0x04, 0x02, 0xfc, 0xff, 0xff,
-    ]); // scratch_store_b32 v2, v8, s6 offset:-4
+    r.run(&[0x06, 0x80, 0x06, 0xed, 0x00, 0x00, 0x02, 0x04, 0x02, 0xfc, 0xff, 0xff]); // scratch_store_b32 v2, v8, s6 offset:-4
     assert_eq!(scratch_u32(&r, wb, 12, 31), 155);
-    r.run(&[
-        0x7c, 0x00, 0x05, 0xed, 0x04, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00,
-    ]); // scratch_load_b32 v4, off, off offset:12
+    r.run(&[0x7c, 0x00, 0x05, 0xed, 0x04, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00]); // scratch_load_b32 v4, off, off offset:12
     assert_eq!(v(&r, 4, 30), 150);
 }
 
@@ -221,13 +199,9 @@ fn flat_private_aperture_matches_scratch_instructions() {
     let private_base = r.env.apertures.private_base;
     r.set_v(2, |_| 8);
     r.set_v(8, |l| 900 + l as u32);
-    r.run(&[
-        0x7c, 0x80, 0x06, 0xed, 0x00, 0x00, 0x02, 0x04, 0x02, 0x04, 0x00, 0x00,
-    ]); // scratch_store_b32 v2, v8, off offset:4
+    r.run(&[0x7c, 0x80, 0x06, 0xed, 0x00, 0x00, 0x02, 0x04, 0x02, 0x04, 0x00, 0x00]); // scratch_store_b32 v2, v8, off offset:4
     set_v64(&mut r, 2, |_| private_base | 12);
-    r.run(&[
-        0x7c, 0x00, 0x05, 0xec, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
-    ]); // flat_load_b32 v4, v[2:3]
+    r.run(&[0x7c, 0x00, 0x05, 0xec, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00]); // flat_load_b32 v4, v[2:3]
     assert_eq!(v(&r, 4, 31), 931);
     assert_eq!(scratch_u32(&r, wb, 12, 0), 900);
 }
@@ -254,11 +228,7 @@ fn psb(r: &mut Rig, gfx8: bool, gfx10: bool) {
     let base = r.env.scratch_base;
     let index_stride = if lanes(r) == 64 { 3 } else { 2 };
     set_s(r, 0, base as u32);
-    set_s(
-        r,
-        1,
-        (base >> 32) as u32 | (PER_LANE as u32) << 16 | 1 << 31,
-    );
+    set_s(r, 1, (base >> 32) as u32 | (PER_LANE as u32) << 16 | 1 << 31);
     set_s(r, 2, u32::MAX);
     let elem4 = if gfx8 { 1 << 19 } else { 0 };
     let oob_none = if gfx10 { 2 << 28 } else { 0 };

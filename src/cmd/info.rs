@@ -27,11 +27,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     let bad = |e: codeobj::LoadError| CliError::BadInput(format!("{}: {e}", args.file.display()));
     let listing = codeobj::list_targets(&bytes).map_err(bad)?;
     let co = codeobj::load(&bytes, args.target.as_deref()).map_err(bad)?;
-    let out = if args.json {
-        json_report(args, &listing, &co)
-    } else {
-        text_report(args, &listing, &co)
-    };
+    let out = if args.json { json_report(args, &listing, &co) } else { text_report(args, &listing, &co) };
     print!("{out}");
     Ok(ExitCode::SUCCESS)
 }
@@ -50,15 +46,7 @@ fn json_report(args: &Args, listing: &Listing, co: &CodeObject) -> String {
 
 /// Control characters and non-ASCII in names from the file, escaped so each item stays on its line.
 fn esc(s: &str) -> String {
-    s.chars()
-        .flat_map(|c| {
-            if c.is_ascii_graphic() || c == ' ' {
-                vec![c]
-            } else {
-                c.escape_default().collect()
-            }
-        })
-        .collect()
+    s.chars().flat_map(|c| if c.is_ascii_graphic() || c == ' ' { vec![c] } else { c.escape_default().collect() }).collect()
 }
 
 fn text_report(args: &Args, listing: &Listing, co: &CodeObject) -> String {
@@ -75,79 +63,29 @@ fn header(o: &mut String, listing: &Listing, co: &CodeObject) {
     let container = serde_plain(&listing.container);
     let _ = writeln!(o, "container: {container}");
     for e in &listing.entries {
-        let mark = if co.source.entry.as_deref() == Some(e.id.as_str()) {
-            " (loaded)"
-        } else {
-            ""
-        };
-        let _ = writeln!(
-            o,
-            "  entry {} at {:#x}, {} bytes{mark}",
-            esc(&e.id),
-            e.offset,
-            e.size
-        );
+        let mark = if co.source.entry.as_deref() == Some(e.id.as_str()) { " (loaded)" } else { "" };
+        let _ = writeln!(o, "  entry {} at {:#x}, {} bytes{mark}", esc(&e.id), e.offset, e.size);
     }
-    let _ = writeln!(
-        o,
-        "target: {} (family {})",
-        co.target.target_id(),
-        co.target.processor.family()
-    );
+    let _ = writeln!(o, "target: {} (family {})", co.target.target_id(), co.target.processor.family());
     let _ = writeln!(
         o,
         "code object: v{}, {}, e_flags {:#x}{}",
         co.code_object_version,
         serde_plain(&co.elf_type),
         co.e_flags,
-        if co.generic_version != 0 {
-            format!(", generic version {}", co.generic_version)
-        } else {
-            String::new()
-        }
+        if co.generic_version != 0 { format!(", generic version {}", co.generic_version) } else { String::new() }
     );
     if let Some(isa) = &co.isa_version_note {
-        let _ = writeln!(
-            o,
-            "isa note: {}:{} {}.{}.{}",
-            esc(&isa.vendor),
-            esc(&isa.architecture),
-            isa.major,
-            isa.minor,
-            isa.stepping
-        );
+        let _ = writeln!(o, "isa note: {}:{} {}.{}.{}", esc(&isa.vendor), esc(&isa.architecture), isa.major, isa.minor, isa.stepping);
     }
     if let Some(m) = &co.metadata {
-        let version = m
-            .version
-            .map(|[a, b]| format!("{a}.{b}"))
-            .unwrap_or_else(|| "?".into());
-        let target = m
-            .target
-            .as_deref()
-            .map(|t| format!(", target {}", esc(t)))
-            .unwrap_or_default();
-        let _ = writeln!(
-            o,
-            "metadata: {}, version {version}{target}",
-            serde_plain(&m.format)
-        );
+        let version = m.version.map(|[a, b]| format!("{a}.{b}")).unwrap_or_else(|| "?".into());
+        let target = m.target.as_deref().map(|t| format!(", target {}", esc(t))).unwrap_or_default();
+        let _ = writeln!(o, "metadata: {}, version {version}{target}", serde_plain(&m.format));
     }
     for s in &co.sections {
-        let flags = format!(
-            "{}{}{}",
-            if s.executable { "x" } else { "" },
-            if s.writable { "w" } else { "" },
-            if s.nobits { " nobits" } else { "" }
-        );
-        let _ = writeln!(
-            o,
-            "section {} at {:#x}, {} bytes, align {} {flags}",
-            esc(&s.name),
-            s.address,
-            s.size,
-            s.align
-        );
+        let flags = format!("{}{}{}", if s.executable { "x" } else { "" }, if s.writable { "w" } else { "" }, if s.nobits { " nobits" } else { "" });
+        let _ = writeln!(o, "section {} at {:#x}, {} bytes, align {} {flags}", esc(&s.name), s.address, s.size, s.align);
     }
     for w in &co.warnings {
         let _ = writeln!(o, "warning: {}", esc(w));
@@ -175,11 +113,7 @@ fn flatten(prefix: &str, v: &Value, out: &mut Vec<String>) {
     match v {
         Value::Object(map) => {
             for (k, v) in map {
-                let key = if prefix.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{prefix}.{k}")
-                };
+                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
                 if k != "raw" {
                     flatten(&key, v, out);
                 }
@@ -212,43 +146,14 @@ fn kernel(o: &mut String, co: &CodeObject, k: &Kernel) {
         d.group_segment_fixed_size, d.private_segment_fixed_size, d.kernarg_size, k.wave_size
     );
     registers(o, k);
-    sgprs(
-        o,
-        "user SGPRs",
-        &k.initial_sgprs.user,
-        Some(d.compute_pgm_rsrc2.user_sgpr_count),
-    );
+    sgprs(o, "user SGPRs", &k.initial_sgprs.user, Some(d.compute_pgm_rsrc2.user_sgpr_count));
     sgprs(o, "system SGPRs", &k.initial_sgprs.system, None);
-    let _ = writeln!(
-        o,
-        "  compute_pgm_rsrc1 {:#010x}: {}",
-        d.compute_pgm_rsrc1.raw,
-        fields(&to_value(&d.compute_pgm_rsrc1))
-    );
-    let _ = writeln!(
-        o,
-        "  compute_pgm_rsrc2 {:#010x}: {}",
-        d.compute_pgm_rsrc2.raw,
-        fields(&to_value(&d.compute_pgm_rsrc2))
-    );
-    let _ = writeln!(
-        o,
-        "  compute_pgm_rsrc3 {:#010x}: {}",
-        d.compute_pgm_rsrc3.raw(),
-        fields(&to_value(&d.compute_pgm_rsrc3))
-    );
+    let _ = writeln!(o, "  compute_pgm_rsrc1 {:#010x}: {}", d.compute_pgm_rsrc1.raw, fields(&to_value(&d.compute_pgm_rsrc1)));
+    let _ = writeln!(o, "  compute_pgm_rsrc2 {:#010x}: {}", d.compute_pgm_rsrc2.raw, fields(&to_value(&d.compute_pgm_rsrc2)));
+    let _ = writeln!(o, "  compute_pgm_rsrc3 {:#010x}: {}", d.compute_pgm_rsrc3.raw(), fields(&to_value(&d.compute_pgm_rsrc3)));
     let props = &d.kernel_code_properties;
-    let _ = writeln!(
-        o,
-        "  kernel_code_properties {:#06x}: {}",
-        props.raw,
-        fields(&to_value(props))
-    );
-    let _ = writeln!(
-        o,
-        "  kernarg_preload: {}",
-        fields(&to_value(&d.kernarg_preload))
-    );
+    let _ = writeln!(o, "  kernel_code_properties {:#06x}: {}", props.raw, fields(&to_value(props)));
+    let _ = writeln!(o, "  kernarg_preload: {}", fields(&to_value(&d.kernarg_preload)));
     if let Some(c) = &k.amd_kernel_code {
         let _ = writeln!(o, "  amd_kernel_code_t: {}", fields(&to_value(c)));
     }
@@ -266,10 +171,7 @@ fn signed_hex(v: i64) -> String {
 
 fn registers(o: &mut String, k: &Kernel) {
     let r = &k.registers;
-    let mut line = format!(
-        "  registers: vgprs {} (granule {})",
-        r.vgprs, r.vgpr_granule
-    );
+    let mut line = format!("  registers: vgprs {} (granule {})", r.vgprs, r.vgpr_granule);
     if let (Some(a), Some(g)) = (r.accum_offset, r.agprs_allocated) {
         let _ = write!(line, ", accum_offset {a}, agprs allocated {g}");
     }
@@ -282,15 +184,8 @@ fn registers(o: &mut String, k: &Kernel) {
         }
     }
     if let Some(m) = &k.metadata {
-        let agpr = m
-            .agpr_count
-            .map(|a| format!(" agpr {a}"))
-            .unwrap_or_default();
-        let _ = write!(
-            line,
-            "; metadata: vgpr {} sgpr {}{agpr}",
-            m.vgpr_count, m.sgpr_count
-        );
+        let agpr = m.agpr_count.map(|a| format!(" agpr {a}")).unwrap_or_default();
+        let _ = write!(line, "; metadata: vgpr {} sgpr {}{agpr}", m.vgpr_count, m.sgpr_count);
         if let (Some(s), Some(v)) = (m.sgpr_spill_count, m.vgpr_spill_count) {
             let _ = write!(line, " spills sgpr {s} vgpr {v}");
         }
@@ -302,22 +197,12 @@ fn sgprs(o: &mut String, what: &str, slots: &[SgprSlot], count: Option<u32>) {
     let list: Vec<String> = slots
         .iter()
         .map(|s| {
-            let regs = if s.count == 1 {
-                format!("s{}", s.first)
-            } else {
-                format!("s[{}:{}]", s.first, s.first + s.count - 1)
-            };
+            let regs = if s.count == 1 { format!("s{}", s.first) } else { format!("s[{}:{}]", s.first, s.first + s.count - 1) };
             format!("{regs} {}", serde_plain(&s.value))
         })
         .collect();
-    let count = count
-        .map(|c| format!(" (USER_SGPR_COUNT {c})"))
-        .unwrap_or_default();
-    let list = if list.is_empty() {
-        "none".to_string()
-    } else {
-        list.join(", ")
-    };
+    let count = count.map(|c| format!(" (USER_SGPR_COUNT {c})")).unwrap_or_default();
+    let list = if list.is_empty() { "none".to_string() } else { list.join(", ") };
     let _ = writeln!(o, "  {what}{count}: {list}");
 }
 
@@ -326,15 +211,9 @@ fn metadata(o: &mut String, k: &Kernel) {
         let _ = writeln!(o, "  metadata: none");
         return;
     };
-    let mut extra = vec![format!(
-        "max_flat_workgroup_size {}",
-        m.max_flat_workgroup_size
-    )];
+    let mut extra = vec![format!("max_flat_workgroup_size {}", m.max_flat_workgroup_size)];
     if let Some(l) = &m.language {
-        let v = m
-            .language_version
-            .map(|[a, b]| format!(" {a}.{b}"))
-            .unwrap_or_default();
+        let v = m.language_version.map(|[a, b]| format!(" {a}.{b}")).unwrap_or_default();
         extra.push(format!("language {}{v}", esc(l)));
     }
     for (name, v) in [
@@ -351,52 +230,24 @@ fn metadata(o: &mut String, k: &Kernel) {
     }
     let _ = writeln!(o, "  metadata: {}", extra.join(", "));
     let l = &m.kernarg;
-    let computed = if l.offsets_computed {
-        ", offsets computed from sizes and alignments"
-    } else {
-        ""
-    };
-    let _ = writeln!(
-        o,
-        "  kernargs: {} bytes, align {}{computed}",
-        l.segment_size, l.segment_align
-    );
-    let _ = writeln!(
-        o,
-        "    {:>6} {:>5}  {:<28} {:<9} {:<12} type",
-        "offset", "size", "value kind", "space", "name"
-    );
+    let computed = if l.offsets_computed { ", offsets computed from sizes and alignments" } else { "" };
+    let _ = writeln!(o, "  kernargs: {} bytes, align {}{computed}", l.segment_size, l.segment_align);
+    let _ = writeln!(o, "    {:>6} {:>5}  {:<28} {:<9} {:<12} type", "offset", "size", "value kind", "space", "name");
     for a in &l.args {
         arg(o, a);
     }
 }
 
 fn arg(o: &mut String, a: &KernelArg) {
-    let space = a
-        .address_space
-        .map(|s| serde_plain(&s))
-        .unwrap_or_else(|| "-".into());
+    let space = a.address_space.map(|s| serde_plain(&s)).unwrap_or_else(|| "-".into());
     let name = a.name.as_deref().map(esc).unwrap_or_else(|| "-".into());
-    let ty = a
-        .type_name
-        .as_deref()
-        .map(esc)
-        .unwrap_or_else(|| "-".into());
+    let ty = a.type_name.as_deref().map(esc).unwrap_or_else(|| "-".into());
     let mut flags = String::new();
-    for (on, f) in [
-        (a.is_const, " const"),
-        (a.is_restrict, " restrict"),
-        (a.is_volatile, " volatile"),
-        (a.is_pipe, " pipe"),
-    ] {
+    for (on, f) in [(a.is_const, " const"), (a.is_restrict, " restrict"), (a.is_volatile, " volatile"), (a.is_pipe, " pipe")] {
         if on {
             flags.push_str(f);
         }
     }
     let kind = esc(&a.value_kind.as_str());
-    let _ = writeln!(
-        o,
-        "    {:>6} {:>5}  {kind:<28} {space:<9} {name:<12} {ty}{flags}",
-        a.offset, a.size
-    );
+    let _ = writeln!(o, "    {:>6} {:>5}  {kind:<28} {space:<9} {name:<12} {ty}{flags}", a.offset, a.size);
 }

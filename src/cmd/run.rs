@@ -126,7 +126,12 @@ fn run_traced(args: &Args, path: &Path, opts: &RunOptions) -> Result<(Result<Rep
     }
     let summary = tr.finish(&extra).map_err(cannot)?;
     if summary.dropped > 0 {
-        eprintln!("hipscope: warning: {}: stopped at --trace-limit {} events; {} later events are not in the trace", path.display(), summary.limit, summary.dropped);
+        eprintln!(
+            "hipscope: warning: {}: stopped at --trace-limit {} events; {} later events are not in the trace",
+            path.display(),
+            summary.limit,
+            summary.dropped
+        );
     }
     Ok((result, Some(summary)))
 }
@@ -134,12 +139,27 @@ fn run_traced(args: &Args, path: &Path, opts: &RunOptions) -> Result<(Result<Rep
 fn text_report(r: &Report, fidelity: bool) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "spec: {}", r.spec.display());
-    let _ = writeln!(o, "gpu: {} ({}, {} CUs); code object \"{}\" ({}, {}, wave{}, {} mode)", r.gpu.name, r.gpu.marketing_name, r.gpu.compute_units, r.code_object, r.code_object_path.display(), r.target, r.wave_size, r.mode);
+    let _ = writeln!(
+        o,
+        "gpu: {} ({}, {} CUs); code object \"{}\" ({}, {}, wave{}, {} mode)",
+        r.gpu.name,
+        r.gpu.marketing_name,
+        r.gpu.compute_units,
+        r.code_object,
+        r.code_object_path.display(),
+        r.target,
+        r.wave_size,
+        r.mode
+    );
     let _ = writeln!(o, "mode: {}, seed {}", if r.timing { "timing" } else { "functional" }, r.seed);
     for (i, d) in r.dispatches.iter().enumerate() {
         let [gx, gy, gz] = d.grid;
         let [bx, by, bz] = d.block;
-        let _ = write!(o, "dispatch {i}: {} grid ({gx},{gy},{gz}) block ({bx},{by},{bz}): {} groups, {} waves, {} instructions", d.kernel, d.groups, d.waves, d.instructions);
+        let _ = write!(
+            o,
+            "dispatch {i}: {} grid ({gx},{gy},{gz}) block ({bx},{by},{bz}): {} groups, {} waves, {} instructions",
+            d.kernel, d.groups, d.waves, d.instructions
+        );
         if let (Some(c), Some(ns)) = (d.cycles, d.duration_ns) {
             let _ = write!(o, ", {c} cycles ({:.2} µs)", ns / 1000.0);
         }

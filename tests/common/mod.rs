@@ -27,10 +27,21 @@ pub fn check_rows(dataset: &str, rows: impl IntoIterator<Item = Row>) {
             Verdict::KnownMiss(k) | Verdict::FixedKnownMiss(k) => format!(" (known: {})", k.reason),
             _ => String::new(),
         };
-        println!("{:<9} {:<14} {:<40} measured {:>10.1} simulated {:>10.1} {:>7.1} %  {}{known}", r.gpu, r.case, r.metric, r.measured, r.simulated, r.error_percent(), if r.ok() { "ok" } else { "MISS" });
+        println!(
+            "{:<9} {:<14} {:<40} measured {:>10.1} simulated {:>10.1} {:>7.1} %  {}{known}",
+            r.gpu,
+            r.case,
+            r.metric,
+            r.measured,
+            r.simulated,
+            r.error_percent(),
+            if r.ok() { "ok" } else { "MISS" }
+        );
         match verdict {
             Verdict::Miss => unexpected.push(format!("{} {} {}: measured {:.1} simulated {:.1}", r.gpu, r.case, r.metric, r.measured, r.simulated)),
-            Verdict::FixedKnownMiss(_) => unexpected.push(format!("{} {} {} now passes: remove it from KNOWN_MISSES (sim/src/validate/known.rs)", r.gpu, r.case, r.metric)),
+            Verdict::FixedKnownMiss(_) => {
+                unexpected.push(format!("{} {} {} now passes: remove it from KNOWN_MISSES (sim/src/validate/known.rs)", r.gpu, r.case, r.metric))
+            }
             _ => {}
         }
     }

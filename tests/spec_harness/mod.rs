@@ -41,7 +41,9 @@ impl Outcome {
 
 /// The spec files of a directory, sorted.
 pub fn specs_in(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir).map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "ron")).collect()).unwrap_or_default();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "ron")).collect())
+        .unwrap_or_default();
     v.sort();
     v
 }
@@ -171,5 +173,10 @@ pub fn report(title: &str, results: &BTreeMap<(String, String), Outcome>, config
         println!("  listed but not run (remove it from {}): {m}", known_file.display());
     }
     assert!(unexpected.is_empty(), "{} unexpected failure(s) (not listed in {}):\n{}", unexpected.len(), known_file.display(), unexpected.join("\n"));
-    assert!(fixed.is_empty() && missing.is_empty(), "{} listed failure(s) pass now or were not run; update {}", fixed.len() + missing.len(), known_file.display());
+    assert!(
+        fixed.is_empty() && missing.is_empty(),
+        "{} listed failure(s) pass now or were not run; update {}",
+        fixed.len() + missing.len(),
+        known_file.display()
+    );
 }

@@ -51,43 +51,22 @@ impl BundleEntry {
 /// Parse the bundle at `data` (which starts with [`MAGIC`]); `base` is its offset in the file.
 /// Returns the entries and the end of the bundle (relative to `data`).
 pub fn parse(data: &[u8], base: u64) -> Result<(Vec<BundleEntry>, u64), LoadError> {
-    let err = |problem: String| LoadError::Bundle {
-        offset: base,
-        problem,
-    };
+    let err = |problem: String| LoadError::Bundle { offset: base, problem };
     let count = bytes::u64_at(data, MAGIC.len(), "entry count").map_err(|e| err(e.to_string()))?;
     let mut pos = MAGIC.len() + 8;
     let mut end = pos as u64;
     let mut entries = Vec::new();
     for i in 0..count {
-        let field = |pos: usize, what| {
-            bytes::u64_at(data, pos, what).map_err(|e| err(format!("entry {i}: {e}")))
-        };
-        let (offset, size, id_len) = (
-            field(pos, "offset")?,
-            field(pos + 8, "size")?,
-            field(pos + 16, "id length")?,
-        );
-        let id = bytes::slice(data, pos as u64 + 24, id_len).ok_or_else(|| {
-            err(format!(
-                "entry {i}: id of {id_len} bytes at {:#x} is past the end",
-                pos + 24
-            ))
-        })?;
+        let field = |pos: usize, what| bytes::u64_at(data, pos, what).map_err(|e| err(format!("entry {i}: {e}")));
+        let (offset, size, id_len) = (field(pos, "offset")?, field(pos + 8, "size")?, field(pos + 16, "id length")?);
+        let id =
+            bytes::slice(data, pos as u64 + 24, id_len).ok_or_else(|| err(format!("entry {i}: id of {id_len} bytes at {:#x} is past the end", pos + 24)))?;
         pos += 24 + id.len();
         if bytes::slice(data, offset, size).is_none() {
-            return Err(err(format!(
-                "entry {i} ({}): contents {offset:#x}+{size:#x} are past the end ({:#x} bytes)",
-                show_bytes(id),
-                data.len()
-            )));
+            return Err(err(format!("entry {i} ({}): contents {offset:#x}+{size:#x} are past the end ({:#x} bytes)", show_bytes(id), data.len())));
         }
         end = end.max(pos as u64).max(offset + size);
-        entries.push(entry(
-            String::from_utf8_lossy(id).into_owned(),
-            base + offset,
-            size,
-        ));
+        entries.push(entry(String::from_utf8_lossy(id).into_owned(), base + offset, size));
     }
     Ok((entries, end))
 }
@@ -96,19 +75,10 @@ pub fn parse(data: &[u8], base: u64) -> Result<(Vec<BundleEntry>, u64), LoadErro
 fn entry(id: String, offset: u64, size: u64) -> BundleEntry {
     let (kind, rest) = id.split_once('-').unwrap_or((&id, ""));
     // The triple may have an empty environment (`amdgcn-amd-amdhsa-`), hence the trim.
-    let target_id = rest
-        .strip_prefix("amdgcn-amd-amdhsa")
-        .map(|t| t.trim_start_matches('-').to_string());
+    let target_id = rest.strip_prefix("amdgcn-amd-amdhsa").map(|t| t.trim_start_matches('-').to_string());
     let target_id = target_id.filter(|t| !t.is_empty());
     let processor = target_id.as_deref().and_then(processor_of);
-    BundleEntry {
-        kind: kind.to_string(),
-        target_id,
-        processor,
-        offset,
-        size,
-        id,
-    }
+    BundleEntry { kind: kind.to_string(), target_id, processor, offset, size, id }
 }
 
 /// `gfx90a:xnack+` → gfx90a; also accepts the v2/v3 `gfx906+xnack` form.
@@ -125,11 +95,7 @@ pub fn compressed(data: &[u8], base: u64) -> LoadError {
         Ok(m) => format!("compression method {m}"),
         Err(_) => "truncated header".to_string(),
     };
-    LoadError::CompressedBundle {
-        offset: base,
-        version,
-        method: show(&method),
-    }
+    LoadError::CompressedBundle { offset: base, version, method: show(&method) }
 }
 
 #[cfg(test)]
@@ -137,8 +103,7 @@ mod tests {
     use super::*;
 
     fn bundle(entries: &[(&str, &[u8])]) -> Vec<u8> {
-        let header: usize =
-            MAGIC.len() + 8 + entries.iter().map(|(id, _)| 24 + id.len()).sum::<usize>();
+        let header: usize = MAGIC.len() + 8 + entries.iter().map(|(id, _)| 24 + id.len()).sum::<usize>();
         let mut out = MAGIC.to_vec();
         out.extend((entries.len() as u64).to_le_bytes());
         let mut at = header as u64;
@@ -157,10 +122,7 @@ mod tests {
 
     #[test]
     fn parses_ids_and_ranges() {
-        let b = bundle(&[
-            ("host-x86_64-unknown-linux--", b""),
-            ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+", b"ELF!"),
-        ]);
+        let b = bundle(&[("host-x86_64-unknown-linux--", b""), ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+", b"ELF!")]);
         let (entries, end) = parse(&b, 100).unwrap();
         assert_eq!(end, b.len() as u64);
         assert_eq!(entries[0].kind, "host");
@@ -169,12 +131,7 @@ mod tests {
         assert_eq!(entries[1].processor, Some(Processor::Gfx90a));
         assert_eq!(entries[1].offset, 100 + b.len() as u64 - 4);
         // Old-style id without the empty environment.
-        assert_eq!(
-            entry("hip-amdgcn-amd-amdhsa-gfx906".into(), 0, 0)
-                .target_id
-                .as_deref(),
-            Some("gfx906")
-        );
+        assert_eq!(entry("hip-amdgcn-amd-amdhsa-gfx906".into(), 0, 0).target_id.as_deref(), Some("gfx906"));
     }
 
     #[test]

@@ -11,29 +11,13 @@ pub struct Short {
 
 impl std::fmt::Display for Short {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} at byte {:#x} is past the end ({} bytes)",
-            self.field, self.offset, self.len
-        )
+        write!(f, "{} at byte {:#x} is past the end ({} bytes)", self.field, self.offset, self.len)
     }
 }
 
 /// `N` bytes at `offset`, or [`Short`].
-pub fn array<const N: usize>(
-    data: &[u8],
-    offset: usize,
-    field: &'static str,
-) -> Result<[u8; N], Short> {
-    offset
-        .checked_add(N)
-        .and_then(|end| data.get(offset..end))
-        .and_then(|s| <[u8; N]>::try_from(s).ok())
-        .ok_or(Short {
-            field,
-            offset,
-            len: data.len(),
-        })
+pub fn array<const N: usize>(data: &[u8], offset: usize, field: &'static str) -> Result<[u8; N], Short> {
+    offset.checked_add(N).and_then(|end| data.get(offset..end)).and_then(|s| <[u8; N]>::try_from(s).ok()).ok_or(Short { field, offset, len: data.len() })
 }
 
 pub fn u16_at(data: &[u8], offset: usize, field: &'static str) -> Result<u16, Short> {

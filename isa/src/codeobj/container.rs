@@ -45,12 +45,7 @@ pub fn entries(data: &[u8]) -> Result<(ContainerKind, Vec<BundleEntry>), LoadErr
         return Err(bundle::compressed(data, 0));
     }
     if !data.starts_with(ELF_MAGIC) {
-        let magic = data
-            .iter()
-            .take(8)
-            .map(|b| format!("{b:02x}"))
-            .collect::<Vec<_>>()
-            .join(" ");
+        let magic = data.iter().take(8).map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ");
         return Err(LoadError::UnknownFormat { magic });
     }
     if data.get(18..20) == Some(&EM_AMDGPU.to_le_bytes()[..]) {
@@ -77,49 +72,28 @@ struct Wanted<'w> {
 
 impl<'w> Wanted<'w> {
     fn parse(text: &'w str, available: &str) -> Result<Wanted<'w>, LoadError> {
-        let processor = text
-            .parse::<Processor>()
-            .map_err(|_| LoadError::TargetNotFound {
-                wanted: show(text),
-                available: available.to_string(),
-            })?;
+        let processor = text.parse::<Processor>().map_err(|_| LoadError::TargetNotFound { wanted: show(text), available: available.to_string() })?;
         let features = text.contains(':').then(|| sorted_features(text));
-        Ok(Wanted {
-            text,
-            processor,
-            features,
-        })
+        Ok(Wanted { text, processor, features })
     }
 
     fn matches(&self, entry: &BundleEntry) -> bool {
         let Some(tid) = entry.target_id.as_deref() else {
             return false;
         };
-        entry.processor == Some(self.processor)
-            && self
-                .features
-                .as_ref()
-                .is_none_or(|f| *f == sorted_features(tid))
+        entry.processor == Some(self.processor) && self.features.as_ref().is_none_or(|f| *f == sorted_features(tid))
     }
 }
 
 fn sorted_features(target_id: &str) -> Vec<&str> {
-    let mut f: Vec<&str> = target_id
-        .split(':')
-        .skip(1)
-        .filter(|s| !s.is_empty())
-        .collect();
+    let mut f: Vec<&str> = target_id.split(':').skip(1).filter(|s| !s.is_empty()).collect();
     f.sort_unstable();
     f
 }
 
 /// Device entries, comma-separated, for messages.
 fn available(entries: &[&BundleEntry]) -> String {
-    let list: Vec<String> = entries
-        .iter()
-        .filter_map(|e| e.target_id.as_deref())
-        .map(show)
-        .collect();
+    let list: Vec<String> = entries.iter().filter_map(|e| e.target_id.as_deref()).map(show).collect();
     if list.is_empty() {
         "none".into()
     } else {
@@ -134,46 +108,27 @@ pub fn select<'d>(data: &'d [u8], wanted: Option<&str>) -> Result<(&'d [u8], Sou
     let list = available(&device);
     if device.is_empty() {
         let ids: Vec<String> = entries.iter().map(|e| show(&e.id)).collect();
-        return Err(LoadError::NoDeviceCode {
-            entries: ids.join(", "),
-        });
+        return Err(LoadError::NoDeviceCode { entries: ids.join(", ") });
     }
     let chosen: Vec<&BundleEntry> = match wanted {
         Some(w) => {
             let w = Wanted::parse(w, &list)?;
-            let found: Vec<&BundleEntry> =
-                device.iter().copied().filter(|e| w.matches(e)).collect();
+            let found: Vec<&BundleEntry> = device.iter().copied().filter(|e| w.matches(e)).collect();
             if found.is_empty() {
-                return Err(LoadError::TargetNotFound {
-                    wanted: show(w.text),
-                    available: list,
-                });
+                return Err(LoadError::TargetNotFound { wanted: show(w.text), available: list });
             }
             found
         }
         None => device,
     };
     let [one] = chosen.as_slice() else {
-        return Err(LoadError::TargetRequired {
-            available: available(&chosen),
-        });
+        return Err(LoadError::TargetRequired { available: available(&chosen) });
     };
     let bytes = bytes_of(data, one)?;
     let entry = (container != ContainerKind::CodeObject).then(|| one.id.clone());
-    Ok((
-        bytes,
-        Source {
-            container,
-            entry,
-            offset: one.offset,
-            size: one.size,
-        },
-    ))
+    Ok((bytes, Source { container, entry, offset: one.offset, size: one.size }))
 }
 
 fn bytes_of<'d>(data: &'d [u8], e: &BundleEntry) -> Result<&'d [u8], LoadError> {
-    super::bytes::slice(data, e.offset, e.size).ok_or_else(|| LoadError::Bundle {
-        offset: e.offset,
-        problem: "entry is past the end of the file".into(),
-    })
+    super::bytes::slice(data, e.offset, e.size).ok_or_else(|| LoadError::Bundle { offset: e.offset, problem: "entry is past the end of the file".into() })
 }

@@ -87,51 +87,20 @@ impl KernelDescriptor {
     /// Decode a v3+ kernel descriptor; `kd` must be the (relocated) 64 bytes.
     pub fn parse(kd: &[u8], family: Family) -> Result<KernelDescriptor, Short> {
         if kd.len() < KERNEL_DESCRIPTOR_SIZE {
-            return Err(Short {
-                field: "kernel descriptor",
-                offset: 0,
-                len: kd.len(),
-            });
+            return Err(Short { field: "kernel descriptor", offset: 0, len: kd.len() });
         }
         let u32_at = |o, f| bytes::u32_at(kd, o, f);
-        let preload = u32::from(bytes::u16_at(
-            kd,
-            off::KERNARG_PRELOAD,
-            "KERNARG_PRELOAD_SPEC",
-        )?);
+        let preload = u32::from(bytes::u16_at(kd, off::KERNARG_PRELOAD, "KERNARG_PRELOAD_SPEC")?);
         Ok(KernelDescriptor {
-            group_segment_fixed_size: u32_at(
-                off::GROUP_SEGMENT_FIXED_SIZE,
-                "GROUP_SEGMENT_FIXED_SIZE",
-            )?,
-            private_segment_fixed_size: u32_at(
-                off::PRIVATE_SEGMENT_FIXED_SIZE,
-                "PRIVATE_SEGMENT_FIXED_SIZE",
-            )?,
+            group_segment_fixed_size: u32_at(off::GROUP_SEGMENT_FIXED_SIZE, "GROUP_SEGMENT_FIXED_SIZE")?,
+            private_segment_fixed_size: u32_at(off::PRIVATE_SEGMENT_FIXED_SIZE, "PRIVATE_SEGMENT_FIXED_SIZE")?,
             kernarg_size: u64::from(u32_at(off::KERNARG_SIZE, "KERNARG_SIZE")?),
-            kernel_code_entry_byte_offset: bytes::i64_at(
-                kd,
-                off::KERNEL_CODE_ENTRY_BYTE_OFFSET,
-                "KERNEL_CODE_ENTRY_BYTE_OFFSET",
-            )?,
-            compute_pgm_rsrc1: Rsrc1::decode(
-                u32_at(off::COMPUTE_PGM_RSRC1, "COMPUTE_PGM_RSRC1")?,
-                family,
-            ),
+            kernel_code_entry_byte_offset: bytes::i64_at(kd, off::KERNEL_CODE_ENTRY_BYTE_OFFSET, "KERNEL_CODE_ENTRY_BYTE_OFFSET")?,
+            compute_pgm_rsrc1: Rsrc1::decode(u32_at(off::COMPUTE_PGM_RSRC1, "COMPUTE_PGM_RSRC1")?, family),
             compute_pgm_rsrc2: Rsrc2::decode(u32_at(off::COMPUTE_PGM_RSRC2, "COMPUTE_PGM_RSRC2")?),
-            compute_pgm_rsrc3: Rsrc3::decode(
-                u32_at(off::COMPUTE_PGM_RSRC3, "COMPUTE_PGM_RSRC3")?,
-                family,
-            ),
-            kernel_code_properties: KernelCodeProperties::decode(bytes::u16_at(
-                kd,
-                off::KERNEL_CODE_PROPERTIES,
-                "kernel_code_properties",
-            )?),
-            kernarg_preload: KernargPreload {
-                length_dwords: bits(preload, 6, 0),
-                offset_dwords: bits(preload, 15, 7),
-            },
+            compute_pgm_rsrc3: Rsrc3::decode(u32_at(off::COMPUTE_PGM_RSRC3, "COMPUTE_PGM_RSRC3")?, family),
+            kernel_code_properties: KernelCodeProperties::decode(bytes::u16_at(kd, off::KERNEL_CODE_PROPERTIES, "kernel_code_properties")?),
+            kernarg_preload: KernargPreload { length_dwords: bits(preload, 6, 0), offset_dwords: bits(preload, 15, 7) },
         })
     }
 
@@ -168,13 +137,7 @@ mod tests {
         assert!(d.kernel_code_properties.enable_wavefront_size32);
         assert_eq!(d.wave_size(Family::Gfx11), 32);
         assert_eq!(d.wave_size(Family::Gfx9), 64);
-        assert_eq!(
-            d.kernarg_preload,
-            KernargPreload {
-                length_dwords: 2,
-                offset_dwords: 3
-            }
-        );
+        assert_eq!(d.kernarg_preload, KernargPreload { length_dwords: 2, offset_dwords: 3 });
         assert!(KernelDescriptor::parse(&kd[..60], Family::Gfx11).is_err());
     }
 }

@@ -59,9 +59,7 @@ pub fn parse_header(data: &[u8]) -> Result<(&Header, HeaderInfo), LoadError> {
     let endian = LittleEndian;
     let machine = header.e_machine(endian).0;
     if machine != EM_AMDGPU {
-        return Err(LoadError::header(format!(
-            "e_machine is {machine}, expected {EM_AMDGPU} (EM_AMDGPU)"
-        )));
+        return Err(LoadError::header(format!("e_machine is {machine}, expected {EM_AMDGPU} (EM_AMDGPU)")));
     }
     let ident = header.e_ident();
     let osabi = ident.os_abi.0;
@@ -73,40 +71,22 @@ pub fn parse_header(data: &[u8]) -> Result<(&Header, HeaderInfo), LoadError> {
     let abi = ident.abi_version;
     let version = match abi {
         0..=4 => u32::from(abi) + 2,
-        _ => {
-            return Err(LoadError::header(format!(
-                "EI_ABIVERSION (byte {EI_ABIVERSION}) is {abi}; known: 0..4 (code object v2..v6)"
-            )))
-        }
+        _ => return Err(LoadError::header(format!("EI_ABIVERSION (byte {EI_ABIVERSION}) is {abi}; known: 0..4 (code object v2..v6)"))),
     };
     let elf_type = match header.e_type(endian).0 {
         ET_REL => ElfType::Relocatable,
         ET_DYN => ElfType::Shared,
-        t => {
-            return Err(LoadError::header(format!(
-                "e_type is {t}, expected ET_REL (1) or ET_DYN (3)"
-            )))
-        }
+        t => return Err(LoadError::header(format!("e_type is {t}, expected ET_REL (1) or ET_DYN (3)"))),
     };
-    Ok((
-        header,
-        HeaderInfo {
-            elf_type,
-            version,
-            e_flags: header.e_flags(endian).0,
-        },
-    ))
+    Ok((header, HeaderInfo { elf_type, version, e_flags: header.e_flags(endian).0 }))
 }
 
 /// Target of a v3+ object from `e_flags`.
 pub fn target_from_flags(info: &HeaderInfo) -> Result<Target, LoadError> {
     let flags = info.e_flags;
     let mach = flags & EF_AMDGPU_MACH;
-    let processor = Processor::from_elf_mach(mach).ok_or_else(|| {
-        LoadError::header(format!(
-            "e_flags {flags:#x}: EF_AMDGPU_MACH {mach:#04x} is not a supported processor"
-        ))
-    })?;
+    let processor = Processor::from_elf_mach(mach)
+        .ok_or_else(|| LoadError::header(format!("e_flags {flags:#x}: EF_AMDGPU_MACH {mach:#04x} is not a supported processor")))?;
     let (xnack, sramecc) = if info.version == 3 {
         // v3 has single on/off bits (table "... e_flags for Code Object V3").
         let on = |bit| {
@@ -116,21 +96,11 @@ pub fn target_from_flags(info: &HeaderInfo) -> Result<Target, LoadError> {
                 FeatureSetting::Off
             }
         };
-        (
-            on(EF_AMDGPU_FEATURE_XNACK_V3),
-            on(EF_AMDGPU_FEATURE_SRAMECC_V3),
-        )
+        (on(EF_AMDGPU_FEATURE_XNACK_V3), on(EF_AMDGPU_FEATURE_SRAMECC_V3))
     } else {
-        (
-            FeatureSetting::from_bits(flags >> 8),
-            FeatureSetting::from_bits(flags >> 10),
-        )
+        (FeatureSetting::from_bits(flags >> 8), FeatureSetting::from_bits(flags >> 10))
     };
-    Ok(Target {
-        processor,
-        xnack,
-        sramecc,
-    })
+    Ok(Target { processor, xnack, sramecc })
 }
 
 /// Target of a v2 object: `NT_AMD_HSA_ISA_VERSION` (major.minor.stepping, mapped with the table
@@ -138,24 +108,17 @@ pub fn target_from_flags(info: &HeaderInfo) -> Result<Target, LoadError> {
 /// processor named at the end of `NT_AMD_HSA_ISA_NAME`.
 pub fn target_from_v2_notes(notes: &Notes) -> Result<Target, LoadError> {
     if let Some(isa) = &notes.isa_version {
-        let p = v2_processor(isa.major, isa.minor, isa.stepping).ok_or_else(|| {
-            LoadError::header(format!(
-                "NT_AMD_HSA_ISA_VERSION {}.{}.{} is not a supported processor",
-                isa.major, isa.minor, isa.stepping
-            ))
-        })?;
+        let p = v2_processor(isa.major, isa.minor, isa.stepping)
+            .ok_or_else(|| LoadError::header(format!("NT_AMD_HSA_ISA_VERSION {}.{}.{} is not a supported processor", isa.major, isa.minor, isa.stepping)))?;
         return Ok(v2_target(p, notes.isa_name.as_deref()));
     }
-    let name = notes.isa_name.as_deref().ok_or_else(|| {
-        LoadError::header("code object v2 without NT_AMD_HSA_ISA_VERSION or NT_AMD_HSA_ISA_NAME note: target unknown")
-    })?;
+    let name = notes
+        .isa_name
+        .as_deref()
+        .ok_or_else(|| LoadError::header("code object v2 without NT_AMD_HSA_ISA_VERSION or NT_AMD_HSA_ISA_NAME note: target unknown"))?;
     let cpu = name.rsplit('-').next().unwrap_or(name);
-    let p = cpu.parse::<Processor>().map_err(|_| {
-        LoadError::header(format!(
-            "NT_AMD_HSA_ISA_NAME '{}' names no supported processor",
-            super::error::show(name)
-        ))
-    })?;
+    let p =
+        cpu.parse::<Processor>().map_err(|_| LoadError::header(format!("NT_AMD_HSA_ISA_NAME '{}' names no supported processor", super::error::show(name))))?;
     Ok(v2_target(p, Some(name)))
 }
 
@@ -187,28 +150,15 @@ mod tests {
 
     #[test]
     fn flags_to_target() {
-        let info = |version, e_flags| HeaderInfo {
-            elf_type: ElfType::Shared,
-            version,
-            e_flags,
-        };
+        let info = |version, e_flags| HeaderInfo { elf_type: ElfType::Shared, version, e_flags };
         // e_flags values from shared/external-code-objects/SOURCES.md and llvm-readelf-19 -h.
         let t = target_from_flags(&info(6, 0x54c)).unwrap();
         assert_eq!(t.processor, Processor::Gfx942);
-        assert_eq!(
-            (t.xnack, t.sramecc),
-            (FeatureSetting::Any, FeatureSetting::Any)
-        );
+        assert_eq!((t.xnack, t.sramecc), (FeatureSetting::Any, FeatureSetting::Any));
         let t = target_from_flags(&info(5, 0xe3f)).unwrap();
         assert_eq!(t.target_id(), "gfx90a:sramecc+:xnack-");
-        assert_eq!(
-            target_from_flags(&info(5, 0x41)).unwrap().processor,
-            Processor::Gfx1100
-        );
-        assert_eq!(
-            target_from_flags(&info(5, 0x4e)).unwrap().processor,
-            Processor::Gfx1201
-        );
+        assert_eq!(target_from_flags(&info(5, 0x41)).unwrap().processor, Processor::Gfx1100);
+        assert_eq!(target_from_flags(&info(5, 0x4e)).unwrap().processor, Processor::Gfx1201);
         let e = target_from_flags(&info(5, 0x51)).unwrap_err().to_string();
         assert!(e.contains("0x51"), "{e}");
     }

@@ -22,33 +22,20 @@ pub enum LoadError {
     #[error("ELF section {section}: {problem}")]
     Section { section: String, problem: String },
     #[error("note {note} ({section}+{offset:#x}): {problem}")]
-    Note {
-        section: String,
-        note: String,
-        offset: u64,
-        problem: String,
-    },
+    Note { section: String, note: String, offset: u64, problem: String },
     #[error("metadata {path}: {problem}")]
     Metadata { path: String, problem: String },
     #[error("kernel {kernel}: {problem}")]
     Kernel { kernel: String, problem: String },
     #[error("relocation #{index} in {section}: {problem}")]
-    Relocation {
-        section: String,
-        index: usize,
-        problem: String,
-    },
+    Relocation { section: String, index: usize, problem: String },
     #[error("offload bundle at byte {offset:#x}: {problem}")]
     Bundle { offset: u64, problem: String },
     #[error(
         "compressed offload bundle at byte {offset:#x} (CCOB version {version}, {method}) is not \
          supported; unpack it with clang-offload-bundler --unbundle"
     )]
-    CompressedBundle {
-        offset: u64,
-        version: u16,
-        method: String,
-    },
+    CompressedBundle { offset: u64, version: u16, method: String },
     #[error("host executable: {0}")]
     HostExecutable(String),
     #[error("no code object for target {wanted}; available: {available}")]
@@ -59,19 +46,12 @@ pub enum LoadError {
     NoDeviceCode { entries: String },
     /// An error inside one entry of a container, with the entry's place in the file.
     #[error("{entry} at byte {offset:#x}: {inner}")]
-    InEntry {
-        entry: String,
-        offset: u64,
-        inner: Box<LoadError>,
-    },
+    InEntry { entry: String, offset: u64, inner: Box<LoadError> },
 }
 
 impl LoadError {
     pub(crate) fn elf(context: impl Into<String>, err: object::read::Error) -> LoadError {
-        LoadError::Elf {
-            context: context.into(),
-            message: err.to_string(),
-        }
+        LoadError::Elf { context: context.into(), message: err.to_string() }
     }
 
     pub(crate) fn header(problem: impl Into<String>) -> LoadError {
@@ -79,33 +59,20 @@ impl LoadError {
     }
 
     pub(crate) fn kernel(kernel: &str, problem: impl Into<String>) -> LoadError {
-        LoadError::Kernel {
-            kernel: show(kernel),
-            problem: problem.into(),
-        }
+        LoadError::Kernel { kernel: show(kernel), problem: problem.into() }
     }
 
     pub(crate) fn metadata(path: impl Into<String>, problem: impl Into<String>) -> LoadError {
-        LoadError::Metadata {
-            path: path.into(),
-            problem: problem.into(),
-        }
+        LoadError::Metadata { path: path.into(), problem: problem.into() }
     }
 
     pub(crate) fn section(section: &str, problem: impl Into<String>) -> LoadError {
-        LoadError::Section {
-            section: show(section),
-            problem: problem.into(),
-        }
+        LoadError::Section { section: show(section), problem: problem.into() }
     }
 
     /// Wrap an error that happened inside a container entry.
     pub(crate) fn in_entry(self, entry: &str, offset: u64) -> LoadError {
-        LoadError::InEntry {
-            entry: show(entry),
-            offset,
-            inner: Box::new(self),
-        }
+        LoadError::InEntry { entry: show(entry), offset, inner: Box::new(self) }
     }
 }
 
@@ -146,8 +113,7 @@ mod tests {
 
     #[test]
     fn nested_error_is_one_line() {
-        let e = LoadError::header("e_machine is 62, expected 224 (EM_AMDGPU)")
-            .in_entry("hipv4-amdgcn-amd-amdhsa--gfx90a\n", 0x1000);
+        let e = LoadError::header("e_machine is 62, expected 224 (EM_AMDGPU)").in_entry("hipv4-amdgcn-amd-amdhsa--gfx90a\n", 0x1000);
         let s = e.to_string();
         assert!(!s.contains('\n'), "{s}");
         assert!(s.contains("0x1000"), "{s}");

@@ -24,15 +24,10 @@ pub fn entries(data: &[u8]) -> Result<Vec<BundleEntry>, LoadError> {
         }
         let (found, end) = bundle::parse(here, at)?;
         entries.extend(found);
-        pos = start
-            .saturating_add(usize::try_from(end).unwrap_or(usize::MAX))
-            .max(start + 1);
+        pos = start.saturating_add(usize::try_from(end).unwrap_or(usize::MAX)).max(start + 1);
     }
     if entries.is_empty() {
-        return Err(LoadError::HostExecutable(format!(
-            "{} holds no offload bundle",
-            show_bytes(SECTION)
-        )));
+        return Err(LoadError::HostExecutable(format!("{} holds no offload bundle", show_bytes(SECTION))));
     }
     Ok(entries)
 }
@@ -40,20 +35,15 @@ pub fn entries(data: &[u8]) -> Result<Vec<BundleEntry>, LoadError> {
 /// The `.hip_fatbin` contents and their file offset.
 fn fatbin_section(data: &[u8]) -> Result<(&[u8], u64), LoadError> {
     let endian = LittleEndian;
-    let header = FileHeader64::<LittleEndian>::parse(data)
-        .map_err(|e| LoadError::elf("header of host file", e))?;
-    let sections = header
-        .sections(endian, data)
-        .map_err(|e| LoadError::elf("section headers of host file", e))?;
+    let header = FileHeader64::<LittleEndian>::parse(data).map_err(|e| LoadError::elf("header of host file", e))?;
+    let sections = header.sections(endian, data).map_err(|e| LoadError::elf("section headers of host file", e))?;
     let (_, section) = sections.section_by_name(endian, SECTION).ok_or_else(|| {
         LoadError::HostExecutable(format!(
             "no {} section (not a HIP program, or built with the new offload driver, which is not supported)",
             show_bytes(SECTION)
         ))
     })?;
-    let body = section
-        .data(endian, data)
-        .map_err(|e| LoadError::elf(".hip_fatbin", e))?;
+    let body = section.data(endian, data).map_err(|e| LoadError::elf(".hip_fatbin", e))?;
     let (offset, _) = section.file_range(endian).unwrap_or((0, 0));
     Ok((body, offset))
 }

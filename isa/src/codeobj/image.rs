@@ -78,18 +78,9 @@ impl<'a> Image<'a> {
         let endian = LittleEndian;
         let table = object::read::elf::FileHeader::sections(header, endian, data).map_err(|e| {
             let (shoff, shnum) = (header.e_shoff.get(endian), header.e_shnum.get(endian));
-            LoadError::elf(
-                format!("section headers (e_shoff {shoff:#x}, e_shnum {shnum})"),
-                e,
-            )
+            LoadError::elf(format!("section headers (e_shoff {shoff:#x}, e_shnum {shnum})"), e)
         })?;
-        let mut image = Image {
-            data,
-            table,
-            elf_type,
-            sections: Vec::new(),
-            slot: vec![None; table.len()],
-        };
+        let mut image = Image { data, table, elf_type, sections: Vec::new(), slot: vec![None; table.len()] };
         let order = image.load_order();
         let mut cursor = 0u64;
         for index in order {
@@ -110,53 +101,30 @@ impl<'a> Image<'a> {
     /// harmless for `ET_DYN`, whose addresses are fixed).
     fn load_order(&self) -> Vec<usize> {
         let endian = LittleEndian;
-        let flags =
-            |s: &<Header as object::read::elf::FileHeader>::SectionHeader| s.sh_flags(endian).0;
-        let alloc: Vec<(usize, bool)> = self
-            .table
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| flags(s) & SHF_ALLOC.0 != 0)
-            .map(|(i, s)| (i, flags(s) & SHF_EXECINSTR.0 != 0))
-            .collect();
+        let flags = |s: &<Header as object::read::elf::FileHeader>::SectionHeader| s.sh_flags(endian).0;
+        let alloc: Vec<(usize, bool)> =
+            self.table.iter().enumerate().filter(|(_, s)| flags(s) & SHF_ALLOC.0 != 0).map(|(i, s)| (i, flags(s) & SHF_EXECINSTR.0 != 0)).collect();
         let exec = alloc.iter().filter(|(_, x)| *x).map(|(i, _)| *i);
-        exec.chain(alloc.iter().filter(|(_, x)| !*x).map(|(i, _)| *i))
-            .collect()
+        exec.chain(alloc.iter().filter(|(_, x)| !*x).map(|(i, _)| *i)).collect()
     }
 
     fn load_section(&self, index: usize, cursor: &mut u64) -> Result<Section, LoadError> {
         let endian = LittleEndian;
-        let header = self
-            .table
-            .section(SectionIndex(index))
-            .map_err(|e| LoadError::elf("section header", e))?;
-        let name = String::from_utf8_lossy(self.table.section_name(endian, header).unwrap_or(b"?"))
-            .into_owned();
+        let header = self.table.section(SectionIndex(index)).map_err(|e| LoadError::elf("section header", e))?;
+        let name = String::from_utf8_lossy(self.table.section_name(endian, header).unwrap_or(b"?")).into_owned();
         let size = header.sh_size(endian);
         let align = header.sh_addralign(endian).max(1);
         if !align.is_power_of_two() {
-            return Err(LoadError::section(
-                &name,
-                format!("sh_addralign {align} is not a power of two"),
-            ));
+            return Err(LoadError::section(&name, format!("sh_addralign {align} is not a power of two")));
         }
         let address = match self.elf_type {
             ElfType::Shared => header.sh_addr(endian),
-            ElfType::Relocatable => cursor
-                .checked_next_multiple_of(align)
-                .ok_or_else(|| too_big(&name))?,
+            ElfType::Relocatable => cursor.checked_next_multiple_of(align).ok_or_else(|| too_big(&name))?,
         };
         let end = address.checked_add(size).ok_or_else(|| too_big(&name))?;
         *cursor = end;
         let nobits = header.sh_type(endian) == SHT_NOBITS;
-        let bytes = if nobits {
-            Vec::new()
-        } else {
-            header
-                .data(endian, self.data)
-                .map_err(|e| LoadError::elf(format!("section {name}"), e))?
-                .to_vec()
-        };
+        let bytes = if nobits { Vec::new() } else { header.data(endian, self.data).map_err(|e| LoadError::elf(format!("section {name}"), e))?.to_vec() };
         let flags = header.sh_flags(endian).0;
         Ok(Section {
             name,
@@ -187,21 +155,13 @@ impl<'a> Image<'a> {
         if index == 0 {
             return Ok(SymbolTable::default());
         }
-        self.table
-            .symbol_table_by_index(LittleEndian, self.data, SectionIndex(index))
-            .map_err(|e| LoadError::elf(format!("symbol table (section {index})"), e))
+        self.table.symbol_table_by_index(LittleEndian, self.data, SectionIndex(index)).map_err(|e| LoadError::elf(format!("symbol table (section {index})"), e))
     }
 
     /// Address of symbol `index` of `symbols`.
-    pub fn symbol_address(
-        &self,
-        symbols: &SymbolTable<'a, Header>,
-        index: usize,
-    ) -> Result<SymAddr, LoadError> {
+    pub fn symbol_address(&self, symbols: &SymbolTable<'a, Header>, index: usize) -> Result<SymAddr, LoadError> {
         let endian = LittleEndian;
-        let sym = symbols
-            .symbol(SymbolIndex(index))
-            .map_err(|e| LoadError::elf("symbol", e))?;
+        let sym = symbols.symbol(SymbolIndex(index)).map_err(|e| LoadError::elf("symbol", e))?;
         let value = sym.st_value(endian);
         let shndx = sym.st_shndx(endian);
         if shndx == SHN_UNDEF {
@@ -210,9 +170,7 @@ impl<'a> Image<'a> {
         if shndx == SHN_ABS {
             return Ok(SymAddr::Absolute(value));
         }
-        let section = symbols
-            .symbol_section(endian, sym, SymbolIndex(index))
-            .map_err(|e| LoadError::elf("symbol", e))?;
+        let section = symbols.symbol_section(endian, sym, SymbolIndex(index)).map_err(|e| LoadError::elf("symbol", e))?;
         let Some(slot) = section.and_then(|s| self.slot(s.0)) else {
             return Ok(SymAddr::Unplaced);
         };
@@ -221,10 +179,7 @@ impl<'a> Image<'a> {
             ElfType::Relocatable => self.sections.get(slot).map_or(0, |s| s.address),
         };
         let address = base.wrapping_add(value);
-        Ok(SymAddr::Defined {
-            address,
-            section: slot,
-        })
+        Ok(SymAddr::Defined { address, section: slot })
     }
 }
 

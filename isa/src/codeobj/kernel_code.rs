@@ -83,36 +83,18 @@ fn pow2(log2: u8) -> u64 {
 /// Decode `amd_kernel_code_t` into the shared descriptor fields plus the v2-only ones.
 pub fn parse(h: &[u8], family: Family) -> Result<(KernelDescriptor, AmdKernelCode), Short> {
     if h.len() < AMD_KERNEL_CODE_SIZE {
-        return Err(Short {
-            field: "amd_kernel_code_t",
-            offset: 0,
-            len: h.len(),
-        });
+        return Err(Short { field: "amd_kernel_code_t", offset: 0, len: h.len() });
     }
     let u16_at = |o, f| bytes::u16_at(h, o, f);
     let u32_at = |o, f| bytes::u32_at(h, o, f);
-    let pgm = bytes::u64_at(
-        h,
-        off::PGM_RESOURCE_REGISTERS,
-        "compute_pgm_resource_registers",
-    )?;
+    let pgm = bytes::u64_at(h, off::PGM_RESOURCE_REGISTERS, "compute_pgm_resource_registers")?;
     let props = u32_at(off::CODE_PROPERTIES, "code_properties")?;
     let align = bytes::array::<4>(h, off::ALIGNMENTS, "segment alignments")?;
     let desc = KernelDescriptor {
-        group_segment_fixed_size: u32_at(
-            off::GROUP_SEGMENT_SIZE,
-            "workgroup_group_segment_byte_size",
-        )?,
-        private_segment_fixed_size: u32_at(
-            off::PRIVATE_SEGMENT_SIZE,
-            "workitem_private_segment_byte_size",
-        )?,
+        group_segment_fixed_size: u32_at(off::GROUP_SEGMENT_SIZE, "workgroup_group_segment_byte_size")?,
+        private_segment_fixed_size: u32_at(off::PRIVATE_SEGMENT_SIZE, "workitem_private_segment_byte_size")?,
         kernarg_size: bytes::u64_at(h, off::KERNARG_SEGMENT_SIZE, "kernarg_segment_byte_size")?,
-        kernel_code_entry_byte_offset: bytes::i64_at(
-            h,
-            off::ENTRY_BYTE_OFFSET,
-            "kernel_code_entry_byte_offset",
-        )?,
+        kernel_code_entry_byte_offset: bytes::i64_at(h, off::ENTRY_BYTE_OFFSET, "kernel_code_entry_byte_offset")?,
         compute_pgm_rsrc1: Rsrc1::decode(pgm as u32, family),
         compute_pgm_rsrc2: Rsrc2::decode((pgm >> 32) as u32),
         compute_pgm_rsrc3: Rsrc3::Reserved { raw: 0 },
@@ -128,16 +110,8 @@ pub fn parse(h: &[u8], family: Family) -> Result<(KernelDescriptor, AmdKernelCod
             u16_at(off::MACHINE_VERSION + 2, "amd_machine_version_minor")?,
             u16_at(off::MACHINE_VERSION + 4, "amd_machine_version_stepping")?,
         ],
-        kernel_code_prefetch_byte_offset: bytes::i64_at(
-            h,
-            off::PREFETCH_BYTE_OFFSET,
-            "kernel_code_prefetch_byte_offset",
-        )?,
-        kernel_code_prefetch_byte_size: bytes::u64_at(
-            h,
-            off::PREFETCH_BYTE_SIZE,
-            "kernel_code_prefetch_byte_size",
-        )?,
+        kernel_code_prefetch_byte_offset: bytes::i64_at(h, off::PREFETCH_BYTE_OFFSET, "kernel_code_prefetch_byte_offset")?,
+        kernel_code_prefetch_byte_size: bytes::u64_at(h, off::PREFETCH_BYTE_SIZE, "kernel_code_prefetch_byte_size")?,
         code_properties: props,
         enable_sgpr_grid_workgroup_count: [bit(props, 7), bit(props, 8), bit(props, 9)],
         enable_ordered_append_gds: bit(props, 16),
@@ -159,11 +133,7 @@ pub fn parse(h: &[u8], family: Family) -> Result<(KernelDescriptor, AmdKernelCod
         private_segment_alignment: pow2(align[2]),
         wavefront_size: pow2(align[3]),
         call_convention: u32_at(off::CALL_CONVENTION, "call_convention")? as i32,
-        runtime_loader_kernel_symbol: bytes::u64_at(
-            h,
-            off::RUNTIME_LOADER_SYMBOL,
-            "runtime_loader_kernel_symbol",
-        )?,
+        runtime_loader_kernel_symbol: bytes::u64_at(h, off::RUNTIME_LOADER_SYMBOL, "runtime_loader_kernel_symbol")?,
     };
     Ok((desc, extra))
 }

@@ -59,17 +59,9 @@ pub struct Context<'i, 'a> {
 /// All kernels of the object, in metadata order, then descriptors without metadata.
 pub fn collect(cx: &Context, metadata: Option<&Metadata>) -> Result<Vec<Kernel>, LoadError> {
     let candidates: Vec<&ElfSymbol> = if cx.version == 2 {
-        unique(
-            cx.symbols
-                .iter()
-                .filter(|s| s.st_type == STT_AMDGPU_HSA_KERNEL && s.address().is_some()),
-        )
+        unique(cx.symbols.iter().filter(|s| s.st_type == STT_AMDGPU_HSA_KERNEL && s.address().is_some()))
     } else {
-        unique(
-            cx.symbols
-                .iter()
-                .filter(|s| s.is_object() && s.name.ends_with(".kd") && s.address().is_some()),
-        )
+        unique(cx.symbols.iter().filter(|s| s.is_object() && s.name.ends_with(".kd") && s.address().is_some()))
     };
     let meta = metadata.map(|m| m.kernels.as_slice()).unwrap_or_default();
     let mut used = vec![false; candidates.len()];
@@ -78,15 +70,7 @@ pub fn collect(cx: &Context, metadata: Option<&Metadata>) -> Result<Vec<Kernel>,
         let pos = candidates
             .iter()
             .position(|s| matches(cx.version, s, mk))
-            .ok_or_else(|| {
-                LoadError::kernel(
-                    &mk.name,
-                    format!(
-                        "metadata names descriptor symbol '{}', which is not defined",
-                        show(&mk.symbol)
-                    ),
-                )
-            })?;
+            .ok_or_else(|| LoadError::kernel(&mk.name, format!("metadata names descriptor symbol '{}', which is not defined", show(&mk.symbol))))?;
         if let (Some(flag), Some(sym)) = (used.get_mut(pos), candidates.get(pos)) {
             *flag = true;
             kernels.push(build(cx, sym, Some(mk.clone()))?);
@@ -119,50 +103,23 @@ fn matches(version: u32, s: &ElfSymbol, mk: &KernelMetadata) -> bool {
     }
 }
 
-fn build(
-    cx: &Context,
-    sym: &ElfSymbol,
-    metadata: Option<KernelMetadata>,
-) -> Result<Kernel, LoadError> {
+fn build(cx: &Context, sym: &ElfSymbol, metadata: Option<KernelMetadata>) -> Result<Kernel, LoadError> {
     let name = match &metadata {
         Some(m) => m.name.clone(),
-        None => sym
-            .name
-            .strip_suffix(".kd")
-            .unwrap_or(&sym.name)
-            .to_string(),
+        None => sym.name.strip_suffix(".kd").unwrap_or(&sym.name).to_string(),
     };
-    let (address, slot) = sym
-        .address()
-        .ok_or_else(|| LoadError::kernel(&name, "descriptor symbol is not in a loaded section"))?;
-    let size = if cx.version == 2 {
-        AMD_KERNEL_CODE_SIZE
-    } else {
-        KERNEL_DESCRIPTOR_SIZE
-    };
-    let section = cx
-        .image
-        .sections
-        .get(slot)
-        .ok_or_else(|| LoadError::kernel(&name, "descriptor section missing"))?;
-    let bytes = section.bytes_at(address, size as u64).ok_or_else(|| {
-        LoadError::kernel(
-            &name,
-            format!(
-                "{size}-byte descriptor at {address:#x} is outside the contents of {}",
-                show(&section.name)
-            ),
-        )
-    })?;
+    let (address, slot) = sym.address().ok_or_else(|| LoadError::kernel(&name, "descriptor symbol is not in a loaded section"))?;
+    let size = if cx.version == 2 { AMD_KERNEL_CODE_SIZE } else { KERNEL_DESCRIPTOR_SIZE };
+    let section = cx.image.sections.get(slot).ok_or_else(|| LoadError::kernel(&name, "descriptor section missing"))?;
+    let bytes = section
+        .bytes_at(address, size as u64)
+        .ok_or_else(|| LoadError::kernel(&name, format!("{size}-byte descriptor at {address:#x} is outside the contents of {}", show(&section.name))))?;
     let short = |e: super::bytes::Short| LoadError::kernel(&name, e.to_string());
     let (descriptor, amd_kernel_code) = if cx.version == 2 {
         let (d, extra) = kernel_code::parse(bytes, cx.family).map_err(short)?;
         (d, Some(extra))
     } else {
-        (
-            KernelDescriptor::parse(bytes, cx.family).map_err(short)?,
-            None,
-        )
+        (KernelDescriptor::parse(bytes, cx.family).map_err(short)?, None)
     };
     let entry_address = entry(cx, &name, address, descriptor.kernel_code_entry_byte_offset)?;
     let wave_size = match &amd_kernel_code {
@@ -188,17 +145,9 @@ fn build(
 
 /// `descriptor + offset`, which must be inside an executable section.
 fn entry(cx: &Context, name: &str, descriptor: u64, offset: i64) -> Result<u64, LoadError> {
-    let entry = descriptor.checked_add_signed(offset).ok_or_else(|| {
-        LoadError::kernel(
-            name,
-            format!("entry offset {offset:#x} from {descriptor:#x} overflows"),
-        )
-    })?;
-    let executable = cx
-        .image
-        .section_at(entry)
-        .and_then(|s| cx.image.sections.get(s))
-        .is_some_and(|s| s.executable);
+    let entry =
+        descriptor.checked_add_signed(offset).ok_or_else(|| LoadError::kernel(name, format!("entry offset {offset:#x} from {descriptor:#x} overflows")))?;
+    let executable = cx.image.section_at(entry).and_then(|s| cx.image.sections.get(s)).is_some_and(|s| s.executable);
     if !executable {
         return Err(LoadError::kernel(
             name,
@@ -211,17 +160,11 @@ fn entry(cx: &Context, name: &str, descriptor: u64, offset: i64) -> Result<u64, 
 /// Every argument must fit in the segment.
 fn check_kernarg(name: &str, k: &KernargLayout) -> Result<(), LoadError> {
     for (i, a) in k.args.iter().enumerate() {
-        let fits = a
-            .offset
-            .checked_add(a.size)
-            .is_some_and(|end| end <= k.segment_size);
+        let fits = a.offset.checked_add(a.size).is_some_and(|end| end <= k.segment_size);
         if !fits {
             return Err(LoadError::kernel(
                 name,
-                format!(
-                    "kernarg {i} (offset {}, size {}) does not fit in kernarg_segment_size {}",
-                    a.offset, a.size, k.segment_size
-                ),
+                format!("kernarg {i} (offset {}, size {}) does not fit in kernarg_segment_size {}", a.offset, a.size, k.segment_size),
             ));
         }
     }

@@ -19,18 +19,10 @@ pub fn load_elf(data: &[u8]) -> Result<CodeObject, LoadError> {
     let target = target(&info, &notes)?;
     let metadata = parse_metadata(&info, &notes)?;
     if metadata.is_none() {
-        warnings.push(
-            "no metadata note: kernel names come from symbols and kernarg layouts are unknown"
-                .into(),
-        );
+        warnings.push("no metadata note: kernel names come from symbols and kernarg layouts are unknown".into());
     }
     let symbols = symbols::read(&image)?;
-    let cx = Context {
-        image: &image,
-        symbols: &symbols,
-        family: target.processor.family(),
-        version: info.version,
-    };
+    let cx = Context { image: &image, symbols: &symbols, family: target.processor.family(), version: info.version };
     let kernels = kernels::collect(&cx, metadata.as_ref())?;
     let code_symbols = symbols::code_symbols(&image, &symbols);
     Ok(CodeObject {
@@ -39,19 +31,9 @@ pub fn load_elf(data: &[u8]) -> Result<CodeObject, LoadError> {
         elf_type: info.elf_type,
         e_flags: info.e_flags,
         generic_version: elf::generic_version(&info),
-        source: Source {
-            container: ContainerKind::CodeObject,
-            entry: None,
-            offset: 0,
-            size: data.len() as u64,
-        },
+        source: Source { container: ContainerKind::CodeObject, entry: None, offset: 0, size: data.len() as u64 },
         isa_version_note: notes.isa_version.clone(),
-        metadata: metadata.map(|m| MetadataHeader {
-            format: m.format,
-            version: m.version,
-            target: m.target,
-            printf: m.printf,
-        }),
+        metadata: metadata.map(|m| MetadataHeader { format: m.format, version: m.version, target: m.target, printf: m.printf }),
         sections: image.sections,
         code_symbols,
         kernels,
@@ -70,17 +52,9 @@ fn target(info: &HeaderInfo, notes: &Notes) -> Result<Target, LoadError> {
 
 /// The metadata note that belongs to this code object version.
 fn parse_metadata(info: &HeaderInfo, notes: &Notes) -> Result<Option<Metadata>, LoadError> {
-    let note = if info.version == 2 {
-        notes.yaml_metadata
-    } else {
-        notes.msgpack_metadata
-    };
+    let note = if info.version == 2 { notes.yaml_metadata } else { notes.msgpack_metadata };
     let Some(note) = note else { return Ok(None) };
-    let parsed = if info.version == 2 {
-        metadata::parse_yaml(note.desc)
-    } else {
-        metadata::parse_msgpack(note.desc)
-    };
+    let parsed = if info.version == 2 { metadata::parse_yaml(note.desc) } else { metadata::parse_msgpack(note.desc) };
     parsed.map(Some)
 }
 
@@ -90,7 +64,6 @@ pub fn probe_target(data: &[u8]) -> Result<Target, LoadError> {
     if info.version != 2 {
         return elf::target_from_flags(&info);
     }
-    let table = object::read::elf::FileHeader::sections(header, object::LittleEndian, data)
-        .map_err(|e| LoadError::elf("section headers", e))?;
+    let table = object::read::elf::FileHeader::sections(header, object::LittleEndian, data).map_err(|e| LoadError::elf("section headers", e))?;
     elf::target_from_v2_notes(&notes::collect(&table, data)?)
 }

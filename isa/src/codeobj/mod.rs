@@ -64,19 +64,14 @@ mod symbols;
 
 pub use bundle::BundleEntry;
 pub use container::{ContainerKind, Source};
-pub use descriptor::{
-    KernargPreload, KernelCodeProperties, KernelDescriptor, KERNEL_DESCRIPTOR_SIZE,
-};
+pub use descriptor::{KernargPreload, KernelCodeProperties, KernelDescriptor, KERNEL_DESCRIPTOR_SIZE};
 pub use elf::ElfType;
 pub use error::{show, LoadError};
 pub use image::Section;
 pub use kernel_code::{AmdKernelCode, AMD_KERNEL_CODE_SIZE};
 pub use kernels::Kernel;
 pub use loader::load_elf;
-pub use metadata::{
-    Access, AddressSpace, HiddenKind, KernargLayout, KernelArg, KernelMetadata, Metadata,
-    MetadataFormat, ValueKind,
-};
+pub use metadata::{Access, AddressSpace, HiddenKind, KernargLayout, KernelArg, KernelMetadata, Metadata, MetadataFormat, ValueKind};
 pub use notes::IsaVersion;
 pub use registers::RegisterCounts;
 pub use rsrc::{FloatDenormMode, FloatRoundMode, FpExceptions, Rsrc1, Rsrc2, Rsrc3, WorkitemIds};
@@ -128,20 +123,13 @@ impl CodeObject {
     }
 
     /// The code symbols inside `section`, by address.
-    pub fn code_symbols_in<'s>(
-        &'s self,
-        section: &'s Section,
-    ) -> impl Iterator<Item = &'s CodeSymbol> + 's {
-        self.code_symbols
-            .iter()
-            .filter(move |s| section.contains(s.address))
+    pub fn code_symbols_in<'s>(&'s self, section: &'s Section) -> impl Iterator<Item = &'s CodeSymbol> + 's {
+        self.code_symbols.iter().filter(move |s| section.contains(s.address))
     }
 
     /// A kernel by source name or descriptor symbol.
     pub fn kernel(&self, name: &str) -> Option<&Kernel> {
-        self.kernels
-            .iter()
-            .find(|k| k.name == name || k.symbol == name)
+        self.kernels.iter().find(|k| k.name == name || k.symbol == name)
     }
 
     /// The loaded section containing `address`.
@@ -198,15 +186,8 @@ pub fn fuzz_one(data: &[u8]) -> usize {
         Err(e) => e.to_string().len(),
     };
     if let Ok(l) = list_targets(data) {
-        for t in l
-            .entries
-            .iter()
-            .filter_map(|e| e.target_id.as_deref())
-            .take(4)
-        {
-            n += load(data, Some(t))
-                .map(|co| summarize(&co))
-                .unwrap_or_else(|e| e.to_string().len());
+        for t in l.entries.iter().filter_map(|e| e.target_id.as_deref()).take(4) {
+            n += load(data, Some(t)).map(|co| summarize(&co)).unwrap_or_else(|e| e.to_string().len());
         }
     }
     n
@@ -216,9 +197,7 @@ fn summarize(co: &CodeObject) -> usize {
     let mut n = co.code_symbols.len() + co.warnings.len();
     for k in &co.kernels {
         n += k.entry_address as usize % 7 + co.read(k.entry_address, 4).map_or(0, <[u8]>::len);
-        n += k.kernarg().map_or(0, |l| {
-            l.args.iter().map(|a| a.value_kind.as_str().len()).sum()
-        });
+        n += k.kernarg().map_or(0, |l| l.args.iter().map(|a| a.value_kind.as_str().len()).sum());
     }
     for s in co.text_sections() {
         n += co.code_symbols_in(s).count();
@@ -246,10 +225,7 @@ pub fn serialize_target<S: Serializer>(t: &Target, s: S) -> Result<S::Ok, S::Err
     st.end()
 }
 
-pub(crate) fn serialize_processor<S: Serializer>(
-    p: &Option<Processor>,
-    s: S,
-) -> Result<S::Ok, S::Error> {
+pub(crate) fn serialize_processor<S: Serializer>(p: &Option<Processor>, s: S) -> Result<S::Ok, S::Error> {
     match p {
         Some(p) => s.serialize_some(p.name()),
         None => s.serialize_none(),

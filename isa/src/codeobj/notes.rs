@@ -45,32 +45,19 @@ pub struct Notes<'a> {
     pub msgpack_metadata: Option<Located<'a>>,
 }
 
-pub fn collect<'a>(
-    sections: &SectionTable<'a, Header>,
-    data: &'a [u8],
-) -> Result<Notes<'a>, LoadError> {
+pub fn collect<'a>(sections: &SectionTable<'a, Header>, data: &'a [u8]) -> Result<Notes<'a>, LoadError> {
     let endian = LittleEndian;
     let mut notes = Notes::default();
     for section in sections.iter() {
-        let Some(mut iter) = section
-            .notes(endian, data)
-            .map_err(|e| LoadError::elf("notes", e))?
-        else {
+        let Some(mut iter) = section.notes(endian, data).map_err(|e| LoadError::elf("notes", e))? else {
             continue;
         };
         let name = sections.section_name(endian, section).unwrap_or(b"?");
         let body = section.data(endian, data).unwrap_or_default();
-        while let Some(note) = iter
-            .next()
-            .map_err(|e| note_error(name, "record", 0, e.to_string()))?
-        {
+        while let Some(note) = iter.next().map_err(|e| note_error(name, "record", 0, e.to_string()))? {
             let desc = note.desc();
             let offset = (desc.as_ptr() as usize).wrapping_sub(body.as_ptr() as usize) as u64;
-            let at = Located {
-                desc,
-                section: name,
-                offset,
-            };
+            let at = Located { desc, section: name, offset };
             notes.add(note.name(), note.n_type(endian).0, at)?;
         }
     }
@@ -78,22 +65,14 @@ pub fn collect<'a>(
 }
 
 fn note_error(section: &[u8], note: &str, offset: u64, problem: String) -> LoadError {
-    LoadError::Note {
-        section: show_bytes(section),
-        note: note.to_string(),
-        offset,
-        problem,
-    }
+    LoadError::Note { section: show_bytes(section), note: note.to_string(), offset, problem }
 }
 
 impl<'a> Notes<'a> {
     fn add(&mut self, owner: &[u8], n_type: u32, at: Located<'a>) -> Result<(), LoadError> {
         match (owner, n_type) {
             (b"AMD", NT_AMD_HSA_CODE_OBJECT_VERSION) if self.code_object_version.is_none() => {
-                let v = |o, f| {
-                    bytes::u32_at(at.desc, o, f)
-                        .map_err(|e| at.error("NT_AMD_HSA_CODE_OBJECT_VERSION", e))
-                };
+                let v = |o, f| bytes::u32_at(at.desc, o, f).map_err(|e| at.error("NT_AMD_HSA_CODE_OBJECT_VERSION", e));
                 self.code_object_version = Some([v(0, "major_version")?, v(4, "minor_version")?]);
             }
             (b"AMD", NT_AMD_HSA_ISA_VERSION) if self.isa_version.is_none() => {
@@ -103,12 +82,8 @@ impl<'a> Notes<'a> {
                 let text = at.desc.split(|&b| b == 0).next().unwrap_or_default();
                 self.isa_name = Some(String::from_utf8_lossy(text).into_owned());
             }
-            (b"AMD", NT_AMD_HSA_METADATA) if self.yaml_metadata.is_none() => {
-                self.yaml_metadata = Some(at)
-            }
-            (b"AMDGPU", NT_AMDGPU_METADATA) if self.msgpack_metadata.is_none() => {
-                self.msgpack_metadata = Some(at)
-            }
+            (b"AMD", NT_AMD_HSA_METADATA) if self.yaml_metadata.is_none() => self.yaml_metadata = Some(at),
+            (b"AMDGPU", NT_AMDGPU_METADATA) if self.msgpack_metadata.is_none() => self.msgpack_metadata = Some(at),
             _ => {}
         }
         Ok(())
@@ -132,15 +107,7 @@ fn isa_version(at: &Located) -> Result<IsaVersion, LoadError> {
     let name = |start: usize, len: usize, field: &str| {
         bytes::slice(d, start as u64, len as u64)
             .map(|b| show_bytes(b.split(|&c| c == 0).next().unwrap_or_default()))
-            .ok_or_else(|| {
-                at.error(
-                    NOTE,
-                    format!(
-                        "{field} ({len} bytes at {start}) is past the end ({} bytes)",
-                        d.len()
-                    ),
-                )
-            })
+            .ok_or_else(|| at.error(NOTE, format!("{field} ({len} bytes at {start}) is past the end ({} bytes)", d.len())))
     };
     Ok(IsaVersion {
         major: bytes::u32_at(d, 4, "major").map_err(e)?,

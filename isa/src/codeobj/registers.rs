@@ -49,13 +49,6 @@ impl RegisterCounts {
             Family::Gfx9 | Family::Gfx90a | Family::Gfx940 => ((sgpr_field / 2 + 1) * 16, Some(16)),
             _ => (GFX10_SGPRS, None),
         };
-        RegisterCounts {
-            vgprs,
-            vgpr_granule,
-            accum_offset,
-            agprs_allocated: accum_offset.map(|a| vgprs.saturating_sub(a)),
-            sgprs,
-            sgpr_granule,
-        }
+        RegisterCounts { vgprs, vgpr_granule, accum_offset, agprs_allocated: accum_offset.map(|a| vgprs.saturating_sub(a)), sgprs, sgpr_granule }
     }
 }

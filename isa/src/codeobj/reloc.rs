@@ -57,10 +57,7 @@ impl Kind {
     }
 
     fn needs_got(self) -> bool {
-        matches!(
-            self,
-            Kind::GotPcRel | Kind::GotPcRel32Lo | Kind::GotPcRel32Hi
-        )
+        matches!(self, Kind::GotPcRel | Kind::GotPcRel32Lo | Kind::GotPcRel32Hi)
     }
 
     fn uses_symbol(self) -> bool {
@@ -92,13 +89,9 @@ pub fn apply_all(image: &mut Image) -> Result<Vec<String>, LoadError> {
     let (table, data) = (image.table, image.data);
     for header in table.iter() {
         let sh_type = header.sh_type(endian);
-        let name = show(&String::from_utf8_lossy(
-            table.section_name(endian, header).unwrap_or(b"?"),
-        ));
+        let name = show(&String::from_utf8_lossy(table.section_name(endian, header).unwrap_or(b"?")));
         if sh_type == SHT_REL {
-            warnings.push(format!(
-                "{name}: SHT_REL relocations (Mesa/PAL) are not applied"
-            ));
+            warnings.push(format!("{name}: SHT_REL relocations (Mesa/PAL) are not applied"));
             continue;
         }
         if sh_type != SHT_RELA {
@@ -110,12 +103,7 @@ pub fn apply_all(image: &mut Image) -> Result<Vec<String>, LoadError> {
             Err(e) => return Err(LoadError::elf(format!("relocation section {name}"), e)),
         };
         let target = header.sh_info(endian) as usize;
-        let section = RelaSection {
-            name: &name,
-            target,
-            symtab: link.0,
-            relas,
-        };
+        let section = RelaSection { name: &name, target, symtab: link.0, relas };
         section.apply(image, &mut warnings)?;
     }
     Ok(warnings)
@@ -136,43 +124,28 @@ impl RelaSection<'_> {
         }
         let symbols = image.symbol_table(self.symtab)?;
         for (i, rela) in self.relas.iter().enumerate() {
-            let err = |problem: String| LoadError::Relocation {
-                section: self.name.to_string(),
-                index: i,
-                problem,
-            };
+            let err = |problem: String| LoadError::Relocation { section: self.name.to_string(), index: i, problem };
             let r_type = rela.r_type(LittleEndian, false).0;
-            let kind = Kind::from_type(r_type)
-                .ok_or_else(|| err(format!("unknown AMDGPU relocation type {r_type}")))?;
+            let kind = Kind::from_type(r_type).ok_or_else(|| err(format!("unknown AMDGPU relocation type {r_type}")))?;
             if kind == Kind::None {
                 continue;
             }
             if kind.needs_got() {
-                warnings.push(format!(
-                    "{} #{i}: GOT-relative relocation (type {r_type}) not applied",
-                    self.name
-                ));
+                warnings.push(format!("{} #{i}: GOT-relative relocation (type {r_type}) not applied", self.name));
                 continue;
             }
             let s = match kind.uses_symbol() {
-                true => match image
-                    .symbol_address(&symbols, rela.r_sym(LittleEndian, false) as usize)?
-                {
+                true => match image.symbol_address(&symbols, rela.r_sym(LittleEndian, false) as usize)? {
                     SymAddr::Defined { address, .. } | SymAddr::Absolute(address) => address,
                     _ if rela.r_sym(LittleEndian, false) == 0 => 0,
                     _ => {
-                        warnings.push(format!(
-                            "{} #{i}: symbol is undefined or not loaded; not applied",
-                            self.name
-                        ));
+                        warnings.push(format!("{} #{i}: symbol is undefined or not loaded; not applied", self.name));
                         continue;
                     }
                 },
                 false => 0,
             };
-            let (slot, place) = self
-                .place(image, rela.r_offset(LittleEndian))
-                .map_err(err)?;
+            let (slot, place) = self.place(image, rela.r_offset(LittleEndian)).map_err(err)?;
             let (value, width) = kind.compute(s, rela.r_addend(LittleEndian), place);
             write(image, slot, place, value, width).map_err(err)?;
         }
@@ -182,41 +155,24 @@ impl RelaSection<'_> {
     /// The loaded section and address that `r_offset` designates.
     fn place(&self, image: &Image, r_offset: u64) -> Result<(usize, u64), String> {
         if self.target == 0 {
-            let slot = image
-                .section_at(r_offset)
-                .ok_or(format!("r_offset {r_offset:#x} is in no loaded section"))?;
+            let slot = image.section_at(r_offset).ok_or(format!("r_offset {r_offset:#x} is in no loaded section"))?;
             return Ok((slot, r_offset));
         }
-        let slot = image
-            .slot(self.target)
-            .ok_or("target section is not loaded")?;
+        let slot = image.slot(self.target).ok_or("target section is not loaded")?;
         let base = image.sections.get(slot).map_or(0, |s| s.address);
-        let place = base
-            .checked_add(r_offset)
-            .ok_or(format!("r_offset {r_offset:#x} overflows"))?;
+        let place = base.checked_add(r_offset).ok_or(format!("r_offset {r_offset:#x} overflows"))?;
         Ok((slot, place))
     }
 }
 
 /// Store the low `width` bytes of `value` at `place` in loaded section `slot`.
-fn write(
-    image: &mut Image,
-    slot: usize,
-    place: u64,
-    value: u64,
-    width: usize,
-) -> Result<(), String> {
+fn write(image: &mut Image, slot: usize, place: u64, value: u64, width: usize) -> Result<(), String> {
     let section = image.sections.get_mut(slot).ok_or("no such section")?;
-    let start = place
-        .checked_sub(section.address)
-        .and_then(|o| usize::try_from(o).ok());
+    let start = place.checked_sub(section.address).and_then(|o| usize::try_from(o).ok());
     let field = start
         .and_then(|s| s.checked_add(width).map(|e| (s, e)))
         .and_then(|(s, e)| section.bytes.get_mut(s..e))
-        .ok_or(format!(
-            "{width}-byte field at {place:#x} is outside the contents of {}",
-            section.name
-        ))?;
+        .ok_or(format!("{width}-byte field at {place:#x} is outside the contents of {}", section.name))?;
     field.copy_from_slice(&value.to_le_bytes()[..width]);
     Ok(())
 }
@@ -228,10 +184,7 @@ mod tests {
     #[test]
     fn formulas_match_amdgpuusage() {
         // REL64 in a kernel descriptor: S = entry, A = 0x10, P = KD + 0x10 → entry - KD.
-        assert_eq!(
-            Kind::Rel64.compute(0x1c00, 0x10, 0xa40 + 0x10),
-            (0x1c00 - 0xa40, 8)
-        );
+        assert_eq!(Kind::Rel64.compute(0x1c00, 0x10, 0xa40 + 0x10), (0x1c00 - 0xa40, 8));
         assert_eq!(Kind::Rel64.compute(0, 0x10, 0x510).0 as i64, -0x500);
         assert_eq!(Kind::Abs64.compute(0x1000, 8, 0), (0x1008, 8));
         assert_eq!(Kind::Rel32Hi.compute(0, -4, 0x10).0, 0xffff_ffff);

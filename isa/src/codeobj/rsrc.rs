@@ -221,32 +221,16 @@ pub enum Rsrc3 {
         tg_split: bool,
     },
     /// GFX10, GFX11.
-    Gfx10 {
-        raw: u32,
-        shared_vgpr_count: u32,
-        inst_pref_size: u32,
-        trap_on_start: bool,
-        trap_on_end: bool,
-        image_op: bool,
-    },
+    Gfx10 { raw: u32, shared_vgpr_count: u32, inst_pref_size: u32, trap_on_start: bool, trap_on_end: bool, image_op: bool },
     /// GFX12.
-    Gfx12 {
-        raw: u32,
-        inst_pref_size: u32,
-        glg_en: bool,
-        image_op: bool,
-    },
+    Gfx12 { raw: u32, inst_pref_size: u32, glg_en: bool, image_op: bool },
 }
 
 impl Rsrc3 {
     pub fn decode(raw: u32, family: Family) -> Rsrc3 {
         match family {
             Family::Gfx8 | Family::Gfx9 => Rsrc3::Reserved { raw },
-            Family::Gfx90a | Family::Gfx940 => Rsrc3::Gfx90a {
-                raw,
-                accum_offset: bits(raw, 5, 0),
-                tg_split: bit(raw, 16),
-            },
+            Family::Gfx90a | Family::Gfx940 => Rsrc3::Gfx90a { raw, accum_offset: bits(raw, 5, 0), tg_split: bit(raw, 16) },
             Family::Gfx10 | Family::Gfx11 => Rsrc3::Gfx10 {
                 raw,
                 shared_vgpr_count: bits(raw, 3, 0),
@@ -255,21 +239,13 @@ impl Rsrc3 {
                 trap_on_end: bit(raw, 11),
                 image_op: bit(raw, 31),
             },
-            Family::Gfx12 => Rsrc3::Gfx12 {
-                raw,
-                inst_pref_size: bits(raw, 11, 4),
-                glg_en: bit(raw, 13),
-                image_op: bit(raw, 31),
-            },
+            Family::Gfx12 => Rsrc3::Gfx12 { raw, inst_pref_size: bits(raw, 11, 4), glg_en: bit(raw, 13), image_op: bit(raw, 31) },
         }
     }
 
     pub fn raw(&self) -> u32 {
         match *self {
-            Rsrc3::Reserved { raw }
-            | Rsrc3::Gfx90a { raw, .. }
-            | Rsrc3::Gfx10 { raw, .. }
-            | Rsrc3::Gfx12 { raw, .. } => raw,
+            Rsrc3::Reserved { raw } | Rsrc3::Gfx90a { raw, .. } | Rsrc3::Gfx10 { raw, .. } | Rsrc3::Gfx12 { raw, .. } => raw,
         }
     }
 
@@ -309,14 +285,8 @@ mod tests {
 
     #[test]
     fn rsrc3_by_family() {
-        assert_eq!(
-            Rsrc3::decode(0x1_0003, Family::Gfx940).tg_split(),
-            Some(true)
-        );
+        assert_eq!(Rsrc3::decode(0x1_0003, Family::Gfx940).tg_split(), Some(true));
         assert_eq!(Rsrc3::decode(0x1_0003, Family::Gfx11).tg_split(), None);
-        assert!(matches!(
-            Rsrc3::decode(0x2000, Family::Gfx12),
-            Rsrc3::Gfx12 { glg_en: true, .. }
-        ));
+        assert!(matches!(Rsrc3::decode(0x2000, Family::Gfx12), Rsrc3::Gfx12 { glg_en: true, .. }));
     }
 }

@@ -49,53 +49,25 @@ impl InitialSgprs {
         let p = &d.kernel_code_properties;
         let r = &d.compute_pgm_rsrc2;
         let user = [
-            (
-                p.enable_sgpr_private_segment_buffer,
-                SgprValue::PrivateSegmentBuffer,
-                4,
-            ),
+            (p.enable_sgpr_private_segment_buffer, SgprValue::PrivateSegmentBuffer, 4),
             (p.enable_sgpr_dispatch_ptr, SgprValue::DispatchPtr, 2),
             (p.enable_sgpr_queue_ptr, SgprValue::QueuePtr, 2),
-            (
-                p.enable_sgpr_kernarg_segment_ptr,
-                SgprValue::KernargSegmentPtr,
-                2,
-            ),
+            (p.enable_sgpr_kernarg_segment_ptr, SgprValue::KernargSegmentPtr, 2),
             (p.enable_sgpr_dispatch_id, SgprValue::DispatchId, 2),
-            (
-                p.enable_sgpr_flat_scratch_init,
-                SgprValue::FlatScratchInit,
-                2,
-            ),
-            (
-                d.kernarg_preload.length_dwords > 0,
-                SgprValue::PreloadedKernargs,
-                d.kernarg_preload.length_dwords,
-            ),
-            (
-                p.enable_sgpr_private_segment_size,
-                SgprValue::PrivateSegmentSize,
-                1,
-            ),
+            (p.enable_sgpr_flat_scratch_init, SgprValue::FlatScratchInit, 2),
+            (d.kernarg_preload.length_dwords > 0, SgprValue::PreloadedKernargs, d.kernarg_preload.length_dwords),
+            (p.enable_sgpr_private_segment_size, SgprValue::PrivateSegmentSize, 1),
         ];
         let system = [
             (r.enable_sgpr_workgroup_id_x, SgprValue::WorkgroupIdX, 1),
             (r.enable_sgpr_workgroup_id_y, SgprValue::WorkgroupIdY, 1),
             (r.enable_sgpr_workgroup_id_z, SgprValue::WorkgroupIdZ, 1),
             (r.enable_sgpr_workgroup_info, SgprValue::WorkgroupInfo, 1),
-            (
-                r.enable_private_segment,
-                SgprValue::ScratchWavefrontOffset,
-                1,
-            ),
+            (r.enable_private_segment, SgprValue::ScratchWavefrontOffset, 1),
         ];
         let (user, user_enabled) = pack(&user, 0);
         let (system, _) = pack(&system, r.user_sgpr_count);
-        InitialSgprs {
-            user,
-            user_enabled,
-            system,
-        }
+        InitialSgprs { user, user_enabled, system }
     }
 }
 
@@ -105,11 +77,7 @@ fn pack(entries: &[(bool, SgprValue, u32)], first: u32) -> (Vec<SgprSlot>, u32) 
     let mut out = Vec::new();
     for &(enabled, value, count) in entries {
         if enabled {
-            out.push(SgprSlot {
-                value,
-                first: next,
-                count,
-            });
+            out.push(SgprSlot { value, first: next, count });
             next += count;
         }
     }

@@ -65,24 +65,16 @@ pub struct CodeSymbol {
 /// Read `.symtab`, or `.dynsym` when the static table was stripped.
 pub fn read(image: &Image) -> Result<Vec<ElfSymbol>, LoadError> {
     let endian = LittleEndian;
-    let mut table = image
-        .table
-        .symbols(endian, image.data, SHT_SYMTAB)
-        .map_err(|e| LoadError::elf(".symtab", e))?;
+    let mut table = image.table.symbols(endian, image.data, SHT_SYMTAB).map_err(|e| LoadError::elf(".symtab", e))?;
     if table.is_empty() {
-        table = image
-            .table
-            .symbols(endian, image.data, SHT_DYNSYM)
-            .map_err(|e| LoadError::elf(".dynsym", e))?;
+        table = image.table.symbols(endian, image.data, SHT_DYNSYM).map_err(|e| LoadError::elf(".dynsym", e))?;
     }
     let mut out = Vec::new();
     for (index, sym) in table.enumerate() {
         if index.0 == 0 {
             continue;
         }
-        let name = table
-            .symbol_name(endian, sym)
-            .map_err(|e| LoadError::elf("symbol name", e))?;
+        let name = table.symbol_name(endian, sym).map_err(|e| LoadError::elf("symbol name", e))?;
         let sym: &<Header as object::read::elf::FileHeader>::Sym = sym;
         out.push(ElfSymbol {
             name: String::from_utf8_lossy(name).into_owned(),
@@ -107,13 +99,7 @@ pub fn code_symbols(image: &Image, symbols: &[ElfSymbol]) -> Vec<CodeSymbol> {
             };
             let (address, slot) = s.address()?;
             let section = image.sections.get(slot).filter(|sec| sec.executable)?;
-            Some(CodeSymbol {
-                name: s.name.clone(),
-                address,
-                size: s.size,
-                kind,
-                section: section.name.clone(),
-            })
+            Some(CodeSymbol { name: s.name.clone(), address, size: s.size, kind, section: section.name.clone() })
         })
         .collect();
     out.sort_by_key(|s| s.address);

@@ -195,8 +195,7 @@ fn agpr_partner(row: &Row, name: OpName, decoded: &[Operand]) -> bool {
 
 /// A K-immediate is part of the encoding words themselves, so it adds no bytes.
 fn has_kimm(row: &Row) -> bool {
-    (0..row.operands.len())
-        .any(|i| row.class_of(i).decoder == crate::tables::DecoderKind::KImm && !row.operands[i].fields.is_empty())
+    (0..row.operands.len()).any(|i| row.class_of(i).decoder == crate::tables::DecoderKind::KImm && !row.operands[i].fields.is_empty())
 }
 
 /// Values the encoding implies without carrying them.

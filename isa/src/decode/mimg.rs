@@ -15,9 +15,7 @@ use crate::tables::{feature, MimgInfo, OpName, Row, MIMG_DIMS};
 /// Extra address operands of an NSA form (`vaddr1`..), read from the trailing bytes.
 /// Returns the number of bytes consumed, or `None` if they are missing.
 pub(super) fn read_nsa_addresses(row: &Row, ops: &mut [Operand], rest: &[u8]) -> Option<usize> {
-    let extra: Vec<usize> = (0..row.operands.len())
-        .filter(|&i| row.operands[i].fields.is_empty() && is_vaddr_n(row.operands[i].name))
-        .collect();
+    let extra: Vec<usize> = (0..row.operands.len()).filter(|&i| row.operands[i].fields.is_empty() && is_vaddr_n(row.operands[i].name)).collect();
     if extra.is_empty() {
         return Some(0);
     }

@@ -18,8 +18,7 @@ mod inst;
 pub mod inline_floats {
     pub const F16_NAMES: [u64; 9] = [0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118];
     pub const BF16_NAMES: [u64; 9] = [0x3f00, 0xbf00, 0x3f80, 0xbf80, 0x4000, 0xc000, 0x4080, 0xc080, 0x3e22];
-    pub const F32_NAMES: [u64; 9] =
-        [0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000, 0xc0000000, 0x40800000, 0xc0800000, 0x3e22f983];
+    pub const F32_NAMES: [u64; 9] = [0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000, 0xc0000000, 0x40800000, 0xc0800000, 0x3e22f983];
     pub const F64_NAMES: [u64; 9] = [
         0x3fe0000000000000,
         0xbfe0000000000000,
@@ -33,13 +32,13 @@ pub mod inline_floats {
     ];
 }
 mod mimg;
-mod program;
 mod operand;
+mod program;
 pub mod reg;
 
 pub use inst::{CachePolicy, Inst, Operand, SrcMods};
-pub use program::{Program, ProgramError};
 pub use operand::sign_extend;
+pub use program::{Program, ProgramError};
 pub use reg::{Reg, Special};
 
 use crate::tables::{feature, flags, Namespace, OpName, Row, PROCESSOR_FEATURES, ROWS};
@@ -172,10 +171,7 @@ impl Decoder {
     /// A decoder that also chooses the true 16-bit register forms on GFX11+.
     pub fn with_true16(processor: Processor, wave64: bool, real_true16: bool) -> Decoder {
         let ctx = Ctx::new(processor, wave64, real_true16);
-        let order = search_order(&ctx)
-            .into_iter()
-            .filter_map(|(bytes, ns)| table_slice(ns, bytes).map(|r| (bytes, bucket_rows(&ctx, r))))
-            .collect();
+        let order = search_order(&ctx).into_iter().filter_map(|(bytes, ns)| table_slice(ns, bytes).map(|r| (bytes, bucket_rows(&ctx, r)))).collect();
         Decoder { ctx, order }
     }
 
@@ -227,7 +223,6 @@ impl Decoder {
         }
         out
     }
-
 }
 
 /// The matching row with the most fixed bits (encodings that refine another, such as a DPP
@@ -309,16 +304,9 @@ pub(crate) fn is_memory_with_cpol(row: &Row) -> bool {
 #[doc(hidden)]
 pub fn fuzz_one(data: &[u8]) -> usize {
     static DECODERS: OnceLock<Vec<Decoder>> = OnceLock::new();
-    let decoders = DECODERS.get_or_init(|| {
-        Processor::ALL.iter().flat_map(|&p| (0..4).map(move |m| Decoder::with_true16(p, m & 1 != 0, m & 2 != 0))).collect()
-    });
+    let decoders = DECODERS.get_or_init(|| Processor::ALL.iter().flat_map(|&p| (0..4).map(move |m| Decoder::with_true16(p, m & 1 != 0, m & 2 != 0))).collect());
     let Some((&sel, code)) = data.split_first() else { return 0 };
     let processor = (sel as usize >> 2) % Processor::ALL.len();
     let decoder = &decoders[processor * 4 + (sel as usize & 3)];
-    decoder
-        .decode_all(code, 0x1000)
-        .into_iter()
-        .filter_map(|(_, r)| r.ok())
-        .map(|inst| crate::print::format_inst(&inst, decoder.ctx()).len())
-        .sum()
+    decoder.decode_all(code, 0x1000).into_iter().filter_map(|(_, r)| r.ok()).map(|inst| crate::print::format_inst(&inst, decoder.ctx()).len()).sum()
 }

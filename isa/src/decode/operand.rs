@@ -54,7 +54,13 @@ impl State<'_> {
         match kind {
             DecoderKind::Imm | DecoderKind::BranchTarget => Ok(Operand::Imm(value as i64)),
             DecoderKind::Src { width, imm_width, sema, acc, deferred, enum10 } => {
-                let v = if acc { v | 512 } else if enum10 { v } else { v & 511 };
+                let v = if acc {
+                    v | 512
+                } else if enum10 {
+                    v
+                } else {
+                    v & 511
+                };
                 self.src(width, v, deferred, imm_width, sema)
             }
             DecoderKind::Av10 { width } => self.src(width, v | VGPR_BASE, false, 0, 0),

@@ -6,12 +6,27 @@ use std::fmt;
 /// special register.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Reg {
-    Vgpr { index: u8, count: u8 },
-    Agpr { index: u8, count: u8 },
-    Sgpr { index: u8, count: u8 },
-    Ttmp { index: u8, count: u8 },
+    Vgpr {
+        index: u8,
+        count: u8,
+    },
+    Agpr {
+        index: u8,
+        count: u8,
+    },
+    Sgpr {
+        index: u8,
+        count: u8,
+    },
+    Ttmp {
+        index: u8,
+        count: u8,
+    },
     /// True16 half of a VGPR (GFX11+): `v5.l` / `v5.h`.
-    Vgpr16 { index: u8, hi: bool },
+    Vgpr16 {
+        index: u8,
+        hi: bool,
+    },
     Special(Special),
 }
 
@@ -90,18 +105,7 @@ impl Special {
     /// They fit any source operand class.
     pub fn is_inline_value(self) -> bool {
         use Special::*;
-        matches!(
-            self,
-            SrcSharedBase
-                | SrcSharedLimit
-                | SrcPrivateBase
-                | SrcPrivateLimit
-                | SrcPopsExitingWaveId
-                | SrcVccz
-                | SrcExecz
-                | SrcScc
-                | Null
-        )
+        matches!(self, SrcSharedBase | SrcSharedLimit | SrcPrivateBase | SrcPrivateLimit | SrcPopsExitingWaveId | SrcVccz | SrcExecz | SrcScc | Null)
     }
 }
 
@@ -109,9 +113,7 @@ impl Reg {
     /// Width in bits.
     pub fn bits(&self) -> u32 {
         match *self {
-            Reg::Vgpr { count, .. } | Reg::Agpr { count, .. } | Reg::Sgpr { count, .. } | Reg::Ttmp { count, .. } => {
-                32 * count as u32
-            }
+            Reg::Vgpr { count, .. } | Reg::Agpr { count, .. } | Reg::Sgpr { count, .. } | Reg::Ttmp { count, .. } => 32 * count as u32,
             Reg::Vgpr16 { .. } => 16,
             Reg::Special(s) => {
                 use Special::*;

@@ -140,9 +140,7 @@ pub fn print(out: &mut String, v: i64, t: T, ctx: &Ctx) -> bool {
         T::RegInlineCInt16 | T::RegImmInt16 => imm_int16(out, lo, ctx),
         T::RegInlineCFp16 | T::RegImmFp16 | T::RegImmFp16Deferred | T::Kimm16 => imm_f16(out, lo, ctx),
         T::RegInlineCBf16 | T::RegImmBf16 => imm_bf16(out, lo, ctx),
-        T::RegImmV2int16 | T::RegImmV2fp16 | T::RegImmV2bf16 | T::RegInlineCV2fp16 | T::RegInlineCV2bf16 => {
-            imm_v216(out, lo, t, ctx)
-        }
+        T::RegImmV2int16 | T::RegImmV2fp16 | T::RegImmV2bf16 | T::RegInlineCV2fp16 | T::RegInlineCV2bf16 => imm_v216(out, lo, t, ctx),
         T::Unknown | T::Pcrel => {
             let _ = write!(out, "{v}");
         }

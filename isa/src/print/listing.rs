@@ -55,15 +55,7 @@ fn kernel_wave64(co: &CodeObject, sym: &CodeSymbol) -> Option<bool> {
 }
 
 /// One symbol: its label line and the instructions up to the next symbol.
-fn symbol_block(
-    out: &mut String,
-    co: &CodeObject,
-    section: &Section,
-    sym: &CodeSymbol,
-    end: u64,
-    symbols: &[&CodeSymbol],
-    wave64: bool,
-) {
+fn symbol_block(out: &mut String, co: &CodeObject, section: &Section, sym: &CodeSymbol, end: u64, symbols: &[&CodeSymbol], wave64: bool) {
     let _ = write!(out, "\n{:016x} <{}>:\n", sym.address, sym.name);
     // A code object v2 kernel symbol starts with its 256-byte amd_kernel_code_t header.
     let start = if sym.kind == CodeSymbolKind::HsaKernel {

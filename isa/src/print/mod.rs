@@ -329,9 +329,7 @@ fn reg_in_class(r: Reg, rc: crate::tables::RegClassInfo) -> bool {
         Reg::Special(Special::LdsDirect) => rc.lds_direct,
         // Class names say which special registers they leave out (`_XM0`, `_XEXEC`, `_XEXEC_HI`).
         Reg::Special(Special::M0) if rc.name.contains("XM0") => false,
-        Reg::Special(Special::Exec | Special::ExecLo | Special::ExecHi) if rc.name.contains("_XEXEC_HI") => {
-            !matches!(r, Reg::Special(Special::ExecHi))
-        }
+        Reg::Special(Special::Exec | Special::ExecLo | Special::ExecHi) if rc.name.contains("_XEXEC_HI") => !matches!(r, Reg::Special(Special::ExecHi)),
         Reg::Special(Special::Exec | Special::ExecLo | Special::ExecHi) if rc.name.contains("XEXEC") => false,
         Reg::Special(_) => rc.sgpr && width_ok(r.bits()),
     }

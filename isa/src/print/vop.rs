@@ -39,16 +39,13 @@ impl Printer<'_> {
     /// Carry-in adds (GFX10+) name VCC as carry-out right after vdst in their VOP2, SDWA, DPP
     /// and DPP8 forms, where no field encodes it.
     fn carry_out_vcc(&self) -> bool {
-        self.ctx.gfx10_plus
-            && self.is_carry_in_add()
-            && (self.is_e32() || self.is_dpp16() || self.is_dpp8() || self.has(flags::SDWA))
+        self.ctx.gfx10_plus && self.is_carry_in_add() && (self.is_e32() || self.is_dpp16() || self.is_dpp8() || self.has(flags::SDWA))
     }
 
     /// Implicit VCC read after src1 when src1 prints as a plain operand: `v_cndmask_b32` VOP2
     /// (all targets), its GFX10+ DPP8 and GFX12 DPP forms, and GFX10+ carry-in adds.
     fn plain_src1_vcc(&self) -> bool {
-        let cndmask = self.is_cndmask()
-            && (self.is_e32() || (self.ctx.gfx10_plus && self.is_dpp8()) || (self.ctx.gfx12_plus && self.is_dpp16()));
+        let cndmask = self.is_cndmask() && (self.is_e32() || (self.ctx.gfx10_plus && self.is_dpp8()) || (self.ctx.gfx12_plus && self.is_dpp16()));
         let carry = self.ctx.gfx10_plus && self.is_carry_in_add() && (self.is_e32() || self.is_dpp16() || self.is_dpp8());
         cndmask || carry
     }
@@ -58,8 +55,7 @@ impl Printer<'_> {
     fn fp_mods_src1_vcc(&self) -> bool {
         let f = self.ctx.family;
         self.is_cndmask()
-            && ((f == crate::Family::Gfx10 && self.has(flags::SDWA))
-                || (matches!(f, crate::Family::Gfx10 | crate::Family::Gfx11) && self.is_dpp16()))
+            && ((f == crate::Family::Gfx10 && self.has(flags::SDWA)) || (matches!(f, crate::Family::Gfx10 | crate::Family::Gfx11) && self.is_dpp16()))
     }
 
     /// Implicit VCC after a src1 printed with integer modifiers (GFX10 SDWA carry-in adds).
@@ -160,11 +156,9 @@ impl Printer<'_> {
     /// 64-bit DPP ops ("DP ALU", GFX90A+) only have `row_newbcast`: any operand among vdst and
     /// src0..2 is a 64-bit VGPR.
     fn is_dp_alu_dpp(&self) -> bool {
-        [OpName::vdst, OpName::src0, OpName::src1, OpName::src2].iter().any(|&n| {
-            self.named(n).is_some_and(|i| {
-                self.inst.row.class_of(i).reg_class.is_some_and(|rc| rc.vgpr && !rc.sgpr && rc.bits == 64)
-            })
-        })
+        [OpName::vdst, OpName::src0, OpName::src1, OpName::src2]
+            .iter()
+            .any(|&n| self.named(n).is_some_and(|i| self.inst.row.class_of(i).reg_class.is_some_and(|rc| rc.vgpr && !rc.sgpr && rc.bits == 64)))
     }
 
     pub(super) fn dpp_ctrl(&mut self, v: i64) {
@@ -245,10 +239,7 @@ impl Printer<'_> {
             return;
         }
         let permlane16 = self.ctx.gfx10_plus
-            && matches!(
-                op,
-                Opcode::V_PERMLANE16_B32 | Opcode::V_PERMLANEX16_B32 | Opcode::V_PERMLANE16_VAR_B32 | Opcode::V_PERMLANEX16_VAR_B32
-            );
+            && matches!(op, Opcode::V_PERMLANE16_B32 | Opcode::V_PERMLANEX16_B32 | Opcode::V_PERMLANE16_VAR_B32 | Opcode::V_PERMLANEX16_VAR_B32);
         if permlane16 {
             let fi = (self.src_mods(0).unwrap_or(0) & OP_SEL_0 != 0) as u8;
             let bc = (self.src_mods(1).unwrap_or(0) & OP_SEL_0 != 0) as u8;
@@ -278,8 +269,7 @@ impl Printer<'_> {
         }
         let has_dst_sel = !ops.is_empty() && bit == OP_SEL_0 && self.has(flags::VOP3_OPSEL);
         let packed_default = (self.has(flags::ISPACKED) && bit == OP_SEL_1) as i64;
-        let all_default = ops.iter().all(|m| ((m & bit != 0) as i64) == packed_default)
-            && !(has_dst_sel && ops[0] & DST_OP_SEL != 0);
+        let all_default = ops.iter().all(|m| ((m & bit != 0) as i64) == packed_default) && !(has_dst_sel && ops[0] & DST_OP_SEL != 0);
         if all_default {
             return;
         }

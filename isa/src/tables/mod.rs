@@ -2,6 +2,7 @@
 //!
 //! `generated.rs` is data only (see its header and NOTICE); `types.rs` defines its shape.
 
+#[rustfmt::skip]
 mod generated;
 pub mod types;
 

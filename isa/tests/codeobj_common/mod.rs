@@ -89,9 +89,7 @@ pub fn parse_readelf_notes(text: &str) -> Vec<NotesKernel> {
                 match key {
                     ".name" => k.name = value.to_string(),
                     ".symbol" => k.symbol = value.to_string(),
-                    ".kernarg_segment_size" => {
-                        k.kernarg_segment_size = value.parse().unwrap_or(u64::MAX)
-                    }
+                    ".kernarg_segment_size" => k.kernarg_segment_size = value.parse().unwrap_or(u64::MAX),
                     _ => {}
                 }
             }
@@ -118,10 +116,7 @@ pub fn parse_readelf_notes(text: &str) -> Vec<NotesKernel> {
 
 /// Compact "offset:size:kind ..." form of a kernarg list, for readable assertions.
 pub fn compact(args: &[(u64, u64, String)]) -> String {
-    args.iter()
-        .map(|(o, s, k)| format!("{o}:{s}:{k}"))
-        .collect::<Vec<_>>()
-        .join(" ")
+    args.iter().map(|(o, s, k)| format!("{o}:{s}:{k}")).collect::<Vec<_>>().join(" ")
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! vector (VGPR/AGPR, or a scalar/constant broadcast to every lane).
 
 use super::Env;
-use crate::wave::{sreg_index, slot, Wave, MAX_LANES};
+use crate::wave::{slot, sreg_index, Wave, MAX_LANES};
 use hipscope_isa::decode::{Operand, Reg, Special};
 
 /// Value of a register that is not storage: condition bits, apertures, null.

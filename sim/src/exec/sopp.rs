@@ -52,13 +52,20 @@ pub enum Op {
     DenormMode,
     /// GFX8/9 `s_set_gpr_idx_on`: M0[7:0] = S0[7:0], M0[15:12] = the SRC0/SRC1/SRC2/DST enable
     /// bits, MODE.GPR_IDX_EN = 1.
-    GprIdxOn { index: Operand, enables: u32 },
+    GprIdxOn {
+        index: Operand,
+        enables: u32,
+    },
     /// `s_set_gpr_idx_off`: MODE.GPR_IDX_EN = 0.
     GprIdxOff,
     /// `s_set_gpr_idx_mode`: M0[15:12] = simm16[3:0].
-    GprIdxMode { enables: u32 },
+    GprIdxMode {
+        enables: u32,
+    },
     /// `s_set_gpr_idx_idx`: M0[7:0] = S0[7:0].
-    GprIdxIdx { index: Operand },
+    GprIdxIdx {
+        index: Operand,
+    },
 }
 
 /// MODE.GPR_IDX_EN (GCN3/Vega ISA, "MODE register", bit 27).
@@ -109,14 +116,28 @@ pub fn classify(inst: &Inst, env: &super::Env) -> Option<Op> {
         S_SETHALT if imm & 1 == 0 => Op::Nop("s_sethalt 0: the wave is running"),
         S_SETHALT | S_SENDMSGHALT => Op::Halt,
         S_SENDMSG => send_msg(imm, env.family),
-        S_WAITCNT | S_WAITCNT_DEPCTR | S_WAITCNT_VSCNT | S_WAITCNT_VMCNT | S_WAITCNT_EXPCNT | S_WAITCNT_LGKMCNT
-        | S_WAIT_LOADCNT | S_WAIT_STORECNT | S_WAIT_DSCNT | S_WAIT_KMCNT | S_WAIT_SAMPLECNT | S_WAIT_BVHCNT
-        | S_WAIT_EXPCNT | S_WAIT_LOADCNT_DSCNT | S_WAIT_STORECNT_DSCNT | S_WAIT_ALU | S_WAIT_IDLE | S_WAIT_EVENT => {
-            Op::Nop(WAIT)
-        }
+        S_WAITCNT
+        | S_WAITCNT_DEPCTR
+        | S_WAITCNT_VSCNT
+        | S_WAITCNT_VMCNT
+        | S_WAITCNT_EXPCNT
+        | S_WAITCNT_LGKMCNT
+        | S_WAIT_LOADCNT
+        | S_WAIT_STORECNT
+        | S_WAIT_DSCNT
+        | S_WAIT_KMCNT
+        | S_WAIT_SAMPLECNT
+        | S_WAIT_BVHCNT
+        | S_WAIT_EXPCNT
+        | S_WAIT_LOADCNT_DSCNT
+        | S_WAIT_STORECNT_DSCNT
+        | S_WAIT_ALU
+        | S_WAIT_IDLE
+        | S_WAIT_EVENT => Op::Nop(WAIT),
         S_NOP => Op::Nop("s_nop: issue delay only"),
-        S_SETPRIO | S_CLAUSE | S_DELAY_ALU | S_INST_PREFETCH | S_SET_INST_PREFETCH_DISTANCE | S_SINGLEUSE_VDST
-        | S_INCPERFLEVEL | S_DECPERFLEVEL | S_WAKEUP => Op::Nop(HINT),
+        S_SETPRIO | S_CLAUSE | S_DELAY_ALU | S_INST_PREFETCH | S_SET_INST_PREFETCH_DISTANCE | S_SINGLEUSE_VDST | S_INCPERFLEVEL | S_DECPERFLEVEL | S_WAKEUP => {
+            Op::Nop(HINT)
+        }
         S_ICACHE_INV => Op::Nop("instruction cache invalidate: code is never modified"),
         S_TTRACEDATA | S_TTRACEDATA_IMM => Op::Nop("thread trace data: no thread trace"),
         S_SETKILL => Op::Nop("s_setkill: pixel-shader kill, no effect in compute"),

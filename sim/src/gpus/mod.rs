@@ -111,8 +111,7 @@ pub enum GpuError {
 impl GpuConfig {
     /// Parse and check a config. `origin` names it in errors.
     pub fn from_ron(text: &str, origin: &str) -> Result<GpuConfig, GpuError> {
-        let cfg: GpuConfig = ron::from_str(text)
-            .map_err(|e| GpuError::Parse(origin.to_string(), e.span.start.line, e.span.start.col, e.code.to_string()))?;
+        let cfg: GpuConfig = ron::from_str(text).map_err(|e| GpuError::Parse(origin.to_string(), e.span.start.line, e.span.start.col, e.code.to_string()))?;
         cfg.check().map_err(|m| GpuError::Invalid(origin.to_string(), m))?;
         Ok(cfg)
     }

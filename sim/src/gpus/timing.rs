@@ -216,7 +216,9 @@ impl Timing {
             }
         }
         let v = &self.vector_l1;
-        for (name, b) in [("tag_access_bytes", v.tag_access_bytes), ("read_request_bytes", v.read_request_bytes), ("write_request_bytes", v.write_request_bytes)] {
+        for (name, b) in
+            [("tag_access_bytes", v.tag_access_bytes), ("read_request_bytes", v.read_request_bytes), ("write_request_bytes", v.write_request_bytes)]
+        {
             pow2(&format!("vector_l1.{name}"), b as u64)?;
             if b > v.line_bytes.max(self.l2.line_bytes) {
                 return Err(format!("timing.vector_l1.{name}: {b} exceeds the line size"));
@@ -235,11 +237,26 @@ impl Timing {
         pow2("dram.channel_interleave_bytes", self.dram.channel_interleave_bytes as u64)?;
         nonzero("dram.bandwidth_gb_per_s", self.dram.bandwidth_gb_per_s as u64)?;
         let t = &self.topology;
-        for (name, n) in [("topology.xcds", t.xcds), ("topology.shader_engines", t.shader_engines), ("topology.shader_arrays_per_engine", t.shader_arrays_per_engine), ("topology.cus_per_scalar_cache", t.cus_per_scalar_cache)] {
+        for (name, n) in [
+            ("topology.xcds", t.xcds),
+            ("topology.shader_engines", t.shader_engines),
+            ("topology.shader_arrays_per_engine", t.shader_arrays_per_engine),
+            ("topology.cus_per_scalar_cache", t.cus_per_scalar_cache),
+        ] {
             nonzero(name, n as u64)?;
         }
         let c = &self.core;
-        for (name, n) in [("core.simds_per_cu", c.simds_per_cu), ("core.simd_lanes", c.simd_lanes), ("core.max_waves_per_simd", c.max_waves_per_simd), ("core.vgprs_per_simd", c.vgprs_per_simd), ("core.sgprs_per_simd", c.sgprs_per_simd), ("core.max_workgroups_per_cu", c.max_workgroups_per_cu), ("core.wave_issue_interval_cycles", c.wave_issue_interval_cycles), ("core.f64_rate_divisor", c.f64_rate_divisor), ("core.transcendental_rate_divisor", c.transcendental_rate_divisor)] {
+        for (name, n) in [
+            ("core.simds_per_cu", c.simds_per_cu),
+            ("core.simd_lanes", c.simd_lanes),
+            ("core.max_waves_per_simd", c.max_waves_per_simd),
+            ("core.vgprs_per_simd", c.vgprs_per_simd),
+            ("core.sgprs_per_simd", c.sgprs_per_simd),
+            ("core.max_workgroups_per_cu", c.max_workgroups_per_cu),
+            ("core.wave_issue_interval_cycles", c.wave_issue_interval_cycles),
+            ("core.f64_rate_divisor", c.f64_rate_divisor),
+            ("core.transcendental_rate_divisor", c.transcendental_rate_divisor),
+        ] {
             nonzero(name, n as u64)?;
         }
         nonzero("lds.banks", self.lds.banks as u64)?;

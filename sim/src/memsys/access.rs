@@ -25,7 +25,9 @@ pub enum OpKind {
     Store,
     /// Read-modify-write at the L2 (atomics bypass the L1s); `returns` when the pre-op value
     /// comes back.
-    Atomic { returns: bool },
+    Atomic {
+        returns: bool,
+    },
 }
 
 /// Cache policy of an access, as decoded from its instruction's bits by the client.
@@ -129,17 +131,19 @@ impl MemSystem {
             Unit::Vector => spec.at.max(self.l1_tags.get(spec.cu).map_or(0, |p| p.free_from(spec.at))),
             Unit::Scalar => spec.at,
         };
-        let mut st = self.op.take().unwrap_or_else(|| Box::new(OpState {
-            spec,
-            start,
-            opens: 0,
-            done: spec.at,
-            lanes: Vec::with_capacity(64),
-            open: Vec::with_capacity(16),
-            lines: [0; Level::COUNT],
-            scratch: coalesce::Scratch::default(),
-            not_atomic: false,
-        }));
+        let mut st = self.op.take().unwrap_or_else(|| {
+            Box::new(OpState {
+                spec,
+                start,
+                opens: 0,
+                done: spec.at,
+                lanes: Vec::with_capacity(64),
+                open: Vec::with_capacity(16),
+                lines: [0; Level::COUNT],
+                scratch: coalesce::Scratch::default(),
+                not_atomic: false,
+            })
+        });
         st.spec = spec;
         st.start = start;
         st.opens = 0;

@@ -154,9 +154,7 @@ impl Cache {
     pub fn allocate(&mut self, address: u64) -> (Slot, Option<Evicted>) {
         let line = address >> self.line_shift;
         let base = self.set_of(line) * self.ways;
-        let slot = (base..base + self.ways)
-            .min_by_key(|&s| if self.tags[s] == 0 { (0, 0) } else { (1, self.stamps[s]) })
-            .unwrap_or(base);
+        let slot = (base..base + self.ways).min_by_key(|&s| if self.tags[s] == 0 { (0, 0) } else { (1, self.stamps[s]) }).unwrap_or(base);
         let evicted = (self.tags[slot] != 0 && self.dirty[slot] != 0).then(|| Evicted {
             address: (self.tags[slot] - 1) << self.line_shift,
             dirty: self.dirty[slot],

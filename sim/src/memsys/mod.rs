@@ -149,9 +149,7 @@ impl MemSystem {
         let xcds = (t.xcds.max(1) as usize).min(cus);
         let arrays = ((t.shader_engines * t.shader_arrays_per_engine).max(1) as usize).min(cus);
         let scalars = cus.div_ceil(t.cus_per_scalar_cache.max(1) as usize);
-        let places = (0..cus)
-            .map(|cu| Place { xcd: cu * xcds / cus, array: cu * arrays / cus, scalar: cu / t.cus_per_scalar_cache.max(1) as usize })
-            .collect();
+        let places = (0..cus).map(|cu| Place { xcd: cu * xcds / cus, array: cu * arrays / cus, scalar: cu / t.cus_per_scalar_cache.max(1) as usize }).collect();
         let l1g = Geometry { size_bytes: cfg.vector_l1.size_bytes, line_bytes: cfg.vector_l1.line_bytes, ways: cfg.vector_l1.ways };
         let geo = |c: &crate::gpus::timing::Cache| Geometry { size_bytes: c.size_bytes, line_bytes: c.line_bytes, ways: c.ways };
         let l2g = Geometry { size_bytes: cfg.l2.size_bytes, line_bytes: cfg.l2.line_bytes, ways: cfg.l2.ways };

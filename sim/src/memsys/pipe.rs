@@ -86,7 +86,13 @@ impl Pipe {
                 let take = left.min(room);
                 let arrival = ((at * SUB).max(slot_start) - slot_start) as u16;
                 let e = &mut self.ring[(slot % SLOTS as u64) as usize];
-                *e = Slot { number: slot, used: b.used + take as u16, fill: b.fill.max((from + take - slot_start) as u16), last_at: b.last_at.max(arrival), skip_to: b.skip_to };
+                *e = Slot {
+                    number: slot,
+                    used: b.used + take as u16,
+                    fill: b.fill.max((from + take - slot_start) as u16),
+                    last_at: b.last_at.max(arrival),
+                    skip_to: b.skip_to,
+                };
                 left -= take;
                 if left == 0 {
                     self.last_end = self.last_end.max(from + take);

@@ -97,7 +97,11 @@ pub const OPS: &[Op] = &[
     Op { name: "fence_acq", source: "__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, scope)", scoped: true },
     Op { name: "fence_rel", source: "__builtin_amdgcn_fence(__ATOMIC_RELEASE, scope)", scoped: true },
     Op { name: "fence_acq_rel", source: "__builtin_amdgcn_fence(__ATOMIC_ACQ_REL, scope)", scoped: true },
-    Op { name: "fence_seq_cst", source: "__builtin_amdgcn_fence(__ATOMIC_SEQ_CST, scope) (= __threadfence_block / __threadfence / __threadfence_system)", scoped: true },
+    Op {
+        name: "fence_seq_cst",
+        source: "__builtin_amdgcn_fence(__ATOMIC_SEQ_CST, scope) (= __threadfence_block / __threadfence / __threadfence_system)",
+        scoped: true,
+    },
     Op { name: "load_acq", source: "__hip_atomic_load(p, __ATOMIC_ACQUIRE, scope)", scoped: true },
     Op { name: "store_rel", source: "__hip_atomic_store(p, 1, __ATOMIC_RELEASE, scope)", scoped: true },
     Op { name: "rmw_acq_rel", source: "__hip_atomic_fetch_add(p, 1, __ATOMIC_ACQ_REL, scope), result used", scoped: true },

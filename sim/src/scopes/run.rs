@@ -23,9 +23,20 @@ const TIMED_OUT: u32 = u32::MAX;
 #[derive(Debug, Clone)]
 enum Case {
     /// The timer alone (`sc_none__none`).
-    Baseline { contention: Contention },
-    Op { op: &'static str, scope: Scope, footprint: u64, contention: Contention },
-    PingPong { scope: Scope, partner: u32, placement: &'static str },
+    Baseline {
+        contention: Contention,
+    },
+    Op {
+        op: &'static str,
+        scope: Scope,
+        footprint: u64,
+        contention: Contention,
+    },
+    PingPong {
+        scope: Scope,
+        partner: u32,
+        placement: &'static str,
+    },
 }
 
 /// Every case for `t`, in report order.
@@ -63,7 +74,12 @@ fn spec_text(t: &Target, cases: &[Case], wave: u32) -> String {
     let dirty_bytes = FOOTPRINTS.iter().max().copied().unwrap_or(0) + 4 * max_waves * wave as u64;
     let mut o = String::new();
     let _ = writeln!(o, "Run(\n  code_objects: {{ \"{0}\": \"bin/{0}/scopes.co\" }},", t.object_dir());
-    let _ = writeln!(o, "  buffers: {{ \"sync\": (bytes: {}), \"dirty\": (bytes: {dirty_bytes}), \"times\": (bytes: {}), \"flag\": (bytes: 256) }},", 4 * (max_waves + 1), 4 * max_waves.max(2));
+    let _ = writeln!(
+        o,
+        "  buffers: {{ \"sync\": (bytes: {}), \"dirty\": (bytes: {dirty_bytes}), \"times\": (bytes: {}), \"flag\": (bytes: 256) }},",
+        4 * (max_waves + 1),
+        4 * max_waves.max(2)
+    );
     let _ = writeln!(o, "  dispatches: [");
     for c in cases {
         let (kernel, grid, block, args) = match *c {
@@ -77,9 +93,12 @@ fn spec_text(t: &Target, cases: &[Case], wave: u32) -> String {
                 let dwords = footprint / 4 / waves;
                 (format!("sc_{op}__{}", scope.name()), g, b, format!("Buffer(\"sync\"), Buffer(\"dirty\"), U32({dwords}), Buffer(\"times\")"))
             }
-            Case::PingPong { scope, partner, .. } => {
-                (format!("pp__{}", scope.name()), wave * (partner + 1), wave, format!("Buffer(\"flag\"), U32({partner}), U32({PING_PONG_ROUNDS}), Buffer(\"times\")"))
-            }
+            Case::PingPong { scope, partner, .. } => (
+                format!("pp__{}", scope.name()),
+                wave * (partner + 1),
+                wave,
+                format!("Buffer(\"flag\"), U32({partner}), U32({PING_PONG_ROUNDS}), Buffer(\"times\")"),
+            ),
         };
         let _ = writeln!(o, "    (kernel: \"{kernel}\", grid: ({grid}, 1, 1), block: ({block}, 1, 1), args: [{args}]),");
     }

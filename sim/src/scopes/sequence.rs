@@ -9,7 +9,10 @@ use hipscope_isa::print::format_inst;
 /// `s_getreg_b32 … SHADER_CYCLES…` (GFX10.3-12), `s_sendmsg_rtn_b64 … REALTIME`.
 fn reads_clock(inst: &Inst, text: &str) -> bool {
     let m = inst.mnemonic();
-    m == "s_memtime" || m == "s_memrealtime" || (m == "s_getreg_b32" && text.contains("SHADER_CYCLES")) || (m.starts_with("s_sendmsg_rtn") && text.contains("REALTIME"))
+    m == "s_memtime"
+        || m == "s_memrealtime"
+        || (m == "s_getreg_b32" && text.contains("SHADER_CYCLES"))
+        || (m.starts_with("s_sendmsg_rtn") && text.contains("REALTIME"))
 }
 
 /// Whether `inst` is a wait-counter instruction (`s_waitcnt*`, GFX12 `s_wait_*cnt*`).

@@ -56,10 +56,7 @@ fn by_name(at: At, path: &str, kernel: &LoadedKernel, metas: &[&KernelArg], m: &
     if let Some(unknown) = m.keys().find(|k| !names.contains(k)) {
         return Err(at.err(format!("{path}.{unknown}"), format!("kernel `{}` has no argument `{unknown}` (arguments: {})", kernel.name, names.join(", "))));
     }
-    names
-        .iter()
-        .map(|n| m.get(n).cloned().ok_or_else(|| at.err(path, format!("missing argument `{n}` of kernel `{}`", kernel.name))))
-        .collect()
+    names.iter().map(|n| m.get(n).cloned().ok_or_else(|| at.err(path, format!("missing argument `{n}` of kernel `{}`", kernel.name)))).collect()
 }
 
 fn encode(v: &Arg, kernel: &LoadedKernel, buffers: &BufferTable) -> Result<Vec<u8>, String> {

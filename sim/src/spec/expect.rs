@@ -67,7 +67,15 @@ pub fn compare(got: &[u8], want: &[u8], ty: Ty, tol: f64, first: u64, what: &str
     match first_bad {
         None if tail_ok => (true, format!("{n} {} values equal {what}{dev}", ty.name())),
         None => (false, format!("trailing bytes differ from {what}")),
-        Some((i, g, w)) => (false, format!("{bad} of {n} {} values differ from {what}{dev}; first: [{}] = {g}, expected {w}{}", ty.name(), first + i as u64, if tol > 0.0 { format!(" (tol {tol})") } else { String::new() })),
+        Some((i, g, w)) => (
+            false,
+            format!(
+                "{bad} of {n} {} values differ from {what}{dev}; first: [{}] = {g}, expected {w}{}",
+                ty.name(),
+                first + i as u64,
+                if tol > 0.0 { format!(" (tol {tol})") } else { String::new() }
+            ),
+        ),
     }
 }
 

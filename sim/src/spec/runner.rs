@@ -132,7 +132,11 @@ pub fn load(path: &Path) -> Result<Spec, SpecError> {
 pub fn parse(text: &str, path: &Path) -> Result<Spec, SpecError> {
     // `implicit_some`: optional fields are written plainly (`gpu: "mi300x"`, not `Some(..)`).
     let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-    options.from_str(text).map_err(|e| SpecError { file: path.to_path_buf(), place: Place::Line(e.span.start.line, e.span.start.col), message: e.code.to_string() })
+    options.from_str(text).map_err(|e| SpecError {
+        file: path.to_path_buf(),
+        place: Place::Line(e.span.start.line, e.span.start.col),
+        message: e.code.to_string(),
+    })
 }
 
 /// Load and run a spec file.
@@ -358,7 +362,9 @@ fn check_expectations(at: At, spec: &Spec, placed: &BTreeMap<String, Placed>) ->
         }
         if let Expected::Reference(name) = &e.equals {
             if !references::set_names().contains(&name.as_str()) {
-                return Err(at.err(format!("expect[{i}].equals"), format!("no built-in reference \"{name}\" (references: {})", references::set_names().join(", "))));
+                return Err(
+                    at.err(format!("expect[{i}].equals"), format!("no built-in reference \"{name}\" (references: {})", references::set_names().join(", ")))
+                );
             }
         }
     }
@@ -396,7 +402,10 @@ fn check_geometry(at: At, i: usize, geo: &Geometry, kernel: &LoadedKernel, entry
     }
     let lds = kernel.descriptor.group_segment_fixed_size as u64 + geo.dynamic_lds as u64;
     if lds > MAX_LDS {
-        return Err(at.err(p("dynamic_lds"), format!("{} static + {} dynamic bytes of LDS exceed {MAX_LDS}", kernel.descriptor.group_segment_fixed_size, geo.dynamic_lds)));
+        return Err(at.err(
+            p("dynamic_lds"),
+            format!("{} static + {} dynamic bytes of LDS exceed {MAX_LDS}", kernel.descriptor.group_segment_fixed_size, geo.dynamic_lds),
+        ));
     }
     Ok(())
 }
@@ -485,7 +494,14 @@ fn view<'a>(i: usize, d: &'a Dispatch, p: &'a Prepared, processor: hipscope_isa:
 }
 
 /// Evaluate every expectation; references are replayed once per set.
-fn evaluate(at: At, spec: &Spec, dir: &Path, initial: &BTreeMap<String, Vec<u8>>, finals: &BTreeMap<String, Vec<u8>>, views: &[DispatchView]) -> Result<Vec<Check>, SpecError> {
+fn evaluate(
+    at: At,
+    spec: &Spec,
+    dir: &Path,
+    initial: &BTreeMap<String, Vec<u8>>,
+    finals: &BTreeMap<String, Vec<u8>>,
+    views: &[DispatchView],
+) -> Result<Vec<Check>, SpecError> {
     let mut replays: BTreeMap<String, CpuMemory> = BTreeMap::new();
     let mut checks = Vec::new();
     for (i, e) in spec.expect.iter().enumerate() {

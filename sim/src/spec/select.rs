@@ -111,7 +111,10 @@ fn best_match(at: At, entries: &[Entry], fits: &[usize], gpu: &GpuConfig, kernel
         [i] => Ok(i),
         _ => {
             let keys: Vec<&str> = top.iter().map(|&i| entries[i].key.as_str()).collect();
-            Err(SpecError::whole(at.file, format!("code objects {} fit {} (wave{}, {} mode) equally: pass --code-object", keys.join(", "), gpu.name, gpu.wave_size, gpu.mode)))
+            Err(SpecError::whole(
+                at.file,
+                format!("code objects {} fit {} (wave{}, {} mode) equally: pass --code-object", keys.join(", "), gpu.name, gpu.wave_size, gpu.mode),
+            ))
         }
     }
 }

@@ -43,13 +43,23 @@ pub enum Maintenance {
 pub enum Class {
     Salu,
     /// A vector ALU op occupying its SIMD for `cycles`.
-    Valu { cycles: u32 },
-    Smem { kind: OpKind },
+    Valu {
+        cycles: u32,
+    },
+    Smem {
+        kind: OpKind,
+    },
     /// Vector memory. `flat`: a FLAT (not GLOBAL/SCRATCH) access, which may reach LDS and so
     /// counts against both the vector and the LDS counters on GFX9/GFX10 (ISA manuals).
-    Vmem { kind: OpKind, policy: Policy, flat: bool },
+    Vmem {
+        kind: OpKind,
+        policy: Policy,
+        flat: bool,
+    },
     /// An LDS op moving `dwords` dwords per lane.
-    Lds { dwords: u32 },
+    Lds {
+        dwords: u32,
+    },
     Branch,
     Wait(Wait),
     /// `s_delay_alu` (GFX11+): the compiler's note that the next VALU op depends on a recent
@@ -58,9 +68,13 @@ pub enum Class {
     Barrier,
     End,
     /// `s_nop N`: N+1 wait states.
-    Nop { cycles: u32 },
+    Nop {
+        cycles: u32,
+    },
     /// `s_sleep N`: about 64 × N cycles.
-    Sleep { cycles: u32 },
+    Sleep {
+        cycles: u32,
+    },
     Cache(Maintenance),
     /// Everything else that issues like a scalar instruction.
     Other,

@@ -602,7 +602,17 @@ mod tests {
         let mut lines = [0; Level::COUNT];
         lines[Level::L2 as usize] = 2;
         for (issue, done) in [(0, 100), (10, 50), (100, 120), (130, 140)] {
-            t.access(&Access { cu: 0, unit: MemUnit::Vector, name: "global_load_dword", wave: WaveId::default(), pc: 0, issue, done, level: Some(Level::L2), lines });
+            t.access(&Access {
+                cu: 0,
+                unit: MemUnit::Vector,
+                name: "global_load_dword",
+                wave: WaveId::default(),
+                pc: 0,
+                issue,
+                done,
+                level: Some(Level::L2),
+                lines,
+            });
         }
         let s = t.finish(&serde_json::Map::new()).unwrap();
         assert_eq!((s.events, s.dropped), (3, 1));

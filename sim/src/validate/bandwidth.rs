@@ -229,5 +229,8 @@ pub fn curves(workloads: &Path, data: &Path, gpu: &str) -> Result<Vec<Curve>, St
         measured,
         simulated,
     };
-    Ok(vec![curve("Read bandwidth, one data set per CU (gpu-cache)", l1_curve, l1_sim), curve("Read bandwidth, sliced working set (gpu-l2-cache)", run_curve, run_sim)])
+    Ok(vec![
+        curve("Read bandwidth, one data set per CU (gpu-cache)", l1_curve, l1_sim),
+        curve("Read bandwidth, sliced working set (gpu-l2-cache)", run_curve, run_sim),
+    ])
 }

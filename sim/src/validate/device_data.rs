@@ -1,8 +1,8 @@
 //! Readers for the derived summary tables under `../shared/device-data/derived/` (medians over
 //! the repeat profiles, computed when the data was collected).
 
-pub use super::import::DataError;
 use super::import::table::Table;
+pub use super::import::DataError;
 use std::collections::BTreeMap;
 use std::path::Path;
 

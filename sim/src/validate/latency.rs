@@ -29,7 +29,11 @@ pub fn read_curve(path: &Path) -> Result<Vec<Point>, DataError> {
 /// clock idling (gpu-benches README).
 pub const GPUS: &[(&str, &str, &[Level])] = &[
     ("mi210", "gpu-benches/1c36d509ee717dca9215c27135fa1e611bb03ed1/gpu-latency/mi210.txt", &[Level::L1, Level::L2, Level::Dram]),
-    ("mi300x", "SC25_AMD_CDNA3_Artifact/06e081116edc81315bc5c8d143badc53e096ccd8/data/5_Memory/MI300X/exec/gpu-latency.out", &[Level::L1, Level::L2, Level::Mall, Level::Dram]),
+    (
+        "mi300x",
+        "SC25_AMD_CDNA3_Artifact/06e081116edc81315bc5c8d143badc53e096ccd8/data/5_Memory/MI300X/exec/gpu-latency.out",
+        &[Level::L1, Level::L2, Level::Mall, Level::Dram],
+    ),
     ("rx6900xt", "gpu-benches/1c36d509ee717dca9215c27135fa1e611bb03ed1/gpu-latency/rx6900xt.txt", &[Level::L1, Level::Gl1, Level::L2, Level::Mall]),
 ];
 
@@ -113,7 +117,14 @@ pub fn compare(workloads: &Path, data: &Path, gpu: &str) -> Result<Vec<Row>, Str
         let ws = (lo * hi).sqrt() as u64;
         let simulated = simulate(workloads, &g, ws)?;
         plateaus.push((l, measured));
-        rows.push(Row { gpu: gpu.into(), case: format!("{} plateau", l.name()), metric: "cycles per hop".into(), measured, simulated, tolerance: Tolerance::Relative { fraction: 0.10, floor: 0.0 } });
+        rows.push(Row {
+            gpu: gpu.into(),
+            case: format!("{} plateau", l.name()),
+            metric: "cycles per hop".into(),
+            measured,
+            simulated,
+            tolerance: Tolerance::Relative { fraction: 0.10, floor: 0.0 },
+        });
     }
     // Breakpoints between consecutive compared plateaus.
     for pair in plateaus.windows(2) {
@@ -125,8 +136,22 @@ pub fn compare(workloads: &Path, data: &Path, gpu: &str) -> Result<Vec<Row>, Str
         let above = simulate(workloads, &g, (1.25 * step) as u64)?;
         let case = format!("{}→{} step", l0.name(), l1.name());
         // Encoded as two rows: below must be under the midpoint, above over it.
-        rows.push(Row { gpu: gpu.into(), case: case.clone(), metric: format!("cycles at 0.8 × {:.0} KiB (< {mid:.0})", step / 1024.0), measured: mid, simulated: below, tolerance: Tolerance::Below });
-        rows.push(Row { gpu: gpu.into(), case, metric: format!("cycles at 1.25 × {:.0} KiB (> {mid:.0})", step / 1024.0), measured: mid, simulated: above, tolerance: Tolerance::Above });
+        rows.push(Row {
+            gpu: gpu.into(),
+            case: case.clone(),
+            metric: format!("cycles at 0.8 × {:.0} KiB (< {mid:.0})", step / 1024.0),
+            measured: mid,
+            simulated: below,
+            tolerance: Tolerance::Below,
+        });
+        rows.push(Row {
+            gpu: gpu.into(),
+            case,
+            metric: format!("cycles at 1.25 × {:.0} KiB (> {mid:.0})", step / 1024.0),
+            measured: mid,
+            simulated: above,
+            tolerance: Tolerance::Above,
+        });
     }
     Ok(rows)
 }

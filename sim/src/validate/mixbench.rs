@@ -110,11 +110,25 @@ pub fn compare_points(workloads: &Path, data: &Path, gpu: &str, points: Option<&
             continue;
         }
         let sim = simulate(workloads, &g, n, grid)?;
-        rows.push(Row { gpu: gpu.into(), case: format!("N = {n}"), metric: "duration_ns".into(), measured: real, simulated: sim, tolerance: Tolerance::NotJudged });
+        rows.push(Row {
+            gpu: gpu.into(),
+            case: format!("N = {n}"),
+            metric: "duration_ns".into(),
+            measured: real,
+            simulated: sim,
+            tolerance: Tolerance::NotJudged,
+        });
     }
     let mape = rows.iter().map(|r| r.error_percent().abs()).sum::<f64>() / rows.len().max(1) as f64;
     // The bar as the "measured" figure: the MAPE must stay below it.
-    rows.push(Row { gpu: gpu.into(), case: format!("{} points", rows.len()), metric: "duration MAPE % (bar 15)".into(), measured: MAPE_BAR_PERCENT, simulated: mape, tolerance: Tolerance::Below });
+    rows.push(Row {
+        gpu: gpu.into(),
+        case: format!("{} points", rows.len()),
+        metric: "duration MAPE % (bar 15)".into(),
+        measured: MAPE_BAR_PERCENT,
+        simulated: mape,
+        tolerance: Tolerance::Below,
+    });
     Ok(rows)
 }
 
@@ -127,7 +141,12 @@ pub fn compare(workloads: &Path, data: &Path, gpu: &str) -> Result<Vec<Row>, Str
 pub fn curves(workloads: &Path, data: &Path, gpu: &str) -> Result<Vec<Curve>, String> {
     let rows = compare(workloads, data, gpu)?;
     let g = gpus::builtin(gpu).map_err(|e| e.to_string())?;
-    let pts = |f: &dyn Fn(&Row) -> f64| rows.iter().filter(|r| r.metric == "duration_ns").filter_map(|r| Some((r.case.strip_prefix("N = ")?.parse::<f64>().ok()?, f(r) / 1000.0))).collect::<Vec<_>>();
+    let pts = |f: &dyn Fn(&Row) -> f64| {
+        rows.iter()
+            .filter(|r| r.metric == "duration_ns")
+            .filter_map(|r| Some((r.case.strip_prefix("N = ")?.parse::<f64>().ok()?, f(r) / 1000.0)))
+            .collect::<Vec<_>>()
+    };
     Ok(vec![Curve {
         gpu: gpu.to_string(),
         title: format!("mixbench-ro float duration, {}", g.marketing_name),

@@ -26,7 +26,10 @@ pub enum Tolerance {
     Exact,
     /// |sim − real| ≤ fraction × max(real, floor): `floor` keeps near-zero counts from
     /// demanding impossible relative precision (e.g. 47 L2 hits among 262 000 requests).
-    Relative { fraction: f64, floor: f64 },
+    Relative {
+        fraction: f64,
+        floor: f64,
+    },
     /// The simulated value must lie below the measured one (a threshold).
     Below,
     /// The simulated value must lie above the measured one.
@@ -66,7 +69,11 @@ impl Row {
     /// Signed relative error (simulated − measured) / measured, in percent.
     pub fn error_percent(&self) -> f64 {
         if self.measured == 0.0 {
-            if self.simulated == 0.0 { 0.0 } else { f64::INFINITY }
+            if self.simulated == 0.0 {
+                0.0
+            } else {
+                f64::INFINITY
+            }
         } else {
             100.0 * (self.simulated - self.measured) / self.measured
         }

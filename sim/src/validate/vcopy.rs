@@ -87,10 +87,24 @@ pub fn compare(workloads: &Path, data: &Path, gpu: &str) -> Result<Vec<Row>, Str
         let requests = median("TCC_REQ_sum").unwrap_or(0.0);
         for &(counter, _) in COUNTERS {
             let (Some(measured), Some(tolerance)) = (median(&measured_name(counter, gfx9_4)), tolerance(counter, requests)) else { continue };
-            rows.push(Row { gpu: gpu.to_string(), case: case.to_string(), metric: counter.to_string(), measured, simulated: simulated_counter(d, counter).unwrap_or(0.0), tolerance });
+            rows.push(Row {
+                gpu: gpu.to_string(),
+                case: case.to_string(),
+                metric: counter.to_string(),
+                measured,
+                simulated: simulated_counter(d, counter).unwrap_or(0.0),
+                tolerance,
+            });
         }
         if let (Some(&measured), Some(ns)) = (durations.get(&(data_gpu.to_string(), dur_class.to_string())), d.duration_ns) {
-            rows.push(Row { gpu: gpu.to_string(), case: case.to_string(), metric: "duration_ns".into(), measured, simulated: ns, tolerance: duration_tolerance(case == "first") });
+            rows.push(Row {
+                gpu: gpu.to_string(),
+                case: case.to_string(),
+                metric: "duration_ns".into(),
+                measured,
+                simulated: ns,
+                tolerance: duration_tolerance(case == "first"),
+            });
         }
     }
     Ok(rows)
@@ -131,7 +145,8 @@ fn vcopy_dispatches(profile: &Profile) -> Vec<&DispatchRecord> {
 /// The spec of a profiled vcopy run: its element count, block size and number of dispatches.
 fn profile_spec(n: u64, grid: u64, block: u64, dispatches: usize) -> String {
     let bytes = n * 8;
-    let dispatch = format!("(kernel: \"vecCopy\", grid: ({grid}, 1, 1), block: ({block}, 1, 1), args: [Buffer(\"a\"), Buffer(\"b\"), Buffer(\"c\"), I32({n}), I32(1)]),");
+    let dispatch =
+        format!("(kernel: \"vecCopy\", grid: ({grid}, 1, 1), block: ({block}, 1, 1), args: [Buffer(\"a\"), Buffer(\"b\"), Buffer(\"c\"), I32({n}), I32(1)]),");
     format!(
         "Run(code_objects: {{\"gfx908\": \"../bin/gfx908/vecCopy.co\", \"gfx90a\": \"../bin/gfx90a/vecCopy.co\", \"gfx942\": \"../bin/gfx942/vecCopy.co\"}},
   buffers: {{ \"a\": (bytes: {bytes}, init: Random(F64, 1)), \"b\": (bytes: {bytes}), \"c\": (bytes: {bytes}) }},
@@ -150,7 +165,9 @@ pub fn compare_profile(workloads: &Path, profile: &Profile) -> Result<(String, V
     let gpu = gpu_for(&profile.system)?;
     let measured = vcopy_dispatches(profile);
     let Some(first) = measured.first() else { return Err("the profile has no vecCopy dispatch".into()) };
-    let (Some(grid), Some(block)) = (first.grid_size, first.workgroup_size) else { return Err("the profile does not record the grid and work-group size".into()) };
+    let (Some(grid), Some(block)) = (first.grid_size, first.workgroup_size) else {
+        return Err("the profile does not record the grid and work-group size".into());
+    };
     if block == 0 || grid == 0 || grid % block != 0 {
         return Err(format!("grid {grid} is not a positive multiple of the work-group size {block}"));
     }
@@ -170,7 +187,14 @@ pub fn compare_profile(workloads: &Path, profile: &Profile) -> Result<(String, V
         for (name, _) in d.counters.iter().flatten() {
             let Some(&measured) = m.counters.get(&measured_name(name, gfx9_4)) else { continue };
             let tolerance = tolerance(name, requests).unwrap_or(Tolerance::NotJudged);
-            rows.push(Row { gpu: gpu.clone(), case: case.clone(), metric: name.clone(), measured, simulated: simulated_counter(d, name).unwrap_or(0.0), tolerance });
+            rows.push(Row {
+                gpu: gpu.clone(),
+                case: case.clone(),
+                metric: name.clone(),
+                measured,
+                simulated: simulated_counter(d, name).unwrap_or(0.0),
+                tolerance,
+            });
         }
         if let (Some(measured), Some(ns)) = (m.duration_ns, d.duration_ns) {
             rows.push(Row { gpu: gpu.clone(), case, metric: "duration_ns".into(), measured, simulated: ns, tolerance: duration_tolerance(i == 0) });

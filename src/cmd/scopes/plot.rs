@@ -9,7 +9,14 @@ const COLOURS: [RGBColor; 4] = [RGBColor(120, 120, 120), RGBColor(31, 119, 180),
 
 fn median(rows: &[Row], gpu: &str, mode: &str, op: &str, scope: Scope, footprint: u64) -> Option<f64> {
     rows.iter()
-        .find(|r| r.gpu == gpu && r.mode == mode && r.op == op && r.scope == scope && r.footprint_bytes == footprint && r.contention == Contention::OneWorkgroup.name())
+        .find(|r| {
+            r.gpu == gpu
+                && r.mode == mode
+                && r.op == op
+                && r.scope == scope
+                && r.footprint_bytes == footprint
+                && r.contention == Contention::OneWorkgroup.name()
+        })
         .and_then(|r| r.cycles_median)
         .map(|c| c as f64)
 }
@@ -46,7 +53,13 @@ fn bars(area: &Area, rows: &[Row], gpu: &str, mode: &str) -> DrawResult {
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(OPS.len() + 1)
-        .x_label_formatter(&|x| if (x - x.round()).abs() < 0.01 { OPS.get(x.round() as usize).map_or(String::new(), |o| o.name.to_string()) } else { String::new() })
+        .x_label_formatter(&|x| {
+            if (x - x.round()).abs() < 0.01 {
+                OPS.get(x.round() as usize).map_or(String::new(), |o| o.name.to_string())
+            } else {
+                String::new()
+            }
+        })
         .x_label_style(("sans-serif", 11))
         .y_desc("cycles + 1")
         .draw()?;
@@ -65,10 +78,16 @@ fn bars(area: &Area, rows: &[Row], gpu: &str, mode: &str) -> DrawResult {
 
 /// Lines: release-type operations at agent and system scope against the dirty footprint.
 fn footprint(area: &Area, rows: &[Row], gpu: &str, mode: &str) -> DrawResult {
-    let series: Vec<(String, Vec<(f64, f64)>)> = [("fence_acq_rel", Scope::Agent), ("fence_acq_rel", Scope::System), ("store_rel", Scope::Agent), ("store_rel", Scope::System)]
-        .iter()
-        .map(|&(op, s)| (format!("{op} {}", s.name()), FOOTPRINTS.iter().filter_map(|&f| Some(((f.max(256)) as f64, median(rows, gpu, mode, op, s, f)? + 1.0))).collect()))
-        .collect();
+    let series: Vec<(String, Vec<(f64, f64)>)> =
+        [("fence_acq_rel", Scope::Agent), ("fence_acq_rel", Scope::System), ("store_rel", Scope::Agent), ("store_rel", Scope::System)]
+            .iter()
+            .map(|&(op, s)| {
+                (
+                    format!("{op} {}", s.name()),
+                    FOOTPRINTS.iter().filter_map(|&f| Some(((f.max(256)) as f64, median(rows, gpu, mode, op, s, f)? + 1.0))).collect(),
+                )
+            })
+            .collect();
     let top = series.iter().flat_map(|(_, p)| p.iter().map(|q| q.1)).fold(10.0, f64::max) * 6.0;
     let mut chart = ChartBuilder::on(area)
         .caption("release cost vs dirty footprint", ("sans-serif", 18))
@@ -81,7 +100,10 @@ fn footprint(area: &Area, rows: &[Row], gpu: &str, mode: &str) -> DrawResult {
     chart.configure_mesh().x_desc("dirty bytes (0 plotted at 256 B)").x_label_formatter(&kib).y_desc("cycles + 1").draw()?;
     for (i, (name, points)) in series.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
-        chart.draw_series(LineSeries::new(points.iter().copied(), colour.stroke_width(2)))?.label(name.as_str()).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(2)));
+        chart
+            .draw_series(LineSeries::new(points.iter().copied(), colour.stroke_width(2)))?
+            .label(name.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(2)));
         chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))?;
     }
     chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;

@@ -43,7 +43,17 @@ pub fn text(o: &Outcome) -> String {
         let mw = g.rows.iter().map(|(r, _)| r.metric.chars().count()).max().unwrap_or(6).max(6);
         let _ = writeln!(s, "{:<cw$}  {:<mw$}  {:>12}  {:>12}  {:>9}  {:<16}  result", "case", "metric", "measured", "simulated", "error", "tolerance");
         for (r, v) in &g.rows {
-            let _ = writeln!(s, "{:<cw$}  {:<mw$}  {:>12}  {:>12}  {:>9}  {:<16}  {}", r.case, r.metric, value(r.measured), value(r.simulated), error_percent(r), r.tolerance.describe(r.measured), status(r, *v));
+            let _ = writeln!(
+                s,
+                "{:<cw$}  {:<mw$}  {:>12}  {:>12}  {:>9}  {:<16}  {}",
+                r.case,
+                r.metric,
+                value(r.measured),
+                value(r.simulated),
+                error_percent(r),
+                r.tolerance.describe(r.measured),
+                status(r, *v)
+            );
         }
         for (r, v) in &g.rows {
             match v {

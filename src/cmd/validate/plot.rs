@@ -45,11 +45,25 @@ pub fn write_svg(path: &Path, c: &Curve) -> Result<(), String> {
         ($chart:expr) => {{
             let mut chart = $chart;
             chart.configure_mesh().x_desc(c.x_label.as_str()).y_desc(c.y_label.as_str()).x_label_formatter(&x_fmt).draw().map_err(|e| err(&e))?;
-            chart.draw_series(LineSeries::new(c.measured.iter().copied(), BLUE.stroke_width(2))).map_err(|e| err(&e))?.label("measured").legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2)));
+            chart
+                .draw_series(LineSeries::new(c.measured.iter().copied(), BLUE.stroke_width(2)))
+                .map_err(|e| err(&e))?
+                .label("measured")
+                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2)));
             chart.draw_series(c.measured.iter().map(|&p| Circle::new(p, 2, BLUE.filled()))).map_err(|e| err(&e))?;
-            chart.draw_series(LineSeries::new(c.simulated.iter().copied(), RED.stroke_width(2))).map_err(|e| err(&e))?.label("simulated").legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED.stroke_width(2)));
+            chart
+                .draw_series(LineSeries::new(c.simulated.iter().copied(), RED.stroke_width(2)))
+                .map_err(|e| err(&e))?
+                .label("simulated")
+                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED.stroke_width(2)));
             chart.draw_series(c.simulated.iter().map(|&p| Cross::new(p, 4, RED.stroke_width(2)))).map_err(|e| err(&e))?;
-            chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).background_style(WHITE.mix(0.85)).border_style(BLACK).draw().map_err(|e| err(&e))?;
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .draw()
+                .map_err(|e| err(&e))?;
         }};
     }
     if c.log_x {

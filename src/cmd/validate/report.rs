@@ -44,7 +44,16 @@ fn markdown(o: &Outcome) -> String {
     let _ = writeln!(s, "| dataset | GPU | rows | ok | known misses | unexpected misses |\n|---|---|---:|---:|---:|---:|");
     for g in &o.groups {
         let n = |f: &dyn Fn(Verdict) -> bool| g.rows.iter().filter(|(_, v)| f(*v)).count();
-        let _ = writeln!(s, "| {} | {} | {} | {} | {} | {} |", g.dataset, g.gpu, g.rows.len(), n(&|v| matches!(v, Verdict::Ok | Verdict::FixedKnownMiss(_))), n(&|v| matches!(v, Verdict::KnownMiss(_))), n(&|v| v == Verdict::Miss));
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} |",
+            g.dataset,
+            g.gpu,
+            g.rows.len(),
+            n(&|v| matches!(v, Verdict::Ok | Verdict::FixedKnownMiss(_))),
+            n(&|v| matches!(v, Verdict::KnownMiss(_))),
+            n(&|v| v == Verdict::Miss)
+        );
     }
     let _ = writeln!(s, "| **all** | | {} | {} | {} | {} |\n", o.rows(), o.ok(), o.known_misses(), o.unexpected_misses());
     for d in registry::DATASETS {
@@ -57,7 +66,17 @@ fn markdown(o: &Outcome) -> String {
             let _ = writeln!(s, "### {}\n", g.gpu);
             let _ = writeln!(s, "| case | metric | measured | simulated | error | tolerance | result |\n|---|---|---:|---:|---:|---|---|");
             for (r, v) in &g.rows {
-                let _ = writeln!(s, "| {} | {} | {} | {} | {} | {} | {} |", cell(&r.case), cell(&r.metric), value(r.measured), value(r.simulated), error_percent(r), cell(&r.tolerance.describe(r.measured)), status(r, *v));
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | {} | {} | {} | {} |",
+                    cell(&r.case),
+                    cell(&r.metric),
+                    value(r.measured),
+                    value(r.simulated),
+                    error_percent(r),
+                    cell(&r.tolerance.describe(r.measured)),
+                    status(r, *v)
+                );
             }
             let misses: Vec<_> = g.rows.iter().filter(|(_, v)| matches!(v, Verdict::KnownMiss(_) | Verdict::Miss)).collect();
             if !misses.is_empty() {
@@ -67,7 +86,15 @@ fn markdown(o: &Outcome) -> String {
                         Verdict::KnownMiss(k) => k.reason,
                         _ => "not a known miss: a regression to investigate",
                     };
-                    let _ = writeln!(s, "- {} {}: measured {}, simulated {} ({}): {why}", r.case, r.metric, value(r.measured), value(r.simulated), error_percent(r));
+                    let _ = writeln!(
+                        s,
+                        "- {} {}: measured {}, simulated {} ({}): {why}",
+                        r.case,
+                        r.metric,
+                        value(r.measured),
+                        value(r.simulated),
+                        error_percent(r)
+                    );
                 }
             }
             if let Some((_, _, curves)) = o.curves.iter().find(|(ds, gpu, _)| *ds == g.dataset && *gpu == g.gpu) {

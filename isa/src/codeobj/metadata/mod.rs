@@ -151,39 +151,15 @@ pub enum HiddenKind {
 
 /// Hidden kinds with their v3+ spelling (without `hidden_`) and v2 spelling (without `Hidden`).
 const HIDDEN_NAMES: &[(HiddenKind, &str, &str)] = &[
-    (
-        HiddenKind::GlobalOffsetX,
-        "global_offset_x",
-        "GlobalOffsetX",
-    ),
-    (
-        HiddenKind::GlobalOffsetY,
-        "global_offset_y",
-        "GlobalOffsetY",
-    ),
-    (
-        HiddenKind::GlobalOffsetZ,
-        "global_offset_z",
-        "GlobalOffsetZ",
-    ),
+    (HiddenKind::GlobalOffsetX, "global_offset_x", "GlobalOffsetX"),
+    (HiddenKind::GlobalOffsetY, "global_offset_y", "GlobalOffsetY"),
+    (HiddenKind::GlobalOffsetZ, "global_offset_z", "GlobalOffsetZ"),
     (HiddenKind::None, "none", "None"),
     (HiddenKind::PrintfBuffer, "printf_buffer", "PrintfBuffer"),
-    (
-        HiddenKind::HostcallBuffer,
-        "hostcall_buffer",
-        "HostcallBuffer",
-    ),
+    (HiddenKind::HostcallBuffer, "hostcall_buffer", "HostcallBuffer"),
     (HiddenKind::DefaultQueue, "default_queue", "DefaultQueue"),
-    (
-        HiddenKind::CompletionAction,
-        "completion_action",
-        "CompletionAction",
-    ),
-    (
-        HiddenKind::MultigridSyncArg,
-        "multigrid_sync_arg",
-        "MultiGridSyncArg",
-    ),
+    (HiddenKind::CompletionAction, "completion_action", "CompletionAction"),
+    (HiddenKind::MultigridSyncArg, "multigrid_sync_arg", "MultiGridSyncArg"),
     (HiddenKind::BlockCountX, "block_count_x", "BlockCountX"),
     (HiddenKind::BlockCountY, "block_count_y", "BlockCountY"),
     (HiddenKind::BlockCountZ, "block_count_z", "BlockCountZ"),
@@ -195,11 +171,7 @@ const HIDDEN_NAMES: &[(HiddenKind, &str, &str)] = &[
     (HiddenKind::RemainderZ, "remainder_z", "RemainderZ"),
     (HiddenKind::GridDims, "grid_dims", "GridDims"),
     (HiddenKind::HeapV1, "heap_v1", "HeapV1"),
-    (
-        HiddenKind::DynamicLdsSize,
-        "dynamic_lds_size",
-        "DynamicLdsSize",
-    ),
+    (HiddenKind::DynamicLdsSize, "dynamic_lds_size", "DynamicLdsSize"),
     (HiddenKind::PrivateBase, "private_base", "PrivateBase"),
     (HiddenKind::SharedBase, "shared_base", "SharedBase"),
     (HiddenKind::QueuePtr, "queue_ptr", "QueuePtr"),
@@ -212,11 +184,7 @@ type Spelling = (fn() -> ValueKind, &'static str, &'static str);
 const PLAIN_KINDS: &[Spelling] = &[
     (|| ValueKind::ByValue, "by_value", "ByValue"),
     (|| ValueKind::GlobalBuffer, "global_buffer", "GlobalBuffer"),
-    (
-        || ValueKind::DynamicSharedPointer,
-        "dynamic_shared_pointer",
-        "DynamicSharedPointer",
-    ),
+    (|| ValueKind::DynamicSharedPointer, "dynamic_shared_pointer", "DynamicSharedPointer"),
     (|| ValueKind::Sampler, "sampler", "Sampler"),
     (|| ValueKind::Image, "image", "Image"),
     (|| ValueKind::Pipe, "pipe", "Pipe"),
@@ -229,9 +197,7 @@ impl ValueKind {
         if let Some((make, _, _)) = PLAIN_KINDS.iter().find(|(_, v3, _)| *v3 == s) {
             return make();
         }
-        let hidden = s
-            .strip_prefix("hidden_")
-            .and_then(|h| HIDDEN_NAMES.iter().find(|(_, v3, _)| *v3 == h));
+        let hidden = s.strip_prefix("hidden_").and_then(|h| HIDDEN_NAMES.iter().find(|(_, v3, _)| *v3 == h));
         match hidden {
             Some((k, _, _)) => ValueKind::Hidden(k.clone()),
             None => ValueKind::Other(s.to_string()),
@@ -243,9 +209,7 @@ impl ValueKind {
         if let Some((make, _, _)) = PLAIN_KINDS.iter().find(|(_, _, v2)| *v2 == s) {
             return make();
         }
-        let hidden = s
-            .strip_prefix("Hidden")
-            .and_then(|h| HIDDEN_NAMES.iter().find(|(_, _, v2)| *v2 == h));
+        let hidden = s.strip_prefix("Hidden").and_then(|h| HIDDEN_NAMES.iter().find(|(_, _, v2)| *v2 == h));
         match hidden {
             Some((k, _, _)) => ValueKind::Hidden(k.clone()),
             None => ValueKind::Other(s.to_string()),
@@ -257,28 +221,19 @@ impl ValueKind {
         match self {
             ValueKind::Hidden(k) => format!("hidden_{}", k.as_str()),
             ValueKind::Other(s) => s.clone(),
-            plain => PLAIN_KINDS
-                .iter()
-                .find(|(make, _, _)| make() == *plain)
-                .map(|(_, v3, _)| (*v3).to_string())
-                .unwrap_or_default(),
+            plain => PLAIN_KINDS.iter().find(|(make, _, _)| make() == *plain).map(|(_, v3, _)| (*v3).to_string()).unwrap_or_default(),
         }
     }
 
     pub fn is_hidden(&self) -> bool {
-        matches!(self, ValueKind::Hidden(_))
-            || matches!(self, ValueKind::Other(s) if s.starts_with("hidden_"))
+        matches!(self, ValueKind::Hidden(_)) || matches!(self, ValueKind::Other(s) if s.starts_with("hidden_"))
     }
 }
 
 impl HiddenKind {
     /// v3+ spelling without the `hidden_` prefix.
     pub fn as_str(&self) -> &'static str {
-        HIDDEN_NAMES
-            .iter()
-            .find(|(k, _, _)| k == self)
-            .map(|(_, v3, _)| *v3)
-            .unwrap_or("unknown")
+        HIDDEN_NAMES.iter().find(|(k, _, _)| k == self).map(|(_, v3, _)| *v3).unwrap_or("unknown")
     }
 }
 
@@ -363,24 +318,12 @@ mod tests {
 
     #[test]
     fn value_kinds_round_trip_both_spellings() {
-        assert_eq!(
-            ValueKind::from_v3("hidden_block_count_x"),
-            ValueKind::Hidden(HiddenKind::BlockCountX)
-        );
-        assert_eq!(
-            ValueKind::from_v2("HiddenMultiGridSyncArg"),
-            ValueKind::Hidden(HiddenKind::MultigridSyncArg)
-        );
+        assert_eq!(ValueKind::from_v3("hidden_block_count_x"), ValueKind::Hidden(HiddenKind::BlockCountX));
+        assert_eq!(ValueKind::from_v2("HiddenMultiGridSyncArg"), ValueKind::Hidden(HiddenKind::MultigridSyncArg));
         assert_eq!(ValueKind::from_v2("GlobalBuffer"), ValueKind::GlobalBuffer);
-        assert_eq!(
-            ValueKind::from_v2("HiddenMultiGridSyncArg").as_str(),
-            "hidden_multigrid_sync_arg"
-        );
+        assert_eq!(ValueKind::from_v2("HiddenMultiGridSyncArg").as_str(), "hidden_multigrid_sync_arg");
         assert_eq!(ValueKind::from_v3("by_value").as_str(), "by_value");
-        assert_eq!(
-            ValueKind::from_v3("hidden_future"),
-            ValueKind::Other("hidden_future".into())
-        );
+        assert_eq!(ValueKind::from_v3("hidden_future"), ValueKind::Other("hidden_future".into()));
         assert!(ValueKind::from_v3("hidden_future").is_hidden());
         for (k, v3, _) in HIDDEN_NAMES {
             assert_eq!(k.as_str(), *v3);

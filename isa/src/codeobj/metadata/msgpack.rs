@@ -28,12 +28,7 @@ fn convert(v: rmpv::Value) -> MValue {
         },
         V::Array(items) => MValue::Seq(items.into_iter().map(convert).collect()),
         // Keys that are not strings cannot match any documented key; they are dropped.
-        V::Map(entries) => MValue::Map(
-            entries
-                .into_iter()
-                .filter_map(|(k, v)| k.as_str().map(str::to_string).map(|k| (k, convert(v))))
-                .collect(),
-        ),
+        V::Map(entries) => MValue::Map(entries.into_iter().filter_map(|(k, v)| k.as_str().map(str::to_string).map(|k| (k, convert(v)))).collect()),
         _ => MValue::Other,
     }
 }
@@ -47,16 +42,7 @@ mod tests {
         // {"a": [1, true], "b": "x"} encoded by hand.
         let bytes = [0x82, 0xa1, b'a', 0x92, 0x01, 0xc3, 0xa1, b'b', 0xa1, b'x'];
         let v = decode(&bytes).unwrap();
-        assert_eq!(
-            v,
-            MValue::Map(vec![
-                (
-                    "a".into(),
-                    MValue::Seq(vec![MValue::Int(1), MValue::Bool(true)])
-                ),
-                ("b".into(), MValue::Str("x".into())),
-            ])
-        );
+        assert_eq!(v, MValue::Map(vec![("a".into(), MValue::Seq(vec![MValue::Int(1), MValue::Bool(true)])), ("b".into(), MValue::Str("x".into())),]));
         assert!(decode(&[0x82, 0xa1]).is_err());
         let deep = vec![0x91u8; 10_000];
         assert!(decode(&deep).is_err());

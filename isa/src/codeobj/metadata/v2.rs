@@ -7,26 +7,16 @@
 
 use super::v3::strings;
 use super::value::{join, Fields, MValue};
-use super::{
-    Access, AddressSpace, KernargLayout, KernelArg, KernelMetadata, Metadata, MetadataFormat,
-    ValueKind,
-};
+use super::{Access, AddressSpace, KernargLayout, KernelArg, KernelMetadata, Metadata, MetadataFormat, ValueKind};
 use crate::codeobj::LoadError;
 
 pub fn metadata(root: &MValue) -> Result<Metadata, LoadError> {
-    let top = Fields {
-        map: root,
-        path: "",
-    };
+    let top = Fields { map: root, path: "" };
     let kernels = match root.get("Kernels", "")? {
         Some(list) => list.as_seq("Kernels")?,
         None => &[],
     };
-    let kernels = kernels
-        .iter()
-        .enumerate()
-        .map(|(i, k)| kernel(k, &format!("Kernels[{i}]")))
-        .collect::<Result<Vec<_>, _>>()?;
+    let kernels = kernels.iter().enumerate().map(|(i, k)| kernel(k, &format!("Kernels[{i}]"))).collect::<Result<Vec<_>, _>>()?;
     Ok(Metadata {
         format: MetadataFormat::Yaml,
         version: top.array::<2>("Version")?,
@@ -39,16 +29,10 @@ pub fn metadata(root: &MValue) -> Result<Metadata, LoadError> {
 fn kernel(map: &MValue, path: &str) -> Result<KernelMetadata, LoadError> {
     let f = Fields { map, path };
     let props_path = join(path, "CodeProps");
-    let props = Fields {
-        map: map.req("CodeProps", path)?,
-        path: &props_path,
-    };
+    let props = Fields { map: map.req("CodeProps", path)?, path: &props_path };
     let attrs_path = join(path, "Attrs");
     let empty = MValue::Map(Vec::new());
-    let attrs = Fields {
-        map: map.get("Attrs", path)?.unwrap_or(&empty),
-        path: &attrs_path,
-    };
+    let attrs = Fields { map: map.get("Attrs", path)?.unwrap_or(&empty), path: &attrs_path };
     let args = args(map.get("Args", path)?, &join(path, "Args"))?;
     Ok(KernelMetadata {
         name: f.req_string("Name")?,
@@ -89,10 +73,7 @@ fn args(list: Option<&MValue>, path: &str) -> Result<Vec<KernelArg>, LoadError> 
     let mut out = Vec::new();
     for (i, a) in list.as_seq(path)?.iter().enumerate() {
         let arg = arg(a, &format!("{path}[{i}]"), next)?;
-        next = arg
-            .offset
-            .checked_add(arg.size)
-            .ok_or_else(|| overflow(path, i))?;
+        next = arg.offset.checked_add(arg.size).ok_or_else(|| overflow(path, i))?;
         out.push(arg);
     }
     Ok(out)
@@ -106,14 +87,9 @@ fn arg(map: &MValue, path: &str, next: u64) -> Result<KernelArg, LoadError> {
     let f = Fields { map, path };
     let align = f.req_u64("Align")?;
     if !align.is_power_of_two() {
-        return Err(LoadError::metadata(
-            join(path, "Align"),
-            format!("{align} is not a power of two"),
-        ));
+        return Err(LoadError::metadata(join(path, "Align"), format!("{align} is not a power of two")));
     }
-    let offset = next
-        .checked_next_multiple_of(align)
-        .ok_or_else(|| LoadError::metadata(path, "offset overflows"))?;
+    let offset = next.checked_next_multiple_of(align).ok_or_else(|| LoadError::metadata(path, "offset overflows"))?;
     Ok(KernelArg {
         name: f.string("Name")?,
         type_name: f.string("TypeName")?,

@@ -2,31 +2,16 @@
 //! Changes", "... V5 ... Additions").
 
 use super::value::{join, Fields, MValue};
-use super::{
-    Access, AddressSpace, KernargLayout, KernelArg, KernelMetadata, Metadata, MetadataFormat,
-    ValueKind,
-};
+use super::{Access, AddressSpace, KernargLayout, KernelArg, KernelMetadata, Metadata, MetadataFormat, ValueKind};
 use crate::codeobj::LoadError;
 
 pub fn metadata(root: &MValue) -> Result<Metadata, LoadError> {
-    let top = Fields {
-        map: root,
-        path: "",
-    };
+    let top = Fields { map: root, path: "" };
     let kernels = match root.get("amdhsa.kernels", "")? {
         Some(list) => list.as_seq("amdhsa.kernels")?,
-        None => {
-            return Err(LoadError::metadata(
-                "amdhsa.kernels",
-                "required key is missing",
-            ))
-        }
+        None => return Err(LoadError::metadata("amdhsa.kernels", "required key is missing")),
     };
-    let kernels = kernels
-        .iter()
-        .enumerate()
-        .map(|(i, k)| kernel(k, &format!("amdhsa.kernels[{i}]")))
-        .collect::<Result<Vec<_>, _>>()?;
+    let kernels = kernels.iter().enumerate().map(|(i, k)| kernel(k, &format!("amdhsa.kernels[{i}]"))).collect::<Result<Vec<_>, _>>()?;
     Ok(Metadata {
         format: MetadataFormat::MsgPack,
         version: top.array::<2>("amdhsa.version")?,
@@ -39,23 +24,14 @@ pub fn metadata(root: &MValue) -> Result<Metadata, LoadError> {
 /// An optional sequence of strings.
 pub(super) fn strings(v: Option<&MValue>, path: &str) -> Result<Vec<String>, LoadError> {
     let Some(v) = v else { return Ok(Vec::new()) };
-    v.as_seq(path)?
-        .iter()
-        .enumerate()
-        .map(|(i, s)| s.as_str(&format!("{path}[{i}]")).map(str::to_string))
-        .collect()
+    v.as_seq(path)?.iter().enumerate().map(|(i, s)| s.as_str(&format!("{path}[{i}]")).map(str::to_string)).collect()
 }
 
 fn kernel(map: &MValue, path: &str) -> Result<KernelMetadata, LoadError> {
     let f = Fields { map, path };
     let args_path = join(path, ".args");
     let args = match map.get(".args", path)? {
-        Some(list) => list
-            .as_seq(&args_path)?
-            .iter()
-            .enumerate()
-            .map(|(i, a)| arg(a, &format!("{args_path}[{i}]")))
-            .collect::<Result<Vec<_>, _>>()?,
+        Some(list) => list.as_seq(&args_path)?.iter().enumerate().map(|(i, a)| arg(a, &format!("{args_path}[{i}]"))).collect::<Result<Vec<_>, _>>()?,
         None => Vec::new(),
     };
     Ok(KernelMetadata {

@@ -61,8 +61,7 @@ impl MValue {
 
     /// Entry `key`, which must be present.
     pub fn req(&self, key: &str, path: &str) -> Result<&MValue, LoadError> {
-        self.get(key, path)?
-            .ok_or_else(|| err(&join(path, key), "required key is missing"))
+        self.get(key, path)?.ok_or_else(|| err(&join(path, key), "required key is missing"))
     }
 
     pub fn as_u64(&self, path: &str) -> Result<u64, LoadError> {
@@ -71,12 +70,7 @@ impl MValue {
             MValue::Scalar(s) => s.trim().parse::<u64>().ok(),
             _ => None,
         };
-        n.ok_or_else(|| {
-            err(
-                path,
-                format!("expected an unsigned integer, found {}", self.describe()),
-            )
-        })
+        n.ok_or_else(|| err(path, format!("expected an unsigned integer, found {}", self.describe())))
     }
 
     pub fn as_bool(&self, path: &str) -> Result<bool, LoadError> {
@@ -87,30 +81,21 @@ impl MValue {
             MValue::Int(1) => Ok(true),
             MValue::Scalar(s) if s == "true" || s == "1" => Ok(true),
             MValue::Scalar(s) if s == "false" || s == "0" => Ok(false),
-            _ => Err(err(
-                path,
-                format!("expected a boolean, found {}", self.describe()),
-            )),
+            _ => Err(err(path, format!("expected a boolean, found {}", self.describe()))),
         }
     }
 
     pub fn as_str(&self, path: &str) -> Result<&str, LoadError> {
         match self {
             MValue::Str(s) | MValue::Scalar(s) => Ok(s),
-            _ => Err(err(
-                path,
-                format!("expected a string, found {}", self.kind()),
-            )),
+            _ => Err(err(path, format!("expected a string, found {}", self.kind()))),
         }
     }
 
     pub fn as_seq(&self, path: &str) -> Result<&[MValue], LoadError> {
         match self {
             MValue::Seq(items) => Ok(items),
-            _ => Err(err(
-                path,
-                format!("expected a sequence, found {}", self.kind()),
-            )),
+            _ => Err(err(path, format!("expected a sequence, found {}", self.kind()))),
         }
     }
 
@@ -118,10 +103,7 @@ impl MValue {
     pub fn as_u64_array<const N: usize>(&self, path: &str) -> Result<[u64; N], LoadError> {
         let items = self.as_seq(path)?;
         if items.len() != N {
-            return Err(err(
-                path,
-                format!("expected {N} integers, found {}", items.len()),
-            ));
+            return Err(err(path, format!("expected {N} integers, found {}", items.len())));
         }
         let mut out = [0u64; N];
         for (i, (slot, item)) in out.iter_mut().zip(items).enumerate() {
@@ -149,10 +131,7 @@ pub struct Fields<'a> {
 
 impl<'a> Fields<'a> {
     pub fn u64(&self, key: &str) -> Result<Option<u64>, LoadError> {
-        self.map
-            .get(key, self.path)?
-            .map(|v| v.as_u64(&join(self.path, key)))
-            .transpose()
+        self.map.get(key, self.path)?.map(|v| v.as_u64(&join(self.path, key))).transpose()
     }
 
     pub fn req_u64(&self, key: &str) -> Result<u64, LoadError> {
@@ -160,48 +139,27 @@ impl<'a> Fields<'a> {
     }
 
     pub fn bool(&self, key: &str) -> Result<Option<bool>, LoadError> {
-        self.map
-            .get(key, self.path)?
-            .map(|v| v.as_bool(&join(self.path, key)))
-            .transpose()
+        self.map.get(key, self.path)?.map(|v| v.as_bool(&join(self.path, key))).transpose()
     }
 
     pub fn string(&self, key: &str) -> Result<Option<String>, LoadError> {
-        self.map
-            .get(key, self.path)?
-            .map(|v| v.as_str(&join(self.path, key)).map(str::to_string))
-            .transpose()
+        self.map.get(key, self.path)?.map(|v| v.as_str(&join(self.path, key)).map(str::to_string)).transpose()
     }
 
     pub fn req_string(&self, key: &str) -> Result<String, LoadError> {
-        self.map
-            .req(key, self.path)?
-            .as_str(&join(self.path, key))
-            .map(str::to_string)
+        self.map.req(key, self.path)?.as_str(&join(self.path, key)).map(str::to_string)
     }
 
     pub fn array<const N: usize>(&self, key: &str) -> Result<Option<[u64; N]>, LoadError> {
-        self.map
-            .get(key, self.path)?
-            .map(|v| v.as_u64_array::<N>(&join(self.path, key)))
-            .transpose()
+        self.map.get(key, self.path)?.map(|v| v.as_u64_array::<N>(&join(self.path, key))).transpose()
     }
 
     /// A string that must parse with `parse`; unknown spellings are errors naming the key.
-    pub fn parsed<T>(
-        &self,
-        key: &str,
-        parse: fn(&str) -> Option<T>,
-    ) -> Result<Option<T>, LoadError> {
+    pub fn parsed<T>(&self, key: &str, parse: fn(&str) -> Option<T>) -> Result<Option<T>, LoadError> {
         let Some(s) = self.string(key)? else {
             return Ok(None);
         };
-        parse(&s).map(Some).ok_or_else(|| {
-            err(
-                &join(self.path, key),
-                format!("unknown value '{}'", show(&s)),
-            )
-        })
+        parse(&s).map(Some).ok_or_else(|| err(&join(self.path, key), format!("unknown value '{}'", show(&s))))
     }
 }
 
@@ -210,12 +168,7 @@ mod tests {
     use super::*;
 
     fn map(entries: Vec<(&str, MValue)>) -> MValue {
-        MValue::Map(
-            entries
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
-        )
+        MValue::Map(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
     }
 
     #[test]
@@ -224,24 +177,15 @@ mod tests {
             (".size", MValue::Int(8)),
             ("Size", MValue::Scalar("16".into())),
             (".flag", MValue::Int(1)),
-            (
-                ".v",
-                MValue::Seq(vec![MValue::Int(1), MValue::Scalar("2".into())]),
-            ),
+            (".v", MValue::Seq(vec![MValue::Int(1), MValue::Scalar("2".into())])),
         ]);
-        let f = Fields {
-            map: &m,
-            path: "amdhsa.kernels[0]",
-        };
+        let f = Fields { map: &m, path: "amdhsa.kernels[0]" };
         assert_eq!(f.req_u64(".size").unwrap(), 8);
         assert_eq!(f.req_u64("Size").unwrap(), 16);
         assert_eq!(f.bool(".flag").unwrap(), Some(true));
         assert_eq!(f.array::<2>(".v").unwrap(), Some([1, 2]));
         let e = f.req_u64(".name").unwrap_err().to_string();
-        assert_eq!(
-            e,
-            "metadata amdhsa.kernels[0].name: required key is missing"
-        );
+        assert_eq!(e, "metadata amdhsa.kernels[0].name: required key is missing");
         let e = f.array::<3>(".v").unwrap_err().to_string();
         assert!(e.contains("amdhsa.kernels[0].v"), "{e}");
         assert!(MValue::Int(-1).as_u64("x").is_err());

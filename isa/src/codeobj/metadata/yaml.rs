@@ -29,18 +29,11 @@ pub fn decode(desc: &[u8]) -> Result<MValue, LoadError> {
     let mut parser = Parser::new_from_str(text);
     let mut stack: Vec<Open> = Vec::new();
     loop {
-        let (event, mark) = parser
-            .next_token()
-            .map_err(|e| err(format!("bad YAML: {e}")))?;
+        let (event, mark) = parser.next_token().map_err(|e| err(format!("bad YAML: {e}")))?;
         let value = match event {
-            Event::StreamEnd | Event::DocumentEnd => {
-                return Err(err("YAML document has no top-level map"))
-            }
+            Event::StreamEnd | Event::DocumentEnd => return Err(err("YAML document has no top-level map")),
             Event::MappingStart(..) | Event::SequenceStart(..) if stack.len() >= MAX_DEPTH => {
-                return Err(err(format!(
-                    "YAML nested deeper than {MAX_DEPTH} levels at line {}",
-                    mark.line()
-                )));
+                return Err(err(format!("YAML nested deeper than {MAX_DEPTH} levels at line {}", mark.line())));
             }
             Event::MappingStart(..) => {
                 stack.push(Open::Map(Vec::new(), None));
@@ -90,22 +83,10 @@ mod tests {
         let text = "---\nVersion:         [ 1, 0 ]\nKernels:         \n  - Name:            FIR\n    \
                     SymbolName:      'FIR@kd'\n    Args:            \n      - Size:            8\n...\n\0";
         let v = decode(text.as_bytes()).unwrap();
-        let MValue::Map(top) = v else {
-            panic!("not a map")
-        };
-        assert_eq!(
-            top[0],
-            (
-                "Version".into(),
-                MValue::Seq(vec![MValue::Scalar("1".into()), MValue::Scalar("0".into())])
-            )
-        );
-        let MValue::Seq(kernels) = &top[1].1 else {
-            panic!("no kernels")
-        };
-        let MValue::Map(k) = &kernels[0] else {
-            panic!("kernel not a map")
-        };
+        let MValue::Map(top) = v else { panic!("not a map") };
+        assert_eq!(top[0], ("Version".into(), MValue::Seq(vec![MValue::Scalar("1".into()), MValue::Scalar("0".into())])));
+        let MValue::Seq(kernels) = &top[1].1 else { panic!("no kernels") };
+        let MValue::Map(k) = &kernels[0] else { panic!("kernel not a map") };
         assert_eq!(k[1], ("SymbolName".into(), MValue::Scalar("FIR@kd".into())));
     }
 

@@ -20,62 +20,22 @@ pub fn classify(inst: &Inst, _env: &Env) -> Option<Op> {
         return None;
     }
     let rest = inst.mnemonic().strip_prefix("ds_")?;
-    special(inst, rest)
-        .or_else(|| two_address(inst, rest))
-        .or_else(|| load_store(inst, rest))
-        .or_else(|| atomic_op(inst, rest))
+    special(inst, rest).or_else(|| two_address(inst, rest)).or_else(|| load_store(inst, rest)).or_else(|| atomic_op(inst, rest))
 }
 
 /// Instructions with their own addressing: lane ops, append/consume, addtid, condxchg.
 fn special(inst: &Inst, rest: &str) -> Option<Op> {
-    let (dst, addr, data0, offset) = (
-        op(inst, OpName::vdst),
-        op(inst, OpName::addr),
-        op(inst, OpName::data0),
-        imm(inst, OpName::offset),
-    );
+    let (dst, addr, data0, offset) = (op(inst, OpName::vdst), op(inst, OpName::addr), op(inst, OpName::data0), imm(inst, OpName::offset));
     Some(match rest {
         "nop" => Op::Nop,
-        "swizzle_b32" => Op::Swizzle {
-            dst,
-            src: addr,
-            pattern: offset,
-        },
-        "permute_b32" => Op::Permute {
-            backward: false,
-            dst,
-            addr,
-            src: data0,
-            offset,
-        },
-        "bpermute_b32" => Op::Permute {
-            backward: true,
-            dst,
-            addr,
-            src: data0,
-            offset,
-        },
-        "append" => Op::Append {
-            consume: false,
-            dst,
-            offset,
-        },
-        "consume" => Op::Append {
-            consume: true,
-            dst,
-            offset,
-        },
+        "swizzle_b32" => Op::Swizzle { dst, src: addr, pattern: offset },
+        "permute_b32" => Op::Permute { backward: false, dst, addr, src: data0, offset },
+        "bpermute_b32" => Op::Permute { backward: true, dst, addr, src: data0, offset },
+        "append" => Op::Append { consume: false, dst, offset },
+        "consume" => Op::Append { consume: true, dst, offset },
         "read_addtid_b32" | "load_addtid_b32" => Op::LoadAddTid { dst, offset },
-        "write_addtid_b32" | "store_addtid_b32" => Op::StoreAddTid {
-            data: data0,
-            offset,
-        },
-        "condxchg32_rtn_b64" => Op::CondXchg32 {
-            dst,
-            addr,
-            data: data0,
-            offset,
-        },
+        "write_addtid_b32" | "store_addtid_b32" => Op::StoreAddTid { data: data0, offset },
+        "condxchg32_rtn_b64" => Op::CondXchg32 { dst, addr, data: data0, offset },
         _ => return None,
     })
 }
@@ -91,32 +51,13 @@ fn two_address(inst: &Inst, rest: &str) -> Option<Op> {
         _ => return None,
     };
     let scale = width.bytes() as u32 * if st64 { 64 } else { 1 };
-    let off = [
-        imm(inst, OpName::offset0) * scale,
-        imm(inst, OpName::offset1) * scale,
-    ];
+    let off = [imm(inst, OpName::offset0) * scale, imm(inst, OpName::offset1) * scale];
     let (dst, addr) = (op(inst, OpName::vdst), op(inst, OpName::addr));
     let data = [op(inst, OpName::data0), op(inst, OpName::data1)];
     Some(match kind {
-        TwoKind::Read => Op::Load2 {
-            width,
-            dst,
-            addr,
-            off,
-        },
-        TwoKind::Write => Op::Store2 {
-            width,
-            data,
-            addr,
-            off,
-        },
-        TwoKind::Xchg => Op::Xchg2 {
-            width,
-            dst,
-            data,
-            addr,
-            off,
-        },
+        TwoKind::Read => Op::Load2 { width, dst, addr, off },
+        TwoKind::Write => Op::Store2 { width, data, addr, off },
+        TwoKind::Xchg => Op::Xchg2 { width, dst, data, addr, off },
     })
 }
 
@@ -141,33 +82,16 @@ fn split_two_address(rest: &str) -> Option<(TwoKind, bool, &str)> {
         ("storexchg_2addr_stride64_rtn_", TwoKind::Xchg, true),
         ("storexchg_2addr_rtn_", TwoKind::Xchg, false),
     ];
-    FORMS
-        .into_iter()
-        .find_map(|(p, kind, st64)| rest.strip_prefix(p).map(|ty| (kind, st64, ty)))
+    FORMS.into_iter().find_map(|(p, kind, st64)| rest.strip_prefix(p).map(|ty| (kind, st64, ty)))
 }
 
 fn load_store(inst: &Inst, rest: &str) -> Option<Op> {
     let (addr, offset) = (op(inst, OpName::addr), imm(inst, OpName::offset));
-    if let Some(s) = rest
-        .strip_prefix("read_")
-        .or_else(|| rest.strip_prefix("load_"))
-    {
-        return LoadShape::parse(s).map(|shape| Op::Load {
-            shape,
-            dst: op(inst, OpName::vdst),
-            addr,
-            offset,
-        });
+    if let Some(s) = rest.strip_prefix("read_").or_else(|| rest.strip_prefix("load_")) {
+        return LoadShape::parse(s).map(|shape| Op::Load { shape, dst: op(inst, OpName::vdst), addr, offset });
     }
-    let s = rest
-        .strip_prefix("write_")
-        .or_else(|| rest.strip_prefix("store_"))?;
-    StoreShape::parse(s).map(|shape| Op::Store {
-        shape,
-        data: op(inst, OpName::data0),
-        addr,
-        offset,
-    })
+    let s = rest.strip_prefix("write_").or_else(|| rest.strip_prefix("store_"))?;
+    StoreShape::parse(s).map(|shape| Op::Store { shape, data: op(inst, OpName::data0), addr, offset })
 }
 
 /// Float environment class of an LDS atomic.
@@ -192,19 +116,11 @@ fn atomic_op(inst: &Inst, rest: &str) -> Option<Op> {
     let base = rest.replacen("_rtn", "", 1);
     let (op_, width) = atomic::parse(&base)?;
     let (d0, d1) = (op(inst, OpName::data0), op(inst, OpName::data1));
-    let (src, aux) = if base.starts_with("cmpst_") {
-        (d1, d0)
-    } else {
-        (d0, d1)
-    };
+    let (src, aux) = if base.starts_with("cmpst_") { (d1, d0) } else { (d0, d1) };
     Some(Op::Atomic {
         op: op_,
         width,
-        dst: if ret {
-            op(inst, OpName::vdst)
-        } else {
-            Operand::Absent
-        },
+        dst: if ret { op(inst, OpName::vdst) } else { Operand::Absent },
         addr: op(inst, OpName::addr),
         src,
         aux,

@@ -34,11 +34,7 @@ pub fn swizzle_source(p: u32, i: usize) -> usize {
     } else if p >= 0xc000 {
         let mask = p & 0x1f;
         let rot = (p >> 5) & 0x1f;
-        let moved = if p & 0x400 != 0 {
-            i.wrapping_sub(rot)
-        } else {
-            i.wrapping_add(rot)
-        };
+        let moved = if p & 0x400 != 0 { i.wrapping_sub(rot) } else { i.wrapping_add(rot) };
         (i & mask) | (moved & !mask & 0x1f) | (i & 0x20)
     } else if p & 0x8000 != 0 {
         let sel = (p >> (2 * (i & 3))) & 3;
@@ -66,14 +62,7 @@ fn lane_of(cx: &ExecCtx, addr: Operand, offset: u32, i: usize, lanes: usize) -> 
     (v32(cx.wave, cx.env, addr, i).wrapping_add(offset) >> 2) as usize & (lanes - 1)
 }
 
-pub(crate) fn permute(
-    cx: &mut ExecCtx,
-    backward: bool,
-    dst: Operand,
-    addr: Operand,
-    src: Operand,
-    offset: u32,
-) {
+pub(crate) fn permute(cx: &mut ExecCtx, backward: bool, dst: Operand, addr: Operand, src: Operand, offset: u32) {
     let (lanes, exec) = (cx.wave.lanes(), cx.wave.exec());
     let mut tmp = [0u32; MAX_LANES];
     for i in 0..lanes {

@@ -9,45 +9,22 @@
 
 use crate::fault::FaultKind;
 
-fn check(
-    lds_len: usize,
-    limit: usize,
-    lane: usize,
-    off: u32,
-    size: usize,
-) -> Result<usize, FaultKind> {
+fn check(lds_len: usize, limit: usize, lane: usize, off: u32, size: usize) -> Result<usize, FaultKind> {
     let start = off as usize;
     if start.checked_add(size).is_some_and(|end| end <= limit) {
         Ok(start)
     } else {
-        Err(FaultKind::LdsViolation {
-            lane: lane as u32,
-            offset: off as u64,
-            size: size as u32,
-            lds_bytes: lds_len as u32,
-        })
+        Err(FaultKind::LdsViolation { lane: lane as u32, offset: off as u64, size: size as u32, lds_bytes: lds_len as u32 })
     }
 }
 
-pub(crate) fn read(
-    lds: &[u8],
-    limit: usize,
-    lane: usize,
-    off: u32,
-    buf: &mut [u8],
-) -> Result<(), FaultKind> {
+pub(crate) fn read(lds: &[u8], limit: usize, lane: usize, off: u32, buf: &mut [u8]) -> Result<(), FaultKind> {
     let s = check(lds.len(), limit.min(lds.len()), lane, off, buf.len())?;
     buf.copy_from_slice(&lds[s..s + buf.len()]);
     Ok(())
 }
 
-pub(crate) fn write(
-    lds: &mut [u8],
-    limit: usize,
-    lane: usize,
-    off: u32,
-    bytes: &[u8],
-) -> Result<(), FaultKind> {
+pub(crate) fn write(lds: &mut [u8], limit: usize, lane: usize, off: u32, bytes: &[u8]) -> Result<(), FaultKind> {
     let s = check(lds.len(), limit.min(lds.len()), lane, off, bytes.len())?;
     lds[s..s + bytes.len()].copy_from_slice(bytes);
     Ok(())
@@ -59,12 +36,6 @@ pub(crate) fn read_u32(lds: &[u8], limit: usize, lane: usize, off: u32) -> Resul
     Ok(u32::from_le_bytes(b))
 }
 
-pub(crate) fn write_u32(
-    lds: &mut [u8],
-    limit: usize,
-    lane: usize,
-    off: u32,
-    v: u32,
-) -> Result<(), FaultKind> {
+pub(crate) fn write_u32(lds: &mut [u8], limit: usize, lane: usize, off: u32, v: u32) -> Result<(), FaultKind> {
     write(lds, limit, lane, off, &v.to_le_bytes())
 }

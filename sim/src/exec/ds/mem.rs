@@ -32,13 +32,7 @@ fn read(cx: &ExecCtx, lim: usize, lane: usize, at: u32, buf: &mut [u8]) -> Resul
     lds::read(cx.lds, lim, lane, at, buf)
 }
 
-fn write(
-    cx: &mut ExecCtx,
-    lim: usize,
-    lane: usize,
-    at: u32,
-    bytes: &[u8],
-) -> Result<(), FaultKind> {
+fn write(cx: &mut ExecCtx, lim: usize, lane: usize, at: u32, bytes: &[u8]) -> Result<(), FaultKind> {
     if let Some(p) = cx.port {
         p.lds_access(lane as u32, at, bytes.len() as u32);
     }
@@ -51,14 +45,7 @@ fn read_val(cx: &ExecCtx, lim: usize, lane: usize, at: u32, w: Width) -> Result<
     Ok(u64::from_le_bytes(b))
 }
 
-fn write_val(
-    cx: &mut ExecCtx,
-    lim: usize,
-    lane: usize,
-    at: u32,
-    w: Width,
-    v: u64,
-) -> Result<(), FaultKind> {
+fn write_val(cx: &mut ExecCtx, lim: usize, lane: usize, at: u32, w: Width, v: u64) -> Result<(), FaultKind> {
     write(cx, lim, lane, at, &v.to_le_bytes()[..w.bytes()])
 }
 
@@ -69,25 +56,14 @@ fn fp_env(fp: DsFp, mode: u32) -> FpEnv {
         DsFp::None | DsFp::NoFlush => FpEnv::IEEE,
         DsFp::Mode32 => FpEnv::from_mode_field(f32f),
         DsFp::Mode64 => FpEnv::from_mode_field(f64f),
-        DsFp::ModeIn32 => FpEnv {
-            flush_in: f32f & 1 == 0,
-            flush_out: false,
-        },
-        DsFp::ModeIn64 => FpEnv {
-            flush_in: f64f & 1 == 0,
-            flush_out: false,
-        },
+        DsFp::ModeIn32 => FpEnv { flush_in: f32f & 1 == 0, flush_out: false },
+        DsFp::ModeIn64 => FpEnv { flush_in: f64f & 1 == 0, flush_out: false },
     }
 }
 
 pub(crate) fn execute(op: &Op, cx: &mut ExecCtx) -> Result<(), FaultKind> {
     let lim = limit(cx);
-    if let Op::Append {
-        consume,
-        dst,
-        offset,
-    } = op
-    {
+    if let Op::Append { consume, dst, offset } = op {
         return append(cx, lim, *consume, *dst, *offset);
     }
     let mut m = cx.wave.exec();
@@ -102,38 +78,17 @@ pub(crate) fn execute(op: &Op, cx: &mut ExecCtx) -> Result<(), FaultKind> {
 fn lane_op(op: &Op, cx: &mut ExecCtx, lim: usize, lane: usize) -> Result<(), FaultKind> {
     let mut buf = [0u8; 16];
     match *op {
-        Op::Load {
-            shape,
-            dst,
-            addr,
-            offset,
-        } => {
+        Op::Load { shape, dst, addr, offset } => {
             let n = shape.bytes as usize;
-            read(
-                cx,
-                lim,
-                lane,
-                addr_of(cx, addr, lane, offset),
-                &mut buf[..n],
-            )?;
+            read(cx, lim, lane, addr_of(cx, addr, lane, offset), &mut buf[..n])?;
             shape.write(cx.wave, dst, lane, &buf);
         }
-        Op::Store {
-            shape,
-            data,
-            addr,
-            offset,
-        } => {
+        Op::Store { shape, data, addr, offset } => {
             shape.gather(cx.wave, data, lane, &mut buf);
             let at = addr_of(cx, addr, lane, offset);
             write(cx, lim, lane, at, &buf[..shape.bytes as usize])?;
         }
-        Op::Load2 {
-            width,
-            dst,
-            addr,
-            off,
-        } => {
+        Op::Load2 { width, dst, addr, off } => {
             // The address register may also be a destination: read it once, and read both
             // elements before writing either.
             let base = addr_of(cx, addr, lane, 0);
@@ -142,43 +97,24 @@ fn lane_op(op: &Op, cx: &mut ExecCtx, lim: usize, lane: usize) -> Result<(), Fau
             write_wide_at(cx, dst, width, 0, lane, v0);
             write_wide_at(cx, dst, width, width.dwords(), lane, v1);
         }
-        Op::Store2 {
-            width,
-            data,
-            addr,
-            off,
-        } => {
+        Op::Store2 { width, data, addr, off } => {
             for (d, o) in data.into_iter().zip(off) {
                 let v = read_wide(cx.wave, d, width, 0, lane);
                 let at = addr_of(cx, addr, lane, o);
                 write_val(cx, lim, lane, at, width, v)?;
             }
         }
-        Op::Xchg2 {
-            width,
-            dst,
-            data,
-            addr,
-            off,
-        } => xchg2(cx, lim, lane, width, dst, data, addr, off)?,
+        Op::Xchg2 { width, dst, data, addr, off } => xchg2(cx, lim, lane, width, dst, data, addr, off)?,
         Op::Atomic { .. } => atomic_lane(op, cx, lim, lane)?,
         Op::LoadAddTid { dst, offset } => {
             let v = lds::read_u32(cx.lds, lim, lane, addtid_address(cx, offset, lane))?;
             write_v_dword(cx.wave, dst, 0, lane, v);
         }
         Op::StoreAddTid { data, offset } => {
-            let (v, at) = (
-                v_dword(cx.wave, data, 0, lane),
-                addtid_address(cx, offset, lane),
-            );
+            let (v, at) = (v_dword(cx.wave, data, 0, lane), addtid_address(cx, offset, lane));
             lds::write_u32(cx.lds, lim, lane, at, v)?;
         }
-        Op::CondXchg32 {
-            dst,
-            addr,
-            data,
-            offset,
-        } => condxchg32(cx, lim, lane, dst, addr, data, offset)?,
+        Op::CondXchg32 { dst, addr, data, offset } => condxchg32(cx, lim, lane, dst, addr, data, offset)?,
         _ => {}
     }
     Ok(())
@@ -193,27 +129,13 @@ fn write_wide_at(cx: &mut ExecCtx, dst: Operand, width: Width, k: usize, lane: u
 
 /// `addr = {offset1, offset0} + M0[15:0] + lane * 4` (`DS_READ_ADDTID_B32`).
 fn addtid_address(cx: &ExecCtx, offset: u32, lane: usize) -> u32 {
-    offset
-        .wrapping_add(cx.wave.m0() & 0xffff)
-        .wrapping_add(lane as u32 * 4)
+    offset.wrapping_add(cx.wave.m0() & 0xffff).wrapping_add(lane as u32 * 4)
 }
 
 #[allow(clippy::too_many_arguments)]
-fn xchg2(
-    cx: &mut ExecCtx,
-    lim: usize,
-    lane: usize,
-    w: Width,
-    dst: Operand,
-    data: [Operand; 2],
-    addr: Operand,
-    off: [u32; 2],
-) -> Result<(), FaultKind> {
+fn xchg2(cx: &mut ExecCtx, lim: usize, lane: usize, w: Width, dst: Operand, data: [Operand; 2], addr: Operand, off: [u32; 2]) -> Result<(), FaultKind> {
     let at = off.map(|o| addr_of(cx, addr, lane, o));
-    let old = [
-        read_val(cx, lim, lane, at[0], w)?,
-        read_val(cx, lim, lane, at[1], w)?,
-    ];
+    let old = [read_val(cx, lim, lane, at[0], w)?, read_val(cx, lim, lane, at[1], w)?];
     for k in 0..2 {
         let v = read_wide(cx.wave, data[k], w, 0, lane);
         write_val(cx, lim, lane, at[k], w, v)?;
@@ -225,27 +147,13 @@ fn xchg2(
 }
 
 fn atomic_lane(op: &Op, cx: &mut ExecCtx, lim: usize, lane: usize) -> Result<(), FaultKind> {
-    let Op::Atomic {
-        op: aop,
-        width,
-        dst,
-        addr,
-        src,
-        aux,
-        offset,
-        fp,
-    } = *op
-    else {
+    let Op::Atomic { op: aop, width, dst, addr, src, aux, offset, fp } = *op else {
         return Ok(());
     };
     let at = addr_of(cx, addr, lane, offset) & !(width.bytes() as u32 - 1);
     let old = read_val(cx, lim, lane, at, width)?;
     let s = read_wide(cx.wave, src, width, 0, lane);
-    let a = if aop.uses_aux() {
-        read_wide(cx.wave, aux, width, 0, lane)
-    } else {
-        0
-    };
+    let a = if aop.uses_aux() { read_wide(cx.wave, aux, width, 0, lane) } else { 0 };
     let new = atomic::apply(aop, width, old, s, a, fp_env(fp, cx.wave.mode));
     write_val(cx, lim, lane, at, width, new)?;
     if dst != Operand::Absent {
@@ -258,15 +166,7 @@ fn atomic_lane(op: &Op, cx: &mut ExecCtx, lim: usize, lane: usize) -> Result<(),
 /// half of the data is written (with bit 31 cleared) only if its bit 31 is set; both old
 /// dwords return.
 #[allow(clippy::too_many_arguments)]
-fn condxchg32(
-    cx: &mut ExecCtx,
-    lim: usize,
-    lane: usize,
-    dst: Operand,
-    addr: Operand,
-    data: Operand,
-    offset: u32,
-) -> Result<(), FaultKind> {
+fn condxchg32(cx: &mut ExecCtx, lim: usize, lane: usize, dst: Operand, addr: Operand, data: Operand, offset: u32) -> Result<(), FaultKind> {
     let a0 = addr_of(cx, addr, lane, offset) & 0xfff8;
     for k in 0..2 {
         let at = a0 + 4 * k as u32;
@@ -283,13 +183,7 @@ fn condxchg32(
 /// `DS_APPEND`/`DS_CONSUME`: one atomic add/subtract of the number of active lanes at
 /// `M0[15:0] + offset` (the LDS pointer compilers place in M0), the pre-op value broadcast
 /// to every active lane.
-fn append(
-    cx: &mut ExecCtx,
-    lim: usize,
-    consume: bool,
-    dst: Operand,
-    offset: u32,
-) -> Result<(), FaultKind> {
+fn append(cx: &mut ExecCtx, lim: usize, consume: bool, dst: Operand, offset: u32) -> Result<(), FaultKind> {
     let exec = cx.wave.exec();
     if exec == 0 {
         return Ok(());
@@ -298,11 +192,7 @@ fn append(
     let at = (cx.wave.m0() & 0xffff).wrapping_add(offset);
     let old = lds::read_u32(cx.lds, lim, lane, at)?;
     let n = exec.count_ones();
-    let new = if consume {
-        old.wrapping_sub(n)
-    } else {
-        old.wrapping_add(n)
-    };
+    let new = if consume { old.wrapping_sub(n) } else { old.wrapping_add(n) };
     lds::write_u32(cx.lds, lim, lane, at, new)?;
     let mut m = exec;
     while m != 0 {

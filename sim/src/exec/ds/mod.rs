@@ -125,8 +125,7 @@ pub enum Op {
     },
 }
 
-const FLOAT_ATOMIC: &str =
-    "float LDS atomics: denormal flushing per MODE as CDNA4 ISA Table 53, NaN selection per \
+const FLOAT_ATOMIC: &str = "float LDS atomics: denormal flushing per MODE as CDNA4 ISA Table 53, NaN selection per \
      RDNA4 minimumNumber rules";
 
 impl Op {
@@ -146,13 +145,7 @@ pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKin
     match op {
         Op::Nop => {}
         Op::Swizzle { dst, src, pattern } => lanes::swizzle(cx, *dst, *src, *pattern),
-        Op::Permute {
-            backward,
-            dst,
-            addr,
-            src,
-            offset,
-        } => lanes::permute(cx, *backward, *dst, *addr, *src, *offset),
+        Op::Permute { backward, dst, addr, src, offset } => lanes::permute(cx, *backward, *dst, *addr, *src, *offset),
         _ => mem::execute(op, cx)?,
     }
     Ok(Flow::Next)

@@ -83,9 +83,7 @@ pub fn read_fidelity(reg: HwReg) -> Option<&'static str> {
         HwReg::Trapsts => "TRAPSTS: exception status bits are not raised by the model",
         HwReg::HwId | HwReg::HwId1 => "HW_ID: WAVE_ID from the wave's index in its work-group; CU/SIMD/SE fields read 0",
         HwReg::XccId => "XCC_ID reads 0 (no XCD placement in the model)",
-        HwReg::ShaderCycles20 | HwReg::ShaderCyclesLo | HwReg::ShaderCyclesHi => {
-            "shader cycle counter counts executed instructions in functional mode"
-        }
+        HwReg::ShaderCycles20 | HwReg::ShaderCyclesLo | HwReg::ShaderCyclesHi => "shader cycle counter counts executed instructions in functional mode",
         HwReg::Other(_) => "hardware register not modelled: reads 0",
     })
 }

@@ -26,9 +26,9 @@ use crate::fault::FaultKind;
 use control::MovRel;
 use exec_mask::ExecOp;
 use float::{Float, Shape};
-use hwreg::Field;
 use hipscope_isa::decode::{Inst, Operand};
 use hipscope_isa::tables::{OpName, Opcode};
+use hwreg::Field;
 use int::{Alu32, Alu64, Cmp, KOp};
 use unary::Unary;
 
@@ -36,33 +36,103 @@ use unary::Unary;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Op {
     /// D.b32 = op(S0, S1); SCC per operation.
-    Alu32 { op: Alu32, d: Operand, a: Operand, b: Operand },
+    Alu32 {
+        op: Alu32,
+        d: Operand,
+        a: Operand,
+        b: Operand,
+    },
     /// D.b64 = op(S0.b64, S1); SCC per operation.
-    Alu64 { op: Alu64, d: Operand, a: Operand, b: Operand },
+    Alu64 {
+        op: Alu64,
+        d: Operand,
+        a: Operand,
+        b: Operand,
+    },
     /// One-source operation with its source and destination widths.
-    Unary { op: Unary, d: Operand, a: Operand, src64: bool, dst64: bool },
+    Unary {
+        op: Unary,
+        d: Operand,
+        a: Operand,
+        src64: bool,
+        dst64: bool,
+    },
     /// SCC = compare(S0, S1).
-    Cmp { op: Cmp, a: Operand, b: Operand, wide: bool },
+    Cmp {
+        op: Cmp,
+        a: Operand,
+        b: Operand,
+        wide: bool,
+    },
     /// `s_cmov_b32/b64`: if SCC, D = S0.
-    Cmov { d: Operand, a: Operand, wide: bool },
+    Cmov {
+        d: Operand,
+        a: Operand,
+        wide: bool,
+    },
     /// `s_bitset0/1`: set bit S0 of D to `value`.
-    BitSet { d: Operand, a: Operand, value: bool, wide: bool },
+    BitSet {
+        d: Operand,
+        a: Operand,
+        value: bool,
+        wide: bool,
+    },
     /// SOPK on D and a 16-bit immediate.
-    K { op: KOp, d: Operand, imm: u16 },
+    K {
+        op: KOp,
+        d: Operand,
+        imm: u16,
+    },
     /// saveexec (`write_new` = false) and wrexec (true).
-    Exec { op: ExecOp, d: Operand, a: Operand, wide: bool, write_new: bool },
-    GetPc { d: Operand },
-    SetPc { a: Operand },
-    SwapPc { d: Operand, a: Operand },
+    Exec {
+        op: ExecOp,
+        d: Operand,
+        a: Operand,
+        wide: bool,
+        write_new: bool,
+    },
+    GetPc {
+        d: Operand,
+    },
+    SetPc {
+        a: Operand,
+    },
+    SwapPc {
+        d: Operand,
+        a: Operand,
+    },
     /// `s_call_b64`: D = next PC; jump by `offset` bytes from the next instruction.
-    Call { d: Operand, offset: i64 },
-    MovRel { op: MovRel, d: Operand, a: Operand },
-    GetReg { d: Operand, field: Field },
+    Call {
+        d: Operand,
+        offset: i64,
+    },
+    MovRel {
+        op: MovRel,
+        d: Operand,
+        a: Operand,
+    },
+    GetReg {
+        d: Operand,
+        field: Field,
+    },
     /// `s_setreg_b32` (source SGPR) and `s_setreg_imm32_b32` (literal).
-    SetReg { src: Operand, field: Field },
-    SendMsgRtn { d: Operand, msg: u32, wide: bool },
+    SetReg {
+        src: Operand,
+        field: Field,
+    },
+    SendMsgRtn {
+        d: Operand,
+        msg: u32,
+        wide: bool,
+    },
     /// Float operation: D = f(S0, S1, S2), or SCC = f(S0, S1) for comparisons.
-    Float { f: Float, d: Operand, a: Operand, b: Operand, c: Operand },
+    Float {
+        f: Float,
+        d: Operand,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    },
 }
 
 impl Op {

@@ -69,9 +69,21 @@ pub fn apply(op: AtomicOp, old: u64, src: u64, cmp: u64, bits: u32) -> u64 {
         }
         AtomicOp::Add => old.wrapping_add(src),
         AtomicOp::Sub => old.wrapping_sub(src),
-        AtomicOp::SMin => if sign(src) < sign(old) { src } else { old },
+        AtomicOp::SMin => {
+            if sign(src) < sign(old) {
+                src
+            } else {
+                old
+            }
+        }
         AtomicOp::UMin => old.min(src),
-        AtomicOp::SMax => if sign(src) > sign(old) { src } else { old },
+        AtomicOp::SMax => {
+            if sign(src) > sign(old) {
+                src
+            } else {
+                old
+            }
+        }
         AtomicOp::UMax => old.max(src),
         AtomicOp::And => old & src,
         AtomicOp::Or => old | src,

@@ -19,9 +19,9 @@ pub mod atomic;
 
 use super::operand::{s32, s64, s_dword, write_s64, write_s_dword};
 use super::{ExecCtx, Fidelity, Flow};
+use crate::exec::Global;
 use crate::fault::FaultKind;
 use crate::memory::Unmapped;
-use crate::exec::Global;
 use crate::wave::Wave;
 use atomic::AtomicOp;
 use hipscope_isa::decode::{Inst, Operand};
@@ -46,15 +46,49 @@ pub enum Size {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Op {
-    Load { d: Operand, base: Operand, off: Offset, size: Size },
-    BufferLoad { d: Operand, rsrc: Operand, off: Offset, size: Size },
-    Store { data: Operand, base: Operand, off: Offset, dwords: u8 },
-    BufferStore { data: Operand, rsrc: Operand, off: Offset, dwords: u8 },
-    Atomic { op: AtomicOp, wide: bool, ret: bool, data: Operand, base: Operand, off: Offset, buffer: bool },
-    MemTime { d: Operand },
-    MemRealTime { d: Operand },
+    Load {
+        d: Operand,
+        base: Operand,
+        off: Offset,
+        size: Size,
+    },
+    BufferLoad {
+        d: Operand,
+        rsrc: Operand,
+        off: Offset,
+        size: Size,
+    },
+    Store {
+        data: Operand,
+        base: Operand,
+        off: Offset,
+        dwords: u8,
+    },
+    BufferStore {
+        data: Operand,
+        rsrc: Operand,
+        off: Offset,
+        dwords: u8,
+    },
+    Atomic {
+        op: AtomicOp,
+        wide: bool,
+        ret: bool,
+        data: Operand,
+        base: Operand,
+        off: Offset,
+        buffer: bool,
+    },
+    MemTime {
+        d: Operand,
+    },
+    MemRealTime {
+        d: Operand,
+    },
     /// GFX10 `s_get_waveid_in_workgroup`: the wave's index in its work-group.
-    WaveId { d: Operand },
+    WaveId {
+        d: Operand,
+    },
     /// Cache maintenance, probes, prefetches.
     NoEffect(&'static str),
 }
@@ -103,8 +137,9 @@ pub fn classify(inst: &Inst, _env: &super::Env) -> Option<Op> {
         S_MEMTIME => Op::MemTime { d },
         S_MEMREALTIME => Op::MemRealTime { d },
         S_GET_WAVEID_IN_WORKGROUP => Op::WaveId { d },
-        S_DCACHE_INV | S_DCACHE_WB | S_DCACHE_INV_VOL | S_DCACHE_WB_VOL | S_GL1_INV | S_DCACHE_DISCARD
-        | S_DCACHE_DISCARD_X2 => Op::NoEffect("scalar cache maintenance: no scalar cache in functional mode"),
+        S_DCACHE_INV | S_DCACHE_WB | S_DCACHE_INV_VOL | S_DCACHE_WB_VOL | S_GL1_INV | S_DCACHE_DISCARD | S_DCACHE_DISCARD_X2 => {
+            Op::NoEffect("scalar cache maintenance: no scalar cache in functional mode")
+        }
         S_ATC_PROBE | S_ATC_PROBE_BUFFER => Op::NoEffect("address-translation probe: no TLB in functional mode"),
         S_PREFETCH_INST | S_PREFETCH_INST_PC_REL | S_PREFETCH_DATA | S_PREFETCH_DATA_PC_REL | S_BUFFER_PREFETCH_DATA => {
             Op::NoEffect("prefetch: no caches in functional mode")

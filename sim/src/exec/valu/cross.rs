@@ -16,15 +16,45 @@ use hipscope_isa::decode::Operand;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cross {
-    ReadLane { src: u8, lane: Operand, sdst: Operand },
-    ReadFirstLane { src: u8, sdst: Operand },
-    WriteLane { value: Operand, lane: Operand, dst: u8 },
-    Permlane16 { src: u8, sel_lo: Operand, sel_hi: Operand, dst: u8, fi: bool, bc: bool, x: bool },
-    Permlane64 { src: u8, dst: u8 },
-    Swap { a: u8, b: u8 },
+    ReadLane {
+        src: u8,
+        lane: Operand,
+        sdst: Operand,
+    },
+    ReadFirstLane {
+        src: u8,
+        sdst: Operand,
+    },
+    WriteLane {
+        value: Operand,
+        lane: Operand,
+        dst: u8,
+    },
+    Permlane16 {
+        src: u8,
+        sel_lo: Operand,
+        sel_hi: Operand,
+        dst: u8,
+        fi: bool,
+        bc: bool,
+        x: bool,
+    },
+    Permlane64 {
+        src: u8,
+        dst: u8,
+    },
+    Swap {
+        a: u8,
+        b: u8,
+    },
     /// V_MOVRELS (`src_rel`), V_MOVRELD (`dst_rel`), V_MOVRELSD (both); `src` may be a scalar
     /// or constant for V_MOVRELD.
-    MovRel { src: Operand, dst: u8, src_rel: bool, dst_rel: bool },
+    MovRel {
+        src: Operand,
+        dst: u8,
+        src_rel: bool,
+        dst_rel: bool,
+    },
 }
 
 fn v(w: &Wave, reg: usize, lane: usize) -> u32 {

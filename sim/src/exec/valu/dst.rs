@@ -22,10 +22,16 @@ pub enum Form {
     B32,
     B64,
     /// 16-bit result into one half; the other half is kept or zeroed.
-    Half { hi: bool, zero_other: bool },
+    Half {
+        hi: bool,
+        zero_other: bool,
+    },
     /// SDWA DST_SEL (0-3 byte, 4-5 word, 6 dword) and DST_UNUSED (0 pad, 1 sign-extend,
     /// 2 preserve).
-    Sdwa { sel: u8, unused: u8 },
+    Sdwa {
+        sel: u8,
+        unused: u8,
+    },
 }
 
 /// A vector destination.

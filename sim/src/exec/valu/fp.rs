@@ -180,7 +180,7 @@ pub fn round_f16(sign: bool, m: u128, e: i32, rtz: bool) -> u16 {
     }
     let p = 127 - m.leading_zeros() as i32; // position of the leading one
     let exp = p + e; // unbiased exponent of the value
-    // Normal results keep 11 significant bits; denormals are multiples of 2^-24.
+                     // Normal results keep 11 significant bits; denormals are multiples of 2^-24.
     let shift = if exp >= -14 { p - 10 } else { -24 - e };
     let keep = round_shift(m, shift, rtz);
     let bits = if exp >= -14 {
@@ -359,12 +359,10 @@ fn pick_max(a: u64, b: u64, x: f64, y: f64, ieee: bool) -> u64 {
 }
 
 pub fn min32(a: u64, b: u64, ieee: bool) -> u64 {
-    minmax_nan(a, b, ieee, |v| is_nan32(v as u32), |v| is_snan32(v as u32), 0x0040_0000)
-        .unwrap_or_else(|| pick_min(a, b, f(a) as f64, f(b) as f64))
+    minmax_nan(a, b, ieee, |v| is_nan32(v as u32), |v| is_snan32(v as u32), 0x0040_0000).unwrap_or_else(|| pick_min(a, b, f(a) as f64, f(b) as f64))
 }
 pub fn max32(a: u64, b: u64, ieee: bool) -> u64 {
-    minmax_nan(a, b, ieee, |v| is_nan32(v as u32), |v| is_snan32(v as u32), 0x0040_0000)
-        .unwrap_or_else(|| pick_max(a, b, f(a) as f64, f(b) as f64, ieee))
+    minmax_nan(a, b, ieee, |v| is_nan32(v as u32), |v| is_snan32(v as u32), 0x0040_0000).unwrap_or_else(|| pick_max(a, b, f(a) as f64, f(b) as f64, ieee))
 }
 pub fn min64(a: u64, b: u64, ieee: bool) -> u64 {
     minmax_nan(a, b, ieee, is_nan64, is_snan64, 0x0008_0000_0000_0000).unwrap_or_else(|| pick_min(a, b, d(a), d(b)))
@@ -373,12 +371,10 @@ pub fn max64(a: u64, b: u64, ieee: bool) -> u64 {
     minmax_nan(a, b, ieee, is_nan64, is_snan64, 0x0008_0000_0000_0000).unwrap_or_else(|| pick_max(a, b, d(a), d(b), ieee))
 }
 pub fn min16(a: u64, b: u64, ieee: bool) -> u64 {
-    minmax_nan(a, b, ieee, |v| is_nan16(v as u16), |v| is_snan16(v as u16), 0x0200)
-        .unwrap_or_else(|| pick_min(a, b, h2d(a), h2d(b)))
+    minmax_nan(a, b, ieee, |v| is_nan16(v as u16), |v| is_snan16(v as u16), 0x0200).unwrap_or_else(|| pick_min(a, b, h2d(a), h2d(b)))
 }
 pub fn max16(a: u64, b: u64, ieee: bool) -> u64 {
-    minmax_nan(a, b, ieee, |v| is_nan16(v as u16), |v| is_snan16(v as u16), 0x0200)
-        .unwrap_or_else(|| pick_max(a, b, h2d(a), h2d(b), ieee))
+    minmax_nan(a, b, ieee, |v| is_nan16(v as u16), |v| is_snan16(v as u16), 0x0200).unwrap_or_else(|| pick_max(a, b, h2d(a), h2d(b), ieee))
 }
 
 /// GFX12 V_MIN_NUM/V_MAX_NUM (IEEE 754-2019 minimumNumber/maximumNumber): a NaN operand

@@ -234,11 +234,7 @@ fn sat_u8(n: i64) -> u64 {
 
 /// Sum of absolute byte differences; `masked` skips bytes where the reference (S1) is 0.
 fn sad_bytes(a: u64, b: u64, masked: bool) -> u64 {
-    (0..4)
-        .map(|i| ((a >> (8 * i)) & 0xff, (b >> (8 * i)) & 0xff))
-        .filter(|&(_, y)| !masked || y != 0)
-        .map(|(x, y)| x.abs_diff(y))
-        .sum()
+    (0..4).map(|i| ((a >> (8 * i)) & 0xff, (b >> (8 * i)) & 0xff)).filter(|&(_, y)| !masked || y != 0).map(|(x, y)| x.abs_diff(y)).sum()
 }
 
 /// V_PERM_B32 byte selection over the 64-bit {S0, S1}: 0-7 a byte, 8-11 the sign of byte

@@ -113,9 +113,7 @@ pub fn classify(inst: &Inst, env: &Env) -> Option<Op> {
     }
     match opcode {
         Opcode::V_NOP | Opcode::V_PIPEFLUSH => return exact(Kind::Nop),
-        Opcode::V_CLREXCP => {
-            return Some(Op { opcode, kind: Kind::Nop, fid: Fidelity::NoEffect("VALU exception state is not modelled") })
-        }
+        Opcode::V_CLREXCP => return Some(Op { opcode, kind: Kind::Nop, fid: Fidelity::NoEffect("VALU exception state is not modelled") }),
         _ => {}
     }
     if vopd::is_vopd(inst) {

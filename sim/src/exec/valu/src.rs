@@ -18,7 +18,10 @@ use hipscope_isa::decode::Operand;
 pub enum Loc {
     None,
     /// VGPR (or AGPR) number; 64-bit types use the pair starting there.
-    V { reg: u8, acc: bool },
+    V {
+        reg: u8,
+        acc: bool,
+    },
     /// Scalar register or special value, read once per instruction.
     S(Operand),
     /// Inline constant or literal, already widened for the operand type.
@@ -56,8 +59,7 @@ pub struct Src {
 }
 
 impl Src {
-    pub const NONE: Src =
-        Src { loc: Loc::None, ty: Ty::None, hi: false, hi2: false, sdwa: None, neg: false, abs: false, dpp: false, ftz: Ftz::Mode };
+    pub const NONE: Src = Src { loc: Loc::None, ty: Ty::None, hi: false, hi2: false, sdwa: None, neg: false, abs: false, dpp: false, ftz: Ftz::Mode };
 
     pub fn is_none(&self) -> bool {
         self.loc == Loc::None

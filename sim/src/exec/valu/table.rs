@@ -6,7 +6,7 @@
 use super::desc::{any, bin, cvt, tri, un, Desc, Shape};
 use super::lanes::Kernel;
 use super::src::Ftz;
-use super::ty::Ty::{self, B16, B32, B64, F16, F32, F64, I16, I32, I64, Mix, PkB16, PkB32, PkF16, PkF32, PkI16, U16, U32, U64};
+use super::ty::Ty::{self, Mix, PkB16, PkB32, PkF16, PkF32, PkI16, B16, B32, B64, F16, F32, F64, I16, I32, I64, U16, U32, U64};
 use super::{cmp, cvt as c, float as fl, int as i, packed as p};
 use hipscope_isa::tables::{OpName, Opcode};
 use hipscope_isa::Family;
@@ -61,9 +61,7 @@ fn integer(op: Opcode, fam: Family) -> Option<Desc> {
         V_SUBREV_CO_U32 => bin(carry(i::subrev_co_u32), U32).shape(Shape::CarryOut),
         V_ADDC_U32 | V_ADDC_CO_U32 | V_ADD_CO_CI_U32 => bin(carry(i::addc_u32), U32).shape(Shape::CarryInOut),
         V_SUBB_U32 | V_SUBB_CO_U32 | V_SUB_CO_CI_U32 => bin(carry(i::subb_u32), U32).shape(Shape::CarryInOut),
-        V_SUBBREV_U32 | V_SUBBREV_CO_U32 | V_SUBREV_CO_CI_U32 => {
-            bin(carry(i::subbrev_u32), U32).shape(Shape::CarryInOut)
-        }
+        V_SUBBREV_U32 | V_SUBBREV_CO_U32 | V_SUBREV_CO_CI_U32 => bin(carry(i::subbrev_u32), U32).shape(Shape::CarryInOut),
         V_ADD3_U32 => tri(i::add3_u32, U32),
         V_ADD_LSHL_U32 => tri(i::add_lshl_u32, U32),
         V_LSHL_ADD_U32 => tri(i::lshl_add_u32, U32),
@@ -94,12 +92,8 @@ fn integer(op: Opcode, fam: Family) -> Option<Desc> {
         V_MAD_I32_I24 => tri(i::mad_i32_i24, U32),
         V_MAD_U32_U16 => k3(i::mad_u32_u16, [U16, U16, U32], U32),
         V_MAD_I32_I16 => k3(i::mad_i32_i16, [I16, I16, I32], I32),
-        V_MAD_U64_U32 | V_MAD_CO_U64_U32 => {
-            k3(carry(i::mad_u64_u32), [U32, U32, U64], U64).shape(Shape::CarryOut)
-        }
-        V_MAD_I64_I32 | V_MAD_CO_I64_I32 => {
-            k3(carry(i::mad_i64_i32), [I32, I32, I64], I64).shape(Shape::CarryOut)
-        }
+        V_MAD_U64_U32 | V_MAD_CO_U64_U32 => k3(carry(i::mad_u64_u32), [U32, U32, U64], U64).shape(Shape::CarryOut),
+        V_MAD_I64_I32 | V_MAD_CO_I64_I32 => k3(carry(i::mad_i64_i32), [I32, I32, I64], I64).shape(Shape::CarryOut),
         V_MIN_U32 => bin(i::min_u32, U32),
         V_MAX_U32 => bin(i::max_u32, U32),
         V_MIN_I32 => bin(i::min_i32, I32),
@@ -407,11 +401,7 @@ fn packed(op: Opcode) -> Option<Desc> {
 /// Compare description from the mnemonic (`v_cmp[x]_<cond>_<type>`, `v_cmp[x]_class_<type>`).
 pub fn compare(op: Opcode) -> Option<Desc> {
     let name = op.name();
-    let (x, rest) = if let Some(r) = name.strip_prefix("v_cmpx_") {
-        (true, r)
-    } else {
-        (false, name.strip_prefix("v_cmp_")?)
-    };
+    let (x, rest) = if let Some(r) = name.strip_prefix("v_cmpx_") { (true, r) } else { (false, name.strip_prefix("v_cmp_")?) };
     let (cond, ty) = rest.rsplit_once('_')?;
     let (bits, t) = match ty {
         "f16" => (16, F16),

@@ -72,11 +72,8 @@ pub fn classify(inst: &Inst, family: Family) -> Option<([Alu; 2], Fidelity)> {
 fn half(inst: &Inst, family: Family, mnemonic: &str, is_x: bool) -> Option<(Alu, Fidelity)> {
     let (opcode, k) = base(mnemonic)?;
     let d: Desc = table::describe(opcode, family)?;
-    let names = if is_x {
-        [OpName::vdstX, OpName::src0X, OpName::vsrc1X, OpName::immDeferred]
-    } else {
-        [OpName::vdstY, OpName::src0Y, OpName::vsrc1Y, OpName::imm]
-    };
+    let names =
+        if is_x { [OpName::vdstX, OpName::src0X, OpName::vsrc1X, OpName::immDeferred] } else { [OpName::vdstY, OpName::src0Y, OpName::vsrc1Y, OpName::imm] };
     let [dname, s0, s1, kname] = names;
     let konst = || inst.operand(kname).or(inst.literal.map(|l| Operand::Imm(l as i64)));
     let ops: [Option<Operand>; 3] = match k {

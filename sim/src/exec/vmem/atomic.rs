@@ -80,23 +80,12 @@ impl Width {
 impl AtomicOp {
     /// Float operations (their denormal/NaN rules are documented approximations).
     pub fn is_float(self) -> bool {
-        matches!(
-            self,
-            AtomicOp::FAdd
-                | AtomicOp::FMin
-                | AtomicOp::FMax
-                | AtomicOp::FCmpSwap
-                | AtomicOp::PkAddF16
-                | AtomicOp::PkAddBf16
-        )
+        matches!(self, AtomicOp::FAdd | AtomicOp::FMin | AtomicOp::FMax | AtomicOp::FCmpSwap | AtomicOp::PkAddF16 | AtomicOp::PkAddBf16)
     }
 
     /// Whether the second data operand is used (compare value, OR bits, wrap addend).
     pub fn uses_aux(self) -> bool {
-        matches!(
-            self,
-            AtomicOp::CmpSwap | AtomicOp::FCmpSwap | AtomicOp::MskOr | AtomicOp::Wrap
-        )
+        matches!(self, AtomicOp::CmpSwap | AtomicOp::FCmpSwap | AtomicOp::MskOr | AtomicOp::Wrap)
     }
 }
 
@@ -161,11 +150,7 @@ pub fn parse(name: &str) -> Option<(AtomicOp, Width)> {
         Some((b, t)) if is_type(t) => (b, t),
         _ => (name, ""),
     };
-    let width = if matches!(ty, "x2" | "b64" | "u64" | "i64" | "f64") {
-        Width::B64
-    } else {
-        Width::B32
-    };
+    let width = if matches!(ty, "x2" | "b64" | "u64" | "i64" | "f64") { Width::B64 } else { Width::B32 };
     let float = ty.starts_with('f') || ty == "bf16";
     let signed = ty.starts_with('i');
     let op = match base {
@@ -201,10 +186,7 @@ pub fn parse(name: &str) -> Option<(AtomicOp, Width)> {
 }
 
 fn is_type(t: &str) -> bool {
-    matches!(
-        t,
-        "x2" | "b32" | "b64" | "u32" | "u64" | "i32" | "i64" | "f32" | "f64" | "f16" | "bf16"
-    )
+    matches!(t, "x2" | "b32" | "b64" | "u32" | "u64" | "i32" | "i64" | "f32" | "f64" | "f16" | "bf16")
 }
 
 fn min_max(min: bool, float: bool, signed: bool) -> Option<AtomicOp> {
@@ -231,15 +213,9 @@ mod tests {
         assert_eq!(parse("cmpswap_f32"), Some((AtomicOp::FCmpSwap, Width::B32)));
         assert_eq!(parse("min_num_f32"), Some((AtomicOp::FMin, Width::B32)));
         assert_eq!(parse("add_f64"), Some((AtomicOp::FAdd, Width::B64)));
-        assert_eq!(
-            parse("sub_clamp_u32"),
-            Some((AtomicOp::SubClamp, Width::B32))
-        );
+        assert_eq!(parse("sub_clamp_u32"), Some((AtomicOp::SubClamp, Width::B32)));
         assert_eq!(parse("cond_sub_u32"), Some((AtomicOp::CondSub, Width::B32)));
-        assert_eq!(
-            parse("pk_add_bf16"),
-            Some((AtomicOp::PkAddBf16, Width::B32))
-        );
+        assert_eq!(parse("pk_add_bf16"), Some((AtomicOp::PkAddBf16, Width::B32)));
         assert_eq!(parse("ordered_add_b64"), None);
     }
 
@@ -251,10 +227,7 @@ mod tests {
         assert_eq!(apply(AtomicOp::Dec, Width::B32, 0, 7, 0, e), 7);
         assert_eq!(apply(AtomicOp::Dec, Width::B32, 9, 7, 0, e), 7);
         assert_eq!(apply(AtomicOp::Dec, Width::B32, 3, 7, 0, e), 2);
-        assert_eq!(
-            apply(AtomicOp::SMin, Width::B32, 1, 0xffff_ffff, 0, e),
-            0xffff_ffff
-        );
+        assert_eq!(apply(AtomicOp::SMin, Width::B32, 1, 0xffff_ffff, 0, e), 0xffff_ffff);
         assert_eq!(apply(AtomicOp::UMin, Width::B32, 1, 0xffff_ffff, 0, e), 1);
     }
 }

@@ -71,10 +71,7 @@ pub enum BufWhat {
 
 impl BufWhat {
     fn format_op(&self) -> bool {
-        matches!(
-            self,
-            BufWhat::LoadFormat { .. } | BufWhat::StoreFormat { .. }
-        )
+        matches!(self, BufWhat::LoadFormat { .. } | BufWhat::StoreFormat { .. })
     }
 }
 
@@ -106,11 +103,7 @@ impl Pre {
     fn target(&self, l: &Lane, rel: u32, payload: u32) -> Target {
         let off = l.offset.wrapping_add(rel);
         let at = (l.index, off);
-        if self.v.unbound
-            || !self
-                .v
-                .in_range(self.fam, self.idxen, at, payload, self.soff)
-        {
+        if self.v.unbound || !self.v.in_range(self.fam, self.idxen, at, payload, self.soff) {
             return Target::Null;
         }
         Target::Mem(self.v.address(l.index, off, self.soff))
@@ -136,12 +129,7 @@ impl Pre {
     fn format(&self, typed: Option<Format>) -> Result<Format, FaultKind> {
         typed
             .or_else(|| self.v.data_format(self.fam))
-            .ok_or_else(|| {
-                FaultKind::Other(format!(
-                    "buffer format access with unsupported V# data format {:#x}",
-                    self.v.format
-                ))
-            })
+            .ok_or_else(|| FaultKind::Other(format!("buffer format access with unsupported V# data format {:#x}", self.v.format)))
     }
 }
 
@@ -149,20 +137,13 @@ impl BufAddr {
     fn lane(&self, cx: &ExecCtx, v: &Vsharp, lane: usize) -> Lane {
         let w = &*cx.wave;
         let (idx, off) = match (self.idxen, self.offen) {
-            (true, true) => (
-                v_dword(w, self.vaddr, 0, lane),
-                v_dword(w, self.vaddr, 1, lane),
-            ),
+            (true, true) => (v_dword(w, self.vaddr, 0, lane), v_dword(w, self.vaddr, 1, lane)),
             (true, false) => (v_dword(w, self.vaddr, 0, lane), 0),
             (false, true) => (0, v_dword(w, self.vaddr, 0, lane)),
             (false, false) => (0, 0),
         };
         let index = idx.wrapping_add(if v.add_tid { lane as u32 } else { 0 });
-        Lane {
-            lane,
-            index,
-            offset: off.wrapping_add(self.ioff),
-        }
+        Lane { lane, index, offset: off.wrapping_add(self.ioff) }
     }
 }
 
@@ -177,8 +158,7 @@ impl BufOp {
             fam,
             idxen: self.addr.idxen,
             // GFX8.0 (gfx802/gfx803) D16 VMEM is unpacked; gfx810 and later pack two halves.
-            unpacked_d16: fam == Family::Gfx8
-                && cx.env.decode.processor != hipscope_isa::Processor::Gfx810,
+            unpacked_d16: fam == Family::Gfx8 && cx.env.decode.processor != hipscope_isa::Processor::Gfx810,
         }
     }
 
@@ -216,37 +196,17 @@ impl BufOp {
                 pre.read_checked(cx, l, &mut buf[..n])?;
                 lds_dma_store(cx, self.addr.ioff, l.lane, *shape, &buf)?;
             }
-            BufWhat::LoadFormat {
-                comps,
-                d16,
-                typed,
-                dst,
-                tfe,
-            } => {
+            BufWhat::LoadFormat { comps, d16, typed, dst, tfe } => {
                 let dwords = self.load_format(cx, pre, l, *comps, *d16, *typed, *dst)?;
                 write_tfe(cx, *dst, dwords, *tfe, l.lane);
             }
-            BufWhat::StoreFormat {
-                comps,
-                d16,
-                typed,
-                data,
-            } => self.store_format(cx, pre, l, *comps, *d16, *typed, *data)?,
+            BufWhat::StoreFormat { comps, d16, typed, data } => self.store_format(cx, pre, l, *comps, *d16, *typed, *data)?,
         }
         Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn load_format(
-        &self,
-        cx: &mut ExecCtx,
-        pre: &Pre,
-        l: &Lane,
-        comps: u8,
-        d16: D16,
-        typed: Option<Format>,
-        dst: Operand,
-    ) -> Result<usize, FaultKind> {
+    fn load_format(&self, cx: &mut ExecCtx, pre: &Pre, l: &Lane, comps: u8, d16: D16, typed: Option<Format>, dst: Operand) -> Result<usize, FaultKind> {
         let fmt = pre.format(typed)?;
         let n = fmt.bytes();
         let mut buf = [0u8; 16];
@@ -256,29 +216,11 @@ impl BufOp {
         if typed.is_none() {
             vals = select_dst(fmt, &vals, &pre.v.dst_sel);
         }
-        Ok(write_format(
-            cx,
-            dst,
-            l.lane,
-            fmt,
-            &vals,
-            comps as usize,
-            d16,
-            pre.unpacked_d16,
-        ))
+        Ok(write_format(cx, dst, l.lane, fmt, &vals, comps as usize, d16, pre.unpacked_d16))
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn store_format(
-        &self,
-        cx: &mut ExecCtx,
-        pre: &Pre,
-        l: &Lane,
-        comps: u8,
-        d16: D16,
-        typed: Option<Format>,
-        data: Operand,
-    ) -> Result<(), FaultKind> {
+    fn store_format(&self, cx: &mut ExecCtx, pre: &Pre, l: &Lane, comps: u8, d16: D16, typed: Option<Format>, data: Operand) -> Result<(), FaultKind> {
         let fmt = pre.format(typed)?;
         let vals = read_format(cx, data, l.lane, fmt, comps as usize, d16, pre.unpacked_d16);
         let mut mem = [0u8; 16];
@@ -297,11 +239,7 @@ fn write_tfe(cx: &mut ExecCtx, dst: Operand, dwords: usize, tfe: bool, lane: usi
 
 /// Apply the V# destination selects (0 = 0, 1 = 1, 4..7 = component X..W).
 fn select_dst(fmt: Format, vals: &[u32; 4], sel: &[u32; 4]) -> [u32; 4] {
-    let one = if fmt.float_class() {
-        1.0f32.to_bits()
-    } else {
-        1
-    };
+    let one = if fmt.float_class() { 1.0f32.to_bits() } else { 1 };
     sel.map(|s| match s {
         1 => one,
         4..=7 => vals[s as usize - 4],
@@ -311,16 +249,7 @@ fn select_dst(fmt: Format, vals: &[u32; 4], sel: &[u32; 4]) -> [u32; 4] {
 
 /// Write format results; returns the dwords written.
 #[allow(clippy::too_many_arguments)]
-fn write_format(
-    cx: &mut ExecCtx,
-    dst: Operand,
-    lane: usize,
-    fmt: Format,
-    vals: &[u32; 4],
-    comps: usize,
-    d16: D16,
-    unpacked: bool,
-) -> usize {
+fn write_format(cx: &mut ExecCtx, dst: Operand, lane: usize, fmt: Format, vals: &[u32; 4], comps: usize, d16: D16, unpacked: bool) -> usize {
     let w = &mut *cx.wave;
     match d16 {
         D16::No => {
@@ -331,13 +260,7 @@ fn write_format(
         }
         D16::Hi => {
             let old = v_dword(w, dst, 0, lane);
-            write_v_dword(
-                w,
-                dst,
-                0,
-                lane,
-                (old & 0xffff) | (fmt.to_d16(vals[0]) as u32) << 16,
-            );
+            write_v_dword(w, dst, 0, lane, (old & 0xffff) | (fmt.to_d16(vals[0]) as u32) << 16);
             1
         }
         D16::Lo if unpacked => {
@@ -349,11 +272,7 @@ fn write_format(
         D16::Lo => {
             for k in 0..comps.div_ceil(2) {
                 let lo = fmt.to_d16(vals[2 * k]) as u32;
-                let hi = if 2 * k + 1 < comps {
-                    fmt.to_d16(vals[2 * k + 1]) as u32
-                } else {
-                    0
-                };
+                let hi = if 2 * k + 1 < comps { fmt.to_d16(vals[2 * k + 1]) as u32 } else { 0 };
                 write_v_dword(w, dst, k, lane, lo | hi << 16);
             }
             comps.div_ceil(2)
@@ -362,15 +281,7 @@ fn write_format(
 }
 
 /// Gather the values a format store converts.
-fn read_format(
-    cx: &ExecCtx,
-    data: Operand,
-    lane: usize,
-    fmt: Format,
-    comps: usize,
-    d16: D16,
-    unpacked: bool,
-) -> [u32; 4] {
+fn read_format(cx: &ExecCtx, data: Operand, lane: usize, fmt: Format, comps: usize, d16: D16, unpacked: bool) -> [u32; 4] {
     let w = &*cx.wave;
     let mut vals = [0u32; 4];
     for (c, v) in vals.iter_mut().enumerate().take(comps) {

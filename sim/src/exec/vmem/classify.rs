@@ -70,12 +70,7 @@ fn flat(inst: &Inst, env: &Env) -> Option<FlatOp> {
         Seg::Flat
     };
     let rest = inst.mnemonic().split_once('_')?.1;
-    let addr = FlatAddr {
-        seg,
-        vaddr: op(inst, OpName::vaddr),
-        saddr: saddr(inst),
-        ioff: flat_offset(inst, env.family, seg),
-    };
+    let addr = FlatAddr { seg, vaddr: op(inst, OpName::vaddr), saddr: saddr(inst), ioff: flat_offset(inst, env.family, seg) };
     let what = flat_what(inst, env, rest)?;
     Some(FlatOp { addr, what })
 }
@@ -90,16 +85,8 @@ fn flat_what(inst: &Inst, env: &Env, rest: &str) -> Option<FlatWhat> {
         return atomic_spec(inst, env, s, OpName::vdst).map(FlatWhat::Atomic);
     }
     match rest {
-        "load_addtid_b32" | "load_dword_addtid" => {
-            return Some(FlatWhat::LoadAddTid {
-                dst: op(inst, OpName::vdst),
-            })
-        }
-        "store_addtid_b32" | "store_dword_addtid" => {
-            return Some(FlatWhat::StoreAddTid {
-                data: op(inst, OpName::vdata),
-            })
-        }
+        "load_addtid_b32" | "load_dword_addtid" => return Some(FlatWhat::LoadAddTid { dst: op(inst, OpName::vdst) }),
+        "store_addtid_b32" | "store_dword_addtid" => return Some(FlatWhat::StoreAddTid { data: op(inst, OpName::vdata) }),
         _ => {}
     }
     if let Some(s) = rest.strip_prefix("load_lds_") {
@@ -109,16 +96,10 @@ fn flat_what(inst: &Inst, env: &Env, rest: &str) -> Option<FlatWhat> {
         if is_lds_dma(inst) {
             return lds_dma(s).map(|shape| FlatWhat::LoadLds { shape });
         }
-        return LoadShape::parse(s).map(|shape| FlatWhat::Load {
-            shape,
-            dst: op(inst, OpName::vdst),
-        });
+        return LoadShape::parse(s).map(|shape| FlatWhat::Load { shape, dst: op(inst, OpName::vdst) });
     }
     let s = rest.strip_prefix("store_")?;
-    StoreShape::parse(s).map(|shape| FlatWhat::Store {
-        shape,
-        data: op(inst, OpName::vdata),
-    })
+    StoreShape::parse(s).map(|shape| FlatWhat::Store { shape, data: op(inst, OpName::vdata) })
 }
 
 /// LDS-DMA loads move at most one dword per lane on our targets.
@@ -131,27 +112,14 @@ fn lds_dma(s: &str) -> Option<LoadShape> {
 fn mem_fp_env(fam: Family, op: atomic::AtomicOp, w: atomic::Width) -> FpEnv {
     let cdna = matches!(fam, Family::Gfx9 | Family::Gfx90a | Family::Gfx940);
     let flush = cdna && op == atomic::AtomicOp::FAdd && w == atomic::Width::B32;
-    FpEnv {
-        flush_in: flush,
-        flush_out: false,
-    }
+    FpEnv { flush_in: flush, flush_out: false }
 }
 
 /// A memory atomic; the pre-op value goes to `ret_reg` when the encoding returns one.
 fn atomic_spec(inst: &Inst, env: &Env, name: &str, ret_reg: OpName) -> Option<AtomicSpec> {
     let (op_, width) = atomic::parse(name)?;
-    let dst = if inst.has(flags::ISATOMICRET) {
-        op(inst, ret_reg)
-    } else {
-        Operand::Absent
-    };
-    Some(AtomicSpec {
-        op: op_,
-        width,
-        dst,
-        data: op(inst, OpName::vdata),
-        fp: mem_fp_env(env.family, op_, width),
-    })
+    let dst = if inst.has(flags::ISATOMICRET) { op(inst, ret_reg) } else { Operand::Absent };
+    Some(AtomicSpec { op: op_, width, dst, data: op(inst, OpName::vdata), fp: mem_fp_env(env.family, op_, width) })
 }
 
 fn buffer(inst: &Inst, env: &Env) -> Option<BufOp> {
@@ -168,13 +136,8 @@ fn buffer(inst: &Inst, env: &Env) -> Option<BufOp> {
         offen: asm.contains(" offen"),
     };
     let name = inst.mnemonic();
-    let rest = name
-        .strip_prefix("tbuffer_")
-        .or_else(|| name.strip_prefix("buffer_"))?;
-    Some(BufOp {
-        addr,
-        what: buf_what(inst, env, rest)?,
-    })
+    let rest = name.strip_prefix("tbuffer_").or_else(|| name.strip_prefix("buffer_"))?;
+    Some(BufOp { addr, what: buf_what(inst, env, rest)? })
 }
 
 fn buf_what(inst: &Inst, env: &Env, rest: &str) -> Option<BufWhat> {
@@ -185,25 +148,10 @@ fn buf_what(inst: &Inst, env: &Env, rest: &str) -> Option<BufWhat> {
         return atomic_spec(inst, env, s, OpName::vdata).map(BufWhat::Atomic);
     }
     if let Some((load, comps, d16)) = parse_format(rest) {
-        let typed = if inst.has(flags::MTBUF) {
-            Some(typed_format(inst, env.family)?)
-        } else {
-            None
-        };
+        let typed = if inst.has(flags::MTBUF) { Some(typed_format(inst, env.family)?) } else { None };
         return match (load, lds) {
-            (true, false) => Some(BufWhat::LoadFormat {
-                comps,
-                d16,
-                typed,
-                dst: vdata,
-                tfe,
-            }),
-            (false, _) => Some(BufWhat::StoreFormat {
-                comps,
-                d16,
-                typed,
-                data: vdata,
-            }),
+            (true, false) => Some(BufWhat::LoadFormat { comps, d16, typed, dst: vdata, tfe }),
+            (false, _) => Some(BufWhat::StoreFormat { comps, d16, typed, data: vdata }),
             (true, true) => None,
         };
     }
@@ -214,11 +162,7 @@ fn buf_what(inst: &Inst, env: &Env, rest: &str) -> Option<BufWhat> {
         if lds {
             return lds_dma(s).map(|shape| BufWhat::LoadLds { shape });
         }
-        return LoadShape::parse(s).map(|shape| BufWhat::Load {
-            shape,
-            dst: vdata,
-            tfe,
-        });
+        return LoadShape::parse(s).map(|shape| BufWhat::Load { shape, dst: vdata, tfe });
     }
     let s = rest.strip_prefix("store_")?;
     StoreShape::parse(s).map(|shape| BufWhat::Store { shape, data: vdata })
@@ -230,15 +174,9 @@ fn parse_format(rest: &str) -> Option<(bool, u8, D16)> {
         Some(r) => (true, r),
         None => (false, rest.strip_prefix("store_")?),
     };
-    let (d16, comps) = if let Some(c) = r
-        .strip_prefix("format_d16_hi_")
-        .or_else(|| r.strip_prefix("d16_hi_format_"))
-    {
+    let (d16, comps) = if let Some(c) = r.strip_prefix("format_d16_hi_").or_else(|| r.strip_prefix("d16_hi_format_")) {
         (D16::Hi, c)
-    } else if let Some(c) = r
-        .strip_prefix("format_d16_")
-        .or_else(|| r.strip_prefix("d16_format_"))
-    {
+    } else if let Some(c) = r.strip_prefix("format_d16_").or_else(|| r.strip_prefix("d16_format_")) {
         (D16::Lo, c)
     } else {
         (D16::No, r.strip_prefix("format_")?)

@@ -14,8 +14,8 @@
 use super::super::operand::{s32, s64, v32, v64, v_dword, write_v_dword};
 use super::super::{ExecCtx, Flow};
 use super::atomic::{self, AtomicOp, Width};
-use super::fp::FpEnv;
 use super::bulk;
+use super::fp::FpEnv;
 use super::shape::{Half, LoadShape, StoreShape};
 use super::space::{self, Private, Target};
 use crate::fault::FaultKind;
@@ -97,35 +97,19 @@ impl Pre {
     pub(super) fn new(cx: &ExecCtx) -> Pre {
         let w = &cx.wave;
         let wave_base = if cx.env.family == Family::Gfx8 {
-            cx.env
-                .scratch_base
-                .wrapping_add(w.sreg[slot::FLAT_SCRATCH_HI] as u64 * 256)
+            cx.env.scratch_base.wrapping_add(w.sreg[slot::FLAT_SCRATCH_HI] as u64 * 256)
         } else {
             w.sreg[slot::FLAT_SCRATCH_LO] as u64 | (w.sreg[slot::FLAT_SCRATCH_HI] as u64) << 32
         };
-        Pre {
-            wave_base,
-            per_lane: cx.env.scratch_per_lane,
-            lanes: w.lanes() as u32,
-            private_base: cx.env.apertures.private_base,
-            global: [0; MAX_LANES],
-        }
+        Pre { wave_base, per_lane: cx.env.scratch_per_lane, lanes: w.lanes() as u32, private_base: cx.env.apertures.private_base, global: [0; MAX_LANES] }
     }
 
     /// Lane's private bytes `off..off+size`, or a fault past `scratch_per_lane`.
     fn private(&self, off: u32, lane: usize, size: usize) -> Target {
         if off as u64 + size as u64 > self.per_lane {
-            return Target::Invalid {
-                address: self.private_base | off as u64,
-                size: size as u32,
-            };
+            return Target::Invalid { address: self.private_base | off as u64, size: size as u32 };
         }
-        Target::Private(Private {
-            wave_base: self.wave_base,
-            off,
-            lane: lane as u32,
-            lanes: self.lanes,
-        })
+        Target::Private(Private { wave_base: self.wave_base, off, lane: lane as u32, lanes: self.lanes })
     }
 }
 
@@ -170,26 +154,14 @@ impl FlatAddr {
 
     fn global(&self, cx: &ExecCtx, lane: usize) -> u64 {
         let (w, env) = (&*cx.wave, cx.env);
-        let base = if present(self.saddr) {
-            s64(w, env, self.saddr).wrapping_add(v32(w, env, self.vaddr, lane) as u64)
-        } else {
-            v64(w, env, self.vaddr, lane)
-        };
+        let base = if present(self.saddr) { s64(w, env, self.saddr).wrapping_add(v32(w, env, self.vaddr, lane) as u64) } else { v64(w, env, self.vaddr, lane) };
         base.wrapping_add(self.ioff as u64)
     }
 
     fn scratch_off(&self, cx: &ExecCtx, lane: usize) -> u32 {
         let (w, env) = (&*cx.wave, cx.env);
-        let s = if present(self.saddr) {
-            s32(w, env, self.saddr)
-        } else {
-            0
-        };
-        let v = if present(self.vaddr) {
-            v32(w, env, self.vaddr, lane)
-        } else {
-            0
-        };
+        let s = if present(self.saddr) { s32(w, env, self.saddr) } else { 0 };
+        let v = if present(self.vaddr) { v32(w, env, self.vaddr, lane) } else { 0 };
         s.wrapping_add(v).wrapping_add(self.ioff as u32)
     }
 
@@ -208,15 +180,8 @@ impl FlatAddr {
 
     /// `*_addtid`: `saddr64 + ioffset + lane * 4` (RDNA3 ISA, global mode "GT").
     fn addtid(&self, cx: &ExecCtx, lane: usize) -> Target {
-        let base = if present(self.saddr) {
-            s64(cx.wave, cx.env, self.saddr)
-        } else {
-            0
-        };
-        Target::Mem(
-            base.wrapping_add(self.ioff as u64)
-                .wrapping_add(lane as u64 * 4),
-        )
+        let base = if present(self.saddr) { s64(cx.wave, cx.env, self.saddr) } else { 0 };
+        Target::Mem(base.wrapping_add(self.ioff as u64).wrapping_add(lane as u64 * 4))
     }
 }
 
@@ -238,23 +203,14 @@ pub(crate) fn write_wide(w: &mut Wave, op: Operand, width: Width, lane: usize, v
 
 /// One lane of a memory atomic; data registers hold `{src, cmp}` (ISA: "CMPSWAP: src =
 /// DATA[0], cmp = DATA[1]"). Shared with buffer atomics.
-pub(super) fn atomic_lane(
-    cx: &mut ExecCtx,
-    t: Target,
-    lane: usize,
-    a: &AtomicSpec,
-) -> Result<(), FaultKind> {
+pub(super) fn atomic_lane(cx: &mut ExecCtx, t: Target, lane: usize, a: &AtomicSpec) -> Result<(), FaultKind> {
     let n = a.width.bytes();
     let t = t.aligned(n);
     let mut b = [0u8; 8];
     space::read(cx, t, lane, &mut b[..n])?;
     let old = u64::from_le_bytes(b);
     let src = read_wide(cx.wave, a.data, a.width, 0, lane);
-    let aux = if a.op.uses_aux() {
-        read_wide(cx.wave, a.data, a.width, a.width.dwords(), lane)
-    } else {
-        0
-    };
+    let aux = if a.op.uses_aux() { read_wide(cx.wave, a.data, a.width, a.width.dwords(), lane) } else { 0 };
     let new = atomic::apply(a.op, a.width, old, src, aux, a.fp);
     space::write(cx, t, lane, &new.to_le_bytes()[..n])?;
     if present(a.dst) {
@@ -267,22 +223,12 @@ pub(super) fn atomic_lane(
 /// the instruction offset and `lane * 4` (CDNA4 ISA §9.1.9, §10.3).
 pub(super) fn lds_dma_address(cx: &ExecCtx, ioff: u32, lane: usize) -> u32 {
     let m0 = cx.wave.m0();
-    let base = if cx.env.family == Family::Gfx8 {
-        m0 & 0xffff
-    } else {
-        m0 & 0x3_fffc
-    };
+    let base = if cx.env.family == Family::Gfx8 { m0 & 0xffff } else { m0 & 0x3_fffc };
     base.wrapping_add(ioff).wrapping_add(lane as u32 * 4)
 }
 
 /// Store a dword-extended value into LDS for an LDS-DMA load.
-pub(super) fn lds_dma_store(
-    cx: &mut ExecCtx,
-    ioff: u32,
-    lane: usize,
-    shape: LoadShape,
-    buf: &[u8],
-) -> Result<(), FaultKind> {
+pub(super) fn lds_dma_store(cx: &mut ExecCtx, ioff: u32, lane: usize, shape: LoadShape, buf: &[u8]) -> Result<(), FaultKind> {
     let v = shape.widen(buf);
     let at = lds_dma_address(cx, ioff, lane);
     space::write(cx, Target::Lds(at), lane, &v.to_le_bytes())
@@ -316,13 +262,7 @@ impl FlatOp {
             }
             FlatWhat::LoadAddTid { dst } => {
                 space::read(cx, self.addr.addtid(cx, lane), lane, &mut buf[..4])?;
-                write_v_dword(
-                    cx.wave,
-                    *dst,
-                    0,
-                    lane,
-                    u32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]]),
-                );
+                write_v_dword(cx.wave, *dst, 0, lane, u32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]]));
             }
             FlatWhat::StoreAddTid { data } => {
                 let v = v_dword(cx.wave, *data, 0, lane);

@@ -41,23 +41,8 @@ const fn f(bits: u8, comps: u8, num: Num) -> Option<Format> {
 }
 
 /// The six integer/normalized number formats in the order the unified tables list them.
-const SIX: [Num; 6] = [
-    Num::Unorm,
-    Num::Snorm,
-    Num::Uscaled,
-    Num::Sscaled,
-    Num::Uint,
-    Num::Sint,
-];
-const SEVEN: [Num; 7] = [
-    Num::Unorm,
-    Num::Snorm,
-    Num::Uscaled,
-    Num::Sscaled,
-    Num::Uint,
-    Num::Sint,
-    Num::Float,
-];
+const SIX: [Num; 6] = [Num::Unorm, Num::Snorm, Num::Uscaled, Num::Sscaled, Num::Uint, Num::Sint];
+const SEVEN: [Num; 7] = [Num::Unorm, Num::Snorm, Num::Uscaled, Num::Sscaled, Num::Uint, Num::Sint, Num::Float];
 const INT_FLOAT: [Num; 3] = [Num::Uint, Num::Sint, Num::Float];
 
 impl Format {
@@ -246,20 +231,12 @@ mod tests {
 
     #[test]
     fn normalized_values_convert_both_ways() {
-        let u8n = Format {
-            bits: 8,
-            comps: 1,
-            num: Num::Unorm,
-        };
+        let u8n = Format { bits: 8, comps: 1, num: Num::Unorm };
         let mut out = [0; 4];
         u8n.load(&[255], &mut out);
         assert_eq!(f32::from_bits(out[0]), 1.0);
         assert_eq!(u8n.encode(0.5f32.to_bits()), 128); // 127.5 -> ties to even = 128
-        let s16 = Format {
-            bits: 16,
-            comps: 1,
-            num: Num::Snorm,
-        };
+        let s16 = Format { bits: 16, comps: 1, num: Num::Snorm };
         s16.load(&0x8000u16.to_le_bytes(), &mut out);
         assert_eq!(f32::from_bits(out[0]), -1.0);
     }

@@ -20,18 +20,12 @@ pub struct FpEnv {
 }
 
 impl FpEnv {
-    pub const IEEE: FpEnv = FpEnv {
-        flush_in: false,
-        flush_out: false,
-    };
+    pub const IEEE: FpEnv = FpEnv { flush_in: false, flush_out: false };
 
     /// From a 2-bit MODE denorm field: bit 0 allows input denormals, bit 1 output denormals
     /// (ISA manuals, "MODE register", FP_DENORM).
     pub fn from_mode_field(field: u32) -> FpEnv {
-        FpEnv {
-            flush_in: field & 1 == 0,
-            flush_out: field & 2 == 0,
-        }
+        FpEnv { flush_in: field & 1 == 0, flush_out: field & 2 == 0 }
     }
 }
 
@@ -42,22 +36,10 @@ struct Fmt {
     man_bits: u32,
 }
 
-const F16: Fmt = Fmt {
-    exp_bits: 5,
-    man_bits: 10,
-};
-const BF16: Fmt = Fmt {
-    exp_bits: 8,
-    man_bits: 7,
-};
-const F32: Fmt = Fmt {
-    exp_bits: 8,
-    man_bits: 23,
-};
-const F64: Fmt = Fmt {
-    exp_bits: 11,
-    man_bits: 52,
-};
+const F16: Fmt = Fmt { exp_bits: 5, man_bits: 10 };
+const BF16: Fmt = Fmt { exp_bits: 8, man_bits: 7 };
+const F32: Fmt = Fmt { exp_bits: 8, man_bits: 23 };
+const F64: Fmt = Fmt { exp_bits: 11, man_bits: 52 };
 
 impl Fmt {
     fn exp_mask(self) -> u64 {
@@ -111,10 +93,7 @@ fn canonical_nan(f: Fmt, r: u64) -> u64 {
 
 /// f32 add, `a` = memory value, `b` = data.
 pub fn add_f32(a: u32, b: u32, env: FpEnv) -> u32 {
-    let (a, b) = (
-        F32.flush(a as u64, env.flush_in),
-        F32.flush(b as u64, env.flush_in),
-    );
+    let (a, b) = (F32.flush(a as u64, env.flush_in), F32.flush(b as u64, env.flush_in));
     if let Some(n) = nan_input(F32, a, b) {
         return n as u32;
     }
@@ -134,18 +113,12 @@ pub fn add_f64(a: u64, b: u64, env: FpEnv) -> u64 {
 
 /// Add of one 16-bit half (f16 or bf16) through f32.
 fn add_half(f: Fmt, a: u16, b: u16, env: FpEnv) -> u16 {
-    let (a, b) = (
-        f.flush(a as u64, env.flush_in),
-        f.flush(b as u64, env.flush_in),
-    );
+    let (a, b) = (f.flush(a as u64, env.flush_in), f.flush(b as u64, env.flush_in));
     if let Some(n) = nan_input(f, a, b) {
         return n as u16;
     }
-    let r = if f.man_bits == 10 {
-        f32_to_f16(f16_to_f32(a as u16) + f16_to_f32(b as u16))
-    } else {
-        f32_to_bf16(bf16_to_f32(a as u16) + bf16_to_f32(b as u16))
-    } as u64;
+    let r = if f.man_bits == 10 { f32_to_f16(f16_to_f32(a as u16) + f16_to_f32(b as u16)) } else { f32_to_bf16(bf16_to_f32(a as u16) + bf16_to_f32(b as u16)) }
+        as u64;
     f.flush(canonical_nan(f, r), env.flush_out) as u16
 }
 
@@ -173,10 +146,7 @@ fn to_f64(f: Fmt, s: u64, t: u64) -> (f64, f64) {
     if f.exp_bits == 11 {
         (f64::from_bits(s), f64::from_bits(t))
     } else {
-        (
-            f32::from_bits(s as u32) as f64,
-            f32::from_bits(t as u32) as f64,
-        )
+        (f32::from_bits(s as u32) as f64, f32::from_bits(t as u32) as f64)
     }
 }
 
@@ -188,11 +158,7 @@ fn select(f: Fmt, tmp: u64, src: u64, want_less: bool, env: FpEnv) -> u64 {
         (true, false) => tmp,
         (false, true) => src,
         _ => {
-            let pick_src = if want_less {
-                less(f, s, t)
-            } else {
-                less(f, t, s)
-            };
+            let pick_src = if want_less { less(f, s, t) } else { less(f, t, s) };
             if pick_src {
                 src
             } else {
@@ -217,10 +183,7 @@ pub fn max_f64(tmp: u64, src: u64, env: FpEnv) -> u64 {
 
 /// Float compare-and-swap: the new value if `tmp == cmp` as floats.
 pub fn cmpswap_f32(tmp: u32, src: u32, cmp: u32, env: FpEnv) -> u32 {
-    let (t, c) = (
-        F32.flush(tmp as u64, env.flush_in) as u32,
-        F32.flush(cmp as u64, env.flush_in) as u32,
-    );
+    let (t, c) = (F32.flush(tmp as u64, env.flush_in) as u32, F32.flush(cmp as u64, env.flush_in) as u32);
     if f32::from_bits(t) == f32::from_bits(c) {
         F32.flush(src as u64, env.flush_in) as u32
     } else {
@@ -269,11 +232,7 @@ pub fn f32_to_f16(f: f32) -> u16 {
     let exp = ((x >> 23) & 0xff) as i32;
     let man = x & 0x7f_ffff;
     if exp == 255 {
-        return if man != 0 {
-            sign | 0x7e00 | (man >> 13) as u16
-        } else {
-            sign | 0x7c00
-        };
+        return if man != 0 { sign | 0x7e00 | (man >> 13) as u16 } else { sign | 0x7c00 };
     }
     let e = exp - 112;
     if e >= 31 {
@@ -332,17 +291,8 @@ mod tests {
         let nan = 0x7fc0_0000;
         assert_eq!(min_f32(nan, 1.0f32.to_bits(), e), 1.0f32.to_bits());
         assert_eq!(max_f32(2.0f32.to_bits(), nan, e), 2.0f32.to_bits());
-        assert_eq!(
-            min_f32(0.0f32.to_bits(), (-0.0f32).to_bits(), e),
-            (-0.0f32).to_bits()
-        );
-        assert_eq!(
-            max_f32((-0.0f32).to_bits(), 0.0f32.to_bits(), e),
-            0.0f32.to_bits()
-        );
-        assert_eq!(
-            add_f32(f32::INFINITY.to_bits(), f32::NEG_INFINITY.to_bits(), e),
-            0x7fc0_0000
-        );
+        assert_eq!(min_f32(0.0f32.to_bits(), (-0.0f32).to_bits(), e), (-0.0f32).to_bits());
+        assert_eq!(max_f32((-0.0f32).to_bits(), 0.0f32.to_bits(), e), 0.0f32.to_bits());
+        assert_eq!(add_f32(f32::INFINITY.to_bits(), f32::NEG_INFINITY.to_bits(), e), 0x7fc0_0000);
     }
 }

@@ -45,12 +45,10 @@ pub enum Op {
     Cache(CacheOp),
 }
 
-const FLOAT_ATOMIC: &str =
-    "float atomics: denormal flushing and NaN selection follow CDNA4 ISA \u{a7}9.2 and \
+const FLOAT_ATOMIC: &str = "float atomics: denormal flushing and NaN selection follow CDNA4 ISA \u{a7}9.2 and \
      RDNA4 minimumNumber rules on every target";
 const LDS_DMA: &str = "LDS-DMA load: LDS address M0-based per CDNA4 ISA \u{a7}9.1.9/\u{a7}10.3, data extended to a dword";
-const FORMAT: &str =
-    "typed-buffer conversion: documented subset of formats (vmem::format); others fault";
+const FORMAT: &str = "typed-buffer conversion: documented subset of formats (vmem::format); others fault";
 const CACHE: &str = "cache maintenance: functional mode has no caches";
 
 impl Op {
@@ -65,9 +63,7 @@ impl Op {
             Op::Buffer(b) => match &b.what {
                 BufWhat::Atomic(a) if a.op.is_float() => Fidelity::Approximate(FLOAT_ATOMIC),
                 BufWhat::LoadLds { .. } => Fidelity::Approximate(LDS_DMA),
-                BufWhat::LoadFormat { .. } | BufWhat::StoreFormat { .. } => {
-                    Fidelity::Approximate(FORMAT)
-                }
+                BufWhat::LoadFormat { .. } | BufWhat::StoreFormat { .. } => Fidelity::Approximate(FORMAT),
                 _ => Fidelity::Exact,
             },
         }

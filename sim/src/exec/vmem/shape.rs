@@ -100,24 +100,14 @@ impl LoadShape {
         match self.half {
             Half::Full if self.bytes >= 4 => {
                 for (k, d) in buf[..self.bytes as usize].chunks_exact(4).enumerate() {
-                    write_v_dword(
-                        w,
-                        dst,
-                        k,
-                        lane,
-                        u32::from_le_bytes([d[0], d[1], d[2], d[3]]),
-                    );
+                    write_v_dword(w, dst, k, lane, u32::from_le_bytes([d[0], d[1], d[2], d[3]]));
                 }
             }
             Half::Full => write_v_dword(w, dst, 0, lane, self.widen(buf)),
             Half::Lo | Half::Hi => {
                 let v = self.widen(buf) & 0xffff;
                 let old = v_dword(w, dst, 0, lane);
-                let new = if self.half == Half::Lo {
-                    (old & 0xffff_0000) | v
-                } else {
-                    (old & 0xffff) | v << 16
-                };
+                let new = if self.half == Half::Lo { (old & 0xffff_0000) | v } else { (old & 0xffff) | v << 16 };
                 write_v_dword(w, dst, 0, lane, new);
             }
         }

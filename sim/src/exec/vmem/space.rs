@@ -64,37 +64,23 @@ impl Target {
         match self {
             Target::Mem(a) => Target::Mem(a & m),
             Target::Lds(o) => Target::Lds(o & m as u32),
-            Target::Private(p) => Target::Private(Private {
-                off: p.off & m as u32,
-                ..p
-            }),
+            Target::Private(p) => Target::Private(Private { off: p.off & m as u32, ..p }),
             t => t,
         }
     }
 }
 
 pub fn mem_fault(lane: usize) -> impl Fn(Unmapped) -> FaultKind {
-    move |e| FaultKind::MemoryViolation {
-        lane: lane as u32,
-        address: e.address,
-        size: e.size,
-    }
+    move |e| FaultKind::MemoryViolation { lane: lane as u32, address: e.address, size: e.size }
 }
 
 /// Split a private access into runs that stay inside one 4-byte swizzle element.
-fn private_runs(
-    p: Private,
-    len: usize,
-    mut f: impl FnMut(u64, std::ops::Range<usize>) -> Result<(), FaultKind>,
-) -> Result<(), FaultKind> {
+fn private_runs(p: Private, len: usize, mut f: impl FnMut(u64, std::ops::Range<usize>) -> Result<(), FaultKind>) -> Result<(), FaultKind> {
     let mut done = 0;
     while done < len {
         let o = p.off.wrapping_add(done as u32);
         let n = (4 - (o % 4) as usize).min(len - done);
-        f(
-            p.wave_base.wrapping_add(swizzle(o, p.lane, p.lanes)),
-            done..done + n,
-        )?;
+        f(p.wave_base.wrapping_add(swizzle(o, p.lane, p.lanes)), done..done + n)?;
         done += n;
     }
     Ok(())
@@ -104,9 +90,7 @@ pub fn read(cx: &ExecCtx, t: Target, lane: usize, buf: &mut [u8]) -> Result<(), 
     match t {
         Target::Mem(a) => cx.read_global(lane as u32, a, buf).map_err(mem_fault(lane)),
         Target::Lds(o) => lds::read(cx.lds, cx.lds.len(), lane, o, buf),
-        Target::Private(p) => private_runs(p, buf.len(), |a, r| {
-            cx.read_global(lane as u32, a, &mut buf[r]).map_err(mem_fault(lane))
-        }),
+        Target::Private(p) => private_runs(p, buf.len(), |a, r| cx.read_global(lane as u32, a, &mut buf[r]).map_err(mem_fault(lane))),
         Target::Null => {
             buf.fill(0);
             Ok(())
@@ -122,9 +106,7 @@ pub fn write(cx: &mut ExecCtx, t: Target, lane: usize, bytes: &[u8]) -> Result<(
             let len = cx.lds.len();
             lds::write(cx.lds, len, lane, o, bytes)
         }
-        Target::Private(p) => private_runs(p, bytes.len(), |a, r| {
-            cx.write_global(lane as u32, a, &bytes[r]).map_err(mem_fault(lane))
-        }),
+        Target::Private(p) => private_runs(p, bytes.len(), |a, r| cx.write_global(lane as u32, a, &bytes[r]).map_err(mem_fault(lane))),
         Target::Null => Ok(()),
         Target::Invalid { address, size } => Err(mem_fault(lane)(Unmapped { address, size })),
     }

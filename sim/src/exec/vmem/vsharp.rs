@@ -55,11 +55,7 @@ impl Vsharp {
                     stride |= (dfmt as u64) << 14;
                 }
                 // Only GFX8 has ELEMENT_SIZE (2 << n bytes); GFX9 swizzles 4-byte elements.
-                let elem = if fam == Family::Gfx8 {
-                    2 << ((w[3] >> 19) & 3)
-                } else {
-                    4
-                };
+                let elem = if fam == Family::Gfx8 { 2 << ((w[3] >> 19) & 3) } else { 4 };
                 (w[1] >> 31 != 0, elem, dfmt | ((w[3] >> 12) & 7) << 4)
             }
             Family::Gfx10 => (w[1] >> 31 != 0, 4, (w[3] >> 12) & 0x7f),
@@ -108,20 +104,11 @@ impl Vsharp {
 
     /// `base + soffset + buffer_offset`.
     pub fn address(&self, index: u32, offset: u32, soff: u32) -> u64 {
-        self.base
-            .wrapping_add(soff as u64)
-            .wrapping_add(self.buffer_offset(index, offset))
+        self.base.wrapping_add(soff as u64).wrapping_add(self.buffer_offset(index, offset))
     }
 
     /// Whether `payload` bytes at (`index`, `offset`) pass the generation's range check.
-    pub fn in_range(
-        &self,
-        fam: Family,
-        idxen: bool,
-        at: (u32, u32),
-        payload: u32,
-        soff: u32,
-    ) -> bool {
+    pub fn in_range(&self, fam: Family, idxen: bool, at: (u32, u32), payload: u32, soff: u32) -> bool {
         if fam.is_rdna() {
             self.in_range_oob_select(at, payload, soff)
         } else {
@@ -152,9 +139,7 @@ impl Vsharp {
             1 => idx_ok,
             2 => nr != 0,
             _ if self.swizzle && self.stride != 0 => idx_ok && fits_stride,
-            _ => {
-                self.buffer_offset(index, offset) + payload as u64 <= nr.saturating_sub(soff as u64)
-            }
+            _ => self.buffer_offset(index, offset) + payload as u64 <= nr.saturating_sub(soff as u64),
         }
     }
 }

@@ -64,8 +64,12 @@ fn matrix_transpose(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
     let (out, inp) = (d.buffer(0)?, d.buffer(1)?);
     let (wi_w, wi_h, blocks_x, gx_off, gy_off) = (d.u32(3)?, d.u32(4)?, d.u32(5)?, d.u32(6)?, d.u32(7)?);
     let bs = d.block[0];
-    let upstream = wi_w == wi_h && bs > 0 && d.block == [bs, bs, 1] && wi_w % bs == 0 && blocks_x == wi_w / bs && gx_off == 0 && gy_off == 0 && d.grid == [wi_w, wi_h, 1];
-    d.require(upstream, "the model covers MGPUSim's launch only (square matrix, grid (wiWidth, wiHeight), square block, num_of_blocks_x = wiWidth/block, zero offsets)")?;
+    let upstream =
+        wi_w == wi_h && bs > 0 && d.block == [bs, bs, 1] && wi_w % bs == 0 && blocks_x == wi_w / bs && gx_off == 0 && gy_off == 0 && d.grid == [wi_w, wi_h, 1];
+    d.require(
+        upstream,
+        "the model covers MGPUSim's launch only (square matrix, grid (wiWidth, wiHeight), square block, num_of_blocks_x = wiWidth/block, zero offsets)",
+    )?;
     d.require(d.dynamic_lds as u64 >= bs as u64 * bs as u64 * 16 * 4, "dynamic_lds must hold block² float4 x 4 rows")?;
     let w = 4 * wi_w as u64;
     let (iv, mut ov) = (m.get::<u32>(inp)?, m.get::<u32>(out)?);

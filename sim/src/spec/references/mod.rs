@@ -215,7 +215,10 @@ impl DispatchView<'_> {
         if ok {
             Ok(())
         } else {
-            Err(format!("launch grid ({}, {}, {}) block ({}, {}, {}): {what}", self.grid[0], self.grid[1], self.grid[2], self.block[0], self.block[1], self.block[2]))
+            Err(format!(
+                "launch grid ({}, {}, {}) block ({}, {}, {}): {what}",
+                self.grid[0], self.grid[1], self.grid[2], self.block[0], self.block[1], self.block[2]
+            ))
         }
     }
 
@@ -292,12 +295,8 @@ mod tests {
     #[test]
     fn bfs_levels_over_two_launches() {
         // Edges 0->1, 0->2, 1->3; source 0.
-        let init = mem(&[
-            ("levels", u32b(&[0, u32::MAX, u32::MAX, u32::MAX])),
-            ("off", u32b(&[0, 2, 3, 3, 3])),
-            ("aux", u32b(&[1, 2, 3])),
-            ("flag", u32b(&[0])),
-        ]);
+        let init =
+            mem(&[("levels", u32b(&[0, u32::MAX, u32::MAX, u32::MAX])), ("off", u32b(&[0, 2, 3, 3, 3])), ("aux", u32b(&[1, 2, 3])), ("flag", u32b(&[0]))]);
         let a0 = [buf("levels"), buf("off"), buf("aux"), Arg::I32(32), Arg::I32(32), Arg::U32(4), Arg::I32(0), buf("flag")];
         let mut a1 = a0.clone();
         a1[6] = Arg::I32(1);

@@ -22,7 +22,12 @@ pub(super) fn outstanding_text(out: &Outstanding, now: u64, w: &Wait) -> String 
     let parts: Vec<String> = w.parts[..w.n]
         .iter()
         .map(|&(set, limit)| {
-            let items: Vec<String> = Queue::ALL.iter().filter(|&&q| set & crate::timing::waitcnt::set(q) != 0).filter(|&&q| pending[q as usize] > 0).map(|&q| format!("{} {}", pending[q as usize], q.noun())).collect();
+            let items: Vec<String> = Queue::ALL
+                .iter()
+                .filter(|&&q| set & crate::timing::waitcnt::set(q) != 0)
+                .filter(|&&q| pending[q as usize] > 0)
+                .map(|&q| format!("{} {}", pending[q as usize], q.noun()))
+                .collect();
             let what = if items.is_empty() { "nothing".to_string() } else { items.join(" + ") };
             format!("{what} outstanding, at most {limit}")
         })
@@ -45,7 +50,9 @@ impl Sim<'_, '_> {
     pub(super) fn describe_waves(&mut self, now: u64, ctx: &Ctx, heading: &str) -> String {
         let mut live: Vec<(u32, WaveId, u64, String)> = Vec::new();
         for i in 0..self.waves.len() {
-            let Some((index, id, pc)) = self.waves[i].as_ref().filter(|w| w.w.status != WaveStatus::Done).map(|w| (w.w.global_index, w.w.id, w.w.pc)) else { continue };
+            let Some((index, id, pc)) = self.waves[i].as_ref().filter(|w| w.w.status != WaveStatus::Done).map(|w| (w.w.global_index, w.w.id, w.w.pc)) else {
+                continue;
+            };
             live.push((index, id, pc, self.wave_state(i, now, ctx)));
         }
         // Dispatch order reads best (slots are reused, so storage order is arbitrary).
@@ -72,7 +79,9 @@ impl Sim<'_, '_> {
         for n in first {
             let g = geo.group_at(n);
             let waves = geo.group_size(g).iter().product::<u32>().div_ceil(lanes);
-            out.extend((0..waves).map(|wave| (WaveId { workgroup: g, wave }, self.d.kernel.entry, "not placed yet: no CU has room for its work-group".to_string())));
+            out.extend(
+                (0..waves).map(|wave| (WaveId { workgroup: g, wave }, self.d.kernel.entry, "not placed yet: no CU has room for its work-group".to_string())),
+            );
         }
         out
     }

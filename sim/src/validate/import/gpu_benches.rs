@@ -115,7 +115,11 @@ pub fn read_l2_cache(path: &Path) -> Result<Vec<L2CachePoint>, DataError> {
 
 pub fn read_stream(path: &Path) -> Result<Vec<StreamPoint>, DataError> {
     let text = read_text(path)?;
-    let header = text.lines().enumerate().find(|(_, l)| l.contains('|') && !l.contains("GB/s")).ok_or_else(|| DataError::file(path, "no header line naming the kernels ('... | init read ...')"))?;
+    let header = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains('|') && !l.contains("GB/s"))
+        .ok_or_else(|| DataError::file(path, "no header line naming the kernels ('... | init read ...')"))?;
     let (left, right) = header.1.split_once('|').unwrap_or(("", ""));
     let kernels: Vec<&str> = right.split_whitespace().collect();
     if kernels.is_empty() {
@@ -126,7 +130,11 @@ pub fn read_stream(path: &Path) -> Result<Vec<StreamPoint>, DataError> {
     for (line, _) in measurement_lines(&text) {
         let raw = text.lines().nth(line as usize - 1).unwrap_or("");
         let (l, r) = raw.split_once('|').ok_or_else(|| DataError::at(path, line, "no '|' between configuration and bandwidths"))?;
-        let config: Vec<f64> = l.split_whitespace().filter(|w| *w != "%").map(|w| parse_number(w).ok_or_else(|| DataError::at(path, line, format!("'{w}' is not a number")))).collect::<Result<_, _>>()?;
+        let config: Vec<f64> = l
+            .split_whitespace()
+            .filter(|w| *w != "%")
+            .map(|w| parse_number(w).ok_or_else(|| DataError::at(path, line, format!("'{w}' is not a number"))))
+            .collect::<Result<_, _>>()?;
         let values: Vec<&str> = r.split_whitespace().filter(|w| *w != "GB/s:").collect();
         let want = if sc25 { 4 } else { 3 };
         if config.len() != want {
@@ -139,7 +147,13 @@ pub fn read_stream(path: &Path) -> Result<Vec<StreamPoint>, DataError> {
         for (k, v) in kernels.iter().zip(&values) {
             gbps.push((k.to_string(), parse_number(v).ok_or_else(|| DataError::field(path, line, k, format!("'{v}' is not a number")))?));
         }
-        let whole = |v: f64, what: &str| if v >= 0.0 && v.fract() == 0.0 { Ok(v) } else { Err(DataError::field(path, line, what, format!("{v} is not a whole number"))) };
+        let whole = |v: f64, what: &str| {
+            if v >= 0.0 && v.fract() == 0.0 {
+                Ok(v)
+            } else {
+                Err(DataError::field(path, line, what, format!("{v} is not a whole number")))
+            }
+        };
         let (block, threads, per_cu, occ) = if sc25 { (config[0], config[1], Some(config[2]), config[3]) } else { (config[0], config[1], None, config[2]) };
         out.push(StreamPoint {
             block_size: whole(block, "block")? as u32,
@@ -156,7 +170,8 @@ pub fn read_latency(path: &Path) -> Result<Vec<LatencyPoint>, DataError> {
     let text = read_text(path)?;
     let mut out = Vec::new();
     for (line, w) in measurement_lines(&text) {
-        let f: Vec<f64> = w.iter().map(|x| parse_number(x).ok_or_else(|| DataError::at(path, line, format!("'{x}' is not a number")))).collect::<Result<_, _>>()?;
+        let f: Vec<f64> =
+            w.iter().map(|x| parse_number(x).ok_or_else(|| DataError::at(path, line, format!("'{x}' is not a number")))).collect::<Result<_, _>>()?;
         if f.len() < 5 {
             return Err(DataError::at(path, line, format!("{} values, expected at least 5 (iterations, clock, KiB, time, cycles)", f.len())));
         }
@@ -184,13 +199,26 @@ mod tests {
     fn well_formed_samples() {
         let c = read_cache(&file("c.txt", "clock: 800 800\n     data set   exec time     spread        Eff. bw       DRAM read\nAgent 0\n         4 kB       203ms       4.3%    9489.5 GB/s         0 GB/s\n")).unwrap();
         assert_eq!(c, [CachePoint { data_set_bytes: 4096.0, bandwidth_gbps: 9489.5 }]);
-        let l2 = read_l2_cache(&file("l2.txt", "     data set   exec time     spread       Eff. bw\n       384 kB       768 kB        15ms       0.2%    2696.8 GB/s        0 GB/s\n")).unwrap();
+        let l2 = read_l2_cache(&file(
+            "l2.txt",
+            "     data set   exec time     spread       Eff. bw\n       384 kB       768 kB        15ms       0.2%    2696.8 GB/s        0 GB/s\n",
+        ))
+        .unwrap();
         assert_eq!(l2, [L2CachePoint { block_bytes: 384.0 * 1024.0, data_set_bytes: 768.0 * 1024.0, bandwidth_gbps: 2696.8 }]);
-        let s = read_stream(&file("s.txt", "blockSize   threads       %occ  |                init       read\n       32        3840      3 %  |  GB/s:         133        101\n")).unwrap();
+        let s = read_stream(&file(
+            "s.txt",
+            "blockSize   threads       %occ  |                init       read\n       32        3840      3 %  |  GB/s:         133        101\n",
+        ))
+        .unwrap();
         assert_eq!((s[0].block_size, s[0].threads, s[0].occupancy_percent, s[0].kernel_gbps("read")), (32, 3840, 3.0, Some(101.0)));
-        let s = read_stream(&file("s25.txt", "block smBlocks   threads    occ%   |                init       read\n  16      4864       1    0.8%     |  GB/s:         140         75\n")).unwrap();
+        let s = read_stream(&file(
+            "s25.txt",
+            "block smBlocks   threads    occ%   |                init       read\n  16      4864       1    0.8%     |  GB/s:         140         75\n",
+        ))
+        .unwrap();
         assert_eq!((s[0].threads, s[0].blocks_per_cu, s[0].occupancy_percent), (4864, Some(1), 0.8));
-        let l = read_latency(&file("l.txt", "clock: 800 1700\n  1000000  1700        2     73.6   125.1\n   100000  2051      3.1      5.6   115.7 113.7\n")).unwrap();
+        let l = read_latency(&file("l.txt", "clock: 800 1700\n  1000000  1700        2     73.6   125.1\n   100000  2051      3.1      5.6   115.7 113.7\n"))
+            .unwrap();
         assert_eq!((l[0].working_set_bytes, l[0].cycles, l[1].working_set_bytes, l[1].cycles), (2048.0, 125.1, 3.1 * 1024.0, 115.7));
     }
 

@@ -125,10 +125,40 @@ pub fn read_sysinfo(path: &Path) -> Result<SystemInfo, DataError> {
 /// Identity columns (everything in a row that is not a counter), lower-cased, without the
 /// `_<pass>` suffix the merge of collection passes appends.
 const IDENTITY: &[&str] = &[
-    "dispatch_id", "kernel_name", "gpu_id", "queue-id", "queue-index", "pid", "tid", "grid_size", "grd", "workgroup_size", "wgr",
-    "lds_per_workgroup", "lds", "scratch_per_workitem", "scr", "arch_vgpr", "accum_vgpr", "vgpr", "sgpr", "wave_size", "fbar", "sig",
-    "obj", "correlation_id", "kernel_id", "dispatchns", "start_timestamp", "end_timestamp", "completens", "beginns", "endns", "node",
-    "counter_name", "counter_value",
+    "dispatch_id",
+    "kernel_name",
+    "gpu_id",
+    "queue-id",
+    "queue-index",
+    "pid",
+    "tid",
+    "grid_size",
+    "grd",
+    "workgroup_size",
+    "wgr",
+    "lds_per_workgroup",
+    "lds",
+    "scratch_per_workitem",
+    "scr",
+    "arch_vgpr",
+    "accum_vgpr",
+    "vgpr",
+    "sgpr",
+    "wave_size",
+    "fbar",
+    "sig",
+    "obj",
+    "correlation_id",
+    "kernel_id",
+    "dispatchns",
+    "start_timestamp",
+    "end_timestamp",
+    "completens",
+    "beginns",
+    "endns",
+    "node",
+    "counter_name",
+    "counter_value",
 ];
 
 fn is_identity(column: &str) -> bool {
@@ -176,7 +206,10 @@ impl Columns {
     fn record(&self, t: &Table, line: u64, row: &[String]) -> Result<DispatchRecord, DataError> {
         let whole = |col: usize| -> Result<u64, DataError> {
             let s = Table::get(row, col);
-            s.parse::<u64>().ok().or_else(|| s.parse::<f64>().ok().filter(|v| *v >= 0.0 && v.fract() == 0.0 && *v < 1.8e19).map(|v| v as u64)).ok_or_else(|| DataError::field(&t.path, line, &t.headers[col], format!("'{s}' is not a whole number")))
+            s.parse::<u64>()
+                .ok()
+                .or_else(|| s.parse::<f64>().ok().filter(|v| *v >= 0.0 && v.fract() == 0.0 && *v < 1.8e19).map(|v| v as u64))
+                .ok_or_else(|| DataError::field(&t.path, line, &t.headers[col], format!("'{s}' is not a whole number")))
         };
         let optional = |col: Option<usize>| -> Result<Option<u64>, DataError> {
             match col {
@@ -272,9 +305,12 @@ mod tests {
 
     #[test]
     fn wide_rows_with_pass_suffixes() {
-        let d = parse("Dispatch_ID,Kernel_Name,GPU_ID,grd,Workgroup_Size,wave_size,obj,TCC_HIT[0],TCC_HIT_sum,wave_size_1,obj_1,SQ_WAVES,Start_Timestamp,End_Timestamp\n\
+        let d = parse(
+            "Dispatch_ID,Kernel_Name,GPU_ID,grd,Workgroup_Size,wave_size,obj,TCC_HIT[0],TCC_HIT_sum,wave_size_1,obj_1,SQ_WAVES,Start_Timestamp,End_Timestamp\n\
             0,\"vecCopy(double*, double*) [clone .kd]\",2,1024,256,64,0x7f00,3,5,64,0x7f01,16,1000,1250\n\
-            1,\"vecCopy(double*, double*) [clone .kd]\",2,1024,256,64,0x7f00,1,2,64,0x7f01,,2000,2100\n").unwrap();
+            1,\"vecCopy(double*, double*) [clone .kd]\",2,1024,256,64,0x7f00,1,2,64,0x7f01,,2000,2100\n",
+        )
+        .unwrap();
         assert_eq!(d.len(), 2);
         assert_eq!(d[0].kernel, "vecCopy(double*, double*) [clone .kd]");
         assert_eq!((d[0].grid_size, d[0].workgroup_size, d[0].duration_ns), (Some(1024), Some(256), Some(250.0)));
@@ -284,10 +320,13 @@ mod tests {
 
     #[test]
     fn long_rows_group_by_dispatch() {
-        let d = parse("GPU_ID,Dispatch_ID,Grid_Size,Workgroup_Size,Kernel_Name,Start_Timestamp,End_Timestamp,Kernel_ID,Counter_Name,Counter_Value\n\
+        let d = parse(
+            "GPU_ID,Dispatch_ID,Grid_Size,Workgroup_Size,Kernel_Name,Start_Timestamp,End_Timestamp,Kernel_ID,Counter_Name,Counter_Value\n\
             2,1,64,64,k,13386742234691895,13386742234700548,12,SQ_WAVES,1.0\n\
             2,2,64,64,k,13386742234800000,13386742234800100,12,SQ_WAVES,1.0\n\
-            2,1,64,64,k,13386742234691895,13386742234700548,12,TCC_HIT_sum,7\n").unwrap();
+            2,1,64,64,k,13386742234691895,13386742234700548,12,TCC_HIT_sum,7\n",
+        )
+        .unwrap();
         assert_eq!(d.len(), 2);
         assert_eq!(d[0].duration_ns, Some(8653.0), "timestamps beyond 2^53 ns subtract exactly");
         assert_eq!(d[0].counters.len(), 2);
@@ -323,7 +362,10 @@ mod tests {
         };
         let new = write("new.csv", "command,gpu_model,gpu_arch,cu_per_gpu,max_sclk,cur_sclk,total_l2_chan,num_xcd,rocm_version\n\"./vcopy -n 8 -b 4\",MI200,gfx90a,104,1700,1700,32,1,6.0.2\n");
         let s = read_sysinfo(&new).unwrap();
-        assert_eq!((s.gpu_model.as_str(), s.gpu_arch.as_str(), s.compute_units, s.max_sclk_mhz, s.l2_channels), ("MI200", "gfx90a", Some(104), Some(1700.0), Some(32)));
+        assert_eq!(
+            (s.gpu_model.as_str(), s.gpu_arch.as_str(), s.compute_units, s.max_sclk_mhz, s.l2_channels),
+            ("MI200", "gfx90a", Some(104), Some(1700.0), Some(32))
+        );
         let old = write("old.csv", "workload_name,gpu_soc,numCU,L2,sclk,cur_sclk,L2Banks,name\nmixbench,gfx908,120,,1502,300,32,mi100");
         let s = read_sysinfo(&old).unwrap();
         assert_eq!((s.gpu_model.as_str(), s.gpu_arch.as_str(), s.compute_units, s.l2_kib, s.cur_sclk_mhz), ("mi100", "gfx908", Some(120), None, Some(300.0)));

@@ -51,7 +51,8 @@ impl Table {
 
     /// Like [`find`](Self::find), but a missing column is an error.
     pub fn require(&self, names: &[&str]) -> Result<usize, DataError> {
-        self.find(names).ok_or_else(|| DataError::file(&self.path, format!("no column {}", names.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(" or "))))
+        self.find(names)
+            .ok_or_else(|| DataError::file(&self.path, format!("no column {}", names.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(" or "))))
     }
 
     /// Field `col` of a row ("" when the row is short).
