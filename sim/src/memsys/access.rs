@@ -1,6 +1,6 @@
 //! One wave-wide access: `begin`, the lanes' `read`/`write` calls, `end`.
 
-use super::cache::{mask_of, Slot};
+use super::cache::{mask_of, Evicted, Slot};
 use super::coalesce::{self, LaneAccess};
 use super::lower::L2Op;
 use super::mtype::{l2_mode, L2Mode};
@@ -195,6 +195,9 @@ impl MemSystem {
         let Some(mut st) = self.op.take() else {
             return mem.write(address, bytes);
         };
+        // Lines written back while this access opened its lines (an atomic's own line:
+        // `hand_line_to_memory`) reach memory before its lanes write there.
+        self.apply_pending(mem);
         if st.spec.kind == OpKind::Store {
             record(&mut st.lanes, lane, address, bytes.len() as u32);
         }
@@ -412,10 +415,17 @@ impl MemSystem {
         self.counters.inc(if returns { Counter::TcpTccAtomicWithRetReq } else { Counter::TcpTccAtomicWithoutRetReq });
         let cu = spec.cu;
         // Atomics bypass (and drop) the L1 copy (LLVM AMDGPUUsage, GFX942: "atomic RMWs
-        // implicitly bypass the L1").
+        // implicitly bypass the L1"), and on RDNA the copy in the shader array's GL1 that they
+        // pass on the way to the L2: a work-group in WGP mode spans two CUs with one GL1, and
+        // its work-group-scope acquire only bypasses or invalidates the L0 (AMDGPUUsage,
+        // *Memory Model GFX10-GFX11*), so the GL1 must not keep a value an atomic replaced.
         if spec.unit == Unit::Vector {
             if let Some(s) = self.l1[cu].find(key) {
                 self.l1[cu].invalidate(s);
+            }
+            let a = self.places[cu].array;
+            if let Some(s) = self.gl1.get(a).and_then(|c| c.find(key)) {
+                self.gl1[a].invalidate(s);
             }
         }
         let xcd = self.places[cu].xcd;
@@ -424,6 +434,7 @@ impl MemSystem {
             L2Mode::Uncached => {
                 self.counters.inc(Counter::TccReq);
                 self.counters.inc(Counter::TccAtomic);
+                self.hand_line_to_memory(xcd, key, t);
                 let at = self.memory_read_time(key, self.cfg.vector_l1.write_request_bytes, t);
                 (Home::Memory, at + self.cfg.l2.hit_latency_cycles as u64 + l1lat)
             }
@@ -432,6 +443,29 @@ impl MemSystem {
                 (Home::L2(s), at + l1lat)
             }
         }
+    }
+
+    /// Before an atomic is performed at memory, past the L2 of `xcd` (several L2s in the
+    /// agent: [`MemSystem::mode_of`]): that L2's copy of the line goes out of the way. Its
+    /// dirty bytes are written to memory first, so the atomic sees the stores of its own XCD
+    /// that the L2 still holds (a wave's own earlier plain store, or one of a wave on the same
+    /// CU), and the copy is dropped once the atomic has written memory (the probe of
+    /// `copy_in`), so no later read of that XCD is served the value from before the atomic.
+    /// The hardware orders an XCD's accesses to one address through its L2, which forwards
+    /// the atomic (LLVM AMDGPUUsage, *Memory Model GFX942*: the L2 is coherent for its own
+    /// XCD's accesses); other XCDs' L2s keep their dirty lines, as on hardware, where plain
+    /// stores on another XCD are not visible until written back.
+    fn hand_line_to_memory(&mut self, xcd: usize, key: u64, t: u64) {
+        let Some(s) = self.l2.get(xcd).and_then(|c| c.find(key)) else { return };
+        let c = &mut self.l2[xcd];
+        let dirty = c.dirty(s);
+        if dirty == 0 {
+            return;
+        }
+        let e = Evicted { address: c.address_of(s), dirty, data: c.bytes(s).to_vec() };
+        c.clean(s);
+        self.counters.inc(Counter::TccWriteback);
+        self.write_below(e, t);
     }
 
     /// One lane's atomic operation occupies the L2 channel's atomic unit for a cycle.

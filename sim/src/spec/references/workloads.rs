@@ -29,6 +29,9 @@ pub const MODELS: &[Model] = &[
     Model { set: "mp", kernel: "mp_relaxed_agent", run: mp },
     Model { set: "mp", kernel: "mp_relaxed_system", run: mp },
     Model { set: "wave_reduce", kernel: "wave_reduce", run: wave_reduce },
+    Model { set: "spin_wg", kernel: "spin_wg_store", run: spin_wg },
+    Model { set: "spin_wg", kernel: "spin_wg_rmw", run: spin_wg },
+    Model { set: "spin_wg", kernel: "spin_wg_init_rmw", run: spin_wg },
 ];
 
 /// Indices `i < min(n, grid.x)`: the work-items of a 1-D "if (i < n)" kernel.
@@ -334,6 +337,50 @@ fn wave_reduce(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
     }
     m.set(sums, &sv)?;
     m.set(masks, &mv)
+}
+
+/// spin_wg_<kind>(flag, out, max_spins, delay), G groups of B ≥ 2 waves: the last wave
+/// publishes flag[g]; wave 0's lanes poll it. Final flag[g] = 1 (store, init_rmw) or 3 (rmw);
+/// out[g·B + t] ≥ 1 (the polls it took; a timeout would be -1) for t < warpSize, untouched
+/// elsewhere. How many polls it takes depends on the schedule, so only "seen" is checked.
+fn spin_wg(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+    let (flag, out) = (d.buffer(0)?, d.buffer(1)?);
+    d.require_1d()?;
+    let (b, w) = (d.block[0] as u64, d.wave_size as u64);
+    d.require(b > w && d.grid[0] as u64 % b == 0, "spin_wg kernels need full work-groups of at least two waves")?;
+    let groups = d.groups()[0] as u64;
+    let published = if d.kernel == "spin_wg_rmw" { 3 } else { 1 };
+    let mut fv = m.get::<i32>(flag)?;
+    for g in 0..groups {
+        *slot(&mut fv, g, flag)? = published;
+    }
+    m.set(flag, &fv)?;
+    let before = m.get::<i32>(out)?;
+    (before.len() as u64 >= groups * b).then_some(()).ok_or_else(|| format!("`{out}` holds fewer than {} i32", groups * b))?;
+    m.predicate(
+        out,
+        Ty::I32,
+        Box::new(move |bytes| {
+            let v: Vec<i32> = bytes.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+            let (mut seen, mut timeouts, mut wrong) = (0u64, 0u64, Vec::new());
+            for (i, (&got, &was)) in v.iter().zip(&before).enumerate().take((groups * b) as usize) {
+                let poller = (i as u64 % b) < w;
+                match got {
+                    x if poller && x >= 1 => seen += 1,
+                    -1 if poller => timeouts += 1,
+                    x if !poller && x == was => {}
+                    x => wrong.push(format!("[{i}] = {x}")),
+                }
+            }
+            let detail = format!("{seen} polling lanes saw the publication, {timeouts} timed out ({groups} groups × {w} lanes)");
+            match (timeouts, wrong.first()) {
+                (0, None) => Ok(detail),
+                (_, Some(first)) => Err(format!("{detail}; unexpected value {first}")),
+                _ => Err(detail),
+            }
+        }),
+    );
+    Ok(())
 }
 
 #[cfg(test)]
