@@ -80,6 +80,12 @@ gfx1100-w64-wgp:gfx1100:-mwavefrontsize64
 gfx1100-w64-cu:gfx1100:-mwavefrontsize64,-mcumode
 gfx1201:gfx1201:
 "
+# name : processor : flags, for the tgsplit builds of TGSPLIT_SOURCES only
+TGSPLIT_CONFIGS="
+gfx90a-tgsplit:gfx90a:-mtgsplit
+gfx942-tgsplit:gfx942:-mtgsplit
+"
+TGSPLIT_SOURCES="scopes/scopes.hip src/litmus_mp.hip src/mp.hip src/spin_wg.hip"
 BUNDLE_ARCHS="--offload-arch=gfx90a --offload-arch=gfx942 --offload-arch=gfx1100"
 BUNDLE_SOURCES="vadd lds"
 
@@ -101,11 +107,12 @@ listings() {
   (cd "$1" && "$READELF" --notes "$4") > "$2/$3.notes.txt"
 }
 
-for c in $CONFIGS; do
-  name=${c%%:*}; rest=${c#*:}; cpu=${rest%%:*}; extra=$(echo "${rest#*:}" | tr ',' ' ')
+# build_config <name> <cpu> <extra flags, comma separated> <sources>: objects and listings.
+build_config() {
+  name=$1; cpu=$2; extra=$(echo "$3" | tr ',' ' ')
   bdir="$OUT/bin/$name"; gdir="$OUT/golden/$name"
   mkdir -p "$bdir" "$gdir"
-  for path in $SOURCES; do
+  for path in $4; do
     dir=${path%/*}; f=${path##*/}
     stem=${f%.*}
     cd "$HERE/$dir"
@@ -125,6 +132,18 @@ for c in $CONFIGS; do
     listings "$bdir" "$gdir" "$stem" "$stem.co"
   done
   echo "built $name"
+}
+
+for c in $CONFIGS; do
+  name=${c%%:*}; rest=${c#*:}
+  build_config "$name" "${rest%%:*}" "${rest#*:}" "$SOURCES"
+done
+
+# tgsplit builds (gfx90a, gfx942: a work-group's waves may run on different CUs, so
+# work-group scope needs the L1 treatment) of the kernels that show what scope costs.
+for c in $TGSPLIT_CONFIGS; do
+  name=${c%%:*}; rest=${c#*:}
+  build_config "$name" "${rest%%:*}" "${rest#*:}" "$TGSPLIT_SOURCES"
 done
 
 # Offload bundles (what hipcc --genco / a .hip_fatbin section holds).

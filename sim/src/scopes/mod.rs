@@ -91,24 +91,27 @@ pub struct Op {
     pub source: &'static str,
     /// Whether the operation takes a scope (`__syncthreads` has none: work-group).
     pub scoped: bool,
+    /// Whether it works on LDS (not measured in tgsplit mode, which allocates no LDS).
+    pub lds: bool,
 }
 
 pub const OPS: &[Op] = &[
-    Op { name: "fence_acq", source: "__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, scope)", scoped: true },
-    Op { name: "fence_rel", source: "__builtin_amdgcn_fence(__ATOMIC_RELEASE, scope)", scoped: true },
-    Op { name: "fence_acq_rel", source: "__builtin_amdgcn_fence(__ATOMIC_ACQ_REL, scope)", scoped: true },
+    Op { name: "fence_acq", source: "__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, scope)", scoped: true, lds: false },
+    Op { name: "fence_rel", source: "__builtin_amdgcn_fence(__ATOMIC_RELEASE, scope)", scoped: true, lds: false },
+    Op { name: "fence_acq_rel", source: "__builtin_amdgcn_fence(__ATOMIC_ACQ_REL, scope)", scoped: true, lds: false },
     Op {
         name: "fence_seq_cst",
         source: "__builtin_amdgcn_fence(__ATOMIC_SEQ_CST, scope) (= __threadfence_block / __threadfence / __threadfence_system)",
         scoped: true,
+        lds: false,
     },
-    Op { name: "load_acq", source: "__hip_atomic_load(p, __ATOMIC_ACQUIRE, scope)", scoped: true },
-    Op { name: "store_rel", source: "__hip_atomic_store(p, 1, __ATOMIC_RELEASE, scope)", scoped: true },
-    Op { name: "rmw_acq_rel", source: "__hip_atomic_fetch_add(p, 1, __ATOMIC_ACQ_REL, scope), result used", scoped: true },
-    Op { name: "add_noret", source: "__hip_atomic_fetch_add(p, 1, __ATOMIC_RELAXED, scope), result unused", scoped: true },
-    Op { name: "add_ret", source: "__hip_atomic_fetch_add(p, 1, __ATOMIC_RELAXED, scope), result used", scoped: true },
-    Op { name: "lds_add", source: "__hip_atomic_fetch_add(&lds, 1, __ATOMIC_ACQ_REL, scope) on LDS, result used", scoped: true },
-    Op { name: "syncthreads", source: "__syncthreads()", scoped: false },
+    Op { name: "load_acq", source: "__hip_atomic_load(p, __ATOMIC_ACQUIRE, scope)", scoped: true, lds: false },
+    Op { name: "store_rel", source: "__hip_atomic_store(p, 1, __ATOMIC_RELEASE, scope)", scoped: true, lds: false },
+    Op { name: "rmw_acq_rel", source: "__hip_atomic_fetch_add(p, 1, __ATOMIC_ACQ_REL, scope), result used", scoped: true, lds: false },
+    Op { name: "add_noret", source: "__hip_atomic_fetch_add(p, 1, __ATOMIC_RELAXED, scope), result unused", scoped: true, lds: false },
+    Op { name: "add_ret", source: "__hip_atomic_fetch_add(p, 1, __ATOMIC_RELAXED, scope), result used", scoped: true, lds: false },
+    Op { name: "lds_add", source: "__hip_atomic_fetch_add(&lds, 1, __ATOMIC_ACQ_REL, scope) on LDS, result used", scoped: true, lds: true },
+    Op { name: "syncthreads", source: "__syncthreads()", scoped: false, lds: false },
 ];
 
 /// The scopes `op` is measured at.
@@ -126,17 +129,39 @@ pub const PING_PONG_SCOPES: [Scope; 3] = [Scope::Workgroup, Scope::Agent, Scope:
 /// Round trips each ping-pong dispatch makes.
 pub const PING_PONG_ROUNDS: u32 = 8;
 
-/// A GPU and the CU/WGP mode of the code object run on it.
+/// A GPU and the CU/WGP mode of the code object run on it; on GFX90A and GFX942 also whether
+/// the code was built in tgsplit mode (`-mtgsplit`: a work-group's waves may run on different
+/// CUs, so work-group scope needs the L1 treatment).
 #[derive(Debug, Clone)]
 pub struct Target {
     pub gpu: GpuConfig,
     pub mode: Mode,
+    pub tgsplit: bool,
 }
 
 impl Target {
     /// `workloads/bin/<dir>` holding this target's build.
     pub fn object_dir(&self) -> String {
-        crate::spec::object_dir(self.gpu.processor, self.wave(), self.mode)
+        let dir = crate::spec::object_dir(self.gpu.processor, self.wave(), self.mode);
+        if self.tgsplit {
+            format!("{dir}-tgsplit")
+        } else {
+            dir
+        }
+    }
+
+    /// The mode as rows and reports name it: `CU`, `WGP` or `tgsplit`.
+    pub fn mode_name(&self) -> String {
+        if self.tgsplit {
+            "tgsplit".into()
+        } else {
+            self.mode.to_string()
+        }
+    }
+
+    /// Whether the processor has a tgsplit mode (GFX90A, GFX942).
+    pub fn has_tgsplit(gpu: &GpuConfig) -> bool {
+        matches!(gpu.processor.family(), hipscope_isa::Family::Gfx90a | hipscope_isa::Family::Gfx940)
     }
 
     /// Lanes per wave of the suite's build: HIP compiles RDNA kernels for wave32 by default;
@@ -152,6 +177,9 @@ impl Target {
     /// Whether a code object for this mode is built (RDNA has CU and WGP builds except
     /// gfx1201, which is built in its default WGP mode only; GCN/CDNA have no modes).
     pub fn available(&self) -> bool {
+        if self.tgsplit {
+            return self.mode == Mode::CU && Target::has_tgsplit(&self.gpu);
+        }
         let rdna = self.gpu.processor.family().is_rdna();
         if !rdna {
             return self.mode == Mode::CU;
@@ -160,15 +188,24 @@ impl Target {
     }
 }
 
-/// The default suite: MI300X, MI210, RX 7900 XTX in WGP and CU mode, RX 6900 XT and R9 Nano.
-pub const DEFAULT_TARGETS: [(&str, Mode); 6] =
-    [("mi300x", Mode::CU), ("mi210", Mode::CU), ("rx7900xtx", Mode::WGP), ("rx7900xtx", Mode::CU), ("rx6900xt", Mode::WGP), ("r9nano", Mode::CU)];
+/// The default suite: MI300X and MI210 (each also in tgsplit mode), RX 7900 XTX in WGP and CU
+/// mode, RX 6900 XT and R9 Nano. (GPU, mode, tgsplit).
+pub const DEFAULT_TARGETS: [(&str, Mode, bool); 8] = [
+    ("mi300x", Mode::CU, false),
+    ("mi300x", Mode::CU, true),
+    ("mi210", Mode::CU, false),
+    ("mi210", Mode::CU, true),
+    ("rx7900xtx", Mode::WGP, false),
+    ("rx7900xtx", Mode::CU, false),
+    ("rx6900xt", Mode::WGP, false),
+    ("r9nano", Mode::CU, false),
+];
 
 /// One measured case.
 #[derive(Debug, Clone, Serialize)]
 pub struct Row {
     pub gpu: String,
-    /// `CU` or `WGP`.
+    /// `CU`, `WGP` or `tgsplit`.
     pub mode: String,
     /// An [`Op`] name, or `ping_pong`.
     pub op: String,

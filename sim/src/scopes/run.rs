@@ -42,7 +42,8 @@ enum Case {
 /// Every case for `t`, in report order.
 fn cases(t: &Target) -> Vec<Case> {
     let mut v: Vec<Case> = Contention::ALL.iter().map(|&c| Case::Baseline { contention: c }).collect();
-    for op in OPS {
+    // tgsplit mode allocates no LDS (AMDGPUUsage, *Memory Model GFX90A*).
+    for op in OPS.iter().filter(|o| !(t.tgsplit && o.lds)) {
         for &scope in super::scopes_of(op) {
             for &contention in &Contention::ALL {
                 for &footprint in &FOOTPRINTS {
@@ -117,8 +118,8 @@ fn spread(v: &mut [u64]) -> Option<(u64, u64, u64)> {
 pub fn run_target(t: &Target, workloads: &Path, progress: &dyn Progress) -> Result<Vec<Row>, String> {
     let wave = t.wave();
     let cases = cases(t);
-    let path = workloads.join(format!("scopes-{}-{}.ron", t.gpu.name, t.mode.to_string().to_lowercase()));
-    let label = format!("{} ({} mode)", t.gpu.name, t.mode);
+    let path = workloads.join(format!("scopes-{}-{}.ron", t.gpu.name, t.mode_name().to_lowercase()));
+    let label = format!("{} ({} mode)", t.gpu.name, t.mode_name());
     let parsed = spec::parse(&spec_text(t, &cases, wave), &path).map_err(|e| format!("{label}: {e}"))?;
     let opts = RunOptions { gpu: Some(t.gpu.name.clone()), code_object: Some(t.object_dir()), seed: 0, timing: true, ..RunOptions::default() };
     let mut s = Session::new(&parsed, &path, &opts).map_err(|e| format!("{label}: {e}"))?;
@@ -139,7 +140,7 @@ pub fn run_target(t: &Target, workloads: &Path, progress: &dyn Progress) -> Resu
         };
         let base = |op: &str, scope, footprint, contention: &str| Row {
             gpu: t.gpu.name.clone(),
-            mode: t.mode.to_string(),
+            mode: t.mode_name(),
             op: op.to_string(),
             scope,
             footprint_bytes: footprint,

@@ -9,7 +9,7 @@
 use super::class::{classify, Class, Maintenance};
 use super::jitter::LaunchJitter;
 use super::lds_banks;
-use super::placement::{Needs, Placement};
+use super::placement::{Needs, Placed, Placement};
 use super::port::Port;
 use super::trace::{Access, Lane, Layout, MemUnit, Trace};
 use super::waitcnt::{Outstanding, Queue};
@@ -78,8 +78,8 @@ struct TWave {
 struct TGroup {
     waves: Vec<usize>,
     lds: Vec<u8>,
-    cu: usize,
-    simds: Vec<u32>,
+    /// Where its waves run.
+    placed: Placed,
     live: u32,
     arrived: u32,
     barrier_at: u64,
@@ -113,6 +113,8 @@ struct Sim<'a, 'm> {
     /// CUs per placement unit: 2 in WGP mode (a work-group's waves may run on either CU of
     /// its WGP, each CU with its own L0 and SIMDs, the LDS shared), 1 otherwise.
     cus_per_unit: usize,
+    /// tgsplit mode (GFX90A/GFX942): a work-group's waves spread over several CUs.
+    split: bool,
     /// Per shader engine: its first wave's launch and last wave's end (`SQ_BUSY_CYCLES`).
     engine_span: Vec<(u64, u64)>,
     next_wave_index: u32,
@@ -161,6 +163,10 @@ pub fn run(
     // RDNA WGP mode (the kernel descriptor's WGP_MODE bit): work-groups are placed on
     // workgroup processors of two CUs (AMD RDNA ISA guides, "WGP mode").
     let cus_per_unit = if k.descriptor.compute_pgm_rsrc1.wgp_mode == Some(true) { 2 } else { 1 };
+    // tgsplit mode (the descriptor's COMPUTE_PGM_RSRC3.TG_SPLIT bit): one work-group's waves
+    // may run on different CUs, and no LDS is allocated for it (AMDGPUUsage, *Memory Model
+    // GFX90A*, *GFX942*).
+    let split = k.descriptor.compute_pgm_rsrc3.tg_split() == Some(true);
     let before = ms.counters.clone();
     ms.set_seed(opts.seed);
     ms.begin_kernel();
@@ -177,6 +183,7 @@ pub fn run(
         setup: WaveSetup { kernel: k, geo: &d.geo, rt: &d.rt, kernarg: &d.kernarg, scratch_base: d.scratch_base, scratch_per_lane: d.scratch_per_lane },
         place: Placement::new(t, cus, cus_per_unit as u32),
         cus_per_unit,
+        split,
         needs,
         waves: Vec::new(),
         free_waves: Vec::new(),
@@ -239,8 +246,8 @@ impl Sim<'_, '_> {
                 if self.next_group[x] >= self.d.geo.group_count() {
                     continue;
                 }
-                let Some((cu, simds)) = self.place.place_in_xcd(x, &self.needs) else { continue };
-                self.start_group(cu, simds, at);
+                let Some(p) = self.place_in(x) else { continue };
+                self.start_group(p, at);
                 placed = true;
             }
             if !placed {
@@ -249,12 +256,23 @@ impl Sim<'_, '_> {
         }
     }
 
-    /// Admit work-groups of `cu`'s XCD onto `cu` (one of its groups ended at `at`).
+    /// A place for the next work-group of XCD `x`, if one is free.
+    fn place_in(&mut self, x: usize) -> Option<Placed> {
+        if self.split {
+            self.place.place_split_in_xcd(x, &self.needs)
+        } else {
+            self.place.place_in_xcd(x, &self.needs)
+        }
+    }
+
+    /// Admit work-groups of `cu`'s XCD onto `cu` (one of its groups ended at `at`); a
+    /// tgsplit work-group goes wherever in the XCD its waves fit.
     fn admit_on(&mut self, cu: usize, at: u64) {
         let x = self.place.xcd_of(cu);
         while self.next_group.get(x).is_some_and(|&g| g < self.d.geo.group_count()) {
-            let Some(simds) = self.place.place_on(cu, &self.needs) else { break };
-            self.start_group(cu, simds, at);
+            let p = if self.split { self.place.place_split_in_xcd(x, &self.needs) } else { self.place.place_on(cu, &self.needs) };
+            let Some(p) = p else { break };
+            self.start_group(p, at);
         }
     }
 
@@ -264,8 +282,9 @@ impl Sim<'_, '_> {
         (unit * self.cus_per_unit + simd / per_cu, simd % per_cu)
     }
 
-    /// Start the next work-group of `unit`'s XCD there.
-    fn start_group(&mut self, unit: usize, simds: Vec<u32>, at: u64) {
+    /// Start the next work-group of the XCD of `placed`'s units there.
+    fn start_group(&mut self, placed: Placed, at: u64) {
+        let unit = placed.waves.first().map_or(0, |w| w.0);
         let x = self.place.xcd_of(unit);
         let group = self.next_group[x];
         self.next_group[x] += self.next_group.len() as u64;
@@ -294,7 +313,8 @@ impl Sim<'_, '_> {
         for (i, w) in waves.into_iter().enumerate() {
             let idx = self.d.kernel.index_of(w.pc).unwrap_or(0);
             let prio = if self.opts.seed == 0 { 0 } else { self.rng.random::<u32>() };
-            let (cu, simd) = self.physical(unit, simds.get(i).copied().unwrap_or(0) as usize);
+            let (u, s) = placed.waves.get(i).copied().unwrap_or((unit, 0));
+            let (cu, simd) = self.physical(u, s as usize);
             let lane = self.trace.as_deref_mut().map_or(Lane::default(), |tr| tr.wave_started(cu, simd, at));
             let tw = TWave { w, group: gid, cu, simd, idx, next: at, prio, start: at, out: Outstanding::default(), sleep_until: 0, lane };
             let id = match self.free_waves.pop() {
@@ -311,7 +331,7 @@ impl Sim<'_, '_> {
             ids.push(id);
         }
         let live = ids.len() as u32;
-        self.groups[gid] = Some(TGroup { waves: ids, lds: vec![0; self.d.lds_bytes as usize], cu: unit, simds, live, arrived: 0, barrier_at: 0, slot });
+        self.groups[gid] = Some(TGroup { waves: ids, lds: vec![0; self.d.lds_bytes as usize], placed, live, arrived: 0, barrier_at: 0, slot });
     }
 
     fn main_loop(&mut self, env: &mut Env, mem: &mut Memory) -> Result<(), KernelFault> {
@@ -611,9 +631,15 @@ impl Sim<'_, '_> {
             return;
         }
         if let Some(g) = self.groups[gid].take() {
-            self.place.release(g.cu, &g.simds, &self.needs);
+            if self.split {
+                self.place.release_split(&g.placed, &self.needs);
+            } else {
+                self.place.release(&g.placed, &self.needs);
+            }
             self.free_slots.push(g.slot);
-            self.admit_on(g.cu, end);
+            for unit in g.placed.units() {
+                self.admit_on(unit, end);
+            }
         }
     }
 }

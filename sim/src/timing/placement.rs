@@ -73,17 +73,45 @@ impl Placement {
 
     /// Place on a CU of XCD `xcd`: its CUs are visited in dispatch order, each XCD with its own
     /// cursor, so every XCD cycles through all its CUs before reusing one.
-    pub fn place_in_xcd(&mut self, xcd: usize, n: &Needs) -> Option<(usize, Vec<u32>)> {
+    pub fn place_in_xcd(&mut self, xcd: usize, n: &Needs) -> Option<Placed> {
         let len = self.xcd_order.get(xcd)?.len();
         for k in 0..len {
             let at = (self.xcd_cursor[xcd] + k) % len;
             let cu = self.xcd_order[xcd][at];
-            if let Some(simds) = self.try_cu(cu, n) {
+            if let Some(p) = self.try_cu(cu, n) {
                 self.xcd_cursor[xcd] = (at + 1) % len;
-                return Some((cu, simds));
+                return Some(p);
             }
         }
         None
+    }
+
+    /// Place a work-group of a kernel built in tgsplit mode (GFX90A/GFX942,
+    /// `COMPUTE_PGM_RSRC3.TG_SPLIT`): its waves may run on different CUs (LLVM AMDGPUUsage,
+    /// *Memory Model GFX90A*: "the waves of a work-group can be executing on different CUs"),
+    /// and no LDS is allocated for it. How the hardware spreads them is not documented; we
+    /// assume the widest spread, consecutive waves on consecutive CUs of the XCD in dispatch
+    /// order, so that a work-group of more than one wave always spans CUs (and L1s). Each CU a
+    /// work-group occupies uses one of its work-group slots. All or nothing.
+    pub fn place_split_in_xcd(&mut self, xcd: usize, n: &Needs) -> Option<Placed> {
+        let len = self.xcd_order.get(xcd)?.len();
+        let mut placed = Placed { waves: Vec::with_capacity(n.waves as usize) };
+        let mut pos = self.xcd_cursor[xcd];
+        for _ in 0..n.waves {
+            let found = (0..len).map(|k| (pos + k) % len).find_map(|at| {
+                let cu = self.xcd_order[xcd][at];
+                let first_here = !placed.waves.iter().any(|&(c, _)| c == cu);
+                self.take_wave(cu, n.vgprs, first_here).map(|simd| (at, cu, simd))
+            });
+            let Some((at, cu, simd)) = found else {
+                self.release_split(&placed, n);
+                return None;
+            };
+            placed.waves.push((cu, simd));
+            pos = (at + 1) % len;
+        }
+        self.xcd_cursor[xcd] = pos;
+        Some(placed)
     }
 
     /// The shader engine of `cu` (CUs are numbered engine by engine, as `dispatch_order` lays
@@ -98,11 +126,11 @@ impl Placement {
     }
 
     /// Place on `cu` only (after one of its work-groups ended).
-    pub fn place_on(&mut self, cu: usize, n: &Needs) -> Option<Vec<u32>> {
+    pub fn place_on(&mut self, cu: usize, n: &Needs) -> Option<Placed> {
         self.try_cu(cu, n)
     }
 
-    fn try_cu(&mut self, cu: usize, n: &Needs) -> Option<Vec<u32>> {
+    fn try_cu(&mut self, cu: usize, n: &Needs) -> Option<Placed> {
         let (simds, max_waves, vpr) = (self.simds, self.max_waves, self.vgprs_per_simd);
         let c = &mut self.cus[cu];
         if c.groups >= self.max_groups || c.lds + n.lds_bytes > self.lds_bytes {
@@ -111,13 +139,13 @@ impl Placement {
         // Waves go to SIMDs round-robin, each to the next SIMD with a free slot and VGPRs.
         let mut waves = c.waves.clone();
         let mut vgprs = c.vgprs.clone();
-        let mut out = Vec::with_capacity(n.waves as usize);
+        let mut out = Placed { waves: Vec::with_capacity(n.waves as usize) };
         let mut s = c.next_simd;
         for _ in 0..n.waves {
             let pick = (0..simds).map(|k| (s + k) % simds).find(|&x| waves[x as usize] < max_waves && vgprs[x as usize] + n.vgprs <= vpr)?;
             waves[pick as usize] += 1;
             vgprs[pick as usize] += n.vgprs;
-            out.push(pick);
+            out.waves.push((cu, pick));
             s = (pick + 1) % simds;
         }
         c.waves = waves;
@@ -128,15 +156,67 @@ impl Placement {
         Some(out)
     }
 
-    /// A work-group placed by `place` ended.
-    pub fn release(&mut self, cu: usize, simds: &[u32], n: &Needs) {
+    /// One wave of `vgprs` on `cu` (and, for the work-group's first wave there, one of its
+    /// work-group slots): the SIMD it goes to.
+    fn take_wave(&mut self, cu: usize, vgprs: u32, first_here: bool) -> Option<u32> {
+        let (simds, max_waves, vpr, max_groups) = (self.simds, self.max_waves, self.vgprs_per_simd, self.max_groups);
         let c = &mut self.cus[cu];
-        for &s in simds {
+        if first_here && c.groups >= max_groups {
+            return None;
+        }
+        let s = c.next_simd;
+        let pick = (0..simds).map(|k| (s + k) % simds).find(|&x| c.waves[x as usize] < max_waves && c.vgprs[x as usize] + vgprs <= vpr)?;
+        c.waves[pick as usize] += 1;
+        c.vgprs[pick as usize] += vgprs;
+        c.next_simd = (pick + 1) % simds;
+        c.groups += u32::from(first_here);
+        Some(pick)
+    }
+
+    /// A work-group placed by [`Placement::place_in_xcd`] or [`Placement::place_on`] ended.
+    pub fn release(&mut self, p: &Placed, n: &Needs) {
+        for &(cu, s) in &p.waves {
+            let c = &mut self.cus[cu];
             c.waves[s as usize] -= 1;
             c.vgprs[s as usize] -= n.vgprs;
         }
-        c.lds -= n.lds_bytes;
-        c.groups -= 1;
+        if let Some(&(cu, _)) = p.waves.first() {
+            let c = &mut self.cus[cu];
+            c.lds -= n.lds_bytes;
+            c.groups -= 1;
+        }
+    }
+
+    /// A work-group placed by [`Placement::place_split_in_xcd`] ended (or did not fit).
+    pub fn release_split(&mut self, p: &Placed, n: &Needs) {
+        for (i, &(cu, s)) in p.waves.iter().enumerate() {
+            let c = &mut self.cus[cu];
+            c.waves[s as usize] -= 1;
+            c.vgprs[s as usize] -= n.vgprs;
+            if !p.waves[..i].iter().any(|&(x, _)| x == cu) {
+                c.groups -= 1;
+            }
+        }
+    }
+}
+
+/// Where a work-group runs: per wave, in wave order, its placement unit (a CU, or a WGP in
+/// RDNA's WGP mode) and the SIMD of that unit.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Placed {
+    pub waves: Vec<(usize, u32)>,
+}
+
+impl Placed {
+    /// The units it occupies, each once, in wave order.
+    pub fn units(&self) -> Vec<usize> {
+        let mut u: Vec<usize> = Vec::with_capacity(1);
+        for &(cu, _) in &self.waves {
+            if !u.contains(&cu) {
+                u.push(cu);
+            }
+        }
+        u
     }
 }
 
@@ -204,7 +284,7 @@ mod tests {
             assert!(p.place_in_xcd(0, &n).is_some());
         }
         assert!(p.place_in_xcd(0, &n).is_none(), "VGPRs exhausted");
-        p.release(0, &[0, 1, 2, 3], &n);
+        p.release(&Placed { waves: (0..4).map(|s| (0, s)).collect() }, &n);
         assert!(p.place_in_xcd(0, &n).is_some());
         let mut p = Placement::new(&t, 1, 1);
         let big = Needs { waves: 1, vgprs: 8, lds_bytes: 40000 };
@@ -217,5 +297,26 @@ mod tests {
         }
         assert!(p.place_in_xcd(0, &tiny).is_none(), "16 work-groups per CU");
         assert!(!p.fits_at_all(&Needs { waves: 40, vgprs: 8, lds_bytes: 0 }));
+    }
+
+    #[test]
+    fn tgsplit_work_groups_span_cus_and_give_their_slots_back() {
+        let t = crate::gpus::builtin("mi210").unwrap().timing.unwrap();
+        let mut p = Placement::new(&t, 8, 1);
+        let n = Needs { waves: 4, vgprs: 64, lds_bytes: 0 };
+        let a = p.place_split_in_xcd(0, &n).unwrap();
+        assert_eq!(a.units().len(), 4, "four waves on four CUs: {a:?}");
+        let b = p.place_split_in_xcd(0, &n).unwrap();
+        assert!(b.units().iter().all(|u| !a.units().contains(u)), "the next group starts on the next CUs: {a:?} {b:?}");
+        p.release_split(&a, &n);
+        p.release_split(&b, &n);
+        // Everything given back: a CU again takes its 16 one-wave groups and no more.
+        let one = Needs { waves: 1, vgprs: 8, lds_bytes: 0 };
+        let mut p1 = Placement::new(&t, 1, 1);
+        for _ in 0..16 {
+            assert!(p1.place_split_in_xcd(0, &one).is_some());
+        }
+        assert!(p1.place_split_in_xcd(0, &one).is_none(), "16 work-groups per CU");
+        assert_eq!(p.cus.iter().map(|c| c.groups + c.waves.iter().sum::<u32>() + c.vgprs.iter().sum::<u32>()).sum::<u32>(), 0);
     }
 }

@@ -17,24 +17,32 @@ use std::process::ExitCode;
 pub enum ModeArg {
     Cu,
     Wgp,
+    /// CU mode with code built by `-mtgsplit` (gfx90a, gfx942): a work-group's waves spread
+    /// over several CUs.
+    Tgsplit,
 }
 
 impl ModeArg {
     fn mode(self) -> Mode {
         match self {
-            ModeArg::Cu => Mode::CU,
+            ModeArg::Cu | ModeArg::Tgsplit => Mode::CU,
             ModeArg::Wgp => Mode::WGP,
         }
+    }
+
+    fn tgsplit(self) -> bool {
+        self == ModeArg::Tgsplit
     }
 }
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// GPUs (built-in names or config files), comma-separated or repeated [default: mi300x,
-    /// mi210, rx7900xtx (WGP and CU mode), rx6900xt, r9nano].
+    /// GPUs (built-in names or config files), comma-separated or repeated [default: mi300x and
+    /// mi210 (each also in tgsplit mode), rx7900xtx (WGP and CU mode), rx6900xt, r9nano].
     #[arg(long, value_name = "NAME", value_delimiter = ',')]
     pub gpu: Vec<String>,
-    /// Only this CU/WGP mode (RDNA; GCN and CDNA GPUs have CU mode only).
+    /// Only this mode: CU or WGP (RDNA; GCN and CDNA GPUs have CU mode only), or tgsplit
+    /// (gfx90a and gfx942 code built with -mtgsplit).
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
     /// Print the rows as JSON (`[{gpu, mode, op, scope, footprint_bytes, contention,
@@ -44,9 +52,10 @@ pub struct Args {
     /// Print the rows as CSV.
     #[arg(long)]
     pub csv: bool,
-    /// Where to write scopes.md and scopes-<gpu>.svg.
-    #[arg(long, value_name = "DIR", default_value = "reports")]
-    pub out: PathBuf,
+    /// Also write the report: DIR/scopes.md and one plot per GPU, DIR/scopes-<gpu>.svg
+    /// (`--out reports` regenerates the repository's report). Without it nothing is written.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     /// The repository's workloads directory [default: ./workloads, else the one of the
     /// repository hipscope was built from].
     #[arg(long, value_name = "DIR")]
@@ -57,21 +66,21 @@ pub struct Args {
 fn targets(args: &Args) -> Result<Vec<Target>, CliError> {
     let mut out = Vec::new();
     if args.gpu.is_empty() {
-        for (name, mode) in scopes::DEFAULT_TARGETS {
+        for (name, mode, tgsplit) in scopes::DEFAULT_TARGETS {
             let gpu = gpus::builtin(name).map_err(|e| CliError::BadInput(e.to_string()))?;
-            out.push(Target { gpu, mode });
+            out.push(Target { gpu, mode, tgsplit });
         }
     } else {
         for name in &args.gpu {
             let gpu = gpus::resolve(name).map_err(|e| CliError::BadInput(format!("--gpu: {e}")))?;
             let modes = if gpu.processor.family().is_rdna() && args.mode.is_none() { vec![gpu.mode] } else { vec![args.mode.map_or(Mode::CU, ModeArg::mode)] };
             for mode in modes {
-                out.push(Target { gpu: gpu.clone(), mode });
+                out.push(Target { gpu: gpu.clone(), mode, tgsplit: args.mode.is_some_and(ModeArg::tgsplit) });
             }
         }
     }
     if let Some(m) = args.mode {
-        out.retain(|t| t.mode == m.mode() || !t.gpu.processor.family().is_rdna() && m == ModeArg::Cu);
+        out.retain(|t| t.tgsplit == m.tgsplit() && (t.mode == m.mode() || !t.gpu.processor.family().is_rdna() && m == ModeArg::Cu));
     }
     if let Some(t) = out.iter().find(|t| !t.available()) {
         return Err(CliError::BadInput(format!("{}: no {} mode build of the scope suite for {}", t.gpu.name, t.mode, t.gpu.processor.name())));
@@ -110,13 +119,23 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
         output::text(&rows)
     };
     print!("{text}");
-    std::fs::create_dir_all(&args.out).map_err(|e| CliError::BadInput(format!("{}: {e}", args.out.display())))?;
-    let md = args.out.join("scopes.md");
-    std::fs::write(&md, output::markdown(&rows)).map_err(|e| CliError::BadInput(format!("{}: {e}", md.display())))?;
-    for gpu in output::gpus(&rows) {
-        let svg = args.out.join(format!("scopes-{gpu}.svg"));
-        plot::write_svg(&svg, &gpu, &rows).map_err(CliError::BadInput)?;
+    if let Some(out) = &args.out {
+        write_report(out, &rows)?;
     }
-    eprintln!("wrote {}", md.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// `DIR/scopes.md` and `DIR/scopes-<gpu>.svg`; says on stderr what it wrote.
+fn write_report(out: &std::path::Path, rows: &[Row]) -> Result<(), CliError> {
+    std::fs::create_dir_all(out).map_err(|e| CliError::BadInput(format!("{}: {e}", out.display())))?;
+    let md = out.join("scopes.md");
+    std::fs::write(&md, output::markdown(rows)).map_err(|e| CliError::BadInput(format!("{}: {e}", md.display())))?;
+    let mut written = vec![md.display().to_string()];
+    for gpu in output::gpus(rows) {
+        let svg = out.join(format!("scopes-{gpu}.svg"));
+        plot::write_svg(&svg, &gpu, rows).map_err(CliError::BadInput)?;
+        written.push(svg.display().to_string());
+    }
+    eprintln!("wrote {}", written.join(", "));
+    Ok(())
 }
