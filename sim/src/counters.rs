@@ -134,6 +134,10 @@ counters! {
     /// (the seed's system-scope atomicity conditions: `hostNativeAtomicSupported` for pinned
     /// host memory, `concurrentManagedAccess` for managed memory). Counted per wave access.
     SystemAtomicsNotAtomic => "HS_SYSTEM_ATOMICS_NOT_ATOMIC",
+    /// Lane accesses to LDS outside the work-group's allocation (GFX8: also past M0[16:0]):
+    /// the hardware returns 0 for such reads and drops such writes, and so does hipscope. A
+    /// warning sign, not a fault. An atomic's read and write count once each.
+    LdsOutOfRange => "HS_LDS_OUT_OF_RANGE",
 }
 
 /// A set of counter values.

@@ -54,6 +54,9 @@ pub struct DispatchStats {
     pub groups: u64,
     /// Executed instructions per opcode (index = `Opcode as usize`).
     pub opcode_counts: Vec<u64>,
+    /// Lane accesses to LDS out of range (reads returned 0, writes dropped), over the waves
+    /// that ended.
+    pub lds_out_of_range: u64,
     /// Timing mode: the dispatch's duration in shader cycles, and its counters.
     pub cycles: Option<u64>,
     pub counters: Option<crate::counters::Counters>,
@@ -134,8 +137,12 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions) 
         let quantum = rng.random_range(1..=opts.quantum.max(1));
         let (slot, wi) = res.ready[pick];
         let Some(group) = res.slots[slot as usize].as_mut() else { unreachable!("ready wave of an empty slot") };
-        run_wave(d, &mut group.waves[wi as usize], &mut group.lds, env, mem, quantum, opts, &mut stats)?;
-        if group.waves[wi as usize].status != WaveStatus::Ready {
+        let w = &mut group.waves[wi as usize];
+        run_wave(d, w, &mut group.lds, env, mem, quantum, opts, &mut stats)?;
+        if w.status == WaveStatus::Done {
+            stats.lds_out_of_range += w.lds_out_of_range.get();
+        }
+        if w.status != WaveStatus::Ready {
             res.ready.swap_remove(pick);
             res.settle(slot);
         }

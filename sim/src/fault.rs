@@ -22,8 +22,6 @@ impl fmt::Display for WaveId {
 pub enum FaultKind {
     #[error("memory violation: lane {lane} accessed {size} byte(s) at {address:#x}, outside every allocation")]
     MemoryViolation { lane: u32, address: u64, size: u32 },
-    #[error("LDS access out of range: lane {lane}, offset {offset:#x} ({size} bytes, LDS is {lds_bytes} bytes)")]
-    LdsViolation { lane: u32, offset: u64, size: u32, lds_bytes: u32 },
     #[error("unsupported instruction `{text}`")]
     Unsupported { text: String },
     #[error("invalid instruction encoding {word:#010x}")]

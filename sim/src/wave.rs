@@ -87,6 +87,9 @@ pub struct Wave {
     pub instructions: u64,
     /// Index of this wave's work-group among the resident ones (LDS, barrier).
     pub group_slot: usize,
+    /// Lane accesses to LDS that were out of range (reads returned 0, writes dropped; an
+    /// atomic's read and write count once each). A cell: the read paths see the wave shared.
+    pub lds_out_of_range: std::cell::Cell<u64>,
 }
 
 impl Wave {
@@ -113,6 +116,7 @@ impl Wave {
             status: WaveStatus::Ready,
             instructions: 0,
             group_slot: 0,
+            lds_out_of_range: std::cell::Cell::new(0),
         }
     }
 

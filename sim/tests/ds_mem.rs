@@ -697,15 +697,38 @@ fn two_address_forms_and_stride64() {
     check_two_address(Processor::Gfx1201, false, &rdna);
 }
 
+/// Out of range, hardware does not fault: the lane reads 0 and its write is dropped (ISA
+/// guides, LDS chapters); the other lanes are served, and the lane access is counted.
 #[test]
-fn lds_overrun_faults_with_lane_and_offset() {
-    for (p, w64, enc) in [(Processor::Gfx90a, true, GCN_LOADS[4].0), (Processor::Gfx1100, false, RDNA_LOADS[4].0), (Processor::Gfx1201, false, RDNA_LOADS[7].0)]
-    {
+fn lds_overrun_reads_zero_drops_writes_and_counts() {
+    let cases = [
+        (Processor::Gfx90a, true, GCN_LOADS[4].0, 1, &[0x00, 0x00, 0x1a, 0xd8, 0x02, 0x08, 0x00, 0x00][..]), // ds_write_b32 v2, v8
+        (Processor::Gfx1100, false, RDNA_LOADS[4].0, 1, &[0x00, 0x00, 0x34, 0xd8, 0x02, 0x08, 0x00, 0x00][..]), // ds_store_b32 v2, v8
+        (Processor::Gfx1201, false, RDNA_LOADS[7].0, 4, &[0x00, 0x00, 0x34, 0xd8, 0x02, 0x08, 0x00, 0x00][..]), // ds_store_b32 v2, v8
+    ];
+    for (p, w64, load, dwords, store) in cases {
         let mut r = rig(p, w64);
-        r.lds = vec![0; 1024];
+        r.lds = pattern(1024);
+        let lds0 = r.lds.clone();
         r.set_v(2, |l| if l == 7 { 1019 } else { 4 * l as u32 });
-        let (lane, off) = expect_lds_fault(&mut r, enc);
-        assert_eq!((lane, off), (7, 1022), "{p:?}");
+        for k in 0..dwords {
+            r.set_v(4 + k, |_| 0xdead_beef);
+        }
+        r.run(load);
+        for lane in 0..lanes(&r) {
+            for k in 0..dwords {
+                let want = if lane == 7 { 0 } else { le32(&lds0, 4 * lane + 3 + 4 * k) };
+                assert_eq!(v(&r, 4 + k, lane), want, "{p:?} lane {lane} dword {k}");
+            }
+        }
+        assert_eq!(r.wave.lds_out_of_range.get(), 1, "{p:?}: one lane access out of range");
+        // A store: lane 7's bytes at 1022..1026 would straddle the end and are dropped.
+        r.set_v(2, |l| if l == 7 { 1022 } else { 4 * l as u32 });
+        r.set_v(8, |l| 0x7700 + l as u32);
+        r.run(store);
+        assert_eq!(&r.lds[1016..1024], &lds0[1016..1024], "{p:?}: nothing written at 1022");
+        assert_eq!(le32(&r.lds, 24), 0x7706, "{p:?}: in-range lanes write");
+        assert_eq!(r.wave.lds_out_of_range.get(), 2, "{p:?}");
     }
 }
 
@@ -713,18 +736,24 @@ fn lds_overrun_faults_with_lane_and_offset() {
 #[test]
 fn gfx8_m0_limits_lds_addresses() {
     let mut r = rig(Processor::Gfx803, true);
-    r.lds = vec![0; 4096];
+    r.lds = pattern(4096);
     r.set_v(2, |l| 4 * l as u32 + 1); // + offset:3
     set_s(&mut r, SLOT_M0, 256);
-    let (lane, off) = expect_lds_fault(&mut r, GCN_LOADS[4].0); // ds_read_b32 v4, v2 offset:3
-    assert_eq!((lane, off), (63, 256));
+    r.run(GCN_LOADS[4].0); // ds_read_b32 v4, v2 offset:3
+                           // Lanes whose 4 bytes end past M0 = 256 read 0: 4l + 4 + 4 > 256 from lane 63 on.
+    assert_eq!(v(&r, 4, 62), le32(&r.lds, 252));
+    assert_eq!(v(&r, 4, 63), 0);
+    assert_eq!(r.wave.lds_out_of_range.get(), 1);
     set_s(&mut r, SLOT_M0, u32::MAX);
     r.run(GCN_LOADS[4].0);
+    assert_eq!(v(&r, 4, 63), le32(&r.lds, 256));
     let mut r = rig(Processor::Gfx90a, true);
-    r.lds = vec![0; 4096];
+    r.lds = pattern(4096);
     r.set_v(2, |l| 4 * l as u32 + 1);
     set_s(&mut r, SLOT_M0, 0);
     r.run(GCN_LOADS[4].0);
+    assert_eq!(v(&r, 4, 63), le32(&r.lds, 256));
+    assert_eq!(r.wave.lds_out_of_range.get(), 0, "GFX9 ignores M0");
 }
 
 #[test]

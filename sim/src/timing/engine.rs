@@ -612,6 +612,9 @@ impl Sim<'_, '_> {
     fn wave_ended(&mut self, id: usize, end: u64) {
         let Some(tw) = self.waves[id].take() else { return };
         self.counters.add(Counter::SqWaveCycles, end.saturating_sub(tw.start));
+        let oob = tw.w.lds_out_of_range.get();
+        self.stats.lds_out_of_range += oob;
+        self.counters.add(Counter::LdsOutOfRange, oob);
         let se = self.place.engine_of(tw.cu / self.cus_per_unit);
         if let Some(s) = self.engine_span.get_mut(se) {
             s.1 = s.1.max(end);

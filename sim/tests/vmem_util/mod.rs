@@ -91,14 +91,6 @@ pub fn expect_mem_fault(r: &mut Rig, enc: &[u8]) -> (u32, u64) {
     }
 }
 
-/// Run, expecting an LDS violation; returns (lane, offset).
-pub fn expect_lds_fault(r: &mut Rig, enc: &[u8]) -> (u32, u64) {
-    match r.exec(enc) {
-        Err(FaultKind::LdsViolation { lane, offset, .. }) => (lane, offset),
-        other => panic!("expected an LDS violation, got {other:?}"),
-    }
-}
-
 /// Sign-extend the low `bits` of `v`.
 pub fn sext(v: u32, bits: u32) -> u32 {
     (((v << (32 - bits)) as i32) >> (32 - bits)) as u32

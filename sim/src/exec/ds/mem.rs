@@ -29,14 +29,16 @@ fn read(cx: &ExecCtx, lim: usize, lane: usize, at: u32, buf: &mut [u8]) -> Resul
     if let Some(p) = cx.port {
         p.lds_access(lane as u32, at, buf.len() as u32);
     }
-    lds::read(cx.lds, lim, lane, at, buf)
+    lds::read(cx.lds, lim, &cx.wave.lds_out_of_range, at, buf);
+    Ok(())
 }
 
 fn write(cx: &mut ExecCtx, lim: usize, lane: usize, at: u32, bytes: &[u8]) -> Result<(), FaultKind> {
     if let Some(p) = cx.port {
         p.lds_access(lane as u32, at, bytes.len() as u32);
     }
-    lds::write(cx.lds, lim, lane, at, bytes)
+    lds::write(cx.lds, lim, &cx.wave.lds_out_of_range, at, bytes);
+    Ok(())
 }
 
 fn read_val(cx: &ExecCtx, lim: usize, lane: usize, at: u32, w: Width) -> Result<u64, FaultKind> {
@@ -107,12 +109,12 @@ fn lane_op(op: &Op, cx: &mut ExecCtx, lim: usize, lane: usize) -> Result<(), Fau
         Op::Xchg2 { width, dst, data, addr, off } => xchg2(cx, lim, lane, width, dst, data, addr, off)?,
         Op::Atomic { .. } => atomic_lane(op, cx, lim, lane)?,
         Op::LoadAddTid { dst, offset } => {
-            let v = lds::read_u32(cx.lds, lim, lane, addtid_address(cx, offset, lane))?;
+            let v = lds::read_u32(cx.lds, lim, &cx.wave.lds_out_of_range, addtid_address(cx, offset, lane));
             write_v_dword(cx.wave, dst, 0, lane, v);
         }
         Op::StoreAddTid { data, offset } => {
             let (v, at) = (v_dword(cx.wave, data, 0, lane), addtid_address(cx, offset, lane));
-            lds::write_u32(cx.lds, lim, lane, at, v)?;
+            lds::write_u32(cx.lds, lim, &cx.wave.lds_out_of_range, at, v);
         }
         Op::CondXchg32 { dst, addr, data, offset } => condxchg32(cx, lim, lane, dst, addr, data, offset)?,
         _ => {}
@@ -170,10 +172,10 @@ fn condxchg32(cx: &mut ExecCtx, lim: usize, lane: usize, dst: Operand, addr: Ope
     let a0 = addr_of(cx, addr, lane, offset) & 0xfff8;
     for k in 0..2 {
         let at = a0 + 4 * k as u32;
-        let old = lds::read_u32(cx.lds, lim, lane, at)?;
+        let old = lds::read_u32(cx.lds, lim, &cx.wave.lds_out_of_range, at);
         let d = v_dword(cx.wave, data, k, lane);
         if d >> 31 != 0 {
-            lds::write_u32(cx.lds, lim, lane, at, d & 0x7fff_ffff)?;
+            lds::write_u32(cx.lds, lim, &cx.wave.lds_out_of_range, at, d & 0x7fff_ffff);
         }
         write_v_dword(cx.wave, dst, k, lane, old);
     }
@@ -188,12 +190,11 @@ fn append(cx: &mut ExecCtx, lim: usize, consume: bool, dst: Operand, offset: u32
     if exec == 0 {
         return Ok(());
     }
-    let lane = exec.trailing_zeros() as usize;
     let at = (cx.wave.m0() & 0xffff).wrapping_add(offset);
-    let old = lds::read_u32(cx.lds, lim, lane, at)?;
+    let old = lds::read_u32(cx.lds, lim, &cx.wave.lds_out_of_range, at);
     let n = exec.count_ones();
     let new = if consume { old.wrapping_sub(n) } else { old.wrapping_add(n) };
-    lds::write_u32(cx.lds, lim, lane, at, new)?;
+    lds::write_u32(cx.lds, lim, &cx.wave.lds_out_of_range, at, new);
     let mut m = exec;
     while m != 0 {
         let l = m.trailing_zeros() as usize;

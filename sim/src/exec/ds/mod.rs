@@ -11,7 +11,8 @@
 //!
 //! Address = `VGPR[addr] + offset` (32-bit wrap), two-address forms `VGPR[addr] + offsetN *
 //! size` (`* 64` more for `st64`/`stride64`) (CDNA4 ISA §11.3 "LDS Access"). Out-of-range
-//! accesses fault with `FaultKind::LdsViolation` (GFX8: also past `M0[16:0]`). Active lanes
+//! lane accesses read 0 and write nothing, as on hardware, and are counted (`lds`; GFX8: also
+//! past `M0[16:0]`). Active lanes
 //! run in ascending order; atomics of several lanes to one address apply in lane order. GDS
 //! (`gds` bit set), GWS, `ds_ordered_count`, `*_src2_*` and BVH-stack instructions are
 //! unsupported (kernel fault).

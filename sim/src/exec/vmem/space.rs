@@ -89,7 +89,10 @@ fn private_runs(p: Private, len: usize, mut f: impl FnMut(u64, std::ops::Range<u
 pub fn read(cx: &ExecCtx, t: Target, lane: usize, buf: &mut [u8]) -> Result<(), FaultKind> {
     match t {
         Target::Mem(a) => cx.read_global(lane as u32, a, buf).map_err(mem_fault(lane)),
-        Target::Lds(o) => lds::read(cx.lds, cx.lds.len(), lane, o, buf),
+        Target::Lds(o) => {
+            lds::read(cx.lds, cx.lds.len(), &cx.wave.lds_out_of_range, o, buf);
+            Ok(())
+        }
         Target::Private(p) => private_runs(p, buf.len(), |a, r| cx.read_global(lane as u32, a, &mut buf[r]).map_err(mem_fault(lane))),
         Target::Null => {
             buf.fill(0);
@@ -104,7 +107,8 @@ pub fn write(cx: &mut ExecCtx, t: Target, lane: usize, bytes: &[u8]) -> Result<(
         Target::Mem(a) => cx.write_global(lane as u32, a, bytes).map_err(mem_fault(lane)),
         Target::Lds(o) => {
             let len = cx.lds.len();
-            lds::write(cx.lds, len, lane, o, bytes)
+            lds::write(cx.lds, len, &cx.wave.lds_out_of_range, o, bytes);
+            Ok(())
         }
         Target::Private(p) => private_runs(p, bytes.len(), |a, r| cx.write_global(lane as u32, a, &bytes[r]).map_err(mem_fault(lane))),
         Target::Null => Ok(()),
