@@ -92,9 +92,11 @@ BUNDLE_SOURCES="vadd lds"
 rm -rf "$OUT/bin" "$OUT/golden"
 mkdir -p "$OUT/bin" "$OUT/golden"
 
-# Kernel sources as <dir>/<file>, relative to workloads/: src/ first, then the scope suite.
+# Kernel sources as <dir>/<file>, relative to workloads/: src/ first, then the scope suite;
+# src/*_cov4.hip are built as code object v4 instead of v5.
 cd "$HERE"
-SOURCES="$(ls src/*.hip src/*.cl) $(ls scopes/*.hip)"
+SOURCES="$(ls src/*.hip src/*.cl | grep -v '_cov4\.hip$') $(ls scopes/*.hip)"
+COV4_SOURCES="$(ls src/*_cov4.hip)"
 
 # listings <bin dir> <golden dir> <stem> <file>: objdump + notes, run from the bin dir.
 # llvm-objdump decodes GFX10+ code as wave32 whatever the kernel descriptor says, so wave64
@@ -137,6 +139,8 @@ build_config() {
 for c in $CONFIGS; do
   name=${c%%:*}; rest=${c#*:}
   build_config "$name" "${rest%%:*}" "${rest#*:}" "$SOURCES"
+  # *_cov4.hip: code object v4 (the later -mcode-object-version wins).
+  build_config "$name" "${rest%%:*}" "${rest#*:},-mcode-object-version=4" "$COV4_SOURCES"
 done
 
 # tgsplit builds (gfx90a, gfx942: a work-group's waves may run on different CUs, so

@@ -80,18 +80,58 @@ pub fn place_queue(mem: &mut Memory, apertures: &Apertures) -> u64 {
     mem.alloc_init("hipscope:queue", q, MemoryKind::Runtime)
 }
 
-/// Write the kernarg segment and the AQL kernel-dispatch packet (hsa_kernel_dispatch_packet_t,
-/// 64 bytes) that points at it.
+/// The per-queue kernarg pool: the HIP runtime (ROCm CLR, `VirtualGPU::initPool` /
+/// `allocKernArg`) takes each dispatch's kernarg segment from one pool of
+/// `HSA_KERNARG_POOL_SIZE` = 1 MiB host memory per queue, at the next aligned offset, wrapping
+/// around. A kernel reading a few bytes past its declared segment (a COv4 bitonic sort loads
+/// bytes 8..23 of a 20-byte segment with one `s_load_dwordx4`) reads pool memory and never
+/// faults, and neither does it here.
+#[derive(Debug, Clone, Copy)]
+pub struct KernargPool {
+    pub base: u64,
+    cursor: u64,
+}
+
+impl KernargPool {
+    /// ROCm CLR's default `HSA_KERNARG_POOL_SIZE`.
+    pub const BYTES: u64 = 1 << 20;
+    /// Alignment of each segment in the pool (at least the HSA minimum of 16 bytes).
+    const ALIGN: u64 = 64;
+
+    pub fn new(mem: &mut Memory) -> KernargPool {
+        KernargPool { base: mem.alloc("hipscope:kernarg_pool", Self::BYTES as usize, MemoryKind::Kernarg), cursor: 0 }
+    }
+
+    /// Write `kernarg` at the pool's next aligned offset (from the start again when it would
+    /// not fit before the end; the queue is in order, so that space is free); returns its
+    /// address, or `None` when it is larger than the pool.
+    pub fn place(&mut self, mem: &mut Memory, kernarg: &[u8], align: u64) -> Option<u64> {
+        let len = kernarg.len() as u64;
+        if len > Self::BYTES {
+            return None;
+        }
+        let align = align.clamp(Self::ALIGN, 4096).next_power_of_two();
+        let mut at = self.cursor.next_multiple_of(align);
+        if at + len > Self::BYTES {
+            at = 0;
+        }
+        self.cursor = at + len;
+        mem.write(self.base + at, kernarg).ok()?;
+        Some(self.base + at)
+    }
+}
+
+/// Write the AQL kernel-dispatch packet (hsa_kernel_dispatch_packet_t, 64 bytes) that points
+/// at the kernarg segment at `kernarg_addr`.
 pub fn place_runtime_structures(
     mem: &mut Memory,
     geo: &Geometry,
     group_segment: u32,
     private_segment: u32,
-    kernarg: Vec<u8>,
+    kernarg_addr: u64,
     queue: u64,
     dispatch_id: u64,
 ) -> RuntimeAddresses {
-    let kernarg_addr = mem.alloc_init(&format!("hipscope:kernarg#{dispatch_id}"), kernarg, MemoryKind::Kernarg);
     let mut p = vec![0u8; 64];
     // header: packet type KERNEL_DISPATCH (2); setup: dimensions.
     p[0..2].copy_from_slice(&2u16.to_le_bytes());

@@ -1,7 +1,7 @@
 //! Launching a kernel on a device: kernarg segment, runtime structures, scratch, then the
 //! engine. Clients (launch specs, the scope suite, tests) go through [`Device::launch`].
 
-use crate::dispatch::{fill_hidden_args, place_queue, place_runtime_structures, Geometry};
+use crate::dispatch::{fill_hidden_args, place_queue, place_runtime_structures, Geometry, KernargPool};
 use crate::engine::{run, Dispatch, DispatchStats, EngineOptions};
 use crate::exec::{Apertures, Env};
 use crate::fault::KernelFault;
@@ -23,6 +23,8 @@ pub enum LaunchError {
     ArgCount { kernel: String, expected: usize, given: usize },
     #[error("kernel '{kernel}' argument {index} is {expected} bytes, {given} given")]
     ArgSize { kernel: String, index: usize, expected: u64, given: usize },
+    #[error("kernel '{kernel}': kernarg segment of {bytes} bytes does not fit the runtime's {limit}-byte kernarg pool")]
+    KernargTooLarge { kernel: String, bytes: u64, limit: u64 },
     #[error("code object is for {object}, the device is {device}")]
     WrongTarget { object: Processor, device: Processor },
     #[error(transparent)]
@@ -38,8 +40,8 @@ pub struct Device {
     pub apertures: Apertures,
     dispatches: u64,
     clock: u64,
-    /// The queue descriptor, placed at the first launch.
-    queue: Option<u64>,
+    /// The queue descriptor and its kernarg pool, placed at the first launch.
+    queue: Option<(u64, KernargPool)>,
     /// Timing mode: the GPU's timing parameters and memory system.
     pub timing: Option<TimingState>,
 }
@@ -123,11 +125,20 @@ impl Device {
         opts: &EngineOptions,
         trace: Option<&mut Trace>,
     ) -> Result<DispatchStats, LaunchError> {
-        let queue = *self.queue.get_or_insert_with(|| place_queue(&mut self.mem, &self.apertures));
+        let (queue, mut pool) = match self.queue {
+            Some(q) => q,
+            None => (place_queue(&mut self.mem, &self.apertures), KernargPool::new(&mut self.mem)),
+        };
         let kernarg = self.build_kernarg(kernel, args, &geo, queue)?;
+        let align = kernel.kernarg.as_ref().map_or(16, |l| l.segment_align);
+        let kernarg_addr = pool.place(&mut self.mem, &kernarg, align).ok_or_else(|| LaunchError::KernargTooLarge {
+            kernel: kernel.name.clone(),
+            bytes: kernarg.len() as u64,
+            limit: KernargPool::BYTES,
+        })?;
+        self.queue = Some((queue, pool));
         let d = &kernel.descriptor;
-        let rt =
-            place_runtime_structures(&mut self.mem, &geo, d.group_segment_fixed_size, d.private_segment_fixed_size, kernarg.clone(), queue, self.dispatches);
+        let rt = place_runtime_structures(&mut self.mem, &geo, d.group_segment_fixed_size, d.private_segment_fixed_size, kernarg_addr, queue, self.dispatches);
         // Private memory: bytes per lane rounded to dwords (the swizzle unit).
         let per_lane = d.private_segment_fixed_size.next_multiple_of(4);
         let mut dispatch = Dispatch {
@@ -169,7 +180,7 @@ impl Device {
         };
         self.clock = env.clock;
         // The per-dispatch runtime memory lives as long as the dispatch.
-        for base in [rt.kernarg, rt.packet, scratch_base] {
+        for base in [rt.packet, scratch_base] {
             self.mem.free(base);
         }
         Ok(stats?)
@@ -177,8 +188,12 @@ impl Device {
 
     /// The kernarg segment: user arguments at their metadata offsets, hidden arguments filled.
     fn build_kernarg(&self, kernel: &LoadedKernel, args: &[Vec<u8>], geo: &Geometry, queue: u64) -> Result<Vec<u8>, LaunchError> {
-        let size = kernel.descriptor.kernarg_size.max(kernel.kernarg.as_ref().map_or(0, |l| l.segment_size)) as usize;
-        let mut bytes = vec![0u8; size];
+        let size = (kernel.descriptor.kernarg_size as u64).max(kernel.kernarg.as_ref().map_or(0, |l| l.segment_size));
+        // Checked before anything is allocated: a descriptor or metadata field is input.
+        if size > KernargPool::BYTES {
+            return Err(LaunchError::KernargTooLarge { kernel: kernel.name.clone(), bytes: size, limit: KernargPool::BYTES });
+        }
+        let mut bytes = vec![0u8; size as usize];
         let Some(layout) = &kernel.kernarg else {
             // No metadata: arguments are packed in order, 8-byte aligned.
             let mut off = 0;

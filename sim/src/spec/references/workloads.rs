@@ -32,6 +32,7 @@ pub const MODELS: &[Model] = &[
     Model { set: "spin_wg", kernel: "spin_wg_store", run: spin_wg },
     Model { set: "spin_wg", kernel: "spin_wg_rmw", run: spin_wg },
     Model { set: "spin_wg", kernel: "spin_wg_init_rmw", run: spin_wg },
+    Model { set: "bitonic", kernel: "bitonic_step", run: bitonic_step },
 ];
 
 /// Indices `i < min(n, grid.x)`: the work-items of a 1-D "if (i < n)" kernel.
@@ -383,9 +384,65 @@ fn spin_wg(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
     Ok(())
 }
 
+/// bitonic_step(a, j, k, n), blocks of 256: i = blockIdx.x · 256 + threadIdx.x, l = i ^ j; for
+/// i < n and l > i, a[i] and a[l] swap when out of order for the direction `(i & k) == 0`
+/// (ascending) or not. Pairs are disjoint within one step, so the order of i does not matter.
+fn bitonic_step(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+    let a = d.buffer(0)?;
+    let (j, k, n) = (d.u32(1)?, d.u32(2)?, d.u32(3)?);
+    d.require_1d()?;
+    d.require(d.block[0] == 256, "bitonic_step indexes with blocks of 256")?;
+    let mut av = m.get::<u32>(a)?;
+    for i in 0..(n as u64).min(d.grid[0] as u64) as u32 {
+        let l = i ^ j;
+        if l > i {
+            let (x, y) = (at(&av, i as u64, a)?, at(&av, l as u64, a)?);
+            if (x > y) == (i & k == 0) {
+                *slot(&mut av, i as u64, a)? = y;
+                *slot(&mut av, l as u64, a)? = x;
+            }
+        }
+    }
+    m.set(a, &av)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The step model run as the spec's dispatches are (k = 2..n, j = k/2..1) sorts: an
+    /// independent check of the model against std's sort.
+    #[test]
+    fn bitonic_steps_sort() {
+        use crate::spec::model::Arg;
+        let n = 1024u32;
+        let data: Vec<u32> = (0..n).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
+        let mut m = CpuMemory::default();
+        m.bufs.insert("a".into(), data.iter().flat_map(|v| v.to_le_bytes()).collect());
+        let mut k = 2;
+        while k <= n {
+            let mut j = k / 2;
+            while j >= 1 {
+                let args = [Arg::Buffer("a".into()), Arg::U32(j), Arg::U32(k), Arg::U32(n)];
+                let d = DispatchView {
+                    index: 0,
+                    kernel: "bitonic_step",
+                    grid: [n, 1, 1],
+                    block: [256, 1, 1],
+                    dynamic_lds: 0,
+                    args: &args,
+                    wave_size: 64,
+                    processor: hipscope_isa::Processor::Gfx942,
+                };
+                bitonic_step(&mut m, &d).unwrap();
+                j /= 2;
+            }
+            k *= 2;
+        }
+        let mut want = data.clone();
+        want.sort_unstable();
+        assert_eq!(m.get::<u32>("a").unwrap(), want);
+    }
 
     #[test]
     fn tree_sums_in_the_documented_order() {
