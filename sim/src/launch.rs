@@ -188,7 +188,7 @@ impl Device {
 
     /// The kernarg segment: user arguments at their metadata offsets, hidden arguments filled.
     fn build_kernarg(&self, kernel: &LoadedKernel, args: &[Vec<u8>], geo: &Geometry, queue: u64) -> Result<Vec<u8>, LaunchError> {
-        let size = (kernel.descriptor.kernarg_size as u64).max(kernel.kernarg.as_ref().map_or(0, |l| l.segment_size));
+        let size = kernel.descriptor.kernarg_size.max(kernel.kernarg.as_ref().map_or(0, |l| l.segment_size));
         // Checked before anything is allocated: a descriptor or metadata field is input.
         if size > KernargPool::BYTES {
             return Err(LaunchError::KernargTooLarge { kernel: kernel.name.clone(), bytes: size, limit: KernargPool::BYTES });
