@@ -13,6 +13,7 @@ use crate::exec::{execute, Env, ExecCtx, Flow};
 use crate::fault::{FaultKind, KernelFault};
 use crate::kernel::{CodeSlot, LoadedKernel};
 use crate::memory::Memory;
+use crate::progress::{self, Progress, Watch};
 use crate::wave::{Wave, WaveStatus};
 use hipscope_isa::tables::OPCODE_NAMES;
 use rand::rngs::StdRng;
@@ -32,6 +33,15 @@ pub struct EngineOptions {
     /// Timing mode: cycles without an instruction issued or a wave ended before the watchdog
     /// stops the dispatch with a kernel fault (0: never).
     pub watchdog_cycles: u64,
+    /// Instructions a wave runs after the last visible change before it is checked for a
+    /// repeating state (livelock detection, [`crate::progress`]; 0: no detection).
+    pub livelock_check_after: u64,
+    /// The dispatch stops with a kernel fault after this many wave-instructions
+    /// (`--max-instructions`; `u64::MAX`: no limit).
+    pub max_instructions: u64,
+    /// Timing mode: the dispatch stops with a kernel fault after this many cycles
+    /// (`--max-cycles`; `u64::MAX`: no limit).
+    pub max_cycles: u64,
 }
 
 impl Default for EngineOptions {
@@ -42,6 +52,9 @@ impl Default for EngineOptions {
             max_wave_instructions: 50_000_000,
             quantum: 64,
             watchdog_cycles: crate::timing::engine::DEFAULT_WATCHDOG_CYCLES,
+            livelock_check_after: progress::DEFAULT_CHECK_AFTER,
+            max_instructions: u64::MAX,
+            max_cycles: u64::MAX,
         }
     }
 }
@@ -64,6 +77,8 @@ pub struct DispatchStats {
 
 struct Group {
     waves: Vec<Wave>,
+    /// Per wave, its search for a repeating state.
+    watches: Vec<Watch>,
     lds: Vec<u8>,
 }
 
@@ -123,8 +138,11 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions) 
     let mut stats = DispatchStats { opcode_counts: vec![0; OPCODE_NAMES.len()], ..Default::default() };
     let setup = WaveSetup { kernel: d.kernel, geo: &d.geo, rt: &d.rt, kernarg: &d.kernarg, scratch_base: d.scratch_base, scratch_per_lane: d.scratch_per_lane };
     let mut res = Residency::new(d);
+    let mut prog = Progress::default();
     loop {
-        res.admit(&setup, d, &mut stats);
+        if res.admit(&setup, d, &mut stats) {
+            prog.advance(0, stats.instructions);
+        }
         if res.ready.is_empty() {
             if res.live == 0 {
                 break;
@@ -137,14 +155,30 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions) 
         let quantum = rng.random_range(1..=opts.quantum.max(1));
         let (slot, wi) = res.ready[pick];
         let Some(group) = res.slots[slot as usize].as_mut() else { unreachable!("ready wave of an empty slot") };
-        let w = &mut group.waves[wi as usize];
-        run_wave(d, w, &mut group.lds, env, mem, quantum, opts, &mut stats)?;
+        let (w, watch) = (&mut group.waves[wi as usize], &mut group.watches[wi as usize]);
+        run_wave(d, w, watch, &mut group.lds, env, mem, quantum, opts, &mut stats, &mut prog)?;
         if w.status == WaveStatus::Done {
             stats.lds_out_of_range += w.lds_out_of_range.get();
         }
         if w.status != WaveStatus::Ready {
+            if w.status == WaveStatus::Done {
+                prog.advance(0, stats.instructions);
+            }
             res.ready.swap_remove(pick);
-            res.settle(slot);
+            if res.settle(slot) {
+                prog.advance(0, stats.instructions);
+            }
+        }
+        if prog.looping > 0 && prog.looping == res.ready.len() {
+            let (first, text) = res.describe_livelock(prog.epoch, stats.instructions - prog.at_instruction);
+            return Err(KernelFault { kernel: d.kernel.name.clone(), wave: first.0, pc: first.1, kind: FaultKind::Livelock(text) });
+        }
+        if stats.instructions >= opts.max_instructions {
+            let (slot, wi) = res.ready.first().copied().unwrap_or((slot, wi));
+            let w = res.slots[slot as usize].as_ref().and_then(|g| g.waves.get(wi as usize));
+            let (wave, pc) = w.map_or((Default::default(), d.kernel.entry), |w| (w.id, w.pc));
+            let kind = FaultKind::LimitReached(format!("{} wave-instructions executed (--max-instructions)", stats.instructions));
+            return Err(KernelFault { kernel: d.kernel.name.clone(), wave, pc, kind });
         }
     }
     Ok(stats)
@@ -162,6 +196,7 @@ struct Residency {
     /// Resident groups.
     live: usize,
     next_group: u64,
+    total_groups: u64,
     next_wave_index: u32,
     waves_per_group: u32,
     /// Register files of retired waves, reused for new ones (zeroing 64 KiB per wave would
@@ -178,14 +213,16 @@ impl Residency {
             ready: Vec::new(),
             live: 0,
             next_group: 0,
+            total_groups: d.geo.group_count(),
             next_wave_index: 0,
             waves_per_group: d.waves_per_group(),
             pool: Vec::new(),
         }
     }
 
-    /// Fill free slots with the next work-groups in dispatch order.
-    fn admit(&mut self, setup: &WaveSetup, d: &Dispatch, stats: &mut DispatchStats) {
+    /// Fill free slots with the next work-groups in dispatch order; whether any started.
+    fn admit(&mut self, setup: &WaveSetup, d: &Dispatch, stats: &mut DispatchStats) -> bool {
+        let before = self.next_group;
         while self.next_group < d.geo.group_count() {
             let Some(slot) = self.free.pop() else { break };
             let g = d.geo.group_at(self.next_group);
@@ -194,16 +231,18 @@ impl Residency {
             stats.waves += waves.len() as u64;
             stats.groups += 1;
             self.ready.extend((0..waves.len() as u32).map(|wi| (slot, wi)));
-            self.slots[slot as usize] = Some(Group { waves, lds: vec![0; d.lds_bytes as usize] });
+            let watches = vec![Watch::default(); waves.len()];
+            self.slots[slot as usize] = Some(Group { waves, watches, lds: vec![0; d.lds_bytes as usize] });
             self.live += 1;
             self.next_group += 1;
         }
+        self.next_group > before
     }
 
     /// After a wave of `slot` stopped being ready: retire the group if it is done, else
-    /// release its barrier if every live wave now waits at it.
-    fn settle(&mut self, slot: u32) {
-        let Some(group) = self.slots[slot as usize].as_mut() else { return };
+    /// release its barrier if every live wave now waits at it. Whether a barrier released.
+    fn settle(&mut self, slot: u32) -> bool {
+        let Some(group) = self.slots[slot as usize].as_mut() else { return false };
         if group.done() {
             if let Some(g) = self.slots[slot as usize].take() {
                 self.pool.extend(g.waves.into_iter().map(|w| w.vgpr));
@@ -213,7 +252,33 @@ impl Residency {
             self.free.sort_unstable_by(|a, b| b.cmp(a));
         } else if group.try_release_barrier() {
             self.ready.extend(group.waves.iter().enumerate().filter(|(_, w)| w.status == WaveStatus::Ready).map(|(wi, _)| (slot, wi as u32)));
+            return true;
         }
+        false
+    }
+
+    /// The livelock report: every live wave's loop or barrier and what it last read; and the
+    /// first wave's id and PC (where the fault is located).
+    fn describe_livelock(&self, epoch: u64, since: u64) -> ((crate::fault::WaveId, u64), String) {
+        let lines: Vec<_> = self
+            .slots
+            .iter()
+            .flatten()
+            .flat_map(|g| g.waves.iter().zip(&g.watches))
+            .filter(|(w, _)| w.status != WaveStatus::Done)
+            .map(|(w, watch)| progress::describe(w.id, w.pc, watch.looping_at(epoch), w.last_read.get()))
+            .collect();
+        let first = lines.first().map_or((Default::default(), 0), |l| (l.0, l.1));
+        let heading = format!(
+            "every running wave repeats the same state and no wave has changed memory for {since} instructions, so none ever will ({} of {} work-groups not started); live waves:",
+            self.next_group_remaining(),
+            self.total_groups
+        );
+        (first, crate::fault::wave_list(&heading, lines))
+    }
+
+    fn next_group_remaining(&self) -> u64 {
+        self.total_groups - self.next_group
     }
 
     fn any_wave(&self) -> Option<&Wave> {
@@ -241,17 +306,20 @@ pub(crate) fn fault(d: &Dispatch, w: &Wave, kind: FaultKind) -> KernelFault {
     KernelFault { kernel: d.kernel.name.clone(), wave: w.id, pc: w.pc, kind }
 }
 
-/// Run one wave for up to `quantum` instructions.
+/// Run one wave for up to `quantum` instructions, telling `prog` when it changes memory and
+/// `watch` what it executes.
 #[allow(clippy::too_many_arguments)]
 fn run_wave(
     d: &Dispatch,
     w: &mut Wave,
+    watch: &mut Watch,
     lds: &mut [u8],
     env: &mut Env,
     mem: &mut Memory,
     quantum: u32,
     opts: &EngineOptions,
     stats: &mut DispatchStats,
+    prog: &mut Progress,
 ) -> Result<(), KernelFault> {
     let code = &d.kernel.code;
     let mut idx = d.kernel.index_of(w.pc).map_err(|k| fault(d, w, k))?;
@@ -260,10 +328,15 @@ fn run_wave(
             CodeSlot::Inst(e) => e,
             CodeSlot::Invalid { word, .. } => return Err(fault(d, w, FaultKind::InvalidEncoding { word: *word })),
         };
+        let writes = w.writes;
         let flow = {
             let mut cx = ExecCtx { wave: w, mem, port: None, lds, env };
             execute(&e.sem, &e.inst, &mut cx).map_err(|k| fault(d, w, k))?
         };
+        if w.writes != writes {
+            prog.advance(0, stats.instructions);
+        }
+        let backward = matches!(flow, Flow::Jump(t) if t <= w.pc);
         w.instructions += 1;
         stats.instructions += 1;
         stats.opcode_counts[e.inst.opcode() as usize] += 1;
@@ -297,6 +370,11 @@ fn run_wave(
                 w.pc = e.inst.next_address();
                 return Ok(());
             }
+        }
+        if watch.step(w, prog.epoch, backward, opts.livelock_check_after) {
+            prog.looping += 1;
+            // The others may all be looping already: let the scheduler look.
+            return Ok(());
         }
     }
     Ok(())

@@ -37,6 +37,13 @@ pub enum FaultKind {
     /// says what each live wave waits on ([`wave_list`]).
     #[error("no progress for {cycles} cycles (watchdog limit; raise it with --watchdog-cycles); {waves}")]
     NoProgress { cycles: u64, waves: String },
+    /// Nothing can change any more although waves still run: every running wave repeats
+    /// one state (`crate::progress`); the text lists what each waits for.
+    #[error("livelock: {0}")]
+    Livelock(String),
+    /// A limit the user set (`--max-instructions`, `--max-cycles`) was reached.
+    #[error("stopped: {0}")]
+    LimitReached(String),
     #[error("{0}")]
     Other(String),
 }

@@ -9,7 +9,7 @@ use crate::gpus::{GpuConfig, Timing};
 use crate::kernel::{KernelError, LoadedKernel};
 use crate::memory::{Memory, MemoryKind};
 use crate::memsys::{HostAtomics, MemSystem};
-use crate::timing::{self, engine::TimingOptions, trace::Trace};
+use crate::timing::{self, trace::Trace};
 use hipscope_isa::codeobj::CodeObject;
 use hipscope_isa::decode::Ctx;
 use hipscope_isa::Processor;
@@ -167,16 +167,13 @@ impl Device {
         self.dispatches += 1;
         let stats = match &mut self.timing {
             None => run(&dispatch, &mut env, &mut self.mem, opts),
-            Some(t) => {
-                let topts = TimingOptions { seed: opts.seed, max_wave_instructions: opts.max_wave_instructions, watchdog_cycles: opts.watchdog_cycles };
-                timing::engine::run(&dispatch, &mut env, &mut self.mem, &mut t.ms, &t.cfg, t.compute_units, t.clock, &topts, trace).map(|r| {
-                    t.clock = r.end;
-                    let mut s = r.stats;
-                    s.cycles = Some(r.cycles);
-                    s.counters = Some(r.counters);
-                    s
-                })
-            }
+            Some(t) => timing::engine::run(&dispatch, &mut env, &mut self.mem, &mut t.ms, &t.cfg, t.compute_units, t.clock, opts, trace).map(|r| {
+                t.clock = r.end;
+                let mut s = r.stats;
+                s.cycles = Some(r.cycles);
+                s.counters = Some(r.counters);
+                s
+            }),
         };
         self.clock = env.clock;
         // The per-dispatch runtime memory lives as long as the dispatch.

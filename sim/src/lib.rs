@@ -5,7 +5,7 @@
 //! * [`exec`]: instruction semantics, classified once per instruction;
 //! * [`kernel`]: a kernel's decoded and classified code;
 //! * [`dispatch`]: launch geometry, runtime structures, initial wave state;
-//! * [`engine`]: the functional scheduler;
+//! * [`engine`]: the functional scheduler; [`progress`]: livelock detection for both engines;
 //! * [`launch`]: [`launch::Device`], the entry point for clients;
 //! * [`gpus`]: GPU configurations (built-in and from files, with timing parameters);
 //! * [`memsys`]: the timing mode's memory system (data-carrying caches, L2 channels, MALL,
@@ -25,6 +25,7 @@ pub mod kernel;
 pub mod launch;
 pub mod memory;
 pub mod memsys;
+pub mod progress;
 pub mod scopes;
 pub mod spec;
 #[doc(hidden)]

@@ -90,6 +90,12 @@ pub struct Wave {
     /// Lane accesses to LDS that were out of range (reads returned 0, writes dropped; an
     /// atomic's read and write count once each). A cell: the read paths see the wave shared.
     pub lds_out_of_range: std::cell::Cell<u64>,
+    /// Writes another wave could see (or that change the wave's private memory): stores,
+    /// atomics that changed their location, LDS writes that changed bytes. The engines turn a
+    /// change of this count into progress (`crate::progress`).
+    pub writes: u64,
+    /// The last memory read (for livelock and deadlock reports). A cell for the same reason.
+    pub last_read: std::cell::Cell<Option<crate::progress::LastRead>>,
 }
 
 impl Wave {
@@ -117,6 +123,8 @@ impl Wave {
             instructions: 0,
             group_slot: 0,
             lds_out_of_range: std::cell::Cell::new(0),
+            writes: 0,
+            last_read: std::cell::Cell::new(None),
         }
     }
 

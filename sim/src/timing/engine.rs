@@ -15,7 +15,7 @@ use super::trace::{Access, Lane, Layout, MemUnit, Trace};
 use super::waitcnt::{Outstanding, Queue};
 use crate::counters::{Counter, Counters};
 use crate::dispatch::{create_group_waves, WaveSetup};
-use crate::engine::{fault, Dispatch, DispatchStats};
+use crate::engine::{fault, Dispatch, DispatchStats, EngineOptions};
 use crate::exec::{execute, Env, ExecCtx, Flow};
 use crate::fault::{FaultKind, KernelFault};
 use crate::gpus::timing::Timing;
@@ -23,6 +23,7 @@ use crate::kernel::CodeSlot;
 use crate::memory::Memory;
 use crate::memsys::pipe::{Pipe, SUB};
 use crate::memsys::{MemSystem, OpKind, OpSpec, Unit};
+use crate::progress::{self, Progress, Watch};
 use crate::wave::{Wave, WaveStatus};
 use hipscope_isa::tables::OPCODE_NAMES;
 use hipscope_isa::Family;
@@ -36,17 +37,6 @@ mod diagnose;
 
 /// Cycles without progress after which the watchdog stops a run, unless told otherwise.
 pub const DEFAULT_WATCHDOG_CYCLES: u64 = 10_000_000;
-
-/// Limits of a timing run.
-#[derive(Debug, Clone, Copy)]
-pub struct TimingOptions {
-    pub seed: u64,
-    /// A wave executing more instructions than this is a runaway loop (a kernel fault).
-    pub max_wave_instructions: u64,
-    /// The watchdog: this many cycles without an instruction issued or a wave ended is a
-    /// kernel fault listing what every wave waits on (0: no watchdog).
-    pub watchdog_cycles: u64,
-}
 
 /// What a timed dispatch did.
 #[derive(Debug, Clone)]
@@ -71,6 +61,8 @@ struct TWave {
     out: Outstanding,
     /// End of the `s_sleep` it last executed (for diagnostics).
     sleep_until: u64,
+    /// Its search for a repeating state (livelock detection).
+    watch: Watch,
     /// Where the trace shows it (unused without a trace).
     lane: Lane,
 }
@@ -129,7 +121,13 @@ struct Sim<'a, 'm> {
     last: u64,
     /// Last cycle an instruction issued or a wave ended (the watchdog's reference).
     progress: u64,
-    opts: TimingOptions,
+    /// Visible changes and waves found looping (livelock detection).
+    prog: Progress,
+    /// Live waves not waiting at a barrier.
+    running: usize,
+    /// Cycle the dispatch started.
+    begin: u64,
+    opts: EngineOptions,
     trace: Option<&'m mut Trace>,
 }
 
@@ -145,7 +143,7 @@ pub fn run(
     t: &Timing,
     cus: u32,
     t0: u64,
-    opts: &TimingOptions,
+    opts: &EngineOptions,
     mut trace: Option<&mut Trace>,
 ) -> Result<TimingResult, KernelFault> {
     let k = d.kernel;
@@ -203,6 +201,9 @@ pub fn run(
         counters: Counters::default(),
         last: start,
         progress: start,
+        prog: Progress { at_cycle: start, ..Progress::default() },
+        running: 0,
+        begin: start,
         opts: *opts,
         trace,
     };
@@ -316,7 +317,8 @@ impl Sim<'_, '_> {
             let (u, s) = placed.waves.get(i).copied().unwrap_or((unit, 0));
             let (cu, simd) = self.physical(u, s as usize);
             let lane = self.trace.as_deref_mut().map_or(Lane::default(), |tr| tr.wave_started(cu, simd, at));
-            let tw = TWave { w, group: gid, cu, simd, idx, next: at, prio, start: at, out: Outstanding::default(), sleep_until: 0, lane };
+            let tw =
+                TWave { w, group: gid, cu, simd, idx, next: at, prio, start: at, out: Outstanding::default(), sleep_until: 0, watch: Watch::default(), lane };
             let id = match self.free_waves.pop() {
                 Some(id) => {
                     self.waves[id] = Some(tw);
@@ -331,6 +333,8 @@ impl Sim<'_, '_> {
             ids.push(id);
         }
         let live = ids.len() as u32;
+        self.running += ids.len();
+        self.prog.advance(at, self.stats.instructions);
         self.groups[gid] = Some(TGroup { waves: ids, lds: vec![0; self.d.lds_bytes as usize], placed, live, arrived: 0, barrier_at: 0, slot });
     }
 
@@ -453,6 +457,7 @@ impl Sim<'_, '_> {
         env.realtime = issue * 100 / self.t.clock_mhz.max(1) as u64;
         let group = self.groups[tw.group].as_mut().map(|g| &mut g.lds[..]).unwrap_or(&mut []);
         self.port.lds.borrow_mut().clear();
+        let writes = tw.w.writes;
         let flow = {
             let mut cx = ExecCtx { wave: &mut tw.w, mem, port: Some(&self.port), lds: group, env };
             execute(&e.sem, &e.inst, &mut cx)
@@ -460,6 +465,9 @@ impl Sim<'_, '_> {
         let result = mem_op.map(|_| self.port.ms.borrow_mut().end(mem));
         let done = result.map(|r| r.done);
         let flow = flow.map_err(|k| fault(self.d, &tw.w, k))?;
+        if tw.w.writes != writes {
+            self.prog.advance(issue, self.stats.instructions);
+        }
         if let (Some(tr), Some(r), Some(spec)) = (self.trace.as_deref_mut(), result, mem_op) {
             let unit = if spec.unit == Unit::Vector { MemUnit::Vector } else { MemUnit::Scalar };
             let a = Access { cu, unit, name: e.inst.mnemonic(), wave: tw.w.id, pc: tw.w.pc, issue, done: r.done, level: r.level, lines: r.lines };
@@ -553,8 +561,12 @@ impl Sim<'_, '_> {
                 }
             }
             Flow::Jump(to) => {
+                let backward = to <= tw.w.pc;
                 tw.w.pc = to;
                 tw.idx = self.d.kernel.index_of(to).map_err(|k| fault(self.d, &tw.w, k))?;
+                if tw.watch.step(&tw.w, self.prog.epoch, backward, self.opts.livelock_check_after) {
+                    self.prog.looping += 1;
+                }
             }
             Flow::End => {
                 let end = issue.max(tw.out.last());
@@ -567,13 +579,56 @@ impl Sim<'_, '_> {
                 tw.w.status = WaveStatus::AtBarrier;
                 tw.next = issue;
                 let gid = tw.group;
+                self.running -= 1;
                 self.arrive(gid, issue);
                 return Ok(None);
             }
         }
+        if !matches!(flow, Flow::Jump(_)) {
+            tw.watch.step(&tw.w, self.prog.epoch, false, self.opts.livelock_check_after);
+        }
         tw.next = next;
         self.last = self.last.max(next);
+        self.check_limits(id, issue)?;
         Ok(Some(next))
+    }
+
+    /// After wave `id` issued at `issue`: a livelock (every running wave repeats its state and
+    /// the last visible change is long enough ago that nothing still on its way can end it),
+    /// or a limit the user set.
+    fn check_limits(&self, id: usize, issue: u64) -> Result<(), KernelFault> {
+        let p = &self.prog;
+        if p.looping > 0 && p.looping >= self.running && issue >= p.at_cycle.saturating_add(progress::SETTLE_CYCLES) {
+            let since = (self.stats.instructions - p.at_instruction, issue - p.at_cycle);
+            return Err(self.fault_at(id, FaultKind::Livelock(self.describe_livelock(since))));
+        }
+        if self.stats.instructions >= self.opts.max_instructions {
+            let what = format!("{} wave-instructions executed (--max-instructions)", self.stats.instructions);
+            return Err(self.fault_at(id, FaultKind::LimitReached(what)));
+        }
+        if issue - self.begin >= self.opts.max_cycles {
+            return Err(self.fault_at(id, FaultKind::LimitReached(format!("{} cycles simulated (--max-cycles)", issue - self.begin))));
+        }
+        Ok(())
+    }
+
+    /// The livelock report: every live wave's loop or barrier and what it last read.
+    fn describe_livelock(&self, (instructions, cycles): (u64, u64)) -> String {
+        let lines = self.waves.iter().flatten().map(|tw| {
+            let looping = tw.watch.looping_at(self.prog.epoch);
+            progress::describe(tw.w.id, tw.w.pc, looping, tw.w.last_read.get())
+        });
+        let heading = format!(
+            "every running wave repeats the same state and no wave has changed memory for {instructions} instructions ({cycles} cycles), so none ever will ({} of {} work-groups not started); live waves:",
+            self.groups_not_started(),
+            self.d.geo.group_count()
+        );
+        crate::fault::wave_list(&heading, lines)
+    }
+
+    /// Work-groups of the dispatch not started yet.
+    fn groups_not_started(&self) -> u64 {
+        self.d.geo.group_count().saturating_sub(self.stats.groups)
     }
 
     fn arrive(&mut self, gid: usize, at: u64) {
@@ -604,6 +659,7 @@ impl Sim<'_, '_> {
                     w.w.status = WaveStatus::Ready;
                     w.next = at;
                     self.heap.push(Reverse((at, w.prio, id as u32)));
+                    self.running += 1;
                 }
             }
         }
@@ -611,6 +667,8 @@ impl Sim<'_, '_> {
 
     fn wave_ended(&mut self, id: usize, end: u64) {
         let Some(tw) = self.waves[id].take() else { return };
+        self.running -= 1;
+        self.prog.advance(end, self.stats.instructions);
         self.counters.add(Counter::SqWaveCycles, end.saturating_sub(tw.start));
         let oob = tw.w.lds_out_of_range.get();
         self.stats.lds_out_of_range += oob;

@@ -32,11 +32,19 @@ pub(crate) fn read(lds: &[u8], limit: usize, oob: &Cell<u64>, off: u32, buf: &mu
     }
 }
 
-/// Write `bytes` at `off`: dropped when out of range.
-pub(crate) fn write(lds: &mut [u8], limit: usize, oob: &Cell<u64>, off: u32, bytes: &[u8]) {
+/// Write `bytes` at `off`: dropped when out of range. Returns whether any byte changed.
+pub(crate) fn write(lds: &mut [u8], limit: usize, oob: &Cell<u64>, off: u32, bytes: &[u8]) -> bool {
     match in_range(limit.min(lds.len()), off, bytes.len()) {
-        Some(s) => lds[s..s + bytes.len()].copy_from_slice(bytes),
-        None => count(oob),
+        Some(s) => {
+            let dst = &mut lds[s..s + bytes.len()];
+            let changed = dst != bytes;
+            dst.copy_from_slice(bytes);
+            changed
+        }
+        None => {
+            count(oob);
+            false
+        }
     }
 }
 
@@ -46,7 +54,7 @@ pub(crate) fn read_u32(lds: &[u8], limit: usize, oob: &Cell<u64>, off: u32) -> u
     u32::from_le_bytes(b)
 }
 
-pub(crate) fn write_u32(lds: &mut [u8], limit: usize, oob: &Cell<u64>, off: u32, v: u32) {
+pub(crate) fn write_u32(lds: &mut [u8], limit: usize, oob: &Cell<u64>, off: u32, v: u32) -> bool {
     write(lds, limit, oob, off, &v.to_le_bytes())
 }
 

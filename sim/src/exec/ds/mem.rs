@@ -9,6 +9,7 @@ use super::super::vmem::fp::FpEnv;
 use super::super::ExecCtx;
 use super::{lds, DsFp, Op};
 use crate::fault::FaultKind;
+use crate::progress::LastRead;
 use hipscope_isa::decode::Operand;
 use hipscope_isa::Family;
 
@@ -30,6 +31,7 @@ fn read(cx: &ExecCtx, lim: usize, lane: usize, at: u32, buf: &mut [u8]) -> Resul
         p.lds_access(lane as u32, at, buf.len() as u32);
     }
     lds::read(cx.lds, lim, &cx.wave.lds_out_of_range, at, buf);
+    cx.wave.last_read.set(Some(LastRead::new(lane as u32, true, at as u64, buf)));
     Ok(())
 }
 
@@ -37,7 +39,9 @@ fn write(cx: &mut ExecCtx, lim: usize, lane: usize, at: u32, bytes: &[u8]) -> Re
     if let Some(p) = cx.port {
         p.lds_access(lane as u32, at, bytes.len() as u32);
     }
-    lds::write(cx.lds, lim, &cx.wave.lds_out_of_range, at, bytes);
+    if lds::write(cx.lds, lim, &cx.wave.lds_out_of_range, at, bytes) {
+        cx.wave.writes += 1;
+    }
     Ok(())
 }
 
@@ -114,7 +118,9 @@ fn lane_op(op: &Op, cx: &mut ExecCtx, lim: usize, lane: usize) -> Result<(), Fau
         }
         Op::StoreAddTid { data, offset } => {
             let (v, at) = (v_dword(cx.wave, data, 0, lane), addtid_address(cx, offset, lane));
-            lds::write_u32(cx.lds, lim, &cx.wave.lds_out_of_range, at, v);
+            if lds::write_u32(cx.lds, lim, &cx.wave.lds_out_of_range, at, v) {
+                cx.wave.writes += 1;
+            }
         }
         Op::CondXchg32 { dst, addr, data, offset } => condxchg32(cx, lim, lane, dst, addr, data, offset)?,
         _ => {}
@@ -174,8 +180,8 @@ fn condxchg32(cx: &mut ExecCtx, lim: usize, lane: usize, dst: Operand, addr: Ope
         let at = a0 + 4 * k as u32;
         let old = lds::read_u32(cx.lds, lim, &cx.wave.lds_out_of_range, at);
         let d = v_dword(cx.wave, data, k, lane);
-        if d >> 31 != 0 {
-            lds::write_u32(cx.lds, lim, &cx.wave.lds_out_of_range, at, d & 0x7fff_ffff);
+        if d >> 31 != 0 && lds::write_u32(cx.lds, lim, &cx.wave.lds_out_of_range, at, d & 0x7fff_ffff) {
+            cx.wave.writes += 1;
         }
         write_v_dword(cx.wave, dst, k, lane, old);
     }
@@ -194,7 +200,9 @@ fn append(cx: &mut ExecCtx, lim: usize, consume: bool, dst: Operand, offset: u32
     let old = lds::read_u32(cx.lds, lim, &cx.wave.lds_out_of_range, at);
     let n = exec.count_ones();
     let new = if consume { old.wrapping_sub(n) } else { old.wrapping_add(n) };
-    lds::write_u32(cx.lds, lim, &cx.wave.lds_out_of_range, at, new);
+    if lds::write_u32(cx.lds, lim, &cx.wave.lds_out_of_range, at, new) {
+        cx.wave.writes += 1;
+    }
     let mut m = exec;
     while m != 0 {
         let l = m.trailing_zeros() as usize;

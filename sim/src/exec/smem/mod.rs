@@ -208,12 +208,14 @@ pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKin
             })?;
         }
         Op::Store { data, base, off, dwords } => {
+            w.writes += 1;
             let a = s64(w, env, base).wrapping_add(total_offset(w, env, &off)) & !3;
             for k in 0..dwords as usize {
                 mem.write(0, a.wrapping_add(4 * k as u64), &s_dword(w, data, k).to_le_bytes()).map_err(fault)?;
             }
         }
         Op::BufferStore { data, rsrc, off, dwords } => {
+            w.writes += 1;
             let (b, o0) = (Buffer::of(w, rsrc), total_offset(w, env, &off) & !3);
             for k in 0..dwords as usize {
                 let o = o0.wrapping_add(4 * k as u64);
@@ -244,10 +246,14 @@ pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKin
 /// Read a load's data: `at(byte offset, access bytes)` gives the address of each access, or
 /// None when a buffer access is out of range (it reads 0).
 fn load(w: &mut Wave, mem: &Global, d: Operand, size: Size, at: impl Fn(u64, u64) -> Option<u64>) -> Result<(), FaultKind> {
+    let first = std::cell::Cell::new(None);
     let read = |o: u64, n: u64| -> Result<u32, FaultKind> {
         let Some(a) = at(o, n) else { return Ok(0) };
         let mut b = [0u8; 4];
         mem.read(0, a, &mut b[..n as usize]).map_err(fault)?;
+        if o == 0 {
+            first.set(Some(crate::progress::LastRead::new(0, false, a, &b[..n as usize])));
+        }
         Ok(u32::from_le_bytes(b))
     };
     match size {
@@ -261,6 +267,9 @@ fn load(w: &mut Wave, mem: &Global, d: Operand, size: Size, at: impl Fn(u64, u64
         Size::I8 => write_s_dword(w, d, 0, read(0, 1)? as u8 as i8 as i32 as u32),
         Size::U16 => write_s_dword(w, d, 0, read(0, 2)?),
         Size::I16 => write_s_dword(w, d, 0, read(0, 2)? as u16 as i16 as i32 as u32),
+    }
+    if let Some(r) = first.get() {
+        w.last_read.set(Some(r));
     }
     Ok(())
 }
@@ -286,6 +295,7 @@ fn atomic(w: &mut Wave, mem: &mut Global, op: AtomicOp, wide: bool, ret: bool, d
             let old = u64::from_le_bytes(b);
             let new = atomic::apply(op, old, src, cmp, 8 * n as u32);
             mem.write(0, a, &new.to_le_bytes()[..n]).map_err(fault)?;
+            w.writes += u64::from(new != old);
             old
         }
     };

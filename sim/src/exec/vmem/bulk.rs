@@ -36,6 +36,9 @@ pub fn load_dwords(w: &mut Wave, mem: &Memory, addrs: &[u64; MAX_LANES], dst: us
     let exec = w.exec();
     let Some((lo, end)) = extent(addrs, exec, 4 * dwords as u64) else { return false };
     let Some((base, data)) = mem.span(lo, end) else { return false };
+    let first = exec.trailing_zeros() as usize;
+    let o = (addrs[first] - base) as usize;
+    w.last_read.set(Some(crate::progress::LastRead::new(first as u32, false, addrs[first], &data[o..o + 4 * dwords])));
     for k in 0..dwords {
         let row = w.row_mut((dst + k) % 256);
         let mut m = exec;
@@ -50,10 +53,11 @@ pub fn load_dwords(w: &mut Wave, mem: &Memory, addrs: &[u64; MAX_LANES], dst: us
 
 /// Store `dwords` dwords per active lane from VGPRs `src..`; false (nothing done) when the
 /// lanes do not all fall in one allocation.
-pub fn store_dwords(w: &Wave, mem: &mut Memory, addrs: &[u64; MAX_LANES], src: usize, dwords: usize) -> bool {
+pub fn store_dwords(w: &mut Wave, mem: &mut Memory, addrs: &[u64; MAX_LANES], src: usize, dwords: usize) -> bool {
     let exec = w.exec();
     let Some((lo, end)) = extent(addrs, exec, 4 * dwords as u64) else { return false };
     let Some((base, data)) = mem.span_mut(lo, end) else { return false };
+    w.writes += 1;
     let mut m = exec;
     while m != 0 {
         let lane = m.trailing_zeros() as usize;

@@ -212,7 +212,7 @@ pub(super) fn atomic_lane(cx: &mut ExecCtx, t: Target, lane: usize, a: &AtomicSp
     let src = read_wide(cx.wave, a.data, a.width, 0, lane);
     let aux = if a.op.uses_aux() { read_wide(cx.wave, a.data, a.width, a.width.dwords(), lane) } else { 0 };
     let new = atomic::apply(a.op, a.width, old, src, aux, a.fp);
-    space::write(cx, t, lane, &new.to_le_bytes()[..n])?;
+    space::store(cx, t, lane, &new.to_le_bytes()[..n], new != old)?;
     if present(a.dst) {
         write_wide(cx.wave, a.dst, a.width, lane, old);
     }

@@ -26,6 +26,7 @@ use super::super::ds::lds;
 use super::super::ExecCtx;
 use crate::fault::FaultKind;
 use crate::memory::Unmapped;
+use crate::progress::LastRead;
 
 /// Byte `o` of `lane`'s private memory relative to the wave's scratch base.
 #[inline]
@@ -88,9 +89,14 @@ fn private_runs(p: Private, len: usize, mut f: impl FnMut(u64, std::ops::Range<u
 
 pub fn read(cx: &ExecCtx, t: Target, lane: usize, buf: &mut [u8]) -> Result<(), FaultKind> {
     match t {
-        Target::Mem(a) => cx.read_global(lane as u32, a, buf).map_err(mem_fault(lane)),
+        Target::Mem(a) => {
+            cx.read_global(lane as u32, a, buf).map_err(mem_fault(lane))?;
+            cx.wave.last_read.set(Some(LastRead::new(lane as u32, false, a, buf)));
+            Ok(())
+        }
         Target::Lds(o) => {
             lds::read(cx.lds, cx.lds.len(), &cx.wave.lds_out_of_range, o, buf);
+            cx.wave.last_read.set(Some(LastRead::new(lane as u32, true, o as u64, buf)));
             Ok(())
         }
         Target::Private(p) => private_runs(p, buf.len(), |a, r| cx.read_global(lane as u32, a, &mut buf[r]).map_err(mem_fault(lane))),
@@ -103,14 +109,29 @@ pub fn read(cx: &ExecCtx, t: Target, lane: usize, buf: &mut [u8]) -> Result<(), 
 }
 
 pub fn write(cx: &mut ExecCtx, t: Target, lane: usize, bytes: &[u8]) -> Result<(), FaultKind> {
+    store(cx, t, lane, bytes, true)
+}
+
+/// [`write`]; `visible`: whether a write to memory counts as a change others could see (an
+/// atomic that wrote back the value it read does not). LDS writes count when they change
+/// bytes.
+pub fn store(cx: &mut ExecCtx, t: Target, lane: usize, bytes: &[u8], visible: bool) -> Result<(), FaultKind> {
     match t {
-        Target::Mem(a) => cx.write_global(lane as u32, a, bytes).map_err(mem_fault(lane)),
+        Target::Mem(a) => {
+            cx.wave.writes += u64::from(visible);
+            cx.write_global(lane as u32, a, bytes).map_err(mem_fault(lane))
+        }
         Target::Lds(o) => {
             let len = cx.lds.len();
-            lds::write(cx.lds, len, &cx.wave.lds_out_of_range, o, bytes);
+            if lds::write(cx.lds, len, &cx.wave.lds_out_of_range, o, bytes) {
+                cx.wave.writes += 1;
+            }
             Ok(())
         }
-        Target::Private(p) => private_runs(p, bytes.len(), |a, r| cx.write_global(lane as u32, a, &bytes[r]).map_err(mem_fault(lane))),
+        Target::Private(p) => {
+            cx.wave.writes += u64::from(visible);
+            private_runs(p, bytes.len(), |a, r| cx.write_global(lane as u32, a, &bytes[r]).map_err(mem_fault(lane)))
+        }
         Target::Null => Ok(()),
         Target::Invalid { address, size } => Err(mem_fault(lane)(Unmapped { address, size })),
     }

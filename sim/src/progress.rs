@@ -1,0 +1,217 @@
+//! Livelock detection, shared by the functional and timing engines.
+//!
+//! A dispatch makes *progress* when something another wave could see changes: a store (to
+//! global or private memory), an atomic that changed its location, an LDS write that changed
+//! bytes, a barrier that released, a wave that ended or started. Between two such events every
+//! wave runs on memory that does not change, so a wave whose complete state (PC, scalar and
+//! vector registers, SCC, MODE) comes back to an earlier value is in a loop it cannot leave:
+//! it will repeat the same instructions and reads forever, unless another wave changes memory.
+//! When every wave that is not waiting at a barrier is in such a loop, nothing can ever change
+//! again: the dispatch is livelocked (a spin lock that never opens, a flag nobody sets, a grid
+//! barrier waiting for work-groups that cannot become resident). That is a proof, not a guess,
+//! so it can be reported after a few thousand instructions instead of a time limit.
+//!
+//! Each wave's [`Watch`] looks for the repetition with Brent's cycle-finding method over the
+//! wave's states at backward branches, once the wave has run [`Limits::check_after`]
+//! instructions since the last progress (so ordinary code pays one comparison per
+//! instruction). A loop that changes a register every iteration (a bounded spin counting its
+//! polls) is not a livelock: it ends on its own, or at the runaway limit
+//! (`EngineOptions::max_wave_instructions`).
+
+use crate::fault::WaveId;
+use crate::wave::Wave;
+
+/// Instructions a wave runs after the last progress before it is checked for a repeating
+/// state.
+pub const DEFAULT_CHECK_AFTER: u64 = 256;
+
+/// Timing mode: cycles since the last progress before a livelock is declared, so that a store
+/// still on its way (seeded reordering delays arrivals by up to ~1100 cycles,
+/// `memsys::reorder`) or a long memory latency cannot be mistaken for one.
+pub const SETTLE_CYCLES: u64 = 100_000;
+
+/// Progress of a whole dispatch: an epoch that advances with every visible change, and how
+/// many waves are proven to loop within the current epoch.
+#[derive(Debug, Clone, Default)]
+pub struct Progress {
+    pub epoch: u64,
+    /// Waves found looping since the epoch began.
+    pub looping: usize,
+    /// Timing mode: cycle of the last progress.
+    pub at_cycle: u64,
+    /// Instructions executed (dispatch-wide) at the last progress.
+    pub at_instruction: u64,
+}
+
+impl Progress {
+    /// Something visible changed (at `cycle`, after `instructions` dispatch instructions).
+    #[inline]
+    pub fn advance(&mut self, cycle: u64, instructions: u64) {
+        self.epoch += 1;
+        self.looping = 0;
+        self.at_cycle = cycle;
+        self.at_instruction = instructions;
+    }
+}
+
+/// One wave's search for a repeated state.
+#[derive(Debug, Clone, Default)]
+pub struct Watch {
+    epoch: u64,
+    /// Instructions since the epoch began (or since this wave started in it).
+    since: u64,
+    /// Brent's method: backward branches since the last snapshot, and the window length.
+    steps: u64,
+    power: u64,
+    snap_pc: Option<u64>,
+    snap: Vec<u32>,
+    /// The wave was found looping in `epoch`.
+    looping: bool,
+}
+
+impl Watch {
+    /// Account one executed instruction of `w` in epoch `epoch`; `backward`: it branched to
+    /// an address at or before its own. Returns true when this proves the wave loops (once per
+    /// epoch).
+    #[inline]
+    pub fn step(&mut self, w: &Wave, epoch: u64, backward: bool, check_after: u64) -> bool {
+        if self.epoch != epoch {
+            self.restart(epoch);
+        }
+        self.since += 1;
+        if !backward || self.looping || check_after == 0 || self.since < check_after {
+            return false;
+        }
+        self.brent(w)
+    }
+
+    /// Whether the wave was found looping in `epoch`, and at which PC.
+    pub fn looping_at(&self, epoch: u64) -> Option<u64> {
+        (self.looping && self.epoch == epoch).then_some(self.snap_pc).flatten()
+    }
+
+    fn restart(&mut self, epoch: u64) {
+        self.epoch = epoch;
+        self.since = 0;
+        self.steps = 0;
+        self.power = 1;
+        self.snap_pc = None;
+        self.looping = false;
+    }
+
+    fn brent(&mut self, w: &Wave) -> bool {
+        self.steps += 1;
+        if self.snap_pc == Some(w.pc) && same_state(w, &self.snap) {
+            self.looping = true;
+            return true;
+        }
+        if self.steps >= self.power {
+            self.snap.clear();
+            capture(w, &mut self.snap);
+            self.snap_pc = Some(w.pc);
+            self.power = self.power.saturating_mul(2);
+            self.steps = 0;
+        }
+        false
+    }
+}
+
+/// The parts of a wave's state that decide what it does next (PC compared separately).
+fn capture(w: &Wave, out: &mut Vec<u32>) {
+    out.extend_from_slice(&w.sreg);
+    out.extend_from_slice(&[w.scc as u32, w.mode, w.trapsts]);
+    out.extend_from_slice(&w.vgpr);
+    out.extend_from_slice(&w.agpr);
+}
+
+fn same_state(w: &Wave, snap: &[u32]) -> bool {
+    let s = w.sreg.len();
+    let v = s + 3;
+    snap.len() == v + w.vgpr.len() + w.agpr.len()
+        && snap[..s] == w.sreg
+        && snap[s..v] == [w.scc as u32, w.mode, w.trapsts]
+        && snap[v..v + w.vgpr.len()] == w.vgpr[..]
+        && snap[v + w.vgpr.len()..] == w.agpr[..]
+}
+
+/// What a wave last read from memory: the one-line answer to "what is it waiting for".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LastRead {
+    pub lane: u32,
+    pub lds: bool,
+    pub address: u64,
+    pub size: u32,
+    /// The bytes read (little-endian, up to 8).
+    pub value: u64,
+}
+
+impl LastRead {
+    pub fn new(lane: u32, lds: bool, address: u64, bytes: &[u8]) -> LastRead {
+        let mut b = [0u8; 8];
+        let n = bytes.len().min(8);
+        b[..n].copy_from_slice(&bytes[..n]);
+        LastRead { lane, lds, address, size: bytes.len() as u32, value: u64::from_le_bytes(b) }
+    }
+}
+
+impl std::fmt::Display for LastRead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let space = if self.lds { "LDS offset" } else { "address" };
+        let digits = (2 * self.size.min(8)) as usize;
+        write!(f, "lane {} last read {space} {:#x} ({} bytes) = {:#0w$x}", self.lane, self.address, self.size, self.value, w = digits + 2)
+    }
+}
+
+/// One line per looping or waiting wave: where it loops and what it last read.
+pub fn describe(wave: WaveId, pc: u64, loop_pc: Option<u64>, last: Option<LastRead>) -> (WaveId, u64, String) {
+    let what = match loop_pc {
+        Some(p) => format!("repeats the same state at pc {p:#x}"),
+        None => "waits at s_barrier".to_string(),
+    };
+    let read = last.map_or_else(|| ", no memory read yet".to_string(), |r| format!("; {r}"));
+    (wave, pc, format!("{what}{read}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wave() -> Wave {
+        let mut w = Wave::with_vgpr_file(WaveId::default(), true, vec![0; 8 * 64], 8);
+        w.pc = 0x100;
+        w
+    }
+
+    #[test]
+    fn a_spin_that_changes_nothing_is_found_a_counting_loop_is_not() {
+        let mut w = wave();
+        let mut watch = Watch::default();
+        let found = (0..64).any(|_| watch.step(&w, 1, true, 1));
+        assert!(found, "identical state at the same pc repeats");
+        assert_eq!(watch.looping_at(1), Some(0x100));
+        assert_eq!(watch.looping_at(2), None, "a new epoch forgets it");
+        let mut watch = Watch::default();
+        let counted = (0..10_000u32).any(|i| {
+            w.sreg[3] = i;
+            watch.step(&w, 1, true, 1)
+        });
+        assert!(!counted, "a register that changes each iteration is progress of the wave itself");
+    }
+
+    #[test]
+    fn loops_longer_than_one_branch_are_found() {
+        // Three backward branches per iteration (nested loop), state cycling with period 3.
+        let mut w = wave();
+        let mut watch = Watch::default();
+        let found = (0..200u64).any(|i| {
+            w.pc = 0x100 + 8 * (i % 3);
+            w.vgpr[5] = (i % 3) as u32;
+            watch.step(&w, 7, true, 1)
+        });
+        assert!(found);
+        // Not before the check threshold, nor on forward branches.
+        let mut watch = Watch::default();
+        assert!(!(0..100).any(|_| watch.step(&w, 1, true, 1000)));
+        assert!(!(0..10_000).any(|_| watch.step(&w, 1, false, 1)));
+    }
+}
