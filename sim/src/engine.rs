@@ -42,6 +42,9 @@ pub struct EngineOptions {
     /// Timing mode: the dispatch stops with a kernel fault after this many cycles
     /// (`--max-cycles`; `u64::MAX`: no limit).
     pub max_cycles: u64,
+    /// Counts finished work-groups as they finish, for a progress display that another
+    /// thread reads (the engines only add to it).
+    pub groups_done: Option<&'static std::sync::atomic::AtomicU64>,
 }
 
 impl Default for EngineOptions {
@@ -55,6 +58,7 @@ impl Default for EngineOptions {
             livelock_check_after: progress::DEFAULT_CHECK_AFTER,
             max_instructions: u64::MAX,
             max_cycles: u64::MAX,
+            groups_done: None,
         }
     }
 }
@@ -165,8 +169,10 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions) 
                 prog.advance(0, stats.instructions);
             }
             res.ready.swap_remove(pick);
-            if res.settle(slot) {
-                prog.advance(0, stats.instructions);
+            match res.settle(slot) {
+                Settled::Released => prog.advance(0, stats.instructions),
+                Settled::Retired => count_group(opts),
+                Settled::Waiting => {}
             }
         }
         if prog.looping > 0 && prog.looping == res.ready.len() {
@@ -182,6 +188,22 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions) 
         }
     }
     Ok(stats)
+}
+
+/// What [`Residency::settle`] did.
+enum Settled {
+    /// The group finished and left its slot.
+    Retired,
+    /// Its barrier released.
+    Released,
+    Waiting,
+}
+
+/// A work-group finished: tell the progress display.
+pub(crate) fn count_group(opts: &EngineOptions) {
+    if let Some(c) = opts.groups_done {
+        c.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// Resident work-groups in residency slots (a slot also picks the group's scratch), and the
@@ -240,9 +262,9 @@ impl Residency {
     }
 
     /// After a wave of `slot` stopped being ready: retire the group if it is done, else
-    /// release its barrier if every live wave now waits at it. Whether a barrier released.
-    fn settle(&mut self, slot: u32) -> bool {
-        let Some(group) = self.slots[slot as usize].as_mut() else { return false };
+    /// release its barrier if every live wave now waits at it.
+    fn settle(&mut self, slot: u32) -> Settled {
+        let Some(group) = self.slots[slot as usize].as_mut() else { return Settled::Waiting };
         if group.done() {
             if let Some(g) = self.slots[slot as usize].take() {
                 self.pool.extend(g.waves.into_iter().map(|w| w.vgpr));
@@ -250,11 +272,13 @@ impl Residency {
             self.live -= 1;
             self.free.push(slot);
             self.free.sort_unstable_by(|a, b| b.cmp(a));
+            Settled::Retired
         } else if group.try_release_barrier() {
             self.ready.extend(group.waves.iter().enumerate().filter(|(_, w)| w.status == WaveStatus::Ready).map(|(wi, _)| (slot, wi as u32)));
-            return true;
+            Settled::Released
+        } else {
+            Settled::Waiting
         }
-        false
     }
 
     /// The livelock report: every live wave's loop or barrier and what it last read; and the

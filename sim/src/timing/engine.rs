@@ -692,6 +692,7 @@ impl Sim<'_, '_> {
             return;
         }
         if let Some(g) = self.groups[gid].take() {
+            crate::engine::count_group(&self.opts);
             if self.split {
                 self.place.release_split(&g.placed, &self.needs);
             } else {
