@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-const CASES: usize = 1200;
+const CASES: usize = 2000;
 /// A mutant that loads must finish its kernel within this (the valid built-ins take ~10 ms).
 const RUN_LIMIT: Duration = Duration::from_secs(20);
 
