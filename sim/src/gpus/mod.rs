@@ -146,8 +146,8 @@ impl GpuConfig {
         Ok(())
     }
 
-    /// The timing section's grouping of CUs must fit the CU count, and the model it describes
-    /// must fit in host memory.
+    /// The XCDs must split the CUs evenly, and the model the timing section describes must fit
+    /// in host memory.
     fn check_layout(&self, t: &Timing) -> Result<(), String> {
         let (cus, topo) = (self.compute_units, &t.topology);
         // On RDNA the XCD split is by workgroup processor.
@@ -156,16 +156,8 @@ impl GpuConfig {
             let what = if unit == 2 { "the workgroup processors" } else { "compute_units" };
             return Err(format!("timing.topology.xcds: {} does not divide {what} ({cus} CUs)", topo.xcds));
         }
-        let arrays = topo.shader_engines as u64 * topo.shader_arrays_per_engine as u64;
-        if arrays > cus as u64 {
-            return Err(format!(
-                "timing.topology: {} shader engines × {} arrays is more shader arrays than compute_units ({cus})",
-                topo.shader_engines, topo.shader_arrays_per_engine
-            ));
-        }
-        if topo.cus_per_scalar_cache > cus {
-            return Err(format!("timing.topology.cus_per_scalar_cache: {} is more than compute_units ({cus})", topo.cus_per_scalar_cache));
-        }
+        // More shader engines or arrays than CUs (a cut-down experiment) is fine: the model
+        // builds at most one of each per CU.
         let need = crate::memsys::MemSystem::host_bytes(t, cus);
         let limit = bounds::MAX_MODEL_BYTES.min(host_available_bytes().unwrap_or(u64::MAX));
         if need > limit {
@@ -260,12 +252,12 @@ mod tests {
             // Before: `memory allocation of ... bytes failed` (abort).
             ("rx7900xtx", "size_bytes: 32768, ", "size_bytes: 16384000000, ", "timing.vector_l1.size_bytes: 16384000000 is more than"),
             ("rx7900xtx", "banks: 32,", "banks: 32000000,", "timing.lds.banks: 32000000 is more than 64"),
-            ("mi300x", "size_bytes: 4194304,", "size_bytes: 1073741824,", "take 12484460544 bytes of host memory, more than the 4294967296"),
+            ("mi300x", "size_bytes: 4194304,", "size_bytes: 1073741824,", "take 12484460544 bytes of host memory, more than the"),
             // Line masks are u128.
             ("rx7900xtx", "line_bytes: 128,", "line_bytes: 256,", "timing.vector_l1.line_bytes: 256 is more than 128"),
             ("mi210", "line_bytes: 64,", "line_bytes: 48,", "timing.vector_l1.line_bytes: 48 is not a power of two"),
             ("rx6900xt", "xcds: 1,", "xcds: 3,", "timing.topology.xcds: 3 does not divide the workgroup processors"),
-            ("mi300x", "shader_arrays_per_engine: 1,", "shader_arrays_per_engine: 16,", "more shader arrays than compute_units"),
+            ("mi300x", "shader_arrays_per_engine: 1,", "shader_arrays_per_engine: 17,", "timing.topology.shader_arrays_per_engine: 17 is more than 16"),
             ("mi210", "max_waves_per_simd: 8,", "max_waves_per_simd: 0,", "timing.core.max_waves_per_simd: 0 is less than 1"),
             ("mi210", "simds_per_cu: 4,", "simds_per_cu: 40,", "timing.core.simds_per_cu: 40 is more than 4"),
             ("mi210", "latency_cycles: 335,", "latency_cycles: 4000000000,", "timing.dram.latency_cycles: 4000000000 is more than"),

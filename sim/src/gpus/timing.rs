@@ -202,10 +202,11 @@ impl Timing {
         self.check_memory()?;
         self.check_core()?;
         let t = &self.topology;
+        // At most one per CU, so at most as many as a config may have CUs.
         for (name, n) in [("topology.xcds", t.xcds), ("topology.shader_engines", t.shader_engines), ("topology.cus_per_scalar_cache", t.cus_per_scalar_cache)] {
-            range(name, n as u64, 1, b::MAX_COMPUTE_UNITS as u64, "compute units")?;
+            range(name, n as u64, 1, b::MAX_COMPUTE_UNITS as u64, "")?;
         }
-        range("topology.shader_arrays_per_engine", t.shader_arrays_per_engine as u64, 1, b::MAX_ARRAYS_PER_ENGINE as u64, "arrays")?;
+        range("topology.shader_arrays_per_engine", t.shader_arrays_per_engine as u64, 1, b::MAX_ARRAYS_PER_ENGINE as u64, "")?;
         let d = &self.dispatch;
         cycles("dispatch.kernel_start_cycles", d.kernel_start_cycles)?;
         cycles("dispatch.kernel_end_cycles", d.kernel_end_cycles)?;
@@ -303,8 +304,8 @@ impl Timing {
             ("core.vgprs_per_simd", c.vgprs_per_simd, b::MAX_VGPRS_PER_SIMD, "VGPRs"),
             ("core.sgprs_per_simd", c.sgprs_per_simd, b::MAX_SGPRS_PER_SIMD, "SGPRs"),
             ("core.max_workgroups_per_cu", c.max_workgroups_per_cu, b::MAX_WORKGROUPS_PER_CU, "work-groups"),
-            ("core.f64_rate_divisor", c.f64_rate_divisor, b::MAX_RATE_DIVISOR, "(divisor)"),
-            ("core.transcendental_rate_divisor", c.transcendental_rate_divisor, b::MAX_RATE_DIVISOR, "(divisor)"),
+            ("core.f64_rate_divisor", c.f64_rate_divisor, b::MAX_RATE_DIVISOR, ""),
+            ("core.transcendental_rate_divisor", c.transcendental_rate_divisor, b::MAX_RATE_DIVISOR, ""),
         ] {
             range(name, n as u64, 1, max as u64, unit)?;
         }
@@ -341,12 +342,13 @@ fn pow2(name: &str, v: u64) -> Result<(), String> {
     }
 }
 
-/// `v` must be in `lo..=hi` (`unit` names what is counted).
+/// `v` must be in `lo..=hi` (`unit` names what is counted, or says why).
 fn range(name: &str, v: u64, lo: u64, hi: u64, unit: &str) -> Result<(), String> {
+    let unit = if unit.is_empty() { String::new() } else { format!(" {unit}") };
     if v < lo {
-        Err(format!("timing.{name}: {v} is less than {lo} {unit}"))
+        Err(format!("timing.{name}: {v} is less than {lo}{unit}"))
     } else if v > hi {
-        Err(format!("timing.{name}: {v} is more than {hi} {unit}"))
+        Err(format!("timing.{name}: {v} is more than {hi}{unit}"))
     } else {
         Ok(())
     }
