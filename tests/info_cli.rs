@@ -121,3 +121,36 @@ fn corrupted_files_give_one_line_and_exit_2() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(stderr_lines(&o).len(), 1);
 }
+
+#[test]
+fn values_beyond_hardware_limits_are_warnings() {
+    let Some(co) = workload("gfx90a/vadd.co") else {
+        println!("SKIPPED: values_beyond_hardware_limits_are_warnings: workloads/bin/gfx90a/vadd.co not built");
+        return;
+    };
+    let mut bytes = std::fs::read(&co).unwrap();
+    // The kernel descriptor is vadd.kd at the start of .rodata, file offset 0x840
+    // (llvm-readelf-19 -S -s); KERNARG_SIZE at +8 is the 288 bytes the metadata declares.
+    let kd = 0x840;
+    assert_eq!(u32::from_le_bytes(bytes[kd + 8..kd + 12].try_into().unwrap()), 288, "descriptor not where expected");
+    bytes[kd + 7] |= 0x80; // PRIVATE_SEGMENT_FIXED_SIZE: bit 31
+    let flipped = scratch("vadd-private-bit31.co", &bytes);
+    let o = hipscope(&["info", s(&flipped)]);
+    assert!(o.status.success(), "{:?}", stderr_lines(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let warnings: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with("warning:")).collect();
+    assert_eq!(
+        warnings,
+        ["  warning: PRIVATE_SEGMENT_FIXED_SIZE is 2147483648, more than 131056 (per-lane share of the most scratch COMPUTE_TMPRING_SIZE gives a wave)"]
+    );
+    let o = hipscope(&["info", s(&flipped), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let w = &v["warnings"][0];
+    assert_eq!(
+        (w["kernel"].as_str(), w["field"].as_str(), w["value"].as_u64(), w["limit"].as_u64()),
+        (Some("vadd"), Some("PRIVATE_SEGMENT_FIXED_SIZE"), Some(1 << 31), Some(131_056))
+    );
+    // The unmodified object has none.
+    let v: serde_json::Value = serde_json::from_slice(&hipscope(&["info", s(&co), "--json"]).stdout).expect("JSON");
+    assert_eq!(v["warnings"], serde_json::json!([]));
+}

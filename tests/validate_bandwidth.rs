@@ -5,11 +5,12 @@
 
 mod common;
 
+use common::builtin;
 use hipscope_sim::validate::bandwidth;
 
 #[test]
 fn bandwidth_plateaus_against_real_curves() {
     let Some((workloads, data)) = common::dirs("") else { return };
-    let rows = bandwidth::GPUS.iter().flat_map(|(gpu, ..)| bandwidth::compare(&workloads, &data, gpu).unwrap_or_else(|e| panic!("{gpu}: {e}")));
+    let rows = bandwidth::GPUS.iter().flat_map(|(gpu, ..)| bandwidth::compare(&workloads, &data, &builtin(gpu)).unwrap_or_else(|e| panic!("{gpu}: {e}")));
     common::check_rows("bandwidth", rows);
 }

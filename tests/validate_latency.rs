@@ -5,11 +5,12 @@
 
 mod common;
 
+use common::builtin;
 use hipscope_sim::validate::latency;
 
 #[test]
 fn latency_plateaus_and_steps_against_real_curves() {
     let Some((workloads, data)) = common::dirs("") else { return };
-    let rows = latency::GPUS.iter().flat_map(|(gpu, ..)| latency::compare(&workloads, &data, gpu).unwrap_or_else(|e| panic!("{gpu}: {e}")));
+    let rows = latency::GPUS.iter().flat_map(|(gpu, ..)| latency::compare(&workloads, &data, &builtin(gpu)).unwrap_or_else(|e| panic!("{gpu}: {e}")));
     common::check_rows("latency", rows);
 }

@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::builtin;
 use hipscope_sim::validate::mixbench;
 
 /// Memory-bound, the knee, and compute-bound points.
@@ -16,7 +17,7 @@ fn mixbench_duration_mape_against_real_sweeps() {
     let Some((workloads, data)) = common::dirs("derived/mixbench_ro_summary.csv") else { return };
     let mut rows = Vec::new();
     for (gpu, _) in mixbench::GPUS {
-        let r = mixbench::compare_points(&workloads, &data, gpu, Some(POINTS)).unwrap_or_else(|e| panic!("{gpu}: {e}"));
+        let r = mixbench::compare_points(&workloads, &data, &builtin(gpu), Some(POINTS)).unwrap_or_else(|e| panic!("{gpu}: {e}"));
         assert_eq!(r.len(), POINTS.len() + 1, "{gpu}: every point has a measurement, plus the MAPE row");
         rows.extend(r);
     }

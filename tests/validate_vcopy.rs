@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::builtin;
 use hipscope_sim::validate::vcopy;
 
 #[test]
@@ -13,7 +14,7 @@ fn vcopy_counters_and_durations_against_real_profiles() {
     let Some((workloads, data)) = common::dirs("derived/vcopy_counters_summary.csv") else { return };
     let mut rows = Vec::new();
     for (gpu, _) in vcopy::GPUS {
-        let r = vcopy::compare(&workloads, &data, gpu).unwrap_or_else(|e| panic!("{gpu}: {e}"));
+        let r = vcopy::compare(&workloads, &data, &builtin(gpu)).unwrap_or_else(|e| panic!("{gpu}: {e}"));
         assert!(r.len() >= 14, "{gpu}: expected at least 14 compared figures, got {}", r.len());
         rows.extend(r);
     }

@@ -209,3 +209,49 @@ fn mutated_code_objects_never_panic() {
     }
     assert!(cases >= 10_000, "only {cases} cases");
 }
+
+/// A committed workload code object (no LLVM needed).
+fn vadd_gfx90a() -> Vec<u8> {
+    codeobj_common::read(&workspace_root().join("workloads/bin/gfx90a/vadd.co"))
+}
+
+fn load_error(bytes: &[u8]) -> String {
+    let e = codeobj::load(bytes, None).map(|_| ()).unwrap_err().to_string();
+    assert!(!e.contains('\n'), "{e}");
+    e
+}
+
+#[test]
+fn big_endian_elf_is_rejected_not_read_as_little_endian() {
+    let mut d = vadd_gfx90a();
+    d[5] = 2; // EI_DATA = ELFDATA2MSB
+    let e = load_error(&d);
+    assert!(e.contains("EI_DATA (byte 5) is 2") && e.contains("big-endian"), "{e}");
+    assert!(codeobj::list_targets(&d).is_err(), "listing must refuse it too");
+    d[5] = 1;
+    d[4] = 1; // EI_CLASS = ELFCLASS32
+    assert!(load_error(&d).contains("EI_CLASS (byte 4) is 1"));
+}
+
+#[test]
+fn other_machines_are_named_not_reported_as_missing_fatbin() {
+    let mut d = vadd_gfx90a();
+    d[18..20].copy_from_slice(&62u16.to_le_bytes()); // EM_X86_64
+    let e = load_error(&d);
+    assert!(e.contains("e_machine is 62 (x86-64, EM_X86_64), not 224 (EM_AMDGPU)"), "{e}");
+    assert!(e.contains("no .hip_fatbin section"), "{e}");
+    d[18..20].copy_from_slice(&190u16.to_le_bytes()); // EM_CUDA: an NVIDIA cubin
+    assert!(load_error(&d).contains("(NVIDIA CUDA, EM_CUDA)"));
+}
+
+/// Made with `llvm-objcopy-19 --add-section .note.dup=<.note bytes> --set-section-type
+/// .note.dup=7` from workloads/bin/gfx90a/vadd.co; in the conflicting one the copy's kernel
+/// name is changed ("vadx").
+#[test]
+fn duplicate_metadata_notes_identical_load_conflicting_fail() {
+    let data = workspace_root().join("isa/tests/data");
+    let same = codeobj::load(&codeobj_common::read(&data.join("vadd-gfx90a-duplicate-note.co")), None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(same.kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>(), ["vadd"]);
+    let e = load_error(&codeobj_common::read(&data.join("vadd-gfx90a-conflicting-notes.co")));
+    assert!(e.contains("note NT_AMDGPU_METADATA (.note.dup+0x14)") && e.contains("differs from the first (.note+0x14)"), "{e}");
+}

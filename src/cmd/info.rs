@@ -2,8 +2,11 @@
 //!
 //! The text form is for people; `--json` prints the same data as serde_json of
 //! [`hipscope_isa::codeobj`] types (field names are the Rust field names, enums snake_case).
+//! Values beyond a hardware limit ([`limits::check_kernel`]) are warnings: a `warning:` line
+//! after the kernel, and `warnings` in JSON; the file still loads.
 
 use super::CliError;
+use hipscope_isa::codeobj::limits::{self, Violation};
 use hipscope_isa::codeobj::{self, CodeObject, Kernel, KernelArg, Listing, SgprSlot};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
@@ -32,12 +35,32 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Every kernel's limit violations, in kernel order.
+fn violations(co: &CodeObject) -> Vec<(&Kernel, Vec<Violation>)> {
+    let family = co.target.processor.family();
+    co.kernels.iter().map(|k| (k, limits::check_kernel(k, family))).collect()
+}
+
 fn json_report(args: &Args, listing: &Listing, co: &CodeObject) -> String {
+    // `warnings`: one object per violated limit, with its one-line message.
+    let warnings: Vec<Value> = violations(co)
+        .into_iter()
+        .flat_map(|(k, vs)| vs.into_iter().map(move |v| (k, v)))
+        .map(|(k, v)| {
+            let mut o = to_value(&v);
+            if let Value::Object(m) = &mut o {
+                m.insert("kernel".into(), Value::String(k.name.clone()));
+                m.insert("message".into(), Value::String(format!("kernel {}: {v}", esc(&k.name))));
+            }
+            o
+        })
+        .collect();
     let v = json!({
         "file": args.file.display().to_string(),
         "container": listing.container,
         "entries": listing.entries,
         "code_object": co,
+        "warnings": warnings,
     });
     let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
     s.push('\n');
@@ -53,8 +76,11 @@ fn text_report(args: &Args, listing: &Listing, co: &CodeObject) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "file: {}", args.file.display());
     header(&mut o, listing, co);
-    for k in &co.kernels {
+    for (k, vs) in violations(co) {
         kernel(&mut o, co, k);
+        for v in vs {
+            let _ = writeln!(o, "  warning: {v}");
+        }
     }
     o
 }

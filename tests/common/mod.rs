@@ -1,6 +1,7 @@
 //! Shared by the tests that compare a dataset with real device measurements: where the data
 //! lives, the SKIPPED rule, and the verdict of every row against the known-miss list.
 
+use hipscope_sim::gpus::{self, GpuConfig};
 use hipscope_sim::validate::known::{judge, Verdict};
 use hipscope_sim::validate::Row;
 use std::path::{Path, PathBuf};
@@ -15,6 +16,11 @@ pub fn dirs(needed: &str) -> Option<(PathBuf, PathBuf)> {
         return None;
     }
     Some((root.join("workloads"), data))
+}
+
+/// A built-in GPU config (the comparisons take the config to simulate).
+pub fn builtin(name: &str) -> GpuConfig {
+    gpus::builtin(name).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Print every row (with the known-miss reason where one applies) and fail on any miss not in

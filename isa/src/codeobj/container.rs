@@ -2,7 +2,7 @@
 //! inside it to load.
 
 use super::bundle::{self, BundleEntry};
-use super::elf::EM_AMDGPU;
+use super::elf::{self, EM_AMDGPU};
 use super::error::show;
 use super::{fatbin, LoadError};
 use crate::target::Processor;
@@ -48,6 +48,7 @@ pub fn entries(data: &[u8]) -> Result<(ContainerKind, Vec<BundleEntry>), LoadErr
         let magic = data.iter().take(8).map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ");
         return Err(LoadError::UnknownFormat { magic });
     }
+    elf::check_ident(data)?;
     if data.get(18..20) == Some(&EM_AMDGPU.to_le_bytes()[..]) {
         let target = super::probe_target(data)?;
         let entry = BundleEntry {

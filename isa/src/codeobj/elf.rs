@@ -14,8 +14,56 @@ pub const EM_AMDGPU: u16 = 224;
 pub const ELFOSABI_AMDGPU_HSA: u8 = 64;
 const ET_REL: u16 = 1;
 const ET_DYN: u16 = 3;
+const EI_CLASS: usize = 4;
+const EI_DATA: usize = 5;
 const EI_OSABI: usize = 7;
 const EI_ABIVERSION: usize = 8;
+const ELFCLASS64: u8 = 2;
+const ELFDATA2LSB: u8 = 1;
+
+/// Check the identification bytes every ELF we read must have: 64-bit and little-endian.
+/// AMDGPU code objects are `ELFCLASS64`/`ELFDATA2LSB` (AMDGPUUsage, "Header"), and so are the
+/// x86-64 and AArch64 hosts that carry HIP programs. The byte is checked before the rest, so a
+/// big-endian file is never read as little-endian.
+pub fn check_ident(data: &[u8]) -> Result<(), LoadError> {
+    let (Some(&class), Some(&order)) = (data.get(EI_CLASS), data.get(EI_DATA)) else {
+        return Err(LoadError::header(format!("{} bytes: too short for the ELF identification", data.len())));
+    };
+    match order {
+        ELFDATA2LSB => {}
+        2 => {
+            return Err(LoadError::header(format!(
+                "EI_DATA (byte {EI_DATA}) is 2 (ELFDATA2MSB): a big-endian ELF; AMDGPU code objects and HIP host files are little-endian"
+            )))
+        }
+        d => return Err(LoadError::header(format!("EI_DATA (byte {EI_DATA}) is {d}, expected 1 (ELFDATA2LSB, little-endian)"))),
+    }
+    if class != ELFCLASS64 {
+        let what = if class == 1 { " (ELFCLASS32, a 32-bit ELF)" } else { "" };
+        return Err(LoadError::header(format!("EI_CLASS (byte {EI_CLASS}) is {class}{what}, expected 2 (ELFCLASS64)")));
+    }
+    Ok(())
+}
+
+/// The architecture an `e_machine` value names (System V gABI "ELF Header" table; the common
+/// ones only), for errors about files that are not AMDGPU objects.
+pub fn machine_name(machine: u16) -> &'static str {
+    match machine {
+        0 => "no machine, EM_NONE",
+        3 => "x86, EM_386",
+        8 => "MIPS, EM_MIPS",
+        20 => "PowerPC, EM_PPC",
+        21 => "PowerPC64, EM_PPC64",
+        40 => "Arm, EM_ARM",
+        62 => "x86-64, EM_X86_64",
+        183 => "AArch64, EM_AARCH64",
+        190 => "NVIDIA CUDA, EM_CUDA",
+        224 => "AMDGPU, EM_AMDGPU",
+        243 => "RISC-V, EM_RISCV",
+        247 => "BPF, EM_BPF",
+        _ => "unknown machine",
+    }
+}
 
 /// `e_flags` fields (tables "AMDGPU ELF Header e_flags for Code Object V3 / V4 and V5 / V6 and
 /// After").
@@ -55,11 +103,14 @@ pub struct HeaderInfo {
 
 /// Parse the header and check it is a 64-bit little-endian AMDGPU HSA code object.
 pub fn parse_header(data: &[u8]) -> Result<(&Header, HeaderInfo), LoadError> {
+    if data.starts_with(b"\x7fELF") {
+        check_ident(data)?;
+    }
     let header = Header::parse(data).map_err(|e| LoadError::elf("header", e))?;
     let endian = LittleEndian;
     let machine = header.e_machine(endian).0;
     if machine != EM_AMDGPU {
-        return Err(LoadError::header(format!("e_machine is {machine}, expected {EM_AMDGPU} (EM_AMDGPU)")));
+        return Err(LoadError::header(format!("e_machine is {machine} ({}), expected {EM_AMDGPU} (EM_AMDGPU)", machine_name(machine))));
     }
     let ident = header.e_ident();
     let osabi = ident.os_abi.0;

@@ -3,6 +3,7 @@
 //! that clang emits hands to the runtime.
 
 use super::bundle::{self, BundleEntry};
+use super::elf::{self, EM_AMDGPU};
 use super::error::show_bytes;
 use super::LoadError;
 use object::elf::FileHeader64;
@@ -37,12 +38,16 @@ fn fatbin_section(data: &[u8]) -> Result<(&[u8], u64), LoadError> {
     let endian = LittleEndian;
     let header = FileHeader64::<LittleEndian>::parse(data).map_err(|e| LoadError::elf("header of host file", e))?;
     let sections = header.sections(endian, data).map_err(|e| LoadError::elf("section headers of host file", e))?;
-    let (_, section) = sections.section_by_name(endian, SECTION).ok_or_else(|| {
-        LoadError::HostExecutable(format!(
-            "no {} section (not a HIP program, or built with the new offload driver, which is not supported)",
-            show_bytes(SECTION)
-        ))
-    })?;
+    let Some((_, section)) = sections.section_by_name(endian, SECTION) else {
+        let machine = header.e_machine(endian).0;
+        // The new offload driver puts device code in `.llvm.offloading` instead.
+        let why = if sections.section_by_name(endian, b".llvm.offloading").is_some() {
+            format!("has .llvm.offloading instead of {}: built with the new offload driver, which is not supported", show_bytes(SECTION))
+        } else {
+            format!("has no {} section: neither an AMDGPU code object nor a HIP program", show_bytes(SECTION))
+        };
+        return Err(LoadError::header(format!("e_machine is {machine} ({}), not {EM_AMDGPU} (EM_AMDGPU), and the file {why}", elf::machine_name(machine))));
+    };
     let body = section.data(endian, data).map_err(|e| LoadError::elf(".hip_fatbin", e))?;
     let (offset, _) = section.file_range(endian).unwrap_or((0, 0));
     Ok((body, offset))

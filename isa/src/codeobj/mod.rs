@@ -39,6 +39,10 @@
 //! `STT_AMDGPU_HSA_KERNEL` kernels whose first 256 bytes are the header, not code, and local
 //! labels), sorted by address.
 //!
+//! # Limits
+//! A loaded kernel can still declare sizes no GPU runs (a flipped bit in a segment size);
+//! [`limits::check_kernel`] lists them, for launchers and `hipscope info`.
+//!
 //! # Errors
 //! [`LoadError`]'s `Display` is one line naming the problem and its place. Nothing here panics
 //! on malformed input; `isa/tests/codeobj_robustness.rs` and `fuzz/` check that.
@@ -53,6 +57,7 @@ mod fatbin;
 mod image;
 mod kernel_code;
 mod kernels;
+pub mod limits;
 mod loader;
 mod metadata;
 mod notes;

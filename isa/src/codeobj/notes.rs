@@ -35,7 +35,9 @@ pub struct Located<'a> {
     pub offset: u64,
 }
 
-/// The notes the loader cares about; the first of each kind wins.
+/// The notes the loader cares about. A kind may appear more than once only with the same
+/// descriptor bytes (linkers can keep identical copies); two that differ would leave the
+/// target or the kernels ambiguous, so they are an error naming the second one's place.
 #[derive(Debug, Default)]
 pub struct Notes<'a> {
     pub code_object_version: Option<[u32; 2]>,
@@ -43,6 +45,8 @@ pub struct Notes<'a> {
     pub isa_name: Option<String>,
     pub yaml_metadata: Option<Located<'a>>,
     pub msgpack_metadata: Option<Located<'a>>,
+    /// The first descriptor of each kind above (in field order), to compare repeats with.
+    first: [Option<Located<'a>>; 5],
 }
 
 pub fn collect<'a>(sections: &SectionTable<'a, Header>, data: &'a [u8]) -> Result<Notes<'a>, LoadError> {
@@ -68,23 +72,38 @@ fn note_error(section: &[u8], note: &str, offset: u64, problem: String) -> LoadE
     LoadError::Note { section: show_bytes(section), note: note.to_string(), offset, problem }
 }
 
+/// The note kinds [`Notes`] keeps, with their names for errors.
+const KINDS: [(&[u8], u32, &str); 5] = [
+    (b"AMD", NT_AMD_HSA_CODE_OBJECT_VERSION, "NT_AMD_HSA_CODE_OBJECT_VERSION"),
+    (b"AMD", NT_AMD_HSA_ISA_VERSION, "NT_AMD_HSA_ISA_VERSION"),
+    (b"AMD", NT_AMD_HSA_ISA_NAME, "NT_AMD_HSA_ISA_NAME"),
+    (b"AMD", NT_AMD_HSA_METADATA, "NT_AMD_HSA_METADATA"),
+    (b"AMDGPU", NT_AMDGPU_METADATA, "NT_AMDGPU_METADATA"),
+];
+
 impl<'a> Notes<'a> {
     fn add(&mut self, owner: &[u8], n_type: u32, at: Located<'a>) -> Result<(), LoadError> {
-        match (owner, n_type) {
-            (b"AMD", NT_AMD_HSA_CODE_OBJECT_VERSION) if self.code_object_version.is_none() => {
+        let Some(kind) = KINDS.iter().position(|&(o, t, _)| o == owner && t == n_type) else { return Ok(()) };
+        if let Some(first) = self.first[kind] {
+            if first.desc == at.desc {
+                return Ok(());
+            }
+            let problem = format!("a second {} note differs from the first ({}+{:#x})", KINDS[kind].2, show_bytes(first.section), first.offset);
+            return Err(at.error(KINDS[kind].2, problem));
+        }
+        self.first[kind] = Some(at);
+        match kind {
+            0 => {
                 let v = |o, f| bytes::u32_at(at.desc, o, f).map_err(|e| at.error("NT_AMD_HSA_CODE_OBJECT_VERSION", e));
                 self.code_object_version = Some([v(0, "major_version")?, v(4, "minor_version")?]);
             }
-            (b"AMD", NT_AMD_HSA_ISA_VERSION) if self.isa_version.is_none() => {
-                self.isa_version = Some(isa_version(&at)?);
-            }
-            (b"AMD", NT_AMD_HSA_ISA_NAME) if self.isa_name.is_none() => {
+            1 => self.isa_version = Some(isa_version(&at)?),
+            2 => {
                 let text = at.desc.split(|&b| b == 0).next().unwrap_or_default();
                 self.isa_name = Some(String::from_utf8_lossy(text).into_owned());
             }
-            (b"AMD", NT_AMD_HSA_METADATA) if self.yaml_metadata.is_none() => self.yaml_metadata = Some(at),
-            (b"AMDGPU", NT_AMDGPU_METADATA) if self.msgpack_metadata.is_none() => self.msgpack_metadata = Some(at),
-            _ => {}
+            3 => self.yaml_metadata = Some(at),
+            _ => self.msgpack_metadata = Some(at),
         }
         Ok(())
     }

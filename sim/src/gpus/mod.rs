@@ -6,6 +6,7 @@
 //! timing-model parameters ([`timing`]). Fields added after the first release get
 //! `#[serde(default)]`, so older config files keep loading.
 
+pub mod bounds;
 pub mod timing;
 
 use hipscope_isa::Processor;
@@ -65,6 +66,9 @@ pub struct GpuConfig {
     /// for functional runs).
     #[serde(default)]
     pub timing: Option<Timing>,
+    /// Where the config came from (`configs/<name>.ron` or the file given), for errors.
+    #[serde(skip)]
+    pub origin: String,
 }
 
 /// Processors are written by their LLVM name.
@@ -111,8 +115,10 @@ pub enum GpuError {
 impl GpuConfig {
     /// Parse and check a config. `origin` names it in errors.
     pub fn from_ron(text: &str, origin: &str) -> Result<GpuConfig, GpuError> {
-        let cfg: GpuConfig = ron::from_str(text).map_err(|e| GpuError::Parse(origin.to_string(), e.span.start.line, e.span.start.col, e.code.to_string()))?;
+        let mut cfg: GpuConfig =
+            ron::from_str(text).map_err(|e| GpuError::Parse(origin.to_string(), e.span.start.line, e.span.start.col, e.code.to_string()))?;
         cfg.check().map_err(|m| GpuError::Invalid(origin.to_string(), m))?;
+        cfg.origin = origin.to_string();
         Ok(cfg)
     }
 
@@ -124,17 +130,49 @@ impl GpuConfig {
         if self.mode == Mode::WGP && !p.family().is_rdna() {
             return Err(format!("mode: {p} has no WGP mode"));
         }
-        if self.compute_units == 0 {
-            return Err("compute_units: must be at least 1".into());
+        let cus = self.compute_units;
+        if cus == 0 || cus > bounds::MAX_COMPUTE_UNITS {
+            return Err(format!("compute_units: {cus} is not in 1..={}", bounds::MAX_COMPUTE_UNITS));
+        }
+        // RDNA CUs come in pairs, the work-group processors (AMD RDNA ISA guides, "WGP mode"),
+        // and a kernel built for WGP mode runs each work-group on a pair.
+        if p.family().is_rdna() && cus % 2 != 0 {
+            return Err(format!("compute_units: {cus} is odd; {p} has its CUs in pairs (workgroup processors)"));
         }
         if let Some(t) = &self.timing {
             t.check()?;
-            if self.compute_units % t.topology.xcds != 0 {
-                return Err(format!("timing.topology.xcds: {} does not divide compute_units {}", t.topology.xcds, self.compute_units));
-            }
+            self.check_layout(t)?;
         }
         Ok(())
     }
+
+    /// The XCDs must split the CUs evenly, and the model the timing section describes must fit
+    /// in host memory.
+    fn check_layout(&self, t: &Timing) -> Result<(), String> {
+        let (cus, topo) = (self.compute_units, &t.topology);
+        // On RDNA the XCD split is by workgroup processor.
+        let unit = if self.processor.family().is_rdna() { 2 } else { 1 };
+        if cus % (topo.xcds * unit) != 0 {
+            let what = if unit == 2 { "the workgroup processors" } else { "compute_units" };
+            return Err(format!("timing.topology.xcds: {} does not divide {what} ({cus} CUs)", topo.xcds));
+        }
+        // More shader engines or arrays than CUs (a cut-down experiment) is fine: the model
+        // builds at most one of each per CU.
+        let need = crate::memsys::MemSystem::host_bytes(t, cus);
+        let limit = bounds::MAX_MODEL_BYTES.min(host_available_bytes().unwrap_or(u64::MAX));
+        if need > limit {
+            return Err(format!("timing: the caches of {cus} CUs take {need} bytes of host memory, more than the {limit} available to the model"));
+        }
+        Ok(())
+    }
+}
+
+/// Memory the host can still give (`MemAvailable` of /proc/meminfo), where it says.
+fn host_available_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib.saturating_mul(1024))
 }
 
 /// Names of the built-in GPUs.
@@ -195,6 +233,40 @@ mod tests {
             }
         }
         assert_eq!(builtins().len(), BUILTIN.len());
+    }
+
+    /// A built-in config's text with `from` replaced by `to` (which must occur).
+    fn edited(name: &str, from: &str, to: &str) -> String {
+        let (_, text) = BUILTIN.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("no built-in {name}"));
+        assert!(text.contains(from), "{name} has no '{from}'");
+        text.replacen(from, to, 1)
+    }
+
+    #[test]
+    fn configs_the_engine_cannot_run_are_errors_naming_the_field() {
+        let cases = [
+            // Before these checks: an index past the end in the timing engine (WGP pairs).
+            ("rx7900xtx", "compute_units: 96,", "compute_units: 1,", "compute_units: 1 is odd"),
+            ("mi300x", "compute_units: 304,", "compute_units: 0,", "compute_units: 0 is not in 1..=1024"),
+            ("mi300x", "compute_units: 304,", "compute_units: 3040000,", "compute_units: 3040000 is not in"),
+            // Before: `memory allocation of ... bytes failed` (abort).
+            ("rx7900xtx", "size_bytes: 32768, ", "size_bytes: 16384000000, ", "timing.vector_l1.size_bytes: 16384000000 is more than"),
+            ("rx7900xtx", "banks: 32,", "banks: 32000000,", "timing.lds.banks: 32000000 is more than 64"),
+            ("mi300x", "size_bytes: 4194304,", "size_bytes: 1073741824,", "take 12484460544 bytes of host memory, more than the"),
+            // Line masks are u128.
+            ("rx7900xtx", "line_bytes: 128,", "line_bytes: 256,", "timing.vector_l1.line_bytes: 256 is more than 128"),
+            ("mi210", "line_bytes: 64,", "line_bytes: 48,", "timing.vector_l1.line_bytes: 48 is not a power of two"),
+            ("rx6900xt", "xcds: 1,", "xcds: 3,", "timing.topology.xcds: 3 does not divide the workgroup processors"),
+            ("mi300x", "shader_arrays_per_engine: 1,", "shader_arrays_per_engine: 17,", "timing.topology.shader_arrays_per_engine: 17 is more than 16"),
+            ("mi210", "max_waves_per_simd: 8,", "max_waves_per_simd: 0,", "timing.core.max_waves_per_simd: 0 is less than 1"),
+            ("mi210", "simds_per_cu: 4,", "simds_per_cu: 40,", "timing.core.simds_per_cu: 40 is more than 4"),
+            ("mi210", "latency_cycles: 335,", "latency_cycles: 4000000000,", "timing.dram.latency_cycles: 4000000000 is more than"),
+            ("mi210", "channels: 32,", "channels: 0,", "timing.l2.channels: 0 is less than 1"),
+        ];
+        for (gpu, from, to, want) in cases {
+            let e = GpuConfig::from_ron(&edited(gpu, from, to), "bad.ron").map(|_| ()).unwrap_err().to_string();
+            assert!(e.starts_with("bad.ron: ") && e.contains(want), "{gpu} with {to}: got '{e}', want '{want}'");
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! (CDNA vL1D / RDNA GL0) per CU, an optional GL1 per shader array (RDNA), L2 per XCD (one
 //! XCD except on MI300), an optional memory-side MALL (Infinity Cache), and DRAM.
 
+use super::bounds as b;
 use serde::{Deserialize, Serialize};
 
 /// The `timing` section.
@@ -191,82 +192,169 @@ pub struct Dispatch {
 }
 
 impl Timing {
-    /// Consistency rules a config must satisfy (powers of two where the hardware indexes by
-    /// bits, non-zero counts). `Err` names the field.
+    /// Consistency rules a config must satisfy before anything is built from it: powers of
+    /// two where the hardware indexes by bits, non-zero counts, and every number within the
+    /// bounds of [`super::bounds`] (so no size can exhaust memory and no count index past an
+    /// array). `Err` names the field. Rules that need the CU count are in `GpuConfig::check`.
     pub fn check(&self) -> Result<(), String> {
-        let pow2 = |name: &str, v: u64| if v.is_power_of_two() { Ok(()) } else { Err(format!("timing.{name}: {v} is not a power of two")) };
-        let nonzero = |name: &str, v: u64| if v > 0 { Ok(()) } else { Err(format!("timing.{name}: must be at least 1")) };
-        nonzero("clock_mhz", self.clock_mhz as u64)?;
-        let caches: Vec<(&str, u64, u32, u32)> = [
-            Some(("vector_l1", self.vector_l1.size_bytes, self.vector_l1.line_bytes, self.vector_l1.ways)),
-            Some(("scalar_cache", self.scalar_cache.size_bytes, self.scalar_cache.line_bytes, self.scalar_cache.ways)),
-            self.gl1.as_ref().map(|c| ("gl1", c.size_bytes, c.line_bytes, c.ways)),
-            Some(("l2", self.l2.size_bytes, self.l2.line_bytes, self.l2.ways)),
-            self.mall.as_ref().map(|c| ("mall", c.size_bytes, c.line_bytes, c.ways)),
+        self.check_caches()?;
+        self.check_vector_l1()?;
+        self.check_memory()?;
+        self.check_core()?;
+        let t = &self.topology;
+        // At most one per CU, so at most as many as a config may have CUs.
+        for (name, n) in [("topology.xcds", t.xcds), ("topology.shader_engines", t.shader_engines), ("topology.cus_per_scalar_cache", t.cus_per_scalar_cache)] {
+            range(name, n as u64, 1, b::MAX_COMPUTE_UNITS as u64, "")?;
+        }
+        range("topology.shader_arrays_per_engine", t.shader_arrays_per_engine as u64, 1, b::MAX_ARRAYS_PER_ENGINE as u64, "")?;
+        let d = &self.dispatch;
+        cycles("dispatch.kernel_start_cycles", d.kernel_start_cycles)?;
+        cycles("dispatch.kernel_end_cycles", d.kernel_end_cycles)?;
+        range("dispatch.workgroups_per_cycle", d.workgroups_per_cycle as u64, 1, b::MAX_WORKGROUPS_PER_CYCLE as u64, "work-groups")
+    }
+
+    /// Geometry and latency of every cache.
+    fn check_caches(&self) -> Result<(), String> {
+        let v = &self.vector_l1;
+        let caches: Vec<(&str, u64, u32, u32, u32)> = [
+            Some(("vector_l1", v.size_bytes, v.line_bytes, v.ways, v.hit_latency_cycles)),
+            Some(("scalar_cache", self.scalar_cache.size_bytes, self.scalar_cache.line_bytes, self.scalar_cache.ways, self.scalar_cache.hit_latency_cycles)),
+            self.gl1.as_ref().map(|c| ("gl1", c.size_bytes, c.line_bytes, c.ways, c.hit_latency_cycles)),
+            Some(("l2", self.l2.size_bytes, self.l2.line_bytes, self.l2.ways, self.l2.hit_latency_cycles)),
+            self.mall.as_ref().map(|c| ("mall", c.size_bytes, c.line_bytes, c.ways, c.hit_latency_cycles)),
         ]
         .into_iter()
         .flatten()
         .collect();
-        for (name, size, line, ways) in caches {
+        for (name, size, line, ways, latency) in caches {
             pow2(&format!("{name}.line_bytes"), line as u64)?;
-            nonzero(&format!("{name}.ways"), ways as u64)?;
-            let sets = size / (line as u64 * ways as u64).max(1);
-            if sets == 0 || sets * line as u64 * ways as u64 != size {
+            range(&format!("{name}.line_bytes"), line as u64, *b::LINE_BYTES.start() as u64, *b::LINE_BYTES.end() as u64, "bytes")?;
+            range(&format!("{name}.ways"), ways as u64, 1, b::MAX_WAYS as u64, "ways")?;
+            range(&format!("{name}.size_bytes"), size, 1, b::MAX_CACHE_BYTES, "bytes")?;
+            let set_bytes = line as u64 * ways as u64;
+            if size % set_bytes != 0 {
                 return Err(format!("timing.{name}: size_bytes {size} is not a whole number of sets of {ways} × {line}-byte lines"));
             }
+            cycles(&format!("{name}.hit_latency_cycles"), latency)?;
         }
-        let v = &self.vector_l1;
-        for (name, b) in
-            [("tag_access_bytes", v.tag_access_bytes), ("read_request_bytes", v.read_request_bytes), ("write_request_bytes", v.write_request_bytes)]
+        // A level fills its lines from the one below in one request (vector L1 and scalar
+        // cache from the GL1 or L2, GL1 from the L2), so no line may be wider than the L2's.
+        let l2 = self.l2.line_bytes;
+        for (name, line) in
+            [("vector_l1", v.line_bytes), ("scalar_cache", self.scalar_cache.line_bytes)].into_iter().chain(self.gl1.as_ref().map(|g| ("gl1", g.line_bytes)))
         {
-            pow2(&format!("vector_l1.{name}"), b as u64)?;
-            if b > v.line_bytes.max(self.l2.line_bytes) {
-                return Err(format!("timing.vector_l1.{name}: {b} exceeds the line size"));
+            if line > l2 {
+                return Err(format!("timing.{name}.line_bytes: {line} is wider than the L2 line ({l2} bytes), which fills it"));
             }
         }
-        nonzero("vector_l1.lanes_per_pass", v.lanes_per_pass as u64)?;
-        nonzero("vector_l1.accesses_per_cycle", v.accesses_per_cycle as u64)?;
-        nonzero("vector_l1.max_outstanding_misses", v.max_outstanding_misses as u64)?;
-        nonzero("l2.channels", self.l2.channels as u64)?;
-        pow2("l2.channel_interleave_bytes", self.l2.channel_interleave_bytes as u64)?;
-        nonzero("l2.channel_bytes_per_cycle", self.l2.channel_bytes_per_cycle as u64)?;
-        pow2("l2.memory_read_request_bytes", self.l2.memory_read_request_bytes as u64)?;
-        pow2("l2.memory_write_request_bytes", self.l2.memory_write_request_bytes as u64)?;
-        nonzero("l2.maintenance_sets_per_cycle", self.l2.maintenance_sets_per_cycle as u64)?;
-        nonzero("dram.channels", self.dram.channels as u64)?;
-        pow2("dram.channel_interleave_bytes", self.dram.channel_interleave_bytes as u64)?;
-        nonzero("dram.bandwidth_gb_per_s", self.dram.bandwidth_gb_per_s as u64)?;
-        let t = &self.topology;
-        for (name, n) in [
-            ("topology.xcds", t.xcds),
-            ("topology.shader_engines", t.shader_engines),
-            ("topology.shader_arrays_per_engine", t.shader_arrays_per_engine),
-            ("topology.cus_per_scalar_cache", t.cus_per_scalar_cache),
-        ] {
-            nonzero(name, n as u64)?;
+        if let Some(g) = &self.gl1 {
+            if v.line_bytes > g.line_bytes {
+                return Err(format!("timing.vector_l1.line_bytes: {} is wider than the GL1 line ({} bytes), which fills it", v.line_bytes, g.line_bytes));
+            }
         }
-        let c = &self.core;
-        for (name, n) in [
-            ("core.simds_per_cu", c.simds_per_cu),
-            ("core.simd_lanes", c.simd_lanes),
-            ("core.max_waves_per_simd", c.max_waves_per_simd),
-            ("core.vgprs_per_simd", c.vgprs_per_simd),
-            ("core.sgprs_per_simd", c.sgprs_per_simd),
-            ("core.max_workgroups_per_cu", c.max_workgroups_per_cu),
-            ("core.wave_issue_interval_cycles", c.wave_issue_interval_cycles),
-            ("core.f64_rate_divisor", c.f64_rate_divisor),
-            ("core.transcendental_rate_divisor", c.transcendental_rate_divisor),
-        ] {
-            nonzero(name, n as u64)?;
-        }
-        nonzero("lds.banks", self.lds.banks as u64)?;
-        nonzero("lds.bank_width_bytes", self.lds.bank_width_bytes as u64)?;
-        nonzero("dispatch.workgroups_per_cycle", self.dispatch.workgroups_per_cycle as u64)?;
         Ok(())
+    }
+
+    /// The vector L1's address path.
+    fn check_vector_l1(&self) -> Result<(), String> {
+        let v = &self.vector_l1;
+        for (name, bytes) in
+            [("tag_access_bytes", v.tag_access_bytes), ("read_request_bytes", v.read_request_bytes), ("write_request_bytes", v.write_request_bytes)]
+        {
+            let name = format!("vector_l1.{name}");
+            pow2(&name, bytes as u64)?;
+            range(&name, bytes as u64, b::MIN_REQUEST_BYTES as u64, v.line_bytes.max(self.l2.line_bytes) as u64, "bytes (a dword up to the line size)")?;
+        }
+        range("vector_l1.lanes_per_pass", v.lanes_per_pass as u64, 1, b::MAX_PER_CYCLE as u64, "lanes")?;
+        range("vector_l1.accesses_per_cycle", v.accesses_per_cycle as u64, 1, b::MAX_PER_CYCLE as u64, "accesses")?;
+        range("vector_l1.max_outstanding_misses", v.max_outstanding_misses as u64, 1, b::MAX_OUTSTANDING_MISSES as u64, "misses")
+    }
+
+    /// L2 channels, MALL and DRAM.
+    fn check_memory(&self) -> Result<(), String> {
+        let l2 = &self.l2;
+        range("l2.channels", l2.channels as u64, 1, b::MAX_CHANNELS as u64, "channels")?;
+        pow2("l2.channel_interleave_bytes", l2.channel_interleave_bytes as u64)?;
+        range("l2.channel_bytes_per_cycle", l2.channel_bytes_per_cycle as u64, 1, b::MAX_CHANNEL_BYTES_PER_CYCLE as u64, "bytes")?;
+        for (name, bytes) in [("l2.memory_read_request_bytes", l2.memory_read_request_bytes), ("l2.memory_write_request_bytes", l2.memory_write_request_bytes)]
+        {
+            pow2(name, bytes as u64)?;
+            range(name, bytes as u64, b::MIN_REQUEST_BYTES as u64, l2.line_bytes as u64, "bytes (a dword up to the L2 line)")?;
+        }
+        range("l2.maintenance_sets_per_cycle", l2.maintenance_sets_per_cycle as u64, 1, u32::MAX as u64, "sets")?;
+        if let Some(m) = &self.mall {
+            range("mall.bandwidth_gb_per_s", m.bandwidth_gb_per_s as u64, 1, b::MAX_BANDWIDTH_GB_PER_S as u64, "GB/s")?;
+        }
+        let d = &self.dram;
+        cycles("dram.latency_cycles", d.latency_cycles)?;
+        range("dram.bandwidth_gb_per_s", d.bandwidth_gb_per_s as u64, 1, b::MAX_BANDWIDTH_GB_PER_S as u64, "GB/s")?;
+        range("dram.channels", d.channels as u64, 1, b::MAX_CHANNELS as u64, "channels")?;
+        pow2("dram.channel_interleave_bytes", d.channel_interleave_bytes as u64)
+    }
+
+    /// Clock, CU pipelines and the LDS.
+    fn check_core(&self) -> Result<(), String> {
+        range("clock_mhz", self.clock_mhz as u64, 1, b::MAX_CLOCK_MHZ as u64, "MHz")?;
+        let c = &self.core;
+        range("core.simds_per_cu", c.simds_per_cu as u64, 1, b::MAX_SIMDS_PER_CU as u64, "SIMDs")?;
+        pow2("core.simd_lanes", c.simd_lanes as u64)?;
+        range("core.simd_lanes", c.simd_lanes as u64, *b::SIMD_LANES.start() as u64, *b::SIMD_LANES.end() as u64, "lanes")?;
+        for (name, n, max, unit) in [
+            ("core.max_waves_per_simd", c.max_waves_per_simd, b::MAX_WAVES_PER_SIMD, "waves"),
+            ("core.vgprs_per_simd", c.vgprs_per_simd, b::MAX_VGPRS_PER_SIMD, "VGPRs"),
+            ("core.sgprs_per_simd", c.sgprs_per_simd, b::MAX_SGPRS_PER_SIMD, "SGPRs"),
+            ("core.max_workgroups_per_cu", c.max_workgroups_per_cu, b::MAX_WORKGROUPS_PER_CU, "work-groups"),
+            ("core.f64_rate_divisor", c.f64_rate_divisor, b::MAX_RATE_DIVISOR, ""),
+            ("core.transcendental_rate_divisor", c.transcendental_rate_divisor, b::MAX_RATE_DIVISOR, ""),
+        ] {
+            range(name, n as u64, 1, max as u64, unit)?;
+        }
+        range("core.wave_issue_interval_cycles", c.wave_issue_interval_cycles as u64, 1, b::MAX_CYCLES as u64, "cycles")?;
+        for (name, n) in [
+            ("core.valu_dependency_cycles", c.valu_dependency_cycles),
+            ("core.salu_latency_cycles", c.salu_latency_cycles),
+            ("core.branch_taken_cycles", c.branch_taken_cycles),
+            ("core.wave_launch_cycles", c.wave_launch_cycles),
+        ] {
+            cycles(name, n)?;
+        }
+        let l = &self.lds;
+        range("lds.size_bytes", l.size_bytes as u64, 0, b::MAX_LDS_BYTES as u64, "bytes")?;
+        range("lds.banks", l.banks as u64, 1, crate::timing::lds_banks::MAX_BANKS as u64, "banks")?;
+        pow2("lds.bank_width_bytes", l.bank_width_bytes as u64)?;
+        let w = &b::LDS_BANK_WIDTH_BYTES;
+        range("lds.bank_width_bytes", l.bank_width_bytes as u64, *w.start() as u64, *w.end() as u64, "bytes")?;
+        cycles("lds.latency_cycles", l.latency_cycles)
     }
 
     /// Bytes DRAM delivers per shader cycle (whole device).
     pub fn dram_bytes_per_cycle(&self) -> f64 {
         self.dram.bandwidth_gb_per_s as f64 * 1000.0 / self.clock_mhz as f64
     }
+}
+
+/// `v` must be a power of two.
+fn pow2(name: &str, v: u64) -> Result<(), String> {
+    if v.is_power_of_two() {
+        Ok(())
+    } else {
+        Err(format!("timing.{name}: {v} is not a power of two"))
+    }
+}
+
+/// `v` must be in `lo..=hi` (`unit` names what is counted, or says why).
+fn range(name: &str, v: u64, lo: u64, hi: u64, unit: &str) -> Result<(), String> {
+    let unit = if unit.is_empty() { String::new() } else { format!(" {unit}") };
+    if v < lo {
+        Err(format!("timing.{name}: {v} is less than {lo}{unit}"))
+    } else if v > hi {
+        Err(format!("timing.{name}: {v} is more than {hi}{unit}"))
+    } else {
+        Ok(())
+    }
+}
+
+/// A latency or overhead in cycles (zero allowed).
+fn cycles(name: &str, v: u32) -> Result<(), String> {
+    range(name, v as u64, 0, b::MAX_CYCLES as u64, "cycles")
 }

@@ -77,6 +77,16 @@ const TOUCH_LIMIT: usize = 1 << 14;
 pub type Slot = usize;
 
 impl Cache {
+    /// Host bytes [`Cache::new`] allocates for `g` (tags, LRU stamps, byte masks and fill times
+    /// per slot, and the data unless tag-only), saturating: configs are checked against it
+    /// before a cache is built.
+    pub fn host_bytes(g: Geometry, with_data: bool) -> u64 {
+        use std::mem::size_of;
+        let per_slot = 3 * size_of::<u64>() + 2 * size_of::<LineMask>() + if with_data { g.line_bytes as usize } else { 0 };
+        let sets = (g.size_bytes / (g.line_bytes as u64 * g.ways as u64).max(1)).max(1);
+        sets.saturating_mul(g.ways as u64).saturating_mul(per_slot as u64)
+    }
+
     /// An empty cache. Data storage is zero-initialised lazily by the allocator, so a large
     /// cache costs memory only for the lines it fills.
     pub fn new(g: Geometry, with_data: bool) -> Cache {

@@ -121,8 +121,9 @@ pub fn run_target(t: &Target, workloads: &Path, progress: &dyn Progress) -> Resu
     let path = workloads.join(format!("scopes-{}-{}.ron", t.gpu.name, t.mode_name().to_lowercase()));
     let label = format!("{} ({} mode)", t.gpu.name, t.mode_name());
     let parsed = spec::parse(&spec_text(t, &cases, wave), &path).map_err(|e| format!("{label}: {e}"))?;
-    let opts = RunOptions { gpu: Some(t.gpu.name.clone()), code_object: Some(t.object_dir()), seed: 0, timing: true, ..RunOptions::default() };
-    let mut s = Session::new(&parsed, &path, &opts).map_err(|e| format!("{label}: {e}"))?;
+    // The target's own config (it may come from a file whose name is not a built-in's).
+    let opts = RunOptions { code_object: Some(t.object_dir()), seed: 0, timing: true, ..RunOptions::default() };
+    let mut s = Session::on(&parsed, &path, &opts, Some(&t.gpu)).map_err(|e| format!("{label}: {e}"))?;
     let rdna = t.gpu.processor.family().is_rdna();
     let mut baseline = [0u64; 3];
     let mut rows = Vec::new();

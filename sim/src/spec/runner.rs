@@ -184,14 +184,25 @@ pub struct Session {
 impl Session {
     /// Choose GPU and code object, place the buffers, load the kernels, check every launch.
     pub fn new(spec: &Spec, path: &Path, opts: &RunOptions) -> Result<Session, RunError> {
+        Session::on(spec, path, opts, None)
+    }
+
+    /// [`Session::new`] on `gpu` (a config the caller resolved, e.g. from a file) instead of
+    /// `opts.gpu` and the spec's `gpu`; `None` chooses as `new` does.
+    pub fn on(spec: &Spec, path: &Path, opts: &RunOptions, gpu: Option<&GpuConfig>) -> Result<Session, RunError> {
         let at = At { file: path };
         let dir = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         let first = spec.dispatches.first().ok_or_else(|| at.err("dispatches", "empty: nothing to run"))?;
         let entries = select::load_entries(at, spec, &dir)?;
-        let gpu = select::choose_gpu(at, spec, &entries, opts.gpu.as_deref())?;
+        let gpu = match gpu {
+            Some(g) => g.clone(),
+            None => select::choose_gpu(at, spec, &entries, opts.gpu.as_deref())?,
+        };
         let entry = &entries[select::choose_entry(at, &entries, &gpu, opts.code_object.as_deref(), &first.kernel)?];
         let mut device = Device::new(gpu.processor);
         if opts.timing {
+            // A missing timing section is the config's fault: name its file.
+            gpu.timing.as_ref().ok_or_else(|| SpecError::whole(Path::new(&gpu.origin), "has no timing section, which --mode timing needs"))?;
             device.enable_timing(&gpu).map_err(|e| at.err("gpu", format!("--mode timing: {e}")))?;
         }
         let (placed, initial) = place_buffers(at, spec, &dir, &mut device)?;
@@ -271,8 +282,16 @@ pub fn run(spec: &Spec, path: &Path, opts: &RunOptions) -> Result<Report, RunErr
 }
 
 /// [`run`], reporting the timeline of a timing run to `trace` (all dispatches on one).
-pub fn run_traced(spec: &Spec, path: &Path, opts: &RunOptions, mut trace: Option<&mut Trace>) -> Result<Report, RunError> {
-    let mut s = Session::new(spec, path, opts)?;
+pub fn run_traced(spec: &Spec, path: &Path, opts: &RunOptions, trace: Option<&mut Trace>) -> Result<Report, RunError> {
+    run_session(Session::new(spec, path, opts)?, spec, path, opts, trace)
+}
+
+/// [`run`] on `gpu` (a config the caller resolved) instead of `opts.gpu` and the spec's `gpu`.
+pub fn run_on(spec: &Spec, path: &Path, opts: &RunOptions, gpu: &GpuConfig) -> Result<Report, RunError> {
+    run_session(Session::on(spec, path, opts, Some(gpu))?, spec, path, opts, None)
+}
+
+fn run_session(mut s: Session, spec: &Spec, path: &Path, opts: &RunOptions, mut trace: Option<&mut Trace>) -> Result<Report, RunError> {
     let mut reports = Vec::new();
     let mut counts: BTreeMap<&'static str, (u64, Fidelity)> = BTreeMap::new();
     for i in 0..s.prepared.len() {

@@ -5,6 +5,16 @@
 //! many cycles as the most distinct words one bank must deliver (AMD CDNA ISA guides, LDS
 //! chapter; rocprof-compute's LDS bank-conflict metric counts the cycles beyond one per step).
 
+/// Most banks an LDS has. LLVM gives every GCN, CDNA and RDNA processor 32 (16 on a few
+/// early APUs): AMDGPU.td `FeatureLDSBankCount32`/`FeatureLDSBankCount16`; an RDNA WGP's
+/// 128 KiB LDS is two such halves, 64 banks in all (AMD HIP docs, RDNA hardware features).
+/// `Timing::check` rejects configs beyond it, so the per-bank counts below fit in an array.
+pub const MAX_BANKS: u32 = 64;
+
+/// Most distinct words one step can touch: a step covers at most `MAX_BANKS` accesses of up
+/// to 16 bytes (`ds_read_b128`) in banks at least 4 bytes wide (`Timing::check` again).
+const MAX_STEP_WORDS: usize = MAX_BANKS as usize * 4;
+
 /// Cycles an instruction keeps the LDS busy and how many of them are bank conflicts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct LdsCycles {
@@ -13,30 +23,36 @@ pub struct LdsCycles {
 }
 
 /// `accesses`: (lane, byte offset, bytes) in the order the instruction made them (lane order;
-/// a `read2`/`write2` lane's two accesses one after the other).
+/// a `read2`/`write2` lane's two accesses one after the other). `banks` is at most
+/// [`MAX_BANKS`] (larger counts are taken as that). Runs on every DS instruction, so it works
+/// in fixed-size buffers and allocates nothing.
 pub fn cycles(accesses: &[(u32, u32, u32)], banks: u32, bank_width_bytes: u32) -> LdsCycles {
-    let (banks, width) = (banks.max(1), bank_width_bytes.max(1));
+    let (banks, width) = (banks.clamp(1, MAX_BANKS), bank_width_bytes.max(1));
     let mut out = LdsCycles::default();
-    let mut words: Vec<u32> = Vec::with_capacity(64);
-    let mut per_bank = vec![0u32; banks as usize];
+    let mut words = [0u32; MAX_STEP_WORDS];
+    let mut per_bank = [0u32; MAX_BANKS as usize];
     let mut i = 0;
     while i < accesses.len() {
         let per_access = accesses[i].2.div_ceil(width).max(1);
         let step = ((banks / per_access).max(1) as usize).min(accesses.len() - i);
-        words.clear();
+        // The distinct words of the step; a word past the buffer (not possible within the
+        // bounds above) is counted as distinct, which can only overstate conflicts.
+        let mut n = 0;
+        per_bank[..banks as usize].fill(0);
         for &(_, off, bytes) in &accesses[i..i + step] {
             for k in 0..bytes.div_ceil(width).max(1) {
-                let w = off / width + k;
-                if !words.contains(&w) {
-                    words.push(w);
+                let w = (off / width).wrapping_add(k);
+                if words[..n].contains(&w) {
+                    continue;
                 }
+                if n < MAX_STEP_WORDS {
+                    words[n] = w;
+                    n += 1;
+                }
+                per_bank[(w % banks) as usize] += 1;
             }
         }
-        per_bank.iter_mut().for_each(|c| *c = 0);
-        for &w in &words {
-            per_bank[(w % banks) as usize] += 1;
-        }
-        let c = per_bank.iter().copied().max().unwrap_or(0).max(1) as u64;
+        let c = per_bank[..banks as usize].iter().copied().max().unwrap_or(0).max(1) as u64;
         out.busy += c;
         out.conflicts += c - 1;
         i += step;
@@ -79,5 +95,13 @@ mod tests {
         // ds_read2_b32 with offsets t and t + 128 words: both words of a lane in one bank.
         let read2: Vec<(u32, u32, u32)> = (0..32).flat_map(|l| [(l, 4 * l, 4), (l, 4 * (l + 128), 4)]).collect();
         assert_eq!(cycles(&read2, 32, 4), LdsCycles { busy: 4, conflicts: 2 });
+    }
+
+    #[test]
+    fn bank_counts_beyond_the_hardware_are_taken_as_the_maximum() {
+        // 64 lanes, stride 64 dwords: with 64 banks all in bank 0 (64 cycles in one step); a
+        // bank count of millions (a bad config the checks let through) must not allocate it.
+        assert_eq!(cycles(&lanes(64, 256, 4), 64, 4), LdsCycles { busy: 64, conflicts: 63 });
+        assert_eq!(cycles(&lanes(64, 256, 4), 32_000_000, 4), cycles(&lanes(64, 256, 4), MAX_BANKS, 4));
     }
 }

@@ -18,7 +18,7 @@
 
 use super::import::gpu_benches;
 use super::{median, object_dir, run_timed, Curve, Level, Row, Tolerance};
-use crate::gpus::{self, GpuConfig};
+use crate::gpus::GpuConfig;
 use std::path::{Path, PathBuf};
 
 /// One measured point: working set (bytes) and GB/s.
@@ -167,19 +167,19 @@ pub fn simulate(workloads: &Path, g: &GpuConfig, l: Level, ws: u64, per_item: u6
 pub const PER_ITEM: u64 = 8;
 
 /// Plateau rows for one GPU.
-pub fn compare(workloads: &Path, data: &Path, gpu: &str) -> Result<Vec<Row>, String> {
+pub fn compare(workloads: &Path, data: &Path, g: &GpuConfig) -> Result<Vec<Row>, String> {
+    let gpu = g.name.as_str();
     let per_item = PER_ITEM;
     let (_, l1_file, run_file, levels) = GPUS.iter().find(|(g, ..)| *g == gpu).ok_or_else(|| format!("no bandwidth data for {gpu}"))?;
-    let g = gpus::builtin(gpu).map_err(|e| e.to_string())?;
     let (l1_curve, run_curve) = measured(data, l1_file, run_file)?;
     let mut rows = Vec::new();
     for &l in levels.iter() {
         let curve = if l == Level::L1 { &l1_curve } else { &run_curve };
-        let Some((lo, hi)) = window(&g, l) else { continue };
+        let Some((lo, hi)) = window(g, l) else { continue };
         let inside: Vec<Point> = curve.iter().copied().filter(|(w, _)| *w >= lo && *w <= hi).collect();
         let Some(measured) = median(inside.iter().map(|p| p.1).collect()) else { continue };
         let ws = median(inside.iter().map(|p| p.0).collect()).unwrap_or(lo) as u64;
-        let simulated = simulate(workloads, &g, l, ws, per_item)?;
+        let simulated = simulate(workloads, g, l, ws, per_item)?;
         rows.push(Row {
             gpu: gpu.into(),
             case: format!("{} plateau", l.name()),
@@ -208,18 +208,18 @@ fn run_level(g: &GpuConfig, ws: f64) -> Level {
 
 /// Measured and simulated bandwidth against working set: gpu-cache (one group per CU reading
 /// one data set) and gpu-l2-cache (slices of a working set).
-pub fn curves(workloads: &Path, data: &Path, gpu: &str) -> Result<Vec<Curve>, String> {
+pub fn curves(workloads: &Path, data: &Path, g: &GpuConfig) -> Result<Vec<Curve>, String> {
+    let gpu = g.name.as_str();
     let (_, l1_file, run_file, _) = GPUS.iter().find(|(g, ..)| *g == gpu).ok_or_else(|| format!("no bandwidth data for {gpu}"))?;
-    let g = gpus::builtin(gpu).map_err(|e| e.to_string())?;
     let (l1_curve, run_curve) = measured(data, l1_file, run_file)?;
     let sweep = |curve: &[Point], cap: f64, sim: &dyn Fn(f64) -> Result<f64, String>| -> Result<Vec<Point>, String> {
         let lo = curve.iter().map(|p| p.0).fold(f64::INFINITY, f64::min).max(4096.0);
         let hi = curve.iter().map(|p| p.0).fold(0.0, f64::max).min(cap);
         (0..CURVE_POINTS).filter(|_| hi > lo).map(|i| lo * (hi / lo).powf(i as f64 / (CURVE_POINTS - 1) as f64)).map(|ws| Ok((ws, sim(ws)?))).collect()
     };
-    let l1_sim = sweep(&l1_curve, 1048576.0, &|ws| simulate(workloads, &g, Level::L1, ws as u64, PER_ITEM))?;
-    let last = capacity(&g, Level::Mall).or_else(|| capacity(&g, Level::L2)).unwrap_or(f64::INFINITY);
-    let run_sim = sweep(&run_curve, 8.0 * last, &|ws| simulate(workloads, &g, run_level(&g, ws), ws as u64, PER_ITEM))?;
+    let l1_sim = sweep(&l1_curve, 1048576.0, &|ws| simulate(workloads, g, Level::L1, ws as u64, PER_ITEM))?;
+    let last = capacity(g, Level::Mall).or_else(|| capacity(g, Level::L2)).unwrap_or(f64::INFINITY);
+    let run_sim = sweep(&run_curve, 8.0 * last, &|ws| simulate(workloads, g, run_level(g, ws), ws as u64, PER_ITEM))?;
     let curve = |title: &str, measured: Vec<Point>, simulated: Vec<Point>| Curve {
         gpu: gpu.to_string(),
         title: format!("{title}, {}", g.marketing_name),

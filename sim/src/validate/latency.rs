@@ -13,7 +13,7 @@
 use super::import::gpu_benches::read_latency;
 use super::import::DataError;
 use super::{median, object_dir, run_timed, Curve, Level, Row, Tolerance};
-use crate::gpus::{self, GpuConfig};
+use crate::gpus::GpuConfig;
 use std::path::{Path, PathBuf};
 
 /// One measured point: working set (bytes) and cycles per hop.
@@ -105,17 +105,17 @@ pub fn simulate(workloads: &Path, g: &GpuConfig, ws: u64) -> Result<f64, String>
 }
 
 /// Plateau and breakpoint rows for one GPU.
-pub fn compare(workloads: &Path, data: &Path, gpu: &str) -> Result<Vec<Row>, String> {
+pub fn compare(workloads: &Path, data: &Path, g: &GpuConfig) -> Result<Vec<Row>, String> {
+    let gpu = g.name.as_str();
     let (_, file, levels) = GPUS.iter().find(|(g, ..)| *g == gpu).ok_or_else(|| format!("no latency data for {gpu}"))?;
-    let g = gpus::builtin(gpu).map_err(|e| e.to_string())?;
     let curve = read_curve(&data.join(file)).map_err(|e| e.to_string())?;
     let mut rows = Vec::new();
     let mut plateaus = Vec::new();
     for &l in levels.iter() {
-        let Some((lo, hi)) = window(&g, l) else { continue };
+        let Some((lo, hi)) = window(g, l) else { continue };
         let Some(measured) = median(curve.iter().filter(|(w, _)| *w >= lo && *w <= hi).map(|p| p.1).collect()) else { continue };
         let ws = (lo * hi).sqrt() as u64;
-        let simulated = simulate(workloads, &g, ws)?;
+        let simulated = simulate(workloads, g, ws)?;
         plateaus.push((l, measured));
         rows.push(Row {
             gpu: gpu.into(),
@@ -130,10 +130,10 @@ pub fn compare(workloads: &Path, data: &Path, gpu: &str) -> Result<Vec<Row>, Str
     for pair in plateaus.windows(2) {
         let ((l0, p0), (l1, p1)) = (pair[0], pair[1]);
         let mid = (p0 + p1) / 2.0;
-        let lo_edge = window(&g, l0).map_or(0.0, |w| w.0);
+        let lo_edge = window(g, l0).map_or(0.0, |w| w.0);
         let Some(step) = curve.iter().find(|(w, c)| *w > lo_edge && *c > mid).map(|p| p.0) else { continue };
-        let below = simulate(workloads, &g, (0.8 * step) as u64)?;
-        let above = simulate(workloads, &g, (1.25 * step) as u64)?;
+        let below = simulate(workloads, g, (0.8 * step) as u64)?;
+        let above = simulate(workloads, g, (1.25 * step) as u64)?;
         let case = format!("{}→{} step", l0.name(), l1.name());
         // Encoded as two rows: below must be under the midpoint, above over it.
         rows.push(Row {
@@ -162,18 +162,18 @@ pub fn compare(workloads: &Path, data: &Path, gpu: &str) -> Result<Vec<Row>, Str
 const CURVE_POINTS: usize = 16;
 
 /// The measured latency curve and a simulated sweep over the same working sets.
-pub fn curves(workloads: &Path, data: &Path, gpu: &str) -> Result<Vec<Curve>, String> {
+pub fn curves(workloads: &Path, data: &Path, g: &GpuConfig) -> Result<Vec<Curve>, String> {
+    let gpu = g.name.as_str();
     let (_, file, _) = GPUS.iter().find(|(g, ..)| *g == gpu).ok_or_else(|| format!("no latency data for {gpu}"))?;
-    let g = gpus::builtin(gpu).map_err(|e| e.to_string())?;
     let measured = read_curve(&data.join(file)).map_err(|e| e.to_string())?;
     let lo = measured.iter().map(|p| p.0).fold(f64::INFINITY, f64::min).max(4096.0);
-    let cap = capacities(&g).last().map_or(f64::INFINITY, |c| 4.0 * c.1);
+    let cap = capacities(g).last().map_or(f64::INFINITY, |c| 4.0 * c.1);
     let hi = measured.iter().map(|p| p.0).fold(0.0, f64::max).min(cap);
     let mut simulated = Vec::new();
     if hi > lo {
         for i in 0..CURVE_POINTS {
             let ws = lo * (hi / lo).powf(i as f64 / (CURVE_POINTS - 1) as f64);
-            simulated.push((ws, simulate(workloads, &g, ws as u64)?));
+            simulated.push((ws, simulate(workloads, g, ws as u64)?));
         }
     }
     Ok(vec![Curve {

@@ -11,7 +11,7 @@
 //! extrapolated along that line to the full grid; duration MAPE over the points ≤ 15 %.
 
 use super::{object_dir, run_timed, Curve, Row, Tolerance};
-use crate::gpus::{self, GpuConfig};
+use crate::gpus::GpuConfig;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -101,15 +101,15 @@ pub fn simulate(workloads: &Path, g: &GpuConfig, n: u32, grid_items: u64) -> Res
 
 /// One row per compute-iteration count in `points` (all of [`POINTS`] when `None`), then the
 /// MAPE row.
-pub fn compare_points(workloads: &Path, data: &Path, gpu: &str, points: Option<&[u32]>) -> Result<Vec<Row>, String> {
+pub fn compare_points(workloads: &Path, data: &Path, g: &GpuConfig, points: Option<&[u32]>) -> Result<Vec<Row>, String> {
+    let gpu = g.name.as_str();
     let (_, dir) = GPUS.iter().find(|(g, _)| *g == gpu).ok_or_else(|| format!("no mixbench data for {gpu}"))?;
-    let g = gpus::builtin(gpu).map_err(|e| e.to_string())?;
     let mut rows = Vec::new();
     for (n, grid, real) in measured(data, dir)? {
         if !POINTS.contains(&n) || points.is_some_and(|p| !p.contains(&n)) {
             continue;
         }
-        let sim = simulate(workloads, &g, n, grid)?;
+        let sim = simulate(workloads, g, n, grid)?;
         rows.push(Row {
             gpu: gpu.into(),
             case: format!("N = {n}"),
@@ -133,14 +133,14 @@ pub fn compare_points(workloads: &Path, data: &Path, gpu: &str, points: Option<&
 }
 
 /// Every point of the sweep, and the MAPE.
-pub fn compare(workloads: &Path, data: &Path, gpu: &str) -> Result<Vec<Row>, String> {
-    compare_points(workloads, data, gpu, None)
+pub fn compare(workloads: &Path, data: &Path, g: &GpuConfig) -> Result<Vec<Row>, String> {
+    compare_points(workloads, data, g, None)
 }
 
 /// Duration against compute iterations, measured and simulated.
-pub fn curves(workloads: &Path, data: &Path, gpu: &str) -> Result<Vec<Curve>, String> {
-    let rows = compare(workloads, data, gpu)?;
-    let g = gpus::builtin(gpu).map_err(|e| e.to_string())?;
+pub fn curves(workloads: &Path, data: &Path, g: &GpuConfig) -> Result<Vec<Curve>, String> {
+    let gpu = g.name.as_str();
+    let rows = compare(workloads, data, g)?;
     let pts = |f: &dyn Fn(&Row) -> f64| {
         rows.iter()
             .filter(|r| r.metric == "duration_ns")

@@ -109,8 +109,8 @@ pub fn object_dir(g: &GpuConfig) -> String {
 /// the finished session (buffers readable) and each dispatch's cycles.
 pub fn run_timed(text: &str, path: &Path, g: &GpuConfig) -> Result<(Session, Vec<u64>), String> {
     let s = spec::parse(text, path).map_err(|e| e.to_string())?;
-    let opts = RunOptions { gpu: Some(g.name.clone()), code_object: None, seed: 0, timing: true, ..RunOptions::default() };
-    let mut session = Session::new(&s, path, &opts).map_err(|e| e.to_string())?;
+    let opts = RunOptions { code_object: None, seed: 0, timing: true, ..RunOptions::default() };
+    let mut session = Session::on(&s, path, &opts, Some(g)).map_err(|e| e.to_string())?;
     let mut cycles = Vec::new();
     for i in 0..session.dispatch_count() {
         let stats = session.launch(i, 0).map_err(|e| e.to_string())?;

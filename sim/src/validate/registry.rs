@@ -4,13 +4,16 @@
 //! below.
 
 use super::{bandwidth, latency, mixbench, vcopy, Curve, Row};
+use crate::gpus::GpuConfig;
 use std::path::Path;
 
 /// `compare(workloads, data, gpu)`: `workloads` is the repository's `workloads/` directory,
-/// `data` the device-data directory, `gpu` one of the dataset's GPUs (built-in name).
-pub type CompareFn = fn(&Path, &Path, &str) -> Result<Vec<Row>, String>;
+/// `data` the device-data directory, `gpu` the config to simulate; its `name` picks the
+/// measurements (one of the dataset's GPUs), so a config file named like a built-in is
+/// compared with that GPU's data.
+pub type CompareFn = fn(&Path, &Path, &GpuConfig) -> Result<Vec<Row>, String>;
 /// `curves(workloads, data, gpu)`: measured and simulated curves for plots.
-pub type CurvesFn = fn(&Path, &Path, &str) -> Result<Vec<Curve>, String>;
+pub type CurvesFn = fn(&Path, &Path, &GpuConfig) -> Result<Vec<Curve>, String>;
 
 pub struct Dataset {
     /// Short name (`--only NAME`, file names, known-miss entries).

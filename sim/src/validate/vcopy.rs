@@ -14,7 +14,7 @@
 use super::device_data::{vcopy_counter_medians, vcopy_duration_medians};
 use super::import::rocprof::{DispatchRecord, Profile, SystemInfo};
 use super::{Row, Tolerance};
-use crate::gpus;
+use crate::gpus::{self, GpuConfig};
 use crate::spec::{self, Report, RunOptions};
 use std::path::Path;
 
@@ -57,9 +57,9 @@ fn duration_tolerance(first: bool) -> Tolerance {
 }
 
 /// Run a vcopy spec in timing mode and check its result.
-fn simulate(spec: &spec::Spec, path: &Path, gpu: &str) -> Result<Report, String> {
-    let opts = RunOptions { gpu: Some(gpu.to_string()), code_object: None, seed: 0, timing: true, ..RunOptions::default() };
-    let report = spec::run(spec, path, &opts).map_err(|e| e.to_string())?;
+fn simulate(spec: &spec::Spec, path: &Path, g: &GpuConfig) -> Result<Report, String> {
+    let opts = RunOptions { code_object: None, seed: 0, timing: true, ..RunOptions::default() };
+    let report = spec::runner::run_on(spec, path, &opts, g).map_err(|e| e.to_string())?;
     if let Some(c) = report.checks.iter().find(|c| !c.ok) {
         return Err(format!("vcopy gave wrong results: {}", c.detail));
     }
@@ -72,13 +72,14 @@ fn simulated_counter(d: &spec::DispatchReport, name: &str) -> Option<f64> {
 
 /// Compare one GPU with the derived medians. `workloads`: the repository's `workloads/`;
 /// `data`: the device-data directory.
-pub fn compare(workloads: &Path, data: &Path, gpu: &str) -> Result<Vec<Row>, String> {
+pub fn compare(workloads: &Path, data: &Path, g: &GpuConfig) -> Result<Vec<Row>, String> {
+    let gpu = g.name.as_str();
     let data_gpu = GPUS.iter().find(|(g, _)| *g == gpu).map(|(_, d)| *d).ok_or_else(|| format!("no vcopy data for {gpu}"))?;
     let medians = vcopy_counter_medians(data).map_err(|e| e.to_string())?;
     let durations = vcopy_duration_medians(data).map_err(|e| e.to_string())?;
     let spec_path = workloads.join("validation/vcopy.ron");
     let s = spec::load(&spec_path).map_err(|e| e.to_string())?;
-    let report = simulate(&s, &spec_path, gpu)?;
+    let report = simulate(&s, &spec_path, g)?;
     let gfx9_4 = data_gpu.starts_with("MI300");
     let mut rows = Vec::new();
     for (case, dispatch, dur_class) in [("first", 0, "first_dispatch"), ("later", 2, "later_dispatches")] {
@@ -157,12 +158,31 @@ fn profile_spec(n: u64, grid: u64, block: u64, dispatches: usize) -> String {
     )
 }
 
-/// Compare an imported vcopy profile: the built-in GPU matching its sysinfo, dispatch by
-/// dispatch (case `first (dispatch N)` for the first, `later (dispatch N)` for the others, so
-/// the known misses of the vcopy dataset apply), every counter present in both. Counters
-/// outside the validated set are listed as not judged. Returns the GPU's name and the rows.
-pub fn compare_profile(workloads: &Path, profile: &Profile) -> Result<(String, Vec<Row>), String> {
-    let gpu = gpu_for(&profile.system)?;
+/// Whether `g` is the GPU a profile was taken on, by the rule [`gpu_for`] applies to the
+/// built-ins: same processor, same CU count when the profile records one.
+pub fn check_profile_gpu(system: &SystemInfo, g: &GpuConfig) -> Result<(), String> {
+    let same_cus = system.compute_units.is_none_or(|cu| cu == g.compute_units);
+    if g.processor.name() == system.gpu_arch && same_cus {
+        return Ok(());
+    }
+    let cu = system.compute_units.map_or(String::new(), |c| format!(" with {c} CUs"));
+    Err(format!("{} is a {} with {} CUs; the profile was taken on a {}{cu}", g.name, g.processor.name(), g.compute_units, system.gpu_arch))
+}
+
+/// Compare an imported vcopy profile on `gpu` (the built-in matching its sysinfo when `None`),
+/// dispatch by dispatch (case `first (dispatch N)` for the first, `later (dispatch N)` for the
+/// others, so the known misses of the vcopy dataset apply), every counter present in both.
+/// Counters outside the validated set are listed as not judged. Returns the GPU's name and the
+/// rows.
+pub fn compare_profile(workloads: &Path, profile: &Profile, gpu: Option<&GpuConfig>) -> Result<(String, Vec<Row>), String> {
+    let config = match gpu {
+        Some(g) => {
+            check_profile_gpu(&profile.system, g)?;
+            g.clone()
+        }
+        None => gpus::builtin(&gpu_for(&profile.system)?).map_err(|e| e.to_string())?,
+    };
+    let gpu = config.name.clone();
     let measured = vcopy_dispatches(profile);
     let Some(first) = measured.first() else { return Err("the profile has no vecCopy dispatch".into()) };
     let (Some(grid), Some(block)) = (first.grid_size, first.workgroup_size) else {
@@ -178,7 +198,7 @@ pub fn compare_profile(workloads: &Path, profile: &Profile) -> Result<(String, V
     let n = element_count(&profile.system, grid);
     let path = workloads.join("validation/vcopy-profile.ron");
     let s = spec::parse(&profile_spec(n, grid, block, measured.len()), &path).map_err(|e| e.to_string())?;
-    let report = simulate(&s, &path, &gpu)?;
+    let report = simulate(&s, &path, &config)?;
     let gfx9_4 = profile.system.gpu_arch == "gfx942";
     let mut rows = Vec::new();
     for (i, (m, d)) in measured.iter().zip(&report.dispatches).enumerate() {

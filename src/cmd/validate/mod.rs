@@ -10,6 +10,7 @@ mod plot;
 mod report;
 
 use super::{locate, progress, CliError};
+use hipscope_sim::gpus::{self, GpuConfig};
 use hipscope_sim::validate::import::rocprof;
 use hipscope_sim::validate::known::{self, Verdict};
 use hipscope_sim::validate::registry::{self, Dataset};
@@ -52,8 +53,9 @@ pub struct Args {
     /// the one of the repository hipscope was built from].
     #[arg(long, value_name = "DIR")]
     pub workloads: Option<PathBuf>,
-    /// Only this GPU (built-in name).
-    #[arg(long, value_name = "NAME")]
+    /// Only this GPU: a built-in name, or a config file, which runs against the measurements
+    /// of the GPU its `name` field names.
+    #[arg(long, value_name = "NAME|FILE")]
     pub gpu: Option<String>,
     /// Only this dataset.
     #[arg(long, value_enum)]
@@ -123,11 +125,13 @@ impl Outcome {
 
 pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     let workloads = locate(&args.workloads, "workloads", "--workloads")?;
+    // `--gpu` is resolved once: a config file is simulated as written, whatever its name.
+    let gpu = args.gpu.as_deref().map(gpus::resolve).transpose().map_err(|e| CliError::BadInput(format!("--gpu: {e}")))?;
     let outcome = match &args.profile {
-        Some(dir) => run_profile(&workloads, dir, args.gpu.as_deref())?,
+        Some(dir) => run_profile(&workloads, dir, gpu.as_ref())?,
         None => {
             let data = locate(&args.data, "../shared/device-data", "--data")?;
-            run_datasets(&workloads, &data, args)?
+            run_datasets(&workloads, &data, args, gpu.as_ref())?
         }
     };
     let out = if args.json { output::json(&outcome) } else { output::text(&outcome) };
@@ -142,42 +146,49 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     Ok(if outcome.unexpected_misses() > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-fn selected(args: &Args) -> Result<Vec<(&'static Dataset, Vec<&'static str>)>, CliError> {
+/// Each selected dataset with the configs to compare: `gpu` (a resolved `--gpu`) where the
+/// dataset has data for its name, else every built-in it has data for.
+fn selected(args: &Args, gpu: Option<&GpuConfig>) -> Result<Vec<(&'static Dataset, Vec<GpuConfig>)>, CliError> {
     let mut plan = Vec::new();
     for d in registry::DATASETS {
         if args.only.is_some_and(|o| o.name() != d.name) {
             continue;
         }
-        let gpus: Vec<&str> = (d.gpus)().into_iter().filter(|g| args.gpu.as_deref().is_none_or(|want| want == *g)).collect();
-        if !gpus.is_empty() {
-            plan.push((d, gpus));
+        let names = (d.gpus)();
+        let configs: Vec<GpuConfig> = match gpu {
+            Some(g) => names.contains(&g.name.as_str()).then(|| g.clone()).into_iter().collect(),
+            None => names.iter().map(|n| gpus::builtin(n)).collect::<Result<_, _>>().map_err(|e| CliError::BadInput(e.to_string()))?,
+        };
+        if !configs.is_empty() {
+            plan.push((d, configs));
         }
     }
     if plan.is_empty() {
-        let gpu = args.gpu.as_deref().unwrap_or("any GPU");
+        let gpu = gpu.map_or("any GPU".to_string(), |g| format!("{} ({})", g.name, g.origin));
         let which = args.only.map_or("no dataset".to_string(), |o| format!("dataset {}", o.name()));
         return Err(CliError::BadInput(format!("{which} has data for {gpu}")));
     }
     Ok(plan)
 }
 
-fn run_datasets(workloads: &Path, data: &Path, args: &Args) -> Result<Outcome, CliError> {
-    let plan = selected(args)?;
+fn run_datasets(workloads: &Path, data: &Path, args: &Args, gpu: Option<&GpuConfig>) -> Result<Outcome, CliError> {
+    let plan = selected(args, gpu)?;
     let with_curves = args.report.is_some();
     let jobs: usize = plan.iter().map(|(d, g)| g.len() * if with_curves && d.curves.is_some() { 2 } else { 1 }).sum();
     let bar = progress(jobs);
     let mut outcome = Outcome { groups: Vec::new(), curves: Vec::new(), errors: Vec::new() };
-    for (d, gpus) in plan {
-        for gpu in gpus {
+    for (d, configs) in plan {
+        for g in &configs {
+            let gpu = g.name.as_str();
             bar.set_message(format!("{} {gpu}", d.name));
-            match (d.compare)(workloads, data, gpu) {
+            match (d.compare)(workloads, data, g) {
                 Ok(rows) => outcome.groups.push(Group::new(d.name, d.title.to_string(), gpu.to_string(), rows, known::judge)),
                 Err(e) => outcome.errors.push(format!("{} {gpu}: {e}", d.name)),
             }
             bar.inc(1);
             if let (true, Some(curves)) = (with_curves, d.curves) {
                 bar.set_message(format!("{} {gpu} (curves)", d.name));
-                match curves(workloads, data, gpu) {
+                match curves(workloads, data, g) {
                     Ok(c) => outcome.curves.push((d.name, gpu.to_string(), c)),
                     Err(e) => outcome.errors.push(format!("{} {gpu} curves: {e}", d.name)),
                 }
@@ -189,17 +200,14 @@ fn run_datasets(workloads: &Path, data: &Path, args: &Args) -> Result<Outcome, C
     Ok(outcome)
 }
 
-fn run_profile(workloads: &Path, dir: &Path, gpu: Option<&str>) -> Result<Outcome, CliError> {
+fn run_profile(workloads: &Path, dir: &Path, gpu: Option<&GpuConfig>) -> Result<Outcome, CliError> {
     let bar = progress(1);
     bar.set_message(format!("profile {}", dir.display()));
     let profile = rocprof::read_profile(dir).map_err(|e| CliError::BadInput(e.to_string()))?;
-    if let Some(want) = gpu {
-        let found = vcopy::gpu_for(&profile.system).map_err(CliError::BadInput)?;
-        if found != want {
-            return Err(CliError::BadInput(format!("--gpu {want}: the profile was taken on {found}")));
-        }
+    if let Some(g) = gpu {
+        vcopy::check_profile_gpu(&profile.system, g).map_err(|e| CliError::BadInput(format!("--gpu {}: {e}", g.origin)))?;
     }
-    let (gpu, rows) = vcopy::compare_profile(workloads, &profile).map_err(|e| CliError::BadInput(format!("{}: {e}", dir.display())))?;
+    let (gpu, rows) = vcopy::compare_profile(workloads, &profile, gpu).map_err(|e| CliError::BadInput(format!("{}: {e}", dir.display())))?;
     bar.finish_and_clear();
     let title = format!("vcopy profile {} ({}, ROCm {})", dir.display(), profile.system.gpu_model, profile.system.rocm_version);
     Ok(Outcome { groups: vec![Group::new("vcopy", title, gpu, rows, known::judge_profile)], curves: Vec::new(), errors: Vec::new() })

@@ -341,6 +341,11 @@ mod tests {
             ("Dispatch_ID,Kernel_Name,SQ_WAVES\n0,k,lots\n", ":2: field 'SQ_WAVES': 'lots' is not a number"),
             ("Dispatch_ID,Kernel_Name,Start_Timestamp,End_Timestamp\n0,k,200,100\n", "ends (100) before it starts (200)"),
             ("Dispatch_ID,Kernel_Name\n0,k,extra\n", "3 fields, but the header names 2"),
+            // A row cut short (a truncated file) was read with its last counters missing.
+            (
+                "Dispatch_ID,Kernel_Name,SQ_WAVES,TCC_HIT_sum\n0,k,64,5\n1,k,6",
+                ":3: field 'TCC_HIT_sum': missing: the row ends after 3 of the header's 4 fields",
+            ),
             ("Dispatch_ID,Kernel_Name,Counter_Name,Counter_Value\n0,k,,1\n", "empty counter name"),
             ("", "empty file"),
         ];

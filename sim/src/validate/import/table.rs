@@ -18,8 +18,10 @@ impl Table {
         Table::parse(&text, path)
     }
 
-    /// Parse CSV text; `path` only names the source in errors. Rows may be shorter than the
-    /// header (trailing fields missing) but not longer.
+    /// Parse CSV text; `path` only names the source in errors. Every row has as many fields
+    /// as the header: a longer row is an error, and so is a shorter one (a file cut off or a
+    /// line broken mid-row), naming the first missing field; the tools' own "no value" is an
+    /// empty field, never a missing one.
     pub fn parse(text: &str, path: &Path) -> Result<Table, DataError> {
         let mut r = csv::ReaderBuilder::new().flexible(true).from_reader(text.as_bytes());
         let headers: Vec<String> = r.headers().map_err(|e| DataError::file(path, e.to_string()))?.iter().map(|h| h.trim().to_string()).collect();
@@ -27,17 +29,26 @@ impl Table {
             return Err(DataError::file(path, "empty file (no header line)"));
         }
         let mut rows = Vec::new();
+        let mut lines = Lines { text: text.as_bytes(), at: 0, newlines: 0 };
         for rec in r.records() {
             let rec = rec.map_err(|e| match e.position() {
-                Some(p) => DataError::at(path, line_at(text, p.byte()), e.to_string()),
+                Some(p) => DataError::at(path, lines.at(p.byte()), e.to_string()),
                 None => DataError::file(path, e.to_string()),
             })?;
-            let line = rec.position().map_or(0, |p| line_at(text, p.byte()));
+            let line = rec.position().map_or(0, |p| lines.at(p.byte()));
             if rec.len() > headers.len() {
                 return Err(DataError::at(path, line, format!("{} fields, but the header names {}", rec.len(), headers.len())));
             }
             if rec.iter().all(|f| f.trim().is_empty()) {
                 continue;
+            }
+            if let Some(missing) = headers.get(rec.len()) {
+                return Err(DataError::field(
+                    path,
+                    line,
+                    missing,
+                    format!("missing: the row ends after {} of the header's {} fields", rec.len(), headers.len()),
+                ));
             }
             rows.push((line, rec.iter().map(|f| f.to_string()).collect()));
         }
@@ -75,15 +86,32 @@ impl Table {
     }
 }
 
-/// 1-based line of byte offset `byte` (the reader's own line count skips blank lines).
-fn line_at(text: &str, byte: u64) -> u64 {
-    let bytes = text.as_bytes();
-    let mut end = (byte as usize).min(bytes.len());
-    // A record's reported start may include the blank lines skipped before it.
-    while end < bytes.len() && (bytes[end] == b'\n' || bytes[end] == b'\r') {
-        end += 1;
+/// Line numbers of byte offsets, counted on from the previous offset: records come in file
+/// order, so a file is scanned once, not once per record (ROCm 7's long layout has a row per
+/// counter, thousands per file).
+struct Lines<'t> {
+    text: &'t [u8],
+    /// Offset counted up to, and the newlines before it.
+    at: usize,
+    newlines: u64,
+}
+
+impl Lines<'_> {
+    /// 1-based line of byte offset `byte` (the reader's own line count skips blank lines).
+    fn at(&mut self, byte: u64) -> u64 {
+        let bytes = self.text;
+        let mut end = (byte as usize).min(bytes.len());
+        // A record's reported start may include the blank lines skipped before it.
+        while end < bytes.len() && (bytes[end] == b'\n' || bytes[end] == b'\r') {
+            end += 1;
+        }
+        if end < self.at {
+            (self.at, self.newlines) = (0, 0);
+        }
+        self.newlines += bytes[self.at..end].iter().filter(|&&b| b == b'\n').count() as u64;
+        self.at = end;
+        self.newlines + 1
     }
-    bytes[..end].iter().filter(|&&b| b == b'\n').count() as u64 + 1
 }
 
 /// Fields the tools leave empty or fill with a placeholder when a value is unknown.
@@ -106,6 +134,8 @@ mod tests {
         assert_eq!(t.number(*line, row, 1).unwrap_err().to_string(), "t.csv:4: field 'grd': 'x' is not a number");
         assert!(t.require(&["nope"]).unwrap_err().to_string().contains("no column 'nope'"));
         assert_eq!(Table::parse("a,b\n1,2,3\n", p).err().map(|e| e.line), Some(Some(2)));
+        let short = Table::parse("a,b,c\n1,2,3\n4,5\n", p).err().map(|e| e.to_string());
+        assert_eq!(short.as_deref(), Some("t.csv:3: field 'c': missing: the row ends after 2 of the header's 3 fields"));
         assert!(Table::parse("", p).is_err());
     }
 }
