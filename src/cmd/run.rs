@@ -36,6 +36,11 @@ pub struct Args {
     /// its default wave size and CU/WGP mode).
     #[arg(long, value_name = "KEY")]
     pub code_object: Option<String>,
+    /// Run the code object for this target (a processor such as gfx942, or a target id such as
+    /// gfx90a:xnack-): picks one of the code objects of an offload bundle or HIP host
+    /// executable named in the spec, or among the spec's entries. Default: the GPU's processor.
+    #[arg(long, value_name = "T")]
+    pub target: Option<String>,
     #[arg(long, value_enum, default_value = "functional")]
     pub mode: Mode,
     /// Picks among legal interleavings of waves (same seed, same result).
@@ -73,7 +78,14 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
         return Err(CliError::BadInput("--counters: counters come from the timing model; add --mode timing".into()));
     }
     check_timing_flags(args, timing)?;
-    let opts = RunOptions { gpu: args.gpu.clone(), code_object: args.code_object.clone(), seed: args.seed, timing, watchdog_cycles: args.watchdog_cycles };
+    let opts = RunOptions {
+        gpu: args.gpu.clone(),
+        code_object: args.code_object.clone(),
+        target: args.target.clone(),
+        seed: args.seed,
+        timing,
+        watchdog_cycles: args.watchdog_cycles,
+    };
     let (result, traced) = match &args.trace {
         None => (spec::run_file(&args.spec, &opts), None),
         Some(path) => run_traced(args, path, &opts)?,

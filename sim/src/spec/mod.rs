@@ -10,8 +10,10 @@
 //! * [`error`]: one-line errors naming the file and the field path (or line and column).
 
 pub mod args;
+pub mod checks;
 pub mod error;
 pub mod expect;
+pub mod files;
 pub mod init;
 pub mod model;
 pub mod references;
