@@ -13,6 +13,7 @@ pub mod args;
 pub mod checks;
 pub mod error;
 pub mod expect;
+pub mod expr;
 pub mod files;
 pub mod init;
 pub mod model;
@@ -24,7 +25,9 @@ pub mod values;
 pub use error::SpecError;
 pub use expect::Check;
 pub use model::Spec;
-pub use runner::{load, parse, run, run_file, run_file_traced, run_traced, DispatchReport, OpcodeFidelity, Report, RunError, RunOptions, Session};
+pub use runner::{
+    load, load_with, parse, parse_with, run, run_file, run_file_traced, run_traced, DispatchReport, OpcodeFidelity, Report, RunError, RunOptions, Session,
+};
 
 /// The directory under `workloads/bin/` holding our builds for `processor` with `wave`-lane
 /// waves in `mode` (`workloads/build.sh`): RDNA builds are per wave size and CU/WGP mode

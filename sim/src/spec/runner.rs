@@ -44,6 +44,20 @@ pub struct RunOptions {
     pub timing: bool,
     /// `--watchdog-cycles N` (timing mode; `None`: the engine's default, 0: no watchdog).
     pub watchdog_cycles: Option<u64>,
+    /// `--set NAME=VALUE`: parameter values replacing the spec's; applied when the spec is
+    /// read ([`run_file`], [`load_with`]).
+    pub params: Vec<(String, i128)>,
+    /// `--no-check`: run the dispatches but neither prepare nor evaluate the expectations
+    /// (they are still validated).
+    pub skip_checks: bool,
+    /// `--dump BUFFER=FILE`: buffers whose final bytes the report carries.
+    pub dump: Vec<String>,
+    /// A wave running more instructions than this is a runaway loop (a kernel fault);
+    /// `None`: the engine's default.
+    pub max_wave_instructions: Option<u64>,
+    /// Largest grid (work-items of one dispatch) this run accepts; `None`: any the launch
+    /// checks allow. Bounds the work of runs over untrusted specs (the mutation tests).
+    pub max_work_items: Option<u64>,
 }
 
 /// What one dispatch did.
@@ -87,7 +101,13 @@ pub struct Report {
     /// Whether it ran in timing mode.
     pub timing: bool,
     pub dispatches: Vec<DispatchReport>,
+    /// Parameter values the spec was read with.
+    pub params: Vec<(String, i128)>,
     pub checks: Vec<Check>,
+    /// `--no-check`: no expectation was evaluated.
+    pub checks_skipped: bool,
+    /// The final bytes of the buffers `RunOptions::dump` names, in that order.
+    pub dumps: Vec<(String, Vec<u8>)>,
     /// Sorted by opcode name.
     pub fidelity: Vec<OpcodeFidelity>,
 }
@@ -127,21 +147,62 @@ impl From<SpecError> for RunError {
     }
 }
 
-/// Read and parse a spec file.
+/// Read and parse a spec file with its declared parameter values.
 pub fn load(path: &Path) -> Result<Spec, SpecError> {
+    load_with(path, &[])
+}
+
+/// Read and parse a spec file, `overrides` (`--set NAME=VALUE`) replacing declared parameters.
+pub fn load_with(path: &Path, overrides: &[(String, i128)]) -> Result<Spec, SpecError> {
     let text = files::read_text(path, files::MAX_SPEC_BYTES).map_err(|m| SpecError::whole(path, m))?;
-    parse(&text, path)
+    parse_with(&text, path, overrides)
 }
 
 /// Parse spec text; `path` names it in errors and anchors its relative paths.
 pub fn parse(text: &str, path: &Path) -> Result<Spec, SpecError> {
+    parse_with(text, path, &[])
+}
+
+/// Parse spec text with parameter `overrides`. Two passes: the first reads only `params`
+/// (everything else is skipped), the second the whole spec with the parameter values known,
+/// so expressions anywhere in the file are evaluated where they are read.
+pub fn parse_with(text: &str, path: &Path, overrides: &[(String, i128)]) -> Result<Spec, SpecError> {
+    #[derive(serde::Deserialize)]
+    #[serde(rename = "Run")]
+    struct Declared {
+        #[serde(default)]
+        params: super::model::OrderedMap<super::expr::ParamValue>,
+    }
+    let declared: Declared = deserialize(text, path)?;
+    let values = super::expr::resolve(&declared.params, overrides).map_err(|(field, m)| match field {
+        Some(f) => SpecError::field(path, f, m),
+        None => SpecError::whole(path, m),
+    })?;
+    let mut spec: Spec = super::expr::with_params(values.clone(), || deserialize(text, path))?;
+    spec.param_values = values;
+    Ok(spec)
+}
+
+/// RON to `T`; errors give the line and column and, past the top level, the field path.
+fn deserialize<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Result<T, SpecError> {
     // `implicit_some`: optional fields are written plainly (`gpu: "mi300x"`, not `Some(..)`).
     let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-    options.from_str(text).map_err(|e| SpecError {
+    let spanned = |e: ron::error::SpannedError, field: Option<String>| SpecError {
         file: path.to_path_buf(),
-        place: Place::Line(e.span.start.line, e.span.start.col),
+        place: Place::Line(e.span.start.line, e.span.start.col, field),
         message: e.code.to_string(),
-    })
+    };
+    let mut de = ron::Deserializer::from_str_with_options(text, &options).map_err(|e| spanned(e, None))?;
+    match serde_path_to_error::deserialize(&mut de) {
+        Ok(v) => {
+            de.end().map_err(|e| spanned(de.span_error(e), None))?;
+            Ok(v)
+        }
+        Err(e) => {
+            let field = (e.path().iter().next().is_some()).then(|| e.path().to_string());
+            Err(spanned(de.span_error(e.into_inner()), field))
+        }
+    }
 }
 
 /// Load and run a spec file.
@@ -151,7 +212,7 @@ pub fn run_file(path: &Path, opts: &RunOptions) -> Result<Report, RunError> {
 
 /// Load and run a spec file, reporting the timeline of a timing run to `trace`.
 pub fn run_file_traced(path: &Path, opts: &RunOptions, trace: Option<&mut Trace>) -> Result<Report, RunError> {
-    let spec = load(path)?;
+    let spec = load_with(path, &opts.params)?;
     run_traced(&spec, path, opts, trace)
 }
 
@@ -184,6 +245,7 @@ pub struct Session {
     initial: BTreeMap<String, Vec<u8>>,
     prepared: Vec<Prepared>,
     watchdog_cycles: Option<u64>,
+    max_wave_instructions: Option<u64>,
 }
 
 impl Session {
@@ -207,6 +269,14 @@ impl Session {
         let (placed, initial) = place_buffers(at, spec, &dir, &mut device)?;
         let table: BufferTable = placed.iter().map(|(n, p)| (n.clone(), (p.base, p.len))).collect();
         let prepared: Vec<Prepared> = spec.dispatches.iter().enumerate().map(|(i, d)| prepare(at, i, d, entry, &device, &table)).collect::<Result<_, _>>()?;
+        if let Some(max) = opts.max_work_items {
+            for (i, p) in prepared.iter().enumerate() {
+                let items: u64 = p.geo.grid.iter().map(|&g| g as u64).product();
+                if items > max {
+                    return Err(at.err(format!("dispatches[{i}].grid"), format!("{items} work-items; this run allows at most {max}")).into());
+                }
+            }
+        }
         let sizes: checks::Sizes = placed.iter().map(|(n, p)| (n.clone(), p.len)).collect();
         let kernels: Vec<&str> = prepared.iter().map(|p| p.kernel.name.as_str()).collect();
         checks::validate(at, spec, &sizes, &kernels)?;
@@ -225,6 +295,7 @@ impl Session {
             initial,
             prepared,
             watchdog_cycles: opts.watchdog_cycles,
+            max_wave_instructions: opts.max_wave_instructions,
         })
     }
 
@@ -273,6 +344,9 @@ impl Session {
         if let Some(w) = self.watchdog_cycles {
             opts.watchdog_cycles = w;
         }
+        if let Some(m) = self.max_wave_instructions {
+            opts.max_wave_instructions = m;
+        }
         self.device.launch_traced(&p.kernel, p.geo, &p.args.bytes, &opts, trace).map_err(|e| launch_error(at, i, e, &self.placed))
     }
 }
@@ -285,9 +359,17 @@ pub fn run(spec: &Spec, path: &Path, opts: &RunOptions) -> Result<Report, RunErr
 /// [`run`], reporting the timeline of a timing run to `trace` (all dispatches on one).
 pub fn run_traced(spec: &Spec, path: &Path, opts: &RunOptions, mut trace: Option<&mut Trace>) -> Result<Report, RunError> {
     let mut s = Session::new(spec, path, opts)?;
-    let expected = {
-        let views: Vec<DispatchView> = s.prepared.iter().enumerate().map(|(i, p)| view(i, p, s.gpu.processor)).collect();
-        checks::prepare(At { file: path }, spec, &s.dir, &s.initial, &views)?
+    let at = At { file: path };
+    if let Some(bad) = opts.dump.iter().find(|b| !s.placed.contains_key(b.as_str())) {
+        let names: Vec<&str> = s.placed.keys().map(String::as_str).collect();
+        return Err(SpecError::whole(path, format!("--dump {bad}: no buffer named \"{bad}\" (buffers: {})", names.join(", "))).into());
+    }
+    let expected = match opts.skip_checks {
+        true => None,
+        false => {
+            let views: Vec<DispatchView> = s.prepared.iter().enumerate().map(|(i, p)| view(i, p, s.gpu.processor)).collect();
+            Some(checks::prepare(at, spec, &s.dir, &s.initial, &views)?)
+        }
     };
     let mut reports = Vec::new();
     let mut counts: BTreeMap<&'static str, (u64, Fidelity)> = BTreeMap::new();
@@ -311,7 +393,8 @@ pub fn run_traced(spec: &Spec, path: &Path, opts: &RunOptions, mut trace: Option
     }
     s.device.synchronize();
     let finals = read_back(&s.device, &s.placed);
-    let checks = checks::evaluate(spec, &expected, &finals);
+    let checks = expected.as_ref().map_or_else(Vec::new, |x| checks::evaluate(spec, x, &finals));
+    let dumps = opts.dump.iter().map(|b| (b.clone(), finals.get(b).cloned().unwrap_or_default())).collect();
     Ok(Report {
         spec: path.to_path_buf(),
         target: s.target.clone(),
@@ -323,7 +406,10 @@ pub fn run_traced(spec: &Spec, path: &Path, opts: &RunOptions, mut trace: Option
         seed: opts.seed,
         timing: opts.timing,
         dispatches: reports,
+        params: spec.param_values.0.clone(),
         checks,
+        checks_skipped: opts.skip_checks,
+        dumps,
         fidelity: counts.into_iter().map(|(opcode, (count, fidelity))| OpcodeFidelity { opcode, count, fidelity }).collect(),
     })
 }
