@@ -5,6 +5,7 @@
 //! add one line per waiting wave).
 
 use super::CliError;
+use hipscope_isa::codeobj;
 use hipscope_sim::exec::Fidelity;
 use hipscope_sim::spec::{self, expr, Report, RunError, RunOptions};
 use hipscope_sim::timing::engine::DEFAULT_WATCHDOG_CYCLES;
@@ -210,9 +211,10 @@ fn text_report(r: &Report, fidelity: bool) -> String {
     for (i, d) in r.dispatches.iter().enumerate() {
         let [gx, gy, gz] = d.grid;
         let [bx, by, bz] = d.block;
+        let source = codeobj::demangle(&d.kernel).map_or_else(String::new, |s| format!(" ({s})"));
         let _ = write!(
             o,
-            "dispatch {i}: {} grid ({gx},{gy},{gz}) block ({bx},{by},{bz}): {} groups, {} waves, {} instructions",
+            "dispatch {i}: {}{source} grid ({gx},{gy},{gz}) block ({bx},{by},{bz}): {} groups, {} waves, {} instructions",
             d.kernel, d.groups, d.waves, d.instructions
         );
         if let (Some(c), Some(ns)) = (d.cycles, d.duration_ns) {
