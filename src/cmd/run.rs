@@ -28,7 +28,7 @@ pub enum Mode {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Launch spec (RON); its relative paths are relative to its own directory.
+    /// Launch spec (RON); its paths are absolute or relative to its own directory.
     pub spec: PathBuf,
     /// Built-in GPU name (see `hipscope gpus`) or a GPU config file.
     /// Default: the spec's `gpu` field, else the built-in GPU of its only code object's processor.
@@ -48,7 +48,9 @@ pub struct Args {
     /// Picks among legal interleavings of waves (same seed, same result).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Print JSON (`{"gpu", "target", "mode", "dispatches", "checks", "fidelity"}`).
+    /// Print JSON (`{"gpu", "target", "mode", "dispatches", "checks", "fidelity"}`, each dispatch
+    /// with its executed `instructions`); on a kernel fault `{"fault": {"kernel", "workgroup",
+    /// "wave", "pc", "address", "what"}, "spec", "dispatch"}` (exit status 3).
     #[arg(long)]
     pub json: bool,
     /// Per executed opcode: count and whether its semantics are exact or approximate.
@@ -289,7 +291,7 @@ fn fault_json(e: &RunError) -> String {
     s
 }
 
-/// The PRODUCT.md schema plus each dispatch's executed wave-instructions (`instructions`).
+/// The launch-spec JSON schema plus each dispatch's executed wave-instructions (`instructions`).
 /// Functional mode has no cycles, durations or counters.
 fn json_report(r: &Report, fidelity: bool) -> String {
     let dispatches: Vec<Value> = r

@@ -67,7 +67,7 @@ fn fits(at: At, i: usize, e: &Expect, len: u64, bytes: u64, what: &str) -> Resul
     if e.offset.saturating_add(bytes) > len {
         return Err(at.err(
             format!("expect[{i}].equals"),
-            format!("{what} has {bytes} bytes, but \"{}\" holds {} bytes after offset {} ({len} in all)", e.buffer, len - e.offset, e.offset),
+            format!("{what} has {bytes} bytes, but \"{}\" holds {} bytes after offset {} ({len} in all)", e.buffer, len.saturating_sub(e.offset), e.offset),
         ));
     }
     Ok(())

@@ -1,12 +1,15 @@
 //! Launch specs: a RON file that names code objects, buffers, dispatches and expectations
 //! (contract in PRODUCT.md, format in [`model`]), and the machinery that runs one.
 //!
-//! * [`model`]: the serde types of the file format;
+//! * [`model`]: the serde types of the file format; [`expr`]: `params` and the integer
+//!   expressions that sizes, geometry and arguments may be written as;
+//! * [`files`]: reading the files a spec names, bounded, with full paths in errors;
 //! * [`init`]: initial buffer contents; [`values`]: typed elements;
 //! * [`args`]: kernel arguments, positional or by metadata name;
-//! * [`select`]: which GPU and which of the spec's code objects;
+//! * [`select`]: which GPU and which of the spec's code objects (bundles included);
 //! * [`references`]: CPU references of our workloads and of the external objects;
-//! * [`expect`]: comparisons; [`runner`]: all of it in order;
+//! * [`checks`]: expectations validated before running, prepared before the first dispatch,
+//!   evaluated after the last; [`expect`]: comparisons; [`runner`]: all of it in order;
 //! * [`error`]: one-line errors naming the file and the field path (or line and column).
 
 pub mod args;
