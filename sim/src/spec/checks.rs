@@ -19,6 +19,22 @@ use std::path::Path;
 /// Buffer name → size in bytes.
 pub type Sizes = BTreeMap<String, u64>;
 
+/// What the text alone shows to be wrong with the expectations (checked when the spec is
+/// read): an empty expected list, a tolerance that is not a number ≥ 0.
+pub fn check_text(at: At, spec: &Spec) -> Result<(), SpecError> {
+    for (i, e) in spec.expect.iter().enumerate() {
+        if e.tol.is_nan() || e.tol < 0.0 {
+            return Err(at.err(format!("expect[{i}].tol"), "must be a number ≥ 0"));
+        }
+        if list_bytes(&e.equals).is_some_and(|(_, b)| b.is_empty()) {
+            return Err(at.err(format!("expect[{i}].equals"), EMPTY_LIST));
+        }
+    }
+    Ok(())
+}
+
+const EMPTY_LIST: &str = "the list is empty, so it would check nothing: give at least one element";
+
 /// Check every expectation against the buffers and the dispatched kernels (their names as
 /// loaded from the code object).
 pub fn validate(at: At, spec: &Spec, sizes: &Sizes, kernels: &[&str]) -> Result<(), SpecError> {
@@ -40,7 +56,7 @@ pub fn validate(at: At, spec: &Spec, sizes: &Sizes, kernels: &[&str]) -> Result<
             list => {
                 let (list_ty, want) = list_bytes(list).unwrap_or((Ty::U8, Vec::new()));
                 if want.is_empty() {
-                    return Err(at.err(field("equals"), "the list is empty, so it would check nothing: give at least one element"));
+                    return Err(at.err(field("equals"), EMPTY_LIST));
                 }
                 let ty = e.ty.unwrap_or(list_ty);
                 aligned(at, i, e, ty)?;

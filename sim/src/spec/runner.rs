@@ -180,6 +180,7 @@ pub fn parse_with(text: &str, path: &Path, overrides: &[(String, i128)]) -> Resu
     })?;
     let mut spec: Spec = super::expr::with_params(values.clone(), || deserialize(text, path))?;
     spec.param_values = values;
+    checks::check_text(At { file: path }, &spec)?;
     Ok(spec)
 }
 
