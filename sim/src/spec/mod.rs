@@ -1,6 +1,7 @@
 //! Launch specs: a RON file that names code objects, buffers, dispatches and expectations
 //! (contract in PRODUCT.md, format in [`model`]), and the machinery that runs one.
 //!
+//! * [`read`]: a spec file to a [`Spec`];
 //! * [`model`]: the serde types of the file format; [`expr`]: `params` and the integer
 //!   expressions that sizes, geometry and arguments may be written as;
 //! * [`files`]: reading the files a spec names, bounded, with full paths in errors;
@@ -20,6 +21,7 @@ pub mod expr;
 pub mod files;
 pub mod init;
 pub mod model;
+pub mod read;
 pub mod references;
 pub mod runner;
 pub mod select;
@@ -28,9 +30,8 @@ pub mod values;
 pub use error::SpecError;
 pub use expect::Check;
 pub use model::Spec;
-pub use runner::{
-    load, load_with, parse, parse_with, run, run_file, run_file_traced, run_traced, DispatchReport, OpcodeFidelity, Report, RunError, RunOptions, Session,
-};
+pub use read::{load, load_with, parse, parse_with};
+pub use runner::{run, run_file, run_file_traced, run_traced, DispatchReport, OpcodeFidelity, Report, RunError, RunOptions, Session};
 
 /// The directory under `workloads/bin/` holding our builds for `processor` with `wave`-lane
 /// waves in `mode` (`workloads/build.sh`): RDNA builds are per wave size and CU/WGP mode

@@ -3,9 +3,8 @@
 
 use super::args::{self, BufferTable, Resolved};
 use super::checks;
-use super::error::{At, Place, SpecError};
+use super::error::{At, SpecError};
 use super::expect::Check;
-use super::files;
 use super::init::{initial_bytes, MAX_BUFFER_BYTES};
 use super::model::{Dispatch, MemoryType, Spec};
 use super::references::DispatchView;
@@ -45,7 +44,7 @@ pub struct RunOptions {
     /// `--watchdog-cycles N` (timing mode; `None`: the engine's default, 0: no watchdog).
     pub watchdog_cycles: Option<u64>,
     /// `--set NAME=VALUE`: parameter values replacing the spec's; applied when the spec is
-    /// read ([`run_file`], [`load_with`]).
+    /// read ([`run_file`], [`super::load_with`]).
     pub params: Vec<(String, i128)>,
     /// `--no-check`: run the dispatches but neither prepare nor evaluate the expectations
     /// (they are still validated).
@@ -147,65 +146,6 @@ impl From<SpecError> for RunError {
     }
 }
 
-/// Read and parse a spec file with its declared parameter values.
-pub fn load(path: &Path) -> Result<Spec, SpecError> {
-    load_with(path, &[])
-}
-
-/// Read and parse a spec file, `overrides` (`--set NAME=VALUE`) replacing declared parameters.
-pub fn load_with(path: &Path, overrides: &[(String, i128)]) -> Result<Spec, SpecError> {
-    let text = files::read_text(path, files::MAX_SPEC_BYTES).map_err(|m| SpecError::whole(path, m))?;
-    parse_with(&text, path, overrides)
-}
-
-/// Parse spec text; `path` names it in errors and anchors its relative paths.
-pub fn parse(text: &str, path: &Path) -> Result<Spec, SpecError> {
-    parse_with(text, path, &[])
-}
-
-/// Parse spec text with parameter `overrides`. Two passes: the first reads only `params`
-/// (everything else is skipped), the second the whole spec with the parameter values known,
-/// so expressions anywhere in the file are evaluated where they are read.
-pub fn parse_with(text: &str, path: &Path, overrides: &[(String, i128)]) -> Result<Spec, SpecError> {
-    #[derive(serde::Deserialize)]
-    #[serde(rename = "Run")]
-    struct Declared {
-        #[serde(default)]
-        params: super::model::OrderedMap<super::expr::ParamValue>,
-    }
-    let declared: Declared = deserialize(text, path)?;
-    let values = super::expr::resolve(&declared.params, overrides).map_err(|(field, m)| match field {
-        Some(f) => SpecError::field(path, f, m),
-        None => SpecError::whole(path, m),
-    })?;
-    let mut spec: Spec = super::expr::with_params(values.clone(), || deserialize(text, path))?;
-    spec.param_values = values;
-    checks::check_text(At { file: path }, &spec)?;
-    Ok(spec)
-}
-
-/// RON to `T`; errors give the line and column and, past the top level, the field path.
-fn deserialize<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Result<T, SpecError> {
-    // `implicit_some`: optional fields are written plainly (`gpu: "mi300x"`, not `Some(..)`).
-    let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-    let spanned = |e: ron::error::SpannedError, field: Option<String>| SpecError {
-        file: path.to_path_buf(),
-        place: Place::Line(e.span.start.line, e.span.start.col, field),
-        message: e.code.to_string(),
-    };
-    let mut de = ron::Deserializer::from_str_with_options(text, &options).map_err(|e| spanned(e, None))?;
-    match serde_path_to_error::deserialize(&mut de) {
-        Ok(v) => {
-            de.end().map_err(|e| spanned(de.span_error(e), None))?;
-            Ok(v)
-        }
-        Err(e) => {
-            let field = (e.path().iter().next().is_some()).then(|| e.path().to_string());
-            Err(spanned(de.span_error(e.into_inner()), field))
-        }
-    }
-}
-
 /// Load and run a spec file.
 pub fn run_file(path: &Path, opts: &RunOptions) -> Result<Report, RunError> {
     run_file_traced(path, opts, None)
@@ -213,7 +153,7 @@ pub fn run_file(path: &Path, opts: &RunOptions) -> Result<Report, RunError> {
 
 /// Load and run a spec file, reporting the timeline of a timing run to `trace`.
 pub fn run_file_traced(path: &Path, opts: &RunOptions, trace: Option<&mut Trace>) -> Result<Report, RunError> {
-    let spec = load_with(path, &opts.params)?;
+    let spec = super::read::load_with(path, &opts.params)?;
     run_traced(&spec, path, opts, trace)
 }
 
