@@ -90,6 +90,12 @@ fn a_bundle_in_a_spec_offers_all_its_code_objects() {
     let o = hipscope(&["run", s(&spec), "--target", "gfx942", "--gpu", "mi300x"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(gpu_line(&o).contains(", gfx942, "), "{}", gpu_line(&o));
+    // The committed example names mi300x as its GPU; --target for another processor wins.
+    let o = hipscope(&["run", "workloads/vadd_bundle.ron", "--target", "gfx1100"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(gpu_line(&o).starts_with("gpu: rx7900xtx") && gpu_line(&o).contains(", gfx1100, wave32, WGP mode)"), "{}", gpu_line(&o));
+    let o = hipscope(&["run", "workloads/vadd_bundle.ron", "--target", "gfx942"]);
+    assert!(gpu_line(&o).starts_with("gpu: mi300x"), "the spec's GPU when it fits: {}", gpu_line(&o));
     // Mistakes name the choices.
     let o = hipscope(&["run", s(&spec), "--target", "gfx1030"]);
     assert_eq!(code(&o), 2);

@@ -196,7 +196,7 @@ impl Session {
         let dir = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         let first = spec.dispatches.first().ok_or_else(|| at.err("dispatches", "empty: nothing to run"))?;
         let entries = select::restrict(at, select::load_entries(at, spec, &dir)?, opts.code_object.as_deref(), opts.target.as_deref())?;
-        let gpu = select::choose_gpu(at, spec, &entries, opts.gpu.as_deref())?;
+        let gpu = select::choose_gpu(at, spec, &entries, opts.gpu.as_deref(), opts.target.is_some())?;
         let flags: Vec<String> = [("--code-object", &opts.code_object), ("--target", &opts.target)]
             .iter()
             .filter_map(|(flag, v)| v.as_ref().map(|v| format!("{flag} {v}")))

@@ -145,14 +145,21 @@ fn features(target_id: &str) -> Vec<String> {
 }
 
 /// The GPU: `--gpu`, else the spec's `gpu`, else inferred from a single code object.
-pub fn choose_gpu(at: At, spec: &Spec, entries: &[Entry], arg: Option<&str>) -> Result<GpuConfig, SpecError> {
+///
+/// `entries` are the candidates [`restrict`] left. When `--target` restricted them to other
+/// processors than the spec's `gpu` has, the GPU follows from them instead: the user asked for
+/// that code object.
+pub fn choose_gpu(at: At, spec: &Spec, entries: &[Entry], arg: Option<&str>, targeted: bool) -> Result<GpuConfig, SpecError> {
     if let Some(name) = arg {
         return gpus::resolve(name).map_err(|e| SpecError::whole(at.file, format!("--gpu: {e}")));
     }
-    if let Some(name) = &spec.gpu {
-        return gpus::resolve(name).map_err(|e| at.err("gpu", e.to_string()));
-    }
     let procs: Vec<Processor> = entries.iter().map(Entry::processor).collect();
+    if let Some(name) = &spec.gpu {
+        let gpu = gpus::resolve(name).map_err(|e| at.err("gpu", e.to_string()))?;
+        if !targeted || procs.contains(&gpu.processor) {
+            return Ok(gpu);
+        }
+    }
     let mut unique = procs.clone();
     unique.sort();
     unique.dedup();
