@@ -193,6 +193,10 @@ fn counters_and_traces_need_timing_mode() {
     let o = hipscope(&["run", "workloads/vadd.ron", "--gpu", "mi210", "--trace", "t.json"]);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("--mode timing"), "{}", stderr(&o));
+    // The CSV's directory is checked before the run, not after it.
+    let o = hipscope(&["run", "workloads/vadd.ron", "--gpu", "mi210", "--mode", "timing", "--counters", "no/such/dir/c.csv"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("--counters no/such/dir/c.csv: no/such/dir is not a directory") && stdout(&o).is_empty(), "{}", stderr(&o));
     // A user config without a timing section runs functionally but not with timing.
     let text = std::fs::read_to_string(root().join("configs/mi210.ron")).unwrap();
     let cut = text.find("    timing: Some((").unwrap();

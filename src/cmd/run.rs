@@ -96,6 +96,9 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     check_timing_flags(args, timing)?;
     let params = args.set.iter().map(|s| expr::parse_override(s)).collect::<Result<Vec<_>, _>>().map_err(CliError::BadInput)?;
     let dumps = args.dump.iter().map(|d| dump_target(d)).collect::<Result<Vec<_>, _>>()?;
+    if let Some(path) = &args.counters {
+        writable_dir(path).map_err(|m| CliError::BadInput(format!("--counters {}: {m}", path.display())))?;
+    }
     let opts = RunOptions {
         gpu: args.gpu.clone(),
         code_object: args.code_object.clone(),
@@ -140,11 +143,19 @@ fn dump_target(arg: &str) -> Result<(String, PathBuf), CliError> {
     let (buffer, file) =
         arg.split_once('=').filter(|(b, f)| !b.is_empty() && !f.is_empty()).ok_or_else(|| CliError::BadInput(format!("--dump {arg}: expected BUFFER=FILE")))?;
     let file = PathBuf::from(file);
-    let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    if !dir.is_dir() {
-        return Err(CliError::BadInput(format!("--dump {arg}: {} is not a directory", dir.display())));
-    }
+    writable_dir(&file).map_err(|m| CliError::BadInput(format!("--dump {arg}: {m}")))?;
     Ok((buffer.to_string(), file))
+}
+
+/// An output file written after the run must have a directory to go to, so that a long run
+/// is not lost to a typo in the path.
+fn writable_dir(file: &Path) -> Result<(), String> {
+    let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        Err(format!("{} is not a directory", dir.display()))
+    }
 }
 
 /// Flags that only mean something with `--mode timing` (or with another flag).
