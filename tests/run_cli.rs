@@ -66,9 +66,13 @@ fn json_follows_the_product_schema() {
     assert_eq!(v["mode"], "functional");
     let d = &v["dispatches"][0];
     let dk: Vec<&str> = d.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(dk, ["counters", "cycles", "duration_ns", "kernel", "waves"]);
+    assert_eq!(dk, ["counters", "cycles", "duration_ns", "instructions", "kernel", "waves"]);
     assert!(d["cycles"].is_null() && d["duration_ns"].is_null());
     assert_eq!(d["waves"], 158, "39 groups of 4 waves and a last group of 116 items");
+    // Executed wave-instructions: the per-opcode counts of --fidelity add up to them.
+    let per_opcode: u64 = v["fidelity"].as_object().unwrap().values().map(|f| f["count"].as_u64().unwrap()).sum();
+    assert_eq!(d["instructions"].as_u64(), Some(per_opcode));
+    assert!(per_opcode > 158, "every wave runs more than its s_endpgm");
     assert_eq!(v["checks"][0]["ok"], true);
     assert_eq!(v["fidelity"]["s_endpgm"]["count"], 158, "every wave ends once");
     assert_eq!(v["fidelity"]["s_endpgm"]["fidelity"], "exact");
@@ -189,6 +193,10 @@ fn counters_and_traces_need_timing_mode() {
     let o = hipscope(&["run", "workloads/vadd.ron", "--gpu", "mi210", "--trace", "t.json"]);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("--mode timing"), "{}", stderr(&o));
+    // The CSV's directory is checked before the run, not after it.
+    let o = hipscope(&["run", "workloads/vadd.ron", "--gpu", "mi210", "--mode", "timing", "--counters", "no/such/dir/c.csv"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("--counters no/such/dir/c.csv: no/such/dir is not a directory") && stdout(&o).is_empty(), "{}", stderr(&o));
     // A user config without a timing section runs functionally but not with timing.
     let text = std::fs::read_to_string(root().join("configs/mi210.ron")).unwrap();
     let cut = text.find("    timing: Some((").unwrap();
@@ -213,4 +221,70 @@ fn gpus_lists_the_nine_builtins() {
     assert_eq!(v.as_array().map(Vec::len), Some(9));
     assert_eq!(v[5]["processor"], "gfx942");
     assert_eq!(v[5]["hip"]["warp_size"], 64);
+}
+
+/// `--json` on a kernel fault: the fault as JSON on stdout, still exit status 3.
+#[test]
+fn kernel_fault_as_json() {
+    let p = spec_file("fault-json.ron", &vadd_spec(2000, 1000, r#"(buffer: "c", equals: Reference("vadd"))"#));
+    let o = hipscope(&["run", s(&p), "--gpu", "mi210", "--json"]);
+    assert_eq!(code(&o), 3, "{}{}", stdout(&o), stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON on stdout");
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["dispatch", "fault", "spec"]);
+    assert_eq!(v["dispatch"], 0);
+    assert_eq!(v["spec"], s(&p));
+    let f = &v["fault"];
+    let fk: Vec<&str> = f.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(fk, ["address", "kernel", "pc", "wave", "what", "workgroup"]);
+    assert_eq!(f["kernel"], "vadd");
+    assert_eq!(f["workgroup"].as_array().map(Vec::len), Some(3));
+    // 64-item groups: items 1000.. (past a's 1000 floats) are in groups 15 and later.
+    assert!(f["workgroup"][0].as_u64().unwrap() >= 15, "{f}");
+    assert!(f["what"].as_str().unwrap().contains("memory violation") && f["what"].as_str().unwrap().contains("past the end of buffer \"a\""), "{f}");
+    let addr = f["address"].as_u64().unwrap();
+    assert!(f["what"].as_str().unwrap().contains(&format!("{addr:#x}")), "the address is the one the text names: {f}");
+    assert!(f["pc"].as_u64().unwrap() > 0);
+    // The one-line error still goes to stderr.
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+}
+
+/// `--dump BUFFER=FILE` writes the buffer after the run, also when a check fails.
+#[test]
+fn dump_writes_buffers_after_the_run() {
+    let p = spec_file("dump.ron", &vadd_spec(60, 64, r#"(buffer: "c", equals: F32([99.0]))"#));
+    let out = root().join("target/run-cli-tests/dump-c.bin");
+    let _ = std::fs::remove_file(&out);
+    let arg = format!("c={}", out.display());
+    let o = hipscope(&["run", s(&p), "--gpu", "mi210", "--dump", &arg]);
+    assert_eq!(code(&o), 1, "the check fails: {}{}", stdout(&o), stderr(&o));
+    let bytes = std::fs::read(&out).expect("dump written");
+    let c: Vec<f32> = bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    // c[i] = a[i] + b[i] = i + 0.5 for i < n = 60; c starts zeroed, so the rest stays 0.
+    let want: Vec<f32> = (0..64).map(|i| if i < 60 { i as f32 + 0.5 } else { 0.0 }).collect();
+    assert_eq!(c, want);
+    // Mistakes are found before running.
+    let o = hipscope(&["run", s(&p), "--gpu", "mi210", "--dump", "q=x.bin"]);
+    assert!(code(&o) == 2 && stderr(&o).contains("--dump q: no buffer named \"q\" (buffers: a, b, c)"), "{}", stderr(&o));
+    let o = hipscope(&["run", s(&p), "--gpu", "mi210", "--dump", "c"]);
+    assert!(code(&o) == 2 && stderr(&o).contains("--dump c: expected BUFFER=FILE"), "{}", stderr(&o));
+    let o = hipscope(&["run", s(&p), "--gpu", "mi210", "--dump", "c=no/such/dir/c.bin"]);
+    assert!(code(&o) == 2 && stderr(&o).contains("no/such/dir is not a directory"), "{}", stderr(&o));
+}
+
+/// `--no-check` runs the dispatches and skips the expectations.
+#[test]
+fn no_check_skips_the_expectations() {
+    let p = spec_file("nocheck.ron", &vadd_spec(64, 64, r#"(buffer: "c", equals: F32([99.0]))"#));
+    let o = hipscope(&["run", s(&p), "--gpu", "mi210", "--no-check"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("result: checks skipped (--no-check)") && !stdout(&o).contains("check c:"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("dispatch 0: vadd"), "the dispatches still run: {}", stdout(&o));
+    let o = hipscope(&["run", s(&p), "--gpu", "mi210", "--no-check", "--json"]);
+    assert_eq!(code(&o), 0);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v["checks"], serde_json::json!([]));
+    assert_eq!(v["checks_skipped"], true);
+    // Without it the same spec fails.
+    assert_eq!(code(&hipscope(&["run", s(&p), "--gpu", "mi210"])), 1);
 }

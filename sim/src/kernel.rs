@@ -3,7 +3,7 @@
 
 use crate::exec::{classify, Env, Sem};
 use crate::fault::FaultKind;
-use hipscope_isa::codeobj::{CodeObject, InitialSgprs, KernargLayout, KernelDescriptor};
+use hipscope_isa::codeobj::{CodeObject, InitialSgprs, KernargLayout, KernelDescriptor, KernelLookupError};
 use hipscope_isa::decode::{Decoder, Inst};
 use hipscope_isa::{Family, Processor};
 
@@ -80,19 +80,18 @@ fn vgpr_file_size(code: &[CodeSlot], allocated: u32) -> u32 {
 /// Why a kernel could not be prepared.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KernelError {
-    #[error("no kernel named '{0}' (kernels: {1})")]
-    NoSuchKernel(String, String),
+    /// No kernel, or several, answer to the name (see `CodeObject::find_kernel`).
+    #[error(transparent)]
+    Lookup(#[from] KernelLookupError),
     #[error("kernel '{0}': entry {1:#x} is not in an executable section")]
     NoCode(String, u64),
 }
 
 impl LoadedKernel {
-    /// Find `name` in the code object and decode its code for `env`'s target.
+    /// Find `name` in the code object (its name there, its descriptor symbol or its C++
+    /// source name) and decode its code for `env`'s target.
     pub fn load(co: &CodeObject, name: &str, env: &Env) -> Result<LoadedKernel, KernelError> {
-        let k = co.kernels.iter().find(|k| k.name == name || k.symbol == name).ok_or_else(|| {
-            let names: Vec<&str> = co.kernels.iter().map(|k| k.name.as_str()).collect();
-            KernelError::NoSuchKernel(name.to_string(), names.join(", "))
-        })?;
+        let k = co.find_kernel(name)?;
         let section = co.section_at(k.entry_address).filter(|s| s.executable).ok_or(KernelError::NoCode(k.name.clone(), k.entry_address))?;
         let wave64 = k.wave_size == 64;
         let decoder = Decoder::new(co.target.processor, wave64);

@@ -105,7 +105,7 @@ impl Device {
         if co.target.processor != self.processor {
             return Err(LaunchError::WrongTarget { object: co.target.processor, device: self.processor });
         }
-        let wave64 = co.kernels.iter().find(|k| k.name == name || k.symbol == name).is_none_or(|k| k.wave_size == 64);
+        let wave64 = co.find_kernel(name).map_or(true, |k| k.wave_size == 64);
         Ok(LoadedKernel::load(co, name, &self.env(wave64))?)
     }
 

@@ -24,7 +24,8 @@ pub enum Wave {
 pub struct Args {
     /// Code object, offload bundle or HIP executable.
     pub file: PathBuf,
-    /// Only this kernel (or function symbol).
+    /// Only this kernel (or function symbol): its name in the code object, or its C++ source
+    /// name (`scale(float*, float, unsigned int)`, `demo::offset<2>`, `vadd` when unique).
     #[arg(long)]
     pub kernel: Option<String>,
     /// Which code object to use when the file holds several (e.g. gfx90a, gfx942:xnack-).
@@ -40,7 +41,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     let bad = |msg: String| CliError::BadInput(format!("{}: {msg}", args.file.display()));
     let co = codeobj::load(&bytes, args.target.as_deref()).map_err(|e| bad(e.to_string()))?;
     let opts = ListingOptions {
-        symbol: args.kernel.clone(),
+        symbol: args.kernel.as_deref().map(|k| symbol_for(&co, k)).transpose().map_err(bad)?,
         wave64: match args.wave {
             Wave::Auto => None,
             Wave::W32 => Some(false),
@@ -51,4 +52,18 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     let text = listing(&co, &name, &opts).map_err(|e| bad(e.to_string()))?;
     print!("{text}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// The code symbol `--kernel` means: a symbol of that name, else the kernel whose C++ source
+/// name it is (an ambiguous source name is an error listing the candidates).
+fn symbol_for(co: &codeobj::CodeObject, wanted: &str) -> Result<String, String> {
+    if co.code_symbols.iter().any(|s| s.name == wanted) {
+        return Ok(wanted.to_string());
+    }
+    match co.find_kernel(wanted) {
+        Ok(k) => Ok(k.name.clone()),
+        Err(e @ codeobj::KernelLookupError::Ambiguous { .. }) => Err(e.to_string()),
+        // The listing reports a missing symbol with the kernels it has.
+        Err(codeobj::KernelLookupError::NotFound { .. }) => Ok(wanted.to_string()),
+    }
 }

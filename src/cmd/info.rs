@@ -55,11 +55,20 @@ fn json_report(args: &Args, listing: &Listing, co: &CodeObject) -> String {
             o
         })
         .collect();
+    // Each kernel also gets `demangled`: its C++ source name, null for unmangled names.
+    let mut code_object = to_value(co);
+    if let Some(kernels) = code_object.get_mut("kernels").and_then(Value::as_array_mut) {
+        for (k, v) in co.kernels.iter().zip(kernels) {
+            if let Some(obj) = v.as_object_mut() {
+                obj.insert("demangled".into(), json!(k.demangled()));
+            }
+        }
+    }
     let v = json!({
         "file": args.file.display().to_string(),
         "container": listing.container,
         "entries": listing.entries,
-        "code_object": co,
+        "code_object": code_object,
         "warnings": warnings,
     });
     let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
@@ -159,6 +168,9 @@ fn to_value<T: serde::Serialize>(v: &T) -> Value {
 fn kernel(o: &mut String, co: &CodeObject, k: &Kernel) {
     let d = &k.descriptor;
     let _ = writeln!(o, "\nkernel {} (symbol {})", esc(&k.name), esc(&k.symbol));
+    if let Some(source) = k.demangled() {
+        let _ = writeln!(o, "  source name: {}", esc(&source));
+    }
     let _ = writeln!(
         o,
         "  descriptor at {:#x}, entry at {:#x} (entry byte offset {})",

@@ -5,10 +5,12 @@
 //! add one line per waiting wave).
 
 use super::CliError;
+use hipscope_isa::codeobj;
 use hipscope_sim::exec::Fidelity;
-use hipscope_sim::spec::{self, Report, RunError, RunOptions};
+use hipscope_sim::spec::{self, expr, Report, RunError, RunOptions};
 use hipscope_sim::timing::engine::DEFAULT_WATCHDOG_CYCLES;
 use hipscope_sim::timing::trace::{self, Trace};
+use hipscope_sim::FaultKind;
 use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
 use std::io::BufWriter;
@@ -26,7 +28,7 @@ pub enum Mode {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Launch spec (RON); its relative paths are relative to its own directory.
+    /// Launch spec (RON); its paths are absolute or relative to its own directory.
     pub spec: PathBuf,
     /// Built-in GPU name (see `hipscope gpus`) or a GPU config file.
     /// Default: the spec's `gpu` field, else the built-in GPU of its only code object's processor.
@@ -36,12 +38,19 @@ pub struct Args {
     /// its default wave size and CU/WGP mode).
     #[arg(long, value_name = "KEY")]
     pub code_object: Option<String>,
+    /// Run the code object for this target (a processor such as gfx942, or a target id such as
+    /// gfx90a:xnack-): picks one of the code objects of an offload bundle or HIP host
+    /// executable named in the spec, or among the spec's entries. Default: the GPU's processor.
+    #[arg(long, value_name = "T")]
+    pub target: Option<String>,
     #[arg(long, value_enum, default_value = "functional")]
     pub mode: Mode,
     /// Picks among legal interleavings of waves (same seed, same result).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Print JSON (`{"gpu", "target", "mode", "dispatches", "checks", "fidelity"}`).
+    /// Print JSON (`{"gpu", "target", "mode", "dispatches", "checks", "fidelity"}`, each dispatch
+    /// with its executed `instructions`); on a kernel fault `{"fault": {"kernel", "workgroup",
+    /// "wave", "pc", "address", "what"}, "spec", "dispatch"}` (exit status 3).
     #[arg(long)]
     pub json: bool,
     /// Per executed opcode: count and whether its semantics are exact or approximate.
@@ -65,6 +74,18 @@ pub struct Args {
     /// off. [default: 10000000]
     #[arg(long, value_name = "N")]
     pub watchdog_cycles: Option<u64>,
+    /// Replace the value of the spec's parameter NAME (declared in its `params`); VALUE is an
+    /// integer (or an expression of integers, e.g. 4*1024). Repeatable.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// After the run (also when checks fail), write the final bytes of buffer BUFFER to FILE.
+    /// Repeatable.
+    #[arg(long, value_name = "BUFFER=FILE")]
+    pub dump: Vec<String>,
+    /// Do not evaluate the expectations (for speed measurements); the report says that the
+    /// checks were skipped, and the exit status is 0 unless the run fails.
+    #[arg(long)]
+    pub no_check: bool,
 }
 
 pub fn run(args: &Args) -> Result<ExitCode, CliError> {
@@ -73,17 +94,41 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
         return Err(CliError::BadInput("--counters: counters come from the timing model; add --mode timing".into()));
     }
     check_timing_flags(args, timing)?;
-    let opts = RunOptions { gpu: args.gpu.clone(), code_object: args.code_object.clone(), seed: args.seed, timing, watchdog_cycles: args.watchdog_cycles };
+    let params = args.set.iter().map(|s| expr::parse_override(s)).collect::<Result<Vec<_>, _>>().map_err(CliError::BadInput)?;
+    let dumps = args.dump.iter().map(|d| dump_target(d)).collect::<Result<Vec<_>, _>>()?;
+    if let Some(path) = &args.counters {
+        writable_dir(path).map_err(|m| CliError::BadInput(format!("--counters {}: {m}", path.display())))?;
+    }
+    let opts = RunOptions {
+        gpu: args.gpu.clone(),
+        code_object: args.code_object.clone(),
+        target: args.target.clone(),
+        seed: args.seed,
+        timing,
+        watchdog_cycles: args.watchdog_cycles,
+        params,
+        skip_checks: args.no_check,
+        dump: dumps.iter().map(|(b, _)| b.clone()).collect(),
+        ..RunOptions::default()
+    };
     let (result, traced) = match &args.trace {
         None => (spec::run_file(&args.spec, &opts), None),
         Some(path) => run_traced(args, path, &opts)?,
     };
     let report = result.map_err(|e| match e {
         RunError::Spec(e) => CliError::BadInput(e.to_string()),
-        fault @ RunError::Fault { .. } => CliError::Fault(fault.to_string()),
+        fault @ RunError::Fault { .. } => {
+            if args.json {
+                print!("{}", fault_json(&fault));
+            }
+            CliError::Fault(fault.to_string())
+        }
     })?;
     if let Some(path) = &args.counters {
         std::fs::write(path, counters_csv(&report)).map_err(|e| CliError::BadInput(format!("{}: cannot write: {e}", path.display())))?;
+    }
+    for ((_, file), (_, bytes)) in dumps.iter().zip(&report.dumps) {
+        std::fs::write(file, bytes).map_err(|e| CliError::BadInput(format!("--dump: {}: cannot write: {e}", file.display())))?;
     }
     let mut out = if args.json { json_report(&report, args.fidelity) } else { text_report(&report, args.fidelity) };
     if let (Some(s), Some(path), false) = (traced, &args.trace, args.json) {
@@ -91,6 +136,26 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     }
     print!("{out}");
     Ok(if report.passed() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// `BUFFER=FILE` of `--dump`; FILE's directory must exist (checked before anything runs).
+fn dump_target(arg: &str) -> Result<(String, PathBuf), CliError> {
+    let (buffer, file) =
+        arg.split_once('=').filter(|(b, f)| !b.is_empty() && !f.is_empty()).ok_or_else(|| CliError::BadInput(format!("--dump {arg}: expected BUFFER=FILE")))?;
+    let file = PathBuf::from(file);
+    writable_dir(&file).map_err(|m| CliError::BadInput(format!("--dump {arg}: {m}")))?;
+    Ok((buffer.to_string(), file))
+}
+
+/// An output file written after the run must have a directory to go to, so that a long run
+/// is not lost to a typo in the path.
+fn writable_dir(file: &Path) -> Result<(), String> {
+    let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        Err(format!("{} is not a directory", dir.display()))
+    }
 }
 
 /// Flags that only mean something with `--mode timing` (or with another flag).
@@ -152,12 +217,17 @@ fn text_report(r: &Report, fidelity: bool) -> String {
         r.mode
     );
     let _ = writeln!(o, "mode: {}, seed {}", if r.timing { "timing" } else { "functional" }, r.seed);
+    if !r.params.is_empty() {
+        let p: Vec<String> = r.params.iter().map(|(n, v)| format!("{n}={v}")).collect();
+        let _ = writeln!(o, "params: {}", p.join(", "));
+    }
     for (i, d) in r.dispatches.iter().enumerate() {
         let [gx, gy, gz] = d.grid;
         let [bx, by, bz] = d.block;
+        let source = codeobj::demangle(&d.kernel).map_or_else(String::new, |s| format!(" ({s})"));
         let _ = write!(
             o,
-            "dispatch {i}: {} grid ({gx},{gy},{gz}) block ({bx},{by},{bz}): {} groups, {} waves, {} instructions",
+            "dispatch {i}: {}{source} grid ({gx},{gy},{gz}) block ({bx},{by},{bz}): {} groups, {} waves, {} instructions",
             d.kernel, d.groups, d.waves, d.instructions
         );
         if let (Some(c), Some(ns)) = (d.cycles, d.duration_ns) {
@@ -177,8 +247,12 @@ fn text_report(r: &Report, fidelity: bool) -> String {
     for c in &r.checks {
         let _ = writeln!(o, "check {}: {} ({})", c.buffer, if c.ok { "ok" } else { "FAIL" }, c.detail);
     }
-    let passed = r.checks.iter().filter(|c| c.ok).count();
-    let _ = writeln!(o, "result: {passed}/{} checks passed", r.checks.len());
+    if r.checks_skipped {
+        let _ = writeln!(o, "result: checks skipped (--no-check)");
+    } else {
+        let passed = r.checks.iter().filter(|c| c.ok).count();
+        let _ = writeln!(o, "result: {passed}/{} checks passed", r.checks.len());
+    }
     if fidelity {
         let _ = writeln!(o, "fidelity (executed opcodes):");
         for f in &r.fidelity {
@@ -209,14 +283,34 @@ fn counters_csv(r: &Report) -> String {
     o
 }
 
-/// The PRODUCT.md schema. Functional mode has no cycles, durations or counters.
+/// A kernel fault as JSON: `{"fault": {"kernel", "workgroup", "wave", "pc", "address" (memory
+/// violations), "what"}, "spec", "dispatch"}`; `what` is the fault's one-line text with the
+/// nearest buffer when the address is just outside one.
+fn fault_json(e: &RunError) -> String {
+    let RunError::Fault { file, dispatch, fault, hint } = e else { return String::new() };
+    let mut what = fault.kind.to_string();
+    if let Some(h) = hint {
+        let _ = write!(what, " ({h})");
+    }
+    let mut f = json!({"kernel": fault.kernel, "workgroup": fault.wave.workgroup, "wave": fault.wave.wave, "pc": fault.pc, "what": what});
+    if let (FaultKind::MemoryViolation { address, .. }, Some(obj)) = (&fault.kind, f.as_object_mut()) {
+        obj.insert("address".into(), json!(address));
+    }
+    let v = json!({"fault": f, "spec": file.display().to_string(), "dispatch": dispatch});
+    let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// The launch-spec JSON schema plus each dispatch's executed wave-instructions (`instructions`).
+/// Functional mode has no cycles, durations or counters.
 fn json_report(r: &Report, fidelity: bool) -> String {
     let dispatches: Vec<Value> = r
         .dispatches
         .iter()
         .map(|d| {
             let counters: Map<String, Value> = d.counters.iter().flatten().map(|(n, v)| (n.clone(), json!(v))).collect();
-            json!({"kernel": d.kernel, "cycles": d.cycles, "duration_ns": d.duration_ns, "waves": d.waves, "counters": counters})
+            json!({"kernel": d.kernel, "cycles": d.cycles, "duration_ns": d.duration_ns, "waves": d.waves, "instructions": d.instructions, "counters": counters})
         })
         .collect();
     let checks: Vec<Value> = r.checks.iter().map(|c| json!({"buffer": c.buffer, "ok": c.ok, "detail": c.detail})).collect();
@@ -235,7 +329,7 @@ fn json_report(r: &Report, fidelity: bool) -> String {
             fid.insert(f.opcode.to_string(), e);
         }
     }
-    let v = json!({
+    let mut v = json!({
         "gpu": r.gpu.name,
         "target": r.target,
         "mode": if r.timing { "timing" } else { "functional" },
@@ -243,6 +337,9 @@ fn json_report(r: &Report, fidelity: bool) -> String {
         "checks": checks,
         "fidelity": fid,
     });
+    if let (true, Some(obj)) = (r.checks_skipped, v.as_object_mut()) {
+        obj.insert("checks_skipped".into(), json!(true));
+    }
     let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
     s.push('\n');
     s

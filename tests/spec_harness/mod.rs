@@ -52,12 +52,18 @@ fn stem(p: &Path) -> String {
     p.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned())
 }
 
-/// The built-in GPU that runs code objects for this file's processor.
-fn gpu_for(object: &Path) -> Result<String, String> {
+/// The code objects of an entry's file with the built-in GPU that runs each: one for a code
+/// object (target `None`), one per device code object (its target id) for a bundle or a HIP
+/// host executable.
+fn targets_of(object: &Path) -> Result<Vec<(Option<String>, String)>, String> {
     let bytes = std::fs::read(object).map_err(|e| format!("{}: {e}", object.display()))?;
-    let co = codeobj::load(&bytes, None).map_err(|e| format!("{}: {e}", object.display()))?;
-    let p = co.target.processor;
-    gpus::builtins_for(p).first().map(|g| g.name.clone()).ok_or_else(|| format!("no built-in GPU for {p}"))
+    let listing = codeobj::list_targets(&bytes).map_err(|e| format!("{}: {e}", object.display()))?;
+    let gpu = |p: hipscope_isa::Processor| gpus::builtins_for(p).first().map(|g| g.name.clone()).ok_or_else(|| format!("no built-in GPU for {p}"));
+    if listing.container == codeobj::ContainerKind::CodeObject {
+        let co = codeobj::load(&bytes, None).map_err(|e| format!("{}: {e}", object.display()))?;
+        return Ok(vec![(None, gpu(co.target.processor)?)]);
+    }
+    listing.entries.iter().filter_map(|e| Some((e.target_id.clone()?, e.processor?))).map(|(t, p)| Ok((Some(t), gpu(p)?))).collect()
 }
 
 /// Run every entry of one spec (in timing mode if `timing`). Keys are `(spec stem,
@@ -73,24 +79,30 @@ pub fn run_spec(path: &Path, timing: bool, out: &mut BTreeMap<(String, String), 
     };
     let dir = path.parent().unwrap_or(Path::new("."));
     for (key, rel) in s.code_objects.iter() {
-        if !configs.iter().any(|c| c == key) {
-            configs.push(key.to_string());
-        }
-        let outcome = match gpu_for(&dir.join(rel)) {
-            Err(e) => Outcome::Error(e),
-            Ok(gpu) => {
-                let opts = RunOptions { gpu: Some(gpu), code_object: Some(key.to_string()), seed: 0, timing, ..RunOptions::default() };
-                match spec::run(&s, path, &opts) {
-                    Ok(r) => match r.checks.iter().find(|c| !c.ok) {
-                        None => Outcome::Ok,
-                        Some(c) => Outcome::Fail(format!("{}: {}", c.buffer, c.detail)),
-                    },
-                    Err(e @ RunError::Fault { .. }) => Outcome::Fault(e.to_string()),
-                    Err(e) => Outcome::Error(e.to_string()),
-                }
+        let targets = match targets_of(&dir.join(rel)) {
+            Ok(t) => t,
+            Err(e) => {
+                out.insert((name.clone(), key.to_string()), Outcome::Error(e));
+                continue;
             }
         };
-        out.insert((name.clone(), key.to_string()), outcome);
+        for (target, gpu) in targets {
+            // A code object inside a bundle is its own config: `KEY[TARGET]`.
+            let config = target.as_ref().map_or_else(|| key.to_string(), |t| format!("{key}[{t}]"));
+            if !configs.contains(&config) {
+                configs.push(config.clone());
+            }
+            let opts = RunOptions { gpu: Some(gpu), code_object: Some(key.to_string()), target, seed: 0, timing, ..RunOptions::default() };
+            let outcome = match spec::run(&s, path, &opts) {
+                Ok(r) => match r.checks.iter().find(|c| !c.ok) {
+                    None => Outcome::Ok,
+                    Some(c) => Outcome::Fail(format!("{}: {}", c.buffer, c.detail)),
+                },
+                Err(e @ RunError::Fault { .. }) => Outcome::Fault(e.to_string()),
+                Err(e) => Outcome::Error(e.to_string()),
+            };
+            out.insert((name.clone(), config), outcome);
+        }
     }
 }
 

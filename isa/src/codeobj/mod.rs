@@ -59,6 +59,7 @@ mod kernel_code;
 mod kernels;
 pub mod limits;
 mod loader;
+mod lookup;
 mod metadata;
 mod notes;
 mod registers;
@@ -76,6 +77,7 @@ pub use image::Section;
 pub use kernel_code::{AmdKernelCode, AMD_KERNEL_CODE_SIZE};
 pub use kernels::Kernel;
 pub use loader::load_elf;
+pub use lookup::{demangle, Candidate, KernelLookupError};
 pub use metadata::{Access, AddressSpace, HiddenKind, KernargLayout, KernelArg, KernelMetadata, Metadata, MetadataFormat, ValueKind};
 pub use notes::IsaVersion;
 pub use registers::RegisterCounts;
@@ -132,7 +134,8 @@ impl CodeObject {
         self.code_symbols.iter().filter(move |s| section.contains(s.address))
     }
 
-    /// A kernel by source name or descriptor symbol.
+    /// A kernel by its exact name in the code object or its descriptor symbol
+    /// ([`CodeObject::find_kernel`] also takes C++ source names).
     pub fn kernel(&self, name: &str) -> Option<&Kernel> {
         self.kernels.iter().find(|k| k.name == name || k.symbol == name)
     }
@@ -201,6 +204,7 @@ pub fn fuzz_one(data: &[u8]) -> usize {
 fn summarize(co: &CodeObject) -> usize {
     let mut n = co.code_symbols.len() + co.warnings.len();
     for k in &co.kernels {
+        n += co.find_kernel(&k.name).is_ok() as usize + k.demangled().map_or(0, |d| d.len());
         n += k.entry_address as usize % 7 + co.read(k.entry_address, 4).map_or(0, <[u8]>::len);
         n += k.kernarg().map_or(0, |l| l.args.iter().map(|a| a.value_kind.as_str().len()).sum());
     }

@@ -69,19 +69,40 @@ fn symbol_block(out: &mut String, co: &CodeObject, section: &Section, sym: &Code
     let hi = (end.saturating_sub(section.address) as usize).min(bytes.len());
     let Some(code) = bytes.get(lo..hi) else { return };
     let decoder = Decoder::new(co.target.processor, wave64);
-    for (address, result) in decoder.decode_all(code, start) {
-        let off = (address - start) as usize;
-        match result {
+    let mut off = 0usize;
+    while off + 4 <= code.len() {
+        let zeros = skippable_zeros(&code[off..]);
+        if zeros > 0 {
+            out.push_str("\t\t...\n");
+            off += zeros;
+            continue;
+        }
+        let address = start + off as u64;
+        match decoder.decode(&code[off..], address) {
             Ok(inst) => {
-                let words = encoding_words(&code[off..off + inst.size as usize]);
+                let size = inst.size as usize;
+                let words = encoding_words(&code[off..off + size]);
                 let target = branch_comment(&inst, symbols);
                 let _ = writeln!(out, "\t{:<59}// {address:012X}: {words}{target}", format_inst(&inst, decoder.ctx()));
+                off += size;
             }
             Err(_) => {
                 let words = encoding_words(&code[off..(off + 4).min(code.len())]);
                 let _ = writeln!(out, "\t{:<59}// {address:012X}: {words}", "<unknown>");
+                off += 4;
             }
         }
+    }
+}
+
+/// Zero bytes llvm-objdump skips (printing `...`) at an instruction boundary: a run of at least
+/// 8, rounded down to whole words so that no instruction starting with a zero byte is cut.
+fn skippable_zeros(bytes: &[u8]) -> usize {
+    let n = bytes.iter().take_while(|&&b| b == 0).count();
+    if n < 8 {
+        0
+    } else {
+        n & !3
     }
 }
 

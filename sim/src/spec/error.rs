@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 pub enum Place {
     /// A field path such as `dispatches[0].args[2]` (semantic checks).
     Field(String),
-    /// A line and column (RON syntax and type errors).
-    Line(usize, usize),
+    /// A line and column (RON syntax and type errors, expressions), with the field path when
+    /// the problem is inside one.
+    Line(usize, usize, Option<String>),
     /// The spec as a whole (e.g. no code object fits the GPU).
     Whole,
 }
@@ -38,7 +39,8 @@ impl fmt::Display for SpecError {
         let msg: String = self.message.chars().flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] }).collect();
         match &self.place {
             Place::Field(p) => write!(f, "{}: {p}: {msg}", self.file.display()),
-            Place::Line(l, c) => write!(f, "{}:{l}:{c}: {msg}", self.file.display()),
+            Place::Line(l, c, None) => write!(f, "{}:{l}:{c}: {msg}", self.file.display()),
+            Place::Line(l, c, Some(p)) => write!(f, "{}:{l}:{c}: {p}: {msg}", self.file.display()),
             Place::Whole => write!(f, "{}: {msg}", self.file.display()),
         }
     }

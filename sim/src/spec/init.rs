@@ -1,6 +1,7 @@
 //! Buffer contents before the first dispatch.
 
 use super::error::{At, SpecError};
+use super::files;
 use super::model::{Buffer, Init, Ty};
 use super::values::{encode, encode_float, encode_int};
 use rand::rngs::StdRng;
@@ -48,10 +49,12 @@ pub fn initial_bytes(at: At, name: &str, b: &Buffer, dir: &Path) -> Result<Vec<u
 }
 
 fn read_file(at: At, path: &str, dir: &Path, file: &str, size: Option<u64>) -> Result<Vec<u8>, SpecError> {
-    let full = dir.join(file);
-    let data = std::fs::read(&full).map_err(|e| at.err(format!("{path}.init"), format!("cannot read {}: {e}", full.display())))?;
+    let full = files::resolve(dir, file);
+    let data = files::read_bounded(&full, MAX_BUFFER_BYTES).map_err(|m| at.err(format!("{path}.init"), m))?;
     match size {
-        Some(n) if n != data.len() as u64 => Err(at.err(format!("{path}.bytes"), format!("{n} bytes, but {} holds {} bytes", full.display(), data.len()))),
+        Some(n) if n != data.len() as u64 => {
+            Err(at.err(format!("{path}.bytes"), format!("{n} bytes, but {} holds {} bytes", files::full(&full).display(), data.len())))
+        }
         _ => Ok(data),
     }
 }
@@ -61,7 +64,15 @@ fn generate(init: &Init, bytes: usize) -> Result<Vec<u8>, String> {
     let ty = match init {
         Init::Zero => return Ok(vec![0; bytes]),
         Init::PointerCycle(seed, spacing) => return pointer_cycle(*seed, *spacing, bytes),
-        Init::PointerCycleVisits(seed, _) => return Ok(pointer_visits(*seed, bytes / 4)),
+        Init::PointerCycleVisits(seed, spacing) => {
+            // The spacing does not change the visiting order, but it names the chain this
+            // buffer mirrors: a spacing no PointerCycle accepts is a mistake.
+            check_spacing("PointerCycleVisits", *spacing)?;
+            if bytes % 4 != 0 {
+                return Err(format!("{bytes} bytes is not a whole number of u32 entry numbers"));
+            }
+            return Ok(pointer_visits(*seed, bytes / 4));
+        }
         Init::RandomCycle(_) => Ty::U32,
         Init::Iota(t) | Init::Linear(t, ..) | Init::Const(t, _) | Init::Random(t, _) | Init::RandomInt(t, ..) => *t,
         Init::Values(..) | Init::File(_) => return Err("internal: not a generated init".into()),
@@ -119,10 +130,15 @@ fn random_int(t: Ty, lo: i64, hi: i64, seed: u64, n: usize, out: &mut Vec<u8>) -
     if lo > hi {
         return Err(format!("RandomInt range {lo}..={hi} is empty"));
     }
-    if let Some((tlo, thi)) = t.int_range() {
-        if (lo as i128) < tlo || (hi as i128) > thi {
-            return Err(format!("RandomInt range {lo}..={hi} leaves the {} range", t.name()));
-        }
+    // Float buffers hold the integers exactly only up to 2^24 (f32) / 2^53 (f64) in magnitude;
+    // past that the values would round and exact float arithmetic is lost.
+    let (tlo, thi) = match t {
+        Ty::F32 => (-(1i128 << 24), 1i128 << 24),
+        Ty::F64 => (-(1i128 << 53), 1i128 << 53),
+        _ => t.int_range().unwrap_or((i128::MIN, i128::MAX)),
+    };
+    if (lo as i128) < tlo || (hi as i128) > thi {
+        return Err(format!("RandomInt range {lo}..={hi} leaves the integers {} holds exactly ({tlo}..={thi})", t.name()));
     }
     let mut rng = StdRng::seed_from_u64(seed);
     (0..n).for_each(|_| encode_int(t, rng.random_range(lo..=hi) as i128, out));
@@ -158,9 +174,7 @@ fn cycle_successors(seed: u64, n: usize) -> Vec<u64> {
 /// Entries every `spacing` bytes holding the byte offset of the next entry; one random cycle
 /// through all entries.
 fn pointer_cycle(seed: u64, spacing: u64, bytes: usize) -> Result<Vec<u8>, String> {
-    if spacing == 0 || spacing % 8 != 0 {
-        return Err(format!("PointerCycle spacing {spacing} is not a positive multiple of 8 bytes"));
-    }
+    check_spacing("PointerCycle", spacing)?;
     if bytes as u64 % spacing != 0 {
         return Err(format!("{bytes} bytes is not a whole number of {spacing}-byte entries"));
     }
@@ -171,6 +185,14 @@ fn pointer_cycle(seed: u64, spacing: u64, bytes: usize) -> Result<Vec<u8>, Strin
         out[at..at + 8].copy_from_slice(&(next * spacing).to_le_bytes());
     }
     Ok(out)
+}
+
+/// Entries hold u64 offsets: the spacing must be a positive multiple of 8.
+fn check_spacing(kind: &str, spacing: u64) -> Result<(), String> {
+    if spacing == 0 || spacing % 8 != 0 {
+        return Err(format!("{kind} spacing {spacing} is not a positive multiple of 8 bytes"));
+    }
+    Ok(())
 }
 
 /// The entries of `PointerCycle(seed, _)` over `n` entries in visiting order from entry 0.

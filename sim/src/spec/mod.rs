@@ -1,19 +1,27 @@
 //! Launch specs: a RON file that names code objects, buffers, dispatches and expectations
 //! (contract in PRODUCT.md, format in [`model`]), and the machinery that runs one.
 //!
-//! * [`model`]: the serde types of the file format;
+//! * [`read`]: a spec file to a [`Spec`];
+//! * [`model`]: the serde types of the file format; [`expr`]: `params` and the integer
+//!   expressions that sizes, geometry and arguments may be written as;
+//! * [`files`]: reading the files a spec names, bounded, with full paths in errors;
 //! * [`init`]: initial buffer contents; [`values`]: typed elements;
 //! * [`args`]: kernel arguments, positional or by metadata name;
-//! * [`select`]: which GPU and which of the spec's code objects;
+//! * [`select`]: which GPU and which of the spec's code objects (bundles included);
 //! * [`references`]: CPU references of our workloads and of the external objects;
-//! * [`expect`]: comparisons; [`runner`]: all of it in order;
+//! * [`checks`]: expectations validated before running, prepared before the first dispatch,
+//!   evaluated after the last; [`expect`]: comparisons; [`runner`]: all of it in order;
 //! * [`error`]: one-line errors naming the file and the field path (or line and column).
 
 pub mod args;
+pub mod checks;
 pub mod error;
 pub mod expect;
+pub mod expr;
+pub mod files;
 pub mod init;
 pub mod model;
+pub mod read;
 pub mod references;
 pub mod runner;
 pub mod select;
@@ -22,7 +30,8 @@ pub mod values;
 pub use error::SpecError;
 pub use expect::Check;
 pub use model::Spec;
-pub use runner::{load, parse, run, run_file, run_file_traced, run_traced, DispatchReport, OpcodeFidelity, Report, RunError, RunOptions, Session};
+pub use read::{load, load_with, parse, parse_with};
+pub use runner::{run, run_file, run_file_traced, run_traced, DispatchReport, OpcodeFidelity, Report, RunError, RunOptions, Session};
 
 /// The directory under `workloads/bin/` holding our builds for `processor` with `wave`-lane
 /// waves in `mode` (`workloads/build.sh`): RDNA builds are per wave size and CU/WGP mode

@@ -1,9 +1,12 @@
 //! The launch-spec file format (RON), as serde types. The contract is in PRODUCT.md; this
 //! module adds a few extensions, each documented where it is declared:
 //! an optional default `gpu`, buffer `patch`es, more init kinds (`Linear`, `RandomInt`,
-//! `RandomCycle`, `PointerCycle`, `Values`), argument kinds `DynamicLds` and `Bytes`, and expectation fields
-//! `ty` and `offset`.
+//! `RandomCycle`, `PointerCycle`, `Values`), argument kinds `DynamicLds` and `Bytes`, expectation fields
+//! `ty` and `offset`, and `params` with integer expressions in sizes, geometry and scalar
+//! arguments ([`super::expr`]: the fields marked "expression" below accept a number or a string
+//! such as `"4*n"`).
 
+use super::expr::{self, ParamValue};
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;
@@ -15,6 +18,13 @@ pub struct Spec {
     /// Extension: the GPU to use when `--gpu` is not given.
     #[serde(default)]
     pub gpu: Option<String>,
+    /// Extension: named integers (or expressions over earlier ones) that expressions in the
+    /// rest of the spec use; `--set NAME=VALUE` replaces one.
+    #[serde(default)]
+    pub params: OrderedMap<ParamValue>,
+    /// The parameter values this spec was read with (declared or set), in declaration order.
+    #[serde(skip)]
+    pub param_values: expr::Params,
     /// Key (free-form, e.g. `gfx1100-w32-wgp`) → code-object path relative to the spec file.
     pub code_objects: OrderedMap<String>,
     #[serde(default)]
@@ -28,8 +38,9 @@ pub struct Spec {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Buffer {
-    /// Size; may be left out when `init` is `File` or `Values` (their length is the size).
-    #[serde(default)]
+    /// Size (expression); may be left out when `init` is `File` or `Values` (their length is
+    /// the size).
+    #[serde(default, deserialize_with = "expr::opt_int")]
     pub bytes: Option<u64>,
     #[serde(default)]
     pub init: Init,
@@ -93,6 +104,8 @@ pub enum MemoryType {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Patch {
+    /// Byte offset (expression).
+    #[serde(deserialize_with = "expr::int")]
     pub at: u64,
     pub value: Arg,
 }
@@ -112,14 +125,19 @@ pub enum Ty {
     F64,
 }
 
-/// One kernel launch. `grid` counts work-items (HIP convention).
+/// One kernel launch. `grid` counts work-items (HIP convention); `grid`, `block` and
+/// `dynamic_lds` are expressions.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Dispatch {
+    /// The kernel's name in the code object, its descriptor symbol, or its C++ source name
+    /// (`CodeObject::find_kernel`).
     pub kernel: String,
+    #[serde(deserialize_with = "expr::triple")]
     pub grid: (u32, u32, u32),
+    #[serde(deserialize_with = "expr::triple")]
     pub block: (u32, u32, u32),
-    #[serde(default)]
+    #[serde(default, deserialize_with = "expr::int")]
     pub dynamic_lds: u32,
     #[serde(default)]
     pub args: Args,
@@ -138,19 +156,20 @@ impl Default for Args {
     }
 }
 
-/// An argument value; its size must equal the argument's metadata size.
+/// An argument value; its size must equal the argument's metadata size. Integer values are
+/// expressions; float values may be integer expressions.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub enum Arg {
-    U8(u8),
-    I8(i8),
-    U16(u16),
-    I16(i16),
-    U32(u32),
-    I32(i32),
-    U64(u64),
-    I64(i64),
-    F32(f32),
-    F64(f64),
+    U8(#[serde(deserialize_with = "expr::int")] u8),
+    I8(#[serde(deserialize_with = "expr::int")] i8),
+    U16(#[serde(deserialize_with = "expr::int")] u16),
+    I16(#[serde(deserialize_with = "expr::int")] i16),
+    U32(#[serde(deserialize_with = "expr::int")] u32),
+    I32(#[serde(deserialize_with = "expr::int")] i32),
+    U64(#[serde(deserialize_with = "expr::int")] u64),
+    I64(#[serde(deserialize_with = "expr::int")] i64),
+    F32(#[serde(deserialize_with = "expr::f32_value")] f32),
+    F64(#[serde(deserialize_with = "expr::f64_value")] f64),
     /// The device address of a buffer (8 bytes).
     Buffer(String),
     /// Extension: an OpenCL `__local` pointer argument (`dynamic_shared_pointer`, 4 bytes): the
@@ -174,8 +193,8 @@ pub struct Expect {
     /// reference says the buffer holds, else bytes).
     #[serde(default)]
     pub ty: Option<Ty>,
-    /// Extension: byte offset in the buffer where the compared values start.
-    #[serde(default)]
+    /// Extension: byte offset in the buffer where the compared values start (expression).
+    #[serde(default, deserialize_with = "expr::int")]
     pub offset: u64,
 }
 
@@ -198,7 +217,7 @@ pub enum Expected {
     F64(Vec<f64>),
 }
 
-/// A number as written: integer or float.
+/// A number as written: integer or float (an expression string gives an integer).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Num {
     Int(i128),
@@ -306,6 +325,9 @@ impl<'de> Deserialize<'de> for Num {
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Num, E> {
                 Ok(Num::Float(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Num, E> {
+                expr::eval_for_num(v).map(Num::Int).map_err(E::custom)
             }
         }
         d.deserialize_any(N)

@@ -2,11 +2,12 @@
 //! expectations and the per-opcode fidelity summary.
 
 use super::args::{self, BufferTable, Resolved};
-use super::error::{At, Place, SpecError};
-use super::expect::{compare, list_bytes, Check};
+use super::checks;
+use super::error::{At, SpecError};
+use super::expect::Check;
 use super::init::{initial_bytes, MAX_BUFFER_BYTES};
-use super::model::{Dispatch, Expect, Expected, MemoryType, Spec, Ty};
-use super::references::{self, CpuMemory, DispatchView};
+use super::model::{Dispatch, MemoryType, Spec};
+use super::references::DispatchView;
 use super::select::{self, Entry};
 use crate::engine::EngineOptions;
 use crate::exec::Fidelity;
@@ -33,12 +34,29 @@ pub struct RunOptions {
     pub gpu: Option<String>,
     /// `--code-object KEY`.
     pub code_object: Option<String>,
+    /// `--target T`: only the code objects for target `T` (processor or target id), e.g. one
+    /// of the code objects of an offload bundle.
+    pub target: Option<String>,
     /// `--seed N`: picks the interleaving of waves.
     pub seed: u64,
     /// `--mode timing`: simulate the GPU's pipelines and memory system.
     pub timing: bool,
     /// `--watchdog-cycles N` (timing mode; `None`: the engine's default, 0: no watchdog).
     pub watchdog_cycles: Option<u64>,
+    /// `--set NAME=VALUE`: parameter values replacing the spec's; applied when the spec is
+    /// read ([`run_file`], [`super::load_with`]).
+    pub params: Vec<(String, i128)>,
+    /// `--no-check`: run the dispatches but neither prepare nor evaluate the expectations
+    /// (they are still validated).
+    pub skip_checks: bool,
+    /// `--dump BUFFER=FILE`: buffers whose final bytes the report carries.
+    pub dump: Vec<String>,
+    /// A wave running more instructions than this is a runaway loop (a kernel fault);
+    /// `None`: the engine's default.
+    pub max_wave_instructions: Option<u64>,
+    /// Largest grid (work-items of one dispatch) this run accepts; `None`: any the launch
+    /// checks allow. Bounds the work of runs over untrusted specs (the mutation tests).
+    pub max_work_items: Option<u64>,
 }
 
 /// What one dispatch did.
@@ -82,7 +100,13 @@ pub struct Report {
     /// Whether it ran in timing mode.
     pub timing: bool,
     pub dispatches: Vec<DispatchReport>,
+    /// Parameter values the spec was read with.
+    pub params: Vec<(String, i128)>,
     pub checks: Vec<Check>,
+    /// `--no-check`: no expectation was evaluated.
+    pub checks_skipped: bool,
+    /// The final bytes of the buffers `RunOptions::dump` names, in that order.
+    pub dumps: Vec<(String, Vec<u8>)>,
     /// Sorted by opcode name.
     pub fidelity: Vec<OpcodeFidelity>,
 }
@@ -122,23 +146,6 @@ impl From<SpecError> for RunError {
     }
 }
 
-/// Read and parse a spec file.
-pub fn load(path: &Path) -> Result<Spec, SpecError> {
-    let text = std::fs::read_to_string(path).map_err(|e| SpecError::whole(path, format!("cannot read: {e}")))?;
-    parse(&text, path)
-}
-
-/// Parse spec text; `path` names it in errors and anchors its relative paths.
-pub fn parse(text: &str, path: &Path) -> Result<Spec, SpecError> {
-    // `implicit_some`: optional fields are written plainly (`gpu: "mi300x"`, not `Some(..)`).
-    let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-    options.from_str(text).map_err(|e| SpecError {
-        file: path.to_path_buf(),
-        place: Place::Line(e.span.start.line, e.span.start.col),
-        message: e.code.to_string(),
-    })
-}
-
 /// Load and run a spec file.
 pub fn run_file(path: &Path, opts: &RunOptions) -> Result<Report, RunError> {
     run_file_traced(path, opts, None)
@@ -146,7 +153,7 @@ pub fn run_file(path: &Path, opts: &RunOptions) -> Result<Report, RunError> {
 
 /// Load and run a spec file, reporting the timeline of a timing run to `trace`.
 pub fn run_file_traced(path: &Path, opts: &RunOptions, trace: Option<&mut Trace>) -> Result<Report, RunError> {
-    let spec = load(path)?;
+    let spec = super::read::load_with(path, &opts.params)?;
     run_traced(&spec, path, opts, trace)
 }
 
@@ -179,6 +186,7 @@ pub struct Session {
     initial: BTreeMap<String, Vec<u8>>,
     prepared: Vec<Prepared>,
     watchdog_cycles: Option<u64>,
+    max_wave_instructions: Option<u64>,
 }
 
 impl Session {
@@ -193,12 +201,17 @@ impl Session {
         let at = At { file: path };
         let dir = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         let first = spec.dispatches.first().ok_or_else(|| at.err("dispatches", "empty: nothing to run"))?;
-        let entries = select::load_entries(at, spec, &dir)?;
+        let entries = select::restrict(at, select::load_entries(at, spec, &dir)?, opts.code_object.as_deref(), opts.target.as_deref())?;
         let gpu = match gpu {
             Some(g) => g.clone(),
-            None => select::choose_gpu(at, spec, &entries, opts.gpu.as_deref())?,
+            None => select::choose_gpu(at, spec, &entries, opts.gpu.as_deref(), opts.target.is_some())?,
         };
-        let entry = &entries[select::choose_entry(at, &entries, &gpu, opts.code_object.as_deref(), &first.kernel)?];
+        let flags: Vec<String> = [("--code-object", &opts.code_object), ("--target", &opts.target)]
+            .iter()
+            .filter_map(|(flag, v)| v.as_ref().map(|v| format!("{flag} {v}")))
+            .collect();
+        let forced = (!flags.is_empty()).then(|| flags.join(" "));
+        let entry = &entries[select::choose_entry(at, &entries, &gpu, forced.as_deref(), &first.kernel)?];
         let mut device = Device::new(gpu.processor);
         if opts.timing {
             // A missing timing section is the config's fault: name its file.
@@ -206,9 +219,19 @@ impl Session {
             device.enable_timing(&gpu).map_err(|e| at.err("gpu", format!("--mode timing: {e}")))?;
         }
         let (placed, initial) = place_buffers(at, spec, &dir, &mut device)?;
-        check_expectations(at, spec, &placed)?;
         let table: BufferTable = placed.iter().map(|(n, p)| (n.clone(), (p.base, p.len))).collect();
-        let prepared = spec.dispatches.iter().enumerate().map(|(i, d)| prepare(at, i, d, entry, &device, &table)).collect::<Result<_, _>>()?;
+        let prepared: Vec<Prepared> = spec.dispatches.iter().enumerate().map(|(i, d)| prepare(at, i, d, entry, &device, &table)).collect::<Result<_, _>>()?;
+        if let Some(max) = opts.max_work_items {
+            for (i, p) in prepared.iter().enumerate() {
+                let items: u64 = p.geo.grid.iter().map(|&g| g as u64).product();
+                if items > max {
+                    return Err(at.err(format!("dispatches[{i}].grid"), format!("{items} work-items; this run allows at most {max}")).into());
+                }
+            }
+        }
+        let sizes: checks::Sizes = placed.iter().map(|(n, p)| (n.clone(), p.len)).collect();
+        let kernels: Vec<&str> = prepared.iter().map(|p| p.kernel.name.as_str()).collect();
+        checks::validate(at, spec, &sizes, &kernels)?;
         let (wave_size, mode) = entry.wave_and_mode(&first.kernel);
         Ok(Session {
             path: path.to_path_buf(),
@@ -224,6 +247,7 @@ impl Session {
             initial,
             prepared,
             watchdog_cycles: opts.watchdog_cycles,
+            max_wave_instructions: opts.max_wave_instructions,
         })
     }
 
@@ -272,6 +296,9 @@ impl Session {
         if let Some(w) = self.watchdog_cycles {
             opts.watchdog_cycles = w;
         }
+        if let Some(m) = self.max_wave_instructions {
+            opts.max_wave_instructions = m;
+        }
         self.device.launch_traced(&p.kernel, p.geo, &p.args.bytes, &opts, trace).map_err(|e| launch_error(at, i, e, &self.placed))
     }
 }
@@ -292,6 +319,18 @@ pub fn run_on(spec: &Spec, path: &Path, opts: &RunOptions, gpu: &GpuConfig) -> R
 }
 
 fn run_session(mut s: Session, spec: &Spec, path: &Path, opts: &RunOptions, mut trace: Option<&mut Trace>) -> Result<Report, RunError> {
+    let at = At { file: path };
+    if let Some(bad) = opts.dump.iter().find(|b| !s.placed.contains_key(b.as_str())) {
+        let names: Vec<&str> = s.placed.keys().map(String::as_str).collect();
+        return Err(SpecError::whole(path, format!("--dump {bad}: no buffer named \"{bad}\" (buffers: {})", names.join(", "))).into());
+    }
+    let expected = match opts.skip_checks {
+        true => None,
+        false => {
+            let views: Vec<DispatchView> = s.prepared.iter().enumerate().map(|(i, p)| view(i, p, s.gpu.processor)).collect();
+            Some(checks::prepare(at, spec, &s.dir, &s.initial, &views)?)
+        }
+    };
     let mut reports = Vec::new();
     let mut counts: BTreeMap<&'static str, (u64, Fidelity)> = BTreeMap::new();
     for i in 0..s.prepared.len() {
@@ -314,8 +353,8 @@ fn run_session(mut s: Session, spec: &Spec, path: &Path, opts: &RunOptions, mut 
     }
     s.device.synchronize();
     let finals = read_back(&s.device, &s.placed);
-    let views: Vec<DispatchView> = spec.dispatches.iter().zip(&s.prepared).enumerate().map(|(i, (d, p))| view(i, d, p, s.gpu.processor)).collect();
-    let checks = evaluate(At { file: path }, spec, &s.dir, &s.initial, &finals, &views)?;
+    let checks = expected.as_ref().map_or_else(Vec::new, |x| checks::evaluate(spec, x, &finals));
+    let dumps = opts.dump.iter().map(|b| (b.clone(), finals.get(b).cloned().unwrap_or_default())).collect();
     Ok(Report {
         spec: path.to_path_buf(),
         target: s.target.clone(),
@@ -327,7 +366,10 @@ fn run_session(mut s: Session, spec: &Spec, path: &Path, opts: &RunOptions, mut 
         seed: opts.seed,
         timing: opts.timing,
         dispatches: reports,
+        params: spec.param_values.0.clone(),
         checks,
+        checks_skipped: opts.skip_checks,
+        dumps,
         fidelity: counts.into_iter().map(|(opcode, (count, fidelity))| OpcodeFidelity { opcode, count, fidelity }).collect(),
     })
 }
@@ -364,30 +406,6 @@ fn place_buffers(at: At, spec: &Spec, dir: &Path, dev: &mut Device) -> Result<(B
         initial.insert(name.to_string(), bytes);
     }
     Ok((placed, initial))
-}
-
-/// Expectations name existing buffers (checked before anything runs).
-fn check_expectations(at: At, spec: &Spec, placed: &BTreeMap<String, Placed>) -> Result<(), SpecError> {
-    for (i, e) in spec.expect.iter().enumerate() {
-        let Some(p) = placed.get(&e.buffer) else {
-            let names: Vec<&str> = placed.keys().map(String::as_str).collect();
-            return Err(at.err(format!("expect[{i}].buffer"), format!("no buffer named \"{}\" (buffers: {})", e.buffer, names.join(", "))));
-        };
-        if e.offset > p.len {
-            return Err(at.err(format!("expect[{i}].offset"), format!("{} is past the end of \"{}\" ({} bytes)", e.offset, e.buffer, p.len)));
-        }
-        if e.tol.is_nan() || e.tol < 0.0 {
-            return Err(at.err(format!("expect[{i}].tol"), "must be a number ≥ 0"));
-        }
-        if let Expected::Reference(name) = &e.equals {
-            if !references::set_names().contains(&name.as_str()) {
-                return Err(
-                    at.err(format!("expect[{i}].equals"), format!("no built-in reference \"{name}\" (references: {})", references::set_names().join(", ")))
-                );
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Load the kernel, check the launch against its metadata and resolve its arguments.
@@ -499,10 +517,12 @@ fn read_back(dev: &Device, placed: &BTreeMap<String, Placed>) -> BTreeMap<String
         .collect()
 }
 
-fn view<'a>(i: usize, d: &'a Dispatch, p: &'a Prepared, processor: hipscope_isa::Processor) -> DispatchView<'a> {
+/// What a reference model sees of dispatch `i`: the kernel by its name in the code object
+/// (whatever spelling the spec used to find it).
+fn view(i: usize, p: &Prepared, processor: hipscope_isa::Processor) -> DispatchView<'_> {
     DispatchView {
         index: i,
-        kernel: &d.kernel,
+        kernel: &p.kernel.name,
         grid: p.geo.grid,
         block: p.geo.block,
         dynamic_lds: p.geo.dynamic_lds,
@@ -510,58 +530,4 @@ fn view<'a>(i: usize, d: &'a Dispatch, p: &'a Prepared, processor: hipscope_isa:
         wave_size: if p.kernel.wave64 { 64 } else { 32 },
         processor,
     }
-}
-
-/// Evaluate every expectation; references are replayed once per set.
-fn evaluate(
-    at: At,
-    spec: &Spec,
-    dir: &Path,
-    initial: &BTreeMap<String, Vec<u8>>,
-    finals: &BTreeMap<String, Vec<u8>>,
-    views: &[DispatchView],
-) -> Result<Vec<Check>, SpecError> {
-    let mut replays: BTreeMap<String, CpuMemory> = BTreeMap::new();
-    let mut checks = Vec::new();
-    for (i, e) in spec.expect.iter().enumerate() {
-        let got = finals.get(&e.buffer).map_or(&[][..], |b| &b[e.offset as usize..]);
-        let (ok, detail) = match &e.equals {
-            Expected::File(f) => {
-                let full = dir.join(f);
-                let want = std::fs::read(&full).map_err(|err| at.err(format!("expect[{i}].equals"), format!("cannot read {}: {err}", full.display())))?;
-                compare(got, &want, e.ty.unwrap_or(Ty::U8), e.tol, first_index(e, e.ty.unwrap_or(Ty::U8)), &format!("file {f}"))
-            }
-            Expected::Reference(set) => {
-                if !replays.contains_key(set) {
-                    let mem = references::replay(set, initial, views).map_err(|m| at.err(format!("expect[{i}].equals"), m))?;
-                    replays.insert(set.clone(), mem);
-                }
-                let mem = &replays[set];
-                against_reference(e, set, mem, got)
-            }
-            list => {
-                let (ty, want) = list_bytes(list).unwrap_or((Ty::U8, Vec::new()));
-                let ty = e.ty.unwrap_or(ty);
-                compare(got, &want, ty, e.tol, first_index(e, ty), "the expected list")
-            }
-        };
-        checks.push(Check { buffer: e.buffer.clone(), ok, detail });
-    }
-    Ok(checks)
-}
-
-fn first_index(e: &Expect, ty: Ty) -> u64 {
-    e.offset / ty.size() as u64
-}
-
-fn against_reference(e: &Expect, set: &str, mem: &CpuMemory, got: &[u8]) -> (bool, String) {
-    if let Some(pred) = mem.predicates.get(&e.buffer) {
-        return match pred(got) {
-            Ok(d) => (true, d),
-            Err(d) => (false, d),
-        };
-    }
-    let want = mem.bytes(&e.buffer).map_or(&[][..], |b| &b[(e.offset as usize).min(b.len())..]);
-    let ty = e.ty.or(mem.types.get(&e.buffer).copied()).unwrap_or(Ty::U8);
-    compare(got, want, ty, e.tol, first_index(e, ty), &format!("reference {set}"))
 }

@@ -4,7 +4,7 @@
 //! argument order is the kernel's (metadata order). gfx803 objects are OpenCL (`get_global_id`
 //! includes the hidden global offset, which our dispatches leave 0); gfx942 objects are HIP.
 
-use super::{at, slot, CpuMemory, DispatchView, Model};
+use super::{at, slot, CpuMemory, DispatchView, Model, ModelError};
 use crate::spec::model::Ty;
 
 pub const MODELS: &[Model] = &[
@@ -20,7 +20,7 @@ pub const MODELS: &[Model] = &[
 
 /// ReLUForward(count, in, out) (dnn/layer_benchmarks/relu: relu.cl, native/relu.cpp):
 /// out[i] = in[i] > 0 ? in[i] : 0 for i < count.
-fn relu(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn relu(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (inp, out) = (d.buffer(1)?, d.buffer(2)?);
     let n = (d.grid[0] as u64).min(d.i32(0)?.max(0) as u64);
     let (iv, mut ov) = (m.get::<f32>(inp)?, m.get::<f32>(out)?);
@@ -37,7 +37,7 @@ fn relu(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
 /// accumulated in order in f32. (Upstream's Go check is the same sum with history = 0.)
 /// Whether the target fuses the multiply-add is not fixed, so specs use exact data or a
 /// tolerance; this model rounds the product and the sum separately.
-fn fir(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn fir(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (out, coeff, inp, hist) = (d.buffer(0)?, d.buffer(1)?, d.buffer(2)?, d.buffer(3)?);
     let taps = d.u32(4)? as u64;
     d.require_1d()?;
@@ -60,7 +60,7 @@ fn fir(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
 /// wiWidth = wiHeight = W/4, num_of_blocks_x = wiWidth / block, zero offsets, a grid of
 /// (wiWidth, wiHeight) and a square block, and checks output[i*W + j] = input[j*W + i]. This
 /// model covers exactly that launch (anything else is refused).
-fn matrix_transpose(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn matrix_transpose(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (out, inp) = (d.buffer(0)?, d.buffer(1)?);
     let (wi_w, wi_h, blocks_x, gx_off, gy_off) = (d.u32(3)?, d.u32(4)?, d.u32(5)?, d.u32(6)?, d.u32(7)?);
     let bs = d.block[0];
@@ -84,7 +84,7 @@ fn matrix_transpose(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
 }
 
 /// copyKernel(d_in, d_out, N) (driver/memcopy.cl): d_out[i] = d_in[i] for i < N.
-fn memcopy(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn memcopy(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (inp, out) = (d.buffer(0)?, d.buffer(1)?);
     let n = (d.grid[0] as u64).min(d.i32(2)?.max(0) as u64);
     let (iv, mut ov) = (m.get::<u32>(inp)?, m.get::<u32>(out)?);
@@ -98,7 +98,7 @@ fn memcopy(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
 
 /// atax_kernel1(A, x, tmp, nx, ny) (polybench/atax: PolyBench/GPU atax.cl, native/atax.cpp;
 /// check: benchmark.go cpuAtax): for i < nx, tmp[i] += A[i*ny + j] * x[j] for j = 0..ny in order.
-fn atax1(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn atax1(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (a, x, tmp) = (d.buffer(0)?, d.buffer(1)?, d.buffer(2)?);
     let (nx, ny) = (d.i32(3)?.max(0) as u64, d.i32(4)?.max(0) as u64);
     let (av, xv, mut tv) = (m.get::<f32>(a)?, m.get::<f32>(x)?, m.get::<f32>(tmp)?);
@@ -113,7 +113,7 @@ fn atax1(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
 }
 
 /// atax_kernel2(A, y, tmp, nx, ny): for j < ny, y[j] += A[i*ny + j] * tmp[i] for i = 0..nx.
-fn atax2(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn atax2(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (a, y, tmp) = (d.buffer(0)?, d.buffer(1)?, d.buffer(2)?);
     let (nx, ny) = (d.i32(3)?.max(0) as u64, d.i32(4)?.max(0) as u64);
     let (av, tv, mut yv) = (m.get::<f32>(a)?, m.get::<f32>(tmp)?, m.get::<f32>(y)?);
@@ -130,7 +130,7 @@ fn atax2(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
 /// vectoradd_float(a, b, c, width, height) (amdappsdk/vectoradd: native/vectoradd.cpp; check:
 /// vectoradd.go Verify): each work-item (x, y) of the grid computes i = y*width + x and, if
 /// i < width*height, a[i] = b[i] + c[i] (int arithmetic as in the source).
-fn vectoradd(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn vectoradd(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (a, b, c) = (d.buffer(0)?, d.buffer(1)?, d.buffer(2)?);
     let (w, h) = (d.i32(3)?, d.i32(4)?);
     d.require(d.grid[2] == 1, "the model covers 1-D and 2-D launches")?;
@@ -153,7 +153,7 @@ fn vectoradd(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
 /// W_OFF = tid % W_SZ visits neighbours W_OFF, W_OFF + W_SZ, ... and sets every unvisited
 /// (UINT_MAX) one to curr + 1 and *flag = 1. Only UINT_MAX entries change and all writers write
 /// curr + 1, so the result does not depend on the order of the work-items.
-fn bfs(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn bfs(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (lv_name, off_name, aux_name, flag) = (d.buffer(0)?, d.buffer(1)?, d.buffer(2)?, d.buffer(7)?);
     let (w_sz, chunk, nverts, curr) = (d.i32(3)?, d.i32(4)?, d.u32(5)? as u64, d.i32(6)?);
     d.require_1d()?;

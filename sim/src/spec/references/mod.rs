@@ -51,8 +51,38 @@ impl std::fmt::Debug for CpuMemory {
     }
 }
 
+/// Why a model could not compute a dispatch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelError {
+    /// The launch is outside what the model covers, or its arguments are wrong: a spec error.
+    Spec(String),
+    /// The kernel would access memory outside a buffer, so the GPU would fault: the
+    /// simulation, not the reference, should report it.
+    Fault(String),
+}
+
+impl From<String> for ModelError {
+    fn from(m: String) -> ModelError {
+        ModelError::Spec(m)
+    }
+}
+
+impl From<&str> for ModelError {
+    fn from(m: &str) -> ModelError {
+        ModelError::Spec(m.to_string())
+    }
+}
+
+impl std::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ModelError::Spec(m) | ModelError::Fault(m) => f.write_str(m),
+        }
+    }
+}
+
 /// A model of one kernel.
-type ModelFn = fn(&mut CpuMemory, &DispatchView) -> Result<(), String>;
+type ModelFn = fn(&mut CpuMemory, &DispatchView) -> Result<(), ModelError>;
 
 /// A kernel model in a named reference set.
 pub struct Model {
@@ -73,10 +103,25 @@ pub fn set_names() -> Vec<&'static str> {
     v
 }
 
-/// Replay `dispatches` on `initial` with reference set `set`.
-pub fn replay(set: &str, initial: &BTreeMap<String, Vec<u8>>, dispatches: &[DispatchView]) -> Result<CpuMemory, String> {
+/// Whether `set` exists and models every kernel in `kernels` (names as loaded), so that a
+/// spec's reference mistakes show before it runs.
+pub fn check_applicable(set: &str, kernels: &[&str]) -> Result<(), String> {
     if !all_models().any(|m| m.set == set) {
         return Err(format!("no built-in reference \"{set}\" (references: {})", set_names().join(", ")));
+    }
+    for (i, k) in kernels.iter().enumerate() {
+        if !all_models().any(|m| m.set == set && m.kernel == *k) {
+            let ks: Vec<&str> = all_models().filter(|m| m.set == set).map(|m| m.kernel).collect();
+            return Err(format!("reference \"{set}\" has no model of kernel `{k}` (dispatch {i}; it models {})", ks.join(", ")));
+        }
+    }
+    Ok(())
+}
+
+/// Replay `dispatches` on `initial` with reference set `set`. Errors say which dispatch.
+pub fn replay(set: &str, initial: &BTreeMap<String, Vec<u8>>, dispatches: &[DispatchView]) -> Result<CpuMemory, ModelError> {
+    if !all_models().any(|m| m.set == set) {
+        return Err(format!("no built-in reference \"{set}\" (references: {})", set_names().join(", ")).into());
     }
     let mut mem = CpuMemory { bufs: initial.clone(), ..CpuMemory::default() };
     for d in dispatches {
@@ -84,7 +129,11 @@ pub fn replay(set: &str, initial: &BTreeMap<String, Vec<u8>>, dispatches: &[Disp
             let ks: Vec<&str> = all_models().filter(|m| m.set == set).map(|m| m.kernel).collect();
             format!("reference \"{set}\" has no model of kernel `{}` (dispatch {}; it models {})", d.kernel, d.index, ks.join(", "))
         })?;
-        (model.run)(&mut mem, d).map_err(|e| format!("reference \"{set}\", dispatch {} (`{}`): {e}", d.index, d.kernel))?;
+        let place = |e: String| format!("reference \"{set}\", dispatch {} (`{}`): {e}", d.index, d.kernel);
+        (model.run)(&mut mem, d).map_err(|e| match e {
+            ModelError::Spec(m) => ModelError::Spec(place(m)),
+            ModelError::Fault(m) => ModelError::Fault(place(m)),
+        })?;
     }
     Ok(mem)
 }
@@ -135,10 +184,10 @@ impl CpuMemory {
 
     /// Write `v[i]` at element i for every i (the rest of the buffer is unchanged) and record
     /// the buffer's element type.
-    pub fn set<T: Plain>(&mut self, name: &str, v: &[T]) -> Result<(), String> {
+    pub fn set<T: Plain>(&mut self, name: &str, v: &[T]) -> Result<(), ModelError> {
         let b = self.bufs.get_mut(name).ok_or_else(|| format!("no buffer \"{name}\""))?;
         if v.len() * T::SIZE > b.len() {
-            return Err(format!("the kernel writes {} {} elements to \"{name}\", which holds {} bytes", v.len(), T::TY.name(), b.len()));
+            return Err(ModelError::Fault(format!("the kernel writes {} {} elements to \"{name}\", which holds {} bytes", v.len(), T::TY.name(), b.len())));
         }
         for (i, x) in v.iter().enumerate() {
             x.write(&mut b[i * T::SIZE..]);
@@ -154,15 +203,15 @@ impl CpuMemory {
     }
 }
 
-/// Bounds-checked element access: a read the GPU would fault on is a reference error.
-pub fn at<T: Copy>(v: &[T], i: u64, name: &str) -> Result<T, String> {
-    v.get(i as usize).copied().ok_or_else(|| format!("the kernel reads {name}[{i}], past its {} elements (the GPU would fault)", v.len()))
+/// Bounds-checked element access: a read the GPU would fault on is a predicted fault.
+pub fn at<T: Copy>(v: &[T], i: u64, name: &str) -> Result<T, ModelError> {
+    v.get(i as usize).copied().ok_or_else(|| ModelError::Fault(format!("the kernel reads {name}[{i}], past its {} elements (the GPU would fault)", v.len())))
 }
 
 /// Bounds-checked element slot.
-pub fn slot<'v, T>(v: &'v mut [T], i: u64, name: &str) -> Result<&'v mut T, String> {
+pub fn slot<'v, T>(v: &'v mut [T], i: u64, name: &str) -> Result<&'v mut T, ModelError> {
     let n = v.len();
-    v.get_mut(i as usize).ok_or_else(|| format!("the kernel writes {name}[{i}], past its {n} elements (the GPU would fault)"))
+    v.get_mut(i as usize).ok_or_else(|| ModelError::Fault(format!("the kernel writes {name}[{i}], past its {n} elements (the GPU would fault)")))
 }
 
 impl DispatchView<'_> {
@@ -350,7 +399,7 @@ mod tests {
     #[test]
     fn unknown_sets_and_unmodelled_kernels_are_errors() {
         let v = [view("vadd", [1, 1, 1], [1, 1, 1], &[], 64)];
-        assert!(replay("nosuch", &BTreeMap::new(), &v).unwrap_err().contains("no built-in reference"));
-        assert!(replay("mp", &BTreeMap::new(), &v).unwrap_err().contains("no model of kernel `vadd`"));
+        assert!(replay("nosuch", &BTreeMap::new(), &v).unwrap_err().to_string().contains("no built-in reference"));
+        assert!(replay("mp", &BTreeMap::new(), &v).unwrap_err().to_string().contains("no model of kernel `vadd`"));
     }
 }

@@ -2,7 +2,7 @@
 //! the kernel's header comment. Index math follows the comments: `i = blockIdx.x * blockDim.x +
 //! threadIdx.x`, so a 1-D launch of `grid` work-items covers `i < grid.x`.
 
-use super::{at, slot, CpuMemory, DispatchView, Model};
+use super::{at, slot, CpuMemory, DispatchView, Model, ModelError};
 use crate::spec::model::Ty;
 
 pub const MODELS: &[Model] = &[
@@ -43,13 +43,13 @@ fn covered(d: &DispatchView, n: u64) -> u64 {
 /// vadd(a, b, c, n): c[i] = a[i] + b[i] for i < n (f32).
 /// private.hip / private_cl.cl: buf[k] = in[(i + k) % n] * (k + 1) for k < 64;
 /// out[i] = buf[j] + buf[m] + buf[(j + m) & 63] with j = in[i] & 63, m = (in[i] >> 6) & 63.
-fn private_gather(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn private_gather(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (inp, out) = (d.buffer(0)?, d.buffer(1)?);
     let n_all = d.u32(2)? as u64;
     let n = covered(d, n_all);
     let (iv, mut ov) = (m.get::<u32>(inp)?, m.get::<u32>(out)?);
     for i in 0..n {
-        let buf = |k: u64| -> Result<u32, String> { Ok(at(&iv, (i + k) % n_all, inp)?.wrapping_mul(k as u32 + 1)) };
+        let buf = |k: u64| -> Result<u32, ModelError> { Ok(at(&iv, (i + k) % n_all, inp)?.wrapping_mul(k as u32 + 1)) };
         let v = at(&iv, i, inp)?;
         let (j, mm) = ((v & 63) as u64, ((v >> 6) & 63) as u64);
         *slot(&mut ov, i, out)? = buf(j)?.wrapping_add(buf(mm)?).wrapping_add(buf((j + mm) & 63)?);
@@ -57,7 +57,7 @@ fn private_gather(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
     m.set(out, &ov)
 }
 
-fn vadd(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn vadd(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (a, b, c) = (d.buffer(0)?, d.buffer(1)?, d.buffer(2)?);
     let n = covered(d, d.u32(3)? as u64);
     let (av, bv, mut cv) = (m.get::<f32>(a)?, m.get::<f32>(b)?, m.get::<f32>(c)?);
@@ -69,7 +69,7 @@ fn vadd(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
 
 /// vecCopy(a, b, c, n, stride): c[id] = a[id] for id < n (f64, copied bit for bit); b and
 /// stride are unused.
-fn vec_copy(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn vec_copy(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (a, c) = (d.buffer(0)?, d.buffer(2)?);
     let n = covered(d, d.i32(3)?.max(0) as u64);
     let (av, mut cv) = (m.get::<u64>(a)?, m.get::<u64>(c)?);
@@ -83,7 +83,7 @@ fn vec_copy(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
 
 /// saxpy(a, x, y, n): y[i] = a * x[i] + y[i], one f32 fma (the comment's contract; gfx803's
 /// v_mac_f32 is unfused, so specs compare with a tolerance or with exact-product inputs).
-fn saxpy(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn saxpy(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (a, x, y) = (d.f32(0)?, d.buffer(1)?, d.buffer(2)?);
     let n = covered(d, d.u32(3)? as u64);
     let (xv, mut yv) = (m.get::<f32>(x)?, m.get::<f32>(y)?);
@@ -95,7 +95,7 @@ fn saxpy(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
 }
 
 /// daxpy(a, x, y, n): y[i] = fma(a, x[i], y[i]) in f64.
-fn daxpy(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn daxpy(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (a, x, y) = (d.f64(0)?, d.buffer(1)?, d.buffer(2)?);
     let n = covered(d, d.u32(3)? as u64);
     let (xv, mut yv) = (m.get::<f64>(x)?, m.get::<f64>(y)?);
@@ -107,7 +107,7 @@ fn daxpy(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
 }
 
 /// Work-groups of a kernel that needs exactly 256-item groups.
-fn groups_of_256(d: &DispatchView) -> Result<u64, String> {
+fn groups_of_256(d: &DispatchView) -> Result<u64, ModelError> {
     d.require_1d()?;
     d.require(d.block[0] == 256 && d.grid[0] % 256 == 0, "the kernel needs block (256,1,1) and whole groups")?;
     Ok(d.grid[0] as u64 / 256)
@@ -126,7 +126,7 @@ fn tree<T: Copy>(s: &mut [T], add: impl Fn(T, T) -> T) {
 
 /// ddot(x, y, partial, n): per 256-item group, s[t] = x[i]*y[i] (0 past n), the tree in f64,
 /// partial[group] = s[0]. Bit-exact: the tree order is fixed.
-fn ddot(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn ddot(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (x, y, p) = (d.buffer(0)?, d.buffer(1)?, d.buffer(2)?);
     let n = d.u32(3)? as u64;
     let groups = groups_of_256(d)?;
@@ -146,7 +146,7 @@ fn ddot(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
 }
 
 /// lds_reduce(in, out, n): out[group] = wrapping sum of in[group*256 + t] for t < 256, i < n.
-fn lds_reduce(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn lds_reduce(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (inp, out) = (d.buffer(0)?, d.buffer(1)?);
     let n = d.u32(2)? as u64;
     let groups = groups_of_256(d)?;
@@ -167,7 +167,7 @@ fn lds_reduce(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
 
 /// lds_transpose(in, out, width, height): out[x * height + y] = in[y * width + x] for every
 /// element the 16x16 tiles of the grid cover (the whole matrix with the documented grid).
-fn lds_transpose(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn lds_transpose(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (inp, out) = (d.buffer(0)?, d.buffer(1)?);
     let (w, h) = (d.u32(2)? as u64, d.u32(3)? as u64);
     d.require(d.block == [16, 16, 1] && d.grid[0] % 16 == 0 && d.grid[1] % 16 == 0 && d.grid[2] == 1, "the kernel needs block (16,16,1) and whole tiles")?;
@@ -185,7 +185,7 @@ fn lds_transpose(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
 
 /// histogram(in, bins, n, nbins): every work-item with x index g handles i = g, g + G, ... < n
 /// (G = grid.x), so each i is counted once per work-item sharing that x (grid.y · grid.z).
-fn histogram(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn histogram(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (inp, bins) = (d.buffer(0)?, d.buffer(1)?);
     let (n, nbins) = (d.u32(2)? as u64, d.u32(3)?);
     if nbins == 0 {
@@ -205,7 +205,7 @@ fn histogram(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
 /// groups runs `iters` lock-protected increments of counter[0]; a give-up counts in counter[1].
 /// Always counter[0] + counter[1] grows by G·iters; with a large enough max_spins (the spec's
 /// job) there are no timeouts; the lock ends free.
-fn spin_lock(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn spin_lock(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (lock, counter) = (d.buffer(0)?, d.buffer(1)?);
     let (iters, max_spins) = (d.u32(2)?, d.u32(3)?);
     d.require_1d()?;
@@ -238,7 +238,7 @@ fn spin_lock(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
 /// out = {cycles, realtime ticks, p}. Timers are only sanity-checked: the cycle count is
 /// nonzero when the chain was walked, neither counter went backwards (a wrapped u64 difference
 /// would be huge), and gfx11's SHADER_CYCLES difference fits its 20 bits.
-fn pointer_chase(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn pointer_chase(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (next, out) = (d.buffer(0)?, d.buffer(3)?);
     let (start, steps) = (d.u32(1)?, d.u32(2)?);
     if d.grid.contains(&0) || start == u32::MAX {
@@ -276,7 +276,7 @@ fn pointer_chase(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
 /// acqrel/fence at agent or system scope guarantee out[t] ∈ {t + 1, -1}; at workgroup scope
 /// (a scope race across groups) or relaxed (no ordering) out[t] may also be the stale
 /// initial data[t].
-fn mp(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn mp(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (data, flag, out) = (d.buffer(0)?, d.buffer(1)?, d.buffer(2)?);
     d.require_1d()?;
     let b = d.block[0] as u64;
@@ -318,7 +318,7 @@ fn mp_verdict(bytes: &[u8], stale: &[i32], strong: bool) -> Result<String, Strin
 /// wave_reduce(in, sums, masks) with wave size W: for each wave w, sums[2w] = sums[2w+1] =
 /// wrapping sum of in[wW .. wW+W], masks[2w] = bits of the odd inputs, masks[2w+1] = EXEC of a
 /// full wave.
-fn wave_reduce(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn wave_reduce(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (inp, sums, masks) = (d.buffer(0)?, d.buffer(1)?, d.buffer(2)?);
     d.require_1d()?;
     d.require(d.block[0] % 64 == 0 && d.grid[0] % 64 == 0, "the kernel needs a block and grid that are multiples of 64")?;
@@ -344,7 +344,7 @@ fn wave_reduce(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
 /// publishes flag[g]; wave 0's lanes poll it. Final flag[g] = 1 (store, init_rmw) or 3 (rmw);
 /// out[g·B + t] ≥ 1 (the polls it took; a timeout would be -1) for t < warpSize, untouched
 /// elsewhere. How many polls it takes depends on the schedule, so only "seen" is checked.
-fn spin_wg(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn spin_wg(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (flag, out) = (d.buffer(0)?, d.buffer(1)?);
     d.require_1d()?;
     let (b, w) = (d.block[0] as u64, d.wave_size as u64);
@@ -387,7 +387,7 @@ fn spin_wg(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
 /// bitonic_step(a, j, k, n), blocks of 256: i = blockIdx.x · 256 + threadIdx.x, l = i ^ j; for
 /// i < n and l > i, a[i] and a[l] swap when out of order for the direction `(i & k) == 0`
 /// (ascending) or not. Pairs are disjoint within one step, so the order of i does not matter.
-fn bitonic_step(m: &mut CpuMemory, d: &DispatchView) -> Result<(), String> {
+fn bitonic_step(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let a = d.buffer(0)?;
     let (j, k, n) = (d.u32(1)?, d.u32(2)?, d.u32(3)?);
     d.require_1d()?;
