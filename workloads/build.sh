@@ -62,7 +62,9 @@ trap 'exit 130' INT TERM
 # where the checkout lives).
 COMMON="-O2 -nogpulib -mcode-object-version=5"
 OCL="-x cl -cl-std=CL2.0 --target=amdgcn-amd-amdhsa $COMMON"
-HIP="-x hip --cuda-device-only -nogpuinc $COMMON"
+# -mprintf-kind=buffered: device printf writes the printf buffer of the hidden argument
+# hidden_printf_buffer (no device libraries are linked for the hostcall kind).
+HIP="-x hip --cuda-device-only -nogpuinc -mprintf-kind=buffered $COMMON"
 
 # name : processor : extra flags (comma separated)
 CONFIGS="

@@ -147,6 +147,39 @@ pub fn place_runtime_structures(
     RuntimeAddresses { packet, queue, kernarg: kernarg_addr, dispatch_id }
 }
 
+/// Services of the HIP runtime that device code reaches through a hidden argument and that
+/// hipscope does not provide yet: device `printf` (a printf buffer, or a hostcall buffer the
+/// host polls) and device `malloc` (the heap). The hidden argument points into an unmapped
+/// range of its own, so the kernel's first use faults there and the fault can say what the
+/// kernel wanted instead of "outside every allocation".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuntimeService {
+    Printf,
+    Malloc,
+}
+
+impl RuntimeService {
+    /// Each service's range: 4 GiB, canonical, far from the heap and the apertures.
+    const SPAN: u64 = 1 << 32;
+    const BASE: u64 = 0x0000_7f00_0000_0000;
+
+    pub fn address(self) -> u64 {
+        Self::BASE + self as u64 * Self::SPAN
+    }
+
+    /// The service whose range holds `address`.
+    pub fn at(address: u64) -> Option<RuntimeService> {
+        [RuntimeService::Printf, RuntimeService::Malloc].into_iter().find(|s| address.wrapping_sub(s.address()) < Self::SPAN)
+    }
+
+    pub fn what(self) -> &'static str {
+        match self {
+            RuntimeService::Printf => "device printf is not supported yet (the kernel wrote to its printf/hostcall buffer)",
+            RuntimeService::Malloc => "device malloc is not supported yet (the kernel used its heap)",
+        }
+    }
+}
+
 /// Fill the code-object-v5 hidden arguments the layout asks for (AMDGPUUsage "Code Object V5
 /// Metadata", hidden argument table). Unknown or unused hidden arguments stay zero.
 pub fn fill_hidden_args(layout: &KernargLayout, kernarg: &mut [u8], geo: &Geometry, queue: u64, apertures: &Apertures) {
@@ -167,6 +200,8 @@ pub fn fill_hidden_args(layout: &KernargLayout, kernarg: &mut [u8], geo: &Geomet
             HiddenKind::PrivateBase => apertures.private_base >> 32,
             HiddenKind::SharedBase => apertures.shared_base >> 32,
             HiddenKind::QueuePtr => queue,
+            HiddenKind::PrintfBuffer | HiddenKind::HostcallBuffer => RuntimeService::Printf.address(),
+            HiddenKind::HeapV1 => RuntimeService::Malloc.address(),
             _ => 0,
         };
         let (start, size) = (arg.offset as usize, (arg.size as usize).min(8));

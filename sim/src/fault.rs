@@ -41,6 +41,9 @@ pub enum FaultKind {
     /// one state (`crate::progress`); the text lists what each waits for.
     #[error("livelock: {0}")]
     Livelock(String),
+    /// The kernel used something hipscope does not model yet (device printf, malloc).
+    #[error("{0}")]
+    NotSupported(String),
     /// A limit the user set (`--max-instructions`, `--max-cycles`) was reached.
     #[error("stopped: {0}")]
     LimitReached(String),

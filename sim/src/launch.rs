@@ -1,16 +1,16 @@
 //! Launching a kernel on a device: kernarg segment, runtime structures, scratch, then the
 //! engine. Clients (launch specs, the scope suite, tests) go through [`Device::launch`].
 
-use crate::dispatch::{fill_hidden_args, place_queue, place_runtime_structures, Geometry, KernargPool};
+use crate::dispatch::{fill_hidden_args, place_queue, place_runtime_structures, Geometry, KernargPool, RuntimeService};
 use crate::engine::{run, Dispatch, DispatchStats, EngineOptions};
 use crate::exec::{Apertures, Env};
-use crate::fault::KernelFault;
+use crate::fault::{FaultKind, KernelFault};
 use crate::gpus::{GpuConfig, Timing};
 use crate::kernel::{KernelError, LoadedKernel};
 use crate::memory::{Memory, MemoryKind};
 use crate::memsys::{HostAtomics, MemSystem};
 use crate::timing::{self, trace::Trace};
-use hipscope_isa::codeobj::CodeObject;
+use hipscope_isa::codeobj::{CodeObject, DataSymbol};
 use hipscope_isa::decode::Ctx;
 use hipscope_isa::Processor;
 
@@ -25,6 +25,8 @@ pub enum LaunchError {
     ArgSize { kernel: String, index: usize, expected: u64, given: usize },
     #[error("kernel '{kernel}': kernarg segment of {bytes} bytes does not fit the runtime's {limit}-byte kernarg pool")]
     KernargTooLarge { kernel: String, bytes: u64, limit: u64 },
+    #[error("code object data: {0}")]
+    Image(String),
     #[error("code object is for {object}, the device is {device}")]
     WrongTarget { object: Processor, device: Processor },
     #[error(transparent)]
@@ -44,7 +46,13 @@ pub struct Device {
     queue: Option<(u64, KernargPool)>,
     /// Timing mode: the GPU's timing parameters and memory system.
     pub timing: Option<TimingState>,
+    /// Whether a code object's data is mapped, and its variables.
+    mapped: bool,
+    globals: Vec<DataSymbol>,
 }
+
+/// Data sections of a code object a device maps at most (a `.bss` is sized by a field).
+const MAX_IMAGE_BYTES: u64 = 1 << 32;
 
 /// What timing mode adds to a device.
 #[derive(Debug, Clone)]
@@ -58,7 +66,17 @@ pub struct TimingState {
 
 impl Device {
     pub fn new(processor: Processor) -> Device {
-        Device { processor, mem: Memory::new(), apertures: Apertures::DEFAULT, dispatches: 0, clock: 0, queue: None, timing: None }
+        Device {
+            processor,
+            mem: Memory::new(),
+            apertures: Apertures::DEFAULT,
+            dispatches: 0,
+            clock: 0,
+            queue: None,
+            timing: None,
+            mapped: false,
+            globals: Vec::new(),
+        }
     }
 
     /// Run later launches with timing, on the memory system of `gpu` (which must have a
@@ -98,6 +116,39 @@ impl Device {
             scratch_base: 0,
             scratch_per_lane: 0,
         }
+    }
+
+    /// Place the data of `co` (every loaded section that is not code: `.data`, `.bss`
+    /// zeroed, `.rodata`, with relocations applied) at the addresses its code was linked for,
+    /// so that kernels reach their `__device__` and `__constant__` globals; remember its
+    /// variables for [`Device::global`]. Once per device: a second object would need another
+    /// load base.
+    pub fn map_code_object(&mut self, co: &CodeObject) -> Result<(), LaunchError> {
+        if !self.globals.is_empty() || self.mapped {
+            return Err(LaunchError::Image("a code object is already mapped on this device".into()));
+        }
+        let total: u64 = co.sections.iter().filter(|s| !s.executable).map(|s| s.size).fold(0, u64::saturating_add);
+        if total > MAX_IMAGE_BYTES {
+            return Err(LaunchError::Image(format!("its data sections take {total} bytes; at most {MAX_IMAGE_BYTES}")));
+        }
+        for s in co.sections.iter().filter(|s| !s.executable && s.size > 0) {
+            let mut data = if s.nobits { Vec::new() } else { s.bytes.clone() };
+            data.resize(s.size as usize, 0);
+            self.mem.alloc_at(&format!("code object {}", s.name), s.address, data, MemoryKind::Device).map_err(LaunchError::Image)?;
+        }
+        self.mapped = true;
+        self.globals = co.data_symbols.clone();
+        Ok(())
+    }
+
+    /// A variable of the mapped code object, by name.
+    pub fn global(&self, name: &str) -> Option<&DataSymbol> {
+        self.globals.iter().find(|g| g.name == name)
+    }
+
+    /// The mapped code object's variables.
+    pub fn globals(&self) -> &[DataSymbol] {
+        &self.globals
     }
 
     /// Prepare a kernel for this device.
@@ -176,6 +227,14 @@ impl Device {
             }),
         };
         self.clock = env.clock;
+        let stats = stats.map_err(|mut f| {
+            if let FaultKind::MemoryViolation { address, .. } = f.kind {
+                if let Some(s) = RuntimeService::at(address) {
+                    f.kind = FaultKind::NotSupported(s.what().into());
+                }
+            }
+            f
+        });
         // The per-dispatch runtime memory lives as long as the dispatch.
         for base in [rt.packet, scratch_base] {
             self.mem.free(base);

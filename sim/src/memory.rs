@@ -92,6 +92,22 @@ impl Memory {
         base
     }
 
+    /// Place `data` at the fixed address `base` (a code object's sections, at the addresses
+    /// its code was linked for). It must end below [`HEAP_BASE`] and overlap no allocation.
+    pub fn alloc_at(&mut self, name: &str, base: u64, data: Vec<u8>, kind: MemoryKind) -> Result<(), String> {
+        let end = base
+            .checked_add(data.len() as u64)
+            .filter(|&e| e <= HEAP_BASE)
+            .ok_or_else(|| format!("{name}: {} bytes at {base:#x} reach past {HEAP_BASE:#x}, where device allocations start", data.len()))?;
+        let below = self.by_base.range(..end).next_back().map(|(_, &i)| &self.allocs[i]);
+        if let Some(a) = below.filter(|a| a.end() > base || a.base == base) {
+            return Err(format!("{name}: {base:#x}..{end:#x} overlaps {} at {:#x}", a.name, a.base));
+        }
+        self.by_base.insert(base, self.allocs.len());
+        self.allocs.push(Allocation { name: name.to_string(), kind, base, data });
+        Ok(())
+    }
+
     /// Release an allocation: its bytes are dropped and its addresses fault from now on
     /// (addresses are not reused). Unknown bases are ignored.
     pub fn free(&mut self, base: u64) {
@@ -149,27 +165,46 @@ impl Memory {
         self.locate(address, size).map(|(i, _)| self.allocs[i].kind)
     }
 
-    /// Fill `out` with the bytes from `address` that lie inside the allocation holding
-    /// `address`; the rest (past its end, or all of it when unmapped) become zero. For cache
-    /// lines that reach past an allocation.
+    /// Fill `out` with the bytes at `address..` that lie inside allocations; the rest (gaps,
+    /// unmapped space) become zero. For cache lines, which may reach past an allocation or,
+    /// with a code object's sections at their linked addresses, start before one or span two.
     pub fn read_clamped(&self, address: u64, out: &mut [u8]) {
         out.fill(0);
+        let end = address.saturating_add(out.len() as u64);
+        // Fast path: the whole range in the allocation that holds its start.
         if let Ok((i, off)) = self.locate(address, 1) {
             let data = &self.allocs[i].data[off..];
-            let n = data.len().min(out.len());
-            out[..n].copy_from_slice(&data[..n]);
+            if self.allocs[i].end() >= end || self.by_base.range(address + 1..end).next().is_none() {
+                let n = data.len().min(out.len());
+                out[..n].copy_from_slice(&data[..n]);
+                return;
+            }
+        }
+        let first = self.by_base.range(..=address).next_back().map_or(address, |(&b, _)| b);
+        for (_, &i) in self.by_base.range(first..end) {
+            let a = &self.allocs[i];
+            let (lo, hi) = (a.base.max(address), a.end().min(end));
+            if lo < hi {
+                out[(lo - address) as usize..(hi - address) as usize].copy_from_slice(&a.data[(lo - a.base) as usize..(hi - a.base) as usize]);
+            }
         }
     }
 
     /// Write the bytes of `data` selected by `mask` (bit i = byte i) to `address + i`, where
     /// mapped; bytes outside every allocation are dropped (a cache writing back a line of a
-    /// freed buffer).
+    /// freed buffer, or a line reaching into a gap).
     pub fn write_masked(&mut self, address: u64, data: &[u8], mask: u128) {
-        let Ok((i, off)) = self.locate(address, 1) else { return };
-        let dst = &mut self.allocs[i].data[off..];
-        for (k, (d, s)) in dst.iter_mut().zip(data).enumerate() {
-            if mask >> k & 1 != 0 {
-                *d = *s;
+        let end = address.saturating_add(data.len() as u64);
+        let first = self.by_base.range(..=address).next_back().map_or(address, |(&b, _)| b);
+        let idx: Vec<usize> = self.by_base.range(first..end).map(|(_, &i)| i).collect();
+        for i in idx {
+            let a = &mut self.allocs[i];
+            let (lo, hi) = (a.base.max(address), a.end().min(end));
+            for p in lo..hi {
+                let k = (p - address) as usize;
+                if mask >> k & 1 != 0 {
+                    a.data[(p - a.base) as usize] = data[k];
+                }
             }
         }
     }
@@ -252,5 +287,29 @@ mod tests {
         assert!(m.read_u32(b).is_err());
         assert!(m.find("b").is_none());
         assert_eq!(m.read_u32(a + 12), Ok(7));
+    }
+
+    #[test]
+    fn fixed_placements_and_lines_that_span_gaps_and_neighbours() {
+        let mut m = Memory::new();
+        m.alloc_at(".data", 0x4530, vec![1; 0x20], MemoryKind::Device).unwrap();
+        m.alloc_at(".bss", 0x4550, vec![2; 0x45], MemoryKind::Device).unwrap();
+        assert!(m.alloc_at("x", 0x4540, vec![0; 4], MemoryKind::Device).is_err(), "overlap");
+        assert!(m.alloc_at("y", HEAP_BASE - 2, vec![0; 4], MemoryKind::Device).is_err(), "into the heap");
+        // A 128-byte line from 0x4500: a gap, then .data, then the start of .bss.
+        let mut line = [9u8; 128];
+        m.read_clamped(0x4500, &mut line);
+        assert_eq!(&line[..0x30], &[0; 0x30][..]);
+        assert_eq!(&line[0x30..0x50], &[1; 0x20][..]);
+        assert_eq!(&line[0x50..], &[2; 0x30][..]);
+        // The next line: the rest of .bss, then nothing.
+        m.read_clamped(0x4580, &mut line);
+        assert_eq!(&line[..0x15], &[2; 0x15][..]);
+        assert_eq!(&line[0x15..], &[0; 0x6b][..]);
+        m.write_masked(0x4500, &[7; 128], u128::MAX);
+        assert_eq!(m.read_u32(0x4530), Ok(0x0707_0707));
+        assert_eq!(m.read_u32(0x457c), Ok(0x0707_0707));
+        assert_eq!(m.read_u32(0x4580), Ok(0x0202_0202));
+        assert!(m.read_u32(0x4500).is_err(), "the gap stays unmapped");
     }
 }

@@ -10,6 +10,7 @@
 #define __device__ __attribute__((device))
 #define __host__ __attribute__((host))
 #define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
 // __launch_bounds__(N): maximum flat work-group size N (metadata .max_flat_workgroup_size).
 #define __launch_bounds__(n) __attribute__((amdgpu_flat_work_group_size(1, n)))
 

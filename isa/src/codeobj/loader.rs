@@ -25,6 +25,7 @@ pub fn load_elf(data: &[u8]) -> Result<CodeObject, LoadError> {
     let cx = Context { image: &image, symbols: &symbols, family: target.processor.family(), version: info.version };
     let kernels = kernels::collect(&cx, metadata.as_ref())?;
     let code_symbols = symbols::code_symbols(&image, &symbols);
+    let data_symbols = symbols::data_symbols(&image, &symbols);
     Ok(CodeObject {
         target,
         code_object_version: info.version,
@@ -36,6 +37,7 @@ pub fn load_elf(data: &[u8]) -> Result<CodeObject, LoadError> {
         metadata: metadata.map(|m| MetadataHeader { format: m.format, version: m.version, target: m.target, printf: m.printf }),
         sections: image.sections,
         code_symbols,
+        data_symbols,
         kernels,
         warnings,
     })

@@ -83,7 +83,7 @@ pub use notes::IsaVersion;
 pub use registers::RegisterCounts;
 pub use rsrc::{FloatDenormMode, FloatRoundMode, FpExceptions, Rsrc1, Rsrc2, Rsrc3, WorkitemIds};
 pub use sgprs::{InitialSgprs, SgprSlot, SgprValue};
-pub use symbols::{CodeSymbol, CodeSymbolKind};
+pub use symbols::{CodeSymbol, CodeSymbolKind, DataSymbol};
 
 use crate::target::{FeatureSetting, Processor, Target};
 use serde::ser::SerializeStruct;
@@ -109,6 +109,8 @@ pub struct CodeObject {
     pub sections: Vec<Section>,
     /// Symbols in executable sections, sorted by address.
     pub code_symbols: Vec<CodeSymbol>,
+    /// Variables (`__device__`, `__constant__` globals), sorted by address.
+    pub data_symbols: Vec<DataSymbol>,
     pub kernels: Vec<Kernel>,
     /// Things that were loaded but may be incomplete (e.g. relocations left unapplied).
     pub warnings: Vec<String>,

@@ -62,6 +62,36 @@ pub struct CodeSymbol {
     pub section: String,
 }
 
+/// A variable the code object defines: a `__device__` or `__constant__` global (`STT_OBJECT`
+/// in a loaded, non-executable section: `.data`, `.bss`, `.rodata`), which the kernels address
+/// at its address (load base 0). Kernel descriptors (`<kernel>.kd`) are not listed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DataSymbol {
+    pub name: String,
+    pub address: u64,
+    pub size: u64,
+    /// Name of the section it is in.
+    pub section: String,
+    /// In a writable section (`.data`, `.bss`); a `.rodata` constant is not.
+    pub writable: bool,
+}
+
+/// The variables of the object, by address (see [`DataSymbol`]).
+pub fn data_symbols(image: &Image, symbols: &[ElfSymbol]) -> Vec<DataSymbol> {
+    let mut out: Vec<DataSymbol> = symbols
+        .iter()
+        .filter(|s| s.is_object() && !s.name.is_empty() && !s.name.ends_with(".kd"))
+        .filter_map(|s| {
+            let (address, slot) = s.address()?;
+            let section = image.sections.get(slot).filter(|sec| !sec.executable)?;
+            Some(DataSymbol { name: s.name.clone(), address, size: s.size, section: section.name.clone(), writable: section.writable })
+        })
+        .collect();
+    out.sort_by_key(|s| s.address);
+    out.dedup_by(|a, b| a.name == b.name && a.address == b.address);
+    out
+}
+
 /// Read `.symtab`, or `.dynsym` when the static table was stripped.
 pub fn read(image: &Image) -> Result<Vec<ElfSymbol>, LoadError> {
     let endian = LittleEndian;

@@ -29,6 +29,14 @@ pub fn check_text(at: At, spec: &Spec) -> Result<(), SpecError> {
         if list_bytes(&e.equals).is_some_and(|(_, b)| b.is_empty()) {
             return Err(at.err(format!("expect[{i}].equals"), EMPTY_LIST));
         }
+        match (e.buffer.is_empty(), &e.global) {
+            (true, None) => return Err(at.err(format!("expect[{i}]"), "names nothing to check: give `buffer` or `global`")),
+            (false, Some(_)) => return Err(at.err(format!("expect[{i}]"), "gives both `buffer` and `global`: one expectation checks one of them")),
+            (_, Some(_)) if matches!(e.equals, Expected::Reference(_)) => {
+                return Err(at.err(format!("expect[{i}].equals"), "references compute buffers; check a global against a list or a file"))
+            }
+            _ => {}
+        }
     }
     Ok(())
 }
@@ -40,12 +48,12 @@ const EMPTY_LIST: &str = "the list is empty, so it would check nothing: give at 
 pub fn validate(at: At, spec: &Spec, sizes: &Sizes, kernels: &[&str]) -> Result<(), SpecError> {
     for (i, e) in spec.expect.iter().enumerate() {
         let field = |f: &str| format!("expect[{i}].{f}");
-        let Some(&len) = sizes.get(&e.buffer) else {
+        let Some(&len) = sizes.get(&e.target()) else {
             let names: Vec<&str> = sizes.keys().map(String::as_str).collect();
             return Err(at.err(field("buffer"), format!("no buffer named \"{}\" (buffers: {})", e.buffer, names.join(", "))));
         };
         if e.offset > len {
-            return Err(at.err(field("offset"), format!("{} is past the end of \"{}\" ({len} bytes)", e.offset, e.buffer)));
+            return Err(at.err(field("offset"), format!("{} is past the end of \"{}\" ({len} bytes)", e.offset, e.target())));
         }
         if e.tol.is_nan() || e.tol < 0.0 {
             return Err(at.err(field("tol"), "must be a number ≥ 0"));
@@ -83,7 +91,7 @@ fn fits(at: At, i: usize, e: &Expect, len: u64, bytes: u64, what: &str) -> Resul
     if e.offset.saturating_add(bytes) > len {
         return Err(at.err(
             format!("expect[{i}].equals"),
-            format!("{what} has {bytes} bytes, but \"{}\" holds {} bytes after offset {} ({len} in all)", e.buffer, len.saturating_sub(e.offset), e.offset),
+            format!("{what} has {bytes} bytes, but \"{}\" holds {} bytes after offset {} ({len} in all)", e.target(), len.saturating_sub(e.offset), e.offset),
         ));
     }
     Ok(())
@@ -119,7 +127,7 @@ pub fn prepare(at: At, spec: &Spec, dir: &Path, initial: &BTreeMap<String, Vec<u
     let mut wants = Vec::new();
     for (i, e) in spec.expect.iter().enumerate() {
         let field = format!("expect[{i}].equals");
-        let len = initial.get(&e.buffer).map_or(0, |b| b.len() as u64);
+        let len = initial.get(&e.target()).map_or(0, |b| b.len() as u64);
         let want = match &e.equals {
             Expected::File(f) => {
                 // A file longer than the buffer cannot match: read no more than fits (plus one
@@ -156,7 +164,7 @@ pub fn prepare(at: At, spec: &Spec, dir: &Path, initial: &BTreeMap<String, Vec<u
 
 /// Element type of a reference comparison: the spec's `ty`, else what the model wrote.
 fn reference_type(e: &Expect, mem: &CpuMemory) -> Ty {
-    e.ty.or(mem.types.get(&e.buffer).copied()).unwrap_or(Ty::U8)
+    e.ty.or(mem.types.get(&e.target()).copied()).unwrap_or(Ty::U8)
 }
 
 /// Compare the `finals` (every buffer after the last dispatch) with the expectations.
@@ -165,7 +173,7 @@ pub fn evaluate(spec: &Spec, x: &Expectations, finals: &BTreeMap<String, Vec<u8>
         .iter()
         .zip(&x.wants)
         .map(|(e, want)| {
-            let got = finals.get(&e.buffer).map_or(&[][..], |b| b.get(e.offset as usize..).unwrap_or_default());
+            let got = finals.get(&e.target()).map_or(&[][..], |b| b.get(e.offset as usize..).unwrap_or_default());
             let (ok, detail) = match want {
                 Want::Bytes { bytes, ty, what } => compare(got, bytes, *ty, e.tol, e.offset / ty.size() as u64, what),
                 Want::Reference(set) => match x.replays.get(set) {
@@ -174,19 +182,19 @@ pub fn evaluate(spec: &Spec, x: &Expectations, finals: &BTreeMap<String, Vec<u8>
                     None => (false, format!("reference {set} was not replayed")),
                 },
             };
-            Check { buffer: e.buffer.clone(), ok, detail }
+            Check { buffer: e.target(), ok, detail }
         })
         .collect()
 }
 
 fn against_reference(e: &Expect, set: &str, mem: &CpuMemory, got: &[u8]) -> (bool, String) {
-    if let Some(pred) = mem.predicates.get(&e.buffer) {
+    if let Some(pred) = mem.predicates.get(&e.target()) {
         return match pred(got) {
             Ok(d) => (true, d),
             Err(d) => (false, d),
         };
     }
-    let want = mem.bytes(&e.buffer).map_or(&[][..], |b| &b[(e.offset as usize).min(b.len())..]);
+    let want = mem.bytes(&e.target()).map_or(&[][..], |b| &b[(e.offset as usize).min(b.len())..]);
     let ty = reference_type(e, mem);
     compare(got, want, ty, e.tol, e.offset / ty.size() as u64, &format!("reference {set}"))
 }

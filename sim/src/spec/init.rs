@@ -13,7 +13,12 @@ pub const MAX_BUFFER_BYTES: u64 = 1 << 32;
 
 /// The bytes of buffer `name`. `dir` is the spec file's directory (for `File`).
 pub fn initial_bytes(at: At, name: &str, b: &Buffer, dir: &Path) -> Result<Vec<u8>, SpecError> {
-    let path = format!("buffers.{name}");
+    contents(at, &format!("buffers.{name}"), b, dir)
+}
+
+/// The bytes `b` describes; errors name fields under `path` (`buffers.a`, `globals.d_mask`).
+pub fn contents(at: At, path: &str, b: &Buffer, dir: &Path) -> Result<Vec<u8>, SpecError> {
+    let path = path.to_string();
     let mut bytes = match &b.init {
         Init::File(f) => read_file(at, &path, dir, f, b.bytes)?,
         Init::Values(ty, vals) => {

@@ -19,6 +19,7 @@ pub mod error;
 pub mod expect;
 pub mod expr;
 pub mod files;
+pub mod globals;
 pub mod init;
 pub mod model;
 pub mod read;

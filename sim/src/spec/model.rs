@@ -29,6 +29,11 @@ pub struct Spec {
     pub code_objects: OrderedMap<String>,
     #[serde(default)]
     pub buffers: OrderedMap<Buffer>,
+    /// Extension: initial contents of the code object's `__device__` / `__constant__`
+    /// variables, by symbol name (`globals: {"d_mask": Values(F32, [..])}`), written before
+    /// the first dispatch; the variable's size is the size.
+    #[serde(default)]
+    pub globals: OrderedMap<Init>,
     pub dispatches: Vec<Dispatch>,
     #[serde(default)]
     pub expect: Vec<Expect>,
@@ -183,7 +188,11 @@ pub enum Arg {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Expect {
+    /// The buffer compared, or (extension) `global`: a variable of the code object.
+    #[serde(default)]
     pub buffer: String,
+    #[serde(default)]
+    pub global: Option<String>,
     pub equals: Expected,
     /// Allowed difference: |got − want| ≤ tol · max(1, |want|) (so absolute near 0, relative
     /// for large values). Integers compare exactly when tol is 0.
@@ -196,6 +205,16 @@ pub struct Expect {
     /// Extension: byte offset in the buffer where the compared values start (expression).
     #[serde(default, deserialize_with = "expr::int")]
     pub offset: u64,
+}
+
+impl Expect {
+    /// What it compares, as the session names it: the buffer, or `global NAME`.
+    pub fn target(&self) -> String {
+        match &self.global {
+            Some(g) => super::globals::key(g),
+            None => self.buffer.clone(),
+        }
+    }
 }
 
 /// What a buffer must hold.

@@ -5,6 +5,7 @@ use super::args::{self, BufferTable, Resolved};
 use super::checks;
 use super::error::{At, SpecError};
 use super::expect::Check;
+use super::globals;
 use super::init::{initial_bytes, MAX_BUFFER_BYTES};
 use super::model::{Dispatch, MemoryType, Spec};
 use super::references::DispatchView;
@@ -218,7 +219,15 @@ impl Session {
             gpu.timing.as_ref().ok_or_else(|| SpecError::whole(Path::new(&gpu.origin), "has no timing section, which --mode timing needs"))?;
             device.enable_timing(&gpu).map_err(|e| at.err("gpu", format!("--mode timing: {e}")))?;
         }
-        let (placed, initial) = place_buffers(at, spec, &dir, &mut device)?;
+        device.map_code_object(&entry.co).map_err(|e| at.err(format!("code_objects.\"{}\"", entry.key), format!("{}: {e}", entry.path.display())))?;
+        let (mut placed, mut initial) = place_buffers(at, spec, &dir, &mut device)?;
+        for g in globals::place(at, spec, &dir, &mut device)? {
+            if placed.contains_key(&g.key) {
+                return Err(at.err("buffers", format!("a buffer is named \"{}\", as the session names a code-object variable", g.key)).into());
+            }
+            placed.insert(g.key.clone(), Placed { base: g.address, len: g.size });
+            initial.insert(g.key, g.initial);
+        }
         let table: BufferTable = placed.iter().map(|(n, p)| (n.clone(), (p.base, p.len))).collect();
         let prepared: Vec<Prepared> = spec.dispatches.iter().enumerate().map(|(i, d)| prepare(at, i, d, entry, &device, &table)).collect::<Result<_, _>>()?;
         if let Some(max) = opts.max_work_items {
