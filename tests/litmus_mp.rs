@@ -129,7 +129,7 @@ fn check(gpu: &str, sweeps: &[Sweep]) {
             let mut session = Session::new(&s, &path, &opts).expect("session");
             let mut c = Counts::default();
             for seed in 1..=seeds {
-                session.reset();
+                session.reset().expect("buffers rewritten");
                 session.launch(0, seed).unwrap_or_else(|e| panic!("{} {} seed {seed}: {e}", sw.gpu, k.name));
                 classify(&session.read_buffer("out").expect("out"), k, &mut c);
             }

@@ -153,6 +153,14 @@ impl Memory {
         Some((a.base, &a.data))
     }
 
+    /// The `len` bytes at `address`, if one allocation holds them all.
+    pub fn bytes(&self, address: u64, len: u64) -> Option<&[u8]> {
+        let (_, &i) = self.by_base.range(..=address).next_back()?;
+        let a = &self.allocs[i];
+        let lo = usize::try_from(address - a.base).ok()?;
+        a.data.get(lo..lo.checked_add(usize::try_from(len).ok()?)?)
+    }
+
     /// Mutable [`Memory::span`].
     pub fn span_mut(&mut self, lo: u64, end: u64) -> Option<(u64, &mut [u8])> {
         let (i, _) = self.locate(lo, u32::try_from(end.checked_sub(lo)?).ok()?).ok()?;

@@ -130,7 +130,7 @@ pub fn run_target(t: &Target, workloads: &Path, progress: &dyn Progress) -> Resu
     // Each kernel runs in many cases; its instructions are printed once.
     let mut sequences: HashMap<String, Vec<String>> = HashMap::new();
     for (i, case) in cases.iter().enumerate() {
-        s.reset();
+        s.reset().map_err(|e| format!("{label}: {e}"))?;
         let stats = s.launch(i, 0).map_err(|e| format!("{label}: {case:?}: {e}"))?;
         let times = s.read_buffer("times").unwrap_or_default();
         let words: Vec<u32> = times.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();

@@ -107,7 +107,7 @@ enum Want {
 
 /// A reference set's replay.
 enum Replay {
-    Done(CpuMemory),
+    Done(CpuMemory<'static>),
     /// The model found that the kernel would access memory outside a buffer. The run goes
     /// ahead (the simulated GPU should fault, and reports where); if it does not, the check
     /// fails with this.
@@ -120,9 +120,10 @@ pub struct Expectations {
     replays: BTreeMap<String, Replay>,
 }
 
-/// Read the expected files and replay the reference sets on the `initial` buffers. Assumes
-/// [`validate`] passed.
-pub fn prepare(at: At, spec: &Spec, dir: &Path, initial: &BTreeMap<String, Vec<u8>>, views: &[DispatchView]) -> Result<Expectations, SpecError> {
+/// Read the expected files and replay the reference sets on the `initial` buffers (views of the
+/// device memory before the first dispatch). Assumes [`validate`] passed. A replay keeps only
+/// the buffers the expectations compare with it.
+pub fn prepare(at: At, spec: &Spec, dir: &Path, initial: &BTreeMap<String, &[u8]>, views: &[DispatchView]) -> Result<Expectations, SpecError> {
     let mut replays: BTreeMap<String, Replay> = BTreeMap::new();
     let mut wants = Vec::new();
     for (i, e) in spec.expect.iter().enumerate() {
@@ -140,8 +141,10 @@ pub fn prepare(at: At, spec: &Spec, dir: &Path, initial: &BTreeMap<String, Vec<u
             }
             Expected::Reference(set) => {
                 if !replays.contains_key(set) {
+                    let compared: Vec<String> =
+                        spec.expect.iter().filter(|x| matches!(&x.equals, Expected::Reference(s) if s == set)).map(Expect::target).collect();
                     let replay = match references::replay(set, initial, views) {
-                        Ok(mem) => Replay::Done(mem),
+                        Ok(mem) => Replay::Done(mem.retain_owned(&compared)),
                         Err(ModelError::Fault(m)) => Replay::Fault(m),
                         Err(ModelError::Spec(m)) => return Err(at.err(&field, m)),
                     };
@@ -168,7 +171,7 @@ fn reference_type(e: &Expect, mem: &CpuMemory) -> Ty {
 }
 
 /// Compare the `finals` (every buffer after the last dispatch) with the expectations.
-pub fn evaluate(spec: &Spec, x: &Expectations, finals: &BTreeMap<String, Vec<u8>>) -> Vec<Check> {
+pub fn evaluate(spec: &Spec, x: &Expectations, finals: &BTreeMap<String, &[u8]>) -> Vec<Check> {
     spec.expect
         .iter()
         .zip(&x.wants)

@@ -7,7 +7,7 @@ use super::error::{At, SpecError};
 use super::expect::Check;
 use super::globals;
 use super::init::{initial_bytes, MAX_BUFFER_BYTES};
-use super::model::{Dispatch, MemoryType, Spec};
+use super::model::{Buffer, Dispatch, MemoryType, Spec};
 use super::references::DispatchView;
 use super::select::{self, Entry};
 use crate::engine::EngineOptions;
@@ -184,7 +184,11 @@ pub struct Session {
     pub device: Device,
     dir: PathBuf,
     placed: BTreeMap<String, Placed>,
-    initial: BTreeMap<String, Vec<u8>>,
+    /// How to rewrite the buffers' initial contents ([`Session::reset`]): the spec's buffer
+    /// descriptions (regenerated, not kept: a copy of every buffer would double the memory a
+    /// big spec needs), and the variables' initial bytes (small).
+    buffers: Vec<(String, Buffer)>,
+    globals: BTreeMap<String, Vec<u8>>,
     prepared: Vec<Prepared>,
     watchdog_cycles: Option<u64>,
     max_wave_instructions: Option<u64>,
@@ -220,13 +224,14 @@ impl Session {
             device.enable_timing(&gpu).map_err(|e| at.err("gpu", format!("--mode timing: {e}")))?;
         }
         device.map_code_object(&entry.co).map_err(|e| at.err(format!("code_objects.\"{}\"", entry.key), format!("{}: {e}", entry.path.display())))?;
-        let (mut placed, mut initial) = place_buffers(at, spec, &dir, &mut device)?;
+        let mut placed = place_buffers(at, spec, &dir, &mut device)?;
+        let mut initial_globals = BTreeMap::new();
         for g in globals::place(at, spec, &dir, &mut device)? {
             if placed.contains_key(&g.key) {
                 return Err(at.err("buffers", format!("a buffer is named \"{}\", as the session names a code-object variable", g.key)).into());
             }
             placed.insert(g.key.clone(), Placed { base: g.address, len: g.size });
-            initial.insert(g.key, g.initial);
+            initial_globals.insert(g.key, g.initial);
         }
         let table: BufferTable = placed.iter().map(|(n, p)| (n.clone(), (p.base, p.len))).collect();
         let prepared: Vec<Prepared> = spec.dispatches.iter().enumerate().map(|(i, d)| prepare(at, i, d, entry, &device, &table)).collect::<Result<_, _>>()?;
@@ -253,7 +258,8 @@ impl Session {
             device,
             dir,
             placed,
-            initial,
+            buffers: spec.buffers.0.clone(),
+            globals: initial_globals,
             prepared,
             watchdog_cycles: opts.watchdog_cycles,
             max_wave_instructions: opts.max_wave_instructions,
@@ -283,13 +289,27 @@ impl Session {
     /// launch starts as the first did (seed sweeps re-run one session). The caches' dirty data
     /// is dropped, not written back: the buffers are rewritten anyway, and nothing else the
     /// kernels write (scratch) outlives a launch.
-    pub fn reset(&mut self) {
+    pub fn reset(&mut self) -> Result<(), SpecError> {
         self.device.reset_caches();
-        for (name, p) in &self.placed {
-            if let Some(b) = self.initial.get(name) {
-                let _ = self.device.mem.write(p.base, b);
+        let at = At { file: &self.path };
+        for (name, b) in &self.buffers {
+            let bytes = initial_bytes(at, name, b, &self.dir)?;
+            if let Some(p) = self.placed.get(name) {
+                let _ = self.device.mem.write(p.base, &bytes);
             }
         }
+        for (key, bytes) in &self.globals {
+            if let Some(p) = self.placed.get(key) {
+                let _ = self.device.mem.write(p.base, bytes);
+            }
+        }
+        Ok(())
+    }
+
+    /// Every buffer's and variable's bytes in device memory as they are now (after a
+    /// [`Device::synchronize`], what the host reads).
+    fn contents(&self) -> BTreeMap<String, &[u8]> {
+        self.placed.iter().map(|(n, p)| (n.clone(), self.device.mem.bytes(p.base, p.len).unwrap_or_default())).collect()
     }
 
     /// Launch dispatch `i` (buffers keep whatever earlier launches left in them).
@@ -337,7 +357,8 @@ fn run_session(mut s: Session, spec: &Spec, path: &Path, opts: &RunOptions, mut 
         true => None,
         false => {
             let views: Vec<DispatchView> = s.prepared.iter().enumerate().map(|(i, p)| view(i, p, s.gpu.processor)).collect();
-            Some(checks::prepare(at, spec, &s.dir, &s.initial, &views)?)
+            // Before the first dispatch the device memory holds the initial contents.
+            Some(checks::prepare(at, spec, &s.dir, &s.contents(), &views)?)
         }
     };
     let mut reports = Vec::new();
@@ -361,9 +382,9 @@ fn run_session(mut s: Session, spec: &Spec, path: &Path, opts: &RunOptions, mut 
         });
     }
     s.device.synchronize();
-    let finals = read_back(&s.device, &s.placed);
+    let finals = s.contents();
     let checks = expected.as_ref().map_or_else(Vec::new, |x| checks::evaluate(spec, x, &finals));
-    let dumps = opts.dump.iter().map(|b| (b.clone(), finals.get(b).cloned().unwrap_or_default())).collect();
+    let dumps = opts.dump.iter().map(|b| (b.clone(), finals.get(b).map(|v| v.to_vec()).unwrap_or_default())).collect();
     Ok(Report {
         spec: path.to_path_buf(),
         target: s.target.clone(),
@@ -394,27 +415,39 @@ fn memory_kind(m: MemoryType) -> MemoryKind {
 
 /// Allocate and fill the buffers in the spec's order.
 #[allow(clippy::type_complexity)]
-fn place_buffers(at: At, spec: &Spec, dir: &Path, dev: &mut Device) -> Result<(BTreeMap<String, Placed>, BTreeMap<String, Vec<u8>>), SpecError> {
+fn place_buffers(at: At, spec: &Spec, dir: &Path, dev: &mut Device) -> Result<BTreeMap<String, Placed>, SpecError> {
     let mut placed = BTreeMap::new();
-    let mut initial = BTreeMap::new();
     let declared: u64 = spec.buffers.iter().map(|(_, b)| b.bytes.unwrap_or(0)).fold(0, u64::saturating_add);
     if declared > MAX_BUFFER_BYTES {
         return Err(at.err("buffers", format!("{declared} bytes in all; at most {MAX_BUFFER_BYTES}")));
+    }
+    // The device holds every buffer once, and a reference replay one copy of the buffers it
+    // writes: at most 1.5 times the buffers for the kernels we model (vadd: 1.33), plus the
+    // caches of the timing model. Refuse at once what the host cannot hold.
+    if let Some(available) = crate::gpus::host_available_bytes() {
+        let caches = dev.timing.as_ref().map_or(0, |t| crate::memsys::MemSystem::host_bytes(&t.cfg, t.compute_units));
+        let need = declared.saturating_add(declared / 2).saturating_add(caches);
+        if need > available {
+            let gb = |b: u64| b as f64 / 1e9;
+            return Err(at.err(
+                "buffers",
+                format!("needs about {:.1} GB of host memory ({:.1} GB of buffers, half again for reference copies, {:.1} GB of caches), but {:.1} GB are available", gb(need), gb(declared), gb(caches), gb(available)),
+            ));
+        }
     }
     let mut total = 0u64;
     for (name, b) in spec.buffers.iter() {
         let bytes = initial_bytes(at, name, b, dir)?;
         let len = bytes.len() as u64;
-        // The simulator keeps every byte (twice: device and reference copy) in host memory.
+        // The simulator keeps every byte in host memory.
         total += len;
         if total > MAX_BUFFER_BYTES {
             return Err(at.err(format!("buffers.{name}"), format!("the buffers add up to more than {MAX_BUFFER_BYTES} bytes")));
         }
-        let base = dev.mem.alloc_init(name, bytes.clone(), memory_kind(b.memory));
+        let base = dev.mem.alloc_init(name, bytes, memory_kind(b.memory));
         placed.insert(name.to_string(), Placed { base, len });
-        initial.insert(name.to_string(), bytes);
     }
-    Ok((placed, initial))
+    Ok(placed)
 }
 
 /// Load the kernel, check the launch against its metadata and resolve its arguments.
@@ -512,18 +545,6 @@ fn rank(f: Fidelity) -> u8 {
         Fidelity::NoEffect(_) => 1,
         Fidelity::Approximate(_) => 2,
     }
-}
-
-fn read_back(dev: &Device, placed: &BTreeMap<String, Placed>) -> BTreeMap<String, Vec<u8>> {
-    placed
-        .iter()
-        .map(|(n, p)| {
-            let mut b = vec![0u8; p.len as usize];
-            // Allocations only grow apart; a failed read leaves zeros, which the checks report.
-            let _ = dev.mem.read(p.base, &mut b);
-            (n.clone(), b)
-        })
-        .collect()
 }
 
 /// What a reference model sees of dispatch `i`: the kernel by its name in the code object

@@ -14,6 +14,7 @@ mod workloads;
 use super::model::{Arg, Ty};
 use super::values::{decode_all, Elem};
 use hipscope_isa::Processor;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// What a model sees of one dispatch.
@@ -34,17 +35,19 @@ pub struct DispatchView<'a> {
 /// A predicate on a buffer's final bytes: `Ok(detail)` or `Err(detail)`.
 pub type Predicate = Box<dyn Fn(&[u8]) -> Result<String, String>>;
 
-/// The CPU copy of the device buffers, as the models leave it.
+/// The buffers as the models see and leave them. A buffer starts as a view of its initial
+/// bytes (the device memory before the first dispatch) and is copied only when a model writes
+/// it, so a replay holds one copy of what the kernels write, not of every buffer.
 #[derive(Default)]
-pub struct CpuMemory {
-    bufs: BTreeMap<String, Vec<u8>>,
+pub struct CpuMemory<'a> {
+    bufs: BTreeMap<String, Cow<'a, [u8]>>,
     /// Element type of buffers a model wrote (for comparisons and messages).
     pub types: BTreeMap<String, Ty>,
     /// Buffers whose final contents the contract does not fix: checked by a predicate.
     pub predicates: BTreeMap<String, Predicate>,
 }
 
-impl std::fmt::Debug for CpuMemory {
+impl std::fmt::Debug for CpuMemory<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let sizes: BTreeMap<&str, usize> = self.bufs.iter().map(|(k, v)| (k.as_str(), v.len())).collect();
         f.debug_struct("CpuMemory").field("bytes", &sizes).field("types", &self.types).field("predicates", &self.predicates.keys().collect::<Vec<_>>()).finish()
@@ -119,11 +122,12 @@ pub fn check_applicable(set: &str, kernels: &[&str]) -> Result<(), String> {
 }
 
 /// Replay `dispatches` on `initial` with reference set `set`. Errors say which dispatch.
-pub fn replay(set: &str, initial: &BTreeMap<String, Vec<u8>>, dispatches: &[DispatchView]) -> Result<CpuMemory, ModelError> {
+pub fn replay<'a>(set: &str, initial: &BTreeMap<String, &'a [u8]>, dispatches: &[DispatchView]) -> Result<CpuMemory<'a>, ModelError> {
     if !all_models().any(|m| m.set == set) {
         return Err(format!("no built-in reference \"{set}\" (references: {})", set_names().join(", ")).into());
     }
-    let mut mem = CpuMemory { bufs: initial.clone(), ..CpuMemory::default() };
+    let bufs = initial.iter().map(|(n, b)| (n.clone(), Cow::Borrowed(*b))).collect();
+    let mut mem = CpuMemory { bufs, ..CpuMemory::default() };
     for d in dispatches {
         let model = all_models().find(|m| m.set == set && m.kernel == d.kernel).ok_or_else(|| {
             let ks: Vec<&str> = all_models().filter(|m| m.set == set).map(|m| m.kernel).collect();
@@ -168,13 +172,18 @@ plain!(u64, U64);
 plain!(f32, F32);
 plain!(f64, F64);
 
-impl CpuMemory {
-    pub fn bytes(&self, name: &str) -> Option<&[u8]> {
-        self.bufs.get(name).map(|v| v.as_slice())
+impl<'a> CpuMemory<'a> {
+    /// A memory holding `bufs` (for tests of models).
+    pub fn with(bufs: BTreeMap<String, Vec<u8>>) -> CpuMemory<'a> {
+        CpuMemory { bufs: bufs.into_iter().map(|(n, b)| (n, Cow::Owned(b))).collect(), ..CpuMemory::default() }
     }
 
-    fn buf(&self, name: &str) -> Result<&Vec<u8>, String> {
-        self.bufs.get(name).ok_or_else(|| format!("no buffer \"{name}\""))
+    pub fn bytes(&self, name: &str) -> Option<&[u8]> {
+        self.bufs.get(name).map(|v| &v[..])
+    }
+
+    fn buf(&self, name: &str) -> Result<&[u8], String> {
+        self.bytes(name).ok_or_else(|| format!("no buffer \"{name}\""))
     }
 
     /// All elements of a buffer (a trailing partial element is ignored).
@@ -182,10 +191,40 @@ impl CpuMemory {
         Ok(self.buf(name)?.chunks_exact(T::SIZE).map(T::read).collect())
     }
 
+    /// A buffer's elements without copying them (for big inputs).
+    pub fn view<T: Plain>(&self, name: &str) -> Result<View<'_, T>, String> {
+        Ok(View { bytes: self.buf(name)?, name: name.to_string(), _t: std::marker::PhantomData })
+    }
+
+    /// Take a buffer's bytes out to write them (a copy if they are still the initial view);
+    /// [`CpuMemory::put`] gives them back. Lets a model read other buffers while it writes.
+    pub fn take(&mut self, name: &str) -> Result<Vec<u8>, String> {
+        let b = self.bufs.remove(name).ok_or_else(|| format!("no buffer \"{name}\""))?;
+        Ok(b.into_owned())
+    }
+
+    /// Give back bytes taken with [`CpuMemory::take`], written as elements of `ty`.
+    pub fn put(&mut self, name: &str, bytes: Vec<u8>, ty: Ty) {
+        self.bufs.insert(name.to_string(), Cow::Owned(bytes));
+        self.types.insert(name.to_string(), ty);
+    }
+
+    /// The buffers the models wrote (the only ones copied).
+    pub fn copied(&self) -> Vec<&str> {
+        self.bufs.iter().filter(|(_, b)| matches!(b, Cow::Owned(_))).map(|(n, _)| n.as_str()).collect()
+    }
+
+    /// Only the buffers in `keep`, each an owned copy: what the comparisons after the run
+    /// need, without the views of the device memory (which the run goes on to change).
+    pub fn retain_owned(self, keep: &[String]) -> CpuMemory<'static> {
+        let bufs = self.bufs.into_iter().filter(|(n, _)| keep.contains(n)).map(|(n, b)| (n, Cow::Owned(b.into_owned()))).collect();
+        CpuMemory { bufs, types: self.types, predicates: self.predicates }
+    }
+
     /// Write `v[i]` at element i for every i (the rest of the buffer is unchanged) and record
     /// the buffer's element type.
     pub fn set<T: Plain>(&mut self, name: &str, v: &[T]) -> Result<(), ModelError> {
-        let b = self.bufs.get_mut(name).ok_or_else(|| format!("no buffer \"{name}\""))?;
+        let b = self.bufs.get_mut(name).ok_or_else(|| format!("no buffer \"{name}\""))?.to_mut();
         if v.len() * T::SIZE > b.len() {
             return Err(ModelError::Fault(format!("the kernel writes {} {} elements to \"{name}\", which holds {} bytes", v.len(), T::TY.name(), b.len())));
         }
@@ -200,6 +239,45 @@ impl CpuMemory {
     pub fn predicate(&mut self, name: &str, ty: Ty, p: Predicate) {
         self.types.insert(name.to_string(), ty);
         self.predicates.insert(name.to_string(), p);
+    }
+}
+
+/// A buffer's elements, decoded as they are read.
+pub struct View<'v, T> {
+    bytes: &'v [u8],
+    name: String,
+    _t: std::marker::PhantomData<T>,
+}
+
+impl<T: Plain> View<'_, T> {
+    pub fn len(&self) -> usize {
+        self.bytes.len() / T::SIZE
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Element `i`; past the end it is a predicted fault, as [`at`] says.
+    pub fn at(&self, i: u64) -> Result<T, ModelError> {
+        let o = (i as usize).checked_mul(T::SIZE).filter(|&o| o + T::SIZE <= self.bytes.len());
+        match o {
+            Some(o) => Ok(T::read(&self.bytes[o..])),
+            None => Err(ModelError::Fault(format!("the kernel reads {}[{i}], past its {} elements (the GPU would fault)", self.name, self.len()))),
+        }
+    }
+}
+
+/// Write element `i` of `bytes` (a buffer taken with [`CpuMemory::take`]); past the end it is
+/// a predicted fault.
+pub fn store<T: Plain>(bytes: &mut [u8], i: u64, v: T, name: &str) -> Result<(), ModelError> {
+    let n = bytes.len() / T::SIZE;
+    match (i as usize).checked_mul(T::SIZE).filter(|&o| o + T::SIZE <= bytes.len()) {
+        Some(o) => {
+            v.write(&mut bytes[o..]);
+            Ok(())
+        }
+        None => Err(ModelError::Fault(format!("the kernel writes {name}[{i}], past its {n} elements (the GPU would fault)"))),
     }
 }
 
@@ -292,6 +370,11 @@ mod tests {
         bufs.iter().map(|(n, b)| (n.to_string(), b.clone())).collect()
     }
 
+    /// The initial buffers as the replay sees them (views).
+    fn views(m: &BTreeMap<String, Vec<u8>>) -> BTreeMap<String, &[u8]> {
+        m.iter().map(|(n, b)| (n.clone(), b.as_slice())).collect()
+    }
+
     fn u32b(v: &[u32]) -> Vec<u8> {
         v.iter().flat_map(|x| x.to_le_bytes()).collect()
     }
@@ -313,7 +396,7 @@ mod tests {
         // in is 2 rows x 3 columns [[0,1,2],[3,4,5]]; out is its 3 x 2 transpose.
         let init = mem(&[("in", u32b(&[0, 1, 2, 3, 4, 5])), ("out", u32b(&[9; 6]))]);
         let args = [buf("in"), buf("out"), Arg::U32(3), Arg::U32(2)];
-        let m = replay("lds", &init, &[view("lds_transpose", [16, 16, 1], [16, 16, 1], &args, 64)]).unwrap();
+        let m = replay("lds", &views(&init), &[view("lds_transpose", [16, 16, 1], [16, 16, 1], &args, 64)]).unwrap();
         assert_eq!(m.get::<u32>("out").unwrap(), [0, 3, 1, 4, 2, 5]);
     }
 
@@ -322,7 +405,7 @@ mod tests {
         // 1,2,3,4,5,7 mod 3 = 1,2,0,1,2,1.
         let init = mem(&[("in", u32b(&[1, 2, 3, 4, 5, 7])), ("bins", u32b(&[0; 3]))]);
         let args = [buf("in"), buf("bins"), Arg::U32(6), Arg::U32(3)];
-        let m = replay("atomics", &init, &[view("histogram", [8, 1, 1], [8, 1, 1], &args, 64)]).unwrap();
+        let m = replay("atomics", &views(&init), &[view("histogram", [8, 1, 1], [8, 1, 1], &args, 64)]).unwrap();
         assert_eq!(m.get::<u32>("bins").unwrap(), [1, 3, 2]);
     }
 
@@ -332,11 +415,11 @@ mod tests {
         let init = mem(&[("in", input), ("sums", vec![0; 16]), ("masks", vec![0; 32])]);
         let args = [buf("in"), buf("sums"), buf("masks")];
         // wave32: sums of 0..31 and 32..63; odd lanes; EXEC of 32 lanes.
-        let m = replay("wave_reduce", &init, &[view("wave_reduce", [64, 1, 1], [64, 1, 1], &args, 32)]).unwrap();
+        let m = replay("wave_reduce", &views(&init), &[view("wave_reduce", [64, 1, 1], [64, 1, 1], &args, 32)]).unwrap();
         assert_eq!(m.get::<i32>("sums").unwrap(), [496, 496, 1520, 1520]);
         assert_eq!(m.get::<u64>("masks").unwrap(), [0xaaaa_aaaa, 0xffff_ffff, 0xaaaa_aaaa, 0xffff_ffff]);
         // wave64: one wave.
-        let m = replay("wave_reduce", &init, &[view("wave_reduce", [64, 1, 1], [64, 1, 1], &args, 64)]).unwrap();
+        let m = replay("wave_reduce", &views(&init), &[view("wave_reduce", [64, 1, 1], [64, 1, 1], &args, 64)]).unwrap();
         assert_eq!(m.get::<i32>("sums").unwrap(), [2016, 2016, 0, 0]);
         assert_eq!(m.get::<u64>("masks").unwrap(), [0xaaaa_aaaa_aaaa_aaaa, u64::MAX, 0, 0]);
     }
@@ -350,10 +433,10 @@ mod tests {
         let mut a1 = a0.clone();
         a1[6] = Arg::I32(1);
         let v = [view("BFS_kernel_warp", [64, 1, 1], [64, 1, 1], &a0, 64), view("BFS_kernel_warp", [64, 1, 1], [64, 1, 1], &a1, 64)];
-        let m = replay("mgpusim_bfs", &init, &v[..1]).unwrap();
+        let m = replay("mgpusim_bfs", &views(&init), &v[..1]).unwrap();
         assert_eq!(m.get::<u32>("levels").unwrap(), [0, 1, 1, u32::MAX]);
         assert_eq!(m.get::<u32>("flag").unwrap(), [1]);
-        let m = replay("mgpusim_bfs", &init, &v).unwrap();
+        let m = replay("mgpusim_bfs", &views(&init), &v).unwrap();
         assert_eq!(m.get::<u32>("levels").unwrap(), [0, 1, 1, 2]);
     }
 
@@ -364,7 +447,7 @@ mod tests {
         let a1 = [buf("A"), buf("x"), buf("tmp"), Arg::I32(2), Arg::I32(2)];
         let a2 = [buf("A"), buf("y"), buf("tmp"), Arg::I32(2), Arg::I32(2)];
         let v = [view("atax_kernel1", [256, 1, 1], [256, 1, 1], &a1, 64), view("atax_kernel2", [256, 1, 1], [256, 1, 1], &a2, 64)];
-        let m = replay("mgpusim_atax", &init, &v).unwrap();
+        let m = replay("mgpusim_atax", &views(&init), &v).unwrap();
         assert_eq!(m.get::<f32>("tmp").unwrap(), [3.0, 7.0]);
         assert_eq!(m.get::<f32>("y").unwrap(), [24.0, 34.0]);
     }
@@ -375,7 +458,7 @@ mod tests {
         // out[0] = 1*1 + 2*history[2-1] = 13, out[1] = 1*2 + 2*1 = 4, out[2] = 3 + 2*2 = 7.
         let init = mem(&[("out", f32b(&[0.0; 3])), ("c", f32b(&[1.0, 2.0])), ("in", f32b(&[1.0, 2.0, 3.0])), ("h", f32b(&[5.0, 6.0]))]);
         let args = [buf("out"), buf("c"), buf("in"), buf("h"), Arg::U32(2)];
-        let m = replay("mgpusim_fir", &init, &[view("FIR", [3, 1, 1], [256, 1, 1], &args, 64)]).unwrap();
+        let m = replay("mgpusim_fir", &views(&init), &[view("FIR", [3, 1, 1], [256, 1, 1], &args, 64)]).unwrap();
         assert_eq!(m.get::<f32>("out").unwrap(), [13.0, 4.0, 7.0]);
     }
 
@@ -383,14 +466,14 @@ mod tests {
     fn mp_and_spin_lock_checks() {
         let init = mem(&[("d", vec![0; 8]), ("f", vec![0; 8]), ("o", vec![0; 8])]);
         let args = [buf("d"), buf("f"), buf("o"), Arg::I32(10)];
-        let m = replay("mp", &init, &[view("mp_acqrel_agent", [4, 1, 1], [2, 1, 1], &args, 64)]).unwrap();
+        let m = replay("mp", &views(&init), &[view("mp_acqrel_agent", [4, 1, 1], [2, 1, 1], &args, 64)]).unwrap();
         assert_eq!(m.get::<i32>("d").unwrap(), [1, 2]);
         let p = &m.predicates["o"];
         assert!(p(&u32b(&[1, u32::MAX])).is_ok());
         assert!(p(&u32b(&[1, 0])).is_err(), "agent scope acqrel may not read stale data");
         let init = mem(&[("l", vec![0; 4]), ("c", vec![0; 8])]);
         let args = [buf("l"), buf("c"), Arg::U32(3), Arg::U32(100)];
-        let m = replay("atomics", &init, &[view("spin_lock", [256, 1, 1], [64, 1, 1], &args, 64)]).unwrap();
+        let m = replay("atomics", &views(&init), &[view("spin_lock", [256, 1, 1], [64, 1, 1], &args, 64)]).unwrap();
         let p = &m.predicates["c"];
         assert!(p(&u32b(&[12, 0])).is_ok(), "4 groups x 3 iterations");
         assert!(p(&u32b(&[11, 1])).is_err());
@@ -401,5 +484,18 @@ mod tests {
         let v = [view("vadd", [1, 1, 1], [1, 1, 1], &[], 64)];
         assert!(replay("nosuch", &BTreeMap::new(), &v).unwrap_err().to_string().contains("no built-in reference"));
         assert!(replay("mp", &BTreeMap::new(), &v).unwrap_err().to_string().contains("no model of kernel `vadd`"));
+    }
+
+    /// A replay copies only what the models write: vadd's inputs stay views of the initial
+    /// buffers (the memory a gigabyte vadd needs rests on it).
+    #[test]
+    fn a_replay_copies_only_the_buffers_it_writes() {
+        let init = mem(&[("a", f32b(&[1.0, 2.0])), ("b", f32b(&[10.0, 20.0])), ("c", f32b(&[0.0, 0.0]))]);
+        let args = [Arg::Buffer("a".into()), Arg::Buffer("b".into()), Arg::Buffer("c".into()), Arg::U32(2)];
+        let m = replay("vadd", &views(&init), &[view("vadd", [2, 1, 1], [2, 1, 1], &args, 64)]).unwrap();
+        assert_eq!(m.copied(), ["c"]);
+        assert_eq!(m.get::<f32>("c").unwrap(), [11.0, 22.0]);
+        let kept = m.retain_owned(&["c".to_string()]);
+        assert!(kept.bytes("a").is_none() && kept.bytes("c").is_some());
     }
 }

@@ -2,7 +2,7 @@
 //! the kernel's header comment. Index math follows the comments: `i = blockIdx.x * blockDim.x +
 //! threadIdx.x`, so a 1-D launch of `grid` work-items covers `i < grid.x`.
 
-use super::{at, slot, CpuMemory, DispatchView, Model, ModelError};
+use super::{at, slot, store, CpuMemory, DispatchView, Model, ModelError, Plain, View};
 use crate::spec::model::Ty;
 
 pub const MODELS: &[Model] = &[
@@ -60,11 +60,46 @@ fn private_gather(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError>
 fn vadd(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (a, b, c) = (d.buffer(0)?, d.buffer(1)?, d.buffer(2)?);
     let n = covered(d, d.u32(3)? as u64);
-    let (av, bv, mut cv) = (m.get::<f32>(a)?, m.get::<f32>(b)?, m.get::<f32>(c)?);
-    for i in 0..n {
-        *slot(&mut cv, i, c)? = at(&av, i, a)? + at(&bv, i, b)?;
+    elementwise::<f32>(m, [a, b], c, n, |[x, y]| x + y)
+}
+
+/// `out[i] = f([inputs[0][i], inputs[1][i]])` for i < n, reading the inputs where they are
+/// (views of the initial buffers, no copies: the specs that check memory use run gigabyte
+/// buffers through these models). An input may be `out` itself; element i is read before it
+/// is written, as in the kernels.
+fn elementwise<T: Plain>(m: &mut CpuMemory, inputs: [&str; 2], out: &str, n: u64, f: impl Fn([T; 2]) -> T) -> Result<(), ModelError> {
+    let mut bytes = m.take(out)?;
+    let result = (|| {
+        let views = [input::<T>(m, inputs[0], out)?, input::<T>(m, inputs[1], out)?];
+        for i in 0..n {
+            let read = |k: usize| match &views[k] {
+                Some(view) => view.at(i),
+                None => own(&bytes, i, out),
+            };
+            let v = f([read(0)?, read(1)?]);
+            store(&mut bytes, i, v, out)?;
+        }
+        Ok(())
+    })();
+    m.put(out, bytes, T::TY);
+    result
+}
+
+/// A view of `name`, or `None` when it is the output being written (read from its own bytes).
+fn input<'m, T: Plain>(m: &'m CpuMemory, name: &str, out: &str) -> Result<Option<View<'m, T>>, ModelError> {
+    if name == out {
+        return Ok(None);
     }
-    m.set(c, &cv)
+    Ok(Some(m.view::<T>(name)?))
+}
+
+/// Element `i` of a taken buffer.
+fn own<T: Plain>(bytes: &[u8], i: u64, name: &str) -> Result<T, ModelError> {
+    let o = (i as usize).saturating_mul(T::SIZE);
+    bytes
+        .get(o..o + T::SIZE)
+        .map(T::read)
+        .ok_or_else(|| ModelError::Fault(format!("the kernel reads {name}[{i}], past its {} elements (the GPU would fault)", bytes.len() / T::SIZE)))
 }
 
 /// vecCopy(a, b, c, n, stride): c[id] = a[id] for id < n (f64, copied bit for bit); b and
@@ -72,11 +107,7 @@ fn vadd(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
 fn vec_copy(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (a, c) = (d.buffer(0)?, d.buffer(2)?);
     let n = covered(d, d.i32(3)?.max(0) as u64);
-    let (av, mut cv) = (m.get::<u64>(a)?, m.get::<u64>(c)?);
-    for i in 0..n {
-        *slot(&mut cv, i, c)? = at(&av, i, a)?;
-    }
-    m.set(c, &cv)?;
+    elementwise::<u64>(m, [a, a], c, n, |[x, _]| x)?;
     m.types.insert(c.to_string(), Ty::F64);
     Ok(())
 }
@@ -86,24 +117,14 @@ fn vec_copy(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
 fn saxpy(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (a, x, y) = (d.f32(0)?, d.buffer(1)?, d.buffer(2)?);
     let n = covered(d, d.u32(3)? as u64);
-    let (xv, mut yv) = (m.get::<f32>(x)?, m.get::<f32>(y)?);
-    for i in 0..n {
-        let yi = slot(&mut yv, i, y)?;
-        *yi = a.mul_add(at(&xv, i, x)?, *yi);
-    }
-    m.set(y, &yv)
+    elementwise::<f32>(m, [x, y], y, n, |[xi, yi]| a.mul_add(xi, yi))
 }
 
 /// daxpy(a, x, y, n): y[i] = fma(a, x[i], y[i]) in f64.
 fn daxpy(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
     let (a, x, y) = (d.f64(0)?, d.buffer(1)?, d.buffer(2)?);
     let n = covered(d, d.u32(3)? as u64);
-    let (xv, mut yv) = (m.get::<f64>(x)?, m.get::<f64>(y)?);
-    for i in 0..n {
-        let yi = slot(&mut yv, i, y)?;
-        *yi = a.mul_add(at(&xv, i, x)?, *yi);
-    }
-    m.set(y, &yv)
+    elementwise::<f64>(m, [x, y], y, n, |[xi, yi]| a.mul_add(xi, yi))
 }
 
 /// Work-groups of a kernel that needs exactly 256-item groups.
@@ -417,8 +438,7 @@ mod tests {
         use crate::spec::model::Arg;
         let n = 1024u32;
         let data: Vec<u32> = (0..n).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
-        let mut m = CpuMemory::default();
-        m.bufs.insert("a".into(), data.iter().flat_map(|v| v.to_le_bytes()).collect());
+        let mut m = CpuMemory::with([("a".to_string(), data.iter().flat_map(|v| v.to_le_bytes()).collect())].into());
         let mut k = 2;
         while k <= n {
             let mut j = k / 2;
