@@ -42,9 +42,9 @@ pub struct EngineOptions {
     /// Timing mode: the dispatch stops with a kernel fault after this many cycles
     /// (`--max-cycles`; `u64::MAX`: no limit).
     pub max_cycles: u64,
-    /// Counts finished work-groups as they finish, for a progress display that another
+    /// Work-groups finished, counted as they finish, for a progress display that another
     /// thread reads (the engines only add to it).
-    pub groups_done: Option<&'static std::sync::atomic::AtomicU64>,
+    pub progress: Option<&'static RunProgress>,
 }
 
 impl Default for EngineOptions {
@@ -58,7 +58,7 @@ impl Default for EngineOptions {
             livelock_check_after: progress::DEFAULT_CHECK_AFTER,
             max_instructions: u64::MAX,
             max_cycles: u64::MAX,
-            groups_done: None,
+            progress: None,
         }
     }
 }
@@ -199,10 +199,18 @@ enum Settled {
     Waiting,
 }
 
+/// How far a run is, for a display on another thread: the work-groups of all its dispatches
+/// and how many have finished.
+#[derive(Debug, Default)]
+pub struct RunProgress {
+    pub groups_total: std::sync::atomic::AtomicU64,
+    pub groups_done: std::sync::atomic::AtomicU64,
+}
+
 /// A work-group finished: tell the progress display.
 pub(crate) fn count_group(opts: &EngineOptions) {
-    if let Some(c) = opts.groups_done {
-        c.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    if let Some(p) = opts.progress {
+        p.groups_done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 }
 

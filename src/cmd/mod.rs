@@ -62,6 +62,54 @@ pub fn locate(given: &Option<PathBuf>, relative: &str, flag: &str) -> Result<Pat
     Err(CliError::BadInput(format!("{relative} not found (pass {flag} DIR)")))
 }
 
+/// A progress bar for a run that the engines count in `p`: drawn on stderr (only when it is
+/// a terminal) once the run has taken more than a second, with the work-groups done, the rate
+/// and an estimate of the time left; cleared when the guard is dropped.
+pub struct RunBar {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl RunBar {
+    pub fn start(p: &'static hipscope_sim::engine::RunProgress) -> RunBar {
+        use std::sync::atomic::Ordering::Relaxed;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let begin = std::time::Instant::now();
+            let mut bar: Option<ProgressBar> = None;
+            while !flag.load(Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                let (done, total) = (p.groups_done.load(Relaxed), p.groups_total.load(Relaxed));
+                if bar.is_none() && begin.elapsed().as_secs() >= 1 && total > 0 {
+                    let b = ProgressBar::new(total);
+                    if let Ok(style) = ProgressStyle::with_template("{spinner} {elapsed_precise} {bar:20} {pos}/{len} work-groups, {eta} left") {
+                        b.set_style(style);
+                    }
+                    bar = Some(b);
+                }
+                if let Some(b) = &bar {
+                    b.set_length(total.max(1));
+                    b.set_position(done.min(total));
+                }
+            }
+            if let Some(b) = bar {
+                b.finish_and_clear();
+            }
+        });
+        RunBar { stop, thread: Some(thread) }
+    }
+}
+
+impl Drop for RunBar {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
 pub fn progress(jobs: usize) -> ProgressBar {
     let bar = ProgressBar::new(jobs as u64);
     if let Ok(style) = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}") {

@@ -7,7 +7,7 @@
 use super::CliError;
 use hipscope_isa::codeobj;
 use hipscope_sim::exec::Fidelity;
-use hipscope_sim::spec::{self, expr, Report, RunError, RunOptions};
+use hipscope_sim::spec::{self, expr, DispatchReport, Report, RunError, RunOptions};
 use hipscope_sim::timing::engine::DEFAULT_WATCHDOG_CYCLES;
 use hipscope_sim::timing::trace::{self, Trace};
 use hipscope_sim::FaultKind;
@@ -86,7 +86,25 @@ pub struct Args {
     /// checks were skipped, and the exit status is 0 unless the run fails.
     #[arg(long)]
     pub no_check: bool,
+    /// Livelock detection (both modes): a wave that has run N instructions since anything
+    /// visible last changed is checked for a repeating state; when every running wave repeats
+    /// one, the run stops with a livelock report (exit 3). 0 turns it off. [default: 256]
+    #[arg(long, value_name = "N")]
+    pub livelock_after: Option<u64>,
+    /// A wave running more than N instructions is a runaway loop (exit 3). [default: 50000000]
+    #[arg(long, value_name = "N")]
+    pub max_wave_instructions: Option<u64>,
+    /// Stop a dispatch after N wave-instructions (exit 3), for runs that are legal but long.
+    #[arg(long, value_name = "N")]
+    pub max_instructions: Option<u64>,
+    /// Timing mode: stop a dispatch after N cycles (exit 3).
+    #[arg(long, value_name = "N")]
+    pub max_cycles: Option<u64>,
 }
+
+/// Where the engines count this run's finished work-groups for the progress bar.
+static PROGRESS: hipscope_sim::engine::RunProgress =
+    hipscope_sim::engine::RunProgress { groups_total: std::sync::atomic::AtomicU64::new(0), groups_done: std::sync::atomic::AtomicU64::new(0) };
 
 pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     let timing = args.mode == Mode::Timing;
@@ -106,15 +124,22 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
         seed: args.seed,
         timing,
         watchdog_cycles: args.watchdog_cycles,
+        livelock_after: args.livelock_after,
+        max_wave_instructions: args.max_wave_instructions,
+        max_instructions: args.max_instructions,
+        max_cycles: args.max_cycles,
+        progress: Some(&PROGRESS),
         params,
         skip_checks: args.no_check,
         dump: dumps.iter().map(|(b, _)| b.clone()).collect(),
         ..RunOptions::default()
     };
+    let bar = super::RunBar::start(&PROGRESS);
     let (result, traced) = match &args.trace {
         None => (spec::run_file(&args.spec, &opts), None),
         Some(path) => run_traced(args, path, &opts)?,
     };
+    drop(bar);
     let report = result.map_err(|e| match e {
         RunError::Spec(e) => CliError::BadInput(e.to_string()),
         fault @ RunError::Fault { .. } => {
@@ -162,6 +187,9 @@ fn writable_dir(file: &Path) -> Result<(), String> {
 fn check_timing_flags(args: &Args, timing: bool) -> Result<(), CliError> {
     if !timing && args.trace.is_some() {
         return Err(CliError::BadInput("--trace: traces show the timing model's timeline; add --mode timing".into()));
+    }
+    if !timing && args.max_cycles.is_some() {
+        return Err(CliError::BadInput("--max-cycles: cycles are counted by the timing model; add --mode timing (or use --max-instructions)".into()));
     }
     if !timing && args.watchdog_cycles.is_some() {
         return Err(CliError::BadInput("--watchdog-cycles: the watchdog counts cycles of the timing model; add --mode timing".into()));
@@ -234,14 +262,8 @@ fn text_report(r: &Report, fidelity: bool) -> String {
             let _ = write!(o, ", {c} cycles ({:.2} µs)", ns / 1000.0);
         }
         let _ = writeln!(o);
-        let not_atomic = d.counters.iter().flatten().find(|(n, _)| n == "HS_SYSTEM_ATOMICS_NOT_ATOMIC").map_or(0, |(_, v)| *v);
-        if not_atomic > 0 {
-            let p = &r.gpu.hip;
-            let _ = writeln!(
-                o,
-                "warning: dispatch {i}: {not_atomic} atomic accesses to host or managed memory are not atomic on {} (hostNativeAtomicSupported = {}, concurrentManagedAccess = {})",
-                r.gpu.name, p.host_native_atomic_supported, p.concurrent_managed_access
-            );
+        for w in warnings(r, d) {
+            let _ = writeln!(o, "warning: dispatch {i}: {w}");
         }
     }
     for c in &r.checks {
@@ -304,13 +326,34 @@ fn fault_json(e: &RunError) -> String {
 
 /// The launch-spec JSON schema plus each dispatch's executed wave-instructions (`instructions`).
 /// Functional mode has no cycles, durations or counters.
+/// What a dispatch did that works on the simulated GPU but is almost certainly not meant:
+/// atomics the GPU cannot make atomic, LDS accesses out of range.
+fn warnings(r: &Report, d: &DispatchReport) -> Vec<String> {
+    let mut out = Vec::new();
+    let not_atomic = d.counters.iter().flatten().find(|(n, _)| n == "HS_SYSTEM_ATOMICS_NOT_ATOMIC").map_or(0, |(_, v)| *v);
+    if not_atomic > 0 {
+        let p = &r.gpu.hip;
+        out.push(format!(
+            "{not_atomic} atomic accesses to host or managed memory are not atomic on {} (hostNativeAtomicSupported = {}, concurrentManagedAccess = {})",
+            r.gpu.name, p.host_native_atomic_supported, p.concurrent_managed_access
+        ));
+    }
+    if d.lds_out_of_range > 0 {
+        out.push(format!(
+            "{} lane accesses to LDS were out of range: the reads returned 0 and the writes were dropped, as on the hardware",
+            d.lds_out_of_range
+        ));
+    }
+    out
+}
+
 fn json_report(r: &Report, fidelity: bool) -> String {
     let dispatches: Vec<Value> = r
         .dispatches
         .iter()
         .map(|d| {
             let counters: Map<String, Value> = d.counters.iter().flatten().map(|(n, v)| (n.clone(), json!(v))).collect();
-            json!({"kernel": d.kernel, "cycles": d.cycles, "duration_ns": d.duration_ns, "waves": d.waves, "instructions": d.instructions, "counters": counters})
+            json!({"kernel": d.kernel, "cycles": d.cycles, "duration_ns": d.duration_ns, "waves": d.waves, "instructions": d.instructions, "counters": counters, "warnings": warnings(r, d)})
         })
         .collect();
     let checks: Vec<Value> = r.checks.iter().map(|c| json!({"buffer": c.buffer, "ok": c.ok, "detail": c.detail})).collect();

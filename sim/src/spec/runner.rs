@@ -55,6 +55,15 @@ pub struct RunOptions {
     /// A wave running more instructions than this is a runaway loop (a kernel fault);
     /// `None`: the engine's default.
     pub max_wave_instructions: Option<u64>,
+    /// `--livelock-after N`: instructions a wave runs after the last visible change before
+    /// it is checked for a repeating state (0: no livelock detection); `None`: the default.
+    pub livelock_after: Option<u64>,
+    /// `--max-instructions N` / `--max-cycles N`: a dispatch stops with a kernel fault after
+    /// this many wave-instructions / cycles (timing mode).
+    pub max_instructions: Option<u64>,
+    pub max_cycles: Option<u64>,
+    /// Where the engines count finished work-groups (for a progress display).
+    pub progress: Option<&'static crate::engine::RunProgress>,
     /// Largest grid (work-items of one dispatch) this run accepts; `None`: any the launch
     /// checks allow. Bounds the work of runs over untrusted specs (the mutation tests).
     pub max_work_items: Option<u64>,
@@ -69,6 +78,8 @@ pub struct DispatchReport {
     pub groups: u64,
     pub waves: u64,
     pub instructions: u64,
+    /// Lane accesses to LDS that were out of range (read 0, writes dropped).
+    pub lds_out_of_range: u64,
     /// Timing mode: duration in shader cycles and nanoseconds (at the GPU's clock), and the
     /// counters (rocprof names) in report order.
     pub cycles: Option<u64>,
@@ -190,8 +201,8 @@ pub struct Session {
     buffers: Vec<(String, Buffer)>,
     globals: BTreeMap<String, Vec<u8>>,
     prepared: Vec<Prepared>,
-    watchdog_cycles: Option<u64>,
-    max_wave_instructions: Option<u64>,
+    /// The engine options every launch starts from (the limits the run asked for).
+    limits: EngineOptions,
 }
 
 impl Session {
@@ -261,8 +272,7 @@ impl Session {
             buffers: spec.buffers.0.clone(),
             globals: initial_globals,
             prepared,
-            watchdog_cycles: opts.watchdog_cycles,
-            max_wave_instructions: opts.max_wave_instructions,
+            limits: limits(opts),
         })
     }
 
@@ -321,14 +331,22 @@ impl Session {
     pub fn launch_traced(&mut self, i: usize, seed: u64, trace: Option<&mut Trace>) -> Result<crate::engine::DispatchStats, RunError> {
         let at = At { file: &self.path };
         let p = self.prepared.get(i).ok_or_else(|| at.err("dispatches", format!("no dispatch {i}")))?;
-        let mut opts = EngineOptions { seed, ..EngineOptions::default() };
-        if let Some(w) = self.watchdog_cycles {
-            opts.watchdog_cycles = w;
-        }
-        if let Some(m) = self.max_wave_instructions {
-            opts.max_wave_instructions = m;
-        }
+        let opts = EngineOptions { seed, ..self.limits };
         self.device.launch_traced(&p.kernel, p.geo, &p.args.bytes, &opts, trace).map_err(|e| launch_error(at, i, e, &self.placed))
+    }
+}
+
+/// The engine options `opts` asks for.
+fn limits(opts: &RunOptions) -> EngineOptions {
+    let d = EngineOptions::default();
+    EngineOptions {
+        watchdog_cycles: opts.watchdog_cycles.unwrap_or(d.watchdog_cycles),
+        max_wave_instructions: opts.max_wave_instructions.unwrap_or(d.max_wave_instructions),
+        livelock_check_after: opts.livelock_after.unwrap_or(d.livelock_check_after),
+        max_instructions: opts.max_instructions.unwrap_or(d.max_instructions),
+        max_cycles: opts.max_cycles.unwrap_or(d.max_cycles),
+        progress: opts.progress,
+        ..d
     }
 }
 
@@ -361,6 +379,10 @@ fn run_session(mut s: Session, spec: &Spec, path: &Path, opts: &RunOptions, mut 
             Some(checks::prepare(at, spec, &s.dir, &s.contents(), &views)?)
         }
     };
+    if let Some(p) = opts.progress {
+        let total: u64 = s.prepared.iter().map(|d| d.geo.group_count()).sum();
+        p.groups_total.store(total, std::sync::atomic::Ordering::Relaxed);
+    }
     let mut reports = Vec::new();
     let mut counts: BTreeMap<&'static str, (u64, Fidelity)> = BTreeMap::new();
     for i in 0..s.prepared.len() {
@@ -376,6 +398,7 @@ fn run_session(mut s: Session, spec: &Spec, path: &Path, opts: &RunOptions, mut 
             groups: stats.groups,
             waves: stats.waves,
             instructions: stats.instructions,
+            lds_out_of_range: stats.lds_out_of_range,
             cycles: stats.cycles,
             duration_ns: stats.cycles.map(|c| c as f64 * 1000.0 / clock as f64),
             counters: stats.counters.as_ref().map(|c| c.named(rdna)),
