@@ -1,5 +1,5 @@
 //! `hipscope run` and `hipscope gpus` end to end: exit codes 0/1/2/3, one-line errors, the JSON
-//! schema of PRODUCT.md. Uses the committed gfx90a `vadd` object (its instructions are among the
+//! schema the README documents. Uses the committed gfx90a `vadd` object (its instructions are among the
 //! first implemented); specs written here use absolute code-object paths.
 
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 //! Launch specs: a RON file that names code objects, buffers, dispatches and expectations
-//! (contract in PRODUCT.md, format in [`model`]), and the machinery that runs one.
+//! (documented in the README's "Launch specs", format in [`model`]), and the machinery that runs one.
 //!
 //! * [`read`]: a spec file to a [`Spec`];
 //! * [`model`]: the serde types of the file format; [`expr`]: `params` and the integer

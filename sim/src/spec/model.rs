@@ -1,4 +1,4 @@
-//! The launch-spec file format (RON), as serde types. The contract is in PRODUCT.md; this
+//! The launch-spec file format (RON), as serde types. The user contract is the README's "Launch specs"; this
 //! module adds a few extensions, each documented where it is declared:
 //! an optional default `gpu`, buffer `patch`es, more init kinds (`Linear`, `RandomInt`,
 //! `RandomCycle`, `PointerCycle`, `Values`), argument kinds `DynamicLds` and `Bytes`, expectation fields
