@@ -9,28 +9,33 @@
 //! the shader array's GL1 copy stale, so the pollers timed out.
 
 use hipscope_sim::gpus;
-use hipscope_sim::spec::{self, model::OrderedMap, run_file, RunOptions};
+use hipscope_sim::spec::{self, model::OrderedMap, RunOptions};
 use std::path::Path;
+
+/// Run `s` on `gpu`; print every check and collect the failures under `label`.
+fn run_checked(s: &spec::Spec, path: &Path, gpu: &str, timing: bool, label: &str, failures: &mut Vec<String>) {
+    let opts = RunOptions { gpu: Some(gpu.to_string()), timing, ..RunOptions::default() };
+    match spec::run(s, path, &opts) {
+        Ok(r) => {
+            for c in &r.checks {
+                println!("{gpu:<10} {label:<16} {:<14} {} ({})", c.buffer, if c.ok { "ok" } else { "FAIL" }, c.detail);
+                if !c.ok {
+                    failures.push(format!("{gpu} {label} {}: {}", c.buffer, c.detail));
+                }
+            }
+        }
+        Err(e) => failures.push(format!("{gpu} {label}: {e}")),
+    }
+}
 
 #[test]
 fn a_work_group_sees_its_own_stores_and_atomics_on_every_gpu() {
-    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/spin_wg.ron");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/spin_wg.ron");
+    let s = spec::load(&path).expect("workloads/spin_wg.ron loads");
     let mut failures = Vec::new();
     for gpu in gpus::builtin_names() {
         for timing in [false, true] {
-            let opts = RunOptions { gpu: Some(gpu.to_string()), timing, ..RunOptions::default() };
-            let mode = if timing { "timing" } else { "functional" };
-            match run_file(&spec, &opts) {
-                Ok(r) => {
-                    for c in &r.checks {
-                        println!("{gpu:<10} {mode:<10} {:<14} {} ({})", c.buffer, if c.ok { "ok" } else { "FAIL" }, c.detail);
-                        if !c.ok {
-                            failures.push(format!("{gpu} {mode} {}: {}", c.buffer, c.detail));
-                        }
-                    }
-                }
-                Err(e) => failures.push(format!("{gpu} {mode}: {e}")),
-            }
+            run_checked(&s, &path, gpu, timing, if timing { "timing" } else { "functional" }, &mut failures);
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -46,18 +51,7 @@ fn a_tgsplit_work_group_spread_over_cus_sees_its_own_stores() {
     for (gpu, dir) in [("mi210", "gfx90a-tgsplit"), ("mi250x", "gfx90a-tgsplit"), ("mi300x", "gfx942-tgsplit"), ("mi300a", "gfx942-tgsplit")] {
         let mut s = spec::load(&path).expect("workloads/spin_wg.ron loads");
         s.code_objects = OrderedMap(vec![(dir.to_string(), format!("bin/{dir}/spin_wg.co"))]);
-        let opts = RunOptions { gpu: Some(gpu.to_string()), timing: true, ..RunOptions::default() };
-        match spec::run(&s, &path, &opts) {
-            Ok(r) => {
-                for c in &r.checks {
-                    println!("{gpu:<10} {dir:<16} {:<14} {} ({})", c.buffer, if c.ok { "ok" } else { "FAIL" }, c.detail);
-                    if !c.ok {
-                        failures.push(format!("{gpu} {dir} {}: {}", c.buffer, c.detail));
-                    }
-                }
-            }
-            Err(e) => failures.push(format!("{gpu} {dir}: {e}")),
-        }
+        run_checked(&s, &path, gpu, true, dir, &mut failures);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
