@@ -195,3 +195,23 @@ fn non_atomic_system_atomics_are_reported() {
     assert!(nano.contains("warning: dispatch 0:") && nano.contains("not atomic on r9nano") && nano.contains("concurrentManagedAccess = false"), "{nano}");
     assert!(!mi300x.contains("not atomic"), "{mi300x}");
 }
+
+/// Without `--out` the suite writes nothing (it used to rewrite the tracked `reports/`); with
+/// it, the report and one plot per GPU, and it says where.
+#[test]
+fn the_report_is_written_only_when_asked() {
+    let dir = std::env::temp_dir().join(format!("hipscope-scopes-out-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let o = Command::new(env!("CARGO_BIN_EXE_hipscope")).current_dir(&dir).args(["scopes", "--gpu", "r9nano", "--csv"]).output().expect("run hipscope");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(99), 0, "nothing written without --out");
+    let o = Command::new(env!("CARGO_BIN_EXE_hipscope"))
+        .current_dir(&dir)
+        .args(["scopes", "--gpu", "r9nano", "--csv", "--out", "r"])
+        .output()
+        .expect("run hipscope");
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(o.status.success() && err.contains("wrote r/scopes.md, r/scopes-r9nano.svg"), "{err}");
+    assert!(dir.join("r/scopes.md").is_file() && dir.join("r/scopes-r9nano.svg").is_file());
+    let _ = std::fs::remove_dir_all(&dir);
+}
