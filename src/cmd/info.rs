@@ -125,6 +125,9 @@ fn header(o: &mut String, listing: &Listing, co: &CodeObject) {
     for w in &co.warnings {
         let _ = writeln!(o, "warning: {}", esc(w));
     }
+    for v in &co.data_symbols {
+        let _ = writeln!(o, "variable {} at {:#x}, {} bytes ({})", esc(&v.name), v.address, v.size, esc(&v.section));
+    }
     let _ = writeln!(o, "kernels: {}", co.kernels.len());
 }
 
