@@ -66,7 +66,8 @@ fn json_follows_the_product_schema() {
     assert_eq!(v["mode"], "functional");
     let d = &v["dispatches"][0];
     let dk: Vec<&str> = d.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(dk, ["counters", "cycles", "duration_ns", "instructions", "kernel", "waves"]);
+    assert_eq!(dk, ["counters", "cycles", "duration_ns", "instructions", "kernel", "warnings", "waves"]);
+    assert_eq!(d["warnings"], serde_json::json!([]), "vadd does nothing to warn about");
     assert!(d["cycles"].is_null() && d["duration_ns"].is_null());
     assert_eq!(d["waves"], 158, "39 groups of 4 waves and a last group of 116 items");
     // Executed wave-instructions: the per-opcode counts of --fidelity add up to them.
