@@ -1,4 +1,5 @@
-//! The scope suite (`workloads/scopes/scopes.hip`): every kernel on every committed config, in
+//! The scope suite (`workloads/scopes/scopes.hip`): every kernel on every committed config (the
+//! 13 configs and the gfx90a/gfx942 tgsplit builds), in
 //! timing mode on the built-in GPU of its processor, with the times buffers read back.
 //!
 //! What is checked is only that each kernel runs and writes plausible figures: every wave of
@@ -81,7 +82,7 @@ fn every_scope_kernel_runs_on_every_config_in_timing_mode() {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     configs.sort();
-    assert_eq!(configs.len(), 13, "workloads/bin/<config>/scopes.co for the 13 configs: {configs:?}");
+    assert_eq!(configs.len(), 15, "workloads/bin/<config>/scopes.co for the 13 configs and the two tgsplit builds: {configs:?}");
     let sc = measurement_kernels();
     assert_eq!(sc.len(), 42);
     let mut table: BTreeMap<String, Vec<String>> = BTreeMap::new();
