@@ -6,6 +6,7 @@
 //! * [`kernel`]: a kernel's decoded and classified code;
 //! * [`dispatch`]: launch geometry, runtime structures, initial wave state;
 //! * [`engine`]: the functional scheduler; [`progress`]: livelock detection for both engines;
+//! * [`scratch`]: sizing the private-segment backing store of a dispatch;
 //! * [`launch`]: [`launch::Device`], the entry point for clients;
 //! * [`gpus`]: GPU configurations (built-in and from files, with timing parameters);
 //! * [`memsys`]: the timing mode's memory system (data-carrying caches, L2 channels, MALL,
@@ -27,6 +28,7 @@ pub mod memory;
 pub mod memsys;
 pub mod progress;
 pub mod scopes;
+pub mod scratch;
 pub mod spec;
 #[doc(hidden)]
 pub mod testing;

@@ -168,7 +168,7 @@ impl GpuConfig {
 }
 
 /// Memory the host can still give (`MemAvailable` of /proc/meminfo), where it says.
-fn host_available_bytes() -> Option<u64> {
+pub(crate) fn host_available_bytes() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
