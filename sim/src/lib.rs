@@ -12,7 +12,8 @@
 //! * [`memsys`]: the timing mode's memory system (data-carrying caches, L2 channels, MALL,
 //!   DRAM); it knows nothing of instructions;
 //! * [`counters`]: performance counters with rocprof names;
-//! * [`spec`]: launch specs (RON) and the CPU references that check them.
+//! * [`spec`]: launch specs (RON) and the CPU references that check them;
+//! * `fuzzing`: one bounded launch from arbitrary bytes, for the fuzzer and the robustness test.
 //!
 //! It consumes decoded programs from `hipscope-isa` and never decodes in its inner loop.
 
@@ -21,6 +22,8 @@ pub mod dispatch;
 pub mod engine;
 pub mod exec;
 pub mod fault;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod gpus;
 pub mod kernel;
 pub mod launch;
