@@ -28,8 +28,9 @@ impl Geometry {
         [0, 1, 2].map(|d| self.grid[d].div_ceil(self.block[d].max(1)))
     }
 
+    /// Saturating: three dimensions of 2^32 work-items in one-item groups overflow a u64.
     pub fn group_count(&self) -> u64 {
-        self.groups().iter().map(|&g| g as u64).product()
+        self.groups().iter().map(|&g| g as u64).fold(1, u64::saturating_mul)
     }
 
     /// Work-items of work-group `g` in each dimension.

@@ -126,7 +126,7 @@ pub struct Dispatch<'a> {
 impl Dispatch<'_> {
     /// Work-groups resident at once (the residency limit, or fewer if the grid is small).
     pub fn resident_groups(&self) -> u64 {
-        (self.max_resident_groups.max(1) as u64).min(self.geo.group_count().max(1))
+        resident_groups(self.max_resident_groups, &self.geo)
     }
 
     /// Waves of a full work-group.
@@ -134,6 +134,12 @@ impl Dispatch<'_> {
         let lanes = if self.kernel.wave64 { 64 } else { 32 };
         (self.geo.block.iter().product::<u32>()).div_ceil(lanes)
     }
+}
+
+/// Work-groups resident at once with a residency limit of `max` (at least one, at most the
+/// grid's groups).
+pub fn resident_groups(max: usize, geo: &Geometry) -> u64 {
+    (max.max(1) as u64).min(geo.group_count().max(1))
 }
 
 /// Run a dispatch to completion.

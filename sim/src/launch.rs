@@ -1,5 +1,10 @@
 //! Launching a kernel on a device: kernarg segment, runtime structures, scratch, then the
 //! engine. Clients (launch specs, the scope suite, tests) go through [`Device::launch`].
+//!
+//! Everything a launch allocates is sized by code-object fields or by the caller, so both are
+//! checked first: [`Device::load_kernel`] refuses a kernel beyond a hardware limit
+//! (`limits::check_kernel`), and [`Device::launch`] refuses a geometry HIP would refuse and a
+//! scratch store the host cannot hold, before anything is placed in memory.
 
 use crate::dispatch::{fill_hidden_args, place_queue, place_runtime_structures, Geometry, KernargPool, RuntimeService};
 use crate::engine::{run, Dispatch, DispatchStats, EngineOptions};
@@ -9,7 +14,10 @@ use crate::gpus::{GpuConfig, Timing};
 use crate::kernel::{KernelError, LoadedKernel};
 use crate::memory::{Memory, MemoryKind};
 use crate::memsys::{HostAtomics, MemSystem};
+use crate::scratch;
+use crate::timing::placement::Occupancy;
 use crate::timing::{self, trace::Trace};
+use hipscope_isa::codeobj::limits::{self, Violation};
 use hipscope_isa::codeobj::{CodeObject, DataSymbol};
 use hipscope_isa::decode::Ctx;
 use hipscope_isa::Processor;
@@ -27,6 +35,17 @@ pub enum LaunchError {
     KernargTooLarge { kernel: String, bytes: u64, limit: u64 },
     #[error("code object data: {0}")]
     Image(String),
+    #[error("kernel '{kernel}': argument {index} at offset {offset} ({bytes} bytes) lies outside the {segment}-byte kernarg segment")]
+    ArgOutside { kernel: String, index: usize, offset: u64, bytes: usize, segment: u64 },
+    /// A descriptor or metadata field beyond what the hardware allows.
+    #[error("kernel '{kernel}': {violation}")]
+    OverLimit { kernel: String, violation: Violation },
+    /// A grid, block or LDS size the HIP runtime would refuse.
+    #[error("kernel '{kernel}': {message}")]
+    Geometry { kernel: String, message: String },
+    /// The private-segment backing store would not fit the host budget (`scratch::host_budget`).
+    #[error("kernel '{kernel}': scratch for {waves} resident waves of {lanes} lanes at {per_lane} bytes per lane needs {bytes} bytes, more than the {limit} bytes a dispatch's scratch may take (16 GiB, or less when the host has less available)")]
+    ScratchTooLarge { kernel: String, waves: u64, lanes: u64, per_lane: u64, bytes: u64, limit: u64 },
     #[error("code object is for {object}, the device is {device}")]
     WrongTarget { object: Processor, device: Processor },
     #[error(transparent)]
@@ -151,10 +170,17 @@ impl Device {
         &self.globals
     }
 
-    /// Prepare a kernel for this device.
+    /// Prepare a kernel for this device. A kernel with a size beyond a hardware limit (see
+    /// `limits::check_kernel`) is refused: a flipped bit there would otherwise ask the launch
+    /// for gigabytes of scratch, LDS or kernargs.
     pub fn load_kernel(&self, co: &CodeObject, name: &str) -> Result<LoadedKernel, LaunchError> {
         if co.target.processor != self.processor {
             return Err(LaunchError::WrongTarget { object: co.target.processor, device: self.processor });
+        }
+        if let Ok(k) = co.find_kernel(name) {
+            if let Some(violation) = limits::check_kernel(k, co.target.processor.family()).into_iter().next() {
+                return Err(LaunchError::OverLimit { kernel: k.name.clone(), violation });
+            }
         }
         let wave64 = co.find_kernel(name).map_or(true, |k| k.wave_size == 64);
         Ok(LoadedKernel::load(co, name, &self.env(wave64))?)
@@ -176,6 +202,30 @@ impl Device {
         opts: &EngineOptions,
         trace: Option<&mut Trace>,
     ) -> Result<DispatchStats, LaunchError> {
+        let lds_bytes = check_geometry(kernel, &geo)?;
+        let d = &kernel.descriptor;
+        let lanes: u64 = if kernel.wave64 { 64 } else { 32 };
+        let waves_per_group = geo.block.iter().map(|&b| u64::from(b)).product::<u64>().div_ceil(lanes) as u32;
+        let max_resident_groups = match &self.timing {
+            // The timing engine holds at most what its placement admits; a store sized for
+            // every work-group slot of every CU would be far larger on a big GPU.
+            Some(t) => Occupancy::of(kernel, waves_per_group, lds_bytes).max_resident_groups(&t.cfg, t.compute_units).max(1) as usize,
+            None => opts.max_resident_groups,
+        };
+        let per_lane = scratch::per_lane_bytes(d.private_segment_fixed_size);
+        let scratch_bytes = if per_lane == 0 {
+            0
+        } else {
+            let waves = crate::engine::resident_groups(max_resident_groups, &geo) * u64::from(waves_per_group);
+            let bytes = scratch::store_bytes(waves, lanes, per_lane);
+            let limit = scratch::host_budget();
+            if bytes > limit {
+                return Err(LaunchError::ScratchTooLarge { kernel: kernel.name.clone(), waves, lanes, per_lane, bytes, limit });
+            }
+            bytes
+        };
+        // Within the budget (and with at least one wave), far below 4 GiB.
+        let per_lane = per_lane.min(u64::from(u32::MAX)) as u32;
         let (queue, mut pool) = match self.queue {
             Some(q) => q,
             None => (place_queue(&mut self.mem, &self.apertures), KernargPool::new(&mut self.mem)),
@@ -188,28 +238,11 @@ impl Device {
             limit: KernargPool::BYTES,
         })?;
         self.queue = Some((queue, pool));
-        let d = &kernel.descriptor;
         let rt = place_runtime_structures(&mut self.mem, &geo, d.group_segment_fixed_size, d.private_segment_fixed_size, kernarg_addr, queue, self.dispatches);
-        // Private memory: bytes per lane rounded to dwords (the swizzle unit).
-        let per_lane = d.private_segment_fixed_size.next_multiple_of(4);
-        let mut dispatch = Dispatch {
-            kernel,
-            geo,
-            rt,
-            kernarg,
-            lds_bytes: d.group_segment_fixed_size + geo.dynamic_lds,
-            scratch_base: 0,
-            scratch_per_lane: per_lane,
-            max_resident_groups: match &self.timing {
-                Some(t) => (t.compute_units * t.cfg.core.max_workgroups_per_cu) as usize,
-                None => opts.max_resident_groups,
-            },
-        };
-        if per_lane > 0 {
-            let lanes = if kernel.wave64 { 64 } else { 32 };
-            let slots = dispatch.resident_groups() * dispatch.waves_per_group() as u64;
-            let bytes = (slots * lanes * per_lane as u64) as usize;
-            dispatch.scratch_base = self.mem.alloc(&format!("hipscope:scratch#{}", self.dispatches), bytes, MemoryKind::Scratch);
+        let mut dispatch = Dispatch { kernel, geo, rt, kernarg, lds_bytes, scratch_base: 0, scratch_per_lane: per_lane, max_resident_groups };
+        if scratch_bytes > 0 {
+            // Lazily mapped by the host: only the pages the kernel touches take memory.
+            dispatch.scratch_base = self.mem.alloc(&format!("hipscope:scratch#{}", self.dispatches), scratch_bytes as usize, MemoryKind::Scratch);
         }
         let scratch_base = dispatch.scratch_base;
         let mut env = self.env(kernel.wave64);
@@ -268,11 +301,38 @@ impl Device {
             if value.len() as u64 != meta.size {
                 return Err(LaunchError::ArgSize { kernel: kernel.name.clone(), index: i, expected: meta.size, given: value.len() });
             }
-            let start = meta.offset as usize;
-            bytes.resize(bytes.len().max(start + value.len()), 0);
-            bytes[start..start + value.len()].copy_from_slice(value);
+            // The loader keeps every argument inside the segment; a hand-made layout may not.
+            let outside = || LaunchError::ArgOutside { kernel: kernel.name.clone(), index: i, offset: meta.offset, bytes: value.len(), segment: size };
+            let start = usize::try_from(meta.offset).map_err(|_| outside())?;
+            let dst = bytes.get_mut(start..start.saturating_add(value.len())).ok_or_else(outside)?;
+            dst.copy_from_slice(value);
         }
         fill_hidden_args(layout, &mut bytes, geo, queue, &self.apertures);
         Ok(bytes)
     }
+}
+
+/// Refuse what `hipLaunchKernel` refuses (empty grid or block, more than 1024 work-items per
+/// block, more LDS than a work-group can have), so that nothing later sizes memory or wave
+/// counts from it; returns the work-group's LDS bytes (static + dynamic).
+fn check_geometry(kernel: &LoadedKernel, geo: &Geometry) -> Result<u32, LaunchError> {
+    let err = |message: String| LaunchError::Geometry { kernel: kernel.name.clone(), message };
+    if geo.grid.contains(&0) || geo.block.contains(&0) {
+        return Err(err(format!("grid {:?} and block {:?} must be at least 1 in every dimension", geo.grid, geo.block)));
+    }
+    let items: u64 = geo.block.iter().map(|&b| u64::from(b)).product();
+    if items > limits::MAX_WORKGROUP_ITEMS {
+        return Err(err(format!("block of {items} work-items, more than {}", limits::MAX_WORKGROUP_ITEMS)));
+    }
+    let lds = u64::from(kernel.descriptor.group_segment_fixed_size) + u64::from(geo.dynamic_lds);
+    if lds > limits::MAX_GROUP_SEGMENT_BYTES {
+        return Err(err(format!(
+            "{} static + {} dynamic bytes of LDS, more than the {} a work-group can have",
+            kernel.descriptor.group_segment_fixed_size,
+            geo.dynamic_lds,
+            limits::MAX_GROUP_SEGMENT_BYTES
+        )));
+    }
+    // At most 64 KiB: fits.
+    Ok(lds as u32)
 }

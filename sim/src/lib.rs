@@ -6,12 +6,14 @@
 //! * [`kernel`]: a kernel's decoded and classified code;
 //! * [`dispatch`]: launch geometry, runtime structures, initial wave state;
 //! * [`engine`]: the functional scheduler; [`progress`]: livelock detection for both engines;
+//! * [`scratch`]: sizing the private-segment backing store of a dispatch;
 //! * [`launch`]: [`launch::Device`], the entry point for clients;
 //! * [`gpus`]: GPU configurations (built-in and from files, with timing parameters);
 //! * [`memsys`]: the timing mode's memory system (data-carrying caches, L2 channels, MALL,
 //!   DRAM); it knows nothing of instructions;
 //! * [`counters`]: performance counters with rocprof names;
-//! * [`spec`]: launch specs (RON) and the CPU references that check them.
+//! * [`spec`]: launch specs (RON) and the CPU references that check them;
+//! * `fuzzing`: one bounded launch from arbitrary bytes, for the fuzzer and the robustness test.
 //!
 //! It consumes decoded programs from `hipscope-isa` and never decodes in its inner loop.
 
@@ -20,6 +22,8 @@ pub mod dispatch;
 pub mod engine;
 pub mod exec;
 pub mod fault;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod gpus;
 pub mod kernel;
 pub mod launch;
@@ -27,6 +31,7 @@ pub mod memory;
 pub mod memsys;
 pub mod progress;
 pub mod scopes;
+pub mod scratch;
 pub mod spec;
 #[doc(hidden)]
 pub mod testing;

@@ -9,7 +9,7 @@
 use super::class::{classify, Class, Maintenance};
 use super::jitter::LaunchJitter;
 use super::lds_banks;
-use super::placement::{Needs, Placed, Placement};
+use super::placement::{Needs, Occupancy, Placed, Placement};
 use super::port::Port;
 use super::trace::{Access, Lane, Layout, MemUnit, Trace};
 use super::waitcnt::{Outstanding, Queue};
@@ -157,14 +157,7 @@ pub fn run(
             CodeSlot::Invalid { .. } => Class::Other,
         })
         .collect();
-    let needs = Needs { waves: d.waves_per_group(), vgprs: k.vgprs.next_multiple_of(8).max(8), lds_bytes: d.lds_bytes };
-    // RDNA WGP mode (the kernel descriptor's WGP_MODE bit): work-groups are placed on
-    // workgroup processors of two CUs (AMD RDNA ISA guides, "WGP mode").
-    let cus_per_unit = if k.descriptor.compute_pgm_rsrc1.wgp_mode == Some(true) { 2 } else { 1 };
-    // tgsplit mode (the descriptor's COMPUTE_PGM_RSRC3.TG_SPLIT bit): one work-group's waves
-    // may run on different CUs, and no LDS is allocated for it (AMDGPUUsage, *Memory Model
-    // GFX90A*, *GFX942*).
-    let split = k.descriptor.compute_pgm_rsrc3.tg_split() == Some(true);
+    let Occupancy { needs, cus_per_unit, split } = Occupancy::of(k, d.waves_per_group(), d.lds_bytes);
     let before = ms.counters.clone();
     ms.set_seed(opts.seed);
     ms.begin_kernel();
@@ -179,8 +172,8 @@ pub fn run(
         fam: k.family,
         classes,
         setup: WaveSetup { kernel: k, geo: &d.geo, rt: &d.rt, kernarg: &d.kernarg, scratch_base: d.scratch_base, scratch_per_lane: d.scratch_per_lane },
-        place: Placement::new(t, cus, cus_per_unit as u32),
-        cus_per_unit,
+        place: Placement::new(t, cus, cus_per_unit),
+        cus_per_unit: cus_per_unit as usize,
         split,
         needs,
         waves: Vec::new(),

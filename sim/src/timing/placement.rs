@@ -4,6 +4,7 @@
 //! (work-groups are dispatched round-robin across XCDs: AMD CDNA 3 white paper).
 
 use crate::gpus::timing::Timing;
+use crate::kernel::LoadedKernel;
 
 /// What one work-group of a kernel needs.
 #[derive(Debug, Clone, Copy)]
@@ -12,6 +13,57 @@ pub struct Needs {
     /// VGPRs per lane of one wave (arch + acc, rounded to the allocation granule).
     pub vgprs: u32,
     pub lds_bytes: u32,
+}
+
+/// How a kernel's work-groups occupy CUs: what one needs and how it may be placed, read from
+/// the kernel descriptor. The timing engine places by it; a launch sizes the scratch backing
+/// store by [`Occupancy::max_resident_groups`].
+#[derive(Debug, Clone, Copy)]
+pub struct Occupancy {
+    pub needs: Needs,
+    /// CUs a work-group may spread over (see [`Placement::new`]).
+    pub cus_per_unit: u32,
+    /// tgsplit: one work-group's waves may run on different CUs.
+    pub split: bool,
+}
+
+impl Occupancy {
+    /// A kernel's work-groups of `waves` waves and `lds_bytes` of LDS (static + dynamic).
+    pub fn of(k: &LoadedKernel, waves: u32, lds_bytes: u32) -> Occupancy {
+        let needs = Needs { waves, vgprs: k.vgprs.next_multiple_of(8).max(8), lds_bytes };
+        // RDNA WGP mode (the kernel descriptor's WGP_MODE bit): work-groups are placed on
+        // workgroup processors of two CUs (AMD RDNA ISA guides, "WGP mode").
+        let cus_per_unit = if k.descriptor.compute_pgm_rsrc1.wgp_mode == Some(true) { 2 } else { 1 };
+        // tgsplit mode (the descriptor's COMPUTE_PGM_RSRC3.TG_SPLIT bit): one work-group's
+        // waves may run on different CUs, and no LDS is allocated for it (AMDGPUUsage, *Memory
+        // Model GFX90A*, *GFX942*).
+        let split = k.descriptor.compute_pgm_rsrc3.tg_split() == Some(true);
+        Occupancy { needs, cus_per_unit, split }
+    }
+
+    /// The most work-groups a [`Placement`] of `compute_units` CUs can hold at once. Every
+    /// bound it takes is one `try_cu` / `take_wave` enforce (work-group slots, wave slots of
+    /// the SIMDs with the VGPRs they need, LDS), so no dispatch ever has more resident; it is
+    /// at most `compute_units × max_workgroups_per_cu`, often far less (a 1024-item group of
+    /// wave64 fills a GCN CU's 40 wave slots with two groups, not 40 of its group slots).
+    pub fn max_resident_groups(&self, t: &Timing, compute_units: u32) -> u64 {
+        let per = u64::from(self.cus_per_unit.max(1));
+        let units = (u64::from(compute_units) / per).max(1);
+        let n = &self.needs;
+        let waves_per_simd = u64::from(t.core.max_waves_per_simd).min(u64::from(t.core.vgprs_per_simd) / u64::from(n.vgprs.max(1)));
+        let wave_slots = u64::from(t.core.simds_per_cu.max(1)) * per * waves_per_simd;
+        let group_slots = u64::from(t.core.max_workgroups_per_cu) * per;
+        let waves = u64::from(n.waves.max(1));
+        if self.split {
+            // Waves go anywhere in an XCD: only the totals bound the groups.
+            return (units * group_slots).min(units * wave_slots / waves);
+        }
+        let mut per_unit = group_slots.min(wave_slots / waves);
+        if n.lds_bytes > 0 {
+            per_unit = per_unit.min(u64::from(t.lds.size_bytes) * per / u64::from(n.lds_bytes));
+        }
+        units * per_unit
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -297,6 +349,46 @@ mod tests {
         }
         assert!(p.place_in_xcd(0, &tiny).is_none(), "16 work-groups per CU");
         assert!(!p.fits_at_all(&Needs { waves: 40, vgprs: 8, lds_bytes: 0 }));
+    }
+
+    /// Fill an empty GPU with work-groups of `n` (as the engine does at a dispatch's start):
+    /// how many fit.
+    fn fill(t: &Timing, cus: u32, o: &Occupancy) -> u64 {
+        let mut p = Placement::new(t, cus, o.cus_per_unit);
+        let mut placed = 0;
+        // Round-robin over the XCDs until a whole round places nothing.
+        loop {
+            let before = placed;
+            for x in 0..p.xcds {
+                let got = if o.split { p.place_split_in_xcd(x, &o.needs) } else { p.place_in_xcd(x, &o.needs) };
+                placed += u64::from(got.is_some());
+            }
+            if placed == before {
+                return placed;
+            }
+        }
+    }
+
+    #[test]
+    fn max_resident_groups_bounds_what_placement_admits() {
+        // The scratch store has one slot per resident wave: fewer slots than the placement
+        // admits would make two waves share scratch.
+        for gpu in crate::gpus::builtins() {
+            let t = gpu.timing.clone().unwrap();
+            let cus = gpu.compute_units.min(16);
+            for (waves, vgprs, lds_bytes) in [(1, 8, 0), (4, 32, 0), (16, 128, 0), (4, 8, 20_000), (32, 16, 0), (2, 256, 64 * 1024), (3, 512, 0)] {
+                for (cus_per_unit, split) in [(1, false), (2, false), (1, true)] {
+                    let o = Occupancy { needs: Needs { waves, vgprs, lds_bytes }, cus_per_unit, split };
+                    let (bound, real) = (o.max_resident_groups(&t, cus), fill(&t, cus, &o));
+                    assert!(real <= bound, "{}: {o:?}: {real} placed, bound {bound}", gpu.name);
+                    assert!(bound <= u64::from(cus * t.core.max_workgroups_per_cu), "{}: {o:?}", gpu.name);
+                    // Tight where only the wave slots limit (no LDS, few VGPRs, groups of one SIMD's worth).
+                    if !split && cus_per_unit == 1 && lds_bytes == 0 && vgprs <= 32 {
+                        assert_eq!(real, bound, "{}: {o:?}", gpu.name);
+                    }
+                }
+            }
+        }
     }
 
     #[test]
