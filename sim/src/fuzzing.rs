@@ -79,34 +79,45 @@ fn gpus() -> &'static [GpuConfig] {
 
 /// Run the input once (see the module documentation).
 pub fn fuzz_one(data: &[u8]) -> Outcome {
-    let Some((header, object)) = data.split_first_chunk::<HEADER>() else { return Outcome::NotLoaded };
-    let Ok(co) = codeobj::load(object, None) else { return Outcome::NotLoaded };
+    run(data).0
+}
+
+/// [`fuzz_one`], with what happened in words: the error, or what the dispatch executed.
+pub fn run(data: &[u8]) -> (Outcome, String) {
+    let Some((header, object)) = data.split_first_chunk::<HEADER>() else { return (Outcome::NotLoaded, "shorter than the header".into()) };
+    let co = match codeobj::load(object, None) {
+        Ok(co) => co,
+        Err(e) => return (Outcome::NotLoaded, e.to_string()),
+    };
     if co.kernels.is_empty() {
-        return Outcome::NoKernel;
+        return (Outcome::NoKernel, "no kernel".into());
     }
     let [gpu, mode, kernel, seed, scalars @ ..] = *header;
     let processor = co.target.processor;
     let mut dev = Device::new(processor);
     if mode & 1 != 0 {
         let all = gpus();
-        let same: Vec<&GpuConfig> = all.iter().filter(|g| g.processor == processor).collect();
-        let family: Vec<&GpuConfig> = all.iter().filter(|g| g.processor.family() == processor.family()).collect();
-        let pool = if !same.is_empty() {
-            same
-        } else if !family.is_empty() {
-            family
-        } else {
-            all.iter().collect()
+        // The GPUs the object was built for, else its family's, else any.
+        let rank = |g: &GpuConfig| {
+            if g.processor == processor {
+                0
+            } else if g.processor.family() == processor.family() {
+                1
+            } else {
+                2
+            }
         };
-        let Some(cfg) = pool.get(usize::from(gpu) % pool.len().max(1)) else { return Outcome::Refused };
-        if dev.enable_timing(cfg).is_err() {
-            return Outcome::Refused;
+        let best = all.iter().map(rank).min().unwrap_or(2);
+        let pool: Vec<&GpuConfig> = all.iter().filter(|g| rank(g) == best).collect();
+        let Some(cfg) = pool.get(usize::from(gpu) % pool.len().max(1)) else { return (Outcome::Refused, "no built-in GPU".into()) };
+        if let Err(e) = dev.enable_timing(cfg) {
+            return (Outcome::Refused, e);
         }
     }
     let name = co.kernels[usize::from(kernel) % co.kernels.len()].name.clone();
     let k = match dev.load_kernel(&co, &name) {
         Ok(k) => k,
-        Err(_) => return Outcome::Refused,
+        Err(e) => return (Outcome::Refused, e.to_string()),
     };
     let (grid, block) = GEOMETRIES[usize::from(mode >> 1) % GEOMETRIES.len()];
     let geo = Geometry { grid, block, dynamic_lds: DYNAMIC_LDS[usize::from(mode >> 4) % DYNAMIC_LDS.len()] };
@@ -119,9 +130,9 @@ pub fn fuzz_one(data: &[u8]) -> Outcome {
         ..EngineOptions::default()
     };
     match dev.launch(&k, geo, &args, &opts) {
-        Ok(_) => Outcome::Completed,
-        Err(LaunchError::Fault(_)) => Outcome::Faulted,
-        Err(_) => Outcome::Refused,
+        Ok(s) => (Outcome::Completed, format!("{} waves, {} instructions", s.waves, s.instructions)),
+        Err(LaunchError::Fault(f)) => (Outcome::Faulted, f.to_string()),
+        Err(e) => (Outcome::Refused, e.to_string()),
     }
 }
 

@@ -1,7 +1,7 @@
 //! A launch of a damaged code object never panics, aborts or hangs: seeded mutations of the
 //! committed workload code objects (`workloads/bin/*/*.co`) run through
-//! `hipscope_sim::fuzzing::fuzz_one`, the function the `launch` cargo-fuzz target calls, each
-//! in a thread of its own with a time bound. Every case must end in an outcome: not loaded,
+//! `hipscope_sim::fuzzing::run` (`fuzz_one`, the function the `launch` cargo-fuzz target calls,
+//! with its outcome in words), each in a thread of its own with a time bound. Every case must end in an outcome: not loaded,
 //! refused with an error, a kernel fault, or a completed dispatch.
 //!
 //! Mutations: kernel-descriptor bits flipped and its 32-bit fields set to extreme values;
@@ -12,7 +12,7 @@
 //! `target/launch-robustness/case-N.bin`, an input the fuzz target replays.
 
 use hipscope_isa::codeobj;
-use hipscope_sim::fuzzing::{fuzz_one, Outcome, HEADER};
+use hipscope_sim::fuzzing::{run, Outcome, HEADER};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use std::collections::BTreeMap;
@@ -194,6 +194,11 @@ impl Mutator {
     }
 }
 
+/// The first line of a report (a fault lists every wave), cut to a readable length.
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or("").chars().take(200).collect()
+}
+
 #[test]
 fn mutated_code_objects_never_panic_abort_or_hang_at_launch() {
     let sources = sources();
@@ -203,6 +208,7 @@ fn mutated_code_objects_never_panic_abort_or_hang_at_launch() {
     let out_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/launch-robustness");
     let started = Instant::now();
     let mut outcomes: BTreeMap<Outcome, usize> = BTreeMap::new();
+    let mut examples: BTreeMap<Outcome, String> = BTreeMap::new();
     let mut by_kind: BTreeMap<(&str, Outcome), usize> = BTreeMap::new();
     let mut slowest = (Duration::ZERO, String::new());
     for case in 0..CASES {
@@ -215,13 +221,13 @@ fn mutated_code_objects_never_panic_abort_or_hang_at_launch() {
         let work = input.clone();
         let t0 = Instant::now();
         std::thread::spawn(move || {
-            let _ = tx.send(fuzz_one(&work));
+            let _ = tx.send(run(&work));
         });
         let result = rx.recv_timeout(CASE_LIMIT);
         let took = t0.elapsed();
         let name = s.path.strip_prefix(bin_dir()).unwrap_or(&s.path).display();
         let what = format!("case {case}: {name} with {kind}, header {header:02x?}");
-        let outcome = match result {
+        let (outcome, text) = match result {
             Ok(o) => o,
             Err(e) => {
                 std::fs::create_dir_all(&out_dir).unwrap();
@@ -235,6 +241,7 @@ fn mutated_code_objects_never_panic_abort_or_hang_at_launch() {
             slowest = (took, what);
         }
         *outcomes.entry(outcome).or_default() += 1;
+        examples.entry(outcome).or_insert_with(|| first_line(&text));
         *by_kind.entry((kind, outcome)).or_default() += 1;
     }
     println!(
@@ -245,6 +252,9 @@ fn mutated_code_objects_never_panic_abort_or_hang_at_launch() {
         slowest.1
     );
     println!("outcomes: {outcomes:?}");
+    for (o, text) in &examples {
+        println!("  e.g. {o:?}: {text}");
+    }
     for ((kind, outcome), n) in &by_kind {
         println!("  {kind}: {outcome:?} {n}");
     }
