@@ -1,0 +1,9 @@
+//! The grader: what a memory-model course needs from hipscope.
+//!
+//! Data flows one way: a litmus file in one of three dialects is parsed into one typed
+//! [`litmus::Litmus`] program; the language layer (`model`) enumerates its candidate
+//! executions and judges them under a scoped model (libhipcxx's scoped C++, HSA or OpenCL);
+//! the hardware layer lowers the same program to AMDGPU instructions and runs it on the engine.
+//! The language layer knows nothing of the engine.
+
+pub mod litmus;

@@ -1,0 +1,283 @@
+//! The final part every dialect shares: `locations […]`, `filter (…)` and the condition
+//! `exists (…)` / `~exists (…)` / `forall (…)`, over terms `1:r0`, `P1:r0`, `x`, `[x]` and
+//! integers, with `/\` `\/` `~` `not` `=>` (herd) and `&&` `||` `!` `==` `!=` (Dartagnan).
+
+use super::error::ParseResult;
+use super::program::{CmpOp, Condition, LocId, Prop, Quantifier, RegId, Span, Term};
+use super::text::Cursor;
+
+/// How the condition's names become ids; each dialect parser implements it over its own
+/// tables.
+pub trait Names {
+    /// `thread:reg` → thread index and register. `thread` is as written (`1` or `P1`). A
+    /// register the thread never mentions may be created (its value stays its initial one).
+    /// `None` when the thread does not exist.
+    fn register(&mut self, thread: &str, reg: &str) -> Option<(u16, RegId)>;
+    /// A shared location by name.
+    fn location(&mut self, name: &str) -> Option<LocId>;
+}
+
+/// The parsed final part.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Final {
+    pub observed: Vec<Term>,
+    pub filter: Option<Prop>,
+    pub condition: Option<Condition>,
+}
+
+/// Parses the final part, from the first of `locations`, `filter`, `exists`, `~exists`,
+/// `forall` to the end of the text. At least a condition or a filter must be present.
+pub fn parse_final(cur: &mut Cursor<'_>, names: &mut dyn Names) -> ParseResult<Final> {
+    let mut out = Final::default();
+    if cur.eat("locations") {
+        out.observed = parse_locations(cur, names)?;
+    }
+    if cur.eat("filter") {
+        out.filter = Some(parse_prop(cur, names)?);
+    }
+    cur.skip_blank();
+    let span = cur.span();
+    let quantifier = if cur.eat("~exists") || cur.eat("~ exists") {
+        Some(Quantifier::NotExists)
+    } else if cur.eat("exists") {
+        Some(Quantifier::Exists)
+    } else if cur.eat("forall") {
+        Some(Quantifier::Forall)
+    } else {
+        None
+    };
+    if let Some(quantifier) = quantifier {
+        let prop = parse_prop(cur, names)?;
+        out.condition = Some(Condition { quantifier, prop, span });
+    }
+    cur.skip_blank();
+    if !cur.at_end() {
+        let what = if out.condition.is_none() && out.filter.is_none() {
+            "expected `exists`, `~exists`, `forall`, `filter` or `locations`"
+        } else {
+            "unexpected text after the condition"
+        };
+        return Err(cur.error(format!("{what}, found {}", cur.describe_next())));
+    }
+    if out.condition.is_none() && out.filter.is_none() {
+        return Err(cur.error("missing final condition (`exists`, `~exists` or `forall`)"));
+    }
+    Ok(out)
+}
+
+fn parse_locations(cur: &mut Cursor<'_>, names: &mut dyn Names) -> ParseResult<Vec<Term>> {
+    cur.expect("[")?;
+    let mut terms = Vec::new();
+    while !cur.eat("]") {
+        if cur.at_end() {
+            return Err(cur.error("unterminated `locations [`"));
+        }
+        terms.push(parse_term(cur, names)?);
+        cur.eat(";");
+    }
+    Ok(terms)
+}
+
+/// A proposition: implication binds loosest, then `\/`, then `/\`, then negation.
+pub fn parse_prop(cur: &mut Cursor<'_>, names: &mut dyn Names) -> ParseResult<Prop> {
+    let left = parse_or(cur, names)?;
+    if cur.eat("=>") {
+        let right = parse_prop(cur, names)?;
+        return Ok(Prop::Implies(Box::new(left), Box::new(right)));
+    }
+    Ok(left)
+}
+
+fn parse_or(cur: &mut Cursor<'_>, names: &mut dyn Names) -> ParseResult<Prop> {
+    let mut left = parse_and(cur, names)?;
+    while cur.eat("\\/") || cur.eat("||") {
+        let right = parse_and(cur, names)?;
+        left = Prop::Or(Box::new(left), Box::new(right));
+    }
+    Ok(left)
+}
+
+fn parse_and(cur: &mut Cursor<'_>, names: &mut dyn Names) -> ParseResult<Prop> {
+    let mut left = parse_unary(cur, names)?;
+    while cur.eat("/\\") || cur.eat("&&") {
+        let right = parse_unary(cur, names)?;
+        left = Prop::And(Box::new(left), Box::new(right));
+    }
+    Ok(left)
+}
+
+fn parse_unary(cur: &mut Cursor<'_>, names: &mut dyn Names) -> ParseResult<Prop> {
+    if cur.looking_at("!=") {
+        return Err(cur.error("expected a proposition, found `!=`"));
+    }
+    if cur.eat("~") || cur.eat("!") || eat_keyword(cur, "not") {
+        return Ok(Prop::Not(Box::new(parse_unary(cur, names)?)));
+    }
+    if cur.eat("(") {
+        let inner = parse_prop(cur, names)?;
+        cur.expect(")")?;
+        return Ok(inner);
+    }
+    if eat_keyword(cur, "true") {
+        return Ok(Prop::True);
+    }
+    if eat_keyword(cur, "false") {
+        return Ok(Prop::False);
+    }
+    let left = parse_term(cur, names)?;
+    let op = parse_cmp(cur)?;
+    let right = parse_term(cur, names)?;
+    Ok(Prop::Cmp(left, op, right))
+}
+
+/// Consumes `word` only as a whole identifier (`not` but not `notx`).
+fn eat_keyword(cur: &mut Cursor<'_>, word: &str) -> bool {
+    let mut probe = cur.clone();
+    if probe.ident() == Some(word) {
+        *cur = probe;
+        true
+    } else {
+        false
+    }
+}
+
+fn parse_cmp(cur: &mut Cursor<'_>) -> ParseResult<CmpOp> {
+    // Longest first, so `==` is not read as `=` followed by `=`.
+    const OPS: [(&str, CmpOp); 8] =
+        [("==", CmpOp::Eq), ("!=", CmpOp::Ne), ("<>", CmpOp::Ne), ("<=", CmpOp::Le), (">=", CmpOp::Ge), ("=", CmpOp::Eq), ("<", CmpOp::Lt), (">", CmpOp::Gt)];
+    for (text, op) in OPS {
+        if cur.eat(text) {
+            return Ok(op);
+        }
+    }
+    Err(cur.error(format!("expected a comparison (`=`, `==`, `!=`, `<`, …), found {}", cur.describe_next())))
+}
+
+/// `1:r0`, `P1:r0`, `x`, `[x]`, `*x` or an integer.
+pub fn parse_term(cur: &mut Cursor<'_>, names: &mut dyn Names) -> ParseResult<Term> {
+    cur.skip_blank();
+    let span = cur.span();
+    if cur.eat("[") {
+        let name = cur.expect_ident("a location name")?;
+        cur.expect("]")?;
+        return location_term(name, span, cur, names);
+    }
+    if cur.eat("*") {
+        let name = cur.expect_ident("a location name")?;
+        return location_term(name, span, cur, names);
+    }
+    // A thread number followed by `:` is a register; otherwise an integer constant.
+    let mut probe = cur.clone();
+    if let Some(Ok(n)) = probe.integer() {
+        if probe.eat(":") {
+            *cur = probe;
+            let reg = cur.expect_ident("a register name after `:`")?;
+            return register_term(&n.to_string(), reg, span, names);
+        }
+    }
+    if let Some(value) = cur.integer() {
+        return Ok(Term::Const(value?));
+    }
+    let name = cur.expect_ident("a register (`1:r0`), a location or an integer")?;
+    if cur.eat(":") {
+        let reg = cur.expect_ident("a register name after `:`")?;
+        return register_term(name, reg, span, names);
+    }
+    location_term(name, span, cur, names)
+}
+
+fn register_term(thread: &str, reg: &str, span: Span, names: &mut dyn Names) -> ParseResult<Term> {
+    match names.register(thread, reg) {
+        Some((thread, reg)) => Ok(Term::Reg { thread, reg }),
+        None => Err(super::SyntaxError::new(span, format!("the condition names thread `{thread}`, which the test does not have"))),
+    }
+}
+
+fn location_term(name: &str, span: Span, _cur: &Cursor<'_>, names: &mut dyn Names) -> ParseResult<Term> {
+    match names.location(name) {
+        Some(loc) => Ok(Term::Loc { loc, workgroup: None }),
+        None => Err(super::SyntaxError::new(span, format!("the condition names `{name}`, which is not a location of the test"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two threads (`0`/`P0`, `1`/`P1`) whose registers are numbered as first named;
+    /// locations `x` and `y`.
+    #[derive(Default)]
+    struct Toy {
+        regs: Vec<(u16, String)>,
+    }
+
+    impl Names for Toy {
+        fn register(&mut self, thread: &str, reg: &str) -> Option<(u16, RegId)> {
+            let t: u16 = thread.trim_start_matches('P').parse().ok().filter(|t| *t < 2)?;
+            let i = match self.regs.iter().position(|(tt, r)| *tt == t && r == reg) {
+                Some(i) => i,
+                None => {
+                    self.regs.push((t, reg.to_string()));
+                    self.regs.len() - 1
+                }
+            };
+            Some((t, RegId(i as u16)))
+        }
+        fn location(&mut self, name: &str) -> Option<LocId> {
+            ["x", "y"].iter().position(|n| *n == name).map(|i| LocId(i as u16))
+        }
+    }
+
+    fn parse(text: &str) -> ParseResult<Final> {
+        parse_final(&mut Cursor::new(text), &mut Toy::default())
+    }
+
+    fn reg(thread: u16, i: u16) -> Term {
+        Term::Reg { thread, reg: RegId(i) }
+    }
+
+    #[test]
+    fn herd_condition_with_conjunction() {
+        let f = parse("exists (1:r0=1 /\\ 1:r1=0)").unwrap();
+        let c = f.condition.unwrap();
+        assert_eq!(c.quantifier, Quantifier::Exists);
+        assert_eq!(c.prop, Prop::And(Box::new(Prop::Cmp(reg(1, 0), CmpOp::Eq, Term::Const(1))), Box::new(Prop::Cmp(reg(1, 1), CmpOp::Eq, Term::Const(0)))));
+    }
+
+    #[test]
+    fn dartagnan_condition_with_named_threads_and_not_equal() {
+        let f = parse("~exists\n(P1:r1 == 1 /\\ P1:r2 != 1)").unwrap();
+        let c = f.condition.unwrap();
+        assert_eq!(c.quantifier, Quantifier::NotExists);
+        assert!(matches!(c.prop, Prop::And(_, ref r) if **r == Prop::Cmp(reg(1, 1), CmpOp::Ne, Term::Const(1))));
+    }
+
+    #[test]
+    fn negation_disjunction_locations_and_filter() {
+        let f = parse("locations [x; 0:r0;] filter (P1:r0 == 1) ~exists (not (0:r0=0) \\/ ~(x=1))").unwrap();
+        assert_eq!(f.observed, vec![Term::Loc { loc: LocId(0), workgroup: None }, reg(0, 0)]);
+        assert!(f.filter.is_some());
+        assert!(matches!(f.condition.unwrap().prop, Prop::Or(ref a, ref b) if matches!(**a, Prop::Not(_)) && matches!(**b, Prop::Not(_))));
+    }
+
+    #[test]
+    fn lone_filter_is_a_race_only_test() {
+        let f = parse("filter\n(P1:r0 == 1)").unwrap();
+        assert!(f.condition.is_none() && f.filter.is_some());
+    }
+
+    #[test]
+    fn errors_point_at_the_problem() {
+        let e = parse("exists (2:r0=1)").unwrap_err();
+        assert!(e.message.contains("thread `2`"), "{}", e.message);
+        assert_eq!(e.span.column, 9);
+        let e = parse("exists (z=1)").unwrap_err();
+        assert!(e.message.contains("`z`"), "{}", e.message);
+        let e = parse("exists (x=1) junk").unwrap_err();
+        assert!(e.message.contains("after the condition"), "{}", e.message);
+        let e = parse("exists (x 1)").unwrap_err();
+        assert!(e.message.contains("comparison"), "{}", e.message);
+        assert!(parse("").unwrap_err().message.contains("missing final condition"));
+        assert!(parse("exists (x=1").unwrap_err().message.contains("expected `)`"));
+    }
+}

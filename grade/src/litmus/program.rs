@@ -1,0 +1,363 @@
+//! One typed litmus program, whatever dialect it was written in.
+//!
+//! Every parser (Dartagnan OpenCL/PTX/Vulkan, herd LISA, our HIP dialect) produces a
+//! [`Litmus`]; the language model, the lowering to AMDGPU instructions and the reports read
+//! only this. Scopes are HIP's (`wavefront ⊂ workgroup ⊂ agent ⊂ system`): each parser maps
+//! its dialect's names onto them (OpenCL `memory_scope_device` → agent, PTX `cta` →
+//! workgroup, HSA `wg` → workgroup, …).
+
+use std::fmt;
+
+/// Index of a shared location in [`Litmus::locations`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocId(pub u16);
+
+/// Index of a thread-local register (a local variable in C-like dialects) in
+/// [`Thread::regs`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RegId(pub u16);
+
+/// Values of locations and registers. Litmus tests use small integers; 64 bits hold any
+/// value a C-like dialect can compute from them.
+pub type Value = i64;
+
+/// Where in the source file a statement, thread or condition came from (1-based).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Span {
+    pub line: u32,
+    pub column: u32,
+}
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.column)
+    }
+}
+
+/// The dialect a test was written in; reports name it, and the default model follows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// Dartagnan's OpenCL C litmus format (`P0@wg 0, dev 0 (global int* x) { … }`).
+    OpenCl,
+    /// Dartagnan's PTX format (`P0@cta 0,gpu 0`, `st.release.cta`).
+    Ptx,
+    /// Dartagnan's Vulkan format (`P0@sg 0, wg 0, qf 0`, `st.atom.rel.dv.sc0`).
+    Vulkan,
+    /// herd's LISA with the HSA bell (`w[atomic,screl,wg] y 1`, `scopes: (agent (wg 0 1))`).
+    Lisa,
+    /// hipscope's HIP dialect (`__hip_atomic_store(&y, 1, __ATOMIC_RELEASE, …)`).
+    Hip,
+}
+
+/// A litmus test: shared locations with initial values, threads, and a final condition.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Litmus {
+    /// The test's name (header line of the file).
+    pub name: String,
+    pub dialect: Dialect,
+    pub locations: Vec<Location>,
+    pub threads: Vec<Thread>,
+    /// The final-state condition (`exists`, `~exists`, `forall`); `None` for tests that only
+    /// ask about races (Dartagnan's `-DR` tests with a lone `filter`).
+    pub condition: Option<Condition>,
+    /// `filter (…)`: executions whose final state does not satisfy it are discarded before
+    /// the condition is evaluated.
+    pub filter: Option<Prop>,
+    /// `locations [x; 0:r0]`: extra terms to list in the outcome table.
+    pub observed: Vec<Term>,
+}
+
+/// A shared memory location.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Location {
+    pub name: String,
+    pub space: Space,
+    pub init: Value,
+    /// Declared with an atomic type (`atomic_int`, `cuda::atomic_ref`); plain accesses to an
+    /// atomic location are still plain accesses.
+    pub atomic_type: bool,
+}
+
+/// Memory space of a location (OpenCL `global`/`local`, HIP global vs `__shared__`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// Device memory, shared by every thread of the agent (and the system).
+    Global,
+    /// Work-group local memory (OpenCL `local`, HIP `__shared__`, AMD LDS): one copy per
+    /// work-group, so threads of different work-groups never share it.
+    Local,
+}
+
+/// A set of memory spaces (fences and barriers name which spaces they order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Spaces {
+    pub global: bool,
+    pub local: bool,
+}
+
+impl Spaces {
+    pub const ALL: Spaces = Spaces { global: true, local: true };
+    pub const GLOBAL: Spaces = Spaces { global: true, local: false };
+    pub const LOCAL: Spaces = Spaces { global: false, local: true };
+
+    pub fn contains(self, space: Space) -> bool {
+        match space {
+            Space::Global => self.global,
+            Space::Local => self.local,
+        }
+    }
+}
+
+/// HIP memory scopes, narrowest first, so `a <= b` means "a is contained in b".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    /// The thread itself (OpenCL `memory_scope_work_item`, HSA `wi`).
+    WorkItem,
+    /// The threads of one wavefront (HSA `wave`, Vulkan `sg`).
+    Wavefront,
+    /// One work-group (OpenCL `work_group`, PTX `cta`, HSA `wg`, HIP `thread_scope_block`).
+    Workgroup,
+    /// One device (OpenCL `device`, PTX `gpu`, HSA `agent`, HIP `thread_scope_device`).
+    Agent,
+    /// Every agent and the host (OpenCL `all_svm_devices`, PTX `sys`, HSA `system`).
+    System,
+}
+
+/// C++ memory orders. Plain (non-atomic) accesses are [`Access::Plain`], not an order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Order {
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+    SeqCst,
+}
+
+impl Order {
+    /// Has acquire semantics (acquire, acq_rel, seq_cst).
+    pub fn acquires(self) -> bool {
+        matches!(self, Order::Acquire | Order::AcqRel | Order::SeqCst)
+    }
+    /// Has release semantics (release, acq_rel, seq_cst).
+    pub fn releases(self) -> bool {
+        matches!(self, Order::Release | Order::AcqRel | Order::SeqCst)
+    }
+}
+
+/// How a load, store or read-modify-write accesses memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// A non-atomic access (`*x = 1`, `w[] x 1`, PTX `st.weak`).
+    Plain,
+    /// An atomic access with its order and scope.
+    Atomic { order: Order, scope: Scope },
+}
+
+/// The arithmetic of an atomic read-modify-write (`fetch_<op>` / `atomic<Op>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RmwOp {
+    /// `exchange`: the new value is the operand.
+    Exchange,
+    Add,
+    Sub,
+    And,
+    Or,
+    Xor,
+    Min,
+    Max,
+}
+
+/// Binary operators of register expressions (dependencies, conditions of `if`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    And,
+    Or,
+    Xor,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// Logical `&&` / `||` on C truth values.
+    LogicalAnd,
+    LogicalOr,
+}
+
+/// A register expression, evaluated in one thread.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    Const(Value),
+    Reg(RegId),
+    Not(Box<Expr>),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+}
+
+/// A shared location as an access names it: a location plus how many bytes are accessed
+/// at which byte offset (mixed-size accesses overlap when their byte ranges do).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Target {
+    pub loc: LocId,
+    pub offset_bytes: u8,
+    pub width_bytes: u8,
+}
+
+impl Target {
+    /// The whole 4-byte location, as almost every litmus test accesses it.
+    pub fn word(loc: LocId) -> Target {
+        Target { loc, offset_bytes: 0, width_bytes: 4 }
+    }
+}
+
+/// One statement of a thread. Control flow is structured (`if`/`else`); parsers turn
+/// forward branches (`b r3 Exit1 … Exit1:`) into `If`, and reject backward ones.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// `reg = load(target)`.
+    Load { reg: RegId, target: Target, access: Access, span: Span },
+    /// `store(target, value)`.
+    Store { target: Target, value: Expr, access: Access, span: Span },
+    /// `old = fetch_<op>(target, operand)`; `old` is `None` when the result is unused.
+    Rmw { old: Option<RegId>, target: Target, op: RmwOp, operand: Expr, access: Access, span: Span },
+    /// Compare-and-swap: reads `old`; if it equals `expected`, writes `desired` (`success`
+    /// order) — otherwise it is a load with the `failure` order. C's
+    /// `compare_exchange(&x, &e, d)` sets `old: Some(e)` (the expected variable receives the
+    /// value read) and `ok` to the boolean result; `atomicCAS` returns the old value only.
+    Cas { old: Option<RegId>, ok: Option<RegId>, target: Target, expected: Expr, desired: Expr, success: Access, failure: Access, span: Span },
+    /// A fence (`atomic_work_item_fence`, `__threadfence*`, `f[screl,wg]`, `fence.sc.cta`).
+    Fence { order: Order, scope: Scope, spaces: Spaces, span: Span },
+    /// A work-group barrier (`barrier(…)`, `__syncthreads()`): every thread of the
+    /// work-group meets at it; it orders the named spaces at work-group scope. `id` names
+    /// the barrier where the dialect does (`B1: barrier(…)`), so two threads meet only at
+    /// the barrier with the same id; without ids they meet at their n-th barrier.
+    Barrier { id: Option<String>, spaces: Spaces, span: Span },
+    /// `reg = expr` (a local computation, no memory access).
+    Assign { reg: RegId, value: Expr, span: Span },
+    /// `if (cond) { then } else { otherwise }`.
+    If { cond: Expr, then: Vec<Stmt>, otherwise: Vec<Stmt>, span: Span },
+}
+
+impl Stmt {
+    pub fn span(&self) -> Span {
+        match self {
+            Stmt::Load { span, .. }
+            | Stmt::Store { span, .. }
+            | Stmt::Rmw { span, .. }
+            | Stmt::Cas { span, .. }
+            | Stmt::Fence { span, .. }
+            | Stmt::Barrier { span, .. }
+            | Stmt::Assign { span, .. }
+            | Stmt::If { span, .. } => *span,
+        }
+    }
+}
+
+/// Where a thread runs. Two threads share a scope instance when their coordinates agree
+/// up to that level: same `wave` → same wavefront, same `workgroup` → same work-group,
+/// same `agent` → same agent. Ids are global (work-group 1 of agent 0 and work-group 1 of
+/// agent 1 are written as different numbers by the parser).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Placement {
+    pub agent: u32,
+    pub workgroup: u32,
+    /// Wavefront id; threads given no wave run in waves of their own.
+    pub wave: u32,
+    /// On multi-die parts (MI300X), the XCD the work-group should run on when the test says
+    /// so ("other XCD"); `None` lets the hardware layer choose.
+    pub xcd: Option<u32>,
+}
+
+impl Placement {
+    /// Does the instance of `scope` that contains `self` also contain `other`?
+    pub fn shares(&self, other: &Placement, scope: Scope) -> bool {
+        match scope {
+            Scope::WorkItem => self == other,
+            Scope::Wavefront => self.agent == other.agent && self.workgroup == other.workgroup && self.wave == other.wave,
+            Scope::Workgroup => self.agent == other.agent && self.workgroup == other.workgroup,
+            Scope::Agent => self.agent == other.agent,
+            Scope::System => true,
+        }
+    }
+}
+
+/// One thread of the test.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Thread {
+    /// As written (`P0`, `T1`); conditions name threads by index (`0:r0`).
+    pub name: String,
+    pub placement: Placement,
+    /// Register (local variable) names; `RegId(i)` is `regs[i]`.
+    pub regs: Vec<String>,
+    /// Initial register values (`{ 1:r1=-1; }`); registers not listed start at 0.
+    pub reg_init: Vec<(RegId, Value)>,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+}
+
+/// What the condition says of the final states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantifier {
+    /// `exists P`: some consistent execution ends in a state satisfying P.
+    Exists,
+    /// `~exists P`: none does.
+    NotExists,
+    /// `forall P`: every one does.
+    Forall,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Condition {
+    pub quantifier: Quantifier,
+    pub prop: Prop,
+    pub span: Span,
+}
+
+/// A value in the final state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Term {
+    /// `1:r0`: a register of thread 1.
+    Reg {
+        thread: u16,
+        reg: RegId,
+    },
+    /// `x` / `[x]`: the final value of a location (for a `Local` location, its copy in
+    /// work-group `workgroup`; `None` when the test has one work-group using it).
+    Loc {
+        loc: LocId,
+        workgroup: Option<u32>,
+    },
+    Const(Value),
+}
+
+/// A proposition over the final state.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Prop {
+    True,
+    False,
+    /// `a = b` and the other comparisons.
+    Cmp(Term, CmpOp, Term),
+    Not(Box<Prop>),
+    And(Box<Prop>, Box<Prop>),
+    Or(Box<Prop>, Box<Prop>),
+    Implies(Box<Prop>, Box<Prop>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Litmus {
+    /// The location named `name`, if any.
+    pub fn location(&self, name: &str) -> Option<LocId> {
+        self.locations.iter().position(|l| l.name == name).map(|i| LocId(i as u16))
+    }
+}
