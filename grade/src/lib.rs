@@ -7,3 +7,4 @@
 //! The language layer knows nothing of the engine.
 
 pub mod litmus;
+pub mod model;

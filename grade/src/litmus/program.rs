@@ -22,7 +22,7 @@ pub struct RegId(pub u16);
 pub type Value = i64;
 
 /// Where in the source file a statement, thread or condition came from (1-based).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Span {
     pub line: u32,
     pub column: u32,

@@ -1,0 +1,248 @@
+//! Candidate executions: one run per thread, a write for every read to read from (`rf`),
+//! and a total order of the writes of each cell (`co`). The model then says which
+//! candidates are consistent.
+
+use std::collections::BTreeMap;
+
+use super::event::{Cell, Event, Kind, INIT};
+use super::relation::{Rel, MAX_EVENTS};
+use super::traces::Runs;
+use crate::litmus::{Access, Span, Value};
+
+/// One candidate execution.
+#[derive(Clone, Debug)]
+pub struct Execution {
+    /// The initial writes (one per cell) first, then each thread's events in program order.
+    pub events: Vec<Event>,
+    /// Which run of each thread this execution uses.
+    pub run_of_thread: Vec<usize>,
+    /// For each event that reads: the write it reads from.
+    pub rf_source: Vec<Option<usize>>,
+    pub po: Rel,
+    /// Syntactic dependencies: from a load to the later events of its thread that use it.
+    pub dep: Rel,
+    pub rf: Rel,
+    pub co: Rel,
+    /// Each cell's final value: the value of its `co`-last write.
+    pub final_memory: BTreeMap<Cell, Value>,
+}
+
+impl Execution {
+    pub fn n(&self) -> usize {
+        self.events.len()
+    }
+
+    /// `fr = (rf⁻¹ ; co) \ id`: a read is before every write `co`-after the one it read
+    /// (other than itself, when it is a read-modify-write).
+    pub fn fr(&self) -> Rel {
+        let mut fr = self.rf.inverse().then(&self.co);
+        for a in 0..self.n() {
+            if fr.has(a, a) {
+                fr.remove(a, a);
+            }
+        }
+        fr
+    }
+
+    /// The events as a set, filtered.
+    pub fn set(&self, pred: impl Fn(&Event) -> bool) -> u128 {
+        self.events.iter().enumerate().filter(|(_, e)| pred(e)).fold(0, |acc, (i, _)| acc | 1 << i)
+    }
+}
+
+/// The test has more events than one execution can hold.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("an execution of this test has {0} events; at most {MAX_EVENTS} are supported")]
+pub struct TooManyEvents(pub usize);
+
+/// Calls `visit` with every candidate execution, in a fixed order (threads' runs, then
+/// reads-from choices, then coherence orders), so verdicts and witnesses are deterministic.
+pub fn for_each(runs: &Runs, mut visit: impl FnMut(&Execution)) -> Result<(), TooManyEvents> {
+    let mut choice = vec![0usize; runs.per_thread.len()];
+    if runs.per_thread.iter().any(|r| r.is_empty()) {
+        return Ok(());
+    }
+    loop {
+        if let Some(skeleton) = Skeleton::new(runs, &choice)? {
+            skeleton.for_each_rf_co(&mut visit);
+        }
+        if !advance(&mut choice, |i| runs.per_thread[i].len()) {
+            return Ok(());
+        }
+    }
+}
+
+/// Odometer step over `digits`, digit `i` counting to `limit(i)`; false after the last.
+fn advance(digits: &mut [usize], limit: impl Fn(usize) -> usize) -> bool {
+    for i in (0..digits.len()).rev() {
+        digits[i] += 1;
+        if digits[i] < limit(i) {
+            return true;
+        }
+        digits[i] = 0;
+    }
+    false
+}
+
+/// The events of one combination of runs, with what each read may read from.
+struct Skeleton {
+    events: Vec<Event>,
+    run_of_thread: Vec<usize>,
+    po: Rel,
+    dep: Rel,
+    /// Per reading event: the writes with the same cell and the value it read.
+    candidates: Vec<(usize, Vec<usize>)>,
+    /// Per cell: its writes other than the initial one.
+    writes_per_cell: Vec<(Cell, usize, Vec<usize>)>,
+}
+
+impl Skeleton {
+    /// `None` when some read has no write of its value to read from.
+    fn new(runs: &Runs, choice: &[usize]) -> Result<Option<Skeleton>, TooManyEvents> {
+        let mut events: Vec<Event> = runs
+            .cells
+            .iter()
+            .map(|(cell, v)| Event {
+                thread: INIT,
+                kind: Kind::Write { cell: *cell, bytes: (0, u8::MAX), access: Access::Plain, value: *v },
+                span: Span::default(),
+                deps: 0,
+            })
+            .collect();
+        let mut thread_ranges = Vec::new();
+        for (t, c) in choice.iter().enumerate() {
+            let start = events.len();
+            events.extend(runs.per_thread[t][*c].events.iter().cloned());
+            thread_ranges.push(start..events.len());
+        }
+        if events.len() > MAX_EVENTS {
+            return Err(TooManyEvents(events.len()));
+        }
+        let n = events.len();
+        let mut po = Rel::empty(n);
+        let mut dep = Rel::empty(n);
+        for range in &thread_ranges {
+            for a in range.clone() {
+                for b in a + 1..range.end {
+                    po.add(a, b);
+                }
+                for d in super::relation::bits(events[a].deps as u128) {
+                    if range.start + d < a {
+                        dep.add(range.start + d, a);
+                    }
+                }
+            }
+        }
+        let mut candidates = Vec::new();
+        for (r, ev) in events.iter().enumerate().filter(|(_, e)| e.reads()) {
+            let from: Vec<usize> =
+                (0..n).filter(|w| *w != r && events[*w].writes() && events[*w].cell() == ev.cell() && events[*w].value_written() == ev.value_read()).collect();
+            if from.is_empty() {
+                return Ok(None);
+            }
+            candidates.push((r, from));
+        }
+        let writes_per_cell = runs
+            .cells
+            .iter()
+            .enumerate()
+            .map(|(init, (cell, _))| {
+                let ws = (runs.cells.len()..n).filter(|w| events[*w].writes() && events[*w].cell() == Some(*cell)).collect();
+                (*cell, init, ws)
+            })
+            .collect();
+        Ok(Some(Skeleton { events, run_of_thread: choice.to_vec(), po, dep, candidates, writes_per_cell }))
+    }
+
+    fn for_each_rf_co(&self, visit: &mut impl FnMut(&Execution)) {
+        let n = self.events.len();
+        let orders: Vec<Vec<Vec<usize>>> = self.writes_per_cell.iter().map(|(_, _, ws)| permutations(ws)).collect();
+        let mut rf_pick = vec![0usize; self.candidates.len()];
+        loop {
+            let mut rf = Rel::empty(n);
+            let mut rf_source = vec![None; n];
+            for ((r, from), pick) in self.candidates.iter().zip(&rf_pick) {
+                rf.add(from[*pick], *r);
+                rf_source[*r] = Some(from[*pick]);
+            }
+            let mut co_pick = vec![0usize; orders.len()];
+            loop {
+                let (co, final_memory) = self.coherence(&orders, &co_pick);
+                let exec = Execution {
+                    events: self.events.clone(),
+                    run_of_thread: self.run_of_thread.clone(),
+                    rf_source: rf_source.clone(),
+                    po: self.po.clone(),
+                    dep: self.dep.clone(),
+                    rf: rf.clone(),
+                    co,
+                    final_memory,
+                };
+                visit(&exec);
+                if !advance(&mut co_pick, |i| orders[i].len()) {
+                    break;
+                }
+            }
+            if !advance(&mut rf_pick, |i| self.candidates[i].1.len()) {
+                return;
+            }
+        }
+    }
+
+    /// `co` for one choice of write order per cell (the initial write first), and the final
+    /// values it implies.
+    fn coherence(&self, orders: &[Vec<Vec<usize>>], pick: &[usize]) -> (Rel, BTreeMap<Cell, Value>) {
+        let mut co = Rel::empty(self.events.len());
+        let mut final_memory = BTreeMap::new();
+        for ((cell, init, _), (order, p)) in self.writes_per_cell.iter().zip(orders.iter().zip(pick)) {
+            let chain: Vec<usize> = std::iter::once(*init).chain(order[*p].iter().copied()).collect();
+            for (i, a) in chain.iter().enumerate() {
+                for b in &chain[i + 1..] {
+                    co.add(*a, *b);
+                }
+            }
+            let last = chain.last().copied().unwrap_or(*init);
+            final_memory.insert(*cell, self.events[last].value_written().unwrap_or(0));
+        }
+        (co, final_memory)
+    }
+}
+
+/// Every ordering of `items` (the first ordering is `items` itself).
+fn permutations(items: &[usize]) -> Vec<Vec<usize>> {
+    if items.len() <= 1 {
+        return vec![items.to_vec()];
+    }
+    let mut out = Vec::new();
+    for i in 0..items.len() {
+        let mut rest = items.to_vec();
+        let first = rest.remove(i);
+        for mut tail in permutations(&rest) {
+            tail.insert(0, first);
+            out.push(tail);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn permutations_count_and_start_with_the_identity() {
+        assert_eq!(permutations(&[1, 2, 3]).len(), 6);
+        assert_eq!(permutations(&[1, 2, 3])[0], vec![1, 2, 3]);
+        assert_eq!(permutations(&[]), vec![Vec::<usize>::new()]);
+    }
+
+    #[test]
+    fn odometer_visits_every_combination_once() {
+        let mut d = vec![0, 0];
+        let mut seen = 1;
+        while advance(&mut d, |i| [2, 3][i]) {
+            seen += 1;
+        }
+        assert_eq!(seen, 6);
+    }
+}

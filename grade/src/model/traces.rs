@@ -1,0 +1,361 @@
+//! Every way one thread can run, for every value its loads might return.
+//!
+//! A thread's run depends only on the values it reads, so each thread is run on its own:
+//! at each load the run forks once per value the location could hold. Which values those
+//! are depends on what the other threads write, which in turn depends on what they read;
+//! the value sets are grown from the initial values until nothing new is written (a small
+//! fixpoint: litmus tests write constants and a few sums). Which write each read actually
+//! reads from is decided later, when the threads' runs are combined into executions.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::event::{Cell, Event, Kind};
+use crate::litmus::{BinOp, Expr, Litmus, RegId, RmwOp, Space, Span, Stmt, Target, Thread, Value};
+
+/// Most runs a single thread may have; beyond it the test is too large to enumerate.
+const MAX_RUNS_PER_THREAD: usize = 4096;
+/// Most distinct values one cell may hold before the value sets are said not to settle.
+const MAX_VALUES_PER_CELL: usize = 64;
+/// Rounds of the value fixpoint beyond which the test is refused. Each round adds the
+/// values computable from one more write; a value in an execution without dependency
+/// cycles (the model rejects cycles of `dep ∪ rf`) comes from a chain of distinct write
+/// events, so `writes + 1` rounds find every value that matters.
+const MAX_ROUNDS: usize = 64;
+
+/// One run of one thread: its events in program order and its final registers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    pub events: Vec<Event>,
+    pub regs: Vec<Value>,
+}
+
+/// The runs of every thread, and the cells with their initial values.
+#[derive(Clone, Debug)]
+pub struct Runs {
+    pub per_thread: Vec<Vec<Run>>,
+    pub cells: Vec<(Cell, Value)>,
+}
+
+/// Why a test cannot be enumerated.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum TooLarge {
+    #[error("thread {thread} has more than {MAX_RUNS_PER_THREAD} runs over the values its loads may read")]
+    Runs { thread: String },
+    #[error("the values written to `{location}` do not settle (more than {MAX_VALUES_PER_CELL} of them)")]
+    Values { location: String },
+}
+
+/// Enumerates every run of every thread of `test`.
+pub fn runs(test: &Litmus) -> Result<Runs, TooLarge> {
+    let cells = cells(test);
+    let mut domain: BTreeMap<Cell, BTreeSet<Value>> = cells.iter().map(|(c, v)| (*c, BTreeSet::from([*v]))).collect();
+    let rounds = write_statements(&test.threads).saturating_add(1).min(MAX_ROUNDS);
+    let mut per_thread = all_runs(test, &domain)?;
+    for _ in 0..rounds {
+        let mut grown = domain.clone();
+        for ev in per_thread.iter().flatten().flat_map(|r| &r.events) {
+            if let (Some(cell), Some(v)) = (ev.cell(), ev.value_written()) {
+                grown.entry(cell).or_default().insert(v);
+            }
+        }
+        if let Some((cell, _)) = grown.iter().find(|(_, vs)| vs.len() > MAX_VALUES_PER_CELL) {
+            return Err(TooLarge::Values { location: test.locations[cell.loc.0 as usize].name.clone() });
+        }
+        if grown == domain {
+            break;
+        }
+        domain = grown;
+        per_thread = all_runs(test, &domain)?;
+    }
+    Ok(Runs { per_thread, cells })
+}
+
+/// Statements that write memory, over every thread and branch.
+fn write_statements(threads: &[Thread]) -> usize {
+    fn count(body: &[Stmt]) -> usize {
+        body.iter()
+            .map(|s| match s {
+                Stmt::Store { .. } | Stmt::Rmw { .. } | Stmt::Cas { .. } => 1,
+                Stmt::If { then, otherwise, .. } => count(then) + count(otherwise),
+                _ => 0,
+            })
+            .sum()
+    }
+    threads.iter().map(|t| count(&t.body)).sum()
+}
+
+/// Every cell some thread can touch, with its initial value: one per global location and,
+/// for local locations, one per work-group.
+fn cells(test: &Litmus) -> Vec<(Cell, Value)> {
+    let mut set = BTreeSet::new();
+    for (i, loc) in test.locations.iter().enumerate() {
+        let loc_id = crate::litmus::LocId(i as u16);
+        match loc.space {
+            Space::Global => {
+                set.insert((Cell { loc: loc_id, workgroup: None }, loc.init));
+            }
+            Space::Local => {
+                for t in &test.threads {
+                    set.insert((Cell { loc: loc_id, workgroup: Some(t.placement.workgroup) }, loc.init));
+                }
+            }
+        }
+    }
+    set.into_iter().collect()
+}
+
+/// The cell a thread's access names.
+pub fn cell_of(test: &Litmus, thread: &Thread, target: Target) -> Cell {
+    let local = test.locations.get(target.loc.0 as usize).is_some_and(|l| l.space == Space::Local);
+    Cell { loc: target.loc, workgroup: local.then_some(thread.placement.workgroup) }
+}
+
+fn all_runs(test: &Litmus, domain: &BTreeMap<Cell, BTreeSet<Value>>) -> Result<Vec<Vec<Run>>, TooLarge> {
+    test.threads.iter().enumerate().map(|(i, t)| thread_runs(test, i as u16, t, domain)).collect()
+}
+
+/// A thread's statements flattened into straight-line code with forward jumps.
+enum Op<'a> {
+    Do(&'a Stmt),
+    /// Jump to the target when the expression is zero.
+    JumpIfZero(&'a Expr, usize),
+    Jump(usize),
+}
+
+fn flatten<'a>(body: &'a [Stmt], out: &mut Vec<Op<'a>>) {
+    for stmt in body {
+        if let Stmt::If { cond, then, otherwise, .. } = stmt {
+            let branch = out.len();
+            out.push(Op::Jump(0));
+            flatten(then, out);
+            let skip_else = out.len();
+            out.push(Op::Jump(0));
+            out[branch] = Op::JumpIfZero(cond, out.len());
+            flatten(otherwise, out);
+            out[skip_else] = Op::Jump(out.len());
+        } else {
+            out.push(Op::Do(stmt));
+        }
+    }
+}
+
+/// A partial run: where it is and what it has done so far.
+#[derive(Clone)]
+struct State {
+    pc: usize,
+    regs: Vec<Value>,
+    /// Per register: the loads (positions in `events`) its value was computed from.
+    taint: Vec<u64>,
+    /// The loads some branch taken so far depended on.
+    control: u64,
+    events: Vec<Event>,
+    barriers: usize,
+}
+
+impl State {
+    fn taint_of(&self, expr: &Expr) -> u64 {
+        match expr {
+            Expr::Const(_) => 0,
+            Expr::Reg(r) => self.taint.get(r.0 as usize).copied().unwrap_or(0),
+            Expr::Not(e) => self.taint_of(e),
+            Expr::Bin(_, a, b) => self.taint_of(a) | self.taint_of(b),
+        }
+    }
+
+    fn set(&mut self, reg: RegId, value: Value, taint: u64) {
+        set(&mut self.regs, reg, value);
+        if let Some(slot) = self.taint.get_mut(reg.0 as usize) {
+            *slot = taint;
+        }
+    }
+
+    /// The bit of the event about to be pushed (runs longer than 64 events share the last).
+    fn next_bit(&self) -> u64 {
+        1 << self.events.len().min(63)
+    }
+}
+
+fn thread_runs(test: &Litmus, index: u16, thread: &Thread, domain: &BTreeMap<Cell, BTreeSet<Value>>) -> Result<Vec<Run>, TooLarge> {
+    let mut code = Vec::new();
+    flatten(&thread.body, &mut code);
+    let mut regs = vec![0; thread.regs.len()];
+    for (r, v) in &thread.reg_init {
+        if let Some(slot) = regs.get_mut(r.0 as usize) {
+            *slot = *v;
+        }
+    }
+    let ctx = Ctx { test, index, thread, domain, code: &code };
+    let mut done = Vec::new();
+    let taint = vec![0; regs.len()];
+    let mut pending = vec![State { pc: 0, regs, taint, control: 0, events: Vec::new(), barriers: 0 }];
+    while let Some(state) = pending.pop() {
+        if state.pc >= code.len() {
+            done.push(Run { events: state.events, regs: state.regs });
+            if done.len() > MAX_RUNS_PER_THREAD {
+                return Err(TooLarge::Runs { thread: thread.name.clone() });
+            }
+            continue;
+        }
+        ctx.step(state, &mut pending);
+    }
+    // Depth-first from a stack visits later forks first; put runs in the order of the values read.
+    done.reverse();
+    Ok(done)
+}
+
+struct Ctx<'a> {
+    test: &'a Litmus,
+    index: u16,
+    thread: &'a Thread,
+    domain: &'a BTreeMap<Cell, BTreeSet<Value>>,
+    code: &'a [Op<'a>],
+}
+
+impl Ctx<'_> {
+    /// Executes one op of `s`, pushing the successor states (several at a load).
+    fn step(&self, mut s: State, out: &mut Vec<State>) {
+        match &self.code[s.pc] {
+            Op::Jump(to) => s.pc = *to,
+            Op::JumpIfZero(cond, to) => {
+                s.control |= s.taint_of(cond);
+                s.pc = if eval(cond, &s.regs) == 0 { *to } else { s.pc + 1 };
+            }
+            Op::Do(stmt) => return self.execute(stmt, s, out),
+        }
+        out.push(s);
+    }
+
+    fn values(&self, cell: Cell) -> impl DoubleEndedIterator<Item = Value> + '_ {
+        self.domain.get(&cell).into_iter().flatten().copied()
+    }
+
+    fn event(&self, kind: Kind, span: Span, deps: u64) -> Event {
+        Event { thread: self.index, kind, span, deps }
+    }
+
+    fn execute(&self, stmt: &Stmt, mut s: State, out: &mut Vec<State>) {
+        s.pc += 1;
+        match stmt {
+            Stmt::Assign { reg, value, .. } => {
+                let (v, taint) = (eval(value, &s.regs), s.taint_of(value));
+                s.set(*reg, v, taint);
+                out.push(s);
+            }
+            Stmt::Store { target, value, access, span } => {
+                let cell = cell_of(self.test, self.thread, *target);
+                let deps = s.taint_of(value) | s.control;
+                let value = eval(value, &s.regs);
+                s.events.push(self.event(Kind::Write { cell, bytes: bytes(target), access: *access, value }, *span, deps));
+                out.push(s);
+            }
+            Stmt::Fence { order, scope, spaces, span } => {
+                s.events.push(self.event(Kind::Fence { order: *order, scope: *scope, spaces: *spaces }, *span, s.control));
+                out.push(s);
+            }
+            Stmt::Barrier { id, spaces, span } => {
+                let key = id.clone().unwrap_or_else(|| format!("#{}", s.barriers));
+                s.barriers += 1;
+                s.events.push(self.event(Kind::Barrier { key, spaces: *spaces }, *span, s.control));
+                out.push(s);
+            }
+            Stmt::Load { reg, target, access, span } => self.fork_reads(s, *target, out, |ctx, s, v| {
+                let bit = s.next_bit();
+                s.set(*reg, v, bit);
+                let cell = cell_of(ctx.test, ctx.thread, *target);
+                s.events.push(ctx.event(Kind::Read { cell, bytes: bytes(target), access: *access, value: v }, *span, s.control));
+            }),
+            Stmt::Rmw { old, target, op, operand, access, span } => self.fork_reads(s, *target, out, |ctx, s, v| {
+                let written = apply(*op, v, eval(operand, &s.regs));
+                let deps = s.taint_of(operand) | s.control;
+                let bit = s.next_bit();
+                if let Some(r) = old {
+                    s.set(*r, v, bit);
+                }
+                let cell = cell_of(ctx.test, ctx.thread, *target);
+                s.events.push(ctx.event(Kind::Rmw { cell, bytes: bytes(target), access: *access, read: v, written }, *span, deps));
+            }),
+            Stmt::Cas { old, ok, target, expected, desired, success, failure, span } => self.fork_reads(s, *target, out, |ctx, s, v| {
+                let (want, new) = (eval(expected, &s.regs), eval(desired, &s.regs));
+                let deps = s.taint_of(expected) | s.taint_of(desired) | s.control;
+                let bit = s.next_bit();
+                let cell = cell_of(ctx.test, ctx.thread, *target);
+                let kind = if v == want {
+                    Kind::Rmw { cell, bytes: bytes(target), access: *success, read: v, written: new }
+                } else {
+                    Kind::Read { cell, bytes: bytes(target), access: *failure, value: v }
+                };
+                for (r, value) in [(old, v), (ok, (v == want) as Value)] {
+                    if let Some(r) = r {
+                        s.set(*r, value, bit);
+                    }
+                }
+                s.events.push(ctx.event(kind, *span, deps));
+            }),
+            Stmt::If { .. } => unreachable!("flatten removes every If"),
+        }
+    }
+
+    /// Forks `s` once per value the target's cell may hold, applying `read` to each copy.
+    fn fork_reads(&self, s: State, target: Target, out: &mut Vec<State>, read: impl Fn(&Self, &mut State, Value)) {
+        let cell = cell_of(self.test, self.thread, target);
+        // Pushed in reverse so the stack pops the smallest value first.
+        for v in self.values(cell).rev() {
+            let mut next = s.clone();
+            read(self, &mut next, v);
+            out.push(next);
+        }
+    }
+}
+
+fn bytes(target: &Target) -> (u8, u8) {
+    (target.offset_bytes, target.width_bytes)
+}
+
+fn set(regs: &mut [Value], reg: RegId, v: Value) {
+    if let Some(slot) = regs.get_mut(reg.0 as usize) {
+        *slot = v;
+    }
+}
+
+/// The value an RMW writes, given the value it read and its operand (two's complement,
+/// wrapping as the hardware does).
+pub fn apply(op: RmwOp, old: Value, operand: Value) -> Value {
+    match op {
+        RmwOp::Exchange => operand,
+        RmwOp::Add => old.wrapping_add(operand),
+        RmwOp::Sub => old.wrapping_sub(operand),
+        RmwOp::And => old & operand,
+        RmwOp::Or => old | operand,
+        RmwOp::Xor => old ^ operand,
+        RmwOp::Min => old.min(operand),
+        RmwOp::Max => old.max(operand),
+    }
+}
+
+/// Evaluates a register expression; comparisons and logic give 0 or 1, as in C.
+pub fn eval(expr: &Expr, regs: &[Value]) -> Value {
+    match expr {
+        Expr::Const(v) => *v,
+        Expr::Reg(r) => regs.get(r.0 as usize).copied().unwrap_or(0),
+        Expr::Not(e) => (eval(e, regs) == 0) as Value,
+        Expr::Bin(op, a, b) => {
+            let (a, b) = (eval(a, regs), eval(b, regs));
+            match op {
+                BinOp::Add => a.wrapping_add(b),
+                BinOp::Sub => a.wrapping_sub(b),
+                BinOp::Mul => a.wrapping_mul(b),
+                BinOp::And => a & b,
+                BinOp::Or => a | b,
+                BinOp::Xor => a ^ b,
+                BinOp::Eq => (a == b) as Value,
+                BinOp::Ne => (a != b) as Value,
+                BinOp::Lt => (a < b) as Value,
+                BinOp::Le => (a <= b) as Value,
+                BinOp::Gt => (a > b) as Value,
+                BinOp::Ge => (a >= b) as Value,
+                BinOp::LogicalAnd => (a != 0 && b != 0) as Value,
+                BinOp::LogicalOr => (a != 0 || b != 0) as Value,
+            }
+        }
+    }
+}
