@@ -4,6 +4,9 @@
 
 pub mod event;
 pub mod execution;
+pub mod hip;
+pub mod hsa;
+pub mod opencl;
 pub mod relation;
 pub mod scoped;
 pub mod traces;
@@ -85,8 +88,7 @@ pub enum CheckError {
 /// Judges `test` under `model`.
 pub fn check(test: &Litmus, model: Model) -> Result<Verdict, CheckError> {
     let runs = traces::runs(test)?;
-    let placements: Vec<_> = test.threads.iter().map(|t| t.placement).collect();
-    let ctx = Context { model, placements: &placements };
+    let ctx = Context::new(test, model);
     let mut v = Verdict { model, candidates: 0, consistent: 0, positive: 0, states: 0, holds: None, races: Vec::new(), witness: None };
     let mut states = BTreeSet::new();
     let mut race_keys = BTreeSet::new();

@@ -1,17 +1,13 @@
-//! The scoped axioms: which candidate executions are consistent, and which conflicting
-//! accesses race, under HIP's scoped C++ model and its two relatives.
-//!
-//! The shape is RC11 (Lahav et al., PLDI'17) without its `po ∪ rf` acyclicity axiom —
-//! libhipcxx follows ISO C++, which allows relaxed load buffering, and AMD GPUs show it —
-//! with synchronization restricted to operations whose scopes include each other
-//! (libhipcxx memory_model.rst: "each operation … specifies a scope that includes the
-//! thread that performed each other operation"), and happens-before one transitive
-//! closure across scopes (HRF-indirect; HSA and OpenCL agree, mm-grading.md §3).
+//! What the three models share: scope inclusion, the derived relations a judged execution
+//! yields, barrier synchronization, and the race rule (two conflicting accesses of
+//! different threads, unordered by happens-before, not both atomic at scopes including
+//! each other). Each model's consistency axioms are in its own module.
 
 use super::event::{Event, Kind};
 use super::execution::Execution;
 use super::relation::{bits, Rel};
-use crate::litmus::{Placement, Scope};
+
+use crate::litmus::{Access, Dialect, Litmus, LocId, Placement, Scope, Space, Stmt, Target};
 
 /// The memory model to grade under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -43,11 +39,6 @@ impl Model {
             Model::Hip | Model::Hsa => both,
             Model::Opencl => both && a.1 == b.1,
         }
-    }
-
-    /// Do sequentially consistent fences take part in the SC order?
-    fn sc_fences_order(self) -> bool {
-        !matches!(self, Model::Hsa)
     }
 }
 
@@ -83,19 +74,65 @@ pub struct Derived {
     pub incl: Rel,
 }
 
-/// The threads' placements, indexed by thread; initial writes have none.
-pub struct Context<'a> {
+/// What the axioms need to know of the test beyond the execution.
+pub struct Context {
     pub model: Model,
-    pub placements: &'a [Placement],
+    /// Each thread's placement, by thread index (initial writes have none).
+    pub placements: Vec<Placement>,
+    /// Each location's memory space, by location id.
+    pub spaces: Vec<Space>,
+    /// Locations OpenCL treats as non-atomic (`NAL`): declared with a non-atomic type in
+    /// OpenCL tests; in other dialects, never accessed atomically.
+    pub nonatomic: Vec<bool>,
 }
 
-impl Context<'_> {
-    fn placement(&self, e: &Event) -> Option<Placement> {
+impl Context {
+    pub fn new(test: &Litmus, model: Model) -> Context {
+        let mut accessed_atomically = vec![false; test.locations.len()];
+        mark_atomic(test.threads.iter().flat_map(|t| &t.body), &mut accessed_atomically);
+        let nonatomic =
+            test.locations.iter().zip(&accessed_atomically).map(|(l, atomic)| if test.dialect == Dialect::OpenCl { !l.atomic_type } else { !atomic }).collect();
+        Context { model, placements: test.threads.iter().map(|t| t.placement).collect(), spaces: test.locations.iter().map(|l| l.space).collect(), nonatomic }
+    }
+
+    pub fn space(&self, loc: LocId) -> Space {
+        self.spaces.get(loc.0 as usize).copied().unwrap_or(Space::Global)
+    }
+
+    pub fn nonatomic(&self, loc: LocId) -> bool {
+        self.nonatomic.get(loc.0 as usize).copied().unwrap_or(true)
+    }
+}
+
+/// Sets `atomic[loc]` for every location some statement accesses atomically.
+fn mark_atomic<'a>(body: impl Iterator<Item = &'a Stmt>, atomic: &mut [bool]) {
+    for stmt in body {
+        let (target, accesses): (Option<&Target>, [Option<Access>; 2]) = match stmt {
+            Stmt::Load { target, access, .. } | Stmt::Store { target, access, .. } | Stmt::Rmw { target, access, .. } => (Some(target), [Some(*access), None]),
+            Stmt::Cas { target, success, failure, .. } => (Some(target), [Some(*success), Some(*failure)]),
+            Stmt::If { then, otherwise, .. } => {
+                mark_atomic(then.iter().chain(otherwise), atomic);
+                (None, [None, None])
+            }
+            _ => (None, [None, None]),
+        };
+        if let Some(t) = target {
+            if accesses.iter().flatten().any(|a| matches!(a, Access::Atomic { .. })) {
+                if let Some(slot) = atomic.get_mut(t.loc.0 as usize) {
+                    *slot = true;
+                }
+            }
+        }
+    }
+}
+
+impl Context {
+    pub fn placement(&self, e: &Event) -> Option<Placement> {
         self.placements.get(e.thread as usize).copied()
     }
 
     /// `incl`: both events are atomic accesses or fences whose scopes include each other.
-    fn inclusion(&self, x: &Execution) -> Rel {
+    pub fn inclusion(&self, x: &Execution) -> Rel {
         let n = x.n();
         let mut incl = Rel::empty(n);
         let scoped: Vec<Option<(Placement, Scope)>> = x.events.iter().map(|e| Some((self.placement(e)?, e.order_scope()?.1))).collect();
@@ -111,80 +148,14 @@ impl Context<'_> {
         incl
     }
 
-    /// Derives hb and friends; `None` if the execution is inconsistent.
+    /// Derives hb and friends under the context's model; `Err` names the axiom an
+    /// inconsistent execution breaks.
     pub fn judge(&self, x: &Execution) -> Result<Derived, Broken> {
-        let n = x.n();
-        let incl = self.inclusion(x);
-        let fr = x.fr();
-        let sw = self.synchronizes_with(x, &incl);
-        let init = x.set(Event::is_init);
-        let mut base = x.po.union(&sw);
-        base.union_with(&Rel::product(n, init, !init & mask(n)));
-        base.union_with(&barrier_sync(self, x));
-        let hb = base.closure();
-        if !hb.is_irreflexive() {
-            return Err(Broken::HappensBefore);
+        match self.model {
+            Model::Hip => super::hip::judge(self, x),
+            Model::Hsa => super::hsa::judge(self, x),
+            Model::Opencl => super::opencl::judge(self, x),
         }
-        let eco = x.rf.union(&x.co).union(&fr).closure();
-        if !eco.is_irreflexive() || !hb.then(&eco.reflexive()).is_irreflexive() {
-            return Err(Broken::Coherence);
-        }
-        let rmw = x.set(|e| matches!(e.kind, Kind::Rmw { .. }));
-        if !fr.then(&x.co).restrict(rmw, rmw).is_irreflexive() {
-            return Err(Broken::Atomicity);
-        }
-        // C++ asks implementations not to produce out-of-thin-air values ([atomics.order]);
-        // as herd's models do, a cycle through dependencies and reads-from is rejected,
-        // while relaxed load buffering without dependencies stays allowed.
-        if !x.dep.union(&x.rf).is_acyclic() {
-            return Err(Broken::ThinAir);
-        }
-        if !self.seq_cst_acyclic(x, &hb, &fr, &eco, &incl) {
-            return Err(Broken::SeqCst);
-        }
-        Ok(Derived { hb, sw, fr, incl })
-    }
-
-    /// `sw`: a release (a releasing write, or a releasing fence before an atomic write)
-    /// whose release sequence is read, by a morally strong read, by an acquire (an acquiring
-    /// read, or an atomic read before an acquiring fence), the release and the acquire
-    /// including each other's scope.
-    fn synchronizes_with(&self, x: &Execution, incl: &Rel) -> Rel {
-        let n = x.n();
-        let atomic_w = x.set(|e| e.writes() && e.is_atomic());
-        let atomic_r = x.set(|e| e.reads() && e.is_atomic());
-        let releasing = x.set(|e| e.order_scope().is_some_and(|(o, _)| o.releases()));
-        let acquiring = x.set(|e| e.order_scope().is_some_and(|(o, _)| o.acquires()));
-        let fences = x.set(|e| matches!(e.kind, Kind::Fence { .. }));
-        let head = Rel::identity_on(n, releasing & atomic_w).union(&x.po.restrict(releasing & fences, atomic_w));
-        let rmw = x.set(|e| matches!(e.kind, Kind::Rmw { .. }));
-        let release_sequence = x.rf.restrict(atomic_w, rmw).closure().reflexive().restrict(atomic_w, mask(n));
-        let strong_rf = x.rf.intersect(incl);
-        let tail = Rel::identity_on(n, acquiring & atomic_r).union(&x.po.restrict(atomic_r, acquiring & fences));
-        let sw = head.then(&release_sequence).then(&strong_rf).then(&tail).intersect(incl);
-        different_threads(x, &sw)
-    }
-
-    /// The SC axiom of RC11 (`psc` acyclic), with each edge kept only between operations
-    /// whose scopes include each other (OpenCL's `O-Sscoped`, mm-grading.md §8).
-    fn seq_cst_acyclic(&self, x: &Execution, hb: &Rel, fr: &Rel, eco: &Rel, incl: &Rel) -> bool {
-        let n = x.n();
-        let is_sc = |e: &Event| e.order_scope().is_some_and(|(o, _)| o == crate::litmus::Order::SeqCst);
-        let sc_access = x.set(|e| is_sc(e) && e.cell().is_some());
-        let sc_fence = if self.model.sc_fences_order() { x.set(|e| is_sc(e) && matches!(e.kind, Kind::Fence { .. })) } else { 0 };
-        if (sc_access | sc_fence).count_ones() < 2 {
-            return true;
-        }
-        let same_loc = same_location(x);
-        let po_other = x.po.minus(&same_loc);
-        let scb = x.po.union(&po_other.then(hb).then(&po_other)).union(&hb.intersect(&same_loc)).union(&x.co).union(fr);
-        let all = mask(n);
-        let left = Rel::identity_on(n, sc_access).union(&Rel::identity_on(n, sc_fence).then(&hb.reflexive()));
-        let right = Rel::identity_on(n, sc_access).union(&hb.reflexive().restrict(all, sc_fence));
-        let mut psc = left.then(&scb).then(&right);
-        let fence_hb = hb.union(&hb.then(eco).then(hb));
-        psc.union_with(&fence_hb.restrict(sc_fence, sc_fence));
-        psc.intersect(incl).is_acyclic()
     }
 
     /// Every pair of conflicting accesses of different threads that no happens-before
@@ -219,7 +190,7 @@ impl Context<'_> {
 
 /// Work-group barriers: everything before a thread's barrier happens before everything
 /// after the matching barrier of each other thread of the same work-group.
-fn barrier_sync(ctx: &Context<'_>, x: &Execution) -> Rel {
+pub fn barrier_sync(ctx: &Context, x: &Execution) -> Rel {
     let n = x.n();
     let mut meet = Rel::empty(n);
     for (a, ea) in x.events.iter().enumerate() {
@@ -240,7 +211,7 @@ fn barrier_sync(ctx: &Context<'_>, x: &Execution) -> Rel {
 }
 
 /// Pairs of memory events on the same cell.
-fn same_location(x: &Execution) -> Rel {
+pub fn same_location(x: &Execution) -> Rel {
     let n = x.n();
     let mut r = Rel::empty(n);
     for a in 0..n {
@@ -253,7 +224,7 @@ fn same_location(x: &Execution) -> Rel {
     r
 }
 
-fn different_threads(x: &Execution, r: &Rel) -> Rel {
+pub fn different_threads(x: &Execution, r: &Rel) -> Rel {
     let mut out = Rel::empty(x.n());
     for (a, b) in r.pairs() {
         if x.events[a].thread != x.events[b].thread {
