@@ -28,6 +28,9 @@ enum Command {
     /// What synchronization costs at each scope, per GPU and mode: cycles, the instructions the
     /// compiler emitted and the cache actions they caused (writes reports/scopes.md and plots).
     Scopes(cmd::scopes::Args),
+    /// Grade litmus tests under a scoped memory model: outcome allowed or forbidden, every race
+    /// with the rule it breaks, a witness execution and a checked fix hint.
+    Grade(cmd::grade::Args),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
         Command::Gpus(args) => cmd::gpus::run(&args),
         Command::Validate(args) => cmd::validate::run(&args),
         Command::Scopes(args) => cmd::scopes::run(&args),
+        Command::Grade(args) => cmd::grade::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -6,5 +6,8 @@
 //! the hardware layer lowers the same program to AMDGPU instructions and runs it on the engine.
 //! The language layer knows nothing of the engine.
 
+pub mod explain;
+pub mod fix;
 pub mod litmus;
 pub mod model;
+pub mod report;

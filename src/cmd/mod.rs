@@ -4,6 +4,7 @@
 
 pub mod disasm;
 pub mod gpus;
+pub mod grade;
 pub mod info;
 pub mod run;
 pub mod scopes;

@@ -1,0 +1,191 @@
+//! Fix hints: the smallest change to a test — raise a scope, strengthen an order, make an
+//! access atomic — that removes its races (or forbids its outcome), found by trying the
+//! changes and re-judging each changed test. A hint is offered only once the changed test
+//! has been checked.
+
+use crate::explain::{order_name, scope_name};
+use crate::litmus::{Access, Litmus, Order, Scope, Stmt};
+use crate::model::{check, Model};
+
+/// What the fix must achieve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Goal {
+    RaceFree,
+    /// Race-free and the outcome unreachable.
+    Forbidden,
+}
+
+/// One change to one statement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Edit {
+    pub thread: usize,
+    /// Index path to the statement through nested `if` bodies (then before else).
+    pub path: Vec<usize>,
+    pub line: u32,
+    pub change: Change,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Change {
+    RaiseScope { from: Scope, to: Scope },
+    Strengthen { from: Order, to: Order },
+    MakeAtomic { order: Order, scope: Scope },
+}
+
+impl Edit {
+    pub fn words(&self, test: &Litmus) -> String {
+        let who = test.threads.get(self.thread).map_or("?", |t| t.name.as_str());
+        let what = match self.change {
+            Change::RaiseScope { from, to } => format!("raise the scope from {} to {}", scope_name(from), scope_name(to)),
+            Change::Strengthen { from, to } => format!("make it {} instead of {}", order_name(to), order_name(from)),
+            Change::MakeAtomic { order, scope } => format!("make it atomic ({} {})", order_name(order), scope_name(scope)),
+        };
+        format!("line {} ({who}): {what}", self.line)
+    }
+}
+
+/// A change found to work, with what the changed test gives.
+#[derive(Clone, Debug)]
+pub struct Fix {
+    pub edits: Vec<Edit>,
+    pub reachable_after: bool,
+}
+
+/// Most edits combined in one hint.
+const MAX_EDITS: usize = 2;
+
+/// The first combination of at most two edits that reaches `goal` under `model`.
+pub fn suggest(test: &Litmus, model: Model, goal: Goal) -> Option<Fix> {
+    let edits = candidate_edits(test);
+    let works = |chosen: &[&Edit]| -> Option<Fix> {
+        let mut changed = test.clone();
+        for e in chosen {
+            apply(&mut changed, e);
+        }
+        let v = check(&changed, model).ok()?;
+        let ok = v.race_free() && (goal == Goal::RaceFree || !v.reachable());
+        ok.then(|| Fix { edits: chosen.iter().map(|e| (*e).clone()).collect(), reachable_after: v.reachable() })
+    };
+    for e in &edits {
+        if let Some(f) = works(&[e]) {
+            return Some(f);
+        }
+    }
+    if MAX_EDITS >= 2 {
+        for (i, a) in edits.iter().enumerate() {
+            for b in &edits[i + 1..] {
+                if a.thread == b.thread && a.path == b.path {
+                    continue;
+                }
+                if let Some(f) = works(&[a, b]) {
+                    return Some(f);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Every single-step strengthening of every statement, smallest first per statement.
+fn candidate_edits(test: &Litmus) -> Vec<Edit> {
+    let mut out = Vec::new();
+    for (t, thread) in test.threads.iter().enumerate() {
+        walk(&thread.body, &mut Vec::new(), &mut |path, stmt| {
+            for change in changes(stmt) {
+                out.push(Edit { thread: t, path: path.to_vec(), line: stmt.span().line, change });
+            }
+        });
+    }
+    // Scope raises first (the classic mistake), then orders, then atomicity.
+    out.sort_by_key(|e| match e.change {
+        Change::RaiseScope { .. } => 0,
+        Change::Strengthen { .. } => 1,
+        Change::MakeAtomic { .. } => 2,
+    });
+    out
+}
+
+fn walk(body: &[Stmt], path: &mut Vec<usize>, f: &mut impl FnMut(&[usize], &Stmt)) {
+    for (i, stmt) in body.iter().enumerate() {
+        path.push(i);
+        f(path, stmt);
+        if let Stmt::If { then, otherwise, .. } = stmt {
+            path.push(0);
+            walk(then, path, f);
+            path.pop();
+            path.push(1);
+            walk(otherwise, path, f);
+            path.pop();
+        }
+        path.pop();
+    }
+}
+
+fn wider(s: Scope) -> Option<Scope> {
+    match s {
+        Scope::WorkItem => Some(Scope::Wavefront),
+        Scope::Wavefront => Some(Scope::Workgroup),
+        Scope::Workgroup => Some(Scope::Agent),
+        Scope::Agent => Some(Scope::System),
+        Scope::System => None,
+    }
+}
+
+fn changes(stmt: &Stmt) -> Vec<Change> {
+    let (access, strengthen) = match stmt {
+        Stmt::Load { access, .. } => (*access, Some(Order::Acquire)),
+        Stmt::Store { access, .. } => (*access, Some(Order::Release)),
+        Stmt::Rmw { access, .. } => (*access, Some(Order::AcqRel)),
+        Stmt::Fence { scope, .. } => {
+            return wider(*scope).map(|to| Change::RaiseScope { from: *scope, to }).into_iter().collect();
+        }
+        _ => return Vec::new(),
+    };
+    match access {
+        Access::Plain => vec![Change::MakeAtomic { order: Order::Relaxed, scope: Scope::Agent }],
+        Access::Atomic { order, scope } => {
+            let mut v: Vec<Change> = wider(scope).map(|to| Change::RaiseScope { from: scope, to }).into_iter().collect();
+            if let (Order::Relaxed, Some(to)) = (order, strengthen) {
+                v.push(Change::Strengthen { from: order, to });
+            }
+            v
+        }
+    }
+}
+
+fn statement_mut<'a>(body: &'a mut [Stmt], path: &[usize]) -> Option<&'a mut Stmt> {
+    let (first, rest) = path.split_first()?;
+    let stmt = body.get_mut(*first)?;
+    if rest.is_empty() {
+        return Some(stmt);
+    }
+    match stmt {
+        Stmt::If { then, otherwise, .. } => {
+            let (branch, deeper) = rest.split_first()?;
+            statement_mut(if *branch == 0 { then } else { otherwise }, deeper)
+        }
+        _ => None,
+    }
+}
+
+/// Applies one edit in place.
+pub fn apply(test: &mut Litmus, edit: &Edit) {
+    let Some(thread) = test.threads.get_mut(edit.thread) else { return };
+    let Some(stmt) = statement_mut(&mut thread.body, &edit.path) else { return };
+    if let Stmt::Fence { scope, .. } = stmt {
+        if let Change::RaiseScope { to, .. } = edit.change {
+            *scope = to;
+        }
+        return;
+    }
+    let access = match stmt {
+        Stmt::Load { access, .. } | Stmt::Store { access, .. } | Stmt::Rmw { access, .. } => access,
+        _ => return,
+    };
+    *access = match (edit.change, *access) {
+        (Change::RaiseScope { to, .. }, Access::Atomic { order, .. }) => Access::Atomic { order, scope: to },
+        (Change::Strengthen { to, .. }, Access::Atomic { scope, .. }) => Access::Atomic { order: to, scope },
+        (Change::MakeAtomic { order, scope }, Access::Plain) => Access::Atomic { order, scope },
+        (_, unchanged) => unchanged,
+    };
+}

@@ -1,0 +1,212 @@
+//! One graded test as data (JSON for autograders) and as text (for the teaching assistant).
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::explain;
+use crate::fix::{self, Goal};
+use crate::litmus::{Dialect, Litmus, Quantifier};
+use crate::model::{self, CheckError, Model, Verdict};
+
+/// Schema version of the JSON report; bumped when a field changes meaning.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub schema: u32,
+    pub file: String,
+    pub test: String,
+    pub dialect: &'static str,
+    pub model: Model,
+    /// `exists`, `~exists` or `forall`, and the proposition as written; absent for race-only tests.
+    pub condition: Option<String>,
+    /// Is the proposition's outcome reachable in some consistent execution?
+    pub outcome: Outcome,
+    /// Does the condition hold (`exists`: reachable; `~exists`: unreachable; `forall`: every
+    /// execution satisfies it)?
+    pub condition_holds: Option<bool>,
+    pub executions: Counts,
+    pub race_free: bool,
+    pub races: Vec<RaceReport>,
+    /// A consistent execution reaching the outcome, as an interleaving.
+    pub witness: Option<String>,
+    pub fix: Option<FixReport>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Allowed,
+    Forbidden,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Counts {
+    pub candidates: usize,
+    pub consistent: usize,
+    /// Consistent executions satisfying the proposition (herd's "Positive").
+    pub positive: usize,
+    pub negative: usize,
+    pub final_states: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RaceReport {
+    pub kind: model::RaceKind,
+    pub first: AccessReport,
+    pub second: AccessReport,
+    pub rule: String,
+    /// The execution in which the two accesses are unordered.
+    pub execution: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct AccessReport {
+    pub thread: String,
+    pub agent: u32,
+    pub workgroup: u32,
+    pub wave: u32,
+    pub line: u32,
+    pub column: u32,
+    pub event: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FixReport {
+    pub changes: Vec<String>,
+    /// The outcome after the change (re-checked).
+    pub outcome_after: Outcome,
+}
+
+pub fn dialect_name(d: Dialect) -> &'static str {
+    match d {
+        Dialect::OpenCl => "opencl",
+        Dialect::Ptx => "ptx",
+        Dialect::Vulkan => "vulkan",
+        Dialect::Lisa => "lisa",
+        Dialect::Hip => "hip",
+    }
+}
+
+/// The model a dialect's tests are written for, when the user names none.
+pub fn default_model(_d: Dialect) -> Model {
+    Model::Hip
+}
+
+/// Grades one parsed test.
+pub fn grade(file: &str, test: &Litmus, model: Model, source_lines: &[&str]) -> Result<(Report, Verdict), CheckError> {
+    let v = model::check(test, model)?;
+    let races = v.races.iter().map(|r| race_report(test, model, r)).collect();
+    let condition = test.condition.as_ref().map(|c| {
+        let q = match c.quantifier {
+            Quantifier::Exists => "exists",
+            Quantifier::NotExists => "~exists",
+            Quantifier::Forall => "forall",
+        };
+        let text = source_lines.get(c.span.line.saturating_sub(1) as usize).map_or("", |l| l.trim());
+        if text.starts_with(q) && text.len() > q.len() {
+            text.to_string()
+        } else {
+            format!("{q} (line {})", c.span.line)
+        }
+    });
+    let wants_forbidden = test.condition.as_ref().is_some_and(|c| c.quantifier != Quantifier::Exists);
+    let goal = if wants_forbidden && v.reachable() {
+        Some(Goal::Forbidden)
+    } else if !v.race_free() {
+        Some(Goal::RaceFree)
+    } else {
+        None
+    };
+    let fix = goal.and_then(|g| fix::suggest(test, model, g)).map(|f| FixReport {
+        changes: f.edits.iter().map(|e| e.words(test)).collect(),
+        outcome_after: if f.reachable_after { Outcome::Allowed } else { Outcome::Forbidden },
+    });
+    let report = Report {
+        schema: SCHEMA_VERSION,
+        file: file.to_string(),
+        test: test.name.clone(),
+        dialect: dialect_name(test.dialect),
+        model,
+        condition,
+        outcome: if v.reachable() { Outcome::Allowed } else { Outcome::Forbidden },
+        condition_holds: v.holds,
+        executions: Counts {
+            candidates: v.candidates,
+            consistent: v.consistent,
+            positive: v.positive,
+            negative: v.consistent - v.positive,
+            final_states: v.states,
+        },
+        race_free: v.race_free(),
+        races,
+        witness: v.witness.as_ref().map(|x| explain::interleaving(test, x)),
+        fix,
+    };
+    Ok((report, v))
+}
+
+fn race_report(test: &Litmus, model: Model, race: &model::Race) -> RaceReport {
+    let (a, b) = race.events();
+    let access = |e: &model::event::Event| {
+        let t = &test.threads[e.thread as usize];
+        AccessReport {
+            thread: t.name.clone(),
+            agent: t.placement.agent,
+            workgroup: t.placement.workgroup,
+            wave: t.placement.wave,
+            line: e.span.line,
+            column: e.span.column,
+            event: explain::describe(test, e),
+        }
+    };
+    RaceReport {
+        kind: race.kind,
+        first: access(a),
+        second: access(b),
+        rule: explain::race_rule(test, model, race),
+        execution: explain::interleaving(test, &race.execution),
+    }
+}
+
+/// The report as text for a person.
+pub fn text(r: &Report) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "{} — {} ({} dialect), model {}", r.file, r.test, r.dialect, r.model.name());
+    let e = &r.executions;
+    let _ = writeln!(
+        o,
+        "  outcome: {} ({} of {} consistent executions reach it; {} candidates, {} final states)",
+        match r.outcome {
+            Outcome::Allowed => "ALLOWED",
+            Outcome::Forbidden => "FORBIDDEN",
+        },
+        e.positive,
+        e.consistent,
+        e.candidates,
+        e.final_states
+    );
+    if let (Some(c), Some(h)) = (&r.condition, r.condition_holds) {
+        let _ = writeln!(o, "  condition {c}: {}", if h { "holds" } else { "does not hold" });
+    }
+    if r.race_free {
+        let _ = writeln!(o, "  races: none (race-free under {})", r.model.name());
+    } else {
+        let _ = writeln!(o, "  races: {} — the program is undefined under {}", r.races.len(), r.model.name());
+        for race in &r.races {
+            let _ = writeln!(o, "  - {:?} race: {}  ×  {}", race.kind, race.first.event, race.second.event);
+            let _ = writeln!(o, "    rule: {}", race.rule);
+        }
+    }
+    if let Some(w) = &r.witness {
+        let _ = writeln!(o, "  witness (an execution reaching the outcome):");
+        for line in w.lines() {
+            let _ = writeln!(o, "    {line}");
+        }
+    }
+    if let Some(f) = &r.fix {
+        let _ = writeln!(o, "  fix: {} (re-checked: race-free, outcome {:?})", f.changes.join("; and "), f.outcome_after);
+    }
+    o
+}

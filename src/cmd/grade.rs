@@ -1,0 +1,179 @@
+//! `hipscope grade`: memory-model verdicts for litmus tests — outcome allowed or forbidden,
+//! every scoped race with the rule it breaks, a witness execution and a checked fix hint.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use super::CliError;
+use hipscope_grade::litmus;
+use hipscope_grade::model::Model;
+use hipscope_grade::report::{self, Outcome, Report};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModelArg {
+    /// libhipcxx's scoped C++ model (HIP's own).
+    Hip,
+    /// The HSA 1.0 model (herd's hsa.cat): SC fences do not forbid store buffering.
+    Hsa,
+    /// The OpenCL 2.0 model (Dartagnan's opencl.cat): synchronization needs equal scopes.
+    Opencl,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Expect {
+    /// The condition's outcome is reachable.
+    Allowed,
+    /// The condition's outcome is unreachable.
+    Forbidden,
+    /// No execution has a race.
+    RaceFree,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Litmus files (Dartagnan OpenCL/PTX/Vulkan, herd LISA, or the HIP dialect), or
+    /// directories searched for `*.litmus`.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// The memory model to grade under.
+    #[arg(long, value_enum, default_value = "hip")]
+    pub model: ModelArg,
+    /// Print one JSON report per test (an array), for autograders.
+    #[arg(long)]
+    pub json: bool,
+    /// Write each test's witness execution (or its first race's execution) as Graphviz DOT
+    /// into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub dot: Option<PathBuf>,
+    /// Exit 1 unless every test meets this.
+    #[arg(long, value_enum)]
+    pub expect: Option<Expect>,
+}
+
+pub fn run(args: &Args) -> Result<ExitCode, CliError> {
+    let model = match args.model {
+        ModelArg::Hip => Model::Hip,
+        ModelArg::Hsa => Model::Hsa,
+        ModelArg::Opencl => Model::Opencl,
+    };
+    let files = collect(&args.inputs)?;
+    if let Some(dir) = &args.dot {
+        std::fs::create_dir_all(dir).map_err(|e| CliError::BadInput(format!("--dot {}: cannot create: {e}", dir.display())))?;
+    }
+    let mut reports = Vec::new();
+    let mut failed = Vec::new();
+    for file in &files {
+        let (test, source) = parse(file)?;
+        let lines: Vec<&str> = source.lines().collect();
+        let (r, verdict) =
+            report::grade(&file.display().to_string(), &test, model, &lines).map_err(|e| CliError::BadInput(format!("{}: {e}", file.display())))?;
+        if let Some(dir) = &args.dot {
+            write_dot(dir, file, &test, &verdict)?;
+        }
+        if let Some(expect) = args.expect {
+            if !meets(&r, expect) {
+                failed.push(r.file.clone());
+            }
+        }
+        reports.push(r);
+    }
+    print!("{}", render(args, &reports));
+    if !failed.is_empty() {
+        eprintln!("hipscope grade: --expect {:?} does not hold for {}", args.expect.unwrap_or(Expect::Allowed), failed.join(", "));
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render(args: &Args, reports: &[Report]) -> String {
+    if args.json {
+        let mut s = serde_json::to_string_pretty(reports).unwrap_or_default();
+        s.push('\n');
+        return s;
+    }
+    let mut out: String = reports.iter().map(|r| report::text(r) + "\n").collect();
+    if reports.len() > 1 {
+        out.push_str(&summary(reports));
+    }
+    out
+}
+
+fn meets(r: &Report, expect: Expect) -> bool {
+    match expect {
+        Expect::Allowed => r.outcome == Outcome::Allowed,
+        Expect::Forbidden => r.outcome == Outcome::Forbidden,
+        Expect::RaceFree => r.race_free,
+    }
+}
+
+/// One line per test: outcome, races, executions.
+fn summary(reports: &[Report]) -> String {
+    let mut o = String::new();
+    let width = reports.iter().map(|r| r.file.len()).max().unwrap_or(4).max(4);
+    let _ = writeln!(o, "{:<width$}  {:<9}  {:<9}  {:>5}  {:>10}", "file", "outcome", "races", "fix", "executions");
+    for r in reports {
+        let outcome = match r.outcome {
+            Outcome::Allowed => "allowed",
+            Outcome::Forbidden => "forbidden",
+        };
+        let races = if r.race_free { "none".to_string() } else { r.races.len().to_string() };
+        let fix = if r.fix.is_some() { "yes" } else { "-" };
+        let _ = writeln!(o, "{:<width$}  {:<9}  {:<9}  {:>5}  {:>10}", r.file, outcome, races, fix, r.executions.consistent);
+    }
+    o
+}
+
+/// Files as given, and `*.litmus` under directories (sorted, so output order is stable).
+fn collect(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
+    let mut files = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            let mut found = Vec::new();
+            walk(input, &mut found)?;
+            if found.is_empty() {
+                return Err(CliError::BadInput(format!("{}: no *.litmus files in this directory", input.display())));
+            }
+            found.sort();
+            files.extend(found);
+        } else if input.exists() {
+            files.push(input.clone());
+        } else {
+            return Err(CliError::BadInput(format!("{}: no such file or directory", input.display())));
+        }
+    }
+    Ok(files)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), CliError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| CliError::BadInput(format!("{}: cannot list: {e}", dir.display())))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            walk(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "litmus") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn parse(file: &Path) -> Result<(litmus::Litmus, String), CliError> {
+    let bytes = super::read_input(file)?;
+    let source = String::from_utf8(bytes)
+        .map_err(|e| CliError::BadInput(format!("{}: not UTF-8 text (invalid byte at offset {})", file.display(), e.utf8_error().valid_up_to())))?;
+    let test = litmus::parse(file, &source).map_err(|e| CliError::BadInput(e.to_string()))?;
+    Ok((test, source))
+}
+
+fn write_dot(dir: &Path, file: &Path, test: &litmus::Litmus, v: &hipscope_grade::model::Verdict) -> Result<(), CliError> {
+    let (execution, races) = match (&v.witness, v.races.first()) {
+        (_, Some(race)) => (&race.execution, vec![(race.first, race.second)]),
+        (Some(w), None) => (w, vec![]),
+        (None, None) => return Ok(()),
+    };
+    let stem = file.file_stem().map_or_else(|| "test".into(), |s| s.to_string_lossy().into_owned());
+    let path = dir.join(format!("{stem}.dot"));
+    let text = hipscope_grade::explain::dot(test, execution, None, &races);
+    std::fs::write(&path, text).map_err(|e| CliError::BadInput(format!("{}: cannot write: {e}", path.display())))
+}
