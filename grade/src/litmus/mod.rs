@@ -11,6 +11,7 @@
 
 pub mod condition;
 pub mod error;
+pub mod opencl;
 pub mod program;
 pub mod text;
 
@@ -45,7 +46,9 @@ pub fn parse(file: &Path, source: &str) -> Result<Litmus, LitmusError> {
 }
 
 fn parse_dialect(dialect: Dialect, source: &str) -> ParseResult<Litmus> {
-    let _ = source;
+    if dialect == Dialect::OpenCl {
+        return opencl::parse(source);
+    }
     Err(SyntaxError::new(Span { line: 1, column: 1 }, format!("the {dialect:?} dialect is not supported yet")))
 }
 

@@ -24,16 +24,24 @@ pub struct Cursor<'a> {
     pos: usize,
     line: u32,
     column: u32,
+    /// Whether `(*` opens a comment; C code turns this off, where `if (*x == 1)` is a
+    /// dereference.
+    ml_comments: bool,
 }
 
 impl<'a> Cursor<'a> {
     pub fn new(src: &'a str) -> Cursor<'a> {
-        Cursor { src, pos: 0, line: 1, column: 1 }
+        Cursor { src, pos: 0, line: 1, column: 1, ml_comments: true }
     }
 
     /// A cursor over `src` whose first character is at `at` of the enclosing file.
     pub fn at(src: &'a str, at: Span) -> Cursor<'a> {
-        Cursor { src, pos: 0, line: at.line.max(1), column: at.column.max(1) }
+        Cursor { src, pos: 0, line: at.line.max(1), column: at.column.max(1), ml_comments: true }
+    }
+
+    /// Turns `(* … *)` comments on (the default) or off.
+    pub fn set_ml_comments(&mut self, on: bool) {
+        self.ml_comments = on;
     }
 
     pub fn span(&self) -> Span {
@@ -72,7 +80,7 @@ impl<'a> Cursor<'a> {
     pub fn skip_blank(&mut self) {
         loop {
             let rest = self.rest();
-            if rest.starts_with("(*") {
+            if self.ml_comments && rest.starts_with("(*") {
                 self.skip_past("*)");
             } else if rest.starts_with("/*") {
                 self.skip_past("*/");
@@ -221,6 +229,15 @@ mod tests {
         assert_eq!(Cursor::new("0x1f").integer(), Some(Ok(31)));
         assert!(matches!(Cursor::new("99999999999999999999").integer(), Some(Err(_))));
         assert_eq!(Cursor::new("- x").integer(), None);
+    }
+
+    #[test]
+    fn ml_comments_can_be_turned_off_for_c_code() {
+        let mut c = Cursor::new("(*x");
+        c.set_ml_comments(false);
+        assert!(c.eat("("));
+        assert!(c.eat("*"));
+        assert_eq!(c.ident(), Some("x"));
     }
 
     #[test]

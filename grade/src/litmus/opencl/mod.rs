@@ -1,0 +1,142 @@
+//! Dartagnan's OpenCL C litmus dialect.
+//!
+//! ```text
+//! OPENCL MP
+//! { [x]=0; [y]=0; }
+//! P0@wg 0, dev 0 (global int* x, global atomic_int* y) {
+//!   *x = 1;
+//!   atomic_store_explicit(y, 1, memory_order_release, memory_scope_work_group);
+//! }
+//! P1@wg 1, dev 0 (global int* x, global atomic_int* y) {
+//!   int r0 = atomic_load_explicit(y, memory_order_acquire, memory_scope_work_group);
+//!   int r1 = *x;
+//! }
+//! exists (1:r0=1 /\ 1:r1=0)
+//! ```
+//!
+//! Thread bodies are C: local `int` variables become registers, `*p` and the OpenCL atomic
+//! builtins become memory accesses. C lets one expression read memory several times
+//! (`if (*y == 1)`, `*val = *d`), while a [`Stmt`] accesses memory at most once, so each
+//! read inside an expression is hoisted into a statement of its own that fills a fresh
+//! register; those registers are named `_tN@line:col`, which no C variable can be called,
+//! so conditions never collide with them.
+
+mod body;
+mod builtins;
+mod expr;
+mod header;
+mod tables;
+
+use super::condition::{self, Names};
+use super::error::{ParseResult, SyntaxError};
+use super::program::{Dialect, Litmus, LocId, RegId, Span, Thread};
+use super::text::Cursor;
+use tables::Locations;
+
+/// Parses a whole OpenCL litmus file.
+pub fn parse(source: &str) -> ParseResult<Litmus> {
+    let mut cur = Cursor::new(source);
+    let name = header::title(&mut cur)?;
+    let mut locs = Locations::default();
+    let reg_inits = header::init_block(&mut cur, &mut locs)?;
+    let mut placements = header::Workgroups::default();
+    let mut threads = Vec::new();
+    while starts_thread(&cur) {
+        threads.push(header::thread(&mut cur, &mut locs, &mut placements, threads.len())?);
+    }
+    if threads.is_empty() {
+        return Err(here(&cur, format!("expected a thread such as `P0@wg 0, dev 0 (global int* x) {{ … }}`, found {}", cur.describe_next())));
+    }
+    for init in reg_inits {
+        apply_reg_init(&mut threads, init)?;
+    }
+    let fin = {
+        let mut names = FinalNames { threads: &mut threads, locs: &locs };
+        condition::parse_final(&mut cur, &mut names)?
+    };
+    Ok(Litmus {
+        name,
+        dialect: Dialect::OpenCl,
+        locations: locs.into_locations(),
+        threads,
+        condition: fin.condition,
+        filter: fin.filter,
+        observed: fin.observed,
+    })
+}
+
+/// Threads start with a name; the final part starts with a keyword or `~exists`.
+fn starts_thread(cur: &Cursor<'_>) -> bool {
+    let mut probe = cur.clone();
+    match probe.ident() {
+        Some(word) => !matches!(word, "exists" | "forall" | "filter" | "locations"),
+        None => false,
+    }
+}
+
+/// `0:r0 = 1` from the init block: the thread must exist; the register may be new.
+fn apply_reg_init(threads: &mut [Thread], init: header::RegInit) -> ParseResult<()> {
+    let Some(index) = thread_index(threads, &init.thread) else {
+        return Err(SyntaxError::new(init.span, format!("the init block names thread `{}`, which the test does not have", init.thread)));
+    };
+    let thread = &mut threads[index];
+    let Some(reg) = register_of(thread, &init.reg) else {
+        return Err(SyntaxError::new(init.span, "too many registers in one thread"));
+    };
+    thread.reg_init.push((reg, init.value));
+    Ok(())
+}
+
+/// A thread as a condition writes it: `1` or `P1`.
+fn thread_index(threads: &[Thread], written: &str) -> Option<usize> {
+    if let Some(i) = threads.iter().position(|t| t.name == written) {
+        return Some(i);
+    }
+    let index: usize = written.parse().ok()?;
+    (index < threads.len()).then_some(index)
+}
+
+/// The register called `name`, created when the thread never mentions it (its value then
+/// stays its initial one).
+fn register_of(thread: &mut Thread, name: &str) -> Option<RegId> {
+    if let Some(i) = thread.regs.iter().position(|r| r == name) {
+        return Some(RegId(i as u16));
+    }
+    let id = u16::try_from(thread.regs.len()).ok().filter(|id| *id < u16::MAX)?;
+    thread.regs.push(name.to_string());
+    Some(RegId(id))
+}
+
+/// The condition's view of the parsed test: `0:x` is the local variable `x` of P0 even
+/// when a location is also called `x`; a bare `x` is the location.
+struct FinalNames<'a> {
+    threads: &'a mut [Thread],
+    locs: &'a Locations,
+}
+
+impl Names for FinalNames<'_> {
+    fn register(&mut self, thread: &str, reg: &str) -> Option<(u16, RegId)> {
+        let index = thread_index(self.threads, thread)?;
+        let reg = register_of(&mut self.threads[index], reg)?;
+        Some((index as u16, reg))
+    }
+
+    fn location(&mut self, name: &str) -> Option<LocId> {
+        self.locs.by_name(name)
+    }
+}
+
+/// An error at the next token (after blanks and comments), where the reader looks.
+fn here(cur: &Cursor<'_>, message: impl Into<String>) -> SyntaxError {
+    let mut probe = cur.clone();
+    probe.skip_blank();
+    probe.error(message)
+}
+
+/// Spans for messages that name an earlier place (`declared at 12:3`).
+fn at(span: Span) -> String {
+    format!("{}:{}", span.line, span.column)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,121 @@
+//! The shared locations of a test, as the init block and the parameter lists declare them.
+//!
+//! An array `atomic_int y[2]` is one location per element (`y` for element 0, `y[1]`, …),
+//! so accesses stay word-sized [`Target`]s; scalars are arrays of one.
+
+use super::super::error::{ParseResult, SyntaxError};
+use super::super::program::{LocId, Location, Space, Span, Target, Value};
+use super::at;
+
+/// Arrays longer than this are refused: litmus tests use a handful of elements, and the
+/// limit keeps a typo (`y[100000000]`) from allocating without bound.
+pub const MAX_ARRAY: usize = 64;
+
+/// One declared name: its elements are `first .. first + len`.
+#[derive(Clone, Debug)]
+pub struct Group {
+    pub name: String,
+    pub first: u16,
+    pub len: u16,
+    /// The memory space some declaration gave it, and where.
+    space: Option<(Space, Span)>,
+}
+
+impl Group {
+    /// Element `i` as a whole-word target, if it exists.
+    pub fn element(&self, i: Value) -> Option<Target> {
+        let i = u16::try_from(i).ok().filter(|i| *i < self.len)?;
+        Some(Target::word(LocId(self.first + i)))
+    }
+}
+
+#[derive(Default, Debug)]
+pub struct Locations {
+    locations: Vec<Location>,
+    groups: Vec<Group>,
+}
+
+impl Locations {
+    pub fn group(&self, index: usize) -> Option<&Group> {
+        self.groups.get(index)
+    }
+
+    pub fn group_named(&self, name: &str) -> Option<usize> {
+        self.groups.iter().position(|g| g.name == name)
+    }
+
+    /// A location (an element) by the name the condition uses.
+    pub fn by_name(&self, name: &str) -> Option<LocId> {
+        self.locations.iter().position(|l| l.name == name).map(|i| LocId(i as u16))
+    }
+
+    pub fn into_locations(self) -> Vec<Location> {
+        self.locations
+    }
+
+    /// Declares `name` with `inits.len()` elements; declaring a name twice is an error.
+    pub fn declare(&mut self, name: &str, inits: &[Value], atomic: bool, span: Span) -> ParseResult<usize> {
+        if self.group_named(name).is_some() {
+            return Err(SyntaxError::new(span, format!("`{name}` is initialised twice in the init block")));
+        }
+        if inits.is_empty() || inits.len() > MAX_ARRAY {
+            return Err(SyntaxError::new(span, format!("`{name}` must have between 1 and {MAX_ARRAY} elements")));
+        }
+        let first = u16::try_from(self.locations.len()).ok().filter(|f| usize::from(*f) + inits.len() < usize::from(u16::MAX));
+        let Some(first) = first else {
+            return Err(SyntaxError::new(span, "too many locations in one test"));
+        };
+        for (i, init) in inits.iter().enumerate() {
+            let element = if i == 0 { name.to_string() } else { format!("{name}[{i}]") };
+            self.locations.push(Location { name: element, space: Space::Global, init: *init, atomic_type: atomic });
+        }
+        self.groups.push(Group { name: name.to_string(), first, len: inits.len() as u16, space: None });
+        Ok(self.groups.len() - 1)
+    }
+
+    /// The group a parameter names, created (one element, initially 0) on first use.
+    pub fn parameter(&mut self, name: &str, span: Span) -> ParseResult<usize> {
+        match self.group_named(name) {
+            Some(g) => Ok(g),
+            None => self.declare(name, &[0], false, span),
+        }
+    }
+
+    /// Marks every element atomic (`atomic_int` in some declaration).
+    pub fn set_atomic(&mut self, group: usize) {
+        if let Some(g) = self.groups.get(group) {
+            let range = usize::from(g.first)..usize::from(g.first) + usize::from(g.len);
+            for loc in self.locations.get_mut(range).into_iter().flatten() {
+                loc.atomic_type = true;
+            }
+        }
+    }
+
+    /// Records that a declaration at `span` puts the group in `space`; a location lives in
+    /// one space, so `local` in one thread and `global` in another is an error.
+    pub fn set_space(&mut self, group: usize, space: Space, span: Span) -> ParseResult<()> {
+        let Some(g) = self.groups.get_mut(group) else { return Ok(()) };
+        match g.space {
+            Some((earlier, where_)) if earlier != space => Err(SyntaxError::new(
+                span,
+                format!("`{}` is declared {} here but {} at {}; a location lives in one memory space", g.name, word(space), word(earlier), at(where_)),
+            )),
+            Some(_) => Ok(()),
+            None => {
+                g.space = Some((space, span));
+                let range = usize::from(g.first)..usize::from(g.first) + usize::from(g.len);
+                for loc in self.locations.get_mut(range).into_iter().flatten() {
+                    loc.space = space;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+fn word(space: Space) -> &'static str {
+    match space {
+        Space::Global => "`global`",
+        Space::Local => "`local`",
+    }
+}
