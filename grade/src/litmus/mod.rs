@@ -9,11 +9,15 @@
 //!
 //! Every error names the file, line and column.
 
+pub mod columns;
 pub mod condition;
 pub mod error;
+pub mod lisa;
 pub mod opencl;
 pub mod program;
+pub mod ptx;
 pub mod text;
+pub mod vulkan;
 
 use std::path::Path;
 
@@ -46,8 +50,12 @@ pub fn parse(file: &Path, source: &str) -> Result<Litmus, LitmusError> {
 }
 
 fn parse_dialect(dialect: Dialect, source: &str) -> ParseResult<Litmus> {
-    if dialect == Dialect::OpenCl {
-        return opencl::parse(source);
+    match dialect {
+        Dialect::OpenCl => return opencl::parse(source),
+        Dialect::Lisa => return lisa::parse(source),
+        Dialect::Ptx => return ptx::parse(source),
+        Dialect::Vulkan => return vulkan::parse(source),
+        _ => {}
     }
     Err(SyntaxError::new(Span { line: 1, column: 1 }, format!("the {dialect:?} dialect is not supported yet")))
 }

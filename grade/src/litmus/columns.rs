@@ -1,0 +1,902 @@
+//! What the column-layout dialects share (herd LISA, herd 2015 GPU_PTX, Dartagnan PTX and
+//! Vulkan): the header line and its quoted doc strings, the initial-state block, the
+//! `P0 | P1 ;` table split into one cell per thread and row (each with its line and column),
+//! the tables of locations and registers the condition parser resolves names against, forward
+//! branches turned into structured `if`s, and scope trees turned into placements.
+//!
+//! The dialect modules ([`super::lisa`], [`super::ptx`], [`super::vulkan`]) only parse their
+//! thread annotations, their instructions and their trailing lines.
+
+use super::condition::{Final, Names};
+use super::error::{ParseResult, SyntaxError};
+use super::program::*;
+use super::text::Cursor;
+
+/// One cell of the table: its raw text and where it starts in the file.
+#[derive(Clone, Copy, Debug)]
+pub struct Cell<'a> {
+    pub text: &'a str,
+    pub span: Span,
+}
+
+impl<'a> Cell<'a> {
+    /// A cursor over the cell whose positions are the file's.
+    pub fn cursor(&self) -> Cursor<'a> {
+        Cursor::at(self.text, self.span)
+    }
+}
+
+/// The value an initial-state entry gives.
+#[derive(Clone, Debug, PartialEq)]
+pub enum InitValue {
+    Int(Value),
+    /// `0:r2 = x` / `0:.reg .b64 r2 = x`: the register holds the address of location `x`.
+    Address(String),
+    /// `0:.reg .s32 r1;`: declared, no value (starts at 0).
+    Declared,
+}
+
+/// One entry of the `{ … }` block: `x=0`, `1:r1=-1`, `P1:r1=0`, `0:.reg .b64 r2 = x`.
+#[derive(Clone, Debug)]
+pub struct InitEntry {
+    /// The thread as written (`1`, `P1`) for register entries.
+    pub thread: Option<String>,
+    pub name: String,
+    pub value: InitValue,
+    pub span: Span,
+}
+
+/// A file split into its parts; the dialect parses the cells and continues at `rest`.
+pub struct Skeleton<'a> {
+    pub name: String,
+    pub init: Vec<InitEntry>,
+    /// The first row: one `P0` / `P0@cta 0,gpu 0` cell per thread.
+    pub heads: Vec<Cell<'a>>,
+    pub rows: Vec<Vec<Cell<'a>>>,
+    /// The text after the table (scope tree, regions, condition).
+    pub rest: Cursor<'a>,
+}
+
+/// Splits `src` into header, initial state, table and the rest.
+pub fn split(src: &str) -> ParseResult<Skeleton<'_>> {
+    let mut cur = Cursor::new(src);
+    let name = header(&mut cur, src)?;
+    skip_preamble(&mut cur)?;
+    let init = init_block(&mut cur, src)?;
+    cur.skip_blank();
+    if at_trailer(&cur) {
+        return Err(cur.error(format!("expected the thread names (`P0 | P1 ;`), found {}", cur.describe_next())));
+    }
+    let heads = row(&mut cur, src)?;
+    if heads.len() > usize::from(u16::MAX) {
+        return Err(SyntaxError::new(heads[0].span, "too many threads"));
+    }
+    let mut rows = Vec::new();
+    while !at_trailer(&cur) {
+        let span = {
+            let mut probe = cur.clone();
+            probe.skip_blank();
+            probe.span()
+        };
+        let cells = row(&mut cur, src)?;
+        if cells.len() != heads.len() {
+            return Err(SyntaxError::new(span, format!("this row has {} columns but the test has {} threads", cells.len(), heads.len())));
+        }
+        rows.push(cells);
+    }
+    Ok(Skeleton { name, init, heads, rows, rest: cur })
+}
+
+/// `LISA HSA14`: the dialect word (already recognised by the caller) and the test's name.
+fn header(cur: &mut Cursor<'_>, src: &str) -> ParseResult<String> {
+    cur.skip_blank();
+    while cur.peek().is_some_and(|c| !c.is_whitespace()) {
+        cur.bump();
+    }
+    let keyword_end = cur.span();
+    while cur.peek().is_some_and(|c| c == ' ' || c == '\t') {
+        cur.bump();
+    }
+    let start = cur.offset();
+    while cur.peek().is_some_and(|c| c != '\n') {
+        cur.bump();
+    }
+    let name = src.get(start..cur.offset()).unwrap_or("").trim();
+    if name.is_empty() {
+        return Err(SyntaxError::new(keyword_end, "missing the test name after the dialect word"));
+    }
+    Ok(name.to_string())
+}
+
+/// Skips the doc strings (`"…"`) and herd's `key=value` lines up to the `{` of the initial
+/// state.
+fn skip_preamble(cur: &mut Cursor<'_>) -> ParseResult<()> {
+    loop {
+        cur.skip_blank();
+        match cur.peek() {
+            None => return Err(cur.error("missing the initial state `{ … }` before the threads")),
+            Some('{') => return Ok(()),
+            Some('"') => skip_string(cur)?,
+            Some(_) => {
+                while cur.peek().is_some_and(|c| c != '\n') {
+                    cur.bump();
+                }
+            }
+        }
+    }
+}
+
+fn skip_string(cur: &mut Cursor<'_>) -> ParseResult<()> {
+    let span = cur.span();
+    cur.bump();
+    loop {
+        match cur.bump() {
+            Some('"') => return Ok(()),
+            None | Some('\n') => return Err(SyntaxError::new(span, "unterminated quoted string (it must end on its line)")),
+            Some(_) => {}
+        }
+    }
+}
+
+/// `{ x=0; 1:r1=-1; P1:r1=0; 0:.reg .b64 r2 = x; }`; the last `;` is optional.
+fn init_block(cur: &mut Cursor<'_>, src: &str) -> ParseResult<Vec<InitEntry>> {
+    let open = cur.span();
+    cur.expect("{")?;
+    let mut entries = Vec::new();
+    loop {
+        if cur.eat("}") {
+            return Ok(entries);
+        }
+        if cur.at_end() {
+            return Err(SyntaxError::new(open, "unterminated initial state: this `{` has no `}`"));
+        }
+        entries.push(init_entry(cur, src)?);
+        if !cur.eat(";") && !cur.looking_at("}") {
+            return Err(cur.error(format!("expected `;` or `}}` after the initial value, found {}", cur.describe_next())));
+        }
+    }
+}
+
+fn init_entry(cur: &mut Cursor<'_>, src: &str) -> ParseResult<InitEntry> {
+    cur.skip_blank();
+    let span = cur.span();
+    let thread = init_thread(cur, src)?;
+    if thread.is_some() && cur.looking_at(".") {
+        return ptx_declaration(cur, thread, span);
+    }
+    let name = cur.expect_ident(if thread.is_some() { "a register name" } else { "a location or `thread:register`" })?.to_string();
+    cur.expect("=")?;
+    let value = init_value(cur)?;
+    if thread.is_none() {
+        if let InitValue::Address(other) = &value {
+            return Err(SyntaxError::new(span, format!("`{name} = {other}`: a location holding an address is not supported")));
+        }
+    }
+    Ok(InitEntry { thread, name, value, span })
+}
+
+/// `1:` or `P1:` before a register; `None` for a location entry.
+fn init_thread(cur: &mut Cursor<'_>, src: &str) -> ParseResult<Option<String>> {
+    let mut probe = cur.clone();
+    let start = probe.offset();
+    let is_thread = match probe.integer() {
+        Some(_) => true,
+        None => probe.ident().is_some() && probe.looking_at(":"),
+    };
+    if !is_thread {
+        return Ok(None);
+    }
+    let text = src.get(start..probe.offset()).unwrap_or("").trim().to_string();
+    probe.expect(":")?;
+    *cur = probe;
+    Ok(Some(text))
+}
+
+fn init_value(cur: &mut Cursor<'_>) -> ParseResult<InitValue> {
+    if let Some(v) = cur.integer() {
+        return Ok(InitValue::Int(v?));
+    }
+    cur.eat("&");
+    let name = cur.expect_ident("an integer or a location")?;
+    Ok(InitValue::Address(name.to_string()))
+}
+
+/// herd GPU_PTX: `0:.reg .s32 r1;` or `0:.reg .b64 r2 = x;`.
+fn ptx_declaration(cur: &mut Cursor<'_>, thread: Option<String>, span: Span) -> ParseResult<InitEntry> {
+    cur.expect(".")?;
+    let reg = cur.expect_ident("`reg`")?;
+    if reg != "reg" {
+        return Err(SyntaxError::new(span, format!("expected `.reg`, found `.{reg}`")));
+    }
+    cur.expect(".")?;
+    cur.expect_ident("a register type (`.s32`, `.b64`)")?;
+    let name = cur.expect_ident("a register name")?.to_string();
+    let value = if cur.eat("=") { init_value(cur)? } else { InitValue::Declared };
+    Ok(InitEntry { thread, name, value, span })
+}
+
+/// Words that end the table.
+const TRAILER: [&str; 8] = ["scopes", "levels", "regions", "scopeTree", "locations", "filter", "exists", "forall"];
+
+fn at_trailer(cur: &Cursor<'_>) -> bool {
+    let mut probe = cur.clone();
+    probe.skip_blank();
+    if probe.at_end() || probe.rest().starts_with('~') {
+        return true;
+    }
+    probe.ident().is_some_and(|w| TRAILER.contains(&w))
+}
+
+/// One row `a | b | c ;` on one line, split into cells.
+fn row<'a>(cur: &mut Cursor<'a>, src: &'a str) -> ParseResult<Vec<Cell<'a>>> {
+    cur.skip_blank();
+    let mut cells = Vec::new();
+    let mut start = (cur.offset(), cur.span());
+    loop {
+        let rest = cur.rest();
+        if rest.starts_with("(*") || rest.starts_with("/*") {
+            skip_comment_in_row(cur);
+            continue;
+        }
+        match cur.peek() {
+            None | Some('\n') => return Err(cur.error("expected `;` at the end of this row")),
+            Some(c @ ('|' | ';')) => {
+                cells.push(Cell { text: src.get(start.0..cur.offset()).unwrap_or(""), span: start.1 });
+                cur.bump();
+                start = (cur.offset(), cur.span());
+                if c == ';' {
+                    return Ok(cells);
+                }
+            }
+            Some(_) => {
+                cur.bump();
+            }
+        }
+    }
+}
+
+/// A block comment inside a row (it may not hide the row's end).
+fn skip_comment_in_row(cur: &mut Cursor<'_>) {
+    let end = if cur.rest().starts_with("(*") { "*)" } else { "*/" };
+    cur.bump();
+    cur.bump();
+    while !cur.at_end() && !cur.rest().starts_with(end) {
+        cur.bump();
+    }
+    cur.bump();
+    cur.bump();
+}
+
+/// The tables every name of the test resolves against while parsing.
+pub struct Builder {
+    pub locations: Vec<Location>,
+    pub threads: Vec<ThreadTable>,
+}
+
+/// One thread while its body is parsed.
+pub struct ThreadTable {
+    pub name: String,
+    pub regs: Vec<String>,
+    pub reg_init: Vec<(RegId, Value)>,
+    /// Registers that hold the address of a location (`0:.reg .b64 r2 = x`).
+    pub addresses: Vec<(String, LocId)>,
+    pub span: Span,
+}
+
+impl Builder {
+    /// Threads from the head cells, which must start `P0`, `P1`, … in order; returns each
+    /// head's text after the name (the Dartagnan `@cta 0,gpu 0` annotation).
+    pub fn new<'a>(heads: &[Cell<'a>]) -> ParseResult<(Builder, Vec<Cursor<'a>>)> {
+        let mut threads = Vec::new();
+        let mut rests = Vec::new();
+        for (i, cell) in heads.iter().enumerate() {
+            let mut cur = cell.cursor();
+            cur.skip_blank();
+            let span = cur.span();
+            let name = cur.expect_ident("a thread name (`P0`)")?;
+            if name != format!("P{i}") {
+                return Err(SyntaxError::new(span, format!("thread column {i} is named `{name}`; the threads must be named P0, P1, … in order")));
+            }
+            threads.push(ThreadTable { name: name.to_string(), regs: Vec::new(), reg_init: Vec::new(), addresses: Vec::new(), span });
+            rests.push(cur);
+        }
+        Ok((Builder { locations: Vec::new(), threads }, rests))
+    }
+
+    pub fn find_location(&self, name: &str) -> Option<LocId> {
+        self.locations.iter().position(|l| l.name == name).map(|i| LocId(i as u16))
+    }
+
+    /// The location `name`, created (global, initially 0) on first mention.
+    pub fn location(&mut self, name: &str, span: Span) -> ParseResult<LocId> {
+        if let Some(id) = self.find_location(name) {
+            return Ok(id);
+        }
+        let id = u16::try_from(self.locations.len()).map_err(|_| SyntaxError::new(span, "too many locations"))?;
+        self.locations.push(Location { name: name.to_string(), space: Space::Global, init: 0, atomic_type: false });
+        Ok(LocId(id))
+    }
+
+    /// Register `name` of thread `thread`, created on first mention.
+    pub fn reg(&mut self, thread: usize, name: &str, span: Span) -> ParseResult<RegId> {
+        let table = self.threads.get_mut(thread).ok_or_else(|| SyntaxError::new(span, "no such thread"))?;
+        if let Some(i) = table.regs.iter().position(|r| r == name) {
+            return Ok(RegId(i as u16));
+        }
+        let id = u16::try_from(table.regs.len()).map_err(|_| SyntaxError::new(span, "too many registers"))?;
+        table.regs.push(name.to_string());
+        Ok(RegId(id))
+    }
+
+    /// A register read as a value; address registers cannot be.
+    pub fn value_reg(&mut self, thread: usize, name: &str, span: Span) -> ParseResult<Expr> {
+        if let Some(loc) = self.address(thread, name) {
+            let loc_name = self.locations.get(usize::from(loc.0)).map_or("?", |l| l.name.as_str());
+            return Err(SyntaxError::new(span, format!("register `{name}` holds the address of `{loc_name}`; using an address as a value is not supported")));
+        }
+        Ok(Expr::Reg(self.reg(thread, name, span)?))
+    }
+
+    /// The location whose address register `name` of `thread` holds.
+    pub fn address(&self, thread: usize, name: &str) -> Option<LocId> {
+        let table = self.threads.get(thread)?;
+        table.addresses.iter().find(|(r, _)| r == name).map(|(_, l)| *l)
+    }
+
+    /// `1`, `P1` → thread index.
+    pub fn thread_index(&self, written: &str) -> Option<usize> {
+        let digits = written.strip_prefix('P').unwrap_or(written);
+        let index: usize = digits.parse().ok()?;
+        (index < self.threads.len()).then_some(index)
+    }
+
+    /// Applies the initial-state block: location values, register values, address bindings.
+    pub fn apply_init(&mut self, init: &[InitEntry]) -> ParseResult<()> {
+        for entry in init {
+            match &entry.thread {
+                None => self.init_location(entry)?,
+                Some(thread) => self.init_register(thread, entry)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn init_location(&mut self, entry: &InitEntry) -> ParseResult<()> {
+        let InitValue::Int(value) = entry.value else {
+            return Err(SyntaxError::new(entry.span, format!("location `{}` needs an integer initial value", entry.name)));
+        };
+        if self.find_location(&entry.name).is_some() {
+            return Err(SyntaxError::new(entry.span, format!("location `{}` is initialized twice", entry.name)));
+        }
+        let id = self.location(&entry.name, entry.span)?;
+        if let Some(loc) = self.locations.get_mut(usize::from(id.0)) {
+            loc.init = value;
+        }
+        Ok(())
+    }
+
+    fn init_register(&mut self, thread: &str, entry: &InitEntry) -> ParseResult<()> {
+        let Some(t) = self.thread_index(thread) else {
+            return Err(SyntaxError::new(entry.span, format!("the initial state names thread `{thread}`, which the test does not have")));
+        };
+        let declared = self.threads.get(t).is_some_and(|table| table.regs.contains(&entry.name) || table.addresses.iter().any(|(r, _)| *r == entry.name));
+        if declared {
+            return Err(SyntaxError::new(entry.span, format!("register `{thread}:{}` is initialized twice", entry.name)));
+        }
+        match &entry.value {
+            InitValue::Declared => {
+                self.reg(t, &entry.name, entry.span)?;
+            }
+            InitValue::Int(value) => {
+                let reg = self.reg(t, &entry.name, entry.span)?;
+                if let Some(table) = self.threads.get_mut(t) {
+                    table.reg_init.push((reg, *value));
+                }
+            }
+            InitValue::Address(loc) => {
+                let loc = self.location(loc, entry.span)?;
+                if let Some(table) = self.threads.get_mut(t) {
+                    table.addresses.push((entry.name.clone(), loc));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets the memory space of `name` (`regions: x:group`, `x:shared`).
+    pub fn set_space(&mut self, name: &str, space: Space, span: Span) -> ParseResult<()> {
+        let id = self.location(name, span)?;
+        if let Some(loc) = self.locations.get_mut(usize::from(id.0)) {
+            loc.space = space;
+        }
+        Ok(())
+    }
+
+    /// The finished program.
+    pub fn finish(self, name: String, dialect: Dialect, bodies: Vec<Vec<Stmt>>, placements: Vec<Placement>, fin: Final) -> Litmus {
+        let threads = self
+            .threads
+            .into_iter()
+            .zip(bodies)
+            .zip(placements)
+            .map(|((t, body), placement)| Thread { name: t.name, placement, regs: t.regs, reg_init: t.reg_init, body, span: t.span })
+            .collect();
+        Litmus { name, dialect, locations: self.locations, threads, condition: fin.condition, filter: fin.filter, observed: fin.observed }
+    }
+}
+
+impl Names for Builder {
+    fn register(&mut self, thread: &str, reg: &str) -> Option<(u16, RegId)> {
+        let t = self.thread_index(thread)?;
+        let id = self.reg(t, reg, Span::default()).ok()?;
+        Some((t as u16, id))
+    }
+    /// Only locations the test initializes or accesses: a name that appears nowhere else
+    /// is most likely a typo in the condition.
+    fn location(&mut self, name: &str) -> Option<LocId> {
+        self.find_location(name)
+    }
+}
+
+/// One parsed cell entry before control flow is structured.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    Stmt(Stmt),
+    /// `Exit1:` / `LC00:`.
+    Label {
+        name: String,
+        span: Span,
+    },
+    /// Jump to `label` when `cond` is non-zero (`None`: always).
+    Jump {
+        cond: Option<Expr>,
+        label: String,
+        span: Span,
+    },
+}
+
+/// Parses every cell of every thread with `cell` and structures the branches.
+pub fn bodies<'a, F>(skeleton: &Skeleton<'a>, builder: &mut Builder, mut cell: F) -> ParseResult<Vec<Vec<Stmt>>>
+where
+    F: FnMut(&mut Builder, usize, Cell<'a>) -> ParseResult<Vec<Item>>,
+{
+    let mut out = Vec::new();
+    for t in 0..skeleton.heads.len() {
+        let mut items = Vec::new();
+        for row in &skeleton.rows {
+            if let Some(c) = row.get(t) {
+                items.extend(cell(builder, t, *c)?);
+            }
+        }
+        out.push(structure(items)?);
+    }
+    Ok(out)
+}
+
+/// Turns forward jumps into `if`s: `b r3 L; A; B; L:` becomes `if (!r3) { A; B }`. Jumps
+/// backwards, to a missing label, or out of an enclosing jump's block are rejected: the
+/// program has structured control flow only.
+pub fn structure(items: Vec<Item>) -> ParseResult<Vec<Stmt>> {
+    let mut labels: Vec<(String, usize)> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        if let Item::Label { name, span } = item {
+            if labels.iter().any(|(n, _)| n == name) {
+                return Err(SyntaxError::new(*span, format!("label `{name}` is defined twice in this thread")));
+            }
+            labels.push((name.clone(), i));
+        }
+    }
+    let len = items.len();
+    let mut slots: Vec<Option<Item>> = items.into_iter().map(Some).collect();
+    build(&mut slots, &labels, 0, len)
+}
+
+fn build(slots: &mut [Option<Item>], labels: &[(String, usize)], lo: usize, hi: usize) -> ParseResult<Vec<Stmt>> {
+    let mut out = Vec::new();
+    let mut i = lo;
+    while i < hi {
+        let item = slots.get_mut(i).and_then(Option::take);
+        if let Some(Item::Stmt(s)) = item {
+            out.push(s);
+        } else if let Some(Item::Jump { cond, label, span }) = item {
+            let Some(target) = labels.iter().find(|(n, _)| *n == label).map(|(_, at)| *at) else {
+                return Err(SyntaxError::new(span, format!("this thread has no label `{label}`")));
+            };
+            if target <= i {
+                return Err(SyntaxError::new(span, format!("the branch to `{label}` goes backwards; only forward branches are supported")));
+            }
+            if target > hi {
+                return Err(SyntaxError::new(span, format!("the branch to `{label}` jumps out of the block skipped by an earlier branch; branches must nest")));
+            }
+            let then = build(slots, labels, i + 1, target)?;
+            out.push(Stmt::If { cond: negate(cond.unwrap_or(Expr::Const(1))), then, otherwise: Vec::new(), span });
+            i = target;
+            continue;
+        }
+        i += 1;
+    }
+    Ok(out)
+}
+
+/// The condition under which a jump is not taken.
+fn negate(cond: Expr) -> Expr {
+    let flipped = |op| match op {
+        BinOp::Eq => Some(BinOp::Ne),
+        BinOp::Ne => Some(BinOp::Eq),
+        BinOp::Lt => Some(BinOp::Ge),
+        BinOp::Ge => Some(BinOp::Lt),
+        BinOp::Le => Some(BinOp::Gt),
+        BinOp::Gt => Some(BinOp::Le),
+        _ => None,
+    };
+    match cond {
+        Expr::Const(v) => Expr::Const(i64::from(v == 0)),
+        Expr::Not(inner) => *inner,
+        Expr::Bin(op, a, b) => match flipped(op) {
+            Some(op) => Expr::Bin(op, a, b),
+            None => Expr::Not(Box::new(Expr::Bin(op, a, b))),
+        },
+        other => Expr::Not(Box::new(other)),
+    }
+}
+
+/// Levels of a scope tree, narrowest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Wave,
+    Workgroup,
+    Agent,
+    System,
+}
+
+/// The level a tree node's name denotes; `None` for levels that group nothing we model
+/// (herd GPU_PTX `kernel`, HSA `wi`), which are kept transparent.
+fn level_of(name: &str) -> Result<Option<Level>, ()> {
+    // HSA bell `wi wave wg agent system`; tutorial bell `cta gpu system`; herd 2015 GPU_PTX
+    // `device kernel cta|block|work_group warp|sub_group` (GPU_PTXLexer).
+    match name {
+        "system" => Ok(Some(Level::System)),
+        "agent" | "gpu" | "device" => Ok(Some(Level::Agent)),
+        "wg" | "cta" | "block" | "work_group" => Ok(Some(Level::Workgroup)),
+        "wave" | "warp" | "sub_group" => Ok(Some(Level::Wave)),
+        "kernel" | "wi" => Ok(None),
+        _ => Err(()),
+    }
+}
+
+/// A node of a scope tree: `(agent (wg 0 1) (wg 2))`.
+#[derive(Debug)]
+pub struct Tree {
+    level: Option<Level>,
+    children: Vec<Child>,
+}
+
+#[derive(Debug)]
+enum Child {
+    Node(Tree),
+    Thread(usize, Span),
+}
+
+/// One or more trees `( … ) ( … )` (several are siblings under an implicit root).
+pub fn parse_trees(cur: &mut Cursor<'_>, threads: usize) -> ParseResult<Vec<Tree>> {
+    let mut trees = vec![parse_tree(cur, threads, None, 0)?];
+    while cur.looking_at("(") {
+        trees.push(parse_tree(cur, threads, None, 0)?);
+    }
+    Ok(trees)
+}
+
+fn parse_tree(cur: &mut Cursor<'_>, threads: usize, parent: Option<Level>, depth: u32) -> ParseResult<Tree> {
+    cur.expect("(")?;
+    let span = cur.span();
+    if depth > 8 {
+        return Err(SyntaxError::new(span, "scope tree nested too deeply"));
+    }
+    let name = cur.expect_ident("a scope name (`agent`, `wg`, `cta`, …)")?;
+    let level = level_of(name).map_err(|()| {
+        SyntaxError::new(
+            span,
+            format!("unknown scope `{name}` (expected system, agent, gpu, device, kernel, wg, cta, block, work_group, wave, warp, sub_group or wi)"),
+        )
+    })?;
+    if let (Some(l), Some(p)) = (level, parent) {
+        if l >= p {
+            return Err(SyntaxError::new(span, format!("scope `{name}` cannot be inside a scope as wide or narrower")));
+        }
+    }
+    let inner = level.or(parent);
+    let mut children = Vec::new();
+    while !cur.eat(")") {
+        children.push(tree_child(cur, threads, inner, depth)?);
+    }
+    Ok(Tree { level, children })
+}
+
+fn tree_child(cur: &mut Cursor<'_>, threads: usize, inner: Option<Level>, depth: u32) -> ParseResult<Child> {
+    if cur.looking_at("(") {
+        return Ok(Child::Node(parse_tree(cur, threads, inner, depth + 1)?));
+    }
+    cur.skip_blank();
+    let span = cur.span();
+    let index = match cur.integer() {
+        Some(v) => v?,
+        None => match cur.ident() {
+            Some(name) => name.strip_prefix('P').and_then(|d| d.parse().ok()).unwrap_or(-1),
+            None => return Err(cur.error(format!("expected a thread (`P0`, `0`), `(` or `)`, found {}", cur.describe_next()))),
+        },
+    };
+    match usize::try_from(index) {
+        Ok(i) if i < threads => Ok(Child::Thread(i, span)),
+        _ => Err(SyntaxError::new(span, "the scope tree names a thread the test does not have")),
+    }
+}
+
+/// Which instance of a level a thread is in, before numbering.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Key {
+    /// A node of the scope tree.
+    Node(usize),
+    /// An instance of its own.
+    Own(usize),
+    /// The one instance every thread shares.
+    Root,
+    /// Dartagnan's explicit ids (`P1@sg 0, wg 1, qf 0`), outermost first.
+    Ids(Vec<i64>),
+}
+
+/// The placement keys `[agent, workgroup, wave]` of each thread under `trees`. A thread's
+/// instance of a level is its nearest enclosing node of that level; without one, the
+/// outermost enclosing narrower node (so `(wg 0 1)` alone puts both threads in one agent);
+/// without that, an instance of its own (a thread directly under `agent` is alone in its
+/// work-group, and every thread outside a `wave`/`warp` node in its own wavefront).
+pub fn tree_keys(trees: &[Tree], threads: usize, span: Span) -> ParseResult<Vec<[Key; 3]>> {
+    let mut chains: Vec<Option<Vec<(Level, usize)>>> = vec![None; threads];
+    let mut next_node = 0;
+    for tree in trees {
+        walk(tree, &mut Vec::new(), &mut next_node, &mut chains)?;
+    }
+    let mut keys = Vec::new();
+    for (t, chain) in chains.into_iter().enumerate() {
+        let Some(chain) = chain else {
+            return Err(SyntaxError::new(span, format!("thread P{t} is missing from the scope tree")));
+        };
+        keys.push([Level::Agent, Level::Workgroup, Level::Wave].map(|l| key_for(&chain, l, t)));
+    }
+    Ok(keys)
+}
+
+fn walk(tree: &Tree, chain: &mut Vec<(Level, usize)>, next: &mut usize, chains: &mut [Option<Vec<(Level, usize)>>]) -> ParseResult<()> {
+    let id = *next;
+    *next += 1;
+    if let Some(level) = tree.level {
+        chain.push((level, id));
+    }
+    for child in &tree.children {
+        match child {
+            Child::Node(sub) => walk(sub, chain, next, chains)?,
+            Child::Thread(t, span) => match chains.get_mut(*t) {
+                Some(slot @ None) => *slot = Some(chain.clone()),
+                _ => return Err(SyntaxError::new(*span, format!("thread P{t} appears twice in the scope tree"))),
+            },
+        }
+    }
+    if tree.level.is_some() {
+        chain.pop();
+    }
+    Ok(())
+}
+
+fn key_for(chain: &[(Level, usize)], level: Level, thread: usize) -> Key {
+    if let Some((_, id)) = chain.iter().rev().find(|(l, _)| *l == level) {
+        return Key::Node(*id);
+    }
+    if let Some((_, id)) = chain.iter().find(|(l, _)| *l < level) {
+        return Key::Node(*id);
+    }
+    Key::Own(thread)
+}
+
+/// Keys when a herd test gives no scope tree: one agent, one work-group, a wavefront per
+/// thread, so scoped operations of every scope from work-group up synchronize all threads.
+pub fn default_keys(threads: usize) -> Vec<[Key; 3]> {
+    (0..threads).map(|t| [Key::Root, Key::Root, Key::Own(t)]).collect()
+}
+
+/// Numbers the keys of each level in order of first appearance (ids are global, as
+/// [`Placement`] wants).
+pub fn placements(keys: &[[Key; 3]]) -> Vec<Placement> {
+    let mut seen: [Vec<&Key>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+    let mut out = Vec::new();
+    for k in keys {
+        let mut ids = [0u32; 3];
+        for level in 0..3 {
+            let table = &mut seen[level];
+            let index = match table.iter().position(|s| **s == k[level]) {
+                Some(i) => i,
+                None => {
+                    table.push(&k[level]);
+                    table.len() - 1
+                }
+            };
+            ids[level] = index as u32;
+        }
+        out.push(Placement { agent: ids[0], workgroup: ids[1], wave: ids[2], xcd: None });
+    }
+    out
+}
+
+/// `x:global, y:shared` (herd GPU_PTX) or `x:group` (LISA `regions:`).
+pub fn memory_map(cur: &mut Cursor<'_>, builder: &mut Builder) -> ParseResult<()> {
+    loop {
+        cur.skip_blank();
+        let span = cur.span();
+        let name = cur.expect_ident("a location name")?;
+        cur.expect(":")?;
+        cur.skip_blank();
+        let word_span = cur.span();
+        let word = cur.expect_ident("a memory region (`global`, `shared`, `group`)")?;
+        let space = match word {
+            "global" => Space::Global,
+            // HSA's group segment and PTX's shared space are the work-group's LDS.
+            "group" | "shared" | "local" => Space::Local,
+            _ => return Err(SyntaxError::new(word_span, format!("unsupported memory region `{word}` (expected global, shared, local or group)"))),
+        };
+        builder.set_space(name, space, span)?;
+        if !cur.eat(",") {
+            return Ok(());
+        }
+    }
+}
+
+/// A dotted mnemonic `ld.acquire.gpu` (no blanks inside) with the position of each part;
+/// empty when no word is next.
+pub fn dotted<'a>(cur: &mut Cursor<'a>) -> Vec<(&'a str, Span)> {
+    let mut parts = Vec::new();
+    cur.skip_blank();
+    let span = cur.span();
+    let Some(first) = cur.ident() else { return parts };
+    parts.push((first, span));
+    while cur.rest().starts_with('.') {
+        let mut probe = cur.clone();
+        probe.bump();
+        if !probe.peek().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            break;
+        }
+        let span = probe.span();
+        let rest = probe.rest();
+        let len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        for _ in 0..len {
+            probe.bump();
+        }
+        parts.push((rest.get(..len).unwrap_or(""), span));
+        *cur = probe;
+    }
+    parts
+}
+
+/// Consumes `word` only as a whole identifier.
+pub fn eat_word(cur: &mut Cursor<'_>, word: &str) -> bool {
+    let mut probe = cur.clone();
+    if probe.ident() == Some(word) {
+        *cur = probe;
+        true
+    } else {
+        false
+    }
+}
+
+/// Dartagnan's thread annotation `@cta 0,gpu 0` / `@sg 0, wg 0, qf 0`: the ids in the order
+/// of `names`; a missing annotation or id is 0.
+pub fn at_ids(cur: &mut Cursor<'_>, names: &[&str]) -> ParseResult<Vec<i64>> {
+    let mut ids: Vec<Option<i64>> = vec![None; names.len()];
+    if cur.eat("@") {
+        loop {
+            cur.skip_blank();
+            let span = cur.span();
+            let word = cur.expect_ident(&format!("a scope name ({})", names.join(", ")))?;
+            let Some(i) = names.iter().position(|n| *n == word) else {
+                return Err(SyntaxError::new(span, format!("unknown scope `{word}` in the thread annotation (expected {})", names.join(", "))));
+            };
+            let id = cur.expect_integer("a scope id")?;
+            match ids.get_mut(i) {
+                Some(slot @ None) => *slot = Some(id),
+                _ => return Err(SyntaxError::new(span, format!("scope `{word}` is given twice"))),
+            }
+            if !cur.eat(",") {
+                break;
+            }
+        }
+    }
+    expect_cell_end(cur)?;
+    Ok(ids.into_iter().map(|id| id.unwrap_or(0)).collect())
+}
+
+/// A label definition `L:` at the cursor, consumed.
+pub fn label(cur: &mut Cursor<'_>) -> Option<Item> {
+    let mut probe = cur.clone();
+    probe.skip_blank();
+    let span = probe.span();
+    let name = probe.ident()?;
+    if !probe.eat(":") {
+        return None;
+    }
+    *cur = probe;
+    Some(Item::Label { name: name.to_string(), span })
+}
+
+/// Fails unless only blanks remain in the cell.
+pub fn expect_cell_end(cur: &mut Cursor<'_>) -> ParseResult<()> {
+    cur.skip_blank();
+    if cur.at_end() {
+        Ok(())
+    } else {
+        Err(cur.error(format!("unexpected {} after the instruction", cur.describe_next())))
+    }
+}
+
+/// Is `name` a Dartagnan/herd-LISA register (`r` followed by digits)?
+pub fn is_register(name: &str) -> bool {
+    name.strip_prefix('r').is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store(v: i64) -> Stmt {
+        Stmt::Store { target: Target::word(LocId(0)), value: Expr::Const(v), access: Access::Plain, span: Span::default() }
+    }
+
+    #[test]
+    fn forward_jump_becomes_if() {
+        let r3 = Expr::Reg(RegId(0));
+        let items = vec![
+            Item::Jump { cond: Some(r3.clone()), label: "L".into(), span: Span::default() },
+            Item::Stmt(store(1)),
+            Item::Label { name: "L".into(), span: Span::default() },
+            Item::Stmt(store(2)),
+        ];
+        let body = structure(items).unwrap();
+        assert_eq!(body, vec![Stmt::If { cond: Expr::Not(Box::new(r3)), then: vec![store(1)], otherwise: vec![], span: Span::default() }, store(2)]);
+    }
+
+    #[test]
+    fn backward_missing_and_crossing_jumps_are_rejected() {
+        let jump = |l: &str| Item::Jump { cond: None, label: l.into(), span: Span::default() };
+        let label = |l: &str| Item::Label { name: l.into(), span: Span::default() };
+        assert!(structure(vec![label("L"), jump("L")]).unwrap_err().message.contains("backwards"));
+        assert!(structure(vec![jump("M")]).unwrap_err().message.contains("no label"));
+        let crossing = structure(vec![jump("A"), jump("B"), label("A"), label("B")]).unwrap_err();
+        assert!(crossing.message.contains("nest"), "{}", crossing.message);
+    }
+
+    #[test]
+    fn trees_give_nested_global_ids() {
+        let mut cur = Cursor::new("(agent (wg 0 1) (wg 2)) (agent 3)");
+        let trees = parse_trees(&mut cur, 4).unwrap();
+        let p = placements(&tree_keys(&trees, 4, Span::default()).unwrap());
+        assert_eq!((p[0].agent, p[0].workgroup), (0, 0));
+        assert_eq!((p[1].agent, p[1].workgroup), (0, 0));
+        assert_eq!((p[2].agent, p[2].workgroup), (0, 1));
+        assert_eq!((p[3].agent, p[3].workgroup), (1, 2));
+        assert!(p.iter().enumerate().all(|(i, a)| p.iter().skip(i + 1).all(|b| a.wave != b.wave)));
+    }
+
+    #[test]
+    fn bad_trees_say_why() {
+        let err = |s: &str, n| parse_trees(&mut Cursor::new(s), n).and_then(|t| tree_keys(&t, n, Span::default())).unwrap_err().message;
+        assert!(err("(wg (agent 0))", 1).contains("inside"));
+        assert!(err("(wg 0 0)", 1).contains("twice"));
+        assert!(err("(wg 0)", 2).contains("missing"));
+        assert!(err("(wg 5)", 1).contains("does not have"));
+        assert!(err("(galaxy 0)", 1).contains("unknown scope"));
+    }
+
+    #[test]
+    fn dotted_words_stop_at_blanks() {
+        let mut cur = Cursor::new("st.release.cta y, 1");
+        let words: Vec<&str> = dotted(&mut cur).into_iter().map(|(w, _)| w).collect();
+        assert_eq!(words, vec!["st", "release", "cta"]);
+        assert_eq!(cur.rest(), " y, 1");
+    }
+}

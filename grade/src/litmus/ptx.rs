@@ -1,0 +1,541 @@
+//! PTX litmus tests in two formats: Dartagnan's (`PTX`, grammar `LitmusPTX.g4`:
+//! `P0@cta 0,gpu 0`, `st.release.cta y, 1`, `ld.acquire.gpu r1, y`, `fence.sc.cta`) and
+//! herd's 2015 `GPU_PTX` (`GPU_PTXParser.mly`: `st.wt.s32 [r2],r1` through address
+//! registers bound in the initial state, `membar.cta`, `scopeTree (device (cta P0 P1))`).
+//!
+//! Mapping (PTX ISA, "Memory Consistency Model"): `.weak` and herd's cache-operator
+//! accesses (`.cg`, `.wt`, …) are plain; `.relaxed/.acquire/.release/.acq_rel` are atomics
+//! with that order; `.volatile` is treated as `.relaxed.sys`, as the ISA specifies; scopes
+//! `cta` → work-group, `gpu` → agent, `sys` → system; a strong operation without a scope is
+//! `.gpu`, the ISA's default for `atom`/`red`. `fence.sc` is a seq_cst fence,
+//! `fence.acq_rel` an acq_rel fence; `membar.cta/gl/sys` are `fence.sc` at cta/gpu/sys
+//! (the ISA defines `membar` as a synonym of `fence.sc`). `bar.cta.sync N` is a work-group
+//! barrier. herd's `atom` has no order and is relaxed at gpu scope.
+
+use super::columns::{self, expect_cell_end, is_register, Builder, Cell, Item, Key};
+use super::condition::parse_final;
+use super::error::{ParseResult, SyntaxError};
+use super::program::*;
+use super::text::{first_word, Cursor};
+
+pub fn parse(src: &str) -> ParseResult<Litmus> {
+    if first_word(src).0 == "GPU_PTX" {
+        herd::parse(src)
+    } else {
+        parse_dartagnan(src)
+    }
+}
+
+fn parse_dartagnan(src: &str) -> ParseResult<Litmus> {
+    let skeleton = columns::split(src)?;
+    let (mut builder, rests) = Builder::new(&skeleton.heads)?;
+    let mut keys = Vec::new();
+    for (t, mut rest) in rests.into_iter().enumerate() {
+        let ids = columns::at_ids(&mut rest, &["cta", "gpu"])?;
+        let (cta, gpu) = (ids.first().copied().unwrap_or(0), ids.get(1).copied().unwrap_or(0));
+        // Dartagnan's PTX threads name no warp: each runs in a wavefront of its own.
+        keys.push([Key::Ids(vec![gpu]), Key::Ids(vec![gpu, cta]), Key::Own(t)]);
+    }
+    builder.apply_init(&skeleton.init)?;
+    let bodies = columns::bodies(&skeleton, &mut builder, dartagnan_cell)?;
+    let mut cur = skeleton.rest.clone();
+    let fin = parse_final(&mut cur, &mut builder)?;
+    Ok(builder.finish(skeleton.name, Dialect::Ptx, bodies, columns::placements(&keys), fin))
+}
+
+fn dartagnan_cell(b: &mut Builder, t: usize, cell: Cell<'_>) -> ParseResult<Vec<Item>> {
+    let mut cur = cell.cursor();
+    let mut items = Vec::new();
+    while let Some(label) = columns::label(&mut cur) {
+        items.push(label);
+    }
+    cur.skip_blank();
+    if cur.at_end() {
+        return Ok(items);
+    }
+    items.push(dartagnan_instruction(&mut cur, b, t)?);
+    expect_cell_end(&mut cur)?;
+    Ok(items)
+}
+
+fn dartagnan_instruction(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<Item> {
+    cur.skip_blank();
+    let span = cur.span();
+    let parts = columns::dotted(cur);
+    let Some(&(op, _)) = parts.first() else {
+        return Err(cur.error(format!("expected a PTX instruction, found {}", cur.describe_next())));
+    };
+    let suffix = parts.get(1..).unwrap_or(&[]);
+    let stmt = match op {
+        "ld" => load(cur, b, t, suffix, span)?,
+        "st" => store(cur, b, t, suffix, span)?,
+        "fence" => fence(suffix, span)?,
+        "atom" | "red" => rmw(cur, b, t, op == "atom", suffix, span)?,
+        "bar" => barrier(cur, suffix, span)?,
+        "add" | "sub" | "mul" | "div" => local(cur, b, t, op, span)?,
+        "goto" => {
+            no_suffix(suffix)?;
+            return Ok(Item::Jump { cond: None, label: cur.expect_ident("a label")?.to_string(), span });
+        }
+        "beq" | "bne" | "blt" | "bgt" | "ble" | "bge" => return cond_jump(cur, b, t, op, span),
+        "tld" | "suld" | "cold" | "sust" | "suatom" | "sured" => {
+            return Err(SyntaxError::new(span, format!("`{op}`: texture, surface and constant proxies are not supported")))
+        }
+        _ => return Err(SyntaxError::new(span, format!("unknown PTX instruction `{op}`"))),
+    };
+    Ok(Item::Stmt(stmt))
+}
+
+fn no_suffix(suffix: &[(&str, Span)]) -> ParseResult<()> {
+    match suffix.first() {
+        Some((word, span)) => Err(SyntaxError::new(*span, format!("unexpected `.{word}`"))),
+        None => Ok(()),
+    }
+}
+
+/// `.mo` and an optional `.scope`: `None` for `.weak`.
+fn order_scope(suffix: &[(&str, Span)], span: Span) -> ParseResult<(Option<Order>, Option<Scope>, usize)> {
+    let Some(&(mo, mo_span)) = suffix.first() else {
+        return Err(SyntaxError::new(span, "missing the memory order (`.weak`, `.relaxed`, `.acquire`, `.release`, `.acq_rel`, `.sc`)"));
+    };
+    let order = match mo {
+        "weak" => None,
+        "relaxed" => Some(Order::Relaxed),
+        "acquire" => Some(Order::Acquire),
+        "release" => Some(Order::Release),
+        "acq_rel" => Some(Order::AcqRel),
+        "sc" => Some(Order::SeqCst),
+        _ => return Err(SyntaxError::new(mo_span, format!("unknown memory order `.{mo}` (expected weak, relaxed, acquire, release, acq_rel or sc)"))),
+    };
+    let scope = suffix.get(1).and_then(|(s, _)| scope_of(s));
+    let used = 1 + usize::from(scope.is_some());
+    if let (None, Some(_)) = (order, scope) {
+        return Err(SyntaxError::new(mo_span, "a `.weak` access takes no scope"));
+    }
+    Ok((order, scope, used))
+}
+
+fn scope_of(word: &str) -> Option<Scope> {
+    match word {
+        "cta" => Some(Scope::Workgroup),
+        "gpu" => Some(Scope::Agent),
+        "sys" => Some(Scope::System),
+        _ => None,
+    }
+}
+
+/// The access of `ld`/`st`; `allowed` says which orders the instruction may carry.
+fn access(suffix: &[(&str, Span)], span: Span, allowed: &[Order], what: &str) -> ParseResult<Access> {
+    let (order, scope, used) = order_scope(suffix, span)?;
+    no_suffix(suffix.get(used..).unwrap_or(&[]))?;
+    let Some(order) = order else { return Ok(Access::Plain) };
+    if !allowed.contains(&order) {
+        let at = suffix.first().map_or(span, |(_, s)| *s);
+        return Err(SyntaxError::new(at, format!("a {what} cannot be `{order:?}`")));
+    }
+    Ok(Access::Atomic { order, scope: scope.unwrap_or(Scope::Agent) })
+}
+
+/// `ld.mo[.scope] r, x`, or Dartagnan's `ld.mo r, 5` (a register set to a constant).
+fn load(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, suffix: &[(&str, Span)], span: Span) -> ParseResult<Stmt> {
+    let access = access(suffix, span, &[Order::Relaxed, Order::Acquire], "load")?;
+    let reg = register(cur, b, t)?;
+    cur.expect(",")?;
+    if let Some(v) = cur.integer() {
+        return Ok(Stmt::Assign { reg, value: Expr::Const(v?), span });
+    }
+    let target = location(cur, b)?;
+    Ok(Stmt::Load { reg, target, access, span })
+}
+
+fn store(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, suffix: &[(&str, Span)], span: Span) -> ParseResult<Stmt> {
+    let access = access(suffix, span, &[Order::Relaxed, Order::Release], "store")?;
+    let target = location(cur, b)?;
+    cur.expect(",")?;
+    let value = value(cur, b, t)?;
+    Ok(Stmt::Store { target, value, access, span })
+}
+
+fn fence(suffix: &[(&str, Span)], span: Span) -> ParseResult<Stmt> {
+    if let Some(("proxy", s)) = suffix.first() {
+        return Err(SyntaxError::new(*s, "proxy fences (`fence.proxy.*`) are not supported"));
+    }
+    let (order, scope, used) = order_scope(suffix, span)?;
+    no_suffix(suffix.get(used..).unwrap_or(&[]))?;
+    let Some(order) = order.filter(|o| *o != Order::Relaxed) else {
+        return Err(SyntaxError::new(span, "a fence is `.sc`, `.acq_rel`, `.acquire` or `.release`"));
+    };
+    let Some(scope) = scope else {
+        return Err(SyntaxError::new(span, "a fence needs a scope (`.cta`, `.gpu`, `.sys`)"));
+    };
+    Ok(Stmt::Fence { order, scope, spaces: Spaces::ALL, span })
+}
+
+/// `atom.mo.scope.op r, x, v`, `atom.mo.scope.cas r, x, e, d`, `red.mo.scope.op x, v`.
+fn rmw(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, returns: bool, suffix: &[(&str, Span)], span: Span) -> ParseResult<Stmt> {
+    let (order, scope, used) = order_scope(suffix, span)?;
+    let Some(order) = order else {
+        return Err(SyntaxError::new(span, "an atomic read-modify-write cannot be `.weak`"));
+    };
+    let access = Access::Atomic { order, scope: scope.unwrap_or(Scope::Agent) };
+    let rest = suffix.get(used..).unwrap_or(&[]);
+    let Some(&(op_word, op_span)) = rest.first() else {
+        return Err(SyntaxError::new(span, "missing the operation (`.add`, `.exch`, `.cas`, …)"));
+    };
+    no_suffix(rest.get(1..).unwrap_or(&[]))?;
+    let old = if returns {
+        let reg = register(cur, b, t)?;
+        cur.expect(",")?;
+        Some(reg)
+    } else {
+        None
+    };
+    let target = location(cur, b)?;
+    cur.expect(",")?;
+    let operand = value(cur, b, t)?;
+    if op_word == "cas" && returns {
+        cur.expect(",")?;
+        let desired = value(cur, b, t)?;
+        let failure = Access::Atomic { order: failure_order(order), scope: scope.unwrap_or(Scope::Agent) };
+        return Ok(Stmt::Cas { old, ok: None, target, expected: operand, desired, success: access, failure, span });
+    }
+    let op = rmw_op(op_word).ok_or_else(|| SyntaxError::new(op_span, format!("unsupported read-modify-write operation `.{op_word}`")))?;
+    Ok(Stmt::Rmw { old, target, op, operand, access, span })
+}
+
+/// A failed compare-and-swap only loads: release parts drop (C++ `compare_exchange` rule).
+pub fn failure_order(order: Order) -> Order {
+    match order {
+        Order::Release => Order::Relaxed,
+        Order::AcqRel => Order::Acquire,
+        other => other,
+    }
+}
+
+fn rmw_op(word: &str) -> Option<RmwOp> {
+    match word {
+        "exch" => Some(RmwOp::Exchange),
+        "add" => Some(RmwOp::Add),
+        "sub" => Some(RmwOp::Sub),
+        "and" => Some(RmwOp::And),
+        "or" => Some(RmwOp::Or),
+        "xor" => Some(RmwOp::Xor),
+        "min" => Some(RmwOp::Min),
+        "max" => Some(RmwOp::Max),
+        _ => None,
+    }
+}
+
+/// `bar.cta.sync N`.
+fn barrier(cur: &mut Cursor<'_>, suffix: &[(&str, Span)], span: Span) -> ParseResult<Stmt> {
+    let words: Vec<&str> = suffix.iter().map(|(w, _)| *w).collect();
+    if words != ["cta", "sync"] && words != ["sync"] {
+        return Err(SyntaxError::new(span, "expected `bar.cta.sync N`"));
+    }
+    let id = cur.expect_integer("a barrier number")?;
+    Ok(Stmt::Barrier { id: Some(id.to_string()), spaces: Spaces::ALL, span })
+}
+
+/// `add r1, r2, 3` (and `sub`, `mul`).
+fn local(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, op: &str, span: Span) -> ParseResult<Stmt> {
+    let bin = match op {
+        "add" => BinOp::Add,
+        "sub" => BinOp::Sub,
+        "mul" => BinOp::Mul,
+        _ => return Err(SyntaxError::new(span, "`div` is not supported (register expressions have no division)")),
+    };
+    let reg = register(cur, b, t)?;
+    cur.expect(",")?;
+    let left = value(cur, b, t)?;
+    cur.expect(",")?;
+    let right = value(cur, b, t)?;
+    Ok(Stmt::Assign { reg, value: Expr::Bin(bin, Box::new(left), Box::new(right)), span })
+}
+
+/// `beq r1, 1, LC00`: jump when the comparison holds.
+pub fn cond_jump(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, op: &str, span: Span) -> ParseResult<Item> {
+    let cmp = match op {
+        "beq" => BinOp::Eq,
+        "bne" => BinOp::Ne,
+        "blt" => BinOp::Lt,
+        "bgt" => BinOp::Gt,
+        "ble" => BinOp::Le,
+        _ => BinOp::Ge,
+    };
+    let left = value(cur, b, t)?;
+    cur.expect(",")?;
+    let right = value(cur, b, t)?;
+    cur.expect(",")?;
+    let label = cur.expect_ident("a label")?.to_string();
+    Ok(Item::Jump { cond: Some(Expr::Bin(cmp, Box::new(left), Box::new(right))), label, span })
+}
+
+/// A Dartagnan register `r<digits>`.
+pub fn register(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<RegId> {
+    cur.skip_blank();
+    let span = cur.span();
+    match cur.ident() {
+        Some(name) if is_register(name) => b.reg(t, name, span),
+        _ => Err(SyntaxError::new(span, format!("expected a register (`r0`), found {}", cur.describe_next()))),
+    }
+}
+
+/// A location name (not a register).
+pub fn location(cur: &mut Cursor<'_>, b: &mut Builder) -> ParseResult<Target> {
+    cur.skip_blank();
+    let span = cur.span();
+    match cur.ident() {
+        Some(name) if !is_register(name) => Ok(Target::word(b.location(name, span)?)),
+        _ => Err(SyntaxError::new(span, format!("expected a location, found {}", cur.describe_next()))),
+    }
+}
+
+/// An integer or a register.
+pub fn value(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<Expr> {
+    cur.skip_blank();
+    let span = cur.span();
+    if let Some(v) = cur.integer() {
+        return Ok(Expr::Const(v?));
+    }
+    match cur.ident() {
+        Some(name) if is_register(name) => b.value_reg(t, name, span),
+        _ => Err(SyntaxError::new(span, format!("expected a register or an integer, found {}", cur.describe_next()))),
+    }
+}
+
+/// herd's 2015 GPU_PTX format.
+mod herd {
+    use super::*;
+
+    pub fn parse(src: &str) -> ParseResult<Litmus> {
+        let skeleton = columns::split(src)?;
+        let (mut builder, rests) = Builder::new(&skeleton.heads)?;
+        for mut rest in rests {
+            expect_cell_end(&mut rest)?;
+        }
+        builder.apply_init(&skeleton.init)?;
+        let bodies = columns::bodies(&skeleton, &mut builder, cell)?;
+        let mut cur = skeleton.rest.clone();
+        let keys = trailer(&mut cur, &mut builder)?;
+        let fin = parse_final(&mut cur, &mut builder)?;
+        Ok(builder.finish(skeleton.name, Dialect::Ptx, bodies, columns::placements(&keys), fin))
+    }
+
+    /// `scopeTree (device …)` then an optional memory map `x:global, y:shared`. herd's
+    /// grammar requires the tree; without one we use the LISA default (one work-group).
+    fn trailer(cur: &mut Cursor<'_>, builder: &mut Builder) -> ParseResult<Vec<[Key; 3]>> {
+        let threads = builder.threads.len();
+        let keys = if columns::eat_word(cur, "scopeTree") {
+            cur.skip_blank();
+            let span = cur.span();
+            let trees = columns::parse_trees(cur, threads)?;
+            columns::tree_keys(&trees, threads, span)?
+        } else {
+            columns::default_keys(threads)
+        };
+        let mut probe = cur.clone();
+        if probe.ident().is_some() && probe.looking_at(":") {
+            columns::memory_map(cur, builder)?;
+        }
+        Ok(keys)
+    }
+
+    fn cell(b: &mut Builder, t: usize, cell: Cell<'_>) -> ParseResult<Vec<Item>> {
+        let mut cur = cell.cursor();
+        let mut items = Vec::new();
+        while let Some(label) = columns::label(&mut cur) {
+            items.push(label);
+        }
+        cur.skip_blank();
+        if cur.at_end() {
+            return Ok(items);
+        }
+        items.push(guarded(&mut cur, b, t)?);
+        expect_cell_end(&mut cur)?;
+        Ok(items)
+    }
+
+    /// `@p instr` / `@!p instr` run `instr` only when `p` is non-zero / zero.
+    fn guarded(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<Item> {
+        cur.skip_blank();
+        let span = cur.span();
+        if !cur.eat("@") {
+            return instruction(cur, b, t);
+        }
+        let negated = cur.eat("!");
+        cur.skip_blank();
+        let reg_span = cur.span();
+        let name = cur.expect_ident("a predicate register")?;
+        let reg = b.value_reg(t, name, reg_span)?;
+        let cond = if negated { Expr::Not(Box::new(reg)) } else { reg };
+        match instruction(cur, b, t)? {
+            Item::Jump { cond: None, label, span } => Ok(Item::Jump { cond: Some(cond), label, span }),
+            Item::Stmt(stmt) => Ok(Item::Stmt(Stmt::If { cond, then: vec![stmt], otherwise: Vec::new(), span })),
+            _ => Err(SyntaxError::new(span, "this instruction cannot be guarded")),
+        }
+    }
+
+    fn instruction(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<Item> {
+        cur.skip_blank();
+        let span = cur.span();
+        let parts = columns::dotted(cur);
+        let Some(&(op, _)) = parts.first() else {
+            return Err(cur.error(format!("expected a PTX instruction, found {}", cur.describe_next())));
+        };
+        let suffix = parts.get(1..).unwrap_or(&[]);
+        let stmt = match op {
+            "ld" => load(cur, b, t, suffix, span)?,
+            "st" => store(cur, b, t, suffix, span)?,
+            "membar" => membar(suffix, span)?,
+            "mov" | "cvt" => mov(cur, b, t, span)?,
+            "add" | "and" => arith(cur, b, t, op, span)?,
+            "setp" => setp(cur, b, t, suffix, span)?,
+            "atom" => atom(cur, b, t, suffix, span)?,
+            "bra" => return Ok(Item::Jump { cond: None, label: cur.expect_ident("a label")?.to_string(), span }),
+            _ => return Err(SyntaxError::new(span, format!("unknown GPU_PTX instruction `{op}`"))),
+        };
+        Ok(Item::Stmt(stmt))
+    }
+
+    /// State space, cache operator, `.volatile` and type of `ld`/`st`: the access and width.
+    fn modifiers(suffix: &[(&str, Span)], span: Span) -> ParseResult<(Access, u8)> {
+        let mut access = Access::Plain;
+        let mut width = None;
+        for &(word, at) in suffix {
+            match word {
+                "global" | "shared" | "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" => {}
+                "volatile" => access = Access::Atomic { order: Order::Relaxed, scope: Scope::System },
+                _ => match width_of(word) {
+                    Some(w) if width.is_none() => width = Some(w),
+                    _ => return Err(SyntaxError::new(at, format!("unexpected `.{word}`"))),
+                },
+            }
+        }
+        let width = width.ok_or_else(|| SyntaxError::new(span, "missing the operand type (`.s32`, `.b64`, …)"))?;
+        Ok((access, width))
+    }
+
+    fn width_of(word: &str) -> Option<u8> {
+        match word {
+            "s32" | "u32" | "b32" => Some(4),
+            "s64" | "u64" | "b64" => Some(8),
+            _ => None,
+        }
+    }
+
+    /// `[r2]`: the location register r2 holds (bound in the initial state).
+    fn address(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, width: u8) -> ParseResult<Target> {
+        cur.expect("[")?;
+        cur.skip_blank();
+        let span = cur.span();
+        let name = cur.expect_ident("an address register")?;
+        let loc = b
+            .address(t, name)
+            .ok_or_else(|| SyntaxError::new(span, format!("register `{name}` holds no address (bind it in the initial state: `{t}:.reg .b64 {name} = x;`)")))?;
+        cur.expect("]")?;
+        Ok(Target { loc, offset_bytes: 0, width_bytes: width })
+    }
+
+    fn operand(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<Expr> {
+        cur.skip_blank();
+        let span = cur.span();
+        if let Some(v) = cur.integer() {
+            return Ok(Expr::Const(v?));
+        }
+        let name = cur.expect_ident("a register or an integer")?;
+        b.value_reg(t, name, span)
+    }
+
+    fn reg(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<RegId> {
+        cur.skip_blank();
+        let span = cur.span();
+        let name = cur.expect_ident("a register")?;
+        if b.address(t, name).is_some() {
+            return Err(SyntaxError::new(span, format!("register `{name}` holds an address; writing it is not supported")));
+        }
+        b.reg(t, name, span)
+    }
+
+    fn load(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, suffix: &[(&str, Span)], span: Span) -> ParseResult<Stmt> {
+        let (access, width) = modifiers(suffix, span)?;
+        let reg = reg(cur, b, t)?;
+        cur.expect(",")?;
+        let target = address(cur, b, t, width)?;
+        Ok(Stmt::Load { reg, target, access, span })
+    }
+
+    fn store(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, suffix: &[(&str, Span)], span: Span) -> ParseResult<Stmt> {
+        let (access, width) = modifiers(suffix, span)?;
+        let target = address(cur, b, t, width)?;
+        cur.expect(",")?;
+        let value = operand(cur, b, t)?;
+        Ok(Stmt::Store { target, value, access, span })
+    }
+
+    fn membar(suffix: &[(&str, Span)], span: Span) -> ParseResult<Stmt> {
+        let scope = match suffix {
+            [("cta", _)] => Scope::Workgroup,
+            [("gl", _)] => Scope::Agent,
+            [("sys", _)] => Scope::System,
+            _ => return Err(SyntaxError::new(span, "expected `membar.cta`, `membar.gl` or `membar.sys`")),
+        };
+        Ok(Stmt::Fence { order: Order::SeqCst, scope, spaces: Spaces::ALL, span })
+    }
+
+    /// `mov.s32 r1, 1`, `cvt.u64.s32 r1, r2`.
+    fn mov(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, span: Span) -> ParseResult<Stmt> {
+        let reg = reg(cur, b, t)?;
+        cur.expect(",")?;
+        Ok(Stmt::Assign { reg, value: operand(cur, b, t)?, span })
+    }
+
+    fn arith(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, op: &str, span: Span) -> ParseResult<Stmt> {
+        let bin = if op == "add" { BinOp::Add } else { BinOp::And };
+        let reg = reg(cur, b, t)?;
+        cur.expect(",")?;
+        let left = operand(cur, b, t)?;
+        cur.expect(",")?;
+        let right = operand(cur, b, t)?;
+        Ok(Stmt::Assign { reg, value: Expr::Bin(bin, Box::new(left), Box::new(right)), span })
+    }
+
+    /// `setp.eq.s32 p, r1, 1`.
+    fn setp(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, suffix: &[(&str, Span)], span: Span) -> ParseResult<Stmt> {
+        let cmp = match suffix.first() {
+            Some(("eq", _)) => BinOp::Eq,
+            Some(("ne", _)) => BinOp::Ne,
+            Some(("lt", _)) => BinOp::Lt,
+            Some(("gt", _)) => BinOp::Gt,
+            _ => return Err(SyntaxError::new(span, "expected `setp.eq`, `.ne`, `.lt` or `.gt`")),
+        };
+        let reg = reg(cur, b, t)?;
+        cur.expect(",")?;
+        let left = operand(cur, b, t)?;
+        cur.expect(",")?;
+        let right = operand(cur, b, t)?;
+        Ok(Stmt::Assign { reg, value: Expr::Bin(cmp, Box::new(left), Box::new(right)), span })
+    }
+
+    /// `atom[.space].add.s32 r1, [r2], 1`, `.exch`, `.cas` (two operands).
+    fn atom(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, suffix: &[(&str, Span)], span: Span) -> ParseResult<Stmt> {
+        let op = suffix.iter().find(|(w, _)| matches!(*w, "add" | "exch" | "cas")).map(|(w, _)| *w);
+        let Some(op) = op else {
+            return Err(SyntaxError::new(span, "expected `atom.add`, `atom.exch` or `atom.cas`"));
+        };
+        let rest: Vec<(&str, Span)> = suffix.iter().copied().filter(|(w, _)| *w != op).collect();
+        let (_, width) = modifiers(&rest, span)?;
+        let access = Access::Atomic { order: Order::Relaxed, scope: Scope::Agent };
+        let old = Some(reg(cur, b, t)?);
+        cur.expect(",")?;
+        let target = address(cur, b, t, width)?;
+        cur.expect(",")?;
+        let first = operand(cur, b, t)?;
+        if op == "cas" {
+            cur.expect(",")?;
+            let desired = operand(cur, b, t)?;
+            return Ok(Stmt::Cas { old, ok: None, target, expected: first, desired, success: access, failure: access, span });
+        }
+        let op = if op == "add" { RmwOp::Add } else { RmwOp::Exchange };
+        Ok(Stmt::Rmw { old, target, op, operand: first, access, span })
+    }
+}

@@ -1,0 +1,224 @@
+//! Dartagnan's Vulkan litmus format (grammar `LitmusVulkan.g4`): threads
+//! `P0@sg 0, wg 0, qf 0`; `st.atom.rel.wg.sc0.semsc0 x, 1`, `ld.atom.acq.dv.sc0.semsc0 r0, y`,
+//! plain `st.sc0 x, 1` / `ld.sc0 r0, x`, `rmw.atom…[.add] r0, x, 1`, `membar.acq_rel.wg.semsc0`,
+//! `cbar.acq_rel.wg.semsc0 0`, locals `add r1, r2, 1`, `beq r0, 1, LC00`, `goto LC00`.
+//!
+//! Mapping, after the Vulkan memory model (Khronos `Vulkan-MemoryModel`, `alloy/spirv.als`)
+//! as Dartagnan's `cat/vulkan.cat` reads it: `.atom` makes an access atomic (relaxed unless
+//! `.acq`/`.rel`/`.acq_rel`); scopes `sg` → wavefront, `wg` → work-group, `qf` (queue
+//! family) and `dv` (device) → agent. Storage classes `sc0`/`sc1` are two buffers of one
+//! device memory, so both are global here. The availability/visibility modifiers (`.av`,
+//! `.vis`, `.semav`, `.semvis`, `.nonpriv`, `avdevice`, `visdevice`) and storage-class
+//! semantics (`.semsc0`, `.semsc1`) are accepted and not recorded: the program has no
+//! notion of them. A `cbar` is a work-group barrier; it orders memory only when it names
+//! semantics (`cbar.acq_rel.wg.semsc0 0`), otherwise it only synchronizes execution.
+
+use super::columns::{self, expect_cell_end, Builder, Cell, Item, Key};
+use super::condition::parse_final;
+use super::error::{ParseResult, SyntaxError};
+use super::program::*;
+use super::ptx::{cond_jump, location, register, value};
+use super::text::Cursor;
+
+pub fn parse(src: &str) -> ParseResult<Litmus> {
+    let skeleton = columns::split(src)?;
+    if let Some(head) = skeleton.heads.first().filter(|h| h.text.trim_start().starts_with('{')) {
+        return Err(SyntaxError::new(head.span, "`ssw` (system-synchronizes-with) declarations are not supported"));
+    }
+    let (mut builder, rests) = Builder::new(&skeleton.heads)?;
+    let mut keys = Vec::new();
+    for mut rest in rests {
+        let ids = columns::at_ids(&mut rest, &["sg", "wg", "qf"])?;
+        let id = |i: usize| ids.get(i).copied().unwrap_or(0);
+        keys.push([Key::Ids(vec![id(2)]), Key::Ids(vec![id(2), id(1)]), Key::Ids(vec![id(2), id(1), id(0)])]);
+    }
+    builder.apply_init(&skeleton.init)?;
+    let bodies = columns::bodies(&skeleton, &mut builder, cell)?;
+    let mut cur = skeleton.rest.clone();
+    let fin = parse_final(&mut cur, &mut builder)?;
+    Ok(builder.finish(skeleton.name, Dialect::Vulkan, bodies, columns::placements(&keys), fin))
+}
+
+fn cell(b: &mut Builder, t: usize, cell: Cell<'_>) -> ParseResult<Vec<Item>> {
+    let mut cur = cell.cursor();
+    let mut items = Vec::new();
+    while let Some(label) = columns::label(&mut cur) {
+        items.push(label);
+    }
+    cur.skip_blank();
+    if cur.at_end() {
+        return Ok(items);
+    }
+    if let Some(item) = instruction(&mut cur, b, t)? {
+        items.push(item);
+    }
+    expect_cell_end(&mut cur)?;
+    Ok(items)
+}
+
+fn instruction(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<Option<Item>> {
+    cur.skip_blank();
+    let span = cur.span();
+    let parts = columns::dotted(cur);
+    let Some(&(op, _)) = parts.first() else {
+        return Err(cur.error(format!("expected a Vulkan instruction, found {}", cur.describe_next())));
+    };
+    let m = modifiers(parts.get(1..).unwrap_or(&[]), op)?;
+    let stmt = match op {
+        "ld" => load(cur, b, t, &m, span)?,
+        "st" => store(cur, b, t, &m, span)?,
+        "rmw" => rmw(cur, b, t, &m, span)?,
+        "membar" => membar(&m, span)?,
+        "cbar" => cbar(cur, &m, span)?,
+        "add" | "sub" | "mul" | "and" | "or" | "xor" => local(cur, b, t, op, span)?,
+        "goto" => return Ok(Some(Item::Jump { cond: None, label: cur.expect_ident("a label")?.to_string(), span })),
+        "beq" | "bne" | "blt" | "bgt" | "ble" | "bge" => return Ok(Some(cond_jump(cur, b, t, op, span)?)),
+        "avdevice" | "visdevice" => return Ok(None),
+        "div" => return Err(SyntaxError::new(span, "`div` is not supported (register expressions have no division)")),
+        _ => return Err(SyntaxError::new(span, format!("unknown Vulkan instruction `{op}`"))),
+    };
+    Ok(Some(Item::Stmt(stmt)))
+}
+
+/// What the dotted suffix of an instruction says.
+#[derive(Default)]
+struct Modifiers {
+    atomic: bool,
+    order: Option<(Order, Span)>,
+    scope: Option<Scope>,
+    /// `.semsc0`/`.semsc1`: the storage classes a barrier's semantics cover.
+    semantics: bool,
+    rmw_op: Option<RmwOp>,
+}
+
+fn modifiers(suffix: &[(&str, Span)], op: &str) -> ParseResult<Modifiers> {
+    let mut m = Modifiers::default();
+    // The scope after `.av`/`.vis` on a plain access is its availability scope, not recorded.
+    let mut avvis = false;
+    for &(word, at) in suffix {
+        match word {
+            "atom" => m.atomic = true,
+            "acq" | "rel" | "acq_rel" if m.order.is_some() => return Err(SyntaxError::new(at, "this instruction already has an order")),
+            "acq" => m.order = Some((Order::Acquire, at)),
+            "rel" => m.order = Some((Order::Release, at)),
+            "acq_rel" => m.order = Some((Order::AcqRel, at)),
+            "av" | "vis" => avvis = true,
+            "nonpriv" | "priv" | "semav" | "semvis" | "semavvis" => {}
+            // Two storage classes of one device memory: both global (see module comment).
+            "sc0" | "sc1" => {}
+            "semsc0" | "semsc1" | "semsc01" => m.semantics = true,
+            "sg" | "wg" | "qf" | "dv" if avvis && !m.atomic => avvis = false,
+            "sg" | "wg" | "qf" | "dv" if m.scope.is_some() => return Err(SyntaxError::new(at, "this instruction already has a scope")),
+            "sg" => m.scope = Some(Scope::Wavefront),
+            "wg" => m.scope = Some(Scope::Workgroup),
+            "qf" | "dv" => m.scope = Some(Scope::Agent),
+            _ => match vulkan_rmw_op(word) {
+                Some(rmw) if op == "rmw" && m.rmw_op.is_none() => m.rmw_op = Some(rmw),
+                _ => return Err(SyntaxError::new(at, format!("unexpected `.{word}` on `{op}`"))),
+            },
+        }
+    }
+    Ok(m)
+}
+
+fn vulkan_rmw_op(word: &str) -> Option<RmwOp> {
+    match word {
+        "add" => Some(RmwOp::Add),
+        "sub" => Some(RmwOp::Sub),
+        "and" => Some(RmwOp::And),
+        "or" => Some(RmwOp::Or),
+        "xor" => Some(RmwOp::Xor),
+        _ => None,
+    }
+}
+
+/// The access of `ld`/`st`/`rmw`; `forbidden` is the order this kind cannot carry.
+fn access(m: &Modifiers, span: Span, forbidden: Option<Order>, what: &str) -> ParseResult<Access> {
+    if !m.atomic {
+        if let Some((_, at)) = m.order {
+            return Err(SyntaxError::new(at, format!("an ordered {what} must be atomic (`.atom`)")));
+        }
+        return Ok(Access::Plain);
+    }
+    let order = m.order.map_or(Order::Relaxed, |(o, _)| o);
+    if let Some((o, at)) = m.order.filter(|(o, _)| Some(*o) == forbidden || (forbidden.is_some() && *o == Order::AcqRel)) {
+        return Err(SyntaxError::new(at, format!("a {what} cannot be {o:?}")));
+    }
+    let Some(scope) = m.scope else {
+        return Err(SyntaxError::new(span, format!("an atomic {what} needs a scope (`.sg`, `.wg`, `.qf`, `.dv`)")));
+    };
+    Ok(Access::Atomic { order, scope })
+}
+
+fn load(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, m: &Modifiers, span: Span) -> ParseResult<Stmt> {
+    let access = access(m, span, Some(Order::Release), "load")?;
+    let reg = register(cur, b, t)?;
+    cur.expect(",")?;
+    if let Some(v) = cur.integer() {
+        return Ok(Stmt::Assign { reg, value: Expr::Const(v?), span });
+    }
+    Ok(Stmt::Load { reg, target: location(cur, b)?, access, span })
+}
+
+fn store(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, m: &Modifiers, span: Span) -> ParseResult<Stmt> {
+    let access = access(m, span, Some(Order::Acquire), "store")?;
+    let target = location(cur, b)?;
+    cur.expect(",")?;
+    Ok(Stmt::Store { target, value: value(cur, b, t)?, access, span })
+}
+
+/// `rmw.atom….add r0, x, 1`; without an operation it is an exchange.
+fn rmw(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, m: &Modifiers, span: Span) -> ParseResult<Stmt> {
+    if !m.atomic {
+        return Err(SyntaxError::new(span, "a read-modify-write must be atomic (`rmw.atom…`)"));
+    }
+    let access = access(m, span, None, "read-modify-write")?;
+    let old = Some(register(cur, b, t)?);
+    cur.expect(",")?;
+    let target = location(cur, b)?;
+    cur.expect(",")?;
+    let operand = value(cur, b, t)?;
+    Ok(Stmt::Rmw { old, target, op: m.rmw_op.unwrap_or(RmwOp::Exchange), operand, access, span })
+}
+
+fn membar(m: &Modifiers, span: Span) -> ParseResult<Stmt> {
+    let Some((order, _)) = m.order else {
+        return Err(SyntaxError::new(span, "a memory barrier needs an order (`.acq`, `.rel`, `.acq_rel`)"));
+    };
+    let Some(scope) = m.scope else {
+        return Err(SyntaxError::new(span, "a memory barrier needs a scope (`.sg`, `.wg`, `.qf`, `.dv`)"));
+    };
+    let spaces = if m.semantics { Spaces::GLOBAL } else { Spaces { global: false, local: false } };
+    Ok(Stmt::Fence { order, scope, spaces, span })
+}
+
+/// `cbar[.mo].wg[.semsc…] N`: work-group barrier number N.
+fn cbar(cur: &mut Cursor<'_>, m: &Modifiers, span: Span) -> ParseResult<Stmt> {
+    if m.scope != Some(Scope::Workgroup) {
+        return Err(SyntaxError::new(span, "only work-group control barriers (`cbar….wg…`) are supported"));
+    }
+    let id = cur.expect_integer("a barrier number")?;
+    if cur.looking_at(",") {
+        return Err(cur.error("barrier ids and quorums after the number are not supported"));
+    }
+    let spaces = if m.order.is_some() && m.semantics { Spaces::GLOBAL } else { Spaces { global: false, local: false } };
+    Ok(Stmt::Barrier { id: Some(id.to_string()), spaces, span })
+}
+
+/// `add r1, r2, 3`: `r1 = r2 + 3`.
+fn local(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, op: &str, span: Span) -> ParseResult<Stmt> {
+    let bin = match op {
+        "add" => BinOp::Add,
+        "sub" => BinOp::Sub,
+        "mul" => BinOp::Mul,
+        "and" => BinOp::And,
+        "or" => BinOp::Or,
+        _ => BinOp::Xor,
+    };
+    let reg = register(cur, b, t)?;
+    cur.expect(",")?;
+    let left = value(cur, b, t)?;
+    cur.expect(",")?;
+    let right = value(cur, b, t)?;
+    Ok(Stmt::Assign { reg, value: Expr::Bin(bin, Box::new(left), Box::new(right)), span })
+}
