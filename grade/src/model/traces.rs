@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::event::{Cell, Event, Kind};
-use crate::litmus::{BinOp, Expr, Litmus, RegId, RmwOp, Space, Span, Stmt, Target, Thread, Value};
+use crate::litmus::{BinOp, Expr, Litmus, Prop, Term, RegId, RmwOp, Space, Span, Stmt, Target, Thread, Value};
 
 /// Most runs a single thread may have; beyond it the test is too large to enumerate.
 const MAX_RUNS_PER_THREAD: usize = 4096;
@@ -48,7 +48,13 @@ pub enum TooLarge {
 /// Enumerates every run of every thread of `test`.
 pub fn runs(test: &Litmus) -> Result<Runs, TooLarge> {
     let cells = cells(test);
-    let mut domain: BTreeMap<Cell, BTreeSet<Value>> = cells.iter().map(|(c, v)| (*c, BTreeSet::from([*v]))).collect();
+    // The condition's constants are candidate values too: a model without a thin-air axiom
+    // (OpenCL) allows a value that justifies itself through a cycle of reads, and the
+    // constants the condition asks about are the ones whose reachability matters. Models
+    // with the axiom reject such cycles, so the extra candidates cost them nothing.
+    let asked = condition_constants(test);
+    let mut domain: BTreeMap<Cell, BTreeSet<Value>> =
+        cells.iter().map(|(c, v)| (*c, std::iter::once(*v).chain(asked.iter().copied()).collect())).collect();
     let rounds = write_statements(&test.threads).saturating_add(1).min(MAX_ROUNDS);
     let mut per_thread = all_runs(test, &domain)?;
     for _ in 0..rounds {
@@ -68,6 +74,32 @@ pub fn runs(test: &Litmus) -> Result<Runs, TooLarge> {
         per_thread = all_runs(test, &domain)?;
     }
     Ok(Runs { per_thread, cells })
+}
+
+/// The integer constants of the filter and the condition.
+fn condition_constants(test: &Litmus) -> BTreeSet<Value> {
+    fn walk(p: &Prop, out: &mut BTreeSet<Value>) {
+        match p {
+            Prop::Cmp(a, _, b) => {
+                for t in [a, b] {
+                    if let Term::Const(v) = t {
+                        out.insert(*v);
+                    }
+                }
+            }
+            Prop::Not(q) => walk(q, out),
+            Prop::And(a, b) | Prop::Or(a, b) | Prop::Implies(a, b) => {
+                walk(a, out);
+                walk(b, out);
+            }
+            Prop::True | Prop::False => {}
+        }
+    }
+    let mut out = BTreeSet::new();
+    for p in test.condition.iter().map(|c| &c.prop).chain(test.filter.iter()) {
+        walk(p, &mut out);
+    }
+    out
 }
 
 /// Statements that write memory, over every thread and branch.
