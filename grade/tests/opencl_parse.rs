@@ -303,7 +303,7 @@ fn mutate(text: &mut Vec<u8>, rng: &mut Rng) {
     }
 }
 
-/// 2000 mutated corpus files: the parser returns (never panics), and every error is one
+/// 2000 mutated corpus files (or `OPENCL_MUTATIONS`): the parser returns (never panics), and every error is one
 /// line `file:line:col: message` pointing inside the text.
 #[test]
 fn mutated_files_never_crash_and_errors_are_one_line() {
@@ -313,7 +313,9 @@ fn mutated_files_never_crash_and_errors_are_one_line() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let (mut parsed, mut refused) = (0, 0);
     let mut examples = Vec::new();
-    for round in 0..2000 {
+    // OPENCL_MUTATIONS=<n> runs a longer campaign by hand.
+    let rounds = std::env::var("OPENCL_MUTATIONS").ok().and_then(|n| n.parse().ok()).unwrap_or(2000);
+    for round in 0..rounds {
         let (file, original) = &sources[rng.below(sources.len())];
         let mut text = original.clone();
         for _ in 0..1 + rng.below(3) {
@@ -338,5 +340,5 @@ fn mutated_files_never_crash_and_errors_are_one_line() {
         }
     }
     println!("{parsed} mutations still parse, {refused} are refused; some messages:\n{}", examples.join("\n"));
-    assert!(refused > 500, "mutations should mostly break the files");
+    assert!(refused > rounds / 4, "mutations should mostly break the files");
 }

@@ -195,6 +195,7 @@ fn mistakes_around_threads_are_reported() {
     fails("OPENCL t\n{}\nP0 (global int* x) { *x = 1;\n", "P0's body is not closed with `}`", 4, 1);
     fails("OPENCL t\n{}\nP0 (global int* x) { }\n", "missing final condition", 4, 1);
     fails("OPENCL t\n{}\nexists (x=0)", "expected a thread such as", 3, 1);
+    fails("OPENCL t\n{}\nP0 (global int* x) { }\nexist (x=0)", "expected thread `P1` or the final condition", 4, 1);
     fails("OPENCL t\n{ [x]=0; [x]=1; }\nP0 (global int* x) { }\nexists (x=0)", "`x` is initialised twice", 2, 10);
     fails("OPENCL t\n{ int y[0]; }\nP0 (global int* y) { }\nexists (y=0)", "between 1 and 64 elements", 2, 9);
     fails("OPENCL\n{}\n", "expected the test's name", 1, 7);
