@@ -50,6 +50,9 @@ pub fn parse(source: &str) -> ParseResult<Litmus> {
     for init in reg_inits {
         apply_reg_init(&mut threads, init)?;
     }
+    if condition_too_deep(cur.rest()) {
+        return Err(here(&cur, format!("the final part nests more than {MAX_CONDITION_DEPTH} parentheses, negations and implications")));
+    }
     let fin = {
         let mut names = FinalNames { threads: &mut threads, locs: &locs };
         condition::parse_final(&mut cur, &mut names)?
@@ -63,6 +66,26 @@ pub fn parse(source: &str) -> ParseResult<Litmus> {
         filter: fin.filter,
         observed: fin.observed,
     })
+}
+
+/// The shared condition parser recurses once per `(`, negation and `=>`; nesting beyond
+/// this is refused before it runs, so hostile input cannot exhaust the stack.
+const MAX_CONDITION_DEPTH: usize = 500;
+
+fn condition_too_deep(rest: &str) -> bool {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for b in rest.bytes() {
+        match b {
+            b'(' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    let negations = rest.matches('~').count() + rest.matches('!').count() + rest.matches("not").count();
+    deepest + negations + rest.matches("=>").count() > MAX_CONDITION_DEPTH
 }
 
 /// Threads start with a name; the final part starts with a keyword or `~exists`.

@@ -218,6 +218,10 @@ fn deep_nesting_is_an_error_not_a_crash() {
     assert!(parse(&in_body(&deep)).unwrap_err().message.contains("nested more than"));
     let blocks = format!("{}{}", "{".repeat(5000), "}".repeat(5000));
     assert!(parse(&in_body(&blocks)).unwrap_err().message.contains("nested more than"));
+    let condition = format!("OPENCL t\n{{}}\nP0 (global int* x) {{ }}\nexists {}x=0{}", "(".repeat(200_000), ")".repeat(200_000));
+    assert!(parse(&condition).unwrap_err().message.contains("nests more than 500"));
+    let negations = format!("OPENCL t\n{{}}\nP0 (global int* x) {{ }}\nexists {}x=0", "~".repeat(200_000));
+    assert!(parse(&negations).is_err());
     let minus = format!("int r = {}1;", "-".repeat(5000).replace("--", "- -"));
     assert!(parse(&in_body(&minus)).is_err());
 }
