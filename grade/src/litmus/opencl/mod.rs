@@ -20,6 +20,17 @@
 //! read inside an expression is hoisted into a statement of its own that fills a fresh
 //! register; those registers are named `_tN@line:col`, which no C variable can be called,
 //! so conditions never collide with them.
+//!
+//! What the typed program cannot say, and how it is approximated or refused:
+//! - loops (`while`, `for`, `do`) are refused; a thread is straight-line code with `if`;
+//! - an address computed at run time (`y + r0`) becomes `if (r0 == 0) … else if (r0 == 1) …`
+//!   over the array's elements; an index outside the array (undefined in C) accesses nothing;
+//! - array element `i > 0` is the location `y[i]`, which the shared condition syntax cannot
+//!   name (element 0 is `y`);
+//! - `atomic_compare_exchange_weak` is read as the strong form (it never fails spuriously),
+//!   and the failure order is kept as written even where C forbids it (Dat3M's CT_wsq2
+//!   uses `memory_order_release`);
+//! - a parameter without `global`/`local` is global unless another thread says `local`.
 
 mod body;
 mod builtins;
