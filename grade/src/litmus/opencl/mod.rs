@@ -16,7 +16,7 @@
 //!
 //! Thread bodies are C: local `int` variables become registers, `*p` and the OpenCL atomic
 //! builtins become memory accesses. C lets one expression read memory several times
-//! (`if (*y == 1)`, `*val = *d`), while a [`Stmt`] accesses memory at most once, so each
+//! (`if (*y == 1)`, `*val = *d`), while a [`Stmt`](super::Stmt) accesses memory at most once, so each
 //! read inside an expression is hoisted into a statement of its own that fills a fresh
 //! register; those registers are named `_tN@line:col`, which no C variable can be called,
 //! so conditions never collide with them.
