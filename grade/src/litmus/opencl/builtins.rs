@@ -267,13 +267,13 @@ fn build(cx: &mut ThreadCx<'_>, out: &mut Vec<Stmt>, kind: Kind, mut args: Args,
     };
     match kind {
         Kind::Load => {
-            check_order(first_order, &[Order::Release, Order::AcqRel], "a load")?;
+            check_order(first_order, &[Order::Release, Order::AcqRel], "a load", "relaxed, acquire or seq_cst")?;
             let reg = cx.temp(span)?;
             expr::emit_access(cx, &object, out, &|target| Stmt::Load { reg, target, access, span });
             Ok(Some(Expr::Reg(reg)))
         }
         Kind::Store | Kind::Init => {
-            check_order(first_order, &[Order::Acquire, Order::AcqRel], "a store")?;
+            check_order(first_order, &[Order::Acquire, Order::AcqRel], "a store", "relaxed, release or seq_cst")?;
             let access = if kind == Kind::Init { Access::Plain } else { access };
             expr::emit_access(cx, &object, out, &|target| Stmt::Store { target, value: value.clone(), access, span });
             Ok(None)
@@ -287,10 +287,10 @@ fn build(cx: &mut ThreadCx<'_>, out: &mut Vec<Stmt>, kind: Kind, mut args: Args,
     }
 }
 
-/// Stores may not acquire and loads may not release (C11 7.17.7).
-fn check_order(order: Option<(Order, Span)>, forbidden: &[Order], what: &str) -> ParseResult<()> {
+/// Stores may not acquire and loads may not release (C11 7.17.7.1 and 7.17.7.2).
+fn check_order(order: Option<(Order, Span)>, forbidden: &[Order], what: &str, allowed: &str) -> ParseResult<()> {
     match order {
-        Some((o, span)) if forbidden.contains(&o) => Err(SyntaxError::new(span, format!("{what} cannot have order `{}`", order_name(o)))),
+        Some((o, span)) if forbidden.contains(&o) => Err(SyntaxError::new(span, format!("{what} cannot have order `{}` (use {allowed})", order_name(o)))),
         _ => Ok(()),
     }
 }

@@ -173,7 +173,13 @@ pub fn thread(cur: &mut Cursor<'_>, locs: &mut Locations, wgs: &mut Workgroups, 
     let name = cur.expect_ident("a thread name")?;
     let expected = format!("P{index}");
     if name != expected {
-        return Err(SyntaxError::new(span, format!("expected thread `{expected}` here, found `{name}` (threads are numbered P0, P1, … in order)")));
+        let numbered = name.strip_prefix('P').is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        let message = if numbered {
+            format!("expected thread `{expected}` here, found `{name}` (threads are numbered P0, P1, … in order)")
+        } else {
+            format!("expected thread `{expected}` or the final condition (`exists`, `~exists`, `forall`, `filter`), found `{name}`")
+        };
+        return Err(SyntaxError::new(span, message));
     }
     if index >= usize::from(u16::MAX) {
         return Err(SyntaxError::new(span, "too many threads in one test"));

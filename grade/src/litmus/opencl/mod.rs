@@ -16,10 +16,21 @@
 //!
 //! Thread bodies are C: local `int` variables become registers, `*p` and the OpenCL atomic
 //! builtins become memory accesses. C lets one expression read memory several times
-//! (`if (*y == 1)`, `*val = *d`), while a [`Stmt`] accesses memory at most once, so each
+//! (`if (*y == 1)`, `*val = *d`), while a [`Stmt`](super::Stmt) accesses memory at most once, so each
 //! read inside an expression is hoisted into a statement of its own that fills a fresh
 //! register; those registers are named `_tN@line:col`, which no C variable can be called,
 //! so conditions never collide with them.
+//!
+//! What the typed program cannot say, and how it is approximated or refused:
+//! - loops (`while`, `for`, `do`) are refused; a thread is straight-line code with `if`;
+//! - an address computed at run time (`y + r0`) becomes `if (r0 == 0) … else if (r0 == 1) …`
+//!   over the array's elements; an index outside the array (undefined in C) accesses nothing;
+//! - array element `i > 0` is the location `y[i]`, which the shared condition syntax cannot
+//!   name (element 0 is `y`);
+//! - `atomic_compare_exchange_weak` is read as the strong form (it never fails spuriously),
+//!   and the failure order is kept as written even where C forbids it (Dat3M's CT_wsq2
+//!   uses `memory_order_release`);
+//! - a parameter without `global`/`local` is global unless another thread says `local`.
 
 mod body;
 mod builtins;
@@ -50,6 +61,9 @@ pub fn parse(source: &str) -> ParseResult<Litmus> {
     for init in reg_inits {
         apply_reg_init(&mut threads, init)?;
     }
+    if condition_too_deep(cur.rest()) {
+        return Err(here(&cur, format!("the final part nests more than {MAX_CONDITION_DEPTH} parentheses, negations and implications")));
+    }
     let fin = {
         let mut names = FinalNames { threads: &mut threads, locs: &locs };
         condition::parse_final(&mut cur, &mut names)?
@@ -63,6 +77,26 @@ pub fn parse(source: &str) -> ParseResult<Litmus> {
         filter: fin.filter,
         observed: fin.observed,
     })
+}
+
+/// The shared condition parser recurses once per `(`, negation and `=>`; nesting beyond
+/// this is refused before it runs, so hostile input cannot exhaust the stack.
+const MAX_CONDITION_DEPTH: usize = 500;
+
+fn condition_too_deep(rest: &str) -> bool {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for b in rest.bytes() {
+        match b {
+            b'(' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    let negations = rest.matches('~').count() + rest.matches('!').count() + rest.matches("not").count();
+    deepest + negations + rest.matches("=>").count() > MAX_CONDITION_DEPTH
 }
 
 /// Threads start with a name; the final part starts with a keyword or `~exists`.

@@ -195,6 +195,7 @@ fn mistakes_around_threads_are_reported() {
     fails("OPENCL t\n{}\nP0 (global int* x) { *x = 1;\n", "P0's body is not closed with `}`", 4, 1);
     fails("OPENCL t\n{}\nP0 (global int* x) { }\n", "missing final condition", 4, 1);
     fails("OPENCL t\n{}\nexists (x=0)", "expected a thread such as", 3, 1);
+    fails("OPENCL t\n{}\nP0 (global int* x) { }\nexist (x=0)", "expected thread `P1` or the final condition", 4, 1);
     fails("OPENCL t\n{ [x]=0; [x]=1; }\nP0 (global int* x) { }\nexists (x=0)", "`x` is initialised twice", 2, 10);
     fails("OPENCL t\n{ int y[0]; }\nP0 (global int* y) { }\nexists (y=0)", "between 1 and 64 elements", 2, 9);
     fails("OPENCL\n{}\n", "expected the test's name", 1, 7);
@@ -217,6 +218,10 @@ fn deep_nesting_is_an_error_not_a_crash() {
     assert!(parse(&in_body(&deep)).unwrap_err().message.contains("nested more than"));
     let blocks = format!("{}{}", "{".repeat(5000), "}".repeat(5000));
     assert!(parse(&in_body(&blocks)).unwrap_err().message.contains("nested more than"));
+    let condition = format!("OPENCL t\n{{}}\nP0 (global int* x) {{ }}\nexists {}x=0{}", "(".repeat(200_000), ")".repeat(200_000));
+    assert!(parse(&condition).unwrap_err().message.contains("nests more than 500"));
+    let negations = format!("OPENCL t\n{{}}\nP0 (global int* x) {{ }}\nexists {}x=0", "~".repeat(200_000));
+    assert!(parse(&negations).is_err());
     let minus = format!("int r = {}1;", "-".repeat(5000).replace("--", "- -"));
     assert!(parse(&in_body(&minus)).is_err());
 }
