@@ -80,11 +80,19 @@ pub fn split(src: &str) -> ParseResult<Skeleton<'_>> {
         };
         let cells = row(&mut cur, src)?;
         if cells.len() != heads.len() {
-            return Err(SyntaxError::new(span, format!("this row has {} columns but the test has {} threads", cells.len(), heads.len())));
+            return Err(SyntaxError::new(span, format!("this row has {} but the test has {}", plural(cells.len(), "column"), plural(heads.len(), "thread"))));
         }
         rows.push(cells);
     }
     Ok(Skeleton { name, init, heads, rows, rest: cur })
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
 }
 
 /// `LISA HSA14`: the dialect word (already recognised by the caller) and the test's name.
@@ -117,6 +125,7 @@ fn skip_preamble(cur: &mut Cursor<'_>) -> ParseResult<()> {
             None => return Err(cur.error("missing the initial state `{ … }` before the threads")),
             Some('{') => return Ok(()),
             Some('"') => skip_string(cur)?,
+            Some(_) if looks_like_thread_row(cur.rest()) => return Err(cur.error("expected the initial state `{ … }` before the thread names")),
             Some(_) => {
                 while cur.peek().is_some_and(|c| c != '\n') {
                     cur.bump();
@@ -124,6 +133,13 @@ fn skip_preamble(cur: &mut Cursor<'_>) -> ParseResult<()> {
             }
         }
     }
+}
+
+/// `P0 | P1 ;` or `P0@cta 0,gpu 0 ;`: a line of thread names.
+fn looks_like_thread_row(rest: &str) -> bool {
+    let line = rest.lines().next().unwrap_or("");
+    let mut chars = line.chars();
+    chars.next() == Some('P') && chars.next().is_some_and(|c| c.is_ascii_digit()) && line.trim_end().ends_with(';')
 }
 
 fn skip_string(cur: &mut Cursor<'_>) -> ParseResult<()> {
