@@ -63,6 +63,8 @@ pub fn split(src: &str) -> ParseResult<Skeleton<'_>> {
     let name = header(&mut cur, src)?;
     skip_preamble(&mut cur)?;
     let init = init_block(&mut cur, src)?;
+    // Dartagnan (`RBrace Semi?`) and herd (`semi_opt`) allow a `;` after the block.
+    cur.eat(";");
     cur.skip_blank();
     if at_trailer(&cur) {
         return Err(cur.error(format!("expected the thread names (`P0 | P1 ;`), found {}", cur.describe_next())));
@@ -825,6 +827,26 @@ pub fn at_ids(cur: &mut Cursor<'_>, names: &[&str]) -> ParseResult<Vec<i64>> {
     }
     expect_cell_end(cur)?;
     Ok(ids.into_iter().map(|id| id.unwrap_or(0)).collect())
+}
+
+/// A cell: its labels (`Exit1:`, `LC00:`) and at most one instruction, which
+/// `instruction` parses (`None` for one that records nothing).
+pub fn cell_items<'a, F>(cell: Cell<'a>, instruction: F) -> ParseResult<Vec<Item>>
+where
+    F: FnOnce(&mut Cursor<'a>) -> ParseResult<Option<Item>>,
+{
+    let mut cur = cell.cursor();
+    let mut items = Vec::new();
+    while let Some(label) = label(&mut cur) {
+        items.push(label);
+    }
+    cur.skip_blank();
+    if cur.at_end() {
+        return Ok(items);
+    }
+    items.extend(instruction(&mut cur)?);
+    expect_cell_end(&mut cur)?;
+    Ok(items)
 }
 
 /// A label definition `L:` at the cursor, consumed.
