@@ -311,7 +311,7 @@ impl Builder {
             let mut cur = cell.cursor();
             cur.skip_blank();
             let span = cur.span();
-            let name = cur.expect_ident("a thread name (`P0`)")?;
+            let name = cur.expect_ident("a thread name (`P0`)").map_err(in_cell)?;
             if name != format!("P{i}") {
                 return Err(SyntaxError::new(span, format!("thread column {i} is named `{name}`; the threads must be named P0, P1, … in order")));
             }
@@ -806,6 +806,10 @@ pub fn eat_word(cur: &mut Cursor<'_>, word: &str) -> bool {
 /// Dartagnan's thread annotation `@cta 0,gpu 0` / `@sg 0, wg 0, qf 0`: the ids in the order
 /// of `names`; a missing annotation or id is 0.
 pub fn at_ids(cur: &mut Cursor<'_>, names: &[&str]) -> ParseResult<Vec<i64>> {
+    thread_ids(cur, names).map_err(in_cell)
+}
+
+fn thread_ids(cur: &mut Cursor<'_>, names: &[&str]) -> ParseResult<Vec<i64>> {
     let mut ids: Vec<Option<i64>> = vec![None; names.len()];
     if cur.eat("@") {
         loop {
@@ -844,9 +848,15 @@ where
     if cur.at_end() {
         return Ok(items);
     }
-    items.extend(instruction(&mut cur)?);
+    items.extend(instruction(&mut cur).map_err(in_cell)?);
     expect_cell_end(&mut cur)?;
     Ok(items)
+}
+
+/// A cell's cursor ends where the cell does, not where the file does.
+pub fn in_cell(mut e: SyntaxError) -> SyntaxError {
+    e.message = e.message.replace("the end of the file", "the end of the cell");
+    e
 }
 
 /// A label definition `L:` at the cursor, consumed.
