@@ -66,6 +66,9 @@ pub fn split(src: &str) -> ParseResult<Skeleton<'_>> {
     // Dartagnan (`RBrace Semi?`) and herd (`semi_opt`) allow a `;` after the block.
     cur.eat(";");
     cur.skip_blank();
+    if cur.looking_at("{") {
+        return Err(cur.error("a second `{ … }` block (Vulkan `ssw` system-synchronizes-with declarations) is not supported"));
+    }
     if at_trailer(&cur) {
         return Err(cur.error(format!("expected the thread names (`P0 | P1 ;`), found {}", cur.describe_next())));
     }

@@ -572,6 +572,13 @@ mod tests {
     }
 
     #[test]
+    fn dartagnan_threads_without_annotation_share_cta_and_gpu() {
+        let l = parse_ok("PTX t\n{ };\n P0 | P1 ;\n st.weak x, 1 | ld.weak r0, x ;\nexists (P1:r0 == 1)");
+        let (a, b) = (l.threads[0].placement, l.threads[1].placement);
+        assert!(a.shares(&b, Scope::Workgroup) && !a.shares(&b, Scope::Wavefront));
+    }
+
+    #[test]
     fn herd_guards_volatile_and_atomics() {
         let src = "GPU_PTX t\n{ 0:.reg .b64 a = x; 0:.reg .s32 p; }\n P0 ;\n setp.eq.s32 p,r1,0 ;\n @p st.volatile.global.s32 [a],1 ;\n @!p bra L ;\n atom.global.add.s64 r2,[a],1 ;\n L: membar.sys ;\nscopeTree (device (kernel (cta (warp P0))))\nexists (x=1)";
         let s = body(src);

@@ -22,9 +22,6 @@ use super::text::Cursor;
 
 pub fn parse(src: &str) -> ParseResult<Litmus> {
     let skeleton = columns::split(src)?;
-    if let Some(head) = skeleton.heads.first().filter(|h| h.text.trim_start().starts_with('{')) {
-        return Err(SyntaxError::new(head.span, "`ssw` (system-synchronizes-with) declarations are not supported"));
-    }
     let (mut builder, rests) = Builder::new(&skeleton.heads)?;
     let mut keys = Vec::new();
     for mut rest in rests {
@@ -258,6 +255,8 @@ mod tests {
         assert!(e.message.contains("must be atomic"), "{}", e.message);
         let e = stmts("ld.atom.wg.sc0.bogus r0, x").unwrap_err();
         assert_eq!((e.span.column, e.message.as_str()), (16, "unexpected `.bogus` on `ld`"));
+        let e = parse("Vulkan t\n{ x=0; }\n{ ssw P0 P1; }\nP0@sg 0, wg 0, qf 0 ;\n;\nexists (x=0)").unwrap_err();
+        assert_eq!((e.span.line, e.message.as_str()), (3, "a second `{ … }` block (Vulkan `ssw` system-synchronizes-with declarations) is not supported"));
         let e = stmts("cbar.acq_rel.dv.semsc0 0").unwrap_err();
         assert!(e.message.contains("work-group control barriers"), "{}", e.message);
     }
