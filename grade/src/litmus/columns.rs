@@ -63,7 +63,12 @@ pub fn split(src: &str) -> ParseResult<Skeleton<'_>> {
     let name = header(&mut cur, src)?;
     skip_preamble(&mut cur)?;
     let init = init_block(&mut cur, src)?;
+    // Dartagnan (`RBrace Semi?`) and herd (`semi_opt`) allow a `;` after the block.
+    cur.eat(";");
     cur.skip_blank();
+    if cur.looking_at("{") {
+        return Err(cur.error("a second `{ … }` block (Vulkan `ssw` system-synchronizes-with declarations) is not supported"));
+    }
     if at_trailer(&cur) {
         return Err(cur.error(format!("expected the thread names (`P0 | P1 ;`), found {}", cur.describe_next())));
     }
@@ -80,11 +85,19 @@ pub fn split(src: &str) -> ParseResult<Skeleton<'_>> {
         };
         let cells = row(&mut cur, src)?;
         if cells.len() != heads.len() {
-            return Err(SyntaxError::new(span, format!("this row has {} columns but the test has {} threads", cells.len(), heads.len())));
+            return Err(SyntaxError::new(span, format!("this row has {} but the test has {}", plural(cells.len(), "column"), plural(heads.len(), "thread"))));
         }
         rows.push(cells);
     }
     Ok(Skeleton { name, init, heads, rows, rest: cur })
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
 }
 
 /// `LISA HSA14`: the dialect word (already recognised by the caller) and the test's name.
@@ -117,6 +130,7 @@ fn skip_preamble(cur: &mut Cursor<'_>) -> ParseResult<()> {
             None => return Err(cur.error("missing the initial state `{ … }` before the threads")),
             Some('{') => return Ok(()),
             Some('"') => skip_string(cur)?,
+            Some(_) if looks_like_thread_row(cur.rest()) => return Err(cur.error("expected the initial state `{ … }` before the thread names")),
             Some(_) => {
                 while cur.peek().is_some_and(|c| c != '\n') {
                     cur.bump();
@@ -124,6 +138,13 @@ fn skip_preamble(cur: &mut Cursor<'_>) -> ParseResult<()> {
             }
         }
     }
+}
+
+/// `P0 | P1 ;` or `P0@cta 0,gpu 0 ;`: a line of thread names.
+fn looks_like_thread_row(rest: &str) -> bool {
+    let line = rest.lines().next().unwrap_or("");
+    let mut chars = line.chars();
+    chars.next() == Some('P') && chars.next().is_some_and(|c| c.is_ascii_digit()) && line.trim_end().ends_with(';')
 }
 
 fn skip_string(cur: &mut Cursor<'_>) -> ParseResult<()> {
@@ -293,7 +314,7 @@ impl Builder {
             let mut cur = cell.cursor();
             cur.skip_blank();
             let span = cur.span();
-            let name = cur.expect_ident("a thread name (`P0`)")?;
+            let name = cur.expect_ident("a thread name (`P0`)").map_err(in_cell)?;
             if name != format!("P{i}") {
                 return Err(SyntaxError::new(span, format!("thread column {i} is named `{name}`; the threads must be named P0, P1, … in order")));
             }
@@ -788,6 +809,10 @@ pub fn eat_word(cur: &mut Cursor<'_>, word: &str) -> bool {
 /// Dartagnan's thread annotation `@cta 0,gpu 0` / `@sg 0, wg 0, qf 0`: the ids in the order
 /// of `names`; a missing annotation or id is 0.
 pub fn at_ids(cur: &mut Cursor<'_>, names: &[&str]) -> ParseResult<Vec<i64>> {
+    thread_ids(cur, names).map_err(in_cell)
+}
+
+fn thread_ids(cur: &mut Cursor<'_>, names: &[&str]) -> ParseResult<Vec<i64>> {
     let mut ids: Vec<Option<i64>> = vec![None; names.len()];
     if cur.eat("@") {
         loop {
@@ -809,6 +834,32 @@ pub fn at_ids(cur: &mut Cursor<'_>, names: &[&str]) -> ParseResult<Vec<i64>> {
     }
     expect_cell_end(cur)?;
     Ok(ids.into_iter().map(|id| id.unwrap_or(0)).collect())
+}
+
+/// A cell: its labels (`Exit1:`, `LC00:`) and at most one instruction, which
+/// `instruction` parses (`None` for one that records nothing).
+pub fn cell_items<'a, F>(cell: Cell<'a>, instruction: F) -> ParseResult<Vec<Item>>
+where
+    F: FnOnce(&mut Cursor<'a>) -> ParseResult<Option<Item>>,
+{
+    let mut cur = cell.cursor();
+    let mut items = Vec::new();
+    while let Some(label) = label(&mut cur) {
+        items.push(label);
+    }
+    cur.skip_blank();
+    if cur.at_end() {
+        return Ok(items);
+    }
+    items.extend(instruction(&mut cur).map_err(in_cell)?);
+    expect_cell_end(&mut cur)?;
+    Ok(items)
+}
+
+/// A cell's cursor ends where the cell does, not where the file does.
+pub fn in_cell(mut e: SyntaxError) -> SyntaxError {
+    e.message = e.message.replace("the end of the file", "the end of the cell");
+    e
 }
 
 /// A label definition `L:` at the cursor, consumed.

@@ -65,31 +65,13 @@ fn trailer(cur: &mut Cursor<'_>, builder: &mut Builder) -> ParseResult<Vec<[Key;
     }
 }
 
-/// A cell: labels (`Exit1:`) and at most one instruction.
 fn cell(builder: &mut Builder, thread: usize, cell: Cell<'_>) -> ParseResult<Vec<Item>> {
-    let mut cur = cell.cursor();
-    let mut items = Vec::new();
-    loop {
-        cur.skip_blank();
-        if cur.at_end() {
-            return Ok(items);
-        }
-        let span = cur.span();
-        let mut probe = cur.clone();
-        if let Some(name) = probe.ident() {
-            if probe.eat(":") {
-                items.push(Item::Label { name: name.to_string(), span });
-                cur = probe;
-                continue;
-            }
-        }
-        items.push(instruction(&mut cur, builder, thread, span)?);
-        expect_cell_end(&mut cur)?;
-        return Ok(items);
-    }
+    columns::cell_items(cell, |cur| instruction(cur, builder, thread).map(Some))
 }
 
-fn instruction(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, span: Span) -> ParseResult<Item> {
+fn instruction(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<Item> {
+    cur.skip_blank();
+    let span = cur.span();
     let Some(op) = cur.ident() else {
         return Err(cur.error(format!("expected an instruction (`r[…]`, `w[…]`, `rmw[…]`, `f[…]`, `mov`, `b`) or a label, found {}", cur.describe_next())));
     };

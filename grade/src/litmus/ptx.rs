@@ -44,18 +44,7 @@ fn parse_dartagnan(src: &str) -> ParseResult<Litmus> {
 }
 
 fn dartagnan_cell(b: &mut Builder, t: usize, cell: Cell<'_>) -> ParseResult<Vec<Item>> {
-    let mut cur = cell.cursor();
-    let mut items = Vec::new();
-    while let Some(label) = columns::label(&mut cur) {
-        items.push(label);
-    }
-    cur.skip_blank();
-    if cur.at_end() {
-        return Ok(items);
-    }
-    items.push(dartagnan_instruction(&mut cur, b, t)?);
-    expect_cell_end(&mut cur)?;
-    Ok(items)
+    columns::cell_items(cell, |cur| dartagnan_instruction(cur, b, t).map(Some))
 }
 
 fn dartagnan_instruction(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<Item> {
@@ -130,8 +119,8 @@ fn access(suffix: &[(&str, Span)], span: Span, allowed: &[Order], what: &str) ->
     no_suffix(suffix.get(used..).unwrap_or(&[]))?;
     let Some(order) = order else { return Ok(Access::Plain) };
     if !allowed.contains(&order) {
-        let at = suffix.first().map_or(span, |(_, s)| *s);
-        return Err(SyntaxError::new(at, format!("a {what} cannot be `{order:?}`")));
+        let (word, at) = suffix.first().copied().unwrap_or(("", span));
+        return Err(SyntaxError::new(at, format!("a {what} cannot be `.{word}`")));
     }
     Ok(Access::Atomic { order, scope: scope.unwrap_or(Scope::Agent) })
 }
@@ -341,18 +330,7 @@ mod herd {
     }
 
     fn cell(b: &mut Builder, t: usize, cell: Cell<'_>) -> ParseResult<Vec<Item>> {
-        let mut cur = cell.cursor();
-        let mut items = Vec::new();
-        while let Some(label) = columns::label(&mut cur) {
-            items.push(label);
-        }
-        cur.skip_blank();
-        if cur.at_end() {
-            return Ok(items);
-        }
-        items.push(guarded(&mut cur, b, t)?);
-        expect_cell_end(&mut cur)?;
-        Ok(items)
+        columns::cell_items(cell, |cur| guarded(cur, b, t).map(Some))
     }
 
     /// `@p instr` / `@!p instr` run `instr` only when `p` is non-zero / zero.
@@ -537,5 +515,78 @@ mod herd {
         }
         let op = if op == "add" { RmwOp::Add } else { RmwOp::Exchange };
         Ok(Stmt::Rmw { old, target, op, operand: first, access, span })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_ok(src: &str) -> Litmus {
+        parse(src).unwrap_or_else(|e| panic!("{}: {}", e.span, e.message))
+    }
+
+    fn body(src: &str) -> Vec<Stmt> {
+        parse_ok(src).threads.swap_remove(0).body
+    }
+
+    fn dartagnan(cell: &str) -> Vec<Stmt> {
+        body(&format!("PTX t\n{{ x=0; }}\n P0@cta 0,gpu 0 ;\n {cell} ;\nexists (x=0)"))
+    }
+
+    #[test]
+    fn dartagnan_rmws_barriers_and_locals() {
+        let s = dartagnan("atom.acq_rel.gpu.add r1, x, 2");
+        assert!(matches!(s[0], Stmt::Rmw { op: RmwOp::Add, old: Some(_), access: Access::Atomic { order: Order::AcqRel, scope: Scope::Agent }, .. }));
+        let s = dartagnan("red.release.sys.or x, r2");
+        assert!(matches!(
+            s[0],
+            Stmt::Rmw { op: RmwOp::Or, old: None, operand: Expr::Reg(_), access: Access::Atomic { order: Order::Release, scope: Scope::System }, .. }
+        ));
+        let s = dartagnan("atom.release.cta.cas r1, x, 0, 1");
+        assert!(matches!(&s[0], Stmt::Cas { failure: Access::Atomic { order: Order::Relaxed, .. }, desired: Expr::Const(1), .. }));
+        assert!(matches!(dartagnan("bar.cta.sync 3")[0], Stmt::Barrier { ref id, .. } if id.as_deref() == Some("3")));
+        assert!(matches!(dartagnan("fence.acq_rel.sys")[0], Stmt::Fence { order: Order::AcqRel, scope: Scope::System, .. }));
+        assert!(matches!(dartagnan("add r1, r2, 4")[0], Stmt::Assign { value: Expr::Bin(BinOp::Add, _, _), .. }));
+        assert!(matches!(dartagnan("ld.relaxed r1, x")[0], Stmt::Load { access: Access::Atomic { order: Order::Relaxed, scope: Scope::Agent }, .. }));
+    }
+
+    #[test]
+    fn dartagnan_conditional_jump_is_an_if() {
+        let src = "PTX t\n{ }\n P0@cta 0,gpu 0 ;\n ld.relaxed.gpu r0, x ;\n bne r0, 1, LC00 ;\n st.weak y, 1 ;\n LC00: ;\nexists (y=1)";
+        let s = body(src);
+        let Stmt::If { cond: Expr::Bin(BinOp::Eq, _, _), then, .. } = &s[1] else { panic!("{s:?}") };
+        assert_eq!(then.len(), 1);
+    }
+
+    #[test]
+    fn dartagnan_errors() {
+        let e = parse("PTX t\n{ }\n P0@cta 0,gpu 0 ;\n ld.release.gpu r0, x ;\nexists (x=0)").unwrap_err();
+        assert_eq!((e.span, e.message.as_str()), (Span { line: 4, column: 5 }, "a load cannot be `.release`"));
+        let e = parse("PTX t\n{ }\n P0@cta 0,wg 0 ;\n ld.weak r0, x ;\nexists (x=0)").unwrap_err();
+        assert!(e.message.contains("unknown scope `wg`"), "{}", e.message);
+        let e = parse("PTX t\n{ }\n P0 ;\n fence.sc ;\nexists (x=0)").unwrap_err();
+        assert!(e.message.contains("needs a scope"), "{}", e.message);
+        let e = parse("PTX t\n{ }\n P0 ;\n st.weak.cta x, 1 ;\nexists (x=0)").unwrap_err();
+        assert!(e.message.contains("takes no scope"), "{}", e.message);
+    }
+
+    #[test]
+    fn dartagnan_threads_without_annotation_share_cta_and_gpu() {
+        let l = parse_ok("PTX t\n{ };\n P0 | P1 ;\n st.weak x, 1 | ld.weak r0, x ;\nexists (P1:r0 == 1)");
+        let (a, b) = (l.threads[0].placement, l.threads[1].placement);
+        assert!(a.shares(&b, Scope::Workgroup) && !a.shares(&b, Scope::Wavefront));
+    }
+
+    #[test]
+    fn herd_guards_volatile_and_atomics() {
+        let src = "GPU_PTX t\n{ 0:.reg .b64 a = x; 0:.reg .s32 p; }\n P0 ;\n setp.eq.s32 p,r1,0 ;\n @p st.volatile.global.s32 [a],1 ;\n @!p bra L ;\n atom.global.add.s64 r2,[a],1 ;\n L: membar.sys ;\nscopeTree (device (kernel (cta (warp P0))))\nexists (x=1)";
+        let s = body(src);
+        assert!(matches!(s[0], Stmt::Assign { value: Expr::Bin(BinOp::Eq, _, _), .. }));
+        let Stmt::If { then, .. } = &s[1] else { panic!("{s:?}") };
+        assert!(matches!(then[0], Stmt::Store { access: Access::Atomic { order: Order::Relaxed, scope: Scope::System }, .. }));
+        let Stmt::If { cond: Expr::Reg(_), then, .. } = &s[2] else { panic!("{s:?}") };
+        assert!(matches!(then[0], Stmt::Rmw { target: Target { width_bytes: 8, .. }, op: RmwOp::Add, .. }));
+        assert!(matches!(s[3], Stmt::Fence { order: Order::SeqCst, scope: Scope::System, .. }));
     }
 }

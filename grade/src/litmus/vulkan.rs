@@ -13,7 +13,7 @@
 //! notion of them. A `cbar` is a work-group barrier; it orders memory only when it names
 //! semantics (`cbar.acq_rel.wg.semsc0 0`), otherwise it only synchronizes execution.
 
-use super::columns::{self, expect_cell_end, Builder, Cell, Item, Key};
+use super::columns::{self, Builder, Cell, Item, Key};
 use super::condition::parse_final;
 use super::error::{ParseResult, SyntaxError};
 use super::program::*;
@@ -22,9 +22,6 @@ use super::text::Cursor;
 
 pub fn parse(src: &str) -> ParseResult<Litmus> {
     let skeleton = columns::split(src)?;
-    if let Some(head) = skeleton.heads.first().filter(|h| h.text.trim_start().starts_with('{')) {
-        return Err(SyntaxError::new(head.span, "`ssw` (system-synchronizes-with) declarations are not supported"));
-    }
     let (mut builder, rests) = Builder::new(&skeleton.heads)?;
     let mut keys = Vec::new();
     for mut rest in rests {
@@ -40,20 +37,7 @@ pub fn parse(src: &str) -> ParseResult<Litmus> {
 }
 
 fn cell(b: &mut Builder, t: usize, cell: Cell<'_>) -> ParseResult<Vec<Item>> {
-    let mut cur = cell.cursor();
-    let mut items = Vec::new();
-    while let Some(label) = columns::label(&mut cur) {
-        items.push(label);
-    }
-    cur.skip_blank();
-    if cur.at_end() {
-        return Ok(items);
-    }
-    if let Some(item) = instruction(&mut cur, b, t)? {
-        items.push(item);
-    }
-    expect_cell_end(&mut cur)?;
-    Ok(items)
+    columns::cell_items(cell, |cur| instruction(cur, b, t))
 }
 
 fn instruction(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<Option<Item>> {
@@ -142,12 +126,20 @@ fn access(m: &Modifiers, span: Span, forbidden: Option<Order>, what: &str) -> Pa
     }
     let order = m.order.map_or(Order::Relaxed, |(o, _)| o);
     if let Some((o, at)) = m.order.filter(|(o, _)| Some(*o) == forbidden || (forbidden.is_some() && *o == Order::AcqRel)) {
-        return Err(SyntaxError::new(at, format!("a {what} cannot be {o:?}")));
+        return Err(SyntaxError::new(at, format!("a {what} cannot be `.{}`", order_word(o))));
     }
     let Some(scope) = m.scope else {
         return Err(SyntaxError::new(span, format!("an atomic {what} needs a scope (`.sg`, `.wg`, `.qf`, `.dv`)")));
     };
     Ok(Access::Atomic { order, scope })
+}
+
+fn order_word(order: Order) -> &'static str {
+    match order {
+        Order::Acquire => "acq",
+        Order::Release => "rel",
+        _ => "acq_rel",
+    }
 }
 
 fn load(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, m: &Modifiers, span: Span) -> ParseResult<Stmt> {
@@ -221,4 +213,62 @@ fn local(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, op: &str, span: Span) 
     cur.expect(",")?;
     let right = value(cur, b, t)?;
     Ok(Stmt::Assign { reg, value: Expr::Bin(bin, Box::new(left), Box::new(right)), span })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stmts(cell: &str) -> ParseResult<Vec<Stmt>> {
+        let src = format!("Vulkan t\n{{ x=0; }}\nP0@sg 0, wg 0, qf 0 ;\n{cell} ;\nexists (x=0)");
+        parse(&src).map(|mut l| l.threads.swap_remove(0).body)
+    }
+
+    fn one(cell: &str) -> Stmt {
+        match stmts(cell) {
+            Ok(mut s) if s.len() == 1 => s.swap_remove(0),
+            other => panic!("{cell}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn accesses_barriers_and_rmws() {
+        assert!(matches!(one("st.av.dv.sc1 x, 1"), Stmt::Store { access: Access::Plain, .. }));
+        assert!(matches!(one("ld.nonpriv.sc0 r0, x"), Stmt::Load { access: Access::Plain, .. }));
+        assert!(matches!(one("ld.atom.sg.sc0 r0, x"), Stmt::Load { access: Access::Atomic { order: Order::Relaxed, scope: Scope::Wavefront }, .. }));
+        assert!(matches!(
+            one("rmw.atom.acq_rel.qf.sc0.semsc0.semav.semvis.add r0, x, 1"),
+            Stmt::Rmw { op: RmwOp::Add, access: Access::Atomic { order: Order::AcqRel, scope: Scope::Agent }, .. }
+        ));
+        assert!(matches!(one("rmw.atom.dv.sc0 r0, x, 5"), Stmt::Rmw { op: RmwOp::Exchange, .. }));
+        assert!(matches!(one("membar.rel.wg.semsc0.semav"), Stmt::Fence { order: Order::Release, scope: Scope::Workgroup, spaces: Spaces::GLOBAL, .. }));
+        assert!(matches!(one("cbar.acq_rel.wg.semsc0 0"), Stmt::Barrier { spaces: Spaces::GLOBAL, .. }));
+        assert!(matches!(one("cbar.wg 1"), Stmt::Barrier { spaces: Spaces { global: false, local: false }, .. }));
+        assert!(stmts("avdevice").is_ok_and(|s| s.is_empty()));
+    }
+
+    #[test]
+    fn errors_name_the_modifier() {
+        let e = stmts("st.atom.acq.wg.sc0 x, 1").unwrap_err();
+        assert_eq!((e.span, e.message.as_str()), (Span { line: 4, column: 9 }, "a store cannot be `.acq`"));
+        let e = stmts("st.rel.wg.sc0 x, 1").unwrap_err();
+        assert!(e.message.contains("must be atomic"), "{}", e.message);
+        let e = stmts("ld.atom.wg.sc0.bogus r0, x").unwrap_err();
+        assert_eq!((e.span.column, e.message.as_str()), (16, "unexpected `.bogus` on `ld`"));
+        let e = parse("Vulkan t\n{ x=0; }\n{ ssw P0 P1; }\nP0@sg 0, wg 0, qf 0 ;\n;\nexists (x=0)").unwrap_err();
+        assert_eq!((e.span.line, e.message.as_str()), (3, "a second `{ … }` block (Vulkan `ssw` system-synchronizes-with declarations) is not supported"));
+        let e = stmts("cbar.acq_rel.dv.semsc0 0").unwrap_err();
+        assert!(e.message.contains("work-group control barriers"), "{}", e.message);
+    }
+
+    #[test]
+    fn placement_ids_are_hierarchical() {
+        let src = "Vulkan t\n{ }\nP0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 | P2@sg 1, wg 0, qf 0 | P3@sg 0, wg 0, qf 1 ;\n | | | ;\nexists (x=0)";
+        let src = src.replace("exists (x=0)", "exists (0:r0=0)");
+        let l = parse(&src).unwrap();
+        let p: Vec<Placement> = l.threads.iter().map(|t| t.placement).collect();
+        assert!(p[0].shares(&p[1], Scope::Wavefront));
+        assert!(!p[0].shares(&p[2], Scope::Wavefront) && p[0].shares(&p[2], Scope::Workgroup));
+        assert!(!p[0].shares(&p[3], Scope::Agent));
+    }
 }
