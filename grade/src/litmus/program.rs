@@ -86,6 +86,10 @@ pub enum Space {
     /// Work-group local memory (OpenCL `local`, HIP `__shared__`, AMD LDS): one copy per
     /// work-group, so threads of different work-groups never share it.
     Local,
+    /// OpenCL 2.0's generic address space: a pointer parameter with no `global`/`local`
+    /// qualifier. Global memory to every model; the OpenCL model (as Dartagnan reads
+    /// opencl.cat) counts its accesses in neither the global nor the local relations.
+    Generic,
 }
 
 /// A set of memory spaces (fences and barriers name which spaces they order).
@@ -102,7 +106,7 @@ impl Spaces {
 
     pub fn contains(self, space: Space) -> bool {
         match space {
-            Space::Global => self.global,
+            Space::Global | Space::Generic => self.global,
             Space::Local => self.local,
         }
     }

@@ -87,7 +87,7 @@ pub enum CheckError {
 
 /// Judges `test` under `model`.
 pub fn check(test: &Litmus, model: Model) -> Result<Verdict, CheckError> {
-    let runs = traces::runs(test)?;
+    let runs = traces::runs(test, model != Model::Opencl)?;
     let ctx = Context::new(test, model);
     let mut v = Verdict { model, candidates: 0, consistent: 0, positive: 0, states: 0, holds: None, races: Vec::new(), witness: None };
     let mut states = BTreeSet::new();

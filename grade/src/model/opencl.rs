@@ -8,16 +8,15 @@
 //! nothing in global memory unless the operations are SC or fence both spaces); non-atomic
 //! locations have no modification order; barriers synchronize the work-items of one
 //! work-group that meet at the same barrier.
-//!
-//! opencl.cat also requires a non-atomic load to read a *visible* store (`O-NaRf`). The
-//! catalogue's expected verdicts do not apply it — herd's LB and ISA2 with plain `volatile`
-//! accesses are reachable there, which `O-NaRf` would forbid — so, to grade as Dartagnan
-//! does, it is left out here; such programs race, and the race is reported.
+//! A load of a non-atomic location must read a store visible to it (`O-NaRf`). Pointers
+//! without an address-space qualifier are in OpenCL's generic space, which Dartagnan tags
+//! neither global nor local: their accesses join neither happens-before nor `O-NaRf`
+//! (herd's LB and ISA2 with unqualified `volatile int*` are reachable and racy there).
 
 use super::event::{Event, Kind};
 use super::execution::Execution;
 use super::relation::Rel;
-use super::scoped::{different_threads, mask, Broken, Context, Derived};
+use super::scoped::{different_threads, mask, same_location, Broken, Context, Derived};
 use crate::litmus::{Order, Scope, Space};
 
 /// One memory space's tag: the events that belong to it.
@@ -58,6 +57,14 @@ pub fn judge(ctx: &Context, x: &Execution) -> Result<Derived, Broken> {
     if !coh(&ghb).is_irreflexive() || !coh(&lhb).is_irreflexive() || !x.rf.then(&hb).is_irreflexive() {
         return Err(Broken::Coherence);
     }
+    // O-NaRf: a load of a non-atomic location reads a store visible to it.
+    let nal_reads = x.set(|e| e.reads() && e.cell().is_some_and(|c| ctx.nonatomic(c.loc)));
+    for (space_tag, space_hb) in [(tags.global, &ghb), (tags.local, &lhb)] {
+        let must_see = x.rf.restrict(all, nal_reads & space_tag);
+        if !must_see.minus(&visible(x, space_hb)).is_empty() {
+            return Err(Broken::Coherence);
+        }
+    }
     let rmw = x.set(|e| matches!(e.kind, Kind::Rmw { .. }));
     if !x.fr().then(&x.co).restrict(rmw, rmw).is_irreflexive() {
         return Err(Broken::Atomicity);
@@ -77,6 +84,7 @@ pub fn judge(ctx: &Context, x: &Execution) -> Result<Derived, Broken> {
 fn tags(ctx: &Context, x: &Execution) -> Tags {
     let in_space = |e: &Event, space: Space| match &e.kind {
         Kind::Fence { spaces, .. } | Kind::Barrier { spaces, .. } => spaces.contains(space),
+        // Generic-space accesses are in neither relation (Dartagnan's GENERIC tag).
         _ => e.cell().is_some_and(|c| ctx.space(c.loc) == space),
     };
     Tags { global: x.set(|e| in_space(e, Space::Global)), local: x.set(|e| in_space(e, Space::Local)) }
@@ -93,7 +101,9 @@ fn release_acquire(ctx: &Context, x: &Execution, incl: &Rel, mo: &Rel, tag: u128
     let acquiring = x.set(|e| e.order_scope().is_some_and(|(o, _)| o.acquires()) && (e.reads() || is_fence(e)));
     let work_item = x.set(|e| e.order_scope().is_some_and(|(_, s)| s == Scope::WorkItem));
     let fences = x.set(is_fence);
-    let writes = x.set(|e| e.writes()) & !work_item;
+    // Plain stores carry work-item scope in Dartagnan (DEFAULT_WEAK_SCOPE), so only atomic
+    // writes can be read to synchronize.
+    let writes = x.set(|e| e.writes() && e.is_atomic()) & !work_item;
     let reads = x.set(|e| e.reads()) & !work_item;
     let start = Rel::identity_on(n, releasing & tag).then(&x.po.restrict(fences, all).reflexive()).restrict(all, writes);
     let rs = release_sequence(x, mo).reflexive().restrict(all, tag);
@@ -150,6 +160,16 @@ fn happens_before(x: &Execution, tag: u128, sw: &Rel) -> Rel {
         hb.remove(a, a);
     }
     hb
+}
+
+/// `vis(hb)`: a write hb-before a read of its location with no write hb-between them.
+fn visible(x: &Execution, hb: &Rel) -> Rel {
+    let n = x.n();
+    let writes = x.set(|e| e.writes());
+    let reads = x.set(|e| e.reads());
+    let hb_loc = hb.intersect(&same_location(x));
+    let hidden = hb_loc.restrict(mask(n), writes).then(hb);
+    hb_loc.restrict(writes, reads).minus(&hidden)
 }
 
 fn is_fence(e: &Event) -> bool {

@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::event::{Cell, Event, Kind};
-use crate::litmus::{BinOp, Expr, Litmus, Prop, Term, RegId, RmwOp, Space, Span, Stmt, Target, Thread, Value};
+use crate::litmus::{BinOp, Expr, Litmus, Prop, RegId, RmwOp, Space, Span, Stmt, Target, Term, Thread, Value};
 
 /// Most runs a single thread may have; beyond it the test is too large to enumerate.
 const MAX_RUNS_PER_THREAD: usize = 4096;
@@ -45,18 +45,20 @@ pub enum TooLarge {
     Values { location: String },
 }
 
-/// Enumerates every run of every thread of `test`.
-pub fn runs(test: &Litmus) -> Result<Runs, TooLarge> {
-    let cells = cells(test);
+/// Enumerates every run of every thread of `test`. With `local_per_workgroup`, each
+/// work-group has its own copy of a local location (as OpenCL specifies and the LDS
+/// behaves); without it a local location is one object shared by all threads, as
+/// Dartagnan, whose verdicts the OpenCL model reproduces, treats it.
+pub fn runs(test: &Litmus, local_per_workgroup: bool) -> Result<Runs, TooLarge> {
+    let cells = cells(test, local_per_workgroup);
     // The condition's constants are candidate values too: a model without a thin-air axiom
     // (OpenCL) allows a value that justifies itself through a cycle of reads, and the
     // constants the condition asks about are the ones whose reachability matters. Models
     // with the axiom reject such cycles, so the extra candidates cost them nothing.
     let asked = condition_constants(test);
-    let mut domain: BTreeMap<Cell, BTreeSet<Value>> =
-        cells.iter().map(|(c, v)| (*c, std::iter::once(*v).chain(asked.iter().copied()).collect())).collect();
+    let mut domain: BTreeMap<Cell, BTreeSet<Value>> = cells.iter().map(|(c, v)| (*c, std::iter::once(*v).chain(asked.iter().copied()).collect())).collect();
     let rounds = write_statements(&test.threads).saturating_add(1).min(MAX_ROUNDS);
-    let mut per_thread = all_runs(test, &domain)?;
+    let mut per_thread = all_runs(test, &domain, local_per_workgroup)?;
     for _ in 0..rounds {
         let mut grown = domain.clone();
         for ev in per_thread.iter().flatten().flat_map(|r| &r.events) {
@@ -71,7 +73,7 @@ pub fn runs(test: &Litmus) -> Result<Runs, TooLarge> {
             break;
         }
         domain = grown;
-        per_thread = all_runs(test, &domain)?;
+        per_thread = all_runs(test, &domain, local_per_workgroup)?;
     }
     Ok(Runs { per_thread, cells })
 }
@@ -118,12 +120,15 @@ fn write_statements(threads: &[Thread]) -> usize {
 
 /// Every cell some thread can touch, with its initial value: one per global location and,
 /// for local locations, one per work-group.
-fn cells(test: &Litmus) -> Vec<(Cell, Value)> {
+fn cells(test: &Litmus, local_per_workgroup: bool) -> Vec<(Cell, Value)> {
     let mut set = BTreeSet::new();
     for (i, loc) in test.locations.iter().enumerate() {
         let loc_id = crate::litmus::LocId(i as u16);
         match loc.space {
-            Space::Global => {
+            Space::Global | Space::Generic => {
+                set.insert((Cell { loc: loc_id, workgroup: None }, loc.init));
+            }
+            Space::Local if !local_per_workgroup => {
                 set.insert((Cell { loc: loc_id, workgroup: None }, loc.init));
             }
             Space::Local => {
@@ -137,13 +142,13 @@ fn cells(test: &Litmus) -> Vec<(Cell, Value)> {
 }
 
 /// The cell a thread's access names.
-pub fn cell_of(test: &Litmus, thread: &Thread, target: Target) -> Cell {
-    let local = test.locations.get(target.loc.0 as usize).is_some_and(|l| l.space == Space::Local);
+pub fn cell_of(test: &Litmus, thread: &Thread, target: Target, local_per_workgroup: bool) -> Cell {
+    let local = local_per_workgroup && test.locations.get(target.loc.0 as usize).is_some_and(|l| l.space == Space::Local);
     Cell { loc: target.loc, workgroup: local.then_some(thread.placement.workgroup) }
 }
 
-fn all_runs(test: &Litmus, domain: &BTreeMap<Cell, BTreeSet<Value>>) -> Result<Vec<Vec<Run>>, TooLarge> {
-    test.threads.iter().enumerate().map(|(i, t)| thread_runs(test, i as u16, t, domain)).collect()
+fn all_runs(test: &Litmus, domain: &BTreeMap<Cell, BTreeSet<Value>>, per_wg: bool) -> Result<Vec<Vec<Run>>, TooLarge> {
+    test.threads.iter().enumerate().map(|(i, t)| thread_runs(test, i as u16, t, domain, per_wg)).collect()
 }
 
 /// A thread's statements flattened into straight-line code with forward jumps.
@@ -207,7 +212,7 @@ impl State {
     }
 }
 
-fn thread_runs(test: &Litmus, index: u16, thread: &Thread, domain: &BTreeMap<Cell, BTreeSet<Value>>) -> Result<Vec<Run>, TooLarge> {
+fn thread_runs(test: &Litmus, index: u16, thread: &Thread, domain: &BTreeMap<Cell, BTreeSet<Value>>, per_wg: bool) -> Result<Vec<Run>, TooLarge> {
     let mut code = Vec::new();
     flatten(&thread.body, &mut code);
     let mut regs = vec![0; thread.regs.len()];
@@ -216,7 +221,7 @@ fn thread_runs(test: &Litmus, index: u16, thread: &Thread, domain: &BTreeMap<Cel
             *slot = *v;
         }
     }
-    let ctx = Ctx { test, index, thread, domain, code: &code };
+    let ctx = Ctx { test, index, thread, domain, code: &code, per_wg };
     let mut done = Vec::new();
     let taint = vec![0; regs.len()];
     let mut pending = vec![State { pc: 0, regs, taint, control: 0, events: Vec::new(), barriers: 0 }];
@@ -241,6 +246,7 @@ struct Ctx<'a> {
     thread: &'a Thread,
     domain: &'a BTreeMap<Cell, BTreeSet<Value>>,
     code: &'a [Op<'a>],
+    per_wg: bool,
 }
 
 impl Ctx<'_> {
@@ -255,6 +261,10 @@ impl Ctx<'_> {
             Op::Do(stmt) => return self.execute(stmt, s, out),
         }
         out.push(s);
+    }
+
+    fn cell(&self, target: Target) -> Cell {
+        cell_of(self.test, self.thread, target, self.per_wg)
     }
 
     fn values(&self, cell: Cell) -> impl DoubleEndedIterator<Item = Value> + '_ {
@@ -274,7 +284,7 @@ impl Ctx<'_> {
                 out.push(s);
             }
             Stmt::Store { target, value, access, span } => {
-                let cell = cell_of(self.test, self.thread, *target);
+                let cell = self.cell(*target);
                 let deps = s.taint_of(value) | s.control;
                 let value = eval(value, &s.regs);
                 s.events.push(self.event(Kind::Write { cell, bytes: bytes(target), access: *access, value }, *span, deps));
@@ -293,7 +303,7 @@ impl Ctx<'_> {
             Stmt::Load { reg, target, access, span } => self.fork_reads(s, *target, out, |ctx, s, v| {
                 let bit = s.next_bit();
                 s.set(*reg, v, bit);
-                let cell = cell_of(ctx.test, ctx.thread, *target);
+                let cell = ctx.cell(*target);
                 s.events.push(ctx.event(Kind::Read { cell, bytes: bytes(target), access: *access, value: v }, *span, s.control));
             }),
             Stmt::Rmw { old, target, op, operand, access, span } => self.fork_reads(s, *target, out, |ctx, s, v| {
@@ -303,14 +313,14 @@ impl Ctx<'_> {
                 if let Some(r) = old {
                     s.set(*r, v, bit);
                 }
-                let cell = cell_of(ctx.test, ctx.thread, *target);
+                let cell = ctx.cell(*target);
                 s.events.push(ctx.event(Kind::Rmw { cell, bytes: bytes(target), access: *access, read: v, written }, *span, deps));
             }),
             Stmt::Cas { old, ok, target, expected, desired, success, failure, span } => self.fork_reads(s, *target, out, |ctx, s, v| {
                 let (want, new) = (eval(expected, &s.regs), eval(desired, &s.regs));
                 let deps = s.taint_of(expected) | s.taint_of(desired) | s.control;
                 let bit = s.next_bit();
-                let cell = cell_of(ctx.test, ctx.thread, *target);
+                let cell = ctx.cell(*target);
                 let kind = if v == want {
                     Kind::Rmw { cell, bytes: bytes(target), access: *success, read: v, written: new }
                 } else {
@@ -329,7 +339,7 @@ impl Ctx<'_> {
 
     /// Forks `s` once per value the target's cell may hold, applying `read` to each copy.
     fn fork_reads(&self, s: State, target: Target, out: &mut Vec<State>, read: impl Fn(&Self, &mut State, Value)) {
-        let cell = cell_of(self.test, self.thread, target);
+        let cell = self.cell(target);
         // Pushed in reverse so the stack pops the smallest value first.
         for v in self.values(cell).rev() {
             let mut next = s.clone();

@@ -39,9 +39,8 @@ impl<'t> ThreadCx<'t> {
             return Err(SyntaxError::new(span, format!("parameter `{name}` is listed twice")));
         }
         let group = self.locs.parameter(name, span)?;
-        if let Some((space, space_span)) = space {
-            self.locs.set_space(group, space, space_span)?;
-        }
+        // No qualifier: OpenCL 2.0's generic address space (Dartagnan's default GPU space).
+        self.locs.set_space(group, space.map_or(Space::Generic, |(s, _)| s));
         if atomic {
             self.locs.set_atomic(group);
         }

@@ -141,6 +141,10 @@ fn register_of(thread: &mut Thread, name: &str) -> Option<RegId> {
     Some(RegId(id))
 }
 
+/// Value of a pointer register naming location 0, and the distance between locations.
+const POINTER_BASE: i64 = 0x1000;
+const POINTER_STRIDE: i64 = 0x100;
+
 /// The condition's view of the parsed test: `0:x` is the local variable `x` of P0 even
 /// when a location is also called `x`; a bare `x` is the location.
 struct FinalNames<'a> {
@@ -151,8 +155,15 @@ struct FinalNames<'a> {
 impl Names for FinalNames<'_> {
     fn register(&mut self, thread: &str, reg: &str) -> Option<(u16, RegId)> {
         let index = thread_index(self.threads, thread)?;
-        let reg = register_of(&mut self.threads[index], reg)?;
-        Some((index as u16, reg))
+        let known = self.threads[index].regs.iter().any(|r| r == reg);
+        let id = register_of(&mut self.threads[index], reg)?;
+        // `0:x` naming a pointer parameter rather than a local variable: in Dartagnan the
+        // parameter is a register holding the location's address, never 0. Give it an
+        // address-like value so conditions on it read as they do there.
+        if let (false, Some(loc)) = (known, self.locs.by_name(reg)) {
+            self.threads[index].reg_init.push((id, POINTER_BASE + i64::from(loc.0) * POINTER_STRIDE));
+        }
+        Some((index as u16, id))
     }
 
     fn location(&mut self, name: &str) -> Option<LocId> {

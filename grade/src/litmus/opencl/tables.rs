@@ -5,7 +5,6 @@
 
 use super::super::error::{ParseResult, SyntaxError};
 use super::super::program::{LocId, Location, Space, Span, Target, Value};
-use super::at;
 
 /// Arrays longer than this are refused: litmus tests use a handful of elements, and the
 /// limit keeps a typo (`y[100000000]`) from allocating without bound.
@@ -17,8 +16,6 @@ pub struct Group {
     pub name: String,
     pub first: u16,
     pub len: u16,
-    /// The memory space some declaration gave it, and where.
-    space: Option<(Space, Span)>,
 }
 
 impl Group {
@@ -69,7 +66,7 @@ impl Locations {
             let element = if i == 0 { name.to_string() } else { format!("{name}[{i}]") };
             self.locations.push(Location { name: element, space: Space::Global, init: *init, atomic_type: atomic });
         }
-        self.groups.push(Group { name: name.to_string(), first, len: inits.len() as u16, space: None });
+        self.groups.push(Group { name: name.to_string(), first, len: inits.len() as u16 });
         Ok(self.groups.len() - 1)
     }
 
@@ -91,31 +88,14 @@ impl Locations {
         }
     }
 
-    /// Records that a declaration at `span` puts the group in `space`; a location lives in
-    /// one space, so `local` in one thread and `global` in another is an error.
-    pub fn set_space(&mut self, group: usize, space: Space, span: Span) -> ParseResult<()> {
-        let Some(g) = self.groups.get_mut(group) else { return Ok(()) };
-        match g.space {
-            Some((earlier, where_)) if earlier != space => Err(SyntaxError::new(
-                span,
-                format!("`{}` is declared {} here but {} at {}; a location lives in one memory space", g.name, word(space), word(earlier), at(where_)),
-            )),
-            Some(_) => Ok(()),
-            None => {
-                g.space = Some((space, span));
-                let range = usize::from(g.first)..usize::from(g.first) + usize::from(g.len);
-                for loc in self.locations.get_mut(range).into_iter().flatten() {
-                    loc.space = space;
-                }
-                Ok(())
-            }
+    /// Records that a declaration puts the group in `space`. Threads may disagree (one
+    /// file of the catalogue declares `y` `global` in P0 and `local` in P1); as in
+    /// Dartagnan, whose reading the catalogue's verdicts follow, the last declaration wins.
+    pub fn set_space(&mut self, group: usize, space: Space) {
+        let Some(g) = self.groups.get_mut(group) else { return };
+        let range = usize::from(g.first)..usize::from(g.first) + usize::from(g.len);
+        for loc in self.locations.get_mut(range).into_iter().flatten() {
+            loc.space = space;
         }
-    }
-}
-
-fn word(space: Space) -> &'static str {
-    match space {
-        Space::Global => "`global`",
-        Space::Local => "`local`",
     }
 }
