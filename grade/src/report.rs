@@ -21,8 +21,9 @@ pub struct Report {
     pub model: Model,
     /// `exists`, `~exists` or `forall`, and the proposition as written; absent for race-only tests.
     pub condition: Option<String>,
-    /// Is the proposition's outcome reachable in some consistent execution?
-    pub outcome: Outcome,
+    /// Is the proposition's outcome reachable in some consistent execution? Absent for
+    /// race-only tests (a lone `filter`).
+    pub outcome: Option<Outcome>,
     /// Does the condition hold (`exists`: reachable; `~exists`: unreachable; `forall`: every
     /// execution satisfies it)?
     pub condition_holds: Option<bool>,
@@ -130,7 +131,7 @@ pub fn grade(file: &str, test: &Litmus, model: Model, source_lines: &[&str]) -> 
         dialect: dialect_name(test.dialect),
         model,
         condition,
-        outcome: if v.reachable() { Outcome::Allowed } else { Outcome::Forbidden },
+        outcome: test.condition.as_ref().map(|_| if v.reachable() { Outcome::Allowed } else { Outcome::Forbidden }),
         condition_holds: v.holds,
         executions: Counts {
             candidates: v.candidates,
@@ -175,18 +176,19 @@ pub fn text(r: &Report) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "{} — {} ({} dialect), model {}", r.file, r.test, r.dialect, r.model.name());
     let e = &r.executions;
-    let _ = writeln!(
-        o,
-        "  outcome: {} ({} of {} consistent executions reach it; {} candidates, {} final states)",
-        match r.outcome {
-            Outcome::Allowed => "ALLOWED",
-            Outcome::Forbidden => "FORBIDDEN",
-        },
-        e.positive,
-        e.consistent,
-        e.candidates,
-        e.final_states
-    );
+    match r.outcome {
+        Some(outcome) => {
+            let word = if outcome == Outcome::Allowed { "ALLOWED" } else { "FORBIDDEN" };
+            let _ = writeln!(
+                o,
+                "  outcome: {word} ({} of {} consistent executions reach it; {} candidates, {} final states)",
+                e.positive, e.consistent, e.candidates, e.final_states
+            );
+        }
+        None => {
+            let _ = writeln!(o, "  no condition: races only ({} consistent executions pass the filter, {} candidates)", e.consistent, e.candidates);
+        }
+    }
     if let (Some(c), Some(h)) = (&r.condition, r.condition_holds) {
         let _ = writeln!(o, "  condition {c}: {}", if h { "holds" } else { "does not hold" });
     }

@@ -63,11 +63,19 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     }
     let mut reports = Vec::new();
     let mut failed = Vec::new();
+    let mut bad = Vec::new();
     for file in &files {
-        let (test, source) = parse(file)?;
-        let lines: Vec<&str> = source.lines().collect();
-        let (r, verdict) =
-            report::grade(&file.display().to_string(), &test, model, &lines).map_err(|e| CliError::BadInput(format!("{}: {e}", file.display())))?;
+        // One malformed file in a directory of submissions must not hide the others'
+        // grades: report it, grade the rest, and exit 2 at the end.
+        let (test, r, verdict) = match grade_file(file, model) {
+            Ok(g) => g,
+            Err(e) if files.len() > 1 => {
+                eprintln!("hipscope: {e}");
+                bad.push(file.display().to_string());
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         if let Some(dir) = &args.dot {
             write_dot(dir, file, &test, &verdict)?;
         }
@@ -79,11 +87,21 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
         reports.push(r);
     }
     print!("{}", render(args, &reports));
+    if !bad.is_empty() {
+        return Err(CliError::BadInput(format!("{} of {} files could not be graded: {}", bad.len(), files.len(), bad.join(", "))));
+    }
     if !failed.is_empty() {
         eprintln!("hipscope grade: --expect {:?} does not hold for {}", args.expect.unwrap_or(Expect::Allowed), failed.join(", "));
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn grade_file(file: &Path, model: Model) -> Result<(litmus::Litmus, Report, hipscope_grade::model::Verdict), CliError> {
+    let (test, source) = parse(file)?;
+    let lines: Vec<&str> = source.lines().collect();
+    let (r, verdict) = report::grade(&file.display().to_string(), &test, model, &lines).map_err(|e| CliError::BadInput(format!("{}: {e}", file.display())))?;
+    Ok((test, r, verdict))
 }
 
 fn render(args: &Args, reports: &[Report]) -> String {
@@ -101,8 +119,8 @@ fn render(args: &Args, reports: &[Report]) -> String {
 
 fn meets(r: &Report, expect: Expect) -> bool {
     match expect {
-        Expect::Allowed => r.outcome == Outcome::Allowed,
-        Expect::Forbidden => r.outcome == Outcome::Forbidden,
+        Expect::Allowed => r.outcome == Some(Outcome::Allowed),
+        Expect::Forbidden => r.outcome == Some(Outcome::Forbidden),
         Expect::RaceFree => r.race_free,
     }
 }
@@ -114,8 +132,9 @@ fn summary(reports: &[Report]) -> String {
     let _ = writeln!(o, "{:<width$}  {:<9}  {:<9}  {:>5}  {:>10}", "file", "outcome", "races", "fix", "executions");
     for r in reports {
         let outcome = match r.outcome {
-            Outcome::Allowed => "allowed",
-            Outcome::Forbidden => "forbidden",
+            Some(Outcome::Allowed) => "allowed",
+            Some(Outcome::Forbidden) => "forbidden",
+            None => "-",
         };
         let races = if r.race_free { "none".to_string() } else { r.races.len().to_string() };
         let fix = if r.fix.is_some() { "yes" } else { "-" };
