@@ -11,6 +11,7 @@
 
 pub mod condition;
 pub mod error;
+pub mod hip;
 pub mod program;
 pub mod text;
 
@@ -45,8 +46,10 @@ pub fn parse(file: &Path, source: &str) -> Result<Litmus, LitmusError> {
 }
 
 fn parse_dialect(dialect: Dialect, source: &str) -> ParseResult<Litmus> {
-    let _ = source;
-    Err(SyntaxError::new(Span { line: 1, column: 1 }, format!("the {dialect:?} dialect is not supported yet")))
+    match dialect {
+        Dialect::Hip => hip::parse(source),
+        _ => Err(SyntaxError::new(Span { line: 1, column: 1 }, format!("the {dialect:?} dialect is not supported yet"))),
+    }
 }
 
 /// Reads and parses a litmus file.
