@@ -240,3 +240,256 @@ fn conditions_name_threads_by_name_or_index_and_locals_compute() {
     assert_eq!(then.len(), 1);
     assert_eq!(otherwise.len(), 2);
 }
+
+/// Parses `src`, expects an error at the first occurrence of `at` (line and column
+/// computed from the text) whose message contains `message`, shown as one line.
+fn assert_error(src: &str, at: &str, message: &str) {
+    let e = match parse(src) {
+        Ok(_) => panic!("expected an error `{message}` for:\n{src}"),
+        Err(e) => e,
+    };
+    let offset = src.find(at).unwrap_or_else(|| panic!("`{at}` is not in the source"));
+    let line = src[..offset].matches('\n').count() as u32 + 1;
+    let column = src[..offset].rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32 + 1;
+    assert!(e.message.contains(message), "message `{}` lacks `{message}`", e.message);
+    assert_eq!((e.span.line, e.span.column), (line, column), "position of `{}` (wanted `{at}`)", e.message);
+    let shown = e.to_string();
+    assert_eq!(shown, format!("t.litmus:{line}:{column}: {}", e.message));
+    assert!(!shown.contains('\n'), "{shown}");
+}
+
+#[test]
+fn errors_in_statements_name_the_token_and_explain() {
+    let cases = [
+        (
+            "__hip_atomic_store(&flag, 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_BLOCK);",
+            "__HIP_MEMORY_SCOPE_BLOCK",
+            "`__HIP_MEMORY_SCOPE_BLOCK` is not a HIP scope; did you mean `__HIP_MEMORY_SCOPE_WORKGROUP`?",
+        ),
+        ("__hip_atomic_store(&flag, 1, __ATOMIC_RELEASE, cuda::thread_scope_device);", "cuda::thread_scope_device", "take `__HIP_MEMORY_SCOPE_AGENT`"),
+        ("cuda::atomic_ref<int, cuda::thread_scope_workgroup> a(x);", "cuda::thread_scope_workgroup", "did you mean `cuda::thread_scope_block`?"),
+        ("cuda::atomic_ref<int, __HIP_MEMORY_SCOPE_AGENT> a(x);", "__HIP_MEMORY_SCOPE_AGENT", "libhipcxx spells it `cuda::thread_scope_device`"),
+        (
+            "int r = __hip_atomic_load(&flag, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);",
+            "__ATOMIC_RELEASE",
+            "a load (or a failed compare-exchange) cannot release",
+        ),
+        ("__hip_atomic_store(&flag, 1, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT);", "__ATOMIC_ACQUIRE", "a store cannot acquire"),
+        ("int r = __hip_atomic_load(&flag, __ATOMIC_ACQREL, __HIP_MEMORY_SCOPE_AGENT);", "__ATOMIC_ACQREL", "did you mean `__ATOMIC_ACQ_REL`?"),
+        ("__hip_atomic_load(&flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT);", "__hip_atomic_load", "is unused; assign it to a local"),
+        ("int r = __hip_atomic_load(flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT);", "flag,", "expected `&x`"),
+        ("__hip_atomic_store(&flag, 1, __ATOMIC_RELEASE);", ");", "`__hip_atomic_store` takes (&x, value, order, scope); expected `,`"),
+        ("int r = __hip_atomic_fetch_inc(&flag, 1, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);", "__hip_atomic_fetch_inc", "not a HIP atomic builtin"),
+        ("while (__hip_atomic_load(&flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT) != 1);", "while", "loops are not allowed"),
+        ("for (int i = 0; i < 2; i++) { x = i; }", "for", "loops are not allowed"),
+        ("int r = x + 1;", "x + 1", "`x` is a shared location: read it into a local"),
+        ("y = 1;", "y = 1", "`y` is not declared"),
+        ("if (threadIdx.x == 0) { x = 1; }", "threadIdx", "`threadIdx` is not available"),
+        ("x += 1;", "+=", "two accesses in one statement"),
+        ("x = __hip_atomic_load(&flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT);", "__hip_atomic_load", "one memory access per statement"),
+        ("int r = 0;\nint r = 1;", "r = 1", "`r` is already declared"),
+        ("int r = 7 / 2;", "/ 2", "`/` is not supported"),
+        ("assert(x == 1);", "assert", "state the outcome you ask about in the final `exists"),
+        ("atomicInc(&x, 3);", "atomicInc", "wraps around"),
+        ("__builtin_amdgcn_fence(__ATOMIC_RELEASE, \"agent-one-as\");", "\"agent-one-as\"", "one address space"),
+        ("cuda::atomic_ref<int> a(&x);", "&x", "takes the object, not its address"),
+        ("int r = x.load();", "x.load", "`x` is a plain `int`: wrap it first"),
+        ("long r = 0;", "long", "`long` is not supported"),
+        (
+            "int e = 0;\n__hip_atomic_compare_exchange_strong(&x, e, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);",
+            "e, 1",
+            "a pointer to the expected value",
+        ),
+        (
+            "int e = 0;\nbool ok = __hip_atomic_compare_exchange_weak(&x, &e, 1, __ATOMIC_RELAXED, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);",
+            "__ATOMIC_RELEASE",
+            "cannot release",
+        ),
+        ("__syncthreads()", "}\nexists", "expected `;`"),
+        ("else { x = 1; }", "else", "`else` without an `if`"),
+    ];
+    for (body, at, message) in cases {
+        assert_error(&in_thread(body), at, message);
+    }
+}
+
+#[test]
+fn errors_at_top_level_and_in_the_condition() {
+    let ok = "HIP t\n__device__ int x = 0;\nthread T0 @ block 0, thread 0 { int r = x; }\nthread T1 @ block 1, thread 0 { x = 1; }\nexists (T0:r == 0)\n";
+    assert!(parse(ok).is_ok());
+    let cases = [
+        (ok.replace("HIP t", "HIP   "), "\n", "expected the test name after `HIP`"),
+        (ok.replace("@ block 1,", "@ wg 1,"), "wg 1", "HIP calls a work-group a `block`"),
+        (ok.replace("@ block 1, thread 0", "@ block 0, thread 0"), "T1", "threads `T0` and `T1` are both thread 0 of block 0"),
+        (ok.replace("@ block 1, thread 0", "@ thread 3"), "T1", "the placement needs `block B`"),
+        (ok.replace("@ block 1, thread 0", "@ block 1, block 2"), "block 2", "`block` is given twice"),
+        (ok.replace("@ block 1, thread 0", "@ block -1"), "-1", "between 0 and"),
+        (ok.replace("T0:r == 0", "T0:r9 == 0"), "T0:r9", "thread `T0` has no local variable `r9`"),
+        (ok.replace("T0:r == 0", "T5:r == 0"), "T5:r", "names thread `T5`"),
+        (ok.replace("T0:r == 0", "z == 0"), "z == 0", "`z`, which is not a location"),
+        (ok.replace("exists (T0:r == 0)\n", ""), "", "missing final condition"),
+        (ok.replace("__device__ int x = 0;", "__device__ long x = 0;"), "long", "`long` is not supported"),
+        (ok.replace("__device__ int x = 0;", "__device__ int x[4];"), "[4]", "arrays are not supported"),
+        (ok.replace("__device__ int x = 0;", "__device__ int x = 0;\n__shared__ int x;"), "x;", "declared twice"),
+        (ok.replace("__device__ int x = 0;", "__global__ void k() {}"), "__global__", "`__global__` kernels are not litmus threads"),
+        (ok.replace("__device__ int x = 0;", "__device__ int x = 0;\nfoo bar;"), "foo", "expected a declaration"),
+        (ok.replace("{ x = 1; }", "{ x = 1; "), "exists", "missing `}`"),
+        (ok.replace("{ int r = x; }", "{ int r = x; "), "thread T1", "missing `}`"),
+        (
+            ok.replace("HIP t", "HIP t\nthread T9 @ block 0, thread 9, xcd 1 { }\nthread T8 @ block 0, thread 8, xcd 2 { }"),
+            "T8",
+            "cannot run on XCD 1 and XCD 2",
+        ),
+    ];
+    for (src, at, message) in &cases {
+        let at = if at.is_empty() { "\u{0}" } else { at };
+        if at == "\u{0}" {
+            // Errors at the end of the text.
+            let e = parse(src).expect_err(message);
+            assert!(e.message.contains(message), "{e}");
+            assert!(!e.to_string().contains('\n'));
+        } else {
+            assert_error(src, at, message);
+        }
+    }
+}
+
+/// splitmix64: a tiny deterministic generator, so the mutation test needs no crate.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Byte ranges of tokens: identifier/number runs, or single other characters.
+fn tokens(text: &[u8]) -> Vec<(usize, usize)> {
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        let start = i;
+        if word(text[i]) {
+            while i < text.len() && word(text[i]) {
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
+        if !text[start].is_ascii_whitespace() {
+            out.push((start, i));
+        }
+    }
+    out
+}
+
+const NOISE: &[u8] = b";{}()&,=<>!~-+*/|^\"':.@[]0123456789x_ \n\tT";
+
+fn mutate(rng: &mut Rng, text: &mut Vec<u8>, pool: &[Vec<u8>]) -> &'static str {
+    let toks = tokens(text);
+    let n = text.len();
+    match rng.below(8) {
+        0 if n > 0 => {
+            text.remove(rng.below(n));
+            "delete byte"
+        }
+        1 if n > 0 => {
+            let i = rng.below(n);
+            text.insert(i, text[i]);
+            "duplicate byte"
+        }
+        2 if n > 0 => {
+            let i = rng.below(n);
+            text[i] = NOISE[rng.below(NOISE.len())];
+            "replace byte"
+        }
+        3 if !toks.is_empty() => {
+            let (a, b) = toks[rng.below(toks.len())];
+            text.drain(a..b);
+            "delete token"
+        }
+        4 if !toks.is_empty() => {
+            let (a, b) = toks[rng.below(toks.len())];
+            let copy = text[a..b].to_vec();
+            text.splice(a..a, copy);
+            "duplicate token"
+        }
+        5 if !toks.is_empty() => {
+            // A token from any case file, so keywords and builtins land in odd places.
+            let (a, b) = toks[rng.below(toks.len())];
+            let donor = &pool[rng.below(pool.len())];
+            let dt = tokens(donor);
+            let (c, d) = dt[rng.below(dt.len())];
+            text.splice(a..b, donor[c..d].to_vec());
+            "replace token"
+        }
+        6 => {
+            text.truncate(rng.below(n + 1));
+            "truncate"
+        }
+        _ => {
+            let i = rng.below(n + 1);
+            text.insert(i, NOISE[rng.below(NOISE.len())]);
+            "insert byte"
+        }
+    }
+}
+
+#[test]
+fn seeded_mutations_never_panic_and_errors_are_one_line() {
+    let files = case_files();
+    let pool: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).expect("readable")).collect();
+    let mut rng = Rng(0x4849_5020_6c69_746d);
+    let (mut parsed, mut rejected) = (0, 0);
+    const MUTANTS: usize = 3000;
+    for i in 0..MUTANTS {
+        let which = i % files.len();
+        let mut text = pool[which].clone();
+        let mut what = Vec::new();
+        for _ in 0..1 + rng.below(3) {
+            what.push(mutate(&mut rng, &mut text, &pool));
+        }
+        let src = String::from_utf8_lossy(&text).into_owned();
+        let file = files[which].clone();
+        let result = std::panic::catch_unwind(|| litmus::parse(&file, &src));
+        let Ok(result) = result else { panic!("mutant {i} of {} ({what:?}) panicked:\n{src}", files[which].display()) };
+        match result {
+            Ok(_) => parsed += 1,
+            Err(e) => {
+                rejected += 1;
+                let shown = e.to_string();
+                let prefix = format!("{}:{}:{}: ", file.display(), e.span.line, e.span.column);
+                assert!(shown.starts_with(&prefix) && !shown.contains('\n'), "mutant {i} ({what:?}): `{shown}`");
+                assert!(e.span.line >= 1 && e.span.column >= 1 && !e.message.is_empty(), "mutant {i}: {shown}");
+                assert!(e.span.line as usize <= src.lines().count() + 1, "mutant {i}: line past the end: {shown}");
+            }
+        }
+    }
+    assert_eq!(parsed + rejected, MUTANTS);
+    assert!(rejected > MUTANTS / 2, "most mutants should be rejected ({rejected} of {MUTANTS})");
+    eprintln!("{MUTANTS} mutants: {parsed} still parse, {rejected} rejected with a positioned one-line error");
+}
+
+#[test]
+fn deep_nesting_and_odd_literals_are_errors_not_crashes() {
+    for (open, close) in [("(", ")"), ("!", ""), ("- ", ""), ("~", ""), ("{", "}")] {
+        let deep = in_thread(&format!(
+            "int r = 0;\n{}",
+            if open == "{" { format!("{}{}", open.repeat(5000), close.repeat(5000)) } else { format!("r = {}1{};", open.repeat(5000), close.repeat(5000)) }
+        ));
+        let e = std::thread::Builder::new().stack_size(1 << 20).spawn(move || parse(&deep).map(|_| ())).expect("thread").join().expect("no stack overflow");
+        assert!(e.is_err_and(|e| e.message.contains("nested more than")), "{open}");
+    }
+    let t = parse(&in_thread("unsigned int r = atomicAdd(&x, 1u);\nint s = 0x10UL;")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(t.threads[0].body[1], Stmt::Assign { value: Expr::Const(16), .. }));
+    assert_error(&in_thread("int s = 12abc;"), "12abc", "is not an integer");
+}

@@ -76,7 +76,7 @@ fn unary(b: &mut Body<'_, '_>) -> ParseResult<Expr> {
 }
 
 fn unary_inner(b: &mut Body<'_, '_>) -> ParseResult<Expr> {
-    if let Some(v) = b.cur.integer() {
+    if let Some(v) = literal(b.cur) {
         return Ok(Expr::Const(v?));
     }
     if eat_op(b.cur, "!") {
@@ -118,5 +118,23 @@ fn name(b: &mut Body<'_, '_>) -> ParseResult<Expr> {
             Err(SyntaxError::new(at, format!("calls cannot appear inside expressions: assign `{name}(…)` to a local first")))
         }
         (_, Named::Unknown) => Err(SyntaxError::new(at, undeclared(name))),
+    }
+}
+
+/// An integer literal; C's `u`/`l` suffixes (`1u`, `2UL`) are accepted and ignored.
+fn literal(cur: &mut Cursor<'_>) -> Option<ParseResult<i64>> {
+    cur.skip_blank();
+    let before = cur.clone();
+    let err = match cur.integer()? {
+        Ok(v) => return Some(Ok(v)),
+        Err(e) => e,
+    };
+    let consumed = before.rest().len() - cur.rest().len();
+    let text = before.rest().get(..consumed).unwrap_or("");
+    let digits = text.trim_end_matches(['u', 'U', 'l', 'L']);
+    let mut plain = Cursor::new(digits);
+    match plain.integer() {
+        Some(Ok(v)) if digits.len() < text.len() && plain.at_end() => Some(Ok(v)),
+        _ => Some(Err(err)),
     }
 }

@@ -33,6 +33,10 @@ use super::text::Cursor;
 /// test says `wave W`. 64 is CDNA's wave size; RDNA tests can name waves explicitly.
 const WAVE_SIZE: u32 = 64;
 
+/// Locations, threads and locals per thread are numbered with 16-bit ids; litmus tests
+/// use a handful, so far fewer are allowed.
+pub(super) const MAX_NAMES: usize = 4096;
+
 /// Parses a whole HIP-dialect file.
 pub fn parse(source: &str) -> ParseResult<Litmus> {
     let mut cur = Cursor::new(source);
@@ -42,6 +46,7 @@ pub fn parse(source: &str) -> ParseResult<Litmus> {
     while !at_final(&mut cur)? {
         let mut probe = cur.clone();
         match probe.ident() {
+            Some("thread") if threads.len() >= MAX_NAMES => return Err(cur.error(format!("more than {MAX_NAMES} threads"))),
             Some("thread") => {
                 cur = probe;
                 threads.push(thread(&mut cur, &globals)?);
@@ -57,7 +62,7 @@ pub fn parse(source: &str) -> ParseResult<Litmus> {
     }
     let placements = place(&threads)?;
     let threads: Vec<Thread> = threads.into_iter().zip(placements).map(|(t, p)| Thread { placement: p, ..t.thread }).collect();
-    let fin = final_part(&mut cur, source, &threads, &globals)?;
+    let fin = final_part(&mut cur, &threads, &globals)?;
     Ok(Litmus { name, dialect: Dialect::Hip, locations: globals.locations, threads, condition: fin.condition, filter: fin.filter, observed: fin.observed })
 }
 
@@ -172,6 +177,9 @@ fn declaration(cur: &mut Cursor<'_>, globals: &mut Globals) -> ParseResult<()> {
         let span = cur.span();
         let name = cur.expect_ident("a location name")?;
         check_new_location(globals, name, span)?;
+        if globals.locations.len() >= MAX_NAMES {
+            return Err(SyntaxError::new(span, format!("more than {MAX_NAMES} locations")));
+        }
         if cur.looking_at("[") {
             return Err(cur.error("arrays are not supported: declare one location per element (`__device__ int a0, a1;`)"));
         }
@@ -223,7 +231,7 @@ fn location_type(cur: &mut Cursor<'_>) -> ParseResult<Option<Scope>> {
             cur.describe_next()
         )));
     };
-    if !word.ends_with("atomic") {
+    if !vocab::is_library_type(&word, "atomic") {
         if int_type_word(&word).is_none() {
             return Err(SyntaxError::new(span, format!("expected a declaration (`__device__ int x = 0;`), a thread (`thread T0 @ block 0, thread 0 {{ … }}`) or the final condition (`exists (…)`), found `{word}`")));
         }
@@ -253,7 +261,7 @@ fn thread(cur: &mut Cursor<'_>, globals: &Globals) -> ParseResult<Parsed> {
     let span = cur.span();
     let name = cur.expect_ident("a thread name (`T0`)")?.to_string();
     cur.expect("@")?;
-    let fields = placement_fields(cur, span)?;
+    let fields = placement_fields(cur)?;
     cur.expect("{")?;
     let (regs, body) = stmt::thread_body(cur, globals)?;
     let thread = Thread { name, placement: Placement { agent: 0, workgroup: 0, wave: 0, xcd: None }, regs, reg_init: Vec::new(), body, span };
@@ -267,7 +275,7 @@ fn thread(cur: &mut Cursor<'_>, globals: &Globals) -> ParseResult<Parsed> {
 const FIELDS: [&str; 5] = ["device", "block", "thread", "wave", "xcd"];
 
 /// The comma-separated `key value` pairs after `@`, in [`FIELDS`] order.
-fn placement_fields(cur: &mut Cursor<'_>, _thread: Span) -> ParseResult<[Option<u32>; 5]> {
+fn placement_fields(cur: &mut Cursor<'_>) -> ParseResult<[Option<u32>; 5]> {
     let mut out = [None; 5];
     loop {
         cur.skip_blank();
@@ -358,13 +366,13 @@ fn block_xcd(threads: &[Parsed], i: usize) -> ParseResult<Option<u32>> {
 
 /// The final part, over thread names/indices and location names. A register the thread
 /// never declared is an error here (a typo would otherwise read as 0).
-fn final_part(cur: &mut Cursor<'_>, source: &str, threads: &[Thread], globals: &Globals) -> ParseResult<condition::Final> {
+fn final_part(cur: &mut Cursor<'_>, threads: &[Thread], globals: &Globals) -> ParseResult<condition::Final> {
     let start = cur.clone();
     let mut names = FinalNames { threads, globals, missing: None };
     let fin = condition::parse_final(cur, &mut names)?;
     if let Some((thread, reg)) = names.missing {
         let text = format!("{thread}:{reg}");
-        let at = start.rest().find(&text).map_or(start.span(), |off| span_after(&start, source, off));
+        let at = start.rest().find(&text).map_or(start.span(), |off| span_after(&start, off));
         let tname = thread_named(threads, &thread).map_or(thread.as_str(), |i| threads[i].name.as_str());
         return Err(SyntaxError::new(at, format!("thread `{tname}` has no local variable `{reg}`")));
     }
@@ -372,7 +380,7 @@ fn final_part(cur: &mut Cursor<'_>, source: &str, threads: &[Thread], globals: &
 }
 
 /// The position `off` bytes after `from`.
-fn span_after(from: &Cursor<'_>, _source: &str, off: usize) -> Span {
+fn span_after(from: &Cursor<'_>, off: usize) -> Span {
     let mut c = from.clone();
     let end = from.offset() + off;
     while c.offset() < end && c.bump().is_some() {}

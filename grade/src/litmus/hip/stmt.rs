@@ -128,9 +128,10 @@ fn statement(b: &mut Body<'_, '_>, out: &mut Vec<Stmt>) -> ParseResult<()> {
         )),
         "return" | "break" | "continue" | "switch" | "case" => Err(SyntaxError::new(span, format!("`{word}` is not supported: use `if`/`else`"))),
         "else" => Err(SyntaxError::new(span, "`else` without an `if`")),
-        w if w.ends_with("atomic_ref") => {
+        "thread" | "exists" | "forall" | "filter" | "locations" => Err(SyntaxError::new(span, format!("missing `}}` before `{word}`: the thread's body is still open"))),
+        w if vocab::is_library_type(w, "atomic_ref") => {
             *b.cur = probe;
-            atomic_ref_decl(b, &word, span)
+            atomic_ref_decl(b)
         }
         w if int_type_word(w).is_some() || matches!(w, "bool" | "auto" | "const" | "volatile") => local_decl(b, out, span),
         _ => {
@@ -184,6 +185,9 @@ fn local_decl(b: &mut Body<'_, '_>, out: &mut Vec<Stmt>, span: Span) -> ParseRes
         let at = b.cur.span();
         let name = b.cur.expect_ident("a local variable name")?;
         b.declare(name, at)?;
+        if b.regs.len() >= super::MAX_NAMES {
+            return Err(SyntaxError::new(at, format!("more than {} locals in one thread", super::MAX_NAMES)));
+        }
         b.regs.push(name.to_string());
         let reg = RegId(b.regs.len() as u16 - 1);
         if eat_op(b.cur, "=") {
@@ -197,7 +201,7 @@ fn local_decl(b: &mut Body<'_, '_>, out: &mut Vec<Stmt>, span: Span) -> ParseRes
 }
 
 /// `cuda::atomic_ref<int, cuda::thread_scope_block> a(x);` (after the type name).
-fn atomic_ref_decl(b: &mut Body<'_, '_>, _type_name: &str, _span: Span) -> ParseResult<()> {
+fn atomic_ref_decl(b: &mut Body<'_, '_>) -> ParseResult<()> {
     b.cur.expect("<")?;
     int_type(b.cur)?;
     let scope = if b.cur.eat(",") { scope_name(b.cur, vocab::cxx_scope)? } else { Scope::System };
@@ -255,7 +259,7 @@ fn simple(b: &mut Body<'_, '_>, name: &str, span: Span) -> ParseResult<Vec<Stmt>
         return method(b, name, span, None, span).map(|s| vec![s]);
     }
     match b.resolve(name) {
-        Named::Reg(reg) => assign_reg(b, reg, name, span),
+        Named::Reg(reg) => assign_reg(b, reg, span),
         Named::Loc(loc, scope) => store_plain(b, loc, scope, name, span).map(|s| vec![s]),
         Named::Unknown if int_type_word(name).is_some() => Err(SyntaxError::new(span, format!("expected a statement, found `{name}`"))),
         Named::Unknown => Err(SyntaxError::new(span, undeclared(name))),
@@ -265,7 +269,7 @@ fn simple(b: &mut Body<'_, '_>, name: &str, span: Span) -> ParseResult<Vec<Stmt>
 const COMPOUND: [(&str, BinOp); 6] = [("+=", BinOp::Add), ("-=", BinOp::Sub), ("*=", BinOp::Mul), ("&=", BinOp::And), ("|=", BinOp::Or), ("^=", BinOp::Xor)];
 
 /// `r = …;`, `r += e;`, `r++;`.
-fn assign_reg(b: &mut Body<'_, '_>, reg: RegId, _name: &str, span: Span) -> ParseResult<Vec<Stmt>> {
+fn assign_reg(b: &mut Body<'_, '_>, reg: RegId, span: Span) -> ParseResult<Vec<Stmt>> {
     if eat_op(b.cur, "=") {
         b.cur.skip_blank();
         return Ok(vec![rhs(b, reg, span)?]);

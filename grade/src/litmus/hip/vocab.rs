@@ -17,6 +17,12 @@ fn unqualified(name: &str) -> &str {
     rest
 }
 
+/// Is `name` the library type `base` (`atomic_ref`, `atomic`) in one of the accepted
+/// namespaces (`cuda::`, `hip::`, `cuda::std::`, `std::`, or none)?
+pub fn is_library_type(name: &str, base: &str) -> bool {
+    unqualified(name) == base
+}
+
 /// Upper-case with `_` and `::` removed: two spellings that agree here differ only in case
 /// or punctuation, which is worth a hint.
 fn squash(name: &str) -> String {
