@@ -26,7 +26,7 @@ mod vocab;
 
 use super::condition::{self, Names};
 use super::error::{ParseResult, SyntaxError};
-use super::program::{Dialect, Litmus, LocId, Location, Placement, RegId, Scope, Space, Span, Thread};
+use super::program::{Dialect, Litmus, LocId, Location, Placement, Prop, RegId, Scope, Space, Span, Stmt, Term, Thread};
 use super::text::Cursor;
 
 /// Threads whose thread numbers agree after division by this share a wavefront, unless the
@@ -49,7 +49,8 @@ pub fn parse(source: &str) -> ParseResult<Litmus> {
             Some("thread") if threads.len() >= MAX_NAMES => return Err(cur.error(format!("more than {MAX_NAMES} threads"))),
             Some("thread") => {
                 cur = probe;
-                threads.push(thread(&mut cur, &globals)?);
+                let t = thread(&mut cur, &globals, &threads)?;
+                threads.push(t);
             }
             Some("__global__") => {
                 return Err(cur.error("`__global__` kernels are not litmus threads: write each thread as `thread T0 @ block 0, thread 0 { … }`"))
@@ -256,19 +257,23 @@ struct Parsed {
 }
 
 /// `thread NAME @ block B, thread T[, wave W][, device D][, xcd X] { … }`.
-fn thread(cur: &mut Cursor<'_>, globals: &Globals) -> ParseResult<Parsed> {
+fn thread(cur: &mut Cursor<'_>, globals: &Globals, earlier: &[Parsed]) -> ParseResult<Parsed> {
     cur.skip_blank();
     let span = cur.span();
     let name = cur.expect_ident("a thread name (`T0`)")?.to_string();
+    if earlier.iter().any(|t| t.thread.name == name) {
+        return Err(SyntaxError::new(span, format!("there is already a thread named `{name}`; the condition names threads by name")));
+    }
     cur.expect("@")?;
-    let fields = placement_fields(cur)?;
-    cur.expect("{")?;
-    let (regs, body) = stmt::thread_body(cur, globals)?;
-    let thread = Thread { name, placement: Placement { agent: 0, workgroup: 0, wave: 0, xcd: None }, regs, reg_init: Vec::new(), body, span };
-    let [device, block, lane, wave, xcd] = fields;
+    let [device, block, lane, wave, xcd] = placement_fields(cur)?;
     let Some(block) = block else {
         return Err(SyntaxError::new(span, "the placement needs `block B` (`thread T0 @ block 0, thread 0 { … }`)"));
     };
+    if !cur.eat("{") {
+        return Err(cur.error(format!("expected `,` and another placement, or `{{` and the thread's body, found {}", cur.describe_next())));
+    }
+    let (regs, body) = stmt::thread_body(cur, globals)?;
+    let thread = Thread { name, placement: Placement { agent: 0, workgroup: 0, wave: 0, xcd: None }, regs, reg_init: Vec::new(), body, span };
     Ok(Parsed { thread, device: device.unwrap_or(0), block, lane: lane.unwrap_or(0), wave, xcd })
 }
 
@@ -376,7 +381,55 @@ fn final_part(cur: &mut Cursor<'_>, threads: &[Thread], globals: &Globals) -> Pa
         let tname = thread_named(threads, &thread).map_or(thread.as_str(), |i| threads[i].name.as_str());
         return Err(SyntaxError::new(at, format!("thread `{tname}` has no local variable `{reg}`")));
     }
+    check_shared_terms(&fin, threads, globals, start.span())?;
     Ok(fin)
+}
+
+/// A `__shared__` location has one copy per block, and the condition's `s` cannot say
+/// which: allowed only when a single block uses it.
+fn check_shared_terms(fin: &condition::Final, threads: &[Thread], globals: &Globals, at: Span) -> ParseResult<()> {
+    let mut terms = fin.observed.clone();
+    for prop in fin.filter.iter().chain(fin.condition.as_ref().map(|c| &c.prop)) {
+        prop_terms(prop, &mut terms);
+    }
+    for term in terms {
+        let Term::Loc { loc, .. } = term else { continue };
+        let Some(l) = globals.locations.get(loc.0 as usize).filter(|l| l.space == Space::Local) else { continue };
+        let mut blocks: Vec<u32> = threads.iter().filter(|t| accesses(&t.body, loc)).map(|t| t.placement.workgroup).collect();
+        blocks.sort_unstable();
+        blocks.dedup();
+        if blocks.len() > 1 {
+            return Err(SyntaxError::new(
+                at,
+                format!(
+                    "`{}` is `__shared__`: each block has its own copy, so the condition cannot name it; read it into a local (`int r = {};`) and name that",
+                    l.name, l.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn prop_terms(prop: &Prop, out: &mut Vec<Term>) {
+    match prop {
+        Prop::True | Prop::False => {}
+        Prop::Cmp(a, _, b) => out.extend([*a, *b]),
+        Prop::Not(p) => prop_terms(p, out),
+        Prop::And(a, b) | Prop::Or(a, b) | Prop::Implies(a, b) => {
+            prop_terms(a, out);
+            prop_terms(b, out);
+        }
+    }
+}
+
+/// Does any statement (in any branch) access `loc`?
+fn accesses(body: &[Stmt], loc: LocId) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Load { target, .. } | Stmt::Store { target, .. } | Stmt::Rmw { target, .. } | Stmt::Cas { target, .. } => target.loc == loc,
+        Stmt::If { then, otherwise, .. } => accesses(then, loc) || accesses(otherwise, loc),
+        Stmt::Fence { .. } | Stmt::Barrier { .. } | Stmt::Assign { .. } => false,
+    })
 }
 
 /// The position `off` bytes after `from`.

@@ -374,6 +374,9 @@ fn shape(builtin: Builtin) -> &'static str {
         Builtin::HipLoad => "&x, order, scope",
         Builtin::HipStore | Builtin::HipRmw(_) => "&x, value, order, scope",
         Builtin::HipCas => "&x, &expected, desired, success order, failure order, scope",
+        Builtin::GccLoad => "&x, order",
+        Builtin::GccStore | Builtin::GccRmw(_) => "&x, value, order",
+        Builtin::GccCas => "&x, &expected, desired, weak, success order, failure order",
         Builtin::Legacy(..) => "&x, value",
         Builtin::LegacyCas(_) => "&x, compare, value",
         Builtin::ThreadFence(_) | Builtin::SyncThreads => "",
@@ -395,10 +398,14 @@ fn call(b: &mut Body<'_, '_>, name: &str, at: Span, result: Option<RegId>, span:
         return Err(SyntaxError::new(at, format!("`{name}` returns nothing; it cannot be assigned to a local")));
     }
     match builtin {
-        Builtin::HipLoad => hip_load(b, &args, result, span),
-        Builtin::HipStore => hip_store(b, &args, span),
-        Builtin::HipRmw(op) => hip_rmw(b, &args, op, result, span),
-        Builtin::HipCas => hip_cas(b, &args, result, span),
+        Builtin::HipLoad => hip_load(b, &args, None, result, span),
+        Builtin::HipStore => hip_store(b, &args, None, span),
+        Builtin::HipRmw(op) => hip_rmw(b, &args, op, None, result, span),
+        Builtin::HipCas => hip_cas(b, &args, None, result, span),
+        Builtin::GccLoad => hip_load(b, &args, Some(Scope::System), result, span),
+        Builtin::GccStore => hip_store(b, &args, Some(Scope::System), span),
+        Builtin::GccRmw(op) => hip_rmw(b, &args, op, Some(Scope::System), result, span),
+        Builtin::GccCas => hip_cas(b, &args, Some(Scope::System), result, span),
         Builtin::Legacy(op, scope) => legacy_rmw(b, &args, op, scope, result, span),
         Builtin::LegacyCas(scope) => legacy_cas(b, &args, scope, result, span),
         _ => fence(b, &args, builtin, span),
@@ -464,55 +471,67 @@ fn required(result: Option<RegId>, args: &Args<'_>, span: Span) -> ParseResult<R
     result.ok_or_else(|| SyntaxError::new(span, format!("the value read by `{}` is unused; assign it to a local (`int r = {}(…);`)", args.name, args.name)))
 }
 
-fn hip_load(b: &mut Body<'_, '_>, args: &Args<'_>, result: Option<RegId>, span: Span) -> ParseResult<Stmt> {
+/// The trailing `, scope)` of `__hip_atomic_*`, or just `)` for GCC's `__atomic_*`
+/// builtins, whose scope is fixed (system).
+fn last_scope(b: &mut Body<'_, '_>, args: &Args<'_>, fixed: Option<Scope>) -> ParseResult<Scope> {
+    let scope = match fixed {
+        Some(scope) => scope,
+        None => {
+            args.comma(b)?;
+            scope_name(b.cur, vocab::hip_scope)?
+        }
+    };
+    args.close(b)?;
+    Ok(scope)
+}
+
+fn hip_load(b: &mut Body<'_, '_>, args: &Args<'_>, fixed: Option<Scope>, result: Option<RegId>, span: Span) -> ParseResult<Stmt> {
     let reg = required(result, args, args.at)?;
     let loc = pointer(b, args)?;
     args.comma(b)?;
     let order = order(b, Kind::Load)?;
-    args.comma(b)?;
-    let scope = scope_name(b.cur, vocab::hip_scope)?;
-    args.close(b)?;
+    let scope = last_scope(b, args, fixed)?;
     Ok(Stmt::Load { reg, target: Target::word(loc), access: atomic(order, scope), span })
 }
 
-fn hip_store(b: &mut Body<'_, '_>, args: &Args<'_>, span: Span) -> ParseResult<Stmt> {
+fn hip_store(b: &mut Body<'_, '_>, args: &Args<'_>, fixed: Option<Scope>, span: Span) -> ParseResult<Stmt> {
     let loc = pointer(b, args)?;
     args.comma(b)?;
     let value = expr::expr(b)?;
     args.comma(b)?;
     let order = order(b, Kind::Store)?;
-    args.comma(b)?;
-    let scope = scope_name(b.cur, vocab::hip_scope)?;
-    args.close(b)?;
+    let scope = last_scope(b, args, fixed)?;
     Ok(Stmt::Store { target: Target::word(loc), value, access: atomic(order, scope), span })
 }
 
-fn hip_rmw(b: &mut Body<'_, '_>, args: &Args<'_>, op: RmwOp, old: Option<RegId>, span: Span) -> ParseResult<Stmt> {
+fn hip_rmw(b: &mut Body<'_, '_>, args: &Args<'_>, op: RmwOp, fixed: Option<Scope>, old: Option<RegId>, span: Span) -> ParseResult<Stmt> {
     let loc = pointer(b, args)?;
     args.comma(b)?;
     let operand = expr::expr(b)?;
     args.comma(b)?;
     let order = order(b, Kind::Rmw)?;
-    args.comma(b)?;
-    let scope = scope_name(b.cur, vocab::hip_scope)?;
-    args.close(b)?;
+    let scope = last_scope(b, args, fixed)?;
     Ok(Stmt::Rmw { old, target: Target::word(loc), op, operand, access: atomic(order, scope), span })
 }
 
-/// `ok = __hip_atomic_compare_exchange_strong(&x, &e, d, success, failure, scope)`.
-fn hip_cas(b: &mut Body<'_, '_>, args: &Args<'_>, ok: Option<RegId>, span: Span) -> ParseResult<Stmt> {
+/// `ok = __hip_atomic_compare_exchange_strong(&x, &e, d, success, failure, scope)`, or
+/// GCC's `__atomic_compare_exchange_n(&x, &e, d, weak, success, failure)`.
+fn hip_cas(b: &mut Body<'_, '_>, args: &Args<'_>, fixed: Option<Scope>, ok: Option<RegId>, span: Span) -> ParseResult<Stmt> {
     let loc = pointer(b, args)?;
     args.comma(b)?;
     let e = local_pointer(b, args, true)?;
     args.comma(b)?;
     let desired = expr::expr(b)?;
     args.comma(b)?;
+    if fixed.is_some() {
+        // The `weak` flag: a weak exchange is treated as a strong one.
+        expr::expr(b)?;
+        args.comma(b)?;
+    }
     let success = order(b, Kind::Rmw)?;
     args.comma(b)?;
     let failure = order(b, Kind::Load)?;
-    args.comma(b)?;
-    let scope = scope_name(b.cur, vocab::hip_scope)?;
-    args.close(b)?;
+    let scope = last_scope(b, args, fixed)?;
     Ok(Stmt::Cas {
         old: Some(e),
         ok,

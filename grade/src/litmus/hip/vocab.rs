@@ -156,6 +156,14 @@ pub enum Builtin {
     HipRmw(RmwOp),
     /// `__hip_atomic_compare_exchange_{strong,weak}(&x, &e, d, success, failure, scope)`.
     HipCas,
+    /// GCC's `__atomic_load_n(&x, order)`: system scope.
+    GccLoad,
+    /// `__atomic_store_n(&x, v, order)`.
+    GccStore,
+    /// `__atomic_fetch_<op>` / `__atomic_exchange_n(&x, v, order)`.
+    GccRmw(RmwOp),
+    /// `__atomic_compare_exchange_n(&x, &e, d, weak, success, failure)`.
+    GccCas,
     /// `atomicAdd(&x, v)` and friends: relaxed, at the scope of their suffix.
     Legacy(RmwOp, Scope),
     /// `atomicCAS(&x, compare, value)`.
@@ -214,6 +222,17 @@ fn legacy(name: &str) -> Option<Builtin> {
     LEGACY.iter().find(|(n, _)| *n == base).map(|(_, op)| Builtin::Legacy(*op, scope))
 }
 
+/// GCC/Clang `__atomic_*` builtins, which HIP code may use; Clang gives them system scope.
+fn gcc(name: &str) -> Option<Builtin> {
+    match name.strip_prefix("__atomic_")? {
+        "load_n" => Some(Builtin::GccLoad),
+        "store_n" => Some(Builtin::GccStore),
+        "exchange_n" => Some(Builtin::GccRmw(RmwOp::Exchange)),
+        "compare_exchange_n" => Some(Builtin::GccCas),
+        op => rmw_method(op).filter(|op| *op != RmwOp::Exchange).map(Builtin::GccRmw),
+    }
+}
+
 /// The builtin a call names, or a message for names that look like one but are not.
 pub fn builtin(name: &str) -> Result<Builtin, String> {
     if let Some(op) = name.strip_prefix("__hip_atomic_") {
@@ -225,6 +244,9 @@ pub fn builtin(name: &str) -> Result<Builtin, String> {
                 format!("`{name}` is not a HIP atomic builtin: use `__hip_atomic_load`, `_store`, `_exchange`, `_compare_exchange_strong`, `_compare_exchange_weak` or `_fetch_add`/`sub`/`and`/`or`/`xor`/`min`/`max`")
             }),
         };
+    }
+    if let Some(b) = gcc(name) {
+        return Ok(b);
     }
     if let Some(b) = legacy(name) {
         return Ok(b);
