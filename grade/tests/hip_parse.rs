@@ -307,6 +307,12 @@ fn errors_in_statements_name_the_token_and_explain() {
         ),
         ("__syncthreads()", "}\nexists", "expected `;`"),
         ("else { x = 1; }", "else", "`else` without an `if`"),
+        ("int r = __atomic_store_n(&x, 1, __ATOMIC_RELAXED);", "__atomic_store_n", "returns nothing"),
+        ("int r = __syncthreads();", "__syncthreads", "returns nothing"),
+        ("cuda::atomic_ref<int> a(flag);\nint r = a.store(1);", "store(", "returns nothing"),
+        ("__shared__ int s;", "__shared__", "declare `__shared__` variables at the top of the test"),
+        ("int if = 0;", "if = 0", "`if` is a keyword"),
+        ("goto end;", "goto", "`goto` is not supported"),
     ];
     for (body, at, message) in cases {
         assert_error(&in_thread(body), at, message);

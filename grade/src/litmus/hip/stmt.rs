@@ -55,7 +55,10 @@ impl Body<'_, '_> {
     }
 
     fn declare(&mut self, name: &str, span: Span) -> ParseResult<()> {
-        if !matches!(self.resolve(name), Named::Unknown) || is_keyword(name) {
+        if is_keyword(name) {
+            return Err(SyntaxError::new(span, format!("`{name}` is a keyword, not a variable name")));
+        }
+        if !matches!(self.resolve(name), Named::Unknown) {
             return Err(SyntaxError::new(span, format!("`{name}` is already declared (as a local, an `atomic_ref` or a location); pick another name")));
         }
         Ok(())
@@ -74,6 +77,7 @@ pub(super) fn undeclared(name: &str) -> String {
 
 pub(super) fn is_keyword(word: &str) -> bool {
     matches!(word, "if" | "else" | "for" | "while" | "do" | "goto" | "return" | "break" | "continue" | "switch" | "case" | "true" | "false" | "thread")
+        || matches!(word, "exists" | "forall" | "filter" | "locations")
         || int_type_word(word).is_some()
         || matches!(word, "bool" | "auto" | "const" | "volatile")
 }
@@ -122,12 +126,15 @@ fn statement(b: &mut Body<'_, '_>, out: &mut Vec<Stmt>) -> ParseResult<()> {
             out.push(if_stmt(b, span)?);
             Ok(())
         }
-        "for" | "while" | "do" | "goto" => Err(SyntaxError::new(
+        "for" | "while" | "do" => Err(SyntaxError::new(
             span,
             format!("`{word}` loops are not allowed: litmus threads run straight-line code. Replace a spin loop by one load and ask about its value in the condition (`int r0 = …; if (r0 == 1) {{ … }}`)"),
         )),
-        "return" | "break" | "continue" | "switch" | "case" => Err(SyntaxError::new(span, format!("`{word}` is not supported: use `if`/`else`"))),
+        "return" | "break" | "continue" | "switch" | "case" | "goto" => Err(SyntaxError::new(span, format!("`{word}` is not supported: use `if`/`else`"))),
         "else" => Err(SyntaxError::new(span, "`else` without an `if`")),
+        "__shared__" | "__device__" | "static" => {
+            Err(SyntaxError::new(span, format!("declare `{word}` variables at the top of the test, before the threads; inside a thread only locals (`int r = 0;`) are declared")))
+        }
         "thread" | "exists" | "forall" | "filter" | "locations" => Err(SyntaxError::new(span, format!("missing `}}` before `{word}`: the thread's body is still open"))),
         w if vocab::is_library_type(w, "atomic_ref") => {
             *b.cur = probe;
@@ -261,7 +268,6 @@ fn simple(b: &mut Body<'_, '_>, name: &str, span: Span) -> ParseResult<Vec<Stmt>
     match b.resolve(name) {
         Named::Reg(reg) => assign_reg(b, reg, span),
         Named::Loc(loc, scope) => store_plain(b, loc, scope, name, span).map(|s| vec![s]),
-        Named::Unknown if int_type_word(name).is_some() => Err(SyntaxError::new(span, format!("expected a statement, found `{name}`"))),
         Named::Unknown => Err(SyntaxError::new(span, undeclared(name))),
     }
 }
@@ -392,9 +398,7 @@ fn call(b: &mut Body<'_, '_>, name: &str, at: Span, result: Option<RegId>, span:
     let builtin = vocab::builtin(name).map_err(|m| SyntaxError::new(at, m))?;
     b.cur.expect("(")?;
     let args = Args { name, at, shape: shape(builtin) };
-    let returns =
-        !matches!(builtin, Builtin::HipStore | Builtin::ThreadFence(_) | Builtin::GccFence | Builtin::AmdgcnFence | Builtin::CxxFence | Builtin::SyncThreads);
-    if result.is_some() && !returns {
+    if result.is_some() && !builtin.returns_value() {
         return Err(SyntaxError::new(at, format!("`{name}` returns nothing; it cannot be assigned to a local")));
     }
     match builtin {

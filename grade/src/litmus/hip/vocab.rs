@@ -180,6 +180,22 @@ pub enum Builtin {
     SyncThreads,
 }
 
+impl Builtin {
+    /// Stores, fences and barriers return nothing.
+    pub fn returns_value(self) -> bool {
+        !matches!(
+            self,
+            Builtin::HipStore
+                | Builtin::GccStore
+                | Builtin::ThreadFence(_)
+                | Builtin::GccFence
+                | Builtin::AmdgcnFence
+                | Builtin::CxxFence
+                | Builtin::SyncThreads
+        )
+    }
+}
+
 const HIP_RMW: [(&str, RmwOp); 8] = [
     ("exchange", RmwOp::Exchange),
     ("fetch_add", RmwOp::Add),
