@@ -335,6 +335,7 @@ fn errors_at_top_level_and_in_the_condition() {
         (ok.replace("T0:r == 0", "T0:r9 == 0"), "T0:r9", "thread `T0` has no local variable `r9`"),
         (ok.replace("T0:r == 0", "T5:r == 0"), "T5:r", "names thread `T5`"),
         (ok.replace("T0:r == 0", "z == 0"), "z == 0", "`z`, which is not a location"),
+        (ok.replace("T0:r == 0", "r == 0"), "r == 0", "`r` is a local variable: name it with its thread (`T0:r`)"),
         (ok.replace("__device__ int x = 0;", "__shared__ int x;").replace("T0:r == 0", "x == 1"), "exists", "`x` is `__shared__`: each block has its own copy"),
         (ok.replace("exists (T0:r == 0)\n", ""), "", "missing final condition"),
         (ok.replace("__device__ int x = 0;", "__device__ long x = 0;"), "long", "`long` is not supported"),
@@ -521,7 +522,7 @@ fn gcc_atomic_builtins_are_system_scope() {
 
 #[test]
 fn a_shared_location_used_by_one_block_may_appear_in_the_condition() {
-    let src = "HIP s\n__shared__ int s = 5;\nthread A @ block 2, thread 0 { s = 1; }\nthread B @ block 2, thread 1 { int r = s; }\nexists (s == 1 && B:r == 5)";
+    let src = "HIP s\n__shared__ int s{5};\nthread A @ block 2, thread 0 { s = 1; }\nthread B @ block 2, thread 1 { int r = s; }\nexists (s == 1 && B:r == 5)";
     let t = parse(src).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((t.locations[0].space, t.locations[0].init), (Space::Local, 5));
     assert_eq!(t.threads[0].placement.wave, t.threads[1].placement.wave, "threads 0 and 1 share a wave");

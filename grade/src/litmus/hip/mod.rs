@@ -184,13 +184,26 @@ fn declaration(cur: &mut Cursor<'_>, globals: &mut Globals) -> ParseResult<()> {
         if cur.looking_at("[") {
             return Err(cur.error("arrays are not supported: declare one location per element (`__device__ int a0, a1;`)"));
         }
-        let init = if expr::eat_op(cur, "=") { cur.expect_integer("an integer initial value")? } else { 0 };
+        let init = initial_value(cur)?;
         globals.locations.push(Location { name: name.to_string(), space, init, atomic_type: atomic_scope.is_some() });
         globals.atomic_scope.push(atomic_scope);
         if !cur.eat(",") {
             return cur.expect(";");
         }
     }
+}
+
+/// `= v`, `{v}` or nothing (0).
+fn initial_value(cur: &mut Cursor<'_>) -> ParseResult<i64> {
+    if expr::eat_op(cur, "=") {
+        return cur.expect_integer("an integer initial value");
+    }
+    if cur.eat("{") {
+        let v = cur.expect_integer("an integer initial value")?;
+        cur.expect("}")?;
+        return Ok(v);
+    }
+    Ok(0)
 }
 
 fn check_new_location(globals: &Globals, name: &str, span: Span) -> ParseResult<()> {
@@ -227,14 +240,11 @@ fn location_type(cur: &mut Cursor<'_>) -> ParseResult<Option<Scope>> {
     let span = cur.span();
     let mut probe = cur.clone();
     let Some(word) = qualified(&mut probe) else {
-        return Err(cur.error(format!(
-            "expected a declaration (`__device__ int x = 0;`), a thread (`thread T0 @ block 0, thread 0 {{ … }}`) or the final condition (`exists (…)`), found {}",
-            cur.describe_next()
-        )));
+        return Err(cur.error(expected_item(&cur.describe_next())));
     };
     if !vocab::is_library_type(&word, "atomic") {
         if int_type_word(&word).is_none() {
-            return Err(SyntaxError::new(span, format!("expected a declaration (`__device__ int x = 0;`), a thread (`thread T0 @ block 0, thread 0 {{ … }}`) or the final condition (`exists (…)`), found `{word}`")));
+            return Err(SyntaxError::new(span, expected_item(&format!("`{word}`"))));
         }
         return int_type(cur).map(|()| None);
     }
@@ -244,6 +254,10 @@ fn location_type(cur: &mut Cursor<'_>) -> ParseResult<Option<Scope>> {
     let scope = if cur.eat(",") { stmt::scope_name(cur, vocab::cxx_scope)? } else { Scope::System };
     cur.expect(">")?;
     Ok(Some(scope))
+}
+
+fn expected_item(found: &str) -> String {
+    format!("expected a declaration (`__device__ int x = 0;`), a thread (`thread T0 @ block 0, thread 0 {{ … }}`) or the final condition (`exists (…)`), found {found}")
 }
 
 /// A thread as parsed, before work-group and wave ids are assigned across threads.
@@ -373,8 +387,11 @@ fn block_xcd(threads: &[Parsed], i: usize) -> ParseResult<Option<u32>> {
 /// never declared is an error here (a typo would otherwise read as 0).
 fn final_part(cur: &mut Cursor<'_>, threads: &[Thread], globals: &Globals) -> ParseResult<condition::Final> {
     let start = cur.clone();
-    let mut names = FinalNames { threads, globals, missing: None };
-    let fin = condition::parse_final(cur, &mut names)?;
+    let mut names = FinalNames { threads, globals, missing: None, bare_local: None };
+    let fin = condition::parse_final(cur, &mut names).map_err(|e| match names.bare_local.take() {
+        Some((name, thread)) => SyntaxError::new(e.span, format!("`{name}` is a local variable: name it with its thread (`{thread}:{name}`)")),
+        None => e,
+    })?;
     if let Some((thread, reg)) = names.missing {
         let text = format!("{thread}:{reg}");
         let at = start.rest().find(&text).map_or(start.span(), |off| span_after(&start, off));
@@ -452,6 +469,9 @@ struct FinalNames<'t> {
     threads: &'t [Thread],
     globals: &'t Globals,
     missing: Option<(String, String)>,
+    /// A location name that is really some thread's local (`r0` for `T1:r0`), with that
+    /// thread's name, for a better message than "not a location".
+    bare_local: Option<(String, String)>,
 }
 
 impl Names for FinalNames<'_> {
@@ -467,6 +487,11 @@ impl Names for FinalNames<'_> {
     }
 
     fn location(&mut self, name: &str) -> Option<LocId> {
-        self.globals.find(name)
+        let found = self.globals.find(name);
+        if found.is_none() {
+            let owner = self.threads.iter().find(|t| t.regs.iter().any(|r| r == name));
+            self.bare_local = owner.map(|t| (name.to_string(), t.name.clone()));
+        }
+        found
     }
 }
