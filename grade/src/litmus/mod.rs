@@ -46,10 +46,10 @@ pub fn parse(file: &Path, source: &str) -> Result<Litmus, LitmusError> {
 }
 
 fn parse_dialect(dialect: Dialect, source: &str) -> ParseResult<Litmus> {
-    match dialect {
-        Dialect::Hip => hip::parse(source),
-        _ => Err(SyntaxError::new(Span { line: 1, column: 1 }, format!("the {dialect:?} dialect is not supported yet"))),
+    if dialect == Dialect::Hip {
+        return hip::parse(source);
     }
+    Err(SyntaxError::new(Span { line: 1, column: 1 }, format!("the {dialect:?} dialect is not supported yet")))
 }
 
 /// Reads and parses a litmus file.
