@@ -33,12 +33,90 @@ fn atomic(order: Order, scope: Scope) -> Access {
     Access::Atomic { order, scope }
 }
 
+/// Every register, location and thread id the program uses exists, so later layers can
+/// index with them.
+fn check_ids(t: &Litmus) {
+    fn expr(e: &Expr, regs: usize) {
+        match e {
+            Expr::Const(_) => {}
+            Expr::Reg(r) => assert!((r.0 as usize) < regs, "register {r:?}"),
+            Expr::Not(a) => expr(a, regs),
+            Expr::Bin(_, a, b) => {
+                expr(a, regs);
+                expr(b, regs);
+            }
+        }
+    }
+    fn stmts(body: &[Stmt], regs: usize, locs: usize) {
+        let reg = |r: &RegId| assert!((r.0 as usize) < regs, "register {r:?}");
+        let loc = |t: &Target| assert!((t.loc.0 as usize) < locs, "location {t:?}");
+        for s in body {
+            match s {
+                Stmt::Load { reg: r, target, .. } => {
+                    reg(r);
+                    loc(target);
+                }
+                Stmt::Store { target, value, .. } => {
+                    loc(target);
+                    expr(value, regs);
+                }
+                Stmt::Rmw { old, target, operand, .. } => {
+                    old.iter().for_each(reg);
+                    loc(target);
+                    expr(operand, regs);
+                }
+                Stmt::Cas { old, ok, target, expected, desired, .. } => {
+                    old.iter().chain(ok.iter()).for_each(reg);
+                    loc(target);
+                    expr(expected, regs);
+                    expr(desired, regs);
+                }
+                Stmt::Assign { reg: r, value, .. } => {
+                    reg(r);
+                    expr(value, regs);
+                }
+                Stmt::If { cond, then, otherwise, .. } => {
+                    expr(cond, regs);
+                    stmts(then, regs, locs);
+                    stmts(otherwise, regs, locs);
+                }
+                Stmt::Fence { .. } | Stmt::Barrier { .. } => {}
+            }
+        }
+    }
+    fn prop(p: &Prop, t: &Litmus) {
+        let term = |x: &Term| match x {
+            Term::Reg { thread, reg } => assert!((*thread as usize) < t.threads.len() && (reg.0 as usize) < t.threads[*thread as usize].regs.len(), "{x:?}"),
+            Term::Loc { loc, .. } => assert!((loc.0 as usize) < t.locations.len(), "{x:?}"),
+            Term::Const(_) => {}
+        };
+        match p {
+            Prop::True | Prop::False => {}
+            Prop::Cmp(a, _, b) => {
+                term(a);
+                term(b);
+            }
+            Prop::Not(a) => prop(a, t),
+            Prop::And(a, b) | Prop::Or(a, b) | Prop::Implies(a, b) => {
+                prop(a, t);
+                prop(b, t);
+            }
+        }
+    }
+    for th in &t.threads {
+        stmts(&th.body, th.regs.len(), t.locations.len());
+    }
+    t.condition.iter().for_each(|c| prop(&c.prop, t));
+    t.filter.iter().for_each(|f| prop(f, t));
+}
+
 #[test]
 fn every_case_file_parses_and_states_its_expectation() {
     let files = case_files();
     assert!(files.len() >= 20, "expected the 20 cases of mm-grading.md §7.4, found {}", files.len());
     for file in &files {
         let t = litmus::parse_file(file).unwrap_or_else(|e| panic!("{e}"));
+        check_ids(&t);
         assert_eq!(t.dialect, litmus::Dialect::Hip);
         assert!(t.condition.is_some(), "{}", file.display());
         let text = std::fs::read_to_string(file).expect("readable");
@@ -474,7 +552,10 @@ fn seeded_mutations_never_panic_and_errors_are_one_line() {
         let result = std::panic::catch_unwind(|| litmus::parse(&file, &src));
         let Ok(result) = result else { panic!("mutant {i} of {} ({what:?}) panicked:\n{src}", files[which].display()) };
         match result {
-            Ok(_) => parsed += 1,
+            Ok(t) => {
+                check_ids(&t);
+                parsed += 1;
+            }
             Err(e) => {
                 rejected += 1;
                 let shown = e.to_string();
