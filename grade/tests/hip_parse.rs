@@ -383,7 +383,11 @@ fn errors_in_statements_name_the_token_and_explain() {
             "__ATOMIC_RELEASE",
             "cannot release",
         ),
-        ("__syncthreads()", "}\nexists", "expected `;`"),
+        ("__syncthreads()", "\n}\nexists", "expected `;` here, found `}`"),
+        ("x = 1\n__threadfence();", "\n__threadfence", "expected `;` here, found `__threadfence();`"),
+        ("int r = x, s = r + 1\n__syncthreads();", "\n__sync", "expected `;` here"),
+        ("int r = x\n__syncthreads();", "\n__sync", "expected `;` here"),
+        ("__syncthreads;", "__syncthreads;", "`__syncthreads` is a function: call it"),
         ("else { x = 1; }", "else", "`else` without an `if`"),
         ("int r = __atomic_store_n(&x, 1, __ATOMIC_RELAXED);", "__atomic_store_n", "returns nothing"),
         ("int r = __syncthreads();", "__syncthreads", "returns nothing"),
@@ -419,6 +423,7 @@ fn errors_at_top_level_and_in_the_condition() {
         (ok.replace("__device__ int x = 0;", "__device__ long x = 0;"), "long", "`long` is not supported"),
         (ok.replace("__device__ int x = 0;", "__device__ int x[4];"), "[4]", "arrays are not supported"),
         (ok.replace("__device__ int x = 0;", "__device__ int x = 0;\n__shared__ int x;"), "x;", "declared twice"),
+        (ok.replace("__device__ int x = 0;", "__device__ int x = 0"), "\nthread T0", "expected `;` here, found `thread`"),
         (ok.replace("__device__ int x = 0;", "__global__ void k() {}"), "__global__", "`__global__` kernels are not litmus threads"),
         (ok.replace("__device__ int x = 0;", "__device__ int x = 0;\nfoo bar;"), "foo", "expected a declaration"),
         (ok.replace("{ x = 1; }", "{ x = 1; "), "exists", "missing `}`"),
@@ -607,4 +612,14 @@ fn a_shared_location_used_by_one_block_may_appear_in_the_condition() {
     let t = parse(src).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((t.locations[0].space, t.locations[0].init), (Space::Local, 5));
     assert_eq!(t.threads[0].placement.wave, t.threads[1].placement.wave, "threads 0 and 1 share a wave");
+}
+
+#[test]
+fn the_readme_example_parses() {
+    let readme = std::fs::read_to_string(case_dir().join("README.md")).expect("README");
+    let start = readme.find("```c\nHIP ").expect("a ```c example starting with HIP") + 5;
+    let len = readme[start..].find("```").expect("end of the example");
+    let t = parse(&readme[start..start + len]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(t.name, "MP_block_scope_across_blocks");
+    assert!(matches!(t.threads[0].body[1], Stmt::Store { access, .. } if access == atomic(Order::Release, Scope::Workgroup)));
 }

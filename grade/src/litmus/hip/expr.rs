@@ -12,11 +12,14 @@ use crate::litmus::text::Cursor;
 const LONGER: [&str; 19] = ["||", "&&", "==", "!=", "<=", ">=", "<<", ">>", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "->"];
 
 /// Consumes the operator `op` unless it is the start of a longer one.
+/// A failed attempt leaves the cursor where it was (not past blanks), so a missing `;`
+/// is reported right after the last token.
 pub(super) fn eat_op(cur: &mut Cursor<'_>, op: &str) -> bool {
-    if !cur.looking_at(op) {
+    let mut probe = cur.clone();
+    if !probe.looking_at(op) {
         return false;
     }
-    let rest = cur.rest();
+    let rest = probe.rest();
     if LONGER.iter().any(|l| l.len() > op.len() && l.starts_with(op) && rest.starts_with(l)) {
         return false;
     }
@@ -43,9 +46,10 @@ const LEVELS: [&[(&str, BinOp)]; 9] = [
 /// An expression; operators C has but the program type does not are rejected by name.
 pub(super) fn expr(b: &mut Body<'_, '_>) -> ParseResult<Expr> {
     let e = binary(b, 0)?;
+    let mut probe = b.cur.clone();
     for op in ["/", "%", "<<", ">>", "?"] {
-        if b.cur.looking_at(op) {
-            return Err(b.cur.error(format!("`{op}` is not supported in litmus expressions (use + - * & | ^ == != < <= > >= && || ! ~)")));
+        if probe.looking_at(op) {
+            return Err(probe.error(format!("`{op}` is not supported in litmus expressions (use + - * & | ^ == != < <= > >= && || ! ~)")));
         }
     }
     Ok(e)

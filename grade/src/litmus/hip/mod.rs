@@ -135,6 +135,28 @@ impl Globals {
     }
 }
 
+/// The `;` that ends a declaration or statement. A missing one is reported right after
+/// the last token, where the compiler would put it, not at the next line's token.
+pub(super) fn semicolon(cur: &mut Cursor<'_>) -> ParseResult<()> {
+    let end = cur.span();
+    if cur.eat(";") {
+        return Ok(());
+    }
+    Err(SyntaxError::new(end, format!("expected `;` here, found {}", cur.describe_next())))
+}
+
+/// After a declarator: `,` (another follows) or the closing `;`.
+pub(super) fn more_declarators(cur: &mut Cursor<'_>) -> ParseResult<bool> {
+    let end = cur.span();
+    if cur.eat(",") {
+        return Ok(true);
+    }
+    if cur.eat(";") {
+        return Ok(false);
+    }
+    Err(SyntaxError::new(end, format!("expected `;` here, found {}", cur.describe_next())))
+}
+
 /// Is `word` one of C's 32-bit integer type words? `Err` for other scalar types, which
 /// the grader does not model (every location is one 4-byte word).
 pub(super) fn int_type_word(word: &str) -> Option<Result<(), String>> {
@@ -187,8 +209,8 @@ fn declaration(cur: &mut Cursor<'_>, globals: &mut Globals) -> ParseResult<()> {
         let init = initial_value(cur)?;
         globals.locations.push(Location { name: name.to_string(), space, init, atomic_type: atomic_scope.is_some() });
         globals.atomic_scope.push(atomic_scope);
-        if !cur.eat(",") {
-            return cur.expect(";");
+        if !more_declarators(cur)? {
+            return Ok(());
         }
     }
 }
@@ -318,7 +340,8 @@ fn placement_fields(cur: &mut Cursor<'_>) -> ParseResult<[Option<u32>; 5]> {
 
 fn unknown_field(key: &str) -> String {
     let hint = match key {
-        "wg" | "workgroup" | "cta" | "blockIdx" => " (HIP calls a work-group a `block`)",
+        "wg" | "workgroup" | "cta" => " (HIP calls a work-group a `block`)",
+        "blockIdx" => " (write `block B`)",
         "warp" | "wavefront" => " (write `wave W`)",
         "lane" | "threadIdx" | "tid" => " (write `thread T`, the thread's number in its block)",
         "agent" | "gpu" | "dev" => " (write `device D`)",

@@ -4,7 +4,7 @@
 
 use super::expr::{self, eat_op};
 use super::vocab::{self, Builtin};
-use super::{int_type, int_type_word, qualified, Globals};
+use super::{int_type, int_type_word, more_declarators, qualified, semicolon, Globals};
 use crate::litmus::error::{ParseResult, SyntaxError};
 use crate::litmus::program::{Access, BinOp, Expr, LocId, Order, RegId, RmwOp, Scope, Spaces, Span, Stmt, Target};
 use crate::litmus::text::Cursor;
@@ -144,7 +144,7 @@ fn statement(b: &mut Body<'_, '_>, out: &mut Vec<Stmt>) -> ParseResult<()> {
         _ => {
             *b.cur = probe;
             out.extend(simple(b, &word, span)?);
-            b.cur.expect(";")
+            semicolon(b.cur)
         }
     }
 }
@@ -201,8 +201,8 @@ fn local_decl(b: &mut Body<'_, '_>, out: &mut Vec<Stmt>, span: Span) -> ParseRes
             b.cur.skip_blank();
             out.push(rhs(b, reg, span)?);
         }
-        if !b.cur.eat(",") {
-            return b.cur.expect(";");
+        if !more_declarators(b.cur)? {
+            return Ok(());
         }
     }
 }
@@ -230,7 +230,7 @@ fn atomic_ref_decl(b: &mut Body<'_, '_>) -> ParseResult<()> {
     let (loc, _) = location_name(b)?;
     b.cur.expect(close)?;
     b.refs.push((name.to_string(), loc, scope));
-    b.cur.expect(";")
+    semicolon(b.cur)
 }
 
 /// A location named in the text (not `&`-prefixed).
@@ -264,6 +264,9 @@ fn simple(b: &mut Body<'_, '_>, name: &str, span: Span) -> ParseResult<Vec<Stmt>
     }
     if b.cur.eat(".") {
         return method(b, name, span, None, span).map(|s| vec![s]);
+    }
+    if vocab::builtin(name).is_ok() {
+        return Err(SyntaxError::new(span, format!("`{name}` is a function: call it (`{name}(…);`)")));
     }
     match b.resolve(name) {
         Named::Reg(reg) => assign_reg(b, reg, span),
@@ -342,8 +345,11 @@ fn rhs(b: &mut Body<'_, '_>, reg: RegId, span: Span) -> ParseResult<Stmt> {
             return method(b, &name, at, Some(reg), span);
         }
         if let Named::Loc(loc, scope) = b.resolve(&name) {
-            if probe.looking_at(";") || probe.looking_at(",") {
-                *b.cur = probe;
+            // A location not followed by an operator is a load (`r = x;`); a missing `;`
+            // after it is reported as such, not as a location inside an expression.
+            probe.skip_blank();
+            if !probe.rest().starts_with(|c: char| "+-*/%&|^<>=!?[".contains(c)) {
+                qualified(b.cur);
                 return Ok(Stmt::Load { reg, target: Target::word(loc), access: plain_access(scope), span });
             }
         }
