@@ -20,6 +20,7 @@
 //! one copy per work-group), threads with their placement, then the shared final part
 //! ([`condition::parse_final`]). `workloads/litmus/README.md` documents the whole dialect.
 
+mod calls;
 mod expr;
 mod stmt;
 mod vocab;
