@@ -139,6 +139,7 @@ fn libhipcxx_example_parses_to_device_scope_release_acquire() {
     let t = case("03_");
     assert_eq!(t.name, "MP_release_acquire_device_diff_wg");
     let (t0, t1) = (&t.threads[0], &t.threads[1]);
+    assert_eq!((t.locations[0].atomic_type, t.locations[1].atomic_type), (false, true), "`f` is wrapped in an atomic_ref");
     assert_ne!(t0.placement.workgroup, t1.placement.workgroup);
     assert!(t0.placement.shares(&t1.placement, Scope::Agent));
     assert!(

@@ -62,6 +62,11 @@ pub fn parse(source: &str) -> ParseResult<Litmus> {
     if threads.is_empty() {
         return Err(cur.error("the test has no threads: add `thread T0 @ block 0, thread 0 { … }` before the condition"));
     }
+    for loc in threads.iter().flat_map(|t| &t.wrapped) {
+        if let Some(l) = globals.locations.get_mut(loc.0 as usize) {
+            l.atomic_type = true;
+        }
+    }
     let placements = place(&threads)?;
     let threads: Vec<Thread> = threads.into_iter().zip(placements).map(|(t, p)| Thread { placement: p, ..t.thread }).collect();
     let fin = final_part(&mut cur, &threads, &globals)?;
@@ -291,6 +296,8 @@ struct Parsed {
     lane: u32,
     wave: Option<u32>,
     xcd: Option<u32>,
+    /// Locations this thread wraps in an `atomic_ref`.
+    wrapped: Vec<LocId>,
 }
 
 /// `thread NAME @ block B, thread T[, wave W][, device D][, xcd X] { … }`.
@@ -309,9 +316,10 @@ fn thread(cur: &mut Cursor<'_>, globals: &Globals, earlier: &[Parsed]) -> ParseR
     if !cur.eat("{") {
         return Err(cur.error(format!("expected `,` and another placement, or `{{` and the thread's body, found {}", cur.describe_next())));
     }
-    let (regs, body) = stmt::thread_body(cur, globals)?;
-    let thread = Thread { name, placement: Placement { agent: 0, workgroup: 0, wave: 0, xcd: None }, regs, reg_init: Vec::new(), body, span };
-    Ok(Parsed { thread, device: device.unwrap_or(0), block, lane: lane.unwrap_or(0), wave, xcd })
+    let body = stmt::thread_body(cur, globals)?;
+    let placement = Placement { agent: 0, workgroup: 0, wave: 0, xcd: None };
+    let thread = Thread { name, placement, regs: body.regs, reg_init: Vec::new(), body: body.stmts, span };
+    Ok(Parsed { thread, device: device.unwrap_or(0), block, lane: lane.unwrap_or(0), wave, xcd, wrapped: body.wrapped })
 }
 
 const FIELDS: [&str; 5] = ["device", "block", "thread", "wave", "xcd"];

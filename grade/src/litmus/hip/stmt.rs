@@ -83,11 +83,20 @@ pub(super) fn is_keyword(word: &str) -> bool {
         || matches!(word, "bool" | "auto" | "const" | "volatile")
 }
 
-/// Parses the body after `{` through its `}`; returns the locals and the statements.
-pub(super) fn thread_body(cur: &mut Cursor<'_>, globals: &Globals) -> ParseResult<(Vec<String>, Vec<Stmt>)> {
+/// A parsed thread body.
+pub(super) struct ParsedBody {
+    pub regs: Vec<String>,
+    pub stmts: Vec<Stmt>,
+    /// Locations some `atomic_ref` of this thread refers to: they count as declared
+    /// with an atomic type ([`crate::litmus::Location::atomic_type`]).
+    pub wrapped: Vec<LocId>,
+}
+
+/// Parses the body after `{` through its `}`.
+pub(super) fn thread_body(cur: &mut Cursor<'_>, globals: &Globals) -> ParseResult<ParsedBody> {
     let mut body = Body { cur, globals, regs: Vec::new(), refs: Vec::new(), depth: 0 };
     let stmts = block(&mut body)?;
-    Ok((body.regs, stmts))
+    Ok(ParsedBody { regs: body.regs, stmts, wrapped: body.refs.iter().map(|(_, loc, _)| *loc).collect() })
 }
 
 /// Statements up to the `}` that closes the current block.
