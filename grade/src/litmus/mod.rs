@@ -12,6 +12,7 @@
 pub mod columns;
 pub mod condition;
 pub mod error;
+pub mod hip;
 pub mod lisa;
 pub mod opencl;
 pub mod program;
@@ -51,13 +52,12 @@ pub fn parse(file: &Path, source: &str) -> Result<Litmus, LitmusError> {
 
 fn parse_dialect(dialect: Dialect, source: &str) -> ParseResult<Litmus> {
     match dialect {
-        Dialect::OpenCl => return opencl::parse(source),
-        Dialect::Lisa => return lisa::parse(source),
-        Dialect::Ptx => return ptx::parse(source),
-        Dialect::Vulkan => return vulkan::parse(source),
-        _ => {}
+        Dialect::OpenCl => opencl::parse(source),
+        Dialect::Lisa => lisa::parse(source),
+        Dialect::Ptx => ptx::parse(source),
+        Dialect::Vulkan => vulkan::parse(source),
+        Dialect::Hip => hip::parse(source),
     }
-    Err(SyntaxError::new(Span { line: 1, column: 1 }, format!("the {dialect:?} dialect is not supported yet")))
 }
 
 /// Reads and parses a litmus file.
