@@ -4,7 +4,7 @@
 //! has been checked.
 
 use crate::explain::{order_name, scope_name};
-use crate::litmus::{Access, Litmus, Order, Scope, Stmt};
+use crate::litmus::{Access, Litmus, LocId, Order, Scope, Space, Stmt};
 use crate::model::{check, Model};
 
 /// What the fix must achieve.
@@ -27,9 +27,22 @@ pub struct Edit {
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Change {
-    RaiseScope { from: Scope, to: Scope },
-    Strengthen { from: Order, to: Order },
-    MakeAtomic { order: Order, scope: Scope },
+    RaiseScope {
+        from: Scope,
+        to: Scope,
+    },
+    Strengthen {
+        from: Order,
+        to: Order,
+    },
+    MakeAtomic {
+        order: Order,
+        scope: Scope,
+    },
+    /// Move a work-group-local location (`__shared__`) to global memory.
+    MakeGlobal {
+        loc: LocId,
+    },
 }
 
 impl Edit {
@@ -39,6 +52,10 @@ impl Edit {
             Change::RaiseScope { from, to } => format!("raise the scope from {} to {}", scope_name(from), scope_name(to)),
             Change::Strengthen { from, to } => format!("make it {} instead of {}", order_name(to), order_name(from)),
             Change::MakeAtomic { order, scope } => format!("make it atomic ({} {})", order_name(order), scope_name(scope)),
+            Change::MakeGlobal { loc } => {
+                let name = test.locations.get(loc.0 as usize).map_or("?", |l| l.name.as_str());
+                return format!("put `{name}` in global memory (`__device__`) instead of work-group-local memory: synchronizing through local memory orders only local memory");
+            }
         };
         format!("line {} ({who}): {what}", self.line)
     }
@@ -51,10 +68,9 @@ pub struct Fix {
     pub reachable_after: bool,
 }
 
-/// Most edits combined in one hint.
-const MAX_EDITS: usize = 2;
-
-/// The first combination of at most two edits that reaches `goal` under `model`.
+/// The smallest combination of edits (at most two) that reaches `goal` under `model`;
+/// among equally small ones, one that also forbids the outcome is preferred (a student who
+/// fixes a race usually wants the stale value gone too).
 pub fn suggest(test: &Litmus, model: Model, goal: Goal) -> Option<Fix> {
     let edits = candidate_edits(test);
     let works = |chosen: &[&Edit]| -> Option<Fix> {
@@ -66,24 +82,23 @@ pub fn suggest(test: &Litmus, model: Model, goal: Goal) -> Option<Fix> {
         let ok = v.race_free() && (goal == Goal::RaceFree || !v.reachable());
         ok.then(|| Fix { edits: chosen.iter().map(|e| (*e).clone()).collect(), reachable_after: v.reachable() })
     };
-    for e in &edits {
-        if let Some(f) = works(&[e]) {
-            return Some(f);
-        }
+    let best = |fixes: Vec<Fix>| fixes.iter().find(|f| !f.reachable_after).or(fixes.first()).cloned();
+    let singles: Vec<Fix> = edits.iter().filter_map(|e| works(&[e])).collect();
+    if let Some(f) = best(singles) {
+        return Some(f);
     }
-    if MAX_EDITS >= 2 {
-        for (i, a) in edits.iter().enumerate() {
-            for b in &edits[i + 1..] {
-                if a.thread == b.thread && a.path == b.path {
-                    continue;
-                }
-                if let Some(f) = works(&[a, b]) {
-                    return Some(f);
-                }
+    let mut pairs = Vec::new();
+    for (i, a) in edits.iter().enumerate() {
+        for b in &edits[i + 1..] {
+            if a.thread == b.thread && a.path == b.path {
+                continue;
+            }
+            if let Some(f) = works(&[a, b]) {
+                pairs.push(f);
             }
         }
     }
-    None
+    best(pairs)
 }
 
 /// Every single-step strengthening of every statement, smallest first per statement.
@@ -96,11 +111,17 @@ fn candidate_edits(test: &Litmus) -> Vec<Edit> {
             }
         });
     }
-    // Scope raises first (the classic mistake), then orders, then atomicity.
+    for (i, loc) in test.locations.iter().enumerate() {
+        if loc.space == Space::Local {
+            out.push(Edit { thread: 0, path: Vec::new(), line: 0, change: Change::MakeGlobal { loc: LocId(i as u16) } });
+        }
+    }
+    // Scope raises first (the classic mistake), then orders, memory spaces, atomicity.
     out.sort_by_key(|e| match e.change {
         Change::RaiseScope { .. } => 0,
         Change::Strengthen { .. } => 1,
-        Change::MakeAtomic { .. } => 2,
+        Change::MakeGlobal { .. } => 2,
+        Change::MakeAtomic { .. } => 3,
     });
     out
 }
@@ -170,6 +191,12 @@ fn statement_mut<'a>(body: &'a mut [Stmt], path: &[usize]) -> Option<&'a mut Stm
 
 /// Applies one edit in place.
 pub fn apply(test: &mut Litmus, edit: &Edit) {
+    if let Change::MakeGlobal { loc } = edit.change {
+        if let Some(l) = test.locations.get_mut(loc.0 as usize) {
+            l.space = Space::Global;
+        }
+        return;
+    }
     let Some(thread) = test.threads.get_mut(edit.thread) else { return };
     let Some(stmt) = statement_mut(&mut thread.body, &edit.path) else { return };
     if let Stmt::Fence { scope, .. } = stmt {
