@@ -78,43 +78,57 @@ fn parse_locations(cur: &mut Cursor<'_>, names: &mut dyn Names) -> ParseResult<V
     Ok(terms)
 }
 
+/// Deepest nesting of parentheses, negations and implications a condition may have; the
+/// parser recurses once per level, so hostile input must not reach the stack's limit.
+const MAX_DEPTH: u32 = 200;
+
 /// A proposition: implication binds loosest, then `\/`, then `/\`, then negation.
 pub fn parse_prop(cur: &mut Cursor<'_>, names: &mut dyn Names) -> ParseResult<Prop> {
-    let left = parse_or(cur, names)?;
+    prop_at(cur, names, 0)
+}
+
+fn prop_at(cur: &mut Cursor<'_>, names: &mut dyn Names, depth: u32) -> ParseResult<Prop> {
+    if depth > MAX_DEPTH {
+        return Err(cur.error(format!("the condition is nested more than {MAX_DEPTH} levels deep")));
+    }
+    let left = parse_or(cur, names, depth)?;
     if cur.eat("=>") {
-        let right = parse_prop(cur, names)?;
+        let right = prop_at(cur, names, depth + 1)?;
         return Ok(Prop::Implies(Box::new(left), Box::new(right)));
     }
     Ok(left)
 }
 
-fn parse_or(cur: &mut Cursor<'_>, names: &mut dyn Names) -> ParseResult<Prop> {
-    let mut left = parse_and(cur, names)?;
+fn parse_or(cur: &mut Cursor<'_>, names: &mut dyn Names, depth: u32) -> ParseResult<Prop> {
+    let mut left = parse_and(cur, names, depth)?;
     while cur.eat("\\/") || cur.eat("||") {
-        let right = parse_and(cur, names)?;
+        let right = parse_and(cur, names, depth)?;
         left = Prop::Or(Box::new(left), Box::new(right));
     }
     Ok(left)
 }
 
-fn parse_and(cur: &mut Cursor<'_>, names: &mut dyn Names) -> ParseResult<Prop> {
-    let mut left = parse_unary(cur, names)?;
+fn parse_and(cur: &mut Cursor<'_>, names: &mut dyn Names, depth: u32) -> ParseResult<Prop> {
+    let mut left = parse_unary(cur, names, depth)?;
     while cur.eat("/\\") || cur.eat("&&") {
-        let right = parse_unary(cur, names)?;
+        let right = parse_unary(cur, names, depth)?;
         left = Prop::And(Box::new(left), Box::new(right));
     }
     Ok(left)
 }
 
-fn parse_unary(cur: &mut Cursor<'_>, names: &mut dyn Names) -> ParseResult<Prop> {
+fn parse_unary(cur: &mut Cursor<'_>, names: &mut dyn Names, depth: u32) -> ParseResult<Prop> {
+    if depth > MAX_DEPTH {
+        return Err(cur.error(format!("the condition is nested more than {MAX_DEPTH} levels deep")));
+    }
     if cur.looking_at("!=") {
         return Err(cur.error("expected a proposition, found `!=`"));
     }
     if cur.eat("~") || cur.eat("!") || eat_keyword(cur, "not") {
-        return Ok(Prop::Not(Box::new(parse_unary(cur, names)?)));
+        return Ok(Prop::Not(Box::new(parse_unary(cur, names, depth + 1)?)));
     }
     if cur.eat("(") {
-        let inner = parse_prop(cur, names)?;
+        let inner = prop_at(cur, names, depth + 1)?;
         cur.expect(")")?;
         return Ok(inner);
     }
@@ -279,5 +293,9 @@ mod tests {
         assert!(e.message.contains("comparison"), "{}", e.message);
         assert!(parse("").unwrap_err().message.contains("missing final condition"));
         assert!(parse("exists (x=1").unwrap_err().message.contains("expected `)`"));
+        let deep = format!("exists {}x=1{}", "(".repeat(100_000), ")".repeat(100_000));
+        assert!(parse(&deep).unwrap_err().message.contains("nested more than"));
+        let negations = format!("exists {}x=1", "~".repeat(100_000));
+        assert!(parse(&negations).unwrap_err().message.contains("nested more than"));
     }
 }

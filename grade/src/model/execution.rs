@@ -50,10 +50,18 @@ impl Execution {
     }
 }
 
-/// The test has more events than one execution can hold.
+/// Most candidate executions one test may have; litmus tests have hundreds (the largest in
+/// the catalogues, a global barrier, 648), so beyond this the input is not a litmus test.
+pub const MAX_CANDIDATES: usize = 1_000_000;
+
+/// The test is too large to enumerate.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("an execution of this test has {0} events; at most {MAX_EVENTS} are supported")]
-pub struct TooManyEvents(pub usize);
+pub enum TooManyEvents {
+    #[error("an execution of this test has {0} events; at most {MAX_EVENTS} are supported")]
+    Events(usize),
+    #[error("this test has more than {MAX_CANDIDATES} candidate executions; litmus tests have hundreds")]
+    Candidates,
+}
 
 /// Calls `visit` with every candidate execution, in a fixed order (threads' runs, then
 /// reads-from choices, then coherence orders), so verdicts and witnesses are deterministic.
@@ -62,9 +70,10 @@ pub fn for_each(runs: &Runs, mut visit: impl FnMut(&Execution)) -> Result<(), To
     if runs.per_thread.iter().any(|r| r.is_empty()) {
         return Ok(());
     }
+    let mut budget = MAX_CANDIDATES;
     loop {
         if let Some(skeleton) = Skeleton::new(runs, &choice)? {
-            skeleton.for_each_rf_co(&mut visit);
+            skeleton.for_each_rf_co(&mut visit, &mut budget)?;
         }
         if !advance(&mut choice, |i| runs.per_thread[i].len()) {
             return Ok(());
@@ -116,7 +125,7 @@ impl Skeleton {
             thread_ranges.push(start..events.len());
         }
         if events.len() > MAX_EVENTS {
-            return Err(TooManyEvents(events.len()));
+            return Err(TooManyEvents::Events(events.len()));
         }
         let n = events.len();
         let mut po = Rel::empty(n);
@@ -154,8 +163,13 @@ impl Skeleton {
         Ok(Some(Skeleton { events, run_of_thread: choice.to_vec(), po, dep, candidates, writes_per_cell }))
     }
 
-    fn for_each_rf_co(&self, visit: &mut impl FnMut(&Execution)) {
+    fn for_each_rf_co(&self, visit: &mut impl FnMut(&Execution), budget: &mut usize) -> Result<(), TooManyEvents> {
         let n = self.events.len();
+        // Each cell's write orders are listed up front; refuse before listing too many.
+        let mut orderings = 1usize;
+        for (_, _, ws) in &self.writes_per_cell {
+            orderings = (1..=ws.len()).try_fold(orderings, |acc, k| acc.checked_mul(k)).filter(|o| *o <= MAX_CANDIDATES).ok_or(TooManyEvents::Candidates)?;
+        }
         let orders: Vec<Vec<Vec<usize>>> = self.writes_per_cell.iter().map(|(_, _, ws)| permutations(ws)).collect();
         let mut rf_pick = vec![0usize; self.candidates.len()];
         loop {
@@ -178,13 +192,14 @@ impl Skeleton {
                     co,
                     final_memory,
                 };
+                *budget = budget.checked_sub(1).ok_or(TooManyEvents::Candidates)?;
                 visit(&exec);
                 if !advance(&mut co_pick, |i| orders[i].len()) {
                     break;
                 }
             }
             if !advance(&mut rf_pick, |i| self.candidates[i].1.len()) {
-                return;
+                return Ok(());
             }
         }
     }

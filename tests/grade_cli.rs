@@ -1,0 +1,88 @@
+//! `hipscope grade` as a user runs it: verdict text, `--expect` exit codes, JSON for
+//! autograders, DOT witnesses, and one-line errors with exit 2 for malformed files.
+
+use std::path::Path;
+use std::process::Command;
+
+fn hipscope(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_hipscope")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().expect("hipscope runs");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn a_racy_case_reports_race_rule_witness_and_fix() {
+    let (code, out, _) = hipscope(&["grade", "workloads/litmus/04_mp_release_acquire_block_diff_wg.litmus"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("outcome: ALLOWED"), "{out}");
+    assert!(out.contains("is workgroup-scope; T1 (work-group 1"), "{out}");
+    assert!(out.contains("witness"), "{out}");
+    assert!(out.contains("fix: line 14 (T0): raise the scope from workgroup to agent"), "{out}");
+}
+
+#[test]
+fn expect_sets_the_exit_code() {
+    let file = "workloads/litmus/03_mp_release_acquire_device.litmus";
+    assert_eq!(hipscope(&["grade", "--expect", "forbidden", file]).0, 0);
+    assert_eq!(hipscope(&["grade", "--expect", "race-free", file]).0, 0);
+    let (code, _, err) = hipscope(&["grade", "--expect", "allowed", file]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("does not hold"), "{err}");
+}
+
+#[test]
+fn the_model_switch_changes_case_20() {
+    let file = "workloads/litmus/20_sb_fence_system_model_switch.litmus";
+    assert!(hipscope(&["grade", file]).1.contains("outcome: FORBIDDEN"));
+    let (_, out, _) = hipscope(&["grade", "--model", "hsa", file]);
+    assert!(out.contains("outcome: ALLOWED") && out.contains("model hsa"), "{out}");
+}
+
+#[test]
+fn json_reports_parse_and_carry_the_schema_fields() {
+    let (code, out, err) = hipscope(&["grade", "--json", "workloads/litmus"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    let reports = v.as_array().expect("an array of reports");
+    assert!(reports.len() >= 20);
+    for r in reports {
+        for key in ["schema", "file", "test", "dialect", "model", "outcome", "condition_holds", "executions", "race_free", "races", "witness", "fix"] {
+            assert!(r.get(key).is_some(), "missing {key} in {r}");
+        }
+    }
+    let racy = reports.iter().find(|r| r["file"].as_str().is_some_and(|f| f.contains("19b"))).expect("case 19b");
+    assert_eq!(racy["race_free"], false);
+    assert_eq!(racy["races"][0]["kind"], "data");
+    assert!(racy["races"][0]["first"]["line"].as_u64().is_some());
+}
+
+#[test]
+fn dot_writes_a_graph_per_test() {
+    let dir = std::env::temp_dir().join(format!("hipscope-dot-{}", std::process::id()));
+    let file = "workloads/litmus/08_mp_threadfence_block_diff_wg.litmus";
+    let (code, _, err) = hipscope(&["grade", "--dot", dir.to_str().unwrap_or("."), file]);
+    assert_eq!(code, 0, "{err}");
+    let dot = std::fs::read_to_string(dir.join("08_mp_threadfence_block_diff_wg.dot")).expect("dot written");
+    assert!(dot.starts_with("digraph") && dot.contains("label=\"rf\"") && dot.contains("label=\"race\""), "{dot}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn malformed_files_give_one_located_line_and_exit_2() {
+    let dir = std::env::temp_dir().join(format!("hipscope-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let bad = dir.join("bad.litmus");
+    std::fs::write(&bad, "HIP t\n__device__ int x = 0;\nthread T0 @ block 0, thread 0 {\n  __hip_atomic_store(&x, 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_BLOCK);\n}\nexists (x == 1)\n").expect("write");
+    let (code, out, err) = hipscope(&["grade", bad.to_str().unwrap_or("")]);
+    assert_eq!(code, 2, "{out}");
+    let line = err.trim();
+    assert_eq!(line.lines().count(), 1, "{err}");
+    assert!(line.contains("bad.litmus:4:") && line.contains("__HIP_MEMORY_SCOPE_WORKGROUP"), "{err}");
+    // In a directory, the good files are still graded and the run ends with exit 2.
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/litmus/01_mp_relaxed_agent.litmus"), dir.join("good.litmus")).expect("copy");
+    let (code, out, err) = hipscope(&["grade", dir.to_str().unwrap_or("")]);
+    assert_eq!(code, 2);
+    assert!(out.contains("good.litmus") && err.contains("1 of 2 files could not be graded"), "{out}\n{err}");
+    let (code, _, err) = hipscope(&["grade", "no/such/file.litmus"]);
+    assert_eq!(code, 2, "{err}");
+    let _ = std::fs::remove_dir_all(dir);
+}
