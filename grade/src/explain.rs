@@ -75,8 +75,9 @@ pub fn race_rule(test: &Litmus, model: Model, race: &Race) -> String {
             let plain = if a.is_atomic() { b } else { a };
             let other = if std::ptr::eq(plain, a) { b } else { a };
             format!(
-                "the access at line {} of {} is not atomic, and nothing orders it with the conflicting access at line {} of {}: \
-                 no release/acquire pair, fence or barrier connects the two threads (a data race; the program is undefined)",
+                "the access at line {} of {} is not atomic, and happens-before does not order it with the conflicting \
+                 access at line {} of {}: no release/acquire pair, fence or barrier whose scope includes both threads \
+                 connects them (a data race; the program is undefined)",
                 plain.span.line,
                 thread(plain),
                 other.span.line,
