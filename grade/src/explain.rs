@@ -44,7 +44,7 @@ pub fn thread_words(test: &Litmus, thread: u16) -> String {
     }
 }
 
-/// One event in one line: `P0 line 5: store x = 1 (atomic release workgroup)`.
+/// One event in one line: `P0 line 5:3: store x = 1 (atomic release workgroup)`.
 pub fn describe(test: &Litmus, e: &Event) -> String {
     let thread = test.threads.get(e.thread as usize).map_or("init", |t| t.name.as_str());
     let loc = |e: &Event| e.cell().and_then(|c| test.locations.get(c.loc.0 as usize)).map_or("?", |l| l.name.as_str());
@@ -62,7 +62,7 @@ pub fn describe(test: &Litmus, e: &Event) -> String {
     if e.is_init() {
         what
     } else {
-        format!("{thread} line {}: {what}", e.span.line)
+        format!("{thread} line {}:{}: {what}", e.span.line, e.span.column)
     }
 }
 
