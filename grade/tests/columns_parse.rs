@@ -6,10 +6,9 @@ use std::path::{Path, PathBuf};
 
 use hipscope_grade::litmus::{self, *};
 
-fn shared() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/litmus");
-    dir.is_dir().then_some(dir)
-}
+mod common;
+
+use common::Draw;
 
 /// The files of the catalogue this parser must read.
 fn files(root: &Path) -> Vec<PathBuf> {
@@ -21,28 +20,16 @@ fn files(root: &Path) -> Vec<PathBuf> {
         "hernanponcedeleon+Dat3M/litmus/VULKAN/Kronos-Group",
         "hernanponcedeleon+Dat3M/litmus/VULKAN/Data-Race",
     ];
-    let mut out = Vec::new();
-    for d in dirs {
-        let Ok(entries) = std::fs::read_dir(root.join(d)) else { continue };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.extension().is_some_and(|x| x == "litmus") {
-                out.push(p);
-            }
-        }
-    }
+    let mut out: Vec<PathBuf> = dirs.iter().flat_map(|d| common::litmus_in(&root.join(d))).collect();
     out.sort();
     out
 }
 
 macro_rules! shared_or_skip {
     () => {
-        match shared() {
+        match common::shared_or_skip("", Path::is_dir, &format!("{}/../../shared/litmus is missing", env!("CARGO_MANIFEST_DIR"))) {
             Some(d) => d,
-            None => {
-                println!("SKIPPED: {}/../../shared/litmus is missing", env!("CARGO_MANIFEST_DIR"));
-                return;
-            }
+            None => return,
         }
     };
 }
@@ -322,54 +309,28 @@ fn regions_and_missing_scopes_and_errors() {
     assert_eq!(e.to_string(), "t.litmus:6:9: the condition names thread `1`, which the test does not have");
 }
 
-/// splitmix64: a tiny deterministic generator for the mutation test.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
+/// A number below `n`, drawing nothing when `n` is 0 (unlike [`Draw::below`]): this
+/// test's seed has always made its mutants that way.
+fn below(rng: &mut common::SplitMix, n: usize) -> usize {
+    if n == 0 {
+        0
+    } else {
+        rng.below(n)
     }
 }
 
 /// Token boundaries: runs of word characters, or single other characters.
 fn tokens(chars: &[char]) -> Vec<(usize, usize)> {
-    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '.';
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let start = i;
-        if word(chars[i]) {
-            while i < chars.len() && word(chars[i]) {
-                i += 1;
-            }
-        } else {
-            i += 1;
-        }
-        if !chars[start].is_whitespace() {
-            out.push((start, i));
-        }
-    }
-    out
+    common::tokens(chars, |c| c.is_alphanumeric() || c == '_' || c == '.', char::is_whitespace)
 }
 
 const NOISE: [&str; 16] = ["|", ";", "(", ")", "[", "]", "{", "}", ":", ",", "@", "-", "999999999999999999999", "P9", "r", "\n"];
 
-fn mutate(text: &str, rng: &mut Rng) -> String {
+fn mutate(text: &str, rng: &mut common::SplitMix) -> String {
     let mut chars: Vec<char> = text.chars().collect();
     let toks = tokens(&chars);
-    let (s, e) = toks.get(rng.below(toks.len())).copied().unwrap_or((0, 0));
-    match rng.below(7) {
+    let (s, e) = toks.get(below(rng, toks.len())).copied().unwrap_or((0, 0));
+    match below(rng, 7) {
         0 => {
             chars.drain(s..e);
         }
@@ -378,23 +339,23 @@ fn mutate(text: &str, rng: &mut Rng) -> String {
             chars.splice(e..e, dup);
         }
         2 => {
-            let (s2, e2) = toks.get(rng.below(toks.len())).copied().unwrap_or((0, 0));
+            let (s2, e2) = toks.get(below(rng, toks.len())).copied().unwrap_or((0, 0));
             let other: Vec<char> = chars[s2..e2].to_vec();
             chars.splice(s..e, other);
         }
         3 => {
-            let noise: Vec<char> = NOISE[rng.below(NOISE.len())].chars().collect();
+            let noise: Vec<char> = NOISE[below(rng, NOISE.len())].chars().collect();
             chars.splice(s..e, noise);
         }
         4 => {
-            let at = rng.below(chars.len());
+            let at = below(rng, chars.len());
             chars.remove(at);
         }
         5 => {
-            let at = rng.below(chars.len());
-            chars[at] = NOISE[rng.below(NOISE.len())].chars().next().unwrap_or('x');
+            let at = below(rng, chars.len());
+            chars[at] = NOISE[below(rng, NOISE.len())].chars().next().unwrap_or('x');
         }
-        _ => chars.truncate(rng.below(chars.len())),
+        _ => chars.truncate(below(rng, chars.len())),
     }
     chars.into_iter().collect()
 }
@@ -404,12 +365,12 @@ fn mutations_never_panic_and_errors_are_one_line() {
     let root = shared_or_skip!();
     let sources: Vec<(PathBuf, String)> = files(&root).into_iter().filter_map(|p| std::fs::read_to_string(&p).ok().map(|t| (p, t))).collect();
     assert!(!sources.is_empty());
-    let mut rng = Rng(0x5eed_1234);
+    let mut rng = common::SplitMix(0x5eed_1234);
     let (mut errors, mut accepted) = (0, 0);
     for round in 0..1600 {
         let (path, text) = &sources[round % sources.len()];
         let mut mutant = mutate(text, &mut rng);
-        if rng.below(4) == 0 {
+        if below(&mut rng, 4) == 0 {
             mutant = mutate(&mutant, &mut rng);
         }
         let name = Path::new("m.litmus");

@@ -2,23 +2,13 @@
 //! their text, bad inputs give the right position and message, and seeded mutations of
 //! the case files never panic the parser.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use hipscope_grade::litmus::{self, Access, CmpOp, Expr, Litmus, Order, Prop, Quantifier, RegId, RmwOp, Scope, Space, Spaces, Stmt, Target, Term};
 
-fn case_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../workloads/litmus")
-}
+mod common;
 
-fn case_files() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(case_dir())
-        .expect("workloads/litmus exists")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "litmus"))
-        .collect();
-    files.sort();
-    files
-}
+use common::{case_files, Draw};
 
 fn case(prefix: &str) -> Litmus {
     let file = case_files().into_iter().find(|f| f.file_name().is_some_and(|n| n.to_string_lossy().starts_with(prefix))).expect("case file");
@@ -448,47 +438,14 @@ fn errors_at_top_level_and_in_the_condition() {
     }
 }
 
-/// splitmix64: a tiny deterministic generator, so the mutation test needs no crate.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// Byte ranges of tokens: identifier/number runs, or single other characters.
 fn tokens(text: &[u8]) -> Vec<(usize, usize)> {
-    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < text.len() {
-        let start = i;
-        if word(text[i]) {
-            while i < text.len() && word(text[i]) {
-                i += 1;
-            }
-        } else {
-            i += 1;
-        }
-        if !text[start].is_ascii_whitespace() {
-            out.push((start, i));
-        }
-    }
-    out
+    common::tokens(text, |b| b.is_ascii_alphanumeric() || b == b'_', |b| b.is_ascii_whitespace())
 }
 
 const NOISE: &[u8] = b";{}()&,=<>!~-+*/|^\"':.@[]0123456789x_ \n\tT";
 
-fn mutate(rng: &mut Rng, text: &mut Vec<u8>, pool: &[Vec<u8>]) -> &'static str {
+fn mutate(rng: &mut common::SplitMix, text: &mut Vec<u8>, pool: &[Vec<u8>]) -> &'static str {
     let toks = tokens(text);
     let n = text.len();
     match rng.below(8) {
@@ -542,7 +499,7 @@ fn mutate(rng: &mut Rng, text: &mut Vec<u8>, pool: &[Vec<u8>]) -> &'static str {
 fn seeded_mutations_never_panic_and_errors_are_one_line() {
     let files = case_files();
     let pool: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).expect("readable")).collect();
-    let mut rng = Rng(0x4849_5020_6c69_746d);
+    let mut rng = common::SplitMix(0x4849_5020_6c69_746d);
     let (mut parsed, mut rejected) = (0, 0);
     // HIP_MUTANTS=100000 runs a longer campaign by hand.
     let mutants: usize = std::env::var("HIP_MUTANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(3000);
@@ -617,7 +574,7 @@ fn a_shared_location_used_by_one_block_may_appear_in_the_condition() {
 
 #[test]
 fn the_readme_example_parses() {
-    let readme = std::fs::read_to_string(case_dir().join("README.md")).expect("README");
+    let readme = std::fs::read_to_string(common::workload_cases().join("README.md")).expect("README");
     let start = readme.find("```c\nHIP ").expect("a ```c example starting with HIP") + 5;
     let len = readme[start..].find("```").expect("end of the example");
     let t = parse(&readme[start..start + len]).unwrap_or_else(|e| panic!("{e}"));

@@ -10,54 +10,28 @@ use hipscope_grade::litmus::{self, Access, CmpOp, Expr, Litmus, Order, Prop, Qua
 /// straight-line litmus programs cannot express.
 const REFUSED: [(&str, &str); 1] = [("portedFromC11/manual/TSan.litmus", "12:3: loops (`while`) are not supported")];
 
-/// `<repo>/../shared/litmus/hernanponcedeleon+Dat3M/litmus/OPENCL`, or why it is missing.
-fn corpus() -> Result<PathBuf, String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let dir = root.join("../shared/litmus/hernanponcedeleon+Dat3M/litmus/OPENCL");
-    if dir.is_dir() {
-        Ok(dir)
-    } else {
-        Err(format!("the OpenCL litmus corpus is not at {}", dir.display()))
-    }
-}
+mod common;
 
-fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            litmus_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "litmus") {
-            out.push(path);
-        }
-    }
-    out.sort();
+use common::Draw;
+
+const CORPUS: &str = "hernanponcedeleon+Dat3M/litmus/OPENCL";
+
+/// `<repo>/../shared/litmus/hernanponcedeleon+Dat3M/litmus/OPENCL`, or `None` (after
+/// printing SKIPPED) when it is missing.
+fn corpus() -> Option<PathBuf> {
+    let why = format!("the OpenCL litmus corpus is not at {}", common::shared_litmus().join(CORPUS).display());
+    Some(common::shared_or_skip(CORPUS, Path::is_dir, &why)?.join(CORPUS))
 }
 
 /// The corpus files, or `None` (after printing SKIPPED) when the corpus is missing.
 fn corpus_files() -> Option<(PathBuf, Vec<PathBuf>)> {
-    match corpus() {
-        Ok(dir) => {
-            let mut files = Vec::new();
-            litmus_files(&dir, &mut files);
-            Some((dir, files))
-        }
-        Err(why) => {
-            println!("SKIPPED: {why}");
-            None
-        }
-    }
+    let dir = corpus()?;
+    let files = common::litmus_under(&dir);
+    Some((dir, files))
 }
 
 fn parse(relative: &str) -> Option<Litmus> {
-    let dir = match corpus() {
-        Ok(dir) => dir,
-        Err(why) => {
-            println!("SKIPPED: {why}");
-            return None;
-        }
-    };
-    match litmus::parse_file(&dir.join(relative)) {
+    match litmus::parse_file(&corpus()?.join(relative)) {
         Ok(l) => Some(l),
         Err(e) => panic!("{e}"),
     }
@@ -284,21 +258,6 @@ fn local_memory_and_reads_in_conditions() {
     assert!(otherwise.is_empty() && matches!(then[..], [Stmt::Load { access: Access::Atomic { order: Order::SeqCst, scope: Scope::Agent }, .. }]));
 }
 
-/// A tiny deterministic generator (xorshift64*), so the mutation test needs no crate.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 const TOKENS: [&str; 30] = [
     "(",
     ")",
@@ -342,7 +301,7 @@ fn word_at(text: &[u8], at: usize) -> std::ops::Range<usize> {
 
 /// One random edit: delete, duplicate or replace bytes or words, insert a token, swap two
 /// bytes, or truncate.
-fn mutate(text: &mut Vec<u8>, rng: &mut Rng) {
+fn mutate(text: &mut Vec<u8>, rng: &mut common::XorShift) {
     let at = rng.below(text.len() + 1);
     let len = 1 + rng.below(12);
     let end = (at + len).min(text.len());
@@ -384,7 +343,7 @@ fn mutated_files_never_crash_and_errors_are_one_line() {
     let Some((_, files)) = corpus_files() else { return };
     let sources: Vec<(PathBuf, Vec<u8>)> = files.iter().filter_map(|f| Some((f.clone(), std::fs::read(f).ok()?))).collect();
     assert!(!sources.is_empty());
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = common::XorShift(0x9e37_79b9_7f4a_7c15);
     let (mut parsed, mut refused) = (0, 0);
     let mut examples = Vec::new();
     // OPENCL_MUTATIONS=<n> runs a longer campaign by hand.
