@@ -192,6 +192,20 @@ pub enum BinOp {
 }
 
 /// A register expression, evaluated in one thread.
+/// C's binary operators that [`BinOp`] has, by precedence, loosest first: the HIP and
+/// OpenCL dialects both parse C expressions with it.
+pub const C_BINARY_LEVELS: [&[(&str, BinOp)]; 9] = [
+    &[("||", BinOp::LogicalOr)],
+    &[("&&", BinOp::LogicalAnd)],
+    &[("|", BinOp::Or)],
+    &[("^", BinOp::Xor)],
+    &[("&", BinOp::And)],
+    &[("==", BinOp::Eq), ("!=", BinOp::Ne)],
+    &[("<=", BinOp::Le), (">=", BinOp::Ge), ("<", BinOp::Lt), (">", BinOp::Gt)],
+    &[("+", BinOp::Add), ("-", BinOp::Sub)],
+    &[("*", BinOp::Mul)],
+];
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expr {
     Const(Value),
