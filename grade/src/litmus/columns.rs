@@ -941,6 +941,13 @@ pub fn mnemonic<'a>(cur: &mut Cursor<'a>, what: &str) -> ParseResult<(Span, &'a 
     Ok((span, op, parts))
 }
 
+/// A jump to the label that comes next (`goto L`, `bra L`, the end of `beq r, 1, L`),
+/// taken when `cond` is non-zero (`None`: always).
+pub fn jump_to(cur: &mut Cursor<'_>, cond: Option<Expr>, span: Span) -> ParseResult<Item> {
+    let label = cur.expect_ident("a label")?.to_string();
+    Ok(Item::Jump { cond, label, span })
+}
+
 /// Reads one operand of a dialect's instruction in thread `t`.
 pub type Operand<T> = fn(&mut Cursor<'_>, &mut Builder, usize) -> ParseResult<T>;
 

@@ -146,6 +146,15 @@ impl Order {
     pub fn releases(self) -> bool {
         matches!(self, Order::Release | Order::AcqRel | Order::SeqCst)
     }
+    /// The order of a failed compare-and-swap whose success order is `self`: it only
+    /// loads, so release parts drop (C++ `compare_exchange` with one order).
+    pub fn cas_failure(self) -> Order {
+        match self {
+            Order::Release => Order::Relaxed,
+            Order::AcqRel => Order::Acquire,
+            other => other,
+        }
+    }
 }
 
 /// How a load, store or read-modify-write accesses memory.

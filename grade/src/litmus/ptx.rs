@@ -48,7 +48,7 @@ fn dartagnan_instruction(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> Par
         "add" | "sub" | "mul" | "div" => local(cur, b, t, op, span)?,
         "goto" => {
             no_suffix(suffix)?;
-            return Ok(Item::Jump { cond: None, label: cur.expect_ident("a label")?.to_string(), span });
+            return columns::jump_to(cur, None, span);
         }
         "beq" | "bne" | "blt" | "bgt" | "ble" | "bge" => return cond_jump(cur, b, t, op, span),
         "tld" | "suld" | "cold" | "sust" | "suatom" | "sured" => {
@@ -160,20 +160,11 @@ fn rmw(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, returns: bool, suffix: &
     if op_word == "cas" && returns {
         cur.expect(",")?;
         let desired = value(cur, b, t)?;
-        let failure = Access::Atomic { order: failure_order(order), scope: scope.unwrap_or(Scope::Agent) };
+        let failure = Access::Atomic { order: order.cas_failure(), scope: scope.unwrap_or(Scope::Agent) };
         return Ok(Stmt::Cas { old, ok: None, target, expected: operand, desired, success: access, failure, span });
     }
     let op = rmw_op(op_word).ok_or_else(|| SyntaxError::new(op_span, format!("unsupported read-modify-write operation `.{op_word}`")))?;
     Ok(Stmt::Rmw { old, target, op, operand, access, span })
-}
-
-/// A failed compare-and-swap only loads: release parts drop (C++ `compare_exchange` rule).
-pub fn failure_order(order: Order) -> Order {
-    match order {
-        Order::Release => Order::Relaxed,
-        Order::AcqRel => Order::Acquire,
-        other => other,
-    }
 }
 
 fn rmw_op(word: &str) -> Option<RmwOp> {
@@ -225,8 +216,7 @@ pub fn cond_jump(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, op: &str, span
     cur.expect(",")?;
     let right = value(cur, b, t)?;
     cur.expect(",")?;
-    let label = cur.expect_ident("a label")?.to_string();
-    Ok(Item::Jump { cond: Some(Expr::Bin(cmp, Box::new(left), Box::new(right))), label, span })
+    columns::jump_to(cur, Some(Expr::Bin(cmp, Box::new(left), Box::new(right))), span)
 }
 
 /// herd's 2015 GPU_PTX format.
@@ -287,7 +277,7 @@ mod herd {
             "add" | "and" => arith(cur, b, t, op, span)?,
             "setp" => setp(cur, b, t, suffix, span)?,
             "atom" => atom(cur, b, t, suffix, span)?,
-            "bra" => return Ok(Item::Jump { cond: None, label: cur.expect_ident("a label")?.to_string(), span }),
+            "bra" => return columns::jump_to(cur, None, span),
             _ => return Err(SyntaxError::new(span, format!("unknown GPU_PTX instruction `{op}`"))),
         };
         Ok(Item::Stmt(stmt))

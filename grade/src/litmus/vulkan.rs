@@ -40,7 +40,7 @@ fn instruction(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<O
         "membar" => membar(&m, span)?,
         "cbar" => cbar(cur, &m, span)?,
         "add" | "sub" | "mul" | "and" | "or" | "xor" => local(cur, b, t, op, span)?,
-        "goto" => return Ok(Some(Item::Jump { cond: None, label: cur.expect_ident("a label")?.to_string(), span })),
+        "goto" => return columns::jump_to(cur, None, span).map(Some),
         "beq" | "bne" | "blt" | "bgt" | "ble" | "bge" => return Ok(Some(cond_jump(cur, b, t, op, span)?)),
         "avdevice" | "visdevice" => return Ok(None),
         "div" => return Err(SyntaxError::new(span, "`div` is not supported (register expressions have no division)")),
