@@ -8,7 +8,7 @@ use hipscope_grade::litmus::{self, *};
 
 mod common;
 
-use common::Draw;
+use common::{atomic, reg, Draw};
 
 /// The files of the catalogue this parser must read.
 fn files(root: &Path) -> Vec<PathBuf> {
@@ -68,15 +68,6 @@ fn span_of(text: &str, needle: &str) -> Span {
     panic!("`{needle}` not in the file");
 }
 
-fn atomic(order: Order, scope: Scope) -> Access {
-    Access::Atomic { order, scope }
-}
-
-fn reg_of(l: &Litmus, thread: usize, name: &str) -> RegId {
-    let i = l.threads[thread].regs.iter().position(|r| r == name).unwrap_or_else(|| panic!("no register {name}"));
-    RegId(i as u16)
-}
-
 #[test]
 fn hsa14_branch_becomes_if_and_agent_tree_separates_workgroups() {
     let root = shared_or_skip!();
@@ -96,7 +87,7 @@ fn hsa14_branch_becomes_if_and_agent_tree_separates_workgroups() {
             },
         ]
     );
-    let (r0, r1, r3) = (reg_of(&l, 1, "r0"), reg_of(&l, 1, "r1"), reg_of(&l, 1, "r3"));
+    let (r0, r1, r3) = (reg(&l, 1, "r0"), reg(&l, 1, "r1"), reg(&l, 1, "r3"));
     let p1 = &l.threads[1];
     assert_eq!(p1.reg_init, vec![(r1, -1)]);
     assert_eq!(
@@ -129,7 +120,7 @@ fn hsa04_tree_gives_placements() {
     assert!(p[0].shares(&p[1], Scope::Workgroup));
     assert!(!p[0].shares(&p[2], Scope::Workgroup) && p[0].shares(&p[2], Scope::Agent));
     assert!(!p[0].shares(&p[1], Scope::Wavefront) && !p[1].shares(&p[2], Scope::Wavefront));
-    assert_eq!(l.observed, vec![Term::Reg { thread: 1, reg: reg_of(&l, 1, "r1") }]);
+    assert_eq!(l.observed, vec![Term::Reg { thread: 1, reg: reg(&l, 1, "r1") }]);
     // P1's branch skips both the load and the system-scope release store.
     let Stmt::If { then, .. } = &l.threads[1].body[2] else { panic!("{:?}", l.threads[1].body) };
     assert_eq!(then.len(), 2);
@@ -154,7 +145,7 @@ fn ptx_mp_cta_gpu_orders_and_scopes() {
             },
         ]
     );
-    let (r1, r2) = (reg_of(&l, 1, "r1"), reg_of(&l, 1, "r2"));
+    let (r1, r2) = (reg(&l, 1, "r1"), reg(&l, 1, "r2"));
     assert_eq!(
         l.threads[1].body,
         vec![
@@ -187,8 +178,8 @@ fn ptx_sc_fences_and_separate_ctas() {
     assert_eq!(
         l.condition.clone().unwrap().prop,
         Prop::Or(
-            Box::new(Prop::Cmp(Term::Reg { thread: 0, reg: reg_of(&l, 0, "r0") }, CmpOp::Eq, Term::Const(2))),
-            Box::new(Prop::Cmp(Term::Reg { thread: 1, reg: reg_of(&l, 1, "r1") }, CmpOp::Ne, Term::Const(1))),
+            Box::new(Prop::Cmp(Term::Reg { thread: 0, reg: reg(&l, 0, "r0") }, CmpOp::Eq, Term::Const(2))),
+            Box::new(Prop::Cmp(Term::Reg { thread: 1, reg: reg(&l, 1, "r1") }, CmpOp::Ne, Term::Const(1))),
         )
     );
 }
@@ -217,7 +208,7 @@ fn vulkan_mpnotinscope2_placement_and_scopes() {
             },
         ]
     );
-    let (r0, r1) = (reg_of(&l, 1, "r0"), reg_of(&l, 1, "r1"));
+    let (r0, r1) = (reg(&l, 1, "r0"), reg(&l, 1, "r1"));
     assert_eq!(
         l.threads[1].body,
         vec![
@@ -247,7 +238,7 @@ fn vulkan_filter_only_test_has_no_condition() {
     let root = shared_or_skip!();
     let (l, _) = load(&root, "hernanponcedeleon+Dat3M/litmus/VULKAN/Data-Race/mpnotinscope2-filter.litmus");
     assert!(l.condition.is_none());
-    assert_eq!(l.filter, Some(Prop::Cmp(Term::Reg { thread: 1, reg: reg_of(&l, 1, "r0") }, CmpOp::Eq, Term::Const(1))));
+    assert_eq!(l.filter, Some(Prop::Cmp(Term::Reg { thread: 1, reg: reg(&l, 1, "r0") }, CmpOp::Eq, Term::Const(1))));
 }
 
 #[test]
@@ -261,7 +252,7 @@ fn gpu_ptx_scoped_mp_uses_address_registers() {
         assert_eq!(t.regs, vec!["r1", "r3"], "{}", t.name);
     }
     let p0 = &l.threads[0].body;
-    let r1 = reg_of(&l, 0, "r1");
+    let r1 = reg(&l, 0, "r1");
     assert_eq!(p0[0], Stmt::Assign { reg: r1, value: Expr::Const(1), span: span_of(&text, "mov.s32 r1,1") });
     assert_eq!(p0[1], Stmt::Store { target: Target::word(x), value: Expr::Reg(r1), access: Access::Plain, span: span_of(&text, "st.wt.s32 [r2],r1") });
     assert!(matches!(p0[2], Stmt::Fence { order: Order::SeqCst, scope: Scope::Workgroup, .. }));

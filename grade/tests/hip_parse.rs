@@ -4,11 +4,11 @@
 
 use std::path::Path;
 
-use hipscope_grade::litmus::{self, Access, CmpOp, Expr, Litmus, Order, Prop, Quantifier, RegId, RmwOp, Scope, Space, Spaces, Stmt, Target, Term};
+use hipscope_grade::litmus::{self, Access, CmpOp, Expr, Litmus, Order, Prop, Quantifier, RmwOp, Scope, Space, Spaces, Stmt, Term};
 
 mod common;
 
-use common::{case_files, Draw};
+use common::{atomic, case_files, check_ids, loc, reg, Draw};
 
 fn case(prefix: &str) -> Litmus {
     let file = case_files().into_iter().find(|f| f.file_name().is_some_and(|n| n.to_string_lossy().starts_with(prefix))).expect("case file");
@@ -17,87 +17,6 @@ fn case(prefix: &str) -> Litmus {
 
 fn parse(text: &str) -> Result<Litmus, litmus::LitmusError> {
     litmus::parse(Path::new("t.litmus"), text)
-}
-
-fn atomic(order: Order, scope: Scope) -> Access {
-    Access::Atomic { order, scope }
-}
-
-/// Every register, location and thread id the program uses exists, so later layers can
-/// index with them.
-fn check_ids(t: &Litmus) {
-    fn expr(e: &Expr, regs: usize) {
-        match e {
-            Expr::Const(_) => {}
-            Expr::Reg(r) => assert!((r.0 as usize) < regs, "register {r:?}"),
-            Expr::Not(a) => expr(a, regs),
-            Expr::Bin(_, a, b) => {
-                expr(a, regs);
-                expr(b, regs);
-            }
-        }
-    }
-    fn stmts(body: &[Stmt], regs: usize, locs: usize) {
-        let reg = |r: &RegId| assert!((r.0 as usize) < regs, "register {r:?}");
-        let loc = |t: &Target| assert!((t.loc.0 as usize) < locs, "location {t:?}");
-        for s in body {
-            match s {
-                Stmt::Load { reg: r, target, .. } => {
-                    reg(r);
-                    loc(target);
-                }
-                Stmt::Store { target, value, .. } => {
-                    loc(target);
-                    expr(value, regs);
-                }
-                Stmt::Rmw { old, target, operand, .. } => {
-                    old.iter().for_each(reg);
-                    loc(target);
-                    expr(operand, regs);
-                }
-                Stmt::Cas { old, ok, target, expected, desired, .. } => {
-                    old.iter().chain(ok.iter()).for_each(reg);
-                    loc(target);
-                    expr(expected, regs);
-                    expr(desired, regs);
-                }
-                Stmt::Assign { reg: r, value, .. } => {
-                    reg(r);
-                    expr(value, regs);
-                }
-                Stmt::If { cond, then, otherwise, .. } => {
-                    expr(cond, regs);
-                    stmts(then, regs, locs);
-                    stmts(otherwise, regs, locs);
-                }
-                Stmt::Fence { .. } | Stmt::Barrier { .. } => {}
-            }
-        }
-    }
-    fn prop(p: &Prop, t: &Litmus) {
-        let term = |x: &Term| match x {
-            Term::Reg { thread, reg } => assert!((*thread as usize) < t.threads.len() && (reg.0 as usize) < t.threads[*thread as usize].regs.len(), "{x:?}"),
-            Term::Loc { loc, .. } => assert!((loc.0 as usize) < t.locations.len(), "{x:?}"),
-            Term::Const(_) => {}
-        };
-        match p {
-            Prop::True | Prop::False => {}
-            Prop::Cmp(a, _, b) => {
-                term(a);
-                term(b);
-            }
-            Prop::Not(a) => prop(a, t),
-            Prop::And(a, b) | Prop::Or(a, b) | Prop::Implies(a, b) => {
-                prop(a, t);
-                prop(b, t);
-            }
-        }
-    }
-    for th in &t.threads {
-        stmts(&th.body, th.regs.len(), t.locations.len());
-    }
-    t.condition.iter().for_each(|c| prop(&c.prop, t));
-    t.filter.iter().for_each(|f| prop(f, t));
 }
 
 #[test]
@@ -114,14 +33,6 @@ fn every_case_file_parses_and_states_its_expectation() {
         assert!(line.contains("outcome=allowed") || line.contains("outcome=forbidden"), "{line}");
         assert!(line.contains("race=yes") || line.contains("race=no"), "{line}");
     }
-}
-
-fn reg(t: &Litmus, thread: usize, name: &str) -> RegId {
-    RegId(t.threads[thread].regs.iter().position(|r| r == name).expect("register") as u16)
-}
-
-fn loc(t: &Litmus, name: &str) -> Target {
-    Target::word(t.location(name).expect("location"))
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hipscope_grade::litmus::{self, Access, CmpOp, Expr, Litmus, Order, Prop, Quantifier, RegId, Scope, Space, Spaces, Stmt, Term};
+use hipscope_grade::litmus::{self, Access, CmpOp, Expr, Litmus, Order, Prop, Quantifier, Scope, Space, Spaces, Stmt, Term};
 
 /// Files the parser refuses, with the reason it gives. TSan spins in a `while` loop, which
 /// straight-line litmus programs cannot express.
@@ -12,7 +12,7 @@ const REFUSED: [(&str, &str); 1] = [("portedFromC11/manual/TSan.litmus", "12:3: 
 
 mod common;
 
-use common::Draw;
+use common::{loc, reg, Draw};
 
 const CORPUS: &str = "hernanponcedeleon+Dat3M/litmus/OPENCL";
 
@@ -48,7 +48,7 @@ fn every_corpus_file_parses_except_the_two_refused_on_purpose() {
         match (litmus::parse_file(file), refused) {
             (Ok(l), None) => {
                 assert!(!l.threads.is_empty() && l.condition.is_some(), "{relative}: no threads or condition");
-                if let Err(why) = ids_in_range(&l) {
+                if let Err(why) = common::ids_in_range(&l) {
                     wrong.push(format!("{relative}: {why}"));
                 }
             }
@@ -60,93 +60,12 @@ fn every_corpus_file_parses_except_the_two_refused_on_purpose() {
     assert!(wrong.is_empty(), "{} of {} files are wrong:\n{}", wrong.len(), files.len(), wrong.join("\n"));
 }
 
-/// Every register and location id the program uses exists.
-fn ids_in_range(l: &Litmus) -> Result<(), String> {
-    let locs = l.locations.len();
-    for (t, thread) in l.threads.iter().enumerate() {
-        let regs = thread.regs.len();
-        let mut stack: Vec<&Stmt> = thread.body.iter().collect();
-        while let Some(stmt) = stack.pop() {
-            let (used, target) = stmt_ids(stmt, &mut stack);
-            if let Some(r) = used.iter().flatten().find(|r| usize::from(r.0) >= regs) {
-                return Err(format!("P{t}: register {} of {regs} at {}", r.0, stmt.span()));
-            }
-            if target.is_some_and(|t| usize::from(t.loc.0) >= locs) {
-                return Err(format!("P{t}: location out of range at {}", stmt.span()));
-            }
-        }
-        if thread.reg_init.iter().any(|(r, _)| usize::from(r.0) >= regs) {
-            return Err(format!("P{t}: register init out of range"));
-        }
-    }
-    Ok(())
-}
-
-/// The registers a statement writes or reads and its target; pushes nested statements.
-fn stmt_ids<'a>(stmt: &'a Stmt, stack: &mut Vec<&'a Stmt>) -> (Vec<Option<RegId>>, Option<litmus::Target>) {
-    let mut regs = Vec::new();
-    let target = match stmt {
-        Stmt::Load { reg, target, .. } => {
-            regs.push(Some(*reg));
-            Some(*target)
-        }
-        Stmt::Store { target, value, .. } => {
-            expr_regs(value, &mut regs);
-            Some(*target)
-        }
-        Stmt::Rmw { old, target, operand, .. } => {
-            regs.push(*old);
-            expr_regs(operand, &mut regs);
-            Some(*target)
-        }
-        Stmt::Cas { old, ok, target, expected, desired, .. } => {
-            regs.extend([*old, *ok]);
-            expr_regs(expected, &mut regs);
-            expr_regs(desired, &mut regs);
-            Some(*target)
-        }
-        Stmt::Assign { reg, value, .. } => {
-            regs.push(Some(*reg));
-            expr_regs(value, &mut regs);
-            None
-        }
-        Stmt::If { cond, then, otherwise, .. } => {
-            expr_regs(cond, &mut regs);
-            stack.extend(then.iter().chain(otherwise));
-            None
-        }
-        Stmt::Fence { .. } | Stmt::Barrier { .. } => None,
-    };
-    (regs, target)
-}
-
-fn expr_regs(e: &Expr, out: &mut Vec<Option<RegId>>) {
-    match e {
-        Expr::Const(_) => {}
-        Expr::Reg(r) => out.push(Some(*r)),
-        Expr::Not(a) => expr_regs(a, out),
-        Expr::Bin(_, a, b) => {
-            expr_regs(a, out);
-            expr_regs(b, out);
-        }
-    }
-}
-
-fn reg(l: &Litmus, thread: usize, name: &str) -> RegId {
-    let i = l.threads[thread].regs.iter().position(|r| r == name).unwrap_or_else(|| panic!("P{thread} has no register {name}"));
-    RegId(i as u16)
-}
-
 fn cmp(l: &Litmus, thread: usize, name: &str, value: i64) -> Prop {
     Prop::Cmp(Term::Reg { thread: thread as u16, reg: reg(l, thread, name) }, CmpOp::Eq, Term::Const(value))
 }
 
 fn and(a: Prop, b: Prop) -> Prop {
     Prop::And(Box::new(a), Box::new(b))
-}
-
-fn loc(l: &Litmus, name: &str) -> litmus::Target {
-    litmus::Target::word(l.location(name).unwrap_or_else(|| panic!("no location {name}")))
 }
 
 /// herd/ISA2: plain accesses through `volatile int*`, three work-groups of one device.
@@ -360,7 +279,7 @@ fn mutated_files_never_crash_and_errors_are_one_line() {
         match result {
             Ok(l) => {
                 parsed += 1;
-                if let Err(why) = ids_in_range(&l) {
+                if let Err(why) = common::ids_in_range(&l) {
                     panic!("round {round}: {why} in a mutation of {}:\n{source}", file.display());
                 }
             }

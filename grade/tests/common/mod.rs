@@ -1,11 +1,13 @@
 //! What the grade tests (and the language bench) share: where the litmus files are, the
-//! shared catalogue's SKIPPED check, and the small generators and token splitting of the
-//! mutation tests (the crate needs no `rand`).
+//! shared catalogue's SKIPPED check, the small generators and token splitting of the
+//! mutation tests (the crate needs no `rand`), and lookups and id checks on parsed tests.
 
 // Each test binary compiles this module on its own and uses only part of it.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+
+use hipscope_grade::litmus::{Access, Expr, Litmus, Order, Prop, RegId, Scope, Stmt, Target, Term};
 
 /// `workloads/litmus`: the grading cases, in every checkout.
 pub fn workload_cases() -> PathBuf {
@@ -120,4 +122,121 @@ pub fn tokens<T: Copy>(text: &[T], word: impl Fn(T) -> bool, blank: impl Fn(T) -
         }
     }
     out
+}
+
+pub fn atomic(order: Order, scope: Scope) -> Access {
+    Access::Atomic { order, scope }
+}
+
+/// The id of thread `thread`'s register `name`.
+pub fn reg(l: &Litmus, thread: usize, name: &str) -> RegId {
+    let i = l.threads[thread].regs.iter().position(|r| r == name).unwrap_or_else(|| panic!("P{thread} has no register {name}"));
+    RegId(i as u16)
+}
+
+/// The word at location `name`.
+pub fn loc(l: &Litmus, name: &str) -> Target {
+    Target::word(l.location(name).unwrap_or_else(|| panic!("no location {name}")))
+}
+
+/// Panics unless every id the program uses exists (see [`ids_in_range`]).
+pub fn check_ids(l: &Litmus) {
+    if let Err(why) = ids_in_range(l) {
+        panic!("{why}");
+    }
+}
+
+/// Every register, location and thread id the program, its condition and its filter use
+/// exists, so later layers can index with them; otherwise the first that does not.
+pub fn ids_in_range(l: &Litmus) -> Result<(), String> {
+    let locs = l.locations.len();
+    for (t, thread) in l.threads.iter().enumerate() {
+        let regs = thread.regs.len();
+        let mut stack: Vec<&Stmt> = thread.body.iter().collect();
+        while let Some(stmt) = stack.pop() {
+            let (used, target) = stmt_ids(stmt, &mut stack);
+            if let Some(r) = used.iter().flatten().find(|r| usize::from(r.0) >= regs) {
+                return Err(format!("P{t}: register {} of {regs} at {}", r.0, stmt.span()));
+            }
+            if target.is_some_and(|t| usize::from(t.loc.0) >= locs) {
+                return Err(format!("P{t}: location out of range at {}", stmt.span()));
+            }
+        }
+        if thread.reg_init.iter().any(|(r, _)| usize::from(r.0) >= regs) {
+            return Err(format!("P{t}: register init out of range"));
+        }
+    }
+    l.condition.iter().map(|c| &c.prop).chain(&l.filter).try_for_each(|p| prop_ids(l, p))
+}
+
+/// The registers a statement writes or reads and its target; pushes nested statements.
+fn stmt_ids<'a>(stmt: &'a Stmt, stack: &mut Vec<&'a Stmt>) -> (Vec<Option<RegId>>, Option<Target>) {
+    let mut regs = Vec::new();
+    let target = match stmt {
+        Stmt::Load { reg, target, .. } => {
+            regs.push(Some(*reg));
+            Some(*target)
+        }
+        Stmt::Store { target, value, .. } => {
+            expr_regs(value, &mut regs);
+            Some(*target)
+        }
+        Stmt::Rmw { old, target, operand, .. } => {
+            regs.push(*old);
+            expr_regs(operand, &mut regs);
+            Some(*target)
+        }
+        Stmt::Cas { old, ok, target, expected, desired, .. } => {
+            regs.extend([*old, *ok]);
+            expr_regs(expected, &mut regs);
+            expr_regs(desired, &mut regs);
+            Some(*target)
+        }
+        Stmt::Assign { reg, value, .. } => {
+            regs.push(Some(*reg));
+            expr_regs(value, &mut regs);
+            None
+        }
+        Stmt::If { cond, then, otherwise, .. } => {
+            expr_regs(cond, &mut regs);
+            stack.extend(then.iter().chain(otherwise));
+            None
+        }
+        Stmt::Fence { .. } | Stmt::Barrier { .. } => None,
+    };
+    (regs, target)
+}
+
+fn expr_regs(e: &Expr, out: &mut Vec<Option<RegId>>) {
+    match e {
+        Expr::Const(_) => {}
+        Expr::Reg(r) => out.push(Some(*r)),
+        Expr::Not(a) => expr_regs(a, out),
+        Expr::Bin(_, a, b) => {
+            expr_regs(a, out);
+            expr_regs(b, out);
+        }
+    }
+}
+
+fn prop_ids(l: &Litmus, p: &Prop) -> Result<(), String> {
+    match p {
+        Prop::True | Prop::False => Ok(()),
+        Prop::Cmp(a, _, b) => term_ids(l, a).and_then(|()| term_ids(l, b)),
+        Prop::Not(a) => prop_ids(l, a),
+        Prop::And(a, b) | Prop::Or(a, b) | Prop::Implies(a, b) => prop_ids(l, a).and_then(|()| prop_ids(l, b)),
+    }
+}
+
+fn term_ids(l: &Litmus, term: &Term) -> Result<(), String> {
+    let known = match term {
+        Term::Reg { thread, reg } => l.threads.get(*thread as usize).is_some_and(|t| (reg.0 as usize) < t.regs.len()),
+        Term::Loc { loc, .. } => (loc.0 as usize) < l.locations.len(),
+        Term::Const(_) => true,
+    };
+    if known {
+        Ok(())
+    } else {
+        Err(format!("the condition names {term:?}, which the test does not have"))
+    }
 }
