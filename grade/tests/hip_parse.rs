@@ -432,11 +432,9 @@ fn seeded_mutations_never_panic_and_errors_are_one_line() {
             }
             Err(e) => {
                 rejected += 1;
-                let shown = e.to_string();
-                let prefix = format!("{}:{}:{}: ", file.display(), e.span.line, e.span.column);
-                assert!(shown.starts_with(&prefix) && !shown.contains('\n'), "mutant {i} ({what:?}): `{shown}`");
-                assert!(e.span.line >= 1 && e.span.column >= 1 && !e.message.is_empty(), "mutant {i}: {shown}");
-                assert!(e.span.line as usize <= src.lines().count() + 1, "mutant {i}: line past the end: {shown}");
+                if let Err(why) = common::one_line_error(&e, &file, &src) {
+                    panic!("mutant {i} ({what:?}): {why}");
+                }
             }
         }
     }

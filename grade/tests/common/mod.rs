@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hipscope_grade::litmus::{Access, Expr, Litmus, Order, Prop, RegId, Scope, Stmt, Target, Term};
+use hipscope_grade::litmus::{Access, Expr, Litmus, LitmusError, Order, Prop, RegId, Scope, Stmt, Target, Term};
 
 /// `workloads/litmus`: the grading cases, in every checkout.
 pub fn workload_cases() -> PathBuf {
@@ -66,6 +66,21 @@ pub fn litmus_under(dir: &Path) -> Vec<PathBuf> {
     }
     out.sort();
     out
+}
+
+/// Why `e` is not one line `file:line:col: message` pointing inside `source`, if it is
+/// not: what the mutation tests ask of every error.
+pub fn one_line_error(e: &LitmusError, file: &Path, source: &str) -> Result<(), String> {
+    let shown = e.to_string();
+    let prefix = format!("{}:{}:{}: ", file.display(), e.span.line, e.span.column);
+    if shown.contains('\n') || !shown.starts_with(&prefix) || shown.len() == prefix.len() {
+        return Err(format!("not one line `file:line:col: message`: {shown:?}"));
+    }
+    let lines = source.split('\n').count() as u32;
+    if e.span.line < 1 || e.span.line > lines || e.span.column < 1 {
+        return Err(format!("{shown} is outside the text ({lines} lines)"));
+    }
+    Ok(())
 }
 
 /// A deterministic source of numbers for a mutation test.
