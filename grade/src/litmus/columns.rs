@@ -4,8 +4,10 @@
 //! the tables of locations and registers the condition parser resolves names against, forward
 //! branches turned into structured `if`s, and scope trees turned into placements.
 //!
-//! The dialect modules ([`super::lisa`], [`super::ptx`], [`super::vulkan`]) only parse their
-//! thread annotations, their instructions and their trailing lines.
+//! [`parse_columns`] runs these steps for every dialect, and the operand readers the
+//! dialects share (registers `r0`, locations, values, jumps) are here too. The dialect
+//! modules ([`super::lisa`], [`super::ptx`], [`super::vulkan`]) only parse their thread
+//! annotations, their instructions and their trailing lines.
 
 use super::condition::{parse_final, Final, Names};
 use super::error::{ParseResult, SyntaxError};
