@@ -8,32 +8,29 @@ use hipscope_grade::litmus::{self, Litmus};
 use hipscope_grade::model::{check, Model};
 use hipscope_grade::report;
 
+// The tests' helpers: where the litmus files are.
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 fn load(path: &Path) -> Option<(Litmus, String)> {
     let text = std::fs::read_to_string(path).ok()?;
     Some((litmus::parse(path, &text).ok()?, text))
 }
 
 fn corpus() -> Vec<(PathBuf, Litmus, String, Model)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut dirs = vec![root.join("workloads/litmus"), root.join("../shared/litmus")];
     let mut out = Vec::new();
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let p = entry.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|e| e == "litmus") {
-                if let Some((t, text)) = load(&p) {
-                    let s = p.display().to_string();
-                    let model = if s.contains("/hsa/") {
-                        Model::Hsa
-                    } else if s.contains("OPENCL") {
-                        Model::Opencl
-                    } else {
-                        Model::Hip
-                    };
-                    out.push((p, t, text, model));
-                }
+    for dir in [common::workload_cases(), common::shared_litmus()] {
+        for p in common::litmus_under(&dir) {
+            if let Some((t, text)) = load(&p) {
+                let s = p.display().to_string();
+                let model = if s.contains("/hsa/") {
+                    Model::Hsa
+                } else if s.contains("OPENCL") {
+                    Model::Opencl
+                } else {
+                    Model::Hip
+                };
+                out.push((p, t, text, model));
             }
         }
     }
@@ -42,7 +39,7 @@ fn corpus() -> Vec<(PathBuf, Litmus, String, Model)> {
 }
 
 fn bench(c: &mut Criterion) {
-    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../workloads/litmus");
+    let cases = common::workload_cases();
     if let Some((iriw, _)) = load(&cases.join("15_iriw_seq_cst_agent.litmus")) {
         c.bench_function("check IRIW seq_cst (4 threads)", |b| b.iter(|| check(&iriw, Model::Hip)));
     }

@@ -5,12 +5,12 @@
 //! reachable outcome with a witness, and every racy test with a fix hint that, applied
 //! here independently, makes the test race-free.
 
-use std::path::Path;
-
 use hipscope_grade::fix::{self, Goal};
 use hipscope_grade::litmus;
 use hipscope_grade::model::{check, Model};
 use hipscope_grade::report;
+
+mod common;
 
 struct Expect {
     model: Model,
@@ -37,10 +37,7 @@ fn expectations(source: &str) -> Vec<Expect> {
 
 #[test]
 fn the_twenty_cases_get_their_verdicts_witnesses_rules_and_fixes() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../workloads/litmus");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).expect("workloads/litmus exists").flatten().map(|e| e.path()).collect();
-    files.retain(|p| p.extension().is_some_and(|e| e == "litmus"));
-    files.sort();
+    let files = common::case_files();
     let mut cases = std::collections::BTreeSet::new();
     let mut wrong = Vec::new();
     for path in &files {

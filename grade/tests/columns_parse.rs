@@ -6,10 +6,9 @@ use std::path::{Path, PathBuf};
 
 use hipscope_grade::litmus::{self, *};
 
-fn shared() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/litmus");
-    dir.is_dir().then_some(dir)
-}
+mod common;
+
+use common::{atomic, reg, Draw};
 
 /// The files of the catalogue this parser must read.
 fn files(root: &Path) -> Vec<PathBuf> {
@@ -21,28 +20,16 @@ fn files(root: &Path) -> Vec<PathBuf> {
         "hernanponcedeleon+Dat3M/litmus/VULKAN/Kronos-Group",
         "hernanponcedeleon+Dat3M/litmus/VULKAN/Data-Race",
     ];
-    let mut out = Vec::new();
-    for d in dirs {
-        let Ok(entries) = std::fs::read_dir(root.join(d)) else { continue };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.extension().is_some_and(|x| x == "litmus") {
-                out.push(p);
-            }
-        }
-    }
+    let mut out: Vec<PathBuf> = dirs.iter().flat_map(|d| common::litmus_in(&root.join(d))).collect();
     out.sort();
     out
 }
 
 macro_rules! shared_or_skip {
     () => {
-        match shared() {
+        match common::shared_or_skip("", Path::is_dir, &format!("{}/../../shared/litmus is missing", env!("CARGO_MANIFEST_DIR"))) {
             Some(d) => d,
-            None => {
-                println!("SKIPPED: {}/../../shared/litmus is missing", env!("CARGO_MANIFEST_DIR"));
-                return;
-            }
+            None => return,
         }
     };
 }
@@ -81,15 +68,6 @@ fn span_of(text: &str, needle: &str) -> Span {
     panic!("`{needle}` not in the file");
 }
 
-fn atomic(order: Order, scope: Scope) -> Access {
-    Access::Atomic { order, scope }
-}
-
-fn reg_of(l: &Litmus, thread: usize, name: &str) -> RegId {
-    let i = l.threads[thread].regs.iter().position(|r| r == name).unwrap_or_else(|| panic!("no register {name}"));
-    RegId(i as u16)
-}
-
 #[test]
 fn hsa14_branch_becomes_if_and_agent_tree_separates_workgroups() {
     let root = shared_or_skip!();
@@ -109,7 +87,7 @@ fn hsa14_branch_becomes_if_and_agent_tree_separates_workgroups() {
             },
         ]
     );
-    let (r0, r1, r3) = (reg_of(&l, 1, "r0"), reg_of(&l, 1, "r1"), reg_of(&l, 1, "r3"));
+    let (r0, r1, r3) = (reg(&l, 1, "r0"), reg(&l, 1, "r1"), reg(&l, 1, "r3"));
     let p1 = &l.threads[1];
     assert_eq!(p1.reg_init, vec![(r1, -1)]);
     assert_eq!(
@@ -142,7 +120,7 @@ fn hsa04_tree_gives_placements() {
     assert!(p[0].shares(&p[1], Scope::Workgroup));
     assert!(!p[0].shares(&p[2], Scope::Workgroup) && p[0].shares(&p[2], Scope::Agent));
     assert!(!p[0].shares(&p[1], Scope::Wavefront) && !p[1].shares(&p[2], Scope::Wavefront));
-    assert_eq!(l.observed, vec![Term::Reg { thread: 1, reg: reg_of(&l, 1, "r1") }]);
+    assert_eq!(l.observed, vec![Term::Reg { thread: 1, reg: reg(&l, 1, "r1") }]);
     // P1's branch skips both the load and the system-scope release store.
     let Stmt::If { then, .. } = &l.threads[1].body[2] else { panic!("{:?}", l.threads[1].body) };
     assert_eq!(then.len(), 2);
@@ -167,7 +145,7 @@ fn ptx_mp_cta_gpu_orders_and_scopes() {
             },
         ]
     );
-    let (r1, r2) = (reg_of(&l, 1, "r1"), reg_of(&l, 1, "r2"));
+    let (r1, r2) = (reg(&l, 1, "r1"), reg(&l, 1, "r2"));
     assert_eq!(
         l.threads[1].body,
         vec![
@@ -200,8 +178,8 @@ fn ptx_sc_fences_and_separate_ctas() {
     assert_eq!(
         l.condition.clone().unwrap().prop,
         Prop::Or(
-            Box::new(Prop::Cmp(Term::Reg { thread: 0, reg: reg_of(&l, 0, "r0") }, CmpOp::Eq, Term::Const(2))),
-            Box::new(Prop::Cmp(Term::Reg { thread: 1, reg: reg_of(&l, 1, "r1") }, CmpOp::Ne, Term::Const(1))),
+            Box::new(Prop::Cmp(Term::Reg { thread: 0, reg: reg(&l, 0, "r0") }, CmpOp::Eq, Term::Const(2))),
+            Box::new(Prop::Cmp(Term::Reg { thread: 1, reg: reg(&l, 1, "r1") }, CmpOp::Ne, Term::Const(1))),
         )
     );
 }
@@ -230,7 +208,7 @@ fn vulkan_mpnotinscope2_placement_and_scopes() {
             },
         ]
     );
-    let (r0, r1) = (reg_of(&l, 1, "r0"), reg_of(&l, 1, "r1"));
+    let (r0, r1) = (reg(&l, 1, "r0"), reg(&l, 1, "r1"));
     assert_eq!(
         l.threads[1].body,
         vec![
@@ -260,7 +238,7 @@ fn vulkan_filter_only_test_has_no_condition() {
     let root = shared_or_skip!();
     let (l, _) = load(&root, "hernanponcedeleon+Dat3M/litmus/VULKAN/Data-Race/mpnotinscope2-filter.litmus");
     assert!(l.condition.is_none());
-    assert_eq!(l.filter, Some(Prop::Cmp(Term::Reg { thread: 1, reg: reg_of(&l, 1, "r0") }, CmpOp::Eq, Term::Const(1))));
+    assert_eq!(l.filter, Some(Prop::Cmp(Term::Reg { thread: 1, reg: reg(&l, 1, "r0") }, CmpOp::Eq, Term::Const(1))));
 }
 
 #[test]
@@ -274,7 +252,7 @@ fn gpu_ptx_scoped_mp_uses_address_registers() {
         assert_eq!(t.regs, vec!["r1", "r3"], "{}", t.name);
     }
     let p0 = &l.threads[0].body;
-    let r1 = reg_of(&l, 0, "r1");
+    let r1 = reg(&l, 0, "r1");
     assert_eq!(p0[0], Stmt::Assign { reg: r1, value: Expr::Const(1), span: span_of(&text, "mov.s32 r1,1") });
     assert_eq!(p0[1], Stmt::Store { target: Target::word(x), value: Expr::Reg(r1), access: Access::Plain, span: span_of(&text, "st.wt.s32 [r2],r1") });
     assert!(matches!(p0[2], Stmt::Fence { order: Order::SeqCst, scope: Scope::Workgroup, .. }));
@@ -322,54 +300,28 @@ fn regions_and_missing_scopes_and_errors() {
     assert_eq!(e.to_string(), "t.litmus:6:9: the condition names thread `1`, which the test does not have");
 }
 
-/// splitmix64: a tiny deterministic generator for the mutation test.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
+/// A number below `n`, drawing nothing when `n` is 0 (unlike [`Draw::below`]): this
+/// test's seed has always made its mutants that way.
+fn below(rng: &mut common::SplitMix, n: usize) -> usize {
+    if n == 0 {
+        0
+    } else {
+        rng.below(n)
     }
 }
 
 /// Token boundaries: runs of word characters, or single other characters.
 fn tokens(chars: &[char]) -> Vec<(usize, usize)> {
-    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '.';
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let start = i;
-        if word(chars[i]) {
-            while i < chars.len() && word(chars[i]) {
-                i += 1;
-            }
-        } else {
-            i += 1;
-        }
-        if !chars[start].is_whitespace() {
-            out.push((start, i));
-        }
-    }
-    out
+    common::tokens(chars, |c| c.is_alphanumeric() || c == '_' || c == '.', char::is_whitespace)
 }
 
 const NOISE: [&str; 16] = ["|", ";", "(", ")", "[", "]", "{", "}", ":", ",", "@", "-", "999999999999999999999", "P9", "r", "\n"];
 
-fn mutate(text: &str, rng: &mut Rng) -> String {
+fn mutate(text: &str, rng: &mut common::SplitMix) -> String {
     let mut chars: Vec<char> = text.chars().collect();
     let toks = tokens(&chars);
-    let (s, e) = toks.get(rng.below(toks.len())).copied().unwrap_or((0, 0));
-    match rng.below(7) {
+    let (s, e) = toks.get(below(rng, toks.len())).copied().unwrap_or((0, 0));
+    match below(rng, 7) {
         0 => {
             chars.drain(s..e);
         }
@@ -378,23 +330,23 @@ fn mutate(text: &str, rng: &mut Rng) -> String {
             chars.splice(e..e, dup);
         }
         2 => {
-            let (s2, e2) = toks.get(rng.below(toks.len())).copied().unwrap_or((0, 0));
+            let (s2, e2) = toks.get(below(rng, toks.len())).copied().unwrap_or((0, 0));
             let other: Vec<char> = chars[s2..e2].to_vec();
             chars.splice(s..e, other);
         }
         3 => {
-            let noise: Vec<char> = NOISE[rng.below(NOISE.len())].chars().collect();
+            let noise: Vec<char> = NOISE[below(rng, NOISE.len())].chars().collect();
             chars.splice(s..e, noise);
         }
         4 => {
-            let at = rng.below(chars.len());
+            let at = below(rng, chars.len());
             chars.remove(at);
         }
         5 => {
-            let at = rng.below(chars.len());
-            chars[at] = NOISE[rng.below(NOISE.len())].chars().next().unwrap_or('x');
+            let at = below(rng, chars.len());
+            chars[at] = NOISE[below(rng, NOISE.len())].chars().next().unwrap_or('x');
         }
-        _ => chars.truncate(rng.below(chars.len())),
+        _ => chars.truncate(below(rng, chars.len())),
     }
     chars.into_iter().collect()
 }
@@ -404,12 +356,12 @@ fn mutations_never_panic_and_errors_are_one_line() {
     let root = shared_or_skip!();
     let sources: Vec<(PathBuf, String)> = files(&root).into_iter().filter_map(|p| std::fs::read_to_string(&p).ok().map(|t| (p, t))).collect();
     assert!(!sources.is_empty());
-    let mut rng = Rng(0x5eed_1234);
+    let mut rng = common::SplitMix(0x5eed_1234);
     let (mut errors, mut accepted) = (0, 0);
     for round in 0..1600 {
         let (path, text) = &sources[round % sources.len()];
         let mut mutant = mutate(text, &mut rng);
-        if rng.below(4) == 0 {
+        if below(&mut rng, 4) == 0 {
             mutant = mutate(&mutant, &mut rng);
         }
         let name = Path::new("m.litmus");
@@ -423,11 +375,9 @@ fn mutations_never_panic_and_errors_are_one_line() {
                 if std::env::var_os("SHOW_MUTANT_ERRORS").is_some() {
                     println!("{shown}");
                 }
-                let lines = mutant.lines().count() as u32 + 1;
-                assert!(!shown.contains('\n'), "{shown:?}");
-                let prefix = format!("m.litmus:{}:{}: ", e.span.line, e.span.column);
-                assert!(shown.starts_with(&prefix) && shown.len() > prefix.len(), "{shown}");
-                assert!(e.span.line >= 1 && e.span.line <= lines && e.span.column >= 1, "{shown} (mutant of {} has {lines} lines)", path.display());
+                if let Err(why) = common::one_line_error(&e, name, &mutant) {
+                    panic!("{why} (a mutant of {})", path.display());
+                }
             }
         }
     }

@@ -3,57 +3,33 @@
 //! model, with a report and fix search — never a panic. Seeds are the workload cases and,
 //! when present, the copied catalogues.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use hipscope_grade::litmus;
 use hipscope_grade::model::{check, Model};
 use hipscope_grade::report;
 
-/// splitmix64: a tiny deterministic generator (the crate needs no `rand`).
-struct Mix(u64);
+mod common;
 
-impl Mix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+use common::Draw;
 
 fn seeds() -> Vec<(PathBuf, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut dirs = vec![root.join("workloads/litmus")];
-    let shared = root.join("../shared/litmus");
+    let mut dirs = vec![common::workload_cases()];
+    let shared = common::shared_litmus();
     if shared.is_dir() {
         dirs.push(shared);
     } else {
         println!("SKIPPED (catalogue seeds only): ../shared/litmus not found; mutating the workload cases alone");
     }
-    let mut out = Vec::new();
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let p = entry.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|e| e == "litmus") {
-                if let Ok(text) = std::fs::read_to_string(&p) {
-                    out.push((p, text));
-                }
-            }
-        }
-    }
+    let files = dirs.iter().flat_map(|d| common::litmus_under(d));
+    let mut out: Vec<(PathBuf, String)> = files.filter_map(|p| Some((p.clone(), std::fs::read_to_string(&p).ok()?))).collect();
     out.sort();
     out
 }
 
 /// One mutation: swap two lines, duplicate a line, replace a token with another from the
 /// file, change a number, or delete a span.
-fn mutate(text: &str, rng: &mut Mix) -> String {
+fn mutate(text: &str, rng: &mut common::SplitMix) -> String {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     if lines.is_empty() {
         return String::new();
@@ -95,7 +71,7 @@ fn mutate(text: &str, rng: &mut Mix) -> String {
 fn mutated_litmus_files_never_panic_the_grader() {
     let seeds = seeds();
     assert!(!seeds.is_empty(), "no seed litmus files");
-    let mut rng = Mix(0x6772_6164_6521);
+    let mut rng = common::SplitMix(0x6772_6164_6521);
     let (mut parsed, mut refused, mut rejected) = (0, 0, 0);
     const MUTANTS: usize = 1500;
     for k in 0..MUTANTS {
@@ -106,8 +82,9 @@ fn mutated_litmus_files_never_panic_the_grader() {
         }
         let outcome = std::panic::catch_unwind(|| match litmus::parse(path, &mutant) {
             Err(e) => {
-                let line = e.to_string();
-                assert!(!line.contains('\n') && line.starts_with(&path.display().to_string()), "not one located line: {line}");
+                if let Err(why) = common::one_line_error(&e, path, &mutant) {
+                    panic!("{why}");
+                }
                 (0, 0, 1)
             }
             Ok(test) => {

@@ -2,23 +2,13 @@
 //! their text, bad inputs give the right position and message, and seeded mutations of
 //! the case files never panic the parser.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use hipscope_grade::litmus::{self, Access, CmpOp, Expr, Litmus, Order, Prop, Quantifier, RegId, RmwOp, Scope, Space, Spaces, Stmt, Target, Term};
+use hipscope_grade::litmus::{self, Access, CmpOp, Expr, Litmus, Order, Prop, Quantifier, RmwOp, Scope, Space, Spaces, Stmt, Term};
 
-fn case_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../workloads/litmus")
-}
+mod common;
 
-fn case_files() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(case_dir())
-        .expect("workloads/litmus exists")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "litmus"))
-        .collect();
-    files.sort();
-    files
-}
+use common::{atomic, case_files, check_ids, loc, reg, Draw};
 
 fn case(prefix: &str) -> Litmus {
     let file = case_files().into_iter().find(|f| f.file_name().is_some_and(|n| n.to_string_lossy().starts_with(prefix))).expect("case file");
@@ -27,87 +17,6 @@ fn case(prefix: &str) -> Litmus {
 
 fn parse(text: &str) -> Result<Litmus, litmus::LitmusError> {
     litmus::parse(Path::new("t.litmus"), text)
-}
-
-fn atomic(order: Order, scope: Scope) -> Access {
-    Access::Atomic { order, scope }
-}
-
-/// Every register, location and thread id the program uses exists, so later layers can
-/// index with them.
-fn check_ids(t: &Litmus) {
-    fn expr(e: &Expr, regs: usize) {
-        match e {
-            Expr::Const(_) => {}
-            Expr::Reg(r) => assert!((r.0 as usize) < regs, "register {r:?}"),
-            Expr::Not(a) => expr(a, regs),
-            Expr::Bin(_, a, b) => {
-                expr(a, regs);
-                expr(b, regs);
-            }
-        }
-    }
-    fn stmts(body: &[Stmt], regs: usize, locs: usize) {
-        let reg = |r: &RegId| assert!((r.0 as usize) < regs, "register {r:?}");
-        let loc = |t: &Target| assert!((t.loc.0 as usize) < locs, "location {t:?}");
-        for s in body {
-            match s {
-                Stmt::Load { reg: r, target, .. } => {
-                    reg(r);
-                    loc(target);
-                }
-                Stmt::Store { target, value, .. } => {
-                    loc(target);
-                    expr(value, regs);
-                }
-                Stmt::Rmw { old, target, operand, .. } => {
-                    old.iter().for_each(reg);
-                    loc(target);
-                    expr(operand, regs);
-                }
-                Stmt::Cas { old, ok, target, expected, desired, .. } => {
-                    old.iter().chain(ok.iter()).for_each(reg);
-                    loc(target);
-                    expr(expected, regs);
-                    expr(desired, regs);
-                }
-                Stmt::Assign { reg: r, value, .. } => {
-                    reg(r);
-                    expr(value, regs);
-                }
-                Stmt::If { cond, then, otherwise, .. } => {
-                    expr(cond, regs);
-                    stmts(then, regs, locs);
-                    stmts(otherwise, regs, locs);
-                }
-                Stmt::Fence { .. } | Stmt::Barrier { .. } => {}
-            }
-        }
-    }
-    fn prop(p: &Prop, t: &Litmus) {
-        let term = |x: &Term| match x {
-            Term::Reg { thread, reg } => assert!((*thread as usize) < t.threads.len() && (reg.0 as usize) < t.threads[*thread as usize].regs.len(), "{x:?}"),
-            Term::Loc { loc, .. } => assert!((loc.0 as usize) < t.locations.len(), "{x:?}"),
-            Term::Const(_) => {}
-        };
-        match p {
-            Prop::True | Prop::False => {}
-            Prop::Cmp(a, _, b) => {
-                term(a);
-                term(b);
-            }
-            Prop::Not(a) => prop(a, t),
-            Prop::And(a, b) | Prop::Or(a, b) | Prop::Implies(a, b) => {
-                prop(a, t);
-                prop(b, t);
-            }
-        }
-    }
-    for th in &t.threads {
-        stmts(&th.body, th.regs.len(), t.locations.len());
-    }
-    t.condition.iter().for_each(|c| prop(&c.prop, t));
-    t.filter.iter().for_each(|f| prop(f, t));
 }
 
 #[test]
@@ -124,14 +33,6 @@ fn every_case_file_parses_and_states_its_expectation() {
         assert!(line.contains("outcome=allowed") || line.contains("outcome=forbidden"), "{line}");
         assert!(line.contains("race=yes") || line.contains("race=no"), "{line}");
     }
-}
-
-fn reg(t: &Litmus, thread: usize, name: &str) -> RegId {
-    RegId(t.threads[thread].regs.iter().position(|r| r == name).expect("register") as u16)
-}
-
-fn loc(t: &Litmus, name: &str) -> Target {
-    Target::word(t.location(name).expect("location"))
 }
 
 #[test]
@@ -448,47 +349,14 @@ fn errors_at_top_level_and_in_the_condition() {
     }
 }
 
-/// splitmix64: a tiny deterministic generator, so the mutation test needs no crate.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// Byte ranges of tokens: identifier/number runs, or single other characters.
 fn tokens(text: &[u8]) -> Vec<(usize, usize)> {
-    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < text.len() {
-        let start = i;
-        if word(text[i]) {
-            while i < text.len() && word(text[i]) {
-                i += 1;
-            }
-        } else {
-            i += 1;
-        }
-        if !text[start].is_ascii_whitespace() {
-            out.push((start, i));
-        }
-    }
-    out
+    common::tokens(text, |b| b.is_ascii_alphanumeric() || b == b'_', |b| b.is_ascii_whitespace())
 }
 
 const NOISE: &[u8] = b";{}()&,=<>!~-+*/|^\"':.@[]0123456789x_ \n\tT";
 
-fn mutate(rng: &mut Rng, text: &mut Vec<u8>, pool: &[Vec<u8>]) -> &'static str {
+fn mutate(rng: &mut common::SplitMix, text: &mut Vec<u8>, pool: &[Vec<u8>]) -> &'static str {
     let toks = tokens(text);
     let n = text.len();
     match rng.below(8) {
@@ -542,7 +410,7 @@ fn mutate(rng: &mut Rng, text: &mut Vec<u8>, pool: &[Vec<u8>]) -> &'static str {
 fn seeded_mutations_never_panic_and_errors_are_one_line() {
     let files = case_files();
     let pool: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).expect("readable")).collect();
-    let mut rng = Rng(0x4849_5020_6c69_746d);
+    let mut rng = common::SplitMix(0x4849_5020_6c69_746d);
     let (mut parsed, mut rejected) = (0, 0);
     // HIP_MUTANTS=100000 runs a longer campaign by hand.
     let mutants: usize = std::env::var("HIP_MUTANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(3000);
@@ -564,11 +432,9 @@ fn seeded_mutations_never_panic_and_errors_are_one_line() {
             }
             Err(e) => {
                 rejected += 1;
-                let shown = e.to_string();
-                let prefix = format!("{}:{}:{}: ", file.display(), e.span.line, e.span.column);
-                assert!(shown.starts_with(&prefix) && !shown.contains('\n'), "mutant {i} ({what:?}): `{shown}`");
-                assert!(e.span.line >= 1 && e.span.column >= 1 && !e.message.is_empty(), "mutant {i}: {shown}");
-                assert!(e.span.line as usize <= src.lines().count() + 1, "mutant {i}: line past the end: {shown}");
+                if let Err(why) = common::one_line_error(&e, &file, &src) {
+                    panic!("mutant {i} ({what:?}): {why}");
+                }
             }
         }
     }
@@ -617,7 +483,7 @@ fn a_shared_location_used_by_one_block_may_appear_in_the_condition() {
 
 #[test]
 fn the_readme_example_parses() {
-    let readme = std::fs::read_to_string(case_dir().join("README.md")).expect("README");
+    let readme = std::fs::read_to_string(common::workload_cases().join("README.md")).expect("README");
     let start = readme.find("```c\nHIP ").expect("a ```c example starting with HIP") + 5;
     let len = readme[start..].find("```").expect("end of the example");
     let t = parse(&readme[start..start + len]).unwrap_or_else(|e| panic!("{e}"));

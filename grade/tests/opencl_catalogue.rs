@@ -5,15 +5,12 @@
 //! is printed with the reason we know for it.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use hipscope_grade::litmus::{self, Quantifier};
 use hipscope_grade::model::{check, Model};
 
-fn shared() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/litmus/hernanponcedeleon+Dat3M");
-    dir.join("dartagnan/src/test/resources/OPENCL-expected.csv").is_file().then_some(dir)
-}
+mod common;
 
 /// Disagreements we understand, with why (file relative to the Dat3M root).
 const KNOWN: &[(&str, &str)] = &[];
@@ -29,10 +26,10 @@ fn rows(csv: &str) -> BTreeMap<String, bool> {
 
 #[test]
 fn opencl_catalogue_agrees_with_dartagnan() {
-    let Some(dir) = shared() else {
-        println!("SKIPPED: ../shared/litmus/hernanponcedeleon+Dat3M not found next to the repository");
-        return;
-    };
+    let csv = "hernanponcedeleon+Dat3M/dartagnan/src/test/resources/OPENCL-expected.csv";
+    let why = "../shared/litmus/hernanponcedeleon+Dat3M not found next to the repository";
+    let Some(shared) = common::shared_or_skip(csv, Path::is_file, why) else { return };
+    let dir = shared.join("hernanponcedeleon+Dat3M");
     let res = dir.join("dartagnan/src/test/resources");
     let read = |name: &str| std::fs::read_to_string(res.join(name)).unwrap_or_default();
     let consistency = rows(&read("OPENCL-expected.csv"));

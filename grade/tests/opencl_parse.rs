@@ -4,60 +4,34 @@
 
 use std::path::{Path, PathBuf};
 
-use hipscope_grade::litmus::{self, Access, CmpOp, Expr, Litmus, Order, Prop, Quantifier, RegId, Scope, Space, Spaces, Stmt, Term};
+use hipscope_grade::litmus::{self, Access, CmpOp, Expr, Litmus, Order, Prop, Quantifier, Scope, Space, Spaces, Stmt, Term};
 
 /// Files the parser refuses, with the reason it gives. TSan spins in a `while` loop, which
 /// straight-line litmus programs cannot express.
 const REFUSED: [(&str, &str); 1] = [("portedFromC11/manual/TSan.litmus", "12:3: loops (`while`) are not supported")];
 
-/// `<repo>/../shared/litmus/hernanponcedeleon+Dat3M/litmus/OPENCL`, or why it is missing.
-fn corpus() -> Result<PathBuf, String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let dir = root.join("../shared/litmus/hernanponcedeleon+Dat3M/litmus/OPENCL");
-    if dir.is_dir() {
-        Ok(dir)
-    } else {
-        Err(format!("the OpenCL litmus corpus is not at {}", dir.display()))
-    }
-}
+mod common;
 
-fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            litmus_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "litmus") {
-            out.push(path);
-        }
-    }
-    out.sort();
+use common::{loc, reg, Draw};
+
+const CORPUS: &str = "hernanponcedeleon+Dat3M/litmus/OPENCL";
+
+/// `<repo>/../shared/litmus/hernanponcedeleon+Dat3M/litmus/OPENCL`, or `None` (after
+/// printing SKIPPED) when it is missing.
+fn corpus() -> Option<PathBuf> {
+    let why = format!("the OpenCL litmus corpus is not at {}", common::shared_litmus().join(CORPUS).display());
+    Some(common::shared_or_skip(CORPUS, Path::is_dir, &why)?.join(CORPUS))
 }
 
 /// The corpus files, or `None` (after printing SKIPPED) when the corpus is missing.
 fn corpus_files() -> Option<(PathBuf, Vec<PathBuf>)> {
-    match corpus() {
-        Ok(dir) => {
-            let mut files = Vec::new();
-            litmus_files(&dir, &mut files);
-            Some((dir, files))
-        }
-        Err(why) => {
-            println!("SKIPPED: {why}");
-            None
-        }
-    }
+    let dir = corpus()?;
+    let files = common::litmus_under(&dir);
+    Some((dir, files))
 }
 
 fn parse(relative: &str) -> Option<Litmus> {
-    let dir = match corpus() {
-        Ok(dir) => dir,
-        Err(why) => {
-            println!("SKIPPED: {why}");
-            return None;
-        }
-    };
-    match litmus::parse_file(&dir.join(relative)) {
+    match litmus::parse_file(&corpus()?.join(relative)) {
         Ok(l) => Some(l),
         Err(e) => panic!("{e}"),
     }
@@ -74,7 +48,7 @@ fn every_corpus_file_parses_except_the_two_refused_on_purpose() {
         match (litmus::parse_file(file), refused) {
             (Ok(l), None) => {
                 assert!(!l.threads.is_empty() && l.condition.is_some(), "{relative}: no threads or condition");
-                if let Err(why) = ids_in_range(&l) {
+                if let Err(why) = common::ids_in_range(&l) {
                     wrong.push(format!("{relative}: {why}"));
                 }
             }
@@ -86,93 +60,12 @@ fn every_corpus_file_parses_except_the_two_refused_on_purpose() {
     assert!(wrong.is_empty(), "{} of {} files are wrong:\n{}", wrong.len(), files.len(), wrong.join("\n"));
 }
 
-/// Every register and location id the program uses exists.
-fn ids_in_range(l: &Litmus) -> Result<(), String> {
-    let locs = l.locations.len();
-    for (t, thread) in l.threads.iter().enumerate() {
-        let regs = thread.regs.len();
-        let mut stack: Vec<&Stmt> = thread.body.iter().collect();
-        while let Some(stmt) = stack.pop() {
-            let (used, target) = stmt_ids(stmt, &mut stack);
-            if let Some(r) = used.iter().flatten().find(|r| usize::from(r.0) >= regs) {
-                return Err(format!("P{t}: register {} of {regs} at {}", r.0, stmt.span()));
-            }
-            if target.is_some_and(|t| usize::from(t.loc.0) >= locs) {
-                return Err(format!("P{t}: location out of range at {}", stmt.span()));
-            }
-        }
-        if thread.reg_init.iter().any(|(r, _)| usize::from(r.0) >= regs) {
-            return Err(format!("P{t}: register init out of range"));
-        }
-    }
-    Ok(())
-}
-
-/// The registers a statement writes or reads and its target; pushes nested statements.
-fn stmt_ids<'a>(stmt: &'a Stmt, stack: &mut Vec<&'a Stmt>) -> (Vec<Option<RegId>>, Option<litmus::Target>) {
-    let mut regs = Vec::new();
-    let target = match stmt {
-        Stmt::Load { reg, target, .. } => {
-            regs.push(Some(*reg));
-            Some(*target)
-        }
-        Stmt::Store { target, value, .. } => {
-            expr_regs(value, &mut regs);
-            Some(*target)
-        }
-        Stmt::Rmw { old, target, operand, .. } => {
-            regs.push(*old);
-            expr_regs(operand, &mut regs);
-            Some(*target)
-        }
-        Stmt::Cas { old, ok, target, expected, desired, .. } => {
-            regs.extend([*old, *ok]);
-            expr_regs(expected, &mut regs);
-            expr_regs(desired, &mut regs);
-            Some(*target)
-        }
-        Stmt::Assign { reg, value, .. } => {
-            regs.push(Some(*reg));
-            expr_regs(value, &mut regs);
-            None
-        }
-        Stmt::If { cond, then, otherwise, .. } => {
-            expr_regs(cond, &mut regs);
-            stack.extend(then.iter().chain(otherwise));
-            None
-        }
-        Stmt::Fence { .. } | Stmt::Barrier { .. } => None,
-    };
-    (regs, target)
-}
-
-fn expr_regs(e: &Expr, out: &mut Vec<Option<RegId>>) {
-    match e {
-        Expr::Const(_) => {}
-        Expr::Reg(r) => out.push(Some(*r)),
-        Expr::Not(a) => expr_regs(a, out),
-        Expr::Bin(_, a, b) => {
-            expr_regs(a, out);
-            expr_regs(b, out);
-        }
-    }
-}
-
-fn reg(l: &Litmus, thread: usize, name: &str) -> RegId {
-    let i = l.threads[thread].regs.iter().position(|r| r == name).unwrap_or_else(|| panic!("P{thread} has no register {name}"));
-    RegId(i as u16)
-}
-
 fn cmp(l: &Litmus, thread: usize, name: &str, value: i64) -> Prop {
     Prop::Cmp(Term::Reg { thread: thread as u16, reg: reg(l, thread, name) }, CmpOp::Eq, Term::Const(value))
 }
 
 fn and(a: Prop, b: Prop) -> Prop {
     Prop::And(Box::new(a), Box::new(b))
-}
-
-fn loc(l: &Litmus, name: &str) -> litmus::Target {
-    litmus::Target::word(l.location(name).unwrap_or_else(|| panic!("no location {name}")))
 }
 
 /// herd/ISA2: plain accesses through `volatile int*`, three work-groups of one device.
@@ -284,21 +177,6 @@ fn local_memory_and_reads_in_conditions() {
     assert!(otherwise.is_empty() && matches!(then[..], [Stmt::Load { access: Access::Atomic { order: Order::SeqCst, scope: Scope::Agent }, .. }]));
 }
 
-/// A tiny deterministic generator (xorshift64*), so the mutation test needs no crate.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 const TOKENS: [&str; 30] = [
     "(",
     ")",
@@ -342,7 +220,7 @@ fn word_at(text: &[u8], at: usize) -> std::ops::Range<usize> {
 
 /// One random edit: delete, duplicate or replace bytes or words, insert a token, swap two
 /// bytes, or truncate.
-fn mutate(text: &mut Vec<u8>, rng: &mut Rng) {
+fn mutate(text: &mut Vec<u8>, rng: &mut common::XorShift) {
     let at = rng.below(text.len() + 1);
     let len = 1 + rng.below(12);
     let end = (at + len).min(text.len());
@@ -384,7 +262,7 @@ fn mutated_files_never_crash_and_errors_are_one_line() {
     let Some((_, files)) = corpus_files() else { return };
     let sources: Vec<(PathBuf, Vec<u8>)> = files.iter().filter_map(|f| Some((f.clone(), std::fs::read(f).ok()?))).collect();
     assert!(!sources.is_empty());
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = common::XorShift(0x9e37_79b9_7f4a_7c15);
     let (mut parsed, mut refused) = (0, 0);
     let mut examples = Vec::new();
     // OPENCL_MUTATIONS=<n> runs a longer campaign by hand.
@@ -401,17 +279,16 @@ fn mutated_files_never_crash_and_errors_are_one_line() {
         match result {
             Ok(l) => {
                 parsed += 1;
-                if let Err(why) = ids_in_range(&l) {
+                if let Err(why) = common::ids_in_range(&l) {
                     panic!("round {round}: {why} in a mutation of {}:\n{source}", file.display());
                 }
             }
             Err(e) => {
                 refused += 1;
+                if let Err(why) = common::one_line_error(&e, file, &source) {
+                    panic!("round {round}: {why}");
+                }
                 let shown = e.to_string();
-                let prefix = format!("{}:{}:{}: ", file.display(), e.span.line, e.span.column);
-                assert!(shown.starts_with(&prefix) && !shown.contains('\n') && shown.len() > prefix.len(), "round {round}: bad error {shown:?}");
-                let lines = source.split('\n').count() as u32;
-                assert!(e.span.line >= 1 && e.span.line <= lines && e.span.column >= 1, "round {round}: {shown} is outside the text");
                 if examples.len() < 12 && round % 97 == 0 {
                     examples.push(shown.rsplit('/').next().unwrap_or_default().to_string());
                 }

@@ -4,15 +4,12 @@
 //! `opencl.cat` rows under `--model opencl`, and the PTX, Vulkan and tutorial rows under
 //! `--model hip` after the parsers map cta→workgroup, gpu→agent, sys→system.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use hipscope_grade::litmus;
 use hipscope_grade::model::{check, Model};
 
-fn shared() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/litmus");
-    dir.join("VERDICTS.tsv").is_file().then_some(dir)
-}
+mod common;
 
 /// Rows whose verdict under HIP's model legitimately differs from the row's own model,
 /// with the reason.
@@ -39,10 +36,8 @@ fn model_of(tool: &str) -> Model {
 
 #[test]
 fn every_verdicts_row_is_reproduced() {
-    let Some(dir) = shared() else {
-        println!("SKIPPED: ../shared/litmus/VERDICTS.tsv not found next to the repository");
-        return;
-    };
+    let why = "../shared/litmus/VERDICTS.tsv not found next to the repository";
+    let Some(dir) = common::shared_or_skip("VERDICTS.tsv", Path::is_file, why) else { return };
     let table = std::fs::read_to_string(dir.join("VERDICTS.tsv")).expect("VERDICTS.tsv is readable");
     let (mut agree, mut rows, mut wrong) = (0, 0, Vec::new());
     for line in table.lines().skip(1).filter(|l| !l.trim().is_empty()) {

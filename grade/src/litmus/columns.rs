@@ -4,10 +4,12 @@
 //! the tables of locations and registers the condition parser resolves names against, forward
 //! branches turned into structured `if`s, and scope trees turned into placements.
 //!
-//! The dialect modules ([`super::lisa`], [`super::ptx`], [`super::vulkan`]) only parse their
-//! thread annotations, their instructions and their trailing lines.
+//! [`parse_columns`] runs these steps for every dialect, and the operand readers the
+//! dialects share (registers `r0`, locations, values, jumps) are here too. The dialect
+//! modules ([`super::lisa`], [`super::ptx`], [`super::vulkan`]) only parse their thread
+//! annotations, their instructions and their trailing lines.
 
-use super::condition::{Final, Names};
+use super::condition::{parse_final, Final, Names};
 use super::error::{ParseResult, SyntaxError};
 use super::program::*;
 use super::text::Cursor;
@@ -55,6 +57,40 @@ pub struct Skeleton<'a> {
     pub rows: Vec<Vec<Cell<'a>>>,
     /// The text after the table (scope tree, regions, condition).
     pub rest: Cursor<'a>,
+}
+
+/// Where a dialect writes which agent, work-group and wavefront each thread runs in.
+pub enum Placing {
+    /// After each head's thread name (Dartagnan's `P0@cta 0,gpu 0`): thread `t`'s keys.
+    Heads(fn(usize, &mut Cursor<'_>) -> ParseResult<[Key; 3]>),
+    /// Between the table and the condition (herd's `scopes:`, `scopeTree`); heads are bare `P0`.
+    Trailer(fn(&mut Cursor<'_>, &mut Builder) -> ParseResult<Vec<[Key; 3]>>),
+}
+
+/// Parses a column-layout test. Only where placements are written and how one instruction
+/// reads (`None` for one that records nothing) differ between the dialects; the order of
+/// the steps fixes which error a broken file reports first.
+pub fn parse_columns<F>(src: &str, dialect: Dialect, placing: Placing, mut instruction: F) -> ParseResult<Litmus>
+where
+    F: FnMut(&mut Cursor<'_>, &mut Builder, usize) -> ParseResult<Option<Item>>,
+{
+    let skeleton = split(src)?;
+    let (mut builder, rests) = Builder::new(&skeleton.heads)?;
+    let mut keys = Vec::new();
+    for (t, mut rest) in rests.into_iter().enumerate() {
+        match placing {
+            Placing::Heads(head) => keys.push(head(t, &mut rest)?),
+            Placing::Trailer(_) => expect_cell_end(&mut rest)?,
+        }
+    }
+    builder.apply_init(&skeleton.init)?;
+    let bodies = bodies(&skeleton, &mut builder, |b, t, cell| cell_items(cell, |cur| instruction(cur, b, t)))?;
+    let mut cur = skeleton.rest.clone();
+    if let Placing::Trailer(trailer) = placing {
+        keys = trailer(&mut cur, &mut builder)?;
+    }
+    let fin = parse_final(&mut cur, &mut builder)?;
+    Ok(builder.finish(skeleton.name, dialect, bodies, placements(&keys), fin))
 }
 
 /// Splits `src` into header, initial state, table and the rest.
@@ -888,6 +924,108 @@ pub fn expect_cell_end(cur: &mut Cursor<'_>) -> ParseResult<()> {
 /// Is `name` a Dartagnan/herd-LISA register (`r` followed by digits)?
 pub fn is_register(name: &str) -> bool {
     name.strip_prefix('r').is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Words of a dotted mnemonic, each with where it starts.
+pub type Words<'a> = Vec<(&'a str, Span)>;
+
+/// The dotted mnemonic an instruction starts with, as its first word and the words after
+/// it (`ld.acquire.gpu` → `ld`, `[acquire, gpu]`), and where the instruction starts;
+/// `what` names the instruction the error expects (`a PTX instruction`).
+pub fn mnemonic<'a>(cur: &mut Cursor<'a>, what: &str) -> ParseResult<(Span, &'a str, Words<'a>)> {
+    cur.skip_blank();
+    let span = cur.span();
+    let mut parts = dotted(cur);
+    if parts.is_empty() {
+        return Err(cur.error(format!("expected {what}, found {}", cur.describe_next())));
+    }
+    let (op, _) = parts.remove(0);
+    Ok((span, op, parts))
+}
+
+/// A jump to the label that comes next (`goto L`, `bra L`, the end of `beq r, 1, L`),
+/// taken when `cond` is non-zero (`None`: always).
+pub fn jump_to(cur: &mut Cursor<'_>, cond: Option<Expr>, span: Span) -> ParseResult<Item> {
+    let label = cur.expect_ident("a label")?.to_string();
+    Ok(Item::Jump { cond, label, span })
+}
+
+/// Reads one operand of a dialect's instruction in thread `t`.
+pub type Operand<T> = fn(&mut Cursor<'_>, &mut Builder, usize) -> ParseResult<T>;
+
+/// `op d, a, c`: `d = a <bin> c`, the three-operand arithmetic and comparisons of the PTX
+/// and Vulkan dialects; `dest` and `source` read the dialect's registers and values.
+pub fn three_operand(
+    cur: &mut Cursor<'_>,
+    b: &mut Builder,
+    t: usize,
+    bin: BinOp,
+    span: Span,
+    dest: Operand<RegId>,
+    source: Operand<Expr>,
+) -> ParseResult<Stmt> {
+    let reg = dest(cur, b, t)?;
+    cur.expect(",")?;
+    let left = source(cur, b, t)?;
+    cur.expect(",")?;
+    let right = source(cur, b, t)?;
+    Ok(Stmt::Assign { reg, value: Expr::Bin(bin, Box::new(left), Box::new(right)), span })
+}
+
+/// A register `r<digits>` (LISA, Dartagnan PTX and Vulkan).
+pub fn register(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<RegId> {
+    cur.skip_blank();
+    let span = cur.span();
+    match cur.ident() {
+        Some(name) if is_register(name) => b.reg(t, name, span),
+        _ => Err(SyntaxError::new(span, format!("expected a register (`r0`), found {}", cur.describe_next()))),
+    }
+}
+
+/// A location name (not a register).
+pub fn location(cur: &mut Cursor<'_>, b: &mut Builder) -> ParseResult<Target> {
+    cur.skip_blank();
+    let span = cur.span();
+    match cur.ident() {
+        Some(name) if !is_register(name) => Ok(Target::word(b.location(name, span)?)),
+        _ => Err(SyntaxError::new(span, format!("expected a location, found {}", cur.describe_next()))),
+    }
+}
+
+/// An integer or a register `r<digits>`; `expected` is what the error says was wanted.
+pub fn int_or_register(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, expected: &str) -> ParseResult<Expr> {
+    cur.skip_blank();
+    let span = cur.span();
+    if let Some(v) = cur.integer() {
+        return Ok(Expr::Const(v?));
+    }
+    match cur.ident() {
+        Some(name) if is_register(name) => b.value_reg(t, name, span),
+        _ => Err(SyntaxError::new(span, format!("expected {expected}, found {}", cur.describe_next()))),
+    }
+}
+
+/// An integer or a register (Dartagnan PTX and Vulkan).
+pub fn value(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<Expr> {
+    int_or_register(cur, b, t, "a register or an integer")
+}
+
+/// Dartagnan's `ld` operands `r, x`, or `r, 5` (the register set to a constant).
+pub fn load_operands(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, access: Access, span: Span) -> ParseResult<Stmt> {
+    let reg = register(cur, b, t)?;
+    cur.expect(",")?;
+    if let Some(v) = cur.integer() {
+        return Ok(Stmt::Assign { reg, value: Expr::Const(v?), span });
+    }
+    Ok(Stmt::Load { reg, target: location(cur, b)?, access, span })
+}
+
+/// Dartagnan's `st` operands `x, v`.
+pub fn store_operands(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, access: Access, span: Span) -> ParseResult<Stmt> {
+    let target = location(cur, b)?;
+    cur.expect(",")?;
+    let value = value(cur, b, t)?;
+    Ok(Stmt::Store { target, value, access, span })
 }
 
 #[cfg(test)]

@@ -18,24 +18,13 @@
 //! `f[gpu]`, `f[system]` (tutorial bell `jaguar.bell`, `instructions F[scopes]`) have no
 //! order and are full (seq_cst) fences. A fence must name its scope.
 
-use super::columns::{self, expect_cell_end, is_register, Builder, Cell, Item, Key};
-use super::condition::parse_final;
+use super::columns::{self, is_register, register, Builder, Item, Key, Placing};
 use super::error::{ParseResult, SyntaxError};
 use super::program::*;
 use super::text::Cursor;
 
 pub fn parse(src: &str) -> ParseResult<Litmus> {
-    let skeleton = columns::split(src)?;
-    let (mut builder, rests) = Builder::new(&skeleton.heads)?;
-    for mut rest in rests {
-        expect_cell_end(&mut rest)?;
-    }
-    builder.apply_init(&skeleton.init)?;
-    let bodies = columns::bodies(&skeleton, &mut builder, cell)?;
-    let mut cur = skeleton.rest.clone();
-    let keys = trailer(&mut cur, &mut builder)?;
-    let fin = parse_final(&mut cur, &mut builder)?;
-    Ok(builder.finish(skeleton.name, Dialect::Lisa, bodies, columns::placements(&keys), fin))
+    columns::parse_columns(src, Dialect::Lisa, Placing::Trailer(trailer), |cur, b, t| instruction(cur, b, t).map(Some))
 }
 
 /// `scopes: …` and `regions: …`, in either order. Without `scopes:` every thread is in one
@@ -63,10 +52,6 @@ fn trailer(cur: &mut Cursor<'_>, builder: &mut Builder) -> ParseResult<Vec<[Key;
             return Ok(keys.unwrap_or_else(|| columns::default_keys(threads)));
         }
     }
-}
-
-fn cell(builder: &mut Builder, thread: usize, cell: Cell<'_>) -> ParseResult<Vec<Item>> {
-    columns::cell_items(cell, |cur| instruction(cur, builder, thread).map(Some))
 }
 
 fn instruction(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<Item> {
@@ -286,15 +271,6 @@ fn branch(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, span: Span) -> ParseR
     Ok(Item::Jump { cond: Some(cond), label: label.to_string(), span })
 }
 
-fn register(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<RegId> {
-    cur.skip_blank();
-    let span = cur.span();
-    match cur.ident() {
-        Some(name) if is_register(name) => b.reg(t, name, span),
-        _ => Err(SyntaxError::new(span, format!("expected a register (`r0`), found {}", cur.describe_next()))),
-    }
-}
-
 /// A location, or a register holding one (`0:r2=x` in the initial state).
 fn address(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<Target> {
     cur.skip_blank();
@@ -312,15 +288,7 @@ fn address(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<Targe
 }
 
 fn store_value(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<Expr> {
-    cur.skip_blank();
-    let span = cur.span();
-    if let Some(v) = cur.integer() {
-        return Ok(Expr::Const(v?));
-    }
-    match cur.ident() {
-        Some(name) if is_register(name) => b.value_reg(t, name, span),
-        _ => Err(SyntaxError::new(span, format!("expected a register or an integer to store, found {}", cur.describe_next()))),
-    }
+    columns::int_or_register(cur, b, t, "a register or an integer to store")
 }
 
 /// A value (`r0`, `1`) or `(add|xor|and|eq|neq a b)`.

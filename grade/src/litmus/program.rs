@@ -146,6 +146,15 @@ impl Order {
     pub fn releases(self) -> bool {
         matches!(self, Order::Release | Order::AcqRel | Order::SeqCst)
     }
+    /// The order of a failed compare-and-swap whose success order is `self`: it only
+    /// loads, so release parts drop (C++ `compare_exchange` with one order).
+    pub fn cas_failure(self) -> Order {
+        match self {
+            Order::Release => Order::Relaxed,
+            Order::AcqRel => Order::Acquire,
+            other => other,
+        }
+    }
 }
 
 /// How a load, store or read-modify-write accesses memory.
@@ -192,6 +201,20 @@ pub enum BinOp {
 }
 
 /// A register expression, evaluated in one thread.
+/// C's binary operators that [`BinOp`] has, by precedence, loosest first: the HIP and
+/// OpenCL dialects both parse C expressions with it.
+pub const C_BINARY_LEVELS: [&[(&str, BinOp)]; 9] = [
+    &[("||", BinOp::LogicalOr)],
+    &[("&&", BinOp::LogicalAnd)],
+    &[("|", BinOp::Or)],
+    &[("^", BinOp::Xor)],
+    &[("&", BinOp::And)],
+    &[("==", BinOp::Eq), ("!=", BinOp::Ne)],
+    &[("<=", BinOp::Le), (">=", BinOp::Ge), ("<", BinOp::Lt), (">", BinOp::Gt)],
+    &[("+", BinOp::Add), ("-", BinOp::Sub)],
+    &[("*", BinOp::Mul)],
+];
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expr {
     Const(Value),

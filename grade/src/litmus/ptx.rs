@@ -12,8 +12,7 @@
 //! (the ISA defines `membar` as a synonym of `fence.sc`). `bar.cta.sync N` is a work-group
 //! barrier. herd's `atom` has no order and is relaxed at gpu scope.
 
-use super::columns::{self, expect_cell_end, is_register, Builder, Cell, Item, Key};
-use super::condition::parse_final;
+use super::columns::{self, location, register, value, Builder, Item, Key, Placing};
 use super::error::{ParseResult, SyntaxError};
 use super::program::*;
 use super::text::{first_word, Cursor};
@@ -27,34 +26,19 @@ pub fn parse(src: &str) -> ParseResult<Litmus> {
 }
 
 fn parse_dartagnan(src: &str) -> ParseResult<Litmus> {
-    let skeleton = columns::split(src)?;
-    let (mut builder, rests) = Builder::new(&skeleton.heads)?;
-    let mut keys = Vec::new();
-    for (t, mut rest) in rests.into_iter().enumerate() {
-        let ids = columns::at_ids(&mut rest, &["cta", "gpu"])?;
-        let (cta, gpu) = (ids.first().copied().unwrap_or(0), ids.get(1).copied().unwrap_or(0));
-        // Dartagnan's PTX threads name no warp: each runs in a wavefront of its own.
-        keys.push([Key::Ids(vec![gpu]), Key::Ids(vec![gpu, cta]), Key::Own(t)]);
-    }
-    builder.apply_init(&skeleton.init)?;
-    let bodies = columns::bodies(&skeleton, &mut builder, dartagnan_cell)?;
-    let mut cur = skeleton.rest.clone();
-    let fin = parse_final(&mut cur, &mut builder)?;
-    Ok(builder.finish(skeleton.name, Dialect::Ptx, bodies, columns::placements(&keys), fin))
+    columns::parse_columns(src, Dialect::Ptx, Placing::Heads(dartagnan_head), |cur, b, t| dartagnan_instruction(cur, b, t).map(Some))
 }
 
-fn dartagnan_cell(b: &mut Builder, t: usize, cell: Cell<'_>) -> ParseResult<Vec<Item>> {
-    columns::cell_items(cell, |cur| dartagnan_instruction(cur, b, t).map(Some))
+/// `@cta 0,gpu 0`; Dartagnan's PTX threads name no warp: each runs in a wavefront of its own.
+fn dartagnan_head(t: usize, rest: &mut Cursor<'_>) -> ParseResult<[Key; 3]> {
+    let ids = columns::at_ids(rest, &["cta", "gpu"])?;
+    let (cta, gpu) = (ids.first().copied().unwrap_or(0), ids.get(1).copied().unwrap_or(0));
+    Ok([Key::Ids(vec![gpu]), Key::Ids(vec![gpu, cta]), Key::Own(t)])
 }
 
 fn dartagnan_instruction(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<Item> {
-    cur.skip_blank();
-    let span = cur.span();
-    let parts = columns::dotted(cur);
-    let Some(&(op, _)) = parts.first() else {
-        return Err(cur.error(format!("expected a PTX instruction, found {}", cur.describe_next())));
-    };
-    let suffix = parts.get(1..).unwrap_or(&[]);
+    let (span, op, words) = columns::mnemonic(cur, "a PTX instruction")?;
+    let suffix = words.as_slice();
     let stmt = match op {
         "ld" => load(cur, b, t, suffix, span)?,
         "st" => store(cur, b, t, suffix, span)?,
@@ -64,7 +48,7 @@ fn dartagnan_instruction(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> Par
         "add" | "sub" | "mul" | "div" => local(cur, b, t, op, span)?,
         "goto" => {
             no_suffix(suffix)?;
-            return Ok(Item::Jump { cond: None, label: cur.expect_ident("a label")?.to_string(), span });
+            return columns::jump_to(cur, None, span);
         }
         "beq" | "bne" | "blt" | "bgt" | "ble" | "bge" => return cond_jump(cur, b, t, op, span),
         "tld" | "suld" | "cold" | "sust" | "suatom" | "sured" => {
@@ -128,21 +112,12 @@ fn access(suffix: &[(&str, Span)], span: Span, allowed: &[Order], what: &str) ->
 /// `ld.mo[.scope] r, x`, or Dartagnan's `ld.mo r, 5` (a register set to a constant).
 fn load(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, suffix: &[(&str, Span)], span: Span) -> ParseResult<Stmt> {
     let access = access(suffix, span, &[Order::Relaxed, Order::Acquire], "load")?;
-    let reg = register(cur, b, t)?;
-    cur.expect(",")?;
-    if let Some(v) = cur.integer() {
-        return Ok(Stmt::Assign { reg, value: Expr::Const(v?), span });
-    }
-    let target = location(cur, b)?;
-    Ok(Stmt::Load { reg, target, access, span })
+    columns::load_operands(cur, b, t, access, span)
 }
 
 fn store(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, suffix: &[(&str, Span)], span: Span) -> ParseResult<Stmt> {
     let access = access(suffix, span, &[Order::Relaxed, Order::Release], "store")?;
-    let target = location(cur, b)?;
-    cur.expect(",")?;
-    let value = value(cur, b, t)?;
-    Ok(Stmt::Store { target, value, access, span })
+    columns::store_operands(cur, b, t, access, span)
 }
 
 fn fence(suffix: &[(&str, Span)], span: Span) -> ParseResult<Stmt> {
@@ -185,20 +160,11 @@ fn rmw(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, returns: bool, suffix: &
     if op_word == "cas" && returns {
         cur.expect(",")?;
         let desired = value(cur, b, t)?;
-        let failure = Access::Atomic { order: failure_order(order), scope: scope.unwrap_or(Scope::Agent) };
+        let failure = Access::Atomic { order: order.cas_failure(), scope: scope.unwrap_or(Scope::Agent) };
         return Ok(Stmt::Cas { old, ok: None, target, expected: operand, desired, success: access, failure, span });
     }
     let op = rmw_op(op_word).ok_or_else(|| SyntaxError::new(op_span, format!("unsupported read-modify-write operation `.{op_word}`")))?;
     Ok(Stmt::Rmw { old, target, op, operand, access, span })
-}
-
-/// A failed compare-and-swap only loads: release parts drop (C++ `compare_exchange` rule).
-pub fn failure_order(order: Order) -> Order {
-    match order {
-        Order::Release => Order::Relaxed,
-        Order::AcqRel => Order::Acquire,
-        other => other,
-    }
 }
 
 fn rmw_op(word: &str) -> Option<RmwOp> {
@@ -233,12 +199,7 @@ fn local(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, op: &str, span: Span) 
         "mul" => BinOp::Mul,
         _ => return Err(SyntaxError::new(span, "`div` is not supported (register expressions have no division)")),
     };
-    let reg = register(cur, b, t)?;
-    cur.expect(",")?;
-    let left = value(cur, b, t)?;
-    cur.expect(",")?;
-    let right = value(cur, b, t)?;
-    Ok(Stmt::Assign { reg, value: Expr::Bin(bin, Box::new(left), Box::new(right)), span })
+    columns::three_operand(cur, b, t, bin, span, register, value)
 }
 
 /// `beq r1, 1, LC00`: jump when the comparison holds.
@@ -255,41 +216,7 @@ pub fn cond_jump(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, op: &str, span
     cur.expect(",")?;
     let right = value(cur, b, t)?;
     cur.expect(",")?;
-    let label = cur.expect_ident("a label")?.to_string();
-    Ok(Item::Jump { cond: Some(Expr::Bin(cmp, Box::new(left), Box::new(right))), label, span })
-}
-
-/// A Dartagnan register `r<digits>`.
-pub fn register(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<RegId> {
-    cur.skip_blank();
-    let span = cur.span();
-    match cur.ident() {
-        Some(name) if is_register(name) => b.reg(t, name, span),
-        _ => Err(SyntaxError::new(span, format!("expected a register (`r0`), found {}", cur.describe_next()))),
-    }
-}
-
-/// A location name (not a register).
-pub fn location(cur: &mut Cursor<'_>, b: &mut Builder) -> ParseResult<Target> {
-    cur.skip_blank();
-    let span = cur.span();
-    match cur.ident() {
-        Some(name) if !is_register(name) => Ok(Target::word(b.location(name, span)?)),
-        _ => Err(SyntaxError::new(span, format!("expected a location, found {}", cur.describe_next()))),
-    }
-}
-
-/// An integer or a register.
-pub fn value(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<Expr> {
-    cur.skip_blank();
-    let span = cur.span();
-    if let Some(v) = cur.integer() {
-        return Ok(Expr::Const(v?));
-    }
-    match cur.ident() {
-        Some(name) if is_register(name) => b.value_reg(t, name, span),
-        _ => Err(SyntaxError::new(span, format!("expected a register or an integer, found {}", cur.describe_next()))),
-    }
+    columns::jump_to(cur, Some(Expr::Bin(cmp, Box::new(left), Box::new(right))), span)
 }
 
 /// herd's 2015 GPU_PTX format.
@@ -297,17 +224,7 @@ mod herd {
     use super::*;
 
     pub fn parse(src: &str) -> ParseResult<Litmus> {
-        let skeleton = columns::split(src)?;
-        let (mut builder, rests) = Builder::new(&skeleton.heads)?;
-        for mut rest in rests {
-            expect_cell_end(&mut rest)?;
-        }
-        builder.apply_init(&skeleton.init)?;
-        let bodies = columns::bodies(&skeleton, &mut builder, cell)?;
-        let mut cur = skeleton.rest.clone();
-        let keys = trailer(&mut cur, &mut builder)?;
-        let fin = parse_final(&mut cur, &mut builder)?;
-        Ok(builder.finish(skeleton.name, Dialect::Ptx, bodies, columns::placements(&keys), fin))
+        columns::parse_columns(src, Dialect::Ptx, Placing::Trailer(trailer), |cur, b, t| guarded(cur, b, t).map(Some))
     }
 
     /// `scopeTree (device …)` then an optional memory map `x:global, y:shared`. herd's
@@ -327,10 +244,6 @@ mod herd {
             columns::memory_map(cur, builder)?;
         }
         Ok(keys)
-    }
-
-    fn cell(b: &mut Builder, t: usize, cell: Cell<'_>) -> ParseResult<Vec<Item>> {
-        columns::cell_items(cell, |cur| guarded(cur, b, t).map(Some))
     }
 
     /// `@p instr` / `@!p instr` run `instr` only when `p` is non-zero / zero.
@@ -354,13 +267,8 @@ mod herd {
     }
 
     fn instruction(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<Item> {
-        cur.skip_blank();
-        let span = cur.span();
-        let parts = columns::dotted(cur);
-        let Some(&(op, _)) = parts.first() else {
-            return Err(cur.error(format!("expected a PTX instruction, found {}", cur.describe_next())));
-        };
-        let suffix = parts.get(1..).unwrap_or(&[]);
+        let (span, op, words) = columns::mnemonic(cur, "a PTX instruction")?;
+        let suffix = words.as_slice();
         let stmt = match op {
             "ld" => load(cur, b, t, suffix, span)?,
             "st" => store(cur, b, t, suffix, span)?,
@@ -369,7 +277,7 @@ mod herd {
             "add" | "and" => arith(cur, b, t, op, span)?,
             "setp" => setp(cur, b, t, suffix, span)?,
             "atom" => atom(cur, b, t, suffix, span)?,
-            "bra" => return Ok(Item::Jump { cond: None, label: cur.expect_ident("a label")?.to_string(), span }),
+            "bra" => return columns::jump_to(cur, None, span),
             _ => return Err(SyntaxError::new(span, format!("unknown GPU_PTX instruction `{op}`"))),
         };
         Ok(Item::Stmt(stmt))
@@ -469,12 +377,7 @@ mod herd {
 
     fn arith(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, op: &str, span: Span) -> ParseResult<Stmt> {
         let bin = if op == "add" { BinOp::Add } else { BinOp::And };
-        let reg = reg(cur, b, t)?;
-        cur.expect(",")?;
-        let left = operand(cur, b, t)?;
-        cur.expect(",")?;
-        let right = operand(cur, b, t)?;
-        Ok(Stmt::Assign { reg, value: Expr::Bin(bin, Box::new(left), Box::new(right)), span })
+        columns::three_operand(cur, b, t, bin, span, reg, operand)
     }
 
     /// `setp.eq.s32 p, r1, 1`.
@@ -486,12 +389,7 @@ mod herd {
             Some(("gt", _)) => BinOp::Gt,
             _ => return Err(SyntaxError::new(span, "expected `setp.eq`, `.ne`, `.lt` or `.gt`")),
         };
-        let reg = reg(cur, b, t)?;
-        cur.expect(",")?;
-        let left = operand(cur, b, t)?;
-        cur.expect(",")?;
-        let right = operand(cur, b, t)?;
-        Ok(Stmt::Assign { reg, value: Expr::Bin(cmp, Box::new(left), Box::new(right)), span })
+        columns::three_operand(cur, b, t, cmp, span, reg, operand)
     }
 
     /// `atom[.space].add.s32 r1, [r2], 1`, `.exch`, `.cas` (two operands).

@@ -13,41 +13,26 @@
 //! notion of them. A `cbar` is a work-group barrier; it orders memory only when it names
 //! semantics (`cbar.acq_rel.wg.semsc0 0`), otherwise it only synchronizes execution.
 
-use super::columns::{self, Builder, Cell, Item, Key};
-use super::condition::parse_final;
+use super::columns::{self, location, register, value, Builder, Item, Key, Placing};
 use super::error::{ParseResult, SyntaxError};
 use super::program::*;
-use super::ptx::{cond_jump, location, register, value};
+use super::ptx::cond_jump;
 use super::text::Cursor;
 
 pub fn parse(src: &str) -> ParseResult<Litmus> {
-    let skeleton = columns::split(src)?;
-    let (mut builder, rests) = Builder::new(&skeleton.heads)?;
-    let mut keys = Vec::new();
-    for mut rest in rests {
-        let ids = columns::at_ids(&mut rest, &["sg", "wg", "qf"])?;
-        let id = |i: usize| ids.get(i).copied().unwrap_or(0);
-        keys.push([Key::Ids(vec![id(2)]), Key::Ids(vec![id(2), id(1)]), Key::Ids(vec![id(2), id(1), id(0)])]);
-    }
-    builder.apply_init(&skeleton.init)?;
-    let bodies = columns::bodies(&skeleton, &mut builder, cell)?;
-    let mut cur = skeleton.rest.clone();
-    let fin = parse_final(&mut cur, &mut builder)?;
-    Ok(builder.finish(skeleton.name, Dialect::Vulkan, bodies, columns::placements(&keys), fin))
+    columns::parse_columns(src, Dialect::Vulkan, Placing::Heads(head), instruction)
 }
 
-fn cell(b: &mut Builder, t: usize, cell: Cell<'_>) -> ParseResult<Vec<Item>> {
-    columns::cell_items(cell, |cur| instruction(cur, b, t))
+/// `@sg 0, wg 0, qf 0`: subgroup ids are within a work-group, work-group ids within a queue family.
+fn head(_: usize, rest: &mut Cursor<'_>) -> ParseResult<[Key; 3]> {
+    let ids = columns::at_ids(rest, &["sg", "wg", "qf"])?;
+    let id = |i: usize| ids.get(i).copied().unwrap_or(0);
+    Ok([Key::Ids(vec![id(2)]), Key::Ids(vec![id(2), id(1)]), Key::Ids(vec![id(2), id(1), id(0)])])
 }
 
 fn instruction(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<Option<Item>> {
-    cur.skip_blank();
-    let span = cur.span();
-    let parts = columns::dotted(cur);
-    let Some(&(op, _)) = parts.first() else {
-        return Err(cur.error(format!("expected a Vulkan instruction, found {}", cur.describe_next())));
-    };
-    let m = modifiers(parts.get(1..).unwrap_or(&[]), op)?;
+    let (span, op, suffix) = columns::mnemonic(cur, "a Vulkan instruction")?;
+    let m = modifiers(&suffix, op)?;
     let stmt = match op {
         "ld" => load(cur, b, t, &m, span)?,
         "st" => store(cur, b, t, &m, span)?,
@@ -55,7 +40,7 @@ fn instruction(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<O
         "membar" => membar(&m, span)?,
         "cbar" => cbar(cur, &m, span)?,
         "add" | "sub" | "mul" | "and" | "or" | "xor" => local(cur, b, t, op, span)?,
-        "goto" => return Ok(Some(Item::Jump { cond: None, label: cur.expect_ident("a label")?.to_string(), span })),
+        "goto" => return columns::jump_to(cur, None, span).map(Some),
         "beq" | "bne" | "blt" | "bgt" | "ble" | "bge" => return Ok(Some(cond_jump(cur, b, t, op, span)?)),
         "avdevice" | "visdevice" => return Ok(None),
         "div" => return Err(SyntaxError::new(span, "`div` is not supported (register expressions have no division)")),
@@ -144,19 +129,12 @@ fn order_word(order: Order) -> &'static str {
 
 fn load(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, m: &Modifiers, span: Span) -> ParseResult<Stmt> {
     let access = access(m, span, Some(Order::Release), "load")?;
-    let reg = register(cur, b, t)?;
-    cur.expect(",")?;
-    if let Some(v) = cur.integer() {
-        return Ok(Stmt::Assign { reg, value: Expr::Const(v?), span });
-    }
-    Ok(Stmt::Load { reg, target: location(cur, b)?, access, span })
+    columns::load_operands(cur, b, t, access, span)
 }
 
 fn store(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, m: &Modifiers, span: Span) -> ParseResult<Stmt> {
     let access = access(m, span, Some(Order::Acquire), "store")?;
-    let target = location(cur, b)?;
-    cur.expect(",")?;
-    Ok(Stmt::Store { target, value: value(cur, b, t)?, access, span })
+    columns::store_operands(cur, b, t, access, span)
 }
 
 /// `rmw.atom….add r0, x, 1`; without an operation it is an exchange.
@@ -207,12 +185,7 @@ fn local(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, op: &str, span: Span) 
         "or" => BinOp::Or,
         _ => BinOp::Xor,
     };
-    let reg = register(cur, b, t)?;
-    cur.expect(",")?;
-    let left = value(cur, b, t)?;
-    cur.expect(",")?;
-    let right = value(cur, b, t)?;
-    Ok(Stmt::Assign { reg, value: Expr::Bin(bin, Box::new(left), Box::new(right)), span })
+    columns::three_operand(cur, b, t, bin, span, register, value)
 }
 
 #[cfg(test)]

@@ -346,15 +346,7 @@ fn ref_cas(b: &mut Body<'_, '_>, args: &Args<'_>, target: Target, scope: Scope, 
     args.comma(b)?;
     let desired = expr::expr(b)?;
     let success = if b.cur.eat(",") { order(b, Kind::Rmw)? } else { Order::SeqCst };
-    let failure = if b.cur.eat(",") {
-        order(b, Kind::Load)?
-    } else {
-        match success {
-            Order::AcqRel => Order::Acquire,
-            Order::Release => Order::Relaxed,
-            o => o,
-        }
-    };
+    let failure = if b.cur.eat(",") { order(b, Kind::Load)? } else { success.cas_failure() };
     args.close(b)?;
     Ok(Stmt::Cas { old: Some(e), ok, target, expected: Expr::Reg(e), desired, success: atomic(success, scope), failure: atomic(failure, scope), span })
 }

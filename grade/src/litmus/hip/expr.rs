@@ -4,7 +4,7 @@
 
 use super::stmt::{undeclared, Body, Named};
 use crate::litmus::error::{ParseResult, SyntaxError};
-use crate::litmus::program::{BinOp, Expr};
+use crate::litmus::program::{BinOp, Expr, C_BINARY_LEVELS};
 use crate::litmus::text::Cursor;
 
 /// Operators that start with a shorter one: `eat_op("&")` must not take the first `&`
@@ -31,17 +31,7 @@ pub(super) fn bin(op: BinOp, left: Expr, right: Expr) -> Expr {
 }
 
 /// C precedence, loosest first.
-const LEVELS: [&[(&str, BinOp)]; 9] = [
-    &[("||", BinOp::LogicalOr)],
-    &[("&&", BinOp::LogicalAnd)],
-    &[("|", BinOp::Or)],
-    &[("^", BinOp::Xor)],
-    &[("&", BinOp::And)],
-    &[("==", BinOp::Eq), ("!=", BinOp::Ne)],
-    &[("<=", BinOp::Le), (">=", BinOp::Ge), ("<", BinOp::Lt), (">", BinOp::Gt)],
-    &[("+", BinOp::Add), ("-", BinOp::Sub)],
-    &[("*", BinOp::Mul)],
-];
+const LEVELS: [&[(&str, BinOp)]; 9] = C_BINARY_LEVELS;
 
 /// An expression; operators C has but the program type does not are rejected by name.
 pub(super) fn expr(b: &mut Body<'_, '_>) -> ParseResult<Expr> {

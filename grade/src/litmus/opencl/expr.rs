@@ -5,7 +5,7 @@
 //! those registers. The right side of `&&`/`||` runs only when C would evaluate it.
 
 use super::super::error::{ParseResult, SyntaxError};
-use super::super::program::{Access, BinOp, Expr, Span, Stmt, Target, Value};
+use super::super::program::{Access, BinOp, Expr, Span, Stmt, Target, Value, C_BINARY_LEVELS};
 use super::super::text::Cursor;
 use super::body::ThreadCx;
 use super::builtins;
@@ -61,16 +61,9 @@ fn short_circuit(cx: &mut ThreadCx<'_>, out: &mut Vec<Stmt>, left: Expr, right: 
     Ok(Expr::Reg(t))
 }
 
-/// C's binary operators below `&&`, loosest first.
-const LEVELS: [&[(&str, BinOp)]; 7] = [
-    &[("|", BinOp::Or)],
-    &[("^", BinOp::Xor)],
-    &[("&", BinOp::And)],
-    &[("==", BinOp::Eq), ("!=", BinOp::Ne)],
-    &[("<=", BinOp::Le), (">=", BinOp::Ge), ("<", BinOp::Lt), (">", BinOp::Gt)],
-    &[("+", BinOp::Add), ("-", BinOp::Sub)],
-    &[("*", BinOp::Mul)],
-];
+/// C's binary operators below `&&`, loosest first: `&&` and `||` are parsed apart, since
+/// they read their right side only when it decides the result.
+const LEVELS: &[&[(&str, BinOp)]] = C_BINARY_LEVELS.split_at(2).1;
 
 /// Operators that start like a shorter one but are not it.
 const LONGER: [&str; 9] = ["||", "&&", "<<", ">>", "+=", "-=", "*=", "|=", "&="];
