@@ -72,6 +72,9 @@ pub fn for_each(runs: &Runs, mut visit: impl FnMut(&Execution)) -> Result<(), To
     }
     let mut budget = MAX_CANDIDATES;
     loop {
+        // Combinations of runs whose reads cannot all be satisfied cost budget too, or many
+        // threads with many runs each could loop for ever without one candidate.
+        budget = budget.checked_sub(1).ok_or(TooManyEvents::Candidates)?;
         if let Some(skeleton) = Skeleton::new(runs, &choice)? {
             skeleton.for_each_rf_co(&mut visit, &mut budget)?;
         }
