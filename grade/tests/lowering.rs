@@ -15,7 +15,7 @@
 //! * registers, addresses and offsets are dropped; mnemonics and cache-policy bits are kept;
 //!   waits keep their counters and values, and a run of consecutive waits is one wait.
 
-use hipscope_grade::litmus::program::{Access, Order, RmwOp, Scope, Space};
+use hipscope_grade::litmus::program::{Access, Order, RmwOp, Scope, Space, Spaces};
 use hipscope_grade::lower::{lower, merge_waits, show, Counter, Line, Op, Rmw, Target, Wait, CONFIGS};
 use hipscope_isa::codeobj::{self, CodeObject, Rsrc3};
 use hipscope_isa::decode::{Decoder, Inst};
@@ -161,7 +161,9 @@ fn op_of(kernel: &str) -> Option<Op> {
     match name {
         "plain_load" => return Some(Op::Load { access: Access::Plain, space: Space::Global }),
         "plain_store" => return Some(Op::Store { access: Access::Plain, space: Space::Global }),
-        "barrier" => return Some(Op::Barrier),
+        "barrier" => return Some(Op::Barrier { spaces: Spaces::ALL }),
+        "barrier_global" => return Some(Op::Barrier { spaces: Spaces::GLOBAL }),
+        "barrier_local" => return Some(Op::Barrier { spaces: Spaces::LOCAL }),
         _ => {}
     }
     let (body, sc) = name.rsplit_once("__")?;
@@ -182,7 +184,9 @@ fn op_of(kernel: &str) -> Option<Op> {
         "add_noret" => Op::Rmw { rmw: Rmw::Op(RmwOp::Add), access, space, returns: false },
         "xchg" => Op::Rmw { rmw: Rmw::Op(RmwOp::Exchange), access, space, returns: true },
         "cas" => Op::Rmw { rmw: Rmw::Cas, access, space, returns: true },
-        "fence" => Op::Fence { order: ord, scope },
+        "fence" => Op::Fence { order: ord, scope, spaces: Spaces::ALL },
+        "fence_global" => Op::Fence { order: ord, scope, spaces: Spaces::GLOBAL },
+        "fence_local" => Op::Fence { order: ord, scope, spaces: Spaces::LOCAL },
         _ => return None,
     })
 }
@@ -301,5 +305,6 @@ fn wait_parsing() {
         op_of("mm_add_noret_acq_rel__agent"),
         Some(Op::Rmw { rmw: Rmw::Op(RmwOp::Add), access: Access::Atomic { order: Order::AcqRel, scope: Scope::Agent }, space: Space::Global, returns: false })
     );
-    assert_eq!(op_of("mm_fence_seq_cst__system"), Some(Op::Fence { order: Order::SeqCst, scope: Scope::System }));
+    assert_eq!(op_of("mm_fence_seq_cst__system"), Some(Op::Fence { order: Order::SeqCst, scope: Scope::System, spaces: Spaces::ALL }));
+    assert_eq!(op_of("mm_fence_local_acq_rel__agent"), Some(Op::Fence { order: Order::AcqRel, scope: Scope::Agent, spaces: Spaces::LOCAL }));
 }

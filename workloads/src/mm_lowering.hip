@@ -1,7 +1,7 @@
 // mm_lowering.hip -- one probe kernel per memory operation of a litmus test, so the grader's
 // lowering tables (grade/src/lower) can be checked against what clang-19 emits for every config.
 //
-// Kernels (126): extern "C" mm_<op>(int *p, int *q, int *out), all per lane (t = threadIdx.x):
+// Kernels (160): extern "C" mm_<op>(int *p, int *q, int *out), all per lane (t = threadIdx.x):
 //   mm_load_<order>__<scope>      r = atomic load p[t]                 order: relaxed acquire seq_cst
 //   mm_store_<order>__<scope>     atomic store p[t] = 2                order: relaxed release seq_cst
 //   mm_add_<order>__<scope>       r = atomic fetch_add(p[t], 2)        order: relaxed acquire release
@@ -12,10 +12,13 @@
 //                                 acq_rel (acq_rel/acquire), seq_cst (seq_cst/seq_cst)
 //   mm_fence_<order>__<scope>     __builtin_amdgcn_fence(order, scope)  order: acquire release
 //                                                                              acq_rel seq_cst
+//   mm_fence_<space>_<order>__<scope>  __builtin_amdgcn_fence(order, scope, "<space>"), a fence
+//                                 on one address space; space: global | local
 //   <scope>: wavefront | workgroup | agent | system (__HIP_MEMORY_SCOPE_*; fence scope strings
 //            "wavefront" / "workgroup" / "agent" / "")
 //   mm_plain_load, mm_plain_store  r = p[t]; p[t] = 2 (non-atomic)
 //   mm_barrier                     __syncthreads() (hip_mini.h sync_threads)
+//   mm_barrier_global, mm_barrier_local  the same with fences on one address space
 //   mm_lds_load_<order>__workgroup, mm_lds_store_<order>__workgroup: the same atomic load and
 //                                  store on a __shared__ int (lds[t ^ 2]), work-group scope;
 //   mm_lds_add_{relaxed,acq_rel,seq_cst}__workgroup, mm_lds_xchg_acq_rel__workgroup,
@@ -142,9 +145,33 @@ FENCES(release, __ATOMIC_RELEASE)
 FENCES(acq_rel, __ATOMIC_ACQ_REL)
 FENCES(seq_cst, __ATOMIC_SEQ_CST)
 
+// Fences on one address space (the third argument of __builtin_amdgcn_fence: OpenCL
+// atomic_work_item_fence with only CLK_GLOBAL_MEM_FENCE or CLK_LOCAL_MEM_FENCE).
+#define SPACE_FENCES(SPACE, NAME, ORDER)                                                      \
+  KERNEL(fence_##SPACE##_##NAME##__wavefront, __builtin_amdgcn_fence(ORDER, "wavefront", #SPACE)) \
+  KERNEL(fence_##SPACE##_##NAME##__workgroup, __builtin_amdgcn_fence(ORDER, "workgroup", #SPACE)) \
+  KERNEL(fence_##SPACE##_##NAME##__agent, __builtin_amdgcn_fence(ORDER, "agent", #SPACE))     \
+  KERNEL(fence_##SPACE##_##NAME##__system, __builtin_amdgcn_fence(ORDER, "", #SPACE))
+SPACE_FENCES(global, acquire, __ATOMIC_ACQUIRE)
+SPACE_FENCES(global, release, __ATOMIC_RELEASE)
+SPACE_FENCES(global, acq_rel, __ATOMIC_ACQ_REL)
+SPACE_FENCES(global, seq_cst, __ATOMIC_SEQ_CST)
+SPACE_FENCES(local, acquire, __ATOMIC_ACQUIRE)
+SPACE_FENCES(local, release, __ATOMIC_RELEASE)
+SPACE_FENCES(local, acq_rel, __ATOMIC_ACQ_REL)
+SPACE_FENCES(local, seq_cst, __ATOMIC_SEQ_CST)
+
 KERNEL(plain_load, r = p[t])
 KERNEL(plain_store, p[t] = 2)
 KERNEL(barrier, sync_threads())
+// A barrier whose fences order one address space (OpenCL barrier(CLK_LOCAL_MEM_FENCE) /
+// barrier(CLK_GLOBAL_MEM_FENCE)).
+#define SPACE_BARRIER(SPACE)                                                                  \
+  KERNEL(barrier_##SPACE, __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup", #SPACE);      \
+         __builtin_amdgcn_s_barrier();                                                        \
+         __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup", #SPACE))
+SPACE_BARRIER(global)
+SPACE_BARRIER(local)
 
 // LDS (__shared__) atomics at work-group scope, on lds[t ^ 2] (the frame's LDS array: a
 // __shared__ variable that is never stored would be folded away as uninitialised).

@@ -16,7 +16,7 @@
 
 mod tables;
 
-use crate::litmus::program::{Access, Location, Order, RmwOp, Scope, Space, Stmt};
+use crate::litmus::program::{Access, Location, Order, RmwOp, Scope, Space, Spaces, Stmt};
 use hipscope_isa::decode::CachePolicy;
 use hipscope_isa::{Family, Processor};
 use std::fmt;
@@ -95,13 +95,18 @@ pub enum Op {
         space: Space,
         returns: bool,
     },
-    /// A fence on all memory spaces (`__builtin_amdgcn_fence(order, scope)`).
+    /// A fence on the memory spaces `spaces`: all of them is `__builtin_amdgcn_fence(order,
+    /// scope)`, one is the three-argument form (`"global"` / `"local"`).
     Fence {
         order: Order,
         scope: Scope,
+        spaces: Spaces,
     },
-    /// `__syncthreads()`: release fence, `s_barrier`, acquire fence, all at work-group scope.
-    Barrier,
+    /// `__syncthreads()`: release fence, `s_barrier`, acquire fence, at work-group scope, the
+    /// fences on `spaces` (OpenCL `barrier(CLK_LOCAL_MEM_FENCE)` orders LDS only).
+    Barrier {
+        spaces: Spaces,
+    },
 }
 
 impl Op {
@@ -117,8 +122,8 @@ impl Op {
                 // from it).
                 Op::Rmw { rmw: Rmw::Cas, access: stronger(*success, *failure), space: space(target.loc), returns: true }
             }
-            Stmt::Fence { order, scope, .. } => Op::Fence { order: *order, scope: *scope },
-            Stmt::Barrier { .. } => Op::Barrier,
+            Stmt::Fence { order, scope, spaces, .. } => Op::Fence { order: *order, scope: *scope, spaces: *spaces },
+            Stmt::Barrier { spaces, .. } => Op::Barrier { spaces: *spaces },
             _ => return None,
         })
     }
@@ -325,4 +330,45 @@ pub fn lower(op: &Op, target: &Target) -> Vec<Line> {
     let mut seq: Vec<tables::Step> = Vec::new();
     rules.sequence(op, &mut seq);
     rules.finish(seq)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(order: Order, scope: Scope) -> Access {
+        Access::Atomic { order, scope }
+    }
+
+    #[test]
+    fn cas_takes_the_stronger_order_and_wider_scope() {
+        assert_eq!(stronger(at(Order::Release, Scope::Workgroup), at(Order::Acquire, Scope::Agent)), at(Order::AcqRel, Scope::Agent));
+        assert_eq!(stronger(at(Order::Relaxed, Scope::Agent), at(Order::Relaxed, Scope::Agent)), at(Order::Relaxed, Scope::Agent));
+        assert_eq!(stronger(at(Order::SeqCst, Scope::System), at(Order::Relaxed, Scope::System)), at(Order::SeqCst, Scope::System));
+        assert_eq!(stronger(at(Order::AcqRel, Scope::Agent), at(Order::Acquire, Scope::Agent)), at(Order::AcqRel, Scope::Agent));
+    }
+
+    #[test]
+    fn every_config_name_round_trips() {
+        for (name, target) in CONFIGS {
+            assert_eq!(target.config_name(), *name);
+        }
+    }
+
+    #[test]
+    fn wavefront_scope_is_free_everywhere() {
+        for (_, t) in CONFIGS {
+            let op = Op::Fence { order: Order::SeqCst, scope: Scope::Wavefront, spaces: Spaces::ALL };
+            assert!(lower(&op, t).is_empty());
+            let op = Op::Rmw { rmw: Rmw::Op(RmwOp::Add), access: at(Order::SeqCst, Scope::WorkItem), space: Space::Global, returns: true };
+            assert_eq!(lower(&op, t).len(), 1, "{}", t.config_name());
+        }
+    }
+
+    #[test]
+    fn agent_acquire_load_on_gfx942() {
+        let t = CONFIGS.iter().find(|(n, _)| *n == "gfx942").unwrap().1;
+        let op = Op::Load { access: at(Order::Acquire, Scope::Agent), space: Space::Global };
+        assert_eq!(show(&lower(&op, &t)), "global_load_dword sc1 ; wait vmcnt(0) ; buffer_inv sc1");
+    }
 }

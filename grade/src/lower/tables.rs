@@ -6,7 +6,7 @@
 //! comment says so.
 
 use super::{merge_waits, Counter, Line, Op, Rmw, Target, Wait};
-use crate::litmus::program::{Access, Order, RmwOp, Scope, Space};
+use crate::litmus::program::{Access, Order, RmwOp, Scope, Space, Spaces};
 use hipscope_isa::decode::CachePolicy;
 use hipscope_isa::{Family, Processor};
 
@@ -114,6 +114,10 @@ struct Table {
     invalidate: [&'static [Maint]; 4],
     /// The barrier instruction(s).
     barrier: &'static [&'static str],
+    /// Whether a releasing fence on LDS alone (`__builtin_amdgcn_fence(order, scope, "local")`)
+    /// waits for the LDS counter. True everywhere except GFX12, where clang-19 emits nothing
+    /// for a release, acq_rel or seq_cst LDS-only fence (an acquire one waits dscnt).
+    lds_only_release_waits: bool,
 }
 
 const GFX9_RMW: [&str; 9] = [
@@ -201,6 +205,7 @@ const GFX9: Table = Table {
     writeback: [&[], &[], &[], &[]],
     invalidate: [&[], &[], &[WBINVL1], &[WBINVL1]],
     barrier: &["s_barrier"],
+    lds_only_release_waits: true,
 };
 
 /// GFX90A (MI200) — AMDGPUUsage "Memory Model GFX90A". GFX9's rules, plus:
@@ -261,6 +266,7 @@ const GFX10: Table = Table {
     writeback: [&[], &[], &[], &[]],
     invalidate: [&[], &[GL0_INV], &[GL1_INV, GL0_INV], &[GL1_INV, GL0_INV]],
     barrier: &["s_barrier"],
+    lds_only_release_waits: true,
 };
 const GL0_INV: Maint = ("buffer_gl0_inv", 0, None);
 const GL1_INV: Maint = ("buffer_gl1_inv", 0, None);
@@ -332,6 +338,7 @@ const GFX12: Table = Table {
     ],
     // GFX12 splits the barrier into signal and wait.
     barrier: &["s_barrier_signal", "s_barrier_wait"],
+    lds_only_release_waits: false,
 };
 
 /// Whether the processor has LLVM's `back-off-barrier` feature. Without it the compiler drains
@@ -494,11 +501,11 @@ impl Rules {
                     self.acquire_after(level, wait, out);
                 }
             }
-            Op::Fence { order, scope } => self.fence(order, self.level(scope), out),
-            Op::Barrier => {
+            Op::Fence { order, scope, spaces } => self.fence(order, self.level(scope), spaces, out),
+            Op::Barrier { spaces } => {
                 // __syncthreads(): fence(release, workgroup); s_barrier; fence(acquire, workgroup).
                 let level = self.level(Scope::Workgroup);
-                self.fence(Order::Release, level, out);
+                self.fence(Order::Release, level, spaces, out);
                 if !back_off_barrier(self.target.processor) {
                     let mut all = self.t.vector.to_vec();
                     all.push(self.t.lds);
@@ -507,25 +514,41 @@ impl Rules {
                 for &b in self.t.barrier {
                     out.push(Step::Inst { mnemonic: b, cpol: 0, counts: None });
                 }
-                self.fence(Order::Acquire, level, out);
+                self.fence(Order::Acquire, level, spaces, out);
             }
         }
     }
 
-    /// A fence orders every address space (never "one address space"): release writeback if
-    /// it releases, the drain (vector memory at the level, and LDS), then the invalidate if it
-    /// acquires. Relaxed fences do not exist (nothing).
-    fn fence(&self, order: Order, level: Level, out: &mut Vec<Step>) {
+    /// A fence is never "one address space" (see [`Rules::drain`]). On global memory: the
+    /// release writeback if it releases, the vector drain at the level, the invalidate if it
+    /// acquires. On LDS: the LDS counter, at every scope from work-group up (LDS needs no cache
+    /// maintenance). Relaxed fences do not exist (nothing).
+    fn fence(&self, order: Order, level: Level, spaces: Spaces, out: &mut Vec<Step>) {
         if order == Order::Relaxed || level == Level::Wave {
             return;
         }
-        if order.releases() {
-            self.writeback(level, out);
+        let mut drain = Vec::new();
+        if spaces.global {
+            if order.releases() {
+                self.writeback(level, out);
+            }
+            drain = self.drain(level, false);
         }
-        out.push(Step::Wait(self.drain(level, true)));
-        if order.acquires() {
+        if spaces.local && (spaces.global || self.lds_only_fence_waits(order)) {
+            drain.push(self.t.lds);
+        }
+        out.push(Step::Wait(drain));
+        if spaces.global && order.acquires() {
             self.invalidate(level, out);
         }
+    }
+
+    /// Whether a fence on LDS alone waits for the LDS counter. Not in tgsplit mode, where
+    /// clang-19 emits no LDS-only wait (a work-group may span CUs and LDS ordering is not
+    /// what the memory model tracks there); on GFX12 only when the fence does not release
+    /// (see [`Table::lds_only_release_waits`]).
+    fn lds_only_fence_waits(&self, order: Order) -> bool {
+        !self.target.tgsplit && (!order.releases() || self.t.lds_only_release_waits)
     }
 
     /// LDS accesses: the ds_* instruction with no cache bits. A non-seq_cst atomic is "one
