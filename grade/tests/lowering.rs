@@ -147,6 +147,7 @@ fn order(name: &str) -> Option<Order> {
 
 fn scope(name: &str) -> Option<Scope> {
     Some(match name {
+        "singlethread" => Scope::WorkItem,
         "wavefront" => Scope::Wavefront,
         "workgroup" => Scope::Workgroup,
         "agent" => Scope::Agent,
@@ -183,6 +184,12 @@ fn op_of(kernel: &str) -> Option<Op> {
         "add" => Op::Rmw { rmw: Rmw::Op(RmwOp::Add), access, space, returns: true },
         "add_noret" => Op::Rmw { rmw: Rmw::Op(RmwOp::Add), access, space, returns: false },
         "xchg" => Op::Rmw { rmw: Rmw::Op(RmwOp::Exchange), access, space, returns: true },
+        "sub" => Op::Rmw { rmw: Rmw::Op(RmwOp::Sub), access, space, returns: true },
+        "and" => Op::Rmw { rmw: Rmw::Op(RmwOp::And), access, space, returns: true },
+        "or" => Op::Rmw { rmw: Rmw::Op(RmwOp::Or), access, space, returns: true },
+        "xor" => Op::Rmw { rmw: Rmw::Op(RmwOp::Xor), access, space, returns: true },
+        "min" => Op::Rmw { rmw: Rmw::Op(RmwOp::Min), access, space, returns: true },
+        "max" => Op::Rmw { rmw: Rmw::Op(RmwOp::Max), access, space, returns: true },
         "cas" => Op::Rmw { rmw: Rmw::Cas, access, space, returns: true },
         "fence" => Op::Fence { order: ord, scope, spaces: Spaces::ALL },
         "fence_global" => Op::Fence { order: ord, scope, spaces: Spaces::GLOBAL },

@@ -1,12 +1,13 @@
 // mm_lowering.hip -- one probe kernel per memory operation of a litmus test, so the grader's
 // lowering tables (grade/src/lower) can be checked against what clang-19 emits for every config.
 //
-// Kernels (160): extern "C" mm_<op>(int *p, int *q, int *out), all per lane (t = threadIdx.x):
+// Kernels (182): extern "C" mm_<op>(int *p, int *q, int *out), all per lane (t = threadIdx.x):
 //   mm_load_<order>__<scope>      r = atomic load p[t]                 order: relaxed acquire seq_cst
 //   mm_store_<order>__<scope>     atomic store p[t] = 2                order: relaxed release seq_cst
 //   mm_add_<order>__<scope>       r = atomic fetch_add(p[t], 2)        order: relaxed acquire release
 //   mm_xchg_<order>__<scope>      r = atomic exchange(p[t], 2)                acq_rel seq_cst
 //   mm_add_noret_<order>__<scope> atomic fetch_add(p[t], 2), result unused (5 orders as add)
+//   mm_{sub,and,or,xor,min,max}_acq_rel__agent  r = atomic fetch_<op>(p[t], 2)
 //   mm_cas_<order>__<scope>       r = atomic compare_exchange_strong(p[t], 0 -> 2); r consumed,
 //                                 so is the success flag       order: relaxed (relaxed/relaxed),
 //                                 acq_rel (acq_rel/acquire), seq_cst (seq_cst/seq_cst)
@@ -15,14 +16,18 @@
 //   mm_fence_<space>_<order>__<scope>  __builtin_amdgcn_fence(order, scope, "<space>"), a fence
 //                                 on one address space; space: global | local
 //   <scope>: wavefront | workgroup | agent | system (__HIP_MEMORY_SCOPE_*; fence scope strings
-//            "wavefront" / "workgroup" / "agent" / "")
+//            "wavefront" / "workgroup" / "agent" / ""); plus a few at singlethread scope:
+//            load_acquire, store_release, add_acq_rel, xchg_seq_cst, cas_seq_cst,
+//            fence_acq_rel, fence_seq_cst
 //   mm_plain_load, mm_plain_store  r = p[t]; p[t] = 2 (non-atomic)
 //   mm_barrier                     __syncthreads() (hip_mini.h sync_threads)
 //   mm_barrier_global, mm_barrier_local  the same with fences on one address space
 //   mm_lds_load_<order>__workgroup, mm_lds_store_<order>__workgroup: the same atomic load and
 //                                  store on a __shared__ int (lds[t ^ 2]), work-group scope;
 //   mm_lds_add_{relaxed,acq_rel,seq_cst}__workgroup, mm_lds_xchg_acq_rel__workgroup,
-//   mm_lds_cas_seq_cst__workgroup: LDS RMWs the same way.
+//   mm_lds_cas_seq_cst__workgroup, mm_lds_{sub,and,or,xor,min,max}_relaxed__workgroup: LDS
+//   RMWs the same way; mm_lds_store_seq_cst__agent, mm_lds_load_seq_cst__agent,
+//   mm_lds_add_seq_cst__system: LDS atomics at wider scopes.
 // Every kernel has the same frame, so the operation's instructions are easy to cut out:
 //   1. an empty asm that reads the three pointers: the kernel-argument load is waited for
 //      before it, so its s_waitcnt lgkmcnt(0) is not mixed into the operation;
@@ -121,6 +126,15 @@ SCOPES(xchg_release, XCHG_L)
 SCOPES(xchg_acq_rel, XCHG_AR)
 SCOPES(xchg_seq_cst, XCHG_S)
 
+// The other RMW operations, acq_rel at agent scope (their sequences are add's; the mnemonic
+// is what differs). int operands, so min / max are the signed forms.
+KERNEL(sub_acq_rel__agent, r = __hip_atomic_fetch_sub(&p[t], 2, __ATOMIC_ACQ_REL, A))
+KERNEL(and_acq_rel__agent, r = __hip_atomic_fetch_and(&p[t], 2, __ATOMIC_ACQ_REL, A))
+KERNEL(or_acq_rel__agent, r = __hip_atomic_fetch_or(&p[t], 2, __ATOMIC_ACQ_REL, A))
+KERNEL(xor_acq_rel__agent, r = __hip_atomic_fetch_xor(&p[t], 2, __ATOMIC_ACQ_REL, A))
+KERNEL(min_acq_rel__agent, r = __hip_atomic_fetch_min(&p[t], 2, __ATOMIC_ACQ_REL, A))
+KERNEL(max_acq_rel__agent, r = __hip_atomic_fetch_max(&p[t], 2, __ATOMIC_ACQ_REL, A))
+
 #define CAS(sc, SO, FO)                                                                       \
   do {                                                                                        \
     int e = 0;                                                                                \
@@ -161,6 +175,16 @@ SPACE_FENCES(local, release, __ATOMIC_RELEASE)
 SPACE_FENCES(local, acq_rel, __ATOMIC_ACQ_REL)
 SPACE_FENCES(local, seq_cst, __ATOMIC_SEQ_CST)
 
+// Single-thread scope (HSA / OpenCL work-item scope), a few operations.
+#define T __HIP_MEMORY_SCOPE_SINGLETHREAD
+KERNEL(load_acquire__singlethread, LOAD_A(T))
+KERNEL(store_release__singlethread, STORE_L(T))
+KERNEL(add_acq_rel__singlethread, ADD_AR(T))
+KERNEL(xchg_seq_cst__singlethread, XCHG_S(T))
+KERNEL(cas_seq_cst__singlethread, CAS_S(T))
+KERNEL(fence_acq_rel__singlethread, __builtin_amdgcn_fence(__ATOMIC_ACQ_REL, "singlethread"))
+KERNEL(fence_seq_cst__singlethread, __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "singlethread"))
+
 KERNEL(plain_load, r = p[t])
 KERNEL(plain_store, p[t] = 2)
 KERNEL(barrier, sync_threads())
@@ -198,4 +222,27 @@ LDS_KERNEL(add_acq_rel, r = __hip_atomic_fetch_add(&lds[t ^ 2], 2, __ATOMIC_ACQ_
 LDS_KERNEL(add_seq_cst, r = __hip_atomic_fetch_add(&lds[t ^ 2], 2, __ATOMIC_SEQ_CST, G))
 LDS_KERNEL(xchg_acq_rel, r = __hip_atomic_exchange(&lds[t ^ 2], 2, __ATOMIC_ACQ_REL, G))
 LDS_KERNEL(cas_seq_cst, CAS_LDS(__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+LDS_KERNEL(sub_relaxed, r = __hip_atomic_fetch_sub(&lds[t ^ 2], 2, __ATOMIC_RELAXED, G))
+LDS_KERNEL(and_relaxed, r = __hip_atomic_fetch_and(&lds[t ^ 2], 2, __ATOMIC_RELAXED, G))
+LDS_KERNEL(or_relaxed, r = __hip_atomic_fetch_or(&lds[t ^ 2], 2, __ATOMIC_RELAXED, G))
+LDS_KERNEL(xor_relaxed, r = __hip_atomic_fetch_xor(&lds[t ^ 2], 2, __ATOMIC_RELAXED, G))
+LDS_KERNEL(min_relaxed, r = __hip_atomic_fetch_min(&lds[t ^ 2], 2, __ATOMIC_RELAXED, G))
+LDS_KERNEL(max_relaxed, r = __hip_atomic_fetch_max(&lds[t ^ 2], 2, __ATOMIC_RELAXED, G))
+// LDS atomics at scopes wider than the work-group (LDS is work-group memory: the compiler
+// treats the scope as work-group scope).
+extern "C" __global__ void mm_lds_store_seq_cst__agent(int *p, int *q, int *out) {
+  FRAME_BEGIN
+  __hip_atomic_store(&lds[t ^ 2], 2, __ATOMIC_SEQ_CST, A);
+  FRAME_END
+}
+extern "C" __global__ void mm_lds_load_seq_cst__agent(int *p, int *q, int *out) {
+  FRAME_BEGIN
+  r = __hip_atomic_load(&lds[t ^ 2], __ATOMIC_SEQ_CST, A);
+  FRAME_END
+}
+extern "C" __global__ void mm_lds_add_seq_cst__system(int *p, int *q, int *out) {
+  FRAME_BEGIN
+  r = __hip_atomic_fetch_add(&lds[t ^ 2], 2, __ATOMIC_SEQ_CST, S);
+  FRAME_END
+}
 

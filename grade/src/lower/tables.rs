@@ -46,8 +46,8 @@ const SCOPE_DEV: u32 = 2 << 3;
 const SCOPE_SYS: u32 = 3 << 3;
 const TH_ATOMIC_RETURN: u32 = 1;
 
-/// Where a scope ends up on the target. Work-item and wavefront scope need nothing anywhere
-/// (a wave's accesses are ordered by the hardware); work-group scope is "local" when the whole
+/// Where a scope ends up on the target. Work-item and wavefront scope need no instruction
+/// anywhere (they only constrain the compiler); work-group scope is "local" when the whole
 /// work-group shares the first-level cache and "split" when it may not (tgsplit, WGP mode).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Level {
