@@ -263,16 +263,17 @@ fn lowering_equals_clang19() {
     // The table: one row per probe kernel, one column per config.
     let width = kernel_order.iter().map(|k| k.len()).max().unwrap_or(0);
     let short = |c: &str| c.replace("gfx", "").replace("-tgsplit", "-tg");
+    let cols: Vec<usize> = configs.iter().map(|c| short(c).len().max(4)).collect();
     let mut table = format!("{:width$}", "kernel \\ config");
-    for c in &configs {
-        table.push_str(&format!(" {:>9}", short(c)));
+    for (c, w) in configs.iter().zip(&cols) {
+        table.push_str(&format!(" {:>w$}", short(c)));
     }
     table.push('\n');
     let mut equal = 0;
     let mut total = 0;
     for k in &kernel_order {
         table.push_str(&format!("{k:width$}"));
-        for c in &configs {
+        for (c, w) in configs.iter().zip(&cols) {
             let cell = match cells.get(k).and_then(|m| m.get(c)) {
                 Some(true) => {
                     equal += 1;
@@ -282,7 +283,7 @@ fn lowering_equals_clang19() {
                 None => "-",
             };
             total += 1;
-            table.push_str(&format!(" {cell:>9}"));
+            table.push_str(&format!(" {cell:>w$}"));
         }
         table.push('\n');
     }
