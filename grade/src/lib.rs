@@ -9,5 +9,6 @@
 pub mod explain;
 pub mod fix;
 pub mod litmus;
+pub mod lower;
 pub mod model;
 pub mod report;

@@ -1,0 +1,374 @@
+//! The lowering: the AMDGPU instructions clang-19 emits for each memory operation of a litmus
+//! test, per target and execution mode, as typed data.
+//!
+//! [`lower`] returns the memory-model part of the code of one [`Op`]: the waits, cache
+//! writebacks and invalidates around the access, and the access itself with its mnemonic and
+//! cache-policy bits. It does not allocate registers or compute addresses; the program builder
+//! that will feed the engine adds those. See `README.md` next to this file for the rules per
+//! family and where they come from; `grade/tests/lowering.rs` checks every table entry against
+//! the code objects clang-19 built from `workloads/src/mm_lowering.hip`.
+//!
+//! The sequences are the ones emitted when every counter the memory model waits on has an
+//! access in flight (a vector load, a vector store and an LDS access before the operation),
+//! so each wait the memory model asks for is present. The compiler drops a wait whose counter
+//! is already idle; [`lower`] models that within the sequence (a wait right after another one,
+//! or right after a barrier that drained everything, is dropped the same way).
+
+mod tables;
+
+use crate::litmus::program::{Access, Location, Order, RmwOp, Scope, Space, Spaces, Stmt};
+use hipscope_isa::decode::CachePolicy;
+use hipscope_isa::{Family, Processor};
+use std::fmt;
+
+pub use tables::CONFIGS;
+
+/// What the code is compiled for: the processor and the execution modes that change the
+/// memory-model code (AMDGPUUsage, "Memory Model": CU/WGP mode on GFX10+, tgsplit on
+/// GFX90A/GFX942). The wave size changes no sequence; it is kept so a target names a build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Target {
+    pub processor: Processor,
+    /// GFX10+: wave64 (`-mwavefrontsize64`); always true before GFX10.
+    pub wave64: bool,
+    /// GFX10+: WGP mode (the default; `-mcumode` turns it off). False before GFX10.
+    pub wgp_mode: bool,
+    /// GFX90A / GFX942: tgsplit mode (`-mtgsplit`). False elsewhere.
+    pub tgsplit: bool,
+}
+
+impl Target {
+    pub fn family(&self) -> Family {
+        self.processor.family()
+    }
+
+    /// Whether a work-group's waves can sit behind different first-level caches, so that
+    /// work-group scope needs cache bits, waits and invalidates: tgsplit on GFX90A/GFX942, WGP
+    /// mode on GFX10+ (the two CUs of a WGP have their own L0).
+    pub fn split_workgroup(&self) -> bool {
+        match self.family() {
+            Family::Gfx90a | Family::Gfx940 => self.tgsplit,
+            Family::Gfx10 | Family::Gfx11 | Family::Gfx12 => self.wgp_mode,
+            Family::Gfx8 | Family::Gfx9 => false,
+        }
+    }
+
+    /// The name `workloads/build.sh` gives this build (`gfx1100-w32-wgp`, `gfx90a-tgsplit`).
+    pub fn config_name(&self) -> String {
+        let p = self.processor.name();
+        match self.family() {
+            Family::Gfx10 | Family::Gfx11 => {
+                format!("{p}-w{}-{}", if self.wave64 { 64 } else { 32 }, if self.wgp_mode { "wgp" } else { "cu" })
+            }
+            Family::Gfx90a | Family::Gfx940 if self.tgsplit => format!("{p}-tgsplit"),
+            _ => p.to_string(),
+        }
+    }
+}
+
+/// The kind of an atomic read-modify-write as the lowering sees it (the operation picks the
+/// mnemonic; everything else is the same for all of them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rmw {
+    Op(RmwOp),
+    /// Strong compare-and-swap.
+    Cas,
+}
+
+/// One memory operation of a litmus thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    Load {
+        access: Access,
+        space: Space,
+    },
+    Store {
+        access: Access,
+        space: Space,
+    },
+    /// An atomic RMW (`access` is always atomic); `returns`: the old value is used (a litmus
+    /// RMW with a result register). A CAS with different success and failure orders is
+    /// lowered with the stronger of the two, as the compiler does.
+    Rmw {
+        rmw: Rmw,
+        access: Access,
+        space: Space,
+        returns: bool,
+    },
+    /// A fence on the memory spaces `spaces`: all of them is `__builtin_amdgcn_fence(order,
+    /// scope)`, one is the three-argument form (`"global"` / `"local"`).
+    Fence {
+        order: Order,
+        scope: Scope,
+        spaces: Spaces,
+    },
+    /// `__syncthreads()`: release fence, `s_barrier`, acquire fence, at work-group scope, the
+    /// fences on `spaces` (OpenCL `barrier(CLK_LOCAL_MEM_FENCE)` orders LDS only).
+    Barrier {
+        spaces: Spaces,
+    },
+}
+
+impl Op {
+    /// The operation of a memory statement (`None` for statements that are not one).
+    pub fn of_stmt(stmt: &Stmt, locations: &[Location]) -> Option<Op> {
+        let space = |loc: crate::litmus::program::LocId| locations.get(loc.0 as usize).map_or(Space::Global, |l| l.space);
+        Some(match stmt {
+            Stmt::Load { target, access, .. } => Op::Load { access: *access, space: space(target.loc) },
+            Stmt::Store { target, access, .. } => Op::Store { access: *access, space: space(target.loc) },
+            Stmt::Rmw { old, target, op, access, .. } => Op::Rmw { rmw: Rmw::Op(*op), access: *access, space: space(target.loc), returns: old.is_some() },
+            Stmt::Cas { target, success, failure, .. } => {
+                // The compare-and-swap always returns the old value (the success flag is computed
+                // from it).
+                Op::Rmw { rmw: Rmw::Cas, access: stronger(*success, *failure), space: space(target.loc), returns: true }
+            }
+            Stmt::Fence { order, scope, spaces, .. } => Op::Fence { order: *order, scope: *scope, spaces: *spaces },
+            Stmt::Barrier { spaces, .. } => Op::Barrier { spaces: *spaces },
+            _ => return None,
+        })
+    }
+}
+
+/// The stronger of a CAS's success and failure accesses: an order with the acquire and release
+/// sides of both, at the wider scope.
+pub fn stronger(a: Access, b: Access) -> Access {
+    match (a, b) {
+        (Access::Atomic { order: o1, scope: s1 }, Access::Atomic { order: o2, scope: s2 }) => {
+            let order = if o1 == Order::SeqCst || o2 == Order::SeqCst {
+                Order::SeqCst
+            } else {
+                match (o1.acquires() || o2.acquires(), o1.releases() || o2.releases()) {
+                    (true, true) => Order::AcqRel,
+                    (true, false) => Order::Acquire,
+                    (false, true) => Order::Release,
+                    (false, false) => Order::Relaxed,
+                }
+            };
+            Access::Atomic { order, scope: s1.max(s2) }
+        }
+        (Access::Plain, x) | (x, Access::Plain) => x,
+    }
+}
+
+/// A hardware wait counter (ISA manuals, "Data dependency resolution"; GFX12 split counters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Counter {
+    /// GFX6-11 vector memory (GFX10/11: loads and returning atomics only).
+    Vm,
+    /// GFX6-11 LDS, GDS, scalar memory, messages.
+    Lgkm,
+    Exp,
+    /// GFX10/11 vector stores and non-returning atomics.
+    Vs,
+    /// GFX12 split counters.
+    Load,
+    Store,
+    Ds,
+    Km,
+    Sample,
+    Bvh,
+}
+
+impl Counter {
+    pub fn name(self) -> &'static str {
+        match self {
+            Counter::Vm => "vmcnt",
+            Counter::Lgkm => "lgkmcnt",
+            Counter::Exp => "expcnt",
+            Counter::Vs => "vscnt",
+            Counter::Load => "loadcnt",
+            Counter::Store => "storecnt",
+            Counter::Ds => "dscnt",
+            Counter::Km => "kmcnt",
+            Counter::Sample => "samplecnt",
+            Counter::Bvh => "bvhcnt",
+        }
+    }
+}
+
+/// Wait until each named counter is at most its value. A run of wait instructions is one
+/// `Wait` (waiting on several counters one after the other or at once is the same wait).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Wait(pub Vec<(Counter, u32)>);
+
+impl Wait {
+    pub fn zero(counters: &[Counter]) -> Wait {
+        let mut w = Wait::default();
+        for &c in counters {
+            w.add(c, 0);
+        }
+        w
+    }
+
+    /// Also wait for `counter` to reach `value` (the tighter of two waits on one counter).
+    pub fn add(&mut self, counter: Counter, value: u32) {
+        match self.0.iter_mut().find(|(c, _)| *c == counter) {
+            Some((_, v)) => *v = (*v).min(value),
+            None => {
+                self.0.push((counter, value));
+                self.0.sort();
+            }
+        }
+    }
+
+    pub fn merge(&mut self, other: &Wait) {
+        for &(c, v) in &other.0 {
+            self.add(c, v);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// One line of a lowered sequence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Line {
+    Wait(Wait),
+    /// A memory access, cache-maintenance or barrier instruction: its LLVM mnemonic and its
+    /// cache-policy bits as encoded (`CachePolicy`: glc/slc/dlc/scc, which GFX940 names
+    /// sc0/nt/sc1; GFX12 th and scope).
+    Inst {
+        mnemonic: String,
+        cpol: CachePolicy,
+        family: Family,
+    },
+}
+
+impl Line {
+    pub fn inst(family: Family, mnemonic: &str, cpol: u32) -> Line {
+        Line::Inst { mnemonic: mnemonic.to_string(), cpol: CachePolicy(cpol), family }
+    }
+}
+
+/// The names of set cache-policy bits, in a fixed order, as LLVM prints them for the family.
+pub fn policy_names(family: Family, mnemonic: &str, cpol: CachePolicy) -> Vec<String> {
+    let mut out = Vec::new();
+    match family {
+        Family::Gfx12 => {
+            let th = cpol.th();
+            if th != 0 {
+                let atomic = mnemonic.contains("_atomic_");
+                out.push(match (atomic, th) {
+                    (true, 1) => "th:TH_ATOMIC_RETURN".to_string(),
+                    _ => format!("th:{th}"),
+                });
+            }
+            match cpol.scope() {
+                0 => {}
+                1 => out.push("scope:SCOPE_SE".into()),
+                2 => out.push("scope:SCOPE_DEV".into()),
+                _ => out.push("scope:SCOPE_SYS".into()),
+            }
+        }
+        Family::Gfx940 => {
+            for (set, name) in [(cpol.sc0(), "sc0"), (cpol.sc1(), "sc1"), (cpol.nt(), "nt")] {
+                if set {
+                    out.push(name.into());
+                }
+            }
+        }
+        _ => {
+            for (set, name) in [(cpol.glc(), "glc"), (cpol.slc(), "slc"), (cpol.dlc(), "dlc"), (cpol.scc(), "scc")] {
+                if set {
+                    out.push(name.into());
+                }
+            }
+        }
+    }
+    out
+}
+
+impl fmt::Display for Line {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Line::Wait(w) => {
+                write!(f, "wait")?;
+                for (c, v) in &w.0 {
+                    write!(f, " {}({v})", c.name())?;
+                }
+                Ok(())
+            }
+            Line::Inst { mnemonic, cpol, family } => {
+                write!(f, "{mnemonic}")?;
+                for n in policy_names(*family, mnemonic, *cpol) {
+                    write!(f, " {n}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A sequence as one line of text (`a ; b ; c`), for tables and messages.
+pub fn show(lines: &[Line]) -> String {
+    if lines.is_empty() {
+        return "(nothing)".into();
+    }
+    lines.iter().map(|l| l.to_string()).collect::<Vec<_>>().join(" ; ")
+}
+
+/// Merge each run of consecutive waits into one (the normal form of [`lower`]'s output, and
+/// what the test applies to the compiled code).
+pub fn merge_waits(lines: Vec<Line>) -> Vec<Line> {
+    let mut out: Vec<Line> = Vec::with_capacity(lines.len());
+    for line in lines {
+        match (out.last_mut(), line) {
+            (Some(Line::Wait(prev)), Line::Wait(w)) => prev.merge(&w),
+            (_, Line::Wait(w)) if w.is_empty() => {}
+            (_, l) => out.push(l),
+        }
+    }
+    out
+}
+
+/// The instructions clang-19 emits for `op` on `target` (memory-model part only, see the
+/// module documentation).
+pub fn lower(op: &Op, target: &Target) -> Vec<Line> {
+    let rules = tables::rules(target);
+    let mut seq: Vec<tables::Step> = Vec::new();
+    rules.sequence(op, &mut seq);
+    rules.finish(seq)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(order: Order, scope: Scope) -> Access {
+        Access::Atomic { order, scope }
+    }
+
+    #[test]
+    fn cas_takes_the_stronger_order_and_wider_scope() {
+        assert_eq!(stronger(at(Order::Release, Scope::Workgroup), at(Order::Acquire, Scope::Agent)), at(Order::AcqRel, Scope::Agent));
+        assert_eq!(stronger(at(Order::Relaxed, Scope::Agent), at(Order::Relaxed, Scope::Agent)), at(Order::Relaxed, Scope::Agent));
+        assert_eq!(stronger(at(Order::SeqCst, Scope::System), at(Order::Relaxed, Scope::System)), at(Order::SeqCst, Scope::System));
+        assert_eq!(stronger(at(Order::AcqRel, Scope::Agent), at(Order::Acquire, Scope::Agent)), at(Order::AcqRel, Scope::Agent));
+    }
+
+    #[test]
+    fn every_config_name_round_trips() {
+        for (name, target) in CONFIGS {
+            assert_eq!(target.config_name(), *name);
+        }
+    }
+
+    #[test]
+    fn wavefront_scope_is_free_everywhere() {
+        for (_, t) in CONFIGS {
+            let op = Op::Fence { order: Order::SeqCst, scope: Scope::Wavefront, spaces: Spaces::ALL };
+            assert!(lower(&op, t).is_empty());
+            let op = Op::Rmw { rmw: Rmw::Op(RmwOp::Add), access: at(Order::SeqCst, Scope::WorkItem), space: Space::Global, returns: true };
+            assert_eq!(lower(&op, t).len(), 1, "{}", t.config_name());
+        }
+    }
+
+    #[test]
+    fn agent_acquire_load_on_gfx942() {
+        let t = CONFIGS.iter().find(|(n, _)| *n == "gfx942").unwrap().1;
+        let op = Op::Load { access: at(Order::Acquire, Scope::Agent), space: Space::Global };
+        assert_eq!(show(&lower(&op, &t)), "global_load_dword sc1 ; wait vmcnt(0) ; buffer_inv sc1");
+    }
+}

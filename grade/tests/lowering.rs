@@ -1,0 +1,318 @@
+//! The lowering tables equal what clang-19 emits: for every probe kernel of
+//! `workloads/src/mm_lowering.hip` in every committed build (`workloads/bin/<config>/
+//! mm_lowering.co`), the memory-model instructions between the kernel's two markers are
+//! exactly `lower(op, target)`. Reads committed code objects only; needs no LLVM.
+//!
+//! Extraction rules (the same for every config):
+//! * the window is the instructions strictly between the first two `s_setprio 0` (the probe's
+//!   markers); the kernel-argument wait is before the window (the probe waits for the kernel
+//!   arguments before its first marker);
+//! * kept: vector and LDS memory instructions (`global_*`, `flat_*`, `buffer_*`, `ds_*`,
+//!   `scratch_*`), cache maintenance (`buffer_*`, `global_wb`, `global_inv`), barriers
+//!   (`s_barrier*`) and waits (`s_waitcnt*`, `s_wait_*cnt*`); dropped: everything else
+//!   (address arithmetic, register moves, `s_nop` hazard padding, `s_clause`), which belongs to
+//!   the surrounding code, not to the memory model;
+//! * registers, addresses and offsets are dropped; mnemonics and cache-policy bits are kept;
+//!   waits keep their counters and values, and a run of consecutive waits is one wait.
+
+use hipscope_grade::litmus::program::{Access, Order, RmwOp, Scope, Space, Spaces};
+use hipscope_grade::lower::{lower, merge_waits, show, Counter, Line, Op, Rmw, Target, Wait, CONFIGS};
+use hipscope_isa::codeobj::{self, CodeObject, Rsrc3};
+use hipscope_isa::decode::{Decoder, Inst};
+use hipscope_isa::print::format_inst;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+fn bin_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../workloads/bin")
+}
+
+/// The target a code object's kernel was built for, from its header and kernel descriptor.
+fn target_of(co: &CodeObject, k: &codeobj::Kernel) -> Target {
+    let processor = co.target.processor;
+    let wgp_mode = k.descriptor.compute_pgm_rsrc1.wgp_mode.unwrap_or(false);
+    let tgsplit = matches!(k.descriptor.compute_pgm_rsrc3, Rsrc3::Gfx90a { tg_split: true, .. });
+    Target { processor, wave64: k.wave_size == 64, wgp_mode, tgsplit }
+}
+
+fn counter(name: &str) -> Option<Counter> {
+    Some(match name {
+        "vmcnt" | "vm" => Counter::Vm,
+        "lgkmcnt" | "lgkm" => Counter::Lgkm,
+        "expcnt" | "exp" => Counter::Exp,
+        "vscnt" | "vs" => Counter::Vs,
+        "loadcnt" | "load" => Counter::Load,
+        "storecnt" | "store" => Counter::Store,
+        "dscnt" | "ds" => Counter::Ds,
+        "kmcnt" | "km" => Counter::Km,
+        "samplecnt" | "sample" => Counter::Sample,
+        "bvhcnt" | "bvh" => Counter::Bvh,
+        _ => return None,
+    })
+}
+
+fn parse_number(s: &str) -> u32 {
+    let s = s.trim().trim_end_matches(',');
+    match s.strip_prefix("0x") {
+        Some(h) => u32::from_str_radix(h, 16).expect("hex"),
+        None => s.parse().expect("number"),
+    }
+}
+
+/// A wait instruction as a [`Wait`], from its printed form: `s_waitcnt vmcnt(0) lgkmcnt(0)`,
+/// `s_waitcnt_vscnt null, 0x0`, GFX12 `s_wait_loadcnt 0x0` and the combined
+/// `s_wait_loadcnt_dscnt 0x0` (ISA: the first counter in bits 13:8, dscnt in bits 5:0).
+fn parse_wait(text: &str) -> Option<Wait> {
+    let mut words = text.split_whitespace();
+    let m = words.next()?;
+    let mut w = Wait::default();
+    if m == "s_waitcnt" {
+        for field in words {
+            let (name, rest) = field.split_once('(')?;
+            w.add(counter(name)?, parse_number(rest.trim_end_matches(')')));
+        }
+        return Some(w);
+    }
+    if let Some(name) = m.strip_prefix("s_waitcnt_") {
+        // s_waitcnt_vscnt null, N
+        let value = parse_number(text.rsplit(' ').next()?);
+        w.add(counter(name)?, value);
+        return Some(w);
+    }
+    let names = m.strip_prefix("s_wait_")?;
+    let value = parse_number(words.next()?);
+    let parts: Vec<&str> = names.split('_').collect();
+    match parts.as_slice() {
+        [one] => w.add(counter(one)?, value),
+        [a, b] => {
+            w.add(counter(a)?, (value >> 8) & 0x3f);
+            w.add(counter(b)?, value & 0x3f);
+        }
+        _ => return None,
+    }
+    Some(w)
+}
+
+fn is_memory_model_inst(m: &str) -> bool {
+    ["global_", "flat_", "buffer_", "ds_", "scratch_", "s_barrier"].iter().any(|p| m.starts_with(p))
+}
+
+fn is_wait(m: &str) -> bool {
+    m.starts_with("s_waitcnt") || (m.starts_with("s_wait_") && m.contains("cnt"))
+}
+
+/// The normalised memory-model instructions between the kernel's two markers.
+fn extract(co: &CodeObject, k: &codeobj::Kernel, t: &Target) -> Result<Vec<Line>, String> {
+    let section = co.section_at(k.entry_address).ok_or("entry outside every section")?;
+    let start = (k.entry_address - section.address) as usize;
+    let decoder = Decoder::new(t.processor, t.wave64);
+    let mut marks = 0;
+    let mut lines = Vec::new();
+    for (addr, r) in decoder.decode_all(&section.bytes[start..], k.entry_address) {
+        let inst: Inst = r.map_err(|e| format!("decode error at {addr:#x}: {e}"))?;
+        let m = inst.mnemonic();
+        if m == "s_setprio" {
+            marks += 1;
+            if marks == 2 {
+                return Ok(merge_waits(lines));
+            }
+            continue;
+        }
+        if m == "s_endpgm" {
+            break;
+        }
+        if marks == 0 {
+            continue;
+        }
+        if is_wait(m) {
+            let text = format_inst(&inst, decoder.ctx());
+            lines.push(Line::Wait(parse_wait(&text).ok_or_else(|| format!("unparsed wait `{text}`"))?));
+        } else if is_memory_model_inst(m) {
+            lines.push(Line::inst(t.family(), m, inst.cache_policy().0));
+        }
+    }
+    Err(format!("kernel has {marks} marker(s), not 2"))
+}
+
+fn order(name: &str) -> Option<Order> {
+    Some(match name {
+        "relaxed" => Order::Relaxed,
+        "acquire" => Order::Acquire,
+        "release" => Order::Release,
+        "acq_rel" => Order::AcqRel,
+        "seq_cst" => Order::SeqCst,
+        _ => return None,
+    })
+}
+
+fn scope(name: &str) -> Option<Scope> {
+    Some(match name {
+        "singlethread" => Scope::WorkItem,
+        "wavefront" => Scope::Wavefront,
+        "workgroup" => Scope::Workgroup,
+        "agent" => Scope::Agent,
+        "system" => Scope::System,
+        _ => return None,
+    })
+}
+
+/// The operation a probe kernel performs, from its name (see mm_lowering.hip's header).
+fn op_of(kernel: &str) -> Option<Op> {
+    let name = kernel.strip_prefix("mm_")?;
+    match name {
+        "plain_load" => return Some(Op::Load { access: Access::Plain, space: Space::Global }),
+        "plain_store" => return Some(Op::Store { access: Access::Plain, space: Space::Global }),
+        "barrier" => return Some(Op::Barrier { spaces: Spaces::ALL }),
+        "barrier_global" => return Some(Op::Barrier { spaces: Spaces::GLOBAL }),
+        "barrier_local" => return Some(Op::Barrier { spaces: Spaces::LOCAL }),
+        _ => {}
+    }
+    let (body, sc) = name.rsplit_once("__")?;
+    let scope = scope(sc)?;
+    let (space, body) = match body.strip_prefix("lds_") {
+        Some(b) => (Space::Local, b),
+        None => (Space::Global, body),
+    };
+    // The order is the last one or two words (acq_rel, seq_cst).
+    let (kind, ord) = ["acq_rel", "seq_cst", "relaxed", "acquire", "release"]
+        .iter()
+        .find_map(|o| body.strip_suffix(o).and_then(|k| k.strip_suffix('_')).map(|k| (k, order(o).unwrap())))?;
+    let access = Access::Atomic { order: ord, scope };
+    Some(match kind {
+        "load" => Op::Load { access, space },
+        "store" => Op::Store { access, space },
+        "add" => Op::Rmw { rmw: Rmw::Op(RmwOp::Add), access, space, returns: true },
+        "add_noret" => Op::Rmw { rmw: Rmw::Op(RmwOp::Add), access, space, returns: false },
+        "xchg" => Op::Rmw { rmw: Rmw::Op(RmwOp::Exchange), access, space, returns: true },
+        "sub" => Op::Rmw { rmw: Rmw::Op(RmwOp::Sub), access, space, returns: true },
+        "and" => Op::Rmw { rmw: Rmw::Op(RmwOp::And), access, space, returns: true },
+        "or" => Op::Rmw { rmw: Rmw::Op(RmwOp::Or), access, space, returns: true },
+        "xor" => Op::Rmw { rmw: Rmw::Op(RmwOp::Xor), access, space, returns: true },
+        "min" => Op::Rmw { rmw: Rmw::Op(RmwOp::Min), access, space, returns: true },
+        "max" => Op::Rmw { rmw: Rmw::Op(RmwOp::Max), access, space, returns: true },
+        "cas" => Op::Rmw { rmw: Rmw::Cas, access, space, returns: true },
+        "fence" => Op::Fence { order: ord, scope, spaces: Spaces::ALL },
+        "fence_global" => Op::Fence { order: ord, scope, spaces: Spaces::GLOBAL },
+        "fence_local" => Op::Fence { order: ord, scope, spaces: Spaces::LOCAL },
+        _ => return None,
+    })
+}
+
+struct Diff {
+    kernel: String,
+    config: String,
+    emitted: Vec<Line>,
+    lowered: Vec<Line>,
+}
+
+#[test]
+fn lowering_equals_clang19() {
+    let mut configs: Vec<String> = std::fs::read_dir(bin_dir())
+        .expect("workloads/bin")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("mm_lowering.co").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    // Table order: the order of the build configurations.
+    configs.sort_by_key(|c| CONFIGS.iter().position(|(n, _)| n == c).unwrap_or(usize::MAX));
+    assert_eq!(configs.len(), CONFIGS.len(), "every build config has mm_lowering.co: {configs:?}");
+
+    // kernel -> config -> ok
+    let mut cells: BTreeMap<String, BTreeMap<String, bool>> = BTreeMap::new();
+    let mut kernel_order: Vec<String> = Vec::new();
+    let mut diffs: Vec<Diff> = Vec::new();
+    let mut problems: Vec<String> = Vec::new();
+    for config in &configs {
+        let bytes = std::fs::read(bin_dir().join(config).join("mm_lowering.co")).unwrap();
+        let co = codeobj::load(&bytes, None).unwrap_or_else(|e| panic!("{config}: {e}"));
+        let mut seen = 0;
+        for k in &co.kernels {
+            let Some(op) = op_of(&k.name) else {
+                problems.push(format!("{config}: kernel {} names no operation", k.name));
+                continue;
+            };
+            let target = target_of(&co, k);
+            if target.config_name() != *config {
+                problems.push(format!("{config}: {} decodes as target {}", k.name, target.config_name()));
+            }
+            let known = CONFIGS.iter().find(|(n, _)| n == config).map(|(_, t)| *t);
+            if known != Some(target) {
+                problems.push(format!("{config}: CONFIGS entry {known:?} differs from the code object's {target:?}"));
+            }
+            seen += 1;
+            if !kernel_order.contains(&k.name) {
+                kernel_order.push(k.name.clone());
+            }
+            let emitted = match extract(&co, k, &target) {
+                Ok(e) => e,
+                Err(e) => {
+                    problems.push(format!("{config}: {}: {e}", k.name));
+                    continue;
+                }
+            };
+            let lowered = lower(&op, &target);
+            let ok = emitted == lowered;
+            cells.entry(k.name.clone()).or_default().insert(config.clone(), ok);
+            if !ok {
+                diffs.push(Diff { kernel: k.name.clone(), config: config.clone(), emitted, lowered });
+            }
+        }
+        assert!(seen > 100, "{config}: only {seen} probe kernels");
+    }
+
+    // The table: one row per probe kernel, one column per config.
+    let width = kernel_order.iter().map(|k| k.len()).max().unwrap_or(0);
+    let short = |c: &str| c.replace("gfx", "").replace("-tgsplit", "-tg");
+    let cols: Vec<usize> = configs.iter().map(|c| short(c).len().max(4)).collect();
+    let mut table = format!("{:width$}", "kernel \\ config");
+    for (c, w) in configs.iter().zip(&cols) {
+        table.push_str(&format!(" {:>w$}", short(c)));
+    }
+    table.push('\n');
+    let mut equal = 0;
+    let mut total = 0;
+    for k in &kernel_order {
+        table.push_str(&format!("{k:width$}"));
+        for (c, w) in configs.iter().zip(&cols) {
+            let cell = match cells.get(k).and_then(|m| m.get(c)) {
+                Some(true) => {
+                    equal += 1;
+                    "ok"
+                }
+                Some(false) => "DIFF",
+                None => "-",
+            };
+            total += 1;
+            table.push_str(&format!(" {cell:>w$}"));
+        }
+        table.push('\n');
+    }
+    println!("{table}");
+    println!("{equal} of {total} op x config cells equal");
+    for d in &diffs {
+        println!("DIFF {} on {}:\n  clang-19: {}\n  lower:    {}", d.kernel, d.config, show(&d.emitted), show(&d.lowered));
+    }
+    for p in &problems {
+        println!("PROBLEM {p}");
+    }
+    assert!(problems.is_empty(), "{} problem(s), see above", problems.len());
+    assert!(diffs.is_empty(), "{} of {total} cells differ, see above", diffs.len());
+}
+
+#[test]
+fn wait_parsing() {
+    let w = parse_wait("s_waitcnt vmcnt(0) lgkmcnt(0)").unwrap();
+    assert_eq!(w, Wait::zero(&[Counter::Vm, Counter::Lgkm]));
+    assert_eq!(parse_wait("s_waitcnt_vscnt null, 0x0").unwrap(), Wait::zero(&[Counter::Vs]));
+    assert_eq!(parse_wait("s_wait_loadcnt_dscnt 0x0").unwrap(), Wait::zero(&[Counter::Load, Counter::Ds]));
+    let mut two = Wait::default();
+    two.add(Counter::Load, 1);
+    two.add(Counter::Ds, 2);
+    assert_eq!(parse_wait("s_wait_loadcnt_dscnt 0x102").unwrap(), two);
+    assert_eq!(
+        op_of("mm_add_noret_acq_rel__agent"),
+        Some(Op::Rmw { rmw: Rmw::Op(RmwOp::Add), access: Access::Atomic { order: Order::AcqRel, scope: Scope::Agent }, space: Space::Global, returns: false })
+    );
+    assert_eq!(op_of("mm_fence_seq_cst__system"), Some(Op::Fence { order: Order::SeqCst, scope: Scope::System, spaces: Spaces::ALL }));
+    assert_eq!(op_of("mm_fence_local_acq_rel__agent"), Some(Op::Fence { order: Order::AcqRel, scope: Scope::Agent, spaces: Spaces::LOCAL }));
+}
