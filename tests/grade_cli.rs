@@ -86,3 +86,12 @@ fn malformed_files_give_one_located_line_and_exit_2() {
     assert_eq!(code, 2, "{err}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn a_barrier_across_blocks_is_explained() {
+    let (code, out, _) = hipscope(&["grade", "workloads/litmus/19b_syncthreads_diff_wg.litmus"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("a barrier synchronizes the threads of one work-group only, and these run in work-groups 0 and 1"), "{out}");
+    let (_, same, _) = hipscope(&["grade", "workloads/litmus/19a_syncthreads_same_wg.litmus"]);
+    assert!(same.contains("races: none"), "{same}");
+}

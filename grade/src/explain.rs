@@ -82,12 +82,26 @@ pub fn race_rule(test: &Litmus, model: Model, race: &Race) -> String {
                 thread(plain),
                 other.span.line,
                 thread(other)
-            )
+            ) + &barrier_note(test, race)
         }
         RaceKind::MixedSize => {
             format!("atomic accesses of different sizes overlap (lines {} and {}): they are not atomic with respect to each other", a.span.line, b.span.line)
         }
         RaceKind::Scope => scope_rule(test, model, a, b),
+    }
+}
+
+/// When both racing threads pass a barrier but run in different work-groups, the usual
+/// mistake: `__syncthreads()` / `barrier()` orders one work-group only.
+fn barrier_note(test: &Litmus, race: &Race) -> String {
+    let (a, b) = race.events();
+    let passes_barrier = |thread: u16| race.execution.events.iter().any(|e| e.thread == thread && matches!(e.kind, Kind::Barrier { .. }));
+    let group = |thread: u16| test.threads.get(thread as usize).map(|t| t.placement.workgroup);
+    match (group(a.thread), group(b.thread)) {
+        (Some(ga), Some(gb)) if ga != gb && passes_barrier(a.thread) && passes_barrier(b.thread) => {
+            format!("; a barrier synchronizes the threads of one work-group only, and these run in work-groups {ga} and {gb}")
+        }
+        _ => String::new(),
     }
 }
 
