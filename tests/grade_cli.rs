@@ -17,6 +17,21 @@ fn a_racy_case_reports_race_rule_witness_and_fix() {
     assert!(out.contains("is workgroup-scope; T1 (work-group 1"), "{out}");
     assert!(out.contains("witness"), "{out}");
     assert!(out.contains("fix: line 14 (T0): raise the scope from workgroup to agent"), "{out}");
+    // What clang-19 emits for a workgroup-scope release store / acquire load on MI300X
+    // (the committed gfx942 probe kernels, checked by grade/tests/lowering.rs).
+    assert!(out.contains("emitted on gfx942") && out.contains("T0 line 14: global_store_dword sc0"), "{out}");
+    assert!(out.contains("T1 line 19: global_load_dword sc0"), "{out}");
+}
+
+#[test]
+fn isa_names_the_builds_and_refuses_unknown_ones() {
+    let file = "workloads/litmus/03_mp_release_acquire_device.litmus";
+    let (_, out, _) = hipscope(&["grade", "--isa", "gfx90a", file]);
+    assert!(out.contains("emitted on gfx90a") && out.contains("buffer_wbinvl1_vol"), "{out}");
+    assert!(!hipscope(&["grade", "--isa", "none", file]).1.contains("emitted on"));
+    let (code, _, err) = hipscope(&["grade", "--isa", "gfx9999", file]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown build `gfx9999`"), "{err}");
 }
 
 #[test]
@@ -45,7 +60,7 @@ fn json_reports_parse_and_carry_the_schema_fields() {
     let reports = v.as_array().expect("an array of reports");
     assert!(reports.len() >= 20);
     for r in reports {
-        for key in ["schema", "file", "test", "dialect", "model", "outcome", "condition_holds", "executions", "race_free", "races", "witness", "fix"] {
+        for key in ["schema", "file", "test", "dialect", "model", "outcome", "condition_holds", "executions", "race_free", "races", "witness", "fix", "isa"] {
             assert!(r.get(key).is_some(), "missing {key} in {r}");
         }
     }

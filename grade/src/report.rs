@@ -6,7 +6,8 @@ use serde::Serialize;
 
 use crate::explain;
 use crate::fix::{self, Goal};
-use crate::litmus::{Dialect, Litmus, Quantifier};
+use crate::litmus::{Access, Dialect, Litmus, Quantifier, Stmt};
+use crate::lower;
 use crate::model::{self, CheckError, Model, Verdict};
 
 /// Schema version of the JSON report; bumped when a field changes meaning.
@@ -33,6 +34,24 @@ pub struct Report {
     /// A consistent execution reaching the outcome, as an interleaving.
     pub witness: Option<String>,
     pub fix: Option<FixReport>,
+    /// What clang-19 emits for each atomic, fence and barrier, per requested target.
+    pub isa: Vec<IsaReport>,
+}
+
+/// The emitted code of one target (a build name such as `gfx942` or `gfx1100-w32-wgp`).
+#[derive(Clone, Debug, Serialize)]
+pub struct IsaReport {
+    pub target: String,
+    pub operations: Vec<IsaLine>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct IsaLine {
+    pub thread: String,
+    pub line: u32,
+    /// The memory-model part of the code: waits, write-backs, invalidates, the access with
+    /// its cache bits (`a ; b ; c`).
+    pub code: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -95,6 +114,41 @@ pub fn default_model(_d: Dialect) -> Model {
     Model::Hip
 }
 
+/// The code of every atomic access, fence and barrier of `test` on `target`.
+pub fn emitted(test: &Litmus, target: &lower::Target) -> IsaReport {
+    let mut operations = Vec::new();
+    for thread in &test.threads {
+        visit(&thread.body, &mut |stmt| {
+            let synchronizing = match stmt {
+                Stmt::Load { access, .. } | Stmt::Store { access, .. } => matches!(access, Access::Atomic { .. }),
+                Stmt::Rmw { .. } | Stmt::Cas { .. } | Stmt::Fence { .. } | Stmt::Barrier { .. } => true,
+                _ => false,
+            };
+            if let (true, Some(op)) = (synchronizing, lower::Op::of_stmt(stmt, &test.locations)) {
+                operations.push(IsaLine { thread: thread.name.clone(), line: stmt.span().line, code: lower::show(&lower::lower(&op, target)) });
+            }
+        });
+    }
+    IsaReport { target: target.config_name(), operations }
+}
+
+fn visit(body: &[Stmt], f: &mut impl FnMut(&Stmt)) {
+    for stmt in body {
+        f(stmt);
+        if let Stmt::If { then, otherwise, .. } = stmt {
+            visit(then, f);
+            visit(otherwise, f);
+        }
+    }
+}
+
+/// Grades one parsed test; `targets` are the builds whose emitted code the report lists.
+pub fn grade_for(file: &str, test: &Litmus, model: Model, source_lines: &[&str], targets: &[lower::Target]) -> Result<(Report, Verdict), CheckError> {
+    let (mut report, verdict) = grade(file, test, model, source_lines)?;
+    report.isa = targets.iter().map(|t| emitted(test, t)).collect();
+    Ok((report, verdict))
+}
+
 /// Grades one parsed test.
 pub fn grade(file: &str, test: &Litmus, model: Model, source_lines: &[&str]) -> Result<(Report, Verdict), CheckError> {
     let v = model::check(test, model)?;
@@ -144,6 +198,7 @@ pub fn grade(file: &str, test: &Litmus, model: Model, source_lines: &[&str]) -> 
         races,
         witness: v.witness.as_ref().map(|x| explain::interleaving(test, x)),
         fix,
+        isa: Vec::new(),
     };
     Ok((report, v))
 }
@@ -209,6 +264,12 @@ pub fn text(r: &Report) -> String {
     }
     if let Some(f) = &r.fix {
         let _ = writeln!(o, "  fix: {} (re-checked: race-free, outcome {:?})", f.changes.join("; and "), f.outcome_after);
+    }
+    for isa in &r.isa {
+        let _ = writeln!(o, "  emitted on {} (clang-19, memory-model part):", isa.target);
+        for op in &isa.operations {
+            let _ = writeln!(o, "    {} line {}: {}", op.thread, op.line, op.code);
+        }
     }
     o
 }

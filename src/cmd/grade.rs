@@ -49,6 +49,27 @@ pub struct Args {
     /// Exit 1 unless every test meets this.
     #[arg(long, value_enum)]
     pub expect: Option<Expect>,
+    /// List what clang-19 emits for each atomic, fence and barrier on these builds
+    /// (comma-separated: gfx803, gfx908, gfx90a[-tgsplit], gfx942[-tgsplit],
+    /// gfx1030-w32-wgp, gfx1100-w64-cu, …, gfx1201; `none` for no listing).
+    #[arg(long, value_name = "BUILDS", default_value = "gfx942,gfx1100-w32-wgp")]
+    pub isa: String,
+}
+
+/// The builds `--isa` names.
+fn isa_targets(list: &str) -> Result<Vec<hipscope_grade::lower::Target>, CliError> {
+    if list == "none" {
+        return Ok(Vec::new());
+    }
+    list.split(',')
+        .map(|name| {
+            let name = name.trim();
+            hipscope_grade::lower::CONFIGS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t).ok_or_else(|| {
+                let known: Vec<&str> = hipscope_grade::lower::CONFIGS.iter().map(|(n, _)| *n).collect();
+                CliError::BadInput(format!("--isa: unknown build `{name}` (known: {}, or none)", known.join(", ")))
+            })
+        })
+        .collect()
 }
 
 pub fn run(args: &Args) -> Result<ExitCode, CliError> {
@@ -57,6 +78,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
         ModelArg::Hsa => Model::Hsa,
         ModelArg::Opencl => Model::Opencl,
     };
+    let targets = isa_targets(&args.isa)?;
     let files = collect(&args.inputs)?;
     if let Some(dir) = &args.dot {
         std::fs::create_dir_all(dir).map_err(|e| CliError::BadInput(format!("--dot {}: cannot create: {e}", dir.display())))?;
@@ -67,7 +89,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     for file in &files {
         // One malformed file in a directory of submissions must not hide the others'
         // grades: report it, grade the rest, and exit 2 at the end.
-        let (test, r, verdict) = match grade_file(file, model) {
+        let (test, r, verdict) = match grade_file(file, model, &targets) {
             Ok(g) => g,
             Err(e) if files.len() > 1 => {
                 eprintln!("hipscope: {e}");
@@ -97,10 +119,15 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn grade_file(file: &Path, model: Model) -> Result<(litmus::Litmus, Report, hipscope_grade::model::Verdict), CliError> {
+fn grade_file(
+    file: &Path,
+    model: Model,
+    targets: &[hipscope_grade::lower::Target],
+) -> Result<(litmus::Litmus, Report, hipscope_grade::model::Verdict), CliError> {
     let (test, source) = parse(file)?;
     let lines: Vec<&str> = source.lines().collect();
-    let (r, verdict) = report::grade(&file.display().to_string(), &test, model, &lines).map_err(|e| CliError::BadInput(format!("{}: {e}", file.display())))?;
+    let (r, verdict) =
+        report::grade_for(&file.display().to_string(), &test, model, &lines, targets).map_err(|e| CliError::BadInput(format!("{}: {e}", file.display())))?;
     Ok((test, r, verdict))
 }
 
