@@ -78,6 +78,20 @@ fn dot_writes_a_graph_per_test() {
     assert_eq!(code, 0, "{err}");
     let dot = std::fs::read_to_string(dir.join("08_mp_threadfence_block_diff_wg.dot")).expect("dot written");
     assert!(dot.starts_with("digraph") && dot.contains("label=\"rf\"") && dot.contains("label=\"race\""), "{dot}");
+    // A release/acquire pair that synchronizes shows its sw edge.
+    let mp = dir.join("mp_sync.litmus");
+    std::fs::write(
+        &mp,
+        "HIP mp_sync\n__device__ int x = 0;\n__device__ int f = 0;\nthread T0 @ block 0, thread 0 {\n  x = 1;\n  \
+         __hip_atomic_store(&f, 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);\n}\nthread T1 @ block 1, thread 0 {\n  \
+         int r0 = __hip_atomic_load(&f, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT);\n  int r1 = -1;\n  if (r0 == 1) { r1 = x; }\n}\n\
+         exists (T1:r0 == 1 && T1:r1 == 1)\n",
+    )
+    .expect("write");
+    let (code, _, err) = hipscope(&["grade", "--dot", dir.to_str().unwrap_or("."), mp.to_str().unwrap_or("")]);
+    assert_eq!(code, 0, "{err}");
+    let dot = std::fs::read_to_string(dir.join("mp_sync.dot")).expect("dot written");
+    assert!(dot.contains("label=\"sw\""), "{dot}");
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -7,6 +7,7 @@ use crate::litmus::{Access, Litmus, Order, Scope};
 use crate::model::event::{Event, Kind};
 use crate::model::execution::Execution;
 use crate::model::relation::Rel;
+use crate::model::scoped::Context;
 use crate::model::{Model, Race, RaceKind};
 
 pub fn scope_name(s: Scope) -> &'static str {
@@ -198,8 +199,9 @@ fn topological(n: usize, r: &Rel) -> Vec<usize> {
 }
 
 /// The execution as a Graphviz graph: one cluster per thread, edges po (black), rf (red),
-/// co (blue), fr (orange, dashed), sw (green) and each race (purple, bold).
-pub fn dot(test: &Litmus, x: &Execution, sw: Option<&Rel>, races: &[(usize, usize)]) -> String {
+/// co (blue), fr (orange, dashed), sw under `model` (green) and each race (purple, bold).
+pub fn dot(test: &Litmus, model: Model, x: &Execution, races: &[(usize, usize)]) -> String {
+    let sw = Context::new(test, model).judge(x).ok().map(|d| d.sw);
     let mut g = String::new();
     let _ = writeln!(g, "digraph \"{}\" {{", test.name.replace('"', "'"));
     let _ = writeln!(g, "  node [shape=box, fontname=\"monospace\"];");
@@ -228,7 +230,7 @@ pub fn dot(test: &Litmus, x: &Execution, sw: Option<&Rel>, races: &[(usize, usiz
             let _ = writeln!(g, "  e{a} -> e{b} [label=\"{name}\", color={color}, fontcolor={color}{style}];");
         }
     }
-    if let Some(sw) = sw {
+    if let Some(sw) = &sw {
         for (a, b) in sw.pairs() {
             let _ = writeln!(g, "  e{a} -> e{b} [label=\"sw\", color=darkgreen, fontcolor=darkgreen];");
         }

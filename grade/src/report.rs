@@ -109,11 +109,6 @@ pub fn dialect_name(d: Dialect) -> &'static str {
     }
 }
 
-/// The model a dialect's tests are written for, when the user names none.
-pub fn default_model(_d: Dialect) -> Model {
-    Model::Hip
-}
-
 /// The code of every atomic access, fence and barrier of `test` on `target`.
 pub fn emitted(test: &Litmus, target: &lower::Target) -> IsaReport {
     let mut operations = Vec::new();

@@ -220,6 +220,6 @@ fn write_dot(dir: &Path, file: &Path, test: &litmus::Litmus, v: &hipscope_grade:
     };
     let stem = file.file_stem().map_or_else(|| "test".into(), |s| s.to_string_lossy().into_owned());
     let path = dir.join(format!("{stem}.dot"));
-    let text = hipscope_grade::explain::dot(test, execution, None, &races);
+    let text = hipscope_grade::explain::dot(test, v.model, execution, &races);
     std::fs::write(&path, text).map_err(|e| CliError::BadInput(format!("{}: cannot write: {e}", path.display())))
 }

@@ -38,7 +38,7 @@ pub fn judge(ctx: &Context, x: &Execution) -> Result<Derived, Broken> {
     if !seq_cst_acyclic(x, &hb, &fr, &eco, &incl) {
         return Err(Broken::SeqCst);
     }
-    Ok(Derived { hb, sw, fr, incl })
+    Ok(Derived { hb, sw, incl })
 }
 
 /// Happens-before and synchronizes-with. Without local (`__shared__`) memory, hb is

@@ -50,7 +50,7 @@ pub fn judge(ctx: &Context, x: &Execution) -> Result<Derived, Broken> {
     if !sc.is_acyclic() {
         return Err(Broken::SeqCst);
     }
-    Ok(Derived { hb: hhb, sw, fr, incl })
+    Ok(Derived { hb: hhb, sw, incl })
 }
 
 /// `acq-rel` of hsa.cat restricted to matching scope instances: a release write and an

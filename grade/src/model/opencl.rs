@@ -76,7 +76,7 @@ pub fn judge(ctx: &Context, x: &Execution) -> Result<Derived, Broken> {
     if !scp.restrict(sc, sc).intersect(&incl).is_acyclic() {
         return Err(Broken::SeqCst);
     }
-    Ok(Derived { hb, sw: gsw.union(&lsw), fr: x.fr(), incl })
+    Ok(Derived { hb, sw: gsw.union(&lsw), incl })
 }
 
 /// Events of each memory space: accesses by their cell's space (the initial writes too),

@@ -61,11 +61,6 @@ impl Rel {
         self.rows[a] >> b & 1 == 1
     }
 
-    /// The events `b` with `(a, b)` in the relation.
-    pub fn row(&self, a: usize) -> u128 {
-        self.rows[a]
-    }
-
     /// The pairs of the relation, in row-major order.
     pub fn pairs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
         self.rows.iter().enumerate().flat_map(|(a, row)| bits(*row).map(move |b| (a, b)))
@@ -139,12 +134,6 @@ impl Rel {
     pub fn is_acyclic(&self) -> bool {
         self.closure().is_irreflexive()
     }
-
-    /// An event on a cycle of the relation, if there is one.
-    pub fn on_cycle(&self) -> Option<usize> {
-        let c = self.closure();
-        (0..c.len()).find(|a| c.has(*a, *a))
-    }
 }
 
 /// The set bits of a word, lowest first.
@@ -178,7 +167,6 @@ mod tests {
         assert!(c.has(0, 3) && c.has(1, 3) && !c.has(3, 0));
         assert!(r.is_acyclic());
         assert!(!rel(4, &[(0, 1), (1, 2), (2, 0)]).is_acyclic());
-        assert_eq!(rel(3, &[(0, 1), (1, 0)]).on_cycle(), Some(0));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use super::event::{Event, Kind};
 use super::execution::Execution;
-use super::relation::{bits, Rel};
+use super::relation::Rel;
 
 use crate::litmus::{Access, Dialect, Litmus, LocId, Placement, Scope, Space, Stmt, Target};
 
@@ -69,7 +69,6 @@ pub enum Broken {
 pub struct Derived {
     pub hb: Rel,
     pub sw: Rel,
-    pub fr: Rel,
     /// Pairs of operations whose scopes include each other.
     pub incl: Rel,
 }
@@ -241,9 +240,4 @@ pub fn mask(n: usize) -> u128 {
     } else {
         (1u128 << n) - 1
     }
-}
-
-/// Used by explanations: the events of a set, in order.
-pub fn members(set: u128) -> Vec<usize> {
-    bits(set).collect()
 }
