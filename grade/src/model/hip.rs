@@ -10,8 +10,7 @@
 use super::event::{Event, Kind};
 use super::execution::Execution;
 use super::relation::Rel;
-use super::scoped::{barrier_sync, different_threads, mask, same_location, Broken, Context, Derived};
-use crate::litmus::{Space, Spaces};
+use super::scoped::{barrier_sync, different_threads, mask, same_location, space_tags, Broken, Context, Derived, SpaceTags};
 
 /// Derives hb and friends; `None` if the execution is inconsistent.
 pub fn judge(ctx: &Context, x: &Execution) -> Result<Derived, Broken> {
@@ -51,11 +50,7 @@ fn happens_before(ctx: &Context, x: &Execution, incl: &Rel) -> (Rel, Rel) {
     let n = x.n();
     let all = mask(n);
     let init = x.set(Event::is_init);
-    let in_space = |e: &Event, space: Space| match &e.kind {
-        Kind::Fence { spaces, .. } | Kind::Barrier { spaces, .. } => spaces.contains(space),
-        _ => e.cell().is_some_and(|c| Spaces::GLOBAL.contains(ctx.space(c.loc)) == (space == Space::Global)),
-    };
-    let local = x.set(|e| in_space(e, Space::Local));
+    let SpaceTags { global, local } = space_tags(ctx, x, true);
     let barriers = barrier_sync(ctx, x);
     let init_first = Rel::product(n, init, !init & all);
     if local & !init == 0 {
@@ -63,7 +58,6 @@ fn happens_before(ctx: &Context, x: &Execution, incl: &Rel) -> (Rel, Rel) {
         let base = x.po.union(&sw).union(&init_first).union(&barriers);
         return (base.closure(), sw);
     }
-    let global = x.set(|e| in_space(e, Space::Global));
     let (sw_g, sw_l) = (synchronizes_with(x, incl, global), synchronizes_with(x, incl, local));
     let sc = x.set(|e| e.order_scope().is_some_and(|(o, _)| o == crate::litmus::Order::SeqCst));
     let both = global & local;

@@ -16,21 +16,14 @@
 use super::event::{Event, Kind};
 use super::execution::Execution;
 use super::relation::Rel;
-use super::scoped::{different_threads, mask, same_location, Broken, Context, Derived};
-use crate::litmus::{Order, Scope, Space};
-
-/// One memory space's tag: the events that belong to it.
-#[derive(Clone, Copy)]
-struct Tags {
-    global: u128,
-    local: u128,
-}
+use super::scoped::{barrier_meetings, different_threads, mask, same_location, space_tags, Broken, Context, Derived};
+use crate::litmus::{Order, Scope};
 
 pub fn judge(ctx: &Context, x: &Execution) -> Result<Derived, Broken> {
     let n = x.n();
     let all = mask(n);
     let incl = ctx.inclusion(x);
-    let tags = tags(ctx, x);
+    let tags = space_tags(ctx, x, false);
     let atomic_loc = x.set(|e| e.cell().is_some_and(|c| !ctx.nonatomic(c.loc)));
     let mo = x.co.restrict(atomic_loc, atomic_loc);
     let rb = {
@@ -43,10 +36,10 @@ pub fn judge(ctx: &Context, x: &Execution) -> Result<Derived, Broken> {
     let sc = x.set(|e| e.order_scope().is_some_and(|(o, _)| o == Order::SeqCst));
     let both = tags.global & tags.local;
     let scf = Rel::product(n, sc, sc).union(&Rel::product(n, both, both));
-    let sw_g = release_acquire(ctx, x, &incl, &mo, tags.global);
-    let sw_l = release_acquire(ctx, x, &incl, &mo, tags.local);
-    let gsw = sw_g.union(&barrier(ctx, x, tags.global)).union(&scf.intersect(&sw_l));
-    let lsw = sw_l.union(&barrier(ctx, x, tags.local)).union(&scf.intersect(&sw_g));
+    let sw_g = release_acquire(x, &incl, &mo, tags.global);
+    let sw_l = release_acquire(x, &incl, &mo, tags.local);
+    let gsw = sw_g.union(&barrier_meetings(ctx, x, tags.global)).union(&scf.intersect(&sw_l));
+    let lsw = sw_l.union(&barrier_meetings(ctx, x, tags.local)).union(&scf.intersect(&sw_g));
     let ghb = happens_before(x, tags.global, &gsw);
     let lhb = happens_before(x, tags.local, &lsw);
     let hb = ghb.union(&lhb);
@@ -79,22 +72,11 @@ pub fn judge(ctx: &Context, x: &Execution) -> Result<Derived, Broken> {
     Ok(Derived { hb, sw: gsw.union(&lsw), incl })
 }
 
-/// Events of each memory space: accesses by their cell's space (the initial writes too),
-/// fences and barriers by the spaces they name.
-fn tags(ctx: &Context, x: &Execution) -> Tags {
-    let in_space = |e: &Event, space: Space| match &e.kind {
-        Kind::Fence { spaces, .. } | Kind::Barrier { spaces, .. } => spaces.contains(space),
-        // Generic-space accesses are in neither relation (Dartagnan's GENERIC tag).
-        _ => e.cell().is_some_and(|c| ctx.space(c.loc) == space),
-    };
-    Tags { global: x.set(|e| in_space(e, Space::Global)), local: x.set(|e| in_space(e, Space::Local)) }
-}
-
 /// `ra_sw(r)`: a release (or a release fence before a write), its release sequence, a read
 /// of it, and an acquire (or an acquire fence after the read), all in the space `tag`,
 /// the release and the acquire inclusive, in different work-items; work-item-scope
 /// accesses never synchronize.
-fn release_acquire(ctx: &Context, x: &Execution, incl: &Rel, mo: &Rel, tag: u128) -> Rel {
+fn release_acquire(x: &Execution, incl: &Rel, mo: &Rel, tag: u128) -> Rel {
     let n = x.n();
     let all = mask(n);
     let releasing = x.set(|e| e.order_scope().is_some_and(|(o, _)| o.releases()) && (e.writes() || is_fence(e)));
@@ -109,7 +91,6 @@ fn release_acquire(ctx: &Context, x: &Execution, incl: &Rel, mo: &Rel, tag: u128
     let rs = release_sequence(x, mo).reflexive().restrict(all, tag);
     let end = x.po.restrict(all, fences).reflexive().restrict(all, acquiring & tag);
     let sw = start.then(&rs).then(&x.rf.restrict(all, reads)).then(&end).intersect(incl);
-    let _ = ctx;
     different_threads(x, &sw)
 }
 
@@ -128,24 +109,6 @@ fn release_sequence(x: &Execution, mo: &Rel) -> Rel {
     }
     let broken = mo.minus(&prime).then(mo);
     mo.intersect(&prime).minus(&broken)
-}
-
-/// `bar_sw(r)`: barriers of the space `tag` with the same id, in one work-group, of
-/// different work-items.
-fn barrier(ctx: &Context, x: &Execution, tag: u128) -> Rel {
-    let n = x.n();
-    let mut r = Rel::empty(n);
-    for (a, ea) in x.events.iter().enumerate() {
-        for (b, eb) in x.events.iter().enumerate() {
-            if let (Kind::Barrier { key: ka, .. }, Kind::Barrier { key: kb, .. }) = (&ea.kind, &eb.kind) {
-                let same_group = matches!((ctx.placement(ea), ctx.placement(eb)), (Some(pa), Some(pb)) if pa.shares(&pb, Scope::Workgroup));
-                if ka == kb && ea.thread != eb.thread && same_group && tag >> a & 1 == 1 && tag >> b & 1 == 1 {
-                    r.add(a, b);
-                }
-            }
-        }
-    }
-    r
 }
 
 /// `(([tag]; po; [tag]) | ([tag]; IW × ¬IW; [tag]) | sw)⁺ \ id`.

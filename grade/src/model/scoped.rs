@@ -187,26 +187,50 @@ impl Context {
     }
 }
 
-/// Work-group barriers: everything before a thread's barrier happens before everything
-/// after the matching barrier of each other thread of the same work-group.
-pub fn barrier_sync(ctx: &Context, x: &Execution) -> Rel {
-    let n = x.n();
-    let mut meet = Rel::empty(n);
+/// Barriers that meet: two threads of one work-group at barriers with the same key, both
+/// events in `tag` (the barriers ordering a given memory space; all events for every space).
+pub fn barrier_meetings(ctx: &Context, x: &Execution, tag: u128) -> Rel {
+    let mut meet = Rel::empty(x.n());
     for (a, ea) in x.events.iter().enumerate() {
         for (b, eb) in x.events.iter().enumerate() {
             if let (Kind::Barrier { key: ka, .. }, Kind::Barrier { key: kb, .. }) = (&ea.kind, &eb.kind) {
-                let same_group = match (ctx.placement(ea), ctx.placement(eb)) {
-                    (Some(pa), Some(pb)) => pa.shares(&pb, Scope::Workgroup),
-                    _ => false,
-                };
-                if ka == kb && ea.thread != eb.thread && same_group {
+                let same_group = matches!((ctx.placement(ea), ctx.placement(eb)), (Some(pa), Some(pb)) if pa.shares(&pb, Scope::Workgroup));
+                if ka == kb && ea.thread != eb.thread && same_group && tag >> a & 1 == 1 && tag >> b & 1 == 1 {
                     meet.add(a, b);
                 }
             }
         }
     }
+    meet
+}
+
+/// Work-group barriers: everything before a thread's barrier happens before everything
+/// after the matching barrier of each other thread of the same work-group.
+pub fn barrier_sync(ctx: &Context, x: &Execution) -> Rel {
+    let all = mask(x.n());
     let barriers = x.set(|e| matches!(e.kind, Kind::Barrier { .. }));
-    x.po.restrict(mask(n), barriers).then(&meet).then(&x.po.restrict(barriers, mask(n)))
+    x.po.restrict(all, barriers).then(&barrier_meetings(ctx, x, all)).then(&x.po.restrict(barriers, all))
+}
+
+/// The events of each memory space: accesses by their cell's space, fences and barriers by
+/// the spaces they name.
+#[derive(Clone, Copy)]
+pub struct SpaceTags {
+    pub global: u128,
+    pub local: u128,
+}
+
+/// Tags every event with its memory spaces. Generic-space accesses count as global when
+/// `generic_is_global`; OpenCL's model (as Dartagnan reads it) puts them in neither.
+pub fn space_tags(ctx: &Context, x: &Execution, generic_is_global: bool) -> SpaceTags {
+    let in_space = |e: &Event, space: Space| match &e.kind {
+        Kind::Fence { spaces, .. } | Kind::Barrier { spaces, .. } => spaces.contains(space),
+        _ => e.cell().is_some_and(|c| match ctx.space(c.loc) {
+            Space::Generic => generic_is_global && space == Space::Global,
+            own => own == space,
+        }),
+    };
+    SpaceTags { global: x.set(|e| in_space(e, Space::Global)), local: x.set(|e| in_space(e, Space::Local)) }
 }
 
 /// Pairs of memory events on the same cell.
