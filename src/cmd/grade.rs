@@ -205,10 +205,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), CliError> {
 }
 
 fn parse(file: &Path) -> Result<(litmus::Litmus, String), CliError> {
-    let bytes = super::read_input(file)?;
-    let source = String::from_utf8(bytes)
-        .map_err(|e| CliError::BadInput(format!("{}: not UTF-8 text (invalid byte at offset {})", file.display(), e.utf8_error().valid_up_to())))?;
-    let test = litmus::parse(file, &source).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let bad = |e: litmus::LitmusError| CliError::BadInput(e.to_string());
+    let source = litmus::read_source(file).map_err(bad)?;
+    let test = litmus::parse(file, &source).map_err(bad)?;
     Ok((test, source))
 }
 

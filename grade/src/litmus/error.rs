@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use super::program::Span;
 
-/// A malformed litmus file. Displayed as one line, `file:line:column: message`, which the
-/// CLI prints before exiting with status 2.
+/// A malformed litmus file. Displayed as one line, `file:line:column: message` (`file:
+/// message` for an unreadable file), which the CLI prints before exiting with status 2.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub struct LitmusError {
     pub file: PathBuf,
@@ -22,6 +22,10 @@ impl LitmusError {
 
 impl fmt::Display for LitmusError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Errors about the whole file (unreadable, not text) have no position.
+        if self.span.line == 0 {
+            return write!(f, "{}: {}", self.file.display(), self.message);
+        }
         write!(f, "{}:{}:{}: {}", self.file.display(), self.span.line, self.span.column, self.message)
     }
 }

@@ -60,12 +60,16 @@ fn parse_dialect(dialect: Dialect, source: &str) -> ParseResult<Litmus> {
     }
 }
 
-/// Reads and parses a litmus file.
-pub fn parse_file(file: &Path) -> Result<Litmus, LitmusError> {
+/// Reads a litmus file as text; errors name the file.
+pub fn read_source(file: &Path) -> Result<String, LitmusError> {
     let bytes = std::fs::read(file).map_err(|e| LitmusError::new(file, Span::default(), format!("cannot read: {e}")))?;
-    let source = String::from_utf8(bytes).map_err(|e| {
+    String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();
         LitmusError::new(file, Span::default(), format!("not UTF-8 text (invalid byte at offset {offset})"))
-    })?;
-    parse(file, &source)
+    })
+}
+
+/// Reads and parses a litmus file.
+pub fn parse_file(file: &Path) -> Result<Litmus, LitmusError> {
+    parse(file, &read_source(file)?)
 }
