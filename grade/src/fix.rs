@@ -15,14 +15,21 @@ pub enum Goal {
     Forbidden,
 }
 
-/// One change to one statement.
+/// One change to one statement or one location.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Edit {
-    pub thread: usize,
-    /// Index path to the statement through nested `if` bodies (then before else).
-    pub path: Vec<usize>,
-    pub line: u32,
+    pub place: Place,
     pub change: Change,
+}
+
+/// What an edit changes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Place {
+    /// A statement of thread `thread`, found by its index path through nested `if` bodies
+    /// (then before else).
+    Statement { thread: usize, path: Vec<usize>, line: u32 },
+    /// A location's declaration (the location is named by the change).
+    Declaration,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -47,17 +54,29 @@ pub enum Change {
 
 impl Edit {
     pub fn words(&self, test: &Litmus) -> String {
-        let who = test.threads.get(self.thread).map_or("?", |t| t.name.as_str());
         let what = match self.change {
             Change::RaiseScope { from, to } => format!("raise the scope from {} to {}", scope_name(from), scope_name(to)),
             Change::Strengthen { from, to } => format!("make it {} instead of {}", order_name(to), order_name(from)),
             Change::MakeAtomic { order, scope } => format!("make it atomic ({} {})", order_name(order), scope_name(scope)),
             Change::MakeGlobal { loc } => {
                 let name = test.locations.get(loc.0 as usize).map_or("?", |l| l.name.as_str());
-                return format!("put `{name}` in global memory (`__device__`) instead of work-group-local memory: synchronizing through local memory orders only local memory");
+                format!("put `{name}` in global memory (`__device__`) instead of work-group-local memory: synchronizing through local memory orders only local memory")
             }
         };
-        format!("line {} ({who}): {what}", self.line)
+        match &self.place {
+            Place::Statement { thread, line, .. } => {
+                format!("line {line} ({}): {what}", test.threads.get(*thread).map_or("?", |t| t.name.as_str()))
+            }
+            Place::Declaration => what,
+        }
+    }
+
+    /// Two edits of one statement (or the same declaration edit) do not combine.
+    fn clashes(&self, other: &Edit) -> bool {
+        match self.place {
+            Place::Statement { .. } => self.place == other.place,
+            Place::Declaration => self.change == other.change,
+        }
     }
 }
 
@@ -90,7 +109,7 @@ pub fn suggest(test: &Litmus, model: Model, goal: Goal) -> Option<Fix> {
     let mut pairs = Vec::new();
     for (i, a) in edits.iter().enumerate() {
         for b in &edits[i + 1..] {
-            if a.thread == b.thread && a.path == b.path {
+            if a.clashes(b) {
                 continue;
             }
             if let Some(f) = works(&[a, b]) {
@@ -107,13 +126,13 @@ fn candidate_edits(test: &Litmus) -> Vec<Edit> {
     for (t, thread) in test.threads.iter().enumerate() {
         walk(&thread.body, &mut Vec::new(), &mut |path, stmt| {
             for change in changes(stmt) {
-                out.push(Edit { thread: t, path: path.to_vec(), line: stmt.span().line, change });
+                out.push(Edit { place: Place::Statement { thread: t, path: path.to_vec(), line: stmt.span().line }, change });
             }
         });
     }
     for (i, loc) in test.locations.iter().enumerate() {
         if loc.space == Space::Local {
-            out.push(Edit { thread: 0, path: Vec::new(), line: 0, change: Change::MakeGlobal { loc: LocId(i as u16) } });
+            out.push(Edit { place: Place::Declaration, change: Change::MakeGlobal { loc: LocId(i as u16) } });
         }
     }
     // Scope raises first (the classic mistake), then orders, memory spaces, atomicity.
@@ -197,8 +216,9 @@ pub fn apply(test: &mut Litmus, edit: &Edit) {
         }
         return;
     }
-    let Some(thread) = test.threads.get_mut(edit.thread) else { return };
-    let Some(stmt) = statement_mut(&mut thread.body, &edit.path) else { return };
+    let Place::Statement { thread, path, .. } = &edit.place else { return };
+    let Some(thread) = test.threads.get_mut(*thread) else { return };
+    let Some(stmt) = statement_mut(&mut thread.body, path) else { return };
     if let Stmt::Fence { scope, .. } = stmt {
         if let Change::RaiseScope { to, .. } = edit.change {
             *scope = to;
