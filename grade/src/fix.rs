@@ -4,7 +4,7 @@
 //! has been checked.
 
 use crate::explain::{order_name, scope_name};
-use crate::litmus::{Access, Litmus, LocId, Order, Scope, Space, Stmt};
+use crate::litmus::{for_each_stmt, Access, Litmus, LocId, Order, Scope, Space, Stmt};
 use crate::model::{check, Model};
 
 /// What the fix must achieve.
@@ -124,7 +124,7 @@ pub fn suggest(test: &Litmus, model: Model, goal: Goal) -> Option<Fix> {
 fn candidate_edits(test: &Litmus) -> Vec<Edit> {
     let mut out = Vec::new();
     for (t, thread) in test.threads.iter().enumerate() {
-        walk(&thread.body, &mut Vec::new(), &mut |path, stmt| {
+        for_each_stmt(&thread.body, &mut |path, stmt| {
             for change in changes(stmt) {
                 out.push(Edit { place: Place::Statement { thread: t, path: path.to_vec(), line: stmt.span().line }, change });
             }
@@ -143,22 +143,6 @@ fn candidate_edits(test: &Litmus) -> Vec<Edit> {
         Change::MakeAtomic { .. } => 3,
     });
     out
-}
-
-fn walk(body: &[Stmt], path: &mut Vec<usize>, f: &mut impl FnMut(&[usize], &Stmt)) {
-    for (i, stmt) in body.iter().enumerate() {
-        path.push(i);
-        f(path, stmt);
-        if let Stmt::If { then, otherwise, .. } = stmt {
-            path.push(0);
-            walk(then, path, f);
-            path.pop();
-            path.push(1);
-            walk(otherwise, path, f);
-            path.pop();
-        }
-        path.pop();
-    }
 }
 
 fn wider(s: Scope) -> Option<Scope> {

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::explain;
 use crate::fix::{self, Goal};
-use crate::litmus::{Access, Dialect, Litmus, Quantifier, Stmt};
+use crate::litmus::{for_each_stmt, Access, Dialect, Litmus, Quantifier, Stmt};
 use crate::lower;
 use crate::model::{self, CheckError, Model, Verdict};
 
@@ -113,11 +113,10 @@ pub fn dialect_name(d: Dialect) -> &'static str {
 pub fn emitted(test: &Litmus, target: &lower::Target) -> IsaReport {
     let mut operations = Vec::new();
     for thread in &test.threads {
-        visit(&thread.body, &mut |stmt| {
-            let synchronizing = match stmt {
-                Stmt::Load { access, .. } | Stmt::Store { access, .. } => matches!(access, Access::Atomic { .. }),
-                Stmt::Rmw { .. } | Stmt::Cas { .. } | Stmt::Fence { .. } | Stmt::Barrier { .. } => true,
-                _ => false,
+        for_each_stmt(&thread.body, &mut |_, stmt| {
+            let synchronizing = match stmt.accesses() {
+                Some((_, accesses)) => accesses.iter().flatten().any(|a| matches!(a, Access::Atomic { .. })),
+                None => matches!(stmt, Stmt::Fence { .. } | Stmt::Barrier { .. }),
             };
             if let (true, Some(op)) = (synchronizing, lower::Op::of_stmt(stmt, &test.locations)) {
                 operations.push(IsaLine { thread: thread.name.clone(), line: stmt.span().line, code: lower::show(&lower::lower(&op, target)) });
@@ -125,16 +124,6 @@ pub fn emitted(test: &Litmus, target: &lower::Target) -> IsaReport {
         });
     }
     IsaReport { target: target.config_name(), operations }
-}
-
-fn visit(body: &[Stmt], f: &mut impl FnMut(&Stmt)) {
-    for stmt in body {
-        f(stmt);
-        if let Stmt::If { then, otherwise, .. } = stmt {
-            visit(then, f);
-            visit(otherwise, f);
-        }
-    }
 }
 
 /// Grades one parsed test; `targets` are the builds whose emitted code the report lists.

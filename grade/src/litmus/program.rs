@@ -267,7 +267,37 @@ pub enum Stmt {
     If { cond: Expr, then: Vec<Stmt>, otherwise: Vec<Stmt>, span: Span },
 }
 
+/// Calls `f` with every statement of `body`, nested `if` bodies included (then before else),
+/// and the statement's index path through them.
+pub fn for_each_stmt(body: &[Stmt], f: &mut impl FnMut(&[usize], &Stmt)) {
+    fn walk(body: &[Stmt], path: &mut Vec<usize>, f: &mut impl FnMut(&[usize], &Stmt)) {
+        for (i, stmt) in body.iter().enumerate() {
+            path.push(i);
+            f(path, stmt);
+            if let Stmt::If { then, otherwise, .. } = stmt {
+                for (branch, body) in [then, otherwise].into_iter().enumerate() {
+                    path.push(branch);
+                    walk(body, path, f);
+                    path.pop();
+                }
+            }
+            path.pop();
+        }
+    }
+    walk(body, &mut Vec::new(), f);
+}
+
 impl Stmt {
+    /// The location and the accesses of a memory statement (a CAS has two: success and
+    /// failure).
+    pub fn accesses(&self) -> Option<(Target, [Option<Access>; 2])> {
+        match self {
+            Stmt::Load { target, access, .. } | Stmt::Store { target, access, .. } | Stmt::Rmw { target, access, .. } => Some((*target, [Some(*access), None])),
+            Stmt::Cas { target, success, failure, .. } => Some((*target, [Some(*success), Some(*failure)])),
+            _ => None,
+        }
+    }
+
     pub fn span(&self) -> Span {
         match self {
             Stmt::Load { span, .. }

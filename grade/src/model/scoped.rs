@@ -7,7 +7,7 @@ use super::event::{Event, Kind};
 use super::execution::Execution;
 use super::relation::Rel;
 
-use crate::litmus::{Access, Dialect, Litmus, LocId, Placement, Scope, Space, Stmt, Target};
+use crate::litmus::{for_each_stmt, Access, Dialect, Litmus, LocId, Placement, Scope, Space, Stmt};
 
 /// The memory model to grade under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -88,7 +88,9 @@ pub struct Context {
 impl Context {
     pub fn new(test: &Litmus, model: Model) -> Context {
         let mut accessed_atomically = vec![false; test.locations.len()];
-        mark_atomic(test.threads.iter().flat_map(|t| &t.body), &mut accessed_atomically);
+        for t in &test.threads {
+            mark_atomic(&t.body, &mut accessed_atomically);
+        }
         let nonatomic =
             test.locations.iter().zip(&accessed_atomically).map(|(l, atomic)| if test.dialect == Dialect::OpenCl { !l.atomic_type } else { !atomic }).collect();
         Context { model, placements: test.threads.iter().map(|t| t.placement).collect(), spaces: test.locations.iter().map(|l| l.space).collect(), nonatomic }
@@ -103,26 +105,17 @@ impl Context {
     }
 }
 
-/// Sets `atomic[loc]` for every location some statement accesses atomically.
-fn mark_atomic<'a>(body: impl Iterator<Item = &'a Stmt>, atomic: &mut [bool]) {
-    for stmt in body {
-        let (target, accesses): (Option<&Target>, [Option<Access>; 2]) = match stmt {
-            Stmt::Load { target, access, .. } | Stmt::Store { target, access, .. } | Stmt::Rmw { target, access, .. } => (Some(target), [Some(*access), None]),
-            Stmt::Cas { target, success, failure, .. } => (Some(target), [Some(*success), Some(*failure)]),
-            Stmt::If { then, otherwise, .. } => {
-                mark_atomic(then.iter().chain(otherwise), atomic);
-                (None, [None, None])
-            }
-            _ => (None, [None, None]),
-        };
-        if let Some(t) = target {
+/// Sets `atomic[loc]` for every location some statement of `body` accesses atomically.
+fn mark_atomic(body: &[Stmt], atomic: &mut [bool]) {
+    for_each_stmt(body, &mut |_, stmt| {
+        if let Some((target, accesses)) = stmt.accesses() {
             if accesses.iter().flatten().any(|a| matches!(a, Access::Atomic { .. })) {
-                if let Some(slot) = atomic.get_mut(t.loc.0 as usize) {
+                if let Some(slot) = atomic.get_mut(target.loc.0 as usize) {
                     *slot = true;
                 }
             }
         }
-    }
+    });
 }
 
 impl Context {
