@@ -174,27 +174,28 @@ impl Skeleton {
             orderings = (1..=ws.len()).try_fold(orderings, |acc, k| acc.checked_mul(k)).filter(|o| *o <= MAX_CANDIDATES).ok_or(TooManyEvents::Candidates)?;
         }
         let orders: Vec<Vec<Vec<usize>>> = self.writes_per_cell.iter().map(|(_, _, ws)| permutations(ws)).collect();
+        // One execution, whose rf and co are rewritten for each choice: the events and
+        // program order are the skeleton's and do not change.
+        let mut exec = Execution {
+            events: self.events.clone(),
+            run_of_thread: self.run_of_thread.clone(),
+            rf_source: vec![None; n],
+            po: self.po.clone(),
+            dep: self.dep.clone(),
+            rf: Rel::empty(n),
+            co: Rel::empty(n),
+            final_memory: BTreeMap::new(),
+        };
         let mut rf_pick = vec![0usize; self.candidates.len()];
         loop {
-            let mut rf = Rel::empty(n);
-            let mut rf_source = vec![None; n];
+            exec.rf = Rel::empty(n);
             for ((r, from), pick) in self.candidates.iter().zip(&rf_pick) {
-                rf.add(from[*pick], *r);
-                rf_source[*r] = Some(from[*pick]);
+                exec.rf.add(from[*pick], *r);
+                exec.rf_source[*r] = Some(from[*pick]);
             }
             let mut co_pick = vec![0usize; orders.len()];
             loop {
-                let (co, final_memory) = self.coherence(&orders, &co_pick);
-                let exec = Execution {
-                    events: self.events.clone(),
-                    run_of_thread: self.run_of_thread.clone(),
-                    rf_source: rf_source.clone(),
-                    po: self.po.clone(),
-                    dep: self.dep.clone(),
-                    rf: rf.clone(),
-                    co,
-                    final_memory,
-                };
+                (exec.co, exec.final_memory) = self.coherence(&orders, &co_pick);
                 *budget = budget.checked_sub(1).ok_or(TooManyEvents::Candidates)?;
                 visit(&exec);
                 if !advance(&mut co_pick, |i| orders[i].len()) {
