@@ -51,10 +51,7 @@ pub fn describe(test: &Litmus, e: &Event) -> String {
     let loc = |e: &Event| e.cell().and_then(|c| test.locations.get(c.loc.0 as usize)).map_or("?", |l| l.name.as_str());
     let what = match &e.kind {
         Kind::Read { access, value, .. } => format!("load {} = {value} ({})", loc(e), access_words(*access)),
-        Kind::Write { access, value, .. } if e.is_init() => {
-            let _ = access;
-            format!("{} starts at {value}", loc(e))
-        }
+        Kind::Write { value, .. } if e.is_init() => format!("{} starts at {value}", loc(e)),
         Kind::Write { access, value, .. } => format!("store {} = {value} ({})", loc(e), access_words(*access)),
         Kind::Rmw { access, read, written, .. } => format!("rmw {}: {read} → {written} ({})", loc(e), access_words(*access)),
         Kind::Fence { order, scope, .. } => format!("fence {} {}", order_name(*order), scope_name(*scope)),
