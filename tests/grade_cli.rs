@@ -124,3 +124,29 @@ fn a_barrier_across_blocks_is_explained() {
     let (_, same, _) = hipscope(&["grade", "workloads/litmus/19a_syncthreads_same_wg.litmus"]);
     assert!(same.contains("races: none"), "{same}");
 }
+
+#[test]
+fn gpu_runs_report_final_states_with_replayable_seeds() {
+    let file = "workloads/litmus/16_corr_relaxed.litmus";
+    let (code, out, err) = hipscope(&["grade", "--isa", "none", "--gpu", "mi210", "--runs", "50", "--json", file]);
+    assert_eq!(code, 0, "{err}");
+    let reports: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let hw = &reports[0]["hardware"][0];
+    assert_eq!(hw["gpu"], "mi210", "{hw}");
+    assert_eq!(hw["runs"], 50, "{hw}");
+    // The outcomes' counts add up to the runs; CoRR's forbidden outcome is never seen.
+    let total: u64 = hw["outcomes"].as_array().expect("outcomes").iter().map(|o| o["count"].as_u64().unwrap_or(0)).sum();
+    assert_eq!(total, 50, "{hw}");
+    assert_eq!(hw["condition_observed"], 0, "{hw}");
+    assert_eq!(hw["anomaly"], false, "{hw}");
+    // Text: the table names the GPU, mode and build.
+    let (_, text, _) = hipscope(&["grade", "--isa", "none", "--gpu", "rx7900xtx", "--mode", "cu", "--runs", "20", file]);
+    assert!(text.contains("on rx7900xtx CU mode (gfx1100-w32-cu"), "{text}");
+}
+
+#[test]
+fn unknown_gpu_is_bad_input() {
+    let (code, _, err) = hipscope(&["grade", "--gpu", "no-such-gpu", "workloads/litmus/16_corr_relaxed.litmus"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--gpu"), "{err}");
+}

@@ -8,6 +8,7 @@
 
 pub mod explain;
 pub mod fix;
+pub mod hardware;
 pub mod litmus;
 pub mod lower;
 pub mod model;

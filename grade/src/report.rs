@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::explain;
 use crate::fix::{self, Goal};
+use crate::hardware;
 use crate::litmus::{for_each_stmt, Access, Dialect, Litmus, Quantifier, Stmt};
 use crate::lower;
 use crate::model::{self, CheckError, Model, Verdict};
@@ -36,6 +37,35 @@ pub struct Report {
     pub fix: Option<FixReport>,
     /// What clang-19 emits for each atomic, fence and barrier, per requested target.
     pub isa: Vec<IsaReport>,
+    /// What each requested simulated GPU showed over its seeded runs.
+    pub hardware: Vec<HardwareResult>,
+}
+
+/// One GPU's runs of the test, or why it was not run.
+#[derive(Clone, Debug, Serialize)]
+pub struct HardwareResult {
+    pub gpu: String,
+    /// Set when the test could not run there (the language verdict stands alone).
+    pub skipped: Option<String>,
+    /// The model forbids the condition's outcome, yet the simulated GPU showed it: a
+    /// conformance anomaly of the lowering or the simulator, never the student's error.
+    pub anomaly: bool,
+    #[serde(flatten)]
+    pub runs: Option<hardware::HardwareReport>,
+}
+
+/// Run the test on each GPU (with its mode) and attach what they showed.
+pub fn attach_hardware(report: &mut Report, test: &Litmus, gpus: &[(hipscope_sim::gpus::GpuConfig, hipscope_sim::gpus::Mode)], runs: hardware::Runs) {
+    for (gpu, mode) in gpus {
+        let result = match hardware::run(test, gpu, *mode, runs) {
+            Ok(r) => {
+                let anomaly = report.outcome == Some(Outcome::Forbidden) && r.condition_observed > 0;
+                HardwareResult { gpu: gpu.name.clone(), skipped: None, anomaly, runs: Some(r) }
+            }
+            Err(e) => HardwareResult { gpu: gpu.name.clone(), skipped: Some(e.to_string()), anomaly: false, runs: None },
+        };
+        report.hardware.push(result);
+    }
 }
 
 /// The emitted code of one target (a build name such as `gfx942` or `gfx1100-w32-wgp`).
@@ -183,6 +213,7 @@ pub fn grade(file: &str, test: &Litmus, model: Model, source_lines: &[&str]) -> 
         witness: v.witness.as_ref().map(|x| explain::interleaving(test, x)),
         fix,
         isa: Vec::new(),
+        hardware: Vec::new(),
     };
     Ok((report, v))
 }
@@ -255,5 +286,38 @@ pub fn text(r: &Report) -> String {
             let _ = writeln!(o, "    {} line {}: {}", op.thread, op.line, op.code);
         }
     }
+    for h in &r.hardware {
+        hardware_text(&mut o, h);
+    }
     o
+}
+
+/// One GPU's table: every final state seen with its count, the condition's marked with its
+/// replay seed.
+fn hardware_text(o: &mut String, h: &HardwareResult) {
+    let Some(runs) = &h.runs else {
+        let _ = writeln!(o, "  on {}: {}", h.gpu, h.skipped.as_deref().unwrap_or("not run"));
+        return;
+    };
+    let seen = match runs.condition_first_seed {
+        Some(seed) => format!("condition seen in {}/{} runs (replay: --seed {seed} --runs 1)", runs.condition_observed, runs.runs),
+        None => format!("condition never seen in {} runs", runs.runs),
+    };
+    let _ = writeln!(
+        o,
+        "  on {} {} mode ({}, {}; seeds {}..{}): {seen}",
+        runs.gpu,
+        runs.mode,
+        runs.build,
+        runs.placement,
+        runs.first_seed,
+        runs.first_seed + runs.runs.saturating_sub(1)
+    );
+    for out in &runs.outcomes {
+        let mark = if out.satisfies { "  <- the condition" } else { "" };
+        let _ = writeln!(o, "    {:>6}/{}  {}  (first seed {}){mark}", out.count, runs.runs, out.state, out.first_seed);
+    }
+    if h.anomaly {
+        let _ = writeln!(o, "    CONFORMANCE ANOMALY: the model forbids this outcome, yet the simulated GPU shows it — a fault of the lowering or the simulator, not of the test");
+    }
 }

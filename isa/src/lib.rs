@@ -11,5 +11,6 @@ pub mod decode;
 pub mod print;
 pub mod tables;
 pub mod target;
+pub mod waitcnt;
 
 pub use target::{Family, Processor, Target};

@@ -52,6 +52,41 @@ pub struct LoadedKernel {
     pub code: Vec<CodeSlot>,
 }
 
+/// Code and descriptor of a kernel built in memory ([`LoadedKernel::from_code`]).
+#[derive(Debug, Clone)]
+pub struct RawKernel<'a> {
+    pub name: &'a str,
+    pub processor: Processor,
+    pub wave64: bool,
+    pub descriptor: KernelDescriptor,
+    /// VGPRs each lane uses.
+    pub vgprs: u32,
+    /// The code, starting with the kernel's first instruction at address `entry`.
+    pub code: &'a [u8],
+    pub entry: u64,
+}
+
+/// Decode `bytes` at `address` for the target, classifying each instruction once; words
+/// that do not decode become [`CodeSlot::Invalid`] (a fault only if executed).
+fn decode_code(processor: Processor, wave64: bool, bytes: &[u8], address: u64, env: &Env) -> Vec<CodeSlot> {
+    let decoder = Decoder::new(processor, wave64);
+    decoder
+        .decode_all(bytes, address)
+        .into_iter()
+        .map(|(at, r)| match r {
+            Ok(inst) => {
+                let sem = classify(&inst, env);
+                CodeSlot::Inst(ExecInst { inst, sem })
+            }
+            Err(_) => {
+                let off = (at - address) as usize;
+                let word = bytes.get(off..off + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                CodeSlot::Invalid { address: at, word }
+            }
+        })
+        .collect()
+}
+
 /// Registers a wave's file must hold for `code` (see `LoadedKernel::vgpr_file`).
 fn vgpr_file_size(code: &[CodeSlot], allocated: u32) -> u32 {
     use hipscope_isa::decode::{Operand, Reg};
@@ -94,22 +129,7 @@ impl LoadedKernel {
         let k = co.find_kernel(name)?;
         let section = co.section_at(k.entry_address).filter(|s| s.executable).ok_or(KernelError::NoCode(k.name.clone(), k.entry_address))?;
         let wave64 = k.wave_size == 64;
-        let decoder = Decoder::new(co.target.processor, wave64);
-        let code: Vec<CodeSlot> = decoder
-            .decode_all(&section.bytes, section.address)
-            .into_iter()
-            .map(|(address, r)| match r {
-                Ok(inst) => {
-                    let sem = classify(&inst, env);
-                    CodeSlot::Inst(ExecInst { inst, sem })
-                }
-                Err(_) => {
-                    let off = (address - section.address) as usize;
-                    let word = section.bytes.get(off..off + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-                    CodeSlot::Invalid { address, word }
-                }
-            })
-            .collect();
+        let code = decode_code(co.target.processor, wave64, &section.bytes, section.address, env);
         Ok(LoadedKernel {
             name: k.name.clone(),
             processor: co.target.processor,
@@ -123,6 +143,27 @@ impl LoadedKernel {
             vgpr_file: vgpr_file_size(&code, k.registers.vgprs.min(crate::wave::VGPRS as u32)),
             code,
         })
+    }
+
+    /// A kernel whose code and descriptor were built in memory rather than linked into a code
+    /// object (the litmus grader's kernels): no metadata, so user arguments are packed in
+    /// order (see `Device::launch`).
+    pub fn from_code(raw: &RawKernel, env: &Env) -> LoadedKernel {
+        let code = decode_code(raw.processor, raw.wave64, raw.code, raw.entry, env);
+        let vgprs = raw.vgprs.min(crate::wave::VGPRS as u32);
+        LoadedKernel {
+            name: raw.name.to_string(),
+            processor: raw.processor,
+            family: raw.processor.family(),
+            wave64: raw.wave64,
+            entry: raw.entry,
+            descriptor: raw.descriptor,
+            initial_sgprs: InitialSgprs::from_descriptor(&raw.descriptor),
+            kernarg: None,
+            vgprs,
+            vgpr_file: vgpr_file_size(&code, vgprs),
+            code,
+        }
     }
 
     /// Index of the code slot at `address`.

@@ -186,6 +186,14 @@ impl Device {
         Ok(LoadedKernel::load(co, name, &self.env(wave64))?)
     }
 
+    /// Prepare a kernel built in memory (see [`LoadedKernel::from_code`]) for this device.
+    pub fn load_code(&self, raw: &crate::kernel::RawKernel) -> Result<LoadedKernel, LaunchError> {
+        if raw.processor != self.processor {
+            return Err(LaunchError::WrongTarget { object: raw.processor, device: self.processor });
+        }
+        Ok(LoadedKernel::from_code(raw, &self.env(raw.wave64)))
+    }
+
     /// Run `kernel` with user arguments `args` (each the argument's bytes, in metadata order
     /// of the non-hidden arguments).
     pub fn launch(&mut self, kernel: &LoadedKernel, geo: Geometry, args: &[Vec<u8>], opts: &EngineOptions) -> Result<DispatchStats, LaunchError> {

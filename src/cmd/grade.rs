@@ -54,6 +54,47 @@ pub struct Args {
     /// gfx1030-w32-wgp, gfx1100-w64-cu, …, gfx1201; `none` for no listing).
     #[arg(long, value_name = "BUILDS", default_value = "gfx942,gfx1100-w32-wgp")]
     pub isa: String,
+    /// Also run each test on these simulated GPUs (comma-separated built-in names or config
+    /// files: mi210,mi300x,rx7900xtx) and report the final states they show.
+    #[arg(long, value_name = "A,B")]
+    pub gpu: Option<String>,
+    /// RDNA GPUs: run the code built for CU or WGP mode (default: the GPU's own mode).
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
+    /// Seeded runs per GPU.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub runs: u64,
+    /// First seed (runs use seed, seed+1, …); replay a run with `--seed S --runs 1`.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub seed: u64,
+    /// On GPUs with several XCDs, put every work-group on one XCD instead of spreading them.
+    #[arg(long)]
+    pub one_xcd: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeArg {
+    Cu,
+    Wgp,
+}
+
+/// The GPUs `--gpu` names, each with the mode it runs in.
+fn gpus(args: &Args) -> Result<Vec<(hipscope_sim::gpus::GpuConfig, hipscope_sim::gpus::Mode)>, CliError> {
+    let Some(list) = &args.gpu else { return Ok(Vec::new()) };
+    list.split(',')
+        .map(|name| {
+            let gpu = hipscope_sim::gpus::resolve(name.trim()).map_err(|e| CliError::BadInput(format!("--gpu: {e}")))?;
+            if gpu.timing.is_none() {
+                return Err(CliError::BadInput(format!("--gpu {}: the config has no timing section", gpu.name)));
+            }
+            let mode = match args.mode {
+                Some(ModeArg::Cu) => hipscope_sim::gpus::Mode::CU,
+                Some(ModeArg::Wgp) => hipscope_sim::gpus::Mode::WGP,
+                None => gpu.mode,
+            };
+            Ok((gpu, mode))
+        })
+        .collect()
 }
 
 /// The builds `--isa` names.
@@ -79,6 +120,8 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
         ModelArg::Opencl => Model::Opencl,
     };
     let targets = isa_targets(&args.isa)?;
+    let gpus = gpus(args)?;
+    let runs = hipscope_grade::hardware::Runs { count: args.runs, seed: args.seed, one_xcd: args.one_xcd };
     let files = collect(&args.inputs)?;
     if let Some(dir) = &args.dot {
         std::fs::create_dir_all(dir).map_err(|e| CliError::BadInput(format!("--dot {}: cannot create: {e}", dir.display())))?;
@@ -89,7 +132,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     for file in &files {
         // One malformed file in a directory of submissions must not hide the others'
         // grades: report it, grade the rest, and exit 2 at the end.
-        let (test, r, verdict) = match grade_file(file, model, &targets) {
+        let (test, mut r, verdict) = match grade_file(file, model, &targets) {
             Ok(g) => g,
             Err(e) if files.len() > 1 => {
                 eprintln!("hipscope: {e}");
@@ -98,6 +141,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
             }
             Err(e) => return Err(e),
         };
+        report::attach_hardware(&mut r, &test, &gpus, runs);
         if let Some(dir) = &args.dot {
             write_dot(dir, file, &test, &verdict)?;
         }

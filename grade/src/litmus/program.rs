@@ -412,6 +412,48 @@ pub enum CmpOp {
     Ge,
 }
 
+impl Prop {
+    /// Whether the proposition holds when each term has the value `value` gives it (the
+    /// model's final states and the hardware runs' final states are judged by this one rule).
+    pub fn holds(&self, value: &impl Fn(&Term) -> Value) -> bool {
+        match self {
+            Prop::True => true,
+            Prop::False => false,
+            Prop::Not(q) => !q.holds(value),
+            Prop::And(a, b) => a.holds(value) && b.holds(value),
+            Prop::Or(a, b) => a.holds(value) || b.holds(value),
+            Prop::Implies(a, b) => !a.holds(value) || b.holds(value),
+            Prop::Cmp(a, op, b) => {
+                let (a, b) = (value(a), value(b));
+                match op {
+                    CmpOp::Eq => a == b,
+                    CmpOp::Ne => a != b,
+                    CmpOp::Lt => a < b,
+                    CmpOp::Le => a <= b,
+                    CmpOp::Gt => a > b,
+                    CmpOp::Ge => a >= b,
+                }
+            }
+        }
+    }
+
+    /// Call `f` on every term the proposition compares (constants too), left to right.
+    pub fn for_each_term(&self, f: &mut impl FnMut(&Term)) {
+        match self {
+            Prop::True | Prop::False => {}
+            Prop::Not(q) => q.for_each_term(f),
+            Prop::And(a, b) | Prop::Or(a, b) | Prop::Implies(a, b) => {
+                a.for_each_term(f);
+                b.for_each_term(f);
+            }
+            Prop::Cmp(a, _, b) => {
+                f(a);
+                f(b);
+            }
+        }
+    }
+}
+
 impl Litmus {
     /// The location named `name`, if any.
     pub fn location(&self, name: &str) -> Option<LocId> {

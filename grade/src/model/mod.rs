@@ -22,7 +22,7 @@ use event::{Cell, Event};
 use execution::Execution;
 use scoped::Context;
 
-use crate::litmus::{CmpOp, Litmus, Prop, Quantifier, Span, Term, Value};
+use crate::litmus::{Litmus, Prop, Quantifier, Span, Term, Value};
 
 /// One racing pair, as the first consistent execution that shows it has it.
 #[derive(Clone, Debug)]
@@ -154,25 +154,7 @@ impl FinalState<'_> {
     }
 
     fn holds(&self, p: &Prop) -> bool {
-        match p {
-            Prop::True => true,
-            Prop::False => false,
-            Prop::Not(q) => !self.holds(q),
-            Prop::And(a, b) => self.holds(a) && self.holds(b),
-            Prop::Or(a, b) => self.holds(a) || self.holds(b),
-            Prop::Implies(a, b) => !self.holds(a) || self.holds(b),
-            Prop::Cmp(a, op, b) => {
-                let (a, b) = (self.value(a), self.value(b));
-                match op {
-                    CmpOp::Eq => a == b,
-                    CmpOp::Ne => a != b,
-                    CmpOp::Lt => a < b,
-                    CmpOp::Le => a <= b,
-                    CmpOp::Gt => a > b,
-                    CmpOp::Ge => a >= b,
-                }
-            }
-        }
+        p.holds(&|t: &Term| self.value(t))
     }
 
     /// Every register and cell value, so distinct final states can be counted.

@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::event::{Cell, Event, Kind};
-use crate::litmus::{BinOp, Expr, Litmus, Prop, RegId, RmwOp, Space, Span, Stmt, Target, Term, Thread, Value};
+use crate::litmus::{BinOp, Expr, Litmus, RegId, RmwOp, Space, Span, Stmt, Target, Term, Thread, Value};
 
 /// Most runs a single thread may have; beyond it the test is too large to enumerate.
 const MAX_RUNS_PER_THREAD: usize = 4096;
@@ -80,26 +80,13 @@ pub fn runs(test: &Litmus, local_per_workgroup: bool) -> Result<Runs, TooLarge> 
 
 /// The integer constants of the filter and the condition.
 fn condition_constants(test: &Litmus) -> BTreeSet<Value> {
-    fn walk(p: &Prop, out: &mut BTreeSet<Value>) {
-        match p {
-            Prop::Cmp(a, _, b) => {
-                for t in [a, b] {
-                    if let Term::Const(v) = t {
-                        out.insert(*v);
-                    }
-                }
-            }
-            Prop::Not(q) => walk(q, out),
-            Prop::And(a, b) | Prop::Or(a, b) | Prop::Implies(a, b) => {
-                walk(a, out);
-                walk(b, out);
-            }
-            Prop::True | Prop::False => {}
-        }
-    }
     let mut out = BTreeSet::new();
     for p in test.condition.iter().map(|c| &c.prop).chain(test.filter.iter()) {
-        walk(p, &mut out);
+        p.for_each_term(&mut |t| {
+            if let Term::Const(v) = t {
+                out.insert(*v);
+            }
+        });
     }
     out
 }

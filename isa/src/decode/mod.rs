@@ -11,6 +11,7 @@
 //!
 //! Decode a kernel once ([`Decoder::decode_all`]); the simulator never decodes in its inner loop.
 
+mod encode;
 mod inst;
 
 /// Bit patterns of the inline float constants 0.5, −0.5, 1, −1, 2, −2, 4, −4, 1/(2π) (operand
@@ -36,6 +37,7 @@ mod operand;
 mod program;
 pub mod reg;
 
+pub use encode::{EncodeError, Encoded};
 pub use inst::{CachePolicy, Inst, Operand, SrcMods};
 pub use operand::sign_extend;
 pub use program::{Program, ProgramError};

@@ -12,17 +12,6 @@ use crate::Family;
 use std::fmt::Write;
 
 impl Printer<'_> {
-    /// ISA major version as the waitcnt layout tables use it.
-    fn isa_major(&self) -> u32 {
-        match self.ctx.family {
-            Family::Gfx8 => 8,
-            Family::Gfx9 | Family::Gfx90a | Family::Gfx940 => 9,
-            Family::Gfx10 => 10,
-            Family::Gfx11 => 11,
-            Family::Gfx12 => 12,
-        }
-    }
-
     /// Cache-policy modifiers. GFX12 prints `th:`/`scope:`; earlier targets print the bits by
     /// their per-family names (GFX940: sc0/nt/sc1; scalar loads keep `glc`).
     pub(super) fn cpol(&mut self, v: i64) {
@@ -333,21 +322,12 @@ impl Printer<'_> {
         }
     }
 
-    /// `s_waitcnt vmcnt(N) expcnt(N) lgkmcnt(N)`, counters at their maximum omitted.
-    /// Layouts: GFX8 vmcnt[3:0] expcnt[6:4] lgkmcnt[11:8]; GFX9/10 add vmcnt[15:14];
-    /// GFX10 lgkmcnt[13:8]; GFX11 vmcnt[15:10] expcnt[2:0] lgkmcnt[9:4].
+    /// `s_waitcnt vmcnt(N) expcnt(N) lgkmcnt(N)`, counters at their maximum omitted (field
+    /// layouts in `crate::waitcnt`).
     pub(super) fn waitcnt(&mut self, v: i64) {
-        let v = v as u32;
-        let major = self.isa_major();
-        let field = |shift: u32, width: u32| (v >> shift) & ((1 << width) - 1);
-        let (vm_lo_shift, vm_lo_w) = if major >= 11 { (10, 6) } else { (0, 4) };
-        let vm_hi_w = if major == 9 || major == 10 { 2 } else { 0 };
-        let vm = field(vm_lo_shift, vm_lo_w) | (field(14, vm_hi_w) << vm_lo_w);
-        let vm_max = (1 << (vm_lo_w + vm_hi_w)) - 1;
-        let exp = field(if major >= 11 { 0 } else { 4 }, 3);
-        let lgkm_w = if major >= 10 { 6 } else { 4 };
-        let lgkm = field(if major >= 11 { 4 } else { 8 }, lgkm_w);
-        let lgkm_max = (1 << lgkm_w) - 1;
+        let crate::waitcnt::Waitcnt { vm, exp, lgkm } = crate::waitcnt::Waitcnt::decode(self.ctx.family, v as u32);
+        let max = crate::waitcnt::Waitcnt::max(self.ctx.family);
+        let (vm_max, lgkm_max) = (max.vm, max.lgkm);
         let all_default = vm == vm_max && exp == 7 && lgkm == lgkm_max;
         let mut parts = Vec::with_capacity(3);
         if vm != vm_max || all_default {

@@ -1,0 +1,606 @@
+//! A litmus test as one AMDGPU kernel: every thread's statements become the instructions
+//! clang-19 would emit for them (the memory-model part from [`crate::lower`]), and each thread
+//! runs as lane 0 of one wave, chosen by work-group and wave number.
+//!
+//! The kernel (one code for all threads):
+//! * prologue: the wave's number in its work-group from lane 0's work-item id, EXEC = lane 0
+//!   (an atomic executed by 64 lanes would apply 64 times), then a branch to the thread placed
+//!   on this (work-group, wave); waves without a thread end;
+//! * per thread: each location's address from the kernel arguments into a VGPR pair, the
+//!   registers' initial values, the body, then every register stored to its result slot.
+//!
+//! Kernel arguments (one packed block): the address of each location, then the address of
+//! each (thread, register) result slot, 8 bytes each, then each thread's start delay (loop
+//! iterations, 4 bytes). Values are computed on the scalar unit
+//! (one lane is active): a register is read with `v_readfirstlane_b32` after the wait the
+//! compiler would put before its first use, so data, address and control dependencies keep
+//! the order the source gives them.
+
+use crate::litmus::{BinOp, Expr, Litmus, Location, RegId, Space, Stmt, Thread};
+use crate::lower::{self, Counter, Line, Op, Target, Wait};
+use hipscope_isa::decode::{Operand, Reg, Special};
+use hipscope_isa::tables::OpName;
+use hipscope_isa::Family;
+
+/// Why a test cannot run on the simulated GPU (the language layer still grades it).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Unsupported(pub String);
+
+/// One line of the kernel before layout.
+#[derive(Debug, Clone)]
+pub enum Item {
+    Inst {
+        names: Vec<String>,
+        ops: Vec<(OpName, Operand)>,
+        thread: Option<usize>,
+        line: u32,
+    },
+    Label(usize),
+    /// A SOPP branch to a label.
+    Branch {
+        name: &'static str,
+        label: usize,
+    },
+}
+
+/// Where thread `index` runs: work-group (dispatch order) and wave within it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    pub group: u32,
+    pub wave: u32,
+}
+
+/// The generated kernel, before encoding.
+#[derive(Debug, Clone)]
+pub struct Kernel {
+    pub items: Vec<Item>,
+    /// Result slot of each (thread, register), in kernel-argument order after the locations.
+    pub results: Vec<(usize, RegId)>,
+    pub locations: usize,
+    /// VGPRs the code uses.
+    pub vgprs: u32,
+}
+
+// Register plan. SGPRs: s[0:1] kernarg pointer (user SGPRs), s2 work-group id X (system
+// SGPR), s3 wave number, s[4:5] a loaded address, s8 upward expression temporaries.
+const KERNARG: u8 = 0;
+const GROUP: u8 = 2;
+const WAVE: u8 = 3;
+const PTR: u8 = 4;
+/// The delay loop's counter.
+const COUNT: u8 = 6;
+const TEMP: u8 = 8;
+const TEMP_END: u8 = 96;
+// VGPRs: v0 work-item id, v[2+2k : 3+2k] location k's address, v(40 + r) register r,
+// v[90:91] a result address, v92 store data / RMW operand, v[94:95] CAS data, v96 unused old value.
+const LOC_BASE: u8 = 2;
+const MAX_LOCATIONS: usize = 16;
+const REG_BASE: u8 = 40;
+const MAX_REGS: usize = 48;
+const OUT_ADDR: u8 = 90;
+const DATA: u8 = 92;
+const CAS_DATA: u8 = 94;
+const SPARE: u8 = 96;
+/// VGPRs the kernel allocates (every register above is below this).
+pub const VGPRS: u32 = 104;
+
+fn s(index: u8) -> Operand {
+    Operand::Reg(Reg::Sgpr { index, count: 1 })
+}
+fn s2(index: u8) -> Operand {
+    Operand::Reg(Reg::Sgpr { index, count: 2 })
+}
+fn v(index: u8) -> Operand {
+    Operand::Reg(Reg::Vgpr { index, count: 1 })
+}
+fn v2(index: u8) -> Operand {
+    Operand::Reg(Reg::Vgpr { index, count: 2 })
+}
+fn imm(x: i64) -> Operand {
+    Operand::Imm(x)
+}
+
+/// Mnemonic spellings per ISA (the first one with an encoding on the processor is used).
+mod names {
+    pub const S_LOAD_X2: &[&str] = &["s_load_dwordx2", "s_load_b64"];
+    pub const S_LOAD: &[&str] = &["s_load_dword", "s_load_b32"];
+    pub const S_ADD: &[&str] = &["s_add_u32", "s_add_co_u32"];
+    pub const S_SUB: &[&str] = &["s_sub_u32", "s_sub_co_u32"];
+}
+
+/// A pending vector-memory or LDS operation, in issue order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Pending {
+    counter: Counter,
+    writes: Option<RegId>,
+}
+
+/// What kind of access an instruction of a lowered sequence is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum AccessKind {
+    Load,
+    Store,
+    RmwReturn,
+    RmwNoReturn,
+}
+
+/// The access of a lowered sequence: its register operands (the cache bits come from the
+/// sequence), how it is counted, and the register it loads into.
+#[derive(Clone, Copy)]
+struct AccessInst<'a> {
+    ops: &'a [(OpName, Operand)],
+    kind: AccessKind,
+    writes: Option<RegId>,
+}
+
+struct Gen<'a> {
+    test: &'a Litmus,
+    target: Target,
+    items: Vec<Item>,
+    labels: usize,
+    /// The thread being generated (`None`: the prologue).
+    thread: Option<usize>,
+    line: u32,
+    pending: Vec<Pending>,
+    /// Result slots in all (the delay arguments follow them).
+    results: usize,
+    /// After a branch join whose paths left different operations in flight, waits for a
+    /// register drain the counter (the exact count is not known).
+    uncertain: bool,
+}
+
+/// The kernel for `test` on `target` (wave size from `wave64`), with each thread on the
+/// work-group `groups[i]` of the dispatch.
+pub fn generate(test: &Litmus, target: &Target, wave64: bool, groups: &[u32]) -> Result<Kernel, Unsupported> {
+    check(test)?;
+    let mut g = Gen { test, target: *target, items: Vec::new(), labels: 0, thread: None, line: 0, pending: Vec::new(), uncertain: false, results: 0 };
+    let slots: Vec<Slot> = test.threads.iter().zip(groups).map(|(t, &group)| Slot { group, wave: t.placement.wave }).collect();
+    let mut results = Vec::new();
+    for (i, t) in test.threads.iter().enumerate() {
+        for r in 0..t.regs.len() {
+            results.push((i, RegId(r as u16)));
+        }
+    }
+    if results.len() > 96 {
+        return Err(Unsupported(format!("{} registers in all; the hardware layer stores at most 96", results.len())));
+    }
+    g.results = results.len();
+    let entries: Vec<usize> = (0..test.threads.len()).map(|_| g.label()).collect();
+    g.prologue(wave64, &slots, &entries);
+    for (i, t) in test.threads.iter().enumerate() {
+        g.thread = Some(i);
+        g.line = t.span.line;
+        g.pending.clear();
+        g.uncertain = false;
+        g.items.push(Item::Label(entries[i]));
+        g.thread_body(t, &results)?;
+    }
+    Ok(Kernel { items: g.items, results, locations: test.locations.len(), vgprs: VGPRS })
+}
+
+/// What the hardware layer cannot run: several agents, local memory, sub-word accesses,
+/// values beyond 32 bits, more locations or registers than its register plan holds.
+fn check(test: &Litmus) -> Result<(), Unsupported> {
+    if test.threads.iter().any(|t| t.placement.agent != 0) {
+        return Err(Unsupported("threads on several agents (the simulated system has one GPU)".into()));
+    }
+    if test.locations.iter().any(|l: &Location| l.space == Space::Local) {
+        return Err(Unsupported("local (LDS) locations are not run on the simulated GPU yet".into()));
+    }
+    if test.locations.len() > MAX_LOCATIONS {
+        return Err(Unsupported(format!("{} locations; the hardware layer runs at most {MAX_LOCATIONS}", test.locations.len())));
+    }
+    if let Some(l) = test.locations.iter().find(|l| i32::try_from(l.init).is_err() && u32::try_from(l.init).is_err()) {
+        return Err(Unsupported(format!("location {} starts at {}, beyond 32 bits", l.name, l.init)));
+    }
+    for t in &test.threads {
+        if t.regs.len() > MAX_REGS {
+            return Err(Unsupported(format!("thread {} has {} registers; at most {MAX_REGS}", t.name, t.regs.len())));
+        }
+        let mut bad = None;
+        crate::litmus::for_each_stmt(&t.body, &mut |_, st| {
+            if let Some((target, _)) = st.accesses() {
+                if target.offset_bytes != 0 || target.width_bytes != 4 {
+                    bad.get_or_insert_with(|| {
+                        format!(
+                            "line {}: a {}-byte access at byte {} (mixed-size accesses are not run on the simulated GPU)",
+                            st.span().line,
+                            target.width_bytes,
+                            target.offset_bytes
+                        )
+                    });
+                }
+            }
+        });
+        if let Some(b) = bad {
+            return Err(Unsupported(b));
+        }
+    }
+    Ok(())
+}
+
+impl Gen<'_> {
+    fn family(&self) -> Family {
+        self.target.family()
+    }
+
+    fn label(&mut self) -> usize {
+        self.labels += 1;
+        self.labels - 1
+    }
+
+    fn emit(&mut self, names: &[&str], ops: Vec<(OpName, Operand)>) {
+        let names = names.iter().map(|n| n.to_string()).collect();
+        self.items.push(Item::Inst { names, ops, thread: self.thread, line: self.line });
+    }
+
+    /// Wave number, EXEC = lane 0, and the branch to each thread's code.
+    fn prologue(&mut self, wave64: bool, slots: &[Slot], entries: &[usize]) {
+        let shift = if wave64 { 6 } else { 5 };
+        self.emit(&["v_readfirstlane_b32"], vec![(OpName::vdst, s(WAVE)), (OpName::src0, v(0))]);
+        self.emit(&["s_lshr_b32"], vec![(OpName::sdst, s(WAVE)), (OpName::src0, s(WAVE)), (OpName::src1, imm(shift))]);
+        if wave64 {
+            self.emit(&["s_mov_b64"], vec![(OpName::sdst, Operand::Reg(Reg::Special(Special::Exec))), (OpName::src0, imm(1))]);
+        } else {
+            self.emit(&["s_mov_b32"], vec![(OpName::sdst, Operand::Reg(Reg::Special(Special::ExecLo))), (OpName::src0, imm(1))]);
+        }
+        for (slot, &entry) in slots.iter().zip(entries) {
+            let next = self.label();
+            self.emit(&["s_cmp_eq_u32"], vec![(OpName::src0, s(GROUP)), (OpName::src1, imm(slot.group as i64))]);
+            self.items.push(Item::Branch { name: "s_cbranch_scc0", label: next });
+            self.emit(&["s_cmp_eq_u32"], vec![(OpName::src0, s(WAVE)), (OpName::src1, imm(slot.wave as i64))]);
+            self.items.push(Item::Branch { name: "s_cbranch_scc1", label: entry });
+            self.items.push(Item::Label(next));
+        }
+        self.emit(&["s_endpgm"], vec![]);
+    }
+
+    /// Load the address at `KERNARG + offset` into VGPR pair `dst`.
+    fn address(&mut self, offset: u32, dst: u8) {
+        self.emit(names::S_LOAD_X2, vec![(OpName::sdst, s2(PTR)), (OpName::sbase, s2(KERNARG)), (OpName::offset, imm(offset as i64))]);
+        let km = if self.family() == Family::Gfx12 { Counter::Km } else { Counter::Lgkm };
+        self.wait(&Wait::zero(&[km]));
+        self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(dst)), (OpName::src0, s(PTR))]);
+        self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(dst + 1)), (OpName::src0, s(PTR + 1))]);
+    }
+
+    /// Spin for the number of iterations in this thread's delay argument (drawn per run, so
+    /// that the threads' operations meet at different relative times, as litmus runners
+    /// stagger their threads on real GPUs).
+    fn delay(&mut self) {
+        let offset = 8 * (self.test.locations.len() + self.results) as u32 + 4 * self.thread.unwrap_or(0) as u32;
+        self.emit(names::S_LOAD, vec![(OpName::sdst, s(COUNT)), (OpName::sbase, s2(KERNARG)), (OpName::offset, imm(offset as i64))]);
+        let km = if self.family() == Family::Gfx12 { Counter::Km } else { Counter::Lgkm };
+        self.wait(&Wait::zero(&[km]));
+        let (top, done) = (self.label(), self.label());
+        self.items.push(Item::Label(top));
+        self.emit(&["s_cmp_eq_u32"], vec![(OpName::src0, s(COUNT)), (OpName::src1, imm(0))]);
+        self.items.push(Item::Branch { name: "s_cbranch_scc1", label: done });
+        self.emit(names::S_SUB, vec![(OpName::sdst, s(COUNT)), (OpName::src0, s(COUNT)), (OpName::src1, imm(1))]);
+        self.items.push(Item::Branch { name: "s_branch", label: top });
+        self.items.push(Item::Label(done));
+    }
+
+    fn thread_body(&mut self, t: &Thread, results: &[(usize, RegId)]) -> Result<(), Unsupported> {
+        for k in 0..self.test.locations.len() {
+            self.address(8 * k as u32, LOC_BASE + 2 * k as u8);
+        }
+        for r in 0..t.regs.len() {
+            let init = t.reg_init.iter().find(|(id, _)| id.0 as usize == r).map_or(0, |(_, v)| *v);
+            self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(REG_BASE + r as u8)), (OpName::src0, imm(value32(init)?))]);
+        }
+        self.delay();
+        self.block(&t.body)?;
+        // Every access done, then each register to its result slot.
+        self.line = 0;
+        self.drain();
+        let store = self.plain_store();
+        for (slot, (thread, reg)) in results.iter().enumerate() {
+            if Some(*thread) != self.thread {
+                continue;
+            }
+            self.address(8 * (self.test.locations.len() + slot) as u32, OUT_ADDR);
+            self.emit(&[store.as_str()], vec![(OpName::vaddr, v2(OUT_ADDR)), (OpName::vdata, v(REG_BASE + reg.0 as u8))]);
+        }
+        self.emit(&["s_endpgm"], vec![]);
+        Ok(())
+    }
+
+    fn block(&mut self, body: &[Stmt]) -> Result<(), Unsupported> {
+        for st in body {
+            self.line = st.span().line;
+            self.stmt(st)?;
+        }
+        Ok(())
+    }
+
+    /// Evaluate `e` and move it to VGPR `dst`.
+    fn value_to(&mut self, e: &Expr, dst: u8) -> Result<(), Unsupported> {
+        self.expr(e, TEMP)?;
+        self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(dst)), (OpName::src0, s(TEMP))]);
+        Ok(())
+    }
+
+    fn stmt(&mut self, st: &Stmt) -> Result<(), Unsupported> {
+        match st {
+            Stmt::Assign { reg, value, .. } => self.value_to(value, REG_BASE + reg.0 as u8)?,
+            Stmt::If { cond, then, otherwise, .. } => self.branch(cond, then, otherwise)?,
+            Stmt::Load { reg, .. } => self.access(st, Some(*reg), AccessKind::Load)?,
+            Stmt::Store { value, .. } => {
+                self.value_to(value, DATA)?;
+                self.access(st, None, AccessKind::Store)?;
+            }
+            Stmt::Rmw { old, operand, .. } => {
+                self.value_to(operand, DATA)?;
+                let kind = if old.is_some() { AccessKind::RmwReturn } else { AccessKind::RmwNoReturn };
+                self.access(st, *old, kind)?;
+            }
+            Stmt::Cas { old, ok, expected, desired, .. } => {
+                // Data operand: the new value, then the value compared with (ISA manuals,
+                // `*_ATOMIC_CMPSWAP`: DATA[0] = src, DATA[1] = cmp).
+                self.value_to(desired, CAS_DATA)?;
+                self.value_to(expected, CAS_DATA + 1)?;
+                self.access(st, *old, AccessKind::RmwReturn)?;
+                if let Some(ok) = ok {
+                    self.read_into(*old, TEMP + 1);
+                    self.emit(&["v_readfirstlane_b32"], vec![(OpName::vdst, s(TEMP)), (OpName::src0, v(CAS_DATA + 1))]);
+                    self.emit(&["s_cmp_eq_u32"], vec![(OpName::src0, s(TEMP)), (OpName::src1, s(TEMP + 1))]);
+                    self.emit(&["s_cselect_b32"], vec![(OpName::sdst, s(TEMP)), (OpName::src0, imm(1)), (OpName::src1, imm(0))]);
+                    self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(REG_BASE + ok.0 as u8)), (OpName::src0, s(TEMP))]);
+                }
+            }
+            Stmt::Fence { .. } | Stmt::Barrier { .. } => {
+                let op = Op::of_stmt(st, &self.test.locations).ok_or_else(|| Unsupported("not a memory operation".into()))?;
+                for line in lower::lower(&op, &self.target) {
+                    self.sequence_line(&line, None);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `if (cond) { then } else { otherwise }` on the scalar unit.
+    fn branch(&mut self, cond: &Expr, then: &[Stmt], otherwise: &[Stmt]) -> Result<(), Unsupported> {
+        self.expr(cond, TEMP)?;
+        let (other, end) = (self.label(), self.label());
+        self.emit(&["s_cmp_lg_u32"], vec![(OpName::src0, s(TEMP)), (OpName::src1, imm(0))]);
+        self.items.push(Item::Branch { name: "s_cbranch_scc0", label: other });
+        let before = self.pending.clone();
+        self.block(then)?;
+        let after_then = std::mem::replace(&mut self.pending, before);
+        self.items.push(Item::Branch { name: "s_branch", label: end });
+        self.items.push(Item::Label(other));
+        self.block(otherwise)?;
+        self.items.push(Item::Label(end));
+        if after_then != self.pending {
+            // Either path's operations may be in flight: later waits drain their counter.
+            for p in after_then {
+                if !self.pending.contains(&p) {
+                    self.pending.push(p);
+                }
+            }
+            self.uncertain = true;
+        }
+        Ok(())
+    }
+
+    /// A load, store or atomic: its lowered sequence, the access given its registers.
+    fn access(&mut self, st: &Stmt, dst: Option<RegId>, kind: AccessKind) -> Result<(), Unsupported> {
+        let op = Op::of_stmt(st, &self.test.locations).ok_or_else(|| Unsupported("not a memory operation".into()))?;
+        let (target, _) = st.accesses().ok_or_else(|| Unsupported("not an access".into()))?;
+        let mut ops = vec![(OpName::vaddr, v2(LOC_BASE + 2 * target.loc.0 as u8))];
+        let dst_vgpr = v(dst.map_or(SPARE, |r| REG_BASE + r.0 as u8));
+        match kind {
+            AccessKind::Load => ops.push((OpName::vdst, dst_vgpr)),
+            AccessKind::Store => ops.push((OpName::vdata, v(DATA))),
+            AccessKind::RmwReturn | AccessKind::RmwNoReturn => {
+                let cas = matches!(st, Stmt::Cas { .. });
+                ops.push((OpName::vdata, if cas { v2(CAS_DATA) } else { v(DATA) }));
+                if kind == AccessKind::RmwReturn {
+                    ops.push((OpName::vdst, dst_vgpr));
+                }
+            }
+        }
+        for line in lower::lower(&op, &self.target) {
+            self.sequence_line(&line, Some(AccessInst { ops: &ops, kind, writes: dst }));
+        }
+        Ok(())
+    }
+
+    /// One line of a lowered sequence: a wait, a cache-maintenance or barrier instruction, or
+    /// (when `access` is given) the access itself.
+    fn sequence_line(&mut self, line: &Line, access: Option<AccessInst>) {
+        match line {
+            Line::Wait(w) => self.wait(w),
+            Line::Inst { mnemonic, cpol, .. } => match access.filter(|_| is_access(mnemonic)) {
+                Some(AccessInst { ops, kind, writes }) => {
+                    let mut ops = ops.to_vec();
+                    ops.push((OpName::cpol, imm(cpol.0 as i64)));
+                    self.emit(&[mnemonic.as_str()], ops);
+                    let counter = self.counter_of(kind);
+                    self.pending.push(Pending { counter, writes });
+                }
+                None => {
+                    let mut ops = Vec::new();
+                    if cpol.0 != 0 {
+                        ops.push((OpName::cpol, imm(cpol.0 as i64)));
+                    }
+                    // `__syncthreads()` on GFX12 signals and waits on barrier -1, the
+                    // work-group's own (clang-19 output).
+                    match mnemonic.as_str() {
+                        "s_barrier_signal" => ops.push((OpName::src0, imm(-1))),
+                        "s_barrier_wait" => ops.push((OpName::simm16, imm(0xffff))),
+                        _ => {}
+                    }
+                    self.emit(&[mnemonic.as_str()], ops);
+                }
+            },
+        }
+    }
+
+    /// The counter an access of `kind` is counted by (ISA manuals; the engine's
+    /// `timing/waitcnt.rs` counts the same way).
+    fn counter_of(&self, kind: AccessKind) -> Counter {
+        let returns = matches!(kind, AccessKind::Load | AccessKind::RmwReturn);
+        match (self.family(), returns) {
+            (Family::Gfx12, true) => Counter::Load,
+            (Family::Gfx12, false) => Counter::Store,
+            (Family::Gfx10 | Family::Gfx11, false) => Counter::Vs,
+            _ => Counter::Vm,
+        }
+    }
+
+    /// Wait for everything still in flight (before the results are stored).
+    fn drain(&mut self) {
+        let mut counters: Vec<Counter> = self.pending.iter().map(|p| p.counter).collect();
+        counters.sort();
+        counters.dedup();
+        self.wait(&Wait::zero(&counters));
+    }
+
+    /// The mnemonic of a plain global store on the target (what the lowering emits for one).
+    fn plain_store(&self) -> String {
+        let op = Op::Store { access: crate::litmus::Access::Plain, space: Space::Global };
+        lower::lower(&op, &self.target)
+            .into_iter()
+            .find_map(|l| match l {
+                Line::Inst { mnemonic, .. } if is_access(&mnemonic) => Some(mnemonic),
+                _ => None,
+            })
+            .unwrap_or_else(|| "global_store_dword".into())
+    }
+
+    /// Emit a wait and forget the operations it completes.
+    fn wait(&mut self, w: &Wait) {
+        if w.is_empty() {
+            return;
+        }
+        for &(c, n) in &w.0 {
+            // Operations of one counter complete in issue order: all but the last `n` are done.
+            let mut left = self.pending.iter().filter(|p| p.counter == c).count().saturating_sub(n as usize);
+            self.pending.retain(|p| {
+                let done = p.counter == c && left > 0;
+                left -= usize::from(done);
+                !done
+            });
+        }
+        if self.pending.is_empty() {
+            self.uncertain = false;
+        }
+        for (name, ops) in encode_wait(self.family(), w) {
+            self.emit(&[name], ops);
+        }
+    }
+
+    /// Wait until the last write of `reg` has completed (the compiler's wait before a use).
+    fn wait_for(&mut self, reg: Option<RegId>) {
+        let Some(last) = self.pending.iter().rposition(|p| p.writes == reg) else { return };
+        let c = self.pending[last].counter;
+        let later = if self.uncertain { 0 } else { self.pending[last + 1..].iter().filter(|p| p.counter == c).count() as u32 };
+        self.wait(&Wait(vec![(c, later)]));
+    }
+
+    /// Read register `reg` (`None`: the spare VGPR) into SGPR `dst`.
+    fn read_into(&mut self, reg: Option<RegId>, dst: u8) {
+        self.wait_for(reg);
+        let src = reg.map_or(SPARE, |r| REG_BASE + r.0 as u8);
+        self.emit(&["v_readfirstlane_b32"], vec![(OpName::vdst, s(dst)), (OpName::src0, v(src))]);
+    }
+
+    /// Evaluate `e` into SGPR `dst` (temporaries above it).
+    fn expr(&mut self, e: &Expr, dst: u8) -> Result<(), Unsupported> {
+        if dst + 1 >= TEMP_END {
+            return Err(Unsupported("an expression too deep for the hardware layer".into()));
+        }
+        let select = |x: u8| vec![(OpName::sdst, s(x)), (OpName::src0, imm(1)), (OpName::src1, imm(0))];
+        match e {
+            Expr::Const(c) => self.emit(&["s_mov_b32"], vec![(OpName::sdst, s(dst)), (OpName::src0, imm(value32(*c)?))]),
+            Expr::Reg(r) => self.read_into(Some(*r), dst),
+            Expr::Not(a) => {
+                self.expr(a, dst)?;
+                self.emit(&["s_cmp_eq_u32"], vec![(OpName::src0, s(dst)), (OpName::src1, imm(0))]);
+                self.emit(&["s_cselect_b32"], select(dst));
+            }
+            Expr::Bin(op, a, b) => {
+                self.expr(a, dst)?;
+                self.expr(b, dst + 1)?;
+                let alu = vec![(OpName::sdst, s(dst)), (OpName::src0, s(dst)), (OpName::src1, s(dst + 1))];
+                let compare = |name: &'static str| Some(name);
+                let (arith, cmp): (Option<&[&str]>, Option<&str>) = match op {
+                    BinOp::Add => (Some(names::S_ADD), None),
+                    BinOp::Sub => (Some(names::S_SUB), None),
+                    BinOp::Mul => (Some(&["s_mul_i32"]), None),
+                    BinOp::And => (Some(&["s_and_b32"]), None),
+                    BinOp::Or => (Some(&["s_or_b32"]), None),
+                    BinOp::Xor => (Some(&["s_xor_b32"]), None),
+                    BinOp::Eq => (None, compare("s_cmp_eq_i32")),
+                    BinOp::Ne => (None, compare("s_cmp_lg_i32")),
+                    BinOp::Lt => (None, compare("s_cmp_lt_i32")),
+                    BinOp::Le => (None, compare("s_cmp_le_i32")),
+                    BinOp::Gt => (None, compare("s_cmp_gt_i32")),
+                    BinOp::Ge => (None, compare("s_cmp_ge_i32")),
+                    BinOp::LogicalAnd | BinOp::LogicalOr => {
+                        // Each side to 0/1 first.
+                        for x in [dst, dst + 1] {
+                            self.emit(&["s_cmp_lg_u32"], vec![(OpName::src0, s(x)), (OpName::src1, imm(0))]);
+                            self.emit(&["s_cselect_b32"], select(x));
+                        }
+                        (Some(if *op == BinOp::LogicalAnd { &["s_and_b32"] } else { &["s_or_b32"] }), None)
+                    }
+                };
+                if let Some(names) = arith {
+                    self.emit(names, alu);
+                }
+                if let Some(name) = cmp {
+                    self.emit(&[name], vec![(OpName::src0, s(dst)), (OpName::src1, s(dst + 1))]);
+                    self.emit(&["s_cselect_b32"], select(dst));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A litmus value as a 32-bit register value.
+fn value32(x: i64) -> Result<i64, Unsupported> {
+    if i32::try_from(x).is_ok() || u32::try_from(x).is_ok() {
+        Ok(x as i32 as i64)
+    } else {
+        Err(Unsupported(format!("the value {x} does not fit 32 bits")))
+    }
+}
+
+/// Whether a lowered instruction is the access itself (not cache maintenance or a barrier).
+fn is_access(m: &str) -> bool {
+    (m.starts_with("global_") || m.starts_with("flat_") || m.starts_with("ds_")) && (m.contains("_load") || m.contains("_store") || m.contains("_atomic"))
+}
+
+/// The instructions of one wait on `family`: one `s_waitcnt` for vmcnt/expcnt/lgkmcnt,
+/// `s_waitcnt_vscnt null, n` (GFX10/11), one `s_wait_*` per counter on GFX12.
+pub fn encode_wait(family: Family, w: &Wait) -> Vec<(&'static str, Vec<(OpName, Operand)>)> {
+    use hipscope_isa::waitcnt::Waitcnt;
+    let mut out = Vec::new();
+    let mut combined = Waitcnt::max(family);
+    let mut any = false;
+    let simm = |n: u32| vec![(OpName::simm16, imm(n as i64))];
+    for &(c, n) in &w.0 {
+        match c {
+            Counter::Vm => (combined.vm, any) = (n, true),
+            Counter::Lgkm => (combined.lgkm, any) = (n, true),
+            Counter::Exp if family != Family::Gfx12 => (combined.exp, any) = (n, true),
+            Counter::Vs => out.push(("s_waitcnt_vscnt", vec![(OpName::sdst, Operand::Reg(Reg::Special(Special::Null))), (OpName::simm16, imm(n as i64))])),
+            Counter::Load => out.push(("s_wait_loadcnt", simm(n))),
+            Counter::Store => out.push(("s_wait_storecnt", simm(n))),
+            Counter::Ds => out.push(("s_wait_dscnt", simm(n))),
+            Counter::Km => out.push(("s_wait_kmcnt", simm(n))),
+            Counter::Exp => out.push(("s_wait_expcnt", simm(n))),
+            Counter::Sample => out.push(("s_wait_samplecnt", simm(n))),
+            Counter::Bvh => out.push(("s_wait_bvhcnt", simm(n))),
+        }
+    }
+    if any {
+        out.insert(0, ("s_waitcnt", simm(combined.encode(family))));
+    }
+    out
+}

@@ -1,0 +1,328 @@
+//! The hardware layer: a litmus test compiled with our lowering into one kernel, run on a
+//! simulated GPU many times with different seeds, and the final states it shows.
+//!
+//! Each litmus thread is lane 0 of one wave; threads in different work-groups are placed on
+//! different work-groups of the dispatch, which the dispatcher puts on different CUs (and,
+//! on MI300, different XCDs: consecutive work-groups go round-robin over the XCDs, unless a
+//! thread names its XCD). Every run starts from empty caches and the test's initial values;
+//! the seed varies when each work-group starts and how requests to different L2 channels
+//! overtake each other (`sim/src/timing/jitter.rs`, `sim/src/memsys/reorder.rs`), the run-
+//! to-run variation litmus runners provoke on real GPUs. Seeds are `seed, seed + 1, …`, so a
+//! run is replayed by its seed.
+
+mod assemble;
+mod codegen;
+
+pub use assemble::{Assembled, Listed};
+pub use codegen::Unsupported;
+
+use crate::litmus::{Litmus, Term, Value};
+use crate::lower::Target;
+use hipscope_sim::gpus::{GpuConfig, Mode};
+use hipscope_sim::kernel::{LoadedKernel, RawKernel};
+use hipscope_sim::{Device, EngineOptions, Geometry, MemoryKind};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Bytes between two locations: a different L2 channel each (256-byte interleave on every
+/// built-in GPU, `configs/*.ron`), never one cache line.
+const LOCATION_STRIDE: u64 = 256;
+
+/// Cycles one iteration of a thread's delay loop takes at least (four scalar instructions).
+const CYCLES_PER_DELAY_ITERATION: u64 = 16;
+
+/// The widest start delay a thread draws, in cycles: the latency of a load that misses every
+/// cache (the GPU config's hit latencies plus DRAM's), so that one thread's store may become
+/// visible before, while or after another thread's load is on its way.
+fn delay_window_cycles(gpu: &GpuConfig) -> u64 {
+    gpu.timing.as_ref().map_or(1024, |t| {
+        let levels = [
+            Some(t.vector_l1.hit_latency_cycles),
+            t.gl1.as_ref().map(|c| c.hit_latency_cycles),
+            Some(t.l2.hit_latency_cycles),
+            t.mall.as_ref().map(|m| m.hit_latency_cycles),
+        ];
+        levels.iter().flatten().map(|&c| u64::from(c)).sum::<u64>() + u64::from(t.dram.latency_cycles)
+    })
+}
+
+/// How the test is run.
+#[derive(Debug, Clone, Copy)]
+pub struct Runs {
+    pub count: u64,
+    /// The first seed (≥ 1: seed 0 turns the run-to-run variation off).
+    pub seed: u64,
+    /// On a GPU of several XCDs, put every work-group on one XCD (different CUs of it)
+    /// instead of spreading them over the XCDs. A thread that names its XCD keeps it.
+    pub one_xcd: bool,
+}
+
+/// Why the hardware layer did not give a table.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HardwareError {
+    #[error("not run on the simulated GPU: {0}")]
+    Unsupported(#[from] Unsupported),
+    #[error("{gpu}: {message}")]
+    Gpu { gpu: String, message: String },
+    /// The kernel faulted: a bug in the generated code or the simulator, never the student's.
+    #[error("{gpu}, seed {seed}: {message}")]
+    Fault { gpu: String, seed: u64, message: String },
+}
+
+/// One final state seen, how often, and the first seed that shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Observed {
+    /// The condition's registers and locations with their values (`P1:r0=1 x=0`).
+    pub state: String,
+    pub count: u64,
+    pub first_seed: u64,
+    /// Whether the test's proposition holds in this state.
+    pub satisfies: bool,
+}
+
+/// What one GPU showed.
+#[derive(Debug, Clone, Serialize)]
+pub struct HardwareReport {
+    pub gpu: String,
+    /// `CU` or `WGP`.
+    pub mode: String,
+    /// The build whose code ran (`gfx942`, `gfx1100-w32-wgp`).
+    pub build: String,
+    pub runs: u64,
+    pub first_seed: u64,
+    /// Where the work-groups ran: `spread over XCDs`, `one XCD`, or `one L2`.
+    pub placement: String,
+    /// Final states, most frequent first.
+    pub outcomes: Vec<Observed>,
+    /// Runs in which the test's proposition held, and the first such seed.
+    pub condition_observed: u64,
+    pub condition_first_seed: Option<u64>,
+    /// The code that ran, per thread (the shared prologue under `None`).
+    #[serde(skip)]
+    pub listing: Vec<Listed>,
+}
+
+/// The lowering target a GPU runs in `mode` (its default wave size).
+pub fn target_of(gpu: &GpuConfig, mode: Mode) -> Target {
+    let family = gpu.processor.family();
+    Target { processor: gpu.processor, wave64: !family.is_rdna() || gpu.wave_size == 64, wgp_mode: family.is_rdna() && mode == Mode::WGP, tgsplit: false }
+}
+
+/// The compiled test, ready to run many times on one device.
+pub struct Prepared {
+    gpu: GpuConfig,
+    target: Target,
+    device: Device,
+    kernel: LoadedKernel,
+    geometry: Geometry,
+    kernarg: Vec<u8>,
+    /// Where the delays start in `kernarg`, and the largest delay in loop iterations.
+    delays_at: usize,
+    max_delay: u64,
+    locations: u64,
+    results: u64,
+    /// Per result slot, (thread, register).
+    slots: Vec<(usize, crate::litmus::RegId)>,
+    inits: Vec<Value>,
+    listing: Vec<Listed>,
+}
+
+impl Prepared {
+    /// Compile `test` for `gpu` in `mode` and set up the device.
+    pub fn new(test: &Litmus, gpu: &GpuConfig, mode: Mode, one_xcd: bool) -> Result<Prepared, HardwareError> {
+        let err = |message: String| HardwareError::Gpu { gpu: gpu.name.clone(), message };
+        let target = target_of(gpu, mode);
+        let xcds = gpu.timing.as_ref().map_or(1, |t| t.topology.xcds.max(1));
+        let groups = place(test, xcds, one_xcd);
+        let kernel = codegen::generate(test, &target, target.wave64, &groups)?;
+        let asm = assemble::assemble(&kernel, gpu.processor, target.wave64).map_err(|e| err(format!("internal: {e}")))?;
+        let mut device = Device::new(gpu.processor);
+        device.enable_timing(gpu).map_err(err)?;
+        let kernarg_bytes = (8 * (kernel.locations + kernel.results.len()) + 4 * test.threads.len()) as u32;
+        let descriptor = assemble::descriptor(gpu.processor, target.wave64, target.wgp_mode, target.tgsplit, kernel.vgprs, kernarg_bytes);
+        let name = format!("litmus:{}", test.name);
+        let raw = RawKernel {
+            name: &name,
+            processor: gpu.processor,
+            wave64: target.wave64,
+            descriptor,
+            vgprs: kernel.vgprs,
+            code: &asm.code,
+            entry: assemble::ENTRY,
+        };
+        let loaded = device.load_code(&raw).map_err(|e| err(e.to_string()))?;
+        let lanes: u32 = if target.wave64 { 64 } else { 32 };
+        let waves = test.threads.iter().map(|t| t.placement.wave + 1).max().unwrap_or(1);
+        let group_count = groups.iter().copied().max().unwrap_or(0) + 1;
+        let block = waves * lanes;
+        let geometry = Geometry { grid: [group_count * block, 1, 1], block: [block, 1, 1], dynamic_lds: 0 };
+        let locations = device.mem.alloc("litmus locations", (LOCATION_STRIDE as usize) * kernel.locations.max(1), MemoryKind::Device);
+        let results = device.mem.alloc("litmus results", 4 * kernel.results.len().max(1), MemoryKind::Device);
+        let mut kernarg = Vec::with_capacity(kernarg_bytes as usize);
+        for k in 0..kernel.locations as u64 {
+            kernarg.extend_from_slice(&(locations + k * LOCATION_STRIDE).to_le_bytes());
+        }
+        for slot in 0..kernel.results.len() as u64 {
+            kernarg.extend_from_slice(&(results + 4 * slot).to_le_bytes());
+        }
+        let delays_at = kernarg.len();
+        kernarg.resize(delays_at + 4 * test.threads.len(), 0);
+        Ok(Prepared {
+            gpu: gpu.clone(),
+            target,
+            device,
+            kernel: loaded,
+            geometry,
+            kernarg,
+            delays_at,
+            max_delay: delay_window_cycles(gpu) / CYCLES_PER_DELAY_ITERATION,
+            locations,
+            results,
+            slots: kernel.results,
+            inits: test.locations.iter().map(|l| l.init).collect(),
+            listing: asm.listing,
+        })
+    }
+
+    /// The code the test runs as.
+    pub fn listing(&self) -> &[Listed] {
+        &self.listing
+    }
+
+    /// One run from empty caches with `seed`: every register and location value.
+    pub fn run_once(&mut self, seed: u64) -> Result<FinalValues, HardwareError> {
+        let fault = |message: String| HardwareError::Fault { gpu: self.gpu.name.clone(), seed, message };
+        self.device.reset_caches();
+        for (k, init) in self.inits.iter().enumerate() {
+            self.device.mem.write_u32(self.locations + k as u64 * LOCATION_STRIDE, *init as u32).map_err(|e| fault(format!("{e:?}")))?;
+        }
+        for slot in 0..self.slots.len() as u64 {
+            self.device.mem.write_u32(self.results + 4 * slot, 0).map_err(|e| fault(format!("{e:?}")))?;
+        }
+        // Each thread's start delay, from the seed (a stream apart from the engine's).
+        let mut rng = StdRng::seed_from_u64(seed ^ 0x6c69_746d_7573_0001);
+        for (i, chunk) in self.kernarg[self.delays_at..].chunks_exact_mut(4).enumerate() {
+            let _ = i;
+            chunk.copy_from_slice(&(rng.random_range(0..=self.max_delay) as u32).to_le_bytes());
+        }
+        let opts = EngineOptions { seed, ..EngineOptions::default() };
+        self.device.launch(&self.kernel, self.geometry, std::slice::from_ref(&self.kernarg), &opts).map_err(|e| fault(e.to_string()))?;
+        self.device.synchronize();
+        let read = |addr: u64| self.device.mem.read_u32(addr).map(|v| v as i32 as Value).map_err(|e| fault(format!("{e:?}")));
+        let mut regs = BTreeMap::new();
+        for (slot, key) in self.slots.iter().enumerate() {
+            regs.insert(*key, read(self.results + 4 * slot as u64)?);
+        }
+        let memory = (0..self.inits.len() as u64).map(|k| read(self.locations + k * LOCATION_STRIDE)).collect::<Result<Vec<_>, _>>()?;
+        Ok(FinalValues { regs, memory })
+    }
+}
+
+/// The values one run ended with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FinalValues {
+    pub regs: BTreeMap<(usize, crate::litmus::RegId), Value>,
+    pub memory: Vec<Value>,
+}
+
+impl FinalValues {
+    pub fn value(&self, term: &Term) -> Value {
+        match term {
+            Term::Const(v) => *v,
+            Term::Reg { thread, reg } => self.regs.get(&(*thread as usize, *reg)).copied().unwrap_or(0),
+            Term::Loc { loc, .. } => self.memory.get(loc.0 as usize).copied().unwrap_or(0),
+        }
+    }
+}
+
+/// The dispatch work-group of each thread: threads of one litmus work-group share one;
+/// distinct work-groups get distinct ones, in order of first appearance, so that they land on
+/// different CUs (and XCDs); a thread that names an XCD gets a work-group index ≡ that XCD
+/// (mod the XCD count), the dispatcher's round-robin order.
+fn place(test: &Litmus, xcds: u32, one_xcd: bool) -> Vec<u32> {
+    let mut given: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut used: Vec<u32> = Vec::new();
+    let mut out = Vec::with_capacity(test.threads.len());
+    for t in &test.threads {
+        let p = t.placement;
+        let g = *given.entry(p.workgroup).or_insert_with(|| {
+            let xcd = p.xcd.or(one_xcd.then_some(0));
+            let fits = |g: &u32| !used.contains(g) && xcd.is_none_or(|x| g % xcds == x % xcds);
+            let g = (0..).find(fits).unwrap_or(0);
+            used.push(g);
+            g
+        });
+        out.push(g);
+    }
+    out
+}
+
+/// Run `test` `runs.count` times on `gpu` in `mode`.
+pub fn run(test: &Litmus, gpu: &GpuConfig, mode: Mode, runs: Runs) -> Result<HardwareReport, HardwareError> {
+    let mut prepared = Prepared::new(test, gpu, mode, runs.one_xcd)?;
+    let mut terms: Vec<Term> = Vec::new();
+    let mut add = |t: &Term| {
+        if !matches!(t, Term::Const(_)) && !terms.contains(t) {
+            terms.push(*t);
+        }
+    };
+    if let Some(c) = &test.condition {
+        c.prop.for_each_term(&mut add);
+    }
+    test.observed.iter().for_each(&mut add);
+    if terms.is_empty() {
+        // No condition: every register and location is the state.
+        for (i, t) in test.threads.iter().enumerate() {
+            for r in 0..t.regs.len() {
+                terms.push(Term::Reg { thread: i as u16, reg: crate::litmus::RegId(r as u16) });
+            }
+        }
+    }
+    let mut seen: BTreeMap<String, Observed> = BTreeMap::new();
+    let (mut observed, mut first) = (0, None);
+    for i in 0..runs.count {
+        let seed = runs.seed + i;
+        let fin = prepared.run_once(seed)?;
+        let value = |t: &Term| fin.value(t);
+        let satisfies = test.condition.as_ref().is_some_and(|c| c.prop.holds(&value));
+        if satisfies {
+            observed += 1;
+            first.get_or_insert(seed);
+        }
+        let state = describe(test, &terms, &fin);
+        seen.entry(state.clone()).or_insert(Observed { state, count: 0, first_seed: seed, satisfies }).count += 1;
+    }
+    let mut outcomes: Vec<Observed> = seen.into_values().collect();
+    outcomes.sort_by(|a, b| b.count.cmp(&a.count).then(a.first_seed.cmp(&b.first_seed)));
+    Ok(HardwareReport {
+        gpu: gpu.name.clone(),
+        mode: if prepared.target.wgp_mode { "WGP".into() } else { "CU".into() },
+        build: prepared.target.config_name(),
+        runs: runs.count,
+        first_seed: runs.seed,
+        placement: match gpu.timing.as_ref().map_or(1, |t| t.topology.xcds) {
+            0 | 1 => "one L2".into(),
+            _ if runs.one_xcd => "one XCD".into(),
+            _ => "spread over XCDs".into(),
+        },
+        outcomes,
+        condition_observed: observed,
+        condition_first_seed: first,
+        listing: prepared.listing,
+    })
+}
+
+/// `P1:r0=1 x=0` for the terms of a final state.
+fn describe(test: &Litmus, terms: &[Term], fin: &FinalValues) -> String {
+    let name = |t: &Term| match t {
+        Term::Reg { thread, reg } => {
+            let th = test.threads.get(*thread as usize);
+            format!("{}:{}", th.map_or("?", |t| t.name.as_str()), th.and_then(|t| t.regs.get(reg.0 as usize)).map_or("?", |s| s.as_str()))
+        }
+        Term::Loc { loc, .. } => test.locations.get(loc.0 as usize).map_or("?".into(), |l| l.name.clone()),
+        Term::Const(v) => v.to_string(),
+    };
+    terms.iter().map(|t| format!("{}={}", name(t), fin.value(t))).collect::<Vec<_>>().join(" ")
+}
