@@ -317,6 +317,12 @@ fn hardware_text(o: &mut String, h: &HardwareResult) {
         let mark = if out.satisfies { "  <- the condition" } else { "" };
         let _ = writeln!(o, "    {:>6}/{}  {}  (first seed {}){mark}", out.count, runs.runs, out.state, out.first_seed);
     }
+    if let Some(seed) = runs.condition_first_seed.filter(|_| !runs.story.is_empty()) {
+        let _ = writeln!(o, "    what the memory system did in seed {seed} (accesses in issue order):");
+        for line in &runs.story {
+            let _ = writeln!(o, "      {line}");
+        }
+    }
     if h.anomaly {
         let _ = writeln!(o, "    CONFORMANCE ANOMALY: the model forbids this outcome, yet the simulated GPU shows it — a fault of the lowering or the simulator, not of the test");
     }

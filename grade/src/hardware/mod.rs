@@ -20,6 +20,7 @@ use crate::litmus::{Litmus, Term, Value};
 use crate::lower::Target;
 use hipscope_sim::gpus::{GpuConfig, Mode};
 use hipscope_sim::kernel::{LoadedKernel, RawKernel};
+use hipscope_sim::timing::trace::Trace;
 use hipscope_sim::{Device, EngineOptions, Geometry, MemoryKind};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -99,9 +100,26 @@ pub struct HardwareReport {
     /// Runs in which the test's proposition held, and the first such seed.
     pub condition_observed: u64,
     pub condition_first_seed: Option<u64>,
+    /// The memory-system story of the first run showing the condition: each access of the
+    /// litmus threads in issue order, with the level that served it.
+    pub story: Vec<String>,
     /// The code that ran, per thread (the shared prologue under `None`).
     #[serde(skip)]
     pub listing: Vec<Listed>,
+}
+
+/// A `Write` whose bytes stay readable after the trace that owns it is finished.
+#[derive(Clone, Default)]
+struct SharedBuffer(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for SharedBuffer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().map_err(|_| std::io::Error::other("poisoned"))?.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The lowering target a GPU runs in `mode` (its default wave size).
@@ -193,6 +211,38 @@ impl Prepared {
 
     /// One run from empty caches with `seed`: every register and location value.
     pub fn run_once(&mut self, seed: u64) -> Result<FinalValues, HardwareError> {
+        self.run_traced(seed, None)
+    }
+
+    /// Replay `seed` with the engine's trace on, and tell the litmus threads' accesses in issue
+    /// order: cycle, thread, source line, instruction, the level that served it.
+    pub fn story(&mut self, seed: u64, test: &Litmus) -> Result<Vec<String>, HardwareError> {
+        let buffer = SharedBuffer::default();
+        let mut trace = Trace::new(Box::new(buffer.clone()), 100_000);
+        self.run_traced(seed, Some(&mut trace))?;
+        let _ = trace.finish(&serde_json::Map::new());
+        let bytes = buffer.0.lock().map(|b| b.clone()).unwrap_or_default();
+        let json: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_default();
+        let mut events: Vec<(u64, String)> = Vec::new();
+        for e in json["traceEvents"].as_array().into_iter().flatten().filter(|e| e["cat"] == "memory") {
+            let args = &e["args"];
+            let pc = args["pc"].as_str().and_then(|p| u64::from_str_radix(p.trim_start_matches("0x"), 16).ok());
+            let Some(listed) = pc.and_then(|pc| self.listing.iter().find(|l| l.address == pc)) else { continue };
+            // The threads' own vector accesses and cache maintenance (not the scalar loads of
+            // addresses and delays, nor the results' stores, which have no source line).
+            let (Some(thread), true) = (listed.thread, listed.line > 0 && !listed.text.starts_with("s_")) else { continue };
+            let issue = args["issue_cycle"].as_u64().unwrap_or(0);
+            let name = test.threads.get(thread).map_or("?", |t| t.name.as_str());
+            let level = args["level"].as_str().unwrap_or("none");
+            let cycles = args["cycles"].as_u64().unwrap_or(0);
+            events.push((issue, format!("{name} line {}: {} — served by {level}, {cycles} cycles", listed.line, listed.text)));
+        }
+        events.sort();
+        let start = events.first().map_or(0, |e| e.0);
+        Ok(events.into_iter().map(|(at, s)| format!("+{} cycles: {s}", at - start)).collect())
+    }
+
+    fn run_traced(&mut self, seed: u64, trace: Option<&mut Trace>) -> Result<FinalValues, HardwareError> {
         let fault = |message: String| HardwareError::Fault { gpu: self.gpu.name.clone(), seed, message };
         self.device.reset_caches();
         for (k, init) in self.inits.iter().enumerate() {
@@ -208,7 +258,7 @@ impl Prepared {
             chunk.copy_from_slice(&(rng.random_range(0..=self.max_delay) as u32).to_le_bytes());
         }
         let opts = EngineOptions { seed, ..EngineOptions::default() };
-        self.device.launch(&self.kernel, self.geometry, std::slice::from_ref(&self.kernarg), &opts).map_err(|e| fault(e.to_string()))?;
+        self.device.launch_traced(&self.kernel, self.geometry, std::slice::from_ref(&self.kernarg), &opts, trace).map_err(|e| fault(e.to_string()))?;
         self.device.synchronize();
         let read = |addr: u64| self.device.mem.read_u32(addr).map(|v| v as i32 as Value).map_err(|e| fault(format!("{e:?}")));
         let mut regs = BTreeMap::new();
@@ -294,6 +344,10 @@ pub fn run(test: &Litmus, gpu: &GpuConfig, mode: Mode, runs: Runs) -> Result<Har
         let state = describe(test, &terms, &fin);
         seen.entry(state.clone()).or_insert(Observed { state, count: 0, first_seed: seed, satisfies }).count += 1;
     }
+    let story = match first {
+        Some(seed) => prepared.story(seed, test)?,
+        None => Vec::new(),
+    };
     let mut outcomes: Vec<Observed> = seen.into_values().collect();
     outcomes.sort_by(|a, b| b.count.cmp(&a.count).then(a.first_seed.cmp(&b.first_seed)));
     Ok(HardwareReport {
@@ -310,6 +364,7 @@ pub fn run(test: &Litmus, gpu: &GpuConfig, mode: Mode, runs: Runs) -> Result<Har
         outcomes,
         condition_observed: observed,
         condition_first_seed: first,
+        story,
         listing: prepared.listing,
     })
 }
