@@ -19,9 +19,11 @@ use hipscope_grade::litmus::program::{Access, Order, RmwOp, Scope, Space, Spaces
 use hipscope_grade::lower::{lower, merge_waits, show, Counter, Line, Op, Rmw, Target, Wait, CONFIGS};
 use hipscope_isa::codeobj::{self, CodeObject, Rsrc3};
 use hipscope_isa::decode::{Decoder, Inst};
-use hipscope_isa::print::format_inst;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+
+mod isa_text;
+use isa_text::parse_wait;
 
 fn bin_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../workloads/bin")
@@ -33,72 +35,6 @@ fn target_of(co: &CodeObject, k: &codeobj::Kernel) -> Target {
     let wgp_mode = k.descriptor.compute_pgm_rsrc1.wgp_mode.unwrap_or(false);
     let tgsplit = matches!(k.descriptor.compute_pgm_rsrc3, Rsrc3::Gfx90a { tg_split: true, .. });
     Target { processor, wave64: k.wave_size == 64, wgp_mode, tgsplit }
-}
-
-fn counter(name: &str) -> Option<Counter> {
-    Some(match name {
-        "vmcnt" | "vm" => Counter::Vm,
-        "lgkmcnt" | "lgkm" => Counter::Lgkm,
-        "expcnt" | "exp" => Counter::Exp,
-        "vscnt" | "vs" => Counter::Vs,
-        "loadcnt" | "load" => Counter::Load,
-        "storecnt" | "store" => Counter::Store,
-        "dscnt" | "ds" => Counter::Ds,
-        "kmcnt" | "km" => Counter::Km,
-        "samplecnt" | "sample" => Counter::Sample,
-        "bvhcnt" | "bvh" => Counter::Bvh,
-        _ => return None,
-    })
-}
-
-fn parse_number(s: &str) -> u32 {
-    let s = s.trim().trim_end_matches(',');
-    match s.strip_prefix("0x") {
-        Some(h) => u32::from_str_radix(h, 16).expect("hex"),
-        None => s.parse().expect("number"),
-    }
-}
-
-/// A wait instruction as a [`Wait`], from its printed form: `s_waitcnt vmcnt(0) lgkmcnt(0)`,
-/// `s_waitcnt_vscnt null, 0x0`, GFX12 `s_wait_loadcnt 0x0` and the combined
-/// `s_wait_loadcnt_dscnt 0x0` (ISA: the first counter in bits 13:8, dscnt in bits 5:0).
-fn parse_wait(text: &str) -> Option<Wait> {
-    let mut words = text.split_whitespace();
-    let m = words.next()?;
-    let mut w = Wait::default();
-    if m == "s_waitcnt" {
-        for field in words {
-            let (name, rest) = field.split_once('(')?;
-            w.add(counter(name)?, parse_number(rest.trim_end_matches(')')));
-        }
-        return Some(w);
-    }
-    if let Some(name) = m.strip_prefix("s_waitcnt_") {
-        // s_waitcnt_vscnt null, N
-        let value = parse_number(text.rsplit(' ').next()?);
-        w.add(counter(name)?, value);
-        return Some(w);
-    }
-    let names = m.strip_prefix("s_wait_")?;
-    let value = parse_number(words.next()?);
-    let parts: Vec<&str> = names.split('_').collect();
-    match parts.as_slice() {
-        [one] => w.add(counter(one)?, value),
-        [a, b] => {
-            w.add(counter(a)?, (value >> 8) & 0x3f);
-            w.add(counter(b)?, value & 0x3f);
-        }
-        _ => return None,
-    }
-    Some(w)
-}
-
-fn is_memory_model_inst(m: &str) -> bool {
-    ["global_", "flat_", "buffer_", "ds_", "scratch_", "s_barrier"].iter().any(|p| m.starts_with(p))
-}
-
-fn is_wait(m: &str) -> bool {
-    m.starts_with("s_waitcnt") || (m.starts_with("s_wait_") && m.contains("cnt"))
 }
 
 /// The normalised memory-model instructions between the kernel's two markers.
@@ -124,11 +60,8 @@ fn extract(co: &CodeObject, k: &codeobj::Kernel, t: &Target) -> Result<Vec<Line>
         if marks == 0 {
             continue;
         }
-        if is_wait(m) {
-            let text = format_inst(&inst, decoder.ctx());
-            lines.push(Line::Wait(parse_wait(&text).ok_or_else(|| format!("unparsed wait `{text}`"))?));
-        } else if is_memory_model_inst(m) {
-            lines.push(Line::inst(t.family(), m, inst.cache_policy().0));
+        if let Some(line) = isa_text::line_of(&inst, decoder.ctx(), t.family())? {
+            lines.push(line);
         }
     }
     Err(format!("kernel has {marks} marker(s), not 2"))

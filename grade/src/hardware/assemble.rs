@@ -16,6 +16,8 @@ pub const ENTRY: u64 = 0x10_0000;
 #[derive(Debug, Clone)]
 pub struct Listed {
     pub thread: Option<usize>,
+    /// Part of a statement's lowered sequence (not the kernel's bookkeeping).
+    pub lowered: bool,
     pub line: u32,
     pub address: u64,
     pub text: String,
@@ -48,23 +50,22 @@ pub fn assemble(kernel: &Kernel, processor: Processor, wave64: bool) -> Result<A
     // Pass 2: bytes and listing.
     let mut code = Vec::new();
     let mut listing = Vec::new();
-    let mut thread = None;
-    let mut line = 0;
+    let (mut thread, mut line) = (None, 0);
     for item in &kernel.items {
         let address = ENTRY + code.len() as u64;
-        let e = match item {
+        let (e, lowered) = match item {
             Item::Label(_) => continue,
             Item::Branch { name, label } => {
                 // SOPP simm16: signed dword offset from the next instruction.
                 let offset = (labels[*label] as i64 - (address as i64 + 4)) / 4;
-                decoder.encode(&[name], &[(OpName::simm16, Operand::Imm(offset))], address)?
+                (decoder.encode(&[name], &[(OpName::simm16, Operand::Imm(offset))], address)?, false)
             }
-            Item::Inst { names, ops, thread: t, line: l } => {
+            Item::Inst { names, ops, thread: t, line: l, lowered } => {
                 (thread, line) = (*t, *l);
-                encode(&decoder, names, ops, address)?
+                (encode(&decoder, names, ops, address)?, *lowered)
             }
         };
-        listing.push(Listed { thread, line, address, text: hipscope_isa::print::format_inst(&e.inst, decoder.ctx()) });
+        listing.push(Listed { thread, lowered, line, address, text: hipscope_isa::print::format_inst(&e.inst, decoder.ctx()) });
         code.extend_from_slice(&e.bytes);
     }
     Ok(Assembled { code, listing })

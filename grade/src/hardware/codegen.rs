@@ -30,11 +30,14 @@ pub struct Unsupported(pub String);
 /// One line of the kernel before layout.
 #[derive(Debug, Clone)]
 pub enum Item {
+    /// `lowered`: part of a statement's lowered sequence (from [`crate::lower`]), not of the
+    /// kernel's own bookkeeping (addresses, delays, register moves, dependency waits).
     Inst {
         names: Vec<String>,
         ops: Vec<(OpName, Operand)>,
         thread: Option<usize>,
         line: u32,
+        lowered: bool,
     },
     Label(usize),
     /// A SOPP branch to a label.
@@ -143,6 +146,8 @@ struct Gen<'a> {
     thread: Option<usize>,
     line: u32,
     pending: Vec<Pending>,
+    /// Whether the instructions emitted now come from a lowered sequence.
+    lowering: bool,
     /// Result slots in all (the delay arguments follow them).
     results: usize,
     /// After a branch join whose paths left different operations in flight, waits for a
@@ -154,7 +159,8 @@ struct Gen<'a> {
 /// work-group `groups[i]` of the dispatch.
 pub fn generate(test: &Litmus, target: &Target, wave64: bool, groups: &[u32]) -> Result<Kernel, Unsupported> {
     check(test)?;
-    let mut g = Gen { test, target: *target, items: Vec::new(), labels: 0, thread: None, line: 0, pending: Vec::new(), uncertain: false, results: 0 };
+    let mut g =
+        Gen { test, target: *target, items: Vec::new(), labels: 0, thread: None, line: 0, pending: Vec::new(), uncertain: false, lowering: false, results: 0 };
     let slots: Vec<Slot> = test.threads.iter().zip(groups).map(|(t, &group)| Slot { group, wave: t.placement.wave }).collect();
     let mut results = Vec::new();
     for (i, t) in test.threads.iter().enumerate() {
@@ -232,7 +238,7 @@ impl Gen<'_> {
 
     fn emit(&mut self, names: &[&str], ops: Vec<(OpName, Operand)>) {
         let names = names.iter().map(|n| n.to_string()).collect();
-        self.items.push(Item::Inst { names, ops, thread: self.thread, line: self.line });
+        self.items.push(Item::Inst { names, ops, thread: self.thread, line: self.line, lowered: self.lowering });
     }
 
     /// Wave number, EXEC = lane 0, and the branch to each thread's code.
@@ -411,6 +417,12 @@ impl Gen<'_> {
     /// One line of a lowered sequence: a wait, a cache-maintenance or barrier instruction, or
     /// (when `access` is given) the access itself.
     fn sequence_line(&mut self, line: &Line, access: Option<AccessInst>) {
+        self.lowering = true;
+        self.sequence_inst(line, access);
+        self.lowering = false;
+    }
+
+    fn sequence_inst(&mut self, line: &Line, access: Option<AccessInst>) {
         match line {
             Line::Wait(w) => self.wait(w),
             Line::Inst { mnemonic, cpol, .. } => match access.filter(|_| is_access(mnemonic)) {

@@ -128,6 +128,15 @@ pub fn target_of(gpu: &GpuConfig, mode: Mode) -> Target {
     Target { processor: gpu.processor, wave64: !family.is_rdna() || gpu.wave_size == 64, wgp_mode: family.is_rdna() && mode == Mode::WGP, tgsplit: false }
 }
 
+/// The kernel `test` runs as on `target` (every thread on its own work-group, no XCD
+/// constraint): its bytes and listing, without a device.
+pub fn compile(test: &Litmus, target: &Target) -> Result<Assembled, HardwareError> {
+    let groups = place(test, 1, false);
+    let kernel = codegen::generate(test, target, target.wave64, &groups)?;
+    assemble::assemble(&kernel, target.processor, target.wave64)
+        .map_err(|e| HardwareError::Gpu { gpu: target.config_name(), message: format!("internal: {e}") })
+}
+
 /// The compiled test, ready to run many times on one device.
 pub struct Prepared {
     gpu: GpuConfig,

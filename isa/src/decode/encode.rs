@@ -80,8 +80,13 @@ impl Decoder {
                 None if is_immediate(kind) => Operand::Imm(0),
                 None => return Err(format!("operand {} needs a value", desc.name.name())),
             };
-            let bits: u32 = desc.fields.iter().map(|f| u32::from(f.1)).sum();
-            let (value, lit) = field_value_for(ctx, kind, want, bits, &placed).ok_or_else(|| format!("{} cannot hold {:?}", desc.name.name(), want))?;
+            let mask = value_mask(desc.fields);
+            // Returning atomics carry GLC in the opcode bits, not in the cache-policy field.
+            let want = match want {
+                Operand::Imm(v) if desc.name == OpName::cpol && implies_glc(row) && mask & 1 == 0 => Operand::Imm(v & !1),
+                w => w,
+            };
+            let (value, lit) = field_value_for(ctx, kind, want, mask, &placed).ok_or_else(|| format!("{} cannot hold {:?}", desc.name.name(), want))?;
             if let Some(l) = lit {
                 if literal.is_some_and(|x| x != l) {
                     return Err("two different literals".into());
@@ -110,24 +115,47 @@ fn is_immediate(kind: DecoderKind) -> bool {
 }
 
 /// The field value (and literal, if one is needed) that decodes to `want`.
-fn field_value_for(ctx: &Ctx, kind: DecoderKind, want: Operand, bits: u32, prior: &[Operand]) -> Option<(u64, Option<u32>)> {
-    let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+fn field_value_for(ctx: &Ctx, kind: DecoderKind, want: Operand, mask: u64, prior: &[Operand]) -> Option<(u64, Option<u32>)> {
     if is_immediate(kind) {
         let Operand::Imm(v) = want else { return None };
-        return Some((v as u64 & mask, None));
+        return fits(v, mask).then_some((v as u64 & mask, None));
     }
     let literal_bytes = match want {
         Operand::Imm(v) => (v as u32).to_le_bytes(),
         _ => [0; 4],
     };
     let inherit = matches!(prior.first(), Some(Operand::Reg(super::Reg::Agpr { .. })));
-    for v in 0..=mask.min(SEARCH_LIMIT - 1) {
+    for v in (0..=mask.min(SEARCH_LIMIT - 1)).filter(|v| v & !mask == 0) {
         let mut state = State { ctx, rest: &literal_bytes, literal: None };
         if state.decode(kind, v, prior, inherit) == Ok(want) {
             return Some((v, state.literal));
         }
     }
     None
+}
+
+/// A returning atomic, whose GLC bit the decoder adds to the cache policy
+/// (`apply_implied_values`).
+fn implies_glc(row: &Row) -> bool {
+    super::is_memory_with_cpol(row) && row.has(flags::ISATOMICRET)
+}
+
+/// The operand-value bits an operand's fields hold (the fields may leave gaps: a cache-policy
+/// operand gathers bits from several places of the instruction).
+fn value_mask(fields: &[(u8, u8, u8)]) -> u64 {
+    fields.iter().fold(0u64, |m, &(_, len, at)| m | (((1u64 << len) - 1) << at))
+}
+
+/// Whether the fields hold `v`: every set bit is in `mask`, or `v` is negative and its bits
+/// above the top field bit are its sign (a signed offset).
+fn fits(v: i64, mask: u64) -> bool {
+    let v = v as u64;
+    if v & !mask == 0 {
+        return true;
+    }
+    let top = 63 - mask.leading_zeros().min(63);
+    let contiguous = mask == (((1u128 << (top + 1)) - 1) as u64);
+    contiguous && (v as i64) < 0 && (v >> top) == u64::MAX >> top
 }
 
 /// The decoded instruction must be the row asked for (or one with the same opcode and
@@ -140,15 +168,15 @@ fn check_round_trip(row: &'static Row, inst: &Inst, operands: &[(OpName, Operand
         let got = inst.operand(name);
         let want = match (name, want) {
             // Returning atomics carry GLC in the opcode bits (`apply_implied_values`).
-            (OpName::cpol, Operand::Imm(v)) if super::is_memory_with_cpol(row) && row.has(flags::ISATOMICRET) => Operand::Imm(v | 1),
+            (OpName::cpol, Operand::Imm(v)) if implies_glc(row) => Operand::Imm(v | 1),
             _ => want,
         };
         // Immediate fields hold the low bits of a signed value (`offset:-1` is 0x1fff).
         let same = match (got, want) {
-            (Some(Operand::Imm(g)), Operand::Imm(w)) => {
-                let bits: u32 = row.operand_index(name).map_or(64, |i| row.operands[i].fields.iter().map(|f| u32::from(f.1)).sum());
-                let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
-                g as u64 & mask == w as u64 & mask
+            (Some(Operand::Imm(g)), Operand::Imm(w)) if row.operand_index(name).is_some_and(|i| is_immediate(row.class_of(i).decoder)) => {
+                let implied = u64::from(name == OpName::cpol && implies_glc(row));
+                let mask = row.operand_index(name).map_or(u64::MAX, |i| value_mask(row.operands[i].fields)) | implied;
+                fits(w, mask) && g as u64 & mask == w as u64 & mask
             }
             // A zero the encoding implies: an immediate-offset form and a register-offset form
             // with the null register are one encoding, and the decoder may name either.
@@ -184,6 +212,19 @@ mod tests {
         // v_mov_b32_e32 v5, 0xaf123456 ; encoding: [0xff,0x02,0x0a,0x7e,0x56,0x34,0x12,0xaf]
         let e = d.encode(&["v_mov_b32"], &[(OpName::vdst, v(5, 1)), (OpName::src0, Operand::Imm(0xaf123456))], 0).unwrap();
         assert_eq!(e.bytes, [0xff, 0x02, 0x0a, 0x7e, 0x56, 0x34, 0x12, 0xaf]);
+    }
+
+    // `global_load_dword v1, v[3:4], off sc0 sc1` on gfx940: the sc1 bit sits apart from sc0
+    // and nt (LLVM 19 `gfx940_features.txt`-style encodings are checked by decoding back).
+    #[test]
+    fn cache_bits_in_separate_places_are_kept_or_refused() {
+        let d = Decoder::new(Processor::Gfx942, true);
+        let sc0_sc1 = Operand::Imm((crate::decode::CachePolicy::GLC | crate::decode::CachePolicy::SCC) as i64);
+        let e = d.encode(&["global_load_dword"], &[(OpName::vdst, v(1, 1)), (OpName::vaddr, v(3, 2)), (OpName::cpol, sc0_sc1)], 0).unwrap();
+        assert_eq!(e.inst.cache_policy().0, crate::decode::CachePolicy::GLC | crate::decode::CachePolicy::SCC);
+        // A bit no field holds is refused, not dropped.
+        let e = d.encode(&["global_load_dword"], &[(OpName::vdst, v(1, 1)), (OpName::vaddr, v(3, 2)), (OpName::cpol, Operand::Imm(1 << 12))], 0);
+        assert!(e.is_err());
     }
 
     #[test]
