@@ -18,6 +18,7 @@ use hipscope_grade::model::{self, Model};
 use hipscope_sim::gpus::{self, Mode};
 use std::path::Path;
 
+mod common;
 mod isa_text;
 
 /// (label, GPU, mode, every work-group on one XCD).
@@ -175,4 +176,42 @@ fn kernels_run_the_lowered_sequences() {
     println!("{checked} (file, build) kernels equal their lowering; {skipped} not run on hardware (local memory)");
     assert!(checked > 300, "{checked}");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Every test of the shared catalogues (and of `workloads/litmus`) either runs on the
+/// simulated GPU with no outcome its model forbids, or says why it cannot run; none faults.
+#[test]
+fn catalogues_run_without_conformance_anomalies() {
+    let mut files = common::litmus_under(&common::workload_cases());
+    if let Some(root) = common::shared_or_skip(".", |p| p.is_dir(), "../shared/litmus not found; only workloads/litmus runs") {
+        files.extend(common::litmus_under(&root));
+    }
+    let gpu = gpus::builtin("mi210").expect("built-in GPU");
+    let (mut ran, mut skipped) = (0, Vec::new());
+    for path in &files {
+        let Ok(source) = litmus::read_source(path) else { continue };
+        // Files the parser refuses are the parser tests' concern.
+        let Ok(test) = litmus::parse(path, &source) else { continue };
+        let s = path.display().to_string();
+        let model = if s.contains("/hsa/") {
+            Model::Hsa
+        } else if s.contains("OPENCL") {
+            Model::Opencl
+        } else {
+            Model::Hip
+        };
+        let Ok(v) = model::check(&test, model) else { continue };
+        match hardware::run(&test, &gpu, Mode::CU, Runs { count: 50, seed: 1, one_xcd: false }) {
+            Ok(r) => {
+                ran += 1;
+                if test.condition.is_some() && !v.reachable() {
+                    assert_eq!(r.condition_observed, 0, "conformance anomaly: {s} (seed {:?})", r.condition_first_seed);
+                }
+            }
+            Err(hardware::HardwareError::Unsupported(why)) => skipped.push(format!("{s}: {why}")),
+            Err(e) => panic!("{s}: {e}"),
+        }
+    }
+    println!("{ran} tests ran 50 times on mi210; {} not run:\n  {}", skipped.len(), skipped.join("\n  "));
+    assert!(ran >= 27, "{ran}");
 }

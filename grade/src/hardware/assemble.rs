@@ -80,7 +80,7 @@ fn encode(decoder: &Decoder, names: &[String], ops: &[(OpName, Operand)], addres
 /// tables): user SGPRs s[0:1] = kernarg segment pointer, system SGPR s2 = work-group id X,
 /// v0 = work-item id X; `vgprs` VGPRs; wave32 on RDNA unless `wave64`; WGP mode (RDNA) and
 /// tgsplit (GFX90A/GFX942) as the build asks.
-pub fn descriptor(processor: Processor, wave64: bool, wgp_mode: bool, tgsplit: bool, vgprs: u32, kernarg_bytes: u32) -> KernelDescriptor {
+pub fn descriptor(processor: Processor, wave64: bool, wgp_mode: bool, tgsplit: bool, vgprs: u32, kernarg_bytes: u32, lds_bytes: u32) -> KernelDescriptor {
     let family = processor.family();
     let rdna = family.is_rdna();
     // VGPR allocation granule: 8 registers on GFX90A/GFX940 and RDNA wave32, 4 otherwise.
@@ -106,6 +106,8 @@ pub fn descriptor(processor: Processor, wave64: bool, wgp_mode: bool, tgsplit: b
     // ENABLE_SGPR_KERNARG_SEGMENT_PTR (bit 3), ENABLE_WAVEFRONT_SIZE32 (bit 10).
     let properties: u16 = (1 << 3) | if rdna && !wave64 { 1 << 10 } else { 0 };
     let mut kd = [0u8; 64];
+    // GROUP_SEGMENT_FIXED_SIZE: the LDS a work-group needs.
+    kd[0..4].copy_from_slice(&lds_bytes.to_le_bytes());
     kd[8..12].copy_from_slice(&kernarg_bytes.to_le_bytes());
     kd[44..48].copy_from_slice(&rsrc3.to_le_bytes());
     kd[48..52].copy_from_slice(&rsrc1.to_le_bytes());

@@ -47,6 +47,19 @@ pub enum Item {
     },
 }
 
+/// What a result slot receives at the end of the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ResultSlot {
+    /// A thread's register.
+    Reg(usize, RegId),
+    /// A local location's final value in one litmus work-group (stored by the group's first
+    /// thread after a barrier that every thread of the group reaches when it is done).
+    Local(u32, crate::litmus::LocId),
+}
+
+/// Bytes between two local locations in LDS.
+const LDS_STRIDE: u32 = 4;
+
 /// Where thread `index` runs: work-group (dispatch order) and wave within it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Slot {
@@ -59,7 +72,9 @@ pub struct Slot {
 pub struct Kernel {
     pub items: Vec<Item>,
     /// Result slot of each (thread, register), in kernel-argument order after the locations.
-    pub results: Vec<(usize, RegId)>,
+    pub results: Vec<ResultSlot>,
+    /// LDS bytes a work-group needs (the local locations).
+    pub lds_bytes: u32,
     pub locations: usize,
     /// VGPRs the code uses.
     pub vgprs: u32,
@@ -165,7 +180,20 @@ pub fn generate(test: &Litmus, target: &Target, wave64: bool, groups: &[u32]) ->
     let mut results = Vec::new();
     for (i, t) in test.threads.iter().enumerate() {
         for r in 0..t.regs.len() {
-            results.push((i, RegId(r as u16)));
+            results.push(ResultSlot::Reg(i, RegId(r as u16)));
+        }
+    }
+    let mut groups_seen: Vec<u32> = Vec::new();
+    for t in &test.threads {
+        if !groups_seen.contains(&t.placement.workgroup) {
+            groups_seen.push(t.placement.workgroup);
+        }
+    }
+    for w in &groups_seen {
+        for (k, l) in test.locations.iter().enumerate() {
+            if l.space == Space::Local {
+                results.push(ResultSlot::Local(*w, crate::litmus::LocId(k as u16)));
+            }
         }
     }
     if results.len() > 96 {
@@ -182,7 +210,8 @@ pub fn generate(test: &Litmus, target: &Target, wave64: bool, groups: &[u32]) ->
         g.items.push(Item::Label(entries[i]));
         g.thread_body(t, &results)?;
     }
-    Ok(Kernel { items: g.items, results, locations: test.locations.len(), vgprs: VGPRS })
+    let lds_bytes = if g.has_local() { LDS_STRIDE * test.locations.len() as u32 } else { 0 };
+    Ok(Kernel { items: g.items, results, locations: test.locations.len(), vgprs: VGPRS, lds_bytes })
 }
 
 /// What the hardware layer cannot run: several agents, local memory, sub-word accesses,
@@ -191,8 +220,19 @@ fn check(test: &Litmus) -> Result<(), Unsupported> {
     if test.threads.iter().any(|t| t.placement.agent != 0) {
         return Err(Unsupported("threads on several agents (the simulated system has one GPU)".into()));
     }
-    if test.locations.iter().any(|l: &Location| l.space == Space::Local) {
-        return Err(Unsupported("local (LDS) locations are not run on the simulated GPU yet".into()));
+    let local = |loc: crate::litmus::LocId| test.locations.get(loc.0 as usize).is_some_and(|l: &Location| l.space == Space::Local);
+    for t in &test.threads {
+        let mut cas = None;
+        crate::litmus::for_each_stmt(&t.body, &mut |_, st| {
+            if let Stmt::Cas { target, span, .. } = st {
+                if local(target.loc) {
+                    cas.get_or_insert(span.line);
+                }
+            }
+        });
+        if let Some(line) = cas {
+            return Err(Unsupported(format!("line {line}: compare-and-swap on local memory is not run on the simulated GPU")));
+        }
     }
     if test.locations.len() > MAX_LOCATIONS {
         return Err(Unsupported(format!("{} locations; the hardware layer runs at most {MAX_LOCATIONS}", test.locations.len())));
@@ -251,6 +291,9 @@ impl Gen<'_> {
         } else {
             self.emit(&["s_mov_b32"], vec![(OpName::sdst, Operand::Reg(Reg::Special(Special::ExecLo))), (OpName::src0, imm(1))]);
         }
+        if self.has_local() {
+            self.init_local();
+        }
         for (slot, &entry) in slots.iter().zip(entries) {
             let next = self.label();
             self.emit(&["s_cmp_eq_u32"], vec![(OpName::src0, s(GROUP)), (OpName::src1, imm(slot.group as i64))]);
@@ -288,9 +331,14 @@ impl Gen<'_> {
         self.items.push(Item::Label(done));
     }
 
-    fn thread_body(&mut self, t: &Thread, results: &[(usize, RegId)]) -> Result<(), Unsupported> {
-        for k in 0..self.test.locations.len() {
-            self.address(8 * k as u32, LOC_BASE + 2 * k as u8);
+    fn thread_body(&mut self, t: &Thread, results: &[ResultSlot]) -> Result<(), Unsupported> {
+        for (k, l) in self.test.locations.iter().enumerate() {
+            if l.space == Space::Local {
+                // An LDS byte address in the pair's low register.
+                self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(LOC_BASE + 2 * k as u8)), (OpName::src0, imm((LDS_STRIDE * k as u32) as i64))]);
+            } else {
+                self.address(8 * k as u32, LOC_BASE + 2 * k as u8);
+            }
         }
         for r in 0..t.regs.len() {
             let init = t.reg_init.iter().find(|(id, _)| id.0 as usize == r).map_or(0, |(_, v)| *v);
@@ -301,16 +349,69 @@ impl Gen<'_> {
         // Every access done, then each register to its result slot.
         self.line = 0;
         self.drain();
+        let me = self.thread.unwrap_or(0);
+        let group = t.placement.workgroup;
+        let leader = self.test.threads.iter().position(|o| o.placement.workgroup == group) == Some(me);
+        if self.has_local() {
+            // Every thread of the group is done before the leader reads the group's LDS.
+            self.barrier();
+        }
         let store = self.plain_store();
-        for (slot, (thread, reg)) in results.iter().enumerate() {
-            if Some(*thread) != self.thread {
-                continue;
-            }
+        for (slot, r) in results.iter().enumerate() {
+            let value = match *r {
+                ResultSlot::Reg(thread, reg) if thread == me => REG_BASE + reg.0 as u8,
+                ResultSlot::Local(w, loc) if w == group && leader => {
+                    self.emit(&[self.lds_load().as_str()], vec![(OpName::vdst, v(SPARE)), (OpName::addr, v(LOC_BASE + 2 * loc.0 as u8))]);
+                    self.wait(&Wait::zero(&[self.lds_counter()]));
+                    SPARE
+                }
+                _ => continue,
+            };
             self.address(8 * (self.test.locations.len() + slot) as u32, OUT_ADDR);
-            self.emit(&[store.as_str()], vec![(OpName::vaddr, v2(OUT_ADDR)), (OpName::vdata, v(REG_BASE + reg.0 as u8))]);
+            self.emit(&[store.as_str()], vec![(OpName::vaddr, v2(OUT_ADDR)), (OpName::vdata, v(value))]);
         }
         self.emit(&["s_endpgm"], vec![]);
         Ok(())
+    }
+
+    fn has_local(&self) -> bool {
+        self.test.locations.iter().any(|l| l.space == Space::Local)
+    }
+
+    /// A work-group barrier of the kernel's own (not a litmus statement).
+    fn barrier(&mut self) {
+        if self.family() == Family::Gfx12 {
+            self.emit(&["s_barrier_signal"], vec![(OpName::src0, imm(-1))]);
+            self.emit(&["s_barrier_wait"], vec![(OpName::simm16, imm(0xffff))]);
+        } else {
+            self.emit(&["s_barrier"], vec![]);
+        }
+    }
+
+    /// The LDS load mnemonic the lowering uses on the target.
+    fn lds_load(&self) -> String {
+        self.access_mnemonic(&Op::Load { access: crate::litmus::Access::Plain, space: Space::Local }).unwrap_or_else(|| "ds_read_b32".into())
+    }
+
+    /// Every work-group's LDS copy of the local locations starts at its initial value: each
+    /// wave writes them (the same values) and waits at a barrier, before any thread starts.
+    fn init_local(&mut self) {
+        let ds = self.lds_counter();
+        if self.family() == Family::Gfx8 {
+            // GFX8 clamps LDS addresses to M0 (clang sets it to -1 before DS instructions).
+            self.emit(&["s_mov_b32"], vec![(OpName::sdst, Operand::Reg(Reg::Special(Special::M0))), (OpName::src0, imm(-1))]);
+        }
+        let store = self.access_mnemonic(&Op::Store { access: crate::litmus::Access::Plain, space: Space::Local }).unwrap_or_else(|| "ds_write_b32".into());
+        for (k, l) in self.test.locations.iter().enumerate() {
+            if l.space != Space::Local {
+                continue;
+            }
+            self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(SPARE)), (OpName::src0, imm(l.init as i32 as i64))]);
+            self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(DATA)), (OpName::src0, imm((LDS_STRIDE * k as u32) as i64))]);
+            self.emit(&[store.as_str()], vec![(OpName::addr, v(DATA)), (OpName::data0, v(SPARE))]);
+        }
+        self.wait(&Wait::zero(&[ds]));
+        self.barrier();
     }
 
     fn block(&mut self, body: &[Stmt]) -> Result<(), Unsupported> {
@@ -395,19 +496,36 @@ impl Gen<'_> {
     fn access(&mut self, st: &Stmt, dst: Option<RegId>, kind: AccessKind) -> Result<(), Unsupported> {
         let op = Op::of_stmt(st, &self.test.locations).ok_or_else(|| Unsupported("not a memory operation".into()))?;
         let (target, _) = st.accesses().ok_or_else(|| Unsupported("not an access".into()))?;
-        let mut ops = vec![(OpName::vaddr, v2(LOC_BASE + 2 * target.loc.0 as u8))];
+        let lds = self.test.locations.get(target.loc.0 as usize).is_some_and(|l| l.space == Space::Local);
         let dst_vgpr = v(dst.map_or(SPARE, |r| REG_BASE + r.0 as u8));
-        match kind {
-            AccessKind::Load => ops.push((OpName::vdst, dst_vgpr)),
-            AccessKind::Store => ops.push((OpName::vdata, v(DATA))),
-            AccessKind::RmwReturn | AccessKind::RmwNoReturn => {
-                let cas = matches!(st, Stmt::Cas { .. });
-                ops.push((OpName::vdata, if cas { v2(CAS_DATA) } else { v(DATA) }));
-                if kind == AccessKind::RmwReturn {
-                    ops.push((OpName::vdst, dst_vgpr));
+        let base = LOC_BASE + 2 * target.loc.0 as u8;
+        let mut ops = Vec::new();
+        if lds {
+            // DS forms: addr, data0; the lowering always uses the returning RMW forms.
+            ops.push((OpName::addr, v(base)));
+            match kind {
+                AccessKind::Load => ops.push((OpName::vdst, dst_vgpr)),
+                AccessKind::Store => ops.push((OpName::data0, v(DATA))),
+                AccessKind::RmwReturn | AccessKind::RmwNoReturn => ops.extend([(OpName::data0, v(DATA)), (OpName::vdst, dst_vgpr)]),
+            }
+        } else {
+            ops.push((OpName::vaddr, v2(base)));
+            match kind {
+                AccessKind::Load => ops.push((OpName::vdst, dst_vgpr)),
+                AccessKind::Store => ops.push((OpName::vdata, v(DATA))),
+                AccessKind::RmwReturn | AccessKind::RmwNoReturn => {
+                    let cas = matches!(st, Stmt::Cas { .. });
+                    ops.push((OpName::vdata, if cas { v2(CAS_DATA) } else { v(DATA) }));
+                    if kind == AccessKind::RmwReturn {
+                        ops.push((OpName::vdst, dst_vgpr));
+                    }
                 }
             }
         }
+        let kind = match kind {
+            AccessKind::RmwNoReturn if lds => AccessKind::RmwReturn,
+            k => k,
+        };
         for line in lower::lower(&op, &self.target) {
             self.sequence_line(&line, Some(AccessInst { ops: &ops, kind, writes: dst }));
         }
@@ -428,9 +546,12 @@ impl Gen<'_> {
             Line::Inst { mnemonic, cpol, .. } => match access.filter(|_| is_access(mnemonic)) {
                 Some(AccessInst { ops, kind, writes }) => {
                     let mut ops = ops.to_vec();
-                    ops.push((OpName::cpol, imm(cpol.0 as i64)));
+                    let lds = mnemonic.starts_with("ds_");
+                    if !lds {
+                        ops.push((OpName::cpol, imm(cpol.0 as i64)));
+                    }
                     self.emit(&[mnemonic.as_str()], ops);
-                    let counter = self.counter_of(kind);
+                    let counter = if lds { self.lds_counter() } else { self.counter_of(kind) };
                     self.pending.push(Pending { counter, writes });
                 }
                 None => {
@@ -463,6 +584,15 @@ impl Gen<'_> {
         }
     }
 
+    /// The counter LDS operations are counted by.
+    fn lds_counter(&self) -> Counter {
+        if self.family() == Family::Gfx12 {
+            Counter::Ds
+        } else {
+            Counter::Lgkm
+        }
+    }
+
     /// Wait for everything still in flight (before the results are stored).
     fn drain(&mut self) {
         let mut counters: Vec<Counter> = self.pending.iter().map(|p| p.counter).collect();
@@ -473,14 +603,15 @@ impl Gen<'_> {
 
     /// The mnemonic of a plain global store on the target (what the lowering emits for one).
     fn plain_store(&self) -> String {
-        let op = Op::Store { access: crate::litmus::Access::Plain, space: Space::Global };
-        lower::lower(&op, &self.target)
-            .into_iter()
-            .find_map(|l| match l {
-                Line::Inst { mnemonic, .. } if is_access(&mnemonic) => Some(mnemonic),
-                _ => None,
-            })
-            .unwrap_or_else(|| "global_store_dword".into())
+        self.access_mnemonic(&Op::Store { access: crate::litmus::Access::Plain, space: Space::Global }).unwrap_or_else(|| "global_store_dword".into())
+    }
+
+    /// The access instruction of `op`'s lowered sequence.
+    fn access_mnemonic(&self, op: &Op) -> Option<String> {
+        lower::lower(op, &self.target).into_iter().find_map(|l| match l {
+            Line::Inst { mnemonic, .. } if is_access(&mnemonic) => Some(mnemonic),
+            _ => None,
+        })
     }
 
     /// Emit a wait and forget the operations it completes.
@@ -585,7 +716,9 @@ fn value32(x: i64) -> Result<i64, Unsupported> {
 
 /// Whether a lowered instruction is the access itself (not cache maintenance or a barrier).
 fn is_access(m: &str) -> bool {
-    (m.starts_with("global_") || m.starts_with("flat_") || m.starts_with("ds_")) && (m.contains("_load") || m.contains("_store") || m.contains("_atomic"))
+    // Every DS instruction is an access (`ds_read_b32`, `ds_write_b32`, `ds_add_rtn_u32`);
+    // `global_inv`/`global_wb` (GFX12) are cache maintenance.
+    m.starts_with("ds_") || ((m.starts_with("global_") || m.starts_with("flat_")) && (m.contains("_load") || m.contains("_store") || m.contains("_atomic")))
 }
 
 /// The instructions of one wait on `family`: one `s_waitcnt` for vmcnt/expcnt/lgkmcnt,

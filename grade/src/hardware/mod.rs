@@ -151,7 +151,9 @@ pub struct Prepared {
     locations: u64,
     results: u64,
     /// Per result slot, (thread, register).
-    slots: Vec<(usize, crate::litmus::RegId)>,
+    slots: Vec<codegen::ResultSlot>,
+    /// The first litmus work-group (a local location named without one means its copy).
+    first_group: u32,
     inits: Vec<Value>,
     listing: Vec<Listed>,
 }
@@ -168,7 +170,7 @@ impl Prepared {
         let mut device = Device::new(gpu.processor);
         device.enable_timing(gpu).map_err(err)?;
         let kernarg_bytes = (8 * (kernel.locations + kernel.results.len()) + 4 * test.threads.len()) as u32;
-        let descriptor = assemble::descriptor(gpu.processor, target.wave64, target.wgp_mode, target.tgsplit, kernel.vgprs, kernarg_bytes);
+        let descriptor = assemble::descriptor(gpu.processor, target.wave64, target.wgp_mode, target.tgsplit, kernel.vgprs, kernarg_bytes, kernel.lds_bytes);
         let name = format!("litmus:{}", test.name);
         let raw = RawKernel {
             name: &name,
@@ -208,6 +210,7 @@ impl Prepared {
             locations,
             results,
             slots: kernel.results,
+            first_group: test.threads.first().map_or(0, |t| t.placement.workgroup),
             inits: test.locations.iter().map(|l| l.init).collect(),
             listing: asm.listing,
         })
@@ -270,12 +273,16 @@ impl Prepared {
         self.device.launch_traced(&self.kernel, self.geometry, std::slice::from_ref(&self.kernarg), &opts, trace).map_err(|e| fault(e.to_string()))?;
         self.device.synchronize();
         let read = |addr: u64| self.device.mem.read_u32(addr).map(|v| v as i32 as Value).map_err(|e| fault(format!("{e:?}")));
-        let mut regs = BTreeMap::new();
+        let (mut regs, mut local) = (BTreeMap::new(), BTreeMap::new());
         for (slot, key) in self.slots.iter().enumerate() {
-            regs.insert(*key, read(self.results + 4 * slot as u64)?);
+            let value = read(self.results + 4 * slot as u64)?;
+            match *key {
+                codegen::ResultSlot::Reg(t, r) => regs.insert((t, r), value),
+                codegen::ResultSlot::Local(w, loc) => local.insert((w, loc), value),
+            };
         }
         let memory = (0..self.inits.len() as u64).map(|k| read(self.locations + k * LOCATION_STRIDE)).collect::<Result<Vec<_>, _>>()?;
-        Ok(FinalValues { regs, memory })
+        Ok(FinalValues { regs, memory, local, first_group: self.first_group })
     }
 }
 
@@ -283,7 +290,11 @@ impl Prepared {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FinalValues {
     pub regs: BTreeMap<(usize, crate::litmus::RegId), Value>,
+    /// Global locations (a local location's entry is unused).
     pub memory: Vec<Value>,
+    /// Local locations, per litmus work-group.
+    pub local: BTreeMap<(u32, crate::litmus::LocId), Value>,
+    first_group: u32,
 }
 
 impl FinalValues {
@@ -291,7 +302,10 @@ impl FinalValues {
         match term {
             Term::Const(v) => *v,
             Term::Reg { thread, reg } => self.regs.get(&(*thread as usize, *reg)).copied().unwrap_or(0),
-            Term::Loc { loc, .. } => self.memory.get(loc.0 as usize).copied().unwrap_or(0),
+            Term::Loc { loc, workgroup } => match self.local.get(&(workgroup.unwrap_or(self.first_group), *loc)) {
+                Some(v) => *v,
+                None => self.memory.get(loc.0 as usize).copied().unwrap_or(0),
+            },
         }
     }
 }

@@ -227,6 +227,17 @@ mod tests {
         assert!(e.is_err());
     }
 
+    // ds_write_b32 v1, v2 ; encoding: [0x00,0x00,0x1a,0xd8,0x01,0x02,0x00,0x00] (gfx8_ds.txt; the
+    // GFX9 DS encoding is the same)
+    #[test]
+    fn lds_store() {
+        for p in [Processor::Gfx900, Processor::Gfx90a] {
+            let d = Decoder::new(p, true);
+            let e = d.encode(&["ds_write_b32"], &[(OpName::addr, v(1, 1)), (OpName::data0, v(2, 1))], 0).unwrap();
+            assert_eq!(e.bytes, [0x00, 0x00, 0x1a, 0xd8, 0x01, 0x02, 0x00, 0x00], "{p:?}");
+        }
+    }
+
     #[test]
     fn a_register_the_field_cannot_hold_is_an_error() {
         let d = Decoder::new(Processor::Gfx900, true);
