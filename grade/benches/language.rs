@@ -22,14 +22,7 @@ fn corpus() -> Vec<(PathBuf, Litmus, String, Model)> {
     for dir in [common::workload_cases(), common::shared_litmus()] {
         for p in common::litmus_under(&dir) {
             if let Some((t, text)) = load(&p) {
-                let s = p.display().to_string();
-                let model = if s.contains("/hsa/") {
-                    Model::Hsa
-                } else if s.contains("OPENCL") {
-                    Model::Opencl
-                } else {
-                    Model::Hip
-                };
+                let model = common::model_for(&p);
                 out.push((p, t, text, model));
             }
         }

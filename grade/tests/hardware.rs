@@ -193,13 +193,7 @@ fn catalogues_run_without_conformance_anomalies() {
         // Files the parser refuses are the parser tests' concern.
         let Ok(test) = litmus::parse(path, &source) else { continue };
         let s = path.display().to_string();
-        let model = if s.contains("/hsa/") {
-            Model::Hsa
-        } else if s.contains("OPENCL") {
-            Model::Opencl
-        } else {
-            Model::Hip
-        };
+        let model = common::model_for(path);
         let Ok(v) = model::check(&test, model) else { continue };
         match hardware::run(&test, &gpu, Mode::CU, Runs { count: 50, seed: 1, one_xcd: false }) {
             Ok(r) => {

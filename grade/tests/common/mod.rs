@@ -38,6 +38,20 @@ pub fn shared_or_skip(needs: &str, present: fn(&Path) -> bool, why: &str) -> Opt
     }
 }
 
+/// The model a catalogue file is graded under: herd's HSA tests under `hsa`, Dartagnan's
+/// OpenCL tests under `opencl`, everything else (HIP, PTX, Vulkan) under `hip`.
+pub fn model_for(path: &Path) -> hipscope_grade::model::Model {
+    use hipscope_grade::model::Model;
+    let s = path.display().to_string();
+    if s.contains("/hsa/") {
+        Model::Hsa
+    } else if s.contains("OPENCL") {
+        Model::Opencl
+    } else {
+        Model::Hip
+    }
+}
+
 fn is_litmus(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "litmus")
 }
