@@ -196,11 +196,17 @@ fn meets(r: &Report, expect: Expect) -> bool {
     }
 }
 
-/// One line per test: outcome, races, executions.
+/// One line per test: outcome, races, executions, and per simulated GPU how many runs showed
+/// the condition (`!` marks a conformance anomaly, `-` a test not run there).
 fn summary(reports: &[Report]) -> String {
     let mut o = String::new();
     let width = reports.iter().map(|r| r.file.len()).max().unwrap_or(4).max(4);
-    let _ = writeln!(o, "{:<width$}  {:<9}  {:<9}  {:>5}  {:>10}", "file", "outcome", "races", "fix", "executions");
+    let gpus: Vec<&str> = reports.first().map(|r| r.hardware.iter().map(|h| h.gpu.as_str()).collect()).unwrap_or_default();
+    let _ = write!(o, "{:<width$}  {:<9}  {:<9}  {:>5}  {:>10}", "file", "outcome", "races", "fix", "executions");
+    for g in &gpus {
+        let _ = write!(o, "  {g:>12}");
+    }
+    o.push('\n');
     for r in reports {
         let outcome = match r.outcome {
             Some(Outcome::Allowed) => "allowed",
@@ -209,7 +215,15 @@ fn summary(reports: &[Report]) -> String {
         };
         let races = if r.race_free { "none".to_string() } else { r.races.len().to_string() };
         let fix = if r.fix.is_some() { "yes" } else { "-" };
-        let _ = writeln!(o, "{:<width$}  {:<9}  {:<9}  {:>5}  {:>10}", r.file, outcome, races, fix, r.executions.consistent);
+        let _ = write!(o, "{:<width$}  {:<9}  {:<9}  {:>5}  {:>10}", r.file, outcome, races, fix, r.executions.consistent);
+        for h in &r.hardware {
+            let cell = match &h.runs {
+                Some(x) => format!("{}/{}{}", x.condition_observed, x.runs, if h.anomaly { "!" } else { "" }),
+                None => "-".into(),
+            };
+            let _ = write!(o, "  {cell:>12}");
+        }
+        o.push('\n');
     }
     o
 }
