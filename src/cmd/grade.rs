@@ -126,6 +126,8 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     if let Some(dir) = &args.dot {
         std::fs::create_dir_all(dir).map_err(|e| CliError::BadInput(format!("--dot {}: cannot create: {e}", dir.display())))?;
     }
+    // Hardware runs take a while (about a second per test and GPU at 1000 runs): show them.
+    let bar = (!gpus.is_empty()).then(|| super::progress(files.len() * gpus.len()));
     let mut reports = Vec::new();
     let mut failed = Vec::new();
     let mut bad = Vec::new();
@@ -141,7 +143,15 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
             }
             Err(e) => return Err(e),
         };
-        report::attach_hardware(&mut r, &test, &gpus, runs);
+        for g in &gpus {
+            if let Some(b) = &bar {
+                b.set_message(format!("{} on {}", file.display(), g.0.name));
+            }
+            report::attach_hardware(&mut r, &test, std::slice::from_ref(g), runs);
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+        }
         if let Some(dir) = &args.dot {
             write_dot(dir, file, &test, &verdict)?;
         }
@@ -151,6 +161,9 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
             }
         }
         reports.push(r);
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
     }
     print!("{}", render(args, &reports));
     if !bad.is_empty() {
