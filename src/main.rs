@@ -31,6 +31,8 @@ enum Command {
     /// Grade litmus tests under a scoped memory model: outcome allowed or forbidden, every race
     /// with the rule it breaks, a witness execution and a checked fix hint.
     Grade(cmd::grade::Args),
+    /// Run an unmodified HIP program with its kernels on a simulated GPU (`-- PROGRAM ARGS`).
+    Exec(cmd::exec::Args),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +45,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => cmd::validate::run(&args),
         Command::Scopes(args) => cmd::scopes::run(&args),
         Command::Grade(args) => cmd::grade::run(&args),
+        Command::Exec(args) => cmd::exec::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -3,6 +3,7 @@
 //! 3 kernel fault.
 
 pub mod disasm;
+pub mod exec;
 pub mod gpus;
 pub mod grade;
 pub mod info;

@@ -1,0 +1,76 @@
+//! `hipscope exec -- PROGRAM ARGS…`: run an unmodified HIP program with hipscope's HIP runtime
+//! (`hip/`, built as `libamdhip64.so`) in front of any other `libamdhip64`, so that its host
+//! code runs natively and every HIP call lands on the simulated GPU. No root and no system
+//! change: a private directory holds a `libamdhip64.so.5` link to our library and goes first
+//! on `LD_LIBRARY_PATH`; the GPU and mode reach the library through the environment.
+
+use super::CliError;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeArg {
+    /// Results only (fast).
+    Functional,
+    /// Results and cycles: kernel times on the simulated timeline.
+    Timing,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The simulated GPU: a built-in name (see `hipscope gpus`) or a config file.
+    #[arg(long, default_value = "mi300a")]
+    pub gpu: String,
+    #[arg(long, value_enum, default_value = "functional")]
+    pub mode: ModeArg,
+    /// The program and its arguments (after `--`).
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    pub command: Vec<String>,
+}
+
+/// Our HIP runtime: next to the `hipscope` executable (cargo puts a dependency's shared
+/// library in `deps/` beside it).
+fn runtime_library() -> Result<PathBuf, CliError> {
+    let exe = std::env::current_exe().map_err(|e| CliError::BadInput(format!("cannot find the hipscope executable: {e}")))?;
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    [dir.join("libamdhip64.so"), dir.join("deps/libamdhip64.so")].into_iter().find(|p| p.is_file()).ok_or_else(|| {
+        CliError::BadInput(format!("libamdhip64.so (hipscope's HIP runtime) is not next to {}; build it with `cargo build --release`", exe.display()))
+    })
+}
+
+pub fn run(args: &Args) -> Result<ExitCode, CliError> {
+    // Refuse a GPU we cannot simulate before the program starts.
+    let gpu = hipscope_sim::gpus::resolve(&args.gpu).map_err(|e| CliError::BadInput(format!("--gpu: {e}")))?;
+    if args.mode == ModeArg::Timing && gpu.timing.is_none() {
+        return Err(CliError::BadInput(format!("--gpu {}: the config has no timing section", gpu.name)));
+    }
+    let library = runtime_library()?;
+    let dir = std::env::temp_dir().join(format!("hipscope-exec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| CliError::BadInput(format!("{}: {e}", dir.display())))?;
+    for soname in ["libamdhip64.so.5", "libamdhip64.so.6", "libamdhip64.so"] {
+        let link = dir.join(soname);
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&library, &link).map_err(|e| CliError::BadInput(format!("{}: {e}", link.display())))?;
+    }
+    let mut path = dir.display().to_string();
+    if let Ok(old) = std::env::var("LD_LIBRARY_PATH") {
+        if !old.is_empty() {
+            path = format!("{path}:{old}");
+        }
+    }
+    let (program, rest) = args.command.split_first().ok_or_else(|| CliError::BadInput("no program given after --".into()))?;
+    let status = Command::new(program)
+        .args(rest)
+        .env("LD_LIBRARY_PATH", path)
+        .env("HIPSCOPE_GPU", &args.gpu)
+        .env("HIPSCOPE_MODE", if args.mode == ModeArg::Timing { "timing" } else { "functional" })
+        .status();
+    let _ = std::fs::remove_dir_all(&dir);
+    let status = status.map_err(|e| CliError::BadInput(format!("{program}: cannot run: {e}")))?;
+    // The program's own exit status passes through (a signal as 128 + its number).
+    let code = status.code().unwrap_or_else(|| {
+        use std::os::unix::process::ExitStatusExt;
+        128 + status.signal().unwrap_or(0)
+    });
+    Ok(ExitCode::from(code.clamp(0, 255) as u8))
+}
