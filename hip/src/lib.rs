@@ -247,7 +247,7 @@ pub unsafe extern "C" fn hipMemcpy(dst: *mut c_void, src: *const c_void, size: u
                 }
                 rt.write(d, &tmp)
             }
-            HOST_TO_DEVICE | DEVICE_TO_HOST | DEVICE_TO_DEVICE => error::INVALID_VALUE,
+            // An unknown kind, or a device side outside every allocation.
             _ => error::INVALID_VALUE,
         }
     })

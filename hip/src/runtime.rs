@@ -52,7 +52,7 @@ pub struct Runtime {
     pub last_error: u32,
 }
 
-/// Why the runtime could not start.
+/// The runtime for the GPU and mode the environment names; the error says what is wrong.
 pub fn from_env() -> Result<Runtime, String> {
     let name = std::env::var("HIPSCOPE_GPU").unwrap_or_else(|_| "mi300a".into());
     let gpu = gpus::resolve(&name).map_err(|e| e.to_string())?;
@@ -152,13 +152,12 @@ impl Runtime {
             self.loaded.insert(name.clone(), k);
         }
         let kernel = self.loaded.get(&name).ok_or(LaunchFailure::UnknownFunction)?;
-        let user: Vec<(u64, u64)> =
-            kernel.kernarg.as_ref().map_or_else(Vec::new, |l| l.args.iter().filter(|a| !a.value_kind.is_hidden()).map(|a| (a.offset, a.size)).collect());
+        let user: Vec<u64> = kernel.kernarg.as_ref().map_or_else(Vec::new, |l| l.args.iter().filter(|a| !a.value_kind.is_hidden()).map(|a| a.size).collect());
         if args.is_null() && !user.is_empty() {
             return Err(LaunchFailure::Setup(format!("kernel {name} takes {} arguments, none given", user.len())));
         }
         let mut values = Vec::with_capacity(user.len());
-        for (i, (_, size)) in user.iter().enumerate() {
+        for (i, size) in user.iter().enumerate() {
             // SAFETY: HIP's launch contract: one pointer per kernel argument.
             let p = unsafe { *args.add(i) };
             if p.is_null() {
@@ -174,7 +173,7 @@ impl Runtime {
         })?;
         let cycles = stats.cycles.unwrap_or(0);
         if self.timing {
-            self.now_ms += cycles as f64 / (f64::from(self.clock_mhz()) * 1000.0);
+            self.now_ms += self.ms_of(cycles);
         }
         let s = self.stats.entry(name).or_default();
         s.launches += 1;
@@ -183,25 +182,22 @@ impl Runtime {
         Ok(())
     }
 
-    fn clock_mhz(&self) -> u32 {
-        self.gpu.timing.as_ref().map_or(1000, |t| t.clock_mhz.max(1))
+    /// Shader cycles as milliseconds at the GPU's clock.
+    fn ms_of(&self, cycles: u64) -> f64 {
+        let mhz = self.gpu.timing.as_ref().map_or(1000, |t| t.clock_mhz.max(1));
+        cycles as f64 / (f64::from(mhz) * 1000.0)
     }
 
     /// One line per kernel: launches, grid, block, simulated cycles and time.
     pub fn summary(&self) -> String {
         let mut out = String::new();
         for (name, s) in &self.stats {
-            let shown = cpp_name(name);
-            let time =
-                if self.timing { format!(", {} cycles, {:.3} ms", s.cycles, s.cycles as f64 / (f64::from(self.clock_mhz()) * 1000.0)) } else { String::new() };
+            let shown = codeobj::demangle(name).unwrap_or_else(|| name.clone());
+            let time = if self.timing { format!(", {} cycles, {:.3} ms", s.cycles, self.ms_of(s.cycles)) } else { String::new() };
             out.push_str(&format!("hipscope: {shown}: {} launch(es), grid {:?}, block {:?}{time}\n", s.launches, s.grid, s.block));
         }
         out
     }
-}
-
-fn cpp_name(symbol: &str) -> String {
-    symbol.to_string()
 }
 
 /// Why a launch did not run.

@@ -265,8 +265,7 @@ impl Prepared {
         }
         // Each thread's start delay, from the seed (a stream apart from the engine's).
         let mut rng = StdRng::seed_from_u64(seed ^ 0x6c69_746d_7573_0001);
-        for (i, chunk) in self.kernarg[self.delays_at..].chunks_exact_mut(4).enumerate() {
-            let _ = i;
+        for chunk in self.kernarg[self.delays_at..].chunks_exact_mut(4) {
             chunk.copy_from_slice(&(rng.random_range(0..=self.max_delay) as u32).to_le_bytes());
         }
         let opts = EngineOptions { seed, ..EngineOptions::default() };
