@@ -28,12 +28,14 @@ pub struct Args {
     pub command: Vec<String>,
 }
 
-/// Our HIP runtime: next to the `hipscope` executable (cargo puts a dependency's shared
-/// library in `deps/` beside it).
+/// Our HIP runtime: next to the `hipscope` executable. Cargo puts a dependency's shared
+/// library in `deps/` beside it, and a build of the `hipscope-hip` package alone also copies
+/// it beside the executable; the newer of the two is the one built with this executable.
 fn runtime_library() -> Result<PathBuf, CliError> {
     let exe = std::env::current_exe().map_err(|e| CliError::BadInput(format!("cannot find the hipscope executable: {e}")))?;
     let dir = exe.parent().unwrap_or(Path::new("."));
-    [dir.join("libamdhip64.so"), dir.join("deps/libamdhip64.so")].into_iter().find(|p| p.is_file()).ok_or_else(|| {
+    let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    [dir.join("libamdhip64.so"), dir.join("deps/libamdhip64.so")].into_iter().filter(|p| p.is_file()).max_by_key(modified).ok_or_else(|| {
         CliError::BadInput(format!("libamdhip64.so (hipscope's HIP runtime) is not next to {}; build it with `cargo build --release`", exe.display()))
     })
 }
