@@ -8,8 +8,10 @@
 //! synchronization, events on the simulated timeline and error strings. A kernel fault prints
 //! the GPU-fault report and exits 3, as the real runtime aborts.
 
+mod copy_engine;
 mod runtime;
 
+use copy_engine::Transfer;
 use runtime::{error, LaunchFailure, Runtime};
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr};
@@ -228,10 +230,12 @@ pub unsafe extern "C" fn hipMemcpy(dst: *mut c_void, src: *const c_void, size: u
             HOST_TO_DEVICE if device_ok(d) => {
                 // SAFETY: the caller's host range.
                 let bytes = unsafe { std::slice::from_raw_parts(src as *const u8, size) };
+                rt.charge_transfer(Transfer::HostToDevice, n);
                 rt.write(d, bytes)
             }
             DEVICE_TO_HOST if device_ok(s) => {
                 rt.device.synchronize();
+                rt.charge_transfer(Transfer::DeviceToHost, n);
                 // SAFETY: the caller's host range.
                 let out = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, size) };
                 match rt.device.mem.read(s, out) {
@@ -241,6 +245,7 @@ pub unsafe extern "C" fn hipMemcpy(dst: *mut c_void, src: *const c_void, size: u
             }
             DEVICE_TO_DEVICE if device_ok(s) && device_ok(d) => {
                 rt.device.synchronize();
+                rt.charge_transfer(Transfer::DeviceToDevice, n);
                 let mut tmp = vec![0u8; size];
                 if rt.device.mem.read(s, &mut tmp).is_err() {
                     return error::INVALID_DEVICE_POINTER;
@@ -260,7 +265,13 @@ pub unsafe extern "C" fn hipMemset(dst: *mut c_void, value: c_int, size: usize) 
     if size == 0 {
         return error::SUCCESS;
     }
-    with_runtime(|rt| rt.memset(dst as u64, value as u8, size as u64))
+    with_runtime(|rt| {
+        let code = rt.memset(dst as u64, value as u8, size as u64);
+        if code == error::SUCCESS {
+            rt.charge_transfer(Transfer::Fill, size as u64);
+        }
+        code
+    })
 }
 
 #[no_mangle]

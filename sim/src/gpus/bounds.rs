@@ -22,6 +22,10 @@ pub const MAX_CYCLES: u32 = 1_000_000;
 /// 5.3 TB/s (public spec, configs/mi300x.ron).
 pub const MAX_BANDWIDTH_GB_PER_S: u32 = 100_000;
 
+/// The fixed cost of one copy or fill (`copy_engine.*_latency_ns`). Measured MI300A copies
+/// start within 3-16 µs (configs/mi300a.ron); a second bounds any link a config may describe.
+pub const MAX_COPY_LATENCY_NS: u64 = 1_000_000_000;
+
 /// SIMDs per CU: 4 on GCN/CDNA, 2 on RDNA (LLVM AMDGPUBaseInfo `getEUsPerCU`).
 pub const MAX_SIMDS_PER_CU: u32 = 4;
 

@@ -31,6 +31,10 @@ pub struct Timing {
     pub mall: Option<Mall>,
     pub dram: Dram,
     pub dispatch: Dispatch,
+    /// What the HIP runtime's copies and fills cost (`hipMemcpy`, `hipMemset`). Optional:
+    /// without it they take no simulated time.
+    #[serde(default)]
+    pub copy_engine: Option<CopyEngine>,
 }
 
 /// How the compute units are grouped.
@@ -191,6 +195,24 @@ pub struct Dispatch {
     pub workgroups_per_cycle: u32,
 }
 
+/// The time of a copy or fill of N bytes: `latency_ns + N / bandwidth_bytes_per_ns`, per
+/// direction. Host-to-device and device-to-host copies cross the host link (PCIe, or the APU's
+/// shared fabric); device-to-device copies and fills are kernels the runtime launches on the
+/// GPU itself (ROCm's blit kernels), so they move at device-memory speed. Bandwidths are bytes
+/// per nanosecond (numerically GB/s, 10^9 bytes/s) of bytes copied or filled.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CopyEngine {
+    pub h2d_latency_ns: u32,
+    pub h2d_bandwidth_bytes_per_ns: u32,
+    pub d2h_latency_ns: u32,
+    pub d2h_bandwidth_bytes_per_ns: u32,
+    pub d2d_latency_ns: u32,
+    pub d2d_bandwidth_bytes_per_ns: u32,
+    pub fill_latency_ns: u32,
+    pub fill_bandwidth_bytes_per_ns: u32,
+}
+
 impl Timing {
     /// Consistency rules a config must satisfy before anything is built from it: powers of
     /// two where the hardware indexes by bits, non-zero counts, and every number within the
@@ -210,7 +232,20 @@ impl Timing {
         let d = &self.dispatch;
         cycles("dispatch.kernel_start_cycles", d.kernel_start_cycles)?;
         cycles("dispatch.kernel_end_cycles", d.kernel_end_cycles)?;
-        range("dispatch.workgroups_per_cycle", d.workgroups_per_cycle as u64, 1, b::MAX_WORKGROUPS_PER_CYCLE as u64, "work-groups")
+        range("dispatch.workgroups_per_cycle", d.workgroups_per_cycle as u64, 1, b::MAX_WORKGROUPS_PER_CYCLE as u64, "work-groups")?;
+        if let Some(c) = &self.copy_engine {
+            for (dir, latency, bandwidth) in [
+                ("h2d", c.h2d_latency_ns, c.h2d_bandwidth_bytes_per_ns),
+                ("d2h", c.d2h_latency_ns, c.d2h_bandwidth_bytes_per_ns),
+                ("d2d", c.d2d_latency_ns, c.d2d_bandwidth_bytes_per_ns),
+                ("fill", c.fill_latency_ns, c.fill_bandwidth_bytes_per_ns),
+            ] {
+                range(&format!("copy_engine.{dir}_latency_ns"), latency as u64, 0, b::MAX_COPY_LATENCY_NS, "ns")?;
+                // One byte per ns is numerically one GB/s: the same bound as DRAM's.
+                range(&format!("copy_engine.{dir}_bandwidth_bytes_per_ns"), bandwidth as u64, 1, b::MAX_BANDWIDTH_GB_PER_S as u64, "bytes/ns")?;
+            }
+        }
+        Ok(())
     }
 
     /// Geometry and latency of every cache.
