@@ -40,34 +40,58 @@ fn runtime_library() -> Result<PathBuf, CliError> {
     })
 }
 
-pub fn run(args: &Args) -> Result<ExitCode, CliError> {
-    // Refuse a GPU we cannot simulate before the program starts.
-    let gpu = hipscope_sim::gpus::resolve(&args.gpu).map_err(|e| CliError::BadInput(format!("--gpu: {e}")))?;
-    if args.mode == ModeArg::Timing && gpu.timing.is_none() {
-        return Err(CliError::BadInput(format!("--gpu {}: the config has no timing section", gpu.name)));
-    }
-    let library = runtime_library()?;
-    let dir = std::env::temp_dir().join(format!("hipscope-exec-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| CliError::BadInput(format!("{}: {e}", dir.display())))?;
-    for soname in ["libamdhip64.so.5", "libamdhip64.so.6", "libamdhip64.so"] {
-        let link = dir.join(soname);
-        let _ = std::fs::remove_file(&link);
-        std::os::unix::fs::symlink(&library, &link).map_err(|e| CliError::BadInput(format!("{}: {e}", link.display())))?;
-    }
-    let mut path = dir.display().to_string();
-    if let Ok(old) = std::env::var("LD_LIBRARY_PATH") {
-        if !old.is_empty() {
-            path = format!("{path}:{old}");
+/// The private directory that puts our library first on `LD_LIBRARY_PATH`, and the
+/// environment a program needs to run on the simulated GPU; the directory goes when this does.
+pub struct Prepared {
+    dir: PathBuf,
+    env: Vec<(&'static str, String)>,
+}
+
+impl Prepared {
+    /// For `gpu` (a name or config file, checked here) in timing or functional mode.
+    pub fn new(gpu: &str, timing: bool) -> Result<Prepared, CliError> {
+        // Refuse a GPU we cannot simulate before the program starts.
+        let config = hipscope_sim::gpus::resolve(gpu).map_err(|e| CliError::BadInput(format!("--gpu: {e}")))?;
+        if timing && config.timing.is_none() {
+            return Err(CliError::BadInput(format!("--gpu {}: the config has no timing section", config.name)));
         }
+        let library = runtime_library()?;
+        let dir = std::env::temp_dir().join(format!("hipscope-exec-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| CliError::BadInput(format!("{}: {e}", dir.display())))?;
+        for soname in ["libamdhip64.so.5", "libamdhip64.so.6", "libamdhip64.so"] {
+            let link = dir.join(soname);
+            let _ = std::fs::remove_file(&link);
+            std::os::unix::fs::symlink(&library, &link).map_err(|e| CliError::BadInput(format!("{}: {e}", link.display())))?;
+        }
+        let mut path = dir.display().to_string();
+        if let Ok(old) = std::env::var("LD_LIBRARY_PATH") {
+            if !old.is_empty() {
+                path = format!("{path}:{old}");
+            }
+        }
+        let mode = if timing { "timing" } else { "functional" };
+        Ok(Prepared { dir, env: vec![("LD_LIBRARY_PATH", path), ("HIPSCOPE_GPU", gpu.to_string()), ("HIPSCOPE_MODE", mode.to_string())] })
     }
+
+    /// `program args...` with this environment.
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>, args: &[String]) -> Command {
+        let mut c = Command::new(program);
+        c.args(args).envs(self.env.iter().map(|(k, v)| (*k, v.as_str())));
+        c
+    }
+}
+
+impl Drop for Prepared {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+pub fn run(args: &Args) -> Result<ExitCode, CliError> {
+    let prepared = Prepared::new(&args.gpu, args.mode == ModeArg::Timing)?;
     let (program, rest) = args.command.split_first().ok_or_else(|| CliError::BadInput("no program given after --".into()))?;
-    let status = Command::new(program)
-        .args(rest)
-        .env("LD_LIBRARY_PATH", path)
-        .env("HIPSCOPE_GPU", &args.gpu)
-        .env("HIPSCOPE_MODE", if args.mode == ModeArg::Timing { "timing" } else { "functional" })
-        .status();
-    let _ = std::fs::remove_dir_all(&dir);
+    let status = prepared.command(program, rest).status();
+    drop(prepared);
     let status = status.map_err(|e| CliError::BadInput(format!("{program}: cannot run: {e}")))?;
     // The program's own exit status passes through (a signal as 128 + its number).
     let code = status.code().unwrap_or_else(|| {

@@ -5,6 +5,7 @@
 //! Exit status: 0 every row is within its tolerance or a known miss, 1 an unexpected miss,
 //! 2 bad input (missing or malformed data, unknown GPU, unusable profile).
 
+pub mod apps;
 mod output;
 mod plot;
 mod report;
@@ -29,6 +30,9 @@ pub enum Only {
     Bandwidth,
     /// mixbench-ro float duration sweep (MAPE) against rocprof-compute profiles.
     Mixbench,
+    /// Whole HIP benchmark programs (mgpusim-gpu-perf) against real MI300A times (WMAPE).
+    /// Runs processes, so it lives in the CLI rather than the simulator's registry.
+    Apps,
     // New comparisons get a variant here and an entry in the registry.
 }
 
@@ -39,6 +43,7 @@ impl Only {
             Only::Latency => "latency",
             Only::Bandwidth => "bandwidth",
             Only::Mixbench => "mixbench",
+            Only::Apps => "apps",
         }
     }
 }
@@ -69,6 +74,19 @@ pub struct Args {
     /// Compare one rocprof-compute profile folder of a vcopy run instead of the datasets.
     #[arg(long, value_name = "DIR", conflicts_with = "only")]
     pub profile: Option<PathBuf>,
+    /// The apps data set: programs in `bin/` and `mi300a-real.csv` [default:
+    /// ../shared/apps/mgpusim-gpu-perf, else the one next to the repository].
+    #[arg(long, value_name = "DIR")]
+    pub apps: Option<PathBuf>,
+    /// apps: simulate a row whose program launches kernels only if its real time is at most
+    /// this many ms (simulation cost grows with the GPU work); other rows are listed as
+    /// sampled out.
+    #[arg(long, value_name = "MS", default_value_t = 2.0)]
+    pub apps_max_real_ms: f64,
+    /// apps: stop a program still running after this many seconds (its rows are listed as
+    /// timed out).
+    #[arg(long, value_name = "S", default_value_t = 900)]
+    pub apps_timeout: u64,
 }
 
 /// The rows of one (dataset, GPU) comparison with their verdicts.
@@ -100,6 +118,8 @@ pub struct Outcome {
     pub curves: Vec<(&'static str, String, Vec<Curve>)>,
     /// Comparisons that could not run: "dataset gpu: why".
     pub errors: Vec<String>,
+    /// The apps comparison's every row (its summary rows are a group as well).
+    pub apps: Option<apps::AppsOutcome>,
 }
 
 impl Outcome {
@@ -127,6 +147,9 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     let workloads = locate(&args.workloads, "workloads", "--workloads")?;
     // `--gpu` is resolved once: a config file is simulated as written, whatever its name.
     let gpu = args.gpu.as_deref().map(gpus::resolve).transpose().map_err(|e| CliError::BadInput(format!("--gpu: {e}")))?;
+    if !(args.apps_max_real_ms > 0.0) {
+        return Err(CliError::BadInput(format!("--apps-max-real-ms {}: must be a positive number", args.apps_max_real_ms)));
+    }
     let outcome = match &args.profile {
         Some(dir) => run_profile(&workloads, dir, gpu.as_ref())?,
         None => {
@@ -171,12 +194,26 @@ fn selected(args: &Args, gpu: Option<&GpuConfig>) -> Result<Vec<(&'static Datase
     Ok(plan)
 }
 
+/// Whether the apps comparison runs: selected, and for its GPU.
+fn apps_selected(args: &Args, gpu: Option<&GpuConfig>) -> bool {
+    args.only.is_none_or(|o| o == Only::Apps) && gpu.is_none_or(|g| g.name == apps::GPU)
+}
+
 fn run_datasets(workloads: &Path, data: &Path, args: &Args, gpu: Option<&GpuConfig>) -> Result<Outcome, CliError> {
-    let plan = selected(args, gpu)?;
+    let with_apps = apps_selected(args, gpu);
+    let plan = if args.only == Some(Only::Apps) {
+        if !with_apps {
+            let g = gpu.map_or(String::new(), |g| format!("{} ({})", g.name, g.origin));
+            return Err(CliError::BadInput(format!("dataset apps has data for {} only, not {g}", apps::GPU)));
+        }
+        Vec::new()
+    } else {
+        selected(args, gpu)?
+    };
     let with_curves = args.report.is_some();
     let jobs: usize = plan.iter().map(|(d, g)| g.len() * if with_curves && d.curves.is_some() { 2 } else { 1 }).sum();
     let bar = progress(jobs);
-    let mut outcome = Outcome { groups: Vec::new(), curves: Vec::new(), errors: Vec::new() };
+    let mut outcome = Outcome { groups: Vec::new(), curves: Vec::new(), errors: Vec::new(), apps: None };
     for (d, configs) in plan {
         for g in &configs {
             let gpu = g.name.as_str();
@@ -196,6 +233,20 @@ fn run_datasets(workloads: &Path, data: &Path, args: &Args, gpu: Option<&GpuConf
             }
         }
     }
+    if with_apps {
+        // A config file given as --gpu runs as written; otherwise the built-in.
+        let gpu_arg = args.gpu.clone().unwrap_or_else(|| apps::GPU.to_string());
+        let opts = apps::Options { max_real_ms: args.apps_max_real_ms, timeout: std::time::Duration::from_secs(args.apps_timeout), gpu: gpu_arg };
+        let dir = locate(&args.apps, "../shared/apps/mgpusim-gpu-perf", "--apps");
+        match dir.and_then(|d| apps::compare(&d, &opts, &bar)) {
+            Ok(a) => {
+                let rows = a.summary_rows();
+                outcome.groups.push(Group::new("apps", apps::TITLE.to_string(), apps::GPU.to_string(), rows, known::judge));
+                outcome.apps = Some(a);
+            }
+            Err(e) => outcome.errors.push(format!("apps {}: {e}", apps::GPU)),
+        }
+    }
     bar.finish_and_clear();
     Ok(outcome)
 }
@@ -210,7 +261,7 @@ fn run_profile(workloads: &Path, dir: &Path, gpu: Option<&GpuConfig>) -> Result<
     let (gpu, rows) = vcopy::compare_profile(workloads, &profile, gpu).map_err(|e| CliError::BadInput(format!("{}: {e}", dir.display())))?;
     bar.finish_and_clear();
     let title = format!("vcopy profile {} ({}, ROCm {})", dir.display(), profile.system.gpu_model, profile.system.rocm_version);
-    Ok(Outcome { groups: vec![Group::new("vcopy", title, gpu, rows, known::judge_profile)], curves: Vec::new(), errors: Vec::new() })
+    Ok(Outcome { groups: vec![Group::new("vcopy", title, gpu, rows, known::judge_profile)], curves: Vec::new(), errors: Vec::new(), apps: None })
 }
 
 #[cfg(test)]
@@ -224,6 +275,8 @@ mod tests {
             let o = Only::from_str(name, false).unwrap_or_else(|_| panic!("--only has no value for dataset {name}"));
             assert_eq!(o.name(), name);
         }
-        assert_eq!(Only::value_variants().len(), registry::DATASETS.len());
+        // The registry's datasets, and apps (which runs processes, so lives in the CLI).
+        assert_eq!(Only::value_variants().len(), registry::DATASETS.len() + 1);
+        assert!(registry::find(Only::Apps.name()).is_none());
     }
 }

@@ -68,6 +68,9 @@ pub fn text(o: &Outcome) -> String {
         }
         let _ = writeln!(s);
     }
+    if let Some(a) = &o.apps {
+        s.push_str(&super::apps::text(a));
+    }
     for e in &o.errors {
         let _ = writeln!(s, "error: {e}");
     }
@@ -108,6 +111,7 @@ pub fn json(o: &Outcome) -> String {
     let v = json!({
         "groups": groups,
         "errors": o.errors,
+        "apps": o.apps.as_ref().map(super::apps::json),
         "summary": {
             "rows": o.rows(),
             "ok": o.ok(),

@@ -75,6 +75,52 @@ pub fn write_svg(path: &Path, c: &Curve) -> Result<(), String> {
     Ok(())
 }
 
+/// A log-log scatter of (group, real, simulated) points, one colour per group, with the
+/// y = x diagonal and the ±20 % band around it.
+pub fn write_scatter(path: &Path, title: &str, points: &[(&str, f64, f64)]) -> Result<(), String> {
+    let Some((lo, hi)) = range(points.iter().flat_map(|p| [p.1, p.2]).filter(|v| *v > 0.0)) else {
+        return Err(format!("{title}: no points to plot"));
+    };
+    let (lo, hi) = (lo / 1.5, hi * 1.5);
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let root = SVGBackend::new(path, (900, 760)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(16)
+        .x_label_area_size(48)
+        .y_label_area_size(64)
+        .build_cartesian_2d((lo..hi).log_scale(), (lo..hi).log_scale())
+        .map_err(|e| err(&e))?;
+    chart.configure_mesh().x_desc("real avg (ms)").y_desc("simulated avg (ms)").draw().map_err(|e| err(&e))?;
+    let diagonal = |f: f64| LineSeries::new([(lo, lo * f), (hi, hi * f)], BLACK.mix(if f == 1.0 { 0.8 } else { 0.3 }));
+    chart.draw_series(diagonal(1.0)).map_err(|e| err(&e))?.label("simulated = real").legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK));
+    chart.draw_series(diagonal(1.2)).map_err(|e| err(&e))?;
+    chart.draw_series(diagonal(0.8)).map_err(|e| err(&e))?;
+    let mut groups: Vec<&str> = points.iter().map(|p| p.0).collect();
+    groups.dedup();
+    groups.sort_unstable();
+    groups.dedup();
+    for (i, g) in groups.iter().enumerate() {
+        let colour = Palette99::pick(i).to_rgba();
+        let series: Vec<(f64, f64)> = points.iter().filter(|p| p.0 == *g && p.1 > 0.0 && p.2 > 0.0).map(|p| (p.1, p.2)).collect();
+        chart
+            .draw_series(series.iter().map(|&p| Circle::new(p, 4, colour.filled())))
+            .map_err(|e| err(&e))?
+            .label(*g)
+            .legend(move |(x, y)| Circle::new((x + 10, y), 4, colour.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,5 +142,14 @@ mod tests {
         assert!(svg.contains("<text") && svg.contains("test curve") && svg.contains("simulated") && svg.contains("KiB"));
         assert_eq!(bytes_label(1536.0), "1.5 KiB");
         assert_eq!(bytes_label(256.0 * 1024.0 * 1024.0), "256 MiB");
+    }
+
+    #[test]
+    fn scatter_has_every_group() {
+        let p = std::env::temp_dir().join(format!("hipscope-scatter-{}.svg", std::process::id()));
+        write_scatter(&p, "apps", &[("atax", 0.02, 0.03), ("nw", 1.5, 1.2), ("atax", 0.5, 0.45)]).unwrap();
+        let svg = std::fs::read_to_string(&p).unwrap();
+        assert!(svg.contains("atax") && svg.contains("nw") && svg.contains("real avg (ms)"));
+        assert!(write_scatter(&p, "empty", &[]).is_err());
     }
 }

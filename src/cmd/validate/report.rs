@@ -3,13 +3,15 @@
 //! holds no dates or machine paths, so a rerun on the same model writes the same files.
 
 use super::output::{error_percent, status, value};
-use super::{plot, Outcome};
+use super::{apps, plot, Outcome};
 use hipscope_sim::validate::known::{self, Verdict};
 use hipscope_sim::validate::registry;
 use std::fmt::Write as _;
 use std::path::Path;
 
 const COMMAND: &str = "cargo run --release -- validate --report reports";
+/// The apps comparison's page of every row, beside calibration.md.
+const APPS_PAGE: &str = "calibration-apps.md";
 
 /// Markdown table cells must not contain `|`.
 fn cell(s: &str) -> String {
@@ -31,6 +33,12 @@ pub fn write(dir: &Path, o: &Outcome) -> Result<(), String> {
         for (i, c) in curves.iter().enumerate() {
             plot::write_svg(&plots.join(plot_name(dataset, gpu, i, curves.len())), c)?;
         }
+    }
+    if let Some(a) = &o.apps {
+        let svg = format!("apps-{}.svg", apps::GPU);
+        plot::write_scatter(&plots.join(&svg), &format!("{}: real against simulated avg (ms)", apps::GPU), &apps::points(a))?;
+        let page = dir.join(APPS_PAGE);
+        std::fs::write(&page, apps::markdown(a, COMMAND, &format!("calibration/{svg}"))).map_err(|e| format!("{}: cannot write: {e}", page.display()))?;
     }
     let path = dir.join("calibration.md");
     std::fs::write(&path, markdown(o)).map_err(|e| format!("{}: cannot write: {e}", path.display()))
@@ -105,6 +113,26 @@ fn markdown(o: &Outcome) -> String {
             }
             let _ = writeln!(s);
         }
+    }
+    if let (Some(a), Some(g)) = (&o.apps, o.groups.iter().find(|g| g.dataset == "apps")) {
+        let _ = writeln!(s, "## {}\n\n{}\n", apps::TITLE, apps::method(a));
+        let _ = writeln!(s, "Every row, with its arguments, and the plot: [{APPS_PAGE}]({APPS_PAGE}).\n");
+        let _ = writeln!(s, "### {}\n", g.gpu);
+        let _ = writeln!(s, "| case | metric | measured | simulated | error | tolerance | result |\n|---|---|---:|---:|---:|---|---|");
+        for (r, v) in &g.rows {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} |",
+                cell(&r.case),
+                cell(&r.metric),
+                value(r.measured),
+                value(r.simulated),
+                error_percent(r),
+                cell(&r.tolerance.describe(r.measured)),
+                status(r, *v)
+            );
+        }
+        let _ = writeln!(s);
     }
     let _ = writeln!(s, "## Bars not covered by a dataset\n");
     for u in known::UNCOVERED {
