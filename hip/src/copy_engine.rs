@@ -5,10 +5,23 @@
 //! section leaves copies free, as before the section existed.
 //!
 //! The runtime runs one operation at a time (the null stream's order), so a copy starts when
-//! the previous kernel or copy ended and the clock moves by its duration.
+//! the previous kernel or copy ended and the clock moves by its duration. A kernel launched
+//! after the host waited for the GPU also pays the idle-launch latency
+//! (`dispatch.idle_launch_latency_ns`): the runtime's submission is exposed then, where it
+//! overlaps the previous kernel in a stream of back-to-back launches.
 
 use crate::runtime::Runtime;
 use hipscope_sim::gpus::timing::CopyEngine;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether the GPU has nothing queued: at start, and after the host waited for it. One
+/// process has one simulated device.
+static IDLE: AtomicBool = AtomicBool::new(true);
+
+/// The host waited for the GPU (a synchronize, a blocking copy): the next launch starts cold.
+pub fn host_waited() {
+    IDLE.store(true, Ordering::Relaxed);
+}
 
 /// The kinds of transfer a copy engine prices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +46,15 @@ pub fn duration_ms(p: &CopyEngine, kind: Transfer, bytes: u64) -> f64 {
 }
 
 impl Runtime {
+    /// Before a kernel launch: a launch onto an idle GPU pays the config's
+    /// `dispatch.idle_launch_latency_ns` (timing mode only).
+    pub fn charge_launch(&mut self) {
+        let cold = IDLE.swap(false, Ordering::Relaxed);
+        if self.timing && cold {
+            self.now_ms += self.gpu.timing.as_ref().map_or(0.0, |t| f64::from(t.dispatch.idle_launch_latency_ns) / 1e6);
+        }
+    }
+
     /// Advance the simulated clock by one transfer (timing mode only).
     pub fn charge_transfer(&mut self, kind: Transfer, bytes: u64) {
         if !self.timing {

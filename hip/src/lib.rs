@@ -155,17 +155,20 @@ pub unsafe extern "C" fn hipLaunchKernel(
     let dims = |g: u32, b: u32| g.checked_mul(b);
     let (Some(x), Some(y), Some(z)) = (dims(grid.x, block.x), dims(grid.y, block.y), dims(grid.z, block.z)) else { return error::INVALID_VALUE };
     let geo = hipscope_sim::Geometry { grid: [x, y, z], block: [block.x, block.y, block.z], dynamic_lds: shared_mem.min(u32::MAX as usize) as u32 };
-    with_runtime(|rt| match rt.launch(function as usize, geo, args as *const *const u8) {
-        Ok(()) => error::SUCCESS,
-        Err(LaunchFailure::UnknownFunction) => error::INVALID_DEVICE_FUNCTION,
-        Err(LaunchFailure::Setup(e)) => {
-            eprintln!("hipscope: {e}");
-            error::LAUNCH_FAILURE
-        }
-        Err(LaunchFailure::Fault(f)) => {
-            // The real runtime aborts the process on a GPU fault.
-            eprintln!("hipscope: {f}");
-            std::process::exit(3)
+    with_runtime(|rt| {
+        rt.charge_launch();
+        match rt.launch(function as usize, geo, args as *const *const u8) {
+            Ok(()) => error::SUCCESS,
+            Err(LaunchFailure::UnknownFunction) => error::INVALID_DEVICE_FUNCTION,
+            Err(LaunchFailure::Setup(e)) => {
+                eprintln!("hipscope: {e}");
+                error::LAUNCH_FAILURE
+            }
+            Err(LaunchFailure::Fault(f)) => {
+                // The real runtime aborts the process on a GPU fault.
+                eprintln!("hipscope: {f}");
+                std::process::exit(3)
+            }
         }
     })
 }
@@ -209,6 +212,8 @@ pub unsafe extern "C" fn hipMemcpy(dst: *mut c_void, src: *const c_void, size: u
     if dst.is_null() || src.is_null() {
         return error::INVALID_VALUE;
     }
+    // A blocking copy: the host waits for it.
+    copy_engine::host_waited();
     with_runtime(|rt| {
         let (d, s, n) = (dst as u64, src as u64, size as u64);
         let kind = match kind {
@@ -276,6 +281,7 @@ pub unsafe extern "C" fn hipMemset(dst: *mut c_void, value: c_int, size: usize) 
 
 #[no_mangle]
 pub extern "C" fn hipDeviceSynchronize() -> u32 {
+    copy_engine::host_waited();
     with_runtime(|_| error::SUCCESS)
 }
 
@@ -340,6 +346,7 @@ pub unsafe extern "C" fn hipEventRecord(event: *mut c_void, _stream: *mut c_void
 /// `event` comes from `hipEventCreate`.
 #[no_mangle]
 pub unsafe extern "C" fn hipEventSynchronize(event: *mut c_void) -> u32 {
+    copy_engine::host_waited();
     if event.is_null() {
         error::INVALID_VALUE
     } else {

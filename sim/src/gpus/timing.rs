@@ -193,6 +193,12 @@ pub struct Dispatch {
     pub kernel_end_cycles: u32,
     /// Work-groups the dispatcher admits per cycle (whole GPU).
     pub workgroups_per_cycle: u32,
+    /// Extra time, in ns, of a kernel launched while the GPU has nothing queued (after the
+    /// host waited for it: a synchronize, a blocking copy): the runtime's submission is then
+    /// exposed instead of overlapping the kernels before it. Charged by the HIP runtime
+    /// (`hipscope exec`), not by launch specs. Optional (0).
+    #[serde(default)]
+    pub idle_launch_latency_ns: u32,
 }
 
 /// The time of a copy or fill of N bytes: `latency_ns + N / bandwidth_bytes_per_ns`, per
@@ -232,6 +238,7 @@ impl Timing {
         let d = &self.dispatch;
         cycles("dispatch.kernel_start_cycles", d.kernel_start_cycles)?;
         cycles("dispatch.kernel_end_cycles", d.kernel_end_cycles)?;
+        range("dispatch.idle_launch_latency_ns", d.idle_launch_latency_ns as u64, 0, b::MAX_COPY_LATENCY_NS, "ns")?;
         range("dispatch.workgroups_per_cycle", d.workgroups_per_cycle as u64, 1, b::MAX_WORKGROUPS_PER_CYCLE as u64, "work-groups")?;
         if let Some(c) = &self.copy_engine {
             for (dir, latency, bandwidth) in [

@@ -81,11 +81,11 @@ pub struct Args {
     /// apps: simulate a row whose program launches kernels only if its real time is at most
     /// this many ms (simulation cost grows with the GPU work); other rows are listed as
     /// sampled out.
-    #[arg(long, value_name = "MS", default_value_t = 2.0)]
+    #[arg(long, value_name = "MS", default_value_t = 1.0)]
     pub apps_max_real_ms: f64,
     /// apps: stop a program still running after this many seconds (its rows are listed as
     /// timed out).
-    #[arg(long, value_name = "S", default_value_t = 900)]
+    #[arg(long, value_name = "S", default_value_t = 600)]
     pub apps_timeout: u64,
 }
 
