@@ -36,9 +36,8 @@ pub struct Dim3 {
 /// The process's simulated GPU, created at the first call.
 static RUNTIME: Mutex<Option<Result<Runtime, String>>> = Mutex::new(None);
 
-/// Run `f` on the runtime; a runtime that could not start reports once and fails the call.
-/// A failing call is remembered for `hipGetLastError`.
-fn with_runtime(f: impl FnOnce(&mut Runtime) -> u32) -> u32 {
+/// Run `f` on the runtime; a runtime that could not start reports once and gives `None`.
+fn on_runtime<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut guard = RUNTIME.lock().unwrap_or_else(|p| p.into_inner());
         let state = guard.get_or_insert_with(|| {
@@ -48,21 +47,24 @@ fn with_runtime(f: impl FnOnce(&mut Runtime) -> u32) -> u32 {
             }
             r
         });
-        match state {
-            Ok(rt) => {
-                let code = f(rt);
-                if code != error::SUCCESS {
-                    rt.last_error = code;
-                }
-                code
-            }
-            Err(_) => error::NOT_INITIALIZED,
-        }
+        state.as_mut().ok().map(f)
     }));
     result.unwrap_or_else(|_| {
         eprintln!("hipscope: internal error in the HIP runtime");
-        error::NOT_SUPPORTED
+        None
     })
+}
+
+/// Run an API call on the runtime. Its result becomes the last error, success included: what
+/// `hipGetLastError` returns in the HIP releases before ROCm 7.0, whose library this one
+/// stands in for (HIP docs, "Error handling"; ROCm/hip pull request 3834).
+fn with_runtime(f: impl FnOnce(&mut Runtime) -> u32) -> u32 {
+    on_runtime(|rt| {
+        let code = f(rt);
+        rt.last_error = code;
+        code
+    })
+    .unwrap_or(error::NOT_INITIALIZED)
 }
 
 /// Store `value` through an out-parameter; a null pointer is `hipErrorInvalidValue`.

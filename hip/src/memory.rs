@@ -184,6 +184,18 @@ impl Runtime {
         }
     }
 
+    /// Whether the device can reach all of `[address, address + len)`: one of the program's
+    /// allocations, or a variable of the code object (whose sections are device memory; a
+    /// program may copy to the address `hipGetSymbolAddress`/`hipModuleGetGlobal` gave it).
+    pub fn reachable(&self, address: u64, len: u64) -> bool {
+        self.memory.is_device(address, len)
+            || self
+                .device
+                .mem
+                .allocation_at(address)
+                .is_some_and(|a| a.kind == MemoryKind::Device && address.checked_add(len).is_some_and(|end| end <= a.end()))
+    }
+
     /// Device memory the program may still allocate.
     pub fn free_bytes(&self) -> u64 {
         self.total_bytes().saturating_sub(self.memory.in_use)
@@ -200,7 +212,7 @@ impl Runtime {
         if len == 0 {
             return error::SUCCESS;
         }
-        if !self.memory.is_device(address, len) {
+        if !self.reachable(address, len) {
             return error::INVALID_VALUE;
         }
         let bytes: Vec<u8> = pattern.iter().copied().cycle().take(len as usize).collect();
@@ -241,10 +253,10 @@ impl Runtime {
             return error::INVALID_VALUE;
         }
         let kind = match kind {
-            CopyKind::Default => CopyKind::infer(self.memory.is_device(dst, len), self.memory.is_device(src, len)),
+            CopyKind::Default => CopyKind::infer(self.reachable(dst, len), self.reachable(src, len)),
             k => k,
         };
-        let (dst_dev, src_dev) = (self.memory.is_device(dst, len), self.memory.is_device(src, len));
+        let (dst_dev, src_dev) = (self.reachable(dst, len), self.reachable(src, len));
         let Ok(n) = usize::try_from(len) else { return error::INVALID_VALUE };
         match kind {
             CopyKind::HostToHost => {

@@ -30,7 +30,10 @@ pub mod error {
     pub const INVALID_MEMCPY_DIRECTION: u32 = 21;
     pub const INVALID_DEVICE_FUNCTION: u32 = 98;
     pub const INVALID_DEVICE: u32 = 101;
+    pub const INVALID_IMAGE: u32 = 200;
+    pub const FILE_NOT_FOUND: u32 = 301;
     pub const INVALID_HANDLE: u32 = 400;
+    pub const NOT_FOUND: u32 = 500;
     pub const NOT_READY: u32 = 600;
     pub const LAUNCH_FAILURE: u32 = 719;
     pub const NOT_SUPPORTED: u32 = 801;
@@ -58,8 +61,10 @@ pub struct Runtime {
     pub seed: u64,
     pub device: Device,
     pub code: Option<CodeObject>,
-    /// Host stub address → kernel symbol name (`__hipRegisterFunction`).
+    /// Host stub address (or module function handle) → kernel symbol name.
     pub functions: BTreeMap<usize, String>,
+    /// The handles `hipModuleGetFunction` gave out.
+    pub module_functions: BTreeSet<usize>,
     /// Host shadow variable address → device variable (`__hipRegisterVar`).
     pub variables: BTreeMap<usize, Variable>,
     loaded: BTreeMap<String, LoadedKernel>,
@@ -101,6 +106,7 @@ pub fn from_env() -> Result<Runtime, String> {
         device,
         code: None,
         functions: BTreeMap::new(),
+        module_functions: BTreeSet::new(),
         variables: BTreeMap::new(),
         loaded: BTreeMap::new(),
         memory: Allocations::default(),
@@ -152,14 +158,14 @@ impl Runtime {
         let name = kernel.name.clone();
         let user: Vec<u64> = kernel.kernarg.as_ref().map_or_else(Vec::new, |l| l.args.iter().filter(|a| !a.value_kind.is_hidden()).map(|a| a.size).collect());
         if args.is_null() && !user.is_empty() {
-            return Err(LaunchFailure::Setup(format!("kernel {name} takes {} arguments, none given", user.len())));
+            return Err(LaunchFailure::BadArguments);
         }
         let mut values = Vec::with_capacity(user.len());
         for (i, size) in user.iter().enumerate() {
             // SAFETY: HIP's launch contract: one pointer per kernel argument.
             let p = unsafe { *args.add(i) };
             if p.is_null() {
-                return Err(LaunchFailure::Setup(format!("kernel {name}: argument {i} is a null pointer")));
+                return Err(LaunchFailure::BadArguments);
             }
             // SAFETY: HIP's launch contract: `args[i]` points to the i-th argument's value,
             // of the size the kernel's metadata gives.
@@ -233,6 +239,9 @@ impl Runtime {
 /// Why a launch did not run.
 pub enum LaunchFailure {
     UnknownFunction,
+    /// No argument array for a kernel that takes arguments, a null argument, or a packed
+    /// buffer shorter than the kernel's arguments.
+    BadArguments,
     Setup(String),
     Fault(KernelFault),
 }

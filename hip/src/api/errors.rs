@@ -1,19 +1,19 @@
 //! The last error and what error codes are called.
 
+use crate::on_runtime;
 use crate::runtime::{error, error_name};
-use crate::with_runtime;
 use std::collections::BTreeMap;
 use std::ffi::{c_char, CString};
 use std::sync::Mutex;
 
 #[no_mangle]
 pub extern "C" fn hipGetLastError() -> u32 {
-    with_runtime(|rt| std::mem::replace(&mut rt.last_error, error::SUCCESS))
+    on_runtime(|rt| std::mem::replace(&mut rt.last_error, error::SUCCESS)).unwrap_or(error::NOT_INITIALIZED)
 }
 
 #[no_mangle]
 pub extern "C" fn hipPeekAtLastError() -> u32 {
-    with_runtime(|rt| rt.last_error)
+    on_runtime(|rt| rt.last_error).unwrap_or(error::NOT_INITIALIZED)
 }
 
 /// NUL-terminated copies of names and descriptions, kept for the life of the process (HIP

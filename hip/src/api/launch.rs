@@ -50,35 +50,47 @@ pub unsafe extern "C" fn hipLaunchKernel(
     shared_mem: usize,
     stream: *mut c_void,
 ) -> u32 {
-    // A zero dimension or a block over 1024 work-items is hipErrorInvalidConfiguration, as
-    // ROCm's launch checks report it.
-    let block_items = u64::from(block.x) * u64::from(block.y) * u64::from(block.z);
-    if [grid.x, grid.y, grid.z, block.x, block.y, block.z].contains(&0) || block_items > 1024 {
-        return with_runtime(|_| error::INVALID_CONFIGURATION);
-    }
-    let dims = |g: u32, b: u32| g.checked_mul(b);
-    let (Some(x), Some(y), Some(z)) = (dims(grid.x, block.x), dims(grid.y, block.y), dims(grid.z, block.z)) else {
-        return with_runtime(|_| error::INVALID_CONFIGURATION);
-    };
-    let geo = hipscope_sim::Geometry { grid: [x, y, z], block: [block.x, block.y, block.z], dynamic_lds: shared_mem.min(u32::MAX as usize) as u32 };
+    let Some(geo) = geometry(grid, block, shared_mem) else { return with_runtime(|_| error::INVALID_CONFIGURATION) };
     with_runtime(|rt| {
         if !rt.timeline.is_stream(stream as usize) {
             return error::INVALID_HANDLE;
         }
-        match rt.launch(function as usize, geo, args as *const *const u8, stream as usize) {
-            Ok(()) => error::SUCCESS,
-            Err(LaunchFailure::UnknownFunction) => error::INVALID_DEVICE_FUNCTION,
-            Err(LaunchFailure::Setup(e)) => {
-                eprintln!("hipscope: {e}");
-                error::LAUNCH_FAILURE
-            }
-            Err(LaunchFailure::Fault(f)) => {
-                // The real runtime aborts the process on a GPU fault.
-                eprintln!("hipscope: {f}");
-                std::process::exit(3)
-            }
-        }
+        report(rt.launch(function as usize, geo, args as *const *const u8, stream as usize))
     })
+}
+
+/// A launch's geometry in work-items; `None` for a zero dimension, a block over 1024
+/// work-items or a grid past 2^32 work-items in a dimension (hipErrorInvalidConfiguration, as
+/// ROCm's launch checks report them).
+pub(super) fn geometry(grid: Dim3, block: Dim3, shared_mem: usize) -> Option<hipscope_sim::Geometry> {
+    let block_items = u64::from(block.x) * u64::from(block.y) * u64::from(block.z);
+    if [grid.x, grid.y, grid.z, block.x, block.y, block.z].contains(&0) || block_items > 1024 {
+        return None;
+    }
+    let dims = |g: u32, b: u32| g.checked_mul(b);
+    Some(hipscope_sim::Geometry {
+        grid: [dims(grid.x, block.x)?, dims(grid.y, block.y)?, dims(grid.z, block.z)?],
+        block: [block.x, block.y, block.z],
+        dynamic_lds: u32::try_from(shared_mem).ok()?,
+    })
+}
+
+/// A launch's result as a HIP error code.
+pub(super) fn report(result: Result<(), LaunchFailure>) -> u32 {
+    match result {
+        Ok(()) => error::SUCCESS,
+        Err(LaunchFailure::UnknownFunction) => error::INVALID_DEVICE_FUNCTION,
+        Err(LaunchFailure::BadArguments) => error::INVALID_VALUE,
+        Err(LaunchFailure::Setup(e)) => {
+            eprintln!("hipscope: {e}");
+            error::LAUNCH_FAILURE
+        }
+        Err(LaunchFailure::Fault(f)) => {
+            // The real runtime aborts the process on a GPU fault.
+            eprintln!("hipscope: {f}");
+            std::process::exit(3)
+        }
+    }
 }
 
 /// # Safety

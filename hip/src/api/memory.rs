@@ -171,7 +171,7 @@ fn copy_on(rt: &mut Runtime, dst: u64, src: u64, len: usize, kind: u32, on: On) 
     }
     let code = rt.copy(dst, src, len as u64, kind);
     if code == error::SUCCESS && len > 0 {
-        let engine = match (rt.memory.is_device(dst, len as u64), rt.memory.is_device(src, len as u64)) {
+        let engine = match (rt.reachable(dst, len as u64), rt.reachable(src, len as u64)) {
             (true, true) => Engine::DeviceToDevice,
             (true, false) => Engine::HostToDevice,
             _ => Engine::DeviceToHost,

@@ -5,6 +5,7 @@ mod device;
 mod errors;
 mod launch;
 mod memory;
+mod module;
 mod registration;
 mod streams;
 mod unsupported;
