@@ -1,27 +1,18 @@
 //! What copies and fills cost on the simulated timeline: `hipMemcpy` host-to-device,
 //! device-to-host and device-to-device, and `hipMemset`, each `latency + bytes / bandwidth` with
 //! the GPU config's `timing.copy_engine` parameters (`configs/*.ron`, sourced there; MI300A's
-//! are fitted to real copy times). Only timing mode advances the clock; a config without the
-//! section leaves copies free, as before the section existed.
+//! are fitted to real copy times). Only timing mode takes time; a config without the section
+//! leaves copies free.
 //!
-//! The runtime runs one operation at a time (the null stream's order), so a copy starts when
-//! the previous kernel or copy ended and the clock moves by its duration. A kernel launched
-//! after the host waited for the GPU also pays the idle-launch latency
-//! (`dispatch.idle_launch_latency_ns`): the runtime's submission is exposed then, where it
-//! overlaps the previous kernel in a stream of back-to-back launches.
+//! The timeline (`timeline.rs`) places each copy on its engine. A kernel launched while
+//! nothing is queued ahead of it (the host waited for the GPU: a synchronize, a blocking copy)
+//! also pays the idle-launch latency (`dispatch.idle_launch_latency_ns`): the runtime's
+//! submission is exposed then, where it overlaps the previous kernel in a stream of
+//! back-to-back launches.
 
 use crate::runtime::Runtime;
+use crate::timeline::Engine;
 use hipscope_sim::gpus::timing::CopyEngine;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-/// Whether the GPU has nothing queued: at start, and after the host waited for it. One
-/// process has one simulated device.
-static IDLE: AtomicBool = AtomicBool::new(true);
-
-/// The host waited for the GPU (a synchronize, a blocking copy): the next launch starts cold.
-pub fn host_waited() {
-    IDLE.store(true, Ordering::Relaxed);
-}
 
 /// The kinds of transfer a copy engine prices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,24 +36,32 @@ pub fn duration_ms(p: &CopyEngine, kind: Transfer, bytes: u64) -> f64 {
     (f64::from(latency_ns) + bytes as f64 / f64::from(bytes_per_ns.max(1))) / 1e6
 }
 
-impl Runtime {
-    /// Before a kernel launch: a launch onto an idle GPU pays the config's
-    /// `dispatch.idle_launch_latency_ns` (timing mode only).
-    pub fn charge_launch(&mut self) {
-        let cold = IDLE.swap(false, Ordering::Relaxed);
-        if self.timing && cold {
-            self.now_ms += self.gpu.timing.as_ref().map_or(0.0, |t| f64::from(t.dispatch.idle_launch_latency_ns) / 1e6);
-        }
-    }
+/// The config's parameters, in timing mode only.
+fn params(rt: &Runtime) -> Option<&CopyEngine> {
+    rt.timing.then(|| rt.gpu.timing.as_ref().and_then(|t| t.copy_engine.as_ref())).flatten()
+}
 
-    /// Advance the simulated clock by one transfer (timing mode only).
-    pub fn charge_transfer(&mut self, kind: Transfer, bytes: u64) {
-        if !self.timing {
-            return;
-        }
-        if let Some(p) = self.gpu.timing.as_ref().and_then(|t| t.copy_engine.as_ref()) {
-            self.now_ms += duration_ms(p, kind, bytes);
-        }
+/// A copy of `bytes` on `engine` (0 in functional mode or without `copy_engine`).
+pub fn copy_ms(rt: &Runtime, engine: Engine, bytes: u64) -> f64 {
+    let kind = match engine {
+        Engine::HostToDevice => Transfer::HostToDevice,
+        Engine::DeviceToHost => Transfer::DeviceToHost,
+        Engine::DeviceToDevice | Engine::Compute => Transfer::DeviceToDevice,
+    };
+    params(rt).map_or(0.0, |p| duration_ms(p, kind, bytes))
+}
+
+/// A fill of `bytes` (`hipMemset`).
+pub fn fill_ms(rt: &Runtime, bytes: u64) -> f64 {
+    params(rt).map_or(0.0, |p| duration_ms(p, Transfer::Fill, bytes))
+}
+
+/// What a kernel launched now on `stream` adds to its own time: the config's
+/// `dispatch.idle_launch_latency_ns` when nothing is queued ahead of it (timing mode only).
+pub fn idle_launch_ms(rt: &Runtime, stream: usize) -> f64 {
+    match rt.gpu.timing.as_ref() {
+        Some(t) if rt.timing && rt.timeline.idle(stream, Engine::Compute) => f64::from(t.dispatch.idle_launch_latency_ns) / 1e6,
+        _ => 0.0,
     }
 }
 
