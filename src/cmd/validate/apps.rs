@@ -320,6 +320,9 @@ fn args_text(args: &[(&'static str, u64)]) -> String {
     args.iter().map(|(f, v)| format!("{f} {v}")).collect::<Vec<_>>().join(" ")
 }
 
+/// What one run printed: (kernel_name, problem_size) → avg_ms, or why it gave nothing.
+type Printed = Result<BTreeMap<(String, String), f64>, String>;
+
 /// One program run: which rows it answers.
 struct Run {
     program: &'static str,
@@ -369,7 +372,7 @@ fn plan(real: &[RealRow], opts: &Options) -> (Vec<Run>, Vec<AppRow>) {
 }
 
 /// What one run printed: (kernel_name, problem_size) → avg_ms; or why it gave nothing.
-fn run_one(prepared: &Prepared, bin: &Path, run: &Run, timeout: Duration) -> Result<BTreeMap<(String, String), f64>, String> {
+fn run_one(prepared: &Prepared, bin: &Path, run: &Run, timeout: Duration) -> Printed {
     let mut args = vec!["--iterations".to_string(), ITERATIONS.to_string()];
     for (f, v) in &run.args {
         args.push(f.to_string());
@@ -463,7 +466,7 @@ pub fn compare(apps: &Path, opts: &Options, bar: &ProgressBar) -> Result<AppsOut
     bar.set_message("apps mi300a");
     // Each run is a process of its own; results are keyed by run, so the order in which
     // they finish does not matter.
-    let results: Vec<Result<BTreeMap<(String, String), f64>, String>> = runs
+    let results: Vec<Printed> = runs
         .par_iter()
         .map(|run| {
             let r = run_one(&prepared, &bin, run, opts.timeout);

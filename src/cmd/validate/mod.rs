@@ -147,7 +147,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     let workloads = locate(&args.workloads, "workloads", "--workloads")?;
     // `--gpu` is resolved once: a config file is simulated as written, whatever its name.
     let gpu = args.gpu.as_deref().map(gpus::resolve).transpose().map_err(|e| CliError::BadInput(format!("--gpu: {e}")))?;
-    if !(args.apps_max_real_ms > 0.0) {
+    if args.apps_max_real_ms.is_nan() || args.apps_max_real_ms <= 0.0 {
         return Err(CliError::BadInput(format!("--apps-max-real-ms {}: must be a positive number", args.apps_max_real_ms)));
     }
     let outcome = match &args.profile {
