@@ -20,6 +20,8 @@
 #   golden/host/vadd_host.sections.txt      llvm-readelf-19 -S vadd_host
 #   hip/bin/<prog>                          stripped x86-64 HIP test program per hip/<prog>.cpp, its
 #                                           .hip_fatbin for every processor of HIP_ARCHS
+#   hip/bin/<stem>.co                       offload bundle of hip/<stem>.hip (device code only,
+#                                           every processor of HIP_ARCHS) for hipModuleLoad
 # The HIP test programs include the HIP 5.2 runtime headers, so they need the toolchain of
 # ../shared/tools/hip-toolchain/setup.sh (relative to the repository; it installs the headers and
 # device libraries and prints the compile command). HIPCXX overrides that command; without
@@ -192,7 +194,7 @@ mkdir -p "$OUT/bin/host" "$OUT/golden/host"
 echo "built host executable"
 
 # HIP test programs: host code + device code for every processor of a built-in GPU that
-# clang-19 targets, one executable per source, compiled from inside hip/ on bare file names
+# clang-19 targets, one executable per hip/*.cpp and one device-code bundle per hip/*.hip, compiled from inside hip/ on bare file names
 # (-cuid fixes the __hip_cuid_* symbol, as above), stripped like vadd_host.
 HIP_ARCHS="gfx803 gfx908 gfx90a gfx942 gfx1030 gfx1100 gfx1201"
 HIP_BUILT=0
@@ -211,6 +213,12 @@ if [ -n "${HIPCXX:-}" ]; then
     # shellcheck disable=SC2086
     $HIPCXX $offload -cuid="$stem" "$f" -o "$OUT/hip/bin/$stem"
     "$STRIP" "$OUT/hip/bin/$stem"
+  done
+  # hip/*.hip: device code only, one offload bundle per file (what hipModuleLoad reads).
+  for f in *.hip; do
+    stem=${f%.hip}
+    # shellcheck disable=SC2086
+    $HIPCXX $offload --cuda-device-only -cuid="$stem" "$f" -o "$OUT/hip/bin/$stem.co"
   done
   HIP_BUILT=1
   echo "built HIP test programs"
