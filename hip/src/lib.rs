@@ -15,6 +15,7 @@
 
 mod abi;
 mod api;
+mod hostcall;
 mod memory;
 mod properties;
 mod runtime;
