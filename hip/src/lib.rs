@@ -16,6 +16,7 @@
 mod abi;
 mod api;
 mod copy_engine;
+mod hostcall;
 mod memory;
 mod properties;
 mod runtime;
@@ -43,8 +44,12 @@ fn on_runtime<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
         let mut guard = RUNTIME.lock().unwrap_or_else(|p| p.into_inner());
         let state = guard.get_or_insert_with(|| {
             let r = runtime::from_env();
-            if let Err(e) = &r {
-                eprintln!("hipscope: cannot start the simulated GPU: {e}");
+            match &r {
+                Err(e) => eprintln!("hipscope: cannot start the simulated GPU: {e}"),
+                // SAFETY: registering a plain function to run at exit.
+                Ok(_) => unsafe {
+                    libc::atexit(at_exit);
+                },
             }
             r
         });
@@ -54,6 +59,19 @@ fn on_runtime<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
         eprintln!("hipscope: internal error in the HIP runtime");
         None
     })
+}
+
+/// At exit: the summary and report of a program whose device code never unregistered (one
+/// that only loaded modules); after an unregistration it does nothing.
+/// A program exiting from inside a call (a kernel fault exits 3 holding the lock) skips it.
+extern "C" fn at_exit() {
+    let _ = std::panic::catch_unwind(|| {
+        if let Ok(mut guard) = RUNTIME.try_lock() {
+            if let Some(Ok(rt)) = guard.as_mut() {
+                rt.finish();
+            }
+        }
+    });
 }
 
 /// Run an API call on the runtime. Its result becomes the last error, success included: what
