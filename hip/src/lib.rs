@@ -153,7 +153,8 @@ pub unsafe extern "C" fn hipLaunchKernel(
     let dims = |g: u32, b: u32| g.checked_mul(b);
     let (Some(x), Some(y), Some(z)) = (dims(grid.x, block.x), dims(grid.y, block.y), dims(grid.z, block.z)) else { return error::INVALID_VALUE };
     let geo = hipscope_sim::Geometry { grid: [x, y, z], block: [block.x, block.y, block.z], dynamic_lds: shared_mem.min(u32::MAX as usize) as u32 };
-    with_runtime(|rt| match rt.launch(function as usize, geo, args as *const *const u8) {
+    let mut fault = None;
+    let code = with_runtime(|rt| match rt.launch(function as usize, geo, args as *const *const u8) {
         Ok(()) => error::SUCCESS,
         Err(LaunchFailure::UnknownFunction) => error::INVALID_DEVICE_FUNCTION,
         Err(LaunchFailure::Setup(e)) => {
@@ -161,11 +162,18 @@ pub unsafe extern "C" fn hipLaunchKernel(
             error::LAUNCH_FAILURE
         }
         Err(LaunchFailure::Fault(f)) => {
-            // The real runtime aborts the process on a GPU fault.
-            eprintln!("hipscope: {f}");
-            std::process::exit(3)
+            fault = Some(f);
+            error::LAUNCH_FAILURE
         }
-    })
+    });
+    if let Some(f) = fault {
+        // The real runtime aborts the process on a GPU fault. Only once the runtime's lock is
+        // released: `exit` runs the program's module destructor, whose
+        // `__hipUnregisterFatBinary` takes the lock again.
+        eprintln!("hipscope: {f}");
+        std::process::exit(3)
+    }
+    code
 }
 
 /// # Safety
