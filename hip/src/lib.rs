@@ -8,6 +8,7 @@
 //! synchronization, events on the simulated timeline and error strings. A kernel fault prints
 //! the GPU-fault report and exits 3, as the real runtime aborts.
 
+mod heap;
 mod runtime;
 
 use runtime::{error, LaunchFailure, Runtime};

@@ -6,10 +6,11 @@
 //! config file; default mi300a) and `HIPSCOPE_MODE` (`functional` or `timing`; default
 //! functional).
 
+use crate::heap::Heap;
 use hipscope_isa::codeobj::{self, CodeObject};
 use hipscope_sim::gpus::{self, GpuConfig};
 use hipscope_sim::kernel::LoadedKernel;
-use hipscope_sim::{Device, EngineOptions, Geometry, KernelFault, LaunchError, MemoryKind};
+use hipscope_sim::{Device, EngineOptions, Geometry, KernelFault, LaunchError};
 use std::collections::BTreeMap;
 
 /// HIP error codes (`hip_runtime_api.h`, `hipError_t`).
@@ -46,6 +47,8 @@ pub struct Runtime {
     loaded: BTreeMap<String, LoadedKernel>,
     /// Device allocations: base → size.
     pub allocations: BTreeMap<u64, u64>,
+    /// Where they are carved from.
+    heap: Heap,
     pub stats: BTreeMap<String, KernelStats>,
     /// Simulated time in milliseconds when the last operation ended (timing mode).
     pub now_ms: f64,
@@ -73,6 +76,7 @@ pub fn from_env() -> Result<Runtime, String> {
         functions: BTreeMap::new(),
         loaded: BTreeMap::new(),
         allocations: BTreeMap::new(),
+        heap: Heap::default(),
         stats: BTreeMap::new(),
         now_ms: 0.0,
         last_error: error::SUCCESS,
@@ -94,12 +98,12 @@ impl Runtime {
         Ok(())
     }
 
-    /// A device allocation. Backing memory comes in whole GPU pages (4 KiB, the GPUVM page
-    /// size), so a kernel that reads a little past the requested size reads the page's rest,
-    /// as on a real GPU, instead of faulting.
+    /// A device allocation of whole GPU pages (4 KiB, the GPUVM page size), carved from 2 MiB
+    /// blocks as ROCr does ([`Heap`]), so a kernel that accesses a little past the requested
+    /// size touches mapped memory, as on a real GPU, instead of faulting.
     pub fn malloc(&mut self, bytes: u64) -> u64 {
         let size = bytes.max(1).next_multiple_of(PAGE_BYTES);
-        let base = self.device.mem.alloc("hipMalloc", size as usize, MemoryKind::Device);
+        let base = self.heap.alloc(size, &mut self.device.mem);
         self.allocations.insert(base, size);
         base
     }
@@ -130,7 +134,7 @@ impl Runtime {
         }
         match self.allocations.remove(&base) {
             Some(_) => {
-                self.device.mem.free(base);
+                self.heap.free(base, &mut self.device.mem);
                 error::SUCCESS
             }
             None => error::INVALID_DEVICE_POINTER,
