@@ -135,6 +135,13 @@ impl Heap {
         true
     }
 
+    /// Whether `address` lies in one of the heap's blocks (in use or cached): memory of the
+    /// program's buffers and their slack, not of a code object's variables.
+    pub fn maps(&self, address: u64) -> bool {
+        let in_use = self.blocks.range(..=address).next_back().is_some_and(|(&base, b)| address - base < b.bytes);
+        in_use || self.cache.iter().any(|&(base, bytes)| (base..base + bytes).contains(&address))
+    }
+
     fn block_mut(&mut self, address: u64) -> &mut Block {
         let (_, block) = self.blocks.range_mut(..=address).next_back().unwrap_or_else(|| unreachable!("a free fragment lies in a block"));
         block
@@ -157,6 +164,7 @@ mod tests {
         // Past b's end but inside the block: mapped, as on the device.
         assert!(mem.kind_at(b + 100 * PAGE, 4).is_ok());
         assert!(mem.kind_at(a + BLOCK_BYTES, 4).is_err(), "past the block's end");
+        assert!(heap.maps(b + 100 * PAGE) && !heap.maps(a + BLOCK_BYTES));
     }
 
     #[test]

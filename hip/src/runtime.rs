@@ -1,32 +1,43 @@
 //! The simulated GPU behind the HIP calls: one device, the program's code object (picked from
-//! the executable's offload bundle for the simulated processor), registered kernels, events on
-//! the simulated timeline, and what each kernel cost.
+//! the executable's offload bundle for the simulated processor), registered kernels and
+//! variables, the allocations, the simulated timeline, and what each kernel cost.
 //!
 //! Configured by the environment `hipscope exec` sets: `HIPSCOPE_GPU` (a built-in name or a
-//! config file; default mi300a) and `HIPSCOPE_MODE` (`functional` or `timing`; default
-//! functional).
+//! config file; default mi300a), `HIPSCOPE_MODE` (`functional` or `timing`; default
+//! functional), `HIPSCOPE_SEED` (the engine's interleaving seed; default 0) and
+//! `HIPSCOPE_KERNEL_TRACE` (a CSV file for one row per launch).
 
-use crate::heap::Heap;
+use crate::abi;
+use crate::memory::Allocations;
+use crate::timeline::{Engine, Timeline};
+use crate::trace::KernelTrace;
 use hipscope_isa::codeobj::{self, CodeObject};
 use hipscope_sim::gpus::{self, GpuConfig};
 use hipscope_sim::kernel::LoadedKernel;
 use hipscope_sim::{Device, EngineOptions, Geometry, KernelFault, LaunchError};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-/// HIP error codes (`hip_runtime_api.h`, `hipError_t`).
+/// HIP error codes used by the runtime (`hipError_t`; [`abi::ERRORS`] has them all).
 pub mod error {
     pub const SUCCESS: u32 = 0;
     pub const INVALID_VALUE: u32 = 1;
     pub const OUT_OF_MEMORY: u32 = 2;
     pub const NOT_INITIALIZED: u32 = 3;
+    pub const INVALID_CONFIGURATION: u32 = 9;
+    pub const INVALID_PITCH_VALUE: u32 = 12;
+    pub const INVALID_SYMBOL: u32 = 13;
     pub const INVALID_DEVICE_POINTER: u32 = 17;
+    pub const INVALID_MEMCPY_DIRECTION: u32 = 21;
     pub const INVALID_DEVICE_FUNCTION: u32 = 98;
+    pub const INVALID_DEVICE: u32 = 101;
+    pub const INVALID_IMAGE: u32 = 200;
+    pub const FILE_NOT_FOUND: u32 = 301;
+    pub const INVALID_HANDLE: u32 = 400;
+    pub const NOT_FOUND: u32 = 500;
+    pub const NOT_READY: u32 = 600;
     pub const LAUNCH_FAILURE: u32 = 719;
     pub const NOT_SUPPORTED: u32 = 801;
 }
-
-/// GPU virtual-memory page size.
-const PAGE_BYTES: u64 = 4096;
 
 /// One kernel's launches, for the summary printed at exit.
 #[derive(Debug, Default, Clone)]
@@ -37,22 +48,33 @@ pub struct KernelStats {
     pub block: [u32; 3],
 }
 
+/// A `__device__` or `__constant__` variable the program registered: its device name and size.
+#[derive(Debug, Clone)]
+pub struct Variable {
+    pub name: String,
+    pub size: u64,
+}
+
 pub struct Runtime {
     pub gpu: GpuConfig,
     pub timing: bool,
+    pub seed: u64,
     pub device: Device,
     pub code: Option<CodeObject>,
-    /// Host stub address → kernel symbol name (`__hipRegisterFunction`).
+    /// Host stub address (or module function handle) → kernel symbol name.
     pub functions: BTreeMap<usize, String>,
+    /// The handles `hipModuleGetFunction` gave out.
+    pub module_functions: BTreeSet<usize>,
+    /// Host shadow variable address → device variable (`__hipRegisterVar`).
+    pub variables: BTreeMap<usize, Variable>,
     loaded: BTreeMap<String, LoadedKernel>,
-    /// Device allocations: base → size.
-    pub allocations: BTreeMap<u64, u64>,
-    /// Where they are carved from.
-    heap: Heap,
+    pub memory: Allocations,
     pub stats: BTreeMap<String, KernelStats>,
-    /// Simulated time in milliseconds when the last operation ended (timing mode).
-    pub now_ms: f64,
+    pub timeline: Timeline,
+    pub trace: Option<KernelTrace>,
     pub last_error: u32,
+    /// APIs already reported as not supported (each is reported once).
+    pub unsupported_seen: BTreeSet<String>,
 }
 
 /// The runtime for the GPU and mode the environment names; the error says what is wrong.
@@ -64,22 +86,34 @@ pub fn from_env() -> Result<Runtime, String> {
         Ok("functional") | Err(_) => false,
         Ok(other) => return Err(format!("HIPSCOPE_MODE={other}: expected functional or timing")),
     };
+    let seed = match std::env::var("HIPSCOPE_SEED") {
+        Ok(s) => s.parse().map_err(|_| format!("HIPSCOPE_SEED={s}: expected an unsigned integer"))?,
+        Err(_) => 0,
+    };
+    let trace = match std::env::var_os("HIPSCOPE_KERNEL_TRACE") {
+        Some(path) => Some(KernelTrace::create(path.into())?),
+        None => None,
+    };
     let mut device = Device::new(gpu.processor);
     if timing {
         device.enable_timing(&gpu)?;
     }
     Ok(Runtime {
+        timeline: Timeline::default(),
         gpu,
         timing,
+        seed,
         device,
         code: None,
         functions: BTreeMap::new(),
+        module_functions: BTreeSet::new(),
+        variables: BTreeMap::new(),
         loaded: BTreeMap::new(),
-        allocations: BTreeMap::new(),
-        heap: Heap::default(),
+        memory: Allocations::default(),
         stats: BTreeMap::new(),
-        now_ms: 0.0,
+        trace,
         last_error: error::SUCCESS,
+        unsupported_seen: BTreeSet::new(),
     })
 }
 
@@ -98,98 +132,96 @@ impl Runtime {
         Ok(())
     }
 
-    /// A device allocation of whole GPU pages (4 KiB, the GPUVM page size), carved from 2 MiB
-    /// blocks as ROCr does ([`Heap`]), so a kernel that accesses a little past the requested
-    /// size touches mapped memory, as on a real GPU, instead of faulting.
-    pub fn malloc(&mut self, bytes: u64) -> u64 {
-        let size = bytes.max(1).next_multiple_of(PAGE_BYTES);
-        let base = self.heap.alloc(size, &mut self.device.mem);
-        self.allocations.insert(base, size);
-        base
+    /// The device address and size of a registered variable (by its host shadow's address).
+    pub fn variable(&mut self, host: usize) -> Option<(u64, u64)> {
+        self.load_program().ok()?;
+        let var = self.variables.get(&host)?;
+        let sym = self.device.global(&var.name)?;
+        Some((sym.address, sym.size.max(var.size)))
     }
 
-    /// `hipMemset`: every byte of `[address, address + len)` set to `value`.
-    pub fn memset(&mut self, address: u64, value: u8, len: u64) -> u32 {
-        if !self.is_device(address, len) {
-            return error::INVALID_VALUE;
-        }
-        let bytes = vec![value; len as usize];
-        self.write(address, &bytes)
-    }
-
-    /// Write into device memory as a copy engine does: memory, not the GPU's caches (which
-    /// drop what they held, after writing back what was dirty).
-    pub fn write(&mut self, address: u64, bytes: &[u8]) -> u32 {
-        self.device.synchronize();
-        self.device.reset_caches();
-        match self.device.mem.write(address, bytes) {
-            Ok(()) => error::SUCCESS,
-            Err(_) => error::INVALID_DEVICE_POINTER,
-        }
-    }
-
-    pub fn free(&mut self, base: u64) -> u32 {
-        if base == 0 {
-            return error::SUCCESS;
-        }
-        match self.allocations.remove(&base) {
-            Some(_) => {
-                self.heap.free(base, &mut self.device.mem);
-                error::SUCCESS
-            }
-            None => error::INVALID_DEVICE_POINTER,
-        }
-    }
-
-    /// Whether `[address, address + len)` lies in one device allocation.
-    pub fn is_device(&self, address: u64, len: u64) -> bool {
-        self.allocations.range(..=address).next_back().is_some_and(|(&base, &size)| address.checked_add(len).is_some_and(|end| end <= base + size))
-    }
-
-    /// Launch the kernel registered for `stub` with the arguments' bytes.
-    pub fn launch(&mut self, stub: usize, geo: Geometry, args: *const *const u8) -> Result<(), LaunchFailure> {
+    /// The kernel registered for a host stub, loaded for the device.
+    pub fn kernel(&mut self, stub: usize) -> Result<&LoadedKernel, LaunchFailure> {
         self.load_program().map_err(LaunchFailure::Setup)?;
-        let name = self.functions.get(&stub).cloned().ok_or(LaunchFailure::UnknownFunction)?;
-        if !self.loaded.contains_key(&name) {
+        let name = self.functions.get(&stub).ok_or(LaunchFailure::UnknownFunction)?;
+        if !self.loaded.contains_key(name) {
             let co = self.code.as_ref().ok_or_else(|| LaunchFailure::Setup("no code object".into()))?;
-            let k = self.device.load_kernel(co, &name).map_err(|e| LaunchFailure::Setup(e.to_string()))?;
+            let k = self.device.load_kernel(co, name).map_err(|e| LaunchFailure::Setup(e.to_string()))?;
             self.loaded.insert(name.clone(), k);
         }
-        let kernel = self.loaded.get(&name).ok_or(LaunchFailure::UnknownFunction)?;
+        self.loaded.get(name).ok_or(LaunchFailure::UnknownFunction)
+    }
+
+    /// Launch the kernel registered for `stub` on `stream` with the arguments' bytes.
+    pub fn launch(&mut self, stub: usize, geo: Geometry, args: *const *const u8, stream: usize) -> Result<(), LaunchFailure> {
+        let kernel = self.kernel(stub)?;
+        let name = kernel.name.clone();
         let user: Vec<u64> = kernel.kernarg.as_ref().map_or_else(Vec::new, |l| l.args.iter().filter(|a| !a.value_kind.is_hidden()).map(|a| a.size).collect());
         if args.is_null() && !user.is_empty() {
-            return Err(LaunchFailure::Setup(format!("kernel {name} takes {} arguments, none given", user.len())));
+            return Err(LaunchFailure::BadArguments);
         }
         let mut values = Vec::with_capacity(user.len());
         for (i, size) in user.iter().enumerate() {
             // SAFETY: HIP's launch contract: one pointer per kernel argument.
             let p = unsafe { *args.add(i) };
             if p.is_null() {
-                return Err(LaunchFailure::Setup(format!("kernel {name}: argument {i} is a null pointer")));
+                return Err(LaunchFailure::BadArguments);
             }
             // SAFETY: HIP's launch contract: `args[i]` points to the i-th argument's value,
             // of the size the kernel's metadata gives.
             values.push(unsafe { std::slice::from_raw_parts(p, *size as usize) }.to_vec());
         }
-        let stats = self.device.launch(kernel, geo, &values, &EngineOptions::default()).map_err(|e| match e {
+        self.launch_values(&name, geo, &values, stream)
+    }
+
+    /// Launch a loaded kernel with its user arguments' bytes.
+    pub fn launch_values(&mut self, name: &str, geo: Geometry, values: &[Vec<u8>], stream: usize) -> Result<(), LaunchFailure> {
+        self.memory.host_to_device(&mut self.device);
+        let opts = EngineOptions { seed: self.seed, ..EngineOptions::default() };
+        let kernel = self.loaded.get(name).ok_or(LaunchFailure::UnknownFunction)?;
+        let result = self.device.launch(kernel, geo, values, &opts);
+        let stats = result.map_err(|e| match e {
             LaunchError::Fault(f) => LaunchFailure::Fault(f),
             other => LaunchFailure::Setup(other.to_string()),
         })?;
+        self.memory.device_to_host(&mut self.device);
         let cycles = stats.cycles.unwrap_or(0);
-        if self.timing {
-            self.now_ms += self.ms_of(cycles);
+        let ms = self.ms_of(cycles);
+        let (start, end) = self.timeline.run(stream, Engine::Compute, ms);
+        if let Some(t) = &mut self.trace {
+            let regs = self.code.as_ref().and_then(|c| c.kernel(name)).map(|k| &k.registers);
+            t.kernel(kernel, regs, &geo, stream, start, end);
         }
-        let s = self.stats.entry(name).or_default();
+        let s = self.stats.entry(name.to_string()).or_default();
         s.launches += 1;
         s.cycles += cycles;
         (s.grid, s.block) = (geo.grid, geo.block);
         Ok(())
     }
 
-    /// Shader cycles as milliseconds at the GPU's clock.
+    /// Shader cycles as milliseconds at the GPU's clock (0 in functional mode: no timeline).
     fn ms_of(&self, cycles: u64) -> f64 {
         let mhz = self.gpu.timing.as_ref().map_or(1000, |t| t.clock_mhz.max(1));
         cycles as f64 / (f64::from(mhz) * 1000.0)
+    }
+
+    /// Simulated time of a copy of `bytes` on `engine`. Copies are not timed yet: they take
+    /// no simulated time, so a program's event-timed kernels are not charged for them.
+    pub fn copy_ms(&self, _engine: Engine, _bytes: u64) -> f64 {
+        0.0
+    }
+
+    /// Simulated time of a device-side fill of `bytes` (`hipMemset`); not timed yet either.
+    pub fn fill_ms(&self, _bytes: u64) -> f64 {
+        0.0
+    }
+
+    /// Report an API the runtime lacks, once per name.
+    pub fn unsupported(&mut self, name: &str) -> u32 {
+        if self.unsupported_seen.insert(name.to_string()) {
+            eprintln!("hipscope: {name} is not supported");
+        }
+        error::NOT_SUPPORTED
     }
 
     /// One line per kernel: launches, grid, block, simulated cycles and time.
@@ -207,6 +239,14 @@ impl Runtime {
 /// Why a launch did not run.
 pub enum LaunchFailure {
     UnknownFunction,
+    /// No argument array for a kernel that takes arguments, a null argument, or a packed
+    /// buffer shorter than the kernel's arguments.
+    BadArguments,
     Setup(String),
     Fault(KernelFault),
+}
+
+/// The name HIP gives an error code.
+pub fn error_name(code: u32) -> &'static str {
+    abi::ERRORS.iter().find(|(v, _)| *v == code).map_or("hipErrorUnknown", |(_, n)| n)
 }

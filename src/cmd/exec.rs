@@ -23,6 +23,12 @@ pub struct Args {
     pub gpu: String,
     #[arg(long, value_enum, default_value = "functional")]
     pub mode: ModeArg,
+    /// Seed of the engine's choices among legal interleavings (same seed, same results).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Write one row per kernel launch, in the columns of rocprofv3's kernel trace CSV.
+    #[arg(long, value_name = "FILE.csv")]
+    pub kernel_trace: Option<PathBuf>,
     /// The program and its arguments (after `--`).
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     pub command: Vec<String>,
@@ -61,12 +67,18 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
         }
     }
     let (program, rest) = args.command.split_first().ok_or_else(|| CliError::BadInput("no program given after --".into()))?;
-    let status = Command::new(program)
-        .args(rest)
+    let mut cmd = Command::new(program);
+    cmd.args(rest)
         .env("LD_LIBRARY_PATH", path)
         .env("HIPSCOPE_GPU", &args.gpu)
         .env("HIPSCOPE_MODE", if args.mode == ModeArg::Timing { "timing" } else { "functional" })
-        .status();
+        .env("HIPSCOPE_SEED", args.seed.to_string());
+    if let Some(trace) = &args.kernel_trace {
+        // The program may change directory: hand the library an absolute path.
+        let abs = std::path::absolute(trace).map_err(|e| CliError::BadInput(format!("--kernel-trace {}: {e}", trace.display())))?;
+        cmd.env("HIPSCOPE_KERNEL_TRACE", abs);
+    }
+    let status = cmd.status();
     let _ = std::fs::remove_dir_all(&dir);
     let status = status.map_err(|e| CliError::BadInput(format!("{program}: cannot run: {e}")))?;
     // The program's own exit status passes through (a signal as 128 + its number).

@@ -44,6 +44,15 @@ pub struct HipProperties {
     pub pageable_memory_access: bool,
     /// `concurrentManagedAccess`: managed memory may be used by host and device at once.
     pub concurrent_managed_access: bool,
+    /// `totalGlobalMem`.
+    pub total_global_mem_bytes: u64,
+    /// `memoryBusWidth`.
+    pub memory_bus_width_bits: u32,
+    /// `memoryClockRate`.
+    pub memory_clock_rate_khz: u32,
+    /// `integrated`: an APU whose GPU shares the host's memory.
+    #[serde(default)]
+    pub integrated: bool,
 }
 
 /// One GPU configuration, as stored in `configs/<name>.ron`.

@@ -1,0 +1,193 @@
+//! Launches (`<<<>>>`, which clang lowers to a pushed call configuration and a host stub that
+//! calls `hipLaunchKernel`), and what a program may ask about a kernel before launching it.
+
+use crate::abi::hip_func_attributes as fa;
+use crate::runtime::{error, LaunchFailure, Runtime};
+use crate::{put, with_runtime, Dim3};
+use hipscope_sim::timing::placement::Occupancy;
+use std::cell::RefCell;
+use std::ffi::{c_int, c_void};
+
+thread_local! {
+    /// `<<<grid, block, shmem, stream>>>` configurations pushed by launch stubs.
+    static CALL_CONFIG: RefCell<Vec<(Dim3, Dim3, usize, *mut c_void)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// # Safety
+/// Plain values; called by `<<<>>>` before the launch stub.
+#[no_mangle]
+pub unsafe extern "C" fn __hipPushCallConfiguration(grid: Dim3, block: Dim3, shared_mem: usize, stream: *mut c_void) -> u32 {
+    CALL_CONFIG.with(|c| c.borrow_mut().push((grid, block, shared_mem, stream)));
+    error::SUCCESS
+}
+
+/// # Safety
+/// The pointers are the launch stub's locals.
+#[no_mangle]
+pub unsafe extern "C" fn __hipPopCallConfiguration(grid: *mut Dim3, block: *mut Dim3, shared_mem: *mut usize, stream: *mut *mut c_void) -> u32 {
+    let Some((g, b, s, st)) = CALL_CONFIG.with(|c| c.borrow_mut().pop()) else { return error::INVALID_VALUE };
+    if grid.is_null() || block.is_null() || shared_mem.is_null() || stream.is_null() {
+        return error::INVALID_VALUE;
+    }
+    // SAFETY: non-null, and the stub passes its own locals.
+    unsafe {
+        *grid = g;
+        *block = b;
+        *shared_mem = s;
+        *stream = st;
+    }
+    error::SUCCESS
+}
+
+/// # Safety
+/// `args` points to one pointer per kernel argument, each to the argument's value.
+#[no_mangle]
+pub unsafe extern "C" fn hipLaunchKernel(
+    function: *const c_void,
+    grid: Dim3,
+    block: Dim3,
+    args: *mut *mut c_void,
+    shared_mem: usize,
+    stream: *mut c_void,
+) -> u32 {
+    let Some(geo) = geometry(grid, block, shared_mem) else { return with_runtime(|_| error::INVALID_CONFIGURATION) };
+    with_runtime(|rt| {
+        if !rt.timeline.is_stream(stream as usize) {
+            return error::INVALID_HANDLE;
+        }
+        report(rt.launch(function as usize, geo, args as *const *const u8, stream as usize))
+    })
+}
+
+/// A launch's geometry in work-items; `None` for a zero dimension, a block over 1024
+/// work-items or a grid past 2^32 work-items in a dimension (hipErrorInvalidConfiguration, as
+/// ROCm's launch checks report them).
+pub(super) fn geometry(grid: Dim3, block: Dim3, shared_mem: usize) -> Option<hipscope_sim::Geometry> {
+    let block_items = u64::from(block.x) * u64::from(block.y) * u64::from(block.z);
+    if [grid.x, grid.y, grid.z, block.x, block.y, block.z].contains(&0) || block_items > 1024 {
+        return None;
+    }
+    let dims = |g: u32, b: u32| g.checked_mul(b);
+    Some(hipscope_sim::Geometry {
+        grid: [dims(grid.x, block.x)?, dims(grid.y, block.y)?, dims(grid.z, block.z)?],
+        block: [block.x, block.y, block.z],
+        dynamic_lds: u32::try_from(shared_mem).ok()?,
+    })
+}
+
+/// A launch's result as a HIP error code.
+pub(super) fn report(result: Result<(), LaunchFailure>) -> u32 {
+    match result {
+        Ok(()) => error::SUCCESS,
+        Err(LaunchFailure::UnknownFunction) => error::INVALID_DEVICE_FUNCTION,
+        Err(LaunchFailure::BadArguments) => error::INVALID_VALUE,
+        Err(LaunchFailure::Setup(e)) => {
+            eprintln!("hipscope: {e}");
+            error::LAUNCH_FAILURE
+        }
+        Err(LaunchFailure::Fault(f)) => {
+            // The real runtime aborts the process on a GPU fault: `on_runtime` does, once the
+            // runtime's lock is released.
+            crate::fault_exit_pending(f.to_string());
+            error::LAUNCH_FAILURE
+        }
+    }
+}
+
+/// # Safety
+/// `attr` points to a `hipFuncAttributes`; `function` is a kernel's host stub.
+#[no_mangle]
+pub unsafe extern "C" fn hipFuncGetAttributes(attr: *mut c_void, function: *const c_void) -> u32 {
+    if attr.is_null() {
+        return error::INVALID_VALUE;
+    }
+    with_runtime(|rt| {
+        let Some(bytes) = func_attributes(rt, function as usize) else { return error::INVALID_DEVICE_FUNCTION };
+        // SAFETY: the caller's hipFuncAttributes, `fa::SIZE` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), attr as *mut u8, fa::SIZE) };
+        error::SUCCESS
+    })
+}
+
+/// `hipFuncAttributes` of a registered kernel, from its descriptor.
+fn func_attributes(rt: &mut Runtime, stub: usize) -> Option<Vec<u8>> {
+    let lds_limit = rt.gpu.timing.as_ref().map_or(65_536, |t| t.lds.size_bytes);
+    let k = rt.kernel(stub).ok()?;
+    let d = &k.descriptor;
+    let mut b = vec![0u8; fa::SIZE];
+    let mut put_i32 = |off: usize, v: u32| b[off..off + 4].copy_from_slice(&v.to_le_bytes());
+    put_i32(fa::MAX_THREADS_PER_BLOCK, 1024);
+    put_i32(fa::NUM_REGS, k.vgprs);
+    put_i32(fa::MAX_DYNAMIC_SHARED_SIZE_BYTES, lds_limit.saturating_sub(d.group_segment_fixed_size));
+    let mut put_u64 = |off: usize, v: u64| b[off..off + 8].copy_from_slice(&v.to_le_bytes());
+    put_u64(fa::LOCAL_SIZE_BYTES, u64::from(d.private_segment_fixed_size));
+    put_u64(fa::SHARED_SIZE_BYTES, u64::from(d.group_segment_fixed_size));
+    Some(b)
+}
+
+/// Work-groups of `block_size` items one CU holds at once (the timing engine's placement
+/// rules: wave slots, VGPRs, LDS, work-group slots).
+fn blocks_per_cu(rt: &mut Runtime, stub: usize, block_size: u32, dynamic_lds: u32) -> Option<u32> {
+    let t = rt.gpu.timing.clone()?;
+    let k = rt.kernel(stub).ok()?;
+    let lanes = if k.wave64 { 64 } else { 32 };
+    let waves = block_size.max(1).div_ceil(lanes);
+    let occ = Occupancy::of(k, waves, k.descriptor.group_segment_fixed_size + dynamic_lds);
+    u32::try_from(occ.max_resident_groups(&t, occ.cus_per_unit) / u64::from(occ.cus_per_unit.max(1))).ok()
+}
+
+/// # Safety
+/// `blocks` is writable; `function` is a kernel's host stub.
+#[no_mangle]
+pub unsafe extern "C" fn hipOccupancyMaxActiveBlocksPerMultiprocessor(
+    blocks: *mut c_int,
+    function: *const c_void,
+    block_size: c_int,
+    dynamic_lds: usize,
+) -> u32 {
+    if blocks.is_null() || block_size <= 0 {
+        return error::INVALID_VALUE;
+    }
+    with_runtime(|rt| match blocks_per_cu(rt, function as usize, block_size as u32, dynamic_lds as u32) {
+        // SAFETY: non-null, the caller's out-parameter.
+        Some(n) => unsafe { put(blocks, n as c_int) },
+        None => error::INVALID_DEVICE_FUNCTION,
+    })
+}
+
+/// The block size (a multiple of the wave size, at most `limit`) that keeps the most work-items
+/// resident, and the grid that fills the GPU with it.
+///
+/// # Safety
+/// `grid` and `block` are writable; `function` is a kernel's host stub.
+#[no_mangle]
+pub unsafe extern "C" fn hipOccupancyMaxPotentialBlockSize(
+    grid: *mut c_int,
+    block: *mut c_int,
+    function: *const c_void,
+    dynamic_lds: usize,
+    limit: c_int,
+) -> u32 {
+    if grid.is_null() || block.is_null() {
+        return error::INVALID_VALUE;
+    }
+    with_runtime(|rt| {
+        let wave = rt.gpu.wave_size.max(1);
+        let cap = if limit > 0 { (limit as u32).min(1024) } else { 1024 };
+        let mut best = (0u32, 0u32);
+        let mut size = wave;
+        while size <= cap {
+            let Some(n) = blocks_per_cu(rt, function as usize, size, dynamic_lds as u32) else { return error::INVALID_DEVICE_FUNCTION };
+            if n * size > best.0 * best.1.max(1) || best.1 == 0 {
+                best = (n, size);
+            }
+            size += wave;
+        }
+        let cus = rt.gpu.hip.multi_processor_count;
+        // SAFETY: both non-null, the caller's out-parameters.
+        unsafe {
+            put(block, best.1 as c_int);
+            put(grid, (best.0 * cus).min(i32::MAX as u32) as c_int)
+        }
+    })
+}

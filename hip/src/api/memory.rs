@@ -1,0 +1,415 @@
+//! Allocation, copies, fills and symbols. Synchronous copies complete before they return;
+//! `Async` ones run at once too (in stream order on the timeline), which is one of the orders
+//! the program allowed.
+
+use crate::abi::hip_pointer_attribute as pa;
+use crate::memory::{AllocKind, CopyKind};
+use crate::runtime::{error, Runtime};
+use crate::timeline::Engine;
+use crate::{put, with_runtime};
+use std::ffi::{c_int, c_uint, c_void};
+
+/// # Safety
+/// `ptr` is where the address is written.
+unsafe fn allocate(ptr: *mut *mut c_void, size: usize, kind: AllocKind) -> u32 {
+    if ptr.is_null() {
+        return error::INVALID_VALUE;
+    }
+    with_runtime(|rt| match rt.malloc(size as u64, kind) {
+        // SAFETY: non-null; the caller's pointer variable.
+        Ok(base) => unsafe { put(ptr, base as *mut c_void) },
+        Err(e) => e,
+    })
+}
+
+/// # Safety
+/// `ptr` is where the device address is written.
+#[no_mangle]
+pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> u32 {
+    // SAFETY: the caller's contract.
+    unsafe { allocate(ptr, size, AllocKind::Device) }
+}
+
+/// # Safety
+/// `ptr` is where the address is written.
+#[no_mangle]
+pub unsafe extern "C" fn hipExtMallocWithFlags(ptr: *mut *mut c_void, size: usize, _flags: c_uint) -> u32 {
+    // SAFETY: the caller's contract.
+    unsafe { allocate(ptr, size, AllocKind::Device) }
+}
+
+/// # Safety
+/// `ptr` is where the address is written.
+#[no_mangle]
+pub unsafe extern "C" fn hipMallocManaged(ptr: *mut *mut c_void, size: usize, _flags: c_uint) -> u32 {
+    // SAFETY: the caller's contract.
+    unsafe { allocate(ptr, size, AllocKind::Managed) }
+}
+
+/// # Safety
+/// `ptr` is where the address is written.
+#[no_mangle]
+pub unsafe extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize, _flags: c_uint) -> u32 {
+    // SAFETY: the caller's contract.
+    unsafe { allocate(ptr, size, AllocKind::HostPinned) }
+}
+
+/// The deprecated name of `hipHostMalloc`.
+///
+/// # Safety
+/// `ptr` is where the address is written.
+#[no_mangle]
+pub unsafe extern "C" fn hipMallocHost(ptr: *mut *mut c_void, size: usize) -> u32 {
+    // SAFETY: the caller's contract.
+    unsafe { allocate(ptr, size, AllocKind::HostPinned) }
+}
+
+/// # Safety
+/// `ptr` is where the address is written.
+#[no_mangle]
+pub unsafe extern "C" fn hipHostAlloc(ptr: *mut *mut c_void, size: usize, _flags: c_uint) -> u32 {
+    // SAFETY: the caller's contract.
+    unsafe { allocate(ptr, size, AllocKind::HostPinned) }
+}
+
+#[no_mangle]
+pub extern "C" fn hipFree(ptr: *mut c_void) -> u32 {
+    // ROCm's hipFree releases any allocation: device, managed or host-pinned.
+    with_runtime(|rt| rt.free(ptr as u64, &[AllocKind::Device, AllocKind::Managed, AllocKind::HostPinned]))
+}
+
+#[no_mangle]
+pub extern "C" fn hipHostFree(ptr: *mut c_void) -> u32 {
+    with_runtime(|rt| rt.free(ptr as u64, &[AllocKind::HostPinned]))
+}
+
+#[no_mangle]
+pub extern "C" fn hipFreeHost(ptr: *mut c_void) -> u32 {
+    hipHostFree(ptr)
+}
+
+/// # Safety
+/// `device` is writable; `host` came from `hipHostMalloc` (the same address serves both sides).
+#[no_mangle]
+pub unsafe extern "C" fn hipHostGetDevicePointer(device: *mut *mut c_void, host: *mut c_void, _flags: c_uint) -> u32 {
+    with_runtime(|rt| match rt.memory.holding(host as u64, 1) {
+        // SAFETY: the caller's out-parameter (null is refused by `put`).
+        Some((_, a)) if a.kind != AllocKind::Device => unsafe { put(device, host) },
+        _ => error::INVALID_VALUE,
+    })
+}
+
+/// # Safety
+/// `free` and `total` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usize) -> u32 {
+    with_runtime(|rt| {
+        let (f, t) = (rt.free_bytes() as usize, rt.total_bytes() as usize);
+        // SAFETY: the caller's out-parameters (null is refused by `put`).
+        match unsafe { put(free, f) } {
+            error::SUCCESS => unsafe { put(total, t) },
+            e => e,
+        }
+    })
+}
+
+/// `hipPointerAttribute_t` of an address inside an allocation.
+///
+/// # Safety
+/// `attr` points to a `hipPointerAttribute_t`.
+#[no_mangle]
+pub unsafe extern "C" fn hipPointerGetAttributes(attr: *mut c_void, ptr: *const c_void) -> u32 {
+    if attr.is_null() {
+        return error::INVALID_VALUE;
+    }
+    with_runtime(|rt| {
+        let Some((_, a)) = rt.memory.holding(ptr as u64, 1) else { return error::INVALID_VALUE };
+        // hipMemoryType: 0 host, 1 device.
+        let memory_type: u32 = if a.kind == AllocKind::HostPinned { 0 } else { 1 };
+        let mut b = [0u8; pa::SIZE];
+        b[pa::MEMORY_TYPE..pa::MEMORY_TYPE + 4].copy_from_slice(&memory_type.to_le_bytes());
+        b[pa::DEVICE_POINTER..pa::DEVICE_POINTER + 8].copy_from_slice(&(ptr as u64).to_le_bytes());
+        if a.kind != AllocKind::Device {
+            b[pa::HOST_POINTER..pa::HOST_POINTER + 8].copy_from_slice(&(ptr as u64).to_le_bytes());
+        }
+        b[pa::IS_MANAGED..pa::IS_MANAGED + 4].copy_from_slice(&u32::from(a.kind == AllocKind::Managed).to_le_bytes());
+        // SAFETY: the caller's struct of `pa::SIZE` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), attr as *mut u8, pa::SIZE) };
+        error::SUCCESS
+    })
+}
+
+/// Where an operation goes: its stream, and whether the host waits for it.
+#[derive(Clone, Copy)]
+struct On {
+    stream: usize,
+    blocking: bool,
+}
+
+const SYNC: On = On { stream: 0, blocking: true };
+
+fn on_stream(stream: *mut c_void) -> On {
+    On { stream: stream as usize, blocking: false }
+}
+
+impl On {
+    /// Place an operation that ended its data movement on the timeline.
+    fn place(self, rt: &mut Runtime, engine: Engine, ms: f64) {
+        let (_, end) = rt.timeline.run(self.stream, engine, ms);
+        if self.blocking {
+            rt.timeline.host_wait(end);
+        }
+    }
+}
+
+/// A copy, placed on the timeline by the engine that carries it.
+fn copy_on(rt: &mut Runtime, dst: u64, src: u64, len: usize, kind: u32, on: On) -> u32 {
+    let stream = on.stream;
+    let Some(kind) = CopyKind::from_raw(kind) else { return error::INVALID_MEMCPY_DIRECTION };
+    if !rt.timeline.is_stream(stream) {
+        return error::INVALID_HANDLE;
+    }
+    let code = rt.copy(dst, src, len as u64, kind);
+    if code == error::SUCCESS && len > 0 {
+        let engine = match (rt.reachable(dst, len as u64), rt.reachable(src, len as u64)) {
+            (true, true) => Engine::DeviceToDevice,
+            (true, false) => Engine::HostToDevice,
+            _ => Engine::DeviceToHost,
+        };
+        let ms = rt.copy_ms(engine, len as u64);
+        on.place(rt, engine, ms);
+    }
+    code
+}
+
+/// # Safety
+/// Host pointers must be valid for `size` bytes, as for the real `hipMemcpy`.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpy(dst: *mut c_void, src: *const c_void, size: usize, kind: u32) -> u32 {
+    with_runtime(|rt| copy_on(rt, dst as u64, src as u64, size, kind, SYNC))
+}
+
+/// # Safety
+/// As `hipMemcpy`; `stream` is 0 or a stream from `hipStreamCreate`.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyAsync(dst: *mut c_void, src: *const c_void, size: usize, kind: u32, stream: *mut c_void) -> u32 {
+    with_runtime(|rt| copy_on(rt, dst as u64, src as u64, size, kind, on_stream(stream)))
+}
+
+/// `hipMemcpy` host to device.
+///
+/// # Safety
+/// As `hipMemcpy`.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyHtoD(dst: *mut c_void, src: *const c_void, size: usize) -> u32 {
+    with_runtime(|rt| copy_on(rt, dst as u64, src as u64, size, 1, SYNC))
+}
+
+/// `hipMemcpy` device to host.
+///
+/// # Safety
+/// As `hipMemcpy`.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyDtoH(dst: *mut c_void, src: *const c_void, size: usize) -> u32 {
+    with_runtime(|rt| copy_on(rt, dst as u64, src as u64, size, 2, SYNC))
+}
+
+/// `hipMemcpy` device to device.
+///
+/// # Safety
+/// As `hipMemcpy`.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyDtoD(dst: *mut c_void, src: *const c_void, size: usize) -> u32 {
+    with_runtime(|rt| copy_on(rt, dst as u64, src as u64, size, 3, SYNC))
+}
+
+/// `hipMemcpy2D`: `height` rows of `width` bytes, each side with its own pitch.
+///
+/// # Safety
+/// Host pointers must be valid for the rows they describe.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpy2D(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: u32) -> u32 {
+    if width > dpitch || width > spitch {
+        return with_runtime(|_| error::INVALID_PITCH_VALUE);
+    }
+    with_runtime(|rt| {
+        for row in 0..height {
+            let code = copy_on(rt, dst as u64 + (row * dpitch) as u64, src as u64 + (row * spitch) as u64, width, kind, SYNC);
+            if code != error::SUCCESS {
+                return code;
+            }
+        }
+        error::SUCCESS
+    })
+}
+
+/// A fill on `stream`: device-side, as the runtime's fill kernel is.
+fn fill_on(rt: &mut Runtime, dst: u64, pattern: &[u8], count: usize, on: On) -> u32 {
+    if !rt.timeline.is_stream(on.stream) {
+        return error::INVALID_HANDLE;
+    }
+    let code = rt.fill(dst, pattern, count as u64);
+    if code == error::SUCCESS {
+        let bytes = (count * pattern.len()) as u64;
+        let ms = rt.fill_ms(bytes);
+        on.place(rt, Engine::Compute, ms);
+    }
+    code
+}
+
+#[no_mangle]
+pub extern "C" fn hipMemset(dst: *mut c_void, value: c_int, size: usize) -> u32 {
+    with_runtime(|rt| fill_on(rt, dst as u64, &[value as u8], size, SYNC))
+}
+
+#[no_mangle]
+pub extern "C" fn hipMemsetAsync(dst: *mut c_void, value: c_int, size: usize, stream: *mut c_void) -> u32 {
+    with_runtime(|rt| fill_on(rt, dst as u64, &[value as u8], size, on_stream(stream)))
+}
+
+#[no_mangle]
+pub extern "C" fn hipMemsetD8(dst: *mut c_void, value: u8, count: usize) -> u32 {
+    with_runtime(|rt| fill_on(rt, dst as u64, &[value], count, SYNC))
+}
+
+#[no_mangle]
+pub extern "C" fn hipMemsetD16(dst: *mut c_void, value: u16, count: usize) -> u32 {
+    with_runtime(|rt| fill_on(rt, dst as u64, &value.to_le_bytes(), count, SYNC))
+}
+
+#[no_mangle]
+pub extern "C" fn hipMemsetD32(dst: *mut c_void, value: c_int, count: usize) -> u32 {
+    with_runtime(|rt| fill_on(rt, dst as u64, &value.to_le_bytes(), count, SYNC))
+}
+
+#[no_mangle]
+pub extern "C" fn hipMemsetD8Async(dst: *mut c_void, value: u8, count: usize, stream: *mut c_void) -> u32 {
+    with_runtime(|rt| fill_on(rt, dst as u64, &[value], count, on_stream(stream)))
+}
+
+#[no_mangle]
+pub extern "C" fn hipMemsetD16Async(dst: *mut c_void, value: u16, count: usize, stream: *mut c_void) -> u32 {
+    with_runtime(|rt| fill_on(rt, dst as u64, &value.to_le_bytes(), count, on_stream(stream)))
+}
+
+#[no_mangle]
+pub extern "C" fn hipMemsetD32Async(dst: *mut c_void, value: c_int, count: usize, stream: *mut c_void) -> u32 {
+    with_runtime(|rt| fill_on(rt, dst as u64, &value.to_le_bytes(), count, on_stream(stream)))
+}
+
+/// The device range `[offset, offset + size)` of a registered variable.
+fn symbol_range(rt: &mut Runtime, symbol: *const c_void, size: usize, offset: usize) -> Result<u64, u32> {
+    let (address, len) = rt.variable(symbol as usize).ok_or(error::INVALID_SYMBOL)?;
+    let end = offset.checked_add(size).ok_or(error::INVALID_VALUE)?;
+    if end as u64 > len {
+        return Err(error::INVALID_VALUE);
+    }
+    Ok(address + offset as u64)
+}
+
+/// A copy into a variable: through the device's memory (the variable is not an allocation).
+fn to_symbol(rt: &mut Runtime, symbol: *const c_void, src: *const c_void, size: usize, offset: usize, kind: u32, on: On) -> u32 {
+    let dst = match symbol_range(rt, symbol, size, offset) {
+        Ok(d) => d,
+        Err(e) => return e,
+    };
+    if size == 0 {
+        return error::SUCCESS;
+    }
+    let bytes = match CopyKind::from_raw(kind) {
+        Some(CopyKind::DeviceToDevice) => {
+            let mut tmp = vec![0u8; size];
+            match rt.read(src as u64, &mut tmp) {
+                error::SUCCESS => tmp,
+                e => return e,
+            }
+        }
+        Some(CopyKind::HostToDevice | CopyKind::Default) if !src.is_null() => {
+            // SAFETY: the caller's host range of `size` bytes.
+            unsafe { std::slice::from_raw_parts(src as *const u8, size) }.to_vec()
+        }
+        Some(_) | None => return error::INVALID_MEMCPY_DIRECTION,
+    };
+    let code = rt.write(dst, &bytes);
+    let ms = rt.copy_ms(Engine::HostToDevice, size as u64);
+    on.place(rt, Engine::HostToDevice, ms);
+    code
+}
+
+/// A copy out of a variable.
+fn from_symbol(rt: &mut Runtime, dst: *mut c_void, symbol: *const c_void, size: usize, offset: usize, kind: u32, on: On) -> u32 {
+    let src = match symbol_range(rt, symbol, size, offset) {
+        Ok(s) => s,
+        Err(e) => return e,
+    };
+    if size == 0 {
+        return error::SUCCESS;
+    }
+    let mut tmp = vec![0u8; size];
+    let code = rt.read(src, &mut tmp);
+    if code != error::SUCCESS {
+        return code;
+    }
+    let code = match CopyKind::from_raw(kind) {
+        Some(CopyKind::DeviceToDevice) => rt.write(dst as u64, &tmp),
+        Some(CopyKind::DeviceToHost | CopyKind::Default) if !dst.is_null() => {
+            // SAFETY: the caller's host range of `size` bytes.
+            unsafe { std::ptr::copy_nonoverlapping(tmp.as_ptr(), dst as *mut u8, size) };
+            error::SUCCESS
+        }
+        Some(_) | None => error::INVALID_MEMCPY_DIRECTION,
+    };
+    let ms = rt.copy_ms(Engine::DeviceToHost, size as u64);
+    on.place(rt, Engine::DeviceToHost, ms);
+    code
+}
+
+/// # Safety
+/// `symbol` is a registered variable's host shadow; `src` valid for `size` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyToSymbol(symbol: *const c_void, src: *const c_void, size: usize, offset: usize, kind: u32) -> u32 {
+    with_runtime(|rt| to_symbol(rt, symbol, src, size, offset, kind, SYNC))
+}
+
+/// # Safety
+/// As `hipMemcpyToSymbol`.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyToSymbolAsync(symbol: *const c_void, src: *const c_void, size: usize, offset: usize, kind: u32, stream: *mut c_void) -> u32 {
+    with_runtime(|rt| to_symbol(rt, symbol, src, size, offset, kind, on_stream(stream)))
+}
+
+/// # Safety
+/// `symbol` is a registered variable's host shadow; `dst` valid for `size` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyFromSymbol(dst: *mut c_void, symbol: *const c_void, size: usize, offset: usize, kind: u32) -> u32 {
+    with_runtime(|rt| from_symbol(rt, dst, symbol, size, offset, kind, SYNC))
+}
+
+/// # Safety
+/// As `hipMemcpyFromSymbol`.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyFromSymbolAsync(dst: *mut c_void, symbol: *const c_void, size: usize, offset: usize, kind: u32, stream: *mut c_void) -> u32 {
+    with_runtime(|rt| from_symbol(rt, dst, symbol, size, offset, kind, on_stream(stream)))
+}
+
+/// # Safety
+/// `ptr` is writable; `symbol` a registered variable's host shadow.
+#[no_mangle]
+pub unsafe extern "C" fn hipGetSymbolAddress(ptr: *mut *mut c_void, symbol: *const c_void) -> u32 {
+    with_runtime(|rt| match rt.variable(symbol as usize) {
+        // SAFETY: the caller's out-parameter (null is refused by `put`).
+        Some((address, _)) => unsafe { put(ptr, address as *mut c_void) },
+        None => error::INVALID_SYMBOL,
+    })
+}
+
+/// # Safety
+/// `size` is writable; `symbol` a registered variable's host shadow.
+#[no_mangle]
+pub unsafe extern "C" fn hipGetSymbolSize(size: *mut usize, symbol: *const c_void) -> u32 {
+    with_runtime(|rt| match rt.variable(symbol as usize) {
+        // SAFETY: the caller's out-parameter (null is refused by `put`).
+        Some((_, len)) => unsafe { put(size, len as usize) },
+        None => error::INVALID_SYMBOL,
+    })
+}

@@ -1,0 +1,176 @@
+//! Streams and events on the simulated timeline ([`crate::timeline`]): a program that times
+//! its kernels with events reads simulated times.
+
+use crate::runtime::error;
+use crate::{put, with_runtime};
+use std::collections::BTreeMap;
+use std::ffi::{c_int, c_void};
+use std::sync::Mutex;
+
+/// # Safety
+/// `stream` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamCreate(stream: *mut *mut c_void) -> u32 {
+    // SAFETY: the caller's contract.
+    unsafe { hipStreamCreateWithFlags(stream, 0) }
+}
+
+/// # Safety
+/// `stream` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamCreateWithFlags(stream: *mut *mut c_void, flags: u32) -> u32 {
+    if stream.is_null() {
+        return error::INVALID_VALUE;
+    }
+    with_runtime(|rt| {
+        let h = rt.timeline.create_stream(flags);
+        // SAFETY: non-null, the caller's out-parameter.
+        unsafe { put(stream, h as *mut c_void) }
+    })
+}
+
+/// # Safety
+/// `stream` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamCreateWithPriority(stream: *mut *mut c_void, flags: u32, _priority: c_int) -> u32 {
+    // SAFETY: the caller's contract.
+    unsafe { hipStreamCreateWithFlags(stream, flags) }
+}
+
+#[no_mangle]
+pub extern "C" fn hipStreamDestroy(stream: *mut c_void) -> u32 {
+    with_runtime(|rt| if rt.timeline.destroy_stream(stream as usize) { error::SUCCESS } else { error::INVALID_HANDLE })
+}
+
+#[no_mangle]
+pub extern "C" fn hipStreamSynchronize(stream: *mut c_void) -> u32 {
+    with_runtime(|rt| {
+        if !rt.timeline.is_stream(stream as usize) {
+            return error::INVALID_HANDLE;
+        }
+        rt.timeline.synchronize_stream(stream as usize);
+        error::SUCCESS
+    })
+}
+
+/// Work completes when it is issued, so a stream is never busy; the host catches up to the
+/// stream's end on the timeline, as a polling loop would.
+#[no_mangle]
+pub extern "C" fn hipStreamQuery(stream: *mut c_void) -> u32 {
+    hipStreamSynchronize(stream)
+}
+
+/// An event: where on the timeline it was last recorded (None: never recorded).
+#[derive(Debug, Clone, Copy, Default)]
+struct Event {
+    at_ms: Option<f64>,
+}
+
+/// Live events by handle. Handles are counters, never pointers the program could forge into
+/// something we dereference: an unknown or destroyed handle is `hipErrorInvalidHandle`.
+static EVENTS: Mutex<(usize, BTreeMap<usize, Event>)> = Mutex::new((0, BTreeMap::new()));
+
+fn with_events<R>(f: impl FnOnce(&mut BTreeMap<usize, Event>, &mut usize) -> R) -> R {
+    let mut g = EVENTS.lock().unwrap_or_else(|p| p.into_inner());
+    let (next, map) = &mut *g;
+    f(map, next)
+}
+
+/// # Safety
+/// `event` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn hipEventCreate(event: *mut *mut c_void) -> u32 {
+    // SAFETY: the caller's contract.
+    unsafe { hipEventCreateWithFlags(event, 0) }
+}
+
+/// # Safety
+/// `event` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn hipEventCreateWithFlags(event: *mut *mut c_void, _flags: u32) -> u32 {
+    if event.is_null() {
+        return with_runtime(|_| error::INVALID_VALUE);
+    }
+    let h = with_events(|map, next| {
+        *next += 1;
+        map.insert(*next, Event::default());
+        *next
+    });
+    // SAFETY: non-null, the caller's out-parameter.
+    with_runtime(|_| unsafe { put(event, h as *mut c_void) })
+}
+
+#[no_mangle]
+pub extern "C" fn hipEventRecord(event: *mut c_void, stream: *mut c_void) -> u32 {
+    with_runtime(|rt| {
+        if !rt.timeline.is_stream(stream as usize) {
+            return error::INVALID_HANDLE;
+        }
+        let at = rt.timeline.record(stream as usize);
+        with_events(|map, _| match map.get_mut(&(event as usize)) {
+            Some(e) => {
+                e.at_ms = Some(at);
+                error::SUCCESS
+            }
+            None => error::INVALID_HANDLE,
+        })
+    })
+}
+
+fn recorded(event: *mut c_void) -> Result<f64, u32> {
+    with_events(|map, _| match map.get(&(event as usize)) {
+        Some(Event { at_ms: Some(t) }) => Ok(*t),
+        // HIP: an event never recorded cannot be waited for or measured.
+        Some(_) => Err(error::INVALID_HANDLE),
+        None => Err(error::INVALID_HANDLE),
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hipEventSynchronize(event: *mut c_void) -> u32 {
+    with_runtime(|rt| match recorded(event) {
+        Ok(at) => {
+            rt.timeline.host_wait(at);
+            error::SUCCESS
+        }
+        Err(e) => e,
+    })
+}
+
+/// Like a stream, an event is complete once the host has caught up with it.
+#[no_mangle]
+pub extern "C" fn hipEventQuery(event: *mut c_void) -> u32 {
+    hipEventSynchronize(event)
+}
+
+/// # Safety
+/// `ms` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn hipEventElapsedTime(ms: *mut f32, start: *mut c_void, stop: *mut c_void) -> u32 {
+    with_runtime(|_| match (recorded(start), recorded(stop)) {
+        // SAFETY: the caller's out-parameter (null is refused by `put`).
+        (Ok(a), Ok(b)) => unsafe { put(ms, (b - a) as f32) },
+        (Err(e), _) | (_, Err(e)) => e,
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hipEventDestroy(event: *mut c_void) -> u32 {
+    with_runtime(|_| with_events(|map, _| if map.remove(&(event as usize)).is_some() { error::SUCCESS } else { error::INVALID_HANDLE }))
+}
+
+#[no_mangle]
+pub extern "C" fn hipStreamWaitEvent(stream: *mut c_void, event: *mut c_void, _flags: u32) -> u32 {
+    with_runtime(|rt| {
+        if !rt.timeline.is_stream(stream as usize) {
+            return error::INVALID_HANDLE;
+        }
+        match recorded(event) {
+            Ok(at) => {
+                rt.timeline.wait(stream as usize, at);
+                error::SUCCESS
+            }
+            Err(e) => e,
+        }
+    })
+}

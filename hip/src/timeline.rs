@@ -1,0 +1,148 @@
+//! The simulated timeline streams and events live on.
+//!
+//! Every operation runs in the simulator when the program calls it (so its data effects
+//! happen in call order, one valid order for in-order streams), and is *placed* on the
+//! timeline as the GPU would run it: after the previous operation of its stream, after what
+//! the host has waited for, and when its engine (the compute queue, a copy engine) is free.
+//! Streams created by the program wait for the null stream's work and the null stream waits
+//! for theirs (HIP's legacy default-stream rule), except non-blocking streams. Host time only
+//! moves at synchronising calls; the host code's own run time is not measured.
+
+use std::collections::BTreeMap;
+
+/// The hardware that runs an operation; operations on different engines may overlap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Engine {
+    Compute,
+    HostToDevice,
+    DeviceToHost,
+    DeviceToDevice,
+}
+
+/// `hipStreamNonBlocking`.
+pub const STREAM_NON_BLOCKING: u32 = 1;
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Stream {
+    /// When the stream's last operation ends (ms).
+    ready_ms: f64,
+    non_blocking: bool,
+}
+
+/// Streams (by handle; 0 is the null stream), engines and host time, in milliseconds.
+#[derive(Debug, Default)]
+pub struct Timeline {
+    host_ms: f64,
+    streams: BTreeMap<usize, Stream>,
+    engines: BTreeMap<Engine, f64>,
+    next_handle: usize,
+}
+
+impl Timeline {
+    /// A new stream's handle (never 0, never reused).
+    pub fn create_stream(&mut self, flags: u32) -> usize {
+        self.next_handle += 1;
+        let h = self.next_handle;
+        self.streams.insert(h, Stream { ready_ms: self.host_ms, non_blocking: flags & STREAM_NON_BLOCKING != 0 });
+        h
+    }
+
+    pub fn is_stream(&self, handle: usize) -> bool {
+        handle == 0 || self.streams.contains_key(&handle)
+    }
+
+    pub fn destroy_stream(&mut self, handle: usize) -> bool {
+        handle != 0 && self.streams.remove(&handle).is_some()
+    }
+
+    /// When an operation issued now on `stream` may start (before engine availability).
+    fn earliest(&self, stream: usize) -> f64 {
+        let own = self.streams.get(&stream).map_or(0.0, |s| s.ready_ms);
+        let implicit = if stream == 0 {
+            // The null stream waits for every blocking stream.
+            self.streams.values().filter(|s| !s.non_blocking).map(|s| s.ready_ms).fold(0.0, f64::max)
+        } else if self.streams.get(&stream).is_some_and(|s| s.non_blocking) {
+            0.0
+        } else {
+            self.streams.get(&0).map_or(0.0, |s| s.ready_ms)
+        };
+        self.host_ms.max(own).max(implicit)
+    }
+
+    /// Place an operation of `duration_ms` on `stream` and `engine`; its (start, end).
+    pub fn run(&mut self, stream: usize, engine: Engine, duration_ms: f64) -> (f64, f64) {
+        let start = self.earliest(stream).max(self.engines.get(&engine).copied().unwrap_or(0.0));
+        let end = start + duration_ms;
+        self.engines.insert(engine, end);
+        self.streams.entry(stream).or_default().ready_ms = end;
+        (start, end)
+    }
+
+    /// When an event recorded now on `stream` completes.
+    pub fn record(&mut self, stream: usize) -> f64 {
+        let at = self.earliest(stream);
+        self.streams.entry(stream).or_default().ready_ms = at;
+        at
+    }
+
+    /// `hipStreamWaitEvent`: the stream's later work starts after `at`.
+    pub fn wait(&mut self, stream: usize, at: f64) {
+        let s = self.streams.entry(stream).or_default();
+        s.ready_ms = s.ready_ms.max(at);
+    }
+
+    /// The host blocks until `at`.
+    pub fn host_wait(&mut self, at: f64) {
+        self.host_ms = self.host_ms.max(at);
+    }
+
+    /// The host blocks until `stream`'s work (with the null stream's implicit waits) is done.
+    pub fn synchronize_stream(&mut self, stream: usize) {
+        let at = self.earliest(stream);
+        self.host_wait(at);
+    }
+
+    /// The host blocks until all work is done.
+    pub fn synchronize_device(&mut self) {
+        let at = self.streams.values().map(|s| s.ready_ms).chain(self.engines.values().copied()).fold(0.0, f64::max);
+        self.host_wait(at);
+    }
+
+    /// Host time now.
+    #[cfg(test)]
+    pub fn host_ms(&self) -> f64 {
+        self.host_ms
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stream_runs_in_order_and_the_null_stream_waits_for_blocking_streams() {
+        let mut t = Timeline::default();
+        let a = t.create_stream(0);
+        let b = t.create_stream(STREAM_NON_BLOCKING);
+        assert_eq!(t.run(a, Engine::Compute, 2.0), (0.0, 2.0));
+        // Same engine: the second kernel queues behind the first even on another stream.
+        assert_eq!(t.run(b, Engine::Compute, 1.0), (2.0, 3.0));
+        // A copy engine overlaps the kernels.
+        assert_eq!(t.run(b, Engine::HostToDevice, 1.0), (3.0, 4.0));
+        assert_eq!(t.run(a, Engine::HostToDevice, 1.0), (4.0, 5.0));
+        // The null stream waits for `a` (blocking) but not for `b`.
+        assert_eq!(t.record(0), 5.0);
+        t.synchronize_device();
+        assert_eq!(t.host_ms(), 5.0);
+    }
+
+    #[test]
+    fn an_event_wait_orders_a_second_stream_after_the_first() {
+        let mut t = Timeline::default();
+        let (a, b) = (t.create_stream(STREAM_NON_BLOCKING), t.create_stream(STREAM_NON_BLOCKING));
+        t.run(a, Engine::DeviceToDevice, 4.0);
+        let done = t.record(a);
+        t.wait(b, done);
+        assert_eq!(t.run(b, Engine::Compute, 1.0), (4.0, 5.0));
+    }
+}

@@ -1,0 +1,73 @@
+//! The HIP runtime's answers to misuse and its module API, through our own HIP programs
+//! (workloads/hip, built by workloads/build.sh and committed): every bad call returns the
+//! error code ROCm's runtime returns for it, the program carries on, and its kernels' results
+//! match the CPU's (the programs check them and print PASS).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn program(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/hip/bin").join(name)
+}
+
+fn exec(gpu: &str, mode: &str, program: &Path) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_hipscope")).args(["exec", "--gpu", gpu, "--mode", mode, "--"]).arg(program).output().expect("hipscope runs");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn bad_calls_return_rocm_error_codes_and_the_program_carries_on() {
+    for gpu in ["mi300a", "mi210", "rx7900xtx"] {
+        for mode in ["functional", "timing"] {
+            let (code, out, err) = exec(gpu, mode, &program("bad_calls"));
+            assert_eq!(code, 0, "bad_calls on {gpu} ({mode}):\n{out}\n{err}");
+            assert!(out.contains("PASS bad_calls"), "{out}");
+            // An API the library lacks is named once on stderr.
+            assert_eq!(err.matches("hipGraphCreate is not supported").count(), 1, "{err}");
+        }
+    }
+}
+
+#[test]
+fn a_module_loaded_at_run_time_launches_with_params_and_packed_arguments() {
+    for gpu in ["mi300a", "mi210", "rx7900xtx"] {
+        for mode in ["functional", "timing"] {
+            let (code, out, err) = exec(gpu, mode, &program("module_launch"));
+            assert_eq!(code, 0, "module_launch on {gpu} ({mode}):\n{out}\n{err}");
+            assert!(out.contains("PASS module_launch"), "{out}");
+        }
+    }
+}
+
+#[test]
+fn the_kernel_trace_has_rocprofv3_columns_and_one_row_per_launch() {
+    let dir = std::env::temp_dir().join(format!("hipscope-kernel-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let csv = dir.join("kernel_trace.csv");
+    let out = Command::new(env!("CARGO_BIN_EXE_hipscope"))
+        .args(["exec", "--gpu", "mi300a", "--mode", "timing", "--kernel-trace"])
+        .arg(&csv)
+        .arg("--")
+        .arg(program("module_launch"))
+        .output()
+        .expect("hipscope runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&csv).expect("the trace is written");
+    let mut rows = csv::Reader::from_reader(text.as_bytes());
+    let header = rows.headers().expect("a header").clone();
+    // rocprofv3 --kernel-trace column names (ROCm docs, "Kernel trace").
+    for col in ["Kind", "Kernel_Name", "Start_Timestamp", "End_Timestamp", "Grid_Size_X", "Workgroup_Size_X", "SGPR_Count"] {
+        assert!(header.iter().any(|h| h == col), "{col} in {header:?}");
+    }
+    let records: Vec<csv::StringRecord> = rows.records().map(|r| r.expect("a row")).collect();
+    // module_launch launches axpb twice (kernelParams, then packed); the refused launches do not run.
+    assert_eq!(records.len(), 2, "{text}");
+    let col = |r: &csv::StringRecord, name: &str| r.get(header.iter().position(|h| h == name).expect("column")).expect("field").to_string();
+    for r in &records {
+        assert_eq!(col(r, "Kernel_Name"), "axpb");
+        assert_eq!(col(r, "Grid_Size_X"), "1024", "4 work-groups of 256");
+        let (start, end): (u64, u64) = (col(r, "Start_Timestamp").parse().expect("ns"), col(r, "End_Timestamp").parse().expect("ns"));
+        assert!(end > start, "a timed kernel takes time: {start}..{end}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,29 @@
+// hip_check.h -- shared by the HIP test programs in this directory.
+// HIP_CHECK wraps every runtime call: a call that does not return hipSuccess prints where, what
+// and the runtime's error string, and exits 1, so a missing or wrong runtime feature can never
+// pass silently. FAIL reports a result that differs from the CPU reference and exits 1.
+#pragma once
+#include <hip/hip_runtime.h>
+#include <cstdio>
+#include <cstdlib>
+
+#define HIP_CHECK(call)                                                                  \
+  do {                                                                                   \
+    hipError_t err_ = (call);                                                            \
+    if (err_ != hipSuccess) {                                                            \
+      fprintf(stderr, "FAIL %s:%d: %s returned %d (%s)\n", __FILE__, __LINE__, #call,  \
+              (int)err_, hipGetErrorString(err_));                                       \
+      exit(1);                                                                           \
+    }                                                                                    \
+  } while (0)
+
+// After a <<<>>> launch: the launch itself reports errors only through hipGetLastError.
+#define HIP_CHECK_LAUNCH() HIP_CHECK(hipGetLastError())
+
+#define FAIL(...)                                                                        \
+  do {                                                                                   \
+    fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                 \
+    fprintf(stderr, __VA_ARGS__);                                                        \
+    fprintf(stderr, "\n");                                                               \
+    exit(1);                                                                             \
+  } while (0)
