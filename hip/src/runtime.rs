@@ -8,10 +8,11 @@
 //! `HIPSCOPE_KERNEL_TRACE` (a CSV file for one row per launch).
 
 use crate::abi;
+use crate::hostcall::Hostcall;
 use crate::memory::Allocations;
 use crate::timeline::{Engine, Timeline};
 use crate::trace::KernelTrace;
-use hipscope_isa::codeobj::{self, CodeObject};
+use hipscope_isa::codeobj::{self, CodeObject, HiddenKind, ValueKind};
 use hipscope_sim::gpus::{self, GpuConfig};
 use hipscope_sim::kernel::LoadedKernel;
 use hipscope_sim::{Device, EngineOptions, Geometry, KernelFault, LaunchError};
@@ -72,6 +73,8 @@ pub struct Runtime {
     pub stats: BTreeMap<String, KernelStats>,
     pub timeline: Timeline,
     pub trace: Option<KernelTrace>,
+    /// The hostcall buffer (device `printf`), placed at the first kernel that has one.
+    hostcall: Option<Hostcall>,
     pub last_error: u32,
     /// APIs already reported as not supported (each is reported once).
     pub unsupported_seen: BTreeSet<String>,
@@ -112,6 +115,7 @@ pub fn from_env() -> Result<Runtime, String> {
         memory: Allocations::default(),
         stats: BTreeMap::new(),
         trace,
+        hostcall: None,
         last_error: error::SUCCESS,
         unsupported_seen: BTreeSet::new(),
     })
@@ -179,7 +183,13 @@ impl Runtime {
         self.memory.host_to_device(&mut self.device);
         let opts = EngineOptions { seed: self.seed, ..EngineOptions::default() };
         let kernel = self.loaded.get(name).ok_or(LaunchFailure::UnknownFunction)?;
-        let result = self.device.launch(kernel, geo, values, &opts);
+        let wants_hostcall = kernel.kernarg.as_ref().is_some_and(|l| l.args.iter().any(|a| a.value_kind == ValueKind::Hidden(HiddenKind::HostcallBuffer)));
+        let result = if wants_hostcall {
+            let host = self.hostcall.get_or_insert_with(|| Hostcall::new(&mut self.device.mem));
+            self.device.launch_with_host(kernel, geo, values, &opts, host)
+        } else {
+            self.device.launch(kernel, geo, values, &opts)
+        };
         let stats = result.map_err(|e| match e {
             LaunchError::Fault(f) => LaunchFailure::Fault(f),
             other => LaunchFailure::Setup(other.to_string()),

@@ -183,7 +183,9 @@ impl RuntimeService {
 
 /// Fill the code-object-v5 hidden arguments the layout asks for (AMDGPUUsage "Code Object V5
 /// Metadata", hidden argument table). Unknown or unused hidden arguments stay zero.
-pub fn fill_hidden_args(layout: &KernargLayout, kernarg: &mut [u8], geo: &Geometry, queue: u64, apertures: &Apertures) {
+/// `hostcall`: the host agent's hostcall buffer, if the launch has one (else the hidden
+/// argument points at the unmapped printf service range, see [`RuntimeService`]).
+pub fn fill_hidden_args(layout: &KernargLayout, kernarg: &mut [u8], geo: &Geometry, queue: u64, apertures: &Apertures, hostcall: Option<u64>) {
     for arg in &layout.args {
         let ValueKind::Hidden(kind) = &arg.value_kind else { continue };
         let value: u64 = match kind {
@@ -201,7 +203,8 @@ pub fn fill_hidden_args(layout: &KernargLayout, kernarg: &mut [u8], geo: &Geomet
             HiddenKind::PrivateBase => apertures.private_base >> 32,
             HiddenKind::SharedBase => apertures.shared_base >> 32,
             HiddenKind::QueuePtr => queue,
-            HiddenKind::PrintfBuffer | HiddenKind::HostcallBuffer => RuntimeService::Printf.address(),
+            HiddenKind::HostcallBuffer => hostcall.unwrap_or(RuntimeService::Printf.address()),
+            HiddenKind::PrintfBuffer => RuntimeService::Printf.address(),
             HiddenKind::HeapV1 => RuntimeService::Malloc.address(),
             _ => 0,
         };

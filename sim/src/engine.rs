@@ -11,6 +11,7 @@
 use crate::dispatch::{create_group_waves, Geometry, RuntimeAddresses, WaveSetup};
 use crate::exec::{execute, Env, ExecCtx, Flow};
 use crate::fault::{FaultKind, KernelFault};
+use crate::host::HostAgent;
 use crate::kernel::{CodeSlot, LoadedKernel};
 use crate::memory::Memory;
 use crate::progress::{self, Progress, Watch};
@@ -143,7 +144,8 @@ pub fn resident_groups(max: usize, geo: &Geometry) -> u64 {
 }
 
 /// Run a dispatch to completion.
-pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions) -> Result<DispatchStats, KernelFault> {
+/// `host`: the host's side of hostcall services, polled between scheduling steps.
+pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions, mut host: Option<&mut dyn HostAgent>) -> Result<DispatchStats, KernelFault> {
     let mut rng = StdRng::seed_from_u64(opts.seed);
     let mut stats = DispatchStats { opcode_counts: vec![0; OPCODE_NAMES.len()], ..Default::default() };
     let setup = WaveSetup { kernel: d.kernel, geo: &d.geo, rt: &d.rt, kernarg: &d.kernarg, scratch_base: d.scratch_base, scratch_per_lane: d.scratch_per_lane };
@@ -179,6 +181,13 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions) 
                 Settled::Released => prog.advance(0, stats.instructions),
                 Settled::Retired => count_group(opts),
                 Settled::Waiting => {}
+            }
+        }
+        if let Some(h) = host.as_deref_mut() {
+            if h.pending(&|a| mem.read_u64(a).ok()) {
+                h.serve(mem);
+                // The host's answer is a change the waiting waves will see.
+                prog.advance(0, stats.instructions);
             }
         }
         if prog.looping > 0 && prog.looping == res.ready.len() {

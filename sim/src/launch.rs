@@ -11,6 +11,7 @@ use crate::engine::{run, Dispatch, DispatchStats, EngineOptions};
 use crate::exec::{Apertures, Env};
 use crate::fault::{FaultKind, KernelFault};
 use crate::gpus::{GpuConfig, Timing};
+use crate::host::HostAgent;
 use crate::kernel::{KernelError, LoadedKernel};
 use crate::memory::{Memory, MemoryKind};
 use crate::memsys::{HostAtomics, MemSystem};
@@ -210,6 +211,31 @@ impl Device {
         opts: &EngineOptions,
         trace: Option<&mut Trace>,
     ) -> Result<DispatchStats, LaunchError> {
+        self.launch_inner(kernel, geo, args, opts, trace, None)
+    }
+
+    /// [`Device::launch`] with the host serving the kernel's calls to it while it runs
+    /// (hostcall: device `printf`), see [`HostAgent`].
+    pub fn launch_with_host(
+        &mut self,
+        kernel: &LoadedKernel,
+        geo: Geometry,
+        args: &[Vec<u8>],
+        opts: &EngineOptions,
+        host: &mut dyn HostAgent,
+    ) -> Result<DispatchStats, LaunchError> {
+        self.launch_inner(kernel, geo, args, opts, None, Some(host))
+    }
+
+    fn launch_inner(
+        &mut self,
+        kernel: &LoadedKernel,
+        geo: Geometry,
+        args: &[Vec<u8>],
+        opts: &EngineOptions,
+        trace: Option<&mut Trace>,
+        host: Option<&mut dyn HostAgent>,
+    ) -> Result<DispatchStats, LaunchError> {
         let lds_bytes = check_geometry(kernel, &geo)?;
         let d = &kernel.descriptor;
         let lanes: u64 = if kernel.wave64 { 64 } else { 32 };
@@ -238,7 +264,7 @@ impl Device {
             Some(q) => q,
             None => (place_queue(&mut self.mem, &self.apertures), KernargPool::new(&mut self.mem)),
         };
-        let kernarg = self.build_kernarg(kernel, args, &geo, queue)?;
+        let kernarg = self.build_kernarg(kernel, args, &geo, queue, host.as_ref().map(|h| h.hostcall_buffer()))?;
         let align = kernel.kernarg.as_ref().map_or(16, |l| l.segment_align);
         let kernarg_addr = pool.place(&mut self.mem, &kernarg, align).ok_or_else(|| LaunchError::KernargTooLarge {
             kernel: kernel.name.clone(),
@@ -258,8 +284,8 @@ impl Device {
         env.scratch_per_lane = per_lane as u64;
         self.dispatches += 1;
         let stats = match &mut self.timing {
-            None => run(&dispatch, &mut env, &mut self.mem, opts),
-            Some(t) => timing::engine::run(&dispatch, &mut env, &mut self.mem, &mut t.ms, &t.cfg, t.compute_units, t.clock, opts, trace).map(|r| {
+            None => run(&dispatch, &mut env, &mut self.mem, opts, host),
+            Some(t) => timing::engine::run(&dispatch, &mut env, &mut self.mem, &mut t.ms, &t.cfg, t.compute_units, t.clock, opts, trace, host).map(|r| {
                 t.clock = r.end;
                 let mut s = r.stats;
                 s.cycles = Some(r.cycles);
@@ -284,7 +310,7 @@ impl Device {
     }
 
     /// The kernarg segment: user arguments at their metadata offsets, hidden arguments filled.
-    fn build_kernarg(&self, kernel: &LoadedKernel, args: &[Vec<u8>], geo: &Geometry, queue: u64) -> Result<Vec<u8>, LaunchError> {
+    fn build_kernarg(&self, kernel: &LoadedKernel, args: &[Vec<u8>], geo: &Geometry, queue: u64, hostcall: Option<u64>) -> Result<Vec<u8>, LaunchError> {
         let size = kernel.descriptor.kernarg_size.max(kernel.kernarg.as_ref().map_or(0, |l| l.segment_size));
         // Checked before anything is allocated: a descriptor or metadata field is input.
         if size > KernargPool::BYTES {
@@ -315,7 +341,7 @@ impl Device {
             let dst = bytes.get_mut(start..start.saturating_add(value.len())).ok_or_else(outside)?;
             dst.copy_from_slice(value);
         }
-        fill_hidden_args(layout, &mut bytes, geo, queue, &self.apertures);
+        fill_hidden_args(layout, &mut bytes, geo, queue, &self.apertures, hostcall);
         Ok(bytes)
     }
 }

@@ -25,6 +25,7 @@ pub mod fault;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod gpus;
+pub mod host;
 pub mod kernel;
 pub mod launch;
 pub mod memory;

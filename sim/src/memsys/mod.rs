@@ -296,6 +296,25 @@ impl MemSystem {
         }
     }
 
+    /// The 8 bytes at `address` (8-aligned) as the host would see them once the device's
+    /// writes reached the L2s: an L2's dirty bytes where it holds some, memory elsewhere. No
+    /// cache state or counter changes: a cheap look for the host agent's polling.
+    pub fn peek_u64(&self, mem: &Memory, address: u64) -> Option<u64> {
+        let mut bytes = [0u8; 8];
+        mem.read(address, &mut bytes).ok()?;
+        for c in &self.l2 {
+            let Some(slot) = c.find(address) else { continue };
+            let off = (address - c.address_of(slot)) as usize;
+            let (dirty, data) = (c.dirty(slot), c.bytes(slot));
+            for (i, b) in bytes.iter_mut().enumerate() {
+                if dirty >> (off + i) & 1 != 0 {
+                    *b = data.get(off + i).copied().unwrap_or(*b);
+                }
+            }
+        }
+        Some(u64::from_le_bytes(bytes))
+    }
+
     /// Invalidate the vector L1 of `cu` (`buffer_wbinvl1_vol`, `buffer_inv sc0`,
     /// `buffer_gl0_inv`): its lines are clean (write-through), so nothing is written.
     /// Counted, with the valid lines dropped. Returns those lines.

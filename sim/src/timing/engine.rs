@@ -19,6 +19,7 @@ use crate::engine::{fault, Dispatch, DispatchStats, EngineOptions};
 use crate::exec::{execute, Env, ExecCtx, Flow};
 use crate::fault::{FaultKind, KernelFault};
 use crate::gpus::timing::Timing;
+use crate::host::HostAgent;
 use crate::kernel::CodeSlot;
 use crate::memory::Memory;
 use crate::memsys::pipe::{Pipe, SUB};
@@ -145,6 +146,7 @@ pub fn run(
     t0: u64,
     opts: &EngineOptions,
     mut trace: Option<&mut Trace>,
+    host: Option<&mut dyn HostAgent>,
 ) -> Result<TimingResult, KernelFault> {
     let k = d.kernel;
     let lanes = if k.wave64 { 64 } else { 32 };
@@ -209,7 +211,7 @@ pub fn run(
         });
     }
     sim.admit_anywhere(start);
-    sim.main_loop(env, mem)?;
+    sim.main_loop(env, mem, host)?;
     let ms = sim.port.ms.into_inner();
     let end = ms.end_kernel(mem, sim.last);
     let mut counters = ms.counters.since(&before);
@@ -331,7 +333,7 @@ impl Sim<'_, '_> {
         self.groups[gid] = Some(TGroup { waves: ids, lds: vec![0; self.d.lds_bytes as usize], placed, live, arrived: 0, barrier_at: 0, slot });
     }
 
-    fn main_loop(&mut self, env: &mut Env, mem: &mut Memory) -> Result<(), KernelFault> {
+    fn main_loop(&mut self, env: &mut Env, mem: &mut Memory, mut host: Option<&mut dyn HostAgent>) -> Result<(), KernelFault> {
         let mut event = self.heap.pop();
         while let Some(Reverse((t, _, id))) = event.take() {
             let id = id as usize;
@@ -340,6 +342,11 @@ impl Sim<'_, '_> {
             let mut at = t;
             if ready {
                 loop {
+                    // Between any two instructions: a wave spinning alone for the host's
+                    // answer must let the host answer.
+                    if let Some(h) = host.as_deref_mut() {
+                        self.serve_host(h, mem, at);
+                    }
                     self.watch(id, at, env)?;
                     let next = self.step(id, env, mem)?;
                     let Some(next) = next else { break };
@@ -367,6 +374,26 @@ impl Sim<'_, '_> {
             return Err(self.fault_at(id, FaultKind::Deadlock(text)));
         }
         Ok(())
+    }
+
+    /// Let the host serve what the kernel posted: it reads memory after the caches wrote their
+    /// dirty lines back, and the caches start empty after its answer, as the kernel's
+    /// system-scope accesses to the host's buffer would see it. Serving is progress.
+    fn serve_host(&mut self, host: &mut dyn HostAgent, mem: &mut Memory, at: u64) {
+        let posted = {
+            let ms = self.port.ms.borrow();
+            host.pending(&|a| ms.peek_u64(mem, a))
+        };
+        if !posted {
+            return;
+        }
+        let mut ms = self.port.ms.borrow_mut();
+        ms.flush_to(mem);
+        host.serve(mem);
+        ms.reset();
+        drop(ms);
+        self.progress = self.progress.max(at);
+        self.prog.advance(at, self.stats.instructions);
     }
 
     /// The watchdog, before wave `id` runs at cycle `at`.
