@@ -71,3 +71,58 @@ fn the_kernel_trace_has_rocprofv3_columns_and_one_row_per_launch() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn counters_and_the_report_cover_every_launch() {
+    let dir = std::env::temp_dir().join(format!("hipscope-exec-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (csv_path, json_path) = (dir.join("counters.csv"), dir.join("report.json"));
+    let out = Command::new(env!("CARGO_BIN_EXE_hipscope"))
+        .args(["exec", "--gpu", "mi300a", "--mode", "timing", "--counters"])
+        .arg(&csv_path)
+        .arg("--report")
+        .arg(&json_path)
+        .arg("--")
+        .arg(program("module_launch"))
+        .output()
+        .expect("hipscope runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&csv_path).expect("counters written");
+    let mut rows = csv::Reader::from_reader(text.as_bytes());
+    let header = rows.headers().expect("a header").clone();
+    let waves = header.iter().position(|h| h == "SQ_WAVES").expect("SQ_WAVES column");
+    let records: Vec<csv::StringRecord> = rows.records().map(|r| r.expect("a row")).collect();
+    assert_eq!(records.len(), 2, "{text}");
+    // 4 work-groups of 256 work-items in waves of 64 (gfx942): 16 waves per launch.
+    for r in &records {
+        assert_eq!(r.get(waves), Some("16"), "{text}");
+    }
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json_path).expect("report written")).expect("JSON");
+    assert_eq!(report["gpu"], "mi300a");
+    assert_eq!(report["launches"].as_array().map(Vec::len), Some(2));
+    assert_eq!(report["kernels"][0]["launches"], 2);
+    // Without the timing model there are no counters to write.
+    let refused = Command::new(env!("CARGO_BIN_EXE_hipscope")).args(["exec", "--counters"]).arg(&csv_path).arg("--").arg("/bin/true").output().expect("runs");
+    assert_eq!(refused.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_kernel_fault_ends_the_program_with_the_gpu_fault_report_and_status_3() {
+    for gpu in ["mi300a", "mi210", "rx7900xtx"] {
+        for mode in ["functional", "timing"] {
+            let (code, out, err) = exec(gpu, mode, &program("kernel_fault"));
+            assert_eq!(code, 3, "kernel_fault on {gpu} ({mode}):\n{out}\n{err}");
+            // The program's output before the fault is delivered; nothing after it runs.
+            assert!(out.contains("before the launch") && !out.contains("FAIL"), "{out}");
+            // Whichever wave faults first: its lanes store to 0x12345678 + 4 × lane.
+            assert!(
+                err.contains("kernel fault in `_Z13store_throughPi`")
+                    && err.contains("memory violation")
+                    && err.contains("at 0x123456")
+                    && err.contains("pc 0x"),
+                "{err}"
+            );
+        }
+    }
+}

@@ -18,6 +18,14 @@
 #   golden/bundles/<stem>.bundle.list.txt   clang-offload-bundler --list --type=o
 #   bin/host/vadd_host                      stripped x86-64 HIP host executable with .hip_fatbin
 #   golden/host/vadd_host.sections.txt      llvm-readelf-19 -S vadd_host
+#   hip/bin/<prog>                          stripped x86-64 HIP test program per hip/<prog>.cpp, its
+#                                           .hip_fatbin for every processor of HIP_ARCHS
+#   hip/bin/<stem>.co                       offload bundle of hip/<stem>.hip (device code only,
+#                                           every processor of HIP_ARCHS) for hipModuleLoad
+# The HIP test programs include the HIP 5.2 runtime headers, so they need the toolchain of
+# ../shared/tools/hip-toolchain/setup.sh (relative to the repository; it installs the headers and
+# device libraries and prints the compile command). HIPCXX overrides that command; without
+# either, the programs are not rebuilt (and --verify does not compare them).
 # The tools run inside the output directory on relative file names, so no machine path ends
 # up in a listing (the header line of each listing names only "<stem>.co"), and sources are
 # compiled from inside their directory (src/ or scopes/) so the objects' STT_FILE symbols hold
@@ -30,6 +38,7 @@ OBJDUMP=${OBJDUMP:-llvm-objdump-19}
 READELF=${READELF:-llvm-readelf-19}
 BUNDLER=${BUNDLER:-/usr/lib/llvm-19/bin/clang-offload-bundler}
 STRIP=${STRIP:-llvm-strip-19}
+HIP_TOOLCHAIN=${HIP_TOOLCHAIN:-../../shared/tools/hip-toolchain/setup.sh}
 
 LC_ALL=C
 export LC_ALL
@@ -184,9 +193,44 @@ mkdir -p "$OUT/bin/host" "$OUT/golden/host"
 (cd "$OUT/bin/host" && "$READELF" -S vadd_host) > "$OUT/golden/host/vadd_host.sections.txt"
 echo "built host executable"
 
+# HIP test programs: host code + device code for every processor of a built-in GPU that
+# clang-19 targets, one executable per hip/*.cpp and one device-code bundle per hip/*.hip, compiled from inside hip/ on bare file names
+# (-cuid fixes the __hip_cuid_* symbol, as above), stripped like vadd_host.
+HIP_ARCHS="gfx803 gfx908 gfx90a gfx942 gfx1030 gfx1100 gfx1201"
+HIP_BUILT=0
+cd "$HERE"
+if [ -z "${HIPCXX:-}" ] && [ -f "$HIP_TOOLCHAIN" ]; then
+  HIPCXX=$(sh "$HIP_TOOLCHAIN" /opt/hip-devlibs | tail -n 1)
+fi
+if [ -n "${HIPCXX:-}" ]; then
+  rm -rf "$OUT/hip/bin"
+  mkdir -p "$OUT/hip/bin"
+  offload=""
+  for a in $HIP_ARCHS; do offload="$offload --offload-arch=$a"; done
+  cd "$HERE/hip"
+  for f in *.cpp; do
+    stem=${f%.cpp}
+    # shellcheck disable=SC2086
+    $HIPCXX $offload -cuid="$stem" "$f" -o "$OUT/hip/bin/$stem"
+    "$STRIP" "$OUT/hip/bin/$stem"
+  done
+  # hip/*.hip: device code only, one offload bundle per file (what hipModuleLoad reads).
+  for f in *.hip; do
+    stem=${f%.hip}
+    # shellcheck disable=SC2086
+    $HIPCXX $offload --cuda-device-only -cuid="$stem" "$f" -o "$OUT/hip/bin/$stem.co"
+  done
+  HIP_BUILT=1
+  echo "built HIP test programs"
+else
+  echo "HIP test programs not rebuilt: no $HIP_TOOLCHAIN and no HIPCXX" >&2
+fi
+
 if [ "$VERIFY" = 1 ]; then
   status=0
-  for d in bin golden; do
+  dirs="bin golden"
+  if [ "$HIP_BUILT" = 1 ]; then dirs="$dirs hip/bin"; fi
+  for d in $dirs; do
     if ! diff -r "$HERE/$d" "$OUT/$d" > "$TMP/diff.txt" 2>&1; then
       echo "MISMATCH in $d/:" >&2
       head -n 40 "$TMP/diff.txt" >&2

@@ -38,35 +38,18 @@ pub struct Dim3 {
 /// The process's simulated GPU, created at the first call.
 static RUNTIME: Mutex<Option<Result<Runtime, String>>> = Mutex::new(None);
 
-/// A kernel fault's report, once a launch has faulted.
-static FAULT: Mutex<Option<String>> = Mutex::new(None);
-
-/// End the process with a kernel fault's report when the current call returns. Not at once:
-/// `exit` runs the program's module destructor, whose `__hipUnregisterFatBinary` takes the
-/// runtime's lock again, and the process would hang.
-fn fault_exit_pending(report: String) {
-    *FAULT.lock().unwrap_or_else(|p| p.into_inner()) = Some(report);
-}
-
 /// Run `f` on the runtime; a runtime that could not start reports once and gives `None`.
 fn on_runtime<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
-    let result = locked(f);
-    let fault = FAULT.lock().unwrap_or_else(|p| p.into_inner()).take();
-    if let Some(report) = fault {
-        eprintln!("hipscope: {report}");
-        std::process::exit(3)
-    }
-    result
-}
-
-/// `f` under the runtime's lock (started at the first call).
-fn locked<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut guard = RUNTIME.lock().unwrap_or_else(|p| p.into_inner());
         let state = guard.get_or_insert_with(|| {
             let r = runtime::from_env();
-            if let Err(e) = &r {
-                eprintln!("hipscope: cannot start the simulated GPU: {e}");
+            match &r {
+                Err(e) => eprintln!("hipscope: cannot start the simulated GPU: {e}"),
+                // SAFETY: registering a plain function to run at exit.
+                Ok(_) => unsafe {
+                    libc::atexit(at_exit);
+                },
             }
             r
         });
@@ -76,6 +59,19 @@ fn locked<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
         eprintln!("hipscope: internal error in the HIP runtime");
         None
     })
+}
+
+/// At exit: the summary and report of a program whose device code never unregistered (one
+/// that only loaded modules); after an unregistration it does nothing.
+/// A program exiting from inside a call (a kernel fault exits 3 holding the lock) skips it.
+extern "C" fn at_exit() {
+    let _ = std::panic::catch_unwind(|| {
+        if let Ok(mut guard) = RUNTIME.try_lock() {
+            if let Some(Ok(rt)) = guard.as_mut() {
+                rt.finish();
+            }
+        }
+    });
 }
 
 /// Run an API call on the runtime. Its result becomes the last error, success included: what

@@ -5,13 +5,14 @@
 //! Configured by the environment `hipscope exec` sets: `HIPSCOPE_GPU` (a built-in name or a
 //! config file; default mi300a), `HIPSCOPE_MODE` (`functional` or `timing`; default
 //! functional), `HIPSCOPE_SEED` (the engine's interleaving seed; default 0) and
-//! `HIPSCOPE_KERNEL_TRACE` (a CSV file for one row per launch).
+//! `HIPSCOPE_KERNEL_TRACE`, `HIPSCOPE_COUNTERS` (CSV files with one row per launch) and
+//! `HIPSCOPE_REPORT` (a JSON file written at exit).
 
 use crate::abi;
 use crate::hostcall::Hostcall;
 use crate::memory::Allocations;
 use crate::timeline::{Engine, Timeline};
-use crate::trace::KernelTrace;
+use crate::trace::{CounterLog, KernelTrace};
 use hipscope_isa::codeobj::{self, CodeObject, HiddenKind, ValueKind};
 use hipscope_sim::gpus::{self, GpuConfig};
 use hipscope_sim::kernel::LoadedKernel;
@@ -47,6 +48,26 @@ pub struct KernelStats {
     pub cycles: u64,
     pub grid: [u32; 3],
     pub block: [u32; 3],
+    pub instructions: u64,
+    /// Timing mode: L2 hits and misses over its launches.
+    pub l2_hits: u64,
+    pub l2_misses: u64,
+}
+
+/// One launch, for `--report`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct LaunchRecord {
+    pub kernel: String,
+    pub stream: usize,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dynamic_lds: u32,
+    pub start_ns: f64,
+    pub end_ns: f64,
+    pub cycles: Option<u64>,
+    pub instructions: u64,
+    pub waves: u64,
+    pub counters: BTreeMap<String, u64>,
 }
 
 /// A `__device__` or `__constant__` variable the program registered: its device name and size.
@@ -73,6 +94,11 @@ pub struct Runtime {
     pub stats: BTreeMap<String, KernelStats>,
     pub timeline: Timeline,
     pub trace: Option<KernelTrace>,
+    pub counter_log: Option<CounterLog>,
+    /// `HIPSCOPE_REPORT`: where the JSON report goes at exit, and the launches it lists.
+    pub report: Option<std::path::PathBuf>,
+    pub launches: Vec<LaunchRecord>,
+    finished: bool,
     /// The hostcall buffer (device `printf`), placed at the first kernel that has one.
     hostcall: Option<Hostcall>,
     pub last_error: u32,
@@ -97,6 +123,11 @@ pub fn from_env() -> Result<Runtime, String> {
         Some(path) => Some(KernelTrace::create(path.into())?),
         None => None,
     };
+    let counter_log = match std::env::var_os("HIPSCOPE_COUNTERS") {
+        Some(path) => Some(CounterLog::create(path.into())?),
+        None => None,
+    };
+    let report = std::env::var_os("HIPSCOPE_REPORT").map(std::path::PathBuf::from);
     let mut device = Device::new(gpu.processor);
     if timing {
         device.enable_timing(&gpu)?;
@@ -115,6 +146,10 @@ pub fn from_env() -> Result<Runtime, String> {
         memory: Allocations::default(),
         stats: BTreeMap::new(),
         trace,
+        counter_log,
+        report,
+        launches: Vec::new(),
+        finished: false,
         hostcall: None,
         last_error: error::SUCCESS,
         unsupported_seen: BTreeSet::new(),
@@ -202,9 +237,33 @@ impl Runtime {
             let regs = self.code.as_ref().and_then(|c| c.kernel(name)).map(|k| &k.registers);
             t.kernel(kernel, regs, &geo, stream, start, end);
         }
+        let counters = stats.counters.as_ref().map_or_else(Vec::new, |c| c.named(kernel.family.is_rdna()));
+        let counter = |suffix: &str| counters.iter().find(|(n, _)| n.ends_with(suffix)).map_or(0, |(_, v)| *v);
+        let (hits, misses) = (counter("_HIT_sum"), counter("_MISS_sum"));
+        if let Some(log) = &mut self.counter_log {
+            log.launch(name, start, end, &counters);
+        }
+        if self.report.is_some() {
+            self.launches.push(LaunchRecord {
+                kernel: codeobj::demangle(name).unwrap_or_else(|| name.to_string()),
+                stream,
+                grid: geo.grid,
+                block: geo.block,
+                dynamic_lds: geo.dynamic_lds,
+                start_ns: start * 1e6,
+                end_ns: end * 1e6,
+                cycles: stats.cycles,
+                instructions: stats.instructions,
+                waves: stats.waves,
+                counters: counters.iter().cloned().collect(),
+            });
+        }
         let s = self.stats.entry(name.to_string()).or_default();
         s.launches += 1;
         s.cycles += cycles;
+        s.instructions += stats.instructions;
+        s.l2_hits += hits;
+        s.l2_misses += misses;
         (s.grid, s.block) = (geo.grid, geo.block);
         Ok(())
     }
@@ -226,6 +285,46 @@ impl Runtime {
         0.0
     }
 
+    /// At the end of the program (its device code unregistered, or exit for a program that
+    /// only loaded modules): the per-kernel summary and the report, once.
+    pub fn finish(&mut self) {
+        if std::mem::replace(&mut self.finished, true) {
+            return;
+        }
+        eprint!("{}", self.summary());
+        self.write_report();
+    }
+
+    /// `--report`: the GPU, the mode, every launch and the per-kernel totals, as JSON.
+    pub fn write_report(&self) {
+        let Some(path) = &self.report else { return };
+        let kernels: Vec<serde_json::Value> = self
+            .stats
+            .iter()
+            .map(|(name, s)| {
+                serde_json::json!({
+                    "kernel": codeobj::demangle(name).unwrap_or_else(|| name.clone()),
+                    "symbol": name,
+                    "launches": s.launches,
+                    "cycles": self.timing.then_some(s.cycles),
+                    "time_ms": self.timing.then(|| self.ms_of(s.cycles)),
+                    "instructions": s.instructions,
+                })
+            })
+            .collect();
+        let doc = serde_json::json!({
+            "gpu": self.gpu.name,
+            "mode": if self.timing { "timing" } else { "functional" },
+            "seed": self.seed,
+            "kernels": kernels,
+            "launches": self.launches,
+        });
+        let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        if let Err(e) = std::fs::write(path, text + "\n") {
+            eprintln!("hipscope: {}: {e}", path.display());
+        }
+    }
+
     /// Report an API the runtime lacks, once per name.
     pub fn unsupported(&mut self, name: &str) -> u32 {
         if self.unsupported_seen.insert(name.to_string()) {
@@ -239,8 +338,17 @@ impl Runtime {
         let mut out = String::new();
         for (name, s) in &self.stats {
             let shown = codeobj::demangle(name).unwrap_or_else(|| name.clone());
-            let time = if self.timing { format!(", {} cycles, {:.3} ms", s.cycles, self.ms_of(s.cycles)) } else { String::new() };
-            out.push_str(&format!("hipscope: {shown}: {} launch(es), grid {:?}, block {:?}{time}\n", s.launches, s.grid, s.block));
+            let time = if self.timing {
+                let l2 = s.l2_hits + s.l2_misses;
+                let hit = if l2 == 0 { String::new() } else { format!(", L2 hit {:.1} %", 100.0 * s.l2_hits as f64 / l2 as f64) };
+                format!(", {} cycles, {:.3} ms{hit}", s.cycles, self.ms_of(s.cycles))
+            } else {
+                String::new()
+            };
+            out.push_str(&format!(
+                "hipscope: {shown}: {} launch(es), grid {:?}, block {:?}, {} wave-instructions{time}\n",
+                s.launches, s.grid, s.block, s.instructions
+            ));
         }
         out
     }

@@ -1,7 +1,8 @@
-//! `hipscope exec --kernel-trace FILE.csv`: one row per kernel launch in the columns of
-//! rocprofv3's kernel trace (`--kernel-trace`, `kernel_trace.csv`), so scripts written for
-//! traces of a real GPU read ours. Times are nanoseconds on the simulated timeline (0 in
-//! functional mode, which has none).
+//! What `hipscope exec` writes about each launch: `--kernel-trace FILE.csv`, one row per
+//! kernel launch in the columns of rocprofv3's kernel trace (`--kernel-trace`,
+//! `kernel_trace.csv`), so scripts written for traces of a real GPU read ours; `--counters
+//! FILE.csv`, the timing model's counters per launch; `--report FILE.json`, everything at exit.
+//! Times are nanoseconds on the simulated timeline (0 in functional mode, which has none).
 
 use hipscope_isa::codeobj::{self, RegisterCounts};
 use hipscope_sim::kernel::LoadedKernel;
@@ -65,6 +66,44 @@ impl KernelTrace {
             p = d.private_segment_fixed_size,
         );
         if let Err(e) = writeln!(self.file, "{row}").and_then(|()| self.file.flush()) {
+            eprintln!("hipscope: {}: {e}", self.path.display());
+        }
+    }
+}
+
+/// `--counters FILE.csv`: per launch, its id, kernel, times and every counter of the timing
+/// model under the profiler's names (the header is written with the first row).
+pub struct CounterLog {
+    path: PathBuf,
+    file: std::io::BufWriter<std::fs::File>,
+    rows: u64,
+}
+
+impl CounterLog {
+    pub fn create(path: PathBuf) -> Result<CounterLog, String> {
+        let f = std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(CounterLog { path, file: std::io::BufWriter::new(f), rows: 0 })
+    }
+
+    pub fn launch(&mut self, kernel: &str, start_ms: f64, end_ms: f64, counters: &[(String, u64)]) {
+        let ns = |ms: f64| (ms * 1e6).round() as u64;
+        let mut text = String::new();
+        if self.rows == 0 {
+            text.push_str("Dispatch_Id,Kernel_Name,Start_Timestamp,End_Timestamp");
+            for (n, _) in counters {
+                text.push(',');
+                text.push_str(n);
+            }
+            text.push('\n');
+        }
+        self.rows += 1;
+        let name = codeobj::demangle(kernel).unwrap_or_else(|| kernel.to_string()).replace('"', "\"\"");
+        text.push_str(&format!("{},\"{name}\",{},{}", self.rows, ns(start_ms), ns(end_ms)));
+        for (_, v) in counters {
+            text.push_str(&format!(",{v}"));
+        }
+        text.push('\n');
+        if let Err(e) = self.file.write_all(text.as_bytes()).and_then(|()| self.file.flush()) {
             eprintln!("hipscope: {}: {e}", self.path.display());
         }
     }

@@ -29,6 +29,13 @@ pub struct Args {
     /// Write one row per kernel launch, in the columns of rocprofv3's kernel trace CSV.
     #[arg(long, value_name = "FILE.csv")]
     pub kernel_trace: Option<PathBuf>,
+    /// Write the timing model's counters, one row per kernel launch (timing mode).
+    #[arg(long, value_name = "FILE.csv")]
+    pub counters: Option<PathBuf>,
+    /// Write a JSON report at exit: the GPU, the mode, every launch with its times and
+    /// counters, and per-kernel totals.
+    #[arg(long, value_name = "FILE.json")]
+    pub report: Option<PathBuf>,
     /// The program and its arguments (after `--`).
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     pub command: Vec<String>,
@@ -52,6 +59,9 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     if args.mode == ModeArg::Timing && gpu.timing.is_none() {
         return Err(CliError::BadInput(format!("--gpu {}: the config has no timing section", gpu.name)));
     }
+    if args.counters.is_some() && args.mode != ModeArg::Timing {
+        return Err(CliError::BadInput("--counters: counters come from the timing model; add --mode timing".into()));
+    }
     let library = runtime_library()?;
     let dir = std::env::temp_dir().join(format!("hipscope-exec-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| CliError::BadInput(format!("{}: {e}", dir.display())))?;
@@ -73,10 +83,16 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
         .env("HIPSCOPE_GPU", &args.gpu)
         .env("HIPSCOPE_MODE", if args.mode == ModeArg::Timing { "timing" } else { "functional" })
         .env("HIPSCOPE_SEED", args.seed.to_string());
-    if let Some(trace) = &args.kernel_trace {
-        // The program may change directory: hand the library an absolute path.
-        let abs = std::path::absolute(trace).map_err(|e| CliError::BadInput(format!("--kernel-trace {}: {e}", trace.display())))?;
-        cmd.env("HIPSCOPE_KERNEL_TRACE", abs);
+    for (flag, var, path) in [
+        ("--kernel-trace", "HIPSCOPE_KERNEL_TRACE", &args.kernel_trace),
+        ("--counters", "HIPSCOPE_COUNTERS", &args.counters),
+        ("--report", "HIPSCOPE_REPORT", &args.report),
+    ] {
+        if let Some(path) = path {
+            // The program may change directory: hand the library an absolute path.
+            let abs = std::path::absolute(path).map_err(|e| CliError::BadInput(format!("{flag} {}: {e}", path.display())))?;
+            cmd.env(var, abs);
+        }
     }
     let status = cmd.status();
     let _ = std::fs::remove_dir_all(&dir);

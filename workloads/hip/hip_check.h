@@ -27,3 +27,17 @@
     fprintf(stderr, "\n");                                                               \
     exit(1);                                                                             \
   } while (0)
+
+// Checks of calls that must fail: EXPECT_ERROR-style, counting the mismatches in
+// expect_failures (a program reports them at its end) and printing one line per check.
+inline int expect_failures = 0;
+
+inline void expect(const char* what, hipError_t got, hipError_t want) {
+  if (got != want) {
+    fprintf(stderr, "FAIL %s: returned %d (%s), expected %d (%s)\n", what, (int)got,
+            hipGetErrorName(got), (int)want, hipGetErrorName(want));
+    expect_failures++;
+  } else {
+    printf("ok %s -> %s\n", what, hipGetErrorName(got));
+  }
+}

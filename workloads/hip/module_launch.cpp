@@ -6,15 +6,6 @@
 #include "hip_check.h"
 #include <string>
 
-static int failures = 0;
-
-static void expect(const char* what, hipError_t got, hipError_t want) {
-  if (got != want) {
-    fprintf(stderr, "FAIL %s: returned %d (%s), expected %d (%s)\n", what, (int)got,
-            hipGetErrorName(got), (int)want, hipGetErrorName(want));
-    failures++;
-  }
-}
 
 static bool check(const char* what, const float* y, const float* x, float a, float b, int n) {
   for (int i = 0; i < n; i++)
@@ -55,7 +46,7 @@ int main(int argc, char** argv) {
   void* params[] = {&dy, &dx, &a, &count};
   HIP_CHECK(hipModuleLaunchKernel(f, (n + 255) / 256, 1, 1, 256, 1, 1, 0, 0, params, nullptr));
   HIP_CHECK(hipMemcpy(y, dy, sizeof y, hipMemcpyDeviceToHost));
-  if (!check("kernelParams launch", y, x, a, 0.5f, n)) failures++;
+  if (!check("kernelParams launch", y, x, a, 0.5f, n)) expect_failures++;
 
   // The same kernel with its arguments packed as the kernarg segment lays them out, after
   // changing the variable through its device address.
@@ -71,19 +62,19 @@ int main(int argc, char** argv) {
   void* extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, &packed, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size, HIP_LAUNCH_PARAM_END};
   HIP_CHECK(hipModuleLaunchKernel(f, (n + 255) / 256, 1, 1, 256, 1, 1, 0, 0, nullptr, extra));
   HIP_CHECK(hipMemcpy(y, dy, sizeof y, hipMemcpyDeviceToHost));
-  if (!check("packed launch", y, x, 3.0f, -1.0f, n)) failures++;
+  if (!check("packed launch", y, x, 3.0f, -1.0f, n)) expect_failures++;
 
   size_t short_size = 8;
   void* short_extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, &packed, HIP_LAUNCH_PARAM_BUFFER_SIZE, &short_size, HIP_LAUNCH_PARAM_END};
   expect("a packed buffer too short for the arguments",
          hipModuleLaunchKernel(f, 4, 1, 1, 256, 1, 1, 0, 0, nullptr, short_extra), hipErrorInvalidValue);
   expect("an unknown function handle",
-         hipModuleLaunchKernel((hipFunction_t)&failures, 4, 1, 1, 256, 1, 1, 0, 0, params, nullptr), hipErrorInvalidResourceHandle);
+         hipModuleLaunchKernel((hipFunction_t)&expect_failures, 4, 1, 1, 256, 1, 1, 0, 0, params, nullptr), hipErrorInvalidResourceHandle);
 
   HIP_CHECK(hipFree(dx));
   HIP_CHECK(hipFree(dy));
   HIP_CHECK(hipModuleUnload(module));
-  if (failures) return 1;
+  if (expect_failures) return 1;
   printf("PASS module_launch\n");
   return 0;
 }

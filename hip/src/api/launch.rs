@@ -86,10 +86,15 @@ pub(super) fn report(result: Result<(), LaunchFailure>) -> u32 {
             error::LAUNCH_FAILURE
         }
         Err(LaunchFailure::Fault(f)) => {
-            // The real runtime aborts the process on a GPU fault: `on_runtime` does, once the
-            // runtime's lock is released.
-            crate::fault_exit_pending(f.to_string());
-            error::LAUNCH_FAILURE
+            // The real runtime aborts the process on a GPU fault. Exit at once (after the
+            // program's buffered output): exit handlers would call back into the runtime,
+            // whose lock this thread holds.
+            eprintln!("hipscope: {f}");
+            // SAFETY: flushing every C stream, then ending the process.
+            unsafe {
+                libc::fflush(std::ptr::null_mut());
+                libc::_exit(3)
+            }
         }
     }
 }

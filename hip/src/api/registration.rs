@@ -83,8 +83,7 @@ pub unsafe extern "C" fn __hipRegisterVar(
 #[no_mangle]
 pub unsafe extern "C" fn __hipUnregisterFatBinary(_modules: *mut c_void) {
     with_runtime(|rt| {
-        eprint!("{}", rt.summary());
-        rt.stats.clear();
+        rt.finish();
         error::SUCCESS
     });
 }
