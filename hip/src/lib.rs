@@ -16,6 +16,7 @@
 mod abi;
 mod api;
 mod copy_engine;
+mod heap;
 mod hostcall;
 mod memory;
 mod properties;

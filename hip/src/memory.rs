@@ -8,6 +8,7 @@
 //! kernel wrote. A host thread touching the memory *while* a kernel runs is therefore not
 //! modelled.
 
+use crate::heap::Heap;
 use crate::runtime::{error, Runtime};
 use hipscope_sim::{Device, MemoryKind};
 use std::collections::BTreeMap;
@@ -52,6 +53,8 @@ pub struct Alloc {
 #[derive(Debug, Default)]
 pub struct Allocations {
     map: BTreeMap<u64, Alloc>,
+    /// Where device memory is carved from.
+    heap: Heap,
     /// Bytes currently allocated (for `hipMemGetInfo`).
     pub in_use: u64,
 }
@@ -129,8 +132,9 @@ fn map_shared(base: u64, size: u64) -> Result<(), String> {
 }
 
 impl Runtime {
-    /// A new allocation of `bytes` (whole pages: a kernel reading a little past the requested
-    /// size reads the page's rest, as on a real GPU, instead of faulting).
+    /// A new allocation of `bytes` (whole pages). Device memory is carved from 2 MiB blocks as
+    /// ROCr does ([`Heap`]), so a kernel that accesses a little past the requested size touches
+    /// mapped memory, as on a real GPU, instead of faulting.
     pub fn malloc(&mut self, bytes: u64, kind: AllocKind) -> Result<u64, u32> {
         let size = bytes.max(1).checked_next_multiple_of(PAGE_BYTES).ok_or(error::OUT_OF_MEMORY)?;
         if size > self.free_bytes() {
@@ -141,7 +145,10 @@ impl Runtime {
             AllocKind::Managed => "hipMallocManaged",
             AllocKind::HostPinned => "hipHostMalloc",
         };
-        let base = self.device.mem.alloc(name, size as usize, kind.memory_kind());
+        let base = match kind {
+            AllocKind::Device => self.memory.heap.alloc(size, &mut self.device.mem),
+            _ => self.device.mem.alloc(name, size as usize, kind.memory_kind()),
+        };
         if kind.host_visible() {
             if let Err(e) = map_shared(base, size) {
                 eprintln!("hipscope: {name}: {e}");
@@ -171,7 +178,11 @@ impl Runtime {
             // SAFETY: our own mapping, made by `map_shared`.
             unsafe { libc::munmap(base as *mut libc::c_void, a.size as usize) };
         }
-        self.device.mem.free(base);
+        if a.kind == AllocKind::Device {
+            self.memory.heap.free(base, &mut self.device.mem);
+        } else {
+            self.device.mem.free(base);
+        }
         self.memory.in_use -= a.size;
         error::SUCCESS
     }
@@ -189,11 +200,12 @@ impl Runtime {
     /// program may copy to the address `hipGetSymbolAddress`/`hipModuleGetGlobal` gave it).
     pub fn reachable(&self, address: u64, len: u64) -> bool {
         self.memory.is_device(address, len)
-            || self
-                .device
-                .mem
-                .allocation_at(address)
-                .is_some_and(|a| a.kind == MemoryKind::Device && address.checked_add(len).is_some_and(|end| end <= a.end()))
+            || !self.memory.heap.maps(address)
+                && self
+                    .device
+                    .mem
+                    .allocation_at(address)
+                    .is_some_and(|a| a.kind == MemoryKind::Device && address.checked_add(len).is_some_and(|end| end <= a.end()))
     }
 
     /// Device memory the program may still allocate.
