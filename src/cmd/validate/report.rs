@@ -6,6 +6,7 @@ use super::output::{error_percent, status, value};
 use super::{apps, plot, Outcome};
 use hipscope_sim::validate::known::{self, Verdict};
 use hipscope_sim::validate::registry;
+use hipscope_sim::validate::Row;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -16,6 +17,24 @@ const APPS_PAGE: &str = "calibration-apps.md";
 /// Markdown table cells must not contain `|`.
 fn cell(s: &str) -> String {
     s.replace('|', "\\|")
+}
+
+/// One GPU's rows: measured, simulated, error, tolerance and verdict per metric.
+fn rows_table(s: &mut String, rows: &[(Row, Verdict)]) {
+    let _ = writeln!(s, "| case | metric | measured | simulated | error | tolerance | result |\n|---|---|---:|---:|---:|---|---|");
+    for (r, v) in rows {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            cell(&r.case),
+            cell(&r.metric),
+            value(r.measured),
+            value(r.simulated),
+            error_percent(r),
+            cell(&r.tolerance.describe(r.measured)),
+            status(r, *v)
+        );
+    }
 }
 
 fn plot_name(dataset: &str, gpu: &str, i: usize, of: usize) -> String {
@@ -72,20 +91,7 @@ fn markdown(o: &Outcome) -> String {
         let _ = writeln!(s, "## {}\n\n{}\n", d.title, d.method);
         for g in groups {
             let _ = writeln!(s, "### {}\n", g.gpu);
-            let _ = writeln!(s, "| case | metric | measured | simulated | error | tolerance | result |\n|---|---|---:|---:|---:|---|---|");
-            for (r, v) in &g.rows {
-                let _ = writeln!(
-                    s,
-                    "| {} | {} | {} | {} | {} | {} | {} |",
-                    cell(&r.case),
-                    cell(&r.metric),
-                    value(r.measured),
-                    value(r.simulated),
-                    error_percent(r),
-                    cell(&r.tolerance.describe(r.measured)),
-                    status(r, *v)
-                );
-            }
+            rows_table(&mut s, &g.rows);
             let misses: Vec<_> = g.rows.iter().filter(|(_, v)| matches!(v, Verdict::KnownMiss(_) | Verdict::Miss)).collect();
             if !misses.is_empty() {
                 let _ = writeln!(s, "\nMisses:\n");
@@ -118,20 +124,7 @@ fn markdown(o: &Outcome) -> String {
         let _ = writeln!(s, "## {}\n\n{}\n", apps::TITLE, apps::method(a));
         let _ = writeln!(s, "Every row, with its arguments, and the plot: [{APPS_PAGE}]({APPS_PAGE}).\n");
         let _ = writeln!(s, "### {}\n", g.gpu);
-        let _ = writeln!(s, "| case | metric | measured | simulated | error | tolerance | result |\n|---|---|---:|---:|---:|---|---|");
-        for (r, v) in &g.rows {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} | {} | {} | {} |",
-                cell(&r.case),
-                cell(&r.metric),
-                value(r.measured),
-                value(r.simulated),
-                error_percent(r),
-                cell(&r.tolerance.describe(r.measured)),
-                status(r, *v)
-            );
-        }
+        rows_table(&mut s, &g.rows);
         let _ = writeln!(s);
     }
     let _ = writeln!(s, "## Bars not covered by a dataset\n");
