@@ -3,6 +3,7 @@
 //! error code ROCm's runtime returns for it, the program carries on, and its kernels' results
 //! match the CPU's (the programs check them and print PASS).
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -11,7 +12,18 @@ fn program(name: &str) -> PathBuf {
 }
 
 fn exec(gpu: &str, mode: &str, program: &Path) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hipscope")).args(["exec", "--gpu", gpu, "--mode", mode, "--"]).arg(program).output().expect("hipscope runs");
+    exec_with(gpu, mode, &[], program)
+}
+
+/// `hipscope exec` with `options` (such as `--report FILE`) before the program.
+fn exec_with(gpu: &str, mode: &str, options: &[&OsStr], program: &Path) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_hipscope"))
+        .args(["exec", "--gpu", gpu, "--mode", mode])
+        .args(options)
+        .arg("--")
+        .arg(program)
+        .output()
+        .expect("hipscope runs");
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
@@ -44,14 +56,8 @@ fn the_kernel_trace_has_rocprofv3_columns_and_one_row_per_launch() {
     let dir = std::env::temp_dir().join(format!("hipscope-kernel-trace-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let csv = dir.join("kernel_trace.csv");
-    let out = Command::new(env!("CARGO_BIN_EXE_hipscope"))
-        .args(["exec", "--gpu", "mi300a", "--mode", "timing", "--kernel-trace"])
-        .arg(&csv)
-        .arg("--")
-        .arg(program("module_launch"))
-        .output()
-        .expect("hipscope runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (code, _, err) = exec_with("mi300a", "timing", &[OsStr::new("--kernel-trace"), csv.as_os_str()], &program("module_launch"));
+    assert_eq!(code, 0, "{err}");
     let text = std::fs::read_to_string(&csv).expect("the trace is written");
     let mut rows = csv::Reader::from_reader(text.as_bytes());
     let header = rows.headers().expect("a header").clone();
@@ -77,16 +83,9 @@ fn counters_and_the_report_cover_every_launch() {
     let dir = std::env::temp_dir().join(format!("hipscope-exec-report-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let (csv_path, json_path) = (dir.join("counters.csv"), dir.join("report.json"));
-    let out = Command::new(env!("CARGO_BIN_EXE_hipscope"))
-        .args(["exec", "--gpu", "mi300a", "--mode", "timing", "--counters"])
-        .arg(&csv_path)
-        .arg("--report")
-        .arg(&json_path)
-        .arg("--")
-        .arg(program("module_launch"))
-        .output()
-        .expect("hipscope runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let options = [OsStr::new("--counters"), csv_path.as_os_str(), OsStr::new("--report"), json_path.as_os_str()];
+    let (code, _, err) = exec_with("mi300a", "timing", &options, &program("module_launch"));
+    assert_eq!(code, 0, "{err}");
     let text = std::fs::read_to_string(&csv_path).expect("counters written");
     let mut rows = csv::Reader::from_reader(text.as_bytes());
     let header = rows.headers().expect("a header").clone();
