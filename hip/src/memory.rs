@@ -73,21 +73,17 @@ impl Allocations {
     }
 
     /// Before a kernel or device-side copy: what the host wrote into shared memory becomes
-    /// the simulator's. The caches drop their lines only when a byte changed, so a program
-    /// that does not touch shared memory keeps warm caches between kernels.
+    /// the simulator's. The caches drop the lines of an allocation only when a byte of it
+    /// changed, so a program that does not touch shared memory keeps warm caches between
+    /// kernels.
     pub fn host_to_device(&self, device: &mut Device) {
-        let mut flushed = false;
         for (&base, a) in self.map.iter().filter(|(_, a)| a.kind.host_visible()) {
             // SAFETY: the range is our own mapping (`map_shared`), alive until freed.
             let host = unsafe { std::slice::from_raw_parts(base as *const u8, a.size as usize) };
             if device.mem.bytes(base, a.size) == Some(host) {
                 continue;
             }
-            if !flushed {
-                device.synchronize();
-                device.reset_caches();
-                flushed = true;
-            }
+            device.invalidate_caches(base, a.size);
             // The allocation covers the range, so the write cannot miss.
             let _ = device.mem.write(base, host);
         }
@@ -232,12 +228,11 @@ impl Runtime {
     }
 
     /// Write into device-reachable memory as a copy engine does: memory, not the GPU's caches
-    /// (which drop what they held, after writing back what was dirty). Shared memory is
-    /// written on both sides.
+    /// (which drop the lines of the written range, after writing back what was dirty, and
+    /// keep the rest). Shared memory is written on both sides.
     pub fn write(&mut self, address: u64, bytes: &[u8]) -> u32 {
         self.memory.host_to_device(&mut self.device);
-        self.device.synchronize();
-        self.device.reset_caches();
+        self.device.invalidate_caches(address, bytes.len() as u64);
         if self.device.mem.write(address, bytes).is_err() {
             return error::INVALID_VALUE;
         }

@@ -126,6 +126,16 @@ impl Device {
         }
     }
 
+    /// Drop the cached lines of `[address, address + len)` from the timing model's caches after
+    /// writing their dirty bytes back ([`Device::synchronize`]): what the host or a copy engine
+    /// writes there next goes to memory, and the caches keep everything else.
+    pub fn invalidate_caches(&mut self, address: u64, len: u64) {
+        self.synchronize();
+        if let Some(t) = &mut self.timing {
+            t.ms.invalidate_range(address, address.saturating_add(len));
+        }
+    }
+
     fn env(&self, wave64: bool) -> Env {
         Env {
             decode: Ctx::new(self.processor, wave64, false),

@@ -129,6 +129,11 @@ pub struct VectorL1 {
     pub accesses_per_cycle: u32,
     /// Misses in flight at once.
     pub max_outstanding_misses: u32,
+    /// Index sets by a hash of the line number rather than its low bits (see
+    /// `memsys::Cache::hashed`), so that lanes a power-of-two pitch apart do not crowd into a
+    /// few sets. Default: low bits.
+    #[serde(default)]
+    pub hashed_sets: bool,
 }
 
 /// The L2 of one XCD.

@@ -157,7 +157,7 @@ impl MemSystem {
         let mall_channels = dram_channels;
         MemSystem {
             places,
-            l1: (0..cus).map(|_| Cache::new(l1g, true)).collect(),
+            l1: (0..cus).map(|_| Cache::new(l1g, true).hashed_if(cfg.vector_l1.hashed_sets)).collect(),
             l1_tags: vec![Pipe::default(); cus],
             l1_misses: vec![MissWindow::default(); cus],
             scalar: (0..scalars).map(|_| Cache::new(geo(&cfg.scalar_cache), true)).collect(),
@@ -225,6 +225,17 @@ impl MemSystem {
         self.read_lines.clear();
         self.line_level = None;
         self.reorder = None;
+    }
+
+    /// Drop every cached line overlapping `[start, end)` from every cache, as a copy engine
+    /// writing memory there leaves them stale (write the dirty bytes back first, e.g. with
+    /// [`MemSystem::flush_to`]). Lines elsewhere stay, so data a program copied once keeps
+    /// hitting in the L2 and MALL across its later copies and kernels. Not counted: no
+    /// instruction asked for it.
+    pub fn invalidate_range(&mut self, start: u64, end: u64) {
+        for c in self.l1.iter_mut().chain(&mut self.scalar).chain(&mut self.gl1).chain(&mut self.l2).chain(self.mall.iter_mut()) {
+            c.invalidate_range(start, end);
+        }
     }
 
     /// The seed of the next dispatch: 0 keeps requests in issue order; any other seed turns on
