@@ -276,21 +276,13 @@ impl Cache {
                 }
             }
         } else {
-            let in_range = |tag: u64| tag != 0 && (first..=last).contains(&(tag - 1));
-            if self.touched_all {
-                for s in 0..self.tags.len() {
-                    if in_range(self.tags[s]) {
-                        self.invalidate(s);
-                        dropped += 1;
-                    }
-                }
-            } else {
-                for i in 0..self.touched.len() {
-                    let s = self.touched[i] as usize;
-                    if in_range(self.tags[s]) {
-                        self.invalidate(s);
-                        dropped += 1;
-                    }
+            // Only the slots allocated since the last clear can hold a line, unless too many were.
+            for i in 0..candidates {
+                let s = if self.touched_all { i } else { self.touched[i] as usize };
+                let tag = self.tags[s];
+                if tag != 0 && (first..=last).contains(&(tag - 1)) {
+                    self.invalidate(s);
+                    dropped += 1;
                 }
             }
         }
@@ -405,10 +397,7 @@ mod tests {
     #[test]
     fn invalidate_range_drops_only_overlapping_lines() {
         for hashed in [false, true] {
-            let mut c = Cache::new(Geometry { size_bytes: 4096, line_bytes: 64, ways: 4 }, true);
-            if hashed {
-                c = c.hashed();
-            }
+            let mut c = Cache::new(Geometry { size_bytes: 4096, line_bytes: 64, ways: 4 }, true).hashed_if(hashed);
             for line in 0..32u64 {
                 c.allocate(line * 64);
             }
