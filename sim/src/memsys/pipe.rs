@@ -43,6 +43,8 @@ pub struct Pipe {
     ring: Vec<Slot>,
     /// End of the latest booking, in 1/`SUB` cycles.
     last_end: u64,
+    /// The latest slot booked: slots `SLOTS` or more behind it are past the kept horizon.
+    top_slot: u64,
     /// Total busy time, in 1/`SUB` cycles.
     busy: u64,
 }
@@ -56,7 +58,7 @@ impl Pipe {
             self.ring = vec![Slot::default(); SLOTS];
         }
         self.busy += occupancy;
-        let mut slot = at / SLOT_CYCLES;
+        let mut slot = self.first_kept(at);
         let mut left = occupancy;
         let mut start = None;
         // Full slots passed before the use starts, to point at where it found room.
@@ -94,6 +96,7 @@ impl Pipe {
                     skip_to: b.skip_to,
                 };
                 left -= take;
+                self.top_slot = self.top_slot.max(slot);
                 if left == 0 {
                     self.last_end = self.last_end.max(from + take);
                     return begin.div_ceil(SUB);
@@ -101,6 +104,17 @@ impl Pipe {
             }
             slot += 1;
         }
+    }
+
+    /// The slot of cycle `at`, or the oldest slot the ring still keeps if `at` is behind it:
+    /// every slot behind the horizon counts as full (most of their ring entries hold newer
+    /// slots by then), so a use arriving there starts at the horizon at the earliest. Going
+    /// there at once, rather than walking the ring entries one by one, keeps a pipe with a
+    /// backlog longer than the ring (a saturated DRAM channel under a streaming kernel) as
+    /// cheap to book as an idle one.
+    #[inline]
+    fn first_kept(&self, at: u64) -> u64 {
+        (at / SLOT_CYCLES).max((self.top_slot + 1).saturating_sub(SLOTS as u64))
     }
 
     /// Point full slot `full` (if the ring still holds it) at the later slot `to`.
@@ -142,7 +156,7 @@ impl Pipe {
         if self.ring.is_empty() {
             return at;
         }
-        let mut slot = at / SLOT_CYCLES;
+        let mut slot = self.first_kept(at);
         loop {
             let b = self.booked(slot);
             let from = Self::start_in(at, slot * CAPACITY, &b);
@@ -162,6 +176,7 @@ impl Pipe {
     pub fn clear(&mut self) {
         self.ring.fill(Slot::default());
         self.last_end = 0;
+        self.top_slot = 0;
         self.busy = 0;
     }
 
@@ -222,6 +237,25 @@ mod tests {
         assert_eq!(p.reserve(5, SUB), 10_000);
         assert_eq!(p.free_from(0), 10_001);
         assert_eq!(p.reserve(20_000, SUB), 20_000, "idle after the backlog");
+    }
+
+    /// A backlog many times longer than the ring: uses still queue behind it in order, and a
+    /// use arriving far behind the latest booking starts no earlier than the kept horizon.
+    #[test]
+    fn backlogs_longer_than_the_ring_queue_in_order() {
+        let mut p = Pipe::default();
+        let n = 20 * SLOTS as u64;
+        for i in 0..n {
+            assert_eq!(p.reserve(0, SLOT_CYCLES * SUB), SLOT_CYCLES * i);
+        }
+        assert_eq!(p.reserve(0, SUB), SLOT_CYCLES * n);
+        assert_eq!(p.free_from(5), SLOT_CYCLES * n + 1);
+        let mut q = Pipe::default();
+        q.reserve(0, SUB);
+        let far = 10 * SLOTS as u64 * SLOT_CYCLES;
+        q.reserve(far, SUB);
+        let horizon = far - (SLOTS as u64 - 1) * SLOT_CYCLES;
+        assert_eq!(q.reserve(0, SUB), horizon);
     }
 
     #[test]
