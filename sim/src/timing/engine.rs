@@ -12,7 +12,7 @@ use super::lds_banks;
 use super::placement::{Needs, Occupancy, Placed, Placement};
 use super::port::Port;
 use super::trace::{Access, Lane, Layout, MemUnit, Trace};
-use super::waitcnt::{Outstanding, Queue};
+use super::waitcnt::{self, Outstanding, Queue};
 use crate::counters::{Counter, Counters};
 use crate::dispatch::{create_group_waves, WaveSetup};
 use crate::engine::{fault, Dispatch, DispatchStats, EngineOptions};
@@ -434,6 +434,17 @@ impl Sim<'_, '_> {
                 return Ok(Some(ready));
             }
         }
+        // A vector memory operation whose counter is full: come back when it has room.
+        if let Class::Vmem { kind, .. } = cls {
+            let ready = tw.out.ready_at(t, &waitcnt::issue_room(self.fam, vmem_queue(self.fam, kind)));
+            if ready > t {
+                if let Some(tr) = self.trace.as_deref_mut() {
+                    tr.stall(tw.lane, "counter full", tw.w.pc, t, ready, "");
+                }
+                tw.next = ready;
+                return Ok(Some(ready));
+            }
+        }
         let core = &self.t.core;
         let interval = core.wave_issue_interval_cycles as u64;
         let cu = tw.cu;
@@ -516,11 +527,7 @@ impl Sim<'_, '_> {
             }
             Class::Vmem { kind, flat, .. } => {
                 let d = done.unwrap_or(issue);
-                let q = match kind {
-                    OpKind::Load | OpKind::Atomic { returns: true } => Queue::Load,
-                    _ if !fam.is_rdna() => Queue::Load,
-                    _ => Queue::Store,
-                };
+                let q = vmem_queue(fam, kind);
                 self.counters.inc(if kind == OpKind::Load { Counter::SqInstsVmemRd } else { Counter::SqInstsVmemWr });
                 let c = tw.out.push(fam, q, d);
                 if flat && !matches!(fam, Family::Gfx11 | Family::Gfx12) {
@@ -723,6 +730,16 @@ impl Sim<'_, '_> {
                 self.admit_on(unit, end);
             }
         }
+    }
+}
+
+/// The queue a vector memory operation counts in: GFX8/9 count loads and stores in one
+/// in-order `vmcnt`, RDNA stores (and atomics without return) in `vscnt`/`storecnt`.
+fn vmem_queue(fam: Family, kind: OpKind) -> Queue {
+    match kind {
+        OpKind::Load | OpKind::Atomic { returns: true } => Queue::Load,
+        _ if !fam.is_rdna() => Queue::Load,
+        _ => Queue::Store,
     }
 }
 

@@ -83,6 +83,20 @@ fn vm_set(f: Family) -> QueueSet {
 
 const LGKM: QueueSet = set(Queue::Lds) | set(Queue::Smem);
 
+/// The wait a vector memory operation that counts in `q` needs before it issues. A counter
+/// holds no more than its field's maximum (the widths above: 4-bit `vmcnt` on GFX8, 6-bit
+/// `vmcnt`, `vscnt`, `loadcnt` and `storecnt` from GFX9 on), so a wave with that many such
+/// operations in flight issues the next one only when the oldest has counted down. Without
+/// this, a loop of stores with no wait in it (a fill kernel) would put all its stores in
+/// flight at once.
+pub fn issue_room(f: Family, q: Queue) -> Wait {
+    let max = if f == Family::Gfx8 { 15 } else { 63 };
+    let counter = if q == Queue::Store && f.is_rdna() { set(Queue::Store) } else { vm_set(f) };
+    let mut w = Wait::default();
+    w.push(counter, max - 1, max);
+    w
+}
+
 /// The wait of `mnemonic` with immediate `simm16` on family `f`; `None` if it is no wait
 /// instruction.
 pub fn decode(f: Family, mnemonic: &str, simm16: u32) -> Option<Wait> {
@@ -131,6 +145,8 @@ pub fn decode(f: Family, mnemonic: &str, simm16: u32) -> Option<Wait> {
 #[derive(Debug, Clone, Default)]
 pub struct Outstanding {
     done: [Vec<u64>; QUEUES],
+    /// Scratch for [`Outstanding::ready_at`], kept to spare the hot loop an allocation.
+    times: Vec<u64>,
     /// Last completion of the in-order counter groups (vm: loads+stores on GFX8/9; loads;
     /// stores; LDS), so that a counter decrements in issue order.
     tail: [u64; QUEUES],
@@ -158,7 +174,7 @@ impl Outstanding {
             d.retain(|&t| t > now);
         }
         let mut ready = now;
-        let mut times: Vec<u64> = Vec::new();
+        let times = &mut self.times;
         for &(qs, limit) in &w.parts[..w.n] {
             times.clear();
             for (q, d) in self.done.iter().enumerate() {
@@ -225,6 +241,32 @@ mod tests {
         let vs0 = decode(Family::Gfx10, "s_waitcnt_vscnt", 0).unwrap();
         assert_eq!(o.ready_at(0, &vs0), 300);
         assert_eq!(o.ready_at(400, &vs0), 400);
+    }
+
+    /// A full 6-bit `vmcnt` (63 outstanding on GFX9) holds the next vector memory operation
+    /// until the oldest counts down; on GFX10+ loads and stores have counters of their own,
+    /// and GFX8's 4-bit counter fills at 15.
+    #[test]
+    fn a_full_counter_holds_the_next_issue() {
+        let mut o = Outstanding::default();
+        for i in 0..62 {
+            o.push(Family::Gfx9, Queue::Load, 100 + i);
+        }
+        assert_eq!(o.ready_at(0, &issue_room(Family::Gfx9, Queue::Load)), 0, "62 in flight: room for one more");
+        o.push(Family::Gfx9, Queue::Load, 162);
+        assert_eq!(o.ready_at(0, &issue_room(Family::Gfx9, Queue::Load)), 100);
+        assert_eq!(o.ready_at(0, &issue_room(Family::Gfx9, Queue::Store)), 100, "GFX9 stores count in vmcnt");
+        let mut o = Outstanding::default();
+        for i in 0..63 {
+            o.push(Family::Gfx11, Queue::Load, 100 + i);
+        }
+        assert_eq!(o.ready_at(0, &issue_room(Family::Gfx11, Queue::Store)), 0, "stores count in vscnt");
+        assert_eq!(o.ready_at(0, &issue_room(Family::Gfx11, Queue::Load)), 100);
+        let mut o = Outstanding::default();
+        for i in 0..15 {
+            o.push(Family::Gfx8, Queue::Load, 100 + i);
+        }
+        assert_eq!(o.ready_at(0, &issue_room(Family::Gfx8, Queue::Load)), 100);
     }
 
     #[test]
