@@ -63,5 +63,30 @@ fn functional(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, functional);
+/// Does nothing with what it is told: the cost of the observer seam itself (events built and
+/// delivered, the bulk copy paths off).
+struct Null;
+impl hipscope_sim::observe::Observer for Null {}
+
+/// The same dispatches with an observer attached that ignores every event.
+fn observed(c: &mut Criterion) {
+    let mut group = c.benchmark_group("functional-null-observer");
+    group.sample_size(10).measurement_time(Duration::from_secs(5)).warm_up_time(Duration::from_secs(1));
+    for &(what, file, gpu, key) in CASES {
+        let name = format!("{what} {key}");
+        let Ok((mut session, instructions)) = verified_session(file, gpu, key) else { continue };
+        group.throughput(Throughput::Elements(instructions));
+        group.bench_function(&name, |b| {
+            b.iter(|| {
+                let hooks = hipscope_sim::launch::Hooks { observer: Some(&mut Null), ..Default::default() };
+                if let Err(e) = session.launch_hooked(0, 0, hooks) {
+                    panic!("{name}: {e}");
+                }
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, functional, observed);
 criterion_main!(benches);

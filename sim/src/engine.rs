@@ -14,6 +14,7 @@ use crate::fault::{FaultKind, KernelFault};
 use crate::host::HostAgent;
 use crate::kernel::{CodeSlot, LoadedKernel};
 use crate::memory::Memory;
+use crate::observe::{DispatchInfo, Executed, Shared, Watched};
 use crate::progress::{self, Progress, Watch};
 use crate::wave::{Wave, WaveStatus};
 use hipscope_isa::tables::OPCODE_NAMES;
@@ -125,6 +126,19 @@ pub struct Dispatch<'a> {
 }
 
 impl Dispatch<'_> {
+    /// What observers are told of the kernel.
+    pub fn info(&self) -> DispatchInfo<'_> {
+        DispatchInfo { kernel: &self.kernel.name, grid: self.geo.grid, block: self.geo.block, wave64: self.kernel.wave64, family: self.kernel.family }
+    }
+
+    /// Addresses of the scratch backing store (empty without scratch).
+    pub fn scratch_range(&self) -> std::ops::Range<u64> {
+        let lanes = if self.kernel.wave64 { 64 } else { 32 };
+        let slots = self.resident_groups() * u64::from(self.waves_per_group());
+        let bytes = crate::scratch::store_bytes(slots, lanes, u64::from(self.scratch_per_lane));
+        self.scratch_base..self.scratch_base + if self.scratch_base == 0 { 0 } else { bytes }
+    }
+
     /// Work-groups resident at once (the residency limit, or fewer if the grid is small).
     pub fn resident_groups(&self) -> u64 {
         resident_groups(self.max_resident_groups, &self.geo)
@@ -144,15 +158,40 @@ pub fn resident_groups(max: usize, geo: &Geometry) -> u64 {
 }
 
 /// Run a dispatch to completion.
-/// `host`: the host's side of hostcall services, polled between scheduling steps.
-pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions, mut host: Option<&mut dyn HostAgent>) -> Result<DispatchStats, KernelFault> {
+/// `host`: the host's side of hostcall services, polled between scheduling steps;
+/// `observer`: told what the waves do ([`crate::observe`]).
+pub fn run(
+    d: &Dispatch,
+    env: &mut Env,
+    mem: &mut Memory,
+    opts: &EngineOptions,
+    host: Option<&mut dyn HostAgent>,
+    observer: Option<&mut dyn crate::observe::Observer>,
+) -> Result<DispatchStats, KernelFault> {
+    let Some(o) = observer else { return run_observed(d, env, mem, opts, host, None) };
+    o.dispatch_started(&d.info());
+    let shared = std::cell::RefCell::new(o);
+    let r = run_observed(d, env, mem, opts, host, Some(&shared));
+    shared.into_inner().dispatch_ended();
+    r
+}
+
+fn run_observed(
+    d: &Dispatch,
+    env: &mut Env,
+    mem: &mut Memory,
+    opts: &EngineOptions,
+    mut host: Option<&mut dyn HostAgent>,
+    obs: Option<&Shared>,
+) -> Result<DispatchStats, KernelFault> {
+    let watched = obs.map(|o| Watched { inner: None, obs: o, scratch: d.scratch_range() });
     let mut rng = StdRng::seed_from_u64(opts.seed);
     let mut stats = DispatchStats { opcode_counts: vec![0; OPCODE_NAMES.len()], ..Default::default() };
     let setup = WaveSetup { kernel: d.kernel, geo: &d.geo, rt: &d.rt, kernarg: &d.kernarg, scratch_base: d.scratch_base, scratch_per_lane: d.scratch_per_lane };
     let mut res = Residency::new(d);
     let mut prog = Progress::default();
     loop {
-        if res.admit(&setup, d, &mut stats) {
+        if res.admit(&setup, d, &mut stats, obs) {
             prog.advance(0, stats.instructions);
         }
         if res.ready.is_empty() {
@@ -168,16 +207,19 @@ pub fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions, 
         let (slot, wi) = res.ready[pick];
         let Some(group) = res.slots[slot as usize].as_mut() else { unreachable!("ready wave of an empty slot") };
         let (w, watch) = (&mut group.waves[wi as usize], &mut group.watches[wi as usize]);
-        run_wave(d, w, watch, &mut group.lds, env, mem, quantum, opts, &mut stats, &mut prog)?;
+        run_wave(d, w, watch, &mut group.lds, env, mem, quantum, opts, &mut stats, &mut prog, watched.as_ref())?;
         if w.status == WaveStatus::Done {
             stats.lds_out_of_range += w.lds_out_of_range.get();
+            if let Some(o) = obs {
+                o.borrow_mut().wave_ended(w.id, w.global_index);
+            }
         }
         if w.status != WaveStatus::Ready {
             if w.status == WaveStatus::Done {
                 prog.advance(0, stats.instructions);
             }
             res.ready.swap_remove(pick);
-            match res.settle(slot) {
+            match res.settle(slot, obs) {
                 Settled::Released => prog.advance(0, stats.instructions),
                 Settled::Retired => count_group(opts),
                 Settled::Waiting => {}
@@ -266,7 +308,7 @@ impl Residency {
     }
 
     /// Fill free slots with the next work-groups in dispatch order; whether any started.
-    fn admit(&mut self, setup: &WaveSetup, d: &Dispatch, stats: &mut DispatchStats) -> bool {
+    fn admit(&mut self, setup: &WaveSetup, d: &Dispatch, stats: &mut DispatchStats, obs: Option<&Shared>) -> bool {
         let before = self.next_group;
         while self.next_group < d.geo.group_count() {
             let Some(slot) = self.free.pop() else { break };
@@ -276,6 +318,9 @@ impl Residency {
             stats.waves += waves.len() as u64;
             stats.groups += 1;
             self.ready.extend((0..waves.len() as u32).map(|wi| (slot, wi)));
+            if let Some(o) = obs {
+                waves.iter().for_each(|w| o.borrow_mut().wave_started(w.id, w.global_index));
+            }
             let watches = vec![Watch::default(); waves.len()];
             self.slots[slot as usize] = Some(Group { waves, watches, lds: vec![0; d.lds_bytes as usize] });
             self.live += 1;
@@ -286,7 +331,7 @@ impl Residency {
 
     /// After a wave of `slot` stopped being ready: retire the group if it is done, else
     /// release its barrier if every live wave now waits at it.
-    fn settle(&mut self, slot: u32) -> Settled {
+    fn settle(&mut self, slot: u32, obs: Option<&Shared>) -> Settled {
         let Some(group) = self.slots[slot as usize].as_mut() else { return Settled::Waiting };
         if group.done() {
             if let Some(g) = self.slots[slot as usize].take() {
@@ -297,6 +342,10 @@ impl Residency {
             self.free.sort_unstable_by(|a, b| b.cmp(a));
             Settled::Retired
         } else if group.try_release_barrier() {
+            if let Some(o) = obs {
+                let released: Vec<u32> = group.waves.iter().filter(|w| w.status == WaveStatus::Ready).map(|w| w.global_index).collect();
+                o.borrow_mut().barrier_released(&released);
+            }
             self.ready.extend(group.waves.iter().enumerate().filter(|(_, w)| w.status == WaveStatus::Ready).map(|(wi, _)| (slot, wi as u32)));
             Settled::Released
         } else {
@@ -367,6 +416,7 @@ fn run_wave(
     opts: &EngineOptions,
     stats: &mut DispatchStats,
     prog: &mut Progress,
+    watched: Option<&Watched>,
 ) -> Result<(), KernelFault> {
     let code = &d.kernel.code;
     let mut idx = d.kernel.index_of(w.pc).map_err(|k| fault(d, w, k))?;
@@ -376,8 +426,20 @@ fn run_wave(
             CodeSlot::Invalid { word, .. } => return Err(fault(d, w, FaultKind::InvalidEncoding { word: *word })),
         };
         let writes = w.writes;
+        if let Some(wp) = watched {
+            wp.obs.borrow_mut().executed(&Executed {
+                wave: w.id,
+                wave_index: w.global_index,
+                pc: w.pc,
+                exec: w.exec(),
+                inst: &e.inst,
+                sem: &e.sem,
+                cycle: None,
+            });
+        }
         let flow = {
-            let mut cx = ExecCtx { wave: w, mem, port: None, lds, env };
+            let port = watched.map(|wp| wp as &dyn crate::exec::MemPort);
+            let mut cx = ExecCtx { wave: w, mem, port, lds, env };
             execute(&e.sem, &e.inst, &mut cx).map_err(|k| fault(d, w, k))?
         };
         if w.writes != writes {

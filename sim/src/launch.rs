@@ -53,6 +53,17 @@ pub enum LaunchError {
     Fault(#[from] KernelFault),
 }
 
+/// What may watch or serve a launch besides the device itself.
+#[derive(Default)]
+pub struct Hooks<'a> {
+    /// A timeline of the run (timing mode only; a functional launch has none to show).
+    pub trace: Option<&'a mut Trace>,
+    /// The host's side of the kernel's calls to it (hostcall: device `printf`).
+    pub host: Option<&'a mut dyn HostAgent>,
+    /// Told every instruction, lane access and barrier ([`crate::observe`]), in both modes.
+    pub observer: Option<&'a mut dyn crate::observe::Observer>,
+}
+
 /// A simulated device: its memory and target. Dispatches run one after another and share
 /// memory (and, in timing mode, the memory system's cache contents).
 #[derive(Debug, Clone)]
@@ -221,7 +232,7 @@ impl Device {
         opts: &EngineOptions,
         trace: Option<&mut Trace>,
     ) -> Result<DispatchStats, LaunchError> {
-        self.launch_inner(kernel, geo, args, opts, trace, None)
+        self.launch_hooked(kernel, geo, args, opts, Hooks { trace, ..Hooks::default() })
     }
 
     /// [`Device::launch`] with the host serving the kernel's calls to it while it runs
@@ -234,18 +245,19 @@ impl Device {
         opts: &EngineOptions,
         host: &mut dyn HostAgent,
     ) -> Result<DispatchStats, LaunchError> {
-        self.launch_inner(kernel, geo, args, opts, None, Some(host))
+        self.launch_hooked(kernel, geo, args, opts, Hooks { host: Some(host), ..Hooks::default() })
     }
 
-    fn launch_inner(
+    /// [`Device::launch`] with any of the [`Hooks`]: a trace, the host's services, an observer.
+    pub fn launch_hooked(
         &mut self,
         kernel: &LoadedKernel,
         geo: Geometry,
         args: &[Vec<u8>],
         opts: &EngineOptions,
-        trace: Option<&mut Trace>,
-        host: Option<&mut dyn HostAgent>,
+        hooks: Hooks,
     ) -> Result<DispatchStats, LaunchError> {
+        let Hooks { trace, host, observer } = hooks;
         let lds_bytes = check_geometry(kernel, &geo)?;
         let d = &kernel.descriptor;
         let lanes: u64 = if kernel.wave64 { 64 } else { 32 };
@@ -294,14 +306,16 @@ impl Device {
         env.scratch_per_lane = per_lane as u64;
         self.dispatches += 1;
         let stats = match &mut self.timing {
-            None => run(&dispatch, &mut env, &mut self.mem, opts, host),
-            Some(t) => timing::engine::run(&dispatch, &mut env, &mut self.mem, &mut t.ms, &t.cfg, t.compute_units, t.clock, opts, trace, host).map(|r| {
-                t.clock = r.end;
-                let mut s = r.stats;
-                s.cycles = Some(r.cycles);
-                s.counters = Some(r.counters);
-                s
-            }),
+            None => run(&dispatch, &mut env, &mut self.mem, opts, host, observer),
+            Some(t) => {
+                timing::engine::run(&dispatch, &mut env, &mut self.mem, &mut t.ms, &t.cfg, t.compute_units, t.clock, opts, trace, host, observer).map(|r| {
+                    t.clock = r.end;
+                    let mut s = r.stats;
+                    s.cycles = Some(r.cycles);
+                    s.counters = Some(r.counters);
+                    s
+                })
+            }
         };
         self.clock = env.clock;
         let stats = stats.map_err(|mut f| {

@@ -11,6 +11,7 @@
 //! * [`gpus`]: GPU configurations (built-in and from files, with timing parameters);
 //! * [`memsys`]: the timing mode's memory system (data-carrying caches, L2 channels, MALL,
 //!   DRAM); it knows nothing of instructions;
+//! * [`observe`]: the [`observe::Observer`] seam through which clients watch a run;
 //! * [`counters`]: performance counters with rocprof names;
 //! * [`spec`]: launch specs (RON) and the CPU references that check them;
 //! * `fuzzing`: one bounded launch from arbitrary bytes, for the fuzzer and the robustness test.
@@ -30,6 +31,7 @@ pub mod kernel;
 pub mod launch;
 pub mod memory;
 pub mod memsys;
+pub mod observe;
 pub mod progress;
 pub mod scopes;
 pub mod scratch;

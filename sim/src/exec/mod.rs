@@ -84,9 +84,9 @@ pub struct ExecCtx<'a> {
 pub trait MemPort {
     fn read(&self, mem: &Memory, lane: u32, address: u64, out: &mut [u8]) -> Result<(), Unmapped>;
     fn write(&self, mem: &mut Memory, lane: u32, address: u64, bytes: &[u8]) -> Result<(), Unmapped>;
-    /// A lane's LDS access (byte offset and size), for models of the LDS banks; the data itself
-    /// stays with the work-group's LDS.
-    fn lds_access(&self, _lane: u32, _offset: u32, _bytes: u32) {}
+    /// A lane's LDS access (byte offset and size), for models of the LDS banks and for
+    /// observers; the data itself stays with the work-group's LDS.
+    fn lds_access(&self, _lane: u32, _offset: u32, _bytes: u32, _dir: crate::observe::Dir) {}
 }
 
 /// Global memory as an instruction sees it: `Memory` directly, or through a [`MemPort`].

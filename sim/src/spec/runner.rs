@@ -329,10 +329,15 @@ impl Session {
 
     /// [`Session::launch`], reporting a timing run's timeline to `trace`.
     pub fn launch_traced(&mut self, i: usize, seed: u64, trace: Option<&mut Trace>) -> Result<crate::engine::DispatchStats, RunError> {
+        self.launch_hooked(i, seed, crate::launch::Hooks { trace, ..Default::default() })
+    }
+
+    /// [`Session::launch`] with a trace or an observer ([`crate::observe`]) watching.
+    pub fn launch_hooked(&mut self, i: usize, seed: u64, hooks: crate::launch::Hooks) -> Result<crate::engine::DispatchStats, RunError> {
         let at = At { file: &self.path };
         let p = self.prepared.get(i).ok_or_else(|| at.err("dispatches", format!("no dispatch {i}")))?;
         let opts = EngineOptions { seed, ..self.limits };
-        self.device.launch_traced(&p.kernel, p.geo, &p.args.bytes, &opts, trace).map_err(|e| launch_error(at, i, e, &self.placed))
+        self.device.launch_hooked(&p.kernel, p.geo, &p.args.bytes, &opts, hooks).map_err(|e| launch_error(at, i, e, &self.placed))
     }
 }
 

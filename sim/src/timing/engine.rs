@@ -16,7 +16,7 @@ use super::waitcnt::{self, Outstanding, Queue};
 use crate::counters::{Counter, Counters};
 use crate::dispatch::{create_group_waves, WaveSetup};
 use crate::engine::{fault, Dispatch, DispatchStats, EngineOptions};
-use crate::exec::{execute, Env, ExecCtx, Flow};
+use crate::exec::{execute, Env, ExecCtx, Flow, MemPort};
 use crate::fault::{FaultKind, KernelFault};
 use crate::gpus::timing::Timing;
 use crate::host::HostAgent;
@@ -24,6 +24,7 @@ use crate::kernel::CodeSlot;
 use crate::memory::Memory;
 use crate::memsys::pipe::{Pipe, SUB};
 use crate::memsys::{MemSystem, OpKind, OpSpec, Unit};
+use crate::observe::{Executed, Observer, Shared, Watched};
 use crate::progress::{self, Progress, Watch};
 use crate::wave::{Wave, WaveStatus};
 use hipscope_isa::tables::OPCODE_NAMES;
@@ -130,6 +131,9 @@ struct Sim<'a, 'm> {
     begin: u64,
     opts: EngineOptions,
     trace: Option<&'m mut Trace>,
+    obs: Option<Shared<'m>>,
+    /// The scratch backing store, for observers (accesses there are private).
+    scratch: std::ops::Range<u64>,
 }
 
 /// Run a dispatch with timing, starting at device cycle `t0` (the memory system keeps its
@@ -147,6 +151,7 @@ pub fn run(
     opts: &EngineOptions,
     mut trace: Option<&mut Trace>,
     host: Option<&mut dyn HostAgent>,
+    observer: Option<&mut dyn Observer>,
 ) -> Result<TimingResult, KernelFault> {
     let k = d.kernel;
     let lanes = if k.wave64 { 64 } else { 32 };
@@ -168,6 +173,10 @@ pub fn run(
         let layout = Layout { compute_units: cus.max(1), shader_engines: t.topology.shader_engines, xcds: t.topology.xcds, rdna: k.family.is_rdna() };
         tr.begin_dispatch(&k.name, t.clock_mhz, layout);
     }
+    let obs = observer.map(|o| {
+        o.dispatch_started(&d.info());
+        RefCell::new(o)
+    });
     let mut sim = Sim {
         d,
         t,
@@ -201,6 +210,8 @@ pub fn run(
         begin: start,
         opts: *opts,
         trace,
+        obs,
+        scratch: d.scratch_range(),
     };
     if !sim.place.fits_at_all(&needs) {
         return Err(KernelFault {
@@ -225,6 +236,9 @@ pub fn run(
     // Per shader engine, summed as the hardware counter is (vcopy on MI210: SQ_CYCLES = 8 ×
     // GRBM_GUI_ACTIVE on its 8 engines, SQ_BUSY_CYCLES below that sum).
     counters.set(Counter::SqBusyCycles, sim.engine_span.iter().filter(|s| s.1 > s.0).map(|s| s.1 - s.0).sum());
+    if let Some(o) = sim.obs {
+        o.into_inner().dispatch_ended();
+    }
     if let Some(tr) = sim.trace {
         tr.end_dispatch(t0, t0 + cycles, sim.stats.groups, sim.stats.waves);
     }
@@ -312,6 +326,9 @@ impl Sim<'_, '_> {
             let (u, s) = placed.waves.get(i).copied().unwrap_or((unit, 0));
             let (cu, simd) = self.physical(u, s as usize);
             let lane = self.trace.as_deref_mut().map_or(Lane::default(), |tr| tr.wave_started(cu, simd, at));
+            if let Some(o) = &self.obs {
+                o.borrow_mut().wave_started(w.id, w.global_index);
+            }
             let tw =
                 TWave { w, group: gid, cu, simd, idx, next: at, prio, start: at, out: Outstanding::default(), sleep_until: 0, watch: Watch::default(), lane };
             let id = match self.free_waves.pop() {
@@ -490,7 +507,25 @@ impl Sim<'_, '_> {
         self.port.lds.borrow_mut().clear();
         let writes = tw.w.writes;
         let flow = {
-            let mut cx = ExecCtx { wave: &mut tw.w, mem, port: Some(&self.port), lds: group, env };
+            let watched;
+            let port: &dyn MemPort = match &self.obs {
+                None => &self.port,
+                Some(o) => {
+                    let w = &tw.w;
+                    o.borrow_mut().executed(&Executed {
+                        wave: w.id,
+                        wave_index: w.global_index,
+                        pc: w.pc,
+                        exec: w.exec(),
+                        inst: &e.inst,
+                        sem: &e.sem,
+                        cycle: Some(issue),
+                    });
+                    watched = Watched { inner: Some(&self.port), obs: o, scratch: self.scratch.clone() };
+                    &watched
+                }
+            };
+            let mut cx = ExecCtx { wave: &mut tw.w, mem, port: Some(port), lds: group, env };
             execute(&e.sem, &e.inst, &mut cx)
         };
         let result = mem_op.map(|_| self.port.ms.borrow_mut().end(mem));
@@ -675,6 +710,7 @@ impl Sim<'_, '_> {
         let arrived = g.arrived;
         g.arrived = 0;
         g.barrier_at = 0;
+        let mut released = Vec::new();
         for &id in &g.waves {
             if let Some(w) = self.waves[id].as_mut() {
                 if w.w.status == WaveStatus::AtBarrier {
@@ -684,11 +720,17 @@ impl Sim<'_, '_> {
                         tr.stall(w.lane, "s_barrier", w.w.pc.saturating_sub(4), w.next, at, &detail);
                     }
                     w.w.status = WaveStatus::Ready;
+                    if self.obs.is_some() {
+                        released.push(w.w.global_index);
+                    }
                     w.next = at;
                     self.heap.push(Reverse((at, w.prio, id as u32)));
                     self.running += 1;
                 }
             }
+        }
+        if let Some(o) = &self.obs {
+            o.borrow_mut().barrier_released(&released);
         }
     }
 
@@ -708,6 +750,9 @@ impl Sim<'_, '_> {
         self.progress = self.progress.max(end);
         if let Some(tr) = self.trace.as_deref_mut() {
             tr.wave_ended(tw.lane, tw.w.id, tw.start, end, tw.w.instructions);
+        }
+        if let Some(o) = &self.obs {
+            o.borrow_mut().wave_ended(tw.w.id, tw.w.global_index);
         }
         self.pool.push(tw.w.vgpr);
         self.free_waves.push(id);

@@ -9,6 +9,7 @@ use super::super::vmem::fp::FpEnv;
 use super::super::ExecCtx;
 use super::{lds, DsFp, Op};
 use crate::fault::FaultKind;
+use crate::observe::Dir;
 use crate::progress::LastRead;
 use hipscope_isa::decode::Operand;
 use hipscope_isa::Family;
@@ -28,7 +29,7 @@ fn addr_of(cx: &ExecCtx, addr: Operand, lane: usize, off: u32) -> u32 {
 
 fn read(cx: &ExecCtx, lim: usize, lane: usize, at: u32, buf: &mut [u8]) -> Result<(), FaultKind> {
     if let Some(p) = cx.port {
-        p.lds_access(lane as u32, at, buf.len() as u32);
+        p.lds_access(lane as u32, at, buf.len() as u32, Dir::Read);
     }
     lds::read(cx.lds, lim, &cx.wave.lds_out_of_range, at, buf);
     cx.wave.last_read.set(Some(LastRead::new(lane as u32, true, at as u64, buf)));
@@ -37,7 +38,7 @@ fn read(cx: &ExecCtx, lim: usize, lane: usize, at: u32, buf: &mut [u8]) -> Resul
 
 fn write(cx: &mut ExecCtx, lim: usize, lane: usize, at: u32, bytes: &[u8]) -> Result<(), FaultKind> {
     if let Some(p) = cx.port {
-        p.lds_access(lane as u32, at, bytes.len() as u32);
+        p.lds_access(lane as u32, at, bytes.len() as u32, Dir::Write);
     }
     if lds::write(cx.lds, lim, &cx.wave.lds_out_of_range, at, bytes) {
         cx.wave.writes += 1;

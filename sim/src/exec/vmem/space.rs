@@ -26,6 +26,7 @@ use super::super::ds::lds;
 use super::super::ExecCtx;
 use crate::fault::FaultKind;
 use crate::memory::Unmapped;
+use crate::observe::Dir;
 use crate::progress::LastRead;
 
 /// Byte `o` of `lane`'s private memory relative to the wave's scratch base.
@@ -95,6 +96,9 @@ pub fn read(cx: &ExecCtx, t: Target, lane: usize, buf: &mut [u8]) -> Result<(), 
             Ok(())
         }
         Target::Lds(o) => {
+            if let Some(p) = cx.port {
+                p.lds_access(lane as u32, o, buf.len() as u32, Dir::Read);
+            }
             lds::read(cx.lds, cx.lds.len(), &cx.wave.lds_out_of_range, o, buf);
             cx.wave.last_read.set(Some(LastRead::new(lane as u32, true, o as u64, buf)));
             Ok(())
@@ -122,6 +126,9 @@ pub fn store(cx: &mut ExecCtx, t: Target, lane: usize, bytes: &[u8], visible: bo
             cx.write_global(lane as u32, a, bytes).map_err(mem_fault(lane))
         }
         Target::Lds(o) => {
+            if let Some(p) = cx.port {
+                p.lds_access(lane as u32, o, bytes.len() as u32, Dir::Write);
+            }
             let len = cx.lds.len();
             if lds::write(cx.lds, len, &cx.wave.lds_out_of_range, o, bytes) {
                 cx.wave.writes += 1;
