@@ -54,7 +54,7 @@ const fn bench(name: &'static str, args: &'static [&'static str], rows: &'static
 /// 128 MiB and 1 GiB) are most of this test's time, about 7 s per GPU in functional mode and
 /// 20 s in timing mode; on two cores the whole test takes about a minute.
 /// micro_membw, which also takes no size and streams 256 MiB, 512 MiB and 1 GiB through three
-/// kernels twice (about a minute per GPU in functional mode, tens of minutes of one core in
+/// kernels twice (about a minute per GPU in functional mode, 15-22 minutes of one core in
 /// timing mode), has a test of its own, ignored by default.
 ///
 /// None of the programs checks its own results (they time kernels and print the times), so
@@ -184,9 +184,9 @@ fn every_program_runs_unmodified_on_three_gpus_in_both_modes() {
 }
 
 /// `cargo test --release --test hip_exec -- --ignored`: about a minute per GPU in functional
-/// mode, tens of minutes in timing mode.
+/// mode, 15 (mi210) to 22 (rx7900xtx) minutes in timing mode.
 #[test]
-#[ignore = "micro_membw streams 1.75 GiB through three kernels twice: tens of minutes per GPU in timing mode"]
+#[ignore = "micro_membw streams 1.75 GiB through three kernels twice: 15-22 minutes per GPU in timing mode"]
 fn micro_membw_runs_on_three_gpus_in_both_modes() {
     let Some(bin) = apps() else { return };
     let failures = run_all(&bin, &[&MICRO_MEMBW]);
