@@ -12,4 +12,5 @@ pub mod hardware;
 pub mod litmus;
 pub mod lower;
 pub mod model;
+pub mod recover;
 pub mod report;

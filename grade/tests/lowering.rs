@@ -17,24 +17,18 @@
 
 use hipscope_grade::litmus::program::{Access, Order, RmwOp, Scope, Space, Spaces};
 use hipscope_grade::lower::{lower, merge_waits, show, Counter, Line, Op, Rmw, Target, Wait, CONFIGS};
-use hipscope_isa::codeobj::{self, CodeObject, Rsrc3};
+use hipscope_isa::codeobj::{self, CodeObject};
 use hipscope_isa::decode::{Decoder, Inst};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 mod isa_text;
 use isa_text::parse_wait;
+mod probes;
+use probes::op_of;
 
 fn bin_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../workloads/bin")
-}
-
-/// The target a code object's kernel was built for, from its header and kernel descriptor.
-fn target_of(co: &CodeObject, k: &codeobj::Kernel) -> Target {
-    let processor = co.target.processor;
-    let wgp_mode = k.descriptor.compute_pgm_rsrc1.wgp_mode.unwrap_or(false);
-    let tgsplit = matches!(k.descriptor.compute_pgm_rsrc3, Rsrc3::Gfx90a { tg_split: true, .. });
-    Target { processor, wave64: k.wave_size == 64, wgp_mode, tgsplit }
 }
 
 /// The normalised memory-model instructions between the kernel's two markers.
@@ -65,70 +59,6 @@ fn extract(co: &CodeObject, k: &codeobj::Kernel, t: &Target) -> Result<Vec<Line>
         }
     }
     Err(format!("kernel has {marks} marker(s), not 2"))
-}
-
-fn order(name: &str) -> Option<Order> {
-    Some(match name {
-        "relaxed" => Order::Relaxed,
-        "acquire" => Order::Acquire,
-        "release" => Order::Release,
-        "acq_rel" => Order::AcqRel,
-        "seq_cst" => Order::SeqCst,
-        _ => return None,
-    })
-}
-
-fn scope(name: &str) -> Option<Scope> {
-    Some(match name {
-        "singlethread" => Scope::WorkItem,
-        "wavefront" => Scope::Wavefront,
-        "workgroup" => Scope::Workgroup,
-        "agent" => Scope::Agent,
-        "system" => Scope::System,
-        _ => return None,
-    })
-}
-
-/// The operation a probe kernel performs, from its name (see mm_lowering.hip's header).
-fn op_of(kernel: &str) -> Option<Op> {
-    let name = kernel.strip_prefix("mm_")?;
-    match name {
-        "plain_load" => return Some(Op::Load { access: Access::Plain, space: Space::Global }),
-        "plain_store" => return Some(Op::Store { access: Access::Plain, space: Space::Global }),
-        "barrier" => return Some(Op::Barrier { spaces: Spaces::ALL }),
-        "barrier_global" => return Some(Op::Barrier { spaces: Spaces::GLOBAL }),
-        "barrier_local" => return Some(Op::Barrier { spaces: Spaces::LOCAL }),
-        _ => {}
-    }
-    let (body, sc) = name.rsplit_once("__")?;
-    let scope = scope(sc)?;
-    let (space, body) = match body.strip_prefix("lds_") {
-        Some(b) => (Space::Local, b),
-        None => (Space::Global, body),
-    };
-    // The order is the last one or two words (acq_rel, seq_cst).
-    let (kind, ord) = ["acq_rel", "seq_cst", "relaxed", "acquire", "release"]
-        .iter()
-        .find_map(|o| body.strip_suffix(o).and_then(|k| k.strip_suffix('_')).map(|k| (k, order(o).unwrap())))?;
-    let access = Access::Atomic { order: ord, scope };
-    Some(match kind {
-        "load" => Op::Load { access, space },
-        "store" => Op::Store { access, space },
-        "add" => Op::Rmw { rmw: Rmw::Op(RmwOp::Add), access, space, returns: true },
-        "add_noret" => Op::Rmw { rmw: Rmw::Op(RmwOp::Add), access, space, returns: false },
-        "xchg" => Op::Rmw { rmw: Rmw::Op(RmwOp::Exchange), access, space, returns: true },
-        "sub" => Op::Rmw { rmw: Rmw::Op(RmwOp::Sub), access, space, returns: true },
-        "and" => Op::Rmw { rmw: Rmw::Op(RmwOp::And), access, space, returns: true },
-        "or" => Op::Rmw { rmw: Rmw::Op(RmwOp::Or), access, space, returns: true },
-        "xor" => Op::Rmw { rmw: Rmw::Op(RmwOp::Xor), access, space, returns: true },
-        "min" => Op::Rmw { rmw: Rmw::Op(RmwOp::Min), access, space, returns: true },
-        "max" => Op::Rmw { rmw: Rmw::Op(RmwOp::Max), access, space, returns: true },
-        "cas" => Op::Rmw { rmw: Rmw::Cas, access, space, returns: true },
-        "fence" => Op::Fence { order: ord, scope, spaces: Spaces::ALL },
-        "fence_global" => Op::Fence { order: ord, scope, spaces: Spaces::GLOBAL },
-        "fence_local" => Op::Fence { order: ord, scope, spaces: Spaces::LOCAL },
-        _ => return None,
-    })
 }
 
 struct Diff {
@@ -164,7 +94,7 @@ fn lowering_equals_clang19() {
                 problems.push(format!("{config}: kernel {} names no operation", k.name));
                 continue;
             };
-            let target = target_of(&co, k);
+            let target = Target::of_kernel(&co, k);
             if target.config_name() != *config {
                 problems.push(format!("{config}: {} decodes as target {}", k.name, target.config_name()));
             }

@@ -53,6 +53,15 @@ impl Target {
         }
     }
 
+    /// The target a code object's kernel was built for: its processor, and the modes its
+    /// kernel descriptor records (wave size; `WGP_MODE` in COMPUTE_PGM_RSRC1 on GFX10+,
+    /// `TG_SPLIT` in COMPUTE_PGM_RSRC3 on GFX90A/GFX942).
+    pub fn of_kernel(co: &hipscope_isa::codeobj::CodeObject, k: &hipscope_isa::codeobj::Kernel) -> Target {
+        let wgp_mode = k.descriptor.compute_pgm_rsrc1.wgp_mode.unwrap_or(false);
+        let tgsplit = matches!(k.descriptor.compute_pgm_rsrc3, hipscope_isa::codeobj::Rsrc3::Gfx90a { tg_split: true, .. });
+        Target { processor: co.target.processor, wave64: k.wave_size == 64, wgp_mode, tgsplit }
+    }
+
     /// The name `workloads/build.sh` gives this build (`gfx1100-w32-wgp`, `gfx90a-tgsplit`).
     pub fn config_name(&self) -> String {
         let p = self.processor.name();
