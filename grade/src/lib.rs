@@ -6,6 +6,7 @@
 //! the hardware layer lowers the same program to AMDGPU instructions and runs it on the engine.
 //! The language layer knows nothing of the engine.
 
+pub mod dynamic;
 pub mod explain;
 pub mod fix;
 pub mod hardware;

@@ -128,7 +128,7 @@ pub struct Dispatch<'a> {
 impl Dispatch<'_> {
     /// What observers are told of the kernel.
     pub fn info(&self) -> DispatchInfo<'_> {
-        DispatchInfo { kernel: &self.kernel.name, grid: self.geo.grid, block: self.geo.block, wave64: self.kernel.wave64, family: self.kernel.family }
+        DispatchInfo { kernel: self.kernel, grid: self.geo.grid, block: self.geo.block }
     }
 
     /// Addresses of the scratch backing store (empty without scratch).

@@ -66,14 +66,14 @@ pub struct Executed<'a> {
     pub cycle: Option<u64>,
 }
 
-/// What a kernel is, for [`Observer::dispatch_started`].
+/// What a dispatch runs, for [`Observer::dispatch_started`].
 #[derive(Debug, Clone, Copy)]
 pub struct DispatchInfo<'a> {
-    pub kernel: &'a str,
+    /// The kernel: its name, target, descriptor and decoded code (what an observer needs to
+    /// read the code, e.g. to tag its atomics).
+    pub kernel: &'a crate::kernel::LoadedKernel,
     pub grid: [u32; 3],
     pub block: [u32; 3],
-    pub wave64: bool,
-    pub family: hipscope_isa::Family,
 }
 
 /// Told what a run does. Every method has an empty default, so an observer implements only

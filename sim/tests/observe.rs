@@ -39,7 +39,7 @@ struct Recorder {
 impl Observer for Recorder {
     fn dispatch_started(&mut self, d: &DispatchInfo) {
         self.dispatches += 1;
-        d.kernel.hash(&mut self.stream);
+        d.kernel.name.hash(&mut self.stream);
     }
     fn wave_started(&mut self, wave: WaveId, index: u32) {
         self.waves_started += 1;

@@ -57,9 +57,15 @@ impl Target {
     /// kernel descriptor records (wave size; `WGP_MODE` in COMPUTE_PGM_RSRC1 on GFX10+,
     /// `TG_SPLIT` in COMPUTE_PGM_RSRC3 on GFX90A/GFX942).
     pub fn of_kernel(co: &hipscope_isa::codeobj::CodeObject, k: &hipscope_isa::codeobj::Kernel) -> Target {
-        let wgp_mode = k.descriptor.compute_pgm_rsrc1.wgp_mode.unwrap_or(false);
-        let tgsplit = matches!(k.descriptor.compute_pgm_rsrc3, hipscope_isa::codeobj::Rsrc3::Gfx90a { tg_split: true, .. });
-        Target { processor: co.target.processor, wave64: k.wave_size == 64, wgp_mode, tgsplit }
+        Target::of(co.target.processor, k.wave_size == 64, &k.descriptor)
+    }
+
+    /// The target of a kernel with this descriptor, built for `processor` (see
+    /// [`Target::of_kernel`]).
+    pub fn of(processor: Processor, wave64: bool, d: &hipscope_isa::codeobj::KernelDescriptor) -> Target {
+        let wgp_mode = d.compute_pgm_rsrc1.wgp_mode.unwrap_or(false);
+        let tgsplit = matches!(d.compute_pgm_rsrc3, hipscope_isa::codeobj::Rsrc3::Gfx90a { tg_split: true, .. });
+        Target { processor, wave64, wgp_mode, tgsplit }
     }
 
     /// The name `workloads/build.sh` gives this build (`gfx1100-w32-wgp`, `gfx90a-tgsplit`).

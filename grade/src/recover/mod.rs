@@ -24,10 +24,10 @@
 mod pieces;
 mod shapes;
 
-pub use pieces::{coherence_bits, piece_of, wait_of, Kind, Piece, Where};
+pub use pieces::{coherence_bits, counter_of, maintenance_counter, piece_of, wait_of, Kind, Piece, Where};
 pub use shapes::{all_ops, shape, Catalogue, Shape};
 
-use crate::lower::{Op, Target, Wait};
+use crate::lower::{Counter, Op, Target, Wait};
 use hipscope_isa::decode::Inst;
 use std::collections::HashSet;
 
@@ -115,6 +115,20 @@ struct Seen<'s> {
     inv: &'s [usize],
     before: &'s Wait,
     after: &'s Wait,
+    /// The waits actually in the code (without the idle counters).
+    before_seen: &'s Wait,
+    after_seen: &'s Wait,
+}
+
+/// How many of the vector-memory waits `need` asks for the code really has. Only vector
+/// drains count as evidence of a release or acquire: an LDS or scalar wait before an access
+/// is as often there for a data dependency (kernel arguments, an LDS value).
+fn evidence(seen: &Wait, need: &Wait) -> usize {
+    need.0.iter().filter(|(c, v)| is_vector(*c) && seen.0.iter().any(|(sc, sv)| sc == c && sv <= v)).count()
+}
+
+fn is_vector(c: Counter) -> bool {
+    matches!(c, Counter::Vm | Counter::Vs | Counter::Load | Counter::Store)
 }
 
 /// Whether waiting for `have` also waits for everything `need` waits for.
@@ -192,6 +206,27 @@ impl<'a> Window<'a> {
         v
     }
 
+    /// A zero wait on every counter with nothing in flight at piece `upto` (as far as the
+    /// window shows: it is taken to start idle), the waits the compiler leaves out.
+    fn idle_at(&self, upto: usize) -> Wait {
+        let mut busy: Vec<Counter> = Vec::new();
+        for (_, p) in &self.pieces[..upto.min(self.pieces.len())] {
+            match p {
+                Piece::Access { kind, place, .. } => busy.push(counter_of(self.family(), *kind, *place)),
+                Piece::Maint { mnemonic, .. } => busy.extend(maintenance_counter(self.family(), mnemonic)),
+                Piece::Wait(w) => busy.retain(|c| !w.0.iter().any(|(wc, v)| wc == c && *v == 0)),
+                _ => {}
+            }
+        }
+        let mut w = Wait::default();
+        for c in [Counter::Vm, Counter::Vs, Counter::Lgkm, Counter::Exp, Counter::Load, Counter::Store, Counter::Ds, Counter::Km] {
+            if !busy.contains(&c) {
+                w.add(c, 0);
+            }
+        }
+        w
+    }
+
     fn waits(&self, range: std::ops::Range<usize>) -> Wait {
         let mut w = Wait::default();
         for (_, p) in &self.pieces[range] {
@@ -226,10 +261,14 @@ impl<'a> Window<'a> {
         };
         let wb = self.writebacks_before(prev, a);
         let inv = self.invalidates_after(end, next);
-        let before = self.waits(prev..a);
+        // Waits the compiler dropped because their counter was idle count as present.
+        let mut before = self.waits(prev..a);
+        before.merge(&self.idle_at(a));
         let after_to = inv.last().map_or(next, |&l| l);
-        let after = self.waits(end + 1..after_to);
-        let seen = Seen { want, wb: &wb, inv: &inv, before: &before, after: &after };
+        let mut after = self.waits(end + 1..after_to);
+        after.merge(&self.idle_at(after_to));
+        let (before_seen, after_seen) = (self.waits(prev..a), self.waits(end + 1..after_to));
+        let seen = Seen { want, wb: &wb, inv: &inv, before: &before, after: &after, before_seen: &before_seen, after_seen: &after_seen };
         // Waits first count: a wait the compiler dropped because its counter was idle is the
         // only reason to read without them.
         let mut best = self.best_shapes(&seen, true);
@@ -273,7 +312,7 @@ impl<'a> Window<'a> {
             if strict && !waits_present {
                 continue;
             }
-            let waits = if waits_present { s.pre_wait.0.len() + s.post_wait.0.len() } else { 0 };
+            let waits = if waits_present { evidence(seen.before_seen, &s.pre_wait) + evidence(seen.after_seen, &s.post_wait) } else { 0 };
             let score = s.pre_maint.len() + s.post_maint.len() + waits;
             if best.is_empty() || score > best_score {
                 best = vec![s];

@@ -202,3 +202,34 @@ pub fn coherence_bits(family: Family, kind: Kind, cpol: CachePolicy) -> u32 {
         Family::Gfx8 | Family::Gfx9 => c & CachePolicy::GLC,
     }
 }
+
+/// The counter an access is counted by until it completes (ISA manuals, "Data dependency
+/// resolution"): GFX6-9 count every vector access in vmcnt; GFX10/11 count stores and
+/// non-returning atomics in vscnt; GFX12 splits loads and stores; LDS is lgkmcnt / dscnt.
+pub fn counter_of(family: Family, kind: Kind, place: Where) -> Counter {
+    let stores = matches!(kind, Kind::Store | Kind::Rmw { returns: false });
+    match (place, family) {
+        (Where::Lds, Family::Gfx12) => Counter::Ds,
+        (Where::Lds, _) => Counter::Lgkm,
+        (Where::Global, Family::Gfx12) => {
+            if stores {
+                Counter::Store
+            } else {
+                Counter::Load
+            }
+        }
+        (Where::Global, Family::Gfx10 | Family::Gfx11) if stores => Counter::Vs,
+        (Where::Global, _) => Counter::Vm,
+    }
+}
+
+/// The counter a cache writeback is counted by (the release waits for it after it): GFX90A
+/// and GFX942 `buffer_wbl2` in vmcnt, GFX12 `global_wb` in storecnt; the other maintenance
+/// instructions complete before the next instruction.
+pub fn maintenance_counter(family: Family, mnemonic: &str) -> Option<Counter> {
+    match (family, mnemonic) {
+        (Family::Gfx90a | Family::Gfx940, "buffer_wbl2") => Some(Counter::Vm),
+        (Family::Gfx12, "global_wb") => Some(Counter::Store),
+        _ => None,
+    }
+}

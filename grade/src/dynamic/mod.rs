@@ -1,0 +1,625 @@
+//! Dynamic scoped race detection: vector clocks with scopes over the execution the engine
+//! runs, as an [`Observer`].
+//!
+//! Threads are lanes; clocks are kept per wave (lanes of a wave share their wave's clock and
+//! are told apart by lane masks). Happens-before comes from
+//! * program order within a lane;
+//! * barriers: a released barrier joins the clocks of the waves it released and orders every
+//!   lane of each before everything after it;
+//! * release → acquire through a location, and through fences (a release fence before a
+//!   relaxed atomic store, an acquire fence after a relaxed atomic load), when each side's
+//!   scope includes the other thread (HRF-indirect: transitivity through the joined clocks);
+//!   relaxed RMWs continue the release sequence they read from;
+//! * kernel boundaries: dispatches in one stream are ordered, so state starts afresh.
+//!
+//! Two accesses to one 4-byte granule, at least one a write, race when neither happens
+//! before the other, unless both are atomics whose scopes include each other's thread. Which
+//! accesses are atomic, and at what order and scope, is read from the code
+//! ([`crate::recover`], folded by [`interp`]). Each racing pair of instructions is reported
+//! once, with both sides and the rule broken.
+//!
+//! Limits, stated so reports can be read right: a load is taken to read the latest write in
+//! the simulated order; seq_cst is treated as acq_rel (no total order is checked); lanes of
+//! one wave synchronise with each other only through barriers.
+
+pub mod interp;
+
+use crate::litmus::program::Scope;
+use hipscope_sim::exec::Sem;
+use hipscope_sim::observe::{Access as LaneAccess, Dir, DispatchInfo, Executed, Observer, Space};
+use hipscope_sim::WaveId;
+use interp::{Atomic, Interp, KernelTags};
+use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasherDefault;
+use std::rc::Rc;
+
+/// Which rule a racing pair breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum Rule {
+    /// At least one side is not atomic and nothing orders them.
+    DataRace,
+    /// Both are atomics, but a scope does not include the other thread (a heterogeneous race).
+    ScopeRace,
+    /// Two lanes of one wave, no barrier between (lanes are threads to the memory model even
+    /// though a wave runs them in lockstep).
+    LaneRace,
+}
+
+impl Rule {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Rule::DataRace => "data race: a non-atomic access and a conflicting access with no happens-before between them",
+            Rule::ScopeRace => "heterogeneous race: both are atomic, but the scope of one does not include the other's thread",
+            Rule::LaneRace => "data race between lanes of one wave: no barrier or synchronisation orders them (the wave's lockstep execution is not an order the memory model gives)",
+        }
+    }
+}
+
+/// One side of a race.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Side {
+    #[serde(serialize_with = "ser_wave")]
+    pub wave: WaveId,
+    pub lane: u32,
+    pub pc: u64,
+    pub write: bool,
+    /// `None`: plain; else the atomic's scope.
+    pub atomic: Option<String>,
+    /// Other operations compile to the same code on this target.
+    pub shared_code: bool,
+}
+
+fn ser_wave<S: serde::Serializer>(w: &WaveId, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct;
+    let mut st = s.serialize_struct("WaveId", 2)?;
+    st.serialize_field("workgroup", &w.workgroup)?;
+    st.serialize_field("wave", &w.wave)?;
+    st.end()
+}
+
+/// A racing pair of instructions (reported once however often it races).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Race {
+    pub kernel: String,
+    pub rule: Rule,
+    pub lds: bool,
+    /// The first address it was seen on.
+    pub address: u64,
+    /// The earlier access (in the simulated order) and the later one.
+    pub first: Side,
+    pub second: Side,
+    /// Why a synchronisation between the two waves did not count, if one was attempted.
+    pub note: Option<String>,
+    /// Granules this pair raced on.
+    pub count: u64,
+}
+
+/// A recorded access.
+#[derive(Clone, Copy, Debug)]
+struct Rec {
+    wave: u32,
+    lanes: u64,
+    clock: u32,
+    pc: u64,
+    write: bool,
+    atomic: Option<Scope>,
+    shared: bool,
+}
+
+/// A release a later acquire may synchronise with.
+#[derive(Clone, Debug)]
+struct SyncRec {
+    vc: Rc<Vec<u32>>,
+    scope: Scope,
+    wave: u32,
+    pc: u64,
+}
+
+#[derive(Default)]
+struct Granule {
+    write: Option<Rec>,
+    /// Reads since `write`, sorted by wave ([`add_read`]).
+    reads: Vec<Rec>,
+    /// The release the last atomic write carries (rare: boxed to keep granules small).
+    sync: Option<Box<SyncRec>>,
+}
+
+/// Shadow memory: granules in pages of [`PAGE_GRANULES`], found through a one-page cache
+/// (accesses of one instruction are mostly within one page).
+#[derive(Default)]
+struct Shadow {
+    index: HashMap<u64, u32, BuildHasherDefault<Mix>>,
+    pages: Vec<Vec<Granule>>,
+    last: Option<(u64, u32)>,
+}
+
+const PAGE_GRANULES: u64 = 1024;
+
+impl Shadow {
+    fn get(&mut self, key: u64) -> &mut Granule {
+        let (page, slot) = (key / PAGE_GRANULES, (key % PAGE_GRANULES) as usize);
+        let i = match self.last {
+            Some((p, i)) if p == page => i,
+            _ => {
+                let next = self.pages.len() as u32;
+                let i = *self.index.entry(page).or_insert(next);
+                if i == next {
+                    self.pages.push((0..PAGE_GRANULES).map(|_| Granule::default()).collect());
+                }
+                self.last = Some((page, i));
+                i
+            }
+        };
+        &mut self.pages[i as usize][slot]
+    }
+}
+
+struct WaveState {
+    id: WaveId,
+    /// Its own clock.
+    own: u32,
+    /// The clocks of other waves it has synchronised with (by wave index; missing: 0). Its
+    /// own entry is not kept here but in `own`, so a new wave costs nothing however many
+    /// waves the dispatch has.
+    vc: Vec<u32>,
+    /// Own clock at the last barrier: accesses of other lanes of this wave stamped earlier are
+    /// ordered before everything now.
+    lane_sync: u32,
+    fence_release: Option<SyncRec>,
+    /// Releases read by relaxed atomic loads, waiting for an acquire fence.
+    pending: Vec<SyncRec>,
+    /// Synchronisations that did not count because of scope: (releasing wave, why).
+    failed: Vec<(u32, String)>,
+}
+
+/// The instruction being executed.
+struct Current {
+    wave: u32,
+    pc: u64,
+    interp: Option<Interp>,
+    scalar: bool,
+    exec: u64,
+    /// This instruction's release snapshot (taken at its first write).
+    snapshot: Option<Rc<Vec<u32>>>,
+    released: bool,
+}
+
+/// The race detector. Attach it to launches ([`hipscope_sim::launch::Hooks::observer`]);
+/// read [`Detector::races`] after.
+#[derive(Default)]
+pub struct Detector {
+    st: State,
+    shadow: Shadow,
+}
+
+/// Everything but the shadow memory (kept apart so a granule can be updated in place while
+/// the clocks are read).
+#[derive(Default)]
+struct State {
+    tags: HashMap<(String, u64), Rc<KernelTags>>,
+    kernel: Option<Rc<KernelTags>>,
+    waves: Vec<Option<WaveState>>,
+    /// The dispatch's grid in work-groups (to number LDS granules by work-group).
+    groups: [u32; 3],
+    cur: Option<Current>,
+    races: Vec<Race>,
+    index: HashMap<(String, u64, u64, Rule), usize>,
+}
+
+impl WaveState {
+    /// Its clock as a release carries it: what it knows of others, and its own clock.
+    fn snapshot(&self, me: u32) -> Vec<u32> {
+        let mut v = self.vc.clone();
+        if v.len() <= me as usize {
+            v.resize(me as usize + 1, 0);
+        }
+        v[me as usize] = self.own;
+        v
+    }
+}
+
+fn includes(scope: Scope, a: &WaveState, a_index: u32, b: &WaveState, b_index: u32) -> bool {
+    match scope {
+        Scope::WorkItem | Scope::Wavefront => a_index == b_index,
+        Scope::Workgroup => a.id.workgroup == b.id.workgroup,
+        Scope::Agent | Scope::System => true,
+    }
+}
+
+fn join(into: &mut Vec<u32>, from: &[u32]) {
+    if into.len() < from.len() {
+        into.resize(from.len(), 0);
+    }
+    for (a, &b) in into.iter_mut().zip(from) {
+        *a = (*a).max(b);
+    }
+}
+
+impl Detector {
+    pub fn new() -> Detector {
+        Detector::default()
+    }
+
+    /// Every racing pair seen so far, in the order first seen.
+    pub fn races(&self) -> &[Race] {
+        &self.st.races
+    }
+
+    /// The tags of the kernels run so far (name, recovery), for reports.
+    pub fn kernel_tags(&self) -> impl Iterator<Item = &KernelTags> {
+        self.st.tags.values().map(|t| t.as_ref())
+    }
+
+    /// One lane's access to one granule.
+    fn granule_access(&mut self, key: u64, now: Rec, lane: u32, lds: bool, address: u64) {
+        let g = self.shadow.get(key);
+        let reads: &[Rec] = if now.write { &g.reads } else { &[] };
+        for p in g.write.iter().chain(reads) {
+            if self.st.ordered(p, now.wave, lane) || now.atomic.is_some_and(|s| self.st.scopes_cover(p, now.wave, s)) {
+                continue;
+            }
+            self.st.report(p, &now, lane, lds, address);
+        }
+        if now.write {
+            g.write = Some(now);
+            g.reads.clear();
+        } else {
+            add_read(&mut g.reads, now);
+        }
+        self.st.synchronise(g, &now);
+    }
+}
+
+impl State {
+    fn wave(&self, i: u32) -> Option<&WaveState> {
+        self.waves.get(i as usize).and_then(|w| w.as_ref())
+    }
+
+    fn clock_of(&self, i: u32) -> u32 {
+        self.wave(i).map_or(0, |w| w.own)
+    }
+
+    /// Whether `p` happens before the current access by `wave`, lane `lane`.
+    fn ordered(&self, p: &Rec, wave: u32, lane: u32) -> bool {
+        let Some(w) = self.wave(wave) else { return true };
+        if p.wave == wave {
+            let others = p.lanes & !(1u64 << lane);
+            return others == 0 || p.clock < w.lane_sync;
+        }
+        w.vc.get(p.wave as usize).is_some_and(|&c| c >= p.clock)
+    }
+
+    /// Whether two atomics' scopes include each other's threads.
+    fn scopes_cover(&self, p: &Rec, wave: u32, scope: Scope) -> bool {
+        let (Some(ps), Some(a), Some(b)) = (p.atomic, self.wave(p.wave), self.wave(wave)) else { return false };
+        includes(ps, a, p.wave, b, wave) && includes(scope, b, wave, a, p.wave)
+    }
+
+    fn side(&self, r: &Rec, lane: u32) -> Side {
+        let wave = self.wave(r.wave).map_or_else(WaveId::default, |w| w.id);
+        Side { wave, lane, pc: r.pc, write: r.write, atomic: r.atomic.map(|s| format!("{s:?}").to_lowercase()), shared_code: r.shared }
+    }
+
+    fn report(&mut self, p: &Rec, now: &Rec, lane: u32, lds: bool, address: u64) {
+        let rule = if p.wave == now.wave {
+            Rule::LaneRace
+        } else if p.atomic.is_some() && now.atomic.is_some() {
+            Rule::ScopeRace
+        } else {
+            Rule::DataRace
+        };
+        let kernel = self.kernel.as_ref().map_or_else(String::new, |k| k.name.clone());
+        let key = (kernel.clone(), p.pc, now.pc, rule);
+        if let Some(&i) = self.index.get(&key) {
+            self.races[i].count += 1;
+            return;
+        }
+        let p_lane = if p.wave == now.wave { (p.lanes & !(1u64 << lane)).trailing_zeros() } else { p.lanes.trailing_zeros() };
+        let note = self.wave(now.wave).and_then(|w| w.failed.iter().find(|(from, _)| *from == p.wave)).map(|(_, why)| why.clone());
+        let race = Race { kernel, rule, lds, address, first: self.side(p, p_lane.min(63)), second: self.side(now, lane), note, count: 1 };
+        self.index.insert(key, self.races.len());
+        self.races.push(race);
+    }
+
+    /// Release and acquire effects of an atomic access on a granule.
+    fn synchronise(&mut self, g: &mut Granule, now: &Rec) {
+        let Some(Interp::Access { atomic, rmw, .. }) = self.cur.as_ref().and_then(|c| c.interp) else {
+            if now.write {
+                g.sync = None;
+            }
+            return;
+        };
+        let Some(a) = atomic else {
+            if now.write {
+                g.sync = None;
+            }
+            return;
+        };
+        if !now.write {
+            if let Some(rec) = g.sync.clone() {
+                self.acquire_from(now.wave, *rec, a);
+            }
+            return;
+        }
+        let own = self.release_record(now.wave, a);
+        g.sync = match (own, rmw, g.sync.take()) {
+            (Some(mut mine), true, Some(prev)) => {
+                // A releasing RMW: its release, and the release sequence it continues.
+                let mut vc = (*mine.vc).clone();
+                join(&mut vc, &prev.vc);
+                mine.vc = Rc::new(vc);
+                Some(Box::new(mine))
+            }
+            (Some(mine), _, _) => Some(Box::new(mine)),
+            // A relaxed RMW continues the release sequence it read from.
+            (None, true, prev) => prev,
+            (None, false, _) => None,
+        };
+    }
+
+    /// The release an atomic write by `wave` carries: its own (release order), or the last
+    /// release fence's.
+    fn release_record(&mut self, wave: u32, a: Atomic) -> Option<SyncRec> {
+        let pc = self.cur.as_ref().map_or(0, |c| c.pc);
+        if a.release {
+            let snap = match self.cur.as_mut().and_then(|c| c.snapshot.clone()) {
+                Some(s) => s,
+                None => {
+                    let s = Rc::new(self.wave(wave).map(|w| w.snapshot(wave)).unwrap_or_default());
+                    if let Some(c) = self.cur.as_mut() {
+                        c.snapshot = Some(s.clone());
+                        c.released = true;
+                    }
+                    s
+                }
+            };
+            return Some(SyncRec { vc: snap, scope: a.scope, wave, pc });
+        }
+        self.wave(wave).and_then(|w| w.fence_release.clone())
+    }
+
+    /// An atomic read by `wave` saw `rec`'s release: synchronise now (acquire) or at the next
+    /// acquire fence (relaxed), if the scopes include each other.
+    fn acquire_from(&mut self, wave: u32, rec: SyncRec, a: Atomic) {
+        if rec.wave == wave {
+            return;
+        }
+        if !a.acquire {
+            if let Some(w) = self.waves.get_mut(wave as usize).and_then(|w| w.as_mut()) {
+                if w.pending.len() < 64 {
+                    w.pending.push(rec);
+                }
+            }
+            return;
+        }
+        self.try_join(wave, rec, a.scope);
+    }
+
+    fn try_join(&mut self, wave: u32, rec: SyncRec, scope: Scope) {
+        let (Some(r), Some(w)) = (self.wave(rec.wave), self.wave(wave)) else { return };
+        let covered = includes(rec.scope, r, rec.wave, w, wave) && includes(scope, w, wave, r, rec.wave);
+        let why = (!covered).then(|| {
+            let (rs, ws) = (format!("{:?}", rec.scope).to_lowercase(), format!("{scope:?}").to_lowercase());
+            format!(
+                "the release at {:#x} ({rs} scope, {}) was read by an acquire at {ws} scope ({}), but {} does not include the other side, so they do not synchronise",
+                rec.pc,
+                r.id,
+                w.id,
+                if includes(rec.scope, r, rec.wave, w, wave) { format!("{ws} scope") } else { format!("{rs} scope") }
+            )
+        });
+        let Some(w) = self.waves.get_mut(wave as usize).and_then(|w| w.as_mut()) else { return };
+        match why {
+            None => join(&mut w.vc, &rec.vc),
+            Some(why) => {
+                if !w.failed.iter().any(|(from, _)| *from == rec.wave) {
+                    w.failed.push((rec.wave, why));
+                }
+            }
+        }
+    }
+
+    fn fence(&mut self, wave: u32, acquire: bool, release: bool, scope: Scope) {
+        if acquire {
+            let pending = self.waves.get_mut(wave as usize).and_then(|w| w.as_mut()).map(|w| std::mem::take(&mut w.pending)).unwrap_or_default();
+            for rec in pending {
+                self.try_join(wave, rec, scope);
+            }
+        }
+        if release {
+            let pc = self.cur.as_ref().map_or(0, |c| c.pc);
+            if let Some(w) = self.waves.get_mut(wave as usize).and_then(|w| w.as_mut()) {
+                w.fence_release = Some(SyncRec { vc: Rc::new(w.snapshot(wave)), scope, wave, pc });
+                w.own += 1;
+            }
+        }
+    }
+
+    /// The instruction ended: a release moves its wave's clock on.
+    fn finish_instruction(&mut self) {
+        let Some(c) = self.cur.take() else { return };
+        if c.released {
+            if let Some(w) = self.waves.get_mut(c.wave as usize).and_then(|w| w.as_mut()) {
+                w.own += 1;
+            }
+        }
+    }
+}
+
+impl Observer for Detector {
+    fn dispatch_started(&mut self, d: &DispatchInfo) {
+        let k = d.kernel;
+        let key = (k.name.clone(), k.entry);
+        let tags = self.st.tags.entry(key).or_insert_with(|| Rc::new(KernelTags::new(k))).clone();
+        self.st.kernel = Some(tags);
+        // Dispatches of one stream are ordered: nothing of an earlier one races with this one.
+        self.st.waves.clear();
+        self.shadow = Shadow::default();
+        self.st.cur = None;
+        self.st.groups = [0, 1, 2].map(|i| d.grid[i].div_ceil(d.block[i].max(1)).max(1));
+    }
+
+    fn wave_started(&mut self, id: WaveId, index: u32) {
+        let i = index as usize;
+        if self.st.waves.len() <= i {
+            self.st.waves.resize_with(i + 1, || None);
+        }
+        self.st.waves[i] = Some(WaveState { id, own: 1, vc: Vec::new(), lane_sync: 0, fence_release: None, pending: Vec::new(), failed: Vec::new() });
+    }
+
+    fn executed(&mut self, e: &Executed) {
+        self.st.finish_instruction();
+        let interp = self.st.kernel.as_ref().and_then(|k| k.at(e.pc));
+        if let Some(Interp::Fence { acquire, release, scope, .. }) = interp {
+            self.st.fence(e.wave_index, acquire, release, scope);
+        }
+        self.st.cur =
+            Some(Current { wave: e.wave_index, pc: e.pc, interp, scalar: matches!(e.sem, Sem::Smem(_)), exec: e.exec, snapshot: None, released: false });
+    }
+
+    fn access(&mut self, a: &LaneAccess) {
+        if a.space == Space::Scratch {
+            return;
+        }
+        let Some(c) = self.st.cur.as_ref() else { return };
+        let (wave, pc) = (c.wave, c.pc);
+        let (atomic, shared) = match c.interp {
+            Some(Interp::Access { atomic, shared, .. }) => (atomic, shared),
+            _ => (None, false),
+        };
+        let lanes = if c.scalar { c.exec | 1 } else { 1u64 << a.lane.min(63) };
+        let clock = self.st.clock_of(wave);
+        let now = Rec { wave, lanes, clock, pc, write: a.dir == Dir::Write, atomic: atomic.map(|x| x.scope), shared };
+        let lds = a.space == Space::Lds;
+        let group = if lds { self.st.wave(wave).map(|w| w.id.workgroup) } else { None };
+        let first = a.address >> 2;
+        let last = (a.address + u64::from(a.bytes.max(1)) - 1) >> 2;
+        for granule in first..=last {
+            let key = granule_key(granule, group, self.st.groups);
+            self.granule_access(key, now, a.lane, lds, a.address);
+        }
+    }
+
+    fn barrier_released(&mut self, waves: &[u32]) {
+        self.st.finish_instruction();
+        let mut all = Vec::new();
+        for &w in waves {
+            if let Some(s) = self.st.wave(w) {
+                join(&mut all, &s.snapshot(w));
+            }
+        }
+        for &w in waves {
+            if let Some(s) = self.st.waves.get_mut(w as usize).and_then(|s| s.as_mut()) {
+                join(&mut s.vc, &all);
+                s.own += 1;
+                s.lane_sync = s.own;
+            }
+        }
+    }
+
+    fn wave_ended(&mut self, _wave: WaveId, _index: u32) {
+        self.st.finish_instruction();
+    }
+
+    fn dispatch_ended(&mut self) {
+        self.st.finish_instruction();
+    }
+}
+
+/// The shadow key of a granule (4 bytes): global memory by address; LDS by work-group (its
+/// number in the grid) and offset, with the top bit set.
+fn granule_key(granule: u64, lds_group: Option<[u32; 3]>, groups: [u32; 3]) -> u64 {
+    match lds_group {
+        None => granule,
+        Some([x, y, z]) => {
+            let flat = u64::from(x) + u64::from(groups[0]) * (u64::from(y) + u64::from(groups[1]) * u64::from(z));
+            1 << 63 | flat << 24 | (granule & 0xff_ffff)
+        }
+    }
+}
+
+/// Record a read since the granule's last write. Reads are kept sorted by wave (found by
+/// binary search: a widely read granule, such as a kernel argument, is read by every wave),
+/// at most two per wave: a wave's newer read replaces an older one whose lanes it covers; a
+/// third is folded into the older one (its lanes added, the later clock kept: stricter, so no
+/// race is missed).
+fn add_read(reads: &mut Vec<Rec>, now: Rec) {
+    let start = reads.partition_point(|r| r.wave < now.wave);
+    let end = start + reads[start..].iter().take(2).take_while(|r| r.wave == now.wave).count();
+    let mine = start..end;
+    if let Some(i) = mine.clone().find(|&i| reads[i].clock == now.clock && reads[i].pc == now.pc) {
+        reads[i].lanes |= now.lanes;
+        return;
+    }
+    if let Some(i) = mine.clone().find(|&i| reads[i].lanes & !now.lanes == 0) {
+        reads[i] = now;
+        return;
+    }
+    if mine.len() == 2 {
+        let newer = reads[start + 1];
+        let old = &mut reads[start];
+        old.lanes |= newer.lanes;
+        old.clock = old.clock.max(newer.clock);
+        reads[start + 1] = now;
+        return;
+    }
+    reads.insert(end, now);
+}
+
+/// A multiplicative hash for the shadow's integer keys (std's SipHash costs more than the
+/// rest of an access's check).
+#[derive(Default)]
+struct Mix(u64);
+
+impl std::hash::Hasher for Mix {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (v ^ v >> 29).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// A set of races as lines of text.
+pub fn describe(races: &[Race]) -> String {
+    let mut out = String::new();
+    let mut seen = HashSet::new();
+    for r in races {
+        if !seen.insert((r.first.pc, r.second.pc, r.rule)) {
+            continue;
+        }
+        let side = |s: &Side| {
+            let what = match &s.atomic {
+                None => "plain".to_string(),
+                Some(scope) => format!("atomic, {scope} scope"),
+            };
+            format!(
+                "{} lane {} {} at {:#x} ({what}{})",
+                s.wave,
+                s.lane,
+                if s.write { "writes" } else { "reads" },
+                s.pc,
+                if s.shared_code { "; other operations compile to the same code" } else { "" }
+            )
+        };
+        out.push_str(&format!(
+            "{}: {} on {} {:#x} ({} granule(s))\n  {}\n  {}\n",
+            r.kernel,
+            r.rule.describe(),
+            if r.lds { "LDS offset" } else { "address" },
+            r.address,
+            r.count,
+            side(&r.first),
+            side(&r.second)
+        ));
+        if let Some(n) = &r.note {
+            out.push_str(&format!("  note: {n}\n"));
+        }
+    }
+    out
+}
