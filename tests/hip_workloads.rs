@@ -125,6 +125,11 @@ fn check_program(name: &str, extra: impl Fn(&Run) -> Option<String>) {
 }
 
 #[test]
+fn seed_message_passing_runs_in_both_forms() {
+    check_program("seed_mp", |_| None);
+}
+
+#[test]
 fn memset_then_vector_add() {
     check_program("memset_vadd", |_| None);
 }

@@ -22,6 +22,10 @@
 #                                           .hip_fatbin for every processor of HIP_ARCHS
 #   hip/bin/<stem>.co                       offload bundle of hip/<stem>.hip (device code only,
 #                                           every processor of HIP_ARCHS) for hipModuleLoad
+#   grading/bin/<config>/<stem>.co          coursework kernel objects (grading/*.hip) per config,
+#                                           with DWARF line tables
+#   grading/golden/<config>/<stem>.debug_line.txt  llvm-dwarfdump-19 --debug-line <stem>.co
+#                                           (gfx942 and gfx1100-w32-wgp)
 # The HIP test programs include the HIP 5.2 runtime headers, so they need the toolchain of
 # ../shared/tools/hip-toolchain/setup.sh (relative to the repository; it installs the headers and
 # device libraries and prints the compile command). HIPCXX overrides that command; without
@@ -38,6 +42,7 @@ OBJDUMP=${OBJDUMP:-llvm-objdump-19}
 READELF=${READELF:-llvm-readelf-19}
 BUNDLER=${BUNDLER:-/usr/lib/llvm-19/bin/clang-offload-bundler}
 STRIP=${STRIP:-llvm-strip-19}
+DWARFDUMP=${DWARFDUMP:-llvm-dwarfdump-19}
 HIP_TOOLCHAIN=${HIP_TOOLCHAIN:-../../shared/tools/hip-toolchain/setup.sh}
 
 LC_ALL=C
@@ -207,11 +212,18 @@ if [ -n "${HIPCXX:-}" ]; then
   mkdir -p "$OUT/hip/bin"
   offload=""
   for a in $HIP_ARCHS; do offload="$offload --offload-arch=$a"; done
+  # Device code gets line tables (`hipscope grade --exec` names source lines); debug paths
+  # are mapped so that no machine path ends up in an object: the compile directory is ".",
+  # the toolchain's header directory "hip-toolchain".
+  tools_dir=$(cd "$HERE" && cd "$(dirname "$HIP_TOOLCHAIN")" && pwd)
+  lines="-gline-tables-only -fdebug-compilation-dir=. -fdebug-prefix-map=$tools_dir=hip-toolchain"
+  device_lines=""
+  for o in $lines; do device_lines="$device_lines -Xarch_device $o"; done
   cd "$HERE/hip"
   for f in *.cpp; do
     stem=${f%.cpp}
     # shellcheck disable=SC2086
-    $HIPCXX $offload -cuid="$stem" "$f" -o "$OUT/hip/bin/$stem"
+    $HIPCXX $offload $device_lines -cuid="$stem" "$f" -o "$OUT/hip/bin/$stem"
     "$STRIP" "$OUT/hip/bin/$stem"
   done
   # hip/*.hip: device code only, one offload bundle per file (what hipModuleLoad reads).
@@ -220,6 +232,32 @@ if [ -n "${HIPCXX:-}" ]; then
     # shellcheck disable=SC2086
     $HIPCXX $offload --cuda-device-only -cuid="$stem" "$f" -o "$OUT/hip/bin/$stem.co"
   done
+  # grading/*.hip: the coursework kernels, one code object per source and config, with line
+  # tables as above.
+  cd "$HERE/grading"
+  rm -rf "$OUT/grading/bin" "$OUT/grading/golden"
+  # (HIP's headers refuse wave64 on GFX10, so the gfx1030 wave64 configs are left out.)
+  for c in $CONFIGS; do
+    name=${c%%:*}; rest=${c#*:}; cpu=${rest%%:*}; extra=$(echo "${rest#*:}" | tr ',' ' ')
+    case "$name" in gfx1030-w64-*) continue ;; esac
+    mkdir -p "$OUT/grading/bin/$name"
+    for f in *.hip; do
+      stem=${f%.hip}
+      # shellcheck disable=SC2086
+      $HIPCXX --offload-arch="$cpu" $extra --cuda-device-only --no-gpu-bundle-output -cuid="$stem" \
+        $lines -c "$f" -o "$OUT/grading/bin/$name/$stem.co"
+    done
+  done
+  # The line tables as llvm-dwarfdump-19 reads them, for two builds (the line-table reader's
+  # golden files).
+  for name in gfx942 gfx1100-w32-wgp; do
+    mkdir -p "$OUT/grading/golden/$name"
+    for f in *.hip; do
+      stem=${f%.hip}
+      (cd "$OUT/grading/bin/$name" && "$DWARFDUMP" --debug-line "$stem.co") > "$OUT/grading/golden/$name/$stem.debug_line.txt"
+    done
+  done
+  cd "$HERE"
   HIP_BUILT=1
   echo "built HIP test programs"
 else
@@ -229,7 +267,7 @@ fi
 if [ "$VERIFY" = 1 ]; then
   status=0
   dirs="bin golden"
-  if [ "$HIP_BUILT" = 1 ]; then dirs="$dirs hip/bin"; fi
+  if [ "$HIP_BUILT" = 1 ]; then dirs="$dirs hip/bin grading/bin grading/golden"; fi
   for d in $dirs; do
     if ! diff -r "$HERE/$d" "$OUT/$d" > "$TMP/diff.txt" 2>&1; then
       echo "MISMATCH in $d/:" >&2

@@ -15,3 +15,4 @@ pub mod lower;
 pub mod model;
 pub mod recover;
 pub mod report;
+pub mod runs;

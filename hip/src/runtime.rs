@@ -13,9 +13,12 @@ use crate::hostcall::Hostcall;
 use crate::memory::Allocations;
 use crate::timeline::{Engine, Timeline};
 use crate::trace::{CounterLog, KernelTrace};
+use hipscope_grade::dynamic::Detector;
+use hipscope_grade::runs::KernelGrade;
 use hipscope_isa::codeobj::{self, CodeObject, HiddenKind, ValueKind};
 use hipscope_sim::gpus::{self, GpuConfig};
 use hipscope_sim::kernel::LoadedKernel;
+use hipscope_sim::launch::Hooks;
 use hipscope_sim::{Device, EngineOptions, Geometry, KernelFault, LaunchError};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -98,12 +101,21 @@ pub struct Runtime {
     /// `HIPSCOPE_REPORT`: where the JSON report goes at exit, and the launches it lists.
     pub report: Option<std::path::PathBuf>,
     pub launches: Vec<LaunchRecord>,
+    /// `HIPSCOPE_RACES`: race detection on every launch (`hipscope grade --exec`), and
+    /// where the per-kernel findings go at exit.
+    pub races: Option<RaceLog>,
     finished: bool,
     /// The hostcall buffer (device `printf`), placed at the first kernel that has one.
     hostcall: Option<Hostcall>,
     pub last_error: u32,
     /// APIs already reported as not supported (each is reported once).
     pub unsupported_seen: BTreeSet<String>,
+}
+
+/// Race detection across a program's launches, per kernel symbol.
+pub struct RaceLog {
+    pub path: std::path::PathBuf,
+    pub kernels: BTreeMap<String, KernelGrade>,
 }
 
 /// The runtime for the GPU and mode the environment names; the error says what is wrong.
@@ -128,6 +140,7 @@ pub fn from_env() -> Result<Runtime, String> {
         None => None,
     };
     let report = std::env::var_os("HIPSCOPE_REPORT").map(std::path::PathBuf::from);
+    let races = std::env::var_os("HIPSCOPE_RACES").map(|p| RaceLog { path: p.into(), kernels: BTreeMap::new() });
     let mut device = Device::new(gpu.processor);
     if timing {
         device.enable_timing(&gpu)?;
@@ -149,6 +162,7 @@ pub fn from_env() -> Result<Runtime, String> {
         counter_log,
         report,
         launches: Vec::new(),
+        races,
         finished: false,
         hostcall: None,
         last_error: error::SUCCESS,
@@ -219,12 +233,25 @@ impl Runtime {
         let opts = EngineOptions { seed: self.seed, ..EngineOptions::default() };
         let kernel = self.loaded.get(name).ok_or(LaunchFailure::UnknownFunction)?;
         let wants_hostcall = kernel.kernarg.as_ref().is_some_and(|l| l.args.iter().any(|a| a.value_kind == ValueKind::Hidden(HiddenKind::HostcallBuffer)));
-        let result = if wants_hostcall {
-            let host = self.hostcall.get_or_insert_with(|| Hostcall::new(&mut self.device.mem));
-            self.device.launch_with_host(kernel, geo, values, &opts, host)
-        } else {
-            self.device.launch(kernel, geo, values, &opts)
+        let mut detector = self.races.as_ref().map(|_| Detector::new());
+        let host = if wants_hostcall { Some(self.hostcall.get_or_insert_with(|| Hostcall::new(&mut self.device.mem))) } else { None };
+        let hooks = Hooks {
+            host: host.map(|h| h as &mut dyn hipscope_sim::host::HostAgent),
+            observer: detector.as_mut().map(|d| d as &mut dyn hipscope_sim::observe::Observer),
+            ..Hooks::default()
         };
+        let result = self.device.launch_hooked(kernel, geo, values, &opts, hooks);
+        if let (Some(log), Some(det)) = (&mut self.races, &detector) {
+            let lines = self.code.as_ref().map(|c| &c.lines);
+            let default = Default::default();
+            let target = self.gpu.name.clone();
+            log.kernels.entry(name.to_string()).or_insert_with(|| KernelGrade::new(kernel, &target)).add_launch(
+                det,
+                kernel,
+                lines.unwrap_or(&default),
+                self.seed,
+            );
+        }
         let stats = result.map_err(|e| match e {
             LaunchError::Fault(f) => LaunchFailure::Fault(f),
             other => LaunchFailure::Setup(other.to_string()),
@@ -292,6 +319,17 @@ impl Runtime {
         }
         eprint!("{}", self.summary());
         self.write_report();
+        self.write_races();
+    }
+
+    /// `hipscope grade --exec`: every launched kernel's findings, as JSON.
+    fn write_races(&self) {
+        let Some(log) = &self.races else { return };
+        let grades: Vec<&KernelGrade> = log.kernels.values().collect();
+        let text = serde_json::to_string(&grades).unwrap_or_default();
+        if let Err(e) = std::fs::write(&log.path, text) {
+            eprintln!("hipscope: {}: {e}", log.path.display());
+        }
     }
 
     /// `--report`: the GPU, the mode, every launch and the per-kernel totals, as JSON.

@@ -38,6 +38,9 @@ pub struct LoadedKernel {
     pub family: Family,
     pub wave64: bool,
     pub entry: u64,
+    /// Where the kernel's own code ends: its symbol's size, else its section's end (a section
+    /// holds every kernel of the object and the functions they call).
+    pub code_end: u64,
     pub descriptor: KernelDescriptor,
     pub initial_sgprs: InitialSgprs,
     pub kernarg: Option<KernargLayout>,
@@ -152,6 +155,11 @@ impl LoadedKernel {
             family: co.target.processor.family(),
             wave64,
             entry: k.entry_address,
+            code_end: co
+                .code_symbols
+                .iter()
+                .find(|s| s.address == k.entry_address && s.size > 0)
+                .map_or(section.address + section.bytes.len() as u64, |s| s.address + s.size),
             descriptor: k.descriptor,
             initial_sgprs: k.initial_sgprs.clone(),
             kernarg: k.kernarg().cloned(),
@@ -174,6 +182,7 @@ impl LoadedKernel {
             family: raw.processor.family(),
             wave64: raw.wave64,
             entry: raw.entry,
+            code_end: raw.entry + raw.code.len() as u64,
             descriptor: raw.descriptor,
             initial_sgprs: InitialSgprs::from_descriptor(&raw.descriptor),
             kernarg: None,

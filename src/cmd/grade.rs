@@ -34,8 +34,28 @@ pub enum Expect {
 pub struct Args {
     /// Litmus files (Dartagnan OpenCL/PTX/Vulkan, herd LISA, or the HIP dialect), or
     /// directories searched for `*.litmus`.
-    #[arg(required = true)]
+    #[arg(required_unless_present_any = ["spec", "exec"])]
     pub inputs: Vec<PathBuf>,
+    /// Grade compiled kernels instead: every dispatch of this launch spec, each run
+    /// `--runs` times from fresh buffers with scoped race detection.
+    #[arg(long, value_name = "SPEC.ron", conflicts_with_all = ["inputs", "exec"])]
+    pub spec: Option<PathBuf>,
+    /// Grade a HIP program: run it (the command after `--`) `--runs` times with hipscope's
+    /// HIP runtime, race detection on every kernel it launches.
+    #[arg(long, requires = "command", conflicts_with = "inputs")]
+    pub exec: bool,
+    /// `--spec`: the code object of the spec to run (a key of its `code_objects`).
+    #[arg(long, value_name = "KEY")]
+    pub code_object: Option<String>,
+    /// `--spec` / `--exec`: only kernels whose name contains this.
+    #[arg(long, value_name = "NAME")]
+    pub only: Option<String>,
+    /// `--spec` / `--exec`: run the timing model (caches, queues) instead of the functional one.
+    #[arg(long)]
+    pub timing: bool,
+    /// `--exec`: the program and its arguments.
+    #[arg(last = true, value_name = "PROGRAM ARGS")]
+    pub command: Vec<String>,
     /// The memory model to grade under.
     #[arg(long, value_enum, default_value = "hip")]
     pub model: ModelArg,
@@ -61,9 +81,10 @@ pub struct Args {
     /// RDNA GPUs: run the code built for CU or WGP mode (default: the GPU's own mode).
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
-    /// Seeded runs per GPU.
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
-    pub runs: u64,
+    /// Seeded runs per GPU (litmus tests: default 1000), or per kernel / program (`--spec`,
+    /// `--exec`: default 8).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub runs: Option<u64>,
     /// First seed (runs use seed, seed+1, …); replay a run with `--seed S --runs 1`.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub seed: u64,
@@ -114,6 +135,12 @@ fn isa_targets(list: &str) -> Result<Vec<hipscope_grade::lower::Target>, CliErro
 }
 
 pub fn run(args: &Args) -> Result<ExitCode, CliError> {
+    if let Some(spec) = &args.spec {
+        return super::grade_code::run_spec(args, spec);
+    }
+    if args.exec {
+        return super::grade_code::run_exec(args);
+    }
     let model = match args.model {
         ModelArg::Hip => Model::Hip,
         ModelArg::Hsa => Model::Hsa,
@@ -121,7 +148,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     };
     let targets = isa_targets(&args.isa)?;
     let gpus = gpus(args)?;
-    let runs = hipscope_grade::hardware::Runs { count: args.runs, seed: args.seed, one_xcd: args.one_xcd };
+    let runs = hipscope_grade::hardware::Runs { count: args.runs.unwrap_or(1000), seed: args.seed, one_xcd: args.one_xcd };
     let files = collect(&args.inputs)?;
     if let Some(dir) = &args.dot {
         std::fs::create_dir_all(dir).map_err(|e| CliError::BadInput(format!("--dot {}: cannot create: {e}", dir.display())))?;

@@ -6,6 +6,7 @@ pub mod disasm;
 pub mod exec;
 pub mod gpus;
 pub mod grade;
+pub mod grade_code;
 pub mod info;
 pub mod run;
 pub mod scopes;

@@ -4,11 +4,15 @@
 //! Where a target compiles several operations to the same code, the detector must pick one:
 //! * an access with a plain reading is plain (a non-atomic access is the common case, and
 //!   calling it atomic would hide races); its report says which atomics share its code;
-//! * of atomic readings, the strongest order and the widest scope count (the code is the same,
-//!   so the hardware cannot do less for one than for the other).
+//!   a plain access that is also a work-group-scope atomic's code is marked so (`maybe`);
+//! * of atomic readings, the widest scope counts for atomicity, and for acquire and release
+//!   the widest scope at which some reading has them (the code is the same, so the hardware
+//!   cannot do less for one than for the other);
+//! * where a work-group-scope fence compiles to waits only, an atomic is read as if that fence
+//!   stood next to it ([`FreeFences`]).
 
 use crate::litmus::program::{Access, Order, Scope, Spaces};
-use crate::lower::{Op, Target};
+use crate::lower::{lower, Line, Op, Target};
 use crate::recover::{recover, Recovery, What};
 use hipscope_sim::kernel::{CodeSlot, LoadedKernel};
 use std::collections::HashMap;
@@ -16,18 +20,27 @@ use std::collections::HashMap;
 /// An atomic access's synchronisation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Atomic {
-    pub acquire: bool,
-    pub release: bool,
+    /// The widest scope of atomicity among its readings.
     pub scope: Scope,
+    /// The widest scope at which some reading acquires (`None`: relaxed only).
+    pub acquire: Option<Scope>,
+    /// The widest scope at which some reading releases.
+    pub release: Option<Scope>,
+    /// Some reading is a work-group-scope atomic although `scope` is wider: the code cannot
+    /// tell a work-group-scope atomic from a wider one here (reports say so).
+    pub narrow: bool,
 }
 
 /// One instruction's meaning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Interp {
     /// An access; `atomic: None` is a plain access. `shared`: other operations compile to the
-    /// same code on this target (reports say so). `rmw`: a read-modify-write.
+    /// same code on this target (reports say so). `rmw`: a read-modify-write. `maybe`: a plain
+    /// access whose code is also a work-group-scope atomic's: it does not race with an atomic
+    /// of its own work-group, and synchronises as that atomic would.
     Access {
         atomic: Option<Atomic>,
+        maybe: Option<Atomic>,
         shared: bool,
         rmw: bool,
     },
@@ -52,7 +65,8 @@ impl KernelTags {
         let target = Target::of(k.processor, k.wave64, &k.descriptor);
         let code = k.code.iter().filter_map(|s| if let CodeSlot::Inst(e) = s { Some(&e.inst) } else { None });
         let recovery = recover(code, &target);
-        let by_pc = recovery.ops.iter().filter_map(|r| interpret(r.what, &r.readings).map(|i| (r.pc, i))).collect();
+        let free = FreeFences::of(&target);
+        let by_pc = recovery.ops.iter().filter_map(|r| interpret(r.what, &r.readings, free).map(|i| (r.pc, i))).collect();
         KernelTags { name: k.name.clone(), target, recovery, by_pc }
     }
 
@@ -63,12 +77,51 @@ impl KernelTags {
     }
 }
 
-fn widest(scopes: impl Iterator<Item = Scope>) -> Option<Scope> {
-    scopes.max()
+/// Which work-group-scope fences compile to no instruction but waits on a target. Where one
+/// does, the code cannot show whether it is there, so every atomic access is read as if it
+/// had it next to it (an acquire fence after a load, a release fence before a store): the
+/// hardware cannot do less for one than for the other.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FreeFences {
+    pub acquire: bool,
+    pub release: bool,
+}
+
+impl FreeFences {
+    pub fn of(target: &Target) -> FreeFences {
+        let free = |order| {
+            let op = Op::Fence { order, scope: Scope::Workgroup, spaces: Spaces { global: true, local: false } };
+            lower(&op, target).iter().all(|l| matches!(l, Line::Wait(_)))
+        };
+        FreeFences { acquire: free(Order::Acquire), release: free(Order::Release) }
+    }
+}
+
+/// The widest scope at which one of `accesses` has an order satisfying `has`.
+fn widest_with(accesses: &[Access], has: impl Fn(Order) -> bool) -> Option<Scope> {
+    accesses.iter().filter_map(|a| if let Access::Atomic { order, scope } = a { has(*order).then_some(*scope) } else { None }).max()
+}
+
+/// Fold the atomic readings of an access into one [`Atomic`] (`None` if there are none).
+fn fold_atomic(accesses: &[Access], kind: crate::recover::Kind, free: FreeFences) -> Option<Atomic> {
+    use crate::recover::Kind;
+    let scope = widest_with(accesses, |_| true)?;
+    let mut acquire = widest_with(accesses, Order::acquires);
+    let mut release = widest_with(accesses, Order::releases);
+    let reads = matches!(kind, Kind::Load | Kind::Rmw { .. });
+    let writes = matches!(kind, Kind::Store | Kind::Rmw { .. });
+    if free.acquire && reads {
+        acquire = acquire.max(Some(Scope::Workgroup));
+    }
+    if free.release && writes {
+        release = release.max(Some(Scope::Workgroup));
+    }
+    let narrow = scope > Scope::Workgroup && accesses.iter().any(|a| matches!(a, Access::Atomic { scope: Scope::Workgroup, .. }));
+    Some(Atomic { scope, acquire, release, narrow })
 }
 
 /// Fold readings into one interpretation (barriers are seen by the engine, not read here).
-fn interpret(what: What, readings: &[Op]) -> Option<Interp> {
+fn interpret(what: What, readings: &[Op], free: FreeFences) -> Option<Interp> {
     match what {
         What::Barrier => None,
         What::Access { kind, .. } => {
@@ -80,14 +133,27 @@ fn interpret(what: What, readings: &[Op]) -> Option<Interp> {
                     _ => None,
                 })
                 .collect();
-            let shared = accesses.len() > 1;
+            // Code shared with another scope that matters (wavefront-scope atomics are the bare
+            // instruction everywhere, so they are left out).
+            let mut scopes: Vec<Option<Scope>> = accesses
+                .iter()
+                .filter_map(|a| match a {
+                    Access::Plain => Some(None),
+                    Access::Atomic { scope, .. } if *scope >= Scope::Workgroup => Some(Some(*scope)),
+                    Access::Atomic { .. } => None,
+                })
+                .collect();
+            scopes.sort();
+            scopes.dedup();
+            let shared = scopes.len() > 1;
             if accesses.contains(&Access::Plain) {
-                return Some(Interp::Access { atomic: None, shared, rmw });
+                // The work-group-scope atomics this code also is (wavefront-scope atomics are
+                // the bare instruction everywhere, so every plain access is one of those).
+                let wg: Vec<Access> = accesses.iter().copied().filter(|a| matches!(a, Access::Atomic { scope: Scope::Workgroup, .. })).collect();
+                let maybe = fold_atomic(&wg, kind, free);
+                return Some(Interp::Access { atomic: None, maybe, shared, rmw });
             }
-            let orders = || accesses.iter().filter_map(|a| if let Access::Atomic { order, .. } = a { Some(*order) } else { None });
-            let scope = widest(accesses.iter().filter_map(|a| if let Access::Atomic { scope, .. } = a { Some(*scope) } else { None }))?;
-            let atomic = Atomic { acquire: orders().any(Order::acquires), release: orders().any(Order::releases), scope };
-            Some(Interp::Access { atomic: Some(atomic), shared, rmw })
+            Some(Interp::Access { atomic: Some(fold_atomic(&accesses, kind, free)?), maybe: None, shared, rmw })
         }
         What::Fence => {
             let mut acquire = false;

@@ -34,7 +34,7 @@ use std::hash::BuildHasherDefault;
 use std::rc::Rc;
 
 /// Which rule a racing pair breaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Rule {
     /// At least one side is not atomic and nothing orders them.
     DataRace,
@@ -56,29 +56,42 @@ impl Rule {
 }
 
 /// One side of a race.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Side {
-    #[serde(serialize_with = "ser_wave")]
+    #[serde(with = "wave_id")]
     pub wave: WaveId,
     pub lane: u32,
     pub pc: u64,
     pub write: bool,
     /// `None`: plain; else the atomic's scope.
     pub atomic: Option<String>,
-    /// Other operations compile to the same code on this target.
+    /// Operations of another scope (or plain and atomic) compile to the same code here.
     pub shared_code: bool,
 }
 
-fn ser_wave<S: serde::Serializer>(w: &WaveId, s: S) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeStruct;
-    let mut st = s.serialize_struct("WaveId", 2)?;
-    st.serialize_field("workgroup", &w.workgroup)?;
-    st.serialize_field("wave", &w.wave)?;
-    st.end()
+/// A wave's id as `{"workgroup": [x, y, z], "wave": n}` (reports are read back by `grade --exec`).
+mod wave_id {
+    use hipscope_sim::WaveId;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    struct Plain {
+        workgroup: [u32; 3],
+        wave: u32,
+    }
+
+    pub fn serialize<S: Serializer>(w: &WaveId, s: S) -> Result<S::Ok, S::Error> {
+        Plain { workgroup: w.workgroup, wave: w.wave }.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<WaveId, D::Error> {
+        let p = Plain::deserialize(d)?;
+        Ok(WaveId { workgroup: p.workgroup, wave: p.wave })
+    }
 }
 
 /// A racing pair of instructions (reported once however often it races).
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Race {
     pub kernel: String,
     pub rule: Rule,
@@ -103,6 +116,10 @@ struct Rec {
     pc: u64,
     write: bool,
     atomic: Option<Scope>,
+    /// A plain access whose code is also a work-group-scope atomic's ([`Interp::Access`]).
+    maybe: Option<Scope>,
+    /// An atomic whose code is also a work-group-scope atomic's.
+    narrow: bool,
     shared: bool,
 }
 
@@ -113,6 +130,18 @@ struct SyncRec {
     scope: Scope,
     wave: u32,
     pc: u64,
+    /// The releasing code is also a work-group-scope release's.
+    narrow: bool,
+}
+
+/// Where the code cannot decide: a pair that is race-free only if an atomic written with a
+/// scope the code does not show is wider than work-group scope.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Ambiguity {
+    pub kernel: String,
+    pub first_pc: u64,
+    pub second_pc: u64,
+    pub what: String,
 }
 
 #[derive(Default)]
@@ -204,6 +233,7 @@ struct State {
     cur: Option<Current>,
     races: Vec<Race>,
     index: HashMap<(String, u64, u64, Rule), usize>,
+    ambiguities: Vec<Ambiguity>,
 }
 
 impl WaveState {
@@ -245,6 +275,11 @@ impl Detector {
         &self.st.races
     }
 
+    /// Pairs the code cannot decide ([`Ambiguity`]), in the order first seen.
+    pub fn ambiguities(&self) -> &[Ambiguity] {
+        &self.st.ambiguities
+    }
+
     /// The tags of the kernels run so far (name, recovery), for reports.
     pub fn kernel_tags(&self) -> impl Iterator<Item = &KernelTags> {
         self.st.tags.values().map(|t| t.as_ref())
@@ -255,7 +290,14 @@ impl Detector {
         let g = self.shadow.get(key);
         let reads: &[Rec] = if now.write { &g.reads } else { &[] };
         for p in g.write.iter().chain(reads) {
-            if self.st.ordered(p, now.wave, lane) || now.atomic.is_some_and(|s| self.st.scopes_cover(p, now.wave, s)) {
+            if self.st.ordered(p, now.wave, lane) {
+                continue;
+            }
+            if self.st.both_atomic_in_scope(p, &now) {
+                if (p.narrow || now.narrow) && !self.st.same_group(p.wave, now.wave) {
+                    let what = "possible heterogeneous race: these atomics, in different work-groups, compile alike at work-group and agent scope on this target; if the source asks for work-group scope, they race";
+                    self.st.ambiguous(p.pc, now.pc, what);
+                }
                 continue;
             }
             self.st.report(p, &now, lane, lds, address);
@@ -289,10 +331,28 @@ impl State {
         w.vc.get(p.wave as usize).is_some_and(|&c| c >= p.clock)
     }
 
-    /// Whether two atomics' scopes include each other's threads.
-    fn scopes_cover(&self, p: &Rec, wave: u32, scope: Scope) -> bool {
-        let (Some(ps), Some(a), Some(b)) = (p.atomic, self.wave(p.wave), self.wave(wave)) else { return false };
-        includes(ps, a, p.wave, b, wave) && includes(scope, b, wave, a, p.wave)
+    fn same_group(&self, a: u32, b: u32) -> bool {
+        match (self.wave(a), self.wave(b)) {
+            (Some(x), Some(y)) => x.id.workgroup == y.id.workgroup,
+            _ => true,
+        }
+    }
+
+    fn ambiguous(&mut self, first_pc: u64, second_pc: u64, what: &str) {
+        let kernel = self.kernel.as_ref().map_or_else(String::new, |k| k.name.clone());
+        if !self.ambiguities.iter().any(|a| a.kernel == kernel && a.first_pc == first_pc && a.second_pc == second_pc) {
+            self.ambiguities.push(Ambiguity { kernel, first_pc, second_pc, what: what.to_string() });
+        }
+    }
+
+    /// Whether both accesses are atomics whose scopes include each other's threads. A plain
+    /// access whose code is also a work-group-scope atomic's counts as that atomic against an
+    /// atomic (two such plain accesses are two plain accesses).
+    fn both_atomic_in_scope(&self, p: &Rec, now: &Rec) -> bool {
+        let ps = p.atomic.or(if now.atomic.is_some() { p.maybe } else { None });
+        let ns = now.atomic.or(if p.atomic.is_some() { now.maybe } else { None });
+        let (Some(ps), Some(ns), Some(a), Some(b)) = (ps, ns, self.wave(p.wave), self.wave(now.wave)) else { return false };
+        includes(ps, a, p.wave, b, now.wave) && includes(ns, b, now.wave, a, p.wave)
     }
 
     fn side(&self, r: &Rec, lane: u32) -> Side {
@@ -323,13 +383,13 @@ impl State {
 
     /// Release and acquire effects of an atomic access on a granule.
     fn synchronise(&mut self, g: &mut Granule, now: &Rec) {
-        let Some(Interp::Access { atomic, rmw, .. }) = self.cur.as_ref().and_then(|c| c.interp) else {
+        let Some(Interp::Access { atomic, maybe, rmw, .. }) = self.cur.as_ref().and_then(|c| c.interp) else {
             if now.write {
                 g.sync = None;
             }
             return;
         };
-        let Some(a) = atomic else {
+        let Some(a) = atomic.or(maybe) else {
             if now.write {
                 g.sync = None;
             }
@@ -361,7 +421,7 @@ impl State {
     /// release fence's.
     fn release_record(&mut self, wave: u32, a: Atomic) -> Option<SyncRec> {
         let pc = self.cur.as_ref().map_or(0, |c| c.pc);
-        if a.release {
+        if let Some(scope) = a.release {
             let snap = match self.cur.as_mut().and_then(|c| c.snapshot.clone()) {
                 Some(s) => s,
                 None => {
@@ -373,7 +433,9 @@ impl State {
                     s
                 }
             };
-            return Some(SyncRec { vc: snap, scope: a.scope, wave, pc });
+            // A release fence of wider scope before it releases more.
+            let fence = self.wave(wave).and_then(|w| w.fence_release.clone()).filter(|f| f.scope > scope);
+            return Some(fence.unwrap_or(SyncRec { vc: snap, scope, wave, pc, narrow: a.narrow }));
         }
         self.wave(wave).and_then(|w| w.fence_release.clone())
     }
@@ -384,15 +446,32 @@ impl State {
         if rec.wave == wave {
             return;
         }
-        if !a.acquire {
+        // An acquire that does not cover the release may still be completed by a later
+        // acquire fence of wider scope: keep the release for it.
+        let joined = a.acquire.is_some_and(|scope| self.covers(wave, &rec, scope));
+        if joined && (rec.narrow || a.narrow) && !self.same_group(rec.wave, wave) {
+            let pc = self.cur.as_ref().map_or(0, |c| c.pc);
+            let what = "possible failed synchronisation: this release and acquire, in different work-groups, compile alike at work-group and agent scope on this target; if the source asks for work-group scope on either, they do not synchronise and the accesses they order race";
+            self.ambiguous(rec.pc, pc, what);
+        }
+        if joined || a.acquire.is_some_and(|scope| scope >= a.scope) {
+            if let Some(scope) = a.acquire {
+                self.try_join(wave, rec.clone(), scope);
+            }
+        }
+        if !joined {
             if let Some(w) = self.waves.get_mut(wave as usize).and_then(|w| w.as_mut()) {
                 if w.pending.len() < 64 {
                     w.pending.push(rec);
                 }
             }
-            return;
         }
-        self.try_join(wave, rec, a.scope);
+    }
+
+    /// Whether an acquire at `scope` by `wave` and `rec`'s release include each other.
+    fn covers(&self, wave: u32, rec: &SyncRec, scope: Scope) -> bool {
+        let (Some(r), Some(w)) = (self.wave(rec.wave), self.wave(wave)) else { return false };
+        includes(rec.scope, r, rec.wave, w, wave) && includes(scope, w, wave, r, rec.wave)
     }
 
     fn try_join(&mut self, wave: u32, rec: SyncRec, scope: Scope) {
@@ -429,7 +508,7 @@ impl State {
         if release {
             let pc = self.cur.as_ref().map_or(0, |c| c.pc);
             if let Some(w) = self.waves.get_mut(wave as usize).and_then(|w| w.as_mut()) {
-                w.fence_release = Some(SyncRec { vc: Rc::new(w.snapshot(wave)), scope, wave, pc });
+                w.fence_release = Some(SyncRec { vc: Rc::new(w.snapshot(wave)), scope, wave, pc, narrow: false });
                 w.own += 1;
             }
         }
@@ -483,13 +562,23 @@ impl Observer for Detector {
         }
         let Some(c) = self.st.cur.as_ref() else { return };
         let (wave, pc) = (c.wave, c.pc);
-        let (atomic, shared) = match c.interp {
-            Some(Interp::Access { atomic, shared, .. }) => (atomic, shared),
-            _ => (None, false),
+        let (atomic, maybe, shared) = match c.interp {
+            Some(Interp::Access { atomic, maybe, shared, .. }) => (atomic, maybe, shared),
+            _ => (None, None, false),
         };
         let lanes = if c.scalar { c.exec | 1 } else { 1u64 << a.lane.min(63) };
         let clock = self.st.clock_of(wave);
-        let now = Rec { wave, lanes, clock, pc, write: a.dir == Dir::Write, atomic: atomic.map(|x| x.scope), shared };
+        let now = Rec {
+            wave,
+            lanes,
+            clock,
+            pc,
+            write: a.dir == Dir::Write,
+            atomic: atomic.map(|x| x.scope),
+            maybe: maybe.map(|x| x.scope),
+            narrow: atomic.is_some_and(|x| x.narrow),
+            shared,
+        };
         let lds = a.space == Space::Lds;
         let group = if lds { self.st.wave(wave).map(|w| w.id.workgroup) } else { None };
         let first = a.address >> 2;
@@ -604,7 +693,7 @@ pub fn describe(races: &[Race]) -> String {
                 s.lane,
                 if s.write { "writes" } else { "reads" },
                 s.pc,
-                if s.shared_code { "; other operations compile to the same code" } else { "" }
+                if s.shared_code { "; the same code is another scope's too" } else { "" }
             )
         };
         out.push_str(&format!(

@@ -29,6 +29,8 @@ pub use shapes::{all_ops, shape, Catalogue, Shape};
 
 use crate::lower::{Counter, Op, Target, Wait};
 use hipscope_isa::decode::Inst;
+use hipscope_isa::decode::Reg;
+use hipscope_isa::tables::flags;
 use std::collections::HashSet;
 
 /// What the tagged instruction is.
@@ -91,13 +93,61 @@ pub fn recover<'i>(code: impl IntoIterator<Item = &'i Inst>, target: &Target) ->
             pieces.push((inst.address, p));
         }
     }
+    let data = data_waits(&code, family);
     let mut out = Recovery::default();
     for window in pieces.split(|(_, p)| *p == Piece::Break) {
-        Window::new(window, &cat).read(&mut out);
+        Window::new(window, &cat, &data).read(&mut out);
     }
     out.ops.sort_by_key(|r| r.pc);
     out.untagged.sort_by_key(|u| u.pc);
     out
+}
+
+/// The vector-memory waits that a later instruction needs for a loaded value: a wait after a
+/// load (or returning RMW) whose destination registers an instruction soon after the wait
+/// reads. Such a wait is there for the data, so it is no evidence of a release or acquire
+/// (`x += 1` is load, wait, add, store: the wait before the store does not make it a release).
+fn data_waits(code: &[&Inst], family: hipscope_isa::Family) -> HashSet<u64> {
+    // How far after a wait a use of the loaded value still explains it.
+    const LOOKAHEAD: usize = 8;
+    let mut pending: Vec<Reg> = Vec::new();
+    let mut out = HashSet::new();
+    for (k, inst) in code.iter().enumerate() {
+        if let Some(Piece::Wait(w)) = piece_of(inst, family) {
+            if !w.0.iter().any(|(c, _)| matches!(c, Counter::Vm | Counter::Load)) {
+                continue;
+            }
+            let used = code[k + 1..].iter().take(LOOKAHEAD).any(|later| {
+                let skip = usize::from(!is_vector_access(later) && later.operands.len() > 1);
+                later.operands.iter().skip(skip).filter_map(|o| o.reg()).any(|r| pending.iter().any(|p| overlaps(p, &r)))
+            });
+            if used {
+                out.insert(inst.address);
+            }
+            if w.0.iter().any(|(c, v)| matches!(c, Counter::Vm | Counter::Load) && *v == 0) {
+                pending.clear();
+            }
+        } else if is_vector_access(inst) && (inst.has(flags::MAYLOAD) || inst.has(flags::ISATOMICRET)) && !inst.has(flags::DS) {
+            if let Some(r) = inst.operands.first().and_then(|o| o.reg()) {
+                pending.push(r);
+            }
+        }
+    }
+    out
+}
+
+fn is_vector_access(inst: &Inst) -> bool {
+    inst.has(flags::FLAT | flags::MUBUF | flags::MTBUF)
+}
+
+fn overlaps(a: &Reg, b: &Reg) -> bool {
+    match (a, b) {
+        (Reg::Vgpr { index: i, count: n }, Reg::Vgpr { index: j, count: m }) | (Reg::Agpr { index: i, count: n }, Reg::Agpr { index: j, count: m }) => {
+            let (i, n, j, m) = (u32::from(*i), u32::from(*n).max(1), u32::from(*j), u32::from(*m).max(1));
+            i < j + m && j < i + n
+        }
+        _ => false,
+    }
 }
 
 /// One run of straight-line code being read.
@@ -105,6 +155,8 @@ struct Window<'a> {
     pieces: &'a [(u64, Piece)],
     cat: &'a Catalogue,
     claimed: Vec<bool>,
+    /// Waits there for a loaded value ([`data_waits`]), by address.
+    data: &'a HashSet<u64>,
 }
 
 /// What the code around an anchor shows: the access's kind, place and bits (`None`: a
@@ -137,8 +189,8 @@ fn implies(have: &Wait, need: &Wait) -> bool {
 }
 
 impl<'a> Window<'a> {
-    fn new(pieces: &'a [(u64, Piece)], cat: &'a Catalogue) -> Window<'a> {
-        Window { pieces, cat, claimed: vec![false; pieces.len()] }
+    fn new(pieces: &'a [(u64, Piece)], cat: &'a Catalogue, data: &'a HashSet<u64>) -> Window<'a> {
+        Window { pieces, cat, claimed: vec![false; pieces.len()], data }
     }
 
     fn is_anchor(&self, i: usize) -> bool {
@@ -237,6 +289,19 @@ impl<'a> Window<'a> {
         w
     }
 
+    /// The waits in `range` that are not there for a loaded value.
+    fn evidence_waits(&self, range: std::ops::Range<usize>) -> Wait {
+        let mut w = Wait::default();
+        for (pc, p) in &self.pieces[range] {
+            if let Piece::Wait(x) = p {
+                if !self.data.contains(pc) {
+                    w.merge(x);
+                }
+            }
+        }
+        w
+    }
+
     fn maint_of(&self, i: usize) -> (&str, u32) {
         match &self.pieces[i].1 {
             Piece::Maint { mnemonic, cpol } => (mnemonic, cpol.0),
@@ -267,7 +332,7 @@ impl<'a> Window<'a> {
         let after_to = inv.last().map_or(next, |&l| l);
         let mut after = self.waits(end + 1..after_to);
         after.merge(&self.idle_at(after_to));
-        let (before_seen, after_seen) = (self.waits(prev..a), self.waits(end + 1..after_to));
+        let (before_seen, after_seen) = (self.evidence_waits(prev..a), self.evidence_waits(end + 1..after_to));
         let seen = Seen { want, wb: &wb, inv: &inv, before: &before, after: &after, before_seen: &before_seen, after_seen: &after_seen };
         // Waits first count: a wait the compiler dropped because its counter was idle is the
         // only reason to read without them.

@@ -26,6 +26,11 @@ pub fn load_elf(data: &[u8]) -> Result<CodeObject, LoadError> {
     let kernels = kernels::collect(&cx, metadata.as_ref())?;
     let code_symbols = symbols::code_symbols(&image, &symbols);
     let data_symbols = symbols::data_symbols(&image, &symbols);
+    // Line tables only name source lines in reports: unreadable ones are a warning.
+    let lines = super::lines::LineTable::of(data).unwrap_or_else(|e| {
+        warnings.push(format!("DWARF line tables not read: {e}"));
+        super::lines::LineTable::default()
+    });
     Ok(CodeObject {
         target,
         code_object_version: info.version,
@@ -40,6 +45,7 @@ pub fn load_elf(data: &[u8]) -> Result<CodeObject, LoadError> {
         data_symbols,
         kernels,
         warnings,
+        lines,
     })
 }
 

@@ -58,6 +58,7 @@ mod image;
 mod kernel_code;
 mod kernels;
 pub mod limits;
+pub mod lines;
 mod loader;
 mod lookup;
 mod metadata;
@@ -114,6 +115,9 @@ pub struct CodeObject {
     pub kernels: Vec<Kernel>,
     /// Things that were loaded but may be incomplete (e.g. relocations left unapplied).
     pub warnings: Vec<String>,
+    /// Source lines of code addresses (empty without DWARF line tables).
+    #[serde(skip)]
+    pub lines: lines::LineTable,
 }
 
 /// The metadata note without its kernel list.

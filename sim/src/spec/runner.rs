@@ -200,6 +200,9 @@ pub struct Session {
     /// big spec needs), and the variables' initial bytes (small).
     buffers: Vec<(String, Buffer)>,
     globals: BTreeMap<String, Vec<u8>>,
+    /// Every other variable of the code object (address, initial bytes): a kernel's
+    /// `__device__` counter must start from its initialiser on every re-run too.
+    variables: Vec<(u64, Vec<u8>)>,
     prepared: Vec<Prepared>,
     /// The engine options every launch starts from (the limits the run asked for).
     limits: EngineOptions,
@@ -220,7 +223,7 @@ impl Session {
         let entries = select::restrict(at, select::load_entries(at, spec, &dir)?, opts.code_object.as_deref(), opts.target.as_deref())?;
         let gpu = match gpu {
             Some(g) => g.clone(),
-            None => select::choose_gpu(at, spec, &entries, opts.gpu.as_deref(), opts.target.is_some())?,
+            None => select::choose_gpu(at, spec, &entries, opts.gpu.as_deref(), opts.target.is_some() || opts.code_object.is_some())?,
         };
         let flags: Vec<String> = [("--code-object", &opts.code_object), ("--target", &opts.target)]
             .iter()
@@ -244,6 +247,12 @@ impl Session {
             placed.insert(g.key.clone(), Placed { base: g.address, len: g.size });
             initial_globals.insert(g.key, g.initial);
         }
+        let variables = device
+            .globals()
+            .iter()
+            .filter(|g| g.size > 0 && !initial_globals.contains_key(&globals::key(&g.name)))
+            .filter_map(|g| device.mem.bytes(g.address, g.size).map(|b| (g.address, b.to_vec())))
+            .collect();
         let table: BufferTable = placed.iter().map(|(n, p)| (n.clone(), (p.base, p.len))).collect();
         let prepared: Vec<Prepared> = spec.dispatches.iter().enumerate().map(|(i, d)| prepare(at, i, d, entry, &device, &table)).collect::<Result<_, _>>()?;
         if let Some(max) = opts.max_work_items {
@@ -271,6 +280,7 @@ impl Session {
             placed,
             buffers: spec.buffers.0.clone(),
             globals: initial_globals,
+            variables,
             prepared,
             limits: limits(opts),
         })
@@ -295,7 +305,7 @@ impl Session {
         Some(b)
     }
 
-    /// Put every buffer back to its initial contents and empty the device's caches, so the next
+    /// Put every buffer and code-object variable back to its initial contents and empty the device's caches, so the next
     /// launch starts as the first did (seed sweeps re-run one session). The caches' dirty data
     /// is dropped, not written back: the buffers are rewritten anyway, and nothing else the
     /// kernels write (scratch) outlives a launch.
@@ -312,6 +322,9 @@ impl Session {
             if let Some(p) = self.placed.get(key) {
                 let _ = self.device.mem.write(p.base, bytes);
             }
+        }
+        for (address, bytes) in &self.variables {
+            let _ = self.device.mem.write(*address, bytes);
         }
         Ok(())
     }

@@ -1,0 +1,416 @@
+//! Grading compiled kernels: each dispatch of a launch spec run over seeded schedules with the
+//! race detector attached, and what a student needs to read the verdict: every racing pair
+//! with its source lines, the instructions the compiler emitted for each atomic, fence and
+//! barrier, the outcomes the runs produced (with a seed that replays each), and a fix hint.
+//!
+//! One schedule can hide a race (a consumer that happens to run after the producer has
+//! finished shows no conflict in most detectors, and a different wave order shows different
+//! values), so a kernel is run `runs` times with seeds `first_seed..`; the verdict is "race"
+//! if any run shows one. Results are deterministic per seed.
+
+use crate::dynamic::{Ambiguity, Detector, Race, Rule, Side};
+use crate::lower::Op;
+use crate::recover::What;
+use hipscope_isa::codeobj::lines::{LineTable, SourceLine};
+use hipscope_isa::decode::Ctx;
+use hipscope_isa::print::format_inst;
+use hipscope_sim::kernel::{CodeSlot, LoadedKernel};
+use hipscope_sim::launch::Hooks;
+use hipscope_sim::spec::{RunError, RunOptions, Session, Spec};
+use std::collections::HashSet;
+use std::path::Path;
+
+/// A racing pair as reported: the race, both sides' source lines, a fix hint.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Found {
+    #[serde(flatten)]
+    pub race: Race,
+    pub first_line: Option<SourceLine>,
+    pub second_line: Option<SourceLine>,
+    pub fix: String,
+    /// The seeds whose runs showed it.
+    pub seeds: Vec<u64>,
+}
+
+/// A pair the code cannot decide, with its source lines.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Undecided {
+    #[serde(flatten)]
+    pub ambiguity: Ambiguity,
+    pub first_line: Option<SourceLine>,
+    pub second_line: Option<SourceLine>,
+}
+
+/// An atomic, fence or barrier of the kernel as compiled.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct SyncOp {
+    pub pc: u64,
+    pub line: Option<SourceLine>,
+    /// The operations this code is the lowering of (more than one: they compile alike here).
+    pub readings: Vec<String>,
+    /// The instruction sequence, waits and cache maintenance included.
+    pub instructions: Vec<String>,
+}
+
+/// One final state of the buffers, and how often the runs ended in it.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Outcome {
+    /// Words that differ from the buffers' initial contents (`out[0]=42`), a few per buffer.
+    pub state: String,
+    pub runs: u64,
+    /// Replays it: `--seed N`.
+    pub seed: u64,
+}
+
+/// The verdict on one kernel.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct KernelGrade {
+    pub kernel: String,
+    pub target: String,
+    pub runs: u64,
+    pub race: bool,
+    pub races: Vec<Found>,
+    /// Pairs that are race-free as compiled only if atomics are wider than work-group scope,
+    /// which the code cannot show on this target.
+    pub undecided: Vec<Undecided>,
+    pub sync: Vec<SyncOp>,
+    pub outcomes: Vec<Outcome>,
+}
+
+/// How many seeded runs per kernel, from which seed; which dispatches.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub runs: u64,
+    pub first_seed: u64,
+    /// Only kernels whose name contains this (all if `None`).
+    pub only: Option<String>,
+}
+
+/// Grade every dispatch of the spec at `path` (its code object chosen by `opts`).
+pub fn grade_spec(spec: &Spec, path: &Path, opts: &RunOptions, plan: &Plan) -> Result<Vec<KernelGrade>, RunError> {
+    let mut session = Session::new(spec, path, opts)?;
+    // The session loaded this file already; only its line tables are read again here.
+    let bytes = std::fs::read(&session.object_path).map_err(|e| RunError::from(hipscope_sim::spec::SpecError::whole(&session.object_path, e.to_string())))?;
+    let lines = hipscope_isa::codeobj::load(&bytes, Some(session.gpu.processor.name())).map(|co| co.lines).unwrap_or_default();
+    let names: Vec<String> = spec.buffers.0.iter().map(|(n, _)| n.clone()).collect();
+    let mut grades = Vec::new();
+    for i in 0..session.dispatch_count() {
+        let Some(kernel) = session.kernel(i).cloned() else { continue };
+        if plan.only.as_ref().is_some_and(|o| !kernel.name.contains(o.as_str())) {
+            continue;
+        }
+        grades.push(grade_dispatch(&mut session, i, &kernel, &names, &lines, plan)?);
+    }
+    Ok(grades)
+}
+
+fn grade_dispatch(session: &mut Session, i: usize, kernel: &LoadedKernel, names: &[String], lines: &LineTable, plan: &Plan) -> Result<KernelGrade, RunError> {
+    let mut grade = KernelGrade::new(kernel, &session.key);
+    for seed in plan.first_seed..plan.first_seed + plan.runs {
+        session.reset()?;
+        let initial = read_all(session, names);
+        let mut det = Detector::new();
+        session.launch_hooked(i, seed, Hooks { observer: Some(&mut det), ..Hooks::default() })?;
+        let outcome = changes(&initial, &read_all(session, names));
+        grade.add_run(&det, kernel, lines, seed, outcome);
+    }
+    grade.finish();
+    Ok(grade)
+}
+
+impl KernelGrade {
+    /// No runs yet, of `kernel` built for `target`.
+    pub fn new(kernel: &LoadedKernel, target: &str) -> KernelGrade {
+        KernelGrade {
+            kernel: hipscope_isa::codeobj::demangle(&kernel.name).unwrap_or_else(|| kernel.name.clone()),
+            target: target.to_string(),
+            runs: 0,
+            race: false,
+            races: Vec::new(),
+            undecided: Vec::new(),
+            sync: Vec::new(),
+            outcomes: Vec::new(),
+        }
+    }
+
+    /// Add one run: what the detector `det` saw of `kernel` with `seed`, and the run's outcome.
+    pub fn add_run(&mut self, det: &Detector, kernel: &LoadedKernel, lines: &LineTable, seed: u64, outcome: String) {
+        self.runs += 1;
+        self.add_launch(det, kernel, lines, seed);
+        self.add_outcome(Outcome { state: outcome, runs: 1, seed });
+    }
+
+    /// Add what the detector saw of one launch of `kernel` (a run may launch it many times).
+    pub fn add_launch(&mut self, det: &Detector, kernel: &LoadedKernel, lines: &LineTable, seed: u64) {
+        for race in det.races().iter().filter(|r| r.kernel == kernel.name) {
+            match self.races.iter_mut().find(|f| same_pair(&f.race, race)) {
+                Some(f) => f.seeds.push(seed),
+                None => self.races.push(Found {
+                    race: race.clone(),
+                    first_line: lines.at(race.first.pc),
+                    second_line: lines.at(race.second.pc),
+                    fix: fix_hint(race),
+                    seeds: vec![seed],
+                }),
+            }
+        }
+        for a in det.ambiguities().iter().filter(|a| a.kernel == kernel.name) {
+            if !self.undecided.iter().any(|u| u.ambiguity == *a) {
+                self.undecided.push(Undecided { ambiguity: a.clone(), first_line: lines.at(a.first_pc), second_line: lines.at(a.second_pc) });
+            }
+        }
+        if self.sync.is_empty() {
+            self.sync = sync_ops(det, kernel, lines);
+        }
+        self.race = !self.races.is_empty();
+    }
+
+    /// Count a run that ended in `o`.
+    pub fn add_outcome(&mut self, o: Outcome) {
+        match self.outcomes.iter_mut().find(|x| x.state == o.state) {
+            Some(x) => {
+                x.runs += o.runs;
+                x.seed = x.seed.min(o.seed);
+            }
+            None => self.outcomes.push(o),
+        }
+    }
+
+    /// Fold in the runs of the same kernel graded elsewhere (another process's runs).
+    pub fn merge(&mut self, other: KernelGrade) {
+        self.runs += other.runs;
+        for f in other.races {
+            match self.races.iter_mut().find(|x| same_pair(&x.race, &f.race)) {
+                Some(x) => x.seeds.extend(f.seeds),
+                None => self.races.push(f),
+            }
+        }
+        for u in other.undecided {
+            if !self.undecided.iter().any(|x| x.ambiguity == u.ambiguity) {
+                self.undecided.push(u);
+            }
+        }
+        if self.sync.is_empty() {
+            self.sync = other.sync;
+        }
+        for o in other.outcomes {
+            self.add_outcome(o);
+        }
+        self.race = !self.races.is_empty();
+    }
+
+    /// Most frequent outcome first; seeds in order.
+    pub fn finish(&mut self) {
+        self.outcomes.sort_by_key(|o| (std::cmp::Reverse(o.runs), o.seed));
+        for f in &mut self.races {
+            f.seeds.sort_unstable();
+            f.seeds.dedup();
+        }
+    }
+}
+
+/// The same two instructions breaking the same rule, in either order.
+fn same_pair(a: &Race, b: &Race) -> bool {
+    let pcs = |r: &Race| if r.first.pc <= r.second.pc { (r.first.pc, r.second.pc) } else { (r.second.pc, r.first.pc) };
+    a.rule == b.rule && pcs(a) == pcs(b)
+}
+
+fn read_all(session: &mut Session, names: &[String]) -> Vec<(String, Vec<u8>)> {
+    names.iter().filter_map(|n| session.read_buffer(n).map(|b| (n.clone(), b))).collect()
+}
+
+/// The words (as i32) that a run changed, a few per buffer: `out[0]=42 out[1]=7`.
+fn changes(before: &[(String, Vec<u8>)], after: &[(String, Vec<u8>)]) -> String {
+    const SHOWN: usize = 6;
+    let mut parts = Vec::new();
+    for ((name, a), (_, b)) in before.iter().zip(after) {
+        let words = |v: &[u8]| v.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect::<Vec<_>>();
+        let (wa, wb) = (words(a), words(b));
+        let changed: Vec<usize> = (0..wa.len().min(wb.len())).filter(|&j| wa[j] != wb[j]).collect();
+        for &j in changed.iter().take(SHOWN) {
+            parts.push(format!("{name}[{j}]={}", wb[j]));
+        }
+        if changed.len() > SHOWN {
+            parts.push(format!("({} more in {name})", changed.len() - SHOWN));
+        }
+    }
+    if parts.is_empty() {
+        "(no buffer changed)".into()
+    } else {
+        parts.join(" ")
+    }
+}
+
+/// Every atomic, fence and barrier the recogniser tagged in the kernel's own code.
+fn sync_ops(det: &Detector, kernel: &LoadedKernel, lines: &LineTable) -> Vec<SyncOp> {
+    let Some(tags) = det.kernel_tags().find(|t| t.name == kernel.name) else { return Vec::new() };
+    let ctx = Ctx::new(kernel.processor, kernel.wave64, false);
+    let text = |pc: u64| match kernel.index_of(pc).ok().and_then(|i| kernel.code.get(i)) {
+        Some(CodeSlot::Inst(e)) => format_inst(&e.inst, &ctx),
+        _ => format!("(no instruction at {pc:#x})"),
+    };
+    let end = kernel.code_end;
+    tags.recovery
+        .ops
+        .iter()
+        .filter(|r| r.pc >= kernel.entry && r.pc < end)
+        .filter(|r| matches!(r.what, What::Fence | What::Barrier) || r.readings.iter().all(is_atomic))
+        .map(|r| SyncOp {
+            pc: r.pc,
+            line: lines.at(r.pc),
+            readings: summarise(&r.readings),
+            instructions: r.parts.iter().map(|&pc| format!("{pc:#x}: {}", text(pc))).collect(),
+        })
+        .collect()
+}
+
+/// The readings of one instruction in a few words: per kind of operation, the orders and
+/// scopes it may have been written with (`atomic rmw: relaxed|acquire, workgroup|agent scope`).
+fn summarise(readings: &[Op]) -> Vec<String> {
+    use crate::litmus::program::Access;
+    let low = |x: &dyn std::fmt::Debug| format!("{x:?}").to_lowercase();
+    let mut groups: Vec<(String, Vec<String>, Vec<String>)> = Vec::new();
+    for op in readings {
+        let (kind, order, scope) = match op {
+            Op::Load { access: Access::Atomic { order, scope }, .. } => ("atomic load", low(order), low(scope)),
+            Op::Store { access: Access::Atomic { order, scope }, .. } => ("atomic store", low(order), low(scope)),
+            Op::Rmw { access: Access::Atomic { order, scope }, .. } => ("atomic rmw", low(order), low(scope)),
+            Op::Fence { order, scope, .. } => ("fence", low(order), low(scope)),
+            other => {
+                groups.push((op_text(other), Vec::new(), Vec::new()));
+                continue;
+            }
+        };
+        match groups.iter_mut().find(|g| g.0 == kind) {
+            Some(g) => {
+                if !g.1.contains(&order) {
+                    g.1.push(order);
+                }
+                if !g.2.contains(&scope) {
+                    g.2.push(scope);
+                }
+            }
+            None => groups.push((kind.to_string(), vec![order], vec![scope])),
+        }
+    }
+    groups.dedup_by(|a, b| a.0 == b.0 && a.1.is_empty());
+    groups
+        .into_iter()
+        .map(|(kind, orders, scopes)| if orders.is_empty() { kind } else { format!("{kind}: {}; {} scope", orders.join("|"), scopes.join("|")) })
+        .collect()
+}
+
+fn is_atomic(op: &Op) -> bool {
+    use crate::litmus::program::Access;
+    match op {
+        Op::Load { access, .. } | Op::Store { access, .. } => matches!(access, Access::Atomic { .. }),
+        Op::Rmw { .. } => true,
+        Op::Fence { .. } | Op::Barrier { .. } => false,
+    }
+}
+
+/// An operation in words: `acquire load, agent scope`.
+pub fn op_text(op: &Op) -> String {
+    use crate::litmus::program::Access;
+    let low = |x: &dyn std::fmt::Debug| format!("{x:?}").to_lowercase();
+    let access = |a: &Access| match a {
+        Access::Plain => "plain".to_string(),
+        Access::Atomic { order, scope } => format!("{} atomic, {} scope", low(order), low(scope)),
+    };
+    match op {
+        Op::Load { access: a, .. } => format!("load ({})", access(a)),
+        Op::Store { access: a, .. } => format!("store ({})", access(a)),
+        Op::Rmw { rmw, access: a, .. } => format!("{} ({})", low(rmw), access(a)),
+        Op::Fence { order, scope, .. } => format!("{} fence, {} scope", low(order), low(scope)),
+        Op::Barrier { .. } => "barrier (__syncthreads)".into(),
+    }
+}
+
+/// What to change so that the pair no longer races.
+pub fn fix_hint(r: &Race) -> String {
+    let same_group = r.first.wave.workgroup == r.second.wave.workgroup;
+    let narrow = |s: &Side| s.atomic.as_deref().is_some_and(|sc| sc == "workgroup" || sc == "wavefront");
+    match r.rule {
+        Rule::ScopeRace => {
+            let which = match (narrow(&r.first), narrow(&r.second)) {
+                (true, true) => "both atomics".to_string(),
+                (true, false) => format!("the atomic at {:#x}", r.first.pc),
+                _ => format!("the atomic at {:#x}", r.second.pc),
+            };
+            format!("widen the scope of {which} to agent (__HIP_MEMORY_SCOPE_AGENT, or atomicAdd/atomicExch/atomicCAS, which are agent scope): its work-group scope does not include the other work-group")
+        }
+        Rule::LaneRace => "lanes of one wave are not ordered by running in lockstep: separate the accesses with __syncthreads(), or make them atomic".into(),
+        Rule::DataRace if r.lds => "order the LDS accesses with __syncthreads() between them".into(),
+        Rule::DataRace if r.note.is_some() => "the synchronisation between the two is too narrow (see the note): use agent scope on both sides (__threadfence(), or release/acquire atomics with __HIP_MEMORY_SCOPE_AGENT)".into(),
+        Rule::DataRace if same_group => "order the accesses: __syncthreads() between them, or a release/acquire pair (a flag) at work-group scope or wider".into(),
+        Rule::DataRace => "a barrier does not span work-groups: publish with a release store (or __threadfence() then a flag store) and read after an acquire load of the flag (or the flag load then __threadfence()), both at agent scope; or make both accesses atomic at agent scope".into(),
+    }
+}
+
+/// A grade as text: verdict, races with lines and fixes, the compiled synchronisation and the
+/// outcomes.
+pub fn render(g: &KernelGrade) -> String {
+    let mut out = format!("{} on {}: {} ({} run(s))\n", g.kernel, g.target, if g.race { "RACE" } else { "race-free" }, g.runs);
+    let mut seen = HashSet::new();
+    for f in &g.races {
+        let r = &f.race;
+        if !seen.insert((r.first.pc, r.second.pc, r.rule)) {
+            continue;
+        }
+        out.push_str(&format!("  {} on {} {:#x}\n", r.rule.describe(), if r.lds { "LDS offset" } else { "address" }, r.address));
+        for (s, line) in [(&r.first, &f.first_line), (&r.second, &f.second_line)] {
+            out.push_str(&format!("    {}\n", side_text(s, line.as_ref())));
+        }
+        if let Some(n) = &r.note {
+            out.push_str(&format!("    note: {n}\n"));
+        }
+        let seeds: Vec<String> = f.seeds.iter().take(8).map(u64::to_string).collect();
+        out.push_str(&format!("    seen in {} of {} run(s) (seeds {}{})\n", f.seeds.len(), g.runs, seeds.join(","), if f.seeds.len() > 8 { ",…" } else { "" }));
+        out.push_str(&format!("    fix: {}\n", f.fix));
+    }
+    for u in &g.undecided {
+        let at = |pc: u64, l: &Option<SourceLine>| l.as_ref().map_or_else(|| format!("{pc:#x}"), |l| format!("{l} [{pc:#x}]"));
+        out.push_str(&format!(
+            "  undecided: {}
+    {} and {}
+",
+            u.ambiguity.what,
+            at(u.ambiguity.first_pc, &u.first_line),
+            at(u.ambiguity.second_pc, &u.second_line)
+        ));
+    }
+    if !g.sync.is_empty() {
+        out.push_str("  synchronisation as compiled:\n");
+        for s in &g.sync {
+            let at = s.line.as_ref().map_or_else(String::new, |l| format!(" ({l})"));
+            out.push_str(&format!("    {:#x}{at}: {}\n", s.pc, s.readings.join(" | ")));
+            for i in &s.instructions {
+                out.push_str(&format!("        {i}\n"));
+            }
+        }
+    }
+    if !g.outcomes.is_empty() {
+        out.push_str("  outcomes:\n");
+    }
+    for o in &g.outcomes {
+        out.push_str(&format!("    {} run(s), replay with --seed {}: {}\n", o.runs, o.seed, o.state));
+    }
+    out
+}
+
+fn side_text(s: &Side, line: Option<&SourceLine>) -> String {
+    let what = match &s.atomic {
+        None => "plain".to_string(),
+        Some(scope) => format!("atomic, {scope} scope"),
+    };
+    let [x, y, z] = s.wave.workgroup;
+    format!(
+        "{} at {}{} by block ({x},{y},{z}) wave {} lane {} ({what}{})",
+        if s.write { "write" } else { "read" },
+        line.map_or_else(|| "?".to_string(), |l| l.to_string()),
+        format_args!(" [{:#x}]", s.pc),
+        s.wave.wave,
+        s.lane,
+        if s.shared_code { "; the same code is another scope's too" } else { "" }
+    )
+}

@@ -1,0 +1,153 @@
+//! `hipscope grade --spec SPEC.ron` and `hipscope grade --exec -- PROGRAM ARGS…`: scoped race
+//! detection on compiled kernels (a launch spec's dispatches, or every kernel a HIP program
+//! launches), over seeded runs, with source lines, the code emitted for each atomic and fence,
+//! the outcomes and a fix hint per race.
+
+use super::grade::{Args, Expect};
+use super::CliError;
+use hipscope_grade::runs::{self, KernelGrade, Outcome, Plan};
+use hipscope_sim::spec::{self, RunError, RunOptions};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Runs per kernel when `--runs` is not given (a litmus test's default of 1000 would be long
+/// for a whole kernel).
+const DEFAULT_RUNS: u64 = 8;
+
+fn run_error(e: RunError) -> CliError {
+    match e {
+        RunError::Spec(e) => CliError::BadInput(e.to_string()),
+        fault @ RunError::Fault { .. } => CliError::Fault(fault.to_string()),
+    }
+}
+
+fn check_expect(args: &Args) -> Result<(), CliError> {
+    match args.expect {
+        Some(Expect::Allowed | Expect::Forbidden) => {
+            Err(CliError::BadInput("--expect allowed|forbidden is about a litmus test's condition; for compiled kernels use --expect race-free".into()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The one GPU `--gpu` names, if any.
+fn one_gpu(args: &Args) -> Result<Option<String>, CliError> {
+    match args.gpu.as_deref() {
+        Some(list) if list.contains(',') => Err(CliError::BadInput(format!("--gpu {list}: grading compiled kernels runs on one GPU"))),
+        other => Ok(other.map(str::to_string)),
+    }
+}
+
+/// `--spec`: every dispatch of the launch spec, each from fresh buffers, `--runs` times.
+pub fn run_spec(args: &Args, path: &Path) -> Result<ExitCode, CliError> {
+    check_expect(args)?;
+    let spec = spec::load(path).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let opts = RunOptions { gpu: one_gpu(args)?, code_object: args.code_object.clone(), timing: args.timing, ..RunOptions::default() };
+    let plan = Plan { runs: args.runs.unwrap_or(DEFAULT_RUNS), first_seed: args.seed, only: args.only.clone() };
+    let grades = runs::grade_spec(&spec, path, &opts, &plan).map_err(run_error)?;
+    if grades.is_empty() {
+        return Err(CliError::BadInput(format!("{}: no dispatch of a kernel matching --only {}", path.display(), args.only.as_deref().unwrap_or(""))));
+    }
+    report(args, &grades, None)
+}
+
+/// `--exec`: the program `runs` times under `hipscope exec`'s runtime with seeds `seed..`,
+/// the detector on every launch; the program's exit status and output are its outcome.
+pub fn run_exec(args: &Args) -> Result<ExitCode, CliError> {
+    check_expect(args)?;
+    let (program, rest) = args.command.split_first().ok_or_else(|| CliError::BadInput("--exec: no program given after --".into()))?;
+    let gpu = one_gpu(args)?.unwrap_or_else(|| "mi300a".into());
+    let prepared = super::exec::Prepared::new(&gpu, args.timing)?;
+    let count = args.runs.unwrap_or(DEFAULT_RUNS);
+    let log = std::env::temp_dir().join(format!("hipscope-grade-{}.json", std::process::id()));
+    let bar = super::progress(count as usize);
+    let mut kernels: BTreeMap<String, KernelGrade> = BTreeMap::new();
+    let mut outcomes: Vec<Outcome> = Vec::new();
+    for seed in args.seed..args.seed + count {
+        bar.set_message(format!("{program} --seed {seed}"));
+        let _ = std::fs::remove_file(&log);
+        let mut cmd = prepared.command(program, rest);
+        cmd.env("HIPSCOPE_SEED", seed.to_string()).env("HIPSCOPE_RACES", &log);
+        let out = cmd.output().map_err(|e| CliError::BadInput(format!("{program}: cannot run: {e}")))?;
+        let text = std::fs::read_to_string(&log).map_err(|e| {
+            CliError::BadInput(format!(
+                "{program}: no race report from hipscope's HIP runtime ({e}); does it use HIP (libamdhip64)? {}",
+                last_line(&out.stderr)
+            ))
+        })?;
+        let found: Vec<KernelGrade> = serde_json::from_str(&text).map_err(|e| CliError::BadInput(format!("{}: {e}", log.display())))?;
+        for mut g in found {
+            g.runs = 1;
+            match kernels.get_mut(&g.kernel) {
+                Some(k) => k.merge(g),
+                None => {
+                    kernels.insert(g.kernel.clone(), g);
+                }
+            }
+        }
+        let state = format!("exit {}: {}", out.status.code().map_or_else(|| "by signal".into(), |c| c.to_string()), one_line(&out.stdout));
+        match outcomes.iter_mut().find(|o| o.state == state) {
+            Some(o) => o.runs += 1,
+            None => outcomes.push(Outcome { state, runs: 1, seed }),
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let _ = std::fs::remove_file(&log);
+    outcomes.sort_by_key(|o| (std::cmp::Reverse(o.runs), o.seed));
+    let mut grades: Vec<KernelGrade> = kernels.into_values().collect();
+    for g in &mut grades {
+        g.finish();
+    }
+    if grades.is_empty() {
+        return Err(CliError::BadInput(format!("{program}: launched no kernel")));
+    }
+    report(args, &grades, Some((program, &outcomes)))
+}
+
+/// The last non-empty line of a program's output (at most 160 characters).
+fn last_line(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let line = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    line.chars().take(160).collect()
+}
+
+/// A program's output as one line: its non-empty lines joined (at most 240 characters).
+fn one_line(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let joined = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" | ");
+    joined.chars().take(240).collect()
+}
+
+fn report(args: &Args, grades: &[KernelGrade], program: Option<(&String, &Vec<Outcome>)>) -> Result<ExitCode, CliError> {
+    if args.json {
+        let doc = match program {
+            None => serde_json::json!({ "kernels": grades }),
+            Some((name, outcomes)) => serde_json::json!({ "program": name, "outcomes": outcomes, "kernels": grades }),
+        };
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    } else {
+        for g in grades {
+            println!("{}", runs::render(g));
+        }
+        if let Some((name, outcomes)) = program {
+            println!("{name}: what the program printed, over {} run(s):", outcomes.iter().map(|o| o.runs).sum::<u64>());
+            for o in outcomes {
+                println!("  {} run(s), replay with --seed {}: {}", o.runs, o.seed, o.state);
+            }
+        }
+        let racy = grades.iter().filter(|g| g.race).count();
+        let undecided = grades.iter().filter(|g| !g.race && !g.undecided.is_empty()).count();
+        println!(
+            "{} kernel(s): {racy} race, {undecided} race-free as compiled but undecided (see above), {} race-free",
+            grades.len(),
+            grades.len() - racy - undecided
+        );
+    }
+    if args.expect == Some(Expect::RaceFree) && grades.iter().any(|g| g.race) {
+        eprintln!("hipscope grade: --expect race-free does not hold");
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,98 @@
+//! `hipscope grade --exec` on a real HIP program and `hipscope grade --spec` on the coursework
+//! specs: verdicts, source lines, rules, and bad invocations.
+//!
+//! workloads/hip/seed_mp.cpp is the HIP memory model's message-passing example (the seed
+//! document's text): with a device-scope release store it is race-free; with a block-scope
+//! one, the store's scope excludes the reading block, a race the document names.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+fn hipscope(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_hipscope")).args(args).current_dir(root()).output().expect("hipscope runs");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn kernel<'a>(doc: &'a serde_json::Value, prefix: &str) -> &'a serde_json::Value {
+    doc["kernels"]
+        .as_array()
+        .and_then(|ks| ks.iter().find(|k| k["kernel"].as_str().is_some_and(|n| n.starts_with(prefix))))
+        .unwrap_or_else(|| panic!("no kernel {prefix} in {doc}"))
+}
+
+/// Both sides of some race of `k` name a line of `file`, with the rule broken.
+fn race_with_lines(k: &serde_json::Value, file: &str) -> bool {
+    k["races"].as_array().is_some_and(|rs| {
+        rs.iter().any(|r| {
+            let named = |side: &str| r[side]["file"].as_str().is_some_and(|f| f.ends_with(file)) && r[side]["line"].as_u64().is_some_and(|l| l > 0);
+            named("first_line") && named("second_line") && r["rule"].is_string()
+        })
+    })
+}
+
+#[test]
+fn the_seed_message_passing_example_through_grade_exec() {
+    // gfx942 (mi300a) and gfx90a (mi210): the block-scope release store compiles differently
+    // from the device-scope one there, so the code shows the scope.
+    for gpu in ["mi300a", "mi210"] {
+        let (code, out, err) = hipscope(&["grade", "--exec", "--gpu", gpu, "--runs", "3", "--json", "--", "workloads/hip/bin/seed_mp"]);
+        assert_eq!(code, 0, "{gpu}: exit {code}\n{out}\n{err}");
+        let doc: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{gpu}: not JSON ({e}):\n{out}"));
+        let block = kernel(&doc, "mp_block");
+        assert_eq!(block["race"], true, "{gpu}: the block-scope form races:\n{block:#}");
+        assert!(race_with_lines(block, "seed_mp.cpp"), "{gpu}: no race names both lines of seed_mp.cpp:\n{block:#}");
+        let device = kernel(&doc, "mp_device");
+        assert_eq!(device["race"], false, "{gpu}: the device-scope form is race-free:\n{device:#}");
+        assert!(
+            doc["outcomes"].as_array().is_some_and(|o| o.iter().all(|o| o["state"].as_str().is_some_and(|s| s.contains("PASS seed_mp")))),
+            "{gpu}: {doc:#}"
+        );
+    }
+}
+
+#[test]
+fn grade_exec_text_report_names_the_rule_and_a_fix() {
+    let (code, out, err) = hipscope(&["grade", "--exec", "--runs", "2", "--", "workloads/hip/bin/seed_mp"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    println!("{out}");
+    assert!(out.contains("mp_block") && out.contains("RACE"), "{out}");
+    assert!(out.contains("seed_mp.cpp:"), "{out}");
+    assert!(out.contains("fix: "), "{out}");
+    assert!(out.contains("1 race"), "{out}");
+}
+
+/// `grade --spec` on the gfx942 build of the fence coursework, kernels matching `only`,
+/// with `--expect race-free`.
+fn grade_fence_spec(only: &str) -> (i32, String, String) {
+    let args = ["grade", "--spec", "workloads/grading/fence.ron", "--gpu", "mi300a", "--code-object", "gfx942"];
+    hipscope(&[&args[..], &["--only", only, "--runs", "2", "--expect", "race-free"]].concat())
+}
+
+#[test]
+fn grade_spec_on_the_coursework_and_expect_race_free() {
+    let (code, out, err) = grade_fence_spec("norace_interwarp");
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("norace_interwarp_blkfence_raw on gfx942: race-free"), "{out}");
+    let (code, out, err) = grade_fence_spec("race_interblock_blkfence_raw");
+    assert_eq!(code, 1, "a race fails --expect race-free\n{out}\n{err}");
+}
+
+#[test]
+fn bad_grade_invocations_are_one_line_errors() {
+    let (code, _, err) = hipscope(&["grade", "--spec", "workloads/grading/fence.ron", "--expect", "allowed"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--expect"), "{err}");
+    let (code, _, err) = hipscope(&["grade", "--spec", "workloads/grading/no_such.ron"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no_such.ron"), "{err}");
+    let (code, _, err) = hipscope(&["grade", "--exec"]);
+    assert_eq!(code, 2, "--exec without a program: {err}");
+    let (code, _, err) =
+        hipscope(&["grade", "--spec", "workloads/grading/fence.ron", "--gpu", "mi300a", "--code-object", "gfx942", "--only", "nothing_matches"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--only"), "{err}");
+}
