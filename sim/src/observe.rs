@@ -134,4 +134,18 @@ impl MemPort for Watched<'_, '_> {
         }
         self.obs.borrow_mut().access(&Access { lane, space: Space::Lds, dir, address: u64::from(offset), bytes });
     }
+
+    fn watches_only(&self) -> bool {
+        self.inner.is_none()
+    }
+
+    /// The lanes of a bulk move, reported in lane order as the per-lane path reports them.
+    fn moved(&self, lanes: u64, addrs: &[u64; crate::wave::MAX_LANES], bytes: u32, dir: Dir) {
+        let mut m = lanes;
+        while m != 0 {
+            let lane = m.trailing_zeros();
+            m &= m - 1;
+            self.report(lane, addrs[lane as usize], bytes as usize, dir);
+        }
+    }
 }

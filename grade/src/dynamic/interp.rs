@@ -29,6 +29,8 @@ pub struct Atomic {
     /// Some reading is a work-group-scope atomic although `scope` is wider: the code cannot
     /// tell a work-group-scope atomic from a wider one here (reports say so).
     pub narrow: bool,
+    /// `release` comes only from a work-group fence the code cannot show ([`FreeFences`]).
+    pub release_implied: bool,
 }
 
 /// One instruction's meaning.
@@ -113,11 +115,12 @@ fn fold_atomic(accesses: &[Access], kind: crate::recover::Kind, free: FreeFences
     if free.acquire && reads {
         acquire = acquire.max(Some(Scope::Workgroup));
     }
-    if free.release && writes {
-        release = release.max(Some(Scope::Workgroup));
+    let release_implied = free.release && writes && release < Some(Scope::Workgroup);
+    if release_implied {
+        release = Some(Scope::Workgroup);
     }
     let narrow = scope > Scope::Workgroup && accesses.iter().any(|a| matches!(a, Access::Atomic { scope: Scope::Workgroup, .. }));
-    Some(Atomic { scope, acquire, release, narrow })
+    Some(Atomic { scope, acquire, release, narrow, release_implied })
 }
 
 /// Fold readings into one interpretation (barriers are seen by the engine, not read here).

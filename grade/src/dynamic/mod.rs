@@ -22,9 +22,11 @@
 //! the simulated order; seq_cst is treated as acq_rel (no total order is checked); lanes of
 //! one wave synchronise with each other only through barriers.
 
+pub mod clock;
 pub mod interp;
 
 use crate::litmus::program::Scope;
+use clock::Clock;
 use hipscope_sim::exec::Sem;
 use hipscope_sim::observe::{Access as LaneAccess, Dir, DispatchInfo, Executed, Observer, Space};
 use hipscope_sim::WaveId;
@@ -107,26 +109,37 @@ pub struct Race {
     pub count: u64,
 }
 
-/// A recorded access.
+/// A recorded access, kept small (24 bytes): the shadow holds one or two per granule.
 #[derive(Clone, Copy, Debug)]
 struct Rec {
-    wave: u32,
     lanes: u64,
+    wave: u32,
     clock: u32,
-    pc: u64,
+    /// The instruction, as an offset from the kernel's code ([`State::code_base`]).
+    at: u32,
     write: bool,
     atomic: Option<Scope>,
     /// A plain access whose code is also a work-group-scope atomic's ([`Interp::Access`]).
     maybe: Option<Scope>,
-    /// An atomic whose code is also a work-group-scope atomic's.
-    narrow: bool,
-    shared: bool,
+    /// [`NARROW`] | [`SHARED`].
+    flags: u8,
+}
+
+/// An atomic whose code is also a work-group-scope atomic's.
+const NARROW: u8 = 1;
+/// Operations of another scope compile to the same code.
+const SHARED: u8 = 2;
+
+impl Rec {
+    fn narrow(&self) -> bool {
+        self.flags & NARROW != 0
+    }
 }
 
 /// A release a later acquire may synchronise with.
 #[derive(Clone, Debug)]
 struct SyncRec {
-    vc: Rc<Vec<u32>>,
+    vc: Rc<Clock>,
     scope: Scope,
     wave: u32,
     pc: u64,
@@ -144,13 +157,18 @@ pub struct Ambiguity {
     pub what: String,
 }
 
-#[derive(Default)]
+/// One 4-byte granule's shadow state. Plain data, so pages are filled and freed without
+/// visiting each granule: what does not fit (more reads, a release) lives in [`Shadow`]'s side
+/// tables, found by index (0: none).
+#[derive(Clone, Copy, Default)]
 struct Granule {
     write: Option<Rec>,
-    /// Reads since `write`, sorted by wave ([`add_read`]).
-    reads: Vec<Rec>,
-    /// The release the last atomic write carries (rare: boxed to keep granules small).
-    sync: Option<Box<SyncRec>>,
+    /// The one read since `write`, while there is only one and `more` is 0.
+    read: Option<Rec>,
+    /// Index in [`Shadow::more`] of the reads since `write`, sorted by wave ([`add_read`]).
+    more: u32,
+    /// Index in [`Shadow::syncs`] of the release the last atomic write carries.
+    sync: u32,
 }
 
 /// Shadow memory: granules in pages of [`PAGE_GRANULES`], found through a one-page cache
@@ -160,12 +178,17 @@ struct Shadow {
     index: HashMap<u64, u32, BuildHasherDefault<Mix>>,
     pages: Vec<Vec<Granule>>,
     last: Option<(u64, u32)>,
+    /// Granules' read lists (entry 0 unused).
+    more: Vec<Vec<Rec>>,
+    /// Granules' releases (entry 0 unused).
+    syncs: Vec<Option<SyncRec>>,
 }
 
 const PAGE_GRANULES: u64 = 1024;
 
 impl Shadow {
-    fn get(&mut self, key: u64) -> &mut Granule {
+    /// (page, slot) of the granule `key`, its page made on first use.
+    fn locate(&mut self, key: u64) -> (usize, usize) {
         let (page, slot) = (key / PAGE_GRANULES, (key % PAGE_GRANULES) as usize);
         let i = match self.last {
             Some((p, i)) if p == page => i,
@@ -173,13 +196,74 @@ impl Shadow {
                 let next = self.pages.len() as u32;
                 let i = *self.index.entry(page).or_insert(next);
                 if i == next {
-                    self.pages.push((0..PAGE_GRANULES).map(|_| Granule::default()).collect());
+                    self.pages.push(vec![Granule::default(); PAGE_GRANULES as usize]);
                 }
                 self.last = Some((page, i));
                 i
             }
         };
-        &mut self.pages[i as usize][slot]
+        (i as usize, slot)
+    }
+
+    /// The reads of `g` since its write.
+    fn reads<'s>(&'s self, g: &'s Granule) -> &'s [Rec] {
+        if g.more != 0 {
+            &self.more[g.more as usize]
+        } else {
+            g.read.as_slice()
+        }
+    }
+
+    fn add_read(&mut self, at: (usize, usize), now: Rec) {
+        let g = &mut self.pages[at.0][at.1];
+        if g.more != 0 {
+            let v = &mut self.more[g.more as usize];
+            if v.is_empty() {
+                v.push(now);
+            } else {
+                add_read(v, now);
+            }
+            return;
+        }
+        let Some(first) = g.read.take() else {
+            g.read = Some(now);
+            return;
+        };
+        let mut v = vec![first];
+        add_read(&mut v, now);
+        if self.more.is_empty() {
+            self.more.push(Vec::new());
+        }
+        g.more = self.more.len() as u32;
+        self.more.push(v);
+    }
+
+    fn clear_reads(&mut self, at: (usize, usize)) {
+        let g = &mut self.pages[at.0][at.1];
+        g.read = None;
+        if g.more != 0 {
+            self.more[g.more as usize].clear();
+        }
+    }
+
+    fn take_sync(&mut self, at: (usize, usize)) -> Option<SyncRec> {
+        match self.pages[at.0][at.1].sync {
+            0 => None,
+            i => self.syncs[i as usize].take(),
+        }
+    }
+
+    fn put_sync(&mut self, at: (usize, usize), rec: Option<SyncRec>) {
+        let g = &mut self.pages[at.0][at.1];
+        if g.sync != 0 {
+            self.syncs[g.sync as usize] = rec;
+        } else if rec.is_some() {
+            if self.syncs.is_empty() {
+                self.syncs.push(None);
+            }
+            g.sync = self.syncs.len() as u32;
+            self.syncs.push(rec);
+        }
     }
 }
 
@@ -190,7 +274,7 @@ struct WaveState {
     /// The clocks of other waves it has synchronised with (by wave index; missing: 0). Its
     /// own entry is not kept here but in `own`, so a new wave costs nothing however many
     /// waves the dispatch has.
-    vc: Vec<u32>,
+    vc: Clock,
     /// Own clock at the last barrier: accesses of other lanes of this wave stamped earlier are
     /// ordered before everything now.
     lane_sync: u32,
@@ -209,7 +293,7 @@ struct Current {
     scalar: bool,
     exec: u64,
     /// This instruction's release snapshot (taken at its first write).
-    snapshot: Option<Rc<Vec<u32>>>,
+    snapshot: Option<Rc<Clock>>,
     released: bool,
 }
 
@@ -234,17 +318,14 @@ struct State {
     races: Vec<Race>,
     index: HashMap<(String, u64, u64, Rule), usize>,
     ambiguities: Vec<Ambiguity>,
+    /// The address of the dispatched kernel's first instruction (records keep offsets).
+    code_base: u64,
 }
 
 impl WaveState {
     /// Its clock as a release carries it: what it knows of others, and its own clock.
-    fn snapshot(&self, me: u32) -> Vec<u32> {
-        let mut v = self.vc.clone();
-        if v.len() <= me as usize {
-            v.resize(me as usize + 1, 0);
-        }
-        v[me as usize] = self.own;
-        v
+    fn snapshot(&self, me: u32) -> Clock {
+        self.vc.with(me, self.own)
     }
 }
 
@@ -253,15 +334,6 @@ fn includes(scope: Scope, a: &WaveState, a_index: u32, b: &WaveState, b_index: u
         Scope::WorkItem | Scope::Wavefront => a_index == b_index,
         Scope::Workgroup => a.id.workgroup == b.id.workgroup,
         Scope::Agent | Scope::System => true,
-    }
-}
-
-fn join(into: &mut Vec<u32>, from: &[u32]) {
-    if into.len() < from.len() {
-        into.resize(from.len(), 0);
-    }
-    for (a, &b) in into.iter_mut().zip(from) {
-        *a = (*a).max(b);
     }
 }
 
@@ -287,28 +359,36 @@ impl Detector {
 
     /// One lane's access to one granule.
     fn granule_access(&mut self, key: u64, now: Rec, lane: u32, lds: bool, address: u64) {
-        let g = self.shadow.get(key);
-        let reads: &[Rec] = if now.write { &g.reads } else { &[] };
+        let at = self.shadow.locate(key);
+        let g = &self.shadow.pages[at.0][at.1];
+        let reads: &[Rec] = if now.write { self.shadow.reads(g) } else { &[] };
         for p in g.write.iter().chain(reads) {
             if self.st.ordered(p, now.wave, lane) {
                 continue;
             }
             if self.st.both_atomic_in_scope(p, &now) {
-                if (p.narrow || now.narrow) && !self.st.same_group(p.wave, now.wave) {
+                if (p.narrow() || now.narrow()) && !self.st.same_group(p.wave, now.wave) {
                     let what = "possible heterogeneous race: these atomics, in different work-groups, compile alike at work-group and agent scope on this target; if the source asks for work-group scope, they race";
-                    self.st.ambiguous(p.pc, now.pc, what);
+                    self.st.ambiguous(self.st.pc(p), self.st.pc(&now), what);
                 }
                 continue;
             }
             self.st.report(p, &now, lane, lds, address);
         }
         if now.write {
-            g.write = Some(now);
-            g.reads.clear();
+            self.shadow.pages[at.0][at.1].write = Some(now);
+            self.shadow.clear_reads(at);
         } else {
-            add_read(&mut g.reads, now);
+            self.shadow.add_read(at, now);
         }
-        self.st.synchronise(g, &now);
+        if self.st.synchronises() {
+            let mut sync = self.shadow.take_sync(at);
+            self.st.synchronise(&mut sync, &now);
+            self.shadow.put_sync(at, sync);
+        } else if now.write {
+            // A plain write ends any release sequence.
+            self.shadow.put_sync(at, None);
+        }
     }
 }
 
@@ -328,7 +408,12 @@ impl State {
             let others = p.lanes & !(1u64 << lane);
             return others == 0 || p.clock < w.lane_sync;
         }
-        w.vc.get(p.wave as usize).is_some_and(|&c| c >= p.clock)
+        w.vc.get(p.wave) >= p.clock
+    }
+
+    /// The address of a record's instruction.
+    fn pc(&self, r: &Rec) -> u64 {
+        self.code_base + u64::from(r.at)
     }
 
     fn same_group(&self, a: u32, b: u32) -> bool {
@@ -357,7 +442,7 @@ impl State {
 
     fn side(&self, r: &Rec, lane: u32) -> Side {
         let wave = self.wave(r.wave).map_or_else(WaveId::default, |w| w.id);
-        Side { wave, lane, pc: r.pc, write: r.write, atomic: r.atomic.map(|s| format!("{s:?}").to_lowercase()), shared_code: r.shared }
+        Side { wave, lane, pc: self.pc(r), write: r.write, atomic: r.atomic.map(|s| format!("{s:?}").to_lowercase()), shared_code: r.flags & SHARED != 0 }
     }
 
     fn report(&mut self, p: &Rec, now: &Rec, lane: u32, lds: bool, address: u64) {
@@ -369,7 +454,7 @@ impl State {
             Rule::DataRace
         };
         let kernel = self.kernel.as_ref().map_or_else(String::new, |k| k.name.clone());
-        let key = (kernel.clone(), p.pc, now.pc, rule);
+        let key = (kernel.clone(), self.pc(p), self.pc(now), rule);
         if let Some(&i) = self.index.get(&key) {
             self.races[i].count += 1;
             return;
@@ -381,36 +466,37 @@ impl State {
         self.races.push(race);
     }
 
-    /// Release and acquire effects of an atomic access on a granule.
-    fn synchronise(&mut self, g: &mut Granule, now: &Rec) {
-        let Some(Interp::Access { atomic, maybe, rmw, .. }) = self.cur.as_ref().and_then(|c| c.interp) else {
-            if now.write {
-                g.sync = None;
-            }
-            return;
-        };
-        let Some(a) = atomic.or(maybe) else {
-            if now.write {
-                g.sync = None;
-            }
-            return;
-        };
+    /// Whether the current instruction is an atomic (or possibly one) whose accesses may
+    /// release or acquire.
+    fn synchronises(&self) -> bool {
+        matches!(self.cur.as_ref().and_then(|c| c.interp), Some(Interp::Access { atomic: Some(_), .. } | Interp::Access { maybe: Some(_), .. }))
+    }
+
+    /// Release and acquire effects of an atomic access on a granule whose release is `sync`.
+    fn synchronise(&mut self, sync: &mut Option<SyncRec>, now: &Rec) {
+        let Some(Interp::Access { atomic, maybe, rmw, .. }) = self.cur.as_ref().and_then(|c| c.interp) else { return };
+        let Some(a) = atomic.or(maybe) else { return };
         if !now.write {
-            if let Some(rec) = g.sync.clone() {
-                self.acquire_from(now.wave, *rec, a);
+            if let Some(rec) = sync.clone() {
+                self.acquire_from(now.wave, rec, a);
             }
             return;
         }
+        // A relaxed RMW continues the release sequence it read from; a release the code only
+        // may hold (an unseen work-group fence) does not replace it.
+        if rmw && a.release_implied && sync.is_some() {
+            return;
+        }
         let own = self.release_record(now.wave, a);
-        g.sync = match (own, rmw, g.sync.take()) {
+        *sync = match (own, rmw, sync.take()) {
             (Some(mut mine), true, Some(prev)) => {
                 // A releasing RMW: its release, and the release sequence it continues.
                 let mut vc = (*mine.vc).clone();
-                join(&mut vc, &prev.vc);
+                vc.join(&prev.vc);
                 mine.vc = Rc::new(vc);
-                Some(Box::new(mine))
+                Some(mine)
             }
-            (Some(mine), _, _) => Some(Box::new(mine)),
+            (Some(mine), _, _) => Some(mine),
             // A relaxed RMW continues the release sequence it read from.
             (None, true, prev) => prev,
             (None, false, _) => None,
@@ -489,7 +575,7 @@ impl State {
         });
         let Some(w) = self.waves.get_mut(wave as usize).and_then(|w| w.as_mut()) else { return };
         match why {
-            None => join(&mut w.vc, &rec.vc),
+            None => w.vc.join(&rec.vc),
             Some(why) => {
                 if !w.failed.iter().any(|(from, _)| *from == rec.wave) {
                     w.failed.push((rec.wave, why));
@@ -536,6 +622,7 @@ impl Observer for Detector {
         self.shadow = Shadow::default();
         self.st.cur = None;
         self.st.groups = [0, 1, 2].map(|i| d.grid[i].div_ceil(d.block[i].max(1)).max(1));
+        self.st.code_base = k.code.first().map_or(k.entry, hipscope_sim::kernel::CodeSlot::address);
     }
 
     fn wave_started(&mut self, id: WaveId, index: u32) {
@@ -543,7 +630,7 @@ impl Observer for Detector {
         if self.st.waves.len() <= i {
             self.st.waves.resize_with(i + 1, || None);
         }
-        self.st.waves[i] = Some(WaveState { id, own: 1, vc: Vec::new(), lane_sync: 0, fence_release: None, pending: Vec::new(), failed: Vec::new() });
+        self.st.waves[i] = Some(WaveState { id, own: 1, vc: Clock::default(), lane_sync: 0, fence_release: None, pending: Vec::new(), failed: Vec::new() });
     }
 
     fn executed(&mut self, e: &Executed) {
@@ -568,17 +655,9 @@ impl Observer for Detector {
         };
         let lanes = if c.scalar { c.exec | 1 } else { 1u64 << a.lane.min(63) };
         let clock = self.st.clock_of(wave);
-        let now = Rec {
-            wave,
-            lanes,
-            clock,
-            pc,
-            write: a.dir == Dir::Write,
-            atomic: atomic.map(|x| x.scope),
-            maybe: maybe.map(|x| x.scope),
-            narrow: atomic.is_some_and(|x| x.narrow),
-            shared,
-        };
+        let flags = if atomic.is_some_and(|x| x.narrow) { NARROW } else { 0 } | if shared { SHARED } else { 0 };
+        let at = pc.saturating_sub(self.st.code_base).min(u64::from(u32::MAX)) as u32;
+        let now = Rec { lanes, wave, clock, at, write: a.dir == Dir::Write, atomic: atomic.map(|x| x.scope), maybe: maybe.map(|x| x.scope), flags };
         let lds = a.space == Space::Lds;
         let group = if lds { self.st.wave(wave).map(|w| w.id.workgroup) } else { None };
         let first = a.address >> 2;
@@ -591,15 +670,15 @@ impl Observer for Detector {
 
     fn barrier_released(&mut self, waves: &[u32]) {
         self.st.finish_instruction();
-        let mut all = Vec::new();
+        let mut all = Clock::default();
         for &w in waves {
             if let Some(s) = self.st.wave(w) {
-                join(&mut all, &s.snapshot(w));
+                all.join(&s.snapshot(w));
             }
         }
         for &w in waves {
             if let Some(s) = self.st.waves.get_mut(w as usize).and_then(|s| s.as_mut()) {
-                join(&mut s.vc, &all);
+                s.vc.join(&all);
                 s.own += 1;
                 s.lane_sync = s.own;
             }
@@ -636,7 +715,7 @@ fn add_read(reads: &mut Vec<Rec>, now: Rec) {
     let start = reads.partition_point(|r| r.wave < now.wave);
     let end = start + reads[start..].iter().take(2).take_while(|r| r.wave == now.wave).count();
     let mine = start..end;
-    if let Some(i) = mine.clone().find(|&i| reads[i].clock == now.clock && reads[i].pc == now.pc) {
+    if let Some(i) = mine.clone().find(|&i| reads[i].clock == now.clock && reads[i].at == now.at) {
         reads[i].lanes |= now.lanes;
         return;
     }

@@ -87,6 +87,13 @@ pub trait MemPort {
     /// A lane's LDS access (byte offset and size), for models of the LDS banks and for
     /// observers; the data itself stays with the work-group's LDS.
     fn lds_access(&self, _lane: u32, _offset: u32, _bytes: u32, _dir: crate::observe::Dir) {}
+    /// Whether the port only watches (no timing of its own), so that an instruction may move
+    /// its data in bulk and tell the port afterwards ([`MemPort::moved`]).
+    fn watches_only(&self) -> bool {
+        false
+    }
+    /// After a bulk move: every lane of `lanes` accessed `bytes` bytes at `addrs[lane]`.
+    fn moved(&self, _lanes: u64, _addrs: &[u64; crate::wave::MAX_LANES], _bytes: u32, _dir: crate::observe::Dir) {}
 }
 
 /// Global memory as an instruction sees it: `Memory` directly, or through a [`MemPort`].

@@ -19,6 +19,7 @@ use super::fp::FpEnv;
 use super::shape::{Half, LoadShape, StoreShape};
 use super::space::{self, Private, Target};
 use crate::fault::FaultKind;
+use crate::observe::Dir;
 use crate::wave::slot;
 use crate::wave::{Wave, MAX_LANES};
 use hipscope_isa::decode::{Operand, Reg};
@@ -274,24 +275,30 @@ impl FlatOp {
 
     /// The [`bulk`] path for whole-dword GLOBAL loads and stores to VGPRs; false when it
     /// does not apply.
+    /// A port that only watches is told the lanes afterwards.
     fn bulk(&self, cx: &mut ExecCtx, pre: &Pre) -> bool {
         let whole = |bytes: u8| bytes >= 4 && bytes % 4 == 0;
-        match &self.what {
+        let lanes = cx.wave.exec();
+        let (done, bytes, dir) = match &self.what {
             FlatWhat::Load { shape, dst: Operand::Reg(Reg::Vgpr { index, .. }) } if shape.half == Half::Full && whole(shape.bytes) => {
-                bulk::load_dwords(cx.wave, cx.mem, &pre.global, *index as usize, shape.dwords())
+                (bulk::load_dwords(cx.wave, cx.mem, &pre.global, *index as usize, shape.dwords()), shape.bytes, Dir::Read)
             }
             FlatWhat::Store { shape, data: Operand::Reg(Reg::Vgpr { index, .. }) } if whole(shape.bytes) => {
-                bulk::store_dwords(cx.wave, cx.mem, &pre.global, *index as usize, shape.bytes as usize / 4)
+                (bulk::store_dwords(cx.wave, cx.mem, &pre.global, *index as usize, shape.bytes as usize / 4), shape.bytes, Dir::Write)
             }
-            _ => false,
+            _ => return false,
+        };
+        if let (true, Some(p)) = (done, cx.port) {
+            p.moved(lanes, &pre.global, u32::from(bytes), dir);
         }
+        done
     }
 
     pub fn execute(&self, cx: &mut ExecCtx) -> Result<Flow, FaultKind> {
         let mut pre = Pre::new(cx);
         if self.addr.seg == Seg::Global {
             self.addr.global_all(cx, &mut pre.global);
-            if cx.port.is_none() && self.bulk(cx, &pre) {
+            if cx.port.is_none_or(|p| p.watches_only()) && self.bulk(cx, &pre) {
                 return Ok(Flow::Next);
             }
         }
