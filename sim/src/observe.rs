@@ -83,6 +83,16 @@ pub trait Observer {
     fn wave_started(&mut self, _wave: WaveId, _wave_index: u32) {}
     fn executed(&mut self, _e: &Executed) {}
     fn access(&mut self, _a: &Access) {}
+    /// Several lanes of one instruction, each accessing `bytes` bytes at `addresses[lane]`
+    /// in `space` (a bulk move); by default one [`Observer::access`] per lane, in lane order.
+    fn accesses(&mut self, lanes: u64, addresses: &[u64; crate::wave::MAX_LANES], bytes: u32, space: Space, dir: Dir) {
+        let mut m = lanes;
+        while m != 0 {
+            let lane = m.trailing_zeros();
+            m &= m - 1;
+            self.access(&Access { lane, space, dir, address: addresses[lane as usize], bytes });
+        }
+    }
     /// A work-group's barrier released these waves (by `wave_index`), which all arrived at it.
     fn barrier_released(&mut self, _waves: &[u32]) {}
     fn wave_ended(&mut self, _wave: WaveId, _wave_index: u32) {}
@@ -139,8 +149,20 @@ impl MemPort for Watched<'_, '_> {
         self.inner.is_none()
     }
 
-    /// The lanes of a bulk move, reported in lane order as the per-lane path reports them.
+    /// The lanes of a bulk move, reported in lane order as the per-lane path reports them (in
+    /// one event when none is in the scratch backing store).
     fn moved(&self, lanes: u64, addrs: &[u64; crate::wave::MAX_LANES], bytes: u32, dir: Dir) {
+        let mut m = lanes;
+        let mut scratch = false;
+        while m != 0 {
+            let lane = m.trailing_zeros();
+            m &= m - 1;
+            scratch |= self.scratch.contains(&addrs[lane as usize]);
+        }
+        if !scratch {
+            self.obs.borrow_mut().accesses(lanes, addrs, bytes, Space::Global, dir);
+            return;
+        }
         let mut m = lanes;
         while m != 0 {
             let lane = m.trailing_zeros();

@@ -357,6 +357,35 @@ impl Detector {
         self.st.tags.values().map(|t| t.as_ref())
     }
 
+    /// The record of an access by the current instruction (lanes filled in per lane).
+    fn current_rec(&self, dir: Dir) -> Option<Rec> {
+        let c = self.st.cur.as_ref()?;
+        let (atomic, maybe, shared) = match c.interp {
+            Some(Interp::Access { atomic, maybe, shared, .. }) => (atomic, maybe, shared),
+            _ => (None, None, false),
+        };
+        let lanes = if c.scalar { c.exec | 1 } else { 0 };
+        let flags = if atomic.is_some_and(|x| x.narrow) { NARROW } else { 0 } | if shared { SHARED } else { 0 };
+        let at = c.pc.saturating_sub(self.st.code_base).min(u64::from(u32::MAX)) as u32;
+        let clock = self.st.clock_of(c.wave);
+        Some(Rec { lanes, wave: c.wave, clock, at, write: dir == Dir::Write, atomic: atomic.map(|x| x.scope), maybe: maybe.map(|x| x.scope), flags })
+    }
+
+    /// One lane's access, granule by granule.
+    fn lane_access(&mut self, mut now: Rec, a: &LaneAccess) {
+        if now.lanes == 0 {
+            now.lanes = 1u64 << a.lane.min(63);
+        }
+        let lds = a.space == Space::Lds;
+        let group = if lds { self.st.wave(now.wave).map(|w| w.id.workgroup) } else { None };
+        let first = a.address >> 2;
+        let last = (a.address + u64::from(a.bytes.max(1)) - 1) >> 2;
+        for granule in first..=last {
+            let key = granule_key(granule, group, self.st.groups);
+            self.granule_access(key, now, a.lane, lds, a.address);
+        }
+    }
+
     /// One lane's access to one granule.
     fn granule_access(&mut self, key: u64, now: Rec, lane: u32, lds: bool, address: u64) {
         let at = self.shadow.locate(key);
@@ -647,24 +676,20 @@ impl Observer for Detector {
         if a.space == Space::Scratch {
             return;
         }
-        let Some(c) = self.st.cur.as_ref() else { return };
-        let (wave, pc) = (c.wave, c.pc);
-        let (atomic, maybe, shared) = match c.interp {
-            Some(Interp::Access { atomic, maybe, shared, .. }) => (atomic, maybe, shared),
-            _ => (None, None, false),
-        };
-        let lanes = if c.scalar { c.exec | 1 } else { 1u64 << a.lane.min(63) };
-        let clock = self.st.clock_of(wave);
-        let flags = if atomic.is_some_and(|x| x.narrow) { NARROW } else { 0 } | if shared { SHARED } else { 0 };
-        let at = pc.saturating_sub(self.st.code_base).min(u64::from(u32::MAX)) as u32;
-        let now = Rec { lanes, wave, clock, at, write: a.dir == Dir::Write, atomic: atomic.map(|x| x.scope), maybe: maybe.map(|x| x.scope), flags };
-        let lds = a.space == Space::Lds;
-        let group = if lds { self.st.wave(wave).map(|w| w.id.workgroup) } else { None };
-        let first = a.address >> 2;
-        let last = (a.address + u64::from(a.bytes.max(1)) - 1) >> 2;
-        for granule in first..=last {
-            let key = granule_key(granule, group, self.st.groups);
-            self.granule_access(key, now, a.lane, lds, a.address);
+        let Some(now) = self.current_rec(a.dir) else { return };
+        self.lane_access(now, a);
+    }
+
+    fn accesses(&mut self, lanes: u64, addresses: &[u64; hipscope_sim::wave::MAX_LANES], bytes: u32, space: Space, dir: Dir) {
+        if space == Space::Scratch {
+            return;
+        }
+        let Some(now) = self.current_rec(dir) else { return };
+        let mut m = lanes;
+        while m != 0 {
+            let lane = m.trailing_zeros();
+            m &= m - 1;
+            self.lane_access(now, &LaneAccess { lane, space, dir, address: addresses[lane as usize], bytes });
         }
     }
 
