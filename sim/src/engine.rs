@@ -14,7 +14,7 @@ use crate::fault::{FaultKind, KernelFault};
 use crate::host::HostAgent;
 use crate::kernel::{CodeSlot, LoadedKernel};
 use crate::memory::Memory;
-use crate::observe::{DispatchInfo, Executed, Shared, Watched};
+use crate::observe::{DispatchInfo, Executed, Regions, Shared, Watched};
 use crate::progress::{self, Progress, Watch};
 use crate::wave::{Wave, WaveStatus};
 use hipscope_isa::tables::OPCODE_NAMES;
@@ -128,7 +128,12 @@ pub struct Dispatch<'a> {
 impl Dispatch<'_> {
     /// What observers are told of the kernel.
     pub fn info(&self) -> DispatchInfo<'_> {
-        DispatchInfo { kernel: self.kernel, grid: self.geo.grid, block: self.geo.block }
+        DispatchInfo { kernel: self.kernel, grid: self.geo.grid, block: self.geo.block, lds_bytes: self.lds_bytes, regions: self.regions() }
+    }
+
+    /// Its scratch backing store and kernarg segment, as observers tell them apart.
+    pub fn regions(&self) -> Regions {
+        Regions { scratch: self.scratch_range(), kernarg: self.rt.kernarg..self.rt.kernarg + self.kernarg.len() as u64 }
     }
 
     /// Addresses of the scratch backing store (empty without scratch).
@@ -184,7 +189,8 @@ fn run_observed(
     mut host: Option<&mut dyn HostAgent>,
     obs: Option<&Shared>,
 ) -> Result<DispatchStats, KernelFault> {
-    let watched = obs.map(|o| Watched { inner: None, obs: o, scratch: d.scratch_range() });
+    let regions = d.regions();
+    let watched = obs.map(|o| Watched { inner: None, obs: o, regions: &regions });
     let mut rng = StdRng::seed_from_u64(opts.seed);
     let mut stats = DispatchStats { opcode_counts: vec![0; OPCODE_NAMES.len()], ..Default::default() };
     let setup = WaveSetup { kernel: d.kernel, geo: &d.geo, rt: &d.rt, kernarg: &d.kernarg, scratch_base: d.scratch_base, scratch_per_lane: d.scratch_per_lane };

@@ -31,6 +31,32 @@ pub enum Space {
     Lds,
     /// A lane's private memory; the address is in the dispatch's scratch backing store.
     Scratch,
+    /// The dispatch's kernarg segment (its arguments), which the kernel only reads (HSA
+    /// Programmer's Reference Manual: the kernarg segment is read-only to the kernel).
+    Kernarg,
+}
+
+/// Where in device memory a dispatch's private spaces lie, so an address can be told apart
+/// from ordinary global memory.
+#[derive(Debug, Clone, Default)]
+pub struct Regions {
+    /// The scratch backing store.
+    pub scratch: Range<u64>,
+    /// The kernarg segment.
+    pub kernarg: Range<u64>,
+}
+
+impl Regions {
+    /// The space a non-LDS address belongs to.
+    pub fn space_of(&self, address: u64) -> Space {
+        if self.scratch.contains(&address) {
+            Space::Scratch
+        } else if self.kernarg.contains(&address) {
+            Space::Kernarg
+        } else {
+            Space::Global
+        }
+    }
 }
 
 /// Whether a lane access read or wrote. An atomic read-modify-write is a read followed by a
@@ -67,13 +93,17 @@ pub struct Executed<'a> {
 }
 
 /// What a dispatch runs, for [`Observer::dispatch_started`].
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct DispatchInfo<'a> {
     /// The kernel: its name, target, descriptor and decoded code (what an observer needs to
     /// read the code, e.g. to tag its atomics).
     pub kernel: &'a crate::kernel::LoadedKernel,
     pub grid: [u32; 3],
     pub block: [u32; 3],
+    /// Bytes of LDS each work-group has (static and dynamic).
+    pub lds_bytes: u32,
+    /// Its scratch and kernarg segments.
+    pub regions: Regions,
 }
 
 /// Told what a run does. Every method has an empty default, so an observer implements only
@@ -108,13 +138,13 @@ pub(crate) type Shared<'o> = RefCell<&'o mut dyn Observer>;
 pub(crate) struct Watched<'a, 'o> {
     pub inner: Option<&'a dyn MemPort>,
     pub obs: &'a Shared<'o>,
-    /// The dispatch's scratch backing store: accesses inside it are [`Space::Scratch`].
-    pub scratch: Range<u64>,
+    /// The dispatch's scratch and kernarg segments, reported as their own spaces.
+    pub regions: &'a Regions,
 }
 
 impl Watched<'_, '_> {
     fn report(&self, lane: u32, address: u64, bytes: usize, dir: Dir) {
-        let space = if self.scratch.contains(&address) { Space::Scratch } else { Space::Global };
+        let space = self.regions.space_of(address);
         self.obs.borrow_mut().access(&Access { lane, space, dir, address, bytes: bytes as u32 });
     }
 }
@@ -150,16 +180,16 @@ impl MemPort for Watched<'_, '_> {
     }
 
     /// The lanes of a bulk move, reported in lane order as the per-lane path reports them (in
-    /// one event when none is in the scratch backing store).
+    /// one event when all are in ordinary global memory).
     fn moved(&self, lanes: u64, addrs: &[u64; crate::wave::MAX_LANES], bytes: u32, dir: Dir) {
         let mut m = lanes;
-        let mut scratch = false;
+        let mut private = false;
         while m != 0 {
             let lane = m.trailing_zeros();
             m &= m - 1;
-            scratch |= self.scratch.contains(&addrs[lane as usize]);
+            private |= self.regions.space_of(addrs[lane as usize]) != Space::Global;
         }
-        if !scratch {
+        if !private {
             self.obs.borrow_mut().accesses(lanes, addrs, bytes, Space::Global, dir);
             return;
         }

@@ -34,11 +34,16 @@ struct Recorder {
     /// A hash of the whole event stream, for determinism.
     stream: std::collections::hash_map::DefaultHasher,
     live: std::collections::HashSet<u32>,
+    /// The dispatch's kernarg segment, as the dispatch reported it.
+    kernarg: std::ops::Range<u64>,
+    /// Every byte address read in the kernarg space.
+    kernarg_read: std::collections::BTreeSet<u64>,
 }
 
 impl Observer for Recorder {
     fn dispatch_started(&mut self, d: &DispatchInfo) {
         self.dispatches += 1;
+        self.kernarg = d.regions.kernarg.clone();
         d.kernel.name.hash(&mut self.stream);
     }
     fn wave_started(&mut self, wave: WaveId, index: u32) {
@@ -57,6 +62,9 @@ impl Observer for Recorder {
     fn access(&mut self, a: &Access) {
         if self.instructions == 0 {
             self.orphan_accesses += 1;
+        }
+        if (a.space, a.dir) == (Space::Kernarg, Dir::Read) {
+            self.kernarg_read.extend(a.address..a.address + u64::from(a.bytes));
         }
         *self.bytes.entry((a.space, a.dir)).or_default().entry(a.address).or_default() += a.bytes;
         (a.lane, a.address, a.bytes, a.dir == Dir::Write).hash(&mut self.stream);
@@ -140,7 +148,12 @@ fn vadd_lane_accesses_are_one_read_of_a_and_b_and_one_write_of_c_per_element() {
             }
             assert_eq!(rec.within(Space::Global, Dir::Write, pc, 4 * n), (4 * n, n as usize), "{what}: writes of c");
             assert_eq!(rec.within(Space::Global, Dir::Read, pc, 4 * n), (0, 0), "{what}: reads of c");
-            assert!(rec.bytes.keys().all(|(s, _)| *s == Space::Global), "{what}: vadd touches neither LDS nor scratch");
+            assert!(rec.bytes.keys().all(|(s, _)| matches!(s, Space::Global | Space::Kernarg)), "{what}: vadd touches neither LDS nor scratch");
+            // Its arguments (three pointers and an int: 28 bytes) are read where the dispatch
+            // placed them, and never written.
+            assert!(rec.kernarg_read.iter().all(|a| rec.kernarg.contains(a)), "{what}: argument reads outside the kernarg segment");
+            assert!((rec.kernarg.start..rec.kernarg.start + 28).all(|b| rec.kernarg_read.contains(&b)), "{what}: not every argument byte read");
+            assert!(!rec.bytes.contains_key(&(Space::Kernarg, Dir::Write)), "{what}: arguments written");
             println!("{what}: {} instructions observed", rec.instructions);
         }
     }

@@ -15,7 +15,6 @@ use crate::litmus::program::{Access, Order, Scope, Spaces};
 use crate::lower::{lower, Line, Op, Target};
 use crate::recover::{recover, Recovery, What};
 use hipscope_sim::kernel::{CodeSlot, LoadedKernel};
-use std::collections::HashMap;
 
 /// An atomic access's synchronisation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,7 +58,10 @@ pub struct KernelTags {
     pub name: String,
     pub target: Target,
     pub recovery: Recovery,
-    by_pc: HashMap<u64, Interp>,
+    /// The address of the kernel's first instruction.
+    base: u64,
+    /// By (address - `base`) / 4: asked once per executed instruction, so no hashing.
+    by_slot: Vec<Option<Interp>>,
 }
 
 impl KernelTags {
@@ -68,15 +70,30 @@ impl KernelTags {
         let code = k.code.iter().filter_map(|s| if let CodeSlot::Inst(e) = s { Some(&e.inst) } else { None });
         let recovery = recover(code, &target);
         let free = FreeFences::of(&target);
-        let by_pc = recovery.ops.iter().filter_map(|r| interpret(r.what, &r.readings, free).map(|i| (r.pc, i))).collect();
-        KernelTags { name: k.name.clone(), target, recovery, by_pc }
+        let base = k.code.first().map_or(k.entry, CodeSlot::address);
+        let mut by_slot = Vec::new();
+        for r in &recovery.ops {
+            let Some(i) = interpret(r.what, &r.readings, free) else { continue };
+            let Some(slot) = slot_of(base, r.pc) else { continue };
+            if by_slot.len() <= slot {
+                by_slot.resize(slot + 1, None);
+            }
+            by_slot[slot] = Some(i);
+        }
+        KernelTags { name: k.name.clone(), target, recovery, base, by_slot }
     }
 
     /// The meaning of the instruction at `pc` (`None`: an access the recogniser did not tag,
     /// read as plain, or no memory-model instruction).
     pub fn at(&self, pc: u64) -> Option<Interp> {
-        self.by_pc.get(&pc).copied()
+        slot_of(self.base, pc).and_then(|s| self.by_slot.get(s).copied().flatten())
     }
+}
+
+/// Instructions are dword-aligned (AMDGPU ISA guides: every encoding is a multiple of 4 bytes).
+fn slot_of(base: u64, pc: u64) -> Option<usize> {
+    let off = pc.checked_sub(base)?;
+    (off % 4 == 0).then_some((off / 4) as usize)
 }
 
 /// Which work-group-scope fences compile to no instruction but waits on a target. Where one

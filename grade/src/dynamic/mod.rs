@@ -24,6 +24,7 @@
 
 pub mod clock;
 pub mod interp;
+mod shadow;
 
 use crate::litmus::program::Scope;
 use clock::Clock;
@@ -31,8 +32,8 @@ use hipscope_sim::exec::Sem;
 use hipscope_sim::observe::{Access as LaneAccess, Dir, DispatchInfo, Executed, Observer, Space};
 use hipscope_sim::WaveId;
 use interp::{Atomic, Interp, KernelTags};
+use shadow::{At, Kind, Rec, Shadow, Sweep};
 use std::collections::{HashMap, HashSet};
-use std::hash::BuildHasherDefault;
 use std::rc::Rc;
 
 /// Which rule a racing pair breaks.
@@ -109,33 +110,6 @@ pub struct Race {
     pub count: u64,
 }
 
-/// A recorded access, kept small (24 bytes): the shadow holds one or two per granule.
-#[derive(Clone, Copy, Debug)]
-struct Rec {
-    lanes: u64,
-    wave: u32,
-    clock: u32,
-    /// The instruction, as an offset from the kernel's code ([`State::code_base`]).
-    at: u32,
-    write: bool,
-    atomic: Option<Scope>,
-    /// A plain access whose code is also a work-group-scope atomic's ([`Interp::Access`]).
-    maybe: Option<Scope>,
-    /// [`NARROW`] | [`SHARED`].
-    flags: u8,
-}
-
-/// An atomic whose code is also a work-group-scope atomic's.
-const NARROW: u8 = 1;
-/// Operations of another scope compile to the same code.
-const SHARED: u8 = 2;
-
-impl Rec {
-    fn narrow(&self) -> bool {
-        self.flags & NARROW != 0
-    }
-}
-
 /// A release a later acquire may synchronise with.
 #[derive(Clone, Debug)]
 struct SyncRec {
@@ -157,116 +131,6 @@ pub struct Ambiguity {
     pub what: String,
 }
 
-/// One 4-byte granule's shadow state. Plain data, so pages are filled and freed without
-/// visiting each granule: what does not fit (more reads, a release) lives in [`Shadow`]'s side
-/// tables, found by index (0: none).
-#[derive(Clone, Copy, Default)]
-struct Granule {
-    write: Option<Rec>,
-    /// The one read since `write`, while there is only one and `more` is 0.
-    read: Option<Rec>,
-    /// Index in [`Shadow::more`] of the reads since `write`, sorted by wave ([`add_read`]).
-    more: u32,
-    /// Index in [`Shadow::syncs`] of the release the last atomic write carries.
-    sync: u32,
-}
-
-/// Shadow memory: granules in pages of [`PAGE_GRANULES`], found through a one-page cache
-/// (accesses of one instruction are mostly within one page).
-#[derive(Default)]
-struct Shadow {
-    index: HashMap<u64, u32, BuildHasherDefault<Mix>>,
-    pages: Vec<Vec<Granule>>,
-    last: Option<(u64, u32)>,
-    /// Granules' read lists (entry 0 unused).
-    more: Vec<Vec<Rec>>,
-    /// Granules' releases (entry 0 unused).
-    syncs: Vec<Option<SyncRec>>,
-}
-
-const PAGE_GRANULES: u64 = 1024;
-
-impl Shadow {
-    /// (page, slot) of the granule `key`, its page made on first use.
-    fn locate(&mut self, key: u64) -> (usize, usize) {
-        let (page, slot) = (key / PAGE_GRANULES, (key % PAGE_GRANULES) as usize);
-        let i = match self.last {
-            Some((p, i)) if p == page => i,
-            _ => {
-                let next = self.pages.len() as u32;
-                let i = *self.index.entry(page).or_insert(next);
-                if i == next {
-                    self.pages.push(vec![Granule::default(); PAGE_GRANULES as usize]);
-                }
-                self.last = Some((page, i));
-                i
-            }
-        };
-        (i as usize, slot)
-    }
-
-    /// The reads of `g` since its write.
-    fn reads<'s>(&'s self, g: &'s Granule) -> &'s [Rec] {
-        if g.more != 0 {
-            &self.more[g.more as usize]
-        } else {
-            g.read.as_slice()
-        }
-    }
-
-    fn add_read(&mut self, at: (usize, usize), now: Rec) {
-        let g = &mut self.pages[at.0][at.1];
-        if g.more != 0 {
-            let v = &mut self.more[g.more as usize];
-            if v.is_empty() {
-                v.push(now);
-            } else {
-                add_read(v, now);
-            }
-            return;
-        }
-        let Some(first) = g.read.take() else {
-            g.read = Some(now);
-            return;
-        };
-        let mut v = vec![first];
-        add_read(&mut v, now);
-        if self.more.is_empty() {
-            self.more.push(Vec::new());
-        }
-        g.more = self.more.len() as u32;
-        self.more.push(v);
-    }
-
-    fn clear_reads(&mut self, at: (usize, usize)) {
-        let g = &mut self.pages[at.0][at.1];
-        g.read = None;
-        if g.more != 0 {
-            self.more[g.more as usize].clear();
-        }
-    }
-
-    fn take_sync(&mut self, at: (usize, usize)) -> Option<SyncRec> {
-        match self.pages[at.0][at.1].sync {
-            0 => None,
-            i => self.syncs[i as usize].take(),
-        }
-    }
-
-    fn put_sync(&mut self, at: (usize, usize), rec: Option<SyncRec>) {
-        let g = &mut self.pages[at.0][at.1];
-        if g.sync != 0 {
-            self.syncs[g.sync as usize] = rec;
-        } else if rec.is_some() {
-            if self.syncs.is_empty() {
-                self.syncs.push(None);
-            }
-            g.sync = self.syncs.len() as u32;
-            self.syncs.push(rec);
-        }
-    }
-}
-
 struct WaveState {
     id: WaveId,
     /// Its own clock.
@@ -283,6 +147,8 @@ struct WaveState {
     pending: Vec<SyncRec>,
     /// Synchronisations that did not count because of scope: (releasing wave, why).
     failed: Vec<(u32, String)>,
+    /// Its work-group's LDS page in the shadow.
+    lds_page: u32,
 }
 
 /// The instruction being executed.
@@ -290,11 +156,22 @@ struct Current {
     wave: u32,
     pc: u64,
     interp: Option<Interp>,
+    /// Its reads' and writes' records, but for the lane (set here for a scalar access, which
+    /// stands for every active lane).
+    read: Rec,
+    write: Rec,
     scalar: bool,
-    exec: u64,
+    /// An atomic (or possibly one) whose accesses may release or acquire.
+    synchronises: bool,
     /// This instruction's release snapshot (taken at its first write).
     snapshot: Option<Rc<Clock>>,
     released: bool,
+}
+
+/// A resident work-group's LDS shadow page and how many of its waves are running.
+struct GroupLds {
+    page: u32,
+    live: u32,
 }
 
 /// The race detector. Attach it to launches ([`hipscope_sim::launch::Hooks::observer`]);
@@ -312,8 +189,10 @@ struct State {
     tags: HashMap<(String, u64), Rc<KernelTags>>,
     kernel: Option<Rc<KernelTags>>,
     waves: Vec<Option<WaveState>>,
-    /// The dispatch's grid in work-groups (to number LDS granules by work-group).
-    groups: [u32; 3],
+    /// Bytes of LDS per work-group.
+    lds_bytes: u32,
+    /// Resident work-groups' LDS shadows.
+    groups: HashMap<[u32; 3], GroupLds>,
     cur: Option<Current>,
     races: Vec<Race>,
     index: HashMap<(String, u64, u64, Rule), usize>,
@@ -357,41 +236,31 @@ impl Detector {
         self.st.tags.values().map(|t| t.as_ref())
     }
 
-    /// The record of an access by the current instruction (lanes filled in per lane).
-    fn current_rec(&self, dir: Dir) -> Option<Rec> {
-        let c = self.st.cur.as_ref()?;
-        let (atomic, maybe, shared) = match c.interp {
-            Some(Interp::Access { atomic, maybe, shared, .. }) => (atomic, maybe, shared),
-            _ => (None, None, false),
-        };
-        let lanes = if c.scalar { c.exec | 1 } else { 0 };
-        let flags = if atomic.is_some_and(|x| x.narrow) { NARROW } else { 0 } | if shared { SHARED } else { 0 };
-        let at = c.pc.saturating_sub(self.st.code_base).min(u64::from(u32::MAX)) as u32;
-        let clock = self.st.clock_of(c.wave);
-        Some(Rec { lanes, wave: c.wave, clock, at, write: dir == Dir::Write, atomic: atomic.map(|x| x.scope), maybe: maybe.map(|x| x.scope), flags })
-    }
-
     /// One lane's access, granule by granule.
-    fn lane_access(&mut self, mut now: Rec, a: &LaneAccess) {
-        if now.lanes == 0 {
-            now.lanes = 1u64 << a.lane.min(63);
-        }
+    fn lane_access(&mut self, now: Rec, a: &LaneAccess) {
         let lds = a.space == Space::Lds;
-        let group = if lds { self.st.wave(now.wave).map(|w| w.id.workgroup) } else { None };
+        let page = if lds { self.st.wave(now.wave).map_or(0, |w| w.lds_page) } else { 0 };
         let first = a.address >> 2;
         let last = (a.address + u64::from(a.bytes.max(1)) - 1) >> 2;
         for granule in first..=last {
-            let key = granule_key(granule, group, self.st.groups);
-            self.granule_access(key, now, a.lane, lds, a.address);
+            let at = if lds {
+                // Beyond the group's LDS: the hardware touches no memory.
+                let Some(at) = self.shadow.lds(page, granule) else { continue };
+                at
+            } else {
+                self.shadow.global(granule)
+            };
+            self.granule_access(at, now, a.lane, lds, a.address);
         }
     }
 
     /// One lane's access to one granule.
-    fn granule_access(&mut self, key: u64, now: Rec, lane: u32, lds: bool, address: u64) {
-        let at = self.shadow.locate(key);
-        let g = &self.shadow.pages[at.0][at.1];
-        let reads: &[Rec] = if now.write { self.shadow.reads(g) } else { &[] };
-        for p in g.write.iter().chain(reads) {
+    fn granule_access(&mut self, at: At, now: Rec, lane: u32, lds: bool, address: u64) {
+        let g = self.shadow.granule(at);
+        let write = now.write();
+        let reads: &[Rec] = if write { self.shadow.reads(g) } else { &[] };
+        let last = if g.write.present() { std::slice::from_ref(&g.write) } else { &[] };
+        for p in last.iter().chain(reads) {
             if self.st.ordered(p, now.wave, lane) {
                 continue;
             }
@@ -404,20 +273,25 @@ impl Detector {
             }
             self.st.report(p, &now, lane, lds, address);
         }
-        if now.write {
-            self.shadow.pages[at.0][at.1].write = Some(now);
-            self.shadow.clear_reads(at);
+        if write {
+            self.shadow.set_write(at, now);
         } else {
             self.shadow.add_read(at, now);
         }
-        if self.st.synchronises() {
+        if self.st.cur.as_ref().is_some_and(|c| c.synchronises) {
             let mut sync = self.shadow.take_sync(at);
             self.st.synchronise(&mut sync, &now);
             self.shadow.put_sync(at, sync);
-        } else if now.write {
+        } else if write {
             // A plain write ends any release sequence.
             self.shadow.put_sync(at, None);
         }
+    }
+
+    /// The current instruction's record for an access in direction `dir`, by `lane`.
+    fn current_rec(&self, dir: Dir) -> Option<(Rec, bool)> {
+        let c = self.st.cur.as_ref()?;
+        Some((if dir == Dir::Write { c.write } else { c.read }, c.scalar))
     }
 }
 
@@ -434,8 +308,7 @@ impl State {
     fn ordered(&self, p: &Rec, wave: u32, lane: u32) -> bool {
         let Some(w) = self.wave(wave) else { return true };
         if p.wave == wave {
-            let others = p.lanes & !(1u64 << lane);
-            return others == 0 || p.clock < w.lane_sync;
+            return !p.other_lane_than(lane) || p.clock < w.lane_sync;
         }
         w.vc.get(p.wave) >= p.clock
     }
@@ -463,21 +336,21 @@ impl State {
     /// access whose code is also a work-group-scope atomic's counts as that atomic against an
     /// atomic (two such plain accesses are two plain accesses).
     fn both_atomic_in_scope(&self, p: &Rec, now: &Rec) -> bool {
-        let ps = p.atomic.or(if now.atomic.is_some() { p.maybe } else { None });
-        let ns = now.atomic.or(if p.atomic.is_some() { now.maybe } else { None });
+        let ps = p.atomic().or(if now.atomic().is_some() { p.maybe() } else { None });
+        let ns = now.atomic().or(if p.atomic().is_some() { now.maybe() } else { None });
         let (Some(ps), Some(ns), Some(a), Some(b)) = (ps, ns, self.wave(p.wave), self.wave(now.wave)) else { return false };
         includes(ps, a, p.wave, b, now.wave) && includes(ns, b, now.wave, a, p.wave)
     }
 
     fn side(&self, r: &Rec, lane: u32) -> Side {
         let wave = self.wave(r.wave).map_or_else(WaveId::default, |w| w.id);
-        Side { wave, lane, pc: self.pc(r), write: r.write, atomic: r.atomic.map(|s| format!("{s:?}").to_lowercase()), shared_code: r.flags & SHARED != 0 }
+        Side { wave, lane, pc: self.pc(r), write: r.write(), atomic: r.atomic().map(|s| format!("{s:?}").to_lowercase()), shared_code: r.shared() }
     }
 
     fn report(&mut self, p: &Rec, now: &Rec, lane: u32, lds: bool, address: u64) {
         let rule = if p.wave == now.wave {
             Rule::LaneRace
-        } else if p.atomic.is_some() && now.atomic.is_some() {
+        } else if p.atomic().is_some() && now.atomic().is_some() {
             Rule::ScopeRace
         } else {
             Rule::DataRace
@@ -488,24 +361,18 @@ impl State {
             self.races[i].count += 1;
             return;
         }
-        let p_lane = if p.wave == now.wave { (p.lanes & !(1u64 << lane)).trailing_zeros() } else { p.lanes.trailing_zeros() };
+        let p_lane = if p.wave == now.wave { p.lane_besides(lane) } else { p.first_lane() };
         let note = self.wave(now.wave).and_then(|w| w.failed.iter().find(|(from, _)| *from == p.wave)).map(|(_, why)| why.clone());
-        let race = Race { kernel, rule, lds, address, first: self.side(p, p_lane.min(63)), second: self.side(now, lane), note, count: 1 };
+        let race = Race { kernel, rule, lds, address, first: self.side(p, p_lane), second: self.side(now, lane), note, count: 1 };
         self.index.insert(key, self.races.len());
         self.races.push(race);
-    }
-
-    /// Whether the current instruction is an atomic (or possibly one) whose accesses may
-    /// release or acquire.
-    fn synchronises(&self) -> bool {
-        matches!(self.cur.as_ref().and_then(|c| c.interp), Some(Interp::Access { atomic: Some(_), .. } | Interp::Access { maybe: Some(_), .. }))
     }
 
     /// Release and acquire effects of an atomic access on a granule whose release is `sync`.
     fn synchronise(&mut self, sync: &mut Option<SyncRec>, now: &Rec) {
         let Some(Interp::Access { atomic, maybe, rmw, .. }) = self.cur.as_ref().and_then(|c| c.interp) else { return };
         let Some(a) = atomic.or(maybe) else { return };
-        if !now.write {
+        if !now.write() {
             if let Some(rec) = sync.clone() {
                 self.acquire_from(now.wave, rec, a);
             }
@@ -640,6 +507,63 @@ impl State {
     }
 }
 
+impl State {
+    /// The current instruction, as [`Observer::executed`] reports it.
+    fn begin_instruction(&mut self, e: &Executed) {
+        let interp = self.kernel.as_ref().and_then(|k| k.at(e.pc));
+        if let Some(Interp::Fence { acquire, release, scope, .. }) = interp {
+            self.fence(e.wave_index, acquire, release, scope);
+        }
+        let (atomic, maybe, shared) = match interp {
+            Some(Interp::Access { atomic, maybe, shared, .. }) => (atomic, maybe, shared),
+            _ => (None, None, false),
+        };
+        let kind = Kind { write: false, atomic: atomic.map(|x| x.scope), maybe: maybe.map(|x| x.scope), narrow: atomic.is_some_and(|x| x.narrow), shared };
+        let at = e.pc.saturating_sub(self.code_base).min(u64::from(u32::MAX)) as u32;
+        let clock = self.clock_of(e.wave_index);
+        let scalar = matches!(e.sem, Sem::Smem(_));
+        let rec = |write| {
+            let r = Rec::new(e.wave_index, clock, at, Kind { write, ..kind });
+            // A scalar access stands for every active lane.
+            if scalar {
+                r.by_lanes(e.exec | 1)
+            } else {
+                r
+            }
+        };
+        self.cur = Some(Current {
+            wave: e.wave_index,
+            pc: e.pc,
+            interp,
+            read: rec(false),
+            write: rec(true),
+            scalar,
+            synchronises: atomic.is_some() || maybe.is_some(),
+            snapshot: None,
+            released: false,
+        });
+    }
+
+    /// A wave of work-group `group` starts: its LDS page (the group's, made when its first
+    /// wave starts; every wave of a group starts before any of them ends).
+    fn join_group(&mut self, shadow: &mut Shadow, group: [u32; 3]) -> u32 {
+        let bytes = self.lds_bytes;
+        let g = self.groups.entry(group).or_insert_with(|| GroupLds { page: shadow.lds_page(bytes), live: 0 });
+        g.live += 1;
+        g.page
+    }
+
+    /// A wave of work-group `group` ended; the last one hands the group's LDS page back.
+    fn leave_group(&mut self, shadow: &mut Shadow, group: [u32; 3]) {
+        let Some(g) = self.groups.get_mut(&group) else { return };
+        g.live = g.live.saturating_sub(1);
+        if g.live == 0 {
+            shadow.free_lds_page(g.page);
+            self.groups.remove(&group);
+        }
+    }
+}
+
 impl Observer for Detector {
     fn dispatch_started(&mut self, d: &DispatchInfo) {
         let k = d.kernel;
@@ -648,9 +572,10 @@ impl Observer for Detector {
         self.st.kernel = Some(tags);
         // Dispatches of one stream are ordered: nothing of an earlier one races with this one.
         self.st.waves.clear();
-        self.shadow = Shadow::default();
+        self.shadow.reset();
         self.st.cur = None;
-        self.st.groups = [0, 1, 2].map(|i| d.grid[i].div_ceil(d.block[i].max(1)).max(1));
+        self.st.groups.clear();
+        self.st.lds_bytes = d.lds_bytes;
         self.st.code_base = k.code.first().map_or(k.entry, hipscope_sim::kernel::CodeSlot::address);
     }
 
@@ -659,37 +584,43 @@ impl Observer for Detector {
         if self.st.waves.len() <= i {
             self.st.waves.resize_with(i + 1, || None);
         }
-        self.st.waves[i] = Some(WaveState { id, own: 1, vc: Clock::default(), lane_sync: 0, fence_release: None, pending: Vec::new(), failed: Vec::new() });
+        let lds_page = self.st.join_group(&mut self.shadow, id.workgroup);
+        self.st.waves[i] =
+            Some(WaveState { id, own: 1, vc: Clock::default(), lane_sync: 0, fence_release: None, pending: Vec::new(), failed: Vec::new(), lds_page });
     }
 
     fn executed(&mut self, e: &Executed) {
         self.st.finish_instruction();
-        let interp = self.st.kernel.as_ref().and_then(|k| k.at(e.pc));
-        if let Some(Interp::Fence { acquire, release, scope, .. }) = interp {
-            self.st.fence(e.wave_index, acquire, release, scope);
-        }
-        self.st.cur =
-            Some(Current { wave: e.wave_index, pc: e.pc, interp, scalar: matches!(e.sem, Sem::Smem(_)), exec: e.exec, snapshot: None, released: false });
+        self.st.begin_instruction(e);
     }
 
     fn access(&mut self, a: &LaneAccess) {
-        if a.space == Space::Scratch {
+        if !watched(a.space) {
             return;
         }
-        let Some(now) = self.current_rec(a.dir) else { return };
-        self.lane_access(now, a);
+        let Some((now, scalar)) = self.current_rec(a.dir) else { return };
+        self.lane_access(if scalar { now } else { now.by_lane(a.lane) }, a);
     }
 
     fn accesses(&mut self, lanes: u64, addresses: &[u64; hipscope_sim::wave::MAX_LANES], bytes: u32, space: Space, dir: Dir) {
-        if space == Space::Scratch {
+        if !watched(space) {
             return;
         }
-        let Some(now) = self.current_rec(dir) else { return };
+        let Some((now, scalar)) = self.current_rec(dir) else { return };
+        let plain = !self.st.cur.as_ref().is_some_and(|c| c.synchronises);
+        if space == Space::Global && !scalar && plain {
+            if let Some(s) = sweep(lanes, addresses, bytes, now) {
+                if self.shadow.fresh(&s) {
+                    return;
+                }
+            }
+        }
         let mut m = lanes;
         while m != 0 {
             let lane = m.trailing_zeros();
             m &= m - 1;
-            self.lane_access(now, &LaneAccess { lane, space, dir, address: addresses[lane as usize], bytes });
+            let rec = if scalar { now } else { now.by_lane(lane) };
+            self.lane_access(rec, &LaneAccess { lane, space, dir, address: addresses[lane as usize], bytes });
         }
     }
 
@@ -698,7 +629,8 @@ impl Observer for Detector {
         let mut all = Clock::default();
         for &w in waves {
             if let Some(s) = self.st.wave(w) {
-                all.join(&s.snapshot(w));
+                all.join(&s.vc);
+                all.raise(w, s.own);
             }
         }
         for &w in waves {
@@ -710,8 +642,9 @@ impl Observer for Detector {
         }
     }
 
-    fn wave_ended(&mut self, _wave: WaveId, _index: u32) {
+    fn wave_ended(&mut self, wave: WaveId, _index: u32) {
         self.st.finish_instruction();
+        self.st.leave_group(&mut self.shadow, wave.workgroup);
     }
 
     fn dispatch_ended(&mut self) {
@@ -719,63 +652,27 @@ impl Observer for Detector {
     }
 }
 
-/// The shadow key of a granule (4 bytes): global memory by address; LDS by work-group (its
-/// number in the grid) and offset, with the top bit set.
-fn granule_key(granule: u64, lds_group: Option<[u32; 3]>, groups: [u32; 3]) -> u64 {
-    match lds_group {
-        None => granule,
-        Some([x, y, z]) => {
-            let flat = u64::from(x) + u64::from(groups[0]) * (u64::from(y) + u64::from(groups[1]) * u64::from(z));
-            1 << 63 | flat << 24 | (granule & 0xff_ffff)
-        }
+/// The lanes' accesses as one sweep over consecutive granules, if they are: lanes l..l+n all
+/// active, lane l+i at address a + i·`bytes`, dword-aligned whole dwords.
+fn sweep(lanes: u64, addresses: &[u64; hipscope_sim::wave::MAX_LANES], bytes: u32, rec: Rec) -> Option<Sweep> {
+    if lanes == 0 || bytes == 0 || bytes % 4 != 0 {
+        return None;
     }
+    let lane0 = lanes.trailing_zeros();
+    let n = (lanes >> lane0).trailing_ones();
+    let base = addresses[lane0 as usize];
+    if n != lanes.count_ones() || base % 4 != 0 {
+        return None;
+    }
+    let step = u64::from(bytes);
+    let consecutive = (1..n).all(|i| addresses[(lane0 + i) as usize] == base.wrapping_add(u64::from(i) * step));
+    consecutive.then(|| Sweep { first: base >> 2, granules: u64::from(n) * step / 4, per_lane: step / 4, rec: rec.by_lane(lane0) })
 }
 
-/// Record a read since the granule's last write. Reads are kept sorted by wave (found by
-/// binary search: a widely read granule, such as a kernel argument, is read by every wave),
-/// at most two per wave: a wave's newer read replaces an older one whose lanes it covers; a
-/// third is folded into the older one (its lanes added, the later clock kept: stricter, so no
-/// race is missed).
-fn add_read(reads: &mut Vec<Rec>, now: Rec) {
-    let start = reads.partition_point(|r| r.wave < now.wave);
-    let end = start + reads[start..].iter().take(2).take_while(|r| r.wave == now.wave).count();
-    let mine = start..end;
-    if let Some(i) = mine.clone().find(|&i| reads[i].clock == now.clock && reads[i].at == now.at) {
-        reads[i].lanes |= now.lanes;
-        return;
-    }
-    if let Some(i) = mine.clone().find(|&i| reads[i].lanes & !now.lanes == 0) {
-        reads[i] = now;
-        return;
-    }
-    if mine.len() == 2 {
-        let newer = reads[start + 1];
-        let old = &mut reads[start];
-        old.lanes |= newer.lanes;
-        old.clock = old.clock.max(newer.clock);
-        reads[start + 1] = now;
-        return;
-    }
-    reads.insert(end, now);
-}
-
-/// A multiplicative hash for the shadow's integer keys (std's SipHash costs more than the
-/// rest of an access's check).
-#[derive(Default)]
-struct Mix(u64);
-
-impl std::hash::Hasher for Mix {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (v ^ v >> 29).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
+/// Whether races are looked for in `space`: private memory has none, and the kernel only
+/// reads its arguments.
+fn watched(space: Space) -> bool {
+    matches!(space, Space::Global | Space::Lds)
 }
 
 /// A set of races as lines of text.

@@ -132,8 +132,8 @@ struct Sim<'a, 'm> {
     opts: EngineOptions,
     trace: Option<&'m mut Trace>,
     obs: Option<Shared<'m>>,
-    /// The scratch backing store, for observers (accesses there are private).
-    scratch: std::ops::Range<u64>,
+    /// The scratch backing store and kernarg segment, for observers.
+    regions: crate::observe::Regions,
 }
 
 /// Run a dispatch with timing, starting at device cycle `t0` (the memory system keeps its
@@ -211,7 +211,7 @@ pub fn run(
         opts: *opts,
         trace,
         obs,
-        scratch: d.scratch_range(),
+        regions: d.regions(),
     };
     if !sim.place.fits_at_all(&needs) {
         return Err(KernelFault {
@@ -521,7 +521,7 @@ impl Sim<'_, '_> {
                         sem: &e.sem,
                         cycle: Some(issue),
                     });
-                    watched = Watched { inner: Some(&self.port), obs: o, scratch: self.scratch.clone() };
+                    watched = Watched { inner: Some(&self.port), obs: o, regions: &self.regions };
                     &watched
                 }
             };
