@@ -238,7 +238,6 @@ impl Runtime {
         let hooks = Hooks {
             host: host.map(|h| h as &mut dyn hipscope_sim::host::HostAgent),
             observer: detector.as_mut().map(|d| d as &mut dyn hipscope_sim::observe::Observer),
-            ..Hooks::default()
         };
         let result = self.device.launch_hooked(kernel, geo, values, &opts, hooks);
         if let (Some(log), Some(det)) = (&mut self.races, &detector) {

@@ -128,7 +128,7 @@ pub struct Dispatch<'a> {
 impl Dispatch<'_> {
     /// What observers are told of the kernel.
     pub fn info(&self) -> DispatchInfo<'_> {
-        DispatchInfo { kernel: self.kernel, grid: self.geo.grid, block: self.geo.block, lds_bytes: self.lds_bytes, regions: self.regions() }
+        DispatchInfo { kernel: self.kernel, grid: self.geo.grid, block: self.geo.block, lds_bytes: self.lds_bytes, regions: self.regions(), timing: None }
     }
 
     /// Its scratch backing store and kernarg segment, as observers tell them apart.
@@ -190,7 +190,7 @@ fn run_observed(
     obs: Option<&Shared>,
 ) -> Result<DispatchStats, KernelFault> {
     let regions = d.regions();
-    let watched = obs.map(|o| Watched { inner: None, obs: o, regions: &regions });
+    let watched = obs.filter(|o| o.borrow().lane_accesses()).map(|o| Watched { inner: None, obs: o, regions: &regions });
     let mut rng = StdRng::seed_from_u64(opts.seed);
     let mut stats = DispatchStats { opcode_counts: vec![0; OPCODE_NAMES.len()], ..Default::default() };
     let setup = WaveSetup { kernel: d.kernel, geo: &d.geo, rt: &d.rt, kernarg: &d.kernarg, scratch_base: d.scratch_base, scratch_per_lane: d.scratch_per_lane };
@@ -213,7 +213,7 @@ fn run_observed(
         let (slot, wi) = res.ready[pick];
         let Some(group) = res.slots[slot as usize].as_mut() else { unreachable!("ready wave of an empty slot") };
         let (w, watch) = (&mut group.waves[wi as usize], &mut group.watches[wi as usize]);
-        run_wave(d, w, watch, &mut group.lds, env, mem, quantum, opts, &mut stats, &mut prog, watched.as_ref())?;
+        run_wave(d, w, watch, &mut group.lds, env, mem, quantum, opts, &mut stats, &mut prog, obs, watched.as_ref())?;
         if w.status == WaveStatus::Done {
             stats.lds_out_of_range += w.lds_out_of_range.get();
             if let Some(o) = obs {
@@ -422,6 +422,7 @@ fn run_wave(
     opts: &EngineOptions,
     stats: &mut DispatchStats,
     prog: &mut Progress,
+    obs: Option<&Shared>,
     watched: Option<&Watched>,
 ) -> Result<(), KernelFault> {
     let code = &d.kernel.code;
@@ -432,16 +433,8 @@ fn run_wave(
             CodeSlot::Invalid { word, .. } => return Err(fault(d, w, FaultKind::InvalidEncoding { word: *word })),
         };
         let writes = w.writes;
-        if let Some(wp) = watched {
-            wp.obs.borrow_mut().executed(&Executed {
-                wave: w.id,
-                wave_index: w.global_index,
-                pc: w.pc,
-                exec: w.exec(),
-                inst: &e.inst,
-                sem: &e.sem,
-                cycle: None,
-            });
+        if let Some(o) = obs {
+            o.borrow_mut().executed(&Executed { wave: w.id, wave_index: w.global_index, pc: w.pc, exec: w.exec(), inst: &e.inst, sem: &e.sem, cycle: None });
         }
         let flow = {
             let port = watched.map(|wp| wp as &dyn crate::exec::MemPort);

@@ -16,8 +16,8 @@ use crate::kernel::{KernelError, LoadedKernel};
 use crate::memory::{Memory, MemoryKind};
 use crate::memsys::{HostAtomics, MemSystem};
 use crate::scratch;
+use crate::timing;
 use crate::timing::placement::Occupancy;
-use crate::timing::{self, trace::Trace};
 use hipscope_isa::codeobj::limits::{self, Violation};
 use hipscope_isa::codeobj::{CodeObject, DataSymbol};
 use hipscope_isa::decode::Ctx;
@@ -56,11 +56,10 @@ pub enum LaunchError {
 /// What may watch or serve a launch besides the device itself.
 #[derive(Default)]
 pub struct Hooks<'a> {
-    /// A timeline of the run (timing mode only; a functional launch has none to show).
-    pub trace: Option<&'a mut Trace>,
     /// The host's side of the kernel's calls to it (hostcall: device `printf`).
     pub host: Option<&'a mut dyn HostAgent>,
-    /// Told every instruction, lane access and barrier ([`crate::observe`]), in both modes.
+    /// Told every instruction, lane access and barrier ([`crate::observe`]), in both modes,
+    /// and in timing mode the timing model's side (a [`crate::timing::trace::Trace`] is one).
     pub observer: Option<&'a mut dyn crate::observe::Observer>,
 }
 
@@ -219,20 +218,19 @@ impl Device {
     /// Run `kernel` with user arguments `args` (each the argument's bytes, in metadata order
     /// of the non-hidden arguments).
     pub fn launch(&mut self, kernel: &LoadedKernel, geo: Geometry, args: &[Vec<u8>], opts: &EngineOptions) -> Result<DispatchStats, LaunchError> {
-        self.launch_traced(kernel, geo, args, opts, None)
+        self.launch_hooked(kernel, geo, args, opts, Hooks::default())
     }
 
-    /// [`Device::launch`], reporting to `trace` what happens (timing mode only; a functional
-    /// launch has no timeline to show).
-    pub fn launch_traced(
+    /// [`Device::launch`] with `observer` watching ([`crate::observe`]).
+    pub fn launch_observed(
         &mut self,
         kernel: &LoadedKernel,
         geo: Geometry,
         args: &[Vec<u8>],
         opts: &EngineOptions,
-        trace: Option<&mut Trace>,
+        observer: Option<&mut dyn crate::observe::Observer>,
     ) -> Result<DispatchStats, LaunchError> {
-        self.launch_hooked(kernel, geo, args, opts, Hooks { trace, ..Hooks::default() })
+        self.launch_hooked(kernel, geo, args, opts, Hooks { observer, ..Hooks::default() })
     }
 
     /// [`Device::launch`] with the host serving the kernel's calls to it while it runs
@@ -248,7 +246,7 @@ impl Device {
         self.launch_hooked(kernel, geo, args, opts, Hooks { host: Some(host), ..Hooks::default() })
     }
 
-    /// [`Device::launch`] with any of the [`Hooks`]: a trace, the host's services, an observer.
+    /// [`Device::launch`] with any of the [`Hooks`]: the host's services, an observer.
     pub fn launch_hooked(
         &mut self,
         kernel: &LoadedKernel,
@@ -257,7 +255,7 @@ impl Device {
         opts: &EngineOptions,
         hooks: Hooks,
     ) -> Result<DispatchStats, LaunchError> {
-        let Hooks { trace, host, observer } = hooks;
+        let Hooks { host, observer } = hooks;
         let lds_bytes = check_geometry(kernel, &geo)?;
         let d = &kernel.descriptor;
         let lanes: u64 = if kernel.wave64 { 64 } else { 32 };
@@ -307,15 +305,13 @@ impl Device {
         self.dispatches += 1;
         let stats = match &mut self.timing {
             None => run(&dispatch, &mut env, &mut self.mem, opts, host, observer),
-            Some(t) => {
-                timing::engine::run(&dispatch, &mut env, &mut self.mem, &mut t.ms, &t.cfg, t.compute_units, t.clock, opts, trace, host, observer).map(|r| {
-                    t.clock = r.end;
-                    let mut s = r.stats;
-                    s.cycles = Some(r.cycles);
-                    s.counters = Some(r.counters);
-                    s
-                })
-            }
+            Some(t) => timing::engine::run(&dispatch, &mut env, &mut self.mem, &mut t.ms, &t.cfg, t.compute_units, t.clock, opts, host, observer).map(|r| {
+                t.clock = r.end;
+                let mut s = r.stats;
+                s.cycles = Some(r.cycles);
+                s.counters = Some(r.counters);
+                s
+            }),
         };
         self.clock = env.clock;
         let stats = stats.map_err(|mut f| {

@@ -6,7 +6,13 @@
 //! instruction a wave executes (before its effects, with its decoded form and semantics, so
 //! an observer can tell a fence sequence or an atomic from its opcode and cache-policy bits),
 //! every lane access that instruction makes to global memory, LDS or scratch, and every
-//! barrier release. In timing mode the instruction also carries its issue cycle.
+//! barrier release. In timing mode the instruction also carries its issue cycle, and the
+//! observer is told the timing model's side too: where each wave was placed and how long it
+//! ran, each stall (waits on counters, barriers, sleeps), each memory instruction's
+//! completion and the level that served it, and each cache action an instruction caused
+//! (invalidates and write-backs, with the lines they dropped or wrote). The timeline trace
+//! ([`crate::timing::trace::Trace`]), the scope suite's cache-action tallies and the race
+//! detector are all observers: there is one way to watch a run.
 //!
 //! Why a port wrapper: every lane access already passes [`MemPort`] (timing mode: the cache
 //! hierarchy) or goes straight to [`Memory`] (functional mode). [`Watched`] sits in front of
@@ -18,6 +24,7 @@
 use crate::exec::{MemPort, Sem};
 use crate::fault::WaveId;
 use crate::memory::{Memory, Unmapped};
+use crate::memsys::Level;
 use hipscope_isa::decode::Inst;
 use std::cell::RefCell;
 use std::ops::Range;
@@ -92,6 +99,151 @@ pub struct Executed<'a> {
     pub cycle: Option<u64>,
 }
 
+/// The GPU a timing run shows, to name its parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    pub compute_units: u32,
+    pub shader_engines: u32,
+    pub xcds: u32,
+    /// RDNA calls the per-CU vector cache GL0 (L0).
+    pub rdna: bool,
+}
+
+/// Timing mode: the clock and the GPU a dispatch runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimingInfo {
+    pub clock_mhz: u32,
+    pub layout: Layout,
+}
+
+/// Timing mode: where a wave starts, right after [`Observer::wave_started`].
+#[derive(Debug, Clone, Copy)]
+pub struct WavePlaced {
+    pub wave: WaveId,
+    pub wave_index: u32,
+    pub cu: usize,
+    pub simd: usize,
+    /// The cycle it starts.
+    pub at: u64,
+}
+
+/// Timing mode: a wave's life, right before [`Observer::wave_ended`].
+#[derive(Debug, Clone, Copy)]
+pub struct WaveSpan {
+    pub wave: WaveId,
+    pub wave_index: u32,
+    pub start: u64,
+    pub end: u64,
+    pub instructions: u64,
+}
+
+/// Timing mode: the dispatch's span, right before [`Observer::dispatch_ended`].
+#[derive(Debug, Clone, Copy)]
+pub struct DispatchSpan {
+    pub start: u64,
+    pub end: u64,
+    pub groups: u64,
+    pub waves: u64,
+}
+
+/// Why a wave did not issue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StallCause {
+    /// `s_waitcnt` (or a split counter wait) until its counters drop.
+    Waitcnt,
+    /// A vector memory instruction while its counter is at its maximum.
+    CounterFull,
+    Sleep,
+    /// At `s_barrier` until the work-group's last wave arrives.
+    Barrier,
+}
+
+impl StallCause {
+    pub fn name(self) -> &'static str {
+        match self {
+            StallCause::Waitcnt => "s_waitcnt",
+            StallCause::CounterFull => "counter full",
+            StallCause::Sleep => "s_sleep",
+            StallCause::Barrier => "s_barrier",
+        }
+    }
+}
+
+/// Timing mode: a wave stalled from `from` to `to` at `pc`.
+#[derive(Clone, Copy)]
+pub struct Stall<'a> {
+    pub wave_index: u32,
+    pub cause: StallCause,
+    pub pc: u64,
+    pub from: u64,
+    pub to: u64,
+    /// On what (the outstanding operations, the waves arrived), written out only if asked.
+    pub detail: &'a dyn std::fmt::Display,
+}
+
+/// Text written only when it is displayed (a stall's detail, which most observers ignore).
+pub struct Lazy<F: Fn() -> String>(pub F);
+
+impl<F: Fn() -> String> std::fmt::Display for Lazy<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&(self.0)())
+    }
+}
+
+/// Which memory unit an instruction used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemUnit {
+    Vector,
+    Scalar,
+}
+
+/// Timing mode: a memory instruction as the memory system served it.
+#[derive(Debug, Clone, Copy)]
+pub struct MemoryDone<'a> {
+    pub cu: usize,
+    pub unit: MemUnit,
+    /// The instruction's mnemonic.
+    pub name: &'a str,
+    pub wave: WaveId,
+    pub wave_index: u32,
+    pub pc: u64,
+    pub issue: u64,
+    /// When its data returned (a load) or its write was acknowledged (a store).
+    pub done: u64,
+    /// The farthest level that served one of its lines (`None`: it touched no line).
+    pub level: Option<Level>,
+    /// Lines served at each level.
+    pub lines: [u32; Level::COUNT],
+}
+
+/// A cache maintenance operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CacheOp {
+    /// The CU's vector L1 (RDNA: GL0) dropped its lines.
+    InvalidateL1,
+    /// The shader array's GL1 (RDNA) dropped its lines.
+    InvalidateGl1,
+    /// The L2 dropped lines another agent may have written (MTYPE NC on multi-L2 parts).
+    InvalidateL2,
+    /// The L2 wrote its dirty lines back to memory.
+    WritebackL2,
+    /// The CU's scalar cache dropped its lines.
+    InvalidateScalar,
+}
+
+/// Timing mode: a cache action an instruction caused.
+#[derive(Debug, Clone, Copy)]
+pub struct CacheAction {
+    pub wave_index: u32,
+    pub pc: u64,
+    pub cu: usize,
+    pub op: CacheOp,
+    /// Lines dropped (invalidates) or written (write-back).
+    pub lines: u64,
+    pub issue: u64,
+    pub done: u64,
+}
+
 /// What a dispatch runs, for [`Observer::dispatch_started`].
 #[derive(Debug, Clone)]
 pub struct DispatchInfo<'a> {
@@ -104,11 +256,18 @@ pub struct DispatchInfo<'a> {
     pub lds_bytes: u32,
     /// Its scratch and kernarg segments.
     pub regions: Regions,
+    /// Timing mode: the clock and the GPU.
+    pub timing: Option<TimingInfo>,
 }
 
 /// Told what a run does. Every method has an empty default, so an observer implements only
 /// what it watches.
 pub trait Observer {
+    /// Whether it wants lane accesses ([`Observer::access`], [`Observer::accesses`]); without,
+    /// the engines keep their own memory paths (functional mode's bulk copies) untouched.
+    fn lane_accesses(&self) -> bool {
+        true
+    }
     fn dispatch_started(&mut self, _d: &DispatchInfo) {}
     fn wave_started(&mut self, _wave: WaveId, _wave_index: u32) {}
     fn executed(&mut self, _e: &Executed) {}
@@ -127,6 +286,14 @@ pub trait Observer {
     fn barrier_released(&mut self, _waves: &[u32]) {}
     fn wave_ended(&mut self, _wave: WaveId, _wave_index: u32) {}
     fn dispatch_ended(&mut self) {}
+
+    // The timing model's side (timing mode only).
+    fn wave_placed(&mut self, _p: &WavePlaced) {}
+    fn stalled(&mut self, _s: &Stall) {}
+    fn memory_done(&mut self, _m: &MemoryDone) {}
+    fn cache_action(&mut self, _a: &CacheAction) {}
+    fn wave_span(&mut self, _s: &WaveSpan) {}
+    fn dispatch_span(&mut self, _s: &DispatchSpan) {}
 }
 
 /// An observer as the engines hold it: shared by the port (whose methods take `&self`) and

@@ -204,3 +204,110 @@ fn the_same_seed_tells_the_same_story_and_another_seed_another_interleaving() {
         }
     }
 }
+
+/// Counts what the timing model tells an observer.
+#[derive(Default)]
+struct TimingRecorder {
+    started: u64,
+    placed: u64,
+    spans: u64,
+    span_instructions: u64,
+    ended: u64,
+    scalar_done: u64,
+    vector_done: u64,
+    /// Events whose end comes before their start.
+    backwards: u64,
+    stalls: u64,
+    /// (operations, lines) by cache op.
+    actions: HashMap<hipscope_sim::observe::CacheOp, (u64, u64)>,
+    dispatch_span: Option<(u64, u64)>,
+    cus: u32,
+    lane_events: u64,
+}
+
+impl Observer for TimingRecorder {
+    fn lane_accesses(&self) -> bool {
+        false
+    }
+    fn dispatch_started(&mut self, d: &DispatchInfo) {
+        self.cus = d.timing.expect("timing mode tells the GPU").layout.compute_units;
+    }
+    fn wave_started(&mut self, _: WaveId, _: u32) {
+        self.started += 1;
+    }
+    fn access(&mut self, _: &Access) {
+        self.lane_events += 1;
+    }
+    fn wave_placed(&mut self, p: &hipscope_sim::observe::WavePlaced) {
+        self.placed += 1;
+        assert!((p.cu as u32) < self.cus, "wave placed on CU {} of {}", p.cu, self.cus);
+    }
+    fn stalled(&mut self, s: &hipscope_sim::observe::Stall) {
+        self.stalls += 1;
+        self.backwards += u64::from(s.to < s.from);
+    }
+    fn memory_done(&mut self, m: &hipscope_sim::observe::MemoryDone) {
+        match m.unit {
+            hipscope_sim::observe::MemUnit::Scalar => self.scalar_done += 1,
+            hipscope_sim::observe::MemUnit::Vector => self.vector_done += 1,
+        }
+        self.backwards += u64::from(m.done < m.issue);
+    }
+    fn cache_action(&mut self, a: &hipscope_sim::observe::CacheAction) {
+        let e = self.actions.entry(a.op).or_default();
+        e.0 += 1;
+        e.1 += a.lines;
+        self.backwards += u64::from(a.done < a.issue);
+    }
+    fn wave_span(&mut self, s: &hipscope_sim::observe::WaveSpan) {
+        self.spans += 1;
+        self.span_instructions += s.instructions;
+        self.backwards += u64::from(s.end < s.start);
+    }
+    fn wave_ended(&mut self, _: WaveId, _: u32) {
+        self.ended += 1;
+    }
+    fn dispatch_span(&mut self, s: &hipscope_sim::observe::DispatchSpan) {
+        self.dispatch_span = Some((s.start, s.end));
+    }
+}
+
+/// The timing side of the seam on the message-passing kernels (`workloads/src/mp.hip`): every
+/// wave placed and spanned, every scalar load completed, and every cache action the memory
+/// system counted is one the observer was told of, with the same lines. An agent-scope acquire
+/// invalidates the reader's L1 (GL0 on RDNA) on all three targets (AMDGPUUsage memory-model
+/// code sequences for GFX90A, GFX942 and GFX11).
+#[test]
+fn the_timing_side_tells_every_wave_load_and_cache_action() {
+    use hipscope_sim::counters::Counter;
+    use hipscope_sim::observe::CacheOp;
+    use hipscope_sim::spec::{self, RunOptions, Session};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../workloads/mp.ron");
+    let parsed = spec::load(&path).unwrap();
+    for (config, gpu) in TARGETS {
+        let opts = RunOptions { code_object: Some(config.into()), gpu: Some(gpu.into()), timing: true, ..RunOptions::default() };
+        let mut s = Session::new(&parsed, &path, &opts).unwrap();
+        for i in 0..parsed.dispatches.len() {
+            let kernel = s.kernel(i).unwrap().name.clone();
+            let what = format!("{config} {kernel}");
+            let mut rec = TimingRecorder::default();
+            let stats = s.launch_observed(i, 0, Some(&mut rec)).unwrap();
+            let c = stats.counters.clone().unwrap();
+            assert_eq!((rec.started, rec.placed, rec.spans, rec.ended), (stats.waves, stats.waves, stats.waves, stats.waves), "{what}: wave events");
+            assert_eq!(rec.span_instructions, stats.instructions, "{what}: instructions in wave spans");
+            assert_eq!(rec.scalar_done, c.get(Counter::SqInstsSmem), "{what}: scalar memory instructions");
+            assert!(rec.vector_done > 0, "{what}: vector memory instructions");
+            assert_eq!((rec.backwards, rec.lane_events), (0, 0), "{what}: time runs forwards; no lane events unasked");
+            let (start, end) = rec.dispatch_span.expect("a dispatch span");
+            assert_eq!(end - start, stats.cycles.unwrap(), "{what}: dispatch span");
+            let got = |op| rec.actions.get(&op).copied().unwrap_or_default();
+            assert_eq!(got(CacheOp::InvalidateL1), (c.get(Counter::L1Invalidates), c.get(Counter::L1InvalidatedLines)), "{what}: L1 invalidates");
+            assert_eq!(got(CacheOp::InvalidateGl1), (c.get(Counter::Gl1Invalidates), c.get(Counter::Gl1InvalidatedLines)), "{what}: GL1 invalidates");
+            assert_eq!(got(CacheOp::InvalidateL2), (c.get(Counter::L2Invalidates), c.get(Counter::TccAllTcOpInvEvict)), "{what}: L2 invalidates");
+            assert_eq!(got(CacheOp::WritebackL2), (c.get(Counter::L2Writebacks), c.get(Counter::TccAllTcOpWbWriteback)), "{what}: L2 write-backs");
+            if kernel == "mp_acqrel_agent" {
+                assert!(got(CacheOp::InvalidateL1).0 > 0, "{what}: an agent-scope acquire invalidates the L1");
+            }
+        }
+    }
+}

@@ -208,7 +208,7 @@ fn run_traced(args: &Args, path: &Path, opts: &RunOptions) -> Result<(Result<Rep
     let file = std::fs::File::create(path).map_err(cannot)?;
     let limit = args.trace_limit.unwrap_or(trace::DEFAULT_LIMIT);
     let mut tr = Trace::new(Box::new(BufWriter::new(file)), limit);
-    let result = spec::run_file_traced(&args.spec, opts, Some(&mut tr));
+    let result = spec::run_file_observed(&args.spec, opts, Some(&mut tr));
     let mut extra = Map::new();
     extra.insert("spec".into(), json!(args.spec.display().to_string()));
     extra.insert("seed".into(), json!(args.seed));

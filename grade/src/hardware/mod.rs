@@ -20,7 +20,8 @@ use crate::litmus::{Litmus, Term, Value};
 use crate::lower::Target;
 use hipscope_sim::gpus::{GpuConfig, Mode};
 use hipscope_sim::kernel::{LoadedKernel, RawKernel};
-use hipscope_sim::timing::trace::Trace;
+use hipscope_sim::observe::{CacheAction, CacheOp, MemoryDone, Observer};
+use hipscope_sim::timing::trace;
 use hipscope_sim::{Device, EngineOptions, Geometry, MemoryKind};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -108,17 +109,26 @@ pub struct HardwareReport {
     pub listing: Vec<Listed>,
 }
 
-/// A `Write` whose bytes stay readable after the trace that owns it is finished.
-#[derive(Clone, Default)]
-struct SharedBuffer(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+/// What the instructions of one run did in the memory system, by PC: each memory
+/// instruction's issue, cycles and the level that served it, each cache action.
+#[derive(Default)]
+struct Happenings {
+    /// (issue cycle, PC, what).
+    events: Vec<(u64, u64, String)>,
+    rdna: bool,
+}
 
-impl std::io::Write for SharedBuffer {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().map_err(|_| std::io::Error::other("poisoned"))?.extend_from_slice(buf);
-        Ok(buf.len())
+impl Observer for Happenings {
+    fn lane_accesses(&self) -> bool {
+        false
     }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+    fn memory_done(&mut self, m: &MemoryDone) {
+        let level = m.level.map_or("none", |l| trace::level_name(l, self.rdna));
+        self.events.push((m.issue, m.pc, format!("served by {level}, {} cycles", m.done.saturating_sub(m.issue))));
+    }
+    fn cache_action(&mut self, a: &CacheAction) {
+        let (name, what) = (trace::cache_op_name(a.op, self.rdna), if a.op == CacheOp::WritebackL2 { "written" } else { "dropped" });
+        self.events.push((a.issue, a.pc, format!("{name}: {} line(s) {what}, {} cycles", a.lines, a.done.saturating_sub(a.issue))));
     }
 }
 
@@ -223,38 +233,30 @@ impl Prepared {
 
     /// One run from empty caches with `seed`: every register and location value.
     pub fn run_once(&mut self, seed: u64) -> Result<FinalValues, HardwareError> {
-        self.run_traced(seed, None)
+        self.run_observed(seed, None)
     }
 
-    /// Replay `seed` with the engine's trace on, and tell the litmus threads' accesses in issue
-    /// order: cycle, thread, source line, instruction, the level that served it.
+    /// Replay `seed` watching the memory system, and tell the litmus threads' accesses and
+    /// cache actions in issue order: cycle, thread, source line, instruction, the level that
+    /// served it (or the lines an invalidate dropped, a write-back wrote).
     pub fn story(&mut self, seed: u64, test: &Litmus) -> Result<Vec<String>, HardwareError> {
-        let buffer = SharedBuffer::default();
-        let mut trace = Trace::new(Box::new(buffer.clone()), 100_000);
-        self.run_traced(seed, Some(&mut trace))?;
-        let _ = trace.finish(&serde_json::Map::new());
-        let bytes = buffer.0.lock().map(|b| b.clone()).unwrap_or_default();
-        let json: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_default();
+        let mut seen = Happenings { rdna: self.gpu.processor.family().is_rdna(), ..Happenings::default() };
+        self.run_observed(seed, Some(&mut seen))?;
         let mut events: Vec<(u64, String)> = Vec::new();
-        for e in json["traceEvents"].as_array().into_iter().flatten().filter(|e| e["cat"] == "memory") {
-            let args = &e["args"];
-            let pc = args["pc"].as_str().and_then(|p| u64::from_str_radix(p.trim_start_matches("0x"), 16).ok());
-            let Some(listed) = pc.and_then(|pc| self.listing.iter().find(|l| l.address == pc)) else { continue };
+        for (issue, pc, what) in seen.events {
+            let Some(listed) = self.listing.iter().find(|l| l.address == pc) else { continue };
             // The threads' own vector accesses and cache maintenance (not the scalar loads of
             // addresses and delays, nor the results' stores, which have no source line).
             let (Some(thread), true) = (listed.thread, listed.line > 0 && !listed.text.starts_with("s_")) else { continue };
-            let issue = args["issue_cycle"].as_u64().unwrap_or(0);
             let name = test.threads.get(thread).map_or("?", |t| t.name.as_str());
-            let level = args["level"].as_str().unwrap_or("none");
-            let cycles = args["cycles"].as_u64().unwrap_or(0);
-            events.push((issue, format!("{name} line {}: {} — served by {level}, {cycles} cycles", listed.line, listed.text)));
+            events.push((issue, format!("{name} line {}: {} — {what}", listed.line, listed.text)));
         }
         events.sort();
         let start = events.first().map_or(0, |e| e.0);
         Ok(events.into_iter().map(|(at, s)| format!("+{} cycles: {s}", at - start)).collect())
     }
 
-    fn run_traced(&mut self, seed: u64, trace: Option<&mut Trace>) -> Result<FinalValues, HardwareError> {
+    fn run_observed(&mut self, seed: u64, observer: Option<&mut dyn Observer>) -> Result<FinalValues, HardwareError> {
         let fault = |message: String| HardwareError::Fault { gpu: self.gpu.name.clone(), seed, message };
         self.device.reset_caches();
         for (k, init) in self.inits.iter().enumerate() {
@@ -269,7 +271,7 @@ impl Prepared {
             chunk.copy_from_slice(&(rng.random_range(0..=self.max_delay) as u32).to_le_bytes());
         }
         let opts = EngineOptions { seed, ..EngineOptions::default() };
-        self.device.launch_traced(&self.kernel, self.geometry, std::slice::from_ref(&self.kernarg), &opts, trace).map_err(|e| fault(e.to_string()))?;
+        self.device.launch_observed(&self.kernel, self.geometry, std::slice::from_ref(&self.kernarg), &opts, observer).map_err(|e| fault(e.to_string()))?;
         self.device.synchronize();
         let read = |addr: u64| self.device.mem.read_u32(addr).map(|v| v as i32 as Value).map_err(|e| fault(format!("{e:?}")));
         let (mut regs, mut local) = (BTreeMap::new(), BTreeMap::new());

@@ -328,23 +328,25 @@ impl MemSystem {
 
     /// Invalidate the vector L1 of `cu` (`buffer_wbinvl1_vol`, `buffer_inv sc0`,
     /// `buffer_gl0_inv`): its lines are clean (write-through), so nothing is written.
-    /// Counted, with the valid lines dropped. Returns those lines.
-    pub fn invalidate_l1(&mut self, cu: usize) -> u64 {
+    /// Counted, with the valid lines dropped. Returns those lines (`None`: the CU has none).
+    pub fn invalidate_l1(&mut self, cu: usize) -> Option<u64> {
         invalidate_counted(self.l1.get_mut(cu), &mut self.counters, Counter::L1Invalidates, Counter::L1InvalidatedLines)
     }
 
     /// Invalidate the scalar cache `cu` uses (`s_dcache_inv`): it holds no dirty data (scalar
-    /// stores write through), so nothing is written.
-    pub fn invalidate_scalar(&mut self, cu: usize) {
+    /// stores write through), so nothing is written. Returns the valid lines dropped (`None`:
+    /// no scalar cache).
+    pub fn invalidate_scalar(&mut self, cu: usize) -> Option<u64> {
         let k = self.places.get(cu).map_or(0, |p| p.scalar);
-        if let Some(c) = self.scalar.get_mut(k) {
-            c.invalidate_all();
-        }
+        let c = self.scalar.get_mut(k)?;
+        let n = c.valid_lines();
+        c.invalidate_all();
+        Some(n)
     }
 
     /// Invalidate the GL1 of `cu`'s shader array (`buffer_gl1_inv`), counted like
-    /// [`MemSystem::invalidate_l1`]. Returns the valid lines dropped.
-    pub fn invalidate_gl1(&mut self, cu: usize) -> u64 {
+    /// [`MemSystem::invalidate_l1`]. Returns the valid lines dropped (`None`: no GL1).
+    pub fn invalidate_gl1(&mut self, cu: usize) -> Option<u64> {
         let a = self.places.get(cu).map_or(0, |p| p.array);
         invalidate_counted(self.gl1.get_mut(a), &mut self.counters, Counter::Gl1Invalidates, Counter::Gl1InvalidatedLines)
     }
@@ -361,12 +363,12 @@ impl MemSystem {
 }
 
 /// Invalidate `cache` (if there is one) by an instruction: one operation counted in `ops`,
-/// its valid lines in `lines`. Returns those lines.
-fn invalidate_counted(cache: Option<&mut Cache>, counters: &mut Counters, ops: Counter, lines: Counter) -> u64 {
-    let Some(c) = cache else { return 0 };
+/// its valid lines in `lines`. Returns those lines (`None`: no such cache).
+fn invalidate_counted(cache: Option<&mut Cache>, counters: &mut Counters, ops: Counter, lines: Counter) -> Option<u64> {
+    let c = cache?;
     let n = c.valid_lines();
     c.invalidate_all();
     counters.inc(ops);
     counters.add(lines, n);
-    n
+    Some(n)
 }

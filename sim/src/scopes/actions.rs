@@ -1,28 +1,48 @@
-//! The cache actions of a dispatch's synchronization instructions, in words, from the
-//! memory system's maintenance counters (the dispatch-start invalidation and the end-of-kernel
-//! write-back are not among them).
+//! The cache actions of a dispatch's synchronization instructions, in words, as an observer
+//! of the run saw them (the dispatch-start invalidation and the end-of-kernel write-back are
+//! not among them: no instruction causes those).
 
 use crate::counters::{Counter, Counters};
+use crate::observe::{CacheAction, CacheOp, Observer};
+use crate::timing::trace::cache_op_name;
 
-/// One kind of action: (operations counter, lines counter, what it is, what its lines are).
-const KINDS: [(Counter, Counter, &str, &str); 4] = [
-    (Counter::L1Invalidates, Counter::L1InvalidatedLines, "L1 invalidate", "valid lines dropped"),
-    (Counter::Gl1Invalidates, Counter::Gl1InvalidatedLines, "GL1 invalidate", "valid lines dropped"),
-    (Counter::L2Invalidates, Counter::TccAllTcOpInvEvict, "L2 invalidate", "lines dropped"),
-    (Counter::L2Writebacks, Counter::TccAllTcOpWbWriteback, "L2 write-back", "dirty lines written"),
+/// Report order, and what each action's lines are.
+const KINDS: [(CacheOp, &str); 4] = [
+    (CacheOp::InvalidateL1, "valid lines dropped"),
+    (CacheOp::InvalidateGl1, "valid lines dropped"),
+    (CacheOp::InvalidateL2, "lines dropped"),
+    (CacheOp::WritebackL2, "dirty lines written"),
 ];
 
-/// E.g. `L1 invalidate ×4: 212 valid lines dropped`; empty when the dispatch's instructions
-/// did no cache maintenance.
-pub fn describe(c: &Counters, rdna: bool) -> Vec<String> {
-    let mut out = Vec::new();
-    for (ops, lines, what, unit) in KINDS {
-        let n = c.get(ops);
-        if n == 0 {
-            continue;
+/// Counts the cache actions of a run, and the lines they dropped or wrote, by kind.
+#[derive(Debug, Default, Clone)]
+pub struct Tally {
+    /// (operations, lines) per [`KINDS`] entry.
+    counts: [(u64, u64); KINDS.len()],
+}
+
+impl Observer for Tally {
+    fn lane_accesses(&self) -> bool {
+        false
+    }
+
+    fn cache_action(&mut self, a: &CacheAction) {
+        if let Some(i) = KINDS.iter().position(|k| k.0 == a.op) {
+            self.counts[i].0 += 1;
+            self.counts[i].1 += a.lines;
         }
-        let what = if rdna && what == "L1 invalidate" { "GL0 invalidate" } else { what };
-        out.push(format!("{what} ×{n}: {} {unit}", c.get(lines)));
+    }
+}
+
+/// E.g. `L1 invalidate ×4: 212 valid lines dropped`; empty when the dispatch's instructions
+/// did no cache maintenance. `c`: the dispatch's counters (for atomics the memory system
+/// could not make atomic).
+pub fn describe(t: &Tally, c: &Counters, rdna: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    for ((op, unit), (n, lines)) in KINDS.iter().zip(t.counts) {
+        if n > 0 {
+            out.push(format!("{} ×{n}: {lines} {unit}", cache_op_name(*op, rdna)));
+        }
     }
     let atomics = c.get(Counter::SystemAtomicsNotAtomic);
     if atomics > 0 {
@@ -35,15 +55,23 @@ pub fn describe(c: &Counters, rdna: bool) -> Vec<String> {
 mod tests {
     use super::*;
 
+    fn act(op: CacheOp, lines: u64) -> CacheAction {
+        CacheAction { wave_index: 0, pc: 0, cu: 0, op, lines, issue: 0, done: 1 }
+    }
+
     #[test]
     fn words() {
-        let mut c = Counters::default();
-        assert!(describe(&c, false).is_empty());
-        c.add(Counter::L1Invalidates, 4);
-        c.add(Counter::L1InvalidatedLines, 212);
-        c.add(Counter::L2Writebacks, 8);
-        c.add(Counter::TccAllTcOpWbWriteback, 1024);
-        assert_eq!(describe(&c, false), ["L1 invalidate ×4: 212 valid lines dropped", "L2 write-back ×8: 1024 dirty lines written"]);
-        assert_eq!(describe(&c, true)[0], "GL0 invalidate ×4: 212 valid lines dropped");
+        let mut t = Tally::default();
+        let c = Counters::default();
+        assert!(describe(&t, &c, false).is_empty());
+        for _ in 0..4 {
+            t.cache_action(&act(CacheOp::InvalidateL1, 53));
+        }
+        for _ in 0..8 {
+            t.cache_action(&act(CacheOp::WritebackL2, 128));
+        }
+        t.cache_action(&act(CacheOp::InvalidateScalar, 3));
+        assert_eq!(describe(&t, &c, false), ["L1 invalidate ×4: 212 valid lines dropped", "L2 write-back ×8: 1024 dirty lines written"]);
+        assert_eq!(describe(&t, &c, true)[0], "GL0 invalidate ×4: 212 valid lines dropped");
     }
 }

@@ -131,7 +131,8 @@ pub fn run_target(t: &Target, workloads: &Path, progress: &dyn Progress) -> Resu
     let mut sequences: HashMap<String, Vec<String>> = HashMap::new();
     for (i, case) in cases.iter().enumerate() {
         s.reset().map_err(|e| format!("{label}: {e}"))?;
-        let stats = s.launch(i, 0).map_err(|e| format!("{label}: {case:?}: {e}"))?;
+        let mut tally = actions::Tally::default();
+        let stats = s.launch_observed(i, 0, Some(&mut tally)).map_err(|e| format!("{label}: {case:?}: {e}"))?;
         let times = s.read_buffer("times").unwrap_or_default();
         let words: Vec<u32> = times.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
         let counters = stats.counters.unwrap_or_default();
@@ -150,7 +151,7 @@ pub fn run_target(t: &Target, workloads: &Path, progress: &dyn Progress) -> Resu
             cycles_min: None,
             cycles_max: None,
             sequence: sequence.clone(),
-            actions: actions::describe(&counters, rdna),
+            actions: actions::describe(&tally, &counters, rdna),
         };
         match *case {
             Case::Baseline { contention } => {

@@ -17,7 +17,7 @@ use crate::gpus::{GpuConfig, Mode};
 use crate::kernel::{CodeSlot, LoadedKernel};
 use crate::launch::{Device, LaunchError};
 use crate::memory::MemoryKind;
-use crate::timing::trace::Trace;
+use crate::observe::Observer;
 use crate::Geometry;
 use hipscope_isa::tables::OPCODE_NAMES;
 use std::collections::{BTreeMap, HashMap};
@@ -160,13 +160,14 @@ impl From<SpecError> for RunError {
 
 /// Load and run a spec file.
 pub fn run_file(path: &Path, opts: &RunOptions) -> Result<Report, RunError> {
-    run_file_traced(path, opts, None)
+    run_file_observed(path, opts, None)
 }
 
-/// Load and run a spec file, reporting the timeline of a timing run to `trace`.
-pub fn run_file_traced(path: &Path, opts: &RunOptions, trace: Option<&mut Trace>) -> Result<Report, RunError> {
+/// Load and run a spec file with `observer` watching every dispatch (a timing run's
+/// timeline: [`crate::timing::trace::Trace`]).
+pub fn run_file_observed(path: &Path, opts: &RunOptions, observer: Option<&mut dyn Observer>) -> Result<Report, RunError> {
     let spec = super::read::load_with(path, &opts.params)?;
-    run_traced(&spec, path, opts, trace)
+    run_observed(&spec, path, opts, observer)
 }
 
 /// A buffer on the device.
@@ -337,15 +338,15 @@ impl Session {
 
     /// Launch dispatch `i` (buffers keep whatever earlier launches left in them).
     pub fn launch(&mut self, i: usize, seed: u64) -> Result<crate::engine::DispatchStats, RunError> {
-        self.launch_traced(i, seed, None)
+        self.launch_hooked(i, seed, crate::launch::Hooks::default())
     }
 
-    /// [`Session::launch`], reporting a timing run's timeline to `trace`.
-    pub fn launch_traced(&mut self, i: usize, seed: u64, trace: Option<&mut Trace>) -> Result<crate::engine::DispatchStats, RunError> {
-        self.launch_hooked(i, seed, crate::launch::Hooks { trace, ..Default::default() })
+    /// [`Session::launch`] with `observer` watching ([`crate::observe`]).
+    pub fn launch_observed(&mut self, i: usize, seed: u64, observer: Option<&mut dyn Observer>) -> Result<crate::engine::DispatchStats, RunError> {
+        self.launch_hooked(i, seed, crate::launch::Hooks { observer, ..Default::default() })
     }
 
-    /// [`Session::launch`] with a trace or an observer ([`crate::observe`]) watching.
+    /// [`Session::launch`] with any of the [`crate::launch::Hooks`].
     pub fn launch_hooked(&mut self, i: usize, seed: u64, hooks: crate::launch::Hooks) -> Result<crate::engine::DispatchStats, RunError> {
         let at = At { file: &self.path };
         let p = self.prepared.get(i).ok_or_else(|| at.err("dispatches", format!("no dispatch {i}")))?;
@@ -370,12 +371,12 @@ fn limits(opts: &RunOptions) -> EngineOptions {
 
 /// Run `spec` (read from `path`, which anchors its relative paths).
 pub fn run(spec: &Spec, path: &Path, opts: &RunOptions) -> Result<Report, RunError> {
-    run_traced(spec, path, opts, None)
+    run_observed(spec, path, opts, None)
 }
 
-/// [`run`], reporting the timeline of a timing run to `trace` (all dispatches on one).
-pub fn run_traced(spec: &Spec, path: &Path, opts: &RunOptions, trace: Option<&mut Trace>) -> Result<Report, RunError> {
-    run_session(Session::new(spec, path, opts)?, spec, path, opts, trace)
+/// [`run`] with `observer` watching every dispatch.
+pub fn run_observed(spec: &Spec, path: &Path, opts: &RunOptions, observer: Option<&mut dyn Observer>) -> Result<Report, RunError> {
+    run_session(Session::new(spec, path, opts)?, spec, path, opts, observer)
 }
 
 /// [`run`] on `gpu` (a config the caller resolved) instead of `opts.gpu` and the spec's `gpu`.
@@ -383,7 +384,7 @@ pub fn run_on(spec: &Spec, path: &Path, opts: &RunOptions, gpu: &GpuConfig) -> R
     run_session(Session::on(spec, path, opts, Some(gpu))?, spec, path, opts, None)
 }
 
-fn run_session(mut s: Session, spec: &Spec, path: &Path, opts: &RunOptions, mut trace: Option<&mut Trace>) -> Result<Report, RunError> {
+fn run_session(mut s: Session, spec: &Spec, path: &Path, opts: &RunOptions, mut observer: Option<&mut dyn Observer>) -> Result<Report, RunError> {
     let at = At { file: path };
     if let Some(bad) = opts.dump.iter().find(|b| !s.placed.contains_key(b.as_str())) {
         let names: Vec<&str> = s.placed.keys().map(String::as_str).collect();
@@ -404,7 +405,7 @@ fn run_session(mut s: Session, spec: &Spec, path: &Path, opts: &RunOptions, mut 
     let mut reports = Vec::new();
     let mut counts: BTreeMap<&'static str, (u64, Fidelity)> = BTreeMap::new();
     for i in 0..s.prepared.len() {
-        let stats = s.launch_traced(i, opts.seed, trace.as_deref_mut())?;
+        let stats = s.launch_observed(i, opts.seed, observer.as_mut().map(|o| &mut **o as &mut dyn Observer))?;
         let p = &s.prepared[i];
         add_fidelity(&mut counts, &p.kernel, &stats.opcode_counts);
         let clock = s.gpu.timing.as_ref().map_or(1, |t| t.clock_mhz.max(1));

@@ -11,7 +11,6 @@ use super::jitter::LaunchJitter;
 use super::lds_banks;
 use super::placement::{Needs, Occupancy, Placed, Placement};
 use super::port::Port;
-use super::trace::{Access, Lane, Layout, MemUnit, Trace};
 use super::waitcnt::{self, Outstanding, Queue};
 use crate::counters::{Counter, Counters};
 use crate::dispatch::{create_group_waves, WaveSetup};
@@ -24,7 +23,10 @@ use crate::kernel::CodeSlot;
 use crate::memory::Memory;
 use crate::memsys::pipe::{Pipe, SUB};
 use crate::memsys::{MemSystem, OpKind, OpSpec, Unit};
-use crate::observe::{Executed, Observer, Shared, Watched};
+use crate::observe::{
+    CacheAction, CacheOp, DispatchSpan, Executed, Layout, Lazy, MemUnit, MemoryDone, Observer, Shared, Stall, StallCause, TimingInfo, Watched, WavePlaced,
+    WaveSpan,
+};
 use crate::progress::{self, Progress, Watch};
 use crate::wave::{Wave, WaveStatus};
 use hipscope_isa::tables::OPCODE_NAMES;
@@ -65,8 +67,6 @@ struct TWave {
     sleep_until: u64,
     /// Its search for a repeating state (livelock detection).
     watch: Watch,
-    /// Where the trace shows it (unused without a trace).
-    lane: Lane,
 }
 
 struct TGroup {
@@ -130,15 +130,16 @@ struct Sim<'a, 'm> {
     /// Cycle the dispatch started.
     begin: u64,
     opts: EngineOptions,
-    trace: Option<&'m mut Trace>,
     obs: Option<Shared<'m>>,
+    /// The observer wants lane accesses (the port reports them).
+    watch_lanes: bool,
     /// The scratch backing store and kernarg segment, for observers.
     regions: crate::observe::Regions,
 }
 
 /// Run a dispatch with timing, starting at device cycle `t0` (the memory system keeps its
-/// state, including when its pipes are busy, across dispatches on one timeline). With a
-/// `trace`, what happens is reported to it as it happens.
+/// state, including when its pipes are busy, across dispatches on one timeline). With an
+/// `observer`, what happens is reported to it as it happens.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     d: &Dispatch,
@@ -149,7 +150,6 @@ pub fn run(
     cus: u32,
     t0: u64,
     opts: &EngineOptions,
-    mut trace: Option<&mut Trace>,
     host: Option<&mut dyn HostAgent>,
     observer: Option<&mut dyn Observer>,
 ) -> Result<TimingResult, KernelFault> {
@@ -169,12 +169,12 @@ pub fn run(
     ms.set_seed(opts.seed);
     ms.begin_kernel();
     let start = t0 + t.dispatch.kernel_start_cycles as u64;
-    if let Some(tr) = trace.as_deref_mut() {
-        let layout = Layout { compute_units: cus.max(1), shader_engines: t.topology.shader_engines, xcds: t.topology.xcds, rdna: k.family.is_rdna() };
-        tr.begin_dispatch(&k.name, t.clock_mhz, layout);
-    }
+    let watch_lanes = observer.as_ref().is_some_and(|o| o.lane_accesses());
     let obs = observer.map(|o| {
-        o.dispatch_started(&d.info());
+        let layout = Layout { compute_units: cus.max(1), shader_engines: t.topology.shader_engines, xcds: t.topology.xcds, rdna: k.family.is_rdna() };
+        let mut info = d.info();
+        info.timing = Some(TimingInfo { clock_mhz: t.clock_mhz, layout });
+        o.dispatch_started(&info);
         RefCell::new(o)
     });
     let mut sim = Sim {
@@ -209,8 +209,8 @@ pub fn run(
         running: 0,
         begin: start,
         opts: *opts,
-        trace,
         obs,
+        watch_lanes,
         regions: d.regions(),
     };
     if !sim.place.fits_at_all(&needs) {
@@ -237,15 +237,24 @@ pub fn run(
     // GRBM_GUI_ACTIVE on its 8 engines, SQ_BUSY_CYCLES below that sum).
     counters.set(Counter::SqBusyCycles, sim.engine_span.iter().filter(|s| s.1 > s.0).map(|s| s.1 - s.0).sum());
     if let Some(o) = sim.obs {
-        o.into_inner().dispatch_ended();
-    }
-    if let Some(tr) = sim.trace {
-        tr.end_dispatch(t0, t0 + cycles, sim.stats.groups, sim.stats.waves);
+        let o = o.into_inner();
+        o.dispatch_span(&DispatchSpan { start: t0, end: t0 + cycles, groups: sim.stats.groups, waves: sim.stats.waves });
+        o.dispatch_ended();
     }
     Ok(TimingResult { stats: sim.stats, cycles, end: t0 + cycles, counters })
 }
 
+/// The cache actions of one maintenance instruction, with the lines each dropped or wrote.
+type Actions = [Option<(CacheOp, u64)>; 3];
+
 impl Sim<'_, '_> {
+    /// Tell the observer, if there is one.
+    fn tell(&self, f: impl FnOnce(&mut dyn Observer)) {
+        if let Some(o) = &self.obs {
+            f(&mut **o.borrow_mut());
+        }
+    }
+
     /// Admit work-groups wherever they fit, from cycle `at`: group i goes to XCD i mod XCDs
     /// (MI300's dispatcher hands work-groups to XCDs round-robin by ID: AMD CDNA 3 white paper;
     /// a single-XCD GPU has one queue), to a CU with room there.
@@ -325,12 +334,11 @@ impl Sim<'_, '_> {
             let prio = if self.opts.seed == 0 { 0 } else { self.rng.random::<u32>() };
             let (u, s) = placed.waves.get(i).copied().unwrap_or((unit, 0));
             let (cu, simd) = self.physical(u, s as usize);
-            let lane = self.trace.as_deref_mut().map_or(Lane::default(), |tr| tr.wave_started(cu, simd, at));
-            if let Some(o) = &self.obs {
-                o.borrow_mut().wave_started(w.id, w.global_index);
-            }
-            let tw =
-                TWave { w, group: gid, cu, simd, idx, next: at, prio, start: at, out: Outstanding::default(), sleep_until: 0, watch: Watch::default(), lane };
+            self.tell(|o| {
+                o.wave_started(w.id, w.global_index);
+                o.wave_placed(&WavePlaced { wave: w.id, wave_index: w.global_index, cu, simd, at });
+            });
+            let tw = TWave { w, group: gid, cu, simd, idx, next: at, prio, start: at, out: Outstanding::default(), sleep_until: 0, watch: Watch::default() };
             let id = match self.free_waves.pop() {
                 Some(id) => {
                     self.waves[id] = Some(tw);
@@ -444,8 +452,16 @@ impl Sim<'_, '_> {
             let ready = tw.out.ready_at(t, &wait);
             if ready > t {
                 self.counters.add(Counter::SqWaitInstAny, ready - t);
-                if let Some(tr) = self.trace.as_deref_mut() {
-                    tr.stall(tw.lane, "s_waitcnt", tw.w.pc, t, ready, &diagnose::outstanding_text(&tw.out, t, &wait));
+                if let Some(o) = &self.obs {
+                    let detail = Lazy(|| diagnose::outstanding_text(&tw.out, t, &wait));
+                    o.borrow_mut().stalled(&Stall {
+                        wave_index: tw.w.global_index,
+                        cause: StallCause::Waitcnt,
+                        pc: tw.w.pc,
+                        from: t,
+                        to: ready,
+                        detail: &detail,
+                    });
                 }
                 tw.next = ready;
                 return Ok(Some(ready));
@@ -455,8 +471,15 @@ impl Sim<'_, '_> {
         if let Class::Vmem { kind, .. } = cls {
             let ready = tw.out.ready_at(t, &waitcnt::issue_room(self.fam, vmem_queue(self.fam, kind)));
             if ready > t {
-                if let Some(tr) = self.trace.as_deref_mut() {
-                    tr.stall(tw.lane, "counter full", tw.w.pc, t, ready, "");
+                if let Some(o) = &self.obs {
+                    o.borrow_mut().stalled(&Stall {
+                        wave_index: tw.w.global_index,
+                        cause: StallCause::CounterFull,
+                        pc: tw.w.pc,
+                        from: t,
+                        to: ready,
+                        detail: &"",
+                    });
                 }
                 tw.next = ready;
                 return Ok(Some(ready));
@@ -521,8 +544,12 @@ impl Sim<'_, '_> {
                         sem: &e.sem,
                         cycle: Some(issue),
                     });
-                    watched = Watched { inner: Some(&self.port), obs: o, regions: &self.regions };
-                    &watched
+                    if self.watch_lanes {
+                        watched = Watched { inner: Some(&self.port), obs: o, regions: &self.regions };
+                        &watched
+                    } else {
+                        &self.port
+                    }
                 }
             };
             let mut cx = ExecCtx { wave: &mut tw.w, mem, port: Some(port), lds: group, env };
@@ -534,10 +561,22 @@ impl Sim<'_, '_> {
         if tw.w.writes != writes {
             self.prog.advance(issue, self.stats.instructions);
         }
-        if let (Some(tr), Some(r), Some(spec)) = (self.trace.as_deref_mut(), result, mem_op) {
+        if let (Some(o), Some(r), Some(spec)) = (&self.obs, result, mem_op) {
             let unit = if spec.unit == Unit::Vector { MemUnit::Vector } else { MemUnit::Scalar };
-            let a = Access { cu, unit, name: e.inst.mnemonic(), wave: tw.w.id, pc: tw.w.pc, issue, done: r.done, level: r.level, lines: r.lines };
-            tr.access(&a);
+            let w = &tw.w;
+            let m = MemoryDone {
+                cu,
+                unit,
+                name: e.inst.mnemonic(),
+                wave: w.id,
+                wave_index: w.global_index,
+                pc: w.pc,
+                issue,
+                done: r.done,
+                level: r.level,
+                lines: r.lines,
+            };
+            o.borrow_mut().memory_done(&m);
         }
         self.progress = self.progress.max(issue);
         tw.w.instructions += 1;
@@ -603,13 +642,19 @@ impl Sim<'_, '_> {
             Class::Sleep { cycles } => {
                 next = issue + cycles as u64;
                 tw.sleep_until = next;
-                if let Some(tr) = self.trace.as_deref_mut() {
-                    tr.stall(tw.lane, "s_sleep", tw.w.pc, issue, next, "");
+                if let Some(o) = &self.obs {
+                    o.borrow_mut().stalled(&Stall { wave_index: tw.w.global_index, cause: StallCause::Sleep, pc: tw.w.pc, from: issue, to: next, detail: &"" });
                 }
             }
             Class::Cache(m) => {
-                let d = maintain(&self.port, self.t, m, cu, issue, mem);
+                let (d, actions) = maintain(&self.port, self.t, m, cu, issue, mem);
                 tw.out.push(fam, Queue::Load, d);
+                if let Some(o) = &self.obs {
+                    let mut o = o.borrow_mut();
+                    for (op, lines) in actions.into_iter().flatten() {
+                        o.cache_action(&CacheAction { wave_index: tw.w.global_index, pc: tw.w.pc, cu, op, lines, issue, done: d });
+                    }
+                }
             }
             Class::Wait(_) | Class::Other | Class::Barrier | Class::End => {}
         }
@@ -714,15 +759,21 @@ impl Sim<'_, '_> {
         for &id in &g.waves {
             if let Some(w) = self.waves[id].as_mut() {
                 if w.w.status == WaveStatus::AtBarrier {
-                    if let Some(tr) = self.trace.as_deref_mut() {
+                    if let Some(o) = &self.obs {
                         // The wave's PC is already past the barrier, a one-dword SOPP.
-                        let detail = format!("{arrived} waves of the work-group");
-                        tr.stall(w.lane, "s_barrier", w.w.pc.saturating_sub(4), w.next, at, &detail);
-                    }
-                    w.w.status = WaveStatus::Ready;
-                    if self.obs.is_some() {
+                        let detail = Lazy(|| format!("{arrived} waves of the work-group"));
+                        let stall = Stall {
+                            wave_index: w.w.global_index,
+                            cause: StallCause::Barrier,
+                            pc: w.w.pc.saturating_sub(4),
+                            from: w.next,
+                            to: at,
+                            detail: &detail,
+                        };
+                        o.borrow_mut().stalled(&stall);
                         released.push(w.w.global_index);
                     }
+                    w.w.status = WaveStatus::Ready;
                     w.next = at;
                     self.heap.push(Reverse((at, w.prio, id as u32)));
                     self.running += 1;
@@ -748,12 +799,11 @@ impl Sim<'_, '_> {
         }
         self.last = self.last.max(end);
         self.progress = self.progress.max(end);
-        if let Some(tr) = self.trace.as_deref_mut() {
-            tr.wave_ended(tw.lane, tw.w.id, tw.start, end, tw.w.instructions);
-        }
-        if let Some(o) = &self.obs {
-            o.borrow_mut().wave_ended(tw.w.id, tw.w.global_index);
-        }
+        self.tell(|o| {
+            let w = &tw.w;
+            o.wave_span(&WaveSpan { wave: w.id, wave_index: w.global_index, start: tw.start, end, instructions: w.instructions });
+            o.wave_ended(w.id, w.global_index);
+        });
         self.pool.push(tw.w.vgpr);
         self.free_waves.push(id);
         let gid = tw.group;
@@ -792,35 +842,47 @@ fn vmem_queue(fam: Family, kind: OpKind) -> Queue {
 /// L1 or GL1 clears its valid bits at once (the hit latency, whatever it held); L2 operations
 /// walk the tags and write the dirty lines back ([`MemSystem::invalidate_l2_op`],
 /// [`MemSystem::writeback_l2_op`]).
-fn maintain(port: &Port, t: &Timing, m: Maintenance, cu: usize, at: u64, mem: &mut Memory) -> u64 {
+fn maintain(port: &Port, t: &Timing, m: Maintenance, cu: usize, at: u64, mem: &mut Memory) -> (u64, Actions) {
     let mut ms = port.ms.borrow_mut();
     let l1 = t.vector_l1.hit_latency_cycles as u64;
     let x = ms.xcd_of(cu);
-    match m {
+    let mut acts: Actions = [None; 3];
+    let done = match m {
         Maintenance::None => at,
         Maintenance::InvL1 => {
-            ms.invalidate_l1(cu);
+            acts[0] = ms.invalidate_l1(cu).map(|n| (CacheOp::InvalidateL1, n));
             at + l1
         }
         Maintenance::InvGl1 => {
-            ms.invalidate_gl1(cu);
+            acts[0] = ms.invalidate_gl1(cu).map(|n| (CacheOp::InvalidateGl1, n));
             at + l1
         }
         Maintenance::InvL1Gl1 => {
-            ms.invalidate_l1(cu);
-            ms.invalidate_gl1(cu);
+            acts[0] = ms.invalidate_l1(cu).map(|n| (CacheOp::InvalidateL1, n));
+            acts[1] = ms.invalidate_gl1(cu).map(|n| (CacheOp::InvalidateGl1, n));
             at + l1
         }
         Maintenance::InvL1L2 => {
-            ms.invalidate_l1(cu);
-            ms.invalidate_gl1(cu);
-            ms.invalidate_l2_op(x, at).0.max(at + l1)
+            acts[0] = ms.invalidate_l1(cu).map(|n| (CacheOp::InvalidateL1, n));
+            acts[1] = ms.invalidate_gl1(cu).map(|n| (CacheOp::InvalidateGl1, n));
+            let (done, lines) = ms.invalidate_l2_op(x, at);
+            acts[2] = Some((CacheOp::InvalidateL2, lines));
+            done.max(at + l1)
         }
-        Maintenance::InvL2 => ms.invalidate_l2_op(x, at).0,
+        Maintenance::InvL2 => {
+            let (done, lines) = ms.invalidate_l2_op(x, at);
+            acts[0] = Some((CacheOp::InvalidateL2, lines));
+            done
+        }
         Maintenance::InvScalar => {
-            ms.invalidate_scalar(cu);
+            acts[0] = ms.invalidate_scalar(cu).map(|n| (CacheOp::InvalidateScalar, n));
             at + t.scalar_cache.hit_latency_cycles as u64
         }
-        Maintenance::WbL2 => ms.writeback_l2_op(mem, x, at).0 + l1,
-    }
+        Maintenance::WbL2 => {
+            let (done, lines) = ms.writeback_l2_op(mem, x, at);
+            acts[0] = Some((CacheOp::WritebackL2, lines));
+            done + l1
+        }
+    };
+    (done, acts)
 }

@@ -1,16 +1,19 @@
 //! Execution traces of timing runs in the Chrome trace-event format (`{"traceEvents": [...]}`),
 //! which Perfetto and `chrome://tracing` open.
 //!
-//! The timing engine reports what happened — a wave's lifetime, a stall, a memory access and
-//! the level that served it, a dispatch — and this collector turns each report into one event,
-//! written to its output at once, so memory use does not grow with the run. Lanes:
+//! A trace is an observer ([`crate::observe`]): the timing engine tells it what happened — a
+//! wave's lifetime, a stall, a memory access and the level that served it, a cache action, a
+//! dispatch — and it turns each report into one event, written to its output at once, so
+//! memory use does not grow with the run. Lanes:
 //! * process "GPU", thread "dispatches": one span per dispatch (all dispatches of a run share
 //!   one timeline, as the engine's clock does);
 //! * one process per shader engine ("SE0", ...), in it per CU and SIMD one thread per wave
 //!   slot ("CU3 / SIMD1 / wave slot 0") holding the lifetimes of the waves that ran there, with
 //!   their stalls (waits on counters, barriers, sleeps) nested inside; and per CU threads for
 //!   vector and scalar memory accesses ("CU3 / vector memory 0"), each access a span from issue
-//!   to data return whose `level` argument says which level served it.
+//!   to data return whose `level` argument says which level served it; cache invalidates and
+//!   write-backs an instruction caused are spans there too (category `cache`, with the lines
+//!   they dropped or wrote).
 //!
 //! A thread's spans never overlap (overlapping spans on one thread are what the viewers cannot
 //! draw), so slots and memory threads are handed out first-fit: a span goes to the first
@@ -22,6 +25,7 @@
 
 use crate::fault::WaveId;
 use crate::memsys::Level;
+use crate::observe::{CacheAction, CacheOp, DispatchInfo, DispatchSpan, Layout, MemUnit, MemoryDone, Observer, Stall, WavePlaced, WaveSpan};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use std::io::{self, Write};
@@ -29,44 +33,12 @@ use std::io::{self, Write};
 /// Timeline events written at most, unless the client asks otherwise.
 pub const DEFAULT_LIMIT: u64 = 5_000_000;
 
-/// The GPU the trace shows, to name its lanes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Layout {
-    pub compute_units: u32,
-    pub shader_engines: u32,
-    pub xcds: u32,
-    /// RDNA calls the per-CU vector cache GL0 (L0).
-    pub rdna: bool,
-}
-
 /// A wave's lane: which CU, SIMD and wave slot it runs in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Lane {
     cu: u32,
     simd: u16,
     slot: u16,
-}
-
-/// Which memory unit an access used.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MemUnit {
-    Vector,
-    Scalar,
-}
-
-/// A memory access as the engine saw it.
-#[derive(Debug, Clone, Copy)]
-pub struct Access<'a> {
-    pub cu: usize,
-    pub unit: MemUnit,
-    /// The instruction's mnemonic.
-    pub name: &'a str,
-    pub wave: WaveId,
-    pub pc: u64,
-    pub issue: u64,
-    pub done: u64,
-    pub level: Option<Level>,
-    pub lines: [u32; Level::COUNT],
 }
 
 /// What a trace ended with.
@@ -128,6 +100,59 @@ pub struct Trace {
     dispatches: u32,
     cus: Vec<CuLanes>,
     engines_named: Vec<bool>,
+    /// The lanes of the dispatch's waves, by wave index.
+    lanes: Vec<Lane>,
+}
+
+impl Observer for Trace {
+    /// A trace shows the timing model's side only: lane accesses stay off, so the engines
+    /// run as fast as with no observer.
+    fn lane_accesses(&self) -> bool {
+        false
+    }
+
+    fn dispatch_started(&mut self, d: &DispatchInfo) {
+        if let Some(t) = d.timing {
+            self.begin_dispatch(&d.kernel.name, t.clock_mhz, t.layout);
+        }
+        self.lanes.clear();
+    }
+
+    fn wave_placed(&mut self, p: &WavePlaced) {
+        let lane = self.wave_started(p.cu, p.simd, p.at);
+        let i = p.wave_index as usize;
+        if self.lanes.len() <= i {
+            self.lanes.resize(i + 1, Lane::default());
+        }
+        self.lanes[i] = lane;
+    }
+
+    fn stalled(&mut self, s: &Stall) {
+        if s.to <= s.from || self.events >= self.limit {
+            // Past the limit: dropped, as `stall` counts it, without writing out the detail.
+            self.dropped += u64::from(s.to > s.from);
+            return;
+        }
+        let lane = self.lane_of(s.wave_index);
+        self.stall(lane, s.cause.name(), s.pc, s.from, s.to, &s.detail.to_string());
+    }
+
+    fn memory_done(&mut self, m: &MemoryDone) {
+        self.access(m);
+    }
+
+    fn cache_action(&mut self, a: &CacheAction) {
+        self.maintenance(a);
+    }
+
+    fn wave_span(&mut self, s: &WaveSpan) {
+        let lane = self.lane_of(s.wave_index);
+        self.wave_ended(lane, s.wave, s.start, s.end, s.instructions);
+    }
+
+    fn dispatch_span(&mut self, s: &DispatchSpan) {
+        self.end_dispatch(s.start, s.end, s.groups, s.waves);
+    }
 }
 
 impl std::fmt::Debug for Trace {
@@ -238,6 +263,26 @@ struct MemArgs {
 }
 
 #[derive(Serialize)]
+struct CacheArgs {
+    lines: u64,
+    pc: Hex,
+    issue_cycle: u64,
+    cycles: u64,
+}
+
+/// A cache action's name, in the GPU's own words.
+pub fn cache_op_name(op: CacheOp, rdna: bool) -> &'static str {
+    match (op, rdna) {
+        (CacheOp::InvalidateL1, false) => "L1 invalidate",
+        (CacheOp::InvalidateL1, true) => "GL0 invalidate",
+        (CacheOp::InvalidateGl1, _) => "GL1 invalidate",
+        (CacheOp::InvalidateL2, _) => "L2 invalidate",
+        (CacheOp::WritebackL2, _) => "L2 write-back",
+        (CacheOp::InvalidateScalar, _) => "scalar cache invalidate",
+    }
+}
+
+#[derive(Serialize)]
 struct OtherData<'a> {
     clock_mhz: f64,
     time_unit: &'static str,
@@ -266,13 +311,14 @@ impl Trace {
             dispatches: 0,
             cus: Vec::new(),
             engines_named: Vec::new(),
+            lanes: Vec::new(),
         };
         t.raw(b"{\"traceEvents\":[");
         t
     }
 
     /// A dispatch of `kernel` starts on a GPU with `layout` running at `clock_mhz`.
-    pub fn begin_dispatch(&mut self, kernel: &str, clock_mhz: u32, layout: Layout) {
+    fn begin_dispatch(&mut self, kernel: &str, clock_mhz: u32, layout: Layout) {
         self.clock_mhz = clock_mhz.max(1) as f64;
         if self.layout != Some(layout) {
             self.layout = Some(layout);
@@ -289,7 +335,7 @@ impl Trace {
     }
 
     /// The current dispatch ran from `start` to `end` (device cycles).
-    pub fn end_dispatch(&mut self, start: u64, end: u64, groups: u64, waves: u64) {
+    fn end_dispatch(&mut self, start: u64, end: u64, groups: u64, waves: u64) {
         if !self.room() {
             return;
         }
@@ -300,7 +346,7 @@ impl Trace {
     }
 
     /// A wave starts on `simd` of `cu` at cycle `at`: its lane (a wave slot free since then).
-    pub fn wave_started(&mut self, cu: usize, simd: usize, at: u64) -> Lane {
+    fn wave_started(&mut self, cu: usize, simd: usize, at: u64) -> Lane {
         let Some(c) = self.cus.get_mut(cu) else { return Lane::default() };
         if c.simds.len() <= simd {
             c.simds.resize(simd + 1, Vec::new());
@@ -320,7 +366,7 @@ impl Trace {
     }
 
     /// The wave in `lane` ran from `start` to `end` and executed `instructions`.
-    pub fn wave_ended(&mut self, lane: Lane, wave: WaveId, start: u64, end: u64, instructions: u64) {
+    fn wave_ended(&mut self, lane: Lane, wave: WaveId, start: u64, end: u64, instructions: u64) {
         if let Some(s) = self.slot_mut(lane) {
             s.taken = false;
             s.until = s.until.max(end);
@@ -349,7 +395,7 @@ impl Trace {
 
     /// The wave in `lane` stalled from `from` to `to` at `pc` (`what`: "s_waitcnt",
     /// "s_barrier", "s_sleep"; `detail` says on what). Empty stalls are not shown.
-    pub fn stall(&mut self, lane: Lane, what: &str, pc: u64, from: u64, to: u64, detail: &str) {
+    fn stall(&mut self, lane: Lane, what: &str, pc: u64, from: u64, to: u64, detail: &str) {
         if to <= from || !self.room() {
             return;
         }
@@ -359,7 +405,7 @@ impl Trace {
     }
 
     /// A memory access: a span from issue to completion on one of its CU's memory threads.
-    pub fn access(&mut self, a: &Access) {
+    fn access(&mut self, a: &MemoryDone) {
         if !self.room() {
             return;
         }
@@ -376,6 +422,22 @@ impl Trace {
         };
         let (pid, tid) = self.memory_thread(a.cu, a.unit, k);
         self.span(a.name, "memory", pid, tid, a.issue, a.done.max(a.issue), args);
+    }
+
+    fn lane_of(&self, wave_index: u32) -> Lane {
+        self.lanes.get(wave_index as usize).copied().unwrap_or_default()
+    }
+
+    /// A cache action: a span on its CU's vector memory threads, like an access.
+    fn maintenance(&mut self, a: &CacheAction) {
+        if !self.room() {
+            return;
+        }
+        let Some(k) = self.memory_track(a.cu, MemUnit::Vector, a.issue, a.done) else { return };
+        let rdna = self.layout.is_some_and(|l| l.rdna);
+        let args = CacheArgs { lines: a.lines, pc: Hex(a.pc), issue_cycle: a.issue, cycles: a.done.saturating_sub(a.issue) };
+        let (pid, tid) = self.memory_thread(a.cu, MemUnit::Vector, k);
+        self.span(cache_op_name(a.op, rdna), "cache", pid, tid, a.issue, a.done.max(a.issue), args);
     }
 
     /// Close the JSON (with `extra` fields in `otherData`, e.g. the GPU's name) and flush.
@@ -602,11 +664,12 @@ mod tests {
         let mut lines = [0; Level::COUNT];
         lines[Level::L2 as usize] = 2;
         for (issue, done) in [(0, 100), (10, 50), (100, 120), (130, 140)] {
-            t.access(&Access {
+            t.access(&MemoryDone {
                 cu: 0,
                 unit: MemUnit::Vector,
                 name: "global_load_dword",
                 wave: WaveId::default(),
+                wave_index: 0,
                 pc: 0,
                 issue,
                 done,
