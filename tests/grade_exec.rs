@@ -96,3 +96,26 @@ fn bad_grade_invocations_are_one_line_errors() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--only"), "{err}");
 }
+
+/// `--timing` adds what the simulated GPU did with the race, told from the caches' own data.
+/// Checked against what the program itself printed: on MI300A the reading block's spin times
+/// out (`mp_block read -1`), so the racing flag load must have returned the stale value in
+/// every replay; on MI210 it reads 42, so no replay may show a stale value.
+#[test]
+fn grade_exec_timing_tells_what_the_memory_system_did() {
+    for (gpu, printed, stale) in [("mi300a", "mp_block read -1", true), ("mi210", "mp_block read 42", false)] {
+        let (code, out, err) = hipscope(&["grade", "--exec", "--timing", "--gpu", gpu, "--runs", "1", "--json", "--", "workloads/hip/bin/seed_mp"]);
+        assert_eq!(code, 0, "{gpu}: exit {code}\n{out}\n{err}");
+        let doc: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{gpu}: not JSON ({e}):\n{out}"));
+        assert!(doc["outcomes"][0]["state"].as_str().is_some_and(|s| s.contains(printed)), "{gpu}: the program printed something else:\n{doc:#}");
+        let story = &kernel(&doc, "mp_block")["story"];
+        assert_eq!(story["replays"], 1, "{gpu}: {story:#}");
+        assert_eq!((story["stale"] == 1, story["hidden"] == 1), (stale, !stale), "{gpu}: {story:#}");
+        let told = &story["told"];
+        let lines: Vec<&str> = told["lines"].as_array().into_iter().flatten().filter_map(|l| l.as_str()).collect();
+        assert!(lines.iter().any(|l| l.contains("seed_mp.cpp:29") && l.contains("writes 1")), "{gpu}: the flag store is told:\n{lines:#?}");
+        assert!(lines.iter().any(|l| l.contains("seed_mp.cpp:33") && l.contains("reads")), "{gpu}: the flag load is told:\n{lines:#?}");
+        assert!(told["conclusion"].as_str().is_some_and(|c| !c.is_empty()), "{gpu}: {told:#}");
+        assert!(kernel(&doc, "mp_device")["story"].is_null(), "{gpu}: a race-free kernel has no race story");
+    }
+}

@@ -16,3 +16,4 @@ pub mod model;
 pub mod recover;
 pub mod report;
 pub mod runs;
+pub mod story;

@@ -1,7 +1,8 @@
 //! Grading compiled kernels: each dispatch of a launch spec run over seeded schedules with the
 //! race detector attached, and what a student needs to read the verdict: every racing pair
 //! with its source lines, the instructions the compiler emitted for each atomic, fence and
-//! barrier, the outcomes the runs produced (with a seed that replays each), and a fix hint.
+//! barrier, the outcomes the runs produced (with a seed that replays each), a fix hint, and
+//! in timing mode what the simulated GPU did with a race ([`crate::story`]).
 //!
 //! One schedule can hide a race (a consumer that happens to run after the producer has
 //! finished shows no conflict in most detectors, and a different wave order shows different
@@ -11,6 +12,7 @@
 use crate::dynamic::{Ambiguity, Detector, Race, Rule, Side};
 use crate::lower::Op;
 use crate::recover::What;
+use crate::story::{Describe, Focus, Story, Told};
 use hipscope_isa::codeobj::lines::{LineTable, SourceLine};
 use hipscope_isa::decode::Ctx;
 use hipscope_isa::print::format_inst;
@@ -75,6 +77,25 @@ pub struct KernelGrade {
     pub undecided: Vec<Undecided>,
     pub sync: Vec<SyncOp>,
     pub outcomes: Vec<Outcome>,
+    /// Timing mode: a racing read against its racing write in replays of the racing seeds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub story: Option<RaceStory>,
+}
+
+/// What the timing model did with a race over the seeds that showed it.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct RaceStory {
+    /// The race told (its two source lines).
+    pub first_line: Option<SourceLine>,
+    pub second_line: Option<SourceLine>,
+    /// Seeds replayed; in how many the racing read returned an older value although the
+    /// racing write had completed before it issued (`stale`), and in how many it returned the
+    /// value written (`hidden`: the run hid the race).
+    pub replays: u64,
+    pub stale: u64,
+    pub hidden: u64,
+    /// One replay told: the one that shows most (stale before in flight before the rest).
+    pub told: Told,
 }
 
 /// How many seeded runs per kernel, from which seed; which dispatches.
@@ -115,7 +136,81 @@ fn grade_dispatch(session: &mut Session, i: usize, kernel: &LoadedKernel, names:
         grade.add_run(&det, kernel, lines, seed, outcome);
     }
     grade.finish();
+    if session.device.timing.is_some() {
+        grade.story = race_story(session, i, kernel, lines, &grade)?;
+    }
     Ok(grade)
+}
+
+/// Replays kept for a story at most.
+pub const STORY_REPLAYS: usize = 64;
+
+/// The race a story tells (the first between a read and a write of different waves, else the
+/// first), and what to watch for it.
+pub fn story_focus(grade: &KernelGrade) -> Option<(&Found, Focus)> {
+    let pick = grade.races.iter().find(|f| f.race.first.write != f.race.second.write && f.race.first.wave != f.race.second.wave);
+    let found = pick.or(grade.races.first())?;
+    Some((found, Focus { race: found.race.clone(), pcs: grade.sync.iter().map(|s| s.pc).collect() }))
+}
+
+/// The replays of `found`'s seeds, told, as one story: counted, and the first of the replays
+/// that show most told ([`crate::story::Shows`] orders them).
+pub fn assemble_story(found: &Found, replays: impl IntoIterator<Item = Told>) -> Option<RaceStory> {
+    use crate::story::Shows;
+    let (mut count, mut stale, mut hidden, mut told) = (0, 0, 0, None::<Told>);
+    for t in replays {
+        count += 1;
+        stale += u64::from(t.shows == Shows::Stale);
+        hidden += u64::from(t.shows == Shows::Hidden);
+        if told.as_ref().is_none_or(|x| t.shows < x.shows) {
+            told = Some(t);
+        }
+    }
+    told.map(|told| RaceStory { first_line: found.first_line.clone(), second_line: found.second_line.clone(), replays: count, stale, hidden, told })
+}
+
+/// Replay the seeds that showed the kernel's race with a [`Story`] watching, and tell one.
+fn race_story(session: &mut Session, i: usize, kernel: &LoadedKernel, lines: &LineTable, grade: &KernelGrade) -> Result<Option<RaceStory>, RunError> {
+    let Some((found, focus)) = story_focus(grade) else { return Ok(None) };
+    let names = Names::new(kernel, lines);
+    let mut told = Vec::new();
+    for &seed in found.seeds.iter().take(STORY_REPLAYS) {
+        session.reset()?;
+        let mut story = Story::new(focus.clone());
+        session.launch_hooked(i, seed, Hooks { observer: Some(&mut story), ..Hooks::default() })?;
+        told.push(crate::story::tell(&story, seed, &names));
+    }
+    Ok(assemble_story(found, told))
+}
+
+/// A kernel's instructions and lines, for stories.
+pub struct Names<'a> {
+    kernel: &'a LoadedKernel,
+    ctx: Ctx,
+    lines: &'a LineTable,
+}
+
+impl<'a> Names<'a> {
+    pub fn new(kernel: &'a LoadedKernel, lines: &'a LineTable) -> Names<'a> {
+        Names { kernel, ctx: Ctx::new(kernel.processor, kernel.wave64, false), lines }
+    }
+}
+
+impl Describe for Names<'_> {
+    fn instruction(&self, pc: u64) -> String {
+        instruction_text(self.kernel, &self.ctx, pc)
+    }
+    fn line(&self, pc: u64) -> Option<String> {
+        self.lines.at(pc).map(|l| l.to_string())
+    }
+}
+
+/// The instruction at `pc`, as `llvm-objdump` prints it.
+fn instruction_text(kernel: &LoadedKernel, ctx: &Ctx, pc: u64) -> String {
+    match kernel.index_of(pc).ok().and_then(|i| kernel.code.get(i)) {
+        Some(CodeSlot::Inst(e)) => format_inst(&e.inst, ctx),
+        _ => format!("(no instruction at {pc:#x})"),
+    }
 }
 
 impl KernelGrade {
@@ -130,6 +225,7 @@ impl KernelGrade {
             undecided: Vec::new(),
             sync: Vec::new(),
             outcomes: Vec::new(),
+            story: None,
         }
     }
 
@@ -193,6 +289,9 @@ impl KernelGrade {
         if self.sync.is_empty() {
             self.sync = other.sync;
         }
+        if self.story.is_none() {
+            self.story = other.story;
+        }
         for o in other.outcomes {
             self.add_outcome(o);
         }
@@ -245,10 +344,7 @@ fn changes(before: &[(String, Vec<u8>)], after: &[(String, Vec<u8>)]) -> String 
 fn sync_ops(det: &Detector, kernel: &LoadedKernel, lines: &LineTable) -> Vec<SyncOp> {
     let Some(tags) = det.kernel_tags().find(|t| t.name == kernel.name) else { return Vec::new() };
     let ctx = Ctx::new(kernel.processor, kernel.wave64, false);
-    let text = |pc: u64| match kernel.index_of(pc).ok().and_then(|i| kernel.code.get(i)) {
-        Some(CodeSlot::Inst(e)) => format_inst(&e.inst, &ctx),
-        _ => format!("(no instruction at {pc:#x})"),
-    };
+    let text = |pc: u64| instruction_text(kernel, &ctx, pc);
     let end = kernel.code_end;
     tags.recovery
         .ops
@@ -388,6 +484,26 @@ pub fn render(g: &KernelGrade) -> String {
                 out.push_str(&format!("        {i}\n"));
             }
         }
+    }
+    if let Some(s) = &g.story {
+        let at = |l: &Option<SourceLine>| l.as_ref().map_or_else(|| "?".to_string(), |l| l.to_string());
+        let verdict = if s.told.shows == crate::story::Shows::Writes {
+            format!("{} racing run(s)", s.replays)
+        } else if s.hidden == s.replays {
+            format!("every one of the {} racing run(s) hid the race: on this GPU the program passes by luck", s.replays)
+        } else {
+            format!("the read returned a stale value in {} and the value written in {} of {} racing run(s)", s.stale, s.hidden, s.replays)
+        };
+        out.push_str(&format!(
+            "  what the simulated GPU shows (the race between {} and {} replayed in the timing model): {verdict}. Seed {}:\n",
+            at(&s.first_line),
+            at(&s.second_line),
+            s.told.seed
+        ));
+        for l in &s.told.lines {
+            out.push_str(&format!("    {l}\n"));
+        }
+        out.push_str(&format!("    so: {}\n", s.told.conclusion));
     }
     if !g.outcomes.is_empty() {
         out.push_str("  outcomes:\n");

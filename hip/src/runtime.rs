@@ -15,10 +15,13 @@ use crate::timeline::{Engine, Timeline};
 use crate::trace::{CounterLog, KernelTrace};
 use hipscope_grade::dynamic::Detector;
 use hipscope_grade::runs::KernelGrade;
+use hipscope_grade::runs::Names;
+use hipscope_grade::story::{Focus, Story, Told};
 use hipscope_isa::codeobj::{self, CodeObject, HiddenKind, ValueKind};
 use hipscope_sim::gpus::{self, GpuConfig};
 use hipscope_sim::kernel::LoadedKernel;
 use hipscope_sim::launch::Hooks;
+use hipscope_sim::observe::Observer;
 use hipscope_sim::{Device, EngineOptions, Geometry, KernelFault, LaunchError};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -104,6 +107,9 @@ pub struct Runtime {
     /// `HIPSCOPE_RACES`: race detection on every launch (`hipscope grade --exec`), and
     /// where the per-kernel findings go at exit.
     pub races: Option<RaceLog>,
+    /// `HIPSCOPE_STORY`: a race to watch in the timing model (`hipscope grade --exec
+    /// --timing`): the file holds what to watch, and gets the story at exit.
+    pub story: Option<StoryJob>,
     finished: bool,
     /// The hostcall buffer (device `printf`), placed at the first kernel that has one.
     hostcall: Option<Hostcall>,
@@ -116,6 +122,13 @@ pub struct Runtime {
 pub struct RaceLog {
     pub path: std::path::PathBuf,
     pub kernels: BTreeMap<String, KernelGrade>,
+}
+
+/// A race to tell the memory-system story of: at the first launch of its kernel.
+pub struct StoryJob {
+    pub path: std::path::PathBuf,
+    pub focus: Focus,
+    pub told: Option<Told>,
 }
 
 /// The runtime for the GPU and mode the environment names; the error says what is wrong.
@@ -141,6 +154,15 @@ pub fn from_env() -> Result<Runtime, String> {
     };
     let report = std::env::var_os("HIPSCOPE_REPORT").map(std::path::PathBuf::from);
     let races = std::env::var_os("HIPSCOPE_RACES").map(|p| RaceLog { path: p.into(), kernels: BTreeMap::new() });
+    let story = match std::env::var_os("HIPSCOPE_STORY") {
+        Some(p) => {
+            let path = std::path::PathBuf::from(p);
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("HIPSCOPE_STORY={}: {e}", path.display()))?;
+            let focus = serde_json::from_str(&text).map_err(|e| format!("HIPSCOPE_STORY={}: {e}", path.display()))?;
+            Some(StoryJob { path, focus, told: None })
+        }
+        None => None,
+    };
     let mut device = Device::new(gpu.processor);
     if timing {
         device.enable_timing(&gpu)?;
@@ -163,6 +185,7 @@ pub fn from_env() -> Result<Runtime, String> {
         report,
         launches: Vec::new(),
         races,
+        story,
         finished: false,
         hostcall: None,
         last_error: error::SUCCESS,
@@ -234,12 +257,20 @@ impl Runtime {
         let kernel = self.loaded.get(name).ok_or(LaunchFailure::UnknownFunction)?;
         let wants_hostcall = kernel.kernarg.as_ref().is_some_and(|l| l.args.iter().any(|a| a.value_kind == ValueKind::Hidden(HiddenKind::HostcallBuffer)));
         let mut detector = self.races.as_ref().map(|_| Detector::new());
+        let mut story = self.story.as_ref().filter(|j| j.told.is_none() && j.focus.race.kernel == name).map(|j| Story::new(j.focus.clone()));
         let host = if wants_hostcall { Some(self.hostcall.get_or_insert_with(|| Hostcall::new(&mut self.device.mem))) } else { None };
-        let hooks = Hooks {
-            host: host.map(|h| h as &mut dyn hipscope_sim::host::HostAgent),
-            observer: detector.as_mut().map(|d| d as &mut dyn hipscope_sim::observe::Observer),
+        let observer: Option<&mut dyn Observer> = match (&mut story, &mut detector) {
+            (Some(s), _) => Some(s),
+            (None, Some(d)) => Some(d),
+            (None, None) => None,
         };
+        let hooks = Hooks { host: host.map(|h| h as &mut dyn hipscope_sim::host::HostAgent), observer };
         let result = self.device.launch_hooked(kernel, geo, values, &opts, hooks);
+        if let (Some(job), Some(story)) = (&mut self.story, &story) {
+            let default = Default::default();
+            let lines = self.code.as_ref().map_or(&default, |c| &c.lines);
+            job.told = Some(hipscope_grade::story::tell(story, self.seed, &Names::new(kernel, lines)));
+        }
         if let (Some(log), Some(det)) = (&mut self.races, &detector) {
             let lines = self.code.as_ref().map(|c| &c.lines);
             let default = Default::default();
@@ -319,6 +350,17 @@ impl Runtime {
         eprint!("{}", self.summary());
         self.write_report();
         self.write_races();
+        self.write_story();
+    }
+
+    /// `hipscope grade --exec --timing`: the story of the watched race (`null`: its kernel
+    /// never ran).
+    fn write_story(&self) {
+        let Some(job) = &self.story else { return };
+        let text = serde_json::to_string(&job.told).unwrap_or_default();
+        if let Err(e) = std::fs::write(&job.path, text) {
+            eprintln!("hipscope: {}: {e}", job.path.display());
+        }
     }
 
     /// `hipscope grade --exec`: every launched kernel's findings, as JSON.

@@ -76,12 +76,16 @@ pub enum Dir {
 
 /// One lane's access, made by the instruction last reported to [`Observer::executed`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Access {
+pub struct Access<'a> {
     pub lane: u32,
     pub space: Space,
     pub dir: Dir,
     pub address: u64,
     pub bytes: u32,
+    /// The bytes read (as the memory system returned them: in timing mode, whatever the
+    /// cache that served the lane held) or written; empty where the engine moves data
+    /// without handing it out (LDS accesses, functional mode's bulk moves).
+    pub data: &'a [u8],
 }
 
 /// An instruction about to execute.
@@ -107,6 +111,14 @@ pub struct Layout {
     pub xcds: u32,
     /// RDNA calls the per-CU vector cache GL0 (L0).
     pub rdna: bool,
+}
+
+impl Layout {
+    /// The XCD CU `cu` belongs to.
+    pub fn xcd_of(&self, cu: usize) -> usize {
+        let cus = self.compute_units.max(1) as usize;
+        crate::memsys::xcd_of_cu(cu, cus, (self.xcds.max(1) as usize).min(cus))
+    }
 }
 
 /// Timing mode: the clock and the GPU a dispatch runs on.
@@ -279,7 +291,7 @@ pub trait Observer {
         while m != 0 {
             let lane = m.trailing_zeros();
             m &= m - 1;
-            self.access(&Access { lane, space, dir, address: addresses[lane as usize], bytes });
+            self.access(&Access { lane, space, dir, address: addresses[lane as usize], bytes, data: &[] });
         }
     }
     /// A work-group's barrier released these waves (by `wave_index`), which all arrived at it.
@@ -310,9 +322,9 @@ pub(crate) struct Watched<'a, 'o> {
 }
 
 impl Watched<'_, '_> {
-    fn report(&self, lane: u32, address: u64, bytes: usize, dir: Dir) {
+    fn report(&self, lane: u32, address: u64, bytes: u32, data: &[u8], dir: Dir) {
         let space = self.regions.space_of(address);
-        self.obs.borrow_mut().access(&Access { lane, space, dir, address, bytes: bytes as u32 });
+        self.obs.borrow_mut().access(&Access { lane, space, dir, address, bytes, data });
     }
 }
 
@@ -322,7 +334,7 @@ impl MemPort for Watched<'_, '_> {
             Some(p) => p.read(mem, lane, address, out),
             None => mem.read(address, out),
         }?;
-        self.report(lane, address, out.len(), Dir::Read);
+        self.report(lane, address, out.len() as u32, out, Dir::Read);
         Ok(())
     }
 
@@ -331,7 +343,7 @@ impl MemPort for Watched<'_, '_> {
             Some(p) => p.write(mem, lane, address, bytes),
             None => mem.write(address, bytes),
         }?;
-        self.report(lane, address, bytes.len(), Dir::Write);
+        self.report(lane, address, bytes.len() as u32, bytes, Dir::Write);
         Ok(())
     }
 
@@ -339,7 +351,7 @@ impl MemPort for Watched<'_, '_> {
         if let Some(p) = self.inner {
             p.lds_access(lane, offset, bytes, dir);
         }
-        self.obs.borrow_mut().access(&Access { lane, space: Space::Lds, dir, address: u64::from(offset), bytes });
+        self.obs.borrow_mut().access(&Access { lane, space: Space::Lds, dir, address: u64::from(offset), bytes, data: &[] });
     }
 
     fn watches_only(&self) -> bool {
@@ -364,7 +376,7 @@ impl MemPort for Watched<'_, '_> {
         while m != 0 {
             let lane = m.trailing_zeros();
             m &= m - 1;
-            self.report(lane, addrs[lane as usize], bytes as usize, dir);
+            self.report(lane, addrs[lane as usize], bytes, &[], dir);
         }
     }
 }

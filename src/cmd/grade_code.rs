@@ -99,11 +99,43 @@ pub fn run_exec(args: &Args) -> Result<ExitCode, CliError> {
     let mut grades: Vec<KernelGrade> = kernels.into_values().collect();
     for g in &mut grades {
         g.finish();
+        if args.timing {
+            g.story = exec_story(&prepared, program, rest, g)?;
+        }
     }
     if grades.is_empty() {
         return Err(CliError::BadInput(format!("{program}: launched no kernel")));
     }
     report(args, &grades, Some((program, &outcomes)))
+}
+
+/// Program runs a race's story replays at most (each is a whole run of the program).
+const EXEC_STORY_REPLAYS: usize = 16;
+
+/// Timing mode: run the program again on the seeds that showed `g`'s race, with the runtime
+/// watching the race's granule and waves (`HIPSCOPE_STORY`), and tell one run.
+fn exec_story(prepared: &super::exec::Prepared, program: &str, rest: &[String], g: &KernelGrade) -> Result<Option<runs::RaceStory>, CliError> {
+    let Some((found, focus)) = runs::story_focus(g) else { return Ok(None) };
+    let path = std::env::temp_dir().join(format!("hipscope-story-{}.json", std::process::id()));
+    let seeds: Vec<u64> = found.seeds.iter().copied().take(EXEC_STORY_REPLAYS).collect();
+    let bar = super::progress(seeds.len());
+    let mut told = Vec::new();
+    for seed in seeds {
+        bar.set_message(format!("{program} --seed {seed}: what the memory system did with the race in {}", g.kernel));
+        let focus_json = serde_json::to_string(&focus).map_err(|e| CliError::BadInput(e.to_string()))?;
+        std::fs::write(&path, focus_json).map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
+        let mut cmd = prepared.command(program, rest);
+        cmd.env("HIPSCOPE_SEED", seed.to_string()).env("HIPSCOPE_STORY", &path);
+        cmd.output().map_err(|e| CliError::BadInput(format!("{program}: cannot run: {e}")))?;
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        if let Ok(Some(t)) = serde_json::from_str::<Option<hipscope_grade::story::Told>>(&text) {
+            told.push(t);
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let _ = std::fs::remove_file(&path);
+    Ok(runs::assemble_story(found, told))
 }
 
 /// The last non-empty line of a program's output (at most 160 characters).

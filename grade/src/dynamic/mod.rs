@@ -620,7 +620,7 @@ impl Observer for Detector {
             let lane = m.trailing_zeros();
             m &= m - 1;
             let rec = if scalar { now } else { now.by_lane(lane) };
-            self.lane_access(rec, &LaneAccess { lane, space, dir, address: addresses[lane as usize], bytes });
+            self.lane_access(rec, &LaneAccess { lane, space, dir, address: addresses[lane as usize], bytes, data: &[] });
         }
     }
 

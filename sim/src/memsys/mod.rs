@@ -51,6 +51,11 @@ struct Place {
     scalar: usize,
 }
 
+/// The XCD of CU `cu` of `cus` on a GPU of `xcds` XCDs: CUs are numbered XCD by XCD.
+pub fn xcd_of_cu(cu: usize, cus: usize, xcds: usize) -> usize {
+    cu * xcds.max(1) / cus.max(1)
+}
+
 /// Misses in flight per CU (the L1's miss-handling registers): a new miss waits while all
 /// are busy.
 #[derive(Debug, Clone, Default)]
@@ -149,7 +154,8 @@ impl MemSystem {
         let xcds = (t.xcds.max(1) as usize).min(cus);
         let arrays = ((t.shader_engines * t.shader_arrays_per_engine).max(1) as usize).min(cus);
         let scalars = cus.div_ceil(t.cus_per_scalar_cache.max(1) as usize);
-        let places = (0..cus).map(|cu| Place { xcd: cu * xcds / cus, array: cu * arrays / cus, scalar: cu / t.cus_per_scalar_cache.max(1) as usize }).collect();
+        let places =
+            (0..cus).map(|cu| Place { xcd: xcd_of_cu(cu, cus, xcds), array: cu * arrays / cus, scalar: cu / t.cus_per_scalar_cache.max(1) as usize }).collect();
         let l1g = Geometry { size_bytes: cfg.vector_l1.size_bytes, line_bytes: cfg.vector_l1.line_bytes, ways: cfg.vector_l1.ways };
         let geo = |c: &crate::gpus::timing::Cache| Geometry { size_bytes: c.size_bytes, line_bytes: c.line_bytes, ways: c.ways };
         let l2g = Geometry { size_bytes: cfg.l2.size_bytes, line_bytes: cfg.l2.line_bytes, ways: cfg.l2.ways };
