@@ -50,7 +50,9 @@ pub struct Args {
     /// `--spec` / `--exec`: only kernels whose name contains this.
     #[arg(long, value_name = "NAME")]
     pub only: Option<String>,
-    /// `--spec` / `--exec`: run the timing model (caches, queues) instead of the functional one.
+    /// `--spec` / `--exec`: run the timing model (caches, queues) instead of the functional one,
+    /// and replay each race's racing seeds to tell what the memory system did with it (a stale
+    /// line, a write held in another XCD's L2, or a run that hid the race).
     #[arg(long)]
     pub timing: bool,
     /// `--exec`: the program and its arguments.
