@@ -33,6 +33,9 @@ enum Command {
     Grade(cmd::grade::Args),
     /// Run an unmodified HIP program with its kernels on a simulated GPU (`-- PROGRAM ARGS`).
     Exec(cmd::exec::Args),
+    /// Sweep GPU config parameters over workloads: points in parallel or as Slurm job-array
+    /// shards, resumable, merged into CSV, JSON and plots (`sweep PLAN.ron`, `sweep merge DIR`).
+    Sweep(cmd::sweep::Args),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +49,7 @@ fn main() -> ExitCode {
         Command::Scopes(args) => cmd::scopes::run(&args),
         Command::Grade(args) => cmd::grade::run(&args),
         Command::Exec(args) => cmd::exec::run(&args),
+        Command::Sweep(args) => cmd::sweep::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -10,6 +10,7 @@ pub mod grade_code;
 pub mod info;
 pub mod run;
 pub mod scopes;
+pub mod sweep;
 pub mod validate;
 
 use indicatif::{ProgressBar, ProgressStyle};

@@ -131,7 +131,8 @@ impl GpuConfig {
         Ok(cfg)
     }
 
-    fn check(&self) -> Result<(), String> {
+    /// What a config must satisfy (every config file and every generated config is checked).
+    pub fn check(&self) -> Result<(), String> {
         let p = self.processor;
         if self.wave_size != 64 && !(self.wave_size == 32 && p.supports_wave32()) {
             return Err(format!("wave_size: {} is not a wave size of {p} (64{})", self.wave_size, if p.supports_wave32() { " or 32" } else { "" }));

@@ -15,7 +15,7 @@ mod actions;
 mod run;
 mod sequence;
 
-pub use run::{case_count, run_target, Progress};
+pub use run::{case_count, run_target, run_target_filtered, Filter, Progress};
 
 use crate::gpus::{GpuConfig, Mode};
 use serde::Serialize;

@@ -68,6 +68,34 @@ pub fn case_count(t: &Target) -> usize {
     cases(t).len()
 }
 
+/// A part of the suite: the cases whose operation, scope, footprint and contention are among
+/// the listed ones (an empty list: any). Ping-pong cases are the operation `ping_pong`, their
+/// contention the partner's placement (`other_cu`, `same_xcd`, `other_xcd`).
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub ops: Vec<String>,
+    pub scopes: Vec<String>,
+    pub footprints: Vec<u64>,
+    pub contentions: Vec<String>,
+}
+
+impl Filter {
+    fn keeps(&self, c: &Case) -> bool {
+        let any = |list: &[String], x: &str| list.is_empty() || list.iter().any(|l| l == x);
+        match c {
+            // The timer's cost is subtracted from every case of its contention.
+            Case::Baseline { contention } => any(&self.contentions, contention.name()),
+            Case::Op { op, scope, footprint, contention } => {
+                any(&self.ops, op)
+                    && any(&self.scopes, scope.name())
+                    && (self.footprints.is_empty() || self.footprints.contains(footprint))
+                    && any(&self.contentions, contention.name())
+            }
+            Case::PingPong { scope, placement, .. } => any(&self.ops, "ping_pong") && any(&self.scopes, scope.name()) && any(&self.contentions, placement),
+        }
+    }
+}
+
 /// The launch spec: buffers sized for the largest case, one dispatch per case.
 fn spec_text(t: &Target, cases: &[Case], wave: u32) -> String {
     let cus = t.gpu.compute_units.max(1);
@@ -116,8 +144,13 @@ fn spread(v: &mut [u64]) -> Option<(u64, u64, u64)> {
 /// Run every case on `t` with the suite's code objects under `workloads`. Errors name the
 /// target and the case.
 pub fn run_target(t: &Target, workloads: &Path, progress: &dyn Progress) -> Result<Vec<Row>, String> {
+    run_target_filtered(t, workloads, progress, &Filter::default())
+}
+
+/// [`run_target`] for the cases `filter` keeps.
+pub fn run_target_filtered(t: &Target, workloads: &Path, progress: &dyn Progress, filter: &Filter) -> Result<Vec<Row>, String> {
     let wave = t.wave();
-    let cases = cases(t);
+    let cases: Vec<Case> = cases(t).into_iter().filter(|c| filter.keeps(c)).collect();
     let path = workloads.join(format!("scopes-{}-{}.ron", t.gpu.name, t.mode_name().to_lowercase()));
     let label = format!("{} ({} mode)", t.gpu.name, t.mode_name());
     let parsed = spec::parse(&spec_text(t, &cases, wave), &path).map_err(|e| format!("{label}: {e}"))?;

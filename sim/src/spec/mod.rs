@@ -32,7 +32,7 @@ pub use error::SpecError;
 pub use expect::Check;
 pub use model::Spec;
 pub use read::{load, load_with, parse, parse_with};
-pub use runner::{run, run_file, run_file_observed, run_observed, DispatchReport, OpcodeFidelity, Report, RunError, RunOptions, Session};
+pub use runner::{run, run_file, run_file_observed, run_observed, run_on, DispatchReport, OpcodeFidelity, Report, RunError, RunOptions, Session};
 
 /// The directory under `workloads/bin/` holding our builds for `processor` with `wave`-lane
 /// waves in `mode` (`workloads/build.sh`): RDNA builds are per wave size and CU/WGP mode

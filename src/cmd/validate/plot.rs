@@ -3,24 +3,9 @@
 //! are needed to write the file).
 
 use hipscope_sim::validate::Curve;
+use hipscope_sweep::plot::{bytes_label, legend};
 use plotters::prelude::*;
 use std::path::Path;
-
-/// Bytes as `4 KiB`, `16 MiB`, `1 GiB` (axis ticks of working-set sweeps).
-fn bytes_label(v: f64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut x = v;
-    let mut i = 0;
-    while x >= 1024.0 && i + 1 < units.len() {
-        x /= 1024.0;
-        i += 1;
-    }
-    if x >= 10.0 || x.fract() == 0.0 {
-        format!("{x:.0} {}", units[i])
-    } else {
-        format!("{x:.1} {}", units[i])
-    }
-}
 
 fn range(points: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     let (lo, hi) = points.filter(|v| v.is_finite()).fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
@@ -57,13 +42,7 @@ pub fn write_svg(path: &Path, c: &Curve) -> Result<(), String> {
                 .label("simulated")
                 .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED.stroke_width(2)));
             chart.draw_series(c.simulated.iter().map(|&p| Cross::new(p, 4, RED.stroke_width(2)))).map_err(|e| err(&e))?;
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()
-                .map_err(|e| err(&e))?;
+            legend(&mut chart, SeriesLabelPosition::UpperLeft).map_err(|e| err(&e))?;
         }};
     }
     if c.log_x {
@@ -110,13 +89,7 @@ pub fn write_scatter(path: &Path, title: &str, points: &[(&str, f64, f64)]) -> R
             .label(*g)
             .legend(move |(x, y)| Circle::new((x + 10, y), 4, colour.filled()));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(&e))?;
+    legend(&mut chart, SeriesLabelPosition::UpperLeft).map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))?;
     Ok(())
 }

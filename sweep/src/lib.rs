@@ -1,0 +1,24 @@
+//! Sweeps: architecture exploration as one command.
+//!
+//! A plan ([`plan`]) names workloads (launch specs, HIP programs, the scope suite, litmus
+//! tests), a base GPU, axes over the GPU config's fields and seeds. Its points ([`points`]) come
+//! in a fixed order, every config checked before anything runs. [`run`] runs a shard of them in
+//! parallel and appends one JSON line per point as it finishes, so an interrupted sweep resumes
+//! where it stopped; [`merge`] checks that every shard and point is there exactly once, from
+//! the same plan, and writes the results as CSV and JSON with plots ([`plot`]). [`slurm`] writes
+//! the job array that runs the shards on a cluster and the merge job that waits for them.
+//!
+//! A client of the engine, like the scope suite and the grader: it reaches the simulator only
+//! through launch specs, the scope suite, the grader's hardware layer and `hipscope exec`.
+
+pub mod merge;
+pub mod metrics;
+pub mod plan;
+pub mod plot;
+pub mod points;
+pub mod record;
+pub mod run;
+pub mod slurm;
+pub mod workload;
+
+pub use plan::{Plan, PlanError};

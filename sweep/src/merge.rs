@@ -1,0 +1,179 @@
+//! Merging a sweep's shards: every shard and every point present exactly once, all from one
+//! plan; then `results.csv`, `results.json` and the plots.
+//!
+//! The merged files leave out which shard ran a point, so a sweep run as one process and the
+//! same sweep run as shards merge to the same bytes.
+
+use crate::plan::Plan;
+use crate::record::Record;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Why shards cannot be merged: one line naming the shard or file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct MergeError(pub String);
+
+/// A merged sweep.
+#[derive(Debug, Clone)]
+pub struct Merged {
+    pub plan: Plan,
+    pub plan_hash: String,
+    pub gpu: String,
+    /// Every point's record, by point index.
+    pub records: Vec<Record>,
+    pub shards: usize,
+}
+
+/// The shard files in `dir`: (index, count, path), sorted.
+fn shard_files(dir: &Path) -> Result<Vec<(usize, usize, PathBuf)>, MergeError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| MergeError(format!("{}: {e}", dir.display())))?;
+    let mut found = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix("shard-").and_then(|r| r.strip_suffix(".jsonl")) else { continue };
+        let parsed = rest.split_once("-of-").and_then(|(i, n)| Some((i.parse::<usize>().ok()?, n.parse::<usize>().ok()?)));
+        let Some((i, n)) = parsed else { return Err(MergeError(format!("{}: not a shard file name (shard-I-of-N.jsonl)", e.path().display()))) };
+        found.push((i, n, e.path()));
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// Read and check every shard in `dir`.
+pub fn merge(dir: &Path) -> Result<Merged, MergeError> {
+    let copy = dir.join("plan.json");
+    let text = std::fs::read_to_string(&copy).map_err(|e| MergeError(format!("{}: {e} (is {} a sweep's output directory?)", copy.display(), dir.display())))?;
+    let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| MergeError(format!("{}: {e}", copy.display())))?;
+    let plan: Plan = serde_json::from_value(doc["plan"].clone()).map_err(|e| MergeError(format!("{}: plan: {e}", copy.display())))?;
+    let hash = doc["plan_hash"].as_str().unwrap_or_default().to_string();
+    let total = doc["points"].as_u64().unwrap_or(0) as usize;
+    let files = shard_files(dir)?;
+    let Some(&(_, count, _)) = files.first() else { return Err(MergeError(format!("{}: no shard files (shard-I-of-N.jsonl)", dir.display()))) };
+    if let Some((_, n, f)) = files.iter().find(|(_, n, _)| *n != count) {
+        return Err(MergeError(format!("{}: a shard of {n}, but {} has shards of {count}: results of two shardings are mixed", f.display(), dir.display())));
+    }
+    for i in 0..count {
+        if !files.iter().any(|(j, _, _)| *j == i) {
+            return Err(MergeError(format!("shard {i}/{count} is missing ({} not found)", dir.join(format!("shard-{i}-of-{count}.jsonl")).display())));
+        }
+    }
+    let mut by_point: BTreeMap<usize, (Record, PathBuf)> = BTreeMap::new();
+    for (i, _, file) in &files {
+        let text = std::fs::read_to_string(file).map_err(|e| MergeError(format!("{}: {e}", file.display())))?;
+        // A line without its newline was cut short by an interruption: its point is missing.
+        let whole = text.rfind('\n').map_or(0, |i| i + 1);
+        for (n, line) in text[..whole].lines().enumerate() {
+            let at = || format!("{}:{}", file.display(), n + 1);
+            let r: Record = serde_json::from_str(line).map_err(|e| MergeError(format!("{}: {e}", at())))?;
+            if r.plan_hash != hash {
+                return Err(MergeError(format!("{}: plan hash {} is not the plan's {hash} (results of another plan)", at(), r.plan_hash)));
+            }
+            if r.point >= total || r.point % count != *i {
+                return Err(MergeError(format!("{}: point {} does not belong to shard {i}/{count} of {total} points", at(), r.point)));
+            }
+            if let Some((_, other)) = by_point.get(&r.point) {
+                return Err(MergeError(format!("{}: point {} again (also in {})", at(), r.point, other.display())));
+            }
+            by_point.insert(r.point, (r, file.clone()));
+        }
+    }
+    for i in 0..count {
+        let missing: Vec<String> = (i..total).step_by(count).filter(|p| !by_point.contains_key(p)).map(|p| p.to_string()).collect();
+        if !missing.is_empty() {
+            let shown: Vec<&str> = missing.iter().take(10).map(String::as_str).collect();
+            return Err(MergeError(format!(
+                "shard {i}/{count} ({}): {} point(s) missing ({}{}): the shard did not finish; run it again to resume",
+                dir.join(format!("shard-{i}-of-{count}.jsonl")).display(),
+                missing.len(),
+                shown.join(", "),
+                if missing.len() > 10 { ", …" } else { "" }
+            )));
+        }
+    }
+    let records = by_point.into_values().map(|(r, _)| r).collect();
+    Ok(Merged { plan, plan_hash: hash, gpu: doc["gpu"].as_str().unwrap_or_default().to_string(), records, shards: count })
+}
+
+impl Merged {
+    /// The config fields the points set, in axis order.
+    pub fn fields(&self) -> Vec<String> {
+        let mut fields: Vec<String> = Vec::new();
+        for r in &self.records {
+            for (f, _) in &r.params {
+                if !fields.contains(f) {
+                    fields.push(f.clone());
+                }
+            }
+        }
+        fields
+    }
+
+    /// The plan's metrics by the names results carry them under.
+    pub fn metric_names(&self) -> Vec<String> {
+        self.plan.metrics.iter().map(|m| crate::metrics::Metric::parse(m).map_or_else(|_| m.clone(), |x| x.to_string())).collect()
+    }
+
+    /// `results.json`: the plan's hash and GPU, and every point (shards left out).
+    pub fn json(&self) -> String {
+        let points: Vec<serde_json::Value> = self
+            .records
+            .iter()
+            .map(|r| {
+                let params: serde_json::Map<String, serde_json::Value> = r.params.iter().map(|(f, v)| (f.clone(), v.to_json())).collect();
+                serde_json::json!({
+                    "point": r.point, "workload": r.workload, "seed": r.seed, "base": r.base,
+                    "params": params, "metrics": r.metrics, "error": r.error, "hipscope": r.hipscope,
+                })
+            })
+            .collect();
+        let doc = serde_json::json!({ "plan_hash": self.plan_hash, "gpu": self.gpu, "points": points });
+        serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+    }
+
+    /// `results.csv`: a row per point; a column per config field set and per metric.
+    pub fn csv(&self) -> Result<String, MergeError> {
+        let fields = self.fields();
+        let metrics = self.metric_names();
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut head = vec!["point".to_string(), "workload".into(), "seed".into(), "base".into()];
+        head.extend(fields.iter().cloned());
+        head.extend(metrics.iter().cloned());
+        head.push("error".into());
+        w.write_record(&head).map_err(|e| MergeError(e.to_string()))?;
+        for r in &self.records {
+            let mut row = vec![r.point.to_string(), r.workload.clone(), r.seed.to_string(), r.base.to_string()];
+            for f in &fields {
+                row.push(r.params.iter().find(|(g, _)| g == f).map_or_else(String::new, |(_, v)| plain(&v.to_json())));
+            }
+            for m in &metrics {
+                row.push(r.metrics.get(m).map_or_else(String::new, plain));
+            }
+            row.push(r.error.clone().unwrap_or_default());
+            w.write_record(&row).map_err(|e| MergeError(e.to_string()))?;
+        }
+        let bytes = w.into_inner().map_err(|e| MergeError(e.to_string()))?;
+        String::from_utf8(bytes).map_err(|e| MergeError(e.to_string()))
+    }
+
+    /// Write `results.csv`, `results.json` and the plots into `dir`; returns the files written.
+    pub fn write(&self, dir: &Path) -> Result<Vec<PathBuf>, MergeError> {
+        let put = |name: &str, text: String| -> Result<PathBuf, MergeError> {
+            let p = dir.join(name);
+            std::fs::write(&p, text).map_err(|e| MergeError(format!("{}: {e}", p.display())))?;
+            Ok(p)
+        };
+        let mut out = vec![put("results.csv", self.csv()?)?, put("results.json", self.json())?];
+        out.extend(crate::plot::all(self, &dir.join("plots")).map_err(MergeError)?);
+        Ok(out)
+    }
+}
+
+/// A JSON value as a CSV cell.
+fn plain(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}

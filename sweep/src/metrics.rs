@@ -1,0 +1,179 @@
+//! The metrics a plan collects, as written in its `metrics` list.
+
+use std::fmt;
+
+/// One metric.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Metric {
+    /// Shader cycles of the workload's dispatches (summed).
+    Cycles,
+    /// Their duration at the GPU's clock, in microseconds.
+    DurationUs,
+    /// Wave-instructions executed.
+    Instructions,
+    Waves,
+    /// A counter (rocprof name), summed over the dispatches: `counter:TCC_HIT_sum`.
+    Counter(String),
+    /// A scope-suite row's median cycles: `scope:OP:SCOPE[:FOOTPRINT[:CONTENTION]]`
+    /// (footprint in bytes, default 0; contention `one_wave` by default).
+    Scope {
+        op: String,
+        scope: String,
+        footprint: u64,
+        contention: String,
+    },
+    /// Litmus: the fraction of runs in which the test's condition was seen.
+    Observed,
+}
+
+/// Which kind of workload a metric belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// Launch specs and HIP programs.
+    Kernels,
+    Scopes,
+    Litmus,
+}
+
+impl Metric {
+    pub fn parse(text: &str) -> Result<Metric, String> {
+        let mut parts = text.split(':');
+        let head = parts.next().unwrap_or_default();
+        let rest: Vec<&str> = parts.collect();
+        let plain = |m: Metric| if rest.is_empty() { Ok(m) } else { Err(format!("\"{text}\": {head} takes no arguments")) };
+        match head {
+            "cycles" => plain(Metric::Cycles),
+            "duration_us" => plain(Metric::DurationUs),
+            "instructions" => plain(Metric::Instructions),
+            "waves" => plain(Metric::Waves),
+            "observed" => plain(Metric::Observed),
+            "counter" => match rest[..] {
+                [name] if !name.is_empty() => Ok(Metric::Counter(name.to_string())),
+                _ => Err(format!("\"{text}\": write counter:NAME (a rocprof counter name)")),
+            },
+            "scope" => {
+                let [op, scope, more @ ..] = &rest[..] else { return Err(format!("\"{text}\": write scope:OP:SCOPE[:FOOTPRINT[:CONTENTION]]")) };
+                let footprint = match more.first() {
+                    None => 0,
+                    Some(f) => crate::plan::bytes_with_unit(f)
+                        .or_else(|| f.parse().ok())
+                        .ok_or_else(|| format!("\"{text}\": footprint \"{f}\" is not a byte count"))?,
+                };
+                if more.len() > 2 {
+                    return Err(format!("\"{text}\": write scope:OP:SCOPE[:FOOTPRINT[:CONTENTION]]"));
+                }
+                let contention = more.get(1).map_or("one_wave", |c| c).to_string();
+                check_scope_names(op, scope, &contention).map_err(|e| format!("\"{text}\": {e}"))?;
+                Ok(Metric::Scope { op: op.to_string(), scope: scope.to_string(), footprint, contention })
+            }
+            _ => Err(format!(
+                "\"{text}\": not a metric (cycles, duration_us, instructions, waves, counter:NAME, scope:OP:SCOPE[:FOOTPRINT[:CONTENTION]], observed)"
+            )),
+        }
+    }
+
+    pub fn source(&self) -> Source {
+        match self {
+            Metric::Scope { .. } => Source::Scopes,
+            Metric::Observed => Source::Litmus,
+            _ => Source::Kernels,
+        }
+    }
+
+    /// An axis label with the unit.
+    pub fn label(&self) -> String {
+        match self {
+            Metric::Cycles => "shader cycles".into(),
+            Metric::DurationUs => "duration (µs)".into(),
+            Metric::Instructions => "wave-instructions".into(),
+            Metric::Waves => "waves".into(),
+            Metric::Counter(n) => format!("{n} (count)"),
+            Metric::Scope { op, scope, footprint, contention } => format!("{op} at {scope} scope, {footprint} B dirty, {contention} (cycles)"),
+            Metric::Observed => "condition observed (fraction of runs)".into(),
+        }
+    }
+
+    /// A few words for a bar's label: `fence_acq_rel agent`, `store_rel agent 64 KiB all_cus`.
+    pub fn short(&self) -> String {
+        match self {
+            Metric::Scope { op, scope, footprint, contention } => {
+                let mut s = format!("{op} {scope}");
+                if *footprint > 0 {
+                    s.push_str(&format!(" {}", crate::plot::bytes_label(*footprint as f64)));
+                }
+                if contention != "one_wave" {
+                    s.push_str(&format!(" {contention}"));
+                }
+                s
+            }
+            Metric::Counter(n) => n.clone(),
+            other => other.to_string(),
+        }
+    }
+
+    /// The unit plots share an axis by (metrics of one unit can be drawn together).
+    pub fn unit(&self) -> &'static str {
+        match self {
+            Metric::Cycles | Metric::Scope { .. } => "cycles",
+            Metric::DurationUs => "µs",
+            Metric::Instructions | Metric::Waves | Metric::Counter(_) => "count",
+            Metric::Observed => "fraction of runs",
+        }
+    }
+
+    /// Whether smaller is better, so that a speed-up is base / value.
+    pub fn is_time(&self) -> bool {
+        matches!(self, Metric::Cycles | Metric::DurationUs | Metric::Scope { .. })
+    }
+}
+
+impl fmt::Display for Metric {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Metric::Cycles => f.write_str("cycles"),
+            Metric::DurationUs => f.write_str("duration_us"),
+            Metric::Instructions => f.write_str("instructions"),
+            Metric::Waves => f.write_str("waves"),
+            Metric::Counter(n) => write!(f, "counter:{n}"),
+            Metric::Scope { op, scope, footprint, contention } => write!(f, "scope:{op}:{scope}:{footprint}:{contention}"),
+            Metric::Observed => f.write_str("observed"),
+        }
+    }
+}
+
+/// The scope suite has these names.
+fn check_scope_names(op: &str, scope: &str, contention: &str) -> Result<(), String> {
+    use hipscope_sim::scopes::{Contention, Scope, OPS};
+    if op != "ping_pong" && !OPS.iter().any(|o| o.name == op) {
+        let names: Vec<&str> = OPS.iter().map(|o| o.name).collect();
+        return Err(format!("no operation \"{op}\" in the scope suite ({}, ping_pong)", names.join(", ")));
+    }
+    if !Scope::ALL.iter().any(|s| s.name() == scope) {
+        return Err(format!("no scope \"{scope}\" (wavefront, workgroup, agent, system)"));
+    }
+    let placements = ["other_cu", "same_xcd", "other_xcd"];
+    let known = Contention::ALL.iter().any(|c| c.name() == contention) || (op == "ping_pong" && placements.contains(&contention));
+    if !known {
+        return Err(format!("no contention \"{contention}\" (one_wave, one_workgroup, all_cus; ping_pong: other_cu, same_xcd, other_xcd)"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metrics_parse_and_print_back() {
+        for text in ["cycles", "duration_us", "counter:TCC_HIT_sum", "observed", "scope:fence_acq_rel:agent:0:one_wave"] {
+            assert_eq!(Metric::parse(text).unwrap().to_string(), text);
+        }
+        assert_eq!(
+            Metric::parse("scope:fence_rel:system:1 MiB").unwrap(),
+            Metric::Scope { op: "fence_rel".into(), scope: "system".into(), footprint: 1 << 20, contention: "one_wave".into() }
+        );
+        for bad in ["speed", "cycles:x", "counter:", "scope:fence", "scope:jump:agent", "scope:fence_rel:galaxy", "scope:fence_rel:agent:lots"] {
+            assert!(Metric::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

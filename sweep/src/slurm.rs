@@ -1,0 +1,100 @@
+//! Slurm: a job array that runs one shard per task, and a merge job that waits for all of them
+//! (`--dependency=afterok`). The scripts are written into the sweep's output directory; the
+//! command that submits them is printed, and run with `--submit`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// How the array is submitted.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub shards: usize,
+    pub partition: Option<String>,
+    /// `--time` as Slurm reads it (`1:00:00`, `30`).
+    pub time: Option<String>,
+    /// Threads per shard (`--cpus-per-task`, and the shard's `--jobs`).
+    pub cpus: usize,
+}
+
+/// The scripts written.
+#[derive(Debug, Clone)]
+pub struct Scripts {
+    pub array: PathBuf,
+    pub merge: PathBuf,
+}
+
+/// A word quoted for `sh`.
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+fn header(name: &str, output: &Path, o: &Options) -> String {
+    let mut h = format!("#!/bin/sh\n#SBATCH --job-name={name}\n#SBATCH --output={}\n", output.display());
+    if let Some(p) = &o.partition {
+        h.push_str(&format!("#SBATCH --partition={p}\n"));
+    }
+    if let Some(t) = &o.time {
+        h.push_str(&format!("#SBATCH --time={t}\n"));
+    }
+    h
+}
+
+/// Write the array and merge scripts for `plan` into `out` (both absolute: the jobs may start
+/// in another directory), to run `hipscope` (this executable).
+pub fn write(hipscope: &Path, plan: &Path, out: &Path, o: &Options) -> Result<Scripts, String> {
+    let abs = |p: &Path| std::path::absolute(p).map_err(|e| format!("{}: {e}", p.display()));
+    let (exe, plan, out) = (abs(hipscope)?, abs(plan)?, abs(out)?);
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let n = o.shards.max(1);
+    let mut array = header("hipscope-sweep", &out.join("slurm-%A_%a.out"), o);
+    array.push_str(&format!("#SBATCH --array=0-{}\n#SBATCH --cpus-per-task={}\n", n - 1, o.cpus.max(1)));
+    array.push_str(&format!(
+        "# One shard of the sweep per array task; a task run again resumes its shard.\nexec {} sweep {} --out {} --shard \"$SLURM_ARRAY_TASK_ID/{n}\" --jobs \"${{SLURM_CPUS_PER_TASK:-1}}\"\n",
+        quote(&exe.display().to_string()),
+        quote(&plan.display().to_string()),
+        quote(&out.display().to_string())
+    ));
+    let mut merge = header("hipscope-sweep-merge", &out.join("slurm-merge-%j.out"), o);
+    merge.push_str(&format!(
+        "# After every shard succeeded: check them and write results and plots.\nexec {} sweep merge {}\n",
+        quote(&exe.display().to_string()),
+        quote(&out.display().to_string())
+    ));
+    let scripts = Scripts { array: out.join("sweep.sbatch"), merge: out.join("merge.sbatch") };
+    for (path, text) in [(&scripts.array, array), (&scripts.merge, merge)] {
+        std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(scripts)
+}
+
+impl Scripts {
+    /// The shell command that submits the array and the merge job after it.
+    pub fn command(&self) -> String {
+        format!(
+            "jobid=$(sbatch --parsable {}) && sbatch --dependency=afterok:${{jobid%%;*}} {}",
+            quote(&self.array.display().to_string()),
+            quote(&self.merge.display().to_string())
+        )
+    }
+
+    /// Submit both (`sbatch` on the PATH); returns the two job ids.
+    pub fn submit(&self) -> Result<(String, String), String> {
+        let array = sbatch(&["--parsable".into(), self.array.display().to_string()])?;
+        let merge = sbatch(&["--parsable".into(), format!("--dependency=afterok:{array}"), self.merge.display().to_string()])?;
+        Ok((array, merge))
+    }
+}
+
+/// Run `sbatch args…`; the job id it prints (`--parsable`: `ID` or `ID;CLUSTER`).
+fn sbatch(args: &[String]) -> Result<String, String> {
+    let out = Command::new("sbatch").args(args).output().map_err(|e| format!("sbatch: cannot run: {e} (is Slurm installed?)"))?;
+    if !out.status.success() {
+        return Err(format!("sbatch {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let id = text.trim().split(';').next().unwrap_or_default().to_string();
+    if id.is_empty() {
+        return Err(format!("sbatch {}: printed no job id", args.join(" ")));
+    }
+    Ok(id)
+}

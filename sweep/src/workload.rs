@@ -1,0 +1,215 @@
+//! Running one point: a workload on one GPU config with one seed, and the metrics it gives.
+
+use crate::metrics::{Metric, Source};
+use crate::plan::{Plan, RunMode, Workload};
+use crate::points::Point;
+use hipscope_sim::gpus::GpuConfig;
+use hipscope_sim::spec::{self, RunError, RunOptions};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// What running points needs besides the plan.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// The plan's directory: workload paths are relative to it.
+    pub plan_dir: PathBuf,
+    /// The repository's `workloads/` (the scope suite's code objects).
+    pub workloads: PathBuf,
+    /// The `hipscope` executable, for `Exec` workloads (they run under `hipscope exec`).
+    pub hipscope: Option<PathBuf>,
+    /// Where `Exec` points write their config and report (the sweep's output directory).
+    pub scratch: PathBuf,
+}
+
+/// How a point ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Metric name → value (`null` where the metric is not one of this workload's).
+    Metrics(BTreeMap<String, Value>),
+    /// The workload could not run on this config: bad input (exit 2) or a kernel fault (exit 3).
+    Failed { fault: bool, message: String },
+}
+
+/// Run `point` of `plan` on `cfg`.
+pub fn run(plan: &Plan, metrics: &[Metric], point: &Point, cfg: &GpuConfig, cx: &Context) -> Outcome {
+    let Some(w) = plan.workloads.get(point.workload) else { return failed(false, format!("no workload {}", point.workload)) };
+    let timing = plan.mode == RunMode::Timing;
+    let result = match w {
+        Workload::Spec { path, code_object, params, .. } => spec_metrics(&cx.plan_dir.join(path), code_object, params, cfg, timing, point.seed, metrics),
+        Workload::Exec { program, args, .. } => exec_metrics(&cx.plan_dir.join(program), args, cfg, timing, point, metrics, cx),
+        Workload::Scopes { ops, scopes, footprints, contentions, tgsplit, .. } => {
+            let filter =
+                hipscope_sim::scopes::Filter { ops: ops.clone(), scopes: scopes.clone(), footprints: footprints.clone(), contentions: contentions.clone() };
+            scope_metrics(cfg, *tgsplit, &filter, metrics, cx)
+        }
+        Workload::Litmus { path, runs, .. } => litmus_metrics(&cx.plan_dir.join(path), *runs, cfg, point.seed, metrics),
+    };
+    match result {
+        Ok(m) => Outcome::Metrics(m),
+        Err((fault, message)) => failed(fault, format!("{}: {message}", w.name())),
+    }
+}
+
+fn failed(fault: bool, message: String) -> Outcome {
+    Outcome::Failed { fault, message }
+}
+
+type Result<T> = std::result::Result<T, (bool, String)>;
+
+fn bad(message: impl std::fmt::Display) -> (bool, String) {
+    (false, message.to_string())
+}
+
+/// Totals of a workload's kernel launches.
+#[derive(Default)]
+struct Totals {
+    cycles: u64,
+    duration_us: f64,
+    instructions: u64,
+    waves: u64,
+    counters: BTreeMap<String, u64>,
+}
+
+impl Totals {
+    fn metrics(&self, metrics: &[Metric], timing: bool) -> Result<BTreeMap<String, Value>> {
+        let mut out = BTreeMap::new();
+        for m in metrics {
+            let v = match m {
+                _ if m.source() != Source::Kernels => Value::Null,
+                Metric::Cycles if timing => json!(self.cycles),
+                Metric::DurationUs if timing => json!(self.duration_us),
+                Metric::Cycles | Metric::DurationUs => Value::Null,
+                Metric::Instructions => json!(self.instructions),
+                Metric::Waves => json!(self.waves),
+                Metric::Counter(name) => match self.counters.get(name) {
+                    Some(v) => json!(v),
+                    None if !timing => Value::Null,
+                    None => {
+                        let names: Vec<&str> = self.counters.keys().map(String::as_str).collect();
+                        return Err(bad(format!("metric {m}: the run has no counter {name} (it has {})", names.join(", "))));
+                    }
+                },
+                _ => Value::Null,
+            };
+            out.insert(m.to_string(), v);
+        }
+        Ok(out)
+    }
+}
+
+fn spec_metrics(
+    path: &Path,
+    code_object: &Option<String>,
+    params: &BTreeMap<String, i64>,
+    cfg: &GpuConfig,
+    timing: bool,
+    seed: u64,
+    metrics: &[Metric],
+) -> Result<BTreeMap<String, Value>> {
+    let params: Vec<(String, i128)> = params.iter().map(|(k, v)| (k.clone(), i128::from(*v))).collect();
+    let parsed = spec::load_with(path, &params).map_err(bad)?;
+    let opts = RunOptions { code_object: code_object.clone(), timing, seed, skip_checks: true, ..RunOptions::default() };
+    let report = spec::run_on(&parsed, path, &opts, cfg).map_err(|e| match e {
+        RunError::Spec(s) => bad(s),
+        f @ RunError::Fault { .. } => (true, f.to_string()),
+    })?;
+    let mut t = Totals::default();
+    for d in &report.dispatches {
+        t.cycles += d.cycles.unwrap_or(0);
+        t.duration_us += d.duration_ns.unwrap_or(0.0) / 1000.0;
+        t.instructions += d.instructions;
+        t.waves += d.waves;
+        for (name, v) in d.counters.iter().flatten() {
+            *t.counters.entry(name.clone()).or_default() += v;
+        }
+    }
+    t.metrics(metrics, timing)
+}
+
+/// A HIP program under `hipscope exec --gpu CONFIG --report REPORT`, its launches summed.
+fn exec_metrics(
+    program: &Path,
+    args: &[String],
+    cfg: &GpuConfig,
+    timing: bool,
+    point: &Point,
+    metrics: &[Metric],
+    cx: &Context,
+) -> Result<BTreeMap<String, Value>> {
+    let hipscope = cx.hipscope.as_ref().ok_or_else(|| bad("Exec workloads need the hipscope executable"))?;
+    let stem = cx.scratch.join(format!("point-{}", point.index));
+    let (config, report) = (stem.with_extension("gpu.ron"), stem.with_extension("report.json"));
+    let text = ron::ser::to_string_pretty(cfg, ron::ser::PrettyConfig::default()).map_err(bad)?;
+    std::fs::write(&config, text).map_err(|e| bad(format!("{}: {e}", config.display())))?;
+    let mode = if timing { "timing" } else { "functional" };
+    let out = std::process::Command::new(hipscope)
+        .args(["exec", "--gpu"])
+        .arg(&config)
+        .args(["--mode", mode, "--seed", &point.seed.to_string(), "--report"])
+        .arg(&report)
+        .arg("--")
+        .arg(program)
+        .args(args)
+        .output()
+        .map_err(|e| bad(format!("{}: cannot run: {e}", program.display())))?;
+    let _ = std::fs::remove_file(&config);
+    let text = std::fs::read_to_string(&report);
+    let _ = std::fs::remove_file(&report);
+    if !out.status.success() {
+        let last = String::from_utf8_lossy(&out.stderr).lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").to_string();
+        return Err((out.status.code() == Some(3), format!("{} exited with {}: {last}", program.display(), out.status)));
+    }
+    let doc: Value = serde_json::from_str(&text.map_err(|e| bad(format!("{}: no report ({e})", program.display())))?).map_err(bad)?;
+    let clock_mhz = cfg.timing.as_ref().map_or(1.0, |t| f64::from(t.clock_mhz.max(1)));
+    let mut t = Totals::default();
+    for l in doc["launches"].as_array().into_iter().flatten() {
+        let cycles = l["cycles"].as_u64().unwrap_or(0);
+        t.cycles += cycles;
+        t.duration_us += cycles as f64 / clock_mhz;
+        t.instructions += l["instructions"].as_u64().unwrap_or(0);
+        t.waves += l["waves"].as_u64().unwrap_or(0);
+        for (name, v) in l["counters"].as_object().into_iter().flatten() {
+            *t.counters.entry(name.clone()).or_default() += v.as_u64().unwrap_or(0);
+        }
+    }
+    t.metrics(metrics, timing)
+}
+
+fn scope_metrics(cfg: &GpuConfig, tgsplit: bool, filter: &hipscope_sim::scopes::Filter, metrics: &[Metric], cx: &Context) -> Result<BTreeMap<String, Value>> {
+    use hipscope_sim::scopes::{run_target_filtered, Target};
+    let target = Target { gpu: cfg.clone(), mode: cfg.mode, tgsplit };
+    if !target.available() {
+        return Err(bad(format!("the scope suite has no {} build for {} in {} mode", if tgsplit { "tgsplit" } else { "" }, cfg.processor, cfg.mode)));
+    }
+    let rows = run_target_filtered(&target, &cx.workloads, &(), filter).map_err(|e| (true, e))?;
+    let mut out = BTreeMap::new();
+    for m in metrics {
+        let v = match m {
+            Metric::Scope { op, scope, footprint, contention } => rows
+                .iter()
+                .find(|r| r.op == *op && r.scope.name() == scope && r.footprint_bytes == *footprint && r.contention == *contention)
+                .and_then(|r| r.cycles_median)
+                .map_or(Value::Null, |c| json!(c)),
+            _ => Value::Null,
+        };
+        out.insert(m.to_string(), v);
+    }
+    Ok(out)
+}
+
+fn litmus_metrics(path: &Path, runs: u64, cfg: &GpuConfig, seed: u64, metrics: &[Metric]) -> Result<BTreeMap<String, Value>> {
+    use hipscope_grade::hardware::{self, Runs};
+    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("{}: cannot read: {e}", path.display())))?;
+    let test = hipscope_grade::litmus::parse(path, &text).map_err(bad)?;
+    // Seed 0 turns the hardware layer's run-to-run variation off: the plan's seeds start at 1.
+    let first = 1 + seed.saturating_mul(runs);
+    let report = hardware::run(&test, cfg, cfg.mode, Runs { count: runs, seed: first, one_xcd: false })
+        .map_err(|e| (matches!(e, hardware::HardwareError::Fault { .. }), e.to_string()))?;
+    let mut out = BTreeMap::new();
+    for m in metrics {
+        let v = if *m == Metric::Observed { json!(report.condition_observed as f64 / report.runs.max(1) as f64) } else { Value::Null };
+        out.insert(m.to_string(), v);
+    }
+    Ok(out)
+}
