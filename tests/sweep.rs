@@ -144,3 +144,32 @@ fn bad_plans_shards_and_merges_are_one_line_errors() {
     fails(&["sweep", PLAN, "--out", &o, "--shard", "0/2"], "another plan");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// HIP programs and litmus tests as workloads: their metrics are what `hipscope exec` and
+/// `hipscope grade` give for the base config on their own.
+#[test]
+fn exec_and_litmus_workloads_give_what_exec_and_grade_give() {
+    let out = tmp("mixed");
+    let (code, stdout, err) = hipscope(&["sweep", "tests/sweeps/mixed.ron", "--out", &out.display().to_string()]);
+    assert_eq!(code, 0, "{stdout}{err}");
+    let doc: serde_json::Value = serde_json::from_str(&merged(&out).1).unwrap();
+    let base = |w: &str| doc["points"].as_array().unwrap().iter().find(|p| p["workload"] == w && p["base"] == true).cloned().unwrap();
+    let report = out.join("exec-report.json");
+    let r = report.display().to_string();
+    let (code, _, err) = hipscope(&["exec", "--gpu", "mi210", "--mode", "timing", "--report", &r, "--", "workloads/hip/bin/memset_vadd"]);
+    assert_eq!(code, 0, "{err}");
+    let rep: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let sum = |k: &str| rep["launches"].as_array().unwrap().iter().map(|l| l[k].as_u64().unwrap()).sum::<u64>();
+    let exec = base("memset_vadd");
+    assert_eq!((exec["metrics"]["cycles"].as_u64(), exec["metrics"]["instructions"].as_u64()), (Some(sum("cycles")), Some(sum("instructions"))), "{exec:#}");
+    assert!(exec["metrics"]["observed"].is_null(), "a program has no litmus condition");
+    // The sweep's seed 0 is the hardware layer's first seed 1.
+    let (code, stdout, err) =
+        hipscope(&["grade", "--gpu", "mi210", "--runs", "50", "--seed", "1", "--isa", "none", "--json", "workloads/litmus/01_mp_relaxed_agent.litmus"]);
+    assert_eq!(code, 0, "{err}");
+    let g: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let hw = &g[0]["hardware"][0];
+    let observed = hw["condition_observed"].as_f64().unwrap() / hw["runs"].as_f64().unwrap();
+    assert_eq!(base("mp")["metrics"]["observed"].as_f64(), Some(observed), "{hw:#}");
+    let _ = std::fs::remove_dir_all(out);
+}
