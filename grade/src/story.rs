@@ -11,10 +11,10 @@
 
 use crate::dynamic::Race;
 use hipscope_sim::memsys::Level;
-use hipscope_sim::observe::{Access, CacheAction, CacheOp, Dir, DispatchInfo, Executed, Layout, MemoryDone, Observer, Space, WavePlaced};
+use hipscope_sim::observe::{Access, CacheAction, CacheOp, Dir, DispatchInfo, Executed, Layout, MemoryDone, Observer, Space};
 use hipscope_sim::timing::trace::{cache_op_name, level_name};
 use hipscope_sim::WaveId;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// What to watch: the race's granule, its two waves, and the PCs whose completions matter.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -44,29 +44,30 @@ pub struct Event {
     pub what: Happened,
 }
 
+/// The instruction being executed, and whether it touched the racing granule yet (a
+/// broadcast access is shown once).
+#[derive(Clone, Copy)]
+struct Current {
+    wave: WaveId,
+    pc: u64,
+    issue: u64,
+    shown: bool,
+}
+
 /// The observer (attach it to a timing-mode replay of a seed that raced).
 pub struct Story {
     focus: Focus,
-    /// The racing waves by wave index: 0 the first side's, 1 the second's.
-    sides: HashMap<u32, usize>,
-    /// The instruction being executed: (wave index, wave, PC, issue cycle), and whether it
-    /// touched the granule yet (a broadcast access is shown once).
-    current: Option<(u32, WaveId, u64, u64, bool)>,
-    waves: HashMap<u32, WaveId>,
+    /// The racing waves, by wave index.
+    racing: HashSet<u32>,
+    current: Option<Current>,
     pub events: Vec<Event>,
-    /// The CU each racing wave ran on.
-    pub cus: [Option<usize>; 2],
     /// The GPU, as the timing model lays it out.
     pub layout: Option<Layout>,
 }
 
 impl Story {
     pub fn new(focus: Focus) -> Story {
-        Story { focus, sides: HashMap::new(), current: None, waves: HashMap::new(), events: Vec::new(), cus: [None; 2], layout: None }
-    }
-
-    fn side_of(&self, wave_index: u32) -> Option<usize> {
-        self.sides.get(&wave_index).copied()
+        Story { focus, racing: HashSet::new(), current: None, events: Vec::new(), layout: None }
     }
 
     /// The racing granule's bytes within an access, if it covers them.
@@ -88,27 +89,18 @@ impl Observer for Story {
     }
 
     fn wave_started(&mut self, wave: WaveId, index: u32) {
-        self.waves.insert(index, wave);
-        for (k, side) in [&self.focus.race.first, &self.focus.race.second].iter().enumerate() {
-            if side.wave == wave && !self.sides.values().any(|&s| s == k) {
-                self.sides.insert(index, k);
-            }
-        }
-    }
-
-    fn wave_placed(&mut self, p: &WavePlaced) {
-        if let Some(k) = self.side_of(p.wave_index) {
-            self.cus[k] = Some(p.cu);
+        if wave == self.focus.race.first.wave || wave == self.focus.race.second.wave {
+            self.racing.insert(index);
         }
     }
 
     fn executed(&mut self, e: &Executed) {
-        self.current = Some((e.wave_index, e.wave, e.pc, e.cycle.unwrap_or(0), false));
+        self.current = Some(Current { wave: e.wave, pc: e.pc, issue: e.cycle.unwrap_or(0), shown: false });
     }
 
     fn access(&mut self, a: &Access) {
         let want = if self.focus.race.lds { Space::Lds } else { Space::Global };
-        let Some((index, wave, pc, issue, shown)) = self.current else { return };
+        let Some(Current { wave, pc, issue, shown }) = self.current else { return };
         if a.space != want || shown {
             return;
         }
@@ -117,14 +109,14 @@ impl Observer for Story {
             return;
         }
         let Some(value) = self.granule_value(a) else { return };
-        self.current = Some((index, wave, pc, issue, true));
+        self.current = Some(Current { wave, pc, issue, shown: true });
         self.events.push(Event { issue, pc, what: Happened::Touch { wave, write: a.dir == Dir::Write, value } });
     }
 
     fn memory_done(&mut self, m: &MemoryDone) {
         let r = &self.focus.race;
         let shown = m.pc == r.first.pc || m.pc == r.second.pc || self.focus.pcs.contains(&m.pc);
-        if self.side_of(m.wave_index).is_some() && shown {
+        if self.racing.contains(&m.wave_index) && shown {
             self.events.push(Event {
                 issue: m.issue,
                 pc: m.pc,
@@ -134,7 +126,7 @@ impl Observer for Story {
     }
 
     fn cache_action(&mut self, a: &CacheAction) {
-        if self.side_of(a.wave_index).is_some() {
+        if self.racing.contains(&a.wave_index) {
             self.events.push(Event { issue: a.issue, pc: a.pc, what: Happened::Cache { op: a.op, lines: a.lines, done: a.done, cu: a.cu } });
         }
     }

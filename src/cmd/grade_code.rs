@@ -118,12 +118,13 @@ fn exec_story(prepared: &super::exec::Prepared, program: &str, rest: &[String], 
     let Some((found, focus)) = runs::story_focus(g) else { return Ok(None) };
     let path = std::env::temp_dir().join(format!("hipscope-story-{}.json", std::process::id()));
     let seeds: Vec<u64> = found.seeds.iter().copied().take(EXEC_STORY_REPLAYS).collect();
+    let focus_json = serde_json::to_string(&focus).map_err(|e| CliError::BadInput(e.to_string()))?;
     let bar = super::progress(seeds.len());
     let mut told = Vec::new();
     for seed in seeds {
         bar.set_message(format!("{program} --seed {seed}: what the memory system did with the race in {}", g.kernel));
-        let focus_json = serde_json::to_string(&focus).map_err(|e| CliError::BadInput(e.to_string()))?;
-        std::fs::write(&path, focus_json).map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
+        // Each run replaces the file's contents with its story: the race to watch goes back in.
+        std::fs::write(&path, &focus_json).map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
         let mut cmd = prepared.command(program, rest);
         cmd.env("HIPSCOPE_SEED", seed.to_string()).env("HIPSCOPE_STORY", &path);
         cmd.output().map_err(|e| CliError::BadInput(format!("{program}: cannot run: {e}")))?;

@@ -6,6 +6,7 @@
 
 use crate::plan::Plan;
 use crate::record::Record;
+use crate::run::Shard;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -31,10 +32,11 @@ fn shard_files(dir: &Path) -> Result<Vec<(usize, usize, PathBuf)>, MergeError> {
     let mut found = Vec::new();
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let Some(rest) = name.strip_prefix("shard-").and_then(|r| r.strip_suffix(".jsonl")) else { continue };
-        let parsed = rest.split_once("-of-").and_then(|(i, n)| Some((i.parse::<usize>().ok()?, n.parse::<usize>().ok()?)));
-        let Some((i, n)) = parsed else { return Err(MergeError(format!("{}: not a shard file name (shard-I-of-N.jsonl)", e.path().display()))) };
-        found.push((i, n, e.path()));
+        if !(name.starts_with("shard-") && name.ends_with(".jsonl")) {
+            continue;
+        }
+        let Some(s) = Shard::of_file_name(&name) else { return Err(MergeError(format!("{}: not a shard file name (shard-I-of-N.jsonl)", e.path().display()))) };
+        found.push((s.index, s.count, e.path()));
     }
     found.sort();
     Ok(found)
@@ -55,7 +57,7 @@ pub fn merge(dir: &Path) -> Result<Merged, MergeError> {
     }
     for i in 0..count {
         if !files.iter().any(|(j, _, _)| *j == i) {
-            return Err(MergeError(format!("shard {i}/{count} is missing ({} not found)", dir.join(format!("shard-{i}-of-{count}.jsonl")).display())));
+            return Err(MergeError(format!("shard {i}/{count} is missing ({} not found)", Shard { index: i, count }.file(dir).display())));
         }
     }
     let mut by_point: BTreeMap<usize, (Record, PathBuf)> = BTreeMap::new();
@@ -84,7 +86,7 @@ pub fn merge(dir: &Path) -> Result<Merged, MergeError> {
             let shown: Vec<&str> = missing.iter().take(10).map(String::as_str).collect();
             return Err(MergeError(format!(
                 "shard {i}/{count} ({}): {} point(s) missing ({}{}): the shard did not finish; run it again to resume",
-                dir.join(format!("shard-{i}-of-{count}.jsonl")).display(),
+                Shard { index: i, count }.file(dir).display(),
                 missing.len(),
                 shown.join(", "),
                 if missing.len() > 10 { ", …" } else { "" }

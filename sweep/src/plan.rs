@@ -104,6 +104,16 @@ fn litmus_runs() -> u64 {
 }
 
 impl Workload {
+    /// Which metrics it gives.
+    pub fn gives(&self) -> crate::metrics::Source {
+        use crate::metrics::Source;
+        match self {
+            Workload::Spec { .. } | Workload::Exec { .. } => Source::Kernels,
+            Workload::Scopes { .. } => Source::Scopes,
+            Workload::Litmus { .. } => Source::Litmus,
+        }
+    }
+
     pub fn name(&self) -> &str {
         match self {
             Workload::Spec { name, .. } | Workload::Scopes { name, .. } | Workload::Exec { name, .. } | Workload::Litmus { name, .. } => name,
@@ -228,7 +238,10 @@ fn check(plan: &Plan) -> Result<(), String> {
         return Err("metrics: empty (name at least one metric)".into());
     }
     for (i, m) in plan.metrics.iter().enumerate() {
-        crate::metrics::Metric::parse(m).map_err(|e| format!("metrics[{i}]: {e}"))?;
+        let m = crate::metrics::Metric::parse(m).map_err(|e| format!("metrics[{i}]: {e}"))?;
+        if !plan.workloads.iter().any(|w| w.gives() == m.source()) {
+            return Err(format!("metrics[{i}]: no workload gives {m}"));
+        }
     }
     for (i, w) in plan.workloads.iter().enumerate() {
         if let Workload::Litmus { runs: 0, .. } = w {
@@ -270,6 +283,7 @@ mod tests {
         bad(r#"Sweep(gpu: "mi210", workloads: [], metrics: ["cycles"])"#, "workloads: empty");
         bad(r#"Sweep(gpu: "mi210", workloads: [Spec(name: "v", path: "v.ron")], metrics: [])"#, "metrics: empty");
         bad(r#"Sweep(gpu: "mi210", workloads: [Spec(name: "v", path: "v.ron")], metrics: ["speed"])"#, "metrics[0]");
+        bad(r#"Sweep(gpu: "mi210", workloads: [Spec(name: "v", path: "v.ron")], metrics: ["cycles", "observed"])"#, "metrics[1]: no workload gives observed");
         bad(r#"Sweep(gpu: "mi210", workloads: [Spec(name: "v", path: "v.ron")], seeds: [], metrics: ["cycles"])"#, "seeds: empty");
         bad(r#"Sweep(gpu: "mi210", workload: [], metrics: ["cycles"])"#, "1:");
     }

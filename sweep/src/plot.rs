@@ -113,14 +113,14 @@ impl PlotAxis {
         }
     }
 
+    /// The label of the value placed at `x` when values are evenly spaced (blank between).
+    fn at_position(&self, x: f64) -> String {
+        slot(x).and_then(|i| self.values.get(i)).map_or_else(String::new, |v| self.value_text(v))
+    }
+
     fn tick(&self, x: f64) -> String {
         if !self.numeric {
-            // Only at a value's own position.
-            if (x - x.round()).abs() > 0.01 {
-                return String::new();
-            }
-            let v = self.values.get(x.round().max(0.0) as usize);
-            return v.map_or_else(String::new, |v| if self.bytes { v.number().map_or_else(|| v.label(), bytes_label) } else { v.label() });
+            return self.at_position(x);
         }
         if self.bytes {
             bytes_label(x)
@@ -143,6 +143,12 @@ impl PlotAxis {
     fn value_of<'r>(&self, r: &'r Record) -> Option<&'r Value> {
         r.params.iter().find(|(f, _)| *f == self.field).map(|(_, v)| v)
     }
+}
+
+/// The index of the evenly spaced value (or bar group) at `x`, if `x` is on one: tick labels
+/// go only there.
+fn slot(x: f64) -> Option<usize> {
+    ((x - x.round()).abs() <= 0.01 && x > -0.5).then(|| x.round() as usize)
 }
 
 /// A metric's value in a record, if it has one.
@@ -182,13 +188,13 @@ pub fn all(m: &Merged, dir: &Path) -> Result<Vec<PathBuf>, String> {
             continue;
         }
         let slug = slug(&name);
-        let series = lines(m, &axes, &workloads, &name, None);
+        let series = lines(m, &axes, &workloads, &name, false);
         let file = dir.join(format!("{slug}.svg"));
         let caption = format!("{title}: {}{rest}", metric.label());
         chart(&file, &caption, &axes[0], &metric.label(), &series)?;
         out.push(file);
         if metric.is_time() {
-            let speedup = lines(m, &axes, &workloads, &name, Some(()));
+            let speedup = lines(m, &axes, &workloads, &name, true);
             if !speedup.is_empty() {
                 let file = dir.join(format!("{slug}-speedup.svg"));
                 chart(
@@ -219,7 +225,7 @@ fn slug(name: &str) -> String {
 
 /// The metric (or with `speedup`, base / metric) against the first axis: a line per workload,
 /// or per workload and value of the second axis.
-fn lines(m: &Merged, axes: &[PlotAxis], workloads: &[String], name: &str, speedup: Option<()>) -> Vec<Series> {
+fn lines(m: &Merged, axes: &[PlotAxis], workloads: &[String], name: &str, speedup: bool) -> Vec<Series> {
     let first = &axes[0];
     let second = axes.get(1);
     let groups: Vec<Option<&Value>> = match second {
@@ -230,7 +236,7 @@ fn lines(m: &Merged, axes: &[PlotAxis], workloads: &[String], name: &str, speedu
     for w in workloads {
         let base: Vec<f64> = m.records.iter().filter(|r| r.base && r.workload == *w).filter_map(|r| value_in(r, name)).collect();
         let base = mean(&base);
-        if speedup.is_some() && base.is_none() {
+        if speedup && base.is_none() {
             continue;
         }
         for g in &groups {
@@ -248,9 +254,9 @@ fn lines(m: &Merged, axes: &[PlotAxis], workloads: &[String], name: &str, speedu
                     .collect();
                 let Some(y) = mean(&vals) else { continue };
                 let y = match (speedup, base) {
-                    (Some(()), Some(b)) if y > 0.0 => b / y,
-                    (Some(()), _) => continue,
-                    (None, _) => y,
+                    (true, Some(b)) if y > 0.0 => b / y,
+                    (true, _) => continue,
+                    (false, _) => y,
                 };
                 points.push((first.x(v), y));
             }
@@ -258,7 +264,7 @@ fn lines(m: &Merged, axes: &[PlotAxis], workloads: &[String], name: &str, speedu
                 continue;
             }
             let name = match (g, second) {
-                (Some(gv), Some(s)) => format!("{w}, {}={}", s.field, if s.bytes { gv.number().map_or_else(|| gv.label(), bytes_label) } else { gv.label() }),
+                (Some(gv), Some(s)) => format!("{w}, {}={}", s.field, s.value_text(gv)),
                 _ => w.clone(),
             };
             out.push(Series { name, points });
@@ -348,13 +354,7 @@ fn bars(path: &Path, caption: &str, categories: &[String], groups: &[(String, Ve
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(2 * n + 1)
-        .x_label_formatter(&|x| {
-            if (x - x.round()).abs() > 0.01 {
-                String::new()
-            } else {
-                categories.get(x.round().max(0.0) as usize).cloned().unwrap_or_default()
-            }
-        })
+        .x_label_formatter(&|x| slot(*x).and_then(|i| categories.get(i)).cloned().unwrap_or_default())
         .y_label_formatter(&|y| y_tick(*y))
         .y_desc(y_label)
         .draw()
@@ -468,10 +468,6 @@ fn heat_map(
         .y_label_area_size(96)
         .build_cartesian_2d(-0.5..na as f64 - 0.5, -0.5..nb as f64 - 0.5)
         .map_err(|e| err(&e))?;
-    let label = |axis: &PlotAxis, x: f64| {
-        let v = axis.values.get(x.round().max(0.0) as usize);
-        v.map_or_else(String::new, |v| if axis.bytes { v.number().map_or_else(|| v.label(), bytes_label) } else { v.label() })
-    };
     let (na_ticks, nb_ticks) = (2 * na + 1, 2 * nb + 1);
     chart
         .configure_mesh()
@@ -480,8 +476,8 @@ fn heat_map(
         .y_desc(b.label.as_str())
         .x_labels(na_ticks)
         .y_labels(nb_ticks)
-        .x_label_formatter(&|x| if (x - x.round()).abs() > 0.01 { String::new() } else { label(a, *x) })
-        .y_label_formatter(&|y| if (y - y.round()).abs() > 0.01 { String::new() } else { label(b, *y) })
+        .x_label_formatter(&|x| a.at_position(*x))
+        .y_label_formatter(&|y| b.at_position(*y))
         .draw()
         .map_err(|e| err(&e))?;
     let colour = |v: f64| {

@@ -1,7 +1,7 @@
 //! Running a shard of a plan's points in parallel, one result line appended per point as it
 //! finishes, resuming where an earlier run of the same shard stopped.
 
-use crate::metrics::{Metric, Source};
+use crate::metrics::Metric;
 use crate::plan::{Plan, PlanError, Workload};
 use crate::points::{self, Point};
 use crate::record::{self, Record};
@@ -42,6 +42,13 @@ impl Shard {
     pub fn file(&self, dir: &Path) -> PathBuf {
         dir.join(format!("shard-{}-of-{}.jsonl", self.index, self.count))
     }
+
+    /// The shard whose results file is named `name` (index and count as written, checked by
+    /// the merge).
+    pub fn of_file_name(name: &str) -> Option<Shard> {
+        let (i, n) = name.strip_prefix("shard-")?.strip_suffix(".jsonl")?.split_once("-of-")?;
+        Some(Shard { index: i.parse().ok()?, count: n.parse().ok()? })
+    }
 }
 
 /// A plan ready to run: its points, base config and hash.
@@ -65,18 +72,8 @@ pub fn prepare(path: &Path) -> Result<Prepared, PlanError> {
     if plan.mode == crate::plan::RunMode::Timing && base.timing.is_none() {
         return Err(err(format!("gpu: {} has no timing section (mode: Functional runs without)", base.name)));
     }
+    // Checked by `plan::load`.
     let metrics: Vec<Metric> = plan.metrics.iter().map(|m| Metric::parse(m)).collect::<Result<_, _>>().map_err(err)?;
-    for (i, m) in metrics.iter().enumerate() {
-        let source = m.source();
-        let has = plan.workloads.iter().any(|w| match w {
-            Workload::Spec { .. } | Workload::Exec { .. } => source == Source::Kernels,
-            Workload::Scopes { .. } => source == Source::Scopes,
-            Workload::Litmus { .. } => source == Source::Litmus,
-        });
-        if !has {
-            return Err(err(format!("metrics[{i}]: no workload gives {m}")));
-        }
-    }
     for (i, w) in plan.workloads.iter().enumerate() {
         let file = match w {
             Workload::Spec { path, .. } | Workload::Litmus { path, .. } => Some(path),

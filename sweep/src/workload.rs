@@ -73,9 +73,8 @@ struct Totals {
 
 impl Totals {
     fn metrics(&self, metrics: &[Metric], timing: bool) -> Result<BTreeMap<String, Value>> {
-        let mut out = BTreeMap::new();
-        for m in metrics {
-            let v = match m {
+        each(metrics, |m| {
+            Ok(match m {
                 _ if m.source() != Source::Kernels => Value::Null,
                 Metric::Cycles if timing => json!(self.cycles),
                 Metric::DurationUs if timing => json!(self.duration_us),
@@ -91,10 +90,8 @@ impl Totals {
                     }
                 },
                 _ => Value::Null,
-            };
-            out.insert(m.to_string(), v);
-        }
-        Ok(out)
+            })
+        })
     }
 }
 
@@ -183,19 +180,16 @@ fn scope_metrics(cfg: &GpuConfig, tgsplit: bool, filter: &hipscope_sim::scopes::
         return Err(bad(format!("the scope suite has no {} build for {} in {} mode", if tgsplit { "tgsplit" } else { "" }, cfg.processor, cfg.mode)));
     }
     let rows = run_target_filtered(&target, &cx.workloads, &(), filter).map_err(|e| (true, e))?;
-    let mut out = BTreeMap::new();
-    for m in metrics {
-        let v = match m {
+    each(metrics, |m| {
+        Ok(match m {
             Metric::Scope { op, scope, footprint, contention } => rows
                 .iter()
                 .find(|r| r.op == *op && r.scope.name() == scope && r.footprint_bytes == *footprint && r.contention == *contention)
                 .and_then(|r| r.cycles_median)
                 .map_or(Value::Null, |c| json!(c)),
             _ => Value::Null,
-        };
-        out.insert(m.to_string(), v);
-    }
-    Ok(out)
+        })
+    })
 }
 
 fn litmus_metrics(path: &Path, runs: u64, cfg: &GpuConfig, seed: u64, metrics: &[Metric]) -> Result<BTreeMap<String, Value>> {
@@ -206,10 +200,11 @@ fn litmus_metrics(path: &Path, runs: u64, cfg: &GpuConfig, seed: u64, metrics: &
     let first = 1 + seed.saturating_mul(runs);
     let report = hardware::run(&test, cfg, cfg.mode, Runs { count: runs, seed: first, one_xcd: false })
         .map_err(|e| (matches!(e, hardware::HardwareError::Fault { .. }), e.to_string()))?;
-    let mut out = BTreeMap::new();
-    for m in metrics {
-        let v = if *m == Metric::Observed { json!(report.condition_observed as f64 / report.runs.max(1) as f64) } else { Value::Null };
-        out.insert(m.to_string(), v);
-    }
-    Ok(out)
+    let observed = report.condition_observed as f64 / report.runs.max(1) as f64;
+    each(metrics, |m| Ok(if *m == Metric::Observed { json!(observed) } else { Value::Null }))
+}
+
+/// Every metric by its name, with the value `value` gives it (`null`: not this workload's).
+fn each(metrics: &[Metric], value: impl Fn(&Metric) -> Result<Value>) -> Result<BTreeMap<String, Value>> {
+    metrics.iter().map(|m| Ok((m.to_string(), value(m)?))).collect()
 }

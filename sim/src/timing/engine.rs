@@ -244,6 +244,13 @@ pub fn run(
     Ok(TimingResult { stats: sim.stats, cycles, end: t0 + cycles, counters })
 }
 
+/// Tell the observer, if there is one, that wave `w` stalled at `pc` for `cycles`.
+fn stalled(obs: &Option<Shared>, w: &Wave, cause: StallCause, pc: u64, cycles: std::ops::Range<u64>, detail: &dyn std::fmt::Display) {
+    if let Some(o) = obs {
+        o.borrow_mut().stalled(&Stall { wave_index: w.global_index, cause, pc, from: cycles.start, to: cycles.end, detail });
+    }
+}
+
 /// The cache actions of one maintenance instruction, with the lines each dropped or wrote.
 type Actions = [Option<(CacheOp, u64)>; 3];
 
@@ -452,17 +459,8 @@ impl Sim<'_, '_> {
             let ready = tw.out.ready_at(t, &wait);
             if ready > t {
                 self.counters.add(Counter::SqWaitInstAny, ready - t);
-                if let Some(o) = &self.obs {
-                    let detail = Lazy(|| diagnose::outstanding_text(&tw.out, t, &wait));
-                    o.borrow_mut().stalled(&Stall {
-                        wave_index: tw.w.global_index,
-                        cause: StallCause::Waitcnt,
-                        pc: tw.w.pc,
-                        from: t,
-                        to: ready,
-                        detail: &detail,
-                    });
-                }
+                let detail = Lazy(|| diagnose::outstanding_text(&tw.out, t, &wait));
+                stalled(&self.obs, &tw.w, StallCause::Waitcnt, tw.w.pc, t..ready, &detail);
                 tw.next = ready;
                 return Ok(Some(ready));
             }
@@ -471,16 +469,7 @@ impl Sim<'_, '_> {
         if let Class::Vmem { kind, .. } = cls {
             let ready = tw.out.ready_at(t, &waitcnt::issue_room(self.fam, vmem_queue(self.fam, kind)));
             if ready > t {
-                if let Some(o) = &self.obs {
-                    o.borrow_mut().stalled(&Stall {
-                        wave_index: tw.w.global_index,
-                        cause: StallCause::CounterFull,
-                        pc: tw.w.pc,
-                        from: t,
-                        to: ready,
-                        detail: &"",
-                    });
-                }
+                stalled(&self.obs, &tw.w, StallCause::CounterFull, tw.w.pc, t..ready, &"");
                 tw.next = ready;
                 return Ok(Some(ready));
             }
@@ -642,9 +631,7 @@ impl Sim<'_, '_> {
             Class::Sleep { cycles } => {
                 next = issue + cycles as u64;
                 tw.sleep_until = next;
-                if let Some(o) = &self.obs {
-                    o.borrow_mut().stalled(&Stall { wave_index: tw.w.global_index, cause: StallCause::Sleep, pc: tw.w.pc, from: issue, to: next, detail: &"" });
-                }
+                stalled(&self.obs, &tw.w, StallCause::Sleep, tw.w.pc, issue..next, &"");
             }
             Class::Cache(m) => {
                 let (d, actions) = maintain(&self.port, self.t, m, cu, issue, mem);
@@ -759,18 +746,10 @@ impl Sim<'_, '_> {
         for &id in &g.waves {
             if let Some(w) = self.waves[id].as_mut() {
                 if w.w.status == WaveStatus::AtBarrier {
-                    if let Some(o) = &self.obs {
+                    if self.obs.is_some() {
                         // The wave's PC is already past the barrier, a one-dword SOPP.
                         let detail = Lazy(|| format!("{arrived} waves of the work-group"));
-                        let stall = Stall {
-                            wave_index: w.w.global_index,
-                            cause: StallCause::Barrier,
-                            pc: w.w.pc.saturating_sub(4),
-                            from: w.next,
-                            to: at,
-                            detail: &detail,
-                        };
-                        o.borrow_mut().stalled(&stall);
+                        stalled(&self.obs, &w.w, StallCause::Barrier, w.w.pc.saturating_sub(4), w.next..at, &detail);
                         released.push(w.w.global_index);
                     }
                     w.w.status = WaveStatus::Ready;
