@@ -107,14 +107,13 @@ fn every_probe_reads_back_as_its_operation() {
         let co = load(&path);
         let dev = Device::new(co.target.processor);
         let mut tally = Tally::default();
-        // The loaded code is the whole code section, every kernel's: read it once.
-        let mut rec = None;
+        // A loaded kernel holds its own code (and its callees'): read each one.
         for k in &co.kernels {
             let Some(op) = op_of(&k.name) else { continue };
             assert_eq!(Target::of_kernel(&co, k), *target, "{config}: {}", k.name);
             let lk = dev.load_kernel(&co, &k.name).unwrap_or_else(|e| panic!("{config}: {}: {e}", k.name));
-            let rec = rec.get_or_insert_with(|| recover(insts(&lk), target));
-            check_probe(&lk, op, target, rec, &mut tally);
+            let rec = recover(insts(&lk), target);
+            check_probe(&lk, op, target, &rec, &mut tally);
         }
         table.push_str(&format!("{config:17} {:5}  {:12}  {:10}  {:5}\n", tally.exact, tally.among, tally.waits_only, tally.wrong.len()));
         assert!(tally.exact + tally.among > 100, "{config}: {tally:?}");
@@ -144,16 +143,17 @@ fn no_memory_model_instruction_of_a_workload_is_untagged() {
             let co = load(&path);
             objects += 1;
             let dev = Device::new(co.target.processor);
-            // The loaded code is the whole code section (every kernel's): read it once, as
-            // built for the first kernel's modes (one build, one mode for all its kernels).
-            let Some(k) = co.kernels.first() else { continue };
-            let Ok(lk) = dev.load_kernel(&co, &k.name) else { continue };
-            let t = Target::of_kernel(&co, k);
-            assert_eq!(t.processor, target.processor, "{}", path.display());
-            let rec = recover(insts(&lk), &t);
-            tagged += rec.ops.len();
+            // A loaded kernel holds its own code and its callees': read every kernel (a
+            // function two kernels call is read twice; its operations count twice).
             let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-            untagged.extend(rec.untagged.iter().map(|u| format!("{config}/{file}: {} at {:#x}: {}", u.mnemonic, u.pc, u.why)));
+            for k in &co.kernels {
+                let lk = dev.load_kernel(&co, &k.name).unwrap_or_else(|e| panic!("{config}/{file}: {}: {e}", k.name));
+                let t = Target::of_kernel(&co, k);
+                assert_eq!(t.processor, target.processor, "{}", path.display());
+                let rec = recover(insts(&lk), &t);
+                tagged += rec.ops.len();
+                untagged.extend(rec.untagged.iter().map(|u| format!("{config}/{file}: {}: {} at {:#x}: {}", k.name, u.mnemonic, u.pc, u.why)));
+            }
         }
     }
     println!("{objects} code objects, {tagged} memory operations tagged, {} untagged", untagged.len());

@@ -13,13 +13,14 @@
 //! [`abi::FUNCTIONS`]). A kernel fault prints the GPU-fault report and exits 3, as the real
 //! runtime aborts.
 
-mod abi;
+pub mod abi;
 mod api;
 mod copy_engine;
 mod heap;
 mod hostcall;
 mod memory;
 mod properties;
+mod registry;
 mod runtime;
 mod timeline;
 mod trace;
@@ -78,13 +79,30 @@ extern "C" fn at_exit() {
 /// Run an API call on the runtime. Its result becomes the last error, success included: what
 /// `hipGetLastError` returns in the HIP releases before ROCm 7.0, whose library this one
 /// stands in for (HIP docs, "Error handling"; ROCm/hip pull request 3834).
+///
+/// Fat binaries registered since the last call are checked first: one with no code object
+/// for the simulated GPU ends the process as ROCm's runtime does.
 fn with_runtime(f: impl FnOnce(&mut Runtime) -> u32) -> u32 {
     on_runtime(|rt| {
+        if rt.registry.has_pending() {
+            rt.check_registrations();
+        }
         let code = f(rt);
         rt.last_error = code;
+        // HIP 7's hipGetLastError: the last error, which neither a success nor "not ready"
+        // (a query's answer) replaces.
+        if code != error::SUCCESS && code != error::NOT_READY {
+            rt.sticky_error = code;
+        }
         code
     })
     .unwrap_or(error::NOT_INITIALIZED)
+}
+
+/// Run a registration call (`__hipRegister*`, made by module constructors before `main`):
+/// no check, no last error.
+fn with_registration(f: impl FnOnce(&mut Runtime)) {
+    on_runtime(f);
 }
 
 /// Store `value` through an out-parameter; a null pointer is `hipErrorInvalidValue`.

@@ -47,6 +47,8 @@ pub struct Alloc {
     /// Bytes mapped (whole pages).
     pub size: u64,
     pub kind: AllocKind,
+    /// Bytes the program asked for (`hipMemPtrGetInfo` reports them, as ROCm does).
+    pub requested: u64,
 }
 
 /// Base address → allocation.
@@ -152,7 +154,7 @@ impl Runtime {
                 return Err(error::OUT_OF_MEMORY);
             }
         }
-        self.memory.map.insert(base, Alloc { size, kind });
+        self.memory.map.insert(base, Alloc { size, kind, requested: bytes });
         self.memory.in_use += size;
         Ok(base)
     }

@@ -1,6 +1,6 @@
-//! The simulated GPU behind the HIP calls: one device, the program's code object (picked from
-//! the executable's offload bundle for the simulated processor), registered kernels and
-//! variables, the allocations, the simulated timeline, and what each kernel cost.
+//! The simulated GPU behind the HIP calls: one device, the code objects the program and its
+//! libraries registered ([`crate::registry`]), the allocations, the simulated timeline, and
+//! what each kernel cost.
 //!
 //! Configured by the environment `hipscope exec` sets: `HIPSCOPE_GPU` (a built-in name or a
 //! config file; default mi300a), `HIPSCOPE_MODE` (`functional` or `timing`; default
@@ -11,13 +11,14 @@
 use crate::abi;
 use crate::hostcall::Hostcall;
 use crate::memory::Allocations;
+use crate::registry::{FunctionRef, KernelMissing, Registry};
 use crate::timeline::{Engine, Timeline};
 use crate::trace::{CounterLog, KernelTrace};
 use hipscope_grade::dynamic::Detector;
 use hipscope_grade::runs::KernelGrade;
 use hipscope_grade::runs::Names;
 use hipscope_grade::story::{Focus, Story, Told};
-use hipscope_isa::codeobj::{self, CodeObject, HiddenKind, ValueKind};
+use hipscope_isa::codeobj::{self, HiddenKind, ValueKind};
 use hipscope_sim::gpus::{self, GpuConfig};
 use hipscope_sim::kernel::LoadedKernel;
 use hipscope_sim::launch::Hooks;
@@ -39,6 +40,7 @@ pub mod error {
     pub const INVALID_DEVICE_FUNCTION: u32 = 98;
     pub const INVALID_DEVICE: u32 = 101;
     pub const INVALID_IMAGE: u32 = 200;
+    pub const NO_BINARY_FOR_GPU: u32 = 209;
     pub const FILE_NOT_FOUND: u32 = 301;
     pub const INVALID_HANDLE: u32 = 400;
     pub const NOT_FOUND: u32 = 500;
@@ -76,26 +78,15 @@ pub struct LaunchRecord {
     pub counters: BTreeMap<String, u64>,
 }
 
-/// A `__device__` or `__constant__` variable the program registered: its device name and size.
-#[derive(Debug, Clone)]
-pub struct Variable {
-    pub name: String,
-    pub size: u64,
-}
-
 pub struct Runtime {
     pub gpu: GpuConfig,
     pub timing: bool,
     pub seed: u64,
     pub device: Device,
-    pub code: Option<CodeObject>,
-    /// Host stub address (or module function handle) → kernel symbol name.
-    pub functions: BTreeMap<usize, String>,
-    /// The handles `hipModuleGetFunction` gave out.
-    pub module_functions: BTreeSet<usize>,
-    /// Host shadow variable address → device variable (`__hipRegisterVar`).
-    pub variables: BTreeMap<usize, Variable>,
-    loaded: BTreeMap<String, LoadedKernel>,
+    /// The simulated GPU's target id in its XNACK/SRAMECC modes: which code objects it runs.
+    pub target: hipscope_isa::Target,
+    /// Every registered or loaded code object, its kernels and variables.
+    pub registry: Registry,
     pub memory: Allocations,
     pub stats: BTreeMap<String, KernelStats>,
     pub timeline: Timeline,
@@ -114,6 +105,8 @@ pub struct Runtime {
     /// The hostcall buffer (device `printf`), placed at the first kernel that has one.
     hostcall: Option<Hostcall>,
     pub last_error: u32,
+    /// The last error any call returned since `hipGetLastError` read it (HIP 7 semantics).
+    pub sticky_error: u32,
     /// APIs already reported as not supported (each is reported once).
     pub unsupported_seen: BTreeSet<String>,
 }
@@ -169,15 +162,12 @@ pub fn from_env() -> Result<Runtime, String> {
     }
     Ok(Runtime {
         timeline: Timeline::default(),
+        target: gpu.target(),
         gpu,
         timing,
         seed,
         device,
-        code: None,
-        functions: BTreeMap::new(),
-        module_functions: BTreeSet::new(),
-        variables: BTreeMap::new(),
-        loaded: BTreeMap::new(),
+        registry: Registry::default(),
         memory: Allocations::default(),
         stats: BTreeMap::new(),
         trace,
@@ -189,49 +179,31 @@ pub fn from_env() -> Result<Runtime, String> {
         finished: false,
         hostcall: None,
         last_error: error::SUCCESS,
+        sticky_error: error::SUCCESS,
         unsupported_seen: BTreeSet::new(),
     })
 }
 
 impl Runtime {
-    /// Load the program's device code: the executable's own offload bundle, the entry for the
-    /// simulated processor (the fat binary a `__hipRegisterFatBinary` hands over is a copy of
-    /// the executable's `.hip_fatbin` section).
-    pub fn load_program(&mut self) -> Result<(), String> {
-        if self.code.is_some() {
-            return Ok(());
-        }
-        let exe = std::fs::read("/proc/self/exe").map_err(|e| format!("cannot read the program: {e}"))?;
-        let co = codeobj::load(&exe, Some(self.gpu.processor.name())).map_err(|e| e.to_string())?;
-        self.device.map_code_object(&co).map_err(|e| e.to_string())?;
-        self.code = Some(co);
-        Ok(())
-    }
-
-    /// The device address and size of a registered variable (by its host shadow's address).
+    /// The device address and size of a registered variable (by its host shadow's address);
+    /// its module is loaded at the first such question.
     pub fn variable(&mut self, host: usize) -> Option<(u64, u64)> {
-        self.load_program().ok()?;
-        let var = self.variables.get(&host)?;
-        let sym = self.device.global(&var.name)?;
+        let var = self.registry.variables.get(&host)?.clone();
+        let loaded = self.registry.loaded(var.module, &mut self.device, &self.target).ok()?;
+        let sym = loaded.co.data_symbols.iter().find(|d| d.name == var.name)?;
         Some((sym.address, sym.size.max(var.size)))
     }
 
-    /// The kernel registered for a host stub, loaded for the device.
+    /// The kernel registered for a host stub (or `hipFunction_t`), prepared for the device.
     pub fn kernel(&mut self, stub: usize) -> Result<&LoadedKernel, LaunchFailure> {
-        self.load_program().map_err(LaunchFailure::Setup)?;
-        let name = self.functions.get(&stub).ok_or(LaunchFailure::UnknownFunction)?;
-        if !self.loaded.contains_key(name) {
-            let co = self.code.as_ref().ok_or_else(|| LaunchFailure::Setup("no code object".into()))?;
-            let k = self.device.load_kernel(co, name).map_err(|e| LaunchFailure::Setup(e.to_string()))?;
-            self.loaded.insert(name.clone(), k);
-        }
-        self.loaded.get(name).ok_or(LaunchFailure::UnknownFunction)
+        let f = self.registry.functions.get(&stub).ok_or(LaunchFailure::UnknownFunction)?.clone();
+        self.registry.kernel(&f, &mut self.device, &self.target).map_err(LaunchFailure::from)
     }
 
     /// Launch the kernel registered for `stub` on `stream` with the arguments' bytes.
     pub fn launch(&mut self, stub: usize, geo: Geometry, args: *const *const u8, stream: usize) -> Result<(), LaunchFailure> {
-        let kernel = self.kernel(stub)?;
-        let name = kernel.name.clone();
+        let f = self.registry.functions.get(&stub).ok_or(LaunchFailure::UnknownFunction)?.clone();
+        let kernel = self.registry.kernel(&f, &mut self.device, &self.target)?;
         let user: Vec<u64> = kernel.kernarg.as_ref().map_or_else(Vec::new, |l| l.args.iter().filter(|a| !a.value_kind.is_hidden()).map(|a| a.size).collect());
         if args.is_null() && !user.is_empty() {
             return Err(LaunchFailure::BadArguments);
@@ -247,14 +219,17 @@ impl Runtime {
             // of the size the kernel's metadata gives.
             values.push(unsafe { std::slice::from_raw_parts(p, *size as usize) }.to_vec());
         }
-        self.launch_values(&name, geo, &values, stream)
+        self.launch_values(&f, geo, &values, stream)
     }
 
-    /// Launch a loaded kernel with its user arguments' bytes.
-    pub fn launch_values(&mut self, name: &str, geo: Geometry, values: &[Vec<u8>], stream: usize) -> Result<(), LaunchFailure> {
+    /// Launch a registered kernel with its user arguments' bytes.
+    pub fn launch_values(&mut self, f: &FunctionRef, geo: Geometry, values: &[Vec<u8>], stream: usize) -> Result<(), LaunchFailure> {
+        self.registry.kernel(f, &mut self.device, &self.target)?;
         self.memory.host_to_device(&mut self.device);
         let opts = EngineOptions { seed: self.seed, ..EngineOptions::default() };
-        let kernel = self.loaded.get(name).ok_or(LaunchFailure::UnknownFunction)?;
+        let kernel = self.registry.prepared(f).ok_or(LaunchFailure::UnknownFunction)?;
+        let name = kernel.name.as_str();
+        let code = self.registry.code_object(f.module);
         let wants_hostcall = kernel.kernarg.as_ref().is_some_and(|l| l.args.iter().any(|a| a.value_kind == ValueKind::Hidden(HiddenKind::HostcallBuffer)));
         let mut detector = self.races.as_ref().map(|_| Detector::new());
         let mut story = self.story.as_ref().filter(|j| j.told.is_none() && j.focus.race.kernel == name).map(|j| Story::new(j.focus.clone()));
@@ -268,11 +243,11 @@ impl Runtime {
         let result = self.device.launch_hooked(kernel, geo, values, &opts, hooks);
         if let (Some(job), Some(story)) = (&mut self.story, &story) {
             let default = Default::default();
-            let lines = self.code.as_ref().map_or(&default, |c| &c.lines);
+            let lines = code.map_or(&default, |c| &c.lines);
             job.told = Some(hipscope_grade::story::tell(story, self.seed, &Names::new(kernel, lines)));
         }
         if let (Some(log), Some(det)) = (&mut self.races, &detector) {
-            let lines = self.code.as_ref().map(|c| &c.lines);
+            let lines = code.map(|c| &c.lines);
             let default = Default::default();
             let target = self.gpu.name.clone();
             log.kernels.entry(name.to_string()).or_insert_with(|| KernelGrade::new(kernel, &target)).add_launch(
@@ -291,7 +266,7 @@ impl Runtime {
         let ms = self.ms_of(cycles) + crate::copy_engine::idle_launch_ms(self, stream);
         let (start, end) = self.timeline.run(stream, Engine::Compute, ms);
         if let Some(t) = &mut self.trace {
-            let regs = self.code.as_ref().and_then(|c| c.kernel(name)).map(|k| &k.registers);
+            let regs = code.and_then(|c| c.kernel(name)).map(|k| &k.registers);
             t.kernel(kernel, regs, &geo, stream, start, end);
         }
         let counters = stats.counters.as_ref().map_or_else(Vec::new, |c| c.named(kernel.family.is_rdna()));
@@ -403,6 +378,47 @@ impl Runtime {
         }
     }
 
+    /// Check the fat binaries registered since the last call for code objects the simulated
+    /// GPU runs, and answer one without as the program's ROCm release does: 5.x aborts the
+    /// process (its `guarantee` line on stderr), 6.x and 7.x go on and fail the launches of
+    /// its kernels with `hipErrorNoBinaryForGpu`, logging (with `AMD_LOG_LEVEL` 1 or more)
+    /// 5.x/6.x's device and bundle listing or 7.x's one line. hipscope always says which
+    /// library it is, which ROCm does not.
+    pub fn check_registrations(&mut self) {
+        let release = crate::abi::Release::current();
+        let logging = std::env::var("AMD_LOG_LEVEL").ok().and_then(|v| v.trim().parse::<i32>().ok()).is_some_and(|l| l >= 1);
+        let missing = self.registry.check_pending(&self.target);
+        let mut told = std::collections::BTreeSet::new();
+        for m in &missing {
+            // One line per library (librocsparse registers a fat binary per source file).
+            if told.insert(m.origin.clone()) {
+                let count = missing.iter().filter(|o| o.origin == m.origin).count();
+                let has: Vec<&str> = m.entries.iter().filter_map(|e| e.split_once("-amdgcn-amd-amdhsa-").map(|(_, t)| t.trim_start_matches('-'))).collect();
+                eprintln!(
+                    "hipscope: {} has no code object for the simulated {} ({}){}; it has: {}",
+                    m.origin,
+                    self.gpu.name,
+                    self.target.target_id(),
+                    if count > 1 { format!(" in any of its {count} fat binaries") } else { String::new() },
+                    if has.is_empty() { "none".into() } else { has.join(", ") }
+                );
+            }
+            if logging && release < crate::abi::Release::Hip7 {
+                eprint!("{}", m.rocm_log(&self.target, release));
+            } else if logging {
+                eprintln!("No compatible code objects found for: {}, value of HIP_FORCE_SPIRV_CODEOBJECT: 0", self.target.target_id());
+            }
+        }
+        if !missing.is_empty() && release == crate::abi::Release::Hip5 {
+            eprintln!("\"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\"");
+            // SAFETY: flushing the C streams, then aborting as ROCm 5's runtime does.
+            unsafe {
+                libc::fflush(std::ptr::null_mut());
+                libc::abort();
+            }
+        }
+    }
+
     /// Report an API the runtime lacks, once per name.
     pub fn unsupported(&mut self, name: &str) -> u32 {
         if self.unsupported_seen.insert(name.to_string()) {
@@ -432,9 +448,20 @@ impl Runtime {
     }
 }
 
+impl From<KernelMissing> for LaunchFailure {
+    fn from(m: KernelMissing) -> LaunchFailure {
+        match m {
+            KernelMissing::NoBinary => LaunchFailure::NoBinary,
+            KernelMissing::Module(e) | KernelMissing::Kernel(e) => LaunchFailure::Setup(e),
+        }
+    }
+}
+
 /// Why a launch did not run.
 pub enum LaunchFailure {
     UnknownFunction,
+    /// The kernel's module has no code object for the GPU (HIP 6 and 7 carry on to here).
+    NoBinary,
     /// No argument array for a kernel that takes arguments, a null argument, or a packed
     /// buffer shorter than the kernel's arguments.
     BadArguments,

@@ -9,6 +9,7 @@
 //! moves at synchronising calls; the host code's own run time is not measured.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The hardware that runs an operation; operations on different engines may overlap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -21,6 +22,35 @@ pub enum Engine {
 
 /// `hipStreamNonBlocking`.
 pub const STREAM_NON_BLOCKING: u32 = 1;
+
+/// `hipStreamPerThread`: `((hipStream_t)2)` (HIP 5.2 `hip_runtime_api.h`). Every host thread
+/// that names it gets its own stream, created at first use: a blocking stream (it waits for
+/// the legacy null stream and the null stream waits for it, as CUDA's per-thread default
+/// stream does), never destroyed. [`resolve`] maps the handle to the calling thread's stream;
+/// the timeline's stream-taking methods all go through it, so the handle works in every
+/// stream-taking call.
+pub const STREAM_PER_THREAD: usize = 2;
+
+/// Internal handles of per-thread streams start here (far above the counter
+/// [`Timeline::create_stream`] hands out).
+const PER_THREAD_BASE: usize = 1 << 48;
+
+static NEXT_PER_THREAD: AtomicUsize = AtomicUsize::new(PER_THREAD_BASE);
+
+thread_local! {
+    /// This thread's per-thread stream, numbered at first use.
+    static PER_THREAD: usize = NEXT_PER_THREAD.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The stream a handle names for the calling thread: `hipStreamPerThread` is the thread's own
+/// stream, every other handle itself.
+pub fn resolve(handle: usize) -> usize {
+    if handle == STREAM_PER_THREAD {
+        PER_THREAD.with(|h| *h)
+    } else {
+        handle
+    }
+}
 
 #[derive(Debug, Clone, Copy, Default)]
 struct Stream {
@@ -39,16 +69,19 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    /// A new stream's handle (never 0, never reused).
+    /// A new stream's handle (never 0, never `hipStreamPerThread`, never reused).
     pub fn create_stream(&mut self, flags: u32) -> usize {
         self.next_handle += 1;
+        if self.next_handle == STREAM_PER_THREAD {
+            self.next_handle += 1;
+        }
         let h = self.next_handle;
         self.streams.insert(h, Stream { ready_ms: self.host_ms, non_blocking: flags & STREAM_NON_BLOCKING != 0 });
         h
     }
 
     pub fn is_stream(&self, handle: usize) -> bool {
-        handle == 0 || self.streams.contains_key(&handle)
+        handle == 0 || handle == STREAM_PER_THREAD || self.streams.contains_key(&handle)
     }
 
     pub fn destroy_stream(&mut self, handle: usize) -> bool {
@@ -57,6 +90,7 @@ impl Timeline {
 
     /// When an operation issued now on `stream` may start (before engine availability).
     fn earliest(&self, stream: usize) -> f64 {
+        let stream = resolve(stream);
         let own = self.streams.get(&stream).map_or(0.0, |s| s.ready_ms);
         let implicit = if stream == 0 {
             // The null stream waits for every blocking stream.
@@ -71,6 +105,7 @@ impl Timeline {
 
     /// Place an operation of `duration_ms` on `stream` and `engine`; its (start, end).
     pub fn run(&mut self, stream: usize, engine: Engine, duration_ms: f64) -> (f64, f64) {
+        let stream = resolve(stream);
         let start = self.earliest(stream).max(self.engines.get(&engine).copied().unwrap_or(0.0));
         let end = start + duration_ms;
         self.engines.insert(engine, end);
@@ -86,6 +121,7 @@ impl Timeline {
 
     /// When an event recorded now on `stream` completes.
     pub fn record(&mut self, stream: usize) -> f64 {
+        let stream = resolve(stream);
         let at = self.earliest(stream);
         self.streams.entry(stream).or_default().ready_ms = at;
         at
@@ -93,6 +129,7 @@ impl Timeline {
 
     /// `hipStreamWaitEvent`: the stream's later work starts after `at`.
     pub fn wait(&mut self, stream: usize, at: f64) {
+        let stream = resolve(stream);
         let s = self.streams.entry(stream).or_default();
         s.ready_ms = s.ready_ms.max(at);
     }
@@ -140,6 +177,23 @@ mod tests {
         assert_eq!(t.record(0), 5.0);
         t.synchronize_device();
         assert_eq!(t.host_ms(), 5.0);
+    }
+
+    #[test]
+    fn the_per_thread_stream_is_each_threads_own_blocking_stream() {
+        let mut t = Timeline::default();
+        let (a, b) = (t.create_stream(0), t.create_stream(0));
+        assert!(a != STREAM_PER_THREAD && b != STREAM_PER_THREAD);
+        assert!(t.is_stream(STREAM_PER_THREAD));
+        assert_eq!(t.run(STREAM_PER_THREAD, Engine::HostToDevice, 2.0), (0.0, 2.0));
+        // In stream order with itself, and the null stream waits for it (a blocking stream).
+        assert_eq!(t.run(STREAM_PER_THREAD, Engine::Compute, 1.0), (2.0, 3.0));
+        assert_eq!(t.record(0), 3.0);
+        // Another thread's per-thread stream is another stream; none can be destroyed.
+        let other = std::thread::spawn(|| resolve(STREAM_PER_THREAD)).join().unwrap();
+        assert_ne!(other, resolve(STREAM_PER_THREAD));
+        assert_eq!(resolve(a), a);
+        assert!(!t.destroy_stream(STREAM_PER_THREAD));
     }
 
     #[test]

@@ -143,6 +143,16 @@ const ALIAS_MACHS: &[(u32, Processor)] = &[
 ];
 
 impl Processor {
+    /// Whether the processor has the XNACK and the SRAMECC target features (AMDGPUUsage,
+    /// "AMDGPU Processors" table, column "Target Features Supported").
+    pub fn target_features(self) -> (bool, bool) {
+        match self {
+            Processor::Gfx810 | Processor::Gfx900 | Processor::Gfx1010 | Processor::Gfx1011 | Processor::Gfx1012 => (true, false),
+            Processor::Gfx906 | Processor::Gfx908 | Processor::Gfx90a | Processor::Gfx940 | Processor::Gfx942 => (true, true),
+            _ => (false, false),
+        }
+    }
+
     /// Look a processor up by its `EF_AMDGPU_MACH` value.
     pub fn from_elf_mach(mach: u32) -> Option<Processor> {
         Processor::ALL.iter().copied().find(|p| p.elf_mach() == mach).or_else(|| ALIAS_MACHS.iter().find(|(m, _)| *m == mach).map(|(_, p)| *p))

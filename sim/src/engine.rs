@@ -431,6 +431,7 @@ fn run_wave(
         let e = match &code[idx] {
             CodeSlot::Inst(e) => e,
             CodeSlot::Invalid { word, .. } => return Err(fault(d, w, FaultKind::InvalidEncoding { word: *word })),
+            CodeSlot::End { address } => return Err(fault(d, w, FaultKind::BadPc(*address))),
         };
         let writes = w.writes;
         if let Some(o) = obs {

@@ -76,8 +76,9 @@ pub struct Device {
     queue: Option<(u64, KernargPool)>,
     /// Timing mode: the GPU's timing parameters and memory system.
     pub timing: Option<TimingState>,
-    /// Whether a code object's data is mapped, and its variables.
-    mapped: bool,
+    /// The address ranges of the mapped code objects (their whole images, code included), and
+    /// their variables.
+    images: Vec<(u64, u64)>,
     globals: Vec<DataSymbol>,
 }
 
@@ -104,7 +105,7 @@ impl Device {
             clock: 0,
             queue: None,
             timing: None,
-            mapped: false,
+            images: Vec::new(),
             globals: Vec::new(),
         }
     }
@@ -159,13 +160,15 @@ impl Device {
     }
 
     /// Place the data of `co` (every loaded section that is not code: `.data`, `.bss`
-    /// zeroed, `.rodata`, with relocations applied) at the addresses its code was linked for,
-    /// so that kernels reach their `__device__` and `__constant__` globals; remember its
-    /// variables for [`Device::global`]. Once per device: a second object would need another
-    /// load base.
+    /// zeroed, `.rodata`, with relocations applied) at the addresses its code was linked for
+    /// (plus its load base), so that kernels reach their `__device__` and `__constant__`
+    /// globals; remember its variables for [`Device::global`]. Several code objects may be
+    /// mapped if their images do not overlap (each loaded at its own base: a program and
+    /// the libraries it links).
     pub fn map_code_object(&mut self, co: &CodeObject) -> Result<(), LaunchError> {
-        if !self.globals.is_empty() || self.mapped {
-            return Err(LaunchError::Image("a code object is already mapped on this device".into()));
+        let (start, end) = co.image_range();
+        if let Some((s, e)) = self.images.iter().find(|(s, e)| start < *e && *s < end.max(start + 1)) {
+            return Err(LaunchError::Image(format!("its image {start:#x}..{end:#x} overlaps a code object already mapped at {s:#x}..{e:#x}")));
         }
         let total: u64 = co.sections.iter().filter(|s| !s.executable).map(|s| s.size).fold(0, u64::saturating_add);
         if total > MAX_IMAGE_BYTES {
@@ -176,17 +179,17 @@ impl Device {
             data.resize(s.size as usize, 0);
             self.mem.alloc_at(&format!("code object {}", s.name), s.address, data, MemoryKind::Device).map_err(LaunchError::Image)?;
         }
-        self.mapped = true;
-        self.globals = co.data_symbols.clone();
+        self.images.push((start, end));
+        self.globals.extend(co.data_symbols.iter().cloned());
         Ok(())
     }
 
-    /// A variable of the mapped code object, by name.
+    /// A variable of the mapped code objects, by name (the first mapped, if several have it).
     pub fn global(&self, name: &str) -> Option<&DataSymbol> {
         self.globals.iter().find(|g| g.name == name)
     }
 
-    /// The mapped code object's variables.
+    /// The mapped code objects' variables.
     pub fn globals(&self) -> &[DataSymbol] {
         &self.globals
     }

@@ -1,22 +1,27 @@
 #!/usr/bin/env python3
-"""Writes hip/src/abi.rs: the numbers of HIP's C ABI that hipscope's runtime must match
-(hipError_t and hipDeviceAttribute_t values; sizes and field offsets of hipDeviceProp_t,
-hipFuncAttributes and hipPointerAttribute_t), and the names of every runtime API function
-the headers declare (the ones hipscope lacks answer "not supported").
+"""Writes hip/src/abi/hipN.rs for one HIP release: the numbers of HIP's C ABI that hipscope's
+runtime must match (hipError_t, hipDeviceAttribute_t and hipMemoryType values; sizes and
+field offsets of hipDeviceProp_t, hipFuncAttributes and hipPointerAttribute_t), and the names
+of every runtime API function the headers declare returning hipError_t (the ones hipscope
+lacks answer "not supported").
 
 The values come from the C compiler, not from reading: the script lists the enumerators and
 fields it finds in the headers, compiles a program that prints each one's value or offset
 with the headers' own definitions, and runs it.
 
 Usage: tools/hip-abi/generate.py [HIP_INCLUDE_DIR]   (default /usr/include; needs a C compiler
-and HIP's headers, e.g. Debian's libamdhip64-dev, see ../shared/tools/hip-toolchain)."""
+and HIP's headers: Debian bookworm's libamdhip64-dev for HIP 5.2, see
+../shared/tools/hip-toolchain; an unstable (6.4) or experimental (7.2) root made by
+scripts/rocm-root.sh for the others: `generate.py ~/.cache/hipscope/rocm-root-6.4/usr/include`).
+The output file is named by the headers' HIP_VERSION_MAJOR: hip5.rs, hip6.rs, hip7.rs."""
 
 import os, re, subprocess, sys, tempfile
 
 INC = sys.argv[1] if len(sys.argv) > 1 else "/usr/include"
 API = os.path.join(INC, "hip", "hip_runtime_api.h")
-OUT = os.path.join(os.path.dirname(__file__), "..", "..", "hip", "src", "abi.rs")
 text = open(API).read()
+version = re.search(r'HIP_VERSION_MAJOR\s+(\d+).*?HIP_VERSION_MINOR\s+(\d+)', open(os.path.join(INC, "hip", "hip_version.h")).read(), re.S)
+OUT = os.path.join(os.path.dirname(__file__), "..", "..", "hip", "src", "abi", f"hip{version.group(1)}.rs")
 
 
 def block(start, end):
@@ -38,6 +43,7 @@ def fields(body):
 
 errors = enumerators(block("typedef enum __HIP_NODISCARD hipError_t", "} hipError_t;"))
 attributes = enumerators(block("typedef enum hipDeviceAttribute_t", "} hipDeviceAttribute_t;"))
+memory_types = enumerators(block("typedef enum hipMemoryType", "} hipMemoryType;"))
 structs = {
     "hipDeviceProp_t": fields(block("typedef struct hipDeviceProp_t", "} hipDeviceProp_t;")),
     "hipFuncAttributes": fields(block("typedef struct hipFuncAttributes", "} hipFuncAttributes;")),
@@ -50,6 +56,8 @@ for e in errors:
     prog.append(f'printf("E {e} %d\\n", (int){e});')
 for a in attributes:
     prog.append(f'printf("A {a} %d\\n", (int){a});')
+for m in memory_types:
+    prog.append(f'printf("M {m} %d\\n", (int){m});')
 for s, fs in structs.items():
     prog.append(f'printf("S {s} %zu\\n", sizeof({s}));')
     for f in fs:
@@ -66,7 +74,6 @@ def snake(name):
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).upper()
 
 
-version = re.search(r'HIP_VERSION_MAJOR\s+(\d+).*?HIP_VERSION_MINOR\s+(\d+)', open(os.path.join(INC, "hip", "hip_version.h")).read(), re.S)
 out = [
     f"//! HIP {version.group(1)}.{version.group(2)}'s C ABI as its headers define it: error and device-attribute",
     "//! values, struct sizes and field offsets, and the runtime API's function names.",
@@ -88,7 +95,18 @@ out.append("pub mod attribute {")
 for l in lines:
     if l.startswith("A "):
         _, n, v = l.split()
-        out.append(f"    pub const {snake(n[len('hipDeviceAttribute'):])}: i32 = {v};")
+        # Two spellings of one attribute (7.x: PciDomainID and PciDomainId) are one constant.
+        const = snake(n[len('hipDeviceAttribute'):])
+        if const not in seen:
+            seen.add(const)
+            out.append(f"    pub const {const}: i32 = {v};")
+out.append("}\n")
+out.append("/// `hipMemoryType` values.")
+out.append("pub mod memory_type {")
+for l in lines:
+    if l.startswith("M "):
+        _, n, v = l.split()
+        out.append(f"    pub const {snake(n[len('hipMemoryType'):])}: u32 = {v};")
 out.append("}\n")
 for s, fs in structs.items():
     mod = snake(s.replace("_t", "")).lower()

@@ -1,6 +1,6 @@
 //! The one simulated device: its count, selection, properties and synchronisation.
 
-use crate::abi::hip_device_prop as dp;
+use crate::abi::Release;
 use crate::properties::Properties;
 use crate::runtime::error;
 use crate::{put, with_runtime};
@@ -32,22 +32,77 @@ pub unsafe extern "C" fn hipGetDevice(device: *mut c_int) -> u32 {
     with_runtime(|_| unsafe { put(device, 0) })
 }
 
+/// Fill the caller's property struct with `bytes` (its layout's size).
+///
 /// # Safety
-/// `prop` points to a `hipDeviceProp_t`.
-#[no_mangle]
-pub unsafe extern "C" fn hipGetDeviceProperties(prop: *mut c_void, device: c_int) -> u32 {
+/// `prop` is null or points to a struct of `bytes.len()` bytes.
+unsafe fn properties(prop: *mut c_void, device: c_int, bytes: impl FnOnce(&Properties) -> Vec<u8>) -> u32 {
     if prop.is_null() {
-        return error::INVALID_VALUE;
+        return with_runtime(|_| error::INVALID_VALUE);
     }
     with_runtime(|rt| {
         if device != 0 {
             return error::INVALID_DEVICE;
         }
-        let bytes = Properties::of(&rt.gpu).device_prop();
-        // SAFETY: the caller's struct of `dp::SIZE` bytes.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), prop as *mut u8, dp::SIZE) };
+        let b = bytes(&Properties::of(&rt.gpu));
+        // SAFETY: the caller's struct of the layout's size.
+        unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), prop as *mut u8, b.len()) };
         error::SUCCESS
     })
+}
+
+/// HIP 5.2's `hipDeviceProp_t` (6.x and 7.x keep this name for old binaries).
+///
+/// # Safety
+/// `prop` points to a `hipDeviceProp_t` of HIP 5.2's layout.
+#[no_mangle]
+pub unsafe extern "C" fn hipGetDeviceProperties(prop: *mut c_void, device: c_int) -> u32 {
+    // SAFETY: the caller's contract.
+    unsafe { properties(prop, device, Properties::device_prop) }
+}
+
+/// # Safety
+/// `prop` points to a `hipDeviceProp_tR0000` (HIP 5.2's layout).
+#[no_mangle]
+pub unsafe extern "C" fn hipGetDevicePropertiesR0000(prop: *mut c_void, device: c_int) -> u32 {
+    // SAFETY: the caller's contract.
+    unsafe { properties(prop, device, Properties::device_prop) }
+}
+
+/// What programs built against HIP 6.x/7.x headers call for `hipGetDeviceProperties`.
+///
+/// # Safety
+/// `prop` points to a `hipDeviceProp_tR0600`.
+#[no_mangle]
+pub unsafe extern "C" fn hipGetDevicePropertiesR0600(prop: *mut c_void, device: c_int) -> u32 {
+    // SAFETY: the caller's contract.
+    unsafe { properties(prop, device, Properties::device_prop_r0600) }
+}
+
+/// The one device matches any request.
+///
+/// # Safety
+/// `device` is writable; `prop` is the caller's request (not read).
+#[no_mangle]
+pub unsafe extern "C" fn hipChooseDevice(device: *mut c_int, _prop: *const c_void) -> u32 {
+    // SAFETY: the caller's out-parameter (null is refused by `put`).
+    with_runtime(|_| unsafe { put(device, 0) })
+}
+
+/// # Safety
+/// As `hipChooseDevice`.
+#[no_mangle]
+pub unsafe extern "C" fn hipChooseDeviceR0000(device: *mut c_int, prop: *const c_void) -> u32 {
+    // SAFETY: the caller's contract.
+    unsafe { hipChooseDevice(device, prop) }
+}
+
+/// # Safety
+/// As `hipChooseDevice`.
+#[no_mangle]
+pub unsafe extern "C" fn hipChooseDeviceR0600(device: *mut c_int, prop: *const c_void) -> u32 {
+    // SAFETY: the caller's contract.
+    unsafe { hipChooseDevice(device, prop) }
 }
 
 /// # Safety
@@ -58,7 +113,7 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(value: *mut c_int, attr: c_int, d
         if device != 0 {
             return error::INVALID_DEVICE;
         }
-        match Properties::of(&rt.gpu).attribute(attr) {
+        match Properties::of(&rt.gpu).attribute_of(Release::current(), attr) {
             // SAFETY: the caller's out-parameter (null is refused by `put`).
             Some(v) => unsafe { put(value, v) },
             None => error::INVALID_VALUE,
@@ -110,9 +165,8 @@ pub extern "C" fn hipDeviceReset() -> u32 {
 /// `version` is writable.
 #[no_mangle]
 pub unsafe extern "C" fn hipRuntimeGetVersion(version: *mut c_int) -> u32 {
-    // HIP_VERSION of the headers the library serves (5.2: major * 10^7 + minor * 10^5).
     // SAFETY: the caller's out-parameter (null is refused by `put`).
-    with_runtime(|_| unsafe { put(version, 50_200_000) })
+    with_runtime(|_| unsafe { put(version, hip_version()) })
 }
 
 /// # Safety
@@ -120,5 +174,15 @@ pub unsafe extern "C" fn hipRuntimeGetVersion(version: *mut c_int) -> u32 {
 #[no_mangle]
 pub unsafe extern "C" fn hipDriverGetVersion(version: *mut c_int) -> u32 {
     // SAFETY: the caller's out-parameter (null is refused by `put`).
-    with_runtime(|_| unsafe { put(version, 50_200_000) })
+    with_runtime(|_| unsafe { put(version, hip_version()) })
+}
+
+/// HIP_VERSION of the release the program linked (major * 10^7 + minor * 10^5): the
+/// releases whose ABI this library serves, 5.2, 6.4 and 7.2.
+fn hip_version() -> c_int {
+    match Release::current() {
+        Release::Hip5 => 50_200_000,
+        Release::Hip6 => 60_400_000,
+        Release::Hip7 => 70_200_000,
+    }
 }

@@ -6,14 +6,35 @@ use std::collections::BTreeMap;
 use std::ffi::{c_char, CString};
 use std::sync::Mutex;
 
+/// HIP 5.x and 6.x: the status of the last call (then reset). HIP 7.0 made it CUDA's: the
+/// last *error* any call returned since the last `hipGetLastError` (then reset), which a
+/// later success does not clear ([`crate::runtime::Runtime::sticky_error`]; ROCm docs, "HIP
+/// API 7.0 changes").
 #[no_mangle]
 pub extern "C" fn hipGetLastError() -> u32 {
+    on_runtime(|rt| {
+        let last = std::mem::replace(&mut rt.last_error, error::SUCCESS);
+        let sticky = std::mem::replace(&mut rt.sticky_error, error::SUCCESS);
+        if crate::abi::Release::current() == crate::abi::Release::Hip7 {
+            sticky
+        } else {
+            last
+        }
+    })
+    .unwrap_or(error::NOT_INITIALIZED)
+}
+
+/// The pre-7.0 `hipGetLastError` (the status of the last call), kept under this name from
+/// HIP 6.0 on.
+#[no_mangle]
+pub extern "C" fn hipExtGetLastError() -> u32 {
     on_runtime(|rt| std::mem::replace(&mut rt.last_error, error::SUCCESS)).unwrap_or(error::NOT_INITIALIZED)
 }
 
 #[no_mangle]
 pub extern "C" fn hipPeekAtLastError() -> u32 {
-    on_runtime(|rt| rt.last_error).unwrap_or(error::NOT_INITIALIZED)
+    let hip7 = crate::abi::Release::current() == crate::abi::Release::Hip7;
+    on_runtime(|rt| if hip7 { rt.sticky_error } else { rt.last_error }).unwrap_or(error::NOT_INITIALIZED)
 }
 
 /// NUL-terminated copies of names and descriptions, kept for the life of the process (HIP

@@ -55,6 +55,9 @@ pub unsafe extern "C" fn hipLaunchKernel(
         if !rt.timeline.is_stream(stream as usize) {
             return error::INVALID_HANDLE;
         }
+        if let Some(code) = super::graph::capture_launch(rt, function as usize, geo, args as *const *const u8, stream as usize) {
+            return code;
+        }
         report(rt.launch(function as usize, geo, args as *const *const u8, stream as usize))
     })
 }
@@ -80,6 +83,7 @@ pub(super) fn report(result: Result<(), LaunchFailure>) -> u32 {
     match result {
         Ok(()) => error::SUCCESS,
         Err(LaunchFailure::UnknownFunction) => error::INVALID_DEVICE_FUNCTION,
+        Err(LaunchFailure::NoBinary) => error::NO_BINARY_FOR_GPU,
         Err(LaunchFailure::BadArguments) => error::INVALID_VALUE,
         Err(LaunchFailure::Setup(e)) => {
             eprintln!("hipscope: {e}");
@@ -195,4 +199,62 @@ pub unsafe extern "C" fn hipOccupancyMaxPotentialBlockSize(
             put(grid, (best.0 * cus).min(i32::MAX as u32) as c_int)
         }
     })
+}
+
+/// `hipLaunchKernel` between two event records (either may be null): how rocPRIM and
+/// Tensile-style code time their kernels.
+///
+/// # Safety
+/// As `hipLaunchKernel`; the events are null or created by `hipEventCreate`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hipExtLaunchKernel(
+    function: *const c_void,
+    grid: Dim3,
+    block: Dim3,
+    args: *mut *mut c_void,
+    shared_mem: usize,
+    stream: *mut c_void,
+    start: *mut c_void,
+    stop: *mut c_void,
+    _flags: c_int,
+) -> u32 {
+    // SAFETY: the caller's contract, passed on.
+    unsafe { with_events_around(start, stop, stream, || hipLaunchKernel(function, grid, block, args, shared_mem, stream)) }
+}
+
+/// A cooperative launch: all work-groups may be resident at once (the simulator places them
+/// as the hardware would; grid-wide barriers are the kernel's own atomics).
+///
+/// # Safety
+/// As `hipLaunchKernel`.
+#[no_mangle]
+pub unsafe extern "C" fn hipLaunchCooperativeKernel(
+    function: *const c_void,
+    grid: Dim3,
+    block: Dim3,
+    args: *mut *mut c_void,
+    shared_mem: u32,
+    stream: *mut c_void,
+) -> u32 {
+    // SAFETY: the caller's contract, passed on.
+    unsafe { hipLaunchKernel(function, grid, block, args, shared_mem as usize, stream) }
+}
+
+/// Record `start` on `stream`, run `launch`, record `stop` (null events are skipped).
+///
+/// # Safety
+/// The events are null or HIP events; `launch` is the caller's launch.
+pub(super) unsafe fn with_events_around(start: *mut c_void, stop: *mut c_void, stream: *mut c_void, launch: impl FnOnce() -> u32) -> u32 {
+    if !start.is_null() {
+        let code = super::streams::hipEventRecord(start, stream);
+        if code != error::SUCCESS {
+            return code;
+        }
+    }
+    let code = launch();
+    if code == error::SUCCESS && !stop.is_null() {
+        return super::streams::hipEventRecord(stop, stream);
+    }
+    code
 }

@@ -124,8 +124,14 @@ pub unsafe extern "C" fn hipPointerGetAttributes(attr: *mut c_void, ptr: *const 
     }
     with_runtime(|rt| {
         let Some((_, a)) = rt.memory.holding(ptr as u64, 1) else { return error::INVALID_VALUE };
-        // hipMemoryType: 0 host, 1 device.
-        let memory_type: u32 = if a.kind == AllocKind::HostPinned { 0 } else { 1 };
+        // hipMemoryType as the program's release numbers it (renumbered in 6.0; the field,
+        // `memoryType` in 5.2 and `type` from 6.0 on, stays at offset 0).
+        let types = crate::abi::Release::current().memory_types();
+        let memory_type = match a.kind {
+            AllocKind::HostPinned => types.host,
+            AllocKind::Managed => types.managed,
+            AllocKind::Device => types.device,
+        };
         let mut b = [0u8; pa::SIZE];
         b[pa::MEMORY_TYPE..pa::MEMORY_TYPE + 4].copy_from_slice(&memory_type.to_le_bytes());
         b[pa::DEVICE_POINTER..pa::DEVICE_POINTER + 8].copy_from_slice(&(ptr as u64).to_le_bytes());
@@ -141,20 +147,20 @@ pub unsafe extern "C" fn hipPointerGetAttributes(attr: *mut c_void, ptr: *const 
 
 /// Where an operation goes: its stream, and whether the host waits for it.
 #[derive(Clone, Copy)]
-struct On {
-    stream: usize,
-    blocking: bool,
+pub(super) struct On {
+    pub(super) stream: usize,
+    pub(super) blocking: bool,
 }
 
-const SYNC: On = On { stream: 0, blocking: true };
+pub(super) const SYNC: On = On { stream: 0, blocking: true };
 
-fn on_stream(stream: *mut c_void) -> On {
+pub(super) fn on_stream(stream: *mut c_void) -> On {
     On { stream: stream as usize, blocking: false }
 }
 
 impl On {
     /// Place an operation that ended its data movement on the timeline.
-    fn place(self, rt: &mut Runtime, engine: Engine, ms: f64) {
+    pub(super) fn place(self, rt: &mut Runtime, engine: Engine, ms: f64) {
         let (_, end) = rt.timeline.run(self.stream, engine, ms);
         if self.blocking {
             rt.timeline.host_wait(end);
@@ -163,11 +169,16 @@ impl On {
 }
 
 /// A copy, placed on the timeline by the engine that carries it.
-fn copy_on(rt: &mut Runtime, dst: u64, src: u64, len: usize, kind: u32, on: On) -> u32 {
+pub(super) fn copy_on(rt: &mut Runtime, dst: u64, src: u64, len: usize, kind: u32, on: On) -> u32 {
     let stream = on.stream;
+    let raw_kind = kind;
     let Some(kind) = CopyKind::from_raw(kind) else { return error::INVALID_MEMCPY_DIRECTION };
     if !rt.timeline.is_stream(stream) {
         return error::INVALID_HANDLE;
+    }
+    // A stream being captured into a graph records the copy instead (api/graph.rs).
+    if let Some(code) = super::graph::capture_copy(stream, super::memory2d::Copy3d::linear(dst, src, len as u64, raw_kind)) {
+        return code;
     }
     let code = rt.copy(dst, src, len as u64, kind);
     if code == error::SUCCESS && len > 0 {
@@ -244,9 +255,13 @@ pub unsafe extern "C" fn hipMemcpy2D(dst: *mut c_void, dpitch: usize, src: *cons
 }
 
 /// A fill on `stream`: device-side, as the runtime's fill kernel is.
-fn fill_on(rt: &mut Runtime, dst: u64, pattern: &[u8], count: usize, on: On) -> u32 {
+pub(super) fn fill_on(rt: &mut Runtime, dst: u64, pattern: &[u8], count: usize, on: On) -> u32 {
     if !rt.timeline.is_stream(on.stream) {
         return error::INVALID_HANDLE;
+    }
+    // A stream being captured into a graph records the fill instead (api/graph.rs).
+    if let Some(code) = super::graph::capture_fill(on.stream, super::memory2d::Fill3d::linear(dst, pattern, count as u64)) {
+        return code;
     }
     let code = rt.fill(dst, pattern, count as u64);
     if code == error::SUCCESS {
@@ -316,6 +331,10 @@ fn to_symbol(rt: &mut Runtime, symbol: *const c_void, src: *const c_void, size: 
     if size == 0 {
         return error::SUCCESS;
     }
+    // A stream being captured into a graph records the copy to the variable's address.
+    if let Some(code) = super::graph::capture_copy(on.stream, super::memory2d::Copy3d::linear(dst, src as u64, size as u64, kind)) {
+        return code;
+    }
     let bytes = match CopyKind::from_raw(kind) {
         Some(CopyKind::DeviceToDevice) => {
             let mut tmp = vec![0u8; size];
@@ -344,6 +363,10 @@ fn from_symbol(rt: &mut Runtime, dst: *mut c_void, symbol: *const c_void, size: 
     };
     if size == 0 {
         return error::SUCCESS;
+    }
+    // A stream being captured into a graph records the copy from the variable's address.
+    if let Some(code) = super::graph::capture_copy(on.stream, super::memory2d::Copy3d::linear(dst as u64, src, size as u64, kind)) {
+        return code;
     }
     let mut tmp = vec![0u8; size];
     let code = rt.read(src, &mut tmp);
@@ -411,5 +434,31 @@ pub unsafe extern "C" fn hipGetSymbolSize(size: *mut usize, symbol: *const c_voi
         // SAFETY: the caller's out-parameter (null is refused by `put`).
         Some((_, len)) => unsafe { put(size, len as usize) },
         None => error::INVALID_SYMBOL,
+    })
+}
+
+/// Stream-ordered allocation. Work is done in order as it is enqueued here, so memory
+/// allocated "at the stream's position" is simply allocated now.
+///
+/// # Safety
+/// `ptr` is where the device address is written.
+#[no_mangle]
+pub unsafe extern "C" fn hipMallocAsync(ptr: *mut *mut c_void, size: usize, stream: *mut c_void) -> u32 {
+    if !crate::on_runtime(|rt| rt.timeline.is_stream(stream as usize)).unwrap_or(false) {
+        return with_runtime(|_| error::INVALID_HANDLE);
+    }
+    // SAFETY: the caller's contract.
+    unsafe { allocate(ptr, size, AllocKind::Device) }
+}
+
+/// Stream-ordered release: everything enqueued before it has already run (see
+/// `hipMallocAsync`), so the memory is released now.
+#[no_mangle]
+pub extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: *mut c_void) -> u32 {
+    with_runtime(|rt| {
+        if !rt.timeline.is_stream(stream as usize) {
+            return error::INVALID_HANDLE;
+        }
+        rt.free(ptr as u64, &[AllocKind::Device, AllocKind::Managed, AllocKind::HostPinned])
     })
 }

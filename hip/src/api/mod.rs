@@ -3,9 +3,15 @@
 
 mod device;
 mod errors;
+mod graph;
+mod host_funcs;
 mod launch;
 mod memory;
+mod memory2d;
 mod module;
+mod names;
+mod per_thread;
 mod registration;
 mod streams;
+mod texture;
 mod unsupported;

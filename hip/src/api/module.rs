@@ -1,14 +1,12 @@
 //! The module API: a code object the program loads itself (`hipModuleLoad` from a file,
-//! `hipModuleLoadData` from memory; a plain code object or an offload bundle), its kernels
-//! by name and launches with `kernelParams` or a packed `extra` buffer.
-//!
-//! The simulated device holds one code object (its data sections sit at the addresses they
-//! were linked for), so a program may load one module, and only if its own executable
-//! carries no device code; a second one is refused with `hipErrorNotSupported`, saying so.
+//! `hipModuleLoadData` from memory; a plain code object or an offload bundle, compressed or
+//! not), its kernels by name and launches with `kernelParams` or a packed `extra` buffer.
+//! Each module is mapped beside the others and the program's own device code, at its own
+//! load base ([`crate::registry`]); how rocBLAS's Tensile loads its kernel libraries.
 
+use crate::registry::{FunctionRef, ImageError};
 use crate::runtime::{error, LaunchFailure, Runtime};
 use crate::{put, with_runtime};
-use hipscope_isa::codeobj;
 use std::ffi::{c_char, c_uint, c_void, CStr};
 
 /// `HIP_LAUNCH_PARAM_*` markers of an `extra` array.
@@ -16,27 +14,18 @@ const PARAM_BUFFER_POINTER: usize = 1;
 const PARAM_BUFFER_SIZE: usize = 2;
 const PARAM_END: usize = 3;
 
-/// The handle of the one loadable module.
-const MODULE: usize = 1;
-
-fn load(rt: &mut Runtime, image: &[u8], what: &str) -> u32 {
-    if rt.code.is_some() {
-        eprintln!("hipscope: {what}: the simulated device already holds a code object (the program's own or an earlier module); one per process is supported");
-        return error::NOT_SUPPORTED;
-    }
-    let co = match codeobj::load(image, Some(rt.gpu.processor.name())) {
-        Ok(co) => co,
-        Err(e) => {
-            eprintln!("hipscope: {what}: {e}");
-            return error::INVALID_IMAGE;
+/// Load and map a module; its handle, or the HIP error (the reason is printed).
+fn load(rt: &mut Runtime, image: Vec<u8>, what: &str) -> Result<usize, u32> {
+    rt.registry.load_image(image, what.to_string(), &mut rt.device, &rt.target).map_err(|e| match e {
+        ImageError::NoBinary(why) => {
+            eprintln!("hipscope: {why}");
+            error::NO_BINARY_FOR_GPU
         }
-    };
-    if let Err(e) = rt.device.map_code_object(&co) {
-        eprintln!("hipscope: {what}: {e}");
-        return error::INVALID_IMAGE;
-    }
-    rt.code = Some(co);
-    error::SUCCESS
+        ImageError::Invalid(why) => {
+            eprintln!("hipscope: {why}");
+            error::INVALID_IMAGE
+        }
+    })
 }
 
 /// # Safety
@@ -50,10 +39,10 @@ pub unsafe extern "C" fn hipModuleLoad(module: *mut *mut c_void, path: *const c_
     let path = unsafe { CStr::from_ptr(path) }.to_string_lossy().into_owned();
     with_runtime(|rt| {
         let Ok(image) = std::fs::read(&path) else { return error::FILE_NOT_FOUND };
-        match load(rt, &image, &path) {
+        match load(rt, image, &path) {
             // SAFETY: non-null, the caller's out-parameter.
-            error::SUCCESS => unsafe { put(module, MODULE as *mut c_void) },
-            e => e,
+            Ok(handle) => unsafe { put(module, handle as *mut c_void) },
+            Err(e) => e,
         }
     })
 }
@@ -68,10 +57,10 @@ pub unsafe extern "C" fn hipModuleLoadData(module: *mut *mut c_void, image: *con
     }
     // SAFETY: the caller's image; its headers bound what is read.
     let Some(bytes) = (unsafe { image_bytes(image as *const u8) }) else { return with_runtime(|_| error::INVALID_IMAGE) };
-    with_runtime(|rt| match load(rt, bytes, "hipModuleLoadData") {
+    with_runtime(|rt| match load(rt, bytes.to_vec(), "hipModuleLoadData") {
         // SAFETY: non-null, the caller's out-parameter.
-        error::SUCCESS => unsafe { put(module, MODULE as *mut c_void) },
-        e => e,
+        Ok(handle) => unsafe { put(module, handle as *mut c_void) },
+        Err(e) => e,
     })
 }
 
@@ -107,9 +96,17 @@ unsafe fn image_bytes<'a>(p: *const u8) -> Option<&'a [u8]> {
     Some(unsafe { std::slice::from_raw_parts(p, usize::try_from(len).ok()?) })
 }
 
+/// The module's kernels stay decoded and its data mapped (addresses are not reused), but its
+/// handle is no longer valid.
 #[no_mangle]
 pub extern "C" fn hipModuleUnload(module: *mut c_void) -> u32 {
-    with_runtime(|_| if module as usize == MODULE { error::SUCCESS } else { error::INVALID_HANDLE })
+    with_runtime(|rt| match rt.registry.module_of(module as usize) {
+        Some(id) => {
+            rt.registry.unregister(id);
+            error::SUCCESS
+        }
+        None => error::INVALID_HANDLE,
+    })
 }
 
 /// # Safety
@@ -122,13 +119,10 @@ pub unsafe extern "C" fn hipModuleGetFunction(function: *mut *mut c_void, module
     // SAFETY: the caller's string.
     let name = unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned();
     with_runtime(|rt| {
-        if module as usize != MODULE || rt.code.is_none() {
-            return error::INVALID_HANDLE;
-        }
-        if rt.code.as_ref().and_then(|c| c.kernel(&name)).is_none() {
-            return error::NOT_FOUND;
-        }
-        let handle = rt.function_handle(&name);
+        let Some(id) = rt.registry.module_of(module as usize) else { return error::INVALID_HANDLE };
+        let Some(k) = rt.registry.code_object(id).and_then(|c| c.find_kernel(&name).ok()) else { return error::NOT_FOUND };
+        let symbol = k.name.clone();
+        let handle = rt.registry.function_handle(id, &symbol);
         // SAFETY: non-null, the caller's out-parameter.
         unsafe { put(function, handle as *mut c_void) }
     })
@@ -144,10 +138,8 @@ pub unsafe extern "C" fn hipModuleGetGlobal(ptr: *mut *mut c_void, bytes: *mut u
     // SAFETY: the caller's string.
     let name = unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned();
     with_runtime(|rt| {
-        if module as usize != MODULE {
-            return error::INVALID_HANDLE;
-        }
-        let Some(g) = rt.device.global(&name) else { return error::NOT_FOUND };
+        let Some(id) = rt.registry.module_of(module as usize) else { return error::INVALID_HANDLE };
+        let Some(g) = rt.registry.code_object(id).and_then(|c| c.data_symbols.iter().find(|d| d.name == name)) else { return error::NOT_FOUND };
         let (address, size) = (g.address, g.size);
         // SAFETY: the caller's out-parameters, each optional.
         unsafe {
@@ -187,16 +179,35 @@ pub unsafe extern "C" fn hipModuleLaunchKernel(
         Ok(p) => p,
         Err(e) => return with_runtime(|_| e),
     };
-    with_runtime(|rt| {
-        if !rt.is_function_handle(function as usize) {
-            return error::INVALID_HANDLE;
-        }
-        let result = match packed {
-            Some(buf) => rt.launch_packed(function as usize, geo, buf, stream as usize),
-            None => rt.launch(function as usize, geo, params as *const *const u8, stream as usize),
-        };
-        super::launch::report(result)
-    })
+    with_runtime(|rt| module_launch(rt, function as usize, geo, packed, params as *const *const u8, stream as usize))
+}
+
+/// The launch of `hipModuleLaunchKernel` and `hipExtModuleLaunchKernel` once the arguments
+/// are decoded: a function handle and stream this runtime knows, recorded as a graph node
+/// when the stream is capturing, else run.
+fn module_launch(
+    rt: &mut crate::runtime::Runtime,
+    function: usize,
+    geo: hipscope_sim::Geometry,
+    packed: Option<&[u8]>,
+    params: *const *const u8,
+    stream: usize,
+) -> u32 {
+    if !rt.registry.functions.contains_key(&function) || !rt.timeline.is_stream(stream) {
+        return error::INVALID_HANDLE;
+    }
+    let captured = match packed {
+        Some(buf) => super::graph::capture_launch_packed(rt, function, geo, buf, stream),
+        None => super::graph::capture_launch(rt, function, geo, params, stream),
+    };
+    if let Some(code) = captured {
+        return code;
+    }
+    let result = match packed {
+        Some(buf) => rt.launch_packed(function, geo, buf, stream),
+        None => rt.launch(function, geo, params, stream),
+    };
+    super::launch::report(result)
 }
 
 /// The `extra` array's argument buffer, `None` when there is no `extra`.
@@ -228,27 +239,11 @@ unsafe fn packed_buffer<'a>(extra: *mut *mut c_void) -> Result<Option<&'a [u8]>,
 }
 
 impl Runtime {
-    /// A `hipFunction_t` for a kernel of the loaded module (the same one each time).
-    fn function_handle(&mut self, name: &str) -> usize {
-        if let Some((&h, _)) = self.functions.iter().find(|(h, n)| n.as_str() == name && self.module_functions.contains(h)) {
-            return h;
-        }
-        // A fresh heap address: unique, and never a host stub's code address.
-        let h = Box::into_raw(Box::new(0u8)) as usize;
-        self.functions.insert(h, name.to_string());
-        self.module_functions.insert(h);
-        h
-    }
-
-    fn is_function_handle(&self, h: usize) -> bool {
-        self.module_functions.contains(&h) || self.functions.contains_key(&h)
-    }
-
     /// Launch with the arguments packed as the kernarg segment lays them out. A buffer too
     /// short for the kernel's arguments is `hipErrorInvalidValue`.
     fn launch_packed(&mut self, stub: usize, geo: hipscope_sim::Geometry, buf: &[u8], stream: usize) -> Result<(), LaunchFailure> {
+        let f: FunctionRef = self.registry.functions.get(&stub).ok_or(LaunchFailure::UnknownFunction)?.clone();
         let kernel = self.kernel(stub)?;
-        let name = kernel.name.clone();
         let args: Vec<(u64, u64)> =
             kernel.kernarg.as_ref().map_or_else(Vec::new, |l| l.args.iter().filter(|a| !a.value_kind.is_hidden()).map(|a| (a.offset, a.size)).collect());
         let mut values = Vec::with_capacity(args.len());
@@ -257,6 +252,72 @@ impl Runtime {
             let Some(bytes) = end.and_then(|e| buf.get(offset as usize..e)) else { return Err(LaunchFailure::BadArguments) };
             values.push(bytes.to_vec());
         }
-        self.launch_values(&name, geo, &values, stream)
+        self.launch_values(&f, geo, &values, stream)
     }
+}
+
+/// A module launch sized in work-items (`globalWorkSize`, as an AQL packet: the last
+/// work-group of a dimension may be partial), between two optional event records: how
+/// rocBLAS's Tensile launches its kernels.
+///
+/// # Safety
+/// As `hipModuleLaunchKernel`; the events are null or HIP events.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hipExtModuleLaunchKernel(
+    function: *mut c_void,
+    global_x: u32,
+    global_y: u32,
+    global_z: u32,
+    local_x: u32,
+    local_y: u32,
+    local_z: u32,
+    shared_mem: usize,
+    stream: *mut c_void,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+    start: *mut c_void,
+    stop: *mut c_void,
+    _flags: u32,
+) -> u32 {
+    let (global, local) = ([global_x, global_y, global_z], [local_x, local_y, local_z]);
+    let items = local.iter().map(|&l| u64::from(l)).product::<u64>();
+    if global.contains(&0) || local.contains(&0) || items > 1024 {
+        return with_runtime(|_| error::INVALID_CONFIGURATION);
+    }
+    let Ok(dynamic_lds) = u32::try_from(shared_mem) else { return with_runtime(|_| error::INVALID_CONFIGURATION) };
+    let geo = hipscope_sim::Geometry { grid: global, block: local, dynamic_lds };
+    // SAFETY: the caller's `extra` array, terminated by HIP_LAUNCH_PARAM_END.
+    let packed = match unsafe { packed_buffer(extra) } {
+        Ok(p) => p,
+        Err(e) => return with_runtime(|_| e),
+    };
+    let launch = || with_runtime(|rt| module_launch(rt, function as usize, geo, packed, params as *const *const u8, stream as usize));
+    // SAFETY: the caller's events.
+    unsafe { super::launch::with_events_around(start, stop, stream, launch) }
+}
+
+/// ROCm's older name for [`hipExtModuleLaunchKernel`].
+///
+/// # Safety
+/// As `hipExtModuleLaunchKernel`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hipHccModuleLaunchKernel(
+    function: *mut c_void,
+    global_x: u32,
+    global_y: u32,
+    global_z: u32,
+    local_x: u32,
+    local_y: u32,
+    local_z: u32,
+    shared_mem: usize,
+    stream: *mut c_void,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+    start: *mut c_void,
+    stop: *mut c_void,
+) -> u32 {
+    // SAFETY: the caller's contract, passed on.
+    unsafe { hipExtModuleLaunchKernel(function, global_x, global_y, global_z, local_x, local_y, local_z, shared_mem, stream, params, extra, start, stop, 0) }
 }

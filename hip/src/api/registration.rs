@@ -2,24 +2,28 @@
 //! `__device__`/`__constant__` variable's host shadow; and the destructor's unregistration,
 //! where the per-kernel summary is printed.
 
-use crate::runtime::{error, Variable};
-use crate::with_runtime;
+use crate::registry::{FunctionRef, VariableRef};
+use crate::with_registration;
 use crate::Dim3;
 use std::ffi::{c_char, c_int, c_void, CStr};
 
+/// Records the fat binary (the program's, or a shared library's: one per translation unit);
+/// its code object is checked at the next HIP call and loaded at its first use.
+///
 /// # Safety
-/// Called by clang's module constructor with the program's fat-binary wrapper.
+/// Called by clang's module constructor with a fat-binary wrapper.
 #[no_mangle]
 pub unsafe extern "C" fn __hipRegisterFatBinary(data: *const c_void) -> *mut c_void {
-    with_runtime(|rt| match rt.load_program() {
-        Ok(()) => error::SUCCESS,
-        Err(e) => {
-            eprintln!("hipscope: {e}");
-            error::NOT_INITIALIZED
+    let mut handle = 0;
+    with_registration(|rt| {
+        // SAFETY: clang's wrapper (the caller's contract).
+        match unsafe { rt.registry.register_fat_binary(data as *const u8) } {
+            Ok(h) => handle = h,
+            Err(e) => eprintln!("hipscope: {e}"),
         }
     });
     // The handle is only given back to the other registration calls.
-    data as *mut c_void
+    handle as *mut c_void
 }
 
 /// # Safety
@@ -27,7 +31,7 @@ pub unsafe extern "C" fn __hipRegisterFatBinary(data: *const c_void) -> *mut c_v
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __hipRegisterFunction(
-    _modules: *mut c_void,
+    modules: *mut c_void,
     host_function: *const c_void,
     _device_function: *mut c_char,
     device_name: *const c_char,
@@ -43,9 +47,10 @@ pub unsafe extern "C" fn __hipRegisterFunction(
     }
     // SAFETY: clang passes a string literal.
     let name = unsafe { CStr::from_ptr(device_name) }.to_string_lossy().into_owned();
-    with_runtime(|rt| {
-        rt.functions.insert(host_function as usize, name);
-        error::SUCCESS
+    with_registration(|rt| {
+        if let Some(module) = rt.registry.module_of(modules as usize) {
+            rt.registry.functions.insert(host_function as usize, FunctionRef { module, name });
+        }
     });
 }
 
@@ -58,7 +63,7 @@ pub unsafe extern "C" fn __hipRegisterFunction(
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __hipRegisterVar(
-    _modules: *mut c_void,
+    modules: *mut c_void,
     host_var: *mut c_void,
     _host_name: *mut c_char,
     device_name: *const c_char,
@@ -72,18 +77,24 @@ pub unsafe extern "C" fn __hipRegisterVar(
     }
     // SAFETY: clang passes a string literal.
     let name = unsafe { CStr::from_ptr(device_name) }.to_string_lossy().into_owned();
-    with_runtime(|rt| {
-        rt.variables.insert(host_var as usize, Variable { name, size: size as u64 });
-        error::SUCCESS
+    with_registration(|rt| {
+        if let Some(module) = rt.registry.module_of(modules as usize) {
+            rt.registry.variables.insert(host_var as usize, VariableRef { module, name, size: size as u64 });
+        }
     });
 }
 
+/// The last registered fat binary to go ends the program's device work: the summary and the
+/// reports are written then.
+///
 /// # Safety
 /// Called from the module destructor with the handle `__hipRegisterFatBinary` returned.
 #[no_mangle]
-pub unsafe extern "C" fn __hipUnregisterFatBinary(_modules: *mut c_void) {
-    with_runtime(|rt| {
-        rt.finish();
-        error::SUCCESS
+pub unsafe extern "C" fn __hipUnregisterFatBinary(modules: *mut c_void) {
+    with_registration(|rt| {
+        let Some(id) = rt.registry.module_of(modules as usize) else { return };
+        if !rt.registry.unregister(id) {
+            rt.finish();
+        }
     });
 }

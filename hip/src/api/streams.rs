@@ -60,6 +60,30 @@ pub extern "C" fn hipStreamQuery(stream: *mut c_void) -> u32 {
     hipStreamSynchronize(stream)
 }
 
+/// The device a stream belongs to: hipscope simulates one device, ordinal 0 (-1 for a
+/// handle that names no stream, as ROCm answers).
+#[no_mangle]
+pub extern "C" fn hipGetStreamDeviceId(stream: *mut c_void) -> c_int {
+    if crate::on_runtime(|rt| rt.timeline.is_stream(stream as usize)).unwrap_or(false) {
+        0
+    } else {
+        -1
+    }
+}
+
+/// # Safety
+/// `device` is where the ordinal is written.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamGetDevice(stream: *mut c_void, device: *mut c_int) -> u32 {
+    with_runtime(|rt| {
+        if !rt.timeline.is_stream(stream as usize) {
+            return error::INVALID_HANDLE;
+        }
+        // SAFETY: the caller's contract.
+        unsafe { crate::put(device, 0) }
+    })
+}
+
 /// An event: where on the timeline it was last recorded (None: never recorded).
 #[derive(Debug, Clone, Copy, Default)]
 struct Event {
@@ -105,6 +129,10 @@ pub extern "C" fn hipEventRecord(event: *mut c_void, stream: *mut c_void) -> u32
     with_runtime(|rt| {
         if !rt.timeline.is_stream(stream as usize) {
             return error::INVALID_HANDLE;
+        }
+        // On a stream being captured, the event marks the capture's position (api/graph.rs).
+        if let Some(code) = super::graph::capture_event_record(event as usize, stream as usize) {
+            return code;
         }
         let at = rt.timeline.record(stream as usize);
         with_events(|map, _| match map.get_mut(&(event as usize)) {
@@ -164,6 +192,10 @@ pub extern "C" fn hipStreamWaitEvent(stream: *mut c_void, event: *mut c_void, _f
     with_runtime(|rt| {
         if !rt.timeline.is_stream(stream as usize) {
             return error::INVALID_HANDLE;
+        }
+        // An event recorded during a capture joins the waiting stream to it (api/graph.rs).
+        if let Some(code) = super::graph::capture_wait_event(stream as usize, event as usize) {
+            return code;
         }
         match recorded(event) {
             Ok(at) => {

@@ -11,18 +11,20 @@
 //! An id is `<kind>-<triple>-<target id>`, e.g. `hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+` or
 //! `host-x86_64-unknown-linux--` (the host entry is usually empty).
 //!
-//! Compressed bundles (`--offload-compress`) start with `CCOB`, a u16 version and a u16
-//! compression method (0 zlib, 1 zstd); we report them with a clear error instead of bundling
-//! a decompressor.
+//! Compressed bundles (`--offload-compress`, the default of ROCm 6.x/7.x `hipcc`) start with
+//! `CCOB` and hold one such bundle, zlib- or zstd-compressed (`compressed.rs`). [`read`] takes
+//! either kind. An entry of a compressed bundle has no bytes of its own in the file: it is
+//! listed with the byte range of the whole compressed bundle, and found again by its id (ids
+//! are unique in a bundle: clang-offload-bundler keys its entry table by them).
 
 use super::bytes;
-use super::error::{show, show_bytes};
+use super::compressed;
+use super::error::show_bytes;
 use super::LoadError;
 use crate::target::Processor;
 use serde::Serialize;
 
 pub const MAGIC: &[u8] = b"__CLANG_OFFLOAD_BUNDLE__";
-pub const COMPRESSED_MAGIC: &[u8] = b"CCOB";
 
 /// One entry of a container, as listed by [`super::list_targets`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -36,7 +38,9 @@ pub struct BundleEntry {
     /// The processor of `target_id`, if we know it.
     #[serde(serialize_with = "super::serialize_processor")]
     pub processor: Option<Processor>,
-    /// Byte offset of the entry's contents in the input file.
+    /// Byte range of the entry's contents in the input file; for an entry of a compressed
+    /// bundle, which has no bytes of its own there, the range of that compressed bundle (the
+    /// bytes there start with `CCOB`; [`super::load_entry_at`] decompresses them).
     pub offset: u64,
     pub size: u64,
 }
@@ -86,16 +90,63 @@ pub fn processor_of(target_id: &str) -> Option<Processor> {
     target_id.split([':', '+']).next()?.parse().ok()
 }
 
-/// Describe a compressed bundle header as an error.
-pub fn compressed(data: &[u8], base: u64) -> LoadError {
-    let version = bytes::u16_at(data, 4, "version").unwrap_or(0);
-    let method = match bytes::u16_at(data, 6, "method") {
-        Ok(0) => "zlib".to_string(),
-        Ok(1) => "zstd".to_string(),
-        Ok(m) => format!("compression method {m}"),
-        Err(_) => "truncated header".to_string(),
+/// Decompressed bundles kept between listing a file's entries and loading one, so that the
+/// bundle holding the chosen entry is not decompressed twice; up to [`Unpacked::BUDGET`] bytes
+/// in all (past that, a bundle is decompressed again when needed).
+#[derive(Debug, Default)]
+pub struct Unpacked {
+    kept: Vec<(u64, Vec<u8>)>,
+    bytes: usize,
+}
+
+impl Unpacked {
+    pub const BUDGET: usize = 256 << 20;
+
+    fn keep(&mut self, at: u64, bundle: Vec<u8>) {
+        if self.bytes.saturating_add(bundle.len()) <= Self::BUDGET {
+            self.bytes += bundle.len();
+            self.kept.push((at, bundle));
+        }
+    }
+
+    /// The decompressed bundle of the compressed bundle at file offset `at`, if kept.
+    pub fn take(&mut self, at: u64) -> Option<Vec<u8>> {
+        let i = self.kept.iter().position(|(a, _)| *a == at)?;
+        let (_, bundle) = self.kept.swap_remove(i);
+        self.bytes -= bundle.len();
+        Some(bundle)
+    }
+}
+
+/// The bundle at `data[0]`, plain or compressed (`base`: its offset in the file): its entries
+/// and the bytes it occupies. A compressed one is decompressed (and offered to `unpacked`).
+pub fn read(data: &[u8], base: u64, unpacked: &mut Unpacked) -> Result<(Vec<BundleEntry>, u64), LoadError> {
+    if !data.starts_with(compressed::MAGIC) {
+        return parse(data, base);
+    }
+    let u = compressed::unpack(data, base)?;
+    let mut entries = parse_unpacked(&u.bundle, base)?;
+    for e in &mut entries {
+        (e.offset, e.size) = (base, u.extent);
+    }
+    unpacked.keep(base, u.bundle);
+    Ok((entries, u.extent))
+}
+
+/// Entries of a decompressed bundle (offsets relative to it); errors name the compressed
+/// bundle at `base`, since the decompressed one has no place in the file.
+pub fn parse_unpacked(bundle: &[u8], base: u64) -> Result<Vec<BundleEntry>, LoadError> {
+    let problem = if !bundle.starts_with(MAGIC) {
+        let head = bundle.iter().take(8).map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ");
+        format!("the decompressed contents are not an offload bundle (first bytes: {head})")
+    } else {
+        match parse(bundle, 0) {
+            Ok((entries, _)) => return Ok(entries),
+            Err(LoadError::Bundle { problem, .. }) => format!("decompressed bundle: {problem}"),
+            Err(other) => format!("decompressed bundle: {other}"),
+        }
     };
-    LoadError::CompressedBundle { offset: base, version, method: show(&method) }
+    Err(LoadError::CompressedBundle { offset: base, problem })
 }
 
 #[cfg(test)]
@@ -132,6 +183,38 @@ mod tests {
         assert_eq!(entries[1].offset, 100 + b.len() as u64 - 4);
         // Old-style id without the empty environment.
         assert_eq!(entry("hip-amdgcn-amd-amdhsa-gfx906".into(), 0, 0).target_id.as_deref(), Some("gfx906"));
+    }
+
+    #[test]
+    fn compressed_bundles_list_with_their_own_range() {
+        use compressed::tests::{ccob, zlib};
+        let plain = bundle(&[("host-x86_64-unknown-linux--", b""), ("hipv4-amdgcn-amd-amdhsa--gfx942", b"ELF!")]);
+        let c = ccob(2, 0, &plain, &zlib(&plain));
+        let mut unpacked = Unpacked::default();
+        let (entries, end) = read(&c, 0x2000, &mut unpacked).unwrap();
+        assert_eq!(end, c.len() as u64);
+        let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["host-x86_64-unknown-linux--", "hipv4-amdgcn-amd-amdhsa--gfx942"]);
+        assert!(entries.iter().all(|e| (e.offset, e.size) == (0x2000, c.len() as u64)));
+        assert_eq!(entries[1].processor, Some(Processor::Gfx942));
+        // The decompressed bundle is kept for loading, once.
+        assert_eq!(unpacked.take(0x1000), None);
+        assert_eq!(unpacked.take(0x2000).as_deref(), Some(&plain[..]));
+        assert_eq!(unpacked.take(0x2000), None);
+        // A plain bundle reads as `parse` does.
+        assert_eq!(read(&plain, 8, &mut unpacked).unwrap(), parse(&plain, 8).unwrap());
+    }
+
+    #[test]
+    fn bad_decompressed_contents_name_the_compressed_bundle() {
+        use compressed::tests::{ccob, zlib};
+        let junk = b"not a bundle at all".to_vec();
+        let e = read(&ccob(3, 0, &junk, &zlib(&junk)), 0x40, &mut Unpacked::default()).unwrap_err().to_string();
+        assert_eq!(e, "compressed offload bundle at byte 0x40: the decompressed contents are not an offload bundle (first bytes: 6e 6f 74 20 61 20 62 75)");
+        let mut plain = bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx942", b"x")]);
+        plain[40..48].copy_from_slice(&1000u64.to_le_bytes());
+        let e = read(&ccob(1, 0, &plain, &zlib(&plain)), 0x40, &mut Unpacked::default()).unwrap_err().to_string();
+        assert!(e.starts_with("compressed offload bundle at byte 0x40: decompressed bundle: entry 0 (hipv4-amdgcn-amd-amdhsa--gfx942): contents"), "{e}");
     }
 
     #[test]

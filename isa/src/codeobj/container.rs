@@ -1,12 +1,16 @@
-//! What kind of file this is (code object, offload bundle, HIP host file) and which code object
-//! inside it to load.
+//! What kind of file this is (code object, offload bundle, compressed bundle, HIP host file)
+//! and which code object inside it to load.
+//!
+//! An entry of a compressed bundle exists only once decompressed, so the chosen code object's
+//! bytes are borrowed from the input or, for such an entry, owned ([`Cow`]).
 
-use super::bundle::{self, BundleEntry};
+use super::bundle::{self, BundleEntry, Unpacked};
 use super::elf::{self, EM_AMDGPU};
 use super::error::show;
-use super::{fatbin, LoadError};
+use super::{compressed, fatbin, LoadError};
 use crate::target::Processor;
 use serde::Serialize;
+use std::borrow::Cow;
 
 const ELF_MAGIC: &[u8] = b"\x7fELF";
 
@@ -18,6 +22,8 @@ pub enum ContainerKind {
     CodeObject,
     /// A `__CLANG_OFFLOAD_BUNDLE__` file.
     OffloadBundle,
+    /// A compressed bundle (`CCOB`) file.
+    CompressedOffloadBundle,
     /// A host ELF (executable, shared library or object) with a `.hip_fatbin` section.
     HostExecutable,
 }
@@ -28,21 +34,27 @@ pub struct Source {
     pub container: ContainerKind,
     /// The bundle entry id, for bundles and host files.
     pub entry: Option<String>,
-    /// Byte range of the code object in the input file.
+    /// Byte range of the code object in the input file; for an entry of a compressed bundle,
+    /// the range of that compressed bundle (as in [`BundleEntry::offset`]).
     pub offset: u64,
     pub size: u64,
 }
 
 /// The kind of file and its entries. A bare code object is one synthetic entry.
 pub fn entries(data: &[u8]) -> Result<(ContainerKind, Vec<BundleEntry>), LoadError> {
+    scan(data, &mut Unpacked::default())
+}
+
+/// [`entries`], keeping decompressed bundles in `unpacked` for loading.
+fn scan(data: &[u8], unpacked: &mut Unpacked) -> Result<(ContainerKind, Vec<BundleEntry>), LoadError> {
     if data.is_empty() {
         return Err(LoadError::Empty);
     }
     if data.starts_with(bundle::MAGIC) {
         return Ok((ContainerKind::OffloadBundle, bundle::parse(data, 0)?.0));
     }
-    if data.starts_with(bundle::COMPRESSED_MAGIC) {
-        return Err(bundle::compressed(data, 0));
+    if data.starts_with(compressed::MAGIC) {
+        return Ok((ContainerKind::CompressedOffloadBundle, bundle::read(data, 0, unpacked)?.0));
     }
     if !data.starts_with(ELF_MAGIC) {
         let magic = data.iter().take(8).map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ");
@@ -61,7 +73,20 @@ pub fn entries(data: &[u8]) -> Result<(ContainerKind, Vec<BundleEntry>), LoadErr
         };
         return Ok((ContainerKind::CodeObject, vec![entry]));
     }
-    Ok((ContainerKind::HostExecutable, fatbin::entries(data)?))
+    Ok((ContainerKind::HostExecutable, fatbin::entries(data, unpacked)?))
+}
+
+/// The kind of a file from its first bytes alone (no entry is read).
+fn kind_of(data: &[u8]) -> ContainerKind {
+    if data.starts_with(bundle::MAGIC) {
+        ContainerKind::OffloadBundle
+    } else if data.starts_with(compressed::MAGIC) {
+        ContainerKind::CompressedOffloadBundle
+    } else if data.starts_with(ELF_MAGIC) && data.get(18..20) == Some(&EM_AMDGPU.to_le_bytes()[..]) {
+        ContainerKind::CodeObject
+    } else {
+        ContainerKind::HostExecutable
+    }
 }
 
 /// A user's target request: a processor (alias allowed) and optional target-id features.
@@ -103,8 +128,9 @@ fn available(entries: &[&BundleEntry]) -> String {
 }
 
 /// Choose the code object to load: the one matching `wanted`, or the only one.
-pub fn select<'d>(data: &'d [u8], wanted: Option<&str>) -> Result<(&'d [u8], Source), LoadError> {
-    let (container, entries) = entries(data)?;
+pub fn select<'d>(data: &'d [u8], wanted: Option<&str>) -> Result<(Cow<'d, [u8]>, Source), LoadError> {
+    let mut unpacked = Unpacked::default();
+    let (container, entries) = scan(data, &mut unpacked)?;
     let device: Vec<&BundleEntry> = entries.iter().filter(|e| e.is_amdgpu()).collect();
     let list = available(&device);
     if device.is_empty() {
@@ -125,11 +151,160 @@ pub fn select<'d>(data: &'d [u8], wanted: Option<&str>) -> Result<(&'d [u8], Sou
     let [one] = chosen.as_slice() else {
         return Err(LoadError::TargetRequired { available: available(&chosen) });
     };
-    let bytes = bytes_of(data, one)?;
+    let bytes = bytes_of(data, one, &mut unpacked)?;
     let entry = (container != ContainerKind::CodeObject).then(|| one.id.clone());
     Ok((bytes, Source { container, entry, offset: one.offset, size: one.size }))
 }
 
-fn bytes_of<'d>(data: &'d [u8], e: &BundleEntry) -> Result<&'d [u8], LoadError> {
-    super::bytes::slice(data, e.offset, e.size).ok_or_else(|| LoadError::Bundle { offset: e.offset, problem: "entry is past the end of the file".into() })
+/// The bytes and source of one entry as [`entries`] listed it (for a caller that loads
+/// entries one by one): borrowed from `data`, or, for an entry of a compressed bundle (one
+/// whose range starts with `CCOB`), taken from that bundle, decompressed again for each call.
+pub fn select_entry<'d>(data: &'d [u8], e: &BundleEntry) -> Result<(Cow<'d, [u8]>, Source), LoadError> {
+    let bytes = bytes_of(data, e, &mut Unpacked::default())?;
+    let container = kind_of(data);
+    let entry = (container != ContainerKind::CodeObject).then(|| e.id.clone());
+    Ok((bytes, Source { container, entry, offset: e.offset, size: e.size }))
+}
+
+fn bytes_of<'d>(data: &'d [u8], e: &BundleEntry, unpacked: &mut Unpacked) -> Result<Cow<'d, [u8]>, LoadError> {
+    let past = || LoadError::Bundle { offset: e.offset, problem: "entry is past the end of the file".into() };
+    let here = super::bytes::slice(data, e.offset, e.size).ok_or_else(past)?;
+    if !here.starts_with(compressed::MAGIC) {
+        return Ok(Cow::Borrowed(here));
+    }
+    // An entry of a compressed bundle: `here` is that bundle (see `BundleEntry::offset`).
+    let mut bundle = match unpacked.take(e.offset) {
+        Some(b) => b,
+        None => compressed::unpack(here, e.offset)?.bundle,
+    };
+    let inner = bundle::parse_unpacked(&bundle, e.offset)?;
+    let Some(found) = inner.iter().find(|i| i.id == e.id) else {
+        let problem = format!("holds no entry {}", show(&e.id));
+        return Err(LoadError::CompressedBundle { offset: e.offset, problem });
+    };
+    // `parse_unpacked` checked the range; cut it out of the bundle in place.
+    let start = usize::try_from(found.offset).unwrap_or(usize::MAX).min(bundle.len());
+    let end = usize::try_from(found.offset.saturating_add(found.size)).unwrap_or(usize::MAX).min(bundle.len());
+    bundle.truncate(end);
+    bundle.drain(..start);
+    Ok(Cow::Owned(bundle))
+}
+
+/// The bytes the bundle (plain or compressed) at `data[0]` occupies; `data` may run past it.
+pub fn bundle_extent(data: &[u8]) -> Result<u64, LoadError> {
+    if data.starts_with(bundle::MAGIC) {
+        Ok(bundle::parse(data, 0)?.1)
+    } else if data.starts_with(compressed::MAGIC) {
+        compressed::extent(data, 0)
+    } else {
+        Err(not_a_bundle(data))
+    }
+}
+
+/// The plain bundle at `data[0]`: borrowed if it is one, decompressed if compressed. Either
+/// way its entry table has been checked.
+pub fn unpack_bundle(data: &[u8]) -> Result<Cow<'_, [u8]>, LoadError> {
+    if data.starts_with(bundle::MAGIC) {
+        let end = bundle::parse(data, 0)?.1;
+        return Ok(Cow::Borrowed(super::bytes::slice(data, 0, end).unwrap_or(data)));
+    }
+    if !data.starts_with(compressed::MAGIC) {
+        return Err(not_a_bundle(data));
+    }
+    let bundle = compressed::unpack(data, 0)?.bundle;
+    bundle::parse_unpacked(&bundle, 0)?;
+    Ok(Cow::Owned(bundle))
+}
+
+/// Check that `data` starts with a bundle, for the functions that take nothing else.
+pub fn expect_bundle(data: &[u8]) -> Result<(), LoadError> {
+    if data.starts_with(bundle::MAGIC) || data.starts_with(compressed::MAGIC) {
+        Ok(())
+    } else {
+        Err(not_a_bundle(data))
+    }
+}
+
+fn not_a_bundle(data: &[u8]) -> LoadError {
+    let magic = data.iter().take(8).map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ");
+    LoadError::Bundle { offset: 0, problem: format!("does not start with __CLANG_OFFLOAD_BUNDLE__ or CCOB (first bytes: {magic})") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codeobj::compressed::tests::{ccob, zlib};
+
+    /// A bundle of `(id, contents)` entries, laid out as clang-offload-bundler does.
+    fn bundle(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut head = bundle::MAGIC.to_vec();
+        head.extend((entries.len() as u64).to_le_bytes());
+        let mut at = (head.len() + entries.iter().map(|(id, _)| 24 + id.len()).sum::<usize>()) as u64;
+        for (id, body) in entries {
+            head.extend(at.to_le_bytes());
+            head.extend((body.len() as u64).to_le_bytes());
+            head.extend((id.len() as u64).to_le_bytes());
+            head.extend(id.as_bytes());
+            at += body.len() as u64;
+        }
+        entries.iter().for_each(|(_, body)| head.extend(*body));
+        head
+    }
+
+    const A: &str = "hipv4-amdgcn-amd-amdhsa--gfx90a";
+    const B: &str = "hipv4-amdgcn-amd-amdhsa--gfx1100";
+
+    #[test]
+    fn selects_from_a_compressed_bundle() {
+        let plain = bundle(&[("host-x86_64-unknown-linux--", b""), (A, b"first code object"), (B, b"second")]);
+        let c = ccob(3, 0, &plain, &zlib(&plain));
+        let (kind, entries) = entries(&c).unwrap();
+        assert_eq!((kind, entries.len()), (ContainerKind::CompressedOffloadBundle, 3));
+        let (bytes, source) = select(&c, Some("gfx1100")).unwrap();
+        assert!(matches!(bytes, Cow::Owned(_)));
+        assert_eq!(&*bytes, b"second");
+        assert_eq!(source, Source { container: ContainerKind::CompressedOffloadBundle, entry: Some(B.into()), offset: 0, size: c.len() as u64 });
+        // Entry by entry, as a caller of `list_targets` does.
+        let (bytes, source) = select_entry(&c, &entries[1]).unwrap();
+        assert_eq!((&*bytes, source.entry.as_deref()), (&b"first code object"[..], Some(A)));
+        assert!(matches!(select(&c, None), Err(LoadError::TargetRequired { .. })));
+    }
+
+    #[test]
+    fn select_entry_borrows_plain_entries_and_checks_forged_ones() {
+        let plain = bundle(&[(A, b"code")]);
+        let (_, entries) = entries(&plain).unwrap();
+        let (bytes, source) = select_entry(&plain, &entries[0]).unwrap();
+        assert!(matches!(bytes, Cow::Borrowed(b"code")));
+        assert_eq!(source.container, ContainerKind::OffloadBundle);
+        // An entry that is not in the compressed bundle its range points at.
+        let c = ccob(2, 0, &plain, &zlib(&plain));
+        let mut e = entries[0].clone();
+        (e.offset, e.size, e.id) = (0, c.len() as u64, B.into());
+        let err = select_entry(&c, &e).unwrap_err().to_string();
+        assert_eq!(err, format!("compressed offload bundle at byte 0x0: holds no entry {B}"));
+        e.size += 1;
+        assert!(select_entry(&c, &e).unwrap_err().to_string().contains("past the end of the file"));
+    }
+
+    #[test]
+    fn one_bundle_at_the_start_of_a_longer_buffer() {
+        let plain = bundle(&[(A, b"code")]);
+        let c = ccob(1, 0, &plain, &zlib(&plain));
+        for (b, len) in [(&plain, plain.len()), (&c, c.len())] {
+            let mut longer = b.clone();
+            longer.extend([0u8; 64]);
+            longer.extend(&plain);
+            assert_eq!(bundle_extent(&longer).unwrap(), len as u64);
+            assert_eq!(&*unpack_bundle(&longer).unwrap(), &plain[..]);
+            assert!(expect_bundle(&longer).is_ok());
+        }
+        let elf = b"\x7fELF\x02\x01\x01\0";
+        let want = "offload bundle at byte 0x0: does not start with __CLANG_OFFLOAD_BUNDLE__ or CCOB (first bytes: 7f 45 4c 46 02 01 01 00)";
+        assert_eq!(bundle_extent(elf).unwrap_err().to_string(), want);
+        assert_eq!(unpack_bundle(elf).unwrap_err().to_string(), want);
+        assert!(expect_bundle(elf).is_err());
+        assert_eq!(kind_of(elf), ContainerKind::HostExecutable);
+        assert_eq!(kind_of(&c), ContainerKind::CompressedOffloadBundle);
+    }
 }

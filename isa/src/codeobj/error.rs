@@ -31,11 +31,10 @@ pub enum LoadError {
     Relocation { section: String, index: usize, problem: String },
     #[error("offload bundle at byte {offset:#x}: {problem}")]
     Bundle { offset: u64, problem: String },
-    #[error(
-        "compressed offload bundle at byte {offset:#x} (CCOB version {version}, {method}) is not \
-         supported; unpack it with clang-offload-bundler --unbundle"
-    )]
-    CompressedBundle { offset: u64, version: u16, method: String },
+    /// A compressed bundle (`CCOB`) whose header or stream is unusable: unknown version or
+    /// method, sizes out of bounds, truncated or corrupt data, a wrong hash.
+    #[error("compressed offload bundle at byte {offset:#x}: {problem}")]
+    CompressedBundle { offset: u64, problem: String },
     #[error("host executable: {0}")]
     HostExecutable(String),
     #[error("no code object for target {wanted}; available: {available}")]
@@ -109,6 +108,12 @@ mod tests {
         assert_eq!(show("a\nb"), "a\\nb");
         assert_eq!(show(&"x".repeat(200)).len(), 83);
         assert_eq!(show("gfx90a:xnack+"), "gfx90a:xnack+");
+    }
+
+    #[test]
+    fn compressed_bundle_errors_name_the_offset() {
+        let e = LoadError::CompressedBundle { offset: 0x3000, problem: "CCOB version 2, zstd: hash mismatch".into() };
+        assert_eq!(e.to_string(), "compressed offload bundle at byte 0x3000: CCOB version 2, zstd: hash mismatch");
     }
 
     #[test]

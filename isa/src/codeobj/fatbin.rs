@@ -1,8 +1,11 @@
 //! HIP host executables and objects: the device code is an offload bundle (one per translation
 //! unit, concatenated) in the `.hip_fatbin` section, which the `__hipRegisterFatBinary` call
-//! that clang emits hands to the runtime.
+//! that clang emits hands to the runtime. Each bundle is plain or compressed (`CCOB`, with
+//! `--offload-compress`), each starts 4096-aligned (the section's alignment in every object),
+//! and the gaps are zeros.
 
-use super::bundle::{self, BundleEntry};
+use super::bundle::{self, BundleEntry, Unpacked};
+use super::compressed;
 use super::elf::{self, EM_AMDGPU};
 use super::error::show_bytes;
 use super::LoadError;
@@ -12,18 +15,16 @@ use object::LittleEndian;
 
 pub const SECTION: &[u8] = b".hip_fatbin";
 
-/// Entries of every bundle in the `.hip_fatbin` section of a little-endian ELF64 host file.
-pub fn entries(data: &[u8]) -> Result<Vec<BundleEntry>, LoadError> {
+/// Entries of every bundle in the `.hip_fatbin` section of a little-endian ELF64 host file;
+/// compressed bundles are decompressed (and offered to `unpacked`).
+pub fn entries(data: &[u8], unpacked: &mut Unpacked) -> Result<Vec<BundleEntry>, LoadError> {
     let (body, base) = fatbin_section(data)?;
     let mut entries = Vec::new();
     let mut pos = 0usize;
     while let Some(start) = find_bundle(body, pos) {
         let here = body.get(start..).unwrap_or_default();
         let at = base + start as u64;
-        if here.starts_with(bundle::COMPRESSED_MAGIC) {
-            return Err(bundle::compressed(here, at));
-        }
-        let (found, end) = bundle::parse(here, at)?;
+        let (found, end) = bundle::read(here, at, unpacked)?;
         entries.extend(found);
         pos = start.saturating_add(usize::try_from(end).unwrap_or(usize::MAX)).max(start + 1);
     }
@@ -59,7 +60,7 @@ fn find_bundle(body: &[u8], from: usize) -> Option<usize> {
     let mut at = from.checked_next_multiple_of(8)?;
     while at < body.len() {
         let rest = body.get(at..)?;
-        if rest.starts_with(bundle::MAGIC) || rest.starts_with(bundle::COMPRESSED_MAGIC) {
+        if rest.starts_with(bundle::MAGIC) || rest.starts_with(compressed::MAGIC) {
             return Some(at);
         }
         at += 8;

@@ -1,11 +1,12 @@
 //! The loaded image: every `SHF_ALLOC` section with an address and its bytes, and symbol
 //! addresses.
 //!
-//! Addresses are ELF virtual addresses with load base 0. In a linked object (`ET_DYN`) they are
-//! the `sh_addr`/`st_value` values. An unlinked object (`ET_REL`) has none, so we lay it out
-//! deterministically, the way a linker would: first the executable `SHF_ALLOC` sections, then
-//! the other `SHF_ALLOC` sections, each in section-header order, each at the next multiple of
-//! its `sh_addralign`, starting at 0. A single `.text` therefore starts at 0, which is also the
+//! Addresses are ELF virtual addresses plus a load base B (0 unless the caller asks for another:
+//! a runtime that maps several code objects side by side gives each its own). In a linked
+//! object (`ET_DYN`) they are B plus the `sh_addr`/`st_value` values. An unlinked object
+//! (`ET_REL`) has none, so we lay it out deterministically, the way a linker would: first the
+//! executable `SHF_ALLOC` sections, then the other `SHF_ALLOC` sections, each in section-header
+//! order, each at the next multiple of its `sh_addralign`, starting at B. A single `.text` therefore starts at 0, which is also the
 //! address `llvm-objdump -d` prints for an unlinked object. A symbol's address is its section's
 //! address plus `st_value` (AMDGPUUsage "Relocation Records": P is the section offset for ET_REL).
 
@@ -68,21 +69,23 @@ pub struct Image<'a> {
     pub data: &'a [u8],
     pub table: SectionTable<'a, Header>,
     pub elf_type: ElfType,
+    /// The load base B every address is offset by.
+    pub base: u64,
     pub sections: Vec<Section>,
     /// ELF section index → position in `sections`.
     slot: Vec<Option<usize>>,
 }
 
 impl<'a> Image<'a> {
-    pub fn new(header: &Header, data: &'a [u8], elf_type: ElfType) -> Result<Image<'a>, LoadError> {
+    pub fn new(header: &Header, data: &'a [u8], elf_type: ElfType, base: u64) -> Result<Image<'a>, LoadError> {
         let endian = LittleEndian;
         let table = object::read::elf::FileHeader::sections(header, endian, data).map_err(|e| {
             let (shoff, shnum) = (header.e_shoff.get(endian), header.e_shnum.get(endian));
             LoadError::elf(format!("section headers (e_shoff {shoff:#x}, e_shnum {shnum})"), e)
         })?;
-        let mut image = Image { data, table, elf_type, sections: Vec::new(), slot: vec![None; table.len()] };
+        let mut image = Image { data, table, elf_type, base, sections: Vec::new(), slot: vec![None; table.len()] };
         let order = image.load_order();
-        let mut cursor = 0u64;
+        let mut cursor = base;
         for index in order {
             let section = image.load_section(index, &mut cursor)?;
             image.sections.push(section);
@@ -118,7 +121,7 @@ impl<'a> Image<'a> {
             return Err(LoadError::section(&name, format!("sh_addralign {align} is not a power of two")));
         }
         let address = match self.elf_type {
-            ElfType::Shared => header.sh_addr(endian),
+            ElfType::Shared => header.sh_addr(endian).checked_add(self.base).ok_or_else(|| too_big(&name))?,
             ElfType::Relocatable => cursor.checked_next_multiple_of(align).ok_or_else(|| too_big(&name))?,
         };
         let end = address.checked_add(size).ok_or_else(|| too_big(&name))?;
@@ -175,7 +178,7 @@ impl<'a> Image<'a> {
             return Ok(SymAddr::Unplaced);
         };
         let base = match self.elf_type {
-            ElfType::Shared => 0,
+            ElfType::Shared => self.base,
             ElfType::Relocatable => self.sections.get(slot).map_or(0, |s| s.address),
         };
         let address = base.wrapping_add(value);

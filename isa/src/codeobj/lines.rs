@@ -96,6 +96,15 @@ impl LineTable {
         }
     }
 
+    /// The same table for the code object loaded at `base` (its addresses shifted by it).
+    pub fn shifted(mut self, base: u64) -> LineTable {
+        for r in &mut self.ranges {
+            r.0 = r.0.wrapping_add(base);
+            r.1 = r.1.wrapping_add(base);
+        }
+        self
+    }
+
     /// The source line of the instruction at `address`.
     pub fn at(&self, address: u64) -> Option<SourceLine> {
         let i = self.ranges.partition_point(|r| r.0 <= address).checked_sub(1)?;

@@ -10,10 +10,16 @@ use super::notes::{self, Notes};
 use super::{reloc, symbols, CodeObject, LoadError, MetadataHeader};
 use crate::target::Target;
 
-/// Load a bare AMDGPU ELF code object.
+/// Load a bare AMDGPU ELF code object at load base 0.
 pub fn load_elf(data: &[u8]) -> Result<CodeObject, LoadError> {
+    load_elf_at(data, 0)
+}
+
+/// Load a bare AMDGPU ELF code object with every address offset by `base` (relocations
+/// applied for that base): how a runtime maps several code objects side by side.
+pub fn load_elf_at(data: &[u8], base: u64) -> Result<CodeObject, LoadError> {
     let (header, info) = elf::parse_header(data)?;
-    let mut image = Image::new(header, data, info.elf_type)?;
+    let mut image = Image::new(header, data, info.elf_type, base)?;
     let mut warnings = reloc::apply_all(&mut image)?;
     let notes = notes::collect(&image.table, data)?;
     let target = target(&info, &notes)?;
@@ -27,7 +33,7 @@ pub fn load_elf(data: &[u8]) -> Result<CodeObject, LoadError> {
     let code_symbols = symbols::code_symbols(&image, &symbols);
     let data_symbols = symbols::data_symbols(&image, &symbols);
     // Line tables only name source lines in reports: unreadable ones are a warning.
-    let lines = super::lines::LineTable::of(data).unwrap_or_else(|e| {
+    let lines = super::lines::LineTable::of(data).map(|t| t.shifted(base)).unwrap_or_else(|e| {
         warnings.push(format!("DWARF line tables not read: {e}"));
         super::lines::LineTable::default()
     });
@@ -35,6 +41,7 @@ pub fn load_elf(data: &[u8]) -> Result<CodeObject, LoadError> {
         target,
         code_object_version: info.version,
         elf_type: info.elf_type,
+        load_base: base,
         e_flags: info.e_flags,
         generic_version: elf::generic_version(&info),
         source: Source { container: ContainerKind::CodeObject, entry: None, offset: 0, size: data.len() as u64 },
@@ -58,12 +65,18 @@ fn target(info: &HeaderInfo, notes: &Notes) -> Result<Target, LoadError> {
     }
 }
 
-/// The metadata note that belongs to this code object version.
+/// The metadata notes that belong to this code object version, merged into one.
 fn parse_metadata(info: &HeaderInfo, notes: &Notes) -> Result<Option<Metadata>, LoadError> {
-    let note = if info.version == 2 { notes.yaml_metadata } else { notes.msgpack_metadata };
-    let Some(note) = note else { return Ok(None) };
-    let parsed = if info.version == 2 { metadata::parse_yaml(note.desc) } else { metadata::parse_msgpack(note.desc) };
-    parsed.map(Some)
+    let (found, kind) = if info.version == 2 { (&notes.yaml_metadata, "NT_AMD_HSA_METADATA") } else { (&notes.msgpack_metadata, "NT_AMDGPU_METADATA") };
+    let mut merged: Option<Metadata> = None;
+    for note in found {
+        let parsed = if info.version == 2 { metadata::parse_yaml(note.desc) } else { metadata::parse_msgpack(note.desc) }?;
+        merged = Some(match merged {
+            None => parsed,
+            Some(first) => metadata::merge(first, parsed).map_err(|problem| note.error(kind, problem))?,
+        });
+    }
+    Ok(merged)
 }
 
 /// Target of a bare code object from its header (and, for v2, its notes) only.

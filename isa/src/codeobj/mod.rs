@@ -9,9 +9,13 @@
 //!   and v3..v6 (`.kd` kernel descriptors + MessagePack `NT_AMDGPU_METADATA`), linked
 //!   (`ET_DYN`) or unlinked (`ET_REL`, relocations applied over a deterministic layout, see
 //!   `image.rs`);
-//! * clang offload bundles (`__CLANG_OFFLOAD_BUNDLE__`); compressed bundles (`CCOB`) are
-//!   recognised and rejected with [`LoadError::CompressedBundle`];
-//! * HIP host executables/objects whose `.hip_fatbin` section holds bundles.
+//! * clang offload bundles (`__CLANG_OFFLOAD_BUNDLE__`), plain or compressed (`CCOB`, zlib or
+//!   zstd, format versions 1..3: `clang --offload-compress`, ROCm 6.x/7.x `hipcc`; see
+//!   `compressed.rs`), decompressed in memory;
+//! * HIP host executables/objects whose `.hip_fatbin` section holds bundles (one per
+//!   translation unit, each plain or compressed);
+//! * one bundle at the start of a buffer of unknown length, as the HIP runtime gets it from
+//!   `__hipRegisterFatBinary`: [`bundle_extent`], [`load_from_bundle`].
 //!
 //! # API
 //! ```no_run
@@ -33,7 +37,7 @@
 //! }
 //! # Ok::<(), codeobj::LoadError>(())
 //! ```
-//! Addresses are ELF virtual addresses with load base 0. [`Section::bytes`] are relocated;
+//! Addresses are ELF virtual addresses plus the load base ([`load_at`]; 0 for [`load`]). [`Section::bytes`] are relocated;
 //! [`Section::file_bytes`] are the bytes as stored (what `llvm-objdump -d` prints for `ET_REL`).
 //! [`CodeObject::code_symbols`] lists every symbol in an executable section (functions, v2
 //! `STT_AMDGPU_HSA_KERNEL` kernels whose first 256 bytes are the header, not code, and local
@@ -49,8 +53,10 @@
 
 mod bundle;
 mod bytes;
+mod compressed;
 mod container;
 mod descriptor;
+mod device_match;
 mod elf;
 mod error;
 mod fatbin;
@@ -70,14 +76,15 @@ mod sgprs;
 mod symbols;
 
 pub use bundle::BundleEntry;
-pub use container::{ContainerKind, Source};
+pub use container::{bundle_extent, unpack_bundle, ContainerKind, Source};
 pub use descriptor::{KernargPreload, KernelCodeProperties, KernelDescriptor, KERNEL_DESCRIPTOR_SIZE};
+pub use device_match::{best_entry, load_for_device, rank as target_rank};
 pub use elf::ElfType;
 pub use error::{show, LoadError};
 pub use image::Section;
 pub use kernel_code::{AmdKernelCode, AMD_KERNEL_CODE_SIZE};
 pub use kernels::Kernel;
-pub use loader::load_elf;
+pub use loader::{load_elf, load_elf_at};
 pub use lookup::{demangle, Candidate, KernelLookupError};
 pub use metadata::{Access, AddressSpace, HiddenKind, KernargLayout, KernelArg, KernelMetadata, Metadata, MetadataFormat, ValueKind};
 pub use notes::IsaVersion;
@@ -98,6 +105,8 @@ pub struct CodeObject {
     /// 2..=6.
     pub code_object_version: u32,
     pub elf_type: ElfType,
+    /// The load base every address includes (0 unless loaded with [`load_at`]).
+    pub load_base: u64,
     pub e_flags: u32,
     /// `EF_AMDGPU_GENERIC_VERSION` (v6+), 0 otherwise.
     pub generic_version: u32,
@@ -151,6 +160,12 @@ impl CodeObject {
         self.sections.iter().find(|s| s.contains(address))
     }
 
+    /// The addresses its loaded sections span, `[start, end)` (the load base onwards).
+    pub fn image_range(&self) -> (u64, u64) {
+        let end = self.sections.iter().map(|s| s.address.saturating_add(s.size)).max().unwrap_or(self.load_base);
+        (self.load_base, end.max(self.load_base))
+    }
+
     /// `len` relocated bytes at `address`, if one section holds them all.
     pub fn read(&self, address: u64, len: u64) -> Option<&[u8]> {
         self.section_at(address)?.bytes_at(address, len)
@@ -176,10 +191,40 @@ pub fn list_targets(data: &[u8]) -> Result<Listing, LoadError> {
 /// `gfx90a:xnack+`, or an alias such as `fiji`); without it the file must hold exactly one. For
 /// a bare code object a given target must match it.
 pub fn load(data: &[u8], target: Option<&str>) -> Result<CodeObject, LoadError> {
+    load_at(data, target, 0)
+}
+
+/// [`load`] with every address offset by the load base `base`.
+pub fn load_at(data: &[u8], target: Option<&str>, base: u64) -> Result<CodeObject, LoadError> {
     let (bytes, source) = container::select(data, target)?;
     let mut co = match &source.entry {
-        Some(id) => load_elf(bytes).map_err(|e| e.in_entry(id, source.offset))?,
-        None => load_elf(bytes)?,
+        Some(id) => load_elf_at(&bytes, base).map_err(|e| e.in_entry(id, source.offset))?,
+        None => load_elf_at(&bytes, base)?,
+    };
+    co.source = source;
+    Ok(co)
+}
+
+/// [`load`] for a buffer that starts with one offload bundle, plain or compressed, and may run
+/// past its end (the HIP runtime knows where a registered fat binary starts, not its length;
+/// [`bundle_extent`] gives that). Offsets in errors and [`Source`] are from the buffer start.
+pub fn load_from_bundle(bundle: &[u8], target: Option<&str>) -> Result<CodeObject, LoadError> {
+    load_from_bundle_at(bundle, target, 0)
+}
+
+/// [`load_from_bundle`] with every address offset by the load base `base`.
+pub fn load_from_bundle_at(bundle: &[u8], target: Option<&str>, base: u64) -> Result<CodeObject, LoadError> {
+    container::expect_bundle(bundle)?;
+    load_at(bundle, target, base)
+}
+
+/// Load the code object of `entry` (one of [`list_targets`]' entries for `data`) at `base`.
+pub fn load_entry_at(data: &[u8], entry: &BundleEntry, base: u64) -> Result<CodeObject, LoadError> {
+    // An entry of a compressed bundle is not a byte range of `data`: `select_entry` decompresses.
+    let (bytes, source) = container::select_entry(data, entry)?;
+    let mut co = match &source.entry {
+        Some(id) => load_elf_at(&bytes, base).map_err(|e| e.in_entry(id, source.offset))?,
+        None => load_elf_at(&bytes, base)?,
     };
     co.source = source;
     Ok(co)
@@ -204,6 +249,12 @@ pub fn fuzz_one(data: &[u8]) -> usize {
             n += load(data, Some(t)).map(|co| summarize(&co)).unwrap_or_else(|e| e.to_string().len());
         }
     }
+    // The paths of the HIP runtime: a bundle's extent and unpacked bytes, the entry ROCm would
+    // pick for a device, loaded at a base address.
+    n += bundle_extent(data).map_or_else(|e| e.to_string().len(), |x| x as usize % 13);
+    n += unpack_bundle(data).map_or_else(|e| e.to_string().len(), |b| b.len() % 11);
+    let device = Target { processor: Processor::Gfx90a, xnack: FeatureSetting::Off, sramecc: FeatureSetting::Off };
+    n += load_for_device(data, &device, 0x7000_0000).map_or_else(|e| e.to_string().len(), |co| summarize(&co));
     n
 }
 

@@ -35,18 +35,23 @@ pub struct Located<'a> {
     pub offset: u64,
 }
 
-/// The notes the loader cares about. A kind may appear more than once only with the same
-/// descriptor bytes (linkers can keep identical copies); two that differ would leave the
-/// target or the kernels ambiguous, so they are an error naming the second one's place.
+/// The notes the loader cares about. A version or ISA note may appear more than once only
+/// with the same descriptor bytes (linkers can keep identical copies); two that differ would
+/// leave the target ambiguous, so they are an error naming the second one's place. Metadata
+/// notes may differ: a code object linked from several objects (`ld.lld -shared a.o b.o`, as
+/// Tensile builds rocBLAS's kernel libraries) keeps each object's note, each naming its own
+/// kernels, and the loader merges them as ROCm's code object manager does.
 #[derive(Debug, Default)]
 pub struct Notes<'a> {
     pub code_object_version: Option<[u32; 2]>,
     pub isa_version: Option<IsaVersion>,
     pub isa_name: Option<String>,
-    pub yaml_metadata: Option<Located<'a>>,
-    pub msgpack_metadata: Option<Located<'a>>,
-    /// The first descriptor of each kind above (in field order), to compare repeats with.
-    first: [Option<Located<'a>>; 5],
+    /// Every distinct YAML (v2) metadata note, in file order.
+    pub yaml_metadata: Vec<Located<'a>>,
+    /// Every distinct MessagePack (v3+) metadata note, in file order.
+    pub msgpack_metadata: Vec<Located<'a>>,
+    /// The first descriptor of the version and ISA kinds, to compare repeats with.
+    first: [Option<Located<'a>>; 3],
 }
 
 pub fn collect<'a>(sections: &SectionTable<'a, Header>, data: &'a [u8]) -> Result<Notes<'a>, LoadError> {
@@ -84,6 +89,13 @@ const KINDS: [(&[u8], u32, &str); 5] = [
 impl<'a> Notes<'a> {
     fn add(&mut self, owner: &[u8], n_type: u32, at: Located<'a>) -> Result<(), LoadError> {
         let Some(kind) = KINDS.iter().position(|&(o, t, _)| o == owner && t == n_type) else { return Ok(()) };
+        if kind >= 3 {
+            let seen = if kind == 3 { &mut self.yaml_metadata } else { &mut self.msgpack_metadata };
+            if !seen.iter().any(|n| n.desc == at.desc) {
+                seen.push(at);
+            }
+            return Ok(());
+        }
         if let Some(first) = self.first[kind] {
             if first.desc == at.desc {
                 return Ok(());
@@ -102,15 +114,15 @@ impl<'a> Notes<'a> {
                 let text = at.desc.split(|&b| b == 0).next().unwrap_or_default();
                 self.isa_name = Some(String::from_utf8_lossy(text).into_owned());
             }
-            3 => self.yaml_metadata = Some(at),
-            _ => self.msgpack_metadata = Some(at),
+            _ => {}
         }
         Ok(())
     }
 }
 
 impl Located<'_> {
-    fn error(&self, note: &str, problem: impl ToString) -> LoadError {
+    /// An error about this note (named `note`): its section and offset, and the problem.
+    pub(super) fn error(&self, note: &str, problem: impl ToString) -> LoadError {
         note_error(self.section, note, self.offset, problem.to_string())
     }
 }

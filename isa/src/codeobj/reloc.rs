@@ -5,7 +5,7 @@
 //!   offset in that section; symbols come from the table in `sh_link`.
 //! * `ET_DYN`: `.rela.dyn` has `sh_info` 0 and `r_offset` is an address.
 //!
-//! The load base B is 0 (see `image.rs`). GOT-relative types would need a GOT the loader does
+//! The load base B is the image's (see `image.rs`). GOT-relative types would need a GOT the loader does
 //! not build; they, and references to undefined symbols, are left unapplied and reported as
 //! warnings. Relocation types AMDGPUUsage does not define are errors.
 
@@ -64,8 +64,9 @@ impl Kind {
         !matches!(self, Kind::None | Kind::Relative64)
     }
 
-    /// The value to store and its width in bytes, from S, A, P (B = 0).
-    fn compute(self, s: u64, a: i64, p: u64) -> (u64, usize) {
+    /// The value to store and its width in bytes, from S, A, P and the load base B (S and P
+    /// already include B).
+    fn compute(self, s: u64, a: i64, p: u64, b: u64) -> (u64, usize) {
         let sa = s.wrapping_add(a as u64);
         let sap = sa.wrapping_sub(p);
         match self {
@@ -75,7 +76,7 @@ impl Kind {
             Kind::Rel32 | Kind::Rel32Lo => (sap & 0xffff_ffff, 4),
             Kind::Rel32Hi => (sap >> 32, 4),
             Kind::Rel64 => (sap, 8),
-            Kind::Relative64 => (a as u64, 8),
+            Kind::Relative64 => (b.wrapping_add(a as u64), 8),
             Kind::Rel16 => (((sap.wrapping_sub(4) as i64) / 4) as u64 & 0xffff, 2),
             Kind::None | Kind::GotPcRel | Kind::GotPcRel32Lo | Kind::GotPcRel32Hi => (0, 0),
         }
@@ -146,7 +147,7 @@ impl RelaSection<'_> {
                 false => 0,
             };
             let (slot, place) = self.place(image, rela.r_offset(LittleEndian)).map_err(err)?;
-            let (value, width) = kind.compute(s, rela.r_addend(LittleEndian), place);
+            let (value, width) = kind.compute(s, rela.r_addend(LittleEndian), place, image.base);
             write(image, slot, place, value, width).map_err(err)?;
         }
         Ok(())
@@ -155,6 +156,7 @@ impl RelaSection<'_> {
     /// The loaded section and address that `r_offset` designates.
     fn place(&self, image: &Image, r_offset: u64) -> Result<(usize, u64), String> {
         if self.target == 0 {
+            let r_offset = r_offset.checked_add(image.base).ok_or(format!("r_offset {r_offset:#x} overflows"))?;
             let slot = image.section_at(r_offset).ok_or(format!("r_offset {r_offset:#x} is in no loaded section"))?;
             return Ok((slot, r_offset));
         }
@@ -184,13 +186,15 @@ mod tests {
     #[test]
     fn formulas_match_amdgpuusage() {
         // REL64 in a kernel descriptor: S = entry, A = 0x10, P = KD + 0x10 → entry - KD.
-        assert_eq!(Kind::Rel64.compute(0x1c00, 0x10, 0xa40 + 0x10), (0x1c00 - 0xa40, 8));
-        assert_eq!(Kind::Rel64.compute(0, 0x10, 0x510).0 as i64, -0x500);
-        assert_eq!(Kind::Abs64.compute(0x1000, 8, 0), (0x1008, 8));
-        assert_eq!(Kind::Rel32Hi.compute(0, -4, 0x10).0, 0xffff_ffff);
-        assert_eq!(Kind::Rel32Lo.compute(0x100, 4, 0x10).0, 0xf4);
-        assert_eq!(Kind::Relative64.compute(0xdead, 0x40, 0), (0x40, 8));
-        assert_eq!(Kind::Rel16.compute(0x40, 0, 0x10), (0xb, 2));
+        assert_eq!(Kind::Rel64.compute(0x1c00, 0x10, 0xa40 + 0x10, 0), (0x1c00 - 0xa40, 8));
+        assert_eq!(Kind::Rel64.compute(0, 0x10, 0x510, 0).0 as i64, -0x500);
+        assert_eq!(Kind::Abs64.compute(0x1000, 8, 0, 0), (0x1008, 8));
+        assert_eq!(Kind::Rel32Hi.compute(0, -4, 0x10, 0).0, 0xffff_ffff);
+        assert_eq!(Kind::Rel32Lo.compute(0x100, 4, 0x10, 0).0, 0xf4);
+        assert_eq!(Kind::Relative64.compute(0xdead, 0x40, 0, 0), (0x40, 8));
+        // B + A for RELATIVE64; S already includes B for the others.
+        assert_eq!(Kind::Relative64.compute(0xdead, 0x40, 0, 0x1000_0000), (0x1000_0040, 8));
+        assert_eq!(Kind::Rel16.compute(0x40, 0, 0x10, 0), (0xb, 2));
         assert_eq!(Kind::from_type(12), None);
     }
 }

@@ -199,7 +199,7 @@ pub fn classify(inst: &Inst, env: &Env) -> Sem {
         sopp::classify(inst, env).map(Sem::Sopp).or_else(|| salu::classify(inst, env).map(Sem::Salu))
     } else if r.has(flags::DS) {
         ds::classify(inst, env).map(Sem::Ds)
-    } else if r.has(flags::FLAT | flags::MUBUF | flags::MTBUF) {
+    } else if r.has(flags::FLAT | flags::MUBUF | flags::MTBUF | flags::MIMG | flags::VIMAGE | flags::VSAMPLE) {
         vmem::classify(inst, env).map(Sem::Vmem)
     } else if r.has(flags::VALU) {
         valu::classify(inst, env).map(Sem::Valu)

@@ -53,6 +53,31 @@ pub struct HipProperties {
     /// `integrated`: an APU whose GPU shares the host's memory.
     #[serde(default)]
     pub integrated: bool,
+    /// XNACK (retry of faulting memory accesses) is on: ROCm turns it on only with
+    /// `HSA_XNACK=1`, so off unless a config says otherwise. With SRAMECC it decides which of
+    /// a library's code-object twins (`gfx90a:xnack+` / `gfx90a:xnack-`) runs, and it shows in
+    /// `gcnArchName` (AMDGPUUsage "Target ID"). Ignored on processors without the feature.
+    #[serde(default)]
+    pub xnack: bool,
+    /// SRAMECC (ECC on the GPU's SRAMs) is on, as the board's firmware sets it (on for Instinct
+    /// boards: `gcnArchName` `gfx90a:sramecc+:xnack-`). Ignored on processors without it.
+    #[serde(default)]
+    pub sramecc: bool,
+}
+
+impl GpuConfig {
+    /// The target id of the simulated GPU in its XNACK/SRAMECC modes (`gfx90a:sramecc+:xnack-`;
+    /// a feature the processor lacks is not named).
+    pub fn target(&self) -> hipscope_isa::Target {
+        use hipscope_isa::target::FeatureSetting;
+        let (xnack, sramecc) = self.processor.target_features();
+        let mode = |supported: bool, on: bool| match (supported, on) {
+            (false, _) => FeatureSetting::Unsupported,
+            (true, true) => FeatureSetting::On,
+            (true, false) => FeatureSetting::Off,
+        };
+        hipscope_isa::Target { processor: self.processor, xnack: mode(xnack, self.hip.xnack), sramecc: mode(sramecc, self.hip.sramecc) }
+    }
 }
 
 /// One GPU configuration, as stored in `configs/<name>.ron`.

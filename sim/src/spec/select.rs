@@ -13,7 +13,7 @@ use super::error::{At, SpecError};
 use super::files;
 use super::model::Spec;
 use crate::gpus::{self, GpuConfig, Mode};
-use hipscope_isa::codeobj::{self, CodeObject, ContainerKind, Source};
+use hipscope_isa::codeobj::{self, CodeObject, ContainerKind};
 use hipscope_isa::Processor;
 use std::path::{Path, PathBuf};
 
@@ -83,13 +83,9 @@ pub fn load_entries(at: At, spec: &Spec, dir: &Path) -> Result<Vec<Entry>, SpecE
             return Err(bad(codeobj::LoadError::NoDeviceCode { entries: listing.entries.iter().map(|e| e.id.clone()).collect::<Vec<_>>().join(", ") }));
         }
         for e in device {
-            // Each code object by its byte range: target ids may repeat (a host executable
-            // with several translation units), byte ranges do not.
-            let start = usize::try_from(e.offset).ok();
-            let piece = start.and_then(|s| bytes.get(s..s.checked_add(usize::try_from(e.size).ok()?)?));
-            let piece = piece.ok_or_else(|| at.err(&field, format!("{}: entry {} is past the end of the file", files::full(&path).display(), e.id)))?;
-            let mut co = codeobj::load_elf(piece).map_err(|err| at.err(&field, format!("{}: entry {}: {err}", files::full(&path).display(), e.id)))?;
-            co.source = Source { container: listing.container, entry: Some(e.id.clone()), offset: e.offset, size: e.size };
+            // Each code object by its entry (byte range, and id inside a compressed bundle):
+            // target ids may repeat (a host executable with several translation units).
+            let co = codeobj::load_entry_at(&bytes, e, 0).map_err(|err| at.err(&field, format!("{}: entry {}: {err}", files::full(&path).display(), e.id)))?;
             let inner = e.target_id.clone().unwrap_or_else(|| co.target.target_id());
             out.push(Entry { key: key.to_string(), path: path.clone(), inner: Some(inner), co });
         }

@@ -167,6 +167,7 @@ fn vmem_kind(op: &vmem::Op) -> (OpKind, bool) {
             (kind, false)
         }
         vmem::Op::Cache(_) => (OpKind::Load, false),
+        vmem::Op::Image(_) => (OpKind::Load, false),
     }
 }
 

@@ -161,7 +161,7 @@ pub fn run(
         .iter()
         .map(|s| match s {
             CodeSlot::Inst(e) => classify(&e.sem, &e.inst, k.family, lanes, l2s, &t.core),
-            CodeSlot::Invalid { .. } => Class::Other,
+            CodeSlot::Invalid { .. } | CodeSlot::End { .. } => Class::Other,
         })
         .collect();
     let Occupancy { needs, cus_per_unit, split } = Occupancy::of(k, d.waves_per_group(), d.lds_bytes);
@@ -503,6 +503,7 @@ impl Sim<'_, '_> {
         let e = match &code[tw.idx] {
             CodeSlot::Inst(e) => e,
             CodeSlot::Invalid { word, .. } => return Err(fault(self.d, &tw.w, FaultKind::InvalidEncoding { word: *word })),
+            CodeSlot::End { address } => return Err(fault(self.d, &tw.w, FaultKind::BadPc(*address))),
         };
         // Memory accesses are described to the memory system around execution.
         let mem_op = match cls {

@@ -300,6 +300,29 @@ impl Access {
     }
 }
 
+/// Merge the metadata of a second note of a linked code object into the first: the kernels
+/// and printf formats of both, which must agree on metadata version and target (the rule of
+/// ROCm's code object manager for linked objects). A kernel both name is kept once.
+pub fn merge(mut first: Metadata, second: Metadata) -> Result<Metadata, String> {
+    if first.version != second.version {
+        let show = |v: Option<[u64; 2]>| v.map_or_else(|| "none".to_string(), |[a, b]| format!("{a}.{b}"));
+        return Err(format!("metadata version {} differs from the first note's {}", show(second.version), show(first.version)));
+    }
+    if let (Some(a), Some(b)) = (&first.target, &second.target) {
+        if a != b {
+            return Err(format!("target {b} differs from the first note's {a}"));
+        }
+    }
+    first.target = first.target.or(second.target);
+    first.printf.extend(second.printf);
+    for kernel in second.kernels {
+        if !first.kernels.iter().any(|k| k.symbol == kernel.symbol) {
+            first.kernels.push(kernel);
+        }
+    }
+    Ok(first)
+}
+
 /// Decode a v3+ `NT_AMDGPU_METADATA` descriptor.
 pub fn parse_msgpack(desc: &[u8]) -> Result<Metadata, LoadError> {
     let root = msgpack::decode(desc)?;

@@ -26,6 +26,9 @@ pub fn classify(inst: &Inst, env: &Env) -> Option<Op> {
     if inst.has(flags::MUBUF | flags::MTBUF) {
         return buffer(inst, env).map(Op::Buffer);
     }
+    if inst.has(flags::MIMG | flags::VIMAGE | flags::VSAMPLE) {
+        return super::image::classify(inst).map(|i| Op::Image(Box::new(i)));
+    }
     None
 }
 

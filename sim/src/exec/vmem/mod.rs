@@ -1,5 +1,5 @@
 //! Vector memory: FLAT, GLOBAL, SCRATCH and buffer (MUBUF/MTBUF) loads, stores and atomics,
-//! and the cache-maintenance instructions.
+//! image loads and samples, and the cache-maintenance instructions.
 //!
 //! * [`flat`]: FLAT/GLOBAL/SCRATCH addressing and execution (FLAT apertures: LDS, private,
 //!   global);
@@ -10,6 +10,7 @@
 //! * [`shape`]: load/store sizes, sign/zero extension, D16 halves;
 //! * [`atomic`], [`fp`]: atomic operations (shared with LDS atomics) and their float rules;
 //! * [`mod@format`]: typed-buffer formats (documented subset);
+//! * [`image`]: image loads and sampling of linear 1D/2D images (MIMG, VIMAGE, VSAMPLE);
 //! * [`cache`]: cache maintenance (no effect in functional mode);
 //! * `classify`: mnemonic/encoding parsing, once per instruction.
 //!
@@ -26,6 +27,7 @@ mod classify;
 pub mod flat;
 pub mod format;
 pub mod fp;
+pub mod image;
 pub mod shape;
 pub mod space;
 pub mod vsharp;
@@ -43,6 +45,8 @@ pub enum Op {
     Flat(FlatOp),
     Buffer(BufOp),
     Cache(CacheOp),
+    /// MIMG / VIMAGE / VSAMPLE (`image`).
+    Image(Box<image::ImageOp>),
 }
 
 const FLOAT_ATOMIC: &str = "float atomics: denormal flushing and NaN selection follow CDNA4 ISA \u{a7}9.2 and \
@@ -50,11 +54,13 @@ const FLOAT_ATOMIC: &str = "float atomics: denormal flushing and NaN selection f
 const LDS_DMA: &str = "LDS-DMA load: LDS address M0-based per CDNA4 ISA \u{a7}9.1.9/\u{a7}10.3, data extended to a dword";
 const FORMAT: &str = "typed-buffer conversion: documented subset of formats (vmem::format); others fault";
 const CACHE: &str = "cache maintenance: functional mode has no caches";
+const IMAGE: &str = "image sampling: linear 1D/2D images; bilinear blend in f32 with 8-bit coordinate fractions";
 
 impl Op {
     pub fn fidelity(&self) -> Fidelity {
         match self {
             Op::Cache(_) => Fidelity::NoEffect(CACHE),
+            Op::Image(_) => Fidelity::Approximate(IMAGE),
             Op::Flat(f) => match &f.what {
                 FlatWhat::Atomic(a) if a.op.is_float() => Fidelity::Approximate(FLOAT_ATOMIC),
                 FlatWhat::LoadLds { .. } => Fidelity::Approximate(LDS_DMA),
@@ -79,5 +85,6 @@ pub fn execute(sem: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKi
         Op::Flat(f) => f.execute(cx),
         Op::Buffer(b) => b.execute(cx),
         Op::Cache(_) => Ok(Flow::Next),
+        Op::Image(i) => i.execute(cx),
     }
 }

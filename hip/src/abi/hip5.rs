@@ -201,6 +201,14 @@ pub mod attribute {
     pub const VENDOR_SPECIFIC_BEGIN: i32 = 20000;
 }
 
+/// `hipMemoryType` values.
+pub mod memory_type {
+    pub const HOST: u32 = 0;
+    pub const DEVICE: u32 = 1;
+    pub const ARRAY: u32 = 2;
+    pub const UNIFIED: u32 = 3;
+}
+
 /// `hipDeviceProp_t`: size and field offsets in bytes.
 pub mod hip_device_prop {
     pub const SIZE: usize = 792;

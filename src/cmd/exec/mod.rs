@@ -1,8 +1,12 @@
 //! `hipscope exec -- PROGRAM ARGS…`: run an unmodified HIP program with hipscope's HIP runtime
 //! (`hip/`, built as `libamdhip64.so`) in front of any other `libamdhip64`, so that its host
 //! code runs natively and every HIP call lands on the simulated GPU. No root and no system
-//! change: a private directory holds a `libamdhip64.so.5` link to our library and goes first
-//! on `LD_LIBRARY_PATH`; the GPU and mode reach the library through the environment.
+//! change: a private directory holds our library under each release's soname
+//! (`libamdhip64.so.5`, `.6`, `.7`, each with that release's symbol versions:
+//! [`abi_library`]) and goes first on `LD_LIBRARY_PATH`; the GPU and mode reach the library
+//! through the environment.
+
+mod abi_library;
 
 use super::CliError;
 use std::path::{Path, PathBuf};
@@ -53,6 +57,39 @@ fn runtime_library() -> Result<PathBuf, CliError> {
     })
 }
 
+/// The directory holding the runtime as each release ships it (`libamdhip64.so.5`, `.6`,
+/// `.7`): made once per build of the library, in `hipscope-abi/` beside it (written to a
+/// temporary name and renamed, so concurrent runs never see half a file), or in `fallback`
+/// when that is not writable.
+fn release_libraries(library: &Path, fallback: &Path) -> Result<PathBuf, CliError> {
+    let meta = std::fs::metadata(library).map_err(|e| CliError::BadInput(format!("{}: {e}", library.display())))?;
+    let modified = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
+    let stamp = format!("{} {modified}\n", meta.len());
+    let cache = library.parent().unwrap_or(Path::new(".")).join("hipscope-abi");
+    if std::fs::read_to_string(cache.join("stamp")).is_ok_and(|s| s == stamp) {
+        return Ok(cache);
+    }
+    let bytes = std::fs::read(library).map_err(|e| CliError::BadInput(format!("{}: {e}", library.display())))?;
+    let write_all = |dir: &Path| -> std::io::Result<()> {
+        std::fs::create_dir_all(dir)?;
+        for major in [5, 6, 7] {
+            let copy = abi_library::release_copy(&bytes, major).map_err(|e| std::io::Error::other(format!("{}: {e}", library.display())))?;
+            let tmp = dir.join(format!(".libamdhip64.so.{major}.{}", std::process::id()));
+            std::fs::write(&tmp, copy)?;
+            std::fs::set_permissions(&tmp, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
+            std::fs::rename(&tmp, dir.join(format!("libamdhip64.so.{major}")))?;
+        }
+        let tmp = dir.join(format!(".stamp.{}", std::process::id()));
+        std::fs::write(&tmp, &stamp)?;
+        std::fs::rename(tmp, dir.join("stamp"))
+    };
+    match write_all(&cache) {
+        Ok(()) => Ok(cache),
+        Err(e) if e.kind() == std::io::ErrorKind::Other => Err(CliError::BadInput(e.to_string())),
+        Err(_) => write_all(fallback).map(|()| fallback.to_path_buf()).map_err(|e| CliError::BadInput(format!("{}: {e}", fallback.display()))),
+    }
+}
+
 /// The private directory that puts our library first on `LD_LIBRARY_PATH`, and the
 /// environment a program needs to run on the simulated GPU; the directory goes when this does.
 pub struct Prepared {
@@ -71,10 +108,19 @@ impl Prepared {
         let library = runtime_library()?;
         let dir = std::env::temp_dir().join(format!("hipscope-exec-{}", std::process::id()));
         std::fs::create_dir_all(&dir).map_err(|e| CliError::BadInput(format!("{}: {e}", dir.display())))?;
-        for soname in ["libamdhip64.so.5", "libamdhip64.so.6", "libamdhip64.so"] {
+        let releases = release_libraries(&library, &dir)?;
+        for (soname, target) in [
+            ("libamdhip64.so.5", "libamdhip64.so.5"),
+            ("libamdhip64.so.6", "libamdhip64.so.6"),
+            ("libamdhip64.so.7", "libamdhip64.so.7"),
+            ("libamdhip64.so", "libamdhip64.so.5"),
+        ] {
             let link = dir.join(soname);
+            if link == releases.join(target) {
+                continue;
+            }
             let _ = std::fs::remove_file(&link);
-            std::os::unix::fs::symlink(&library, &link).map_err(|e| CliError::BadInput(format!("{}: {e}", link.display())))?;
+            std::os::unix::fs::symlink(releases.join(target), &link).map_err(|e| CliError::BadInput(format!("{}: {e}", link.display())))?;
         }
         let mut path = dir.display().to_string();
         if let Ok(old) = std::env::var("LD_LIBRARY_PATH") {
