@@ -6,6 +6,11 @@
 //! output is also checked here against figures the runtime does not give: the exact device
 //! printf lines, and the warp size, taken from the GPU config (configs/*.ron).
 //!
+//! The newer runtime areas have a program each (pitched 2D/3D copies and fills, calls from
+//! several host threads and `hipStreamPerThread`, graphs captured from streams and built node
+//! by node, texture objects over linear and pitched memory, host functions in stream order);
+//! none of their calls may answer "not supported".
+//!
 //! Every (GPU, mode) pair runs even after one fails, so a failure lists all the pairs that
 //! failed with their stderr.
 
@@ -222,4 +227,44 @@ fn device_properties_match_the_gpu_config() {
         }
         None
     });
+}
+
+/// No HIP call the program made may have answered "not supported" (beyond `allowed`).
+fn all_supported(allowed: &'static [&'static str]) -> impl Fn(&Run) -> Option<String> {
+    move |r| r.stderr.lines().find(|l| l.ends_with("is not supported") && !allowed.iter().any(|a| l.contains(a))).map(|l| format!("unexpected: {l}"))
+}
+
+#[test]
+fn pitched_2d_3d_copies_and_fills() {
+    check_program("memcpy3d", all_supported(&[]));
+}
+
+#[test]
+fn calls_from_several_host_threads_and_the_per_thread_stream() {
+    check_program("host_threads", all_supported(&[]));
+}
+
+#[test]
+fn graphs_captured_and_built() {
+    check_program("graphs", all_supported(&[]));
+}
+
+/// Linear and pitched 2D textures everywhere but gfx94x, which has no image support: there the
+/// runtime must say so (the program checks hipErrorNotSupported), and only there.
+#[test]
+fn texture_objects_over_linear_and_pitched_memory() {
+    check_program("textures", |r| {
+        let gfx94x = gpus::builtin(&r.gpu).expect("a built-in GPU").processor.name().starts_with("gfx94");
+        let refused = r.stderr.contains("hipCreateTextureObject on gfx94x");
+        match (gfx94x, refused) {
+            (true, false) => Some("no message that gfx94x has no image support".into()),
+            (false, true) => Some("textures refused on a GPU with image support".into()),
+            _ => all_supported(&["gfx94x"])(r),
+        }
+    });
+}
+
+#[test]
+fn host_functions_in_stream_order() {
+    check_program("host_funcs", all_supported(&[]));
 }

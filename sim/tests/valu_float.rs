@@ -655,3 +655,31 @@ fn trig_preop_segments_of_two_over_pi() {
     r.run(G11_TRIG);
     assert_eq!(get64(&r, 4, 31).to_bits(), 0x3c94_a7f0_9d5f_47d4);
 }
+
+/// GFX12's pseudo-scalar transcendentals: the VALU computes on a scalar source and writes an
+/// SGPR (16-bit results zero-extended), whatever EXEC holds. References: correctly rounded
+/// host results (exact for these inputs: 1/4, sqrt(2.25), 2^3 in f16, 1/sqrt(4)).
+#[test]
+fn gfx12_pseudo_scalar_transcendentals_write_sgprs() {
+    const S_RCP: &[u8] = &[0x09, 0x00, 0x84, 0xd6, 0x09, 0x00, 0x00, 0x00]; // v_s_rcp_f32 s9, s9
+    const S_SQRT: &[u8] = &[0x05, 0x00, 0x88, 0xd6, 0x02, 0x00, 0x00, 0x00]; // v_s_sqrt_f32 s5, s2
+    const S_EXP_F16: &[u8] = &[0x05, 0x00, 0x81, 0xd6, 0x02, 0x00, 0x00, 0x00]; // v_s_exp_f16 s5, s2
+    const S_RSQ_NEG: &[u8] = &[0x05, 0x00, 0x86, 0xd6, 0x02, 0x00, 0x00, 0x20]; // v_s_rsq_f32 s5, -s2
+    let mut r = Rig::new(Processor::Gfx1201, false);
+    r.wave.mode = MODE_IEEE;
+    r.set_v(5, |_| 0x1234_5678);
+    r.wave.sreg[9] = 4.0f32.to_bits();
+    r.run(S_RCP);
+    assert_eq!(f32::from_bits(r.wave.sreg[9]), 0.25);
+    r.wave.set_exec(0);
+    r.wave.sreg[2] = 2.25f32.to_bits();
+    r.run(S_SQRT);
+    assert_eq!(f32::from_bits(r.wave.sreg[5]), 1.5, "written with EXEC = 0");
+    r.wave.sreg[2] = 0xffff_4200; // f16 3.0 in the low half, garbage above
+    r.run(S_EXP_F16);
+    assert_eq!(r.wave.sreg[5], 0x4800, "f16 8.0, zero-extended");
+    r.wave.sreg[2] = (-4.0f32).to_bits();
+    r.run(S_RSQ_NEG);
+    assert_eq!(f32::from_bits(r.wave.sreg[5]), 0.5, "the neg modifier applies to the scalar source");
+    assert!((0..32).all(|l| r.wave.v(5, l) == 0x1234_5678), "no VGPR written");
+}

@@ -175,6 +175,7 @@ fn dest(inst: &Inst, enc: &Enc, d: &Desc) -> Option<Dst> {
         Operand::Reg(Reg::Vgpr { index, .. }) => (index, false, false),
         Operand::Reg(Reg::Agpr { index, .. }) => (index, true, false),
         Operand::Reg(Reg::Vgpr16 { index, hi }) => (index, false, hi),
+        op @ Operand::Reg(_) if scalar_result(inst.opcode()) => return Some(Dst::S { op, half: d.dst.bits() == 16 }),
         _ => return None,
     };
     if enc.sdwa {
@@ -196,6 +197,12 @@ fn dest(inst: &Inst, enc: &Enc, d: &Desc) -> Option<Dst> {
         }
     };
     Some(Dst::V { reg, acc, form })
+}
+
+/// GFX12's VALU operations with an SGPR result (see [`Dst::S`]).
+fn scalar_result(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(op, V_S_EXP_F32 | V_S_EXP_F16 | V_S_LOG_F32 | V_S_LOG_F16 | V_S_RCP_F32 | V_S_RCP_F16 | V_S_RSQ_F32 | V_S_RSQ_F16 | V_S_SQRT_F32 | V_S_SQRT_F16)
 }
 
 /// Where a 16-bit result goes and what happens to the other half (see `dst` module docs).

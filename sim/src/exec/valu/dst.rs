@@ -38,7 +38,20 @@ pub enum Form {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dst {
     None,
-    V { reg: u8, acc: bool, form: Form },
+    V {
+        reg: u8,
+        acc: bool,
+        form: Form,
+    },
+    /// GFX12's pseudo-scalar transcendentals (`v_s_exp_f32`, `v_s_rcp_f32`, ...): VALU
+    /// operations on a scalar source whose result goes to an SGPR (RDNA4 ISA, "VOP3
+    /// Instructions"). Their sources are uniform, so every lane computes the same value; lane 0's
+    /// is written, whatever EXEC holds (assumed: the ISA gives no EXEC dependence for an SGPR
+    /// result). A 16-bit result is zero-extended.
+    S {
+        op: Operand,
+        half: bool,
+    },
 }
 
 /// Where a lane-mask result goes.
@@ -176,8 +189,10 @@ fn blend(v: &mut [u32], mask: u64, n: usize, f: impl Fn(usize, u32) -> u32) {
 
 /// Store `d` into the lanes of `mask`.
 pub fn write(w: &mut Wave, dst: &Dst, d: &[u64], mask: u64) {
-    let Dst::V { reg, acc, form } = *dst else {
-        return;
+    let (reg, acc, form) = match *dst {
+        Dst::V { reg, acc, form } => (reg, acc, form),
+        Dst::S { op, half } => return write_s32(w, op, if half { d[0] as u32 & 0xffff } else { d[0] as u32 }),
+        Dst::None => return,
     };
     let r = reg as usize;
     let n = w.lanes();
