@@ -55,6 +55,12 @@ impl BundleEntry {
 /// Parse the bundle at `data` (which starts with [`MAGIC`]); `base` is its offset in the file.
 /// Returns the entries and the end of the bundle (relative to `data`).
 pub fn parse(data: &[u8], base: u64) -> Result<(Vec<BundleEntry>, u64), LoadError> {
+    parse_within(data, base, data.len() as u64)
+}
+
+/// [`parse`] of a bundle of `len` bytes of which `data` holds the beginning (at least its
+/// header): the entries' contents are checked against `len`.
+fn parse_within(data: &[u8], base: u64, len: u64) -> Result<(Vec<BundleEntry>, u64), LoadError> {
     let err = |problem: String| LoadError::Bundle { offset: base, problem };
     let count = bytes::u64_at(data, MAGIC.len(), "entry count").map_err(|e| err(e.to_string()))?;
     let mut pos = MAGIC.len() + 8;
@@ -66,8 +72,8 @@ pub fn parse(data: &[u8], base: u64) -> Result<(Vec<BundleEntry>, u64), LoadErro
         let id =
             bytes::slice(data, pos as u64 + 24, id_len).ok_or_else(|| err(format!("entry {i}: id of {id_len} bytes at {:#x} is past the end", pos + 24)))?;
         pos += 24 + id.len();
-        if bytes::slice(data, offset, size).is_none() {
-            return Err(err(format!("entry {i} ({}): contents {offset:#x}+{size:#x} are past the end ({:#x} bytes)", show_bytes(id), data.len())));
+        if offset.checked_add(size).is_none_or(|end| end > len) {
+            return Err(err(format!("entry {i} ({}): contents {offset:#x}+{size:#x} are past the end ({len:#x} bytes)", show_bytes(id))));
         }
         end = end.max(pos as u64).max(offset + size);
         entries.push(entry(String::from_utf8_lossy(id).into_owned(), base + offset, size));
@@ -97,10 +103,18 @@ pub fn processor_of(target_id: &str) -> Option<Processor> {
 pub struct Unpacked {
     kept: Vec<(u64, Vec<u8>)>,
     bytes: usize,
+    /// Listing only: decompress no more of a v2/v3 bundle than its header needs (the entries'
+    /// contents and the hash are checked when an entry is loaded).
+    pub headers_only: bool,
 }
 
 impl Unpacked {
     pub const BUDGET: usize = 256 << 20;
+
+    /// For listing entries only (see `headers_only`).
+    pub fn for_listing() -> Unpacked {
+        Unpacked { headers_only: true, ..Unpacked::default() }
+    }
 
     fn keep(&mut self, at: u64, bundle: Vec<u8>) {
         if self.bytes.saturating_add(bundle.len()) <= Self::BUDGET {
@@ -118,11 +132,42 @@ impl Unpacked {
     }
 }
 
+/// The entries of the compressed bundle at `data[0]` from the beginning of its contents
+/// only: a library registers hundreds of bundles, of which a run uses a few. `None` when the
+/// header does not say the bundle's size (CCOB v1: the extent is known only at the stream's
+/// end), or the contents are not an offload bundle (left to the full decompression to report).
+fn list_compressed(data: &[u8], base: u64) -> Result<Option<(Vec<BundleEntry>, u64)>, LoadError> {
+    let h = compressed::header(data, base)?;
+    let Some(extent) = h.total_size else { return Ok(None) };
+    let mut want = 64 << 10;
+    loop {
+        let prefix = compressed::unpack_prefix(data, base, want)?;
+        if !prefix.starts_with(MAGIC) {
+            return Ok(None);
+        }
+        match parse_within(&prefix, 0, h.uncompressed_size) {
+            Ok((mut entries, _)) => {
+                for e in &mut entries {
+                    (e.offset, e.size) = (base, extent);
+                }
+                return Ok(Some((entries, extent)));
+            }
+            Err(_) if (prefix.len() as u64) < h.uncompressed_size => want = want.saturating_mul(4),
+            Err(_) => return Ok(None),
+        }
+    }
+}
+
 /// The bundle at `data[0]`, plain or compressed (`base`: its offset in the file): its entries
 /// and the bytes it occupies. A compressed one is decompressed (and offered to `unpacked`).
 pub fn read(data: &[u8], base: u64, unpacked: &mut Unpacked) -> Result<(Vec<BundleEntry>, u64), LoadError> {
     if !data.starts_with(compressed::MAGIC) {
         return parse(data, base);
+    }
+    if unpacked.headers_only {
+        if let Some(listed) = list_compressed(data, base)? {
+            return Ok(listed);
+        }
     }
     let u = compressed::unpack(data, base)?;
     let mut entries = parse_unpacked(&u.bundle, base)?;

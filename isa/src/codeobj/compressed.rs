@@ -147,15 +147,7 @@ pub fn unpack(data: &[u8], base: u64) -> Result<Unpacked, LoadError> {
     let h = header(data, base)?;
     let stream = stream(data, &h, base)?;
     let what = format!("CCOB version {}, {}", h.version, h.method.name());
-    let expected = h.uncompressed_size;
-    let compressed = stream.len() as u64;
-    if expected > MAX_UNCOMPRESSED {
-        return Err(err(base, format!("{what}: uncompressed size {expected} is above the {MAX_UNCOMPRESSED}-byte limit")));
-    }
-    if expected > compressed.saturating_mul(MAX_RATIO) {
-        return Err(err(base, format!("{what}: uncompressed size {expected} is more than {MAX_RATIO} times the {compressed} compressed bytes")));
-    }
-    let expected = usize::try_from(expected).map_err(|_| err(base, format!("{what}: uncompressed size {expected} does not fit in memory")))?;
+    let expected = checked_size(&h, stream, base)?;
     let decoded = match h.method {
         Method::Zlib => inflate(stream, expected),
         Method::Zstd => unzstd(stream, expected),
@@ -173,6 +165,37 @@ pub fn unpack(data: &[u8], base: u64) -> Result<Unpacked, LoadError> {
     Ok(Unpacked { header: h, extent, bundle })
 }
 
+/// The uncompressed size the header gives, refused before anything is decoded when it is
+/// past [`MAX_UNCOMPRESSED`] or more than [`MAX_RATIO`] times the compressed bytes.
+fn checked_size(h: &Header, stream: &[u8], base: u64) -> Result<usize, LoadError> {
+    let what = format!("CCOB version {}, {}", h.version, h.method.name());
+    let expected = h.uncompressed_size;
+    let compressed = stream.len() as u64;
+    if expected > MAX_UNCOMPRESSED {
+        return Err(err(base, format!("{what}: uncompressed size {expected} is above the {MAX_UNCOMPRESSED}-byte limit")));
+    }
+    if expected > compressed.saturating_mul(MAX_RATIO) {
+        return Err(err(base, format!("{what}: uncompressed size {expected} is more than {MAX_RATIO} times the {compressed} compressed bytes")));
+    }
+    usize::try_from(expected).map_err(|_| err(base, format!("{what}: uncompressed size {expected} does not fit in memory")))
+}
+
+/// The first `want` bytes of the decompressed contents of the bundle at `data[0]` (fewer if
+/// the contents are shorter), unchecked: for reading the bundle header without decompressing
+/// the code objects behind it.
+pub fn unpack_prefix(data: &[u8], base: u64, want: usize) -> Result<Vec<u8>, LoadError> {
+    let h = header(data, base)?;
+    let stream = stream(data, &h, base)?;
+    let limit = checked_size(&h, stream, base)?;
+    let stop = want.min(limit);
+    let decoded = match h.method {
+        Method::Zlib => inflate_upto(stream, limit, stop),
+        Method::Zstd => unzstd_upto(stream, limit, stop),
+    };
+    let what = format!("CCOB version {}, {}", h.version, h.method.name());
+    decoded.map(|(out, _)| out).map_err(|problem| err(base, format!("{what}: {problem}")))
+}
+
 /// Room for the next piece of output: at most [`CHUNK`], and one byte past `limit` so that a
 /// stream longer than the header says is caught rather than cut.
 fn grow(out: &mut Vec<u8>, limit: usize) {
@@ -183,6 +206,11 @@ fn grow(out: &mut Vec<u8>, limit: usize) {
 /// Inflate one zlib stream (RFC 1950: header, deflate data, Adler-32, which miniz_oxide
 /// checks). Returns the output and the stream bytes used.
 fn inflate(stream: &[u8], limit: usize) -> Result<(Vec<u8>, usize), String> {
+    inflate_upto(stream, limit, usize::MAX)
+}
+
+/// [`inflate`], stopping once `stop` bytes are out.
+fn inflate_upto(stream: &[u8], limit: usize, stop: usize) -> Result<(Vec<u8>, usize), String> {
     use flate2::{Decompress, FlushDecompress, Status};
     let mut z = Decompress::new(true);
     let mut out = Vec::new();
@@ -195,7 +223,7 @@ fn inflate(stream: &[u8], limit: usize) -> Result<(Vec<u8>, usize), String> {
         if out.len() > limit {
             return Err(format!("the stream holds more than the {limit} bytes the header says"));
         }
-        if status == Status::StreamEnd {
+        if status == Status::StreamEnd || out.len() >= stop {
             let used = usize::try_from(z.total_in()).unwrap_or(usize::MAX);
             return Ok((out, used));
         }
@@ -208,6 +236,11 @@ fn inflate(stream: &[u8], limit: usize) -> Result<(Vec<u8>, usize), String> {
 
 /// Decode one zstd frame. Returns the output and the stream bytes used.
 fn unzstd(stream: &[u8], limit: usize) -> Result<(Vec<u8>, usize), String> {
+    unzstd_upto(stream, limit, usize::MAX)
+}
+
+/// [`unzstd`], stopping once `stop` bytes are out.
+fn unzstd_upto(stream: &[u8], limit: usize, stop: usize) -> Result<(Vec<u8>, usize), String> {
     use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
     let mut src = stream;
     let mut frame = FrameDecoder::new();
@@ -227,7 +260,7 @@ fn unzstd(stream: &[u8], limit: usize) -> Result<(Vec<u8>, usize), String> {
             }
             out.extend_from_slice(&piece);
         }
-        if done {
+        if done || out.len() >= stop {
             return Ok((out, stream.len() - src.len()));
         }
     }

@@ -42,7 +42,7 @@ pub struct Source {
 
 /// The kind of file and its entries. A bare code object is one synthetic entry.
 pub fn entries(data: &[u8]) -> Result<(ContainerKind, Vec<BundleEntry>), LoadError> {
-    scan(data, &mut Unpacked::default())
+    scan(data, &mut Unpacked::for_listing())
 }
 
 /// [`entries`], keeping decompressed bundles in `unpacked` for loading.
