@@ -132,3 +132,16 @@ fn each_soname_carries_its_release_symbol_versions() {
         assert!(String::from_utf8_lossy(&soname.stdout).contains(&format!("[libamdhip64.so.{major}]")));
     }
 }
+
+/// ROCm 6 and 7 go on without a code object for the GPU (ROCm 5 aborts at start): the
+/// 6.4 builds carry gfx90a and gfx942 only, so on rx7900xtx the launch fails with
+/// hipErrorNoBinaryForGpu (209), which the program reports, and hipscope says why once.
+#[test]
+fn rocm_6_4_build_without_code_for_the_gpu_fails_its_launches() {
+    let path = root().join("workloads/hip/bin-rocm6.4/memset_vadd");
+    let (code, out, err) = exec("rx7900xtx", "functional", &path);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(err.contains("hipGetLastError() returned 209"), "{err}");
+    assert_eq!(err.matches("hipscope: memset_vadd has no code object for gfx1100; it has: gfx90a, gfx942").count(), 1, "{err}");
+    assert!(!err.contains("Unable to find code object for all current devices"), "{err}");
+}

@@ -98,7 +98,27 @@ pub struct NoBinary {
     pub entries: Vec<String>,
 }
 
+/// Check a registered module for a code object `target` runs: it becomes runnable, or has no
+/// binary (returned), or is unreadable.
+fn check(m: &mut Module, target: &Target) -> Option<NoBinary> {
+    match codeobj::list_targets(m.image.bytes()) {
+        Ok(l) if codeobj::best_entry(&l.entries, target).is_some() => m.state = State::Runnable,
+        Ok(l) => {
+            m.state = State::NoBinary;
+            return Some(NoBinary { origin: m.origin.clone(), entries: l.entries.iter().map(|e| e.id.clone()).collect() });
+        }
+        Err(e) => m.state = State::Failed(format!("{}: {e}", m.origin)),
+    }
+    None
+}
+
 impl NoBinary {
+    /// `LIBRARY has no code object for gfx1100; it has: gfx90a:xnack-, ...`.
+    pub fn summary(&self, target: &Target) -> String {
+        let has: Vec<&str> = self.entries.iter().filter_map(|e| e.split_once("-amdgcn-amd-amdhsa-").map(|(_, t)| t.trim_start_matches('-'))).collect();
+        format!("{} has no code object for {}; it has: {}", self.origin, target.target_id(), if has.is_empty() { "none".into() } else { has.join(", ") })
+    }
+
     /// What ROCm 5.x's runtime logs before it aborts (clr `hip_code_object.cpp`; printed
     /// with `AMD_LOG_LEVEL` 1 or more), 6.x's with "Code object targetID is" in the bundle
     /// lines (and no abort).
@@ -191,20 +211,17 @@ impl Registry {
 
     /// Check every fat binary registered since the last check for a code object `target`
     /// runs; returns those that have none (they are kept, and their kernels fail to launch).
-    pub fn check_pending(&mut self, target: &Target) -> Vec<NoBinary> {
+    ///
+    /// `lazily`: check nothing now; each module is checked when one of its kernels is first
+    /// looked up (HIP 6 and 7 go on without a code object, so only the launch can tell; a
+    /// ROCm 7.2 library registers hundreds of zstd-compressed bundles, which cost seconds to
+    /// list).
+    pub fn check_pending(&mut self, target: &Target, lazily: bool) -> Vec<NoBinary> {
         self.pending = 0;
-        let mut missing = Vec::new();
-        for m in self.modules.iter_mut().filter(|m| matches!(m.state, State::Registered)) {
-            match codeobj::list_targets(m.image.bytes()) {
-                Ok(l) if codeobj::best_entry(&l.entries, target).is_some() => m.state = State::Runnable,
-                Ok(l) => {
-                    m.state = State::NoBinary;
-                    missing.push(NoBinary { origin: m.origin.clone(), entries: l.entries.iter().map(|e| e.id.clone()).collect() });
-                }
-                Err(e) => m.state = State::Failed(format!("{}: {e}", m.origin)),
-            }
+        if lazily {
+            return Vec::new();
         }
-        missing
+        self.modules.iter_mut().filter(|m| matches!(m.state, State::Registered)).filter_map(|m| check(m, target)).collect()
     }
 
     /// The module's code object, loaded and mapped on `device` at its first use.
@@ -234,6 +251,11 @@ impl Registry {
 
     /// The kernel `f` names, decoded at its first launch.
     pub fn kernel(&mut self, f: &FunctionRef, device: &mut Device, target: &Target) -> Result<&LoadedKernel, KernelMissing> {
+        if let Some(m) = self.modules.get_mut(f.module).filter(|m| matches!(m.state, State::Registered)) {
+            if let Some(missing) = check(m, target) {
+                eprintln!("hipscope: {}", missing.summary(target));
+            }
+        }
         if matches!(self.modules.get(f.module).map(|m| &m.state), Some(State::NoBinary)) {
             return Err(KernelMissing::NoBinary);
         }
