@@ -16,6 +16,7 @@ pub struct Rig {
     pub lds: Vec<u8>,
     pub env: Env,
     decoder: Decoder,
+    true16: Option<Decoder>,
 }
 
 impl Rig {
@@ -34,12 +35,20 @@ impl Rig {
             scratch_base: 0,
             scratch_per_lane: 0,
         };
-        Rig { decoder: Decoder::new(processor, wave.wave64), wave, mem: Memory::new(), lds: vec![0; 65536], env }
+        Rig {
+            decoder: Decoder::new(processor, wave.wave64),
+            true16: crate::kernel::true16_fallback(processor, wave.wave64),
+            wave,
+            mem: Memory::new(),
+            lds: vec![0; 65536],
+            env,
+        }
     }
 
     /// Decode `bytes` at the current PC.
     pub fn decode(&self, bytes: &[u8]) -> Inst {
-        self.decoder.decode(bytes, self.wave.pc).unwrap_or_else(|e| panic!("{bytes:02x?} does not decode: {e}"))
+        let fallback = |e| self.true16.as_ref().map_or(Err(e), |t| t.decode(bytes, self.wave.pc));
+        self.decoder.decode(bytes, self.wave.pc).or_else(fallback).unwrap_or_else(|e| panic!("{bytes:02x?} does not decode: {e}"))
     }
 
     /// The semantics the engine would give `bytes`.

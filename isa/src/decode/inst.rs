@@ -90,6 +90,13 @@ pub struct Inst {
     pub address: u64,
     /// The 32-bit literal that followed the instruction words, if any.
     pub literal: Option<u32>,
+    /// GFX11+ VOP3 op_sel bits [14:11] (bit 0 src0 .. bit 2 src2, bit 3 the destination) that
+    /// no operand of the row carries: LLVM 19's fake16 VOP3 forms of 16-bit operations
+    /// (`v_lshrrev_b16`, `v_and_b16`, `v_or_b16` without modifiers, `v_cndmask_b16` with
+    /// abs/neg only) decode these bits as don't-care, but the hardware selects 16-bit halves
+    /// with them as for every 16-bit VOP3 operand (RDNA3 ISA §7.4 "16-bit Math and VGPRs",
+    /// VOP3 `OPSEL`); clang emits them. Zero otherwise.
+    pub opsel: u8,
 }
 
 impl Inst {
@@ -177,7 +184,13 @@ pub(super) fn decode_row(ctx: &Ctx, row: &'static Row, word: u128, rest: &[u8], 
         size += super::mimg::read_nsa_addresses(row, &mut operands, rest)? as u8;
         super::mimg::resize(ctx, row, info, &mut operands);
     }
-    Some(Inst { row, operands, size, address, literal: state.literal })
+    let opsel = if ctx.gfx11_plus && row.has(flags::VOP3) && !row.has(flags::VOP3P) {
+        let covered = row.operands.iter().flat_map(|d| d.fields.iter()).fold(0u128, |m, &(lo, len, _)| m | (((1u128 << len) - 1) << lo));
+        ((word & !covered) >> 11 & 0xf) as u8
+    } else {
+        0
+    };
+    Some(Inst { row, operands, size, address, literal: state.literal, opsel })
 }
 
 /// GFX90A memory instructions have one ACC bit: the data operand (`vdata`, DS `data0`) is an

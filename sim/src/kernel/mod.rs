@@ -93,12 +93,28 @@ pub struct RawKernel<'a> {
     pub entry: u64,
 }
 
+/// GFX11+: a decoder of the true 16-bit forms, for words LLVM 19's fake16 tables reject.
+/// Clang emits VOP1/VOP2/VOPC 16-bit operations whose VGPR fields have bit 7 set (the high
+/// half, RDNA3 ISA §7.4 "16-bit Math and VGPRs"), e.g. `v_add_f16_e32 v1.h, v1.h, v6.l`
+/// (0x65020d81), which only the real-true16 tables decode.
+pub fn true16_fallback(processor: Processor, wave64: bool) -> Option<Decoder> {
+    matches!(processor.family(), hipscope_isa::Family::Gfx11 | hipscope_isa::Family::Gfx12).then(|| Decoder::with_true16(processor, wave64, true))
+}
+
 /// Decode `bytes` at `address` for the target, classifying each instruction once; words
 /// that do not decode become [`CodeSlot::Invalid`] (a fault only if executed).
 fn decode_code(processor: Processor, wave64: bool, bytes: &[u8], address: u64, env: &Env) -> Vec<CodeSlot> {
     let decoder = Decoder::new(processor, wave64);
-    decoder
-        .decode_all(bytes, address)
+    let true16 = true16_fallback(processor, wave64);
+    let mut decoded = Vec::new();
+    let mut off = 0usize;
+    while off + 4 <= bytes.len() {
+        let at = address + off as u64;
+        let res = decoder.decode(&bytes[off..], at).or_else(|e| true16.as_ref().map_or(Err(e.clone()), |t| t.decode(&bytes[off..], at).map_err(|_| e)));
+        off += res.as_ref().map_or(4, |i| i.size as usize);
+        decoded.push((at, res));
+    }
+    decoded
         .into_iter()
         .map(|(at, r)| match r {
             Ok(inst) => {

@@ -135,6 +135,11 @@ fn source(inst: &Inst, enc: &Enc, d: &Desc, i: usize, dpp: bool) -> Option<Src> 
         }
     }
     s.dpp = dpp && name == OpName::src0;
+    // GFX11+ fake16 VOP3 rows whose operands lack op_sel: the raw bits (see `Inst::opsel`).
+    let bit = [OpName::src0, OpName::src1, OpName::src2].iter().position(|&n| n == name);
+    if let (true, Some(bit)) = (enc.vop3 && ty.bits() == 16, bit) {
+        s.hi |= inst.opsel >> bit & 1 != 0;
+    }
     let Some((m, float)) = mods(inst, name) else {
         return Some(s);
     };
@@ -193,6 +198,7 @@ fn dest(inst: &Inst, enc: &Enc, d: &Desc) -> Option<Dst> {
                 hi = true;
             }
             hi |= enc.vop3 && mods(inst, OpName::src0).is_some_and(|(m, _)| m.op_sel_hi);
+            hi |= enc.vop3 && inst.opsel & 8 != 0;
             half_form(inst, enc.family, hi)
         }
     };
