@@ -137,6 +137,19 @@ struct Sim<'a, 'm> {
     regions: crate::observe::Regions,
 }
 
+/// The timing class of each code slot of `k` (slots that are not instructions fault when
+/// reached; they are classed as `Other`).
+fn classes_of(k: &crate::kernel::LoadedKernel, l2s: usize, t: &Timing) -> Vec<Class> {
+    let lanes = if k.wave64 { 64 } else { 32 };
+    k.code
+        .iter()
+        .map(|s| match s {
+            CodeSlot::Inst(e) => classify(&e.sem, &e.inst, k.family, lanes, l2s, &t.core),
+            CodeSlot::Invalid { .. } | CodeSlot::End { .. } => Class::Other,
+        })
+        .collect()
+}
+
 /// Run a dispatch with timing, starting at device cycle `t0` (the memory system keeps its
 /// state, including when its pipes are busy, across dispatches on one timeline). With an
 /// `observer`, what happens is reported to it as it happens.
@@ -154,16 +167,7 @@ pub fn run(
     observer: Option<&mut dyn Observer>,
 ) -> Result<TimingResult, KernelFault> {
     let k = d.kernel;
-    let lanes = if k.wave64 { 64 } else { 32 };
-    let l2s = ms.l2_count();
-    let classes = k
-        .code
-        .iter()
-        .map(|s| match s {
-            CodeSlot::Inst(e) => classify(&e.sem, &e.inst, k.family, lanes, l2s, &t.core),
-            CodeSlot::Invalid { .. } | CodeSlot::End { .. } => Class::Other,
-        })
-        .collect();
+    let classes = classes_of(k, ms.l2_count(), t);
     let Occupancy { needs, cus_per_unit, split } = Occupancy::of(k, d.waves_per_group(), d.lds_bytes);
     let before = ms.counters.clone();
     ms.set_seed(opts.seed);
