@@ -38,7 +38,21 @@ enum Command {
     Sweep(cmd::sweep::Args),
 }
 
+/// Die quietly, as `cat` or `grep` do, when whoever reads our stdout stops reading
+/// (`hipscope disasm X | head -1`): the Rust runtime ignores SIGPIPE, which turns the next write
+/// into an EPIPE error and `println!` into a panic. With the default action the process ends
+/// by the signal (a shell reports status 141) and prints nothing. Every subcommand writes its
+/// result files before its summary on stdout, so nothing is lost but the unread text; `exec`'s
+/// program inherits the default action, as it would from a shell.
+fn default_sigpipe() {
+    // SAFETY: called first thing in main, before any thread exists; SIG_DFL is a valid action.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    default_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(args) => cmd::info::run(&args),

@@ -118,10 +118,11 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     } else {
         output::text(&rows)
     };
-    print!("{text}");
+    // The report first: a reader that closes stdout early (SIGPIPE) must not cost the files.
     if let Some(out) = &args.out {
         write_report(out, &rows)?;
     }
+    print!("{text}");
     Ok(ExitCode::SUCCESS)
 }
 

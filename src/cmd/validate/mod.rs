@@ -158,11 +158,12 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
         }
     };
     let out = if args.json { output::json(&outcome) } else { output::text(&outcome) };
-    print!("{out}");
+    // The report first: a reader that closes stdout early (SIGPIPE) must not cost the files.
     if let Some(dir) = &args.report {
         report::write(dir, &outcome).map_err(CliError::BadInput)?;
         eprintln!("wrote {}", dir.join("calibration.md").display());
     }
+    print!("{out}");
     if !outcome.errors.is_empty() {
         return Err(CliError::BadInput(outcome.errors.join("; ")));
     }
