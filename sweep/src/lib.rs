@@ -16,9 +16,11 @@ pub mod metrics;
 pub mod plan;
 pub mod plot;
 pub mod points;
+pub mod range;
 pub mod record;
 pub mod run;
 pub mod slurm;
+pub mod validate;
 pub mod workload;
 
 pub use plan::{Plan, PlanError};

@@ -63,7 +63,7 @@ impl Metric {
                     return Err(format!("\"{text}\": write scope:OP:SCOPE[:FOOTPRINT[:CONTENTION]]"));
                 }
                 let contention = more.get(1).map_or("one_wave", |c| c).to_string();
-                check_scope_names(op, scope, &contention).map_err(|e| format!("\"{text}\": {e}"))?;
+                check_scope_names(op, scope, footprint, &contention).map_err(|e| format!("\"{text}\": {e}"))?;
                 Ok(Metric::Scope { op: op.to_string(), scope: scope.to_string(), footprint, contention })
             }
             _ => Err(format!(
@@ -141,18 +141,33 @@ impl fmt::Display for Metric {
     }
 }
 
-/// The scope suite has these names.
-fn check_scope_names(op: &str, scope: &str, contention: &str) -> Result<(), String> {
-    use hipscope_sim::scopes::{Contention, Scope, OPS};
-    if op != "ping_pong" && !OPS.iter().any(|o| o.name == op) {
+/// Where a ping-pong partner runs: the contentions of `ping_pong` rows (which of them a GPU
+/// has depends on its XCDs).
+pub const PING_PONG_PLACEMENTS: [&str; 3] = ["other_cu", "same_xcd", "other_xcd"];
+
+/// The scope suite has a row of these names: the operation measured at that scope, one of the
+/// suite's footprints (ping-pong rows have none: 0), a contention (a placement for ping-pong).
+fn check_scope_names(op: &str, scope: &str, footprint: u64, contention: &str) -> Result<(), String> {
+    use hipscope_sim::scopes::{scopes_of, Contention, Scope, FOOTPRINTS, OPS, PING_PONG_SCOPES};
+    let found = OPS.iter().find(|o| o.name == op);
+    if op != "ping_pong" && found.is_none() {
         let names: Vec<&str> = OPS.iter().map(|o| o.name).collect();
         return Err(format!("no operation \"{op}\" in the scope suite ({}, ping_pong)", names.join(", ")));
     }
-    if !Scope::ALL.iter().any(|s| s.name() == scope) {
+    let Some(s) = Scope::ALL.iter().find(|s| s.name() == scope) else {
         return Err(format!("no scope \"{scope}\" (wavefront, workgroup, agent, system)"));
+    };
+    let measured_at: &[Scope] = found.map_or(&PING_PONG_SCOPES[..], scopes_of);
+    if !measured_at.contains(s) {
+        let names: Vec<&str> = measured_at.iter().map(|s| s.name()).collect();
+        return Err(format!("the suite measures {op} at {} scope only", names.join(", ")));
     }
-    let placements = ["other_cu", "same_xcd", "other_xcd"];
-    let known = Contention::ALL.iter().any(|c| c.name() == contention) || (op == "ping_pong" && placements.contains(&contention));
+    let footprints: &[u64] = if found.is_some() { &FOOTPRINTS } else { &[0] };
+    if !footprints.contains(&footprint) {
+        let all: Vec<String> = footprints.iter().map(u64::to_string).collect();
+        return Err(format!("the suite measures {op} with {} bytes dirty, not {footprint}", all.join(", ")));
+    }
+    let known = if found.is_some() { Contention::ALL.iter().any(|c| c.name() == contention) } else { PING_PONG_PLACEMENTS.contains(&contention) };
     if !known {
         return Err(format!("no contention \"{contention}\" (one_wave, one_workgroup, all_cus; ping_pong: other_cu, same_xcd, other_xcd)"));
     }
@@ -172,7 +187,20 @@ mod tests {
             Metric::parse("scope:fence_rel:system:1 MiB").unwrap(),
             Metric::Scope { op: "fence_rel".into(), scope: "system".into(), footprint: 1 << 20, contention: "one_wave".into() }
         );
-        for bad in ["speed", "cycles:x", "counter:", "scope:fence", "scope:jump:agent", "scope:fence_rel:galaxy", "scope:fence_rel:agent:lots"] {
+        for bad in [
+            "speed",
+            "cycles:x",
+            "counter:",
+            "scope:fence",
+            "scope:jump:agent",
+            "scope:fence_rel:galaxy",
+            "scope:fence_rel:agent:lots",
+            "scope:fence_rel:agent:4096",
+            "scope:syncthreads:agent",
+            "scope:ping_pong:wavefront:0:other_cu",
+            "scope:ping_pong:agent:0:one_wave",
+            "scope:fence_rel:agent:0:same_xcd",
+        ] {
             assert!(Metric::parse(bad).is_err(), "{bad}");
         }
     }

@@ -121,8 +121,10 @@ impl Workload {
     }
 }
 
-/// A parameter axis.
+/// A parameter axis. A key the variant does not have (`Axis(field: …, values: …, step: 2)`)
+/// is an error listing the ones it has, not ignored.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum Axis {
     /// The listed values of one field.
     Axis { field: String, values: Vec<Value> },
@@ -164,15 +166,26 @@ impl Value {
         }
     }
 
-    /// As written in the plan (for labels).
+    /// As written in the plan (for labels); a float of more than [`LABEL_DIGITS`] digits in
+    /// scientific notation (`1e-300`, not three hundred zeros).
     pub fn label(&self) -> String {
         match self {
             Value::Int(i) => i.to_string(),
-            Value::Float(f) => f.to_string(),
+            Value::Float(f) => {
+                let plain = f.to_string();
+                if plain.len() > LABEL_DIGITS {
+                    format!("{f:e}")
+                } else {
+                    plain
+                }
+            }
             Value::Text(t) => t.clone(),
         }
     }
 }
+
+/// Longest float label written out in full.
+pub const LABEL_DIGITS: usize = 24;
 
 /// `"2 MiB"`, `"512KiB"`, `"4 GB"` as bytes.
 pub fn bytes_with_unit(text: &str) -> Option<u64> {
@@ -207,48 +220,22 @@ impl PlanError {
     }
 }
 
-/// Read and check a plan file (its structure; the points are checked by
-/// [`crate::points::expand`]).
+/// Largest plan file read: plans are short text (a plan of [`crate::points::MAX_POINTS`]
+/// points written out value by value is about a megabyte).
+pub const MAX_PLAN_BYTES: u64 = 16 << 20;
+
+/// Read and check a plan file (its structure and its point count; the points' configs are
+/// checked by [`crate::points::expand`]).
 pub fn load(path: &Path) -> Result<Plan, PlanError> {
-    let text = std::fs::read_to_string(path).map_err(|e| PlanError::new(path, format!("cannot read: {e}")))?;
+    let text = hipscope_sim::spec::files::read_text(path, MAX_PLAN_BYTES).map_err(|e| PlanError::new(path, e))?;
     parse(&text, path)
 }
 
 /// Parse a plan's text (`path` names it in errors).
 pub fn parse(text: &str, path: &Path) -> Result<Plan, PlanError> {
     let plan: Plan = ron::from_str(text).map_err(|e| PlanError::new(path, format!("{}:{}: {}", e.span.start.line, e.span.start.col, e.code)))?;
-    check(&plan).map_err(|m| PlanError::new(path, m))?;
+    crate::validate::check(&plan).map_err(|m| PlanError::new(path, m))?;
     Ok(plan)
-}
-
-/// Structure a plan must have beyond what its types say.
-fn check(plan: &Plan) -> Result<(), String> {
-    if plan.workloads.is_empty() {
-        return Err("workloads: empty (name at least one workload)".into());
-    }
-    let mut names: Vec<&str> = plan.workloads.iter().map(Workload::name).collect();
-    names.sort_unstable();
-    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-        return Err(format!("workloads: two are named \"{}\"", w[0]));
-    }
-    if plan.seeds.is_empty() {
-        return Err("seeds: empty (give at least one seed)".into());
-    }
-    if plan.metrics.is_empty() {
-        return Err("metrics: empty (name at least one metric)".into());
-    }
-    for (i, m) in plan.metrics.iter().enumerate() {
-        let m = crate::metrics::Metric::parse(m).map_err(|e| format!("metrics[{i}]: {e}"))?;
-        if !plan.workloads.iter().any(|w| w.gives() == m.source()) {
-            return Err(format!("metrics[{i}]: no workload gives {m}"));
-        }
-    }
-    for (i, w) in plan.workloads.iter().enumerate() {
-        if let Workload::Litmus { runs: 0, .. } = w {
-            return Err(format!("workloads[{i}].runs: 0 (at least one run)"));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

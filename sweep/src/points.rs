@@ -9,11 +9,11 @@
 
 use crate::plan::{Axis, Plan, PlanError, Value};
 use hipscope_sim::gpus::GpuConfig;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// One simulation to run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     pub index: usize,
     /// Index in the plan's workloads.
@@ -31,11 +31,71 @@ struct Columns {
     rows: Vec<Vec<Value>>,
 }
 
+/// Most points a plan may have. Each point is a whole simulation (milliseconds to minutes),
+/// kept as a result line of about half a kilobyte and checked before anything runs:
+/// 100 000 points are days of simulation on a node and 50 MB of results; a study larger than
+/// that is several plans.
+pub const MAX_POINTS: u64 = 100_000;
+
+/// How many positions `axis` has (checked: an empty list, a bad range, zipped axes of
+/// different lengths are errors; `at` names the axis). Nothing is expanded.
+pub fn axis_len(axis: &Axis, at: &str) -> Result<u64, String> {
+    match axis {
+        Axis::Axis { field, values } if values.is_empty() => Err(format!("{at}.values: empty axis for {field}")),
+        Axis::Axis { values, .. } => Ok(values.len() as u64),
+        Axis::Range { field, start, end, step } => crate::range::count(start, end, step, MAX_POINTS).map_err(|e| format!("{at} ({field}): {e}")),
+        Axis::Zip(axes) => {
+            let Some(first) = axes.first() else { return Err(format!("{at}: Zip of no axes")) };
+            let n = axis_len(first, &format!("{at}[0]"))?;
+            for (i, a) in axes.iter().enumerate().skip(1) {
+                let m = axis_len(a, &format!("{at}[{i}]"))?;
+                if m != n {
+                    return Err(format!("{at}[{i}]: {m} values, but {at}[0] has {n}: zipped axes move together and need as many values each"));
+                }
+            }
+            Ok(n)
+        }
+    }
+}
+
+/// How many points `plan` has, computed without making them: workloads × seeds × (1 + the
+/// product of the axes' lengths), or workloads × seeds without axes. More than [`MAX_POINTS`] is an error stating the count.
+pub fn count(plan: &Plan) -> Result<u64, String> {
+    let mut lens = Vec::with_capacity(plan.axes.len());
+    for (i, a) in plan.axes.iter().enumerate() {
+        lens.push(axis_len(a, &format!("axes[{i}]"))?);
+    }
+    let (w, s) = (plan.workloads.len() as u128, plan.seeds.len() as u128);
+    // Checked all the way: past u128 the message says "more than". No axes: no combinations.
+    let combos = if lens.is_empty() { Some(0) } else { lens.iter().try_fold(1u128, |acc, &n| acc.checked_mul(u128::from(n))) };
+    let total = combos.and_then(|c| c.checked_add(1)).and_then(|c| c.checked_mul(w)).and_then(|c| c.checked_mul(s));
+    match total {
+        Some(t) if t <= u128::from(MAX_POINTS) => Ok(t as u64),
+        _ => {
+            let shown = total.map_or_else(|| format!("more than {}", u128::MAX), |t| t.to_string());
+            let product = if lens.is_empty() { "0".to_string() } else { lens.iter().map(u64::to_string).collect::<Vec<_>>().join(" x ") };
+            Err(format!(
+                "the plan makes {shown} points ({} workload(s) x {} seed(s) x (1 base + {product} combinations of the axes)); at most {MAX_POINTS} (MAX_POINTS): shorten the axes or split the study into several plans",
+                plan.workloads.len(),
+                plan.seeds.len()
+            ))
+        }
+    }
+}
+
 /// Every point of `plan`, each config checked. `file` names the plan in errors.
 pub fn expand(plan: &Plan, base: &GpuConfig, file: &Path) -> Result<Vec<Point>, PlanError> {
+    expand_with(plan, base, file, &mut |_| {})
+}
+
+/// [`expand`], showing `seen` the base config and each combination's config once.
+pub fn expand_with(plan: &Plan, base: &GpuConfig, file: &Path, seen: &mut dyn FnMut(&GpuConfig)) -> Result<Vec<Point>, PlanError> {
     let err = |m: String| PlanError::new(file, m);
+    // Before anything is made: a plan of a billion points is refused here, not by the allocator.
+    count(plan).map_err(err)?;
     let columns: Vec<Columns> = plan.axes.iter().enumerate().map(|(i, a)| columns(a, &format!("axes[{i}]"))).collect::<Result<_, _>>().map_err(err)?;
-    let mut combos: Vec<Vec<(String, Value)>> = vec![Vec::new()];
+    // No axes: the base config only (not the base config twice, once as a "combination").
+    let mut combos: Vec<Vec<(String, Value)>> = if columns.is_empty() { Vec::new() } else { vec![Vec::new()] };
     for c in &columns {
         let mut next = Vec::with_capacity(combos.len() * c.rows.len());
         for combo in &combos {
@@ -47,17 +107,20 @@ pub fn expand(plan: &Plan, base: &GpuConfig, file: &Path) -> Result<Vec<Point>, 
         }
         combos = next;
     }
+    let tree = BaseTree::new(base).map_err(err)?;
     // Each value alone first, so an error names the axis and value that cause it.
     for (i, c) in columns.iter().enumerate() {
         for (f, field) in c.fields.iter().enumerate() {
             for (j, row) in c.rows.iter().enumerate() {
                 let at = format!("axes[{i}] {field} = {}", row[f].label());
-                configure(base, &[(field.clone(), row[f].clone())]).map_err(|e| err(format!("{at} (value {j}): {e}")))?;
+                tree.configure(&[(field.clone(), row[f].clone())]).map_err(|e| err(format!("{at} (value {j}): {e}")))?;
             }
         }
     }
+    seen(base);
     for (k, combo) in combos.iter().enumerate() {
-        configure(base, combo).map_err(|e| err(format!("point {} ({}): {e}", plan.workloads.len() * plan.seeds.len() + k, describe(combo))))?;
+        let cfg = tree.configure(combo).map_err(|e| err(format!("point {} ({}): {e}", plan.workloads.len() * plan.seeds.len() + k, describe(combo))))?;
+        seen(&cfg);
     }
     let mut points = Vec::new();
     for w in 0..plan.workloads.len() {
@@ -89,10 +152,12 @@ fn columns(axis: &Axis, at: &str) -> Result<Columns, String> {
             if values.is_empty() {
                 return Err(format!("{at}.values: empty axis for {field}"));
             }
+            distinct(values, &format!("{at}.values"))?;
             Ok(Columns { fields: vec![field.clone()], rows: values.iter().map(|v| vec![v.clone()]).collect() })
         }
         Axis::Range { field, start, end, step } => {
-            let values = range(start, end, step).map_err(|e| format!("{at} ({field}): {e}"))?;
+            let values = crate::range::values(start, end, step, MAX_POINTS).map_err(|e| format!("{at} ({field}): {e}"))?;
+            distinct(&values, &format!("{at} ({field}) value"))?;
             Ok(Columns { fields: vec![field.clone()], rows: values.into_iter().map(|v| vec![v]).collect() })
         }
         Axis::Zip(axes) => {
@@ -111,49 +176,51 @@ fn columns(axis: &Axis, at: &str) -> Result<Columns, String> {
     }
 }
 
-/// Points of a range, at most this many (a typo in a step should not make a billion points).
-const MAX_RANGE: usize = 100_000;
-
-fn range(start: &Value, end: &Value, step: &Value) -> Result<Vec<Value>, String> {
-    let num = |v: &Value, what: &str| v.number().ok_or_else(|| format!("{what} \"{}\" is not a number", v.label()));
-    let (a, b, s) = (num(start, "start")?, num(end, "end")?, num(step, "step")?);
-    if s <= 0.0 || !s.is_finite() {
-        return Err(format!("step {s} must be positive"));
+/// No value twice on an axis (`"4 MiB"` and `4194304` are the same value; so are the values
+/// of a float range whose step is too small to change them): two points would be the same
+/// simulation under two labels.
+fn distinct(values: &[Value], at: &str) -> Result<(), String> {
+    let mut seen = std::collections::HashMap::with_capacity(values.len());
+    for (i, v) in values.iter().enumerate() {
+        if let Some(j) = seen.insert(v.to_json().to_string(), i) {
+            return Err(format!("{at}[{i}]: {} is the value of [{j}] again", v.label()));
+        }
     }
-    if b < a {
-        return Err(format!("empty axis: end {b} is below start {a}"));
-    }
-    let count = ((b - a) / s).floor() as usize + 1;
-    if count > MAX_RANGE {
-        return Err(format!("{count} values; at most {MAX_RANGE}"));
-    }
-    let ints = [start, end, step].iter().all(|v| !matches!(v, Value::Float(_)));
-    Ok((0..count)
-        .map(|i| {
-            let x = a + s * i as f64;
-            if ints {
-                Value::Int(x.round() as i64)
-            } else {
-                Value::Float(x)
-            }
-        })
-        .collect())
+    Ok(())
 }
 
-/// The base config with `params` set (each a field path and value), checked as a config file
-/// would be. The error names the field.
-pub fn configure(base: &GpuConfig, params: &[(String, Value)]) -> Result<GpuConfig, String> {
-    let mut tree = serde_json::to_value(base).map_err(|e| format!("the base config: {e}"))?;
-    for (field, value) in params {
-        set(&mut tree, field, value.to_json())?;
+/// The base config in its serde form, made once for the many [`BaseTree::configure`] calls
+/// of a plan's points.
+pub struct BaseTree {
+    tree: serde_json::Value,
+    origin: String,
+}
+
+impl BaseTree {
+    pub fn new(base: &GpuConfig) -> Result<BaseTree, String> {
+        Ok(BaseTree { tree: serde_json::to_value(base).map_err(|e| format!("the base config: {e}"))?, origin: base.origin.clone() })
     }
-    let mut cfg: GpuConfig = serde_path_to_error::deserialize(tree).map_err(|e| {
-        let path = e.path().to_string();
-        format!("{}: {}", if path == "." { "the config".to_string() } else { path }, e.inner())
-    })?;
-    cfg.origin = format!("{} with {}", base.origin, describe(params));
-    cfg.check().map_err(|e| e.to_string())?;
-    Ok(cfg)
+
+    /// The base config with `params` set (each a field path and value), checked as a config
+    /// file would be. The error names the field.
+    pub fn configure(&self, params: &[(String, Value)]) -> Result<GpuConfig, String> {
+        let mut tree = self.tree.clone();
+        for (field, value) in params {
+            set(&mut tree, field, value.to_json())?;
+        }
+        let mut cfg: GpuConfig = serde_path_to_error::deserialize(tree).map_err(|e| {
+            let path = e.path().to_string();
+            format!("{}: {}", if path == "." { "the config".to_string() } else { path }, e.inner())
+        })?;
+        cfg.origin = format!("{} with {}", self.origin, describe(params));
+        cfg.check().map_err(|e| e.to_string())?;
+        Ok(cfg)
+    }
+}
+
+/// The base config with `params` set (see [`BaseTree::configure`]).
+pub fn configure(base: &GpuConfig, params: &[(String, Value)]) -> Result<GpuConfig, String> {
+    BaseTree::new(base)?.configure(params)
 }
 
 /// Set `tree`'s field at `path` (`timing.l2.size_bytes`); the field must exist.
@@ -222,8 +289,13 @@ mod tests {
 
     #[test]
     fn bad_axes_name_the_field() {
+        // Found when the plan is read (its structure) or when its points are made (configs).
         let bad = |axes: &str, want: &str| {
-            let e = expand(&plan(axes), &base(), Path::new("p.ron")).unwrap_err().to_string();
+            let text = format!(r#"Sweep(gpu: "mi210", workloads: [Spec(name: "a", path: "a.ron")], axes: [{axes}], metrics: ["cycles"])"#);
+            let e = match parse(&text, Path::new("p.ron")) {
+                Ok(p) => expand(&p, &base(), Path::new("p.ron")).unwrap_err().to_string(),
+                Err(e) => e.to_string(),
+            };
             assert!(e.starts_with("p.ron: ") && e.contains(want), "{e}\nwanted: {want}");
         };
         bad(r#"Axis(field: "timing.l2.size_byte", values: [1])"#, "no field \"size_byte\" in timing.l2");
@@ -235,5 +307,41 @@ mod tests {
         bad(r#"Zip([Axis(field: "compute_units", values: [1, 2]), Axis(field: "wave_size", values: [64])])"#, "zipped axes");
         // Each value fits alone, the combination does not: named by its point.
         bad(r#"Axis(field: "timing.topology.xcds", values: [1, 4]), Axis(field: "compute_units", values: [104, 102])"#, "point ");
+        // Keys an axis does not have, a field on two axes, a value twice.
+        bad(r#"Axis(field: "compute_units", values: [1], step: 2)"#, "Unexpected field named `step` in `Axis`, expected either `field` or `values`");
+        bad(r#"Range(field: "compute_units", start: 8, end: 16, stp: 8)"#, "Unexpected field named `stp` in `Range`");
+        bad(
+            r#"Axis(field: "compute_units", values: [52]), Range(field: "compute_units", start: 8, end: 16, step: 8)"#,
+            "axes[1]: compute_units is also set by axes[0]",
+        );
+        bad(
+            r#"Zip([Axis(field: "wave_size", values: [32, 64]), Axis(field: "wave_size", values: [64, 32])])"#,
+            "axes[0][1]: wave_size is also set by axes[0][0]",
+        );
+        bad(r#"Axis(field: "timing.l2.size_bytes", values: ["4 MiB", 4194304])"#, "axes[0].values[1]: 4194304 is the value of [0] again");
+        bad(r#"Axis(field: "timing l2", values: [1])"#, "name a config field by its path");
+        // A float step too small to move the value makes the same value again.
+        bad(r#"Range(field: "timing.dram.bandwidth_gb_per_s", start: 1e20, end: 1.0000000000000002e20, step: 1.0)"#, "again");
+    }
+
+    #[test]
+    fn without_axes_there_is_the_base_config_only() {
+        let text = r#"Sweep(gpu: "mi210", workloads: [Spec(name: "a", path: "a.ron")], seeds: [0, 1], metrics: ["cycles"])"#;
+        let p = parse(text, Path::new("p.ron")).unwrap();
+        let pts = expand(&p, &base(), Path::new("p.ron")).unwrap();
+        assert_eq!(pts.len(), 2, "one point per seed: {pts:?}");
+        assert!(pts.iter().all(|p| p.base));
+        assert_eq!(count(&p).unwrap(), 2);
+    }
+
+    #[test]
+    fn points_are_counted_before_any_is_made() {
+        let p = plan(r#"Axis(field: "timing.l2.size_bytes", values: ["2 MiB", "4 MiB"]), Range(field: "compute_units", start: 26, end: 104, step: 26)"#);
+        // Checked against the expansion, which is an independent loop.
+        assert_eq!(count(&p).unwrap(), expand(&p, &base(), Path::new("p.ron")).unwrap().len() as u64);
+        let ranges = r#"Range(field: "compute_units", start: 1, end: 1000, step: 1), Range(field: "timing.l2.size_bytes", start: 1, end: 1000, step: 1), Range(field: "timing.clock_mhz", start: 1, end: 1000, step: 1)"#;
+        let text = format!(r#"Sweep(gpu: "mi210", workloads: [Spec(name: "a", path: "a.ron")], axes: [{ranges}], metrics: ["cycles"])"#);
+        let e = parse(&text, Path::new("p.ron")).unwrap_err().to_string();
+        assert!(e.contains("the plan makes 1000000001 points") && e.contains("1000 x 1000 x 1000") && e.contains("at most 100000"), "{e}");
     }
 }
