@@ -44,16 +44,32 @@ fn shard_files(dir: &Path) -> Result<Vec<(usize, usize, PathBuf)>, MergeError> {
 
 /// Read and check every shard in `dir`.
 pub fn merge(dir: &Path) -> Result<Merged, MergeError> {
-    let copy = dir.join("plan.json");
-    let text = std::fs::read_to_string(&copy).map_err(|e| MergeError(format!("{}: {e} (is {} a sweep's output directory?)", copy.display(), dir.display())))?;
-    let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| MergeError(format!("{}: {e}", copy.display())))?;
-    let plan: Plan = serde_json::from_value(doc["plan"].clone()).map_err(|e| MergeError(format!("{}: plan: {e}", copy.display())))?;
-    let hash = doc["plan_hash"].as_str().unwrap_or_default().to_string();
-    let total = doc["points"].as_u64().unwrap_or(0) as usize;
+    let copy = crate::copy::read(dir)
+        .map_err(MergeError)?
+        .ok_or_else(|| MergeError(format!("{}: not found (is {} a sweep's output directory?)", dir.join("plan.json").display(), dir.display())))?;
+    // The copy is a file like any other: its plan is checked as a plan file is, and its point
+    // count must be the plan's.
+    let bad_copy = |e: String| MergeError(format!("{}: plan: {e}", dir.join("plan.json").display()));
+    crate::validate::check(&copy.plan).map_err(bad_copy)?;
+    let total = crate::points::count(&copy.plan).map_err(bad_copy)?;
+    if total != copy.points {
+        return Err(MergeError(format!("{}: says {} points, but its plan has {total}", dir.join("plan.json").display(), copy.points)));
+    }
+    let total = total as usize;
+    // A workload file edited since the shards ran: their results are not this file's.
+    crate::inputs::verify(&copy.inputs, dir).map_err(MergeError)?;
+    let hash = copy.plan_hash.clone();
     let files = shard_files(dir)?;
     let Some(&(_, count, _)) = files.first() else { return Err(MergeError(format!("{}: no shard files (shard-I-of-N.jsonl)", dir.display()))) };
     if let Some((_, n, f)) = files.iter().find(|(_, n, _)| *n != count) {
         return Err(MergeError(format!("{}: a shard of {n}, but {} has shards of {count}: results of two shardings are mixed", f.display(), dir.display())));
+    }
+    // Checked before anything loops over the shards: the count is part of a file name.
+    if count == 0 || count > total.max(1) {
+        return Err(MergeError(format!("{}: shards of {count}, but the plan has {total} points (at most one shard per point)", dir.display())));
+    }
+    if let Some((i, _, f)) = files.iter().find(|(i, _, _)| *i >= count) {
+        return Err(MergeError(format!("{}: shard {i} of {count} does not exist (0 <= I < N)", f.display())));
     }
     for i in 0..count {
         if !files.iter().any(|(j, _, _)| *j == i) {
@@ -62,12 +78,10 @@ pub fn merge(dir: &Path) -> Result<Merged, MergeError> {
     }
     let mut by_point: BTreeMap<usize, (Record, PathBuf)> = BTreeMap::new();
     for (i, _, file) in &files {
-        let text = std::fs::read_to_string(file).map_err(|e| MergeError(format!("{}: {e}", file.display())))?;
         // A line without its newline was cut short by an interruption: its point is missing.
-        let whole = text.rfind('\n').map_or(0, |i| i + 1);
-        for (n, line) in text[..whole].lines().enumerate() {
-            let at = || format!("{}:{}", file.display(), n + 1);
-            let r: Record = serde_json::from_str(line).map_err(|e| MergeError(format!("{}: {e}", at())))?;
+        let shard = crate::record::read_shard(file).map_err(MergeError)?.unwrap_or_default();
+        for (n, r) in shard.records {
+            let at = || format!("{}:{n}", file.display());
             if r.plan_hash != hash {
                 return Err(MergeError(format!("{}: plan hash {} is not the plan's {hash} (results of another plan)", at(), r.plan_hash)));
             }
@@ -94,7 +108,7 @@ pub fn merge(dir: &Path) -> Result<Merged, MergeError> {
         }
     }
     let records = by_point.into_values().map(|(r, _)| r).collect();
-    Ok(Merged { plan, plan_hash: hash, gpu: doc["gpu"].as_str().unwrap_or_default().to_string(), records, shards: count })
+    Ok(Merged { plan: copy.plan, plan_hash: hash, gpu: copy.gpu, records, shards: count })
 }
 
 impl Merged {

@@ -1,16 +1,18 @@
 //! Running a shard of a plan's points in parallel, one result line appended per point as it
 //! finishes, resuming where an earlier run of the same shard stopped.
 
+use crate::inputs::{self, Input};
 use crate::metrics::Metric;
 use crate::plan::{Plan, PlanError, Workload};
 use crate::points::{self, Point};
 use crate::record::{self, Record};
-use crate::workload::{self, Context, Outcome};
+use crate::worker::{self, Isolation, Job, WorkerProcess};
+use crate::workload::{Context, Outcome};
 use hipscope_sim::gpus::GpuConfig;
-use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// Shard `index` of `count`: the points whose index ≡ `index` (mod `count`).
@@ -51,24 +53,52 @@ impl Shard {
     }
 }
 
-/// A plan ready to run: its points, base config and hash.
+/// Most points run at once per core of this machine: a point is CPU-bound, so more only
+/// adds memory (each job slot is a worker process with its own simulation).
+pub const JOBS_PER_CORE: usize = 4;
+/// Most points run at once in any case (and the most `--cpus-per-task` a Slurm array task
+/// is given): each job slot is a thread and a worker process.
+pub const MAX_JOBS: usize = 1024;
+
+/// Check `--jobs`: from 1 to [`JOBS_PER_CORE`] × `cores` here, to [`MAX_JOBS`] for a Slurm
+/// task (whose node's cores are not this machine's).
+pub fn check_jobs(jobs: usize, cores: usize, slurm: bool) -> Result<(), String> {
+    let most = if slurm { MAX_JOBS } else { (JOBS_PER_CORE * cores.max(1)).min(MAX_JOBS) };
+    if jobs == 0 || jobs > most {
+        let why = if slurm { "MAX_JOBS for an array task".to_string() } else { format!("{JOBS_PER_CORE} per core on this machine's {cores}") };
+        return Err(format!("--jobs {jobs}: from 1 to {most} ({why})"));
+    }
+    Ok(())
+}
+
+/// Largest GPU config file a plan may name (built-in configs are a few kilobytes).
+pub const MAX_GPU_CONFIG_BYTES: u64 = 1 << 20;
+
+/// A plan ready to run: its points, base config, the files it reads and its hash.
 pub struct Prepared {
     pub plan: Plan,
     pub path: PathBuf,
     pub base: GpuConfig,
     pub points: Vec<Point>,
     pub metrics: Vec<Metric>,
+    /// The files the workloads read, with their digests (part of the hash).
+    pub inputs: Vec<Input>,
     pub hash: String,
 }
 
-/// Read `path`, resolve its GPU and check every point.
+/// [`prepare_in`] without the repository's workloads directory (the scope suite's code
+/// objects are then not part of the hash).
 pub fn prepare(path: &Path) -> Result<Prepared, PlanError> {
+    prepare_in(path, None)
+}
+
+/// Read `path`, resolve its GPU, check every point and digest the files it reads
+/// (`workloads`: the repository's workloads directory, for the scope suite's code objects).
+pub fn prepare_in(path: &Path, workloads: Option<&Path>) -> Result<Prepared, PlanError> {
     let plan = crate::plan::load(path)?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let err = |m: String| PlanError::new(path, m);
-    // A config file is relative to the plan; a built-in is a name.
-    let gpu_arg = if plan.gpu.ends_with(".ron") { dir.join(&plan.gpu).display().to_string() } else { plan.gpu.clone() };
-    let base = hipscope_sim::gpus::resolve(&gpu_arg).map_err(|e| err(format!("gpu: {e}")))?;
+    let base = base_gpu(&plan, dir).map_err(err)?;
     if plan.mode == crate::plan::RunMode::Timing && base.timing.is_none() {
         return Err(err(format!("gpu: {} has no timing section (mode: Functional runs without)", base.name)));
     }
@@ -84,9 +114,32 @@ pub fn prepare(path: &Path) -> Result<Prepared, PlanError> {
             return Err(err(format!("workloads[{i}] ({}): {} not found", w.name(), dir.join(f).display())));
         }
     }
-    let points = points::expand(&plan, &base, path)?;
-    let hash = record::plan_hash(&plan, &base);
-    Ok(Prepared { plan, path: path.to_path_buf(), base, points, metrics, hash })
+    // The scope suite's build for each processor and mode a point runs in.
+    let mut suite_dirs = BTreeSet::new();
+    let scopes: Vec<bool> = plan.workloads.iter().filter_map(|w| if let Workload::Scopes { tgsplit, .. } = w { Some(*tgsplit) } else { None }).collect();
+    let points = points::expand_with(&plan, &base, path, &mut |cfg| {
+        for &tgsplit in &scopes {
+            suite_dirs.insert(hipscope_sim::scopes::Target { gpu: cfg.clone(), mode: cfg.mode, tgsplit }.object_dir());
+        }
+    })?;
+    let inputs = inputs::collect(&plan, dir, workloads, &suite_dirs).map_err(err)?;
+    let hash = record::plan_hash(&plan, &base, &inputs);
+    Ok(Prepared { plan, path: path.to_path_buf(), base, points, metrics, inputs, hash })
+}
+
+/// The plan's base GPU: a built-in name, or a config file relative to the plan.
+fn base_gpu(plan: &Plan, dir: &Path) -> Result<GpuConfig, String> {
+    use hipscope_sim::gpus;
+    let names = gpus::builtin_names();
+    if names.contains(&plan.gpu.as_str()) {
+        return gpus::builtin(&plan.gpu).map_err(|e| format!("gpu: {e}"));
+    }
+    if !plan.gpu.ends_with(".ron") {
+        return Err(format!("gpu: \"{}\" is neither a built-in GPU ({}) nor a config file (NAME.ron)", plan.gpu.escape_debug(), names.join(", ")));
+    }
+    let file = dir.join(&plan.gpu);
+    let text = hipscope_sim::spec::files::read_text(&file, MAX_GPU_CONFIG_BYTES).map_err(|e| format!("gpu: {e}"))?;
+    GpuConfig::from_ron(&text, &file.display().to_string()).map_err(|e| format!("gpu: {e}"))
 }
 
 /// What a shard run did.
@@ -97,8 +150,10 @@ pub struct Summary {
     /// Found in the results file from an earlier run.
     pub resumed: usize,
     pub ran: usize,
-    /// Points that ran but could not give metrics (input errors / kernel faults).
+    /// Points of the shard (run now or earlier) that have no metrics: input errors for their
+    /// config, kernel faults, a workload that crashed its worker.
     pub failed: usize,
+    /// Of those, kernel faults.
     pub faults: usize,
 }
 
@@ -109,6 +164,10 @@ pub enum RunError {
     Plan(#[from] PlanError),
     #[error("{file}: {message}")]
     Results { file: String, message: String },
+    /// A message that names its file: results made from other inputs (naming the file that
+    /// changed), an unreadable or foreign line in a results file.
+    #[error("{0}")]
+    Named(String),
 }
 
 /// Told as points finish (from worker threads).
@@ -119,106 +178,193 @@ pub trait Progress: Sync {
 
 impl Progress for () {}
 
-/// Make `out` ready for `shard` of `p`: the plan's copy written (or found to be this plan's),
-/// and the points an earlier run of the shard finished. Errors if `out` holds another plan.
-pub fn open(p: &Prepared, out: &Path, shard: Shard) -> Result<BTreeSet<usize>, RunError> {
-    std::fs::create_dir_all(out).map_err(|e| results_err(out, e.to_string()))?;
-    write_plan_copy(p, out)?;
-    resume(&shard.file(out), &p.hash)
+/// The points a shard's results file already holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Resumed {
+    pub done: BTreeSet<usize>,
+    /// Of those, the points without metrics, and the kernel faults among them.
+    pub failed: usize,
+    pub faults: usize,
 }
 
-/// Run `shard` of `p` with `jobs` threads, appending to its results file in `out`.
+/// Make `out` ready for `shard` of `p`: the plan's copy written (or found to be this plan's),
+/// and the points an earlier run of the shard finished. Errors if `out` holds another plan's
+/// results, naming the file that changed.
+pub fn open(p: &Prepared, out: &Path, shard: Shard) -> Result<Resumed, RunError> {
+    std::fs::create_dir_all(out).map_err(|e| results_err(out, e.to_string()))?;
+    crate::copy::write(p, out)?;
+    resume(&shard.file(out), p, shard)
+}
+
+/// Run `shard` of `p` with `jobs` threads (points in this process, [`Isolation::Threads`]),
+/// appending to its results file in `out`.
 pub fn run(p: &Prepared, cx: &Context, out: &Path, shard: Shard, jobs: usize, progress: &dyn Progress) -> Result<Summary, RunError> {
-    let done = open(p, out, shard)?;
+    run_isolated(p, cx, out, shard, jobs, &Isolation::Threads, progress)
+}
+
+/// What the job slots share.
+struct Slots<'a> {
+    p: &'a Prepared,
+    cx: &'a Context,
+    shard: Shard,
+    todo: Vec<&'a Point>,
+    next: AtomicUsize,
+    stop: AtomicBool,
+    writer: Mutex<std::fs::File>,
+    progress: &'a dyn Progress,
+}
+
+/// Run `shard` of `p` with `jobs` points at once, kept apart as `isolation` says.
+pub fn run_isolated(
+    p: &Prepared,
+    cx: &Context,
+    out: &Path,
+    shard: Shard,
+    jobs: usize,
+    isolation: &Isolation,
+    progress: &dyn Progress,
+) -> Result<Summary, RunError> {
+    let resumed = open(p, out, shard)?;
     let file = shard.file(out);
     let mine: Vec<&Point> = p.points.iter().filter(|pt| shard.has(pt.index)).collect();
-    let todo: Vec<&Point> = mine.iter().copied().filter(|pt| !done.contains(&pt.index)).collect();
-    let writer = Mutex::new(std::fs::OpenOptions::new().create(true).append(true).open(&file).map_err(|e| results_err(&file, e.to_string()))?);
+    let todo: Vec<&Point> = mine.iter().copied().filter(|pt| !resumed.done.contains(&pt.index)).collect();
+    let writer = std::fs::OpenOptions::new().create(true).append(true).open(&file).map_err(|e| results_err(&file, e.to_string()))?;
+    if matches!(isolation, Isolation::Processes { .. }) {
+        std::fs::create_dir_all(&cx.scratch).map_err(|e| results_err(&cx.scratch, e.to_string()))?;
+    }
     progress.started(todo.len());
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build().map_err(|e| results_err(out, e.to_string()))?;
-    let written: Vec<Result<Record, String>> = pool.install(|| {
-        // A point is a whole simulation: each its own task, so no thread waits on a batch.
-        todo.par_iter()
-            .with_max_len(1)
-            .map(|pt| {
-                let r = run_point(p, cx, pt, shard);
-                let mut line = serde_json::to_string(&r).map_err(|e| e.to_string())?;
-                line.push('\n');
-                let mut w = writer.lock().map_err(|_| "the results file's lock was poisoned".to_string())?;
-                w.write_all(line.as_bytes()).and_then(|()| w.flush()).map_err(|e| e.to_string())?;
-                drop(w);
-                progress.finished(&r);
-                Ok(r)
+    let slots = jobs.clamp(1, todo.len().max(1));
+    let shared = Slots { p, cx, shard, todo, next: AtomicUsize::new(0), stop: AtomicBool::new(false), writer: Mutex::new(writer), progress };
+    let tallies: Vec<Result<Summary, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..slots)
+            .map(|slot| {
+                std::thread::Builder::new().name(format!("sweep-slot-{slot}")).spawn_scoped(s, {
+                    let shared = &shared;
+                    move || slot_loop(shared, slot, isolation)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h {
+                Ok(h) => h.join().unwrap_or_else(|_| Err("a job slot panicked".into())),
+                Err(e) => {
+                    shared.stop.store(true, Ordering::SeqCst);
+                    Err(format!("cannot start a job thread: {e} (try a smaller --jobs)"))
+                }
             })
             .collect()
     });
-    let mut s = Summary { shard_points: mine.len(), resumed: mine.len() - todo.len(), ..Summary::default() };
-    for r in written {
-        let r = r.map_err(|m| results_err(&file, m))?;
-        s.ran += 1;
-        s.failed += usize::from(r.error.is_some());
-        s.faults += usize::from(r.fault);
+    let mut s =
+        Summary { shard_points: mine.len(), resumed: mine.len() - shared.todo.len(), failed: resumed.failed, faults: resumed.faults, ..Summary::default() };
+    for t in tallies {
+        let t = t.map_err(|m| results_err(&file, m))?;
+        s.ran += t.ran;
+        s.failed += t.failed;
+        s.faults += t.faults;
     }
     Ok(s)
+}
+
+/// One job slot: points taken in turn until none is left, each run, recorded and reported.
+fn slot_loop(sh: &Slots<'_>, slot: usize, isolation: &Isolation) -> Result<Summary, String> {
+    let mut process = match isolation {
+        Isolation::Threads => None,
+        Isolation::Processes { exe } => {
+            worker::block_sigpipe_on_this_thread();
+            Some(WorkerProcess::new(exe, sh.cx.scratch.join(format!("worker-{slot}.stderr"))))
+        }
+    };
+    let mut tally = Summary::default();
+    while !sh.stop.load(Ordering::SeqCst) {
+        let Some(pt) = sh.todo.get(sh.next.fetch_add(1, Ordering::SeqCst)) else { break };
+        let outcome = match process.as_mut() {
+            Some(w) => w.run(&job(sh.p, sh.cx, pt)),
+            None => run_here(sh.p, sh.cx, pt),
+        };
+        let r = record(sh.p, pt, sh.shard, outcome);
+        if let Err(e) = append(&sh.writer, &r) {
+            sh.stop.store(true, Ordering::SeqCst);
+            return Err(e);
+        }
+        tally.ran += 1;
+        tally.failed += usize::from(r.error.is_some());
+        tally.faults += usize::from(r.fault);
+        sh.progress.finished(&r);
+    }
+    if let Some(w) = process {
+        drop(w);
+        let _ = std::fs::remove_file(sh.cx.scratch.join(format!("worker-{slot}.stderr")));
+    }
+    Ok(tally)
+}
+
+fn append(writer: &Mutex<std::fs::File>, r: &Record) -> Result<(), String> {
+    let mut line = serde_json::to_string(r).map_err(|e| e.to_string())?;
+    line.push('\n');
+    let mut w = writer.lock().map_err(|_| "the results file's lock was poisoned".to_string())?;
+    w.write_all(line.as_bytes()).and_then(|()| w.flush()).map_err(|e| e.to_string())
 }
 
 fn results_err(file: &Path, message: String) -> RunError {
     RunError::Results { file: file.display().to_string(), message }
 }
 
-/// The plan as run, for the merge (its axes and metrics name the plots); every shard writes
-/// the same text.
-fn write_plan_copy(p: &Prepared, out: &Path) -> Result<(), RunError> {
-    let copy = out.join("plan.json");
-    let doc =
-        serde_json::json!({ "plan_hash": p.hash, "plan_file": p.path.display().to_string(), "gpu": p.base.name, "points": p.points.len(), "plan": p.plan });
-    let text = serde_json::to_string_pretty(&doc).map_err(|e| results_err(&copy, e.to_string()))?;
-    if let Ok(old) = std::fs::read_to_string(&copy) {
-        let old: serde_json::Value = serde_json::from_str(&old).unwrap_or_default();
-        if old["plan_hash"] != doc["plan_hash"] {
-            return Err(results_err(
-                &copy,
-                format!(
-                    "results of another plan (hash {}) are in this directory; this plan's hash is {}: use another --out",
-                    old["plan_hash"].as_str().unwrap_or("?"),
-                    p.hash
-                ),
-            ));
-        }
-        return Ok(());
-    }
-    // Shards may start at once: each writes its own file and renames it into place, so a
-    // reader sees the whole file or none.
-    let tmp = out.join(format!("plan.json.{}", std::process::id()));
-    std::fs::write(&tmp, text + "\n").map_err(|e| results_err(&tmp, e.to_string()))?;
-    std::fs::rename(&tmp, &copy).map_err(|e| results_err(&copy, e.to_string()))
-}
-
-/// The points already in `file`, checking they are this plan's. A line cut short by an
-/// interruption is dropped (the file is truncated after the last whole line).
-fn resume(file: &Path, hash: &str) -> Result<BTreeSet<usize>, RunError> {
-    let Ok(text) = std::fs::read_to_string(file) else { return Ok(BTreeSet::new()) };
-    let whole = text.rfind('\n').map_or(0, |i| i + 1);
-    if whole < text.len() {
+/// The points already in the shard's results file, checking they are this plan's and this
+/// shard's, each once. A line cut short by an interruption is dropped (the file is truncated
+/// after the last whole line); any other unreadable line is an error naming it.
+fn resume(file: &Path, p: &Prepared, shard: Shard) -> Result<Resumed, RunError> {
+    let Some(sf) = record::read_shard(file).map_err(RunError::Named)? else {
+        return Ok(Resumed::default());
+    };
+    if sf.whole_bytes < sf.total_bytes {
         let f = std::fs::OpenOptions::new().write(true).open(file).map_err(|e| results_err(file, e.to_string()))?;
-        f.set_len(whole as u64).map_err(|e| results_err(file, e.to_string()))?;
+        f.set_len(sf.whole_bytes).map_err(|e| results_err(file, e.to_string()))?;
     }
-    let mut done = BTreeSet::new();
-    for (n, line) in text[..whole].lines().enumerate() {
-        let r: Record = serde_json::from_str(line).map_err(|e| results_err(file, format!("line {}: {e}", n + 1)))?;
-        if r.plan_hash != hash {
-            return Err(results_err(
-                file,
-                format!("line {}: a result of another plan (hash {}, this plan's is {}): use another --out", n + 1, r.plan_hash, hash),
-            ));
+    let mut r = Resumed::default();
+    for (n, rec) in sf.records {
+        let at = format!("{}:{n}", file.display());
+        if rec.plan_hash != p.hash {
+            return Err(RunError::Named(format!("{at}: a result of another plan (hash {}, this plan's is {}): use another --out", rec.plan_hash, p.hash)));
         }
-        done.insert(r.point);
+        if rec.point >= p.points.len() || !shard.has(rec.point) {
+            return Err(RunError::Named(format!("{at}: point {} is not one of shard {}/{} of {} points", rec.point, shard.index, shard.count, p.points.len())));
+        }
+        if !r.done.insert(rec.point) {
+            return Err(RunError::Named(format!("{at}: point {} again", rec.point)));
+        }
+        r.failed += usize::from(rec.error.is_some());
+        r.faults += usize::from(rec.fault);
     }
-    Ok(done)
+    Ok(r)
 }
 
-/// Run one point and make its record.
+/// The job a worker process runs for `pt`.
+fn job(p: &Prepared, cx: &Context, pt: &Point) -> Job {
+    Job {
+        point: pt.clone(),
+        workload: p.plan.workloads[pt.workload].clone(),
+        mode: p.plan.mode,
+        metrics: p.plan.metrics.clone(),
+        base: p.base.clone(),
+        origin: p.base.origin.clone(),
+        cx: cx.clone(),
+    }
+}
+
+/// Run `pt` in this process, on a thread of its own ([`worker::run_guarded`]).
+fn run_here(p: &Prepared, cx: &Context, pt: &Point) -> Outcome {
+    let Some(w) = p.plan.workloads.get(pt.workload) else { return Outcome::Failed { fault: false, message: format!("no workload {}", pt.workload) } };
+    worker::run_guarded(|| worker::execute(pt, w, p.plan.mode, &p.metrics, &p.base, cx))
+}
+
+/// Run one point in this process and make its record.
 pub fn run_point(p: &Prepared, cx: &Context, pt: &Point, shard: Shard) -> Record {
+    record(p, pt, shard, run_here(p, cx, pt))
+}
+
+/// The record of `pt` that ended in `outcome`.
+fn record(p: &Prepared, pt: &Point, shard: Shard, outcome: Outcome) -> Record {
     let workload = p.plan.workloads.get(pt.workload).map_or_else(String::new, |w| w.name().to_string());
     let mut r = Record {
         plan_hash: p.hash.clone(),
@@ -234,17 +380,10 @@ pub fn run_point(p: &Prepared, cx: &Context, pt: &Point, shard: Shard) -> Record
         fault: false,
         hipscope: record::version(),
     };
-    let cfg = match points::configure(&p.base, &pt.params) {
-        Ok(c) => c,
-        Err(e) => {
-            r.error = Some(e);
-            return r;
-        }
-    };
-    match workload::run(&p.plan, &p.metrics, pt, &cfg, cx) {
+    match outcome {
         Outcome::Metrics(m) => r.metrics = m,
         Outcome::Failed { fault, message } => {
-            r.error = Some(message);
+            r.error = Some(record::error_text(message));
             r.fault = fault;
         }
     }

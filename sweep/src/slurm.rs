@@ -23,6 +23,12 @@ pub struct Scripts {
     pub merge: PathBuf,
 }
 
+/// The end of an array task: exit 1 (points failed) and 3 (a point's kernel faulted) mean
+/// the shard finished with those points recorded with their error, so the task succeeds and
+/// the merge (`afterok`) runs and reports them with the same status; anything else (bad
+/// input, a killed task) fails the task and holds the merge back.
+const SHARD_STATUS: &str = "status=$?\nif [ \"$status\" -eq 1 ] || [ \"$status\" -eq 3 ]; then exit 0; fi\nexit \"$status\"\n";
+
 /// A word quoted for `sh`.
 fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
@@ -49,7 +55,7 @@ pub fn write(hipscope: &Path, plan: &Path, out: &Path, o: &Options) -> Result<Sc
     let mut array = header("hipscope-sweep", &out.join("slurm-%A_%a.out"), o);
     array.push_str(&format!("#SBATCH --array=0-{}\n#SBATCH --cpus-per-task={}\n", n - 1, o.cpus.max(1)));
     array.push_str(&format!(
-        "# One shard of the sweep per array task; a task run again resumes its shard.\nexec {} sweep {} --out {} --shard \"$SLURM_ARRAY_TASK_ID/{n}\" --jobs \"${{SLURM_CPUS_PER_TASK:-1}}\"\n",
+        "# One shard of the sweep per array task; a task run again resumes its shard.\n{} sweep {} --out {} --shard \"$SLURM_ARRAY_TASK_ID/{n}\" --jobs \"${{SLURM_CPUS_PER_TASK:-1}}\"\n{SHARD_STATUS}",
         quote(&exe.display().to_string()),
         quote(&plan.display().to_string()),
         quote(&out.display().to_string())
@@ -97,4 +103,28 @@ fn sbatch(args: &[String]) -> Result<String, String> {
         return Err(format!("sbatch {}: printed no job id", args.join(" ")));
     }
     Ok(id)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// The array task's exit status for each exit status of `hipscope sweep` (a stand-in
+    /// executable that exits with it): failed points let the merge run, the rest holds it.
+    #[test]
+    fn failed_points_let_the_merge_run_and_other_failures_hold_it_back() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("hipscope-slurm-script-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let o = Options { shards: 2, partition: None, time: None, cpus: 1 };
+        for (sweep_status, task_status) in [(0, 0), (1, 0), (3, 0), (2, 2), (137, 137)] {
+            let exe = dir.join(format!("fake-{sweep_status}"));
+            std::fs::write(&exe, format!("#!/bin/sh\nexit {sweep_status}\n")).unwrap();
+            std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+            let scripts = write(&exe, Path::new("plan.ron"), &dir.join("out"), &o).unwrap();
+            let status = Command::new("sh").arg(&scripts.array).env("SLURM_ARRAY_TASK_ID", "1").status().unwrap();
+            assert_eq!(status.code(), Some(task_status), "sweep exit {sweep_status}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -1,16 +1,17 @@
 //! Running one point: a workload on one GPU config with one seed, and the metrics it gives.
 
 use crate::metrics::{Metric, Source};
-use crate::plan::{Plan, RunMode, Workload};
+use crate::plan::{RunMode, Workload};
 use crate::points::Point;
 use hipscope_sim::gpus::GpuConfig;
 use hipscope_sim::spec::{self, RunError, RunOptions};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// What running points needs besides the plan.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Context {
     /// The plan's directory: workload paths are relative to it.
     pub plan_dir: PathBuf,
@@ -23,7 +24,7 @@ pub struct Context {
 }
 
 /// How a point ended.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Outcome {
     /// Metric name → value (`null` where the metric is not one of this workload's).
     Metrics(BTreeMap<String, Value>),
@@ -31,10 +32,9 @@ pub enum Outcome {
     Failed { fault: bool, message: String },
 }
 
-/// Run `point` of `plan` on `cfg`.
-pub fn run(plan: &Plan, metrics: &[Metric], point: &Point, cfg: &GpuConfig, cx: &Context) -> Outcome {
-    let Some(w) = plan.workloads.get(point.workload) else { return failed(false, format!("no workload {}", point.workload)) };
-    let timing = plan.mode == RunMode::Timing;
+/// Run workload `w` of `point` on `cfg` in `mode`.
+pub fn run(w: &Workload, mode: RunMode, metrics: &[Metric], point: &Point, cfg: &GpuConfig, cx: &Context) -> Outcome {
+    let timing = mode == RunMode::Timing;
     let result = match w {
         Workload::Spec { path, code_object, params, .. } => spec_metrics(&cx.plan_dir.join(path), code_object, params, cfg, timing, point.seed, metrics),
         Workload::Exec { program, args, .. } => exec_metrics(&cx.plan_dir.join(program), args, cfg, timing, point, metrics, cx),
