@@ -13,12 +13,13 @@
 //! instead of mixed in. [`merge`] checks that every shard and point is there exactly once,
 //! from the same plan and files, and writes the results as CSV and JSON with plots ([`plot`]).
 //! [`slurm`] writes the job array that runs the shards on a cluster and the merge job that
-//! waits for them.
+//! waits for them. [`fuzzing`] is the plan reader as the `sweep_plan` fuzz target runs it.
 //!
 //! A client of the engine, like the scope suite and the grader: it reaches the simulator only
 //! through launch specs, the scope suite, the grader's hardware layer and `hipscope exec`.
 
 pub mod copy;
+pub mod fuzzing;
 pub mod inputs;
 pub mod merge;
 pub mod metrics;
