@@ -338,3 +338,31 @@ fn a_plan_at_the_point_cap_is_checked_and_one_point_more_is_refused() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn a_results_directory_of_another_plan_config_or_version_is_refused() {
+    let dir = tmp("other");
+    vadd_spec(&dir);
+    let cfg = dir.join("gpu.ron");
+    let mi210 = std::fs::read_to_string(root().join("configs/mi210.ron")).unwrap();
+    std::fs::write(&cfg, &mi210).unwrap();
+    let body = |cus: &str| {
+        format!(
+            r#"Sweep(gpu: "gpu.ron", mode: Functional, workloads: [Spec(name: "vadd", path: "vadd.ron", params: {{"n": 1024}})], axes: [Axis(field: "compute_units", values: [{cus}])], metrics: ["instructions"])"#
+        )
+    };
+    let p = plan(&dir, "p.ron", &body("52"));
+    let out = s(&dir.join("out"));
+    let (code, _, err) = hipscope(&["sweep", &p, "--out", &out]);
+    assert_eq!(code, 0, "{err}");
+    let q = plan(&dir, "q.ron", &body("104"));
+    fails(&["sweep", &q, "--out", &out], "plan.json: holds the results of another plan");
+    std::fs::write(&cfg, mi210.replacen("compute_units: 104,", "compute_units: 100,", 1)).unwrap();
+    fails(&["sweep", &p, "--out", &out], "plan.json: the base GPU config (gpu.ron) changed since these results were made");
+    // A results directory of a version whose hash did not cover the files (committed).
+    let old = dir.join("old");
+    std::fs::create_dir_all(&old).unwrap();
+    std::fs::copy(root().join("reports/sweeps/vcopy-l2-mi210/plan.json"), old.join("plan.json")).unwrap();
+    fails(&["sweep", "workloads/sweeps/vcopy-l2-mi210.ron", "--out", &s(&old)], "results of this plan by an earlier hipscope");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -103,9 +103,16 @@ fn compare(old: &PlanCopy, new: &PlanCopy, p: &Prepared, out: &Path) -> Result<(
         return Err(RunError::Named(m));
     }
     let same_plan = serde_json::to_value(&old.plan).ok() == serde_json::to_value(&new.plan).ok();
+    let older = old.gpu_config_sha256.is_none() && old.inputs.is_empty();
     let message = if !same_plan {
         format!("{}: holds the results of another plan ({}, {hashes}); {} differs from it: use another --out", at.display(), old.plan_file, p.path.display())
-    } else if old.gpu_config_sha256.is_some() && old.gpu_config_sha256 != new.gpu_config_sha256 {
+    } else if older {
+        format!(
+            "{}: results of this plan by an earlier hipscope, whose plan hash did not cover the workloads' files ({hashes}): use another --out, or remove {} to run the plan again",
+            at.display(),
+            out.display()
+        )
+    } else if old.gpu_config_sha256 != new.gpu_config_sha256 {
         format!("{}: the base GPU config ({}) changed since these results were made ({hashes}): restore it or use another --out", at.display(), p.plan.gpu)
     } else if old.inputs.len() != new.inputs.len() || old.inputs.iter().zip(&new.inputs).any(|(a, b)| (&a.role, &a.name) != (&b.role, &b.name)) {
         let list = |v: &[Input]| v.iter().map(|i| format!("{} {}", i.role, i.name)).collect::<Vec<_>>().join(", ");
