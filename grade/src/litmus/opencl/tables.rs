@@ -30,6 +30,8 @@ impl Group {
 pub struct Locations {
     locations: Vec<Location>,
     groups: Vec<Group>,
+    /// Whether the init block declares scalar locations (see [`Locations::parameter`]).
+    declared: bool,
 }
 
 impl Locations {
@@ -70,10 +72,27 @@ impl Locations {
         Ok(self.groups.len() - 1)
     }
 
-    /// The group a parameter names, created (one element, initially 0) on first use.
+    /// Ends the init block: from now on, if it gave a scalar location its value, a parameter
+    /// must name a declared location.
+    pub fn end_init_block(&mut self) {
+        self.declared = self.groups.iter().any(|g| g.len == 1);
+    }
+
+    /// The group a parameter names. When the init block gives scalar locations their values,
+    /// it declares the test's locations, and a parameter naming another is a typo that would
+    /// create a location of its own. Dartagnan also reads tests whose init block gives no
+    /// scalar a value (`{}` in 14 files of its catalogue, only an array's length in one):
+    /// every other parameter is then a location starting at 0, created on first use.
     pub fn parameter(&mut self, name: &str, span: Span) -> ParseResult<usize> {
         match self.group_named(name) {
             Some(g) => Ok(g),
+            None if self.declared => {
+                let known: Vec<&str> = self.groups.iter().map(|g| g.name.as_str()).collect();
+                Err(SyntaxError::new(
+                    span,
+                    format!("`{name}` is not a declared location (the init block declares {}); add `[{name}]=0;` to it", known.join(", ")),
+                ))
+            }
             None => self.declare(name, &[0], false, span),
         }
     }
