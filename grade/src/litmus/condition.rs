@@ -153,6 +153,7 @@ impl PropParser<'_, '_, '_> {
             return Ok(inner);
         }
         self.comparisons += 1;
+        self.cur.skip_blank();
         if self.comparisons > MAX_CONDITION_COMPARISONS {
             return Err(self.cur.error(format!("the condition has more than {MAX_CONDITION_COMPARISONS} comparisons; a litmus condition has a few")));
         }
