@@ -182,7 +182,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
             }
             report::attach_hardware(&mut r, &test, std::slice::from_ref(g), runs);
             if let Some(skipped) = r.hardware.last().and_then(|h| h.skipped.as_ref()) {
-                warn(&bar, &format!("{}: not run on {}: {skipped}", file.display(), g.0.name));
+                warn(&bar, &format!("{}: {}: {skipped}", file.display(), g.0.name));
             }
             if let Some(b) = &bar {
                 b.inc(1);

@@ -22,7 +22,8 @@ fn xcds(gpu: &GpuConfig) -> u32 {
 pub fn refusal(test: &Litmus, gpu: &GpuConfig) -> Option<Unsupported> {
     let n = xcds(gpu);
     if let Some((t, x)) = test.threads.iter().find_map(|t| t.placement.xcd.filter(|x| *x >= n).map(|x| (t, x))) {
-        return Some(Unsupported(format!("{} names XCD {x}, but {} has {n} XCD{} (0 to {})", t.name, gpu.name, if n == 1 { "" } else { "s" }, n - 1)));
+        let has = if n == 1 { "one XCD (0)".to_string() } else { format!("{n} XCDs (0 to {})", n - 1) };
+        return Some(Unsupported(format!("{} names XCD {x}, but {} has {has}", t.name, gpu.name)));
     }
     for (i, a) in test.threads.iter().enumerate() {
         let (pa, later) = (a.placement, &test.threads[i + 1..]);
