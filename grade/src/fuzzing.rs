@@ -27,7 +27,7 @@ pub const MAX_STATEMENTS_FOR_REPORT: usize = 24;
 
 /// The builds the lowering and the kernel generator are exercised on: one per ISA family
 /// the hardware layer distinguishes (GCN 3, CDNA 3, RDNA 3 in wave32).
-const BUILDS: [&str; 3] = ["gfx803", "gfx942", "gfx1100-w32-wgp"];
+pub const BUILDS: [&str; 3] = ["gfx803", "gfx942", "gfx1100-w32-wgp"];
 
 /// How one input ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use hipscope_grade::fuzzing::{fuzz_one, Outcome};
+use hipscope_grade::fuzzing::{fuzz_one, Outcome, BUILDS};
 
 mod common;
 
@@ -219,5 +219,33 @@ fn seeds_are_judged_and_generated_hostile_files_rejected() {
     for case in pathological::all() {
         let outcome = run(case.text.into_bytes()).unwrap_or_else(|why| panic!("{}: {why}", case.name));
         assert_eq!(outcome, Outcome::Rejected, "{}", case.name);
+    }
+}
+
+/// The largest inputs the limits allow go through every layer — parse, the three models,
+/// the whole report, the ISA listing and the hardware kernel of a build of each family — on
+/// a 2 MiB stack: the recursion the limits leave fits with a margin.
+#[test]
+fn inputs_at_the_limits_go_through_every_layer_on_a_small_stack() {
+    use hipscope_grade::{hardware, litmus, lower, model, report};
+    for (name, text) in pathological::at_the_limits() {
+        let worker = std::thread::Builder::new().stack_size(STACK_BYTES).spawn(move || {
+            let path = std::path::Path::new("limits.litmus");
+            let test = litmus::parse(path, &text).unwrap_or_else(|e| panic!("{e}"));
+            let lines: Vec<&str> = text.lines().collect();
+            for m in [model::Model::Hip, model::Model::Hsa, model::Model::Opencl] {
+                if let Ok((r, _)) = report::grade("limits.litmus", &test, m, &lines) {
+                    let _ = report::text(&r);
+                }
+            }
+            // One build per ISA family (compiling a thousand statements takes a while).
+            for (_, target) in lower::CONFIGS.iter().filter(|(n, _)| BUILDS.contains(n)) {
+                let _ = report::emitted(&test, target);
+                let _ = hardware::compile(&test, target);
+            }
+            fuzz_one(text.as_bytes())
+        });
+        let outcome = worker.expect("thread starts").join().unwrap_or_else(|_| panic!("{name}: panicked"));
+        assert!(matches!(outcome, Outcome::Judged | Outcome::TooLarge), "{name}: {outcome:?}");
     }
 }

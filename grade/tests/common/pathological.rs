@@ -222,3 +222,40 @@ pub fn all() -> Vec<Case> {
     out.extend(undeclared_and_impossible());
     out
 }
+
+/// Files at the limits, which must parse and go through every later layer (the recursion
+/// the limits leave must fit a 2 MiB stack): a condition of 1024 comparisons and one nested
+/// 200 deep, expressions of 256 operators (255 in the `if`: 128 comparisons and 127 `&&`) in
+/// parentheses nested 60 deep, `if`s nested to the C dialects' limits, 128 nested forward
+/// branches, 1000 statements.
+pub fn at_the_limits() -> Vec<(String, String)> {
+    let lisa = "LISA t\n{ x=0; }\n P0 | P1 ;\n r[] r0 x | w[] x 1 ;\n";
+    let hip = |body: &str, cond: &str| {
+        format!("HIP t\n__device__ int x = 0;\nthread T0 @ block 0, thread 0 {{\n int r0 = x;\n{body}\n}}\nthread T1 @ block 1, thread 0 {{\n x = 1;\n}}\nexists ({cond})\n")
+    };
+    let opencl = |body: &str| {
+        format!("OPENCL t\n{{ [x]=0; }}\nP0 (global int* x) {{\n int r0 = *x;\n{body}\n}}\nP1 (global int* x) {{\n *x = 1;\n}}\nexists (0:r0=1)\n")
+    };
+    let sum = format!("{}{}{}", "(".repeat(60), chain("r0", "+", 257), ")".repeat(60));
+    let jumps = 128;
+    let mut branches = String::new();
+    for i in 0..jumps {
+        branches.push_str(&format!(" b r0 L{i} | ;\n"));
+    }
+    branches.push_str(" w[] x 2 | ;\n");
+    for i in (0..jumps).rev() {
+        branches.push_str(&format!(" L{i}: | ;\n"));
+    }
+    vec![
+        ("1024 comparisons".into(), format!("{lisa}exists ({})\n", chain("0:r0=1", "/\\", 1024))),
+        ("1024 alternatives".into(), format!("{lisa}exists ({})\n", chain("0:r0=1", "\\/", 1024))),
+        ("200 parentheses".into(), format!("{lisa}exists {}0:r0=1{}\n", "(".repeat(200), ")".repeat(200))),
+        ("199 negations".into(), format!("{lisa}exists {}0:r0=1\n", "~".repeat(199))),
+        ("256 operators".into(), hip(&format!(" x = {sum};\n int r1 = {sum};\n if ({}) {{ x = 3; }}", chain("r0 == 0", "&&", 128)), "T0:r0 == 1")),
+        // An `if` and its block are two of the HIP dialect's 64 levels.
+        ("31 nested ifs".into(), hip(&format!("{} x = 2; {}", "if (r0 == 0) { ".repeat(31), "}".repeat(31)), "T0:r0 == 1")),
+        ("99 nested ifs".into(), opencl(&format!("{} *x = 2; {}", "if (r0 == 0) { ".repeat(99), "}".repeat(99)))),
+        ("128 nested branches".into(), format!("LISA t\n{{ x=0; }}\n P0 | P1 ;\n r[] r0 x | w[] x 1 ;\n{branches}exists (0:r0=1)\n")),
+        ("1000 statements".into(), hip(&" r0 = r0 + 1;\n".repeat(999), "T0:r0 == 1")),
+    ]
+}
