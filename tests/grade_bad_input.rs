@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 /// that is opened would block for ever).
 const RUN_LIMIT: Duration = Duration::from_secs(20);
 /// Peak resident memory any run may reach, in KiB.
-const MAX_RSS_KIB: i64 = 2 * 1024 * 1024;
+const MAX_RSS_KIB: libc::c_long = 2 * 1024 * 1024;
 
 struct Ran {
     code: i32,
@@ -44,13 +44,13 @@ fn hipscope(args: &[&str]) -> Ran {
 
 /// The largest peak resident set of the children waited for so far, in KiB (Linux
 /// `getrusage(RUSAGE_CHILDREN)`; its `ru_maxrss` is the largest child's).
-fn children_peak_rss_kib() -> i64 {
+fn children_peak_rss_kib() -> libc::c_long {
     let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
     // SAFETY: getrusage fills the struct it is given; RUSAGE_CHILDREN is a valid `who`.
     let rc = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()) };
     assert_eq!(rc, 0, "getrusage");
     // SAFETY: getrusage succeeded, so the struct is initialised.
-    i64::from(unsafe { usage.assume_init() }.ru_maxrss)
+    unsafe { usage.assume_init() }.ru_maxrss
 }
 
 /// A fresh directory under the system's temporary directory.
