@@ -11,7 +11,7 @@
 
 use super::condition::{parse_final, Final, Names};
 use super::error::{ParseResult, SyntaxError};
-use super::limits::{MAX_IF_NESTING, MAX_ROWS, MAX_THREADS};
+use super::limits::{MAX_IF_NESTING, MAX_LABELS_PER_THREAD, MAX_LOCATIONS, MAX_REGISTERS_PER_THREAD, MAX_ROWS, MAX_THREADS};
 use super::program::*;
 use super::text::Cursor;
 
@@ -393,6 +393,9 @@ impl Builder {
     }
 
     fn create_location(&mut self, name: &str, span: Span) -> ParseResult<LocId> {
+        if self.locations.len() >= MAX_LOCATIONS {
+            return Err(SyntaxError::new(span, format!("more than {MAX_LOCATIONS} locations; a litmus test has a handful")));
+        }
         let id = u16::try_from(self.locations.len()).map_err(|_| SyntaxError::new(span, "too many locations"))?;
         self.locations.push(Location { name: name.to_string(), space: Space::Global, init: 0, atomic_type: false });
         Ok(LocId(id))
@@ -403,6 +406,9 @@ impl Builder {
         let table = self.threads.get_mut(thread).ok_or_else(|| SyntaxError::new(span, "no such thread"))?;
         if let Some(i) = table.regs.iter().position(|r| r == name) {
             return Ok(RegId(i as u16));
+        }
+        if table.regs.len() >= MAX_REGISTERS_PER_THREAD {
+            return Err(SyntaxError::new(span, format!("more than {MAX_REGISTERS_PER_THREAD} registers in {}", table.name)));
         }
         let id = u16::try_from(table.regs.len()).map_err(|_| SyntaxError::new(span, "too many registers"))?;
         table.regs.push(name.to_string());
@@ -481,6 +487,10 @@ impl Builder {
             InitValue::Address(loc) => {
                 let loc = self.location(loc, entry.span)?;
                 if let Some(table) = self.threads.get_mut(t) {
+                    // Address registers are registers too (and looked up linearly).
+                    if table.addresses.len() >= MAX_REGISTERS_PER_THREAD {
+                        return Err(SyntaxError::new(entry.span, format!("more than {MAX_REGISTERS_PER_THREAD} address registers in {}", table.name)));
+                    }
                     table.addresses.push((entry.name.clone(), loc));
                 }
             }
@@ -578,6 +588,9 @@ pub fn structure(items: Vec<Item>) -> ParseResult<Vec<Stmt>> {
     let mut labels: Vec<(String, usize)> = Vec::new();
     for (i, item) in items.iter().enumerate() {
         if let Item::Label { name, span } = item {
+            if labels.len() >= MAX_LABELS_PER_THREAD {
+                return Err(SyntaxError::new(*span, format!("more than {MAX_LABELS_PER_THREAD} labels in one thread")));
+            }
             if labels.iter().any(|(n, _)| n == name) {
                 return Err(SyntaxError::new(*span, format!("label `{name}` is defined twice in this thread")));
             }

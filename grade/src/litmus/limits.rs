@@ -22,6 +22,16 @@ pub const MAX_STATEMENTS_PER_THREAD: usize = 1000;
 /// Rows of a column-layout table (each row gives each thread at most one instruction).
 pub const MAX_ROWS: usize = MAX_STATEMENTS_PER_THREAD;
 
+/// Shared locations of one test (array elements count one each). Every location has a cell
+/// whose initial write is an event of every execution, and an execution holds at most 128
+/// events, so a test with more could never be judged; lookups by name are linear, so the
+/// limit also keeps a file of a hundred thousand names from taking quadratic time.
+pub const MAX_LOCATIONS: usize = 128;
+
+/// Labels of one thread (column dialects), for the same two reasons as [`MAX_ROWS`] and the
+/// quadratic check that no label is defined twice.
+pub const MAX_LABELS_PER_THREAD: usize = MAX_ROWS;
+
 /// Local variables (registers) of one thread. Every state of the enumeration of a thread's
 /// runs copies them.
 pub const MAX_REGISTERS_PER_THREAD: usize = 256;

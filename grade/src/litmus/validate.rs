@@ -14,6 +14,9 @@ pub fn check(test: &Litmus) -> ParseResult<()> {
         let span = test.threads.get(MAX_THREADS).map_or(Span { line: 1, column: 1 }, |t| t.span);
         return Err(SyntaxError::new(span, format!("more than {MAX_THREADS} threads; a litmus test has a handful")));
     }
+    if test.locations.len() > MAX_LOCATIONS {
+        return Err(SyntaxError::new(Span { line: 1, column: 1 }, format!("more than {MAX_LOCATIONS} locations; a litmus test has a handful")));
+    }
     for thread in &test.threads {
         check_thread(thread)?;
     }

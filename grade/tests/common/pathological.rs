@@ -166,6 +166,23 @@ pub fn deep_and_wide() -> Vec<Case> {
     ]
 }
 
+/// Many names, which a quadratic lookup would take seconds over: 64 000 locations (LISA,
+/// OpenCL), 80 000 labels in one cell, 60 000 address registers.
+pub fn many_names() -> Vec<Case> {
+    let threads = 128;
+    let heads: Vec<String> = (0..threads).map(|i| format!("P{i}")).collect();
+    let rows: String = (0..500).map(|r| (0..threads).map(|t| format!("w[] x{r}_{t} 1")).collect::<Vec<_>>().join(" | ") + " ;\n").collect();
+    let labels: String = (0..80_000).map(|i| format!("L{i}: ")).collect();
+    let inits: String = (0..60_000).map(|i| format!("[x{i}]=0; ")).collect();
+    let addresses: String = (0..60_000).map(|i| format!("0:r{i}=x; ")).collect();
+    vec![
+        case("lisa 64 000 locations", format!("LISA t\n{{ }}\n{} ;\n{rows}exists (x0_0=1)\n", heads.join(" | ")), "more than 128 locations"),
+        case("lisa 80 000 labels", format!("LISA t\n{{ x=0; }}\n P0 ;\n {labels}w[] x 1 ;\nexists (x=1)\n"), "more than 1000 labels"),
+        case("lisa 60 000 address registers", format!("LISA t\n{{ {addresses}}}\n P0 ;\n w[] x 1 ;\nexists (x=1)\n"), "more than 256 address registers"),
+        case("opencl 60 000 locations", format!("OPENCL t\n{{ {inits}}}\nP0 (global int* x0) {{ *x0 = 1; }}\nexists (x0=1)\n"), "more than 128 locations"),
+    ]
+}
+
 /// Names that are not declared, per dialect; an empty thread; placements no GPU has.
 pub fn undeclared_and_impossible() -> Vec<Case> {
     let hip = |place: &str| format!("HIP t\n__device__ int x = 0;\nthread T0 @ {place} {{\n x = 1;\n}}\nexists (x == 1)\n");
@@ -219,6 +236,7 @@ pub fn all() -> Vec<Case> {
     out.extend(long_threads());
     out.extend(long_tables());
     out.extend(deep_and_wide());
+    out.extend(many_names());
     out.extend(undeclared_and_impossible());
     out
 }

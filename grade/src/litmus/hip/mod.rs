@@ -27,17 +27,13 @@ mod vocab;
 
 use super::condition::{self, Names};
 use super::error::{ParseResult, SyntaxError};
-use super::limits::MAX_THREADS;
+use super::limits::{MAX_LOCATIONS, MAX_THREADS};
 use super::program::{Dialect, Litmus, LocId, Location, Placement, Prop, RegId, Scope, Space, Span, Stmt, Term, Thread};
 use super::text::Cursor;
 
 /// Threads whose thread numbers agree after division by this share a wavefront, unless the
 /// test says `wave W`. 64 is CDNA's wave size; RDNA tests can name waves explicitly.
 const WAVE_SIZE: u32 = 64;
-
-/// Locations are numbered with 16-bit ids; litmus tests use a handful, so far fewer are
-/// allowed (threads and locals have [`super::limits`] of their own).
-const MAX_LOCATIONS: usize = 4096;
 
 /// Parses a whole HIP-dialect file.
 pub fn parse(source: &str) -> ParseResult<Litmus> {
@@ -208,7 +204,7 @@ fn declaration(cur: &mut Cursor<'_>, globals: &mut Globals) -> ParseResult<()> {
         let name = cur.expect_ident("a location name")?;
         check_new_location(globals, name, span)?;
         if globals.locations.len() >= MAX_LOCATIONS {
-            return Err(SyntaxError::new(span, format!("more than {MAX_LOCATIONS} locations")));
+            return Err(SyntaxError::new(span, format!("more than {MAX_LOCATIONS} locations; a litmus test has a handful")));
         }
         if cur.looking_at("[") {
             return Err(cur.error("arrays are not supported: declare one location per element (`__device__ int a0, a1;`)"));

@@ -4,6 +4,7 @@
 //! so accesses stay word-sized [`Target`]s; scalars are arrays of one.
 
 use super::super::error::{ParseResult, SyntaxError};
+use super::super::limits::MAX_LOCATIONS;
 use super::super::program::{LocId, Location, Space, Span, Target, Value};
 
 /// Arrays longer than this are refused: litmus tests use a handful of elements, and the
@@ -60,9 +61,9 @@ impl Locations {
         if inits.is_empty() || inits.len() > MAX_ARRAY {
             return Err(SyntaxError::new(span, format!("`{name}` must have between 1 and {MAX_ARRAY} elements")));
         }
-        let first = u16::try_from(self.locations.len()).ok().filter(|f| usize::from(*f) + inits.len() < usize::from(u16::MAX));
+        let first = u16::try_from(self.locations.len()).ok().filter(|f| usize::from(*f) + inits.len() <= MAX_LOCATIONS);
         let Some(first) = first else {
-            return Err(SyntaxError::new(span, "too many locations in one test"));
+            return Err(SyntaxError::new(span, format!("more than {MAX_LOCATIONS} locations (array elements count one each); a litmus test has a handful")));
         };
         for (i, init) in inits.iter().enumerate() {
             let element = if i == 0 { name.to_string() } else { format!("{name}[{i}]") };
