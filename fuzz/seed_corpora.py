@@ -10,8 +10,11 @@
   launch            every workloads/bin/*/*.co behind a 16-byte header (see
                     sim/src/fuzzing.rs): kernels 0 and 1 in functional mode, kernel 0 in timing
                     mode, n = 64 in the by-value arguments
+  litmus            the committed seeds (fuzz/seeds/litmus, one or two files per dialect), the
+                    workload litmus tests (workloads/litmus) and the copied catalogues
+                    (../shared/litmus, when present), each file as it is
 
-Usage: python3 fuzz/seed_corpora.py [TARGET...]   (all three by default)
+Usage: python3 fuzz/seed_corpora.py [TARGET...]   (all four by default)
 """
 
 import hashlib
@@ -95,7 +98,17 @@ def launch(out):
             put(out, bytes([0, mode, kernel, 0]) + n64 + co)
 
 
-TARGETS = {"load_code_object": load_code_object, "decode": decode, "launch": launch}
+def litmus(out):
+    dirs = [FUZZ / "seeds/litmus", ROOT / "workloads/litmus", SHARED / "litmus"]
+    for d in dirs:
+        if not d.is_dir():
+            print(f"note: {d} not found; no litmus seeds from it", file=sys.stderr)
+            continue
+        for f in sorted(d.rglob("*.litmus")):
+            put(out, f.read_bytes())
+
+
+TARGETS = {"load_code_object": load_code_object, "decode": decode, "launch": launch, "litmus": litmus}
 
 if __name__ == "__main__":
     for name in sys.argv[1:] or TARGETS:

@@ -9,6 +9,7 @@
 pub mod dynamic;
 pub mod explain;
 pub mod fix;
+pub mod fuzzing;
 pub mod hardware;
 pub mod litmus;
 pub mod lower;

@@ -282,7 +282,7 @@ fn tutorial_scope_bell_fences() {
 #[test]
 fn regions_and_missing_scopes_and_errors() {
     let parse = |s: &str| litmus::parse(Path::new("t.litmus"), s);
-    let l = parse("LISA r\n{ x=1; }\n P0 | P1 ;\n w[] x 2 | r[] r0 y ;\nregions: x:group, y:global\nexists (1:r0=0)").unwrap();
+    let l = parse("LISA r\n{ x=1; y=0; }\n P0 | P1 ;\n w[] x 2 | r[] r0 y ;\nregions: x:group, y:global\nexists (1:r0=0)").unwrap();
     assert_eq!((l.locations[0].space, l.locations[0].init), (Space::Local, 1));
     assert_eq!(l.locations[1].space, Space::Global);
     // No scope tree: one work-group of one agent, a wavefront per thread.

@@ -189,7 +189,7 @@ fn placement_devices_waves_and_xcds() {
         thread B @ block 0, thread 63 { x = 2; }\n\
         thread C @ block 0, thread 64, xcd 3 { x = 3; }\n\
         thread D @ device 1, block 0, thread 0 { x = 4; }\n\
-        thread E @ block 0, thread 5, wave 7 { x = 5; }\n\
+        thread E @ block 0, thread 240, wave 7 { x = 5; }\n\
         exists (1:r == 0 || B:r == 1)";
     let e = parse(src).unwrap_err();
     assert!(e.message.contains("thread `1` has no local variable `r`") || e.message.contains("`B` has no local variable `r`"), "{e}");
@@ -201,7 +201,7 @@ fn placement_devices_waves_and_xcds() {
     assert_eq!(p[0].xcd, Some(3), "an xcd given on one thread applies to its whole block");
     assert_eq!((p[3].agent, p[3].workgroup == p[0].workgroup), (1, false));
     assert!(!p[0].shares(&p[3], Scope::Agent) && p[0].shares(&p[3], Scope::System));
-    assert_ne!(p[4].wave, p[0].wave, "explicit wave");
+    assert_ne!(p[4].wave, p[0].wave, "explicit wave (thread 240 is in wave 7 of 32-wide waves)");
     assert_eq!(p[4].workgroup, 0);
 }
 

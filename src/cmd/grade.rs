@@ -1,6 +1,7 @@
 //! `hipscope grade`: memory-model verdicts for litmus tests — outcome allowed or forbidden,
 //! every scoped race with the rule it breaks, a witness execution and a checked fix hint.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -176,7 +177,13 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
             if let Some(b) = &bar {
                 b.set_message(format!("{} on {}", file.display(), g.0.name));
             }
+            for w in hipscope_grade::hardware::placement::warnings(&test, &g.0, g.1) {
+                warn(&bar, &format!("{}: {w}", file.display()));
+            }
             report::attach_hardware(&mut r, &test, std::slice::from_ref(g), runs);
+            if let Some(skipped) = r.hardware.last().and_then(|h| h.skipped.as_ref()) {
+                warn(&bar, &format!("{}: {}: {skipped}", file.display(), g.0.name));
+            }
             if let Some(b) = &bar {
                 b.inc(1);
             }
@@ -203,6 +210,16 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A warning on stderr, one line, above the progress bar if there is one. The grade is
+/// still given: a warning is about the hardware runs, not the language verdict.
+fn warn(bar: &Option<indicatif::ProgressBar>, message: &str) {
+    let line = format!("hipscope: warning: {message}");
+    match bar {
+        Some(b) => b.suspend(|| eprintln!("{line}")),
+        None => eprintln!("{line}"),
+    }
 }
 
 fn grade_file(
@@ -271,37 +288,62 @@ fn summary(reports: &[Report]) -> String {
 }
 
 /// Files as given, and `*.litmus` under directories (sorted, so output order is stable).
+/// Each file is graded once, under the first name that reaches it (a symbolic link to a
+/// file already listed adds nothing). A path that is not a regular file is kept: reading it
+/// refuses it by name, without opening it (see [`litmus::read_source`]).
 fn collect(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
     let mut files = Vec::new();
+    let mut seen = HashSet::new();
+    let mut add = |path: PathBuf, files: &mut Vec<PathBuf>| {
+        if seen.insert(std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone())) {
+            files.push(path);
+        }
+    };
     for input in inputs {
-        if input.is_dir() {
-            let mut found = Vec::new();
-            walk(input, &mut found)?;
-            if found.is_empty() {
-                return Err(CliError::BadInput(format!("{}: no *.litmus files in this directory", input.display())));
-            }
-            found.sort();
-            files.extend(found);
-        } else if input.exists() {
-            files.push(input.clone());
-        } else {
-            return Err(CliError::BadInput(format!("{}: no such file or directory", input.display())));
+        let meta = std::fs::metadata(input).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => CliError::BadInput(format!("{}: no such file or directory", input.display())),
+            _ => CliError::BadInput(format!("{}: cannot read: {e}", input.display())),
+        })?;
+        if !meta.is_dir() {
+            add(input.clone(), &mut files);
+            continue;
+        }
+        let mut found = walk(input)?;
+        if found.is_empty() {
+            return Err(CliError::BadInput(format!("{}: no *.litmus files in this directory", input.display())));
+        }
+        found.sort();
+        for f in found {
+            add(f, &mut files);
         }
     }
     Ok(files)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), CliError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| CliError::BadInput(format!("{}: cannot list: {e}", dir.display())))?;
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            walk(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "litmus") {
-            out.push(path);
+/// The `*.litmus` paths under `root`. Directories are followed through symbolic links, each
+/// (by its canonical path) once, so a link back up the tree ends the walk instead of
+/// repeating it until the path grows too long. Only metadata is read: nothing is opened but
+/// directories.
+fn walk(root: &Path) -> Result<Vec<PathBuf>, CliError> {
+    let mut out = Vec::new();
+    let mut visited = HashSet::new();
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let canonical = std::fs::canonicalize(&dir).map_err(|e| CliError::BadInput(format!("{}: cannot list: {e}", dir.display())))?;
+        if !visited.insert(canonical) {
+            continue;
+        }
+        let entries = std::fs::read_dir(&dir).map_err(|e| CliError::BadInput(format!("{}: cannot list: {e}", dir.display())))?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "litmus") {
+                out.push(path);
+            }
         }
     }
-    Ok(())
+    Ok(out)
 }
 
 fn parse(file: &Path) -> Result<(litmus::Litmus, String), CliError> {

@@ -12,6 +12,7 @@
 
 mod assemble;
 mod codegen;
+pub mod placement;
 
 pub use assemble::{Assembled, Listed};
 pub use codegen::Unsupported;
@@ -172,6 +173,9 @@ impl Prepared {
     /// Compile `test` for `gpu` in `mode` and set up the device.
     pub fn new(test: &Litmus, gpu: &GpuConfig, mode: Mode, one_xcd: bool) -> Result<Prepared, HardwareError> {
         let err = |message: String| HardwareError::Gpu { gpu: gpu.name.clone(), message };
+        if let Some(why) = placement::refusal(test, gpu) {
+            return Err(why.into());
+        }
         let target = target_of(gpu, mode);
         let xcds = gpu.timing.as_ref().map_or(1, |t| t.topology.xcds.max(1));
         let groups = place(test, xcds, one_xcd);

@@ -11,6 +11,7 @@
 
 use super::condition::{parse_final, Final, Names};
 use super::error::{ParseResult, SyntaxError};
+use super::limits::{MAX_IF_NESTING, MAX_LABELS_PER_THREAD, MAX_LOCATIONS, MAX_REGISTERS_PER_THREAD, MAX_ROWS, MAX_THREADS};
 use super::program::*;
 use super::text::Cursor;
 
@@ -109,9 +110,6 @@ pub fn split(src: &str) -> ParseResult<Skeleton<'_>> {
         return Err(cur.error(format!("expected the thread names (`P0 | P1 ;`), found {}", cur.describe_next())));
     }
     let heads = row(&mut cur, src)?;
-    if heads.len() > usize::from(u16::MAX) {
-        return Err(SyntaxError::new(heads[0].span, "too many threads"));
-    }
     let mut rows = Vec::new();
     while !at_trailer(&cur) {
         let span = {
@@ -119,6 +117,10 @@ pub fn split(src: &str) -> ParseResult<Skeleton<'_>> {
             probe.skip_blank();
             probe.span()
         };
+        // Checked before the row is read: each row adds an instruction to every thread.
+        if rows.len() >= MAX_ROWS {
+            return Err(SyntaxError::new(span, format!("more than {MAX_ROWS} rows of instructions; a litmus thread has a handful")));
+        }
         let cells = row(&mut cur, src)?;
         if cells.len() != heads.len() {
             return Err(SyntaxError::new(span, format!("this row has {} but the test has {}", plural(cells.len(), "column"), plural(heads.len(), "thread"))));
@@ -284,12 +286,16 @@ fn at_trailer(cur: &Cursor<'_>) -> bool {
     probe.ident().is_some_and(|w| TRAILER.contains(&w))
 }
 
-/// One row `a | b | c ;` on one line, split into cells.
+/// One row `a | b | c ;` on one line, split into cells; a row has one cell per thread, so
+/// more than [`MAX_THREADS`] cells is an error.
 fn row<'a>(cur: &mut Cursor<'a>, src: &'a str) -> ParseResult<Vec<Cell<'a>>> {
     cur.skip_blank();
     let mut cells = Vec::new();
     let mut start = (cur.offset(), cur.span());
     loop {
+        if cells.len() > MAX_THREADS {
+            return Err(SyntaxError::new(start.1, format!("more than {MAX_THREADS} columns: a test has at most {MAX_THREADS} threads")));
+        }
         let rest = cur.rest();
         if rest.starts_with("(*") || rest.starts_with("/*") {
             skip_comment_in_row(cur);
@@ -328,6 +334,11 @@ fn skip_comment_in_row(cur: &mut Cursor<'_>) {
 pub struct Builder {
     pub locations: Vec<Location>,
     pub threads: Vec<ThreadTable>,
+    /// Whether the initial state declares locations (`{ x=0; y=0; }`). Then every location
+    /// must be among them, and a name that is not is a typo. herd and Dartagnan also allow
+    /// no location entries at all (`{ }`, `{ 1:r1=-1; }`): every location an instruction
+    /// names then starts at 0, and their catalogues rely on it.
+    declared: bool,
 }
 
 /// One thread while its body is parsed.
@@ -357,17 +368,33 @@ impl Builder {
             threads.push(ThreadTable { name: name.to_string(), regs: Vec::new(), reg_init: Vec::new(), addresses: Vec::new(), span });
             rests.push(cur);
         }
-        Ok((Builder { locations: Vec::new(), threads }, rests))
+        Ok((Builder { locations: Vec::new(), threads, declared: false }, rests))
     }
 
     pub fn find_location(&self, name: &str) -> Option<LocId> {
         self.locations.iter().position(|l| l.name == name).map(|i| LocId(i as u16))
     }
 
-    /// The location `name`, created (global, initially 0) on first mention.
+    /// The location `name` an instruction or an address register names: one the initial
+    /// state declares, or, when it declares none, created (global, initially 0) on first
+    /// mention.
     pub fn location(&mut self, name: &str, span: Span) -> ParseResult<LocId> {
         if let Some(id) = self.find_location(name) {
             return Ok(id);
+        }
+        if self.declared {
+            let known: Vec<&str> = self.locations.iter().map(|l| l.name.as_str()).collect();
+            return Err(SyntaxError::new(
+                span,
+                format!("`{name}` is not a declared location (the initial state declares {}); add `{name}=0;` to it", known.join(", ")),
+            ));
+        }
+        self.create_location(name, span)
+    }
+
+    fn create_location(&mut self, name: &str, span: Span) -> ParseResult<LocId> {
+        if self.locations.len() >= MAX_LOCATIONS {
+            return Err(SyntaxError::new(span, format!("more than {MAX_LOCATIONS} locations; a litmus test has a handful")));
         }
         let id = u16::try_from(self.locations.len()).map_err(|_| SyntaxError::new(span, "too many locations"))?;
         self.locations.push(Location { name: name.to_string(), space: Space::Global, init: 0, atomic_type: false });
@@ -379,6 +406,9 @@ impl Builder {
         let table = self.threads.get_mut(thread).ok_or_else(|| SyntaxError::new(span, "no such thread"))?;
         if let Some(i) = table.regs.iter().position(|r| r == name) {
             return Ok(RegId(i as u16));
+        }
+        if table.regs.len() >= MAX_REGISTERS_PER_THREAD {
+            return Err(SyntaxError::new(span, format!("more than {MAX_REGISTERS_PER_THREAD} registers in {}", table.name)));
         }
         let id = u16::try_from(table.regs.len()).map_err(|_| SyntaxError::new(span, "too many registers"))?;
         table.regs.push(name.to_string());
@@ -407,12 +437,16 @@ impl Builder {
         (index < self.threads.len()).then_some(index)
     }
 
-    /// Applies the initial-state block: location values, register values, address bindings.
+    /// Applies the initial-state block: location values first (an address binding may come
+    /// before the location it names), then register values and address bindings.
     pub fn apply_init(&mut self, init: &[InitEntry]) -> ParseResult<()> {
+        for entry in init.iter().filter(|e| e.thread.is_none()) {
+            self.init_location(entry)?;
+        }
+        self.declared = !self.locations.is_empty();
         for entry in init {
-            match &entry.thread {
-                None => self.init_location(entry)?,
-                Some(thread) => self.init_register(thread, entry)?,
+            if let Some(thread) = &entry.thread {
+                self.init_register(thread, entry)?;
             }
         }
         Ok(())
@@ -425,7 +459,7 @@ impl Builder {
         if self.find_location(&entry.name).is_some() {
             return Err(SyntaxError::new(entry.span, format!("location `{}` is initialized twice", entry.name)));
         }
-        let id = self.location(&entry.name, entry.span)?;
+        let id = self.create_location(&entry.name, entry.span)?;
         if let Some(loc) = self.locations.get_mut(usize::from(id.0)) {
             loc.init = value;
         }
@@ -453,6 +487,10 @@ impl Builder {
             InitValue::Address(loc) => {
                 let loc = self.location(loc, entry.span)?;
                 if let Some(table) = self.threads.get_mut(t) {
+                    // Address registers are registers too (and looked up linearly).
+                    if table.addresses.len() >= MAX_REGISTERS_PER_THREAD {
+                        return Err(SyntaxError::new(entry.span, format!("more than {MAX_REGISTERS_PER_THREAD} address registers in {}", table.name)));
+                    }
                     table.addresses.push((entry.name.clone(), loc));
                 }
             }
@@ -460,9 +498,12 @@ impl Builder {
         Ok(())
     }
 
-    /// Sets the memory space of `name` (`regions: x:group`, `x:shared`).
+    /// Sets the memory space of `name` (`regions: x:group`, `x:shared`), which the initial
+    /// state or an instruction must name: a location nothing accesses is a typo.
     pub fn set_space(&mut self, name: &str, space: Space, span: Span) -> ParseResult<()> {
-        let id = self.location(name, span)?;
+        let Some(id) = self.find_location(name) else {
+            return Err(SyntaxError::new(span, format!("`{name}` is not a location of the test (no instruction and no initial value names it)")));
+        };
         if let Some(loc) = self.locations.get_mut(usize::from(id.0)) {
             loc.space = space;
         }
@@ -476,23 +517,33 @@ impl Builder {
             .into_iter()
             .zip(bodies)
             .zip(placements)
-            .map(|((t, body), placement)| Thread { name: t.name, placement, regs: t.regs, reg_init: t.reg_init, body, span: t.span })
+            .map(|((t, body), placement)| Thread { name: t.name, placement, regs: t.regs, reg_init: t.reg_init, body, span: t.span, lane: None })
             .collect();
         Litmus { name, dialect, locations: self.locations, threads, condition: fin.condition, filter: fin.filter, observed: fin.observed }
     }
 }
 
 impl Names for Builder {
-    fn register(&mut self, thread: &str, reg: &str) -> Option<(u16, RegId)> {
-        let t = self.thread_index(thread)?;
-        let id = self.reg(t, reg, Span::default()).ok()?;
-        Some((t as u16, id))
+    /// A register the thread's instructions or the initial state name: one they do not is a
+    /// typo, which would otherwise read as 0.
+    fn register(&mut self, thread: &str, reg: &str) -> Result<(u16, RegId), String> {
+        let Some(t) = self.thread_index(thread) else { return Err(no_thread(thread)) };
+        let table = self.threads.get(t).ok_or_else(|| no_thread(thread))?;
+        match table.regs.iter().position(|r| r == reg) {
+            Some(i) => Ok((t as u16, RegId(i as u16))),
+            None if table.addresses.iter().any(|(r, _)| r == reg) => Err(format!("register `{reg}` of {} holds an address, not a value", table.name)),
+            None => Err(format!("{} has no register `{reg}`: no instruction and no initial value of the thread names it", table.name)),
+        }
     }
     /// Only locations the test initializes or accesses: a name that appears nowhere else
     /// is most likely a typo in the condition.
     fn location(&mut self, name: &str) -> Option<LocId> {
         self.find_location(name)
     }
+}
+
+fn no_thread(thread: &str) -> String {
+    format!("the condition names thread `{thread}`, which the test does not have")
 }
 
 /// One parsed cell entry before control flow is structured.
@@ -537,6 +588,9 @@ pub fn structure(items: Vec<Item>) -> ParseResult<Vec<Stmt>> {
     let mut labels: Vec<(String, usize)> = Vec::new();
     for (i, item) in items.iter().enumerate() {
         if let Item::Label { name, span } = item {
+            if labels.len() >= MAX_LABELS_PER_THREAD {
+                return Err(SyntaxError::new(*span, format!("more than {MAX_LABELS_PER_THREAD} labels in one thread")));
+            }
             if labels.iter().any(|(n, _)| n == name) {
                 return Err(SyntaxError::new(*span, format!("label `{name}` is defined twice in this thread")));
             }
@@ -545,10 +599,12 @@ pub fn structure(items: Vec<Item>) -> ParseResult<Vec<Stmt>> {
     }
     let len = items.len();
     let mut slots: Vec<Option<Item>> = items.into_iter().map(Some).collect();
-    build(&mut slots, &labels, 0, len)
+    build(&mut slots, &labels, 0, len, 0)
 }
 
-fn build(slots: &mut [Option<Item>], labels: &[(String, usize)], lo: usize, hi: usize) -> ParseResult<Vec<Stmt>> {
+/// The statements of `slots[lo..hi]`, inside `nesting` enclosing branches (each jump nests
+/// the block it skips, and so a recursion of this function, one level deeper).
+fn build(slots: &mut [Option<Item>], labels: &[(String, usize)], lo: usize, hi: usize, nesting: usize) -> ParseResult<Vec<Stmt>> {
     let mut out = Vec::new();
     let mut i = lo;
     while i < hi {
@@ -565,7 +621,10 @@ fn build(slots: &mut [Option<Item>], labels: &[(String, usize)], lo: usize, hi: 
             if target > hi {
                 return Err(SyntaxError::new(span, format!("the branch to `{label}` jumps out of the block skipped by an earlier branch; branches must nest")));
             }
-            let then = build(slots, labels, i + 1, target)?;
+            if nesting >= MAX_IF_NESTING {
+                return Err(SyntaxError::new(span, format!("branches nest more than {MAX_IF_NESTING} levels deep")));
+            }
+            let then = build(slots, labels, i + 1, target, nesting + 1)?;
             out.push(Stmt::If { cond: negate(cond.unwrap_or(Expr::Const(1))), then, otherwise: Vec::new(), span });
             i = target;
             continue;

@@ -3,16 +3,17 @@
 //! integers, with `/\` `\/` `~` `not` `=>` (herd) and `&&` `||` `!` `==` `!=` (Dartagnan).
 
 use super::error::ParseResult;
+use super::limits::MAX_CONDITION_COMPARISONS;
 use super::program::{CmpOp, Condition, LocId, Prop, Quantifier, RegId, Span, Term};
 use super::text::Cursor;
 
 /// How the condition's names become ids; each dialect parser implements it over its own
 /// tables.
 pub trait Names {
-    /// `thread:reg` → thread index and register. `thread` is as written (`1` or `P1`). A
-    /// register the thread never mentions may be created (its value stays its initial one).
-    /// `None` when the thread does not exist.
-    fn register(&mut self, thread: &str, reg: &str) -> Option<(u16, RegId)>;
+    /// `thread:reg` → thread index and register. `thread` is as written (`1` or `P1`).
+    /// `Err` says why the name is not a register of the test (no such thread, no such
+    /// register).
+    fn register(&mut self, thread: &str, reg: &str) -> Result<(u16, RegId), String>;
     /// A shared location by name.
     fn location(&mut self, name: &str) -> Option<LocId>;
 }
@@ -72,6 +73,9 @@ fn parse_locations(cur: &mut Cursor<'_>, names: &mut dyn Names) -> ParseResult<V
         if cur.at_end() {
             return Err(cur.error("unterminated `locations [`"));
         }
+        if terms.len() >= MAX_CONDITION_COMPARISONS {
+            return Err(cur.error(format!("`locations […]` lists more than {MAX_CONDITION_COMPARISONS} terms")));
+        }
         terms.push(parse_term(cur, names)?);
         cur.eat(";");
     }
@@ -83,65 +87,87 @@ fn parse_locations(cur: &mut Cursor<'_>, names: &mut dyn Names) -> ParseResult<V
 const MAX_DEPTH: u32 = 200;
 
 /// A proposition: implication binds loosest, then `\/`, then `/\`, then negation.
+///
+/// Chains of `/\` and `\/` are read in a loop, but each link deepens the tree by one, and
+/// later layers walk the tree recursively: the number of comparisons is limited too
+/// ([`MAX_CONDITION_COMPARISONS`]), so the tree's height is bounded by the two limits.
 pub fn parse_prop(cur: &mut Cursor<'_>, names: &mut dyn Names) -> ParseResult<Prop> {
-    prop_at(cur, names, 0)
+    let mut p = PropParser { cur, names, comparisons: 0 };
+    p.prop_at(0)
 }
 
-fn prop_at(cur: &mut Cursor<'_>, names: &mut dyn Names, depth: u32) -> ParseResult<Prop> {
-    if depth > MAX_DEPTH {
-        return Err(cur.error(format!("the condition is nested more than {MAX_DEPTH} levels deep")));
-    }
-    let left = parse_or(cur, names, depth)?;
-    if cur.eat("=>") {
-        let right = prop_at(cur, names, depth + 1)?;
-        return Ok(Prop::Implies(Box::new(left), Box::new(right)));
-    }
-    Ok(left)
+struct PropParser<'c, 'a, 'n> {
+    cur: &'c mut Cursor<'a>,
+    names: &'n mut dyn Names,
+    /// Comparisons (and `true`/`false`) read so far.
+    comparisons: usize,
 }
 
-fn parse_or(cur: &mut Cursor<'_>, names: &mut dyn Names, depth: u32) -> ParseResult<Prop> {
-    let mut left = parse_and(cur, names, depth)?;
-    while cur.eat("\\/") || cur.eat("||") {
-        let right = parse_and(cur, names, depth)?;
-        left = Prop::Or(Box::new(left), Box::new(right));
+impl PropParser<'_, '_, '_> {
+    fn too_deep(&self, depth: u32) -> ParseResult<()> {
+        if depth > MAX_DEPTH {
+            return Err(self.cur.error(format!("the condition is nested more than {MAX_DEPTH} levels deep")));
+        }
+        Ok(())
     }
-    Ok(left)
-}
 
-fn parse_and(cur: &mut Cursor<'_>, names: &mut dyn Names, depth: u32) -> ParseResult<Prop> {
-    let mut left = parse_unary(cur, names, depth)?;
-    while cur.eat("/\\") || cur.eat("&&") {
-        let right = parse_unary(cur, names, depth)?;
-        left = Prop::And(Box::new(left), Box::new(right));
+    fn prop_at(&mut self, depth: u32) -> ParseResult<Prop> {
+        self.too_deep(depth)?;
+        let left = self.parse_or(depth)?;
+        if self.cur.eat("=>") {
+            let right = self.prop_at(depth + 1)?;
+            return Ok(Prop::Implies(Box::new(left), Box::new(right)));
+        }
+        Ok(left)
     }
-    Ok(left)
-}
 
-fn parse_unary(cur: &mut Cursor<'_>, names: &mut dyn Names, depth: u32) -> ParseResult<Prop> {
-    if depth > MAX_DEPTH {
-        return Err(cur.error(format!("the condition is nested more than {MAX_DEPTH} levels deep")));
+    fn parse_or(&mut self, depth: u32) -> ParseResult<Prop> {
+        let mut left = self.parse_and(depth)?;
+        while self.cur.eat("\\/") || self.cur.eat("||") {
+            let right = self.parse_and(depth)?;
+            left = Prop::Or(Box::new(left), Box::new(right));
+        }
+        Ok(left)
     }
-    if cur.looking_at("!=") {
-        return Err(cur.error("expected a proposition, found `!=`"));
+
+    fn parse_and(&mut self, depth: u32) -> ParseResult<Prop> {
+        let mut left = self.parse_unary(depth)?;
+        while self.cur.eat("/\\") || self.cur.eat("&&") {
+            let right = self.parse_unary(depth)?;
+            left = Prop::And(Box::new(left), Box::new(right));
+        }
+        Ok(left)
     }
-    if cur.eat("~") || cur.eat("!") || eat_keyword(cur, "not") {
-        return Ok(Prop::Not(Box::new(parse_unary(cur, names, depth + 1)?)));
+
+    fn parse_unary(&mut self, depth: u32) -> ParseResult<Prop> {
+        self.too_deep(depth)?;
+        if self.cur.looking_at("!=") {
+            return Err(self.cur.error("expected a proposition, found `!=`"));
+        }
+        if self.cur.eat("~") || self.cur.eat("!") || eat_keyword(self.cur, "not") {
+            return Ok(Prop::Not(Box::new(self.parse_unary(depth + 1)?)));
+        }
+        if self.cur.eat("(") {
+            let inner = self.prop_at(depth + 1)?;
+            self.cur.expect(")")?;
+            return Ok(inner);
+        }
+        self.comparisons += 1;
+        self.cur.skip_blank();
+        if self.comparisons > MAX_CONDITION_COMPARISONS {
+            return Err(self.cur.error(format!("the condition has more than {MAX_CONDITION_COMPARISONS} comparisons; a litmus condition has a few")));
+        }
+        if eat_keyword(self.cur, "true") {
+            return Ok(Prop::True);
+        }
+        if eat_keyword(self.cur, "false") {
+            return Ok(Prop::False);
+        }
+        let left = parse_term(self.cur, self.names)?;
+        let op = parse_cmp(self.cur)?;
+        let right = parse_term(self.cur, self.names)?;
+        Ok(Prop::Cmp(left, op, right))
     }
-    if cur.eat("(") {
-        let inner = prop_at(cur, names, depth + 1)?;
-        cur.expect(")")?;
-        return Ok(inner);
-    }
-    if eat_keyword(cur, "true") {
-        return Ok(Prop::True);
-    }
-    if eat_keyword(cur, "false") {
-        return Ok(Prop::False);
-    }
-    let left = parse_term(cur, names)?;
-    let op = parse_cmp(cur)?;
-    let right = parse_term(cur, names)?;
-    Ok(Prop::Cmp(left, op, right))
 }
 
 /// Consumes `word` only as a whole identifier (`not` but not `notx`).
@@ -202,8 +228,8 @@ pub fn parse_term(cur: &mut Cursor<'_>, names: &mut dyn Names) -> ParseResult<Te
 
 fn register_term(thread: &str, reg: &str, span: Span, names: &mut dyn Names) -> ParseResult<Term> {
     match names.register(thread, reg) {
-        Some((thread, reg)) => Ok(Term::Reg { thread, reg }),
-        None => Err(super::SyntaxError::new(span, format!("the condition names thread `{thread}`, which the test does not have"))),
+        Ok((thread, reg)) => Ok(Term::Reg { thread, reg }),
+        Err(why) => Err(super::SyntaxError::new(span, why)),
     }
 }
 
@@ -226,8 +252,9 @@ mod tests {
     }
 
     impl Names for Toy {
-        fn register(&mut self, thread: &str, reg: &str) -> Option<(u16, RegId)> {
-            let t: u16 = thread.trim_start_matches('P').parse().ok().filter(|t| *t < 2)?;
+        fn register(&mut self, thread: &str, reg: &str) -> Result<(u16, RegId), String> {
+            let no_thread = || format!("the condition names thread `{thread}`, which the test does not have");
+            let t: u16 = thread.trim_start_matches('P').parse().ok().filter(|t| *t < 2).ok_or_else(no_thread)?;
             let i = match self.regs.iter().position(|(tt, r)| *tt == t && r == reg) {
                 Some(i) => i,
                 None => {
@@ -235,7 +262,7 @@ mod tests {
                     self.regs.len() - 1
                 }
             };
-            Some((t, RegId(i as u16)))
+            Ok((t, RegId(i as u16)))
         }
         fn location(&mut self, name: &str) -> Option<LocId> {
             ["x", "y"].iter().position(|n| *n == name).map(|i| LocId(i as u16))
@@ -297,5 +324,14 @@ mod tests {
         assert!(parse(&deep).unwrap_err().message.contains("nested more than"));
         let negations = format!("exists {}x=1", "~".repeat(100_000));
         assert!(parse(&negations).unwrap_err().message.contains("nested more than"));
+        for op in ["/\\", "\\/", "&&", "||"] {
+            let flat = format!("exists ({})", vec!["x=1"; 300_000].join(op));
+            let e = parse(&flat).unwrap_err();
+            assert!(e.message.contains("more than 1024 comparisons"), "{op}: {}", e.message);
+            // Reported at the comparison past the limit: the 1025th, 4 + len(op) bytes apart.
+            assert_eq!(e.span.column as usize, 9 + 1024 * (3 + op.len()), "{op}");
+        }
+        let listed = format!("locations [{}] exists (x=1)", "x;".repeat(5000));
+        assert!(parse(&listed).unwrap_err().message.contains("more than 1024 terms"));
     }
 }

@@ -352,6 +352,10 @@ pub struct Thread {
     pub reg_init: Vec<(RegId, Value)>,
     pub body: Vec<Stmt>,
     pub span: Span,
+    /// The thread's number in its work-group when the test gives one (the HIP dialect's
+    /// `thread T`): which wave it is in depends on the GPU's wave size, so the hardware layer
+    /// checks it against the test's waves.
+    pub lane: Option<u32>,
 }
 
 /// What the condition says of the final states.

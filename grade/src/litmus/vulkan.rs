@@ -236,7 +236,7 @@ mod tests {
 
     #[test]
     fn placement_ids_are_hierarchical() {
-        let src = "Vulkan t\n{ }\nP0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 | P2@sg 1, wg 0, qf 0 | P3@sg 0, wg 0, qf 1 ;\n | | | ;\nexists (x=0)";
+        let src = "Vulkan t\n{ }\nP0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 | P2@sg 1, wg 0, qf 0 | P3@sg 0, wg 0, qf 1 ;\nld.sc0 r0, x | ld.sc0 r0, x | ld.sc0 r0, x | ld.sc0 r0, x ;\nexists (x=0)";
         let src = src.replace("exists (x=0)", "exists (0:r0=0)");
         let l = parse(&src).unwrap();
         let p: Vec<Placement> = l.threads.iter().map(|t| t.placement).collect();

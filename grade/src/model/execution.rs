@@ -65,12 +65,18 @@ pub enum TooManyEvents {
 
 /// Calls `visit` with every candidate execution, in a fixed order (threads' runs, then
 /// reads-from choices, then coherence orders), so verdicts and witnesses are deterministic.
-pub fn for_each(runs: &Runs, mut visit: impl FnMut(&Execution)) -> Result<(), TooManyEvents> {
+pub fn for_each(runs: &Runs, visit: impl FnMut(&Execution)) -> Result<(), TooManyEvents> {
+    for_each_within(runs, MAX_CANDIDATES, visit)
+}
+
+/// [`for_each`], refusing the test beyond `max_candidates` (at most [`MAX_CANDIDATES`]) in
+/// place of the usual limit, as the fuzzer does to keep each input quick.
+pub fn for_each_within(runs: &Runs, max_candidates: usize, mut visit: impl FnMut(&Execution)) -> Result<(), TooManyEvents> {
     let mut choice = vec![0usize; runs.per_thread.len()];
     if runs.per_thread.iter().any(|r| r.is_empty()) {
         return Ok(());
     }
-    let mut budget = MAX_CANDIDATES;
+    let mut budget = max_candidates.min(MAX_CANDIDATES);
     loop {
         // Combinations of runs whose reads cannot all be satisfied cost budget too, or many
         // threads with many runs each could loop for ever without one candidate.
@@ -168,10 +174,11 @@ impl Skeleton {
 
     fn for_each_rf_co(&self, visit: &mut impl FnMut(&Execution), budget: &mut usize) -> Result<(), TooManyEvents> {
         let n = self.events.len();
-        // Each cell's write orders are listed up front; refuse before listing too many.
+        // Each cell's write orders are listed up front; refuse before listing more than the
+        // budget could visit (each ordering is a candidate at least).
         let mut orderings = 1usize;
         for (_, _, ws) in &self.writes_per_cell {
-            orderings = (1..=ws.len()).try_fold(orderings, |acc, k| acc.checked_mul(k)).filter(|o| *o <= MAX_CANDIDATES).ok_or(TooManyEvents::Candidates)?;
+            orderings = (1..=ws.len()).try_fold(orderings, |acc, k| acc.checked_mul(k)).filter(|o| *o <= *budget).ok_or(TooManyEvents::Candidates)?;
         }
         let orders: Vec<Vec<Vec<usize>>> = self.writes_per_cell.iter().map(|(_, _, ws)| permutations(ws)).collect();
         // One execution, whose rf and co are rewritten for each choice: the events and

@@ -87,13 +87,19 @@ pub enum CheckError {
 
 /// Judges `test` under `model`.
 pub fn check(test: &Litmus, model: Model) -> Result<Verdict, CheckError> {
+    check_within(test, model, execution::MAX_CANDIDATES)
+}
+
+/// [`check`], refusing the test beyond `max_candidates` candidate executions (the fuzzer
+/// judges each input within a small budget).
+pub fn check_within(test: &Litmus, model: Model, max_candidates: usize) -> Result<Verdict, CheckError> {
     let runs = traces::runs(test, model != Model::Opencl)?;
     let ctx = Context::new(test, model);
     let mut v = Verdict { model, candidates: 0, consistent: 0, positive: 0, states: 0, holds: None, races: Vec::new(), witness: None };
     let mut states = BTreeSet::new();
     let mut race_keys = BTreeSet::new();
     let mut all_satisfy = true;
-    execution::for_each(&runs, |x| {
+    execution::for_each_within(&runs, max_candidates, |x| {
         v.candidates += 1;
         let Ok(derived) = ctx.judge(x) else { return };
         let fin = FinalState { test, runs: &runs, x };

@@ -57,6 +57,7 @@ fn test(threads: Vec<(Placement, Vec<Stmt>)>, prop: Prop) -> Litmus {
                 reg_init: vec![],
                 body,
                 span: Span::default(),
+                lane: None,
             })
             .collect(),
         condition: Some(Condition { quantifier: Quantifier::Exists, prop, span: Span::default() }),

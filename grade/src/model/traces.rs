@@ -10,12 +10,21 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::event::{Cell, Event, Kind};
+use super::relation::MAX_EVENTS;
 use crate::litmus::{BinOp, Expr, Litmus, RegId, RmwOp, Space, Span, Stmt, Target, Term, Thread, Value};
 
 /// Most runs a single thread may have; beyond it the test is too large to enumerate.
 const MAX_RUNS_PER_THREAD: usize = 4096;
 /// Most distinct values one cell may hold before the value sets are said not to settle.
 const MAX_VALUES_PER_CELL: usize = 64;
+/// States a thread's enumeration may hold waiting at once (the forks not yet followed).
+/// Depth-first, they number at most the loads of a run (128 events) times the values a load
+/// may read (64): the cap is reached only by a test the other limits already refuse.
+const MAX_PENDING_STATES: usize = 16 * 1024;
+/// Bytes the finished runs of all threads may hold in all (their events and registers):
+/// every round of the value fixpoint keeps them all, and each thread may have
+/// [`MAX_RUNS_PER_THREAD`] runs of up to 128 events.
+const MAX_RUNS_BYTES: usize = 256 * 1024 * 1024;
 /// Rounds of the value fixpoint beyond which the test is refused. Each round adds the
 /// values computable from one more write; a value in an execution without dependency
 /// cycles (the model rejects cycles of `dep ∪ rf`) comes from a chain of distinct write
@@ -43,6 +52,12 @@ pub enum TooLarge {
     Runs { thread: String },
     #[error("the values written to `{location}` do not settle (more than {MAX_VALUES_PER_CELL} of them)")]
     Values { location: String },
+    /// A run longer than an execution may be: refused while the run is enumerated, before
+    /// the forks of a long thread exhaust memory.
+    #[error("a run of thread {thread} has more than {MAX_EVENTS} events; an execution holds at most {MAX_EVENTS}")]
+    Events { thread: String },
+    #[error("the runs of the threads take more than {} MiB; the test is too large to enumerate", MAX_RUNS_BYTES / (1024 * 1024))]
+    Memory,
 }
 
 /// Enumerates every run of every thread of `test`. With `local_per_workgroup`, each
@@ -58,6 +73,11 @@ pub fn runs(test: &Litmus, local_per_workgroup: bool) -> Result<Runs, TooLarge> 
     let asked = condition_constants(test);
     let mut domain: BTreeMap<Cell, BTreeSet<Value>> = cells.iter().map(|(c, v)| (*c, std::iter::once(*v).chain(asked.iter().copied()).collect())).collect();
     let rounds = write_statements(&test.threads).saturating_add(1).min(MAX_ROUNDS);
+    // The condition's constants alone may give a cell more values than the growth below
+    // would ever be allowed, and each value is a fork at every load of the cell.
+    if let Some((cell, _)) = domain.iter().find(|(_, vs)| vs.len() > MAX_VALUES_PER_CELL) {
+        return Err(TooLarge::Values { location: location_name(test, *cell) });
+    }
     let mut per_thread = all_runs(test, &domain, local_per_workgroup)?;
     for _ in 0..rounds {
         let mut grown = domain.clone();
@@ -67,7 +87,7 @@ pub fn runs(test: &Litmus, local_per_workgroup: bool) -> Result<Runs, TooLarge> 
             }
         }
         if let Some((cell, _)) = grown.iter().find(|(_, vs)| vs.len() > MAX_VALUES_PER_CELL) {
-            return Err(TooLarge::Values { location: test.locations[cell.loc.0 as usize].name.clone() });
+            return Err(TooLarge::Values { location: location_name(test, *cell) });
         }
         if grown == domain {
             break;
@@ -76,6 +96,10 @@ pub fn runs(test: &Litmus, local_per_workgroup: bool) -> Result<Runs, TooLarge> 
         per_thread = all_runs(test, &domain, local_per_workgroup)?;
     }
     Ok(Runs { per_thread, cells })
+}
+
+fn location_name(test: &Litmus, cell: Cell) -> String {
+    test.locations.get(cell.loc.0 as usize).map_or_else(|| format!("#{}", cell.loc.0), |l| l.name.clone())
 }
 
 /// The integer constants of the filter and the condition.
@@ -135,7 +159,13 @@ pub fn cell_of(test: &Litmus, thread: &Thread, target: Target, local_per_workgro
 }
 
 fn all_runs(test: &Litmus, domain: &BTreeMap<Cell, BTreeSet<Value>>, per_wg: bool) -> Result<Vec<Vec<Run>>, TooLarge> {
-    test.threads.iter().enumerate().map(|(i, t)| thread_runs(test, i as u16, t, domain, per_wg)).collect()
+    let mut budget = MAX_RUNS_BYTES;
+    test.threads.iter().enumerate().map(|(i, t)| thread_runs(test, i as u16, t, domain, per_wg, &mut budget)).collect()
+}
+
+/// Bytes a finished run holds.
+fn run_bytes(run: &Run) -> usize {
+    std::mem::size_of::<Run>() + run.events.len() * std::mem::size_of::<Event>() + run.regs.len() * std::mem::size_of::<Value>()
 }
 
 /// A thread's statements flattened into straight-line code with forward jumps.
@@ -199,7 +229,15 @@ impl State {
     }
 }
 
-fn thread_runs(test: &Litmus, index: u16, thread: &Thread, domain: &BTreeMap<Cell, BTreeSet<Value>>, per_wg: bool) -> Result<Vec<Run>, TooLarge> {
+/// Every run of one thread; `budget` is what the runs of all threads may still take (bytes).
+fn thread_runs(
+    test: &Litmus,
+    index: u16,
+    thread: &Thread,
+    domain: &BTreeMap<Cell, BTreeSet<Value>>,
+    per_wg: bool,
+    budget: &mut usize,
+) -> Result<Vec<Run>, TooLarge> {
     let mut code = Vec::new();
     flatten(&thread.body, &mut code);
     let mut regs = vec![0; thread.regs.len()];
@@ -213,14 +251,24 @@ fn thread_runs(test: &Litmus, index: u16, thread: &Thread, domain: &BTreeMap<Cel
     let taint = vec![0; regs.len()];
     let mut pending = vec![State { pc: 0, regs, taint, control: 0, events: Vec::new(), barriers: 0 }];
     while let Some(state) = pending.pop() {
+        // A run longer than an execution can hold is refused as soon as it gets there: the
+        // forks of a long run would otherwise fill memory before any limit is looked at.
+        if state.events.len() > MAX_EVENTS {
+            return Err(TooLarge::Events { thread: thread.name.clone() });
+        }
         if state.pc >= code.len() {
-            done.push(Run { events: state.events, regs: state.regs });
+            let run = Run { events: state.events, regs: state.regs };
+            *budget = budget.checked_sub(run_bytes(&run)).ok_or(TooLarge::Memory)?;
+            done.push(run);
             if done.len() > MAX_RUNS_PER_THREAD {
                 return Err(TooLarge::Runs { thread: thread.name.clone() });
             }
             continue;
         }
         ctx.step(state, &mut pending);
+        if pending.len() > MAX_PENDING_STATES {
+            return Err(TooLarge::Runs { thread: thread.name.clone() });
+        }
     }
     // Depth-first from a stack visits later forks first; put runs in the order of the values read.
     done.reverse();

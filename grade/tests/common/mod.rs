@@ -5,6 +5,8 @@
 // Each test binary compiles this module on its own and uses only part of it.
 #![allow(dead_code)]
 
+pub mod pathological;
+
 use std::path::{Path, PathBuf};
 
 use hipscope_grade::litmus::{Access, Expr, Litmus, LitmusError, Order, Prop, RegId, Scope, Stmt, Target, Term};

@@ -53,6 +53,7 @@ fn binary(b: &mut Body<'_, '_>, level: usize) -> ParseResult<Expr> {
     'more: loop {
         for (tok, op) in ops.iter() {
             if eat_op(b.cur, tok) {
+                b.operator()?;
                 let right = binary(b, level + 1)?;
                 left = bin(*op, left, right);
                 continue 'more;

@@ -27,16 +27,13 @@ mod vocab;
 
 use super::condition::{self, Names};
 use super::error::{ParseResult, SyntaxError};
+use super::limits::{MAX_LOCATIONS, MAX_THREADS};
 use super::program::{Dialect, Litmus, LocId, Location, Placement, Prop, RegId, Scope, Space, Span, Stmt, Term, Thread};
 use super::text::Cursor;
 
 /// Threads whose thread numbers agree after division by this share a wavefront, unless the
 /// test says `wave W`. 64 is CDNA's wave size; RDNA tests can name waves explicitly.
 const WAVE_SIZE: u32 = 64;
-
-/// Locations, threads and locals per thread are numbered with 16-bit ids; litmus tests
-/// use a handful, so far fewer are allowed.
-pub(super) const MAX_NAMES: usize = 4096;
 
 /// Parses a whole HIP-dialect file.
 pub fn parse(source: &str) -> ParseResult<Litmus> {
@@ -47,7 +44,7 @@ pub fn parse(source: &str) -> ParseResult<Litmus> {
     while !at_final(&mut cur)? {
         let mut probe = cur.clone();
         match probe.ident() {
-            Some("thread") if threads.len() >= MAX_NAMES => return Err(cur.error(format!("more than {MAX_NAMES} threads"))),
+            Some("thread") if threads.len() >= MAX_THREADS => return Err(cur.error(format!("more than {MAX_THREADS} threads; a litmus test has a handful"))),
             Some("thread") => {
                 cur = probe;
                 let t = thread(&mut cur, &globals, &threads)?;
@@ -206,8 +203,8 @@ fn declaration(cur: &mut Cursor<'_>, globals: &mut Globals) -> ParseResult<()> {
         let span = cur.span();
         let name = cur.expect_ident("a location name")?;
         check_new_location(globals, name, span)?;
-        if globals.locations.len() >= MAX_NAMES {
-            return Err(SyntaxError::new(span, format!("more than {MAX_NAMES} locations")));
+        if globals.locations.len() >= MAX_LOCATIONS {
+            return Err(SyntaxError::new(span, format!("more than {MAX_LOCATIONS} locations; a litmus test has a handful")));
         }
         if cur.looking_at("[") {
             return Err(cur.error("arrays are not supported: declare one location per element (`__device__ int a0, a1;`)"));
@@ -309,23 +306,67 @@ fn thread(cur: &mut Cursor<'_>, globals: &Globals, earlier: &[Parsed]) -> ParseR
         return Err(SyntaxError::new(span, format!("there is already a thread named `{name}`; the condition names threads by name")));
     }
     cur.expect("@")?;
-    let [device, block, lane, wave, xcd] = placement_fields(cur)?;
+    let fields = placement_fields(cur)?;
+    let [device, block, lane, wave, xcd] = fields.map(|f| f.map(|(v, _)| v));
     let Some(block) = block else {
         return Err(SyntaxError::new(span, "the placement needs `block B` (`thread T0 @ block 0, thread 0 { … }`)"));
     };
+    check_position(&fields)?;
     if !cur.eat("{") {
         return Err(cur.error(format!("expected `,` and another placement, or `{{` and the thread's body, found {}", cur.describe_next())));
     }
     let body = stmt::thread_body(cur, globals)?;
     let placement = Placement { agent: 0, workgroup: 0, wave: 0, xcd: None };
-    let thread = Thread { name, placement, regs: body.regs, reg_init: Vec::new(), body: body.stmts, span };
-    Ok(Parsed { thread, device: device.unwrap_or(0), block, lane: lane.unwrap_or(0), wave, xcd, wrapped: body.wrapped })
+    let lane = lane.unwrap_or(0);
+    let thread = Thread { name, placement, regs: body.regs, reg_init: Vec::new(), body: body.stmts, span, lane: Some(lane) };
+    Ok(Parsed { thread, device: device.unwrap_or(0), block, lane, wave, xcd, wrapped: body.wrapped })
 }
 
 const FIELDS: [&str; 5] = ["device", "block", "thread", "wave", "xcd"];
 
-/// The comma-separated `key value` pairs after `@`, in [`FIELDS`] order.
-fn placement_fields(cur: &mut Cursor<'_>) -> ParseResult<[Option<u32>; 5]> {
+/// Work-items in a block on every AMD GPU (AMDGPUUsage: the default and largest
+/// `amdgpu-flat-work-group-size`; HIP's `maxThreadsPerBlock`).
+const MAX_BLOCK_THREADS: u64 = hipscope_isa::codeobj::limits::MAX_WORKGROUP_ITEMS;
+
+/// Wave sizes AMD GPUs run: 64 (GCN, CDNA; RDNA in wave64 mode) and 32 (RDNA's default).
+const WAVE_SIZES: [u32; 2] = [64, 32];
+
+/// A placement no AMD GPU can have is an error: a thread number beyond the largest block,
+/// or a `wave` that holds the thread under neither wave size. (Which of the two wave sizes
+/// applies, and whether the GPU has the XCD named, depends on the GPU: the hardware layer
+/// checks that for each GPU it runs the test on.)
+fn check_position(fields: &[Option<(u32, Span)>; 5]) -> ParseResult<()> {
+    let [_, _, lane, wave, _] = fields;
+    if let Some((lane, at)) = lane {
+        if u64::from(*lane) >= MAX_BLOCK_THREADS {
+            return Err(SyntaxError::new(
+                *at,
+                format!("thread {lane} is outside every block: a HIP block has at most {MAX_BLOCK_THREADS} threads (0 to {})", MAX_BLOCK_THREADS - 1),
+            ));
+        }
+    }
+    let Some((wave, at)) = wave else { return Ok(()) };
+    let lane = lane.map_or(0, |(l, _)| l);
+    if WAVE_SIZES.iter().any(|size| lane / size == *wave) {
+        return Ok(());
+    }
+    Err(SyntaxError::new(
+        *at,
+        format!(
+            "thread {lane} cannot be in wave {wave}: it is in wave {} with 64-wide waves and in wave {} with 32-wide ones (a wave holds threads {} to {}, or {} to {})",
+            lane / 64,
+            lane / 32,
+            64 * wave,
+            64 * wave + 63,
+            32 * wave,
+            32 * wave + 31
+        ),
+    ))
+}
+
+/// The comma-separated `key value` pairs after `@`, in [`FIELDS`] order, with where each
+/// value is.
+fn placement_fields(cur: &mut Cursor<'_>) -> ParseResult<[Option<(u32, Span)>; 5]> {
     let mut out = [None; 5];
     loop {
         cur.skip_blank();
@@ -340,7 +381,8 @@ fn placement_fields(cur: &mut Cursor<'_>) -> ParseResult<[Option<u32>; 5]> {
         cur.skip_blank();
         let at = cur.span();
         let value = cur.expect_integer(&format!("the {key} number"))?;
-        out[i] = Some(u32::try_from(value).map_err(|_| SyntaxError::new(at, format!("the {key} number must be between 0 and {}", u32::MAX)))?);
+        let value = u32::try_from(value).map_err(|_| SyntaxError::new(at, format!("the {key} number must be between 0 and {}", u32::MAX)))?;
+        out[i] = Some((value, at));
         if !cur.eat(",") {
             return Ok(out);
         }
@@ -507,13 +549,15 @@ struct FinalNames<'t> {
 }
 
 impl Names for FinalNames<'_> {
-    fn register(&mut self, thread: &str, reg: &str) -> Option<(u16, RegId)> {
-        let t = thread_named(self.threads, thread)?;
+    fn register(&mut self, thread: &str, reg: &str) -> Result<(u16, RegId), String> {
+        let Some(t) = thread_named(self.threads, thread) else {
+            return Err(format!("the condition names thread `{thread}`, which the test does not have"));
+        };
         match self.threads[t].regs.iter().position(|r| r == reg) {
-            Some(r) => Some((t as u16, RegId(r as u16))),
+            Some(r) => Ok((t as u16, RegId(r as u16))),
             None => {
                 self.missing.get_or_insert((thread.to_string(), reg.to_string()));
-                Some((t as u16, RegId(0)))
+                Ok((t as u16, RegId(0)))
             }
         }
     }

@@ -7,6 +7,7 @@ use super::expr::{self, eat_op};
 use super::vocab;
 use super::{int_type, int_type_word, more_declarators, qualified, semicolon, Globals};
 use crate::litmus::error::{ParseResult, SyntaxError};
+use crate::litmus::limits::{MAX_EXPR_OPERATORS, MAX_REGISTERS_PER_THREAD, MAX_STATEMENTS_PER_THREAD};
 use crate::litmus::program::{Access, BinOp, Expr, LocId, Order, RegId, Scope, Span, Stmt, Target};
 use crate::litmus::text::Cursor;
 
@@ -22,6 +23,10 @@ pub(super) struct Body<'p, 'a> {
     /// `cuda::atomic_ref<int, scope> name(loc)`: name, location, scope.
     refs: Vec<(String, LocId, Scope)>,
     pub depth: u32,
+    /// Statements of the thread so far, nested ones included.
+    statements: usize,
+    /// Binary operators of the statement being read (see [`Body::operator`]).
+    operators: usize,
 }
 
 /// What a name in a thread body refers to.
@@ -51,6 +56,27 @@ impl Body<'_, '_> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(self.cur.error(format!("nested more than {MAX_DEPTH} levels deep")));
+        }
+        Ok(())
+    }
+
+    /// Counts one binary operator of the current statement. A flat chain `a + b + c …` is
+    /// read in a loop, but its tree is as deep as the chain is long, and the layers after
+    /// the parser walk it recursively.
+    pub fn operator(&mut self) -> ParseResult<()> {
+        self.operators += 1;
+        if self.operators > MAX_EXPR_OPERATORS {
+            return Err(self.cur.error(format!("more than {MAX_EXPR_OPERATORS} operators in one statement; split the expression")));
+        }
+        Ok(())
+    }
+
+    /// Counts one statement of the thread, before it is read.
+    fn next_statement(&mut self, span: Span) -> ParseResult<()> {
+        self.statements += 1;
+        self.operators = 0;
+        if self.statements > MAX_STATEMENTS_PER_THREAD {
+            return Err(SyntaxError::new(span, format!("more than {MAX_STATEMENTS_PER_THREAD} statements in one thread; a litmus thread has a handful")));
         }
         Ok(())
     }
@@ -94,7 +120,7 @@ pub(super) struct ParsedBody {
 
 /// Parses the body after `{` through its `}`.
 pub(super) fn thread_body(cur: &mut Cursor<'_>, globals: &Globals) -> ParseResult<ParsedBody> {
-    let mut body = Body { cur, globals, regs: Vec::new(), refs: Vec::new(), depth: 0 };
+    let mut body = Body { cur, globals, regs: Vec::new(), refs: Vec::new(), depth: 0, statements: 0, operators: 0 };
     let stmts = block(&mut body)?;
     Ok(ParsedBody { regs: body.regs, stmts, wrapped: body.refs.iter().map(|(_, loc, _)| *loc).collect() })
 }
@@ -126,6 +152,7 @@ fn statement(b: &mut Body<'_, '_>, out: &mut Vec<Stmt>) -> ParseResult<()> {
         out.extend(block(b)?);
         return Ok(());
     }
+    b.next_statement(span)?;
     let mut probe = b.cur.clone();
     let Some(word) = qualified(&mut probe) else {
         return Err(b.cur.error(format!("expected a statement, found {}", b.cur.describe_next())));
@@ -202,8 +229,8 @@ fn local_decl(b: &mut Body<'_, '_>, out: &mut Vec<Stmt>, span: Span) -> ParseRes
         let at = b.cur.span();
         let name = b.cur.expect_ident("a local variable name")?;
         b.declare(name, at)?;
-        if b.regs.len() >= super::MAX_NAMES {
-            return Err(SyntaxError::new(at, format!("more than {} locals in one thread", super::MAX_NAMES)));
+        if b.regs.len() >= MAX_REGISTERS_PER_THREAD {
+            return Err(SyntaxError::new(at, format!("more than {MAX_REGISTERS_PER_THREAD} locals in one thread")));
         }
         b.regs.push(name.to_string());
         let reg = RegId(b.regs.len() as u16 - 1);

@@ -2,6 +2,7 @@
 //! per-thread tables (parameters, local variables) they are checked against.
 
 use super::super::error::{ParseResult, SyntaxError};
+use super::super::limits::{MAX_EXPR_OPERATORS, MAX_REGISTERS_PER_THREAD, MAX_STATEMENTS_PER_THREAD};
 use super::super::program::{Access, Expr, RegId, Space, Span, Stmt};
 use super::super::text::Cursor;
 use super::tables::{Group, Locations};
@@ -23,11 +24,26 @@ pub struct ThreadCx<'t> {
     labels: Vec<(String, Span)>,
     temps: u32,
     depth: u32,
+    /// Statements of the thread so far, nested ones included.
+    statements: usize,
+    /// Binary operators of the statement being read (see [`ThreadCx::operator`]).
+    operators: usize,
 }
 
 impl<'t> ThreadCx<'t> {
     pub fn new(locs: &'t mut Locations, index: usize) -> ThreadCx<'t> {
-        ThreadCx { locs, index, params: Vec::new(), regs: Vec::new(), scopes: vec![Vec::new()], labels: Vec::new(), temps: 0, depth: 0 }
+        ThreadCx {
+            locs,
+            index,
+            params: Vec::new(),
+            regs: Vec::new(),
+            scopes: vec![Vec::new()],
+            labels: Vec::new(),
+            temps: 0,
+            depth: 0,
+            statements: 0,
+            operators: 0,
+        }
     }
 
     pub fn into_regs(self) -> Vec<String> {
@@ -83,8 +99,13 @@ impl<'t> ThreadCx<'t> {
     }
 
     fn push_reg(&mut self, name: String, span: Span) -> ParseResult<RegId> {
-        let id = u16::try_from(self.regs.len()).ok().filter(|id| *id < u16::MAX);
-        let Some(id) = id else { return Err(SyntaxError::new(span, "too many variables in one thread")) };
+        let id = u16::try_from(self.regs.len()).ok().filter(|id| usize::from(*id) < MAX_REGISTERS_PER_THREAD);
+        let Some(id) = id else {
+            return Err(SyntaxError::new(
+                span,
+                format!("more than {MAX_REGISTERS_PER_THREAD} variables (with the reads hoisted out of expressions) in one thread"),
+            ));
+        };
         self.regs.push(name);
         Ok(RegId(id))
     }
@@ -110,6 +131,27 @@ impl<'t> ThreadCx<'t> {
 
     pub fn leave(&mut self) {
         self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// Counts one binary operator of the current statement. A flat chain `a + b + c …` is
+    /// read in a loop, but its tree is as deep as the chain is long, and the layers after
+    /// the parser walk it recursively.
+    pub fn operator(&mut self, span: Span) -> ParseResult<()> {
+        self.operators += 1;
+        if self.operators > MAX_EXPR_OPERATORS {
+            return Err(SyntaxError::new(span, format!("more than {MAX_EXPR_OPERATORS} operators in one statement; split the expression")));
+        }
+        Ok(())
+    }
+
+    /// Counts one statement of the thread, before it is read.
+    fn next_statement(&mut self, span: Span) -> ParseResult<()> {
+        self.statements += 1;
+        self.operators = 0;
+        if self.statements > MAX_STATEMENTS_PER_THREAD {
+            return Err(SyntaxError::new(span, format!("more than {MAX_STATEMENTS_PER_THREAD} statements in P{}; a litmus thread has a handful", self.index)));
+        }
+        Ok(())
     }
 }
 
@@ -160,6 +202,7 @@ fn statement_inner(cur: &mut Cursor<'_>, cx: &mut ThreadCx<'_>, out: &mut Vec<St
         cx.scopes.pop();
         return result;
     }
+    cx.next_statement(span)?;
     if cur.eat("*") {
         return store(cur, cx, out, span, None);
     }

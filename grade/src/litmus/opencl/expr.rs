@@ -35,6 +35,7 @@ fn logical(cur: &mut Cursor<'_>, cx: &mut ThreadCx<'_>, out: &mut Vec<Stmt>, and
         if !cur.eat(token) {
             break;
         }
+        cx.operator(span)?;
         let mut reads = Vec::new();
         let right = next(cur, cx, &mut reads)?;
         if reads.is_empty() {
@@ -77,6 +78,7 @@ fn binary(cur: &mut Cursor<'_>, cx: &mut ThreadCx<'_>, out: &mut Vec<Stmt>, leve
         unsupported_operator(cur)?;
         for (token, op) in ops.iter() {
             if eat_operator(cur, token) {
+                cx.operator(cur.span())?;
                 let right = binary(cur, cx, out, level + 1)?;
                 left = fold(*op, left, right);
                 continue 'more;
@@ -250,6 +252,7 @@ pub fn pointer(cur: &mut Cursor<'_>, cx: &mut ThreadCx<'_>, out: &mut Vec<Stmt>)
         } else {
             break;
         };
+        cx.operator(cur.span())?;
         let term = binary(cur, cx, out, LEVELS.len() - 1)?;
         index = fold(if sub { BinOp::Sub } else { BinOp::Add }, index, term);
     }

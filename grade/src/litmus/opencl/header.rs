@@ -2,6 +2,7 @@
 //! thread's `P0@wg 0, dev 0 (global int* x, …)` header.
 
 use super::super::error::{ParseResult, SyntaxError};
+use super::super::limits::MAX_THREADS;
 use super::super::program::{Placement, Space, Span, Thread, Value};
 use super::super::text::Cursor;
 use super::body::{self, ThreadCx};
@@ -181,15 +182,15 @@ pub fn thread(cur: &mut Cursor<'_>, locs: &mut Locations, wgs: &mut Workgroups, 
         };
         return Err(SyntaxError::new(span, message));
     }
-    if index >= usize::from(u16::MAX) {
-        return Err(SyntaxError::new(span, "too many threads in one test"));
+    if index >= MAX_THREADS {
+        return Err(SyntaxError::new(span, format!("more than {MAX_THREADS} threads; a litmus test has a handful")));
     }
     let (dev, wg) = placement(cur)?;
     let placement = Placement { agent: dev, workgroup: wgs.id(dev, wg), wave: index as u32, xcd: None };
     let mut cx = ThreadCx::new(locs, index);
     parameters(cur, &mut cx)?;
     let body = body::body(cur, &mut cx)?;
-    Ok(Thread { name: expected, placement, regs: cx.into_regs(), reg_init: Vec::new(), body, span })
+    Ok(Thread { name: expected, placement, regs: cx.into_regs(), reg_init: Vec::new(), body, span, lane: None })
 }
 
 /// `@wg 0, dev 1` in either order; an omitted coordinate is 0.

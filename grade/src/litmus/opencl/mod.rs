@@ -50,6 +50,7 @@ pub fn parse(source: &str) -> ParseResult<Litmus> {
     let name = header::title(&mut cur)?;
     let mut locs = Locations::default();
     let reg_inits = header::init_block(&mut cur, &mut locs)?;
+    locs.end_init_block();
     let mut placements = header::Workgroups::default();
     let mut threads = Vec::new();
     while starts_thread(&cur) {
@@ -153,17 +154,25 @@ struct FinalNames<'a> {
 }
 
 impl Names for FinalNames<'_> {
-    fn register(&mut self, thread: &str, reg: &str) -> Option<(u16, RegId)> {
-        let index = thread_index(self.threads, thread)?;
+    /// A local variable of the thread, or one of its pointer parameters. Any other name is
+    /// a typo, which would otherwise read as 0.
+    fn register(&mut self, thread: &str, reg: &str) -> Result<(u16, RegId), String> {
+        let Some(index) = thread_index(self.threads, thread) else {
+            return Err(format!("the condition names thread `{thread}`, which the test does not have"));
+        };
         let known = self.threads[index].regs.iter().any(|r| r == reg);
-        let id = register_of(&mut self.threads[index], reg)?;
+        let pointer = self.locs.by_name(reg);
+        if !known && pointer.is_none() {
+            return Err(format!("P{index} has no local variable `{reg}` (nor a location of that name)"));
+        }
+        let id = register_of(&mut self.threads[index], reg).ok_or_else(|| "too many registers in one thread".to_string())?;
         // `0:x` naming a pointer parameter rather than a local variable: in Dartagnan the
         // parameter is a register holding the location's address, never 0. Give it an
         // address-like value so conditions on it read as they do there.
-        if let (false, Some(loc)) = (known, self.locs.by_name(reg)) {
+        if let (false, Some(loc)) = (known, pointer) {
             self.threads[index].reg_init.push((id, POINTER_BASE + i64::from(loc.0) * POINTER_STRIDE));
         }
-        Some((index as u16, id))
+        Ok((index as u16, id))
     }
 
     fn location(&mut self, name: &str) -> Option<LocId> {

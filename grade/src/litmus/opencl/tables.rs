@@ -4,6 +4,7 @@
 //! so accesses stay word-sized [`Target`]s; scalars are arrays of one.
 
 use super::super::error::{ParseResult, SyntaxError};
+use super::super::limits::MAX_LOCATIONS;
 use super::super::program::{LocId, Location, Space, Span, Target, Value};
 
 /// Arrays longer than this are refused: litmus tests use a handful of elements, and the
@@ -30,6 +31,8 @@ impl Group {
 pub struct Locations {
     locations: Vec<Location>,
     groups: Vec<Group>,
+    /// Whether the init block declares scalar locations (see [`Locations::parameter`]).
+    declared: bool,
 }
 
 impl Locations {
@@ -58,9 +61,9 @@ impl Locations {
         if inits.is_empty() || inits.len() > MAX_ARRAY {
             return Err(SyntaxError::new(span, format!("`{name}` must have between 1 and {MAX_ARRAY} elements")));
         }
-        let first = u16::try_from(self.locations.len()).ok().filter(|f| usize::from(*f) + inits.len() < usize::from(u16::MAX));
+        let first = u16::try_from(self.locations.len()).ok().filter(|f| usize::from(*f) + inits.len() <= MAX_LOCATIONS);
         let Some(first) = first else {
-            return Err(SyntaxError::new(span, "too many locations in one test"));
+            return Err(SyntaxError::new(span, format!("more than {MAX_LOCATIONS} locations (array elements count one each); a litmus test has a handful")));
         };
         for (i, init) in inits.iter().enumerate() {
             let element = if i == 0 { name.to_string() } else { format!("{name}[{i}]") };
@@ -70,10 +73,27 @@ impl Locations {
         Ok(self.groups.len() - 1)
     }
 
-    /// The group a parameter names, created (one element, initially 0) on first use.
+    /// Ends the init block: from now on, if it gave a scalar location its value, a parameter
+    /// must name a declared location.
+    pub fn end_init_block(&mut self) {
+        self.declared = self.groups.iter().any(|g| g.len == 1);
+    }
+
+    /// The group a parameter names. When the init block gives scalar locations their values,
+    /// it declares the test's locations, and a parameter naming another is a typo that would
+    /// create a location of its own. Dartagnan also reads tests whose init block gives no
+    /// scalar a value (`{}` in 14 files of its catalogue, only an array's length in one):
+    /// every other parameter is then a location starting at 0, created on first use.
     pub fn parameter(&mut self, name: &str, span: Span) -> ParseResult<usize> {
         match self.group_named(name) {
             Some(g) => Ok(g),
+            None if self.declared => {
+                let known: Vec<&str> = self.groups.iter().map(|g| g.name.as_str()).collect();
+                Err(SyntaxError::new(
+                    span,
+                    format!("`{name}` is not a declared location (the init block declares {}); add `[{name}]=0;` to it", known.join(", ")),
+                ))
+            }
             None => self.declare(name, &[0], false, span),
         }
     }

@@ -10,7 +10,7 @@ fn ok(source: &str) -> Litmus {
 
 /// A one-thread test whose body (line 4) is `body`.
 fn in_body(body: &str) -> String {
-    format!("OPENCL t\n{{ [x]=0; }}\nP0@wg 0, dev 0 (global atomic_int* x, global int* y) {{\n{body}\n}}\nexists (x=0)")
+    format!("OPENCL t\n{{ [x]=0; [y]=0; }}\nP0@wg 0, dev 0 (global atomic_int* x, global int* y) {{\n{body}\n}}\nexists (x=0)")
 }
 
 fn body_of(body: &str) -> Vec<Stmt> {
