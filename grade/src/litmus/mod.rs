@@ -9,6 +9,7 @@
 //!
 //! Every error names the file, line and column.
 
+pub mod arith;
 pub mod columns;
 pub mod condition;
 pub mod error;
@@ -18,6 +19,8 @@ pub mod opencl;
 pub mod program;
 pub mod ptx;
 pub mod text;
+pub mod typecheck;
+pub mod value_type;
 pub mod vulkan;
 
 use std::path::Path;
@@ -51,6 +54,12 @@ pub fn parse(file: &Path, source: &str) -> Result<Litmus, LitmusError> {
 }
 
 fn parse_dialect(dialect: Dialect, source: &str) -> ParseResult<Litmus> {
+    let test = parse_text(dialect, source)?;
+    typecheck::check(&test)?;
+    Ok(test)
+}
+
+fn parse_text(dialect: Dialect, source: &str) -> ParseResult<Litmus> {
     match dialect {
         Dialect::OpenCl => opencl::parse(source),
         Dialect::Lisa => lisa::parse(source),
