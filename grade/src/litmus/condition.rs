@@ -177,7 +177,7 @@ fn typed_comparison(names: &mut dyn Names, left: (Term, Span), op: CmpOp, right:
             )),
         }
     };
-    let l = typed(names, left.clone(), &right.0)?;
+    let l = typed(names, left, &right.0)?;
     let r = typed(names, right, &left.0)?;
     Ok(Prop::Cmp(l, op, r))
 }

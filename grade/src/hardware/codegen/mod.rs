@@ -65,8 +65,16 @@ pub enum ResultSlot {
     Local(u32, crate::litmus::LocId),
 }
 
-/// Bytes between two local locations in LDS (a 64-bit location is 8-byte aligned).
-const LDS_STRIDE: u32 = 8;
+/// Bytes between two local locations in LDS: one word, or two when some local location is
+/// 64 bits (so each stays naturally aligned).
+fn lds_stride(test: &Litmus) -> u32 {
+    let wide = test.locations.iter().any(|l| l.space == Space::Local && l.ty.wide());
+    if wide {
+        8
+    } else {
+        4
+    }
+}
 
 /// Where thread `index` runs: work-group (dispatch order) and wave within it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -242,7 +250,7 @@ pub fn generate(test: &Litmus, target: &Target, wave64: bool, groups: &[u32]) ->
         g.items.push(Item::Label(entries[i]));
         g.thread_body(t, &results)?;
     }
-    let lds_bytes = if g.has_local() { LDS_STRIDE * test.locations.len() as u32 } else { 0 };
+    let lds_bytes = if g.has_local() { lds_stride(test) * test.locations.len() as u32 } else { 0 };
     Ok(Kernel { items: g.items, results, locations: test.locations.len(), vgprs: VGPRS, lds_bytes })
 }
 
@@ -362,7 +370,7 @@ impl Gen<'_> {
         for (k, l) in self.test.locations.iter().enumerate() {
             if l.space == Space::Local {
                 // An LDS byte address in the pair's low register.
-                self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(LOC_BASE + 2 * k as u8)), (OpName::src0, imm((LDS_STRIDE * k as u32) as i64))]);
+                self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(LOC_BASE + 2 * k as u8)), (OpName::src0, imm((lds_stride(self.test) * k as u32) as i64))]);
             } else {
                 self.address(8 * k as u32, LOC_BASE + 2 * k as u8);
             }
@@ -370,10 +378,8 @@ impl Gen<'_> {
         for r in 0..t.regs.len() {
             let reg = RegId(r as u16);
             let init = t.reg_init.iter().find(|(id, _)| *id == reg).map_or(0, |(_, v)| *v);
-            let ty = self.regs.declared(reg);
-            self.mov_imm(TEMP, init, ty);
-            let vgpr = self.regs.vgpr(reg);
-            self.write_vgprs(TEMP, vgpr, ty);
+            let (ty, vgpr) = (self.regs.declared(reg), self.regs.vgpr(reg));
+            self.vgprs_imm(vgpr, init, ty);
         }
         self.delay();
         self.block(&t.body)?;
@@ -438,9 +444,8 @@ impl Gen<'_> {
             }
             let store =
                 self.access_mnemonic(&Op::Store { access: crate::litmus::Access::Plain, space: Space::Local }, l.ty).unwrap_or_else(|| "ds_write_b32".into());
-            self.mov_imm(TEMP, l.init, l.ty);
-            self.write_vgprs(TEMP, SPARE, l.ty);
-            self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(DATA)), (OpName::src0, imm((LDS_STRIDE * k as u32) as i64))]);
+            self.vgprs_imm(SPARE, l.init, l.ty);
+            self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(DATA)), (OpName::src0, imm((lds_stride(self.test) * k as u32) as i64))]);
             self.emit(&[store.as_str()], vec![(OpName::addr, v(DATA)), (OpName::data0, vgprs(SPARE, l.ty))]);
         }
         self.wait(&Wait::zero(&[ds]));

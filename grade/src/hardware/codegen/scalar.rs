@@ -35,7 +35,7 @@ impl Gen<'_> {
             Expr::Reg(r) => Ok(self.read_reg(*r, dst)),
             Expr::Not(a) => {
                 let ty = self.expr(a, dst)?;
-                self.to_bool(dst, ty, true);
+                self.test_nonzero(dst, ty, true);
                 Ok(ValueType::INT)
             }
             Expr::Bin(op, a, b) => self.binary(*op, a, b, dst),
@@ -50,8 +50,8 @@ impl Gen<'_> {
         let tb = self.expr(b, dst + 2)?;
         self.convert(dst + 2, tb, common);
         if matches!(op, BinOp::LogicalAnd | BinOp::LogicalOr) {
-            self.to_bool(dst, common, false);
-            self.to_bool(dst + 2, common, false);
+            self.test_nonzero(dst, common, false);
+            self.test_nonzero(dst + 2, common, false);
             let name = if op == BinOp::LogicalAnd { "s_and_b32" } else { "s_or_b32" };
             self.alu(name, dst, dst, dst + 2);
             return Ok(ValueType::INT);
@@ -173,7 +173,7 @@ impl Gen<'_> {
     }
 
     /// `dst = (value != 0)` (or `== 0` when `negate`) for a value of type `ty` at `dst`.
-    fn to_bool(&mut self, dst: u8, ty: ValueType, negate: bool) {
+    fn test_nonzero(&mut self, dst: u8, ty: ValueType, negate: bool) {
         let (name, operand) = match (ty.wide(), negate) {
             (true, false) => ("s_cmp_lg_u64", s2(dst)),
             (true, true) => ("s_cmp_eq_u64", s2(dst)),
@@ -189,7 +189,7 @@ impl Gen<'_> {
     /// non-zero).
     pub(super) fn convert(&mut self, dst: u8, from: ValueType, to: ValueType) {
         if to == ValueType::BOOL && from != ValueType::BOOL {
-            self.to_bool(dst, from, false);
+            self.test_nonzero(dst, from, false);
         } else if to.wide() && !from.wide() {
             if from.signed {
                 self.emit(&["s_ashr_i32"], vec![(OpName::sdst, s(dst + 1)), (OpName::src0, s(dst)), (OpName::src1, imm(31))]);
@@ -205,6 +205,15 @@ impl Gen<'_> {
         self.emit(&["s_mov_b32"], vec![(OpName::sdst, s(dst)), (OpName::src0, imm(word(bits)))]);
         if ty.wide() {
             self.emit(&["s_mov_b32"], vec![(OpName::sdst, s(dst + 1)), (OpName::src0, imm(word(bits >> 32)))]);
+        }
+    }
+
+    /// VGPR `vgpr` (and `vgpr + 1`) = the value `c` of type `ty`, word by word.
+    pub(super) fn vgprs_imm(&mut self, vgpr: u8, c: crate::litmus::Value, ty: ValueType) {
+        let bits = ty.wrap(c) as u64;
+        self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(vgpr)), (OpName::src0, imm(word(bits)))]);
+        if ty.wide() {
+            self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(vgpr + 1)), (OpName::src0, imm(word(bits >> 32)))]);
         }
     }
 
@@ -259,7 +268,15 @@ impl Gen<'_> {
     }
 }
 
-/// One 32-bit word as an instruction immediate (sign-extended, as the encoder takes it).
+/// One 32-bit word as the immediate operand the decoder reads back: an inline constant
+/// (-16…64) as its value, any other word as a 32-bit literal, which decodes zero-extended
+/// (ISA manuals, "Scalar ALU operands": inline integers 128–208, literal 255).
 fn word(bits: u64) -> i64 {
-    i64::from(bits as u32 as i32)
+    let w = bits as u32;
+    let signed = w as i32;
+    if (-16..=64).contains(&signed) {
+        i64::from(signed)
+    } else {
+        i64::from(w)
+    }
 }

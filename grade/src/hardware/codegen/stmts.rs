@@ -84,9 +84,9 @@ impl Gen<'_> {
     /// register holding its declared type's bits, so both leave the registers alike.
     fn branch(&mut self, cond: &Expr, then: &[Stmt], otherwise: &[Stmt]) -> Result<(), Unsupported> {
         let ty = self.expr(cond, TEMP)?;
-        self.convert(TEMP, ty, ValueType::BOOL);
         let (other, end) = (self.label(), self.label());
-        self.emit(&["s_cmp_lg_u32"], vec![(OpName::src0, s(TEMP)), (OpName::src1, super::imm(0))]);
+        let (compare, value) = if ty.wide() { ("s_cmp_lg_u64", super::s2(TEMP)) } else { ("s_cmp_lg_u32", s(TEMP)) };
+        self.emit(&[compare], vec![(OpName::src0, value), (OpName::src1, super::imm(0))]);
         self.items.push(super::Item::Branch { name: "s_cbranch_scc0", label: other });
         let before = self.pending.clone();
         let raw_before = self.regs.clone();
