@@ -50,7 +50,9 @@ fn cas<T: PartialEq>(old: T, expected: T, desired: T) -> T {
     }
 }
 
-/// Each file and the values its condition must state, from the CPU.
+/// Each file and the values its condition must state, from the CPU. (A file states few
+/// values: each constant of the condition is a value the model tries for every read, and a
+/// thread's runs multiply over its reads.)
 fn reference() -> Vec<(&'static str, Vec<(&'static str, Value)>)> {
     let (imax, imin, umax) = (i32::MAX, i32::MIN, u32::MAX);
     let (lmax, ulmax) = (i64::MAX, u64::MAX);
@@ -148,6 +150,15 @@ fn reference() -> Vec<(&'static str, Vec<(&'static str, Value)>)> {
                 ("T0:ge", v(i32::from(e >= d))),
                 ("T0:lx", v(i64::from(-5i32))),
                 ("T0:nz", v(1)),
+            ],
+        ),
+        (
+            "13_bitwise_and_or_xor",
+            vec![
+                ("a", v(0x0000_0000_ffff_ffffu64 & 0xffff_ffff_0000_0001)),
+                ("o", v(1u64 | 0xffff_ffff_0000_0000)),
+                ("x", v(-1i64 ^ (1 << 32))),
+                ("m", v(0x8000_0000u32 ^ 0xffff_ffff)),
             ],
         ),
         ("11_unsigned_counter_wraps_concurrently", vec![("c", v((u32::MAX - 1).wrapping_add(1).wrapping_add(1)))]),
@@ -257,6 +268,7 @@ fn typed_atomics_use_their_instructions() {
         ("08_min_max_64", "gfx1100-w32-wgp", ["global_atomic_min_i64", "global_atomic_min_u64", "global_atomic_max_i64", "global_atomic_max_u64"]),
         ("09_cas_exchange_64", "gfx90a", ["global_atomic_cmpswap_x2", "global_atomic_swap_x2", "global_store_dwordx2", "s_cmp_eq_u64"]),
         ("06_long_add_wraps", "gfx1100-w32-wgp", ["global_atomic_add_u64", "global_store_b64", "global_atomic_add_u64", "global_atomic_add_u64"]),
+        ("13_bitwise_and_or_xor", "gfx942", ["global_atomic_and_x2", "global_atomic_or_x2", "global_atomic_xor_x2", "global_atomic_xor "]),
     ] {
         let text = listing(stem, build);
         for w in wanted {
