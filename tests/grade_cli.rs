@@ -150,3 +150,44 @@ fn unknown_gpu_is_bad_input() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--gpu"), "{err}");
 }
+
+/// The typed wrap-around cases (`workloads/litmus/types`) get the same verdict from the
+/// language model and from every simulated GPU: no conformance anomaly. Among them the
+/// `int` at INT_MAX incremented by `atomicAdd`, which must be allowed to end at INT_MIN.
+#[test]
+fn typed_wraparound_cases_agree_with_every_gpu() {
+    let dir = "workloads/litmus/types";
+    let args = ["grade", "--isa", "none", "--gpu", "mi210,mi300x,rx7900xtx", "--runs", "10", "--json", dir];
+    let (code, out, err) = hipscope(&args);
+    assert_eq!(code, 0, "{err}");
+    let reports: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let reports = reports.as_array().expect("one report per file");
+    assert!(reports.len() >= 12, "{}", reports.len());
+    for r in reports {
+        let allowed = r["outcome"] == "allowed";
+        let hardware = r["hardware"].as_array().expect("hardware runs");
+        assert_eq!(hardware.len(), 3, "{r}");
+        for hw in hardware {
+            assert_eq!(hw["anomaly"], false, "{}: {hw}", r["file"]);
+            assert_eq!(hw["condition_observed"], if allowed { 10 } else { 0 }, "{}: {hw}", r["file"]);
+        }
+    }
+    let int_max = reports.iter().find(|r| r["file"].as_str().is_some_and(|f| f.ends_with("01_int_add_wraps.litmus"))).expect("case 01");
+    assert_eq!(int_max["outcome"], "allowed", "{int_max}");
+}
+
+/// A condition constant the compared value's type cannot hold (an `int` is never
+/// 2147483648) is one located error line and exit 2, not a verdict.
+#[test]
+fn out_of_range_constants_exit_2_with_their_line() {
+    let dir = std::env::temp_dir().join(format!("hipscope-range-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let bad = dir.join("range.litmus");
+    std::fs::write(&bad, "HIP t\n__device__ int x = 2147483647;\nthread T0 @ block 0, thread 0 {\n  atomicAdd(&x, 1);\n}\nexists (x == 2147483648)\n")
+        .expect("write");
+    let (code, out, err) = hipscope(&["grade", "--isa", "none", "--gpu", "mi210", "--runs", "1", bad.to_str().unwrap_or("")]);
+    assert_eq!(code, 2, "{out}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("range.litmus:6:14:") && err.contains("out of range"), "{err}");
+    let _ = std::fs::remove_dir_all(dir);
+}

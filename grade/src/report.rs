@@ -149,7 +149,9 @@ pub fn emitted(test: &Litmus, target: &lower::Target) -> IsaReport {
                 None => matches!(stmt, Stmt::Fence { .. } | Stmt::Barrier { .. }),
             };
             if let (true, Some(op)) = (synchronizing, lower::Op::of_stmt(stmt, &test.locations)) {
-                operations.push(IsaLine { thread: thread.name.clone(), line: stmt.span().line, code: lower::show(&lower::lower(&op, target)) });
+                // The access instruction follows the location's type (`global_atomic_umin`, `_x2`).
+                let ty = stmt.accesses().map_or(crate::litmus::ValueType::INT, |(t, _)| test.loc_type(t.loc));
+                operations.push(IsaLine { thread: thread.name.clone(), line: stmt.span().line, code: lower::show(&lower::lower_typed(&op, ty, target)) });
             }
         });
     }

@@ -60,7 +60,7 @@ fn every_corpus_file_parses_except_the_two_refused_on_purpose() {
     assert!(wrong.is_empty(), "{} of {} files are wrong:\n{}", wrong.len(), files.len(), wrong.join("\n"));
 }
 
-fn cmp(l: &Litmus, thread: usize, name: &str, value: i64) -> Prop {
+fn cmp(l: &Litmus, thread: usize, name: &str, value: hipscope_grade::litmus::Value) -> Prop {
     Prop::Cmp(Term::Reg { thread: thread as u16, reg: reg(l, thread, name) }, CmpOp::Eq, Term::Const(value))
 }
 

@@ -17,7 +17,7 @@ pub mod placement;
 pub use assemble::{Assembled, Listed};
 pub use codegen::Unsupported;
 
-use crate::litmus::{Litmus, Term, Value};
+use crate::litmus::{Litmus, Term, Value, ValueType};
 use crate::lower::Target;
 use hipscope_sim::gpus::{GpuConfig, Mode};
 use hipscope_sim::kernel::{LoadedKernel, RawKernel};
@@ -32,6 +32,9 @@ use std::collections::BTreeMap;
 /// Bytes between two locations: a different L2 channel each (256-byte interleave on every
 /// built-in GPU, `configs/*.ron`), never one cache line.
 const LOCATION_STRIDE: u64 = 256;
+
+/// Bytes between two result slots (each holds a 4- or 8-byte register).
+const RESULT_STRIDE: u64 = 8;
 
 /// Cycles one iteration of a thread's delay loop takes at least (four scalar instructions).
 const CYCLES_PER_DELAY_ITERATION: u64 = 16;
@@ -165,8 +168,19 @@ pub struct Prepared {
     slots: Vec<codegen::ResultSlot>,
     /// The first litmus work-group (a local location named without one means its copy).
     first_group: u32,
-    inits: Vec<Value>,
+    /// Each location's initial value and type.
+    inits: Vec<(Value, ValueType)>,
+    /// The type of each result slot's value.
+    slot_types: Vec<ValueType>,
     listing: Vec<Listed>,
+}
+
+/// The type of the value a result slot receives.
+fn slot_type(test: &Litmus, slot: codegen::ResultSlot) -> ValueType {
+    match slot {
+        codegen::ResultSlot::Reg(t, r) => test.threads.get(t).map_or(ValueType::INT, |t| t.reg_type(r)),
+        codegen::ResultSlot::Local(_, loc) => test.loc_type(loc),
+    }
 }
 
 impl Prepared {
@@ -202,13 +216,13 @@ impl Prepared {
         let block = waves * lanes;
         let geometry = Geometry { grid: [group_count * block, 1, 1], block: [block, 1, 1], dynamic_lds: 0 };
         let locations = device.mem.alloc("litmus locations", (LOCATION_STRIDE as usize) * kernel.locations.max(1), MemoryKind::Device);
-        let results = device.mem.alloc("litmus results", 4 * kernel.results.len().max(1), MemoryKind::Device);
+        let results = device.mem.alloc("litmus results", (RESULT_STRIDE as usize) * kernel.results.len().max(1), MemoryKind::Device);
         let mut kernarg = Vec::with_capacity(kernarg_bytes as usize);
         for k in 0..kernel.locations as u64 {
             kernarg.extend_from_slice(&(locations + k * LOCATION_STRIDE).to_le_bytes());
         }
         for slot in 0..kernel.results.len() as u64 {
-            kernarg.extend_from_slice(&(results + 4 * slot).to_le_bytes());
+            kernarg.extend_from_slice(&(results + RESULT_STRIDE * slot).to_le_bytes());
         }
         let delays_at = kernarg.len();
         kernarg.resize(delays_at + 4 * test.threads.len(), 0);
@@ -223,9 +237,10 @@ impl Prepared {
             max_delay: delay_window_cycles(gpu) / CYCLES_PER_DELAY_ITERATION,
             locations,
             results,
+            slot_types: kernel.results.iter().map(|slot| slot_type(test, *slot)).collect(),
             slots: kernel.results,
             first_group: test.threads.first().map_or(0, |t| t.placement.workgroup),
-            inits: test.locations.iter().map(|l| l.init).collect(),
+            inits: test.locations.iter().map(|l| (l.init, l.ty)).collect(),
             listing: asm.listing,
         })
     }
@@ -263,11 +278,13 @@ impl Prepared {
     fn run_observed(&mut self, seed: u64, observer: Option<&mut dyn Observer>) -> Result<FinalValues, HardwareError> {
         let fault = |message: String| HardwareError::Fault { gpu: self.gpu.name.clone(), seed, message };
         self.device.reset_caches();
-        for (k, init) in self.inits.iter().enumerate() {
-            self.device.mem.write_u32(self.locations + k as u64 * LOCATION_STRIDE, *init as u32).map_err(|e| fault(format!("{e:?}")))?;
+        for (k, (init, ty)) in self.inits.iter().enumerate() {
+            // The value's two's-complement bytes at the type's width, little-endian.
+            let bytes = (*init as u64).to_le_bytes();
+            self.device.mem.write(self.locations + k as u64 * LOCATION_STRIDE, &bytes[..usize::from(ty.bytes())]).map_err(|e| fault(format!("{e:?}")))?;
         }
         for slot in 0..self.slots.len() as u64 {
-            self.device.mem.write_u32(self.results + 4 * slot, 0).map_err(|e| fault(format!("{e:?}")))?;
+            self.device.mem.write(self.results + RESULT_STRIDE * slot, &[0; RESULT_STRIDE as usize]).map_err(|e| fault(format!("{e:?}")))?;
         }
         // Each thread's start delay, from the seed (a stream apart from the engine's).
         let mut rng = StdRng::seed_from_u64(seed ^ 0x6c69_746d_7573_0001);
@@ -277,16 +294,21 @@ impl Prepared {
         let opts = EngineOptions { seed, ..EngineOptions::default() };
         self.device.launch_observed(&self.kernel, self.geometry, std::slice::from_ref(&self.kernarg), &opts, observer).map_err(|e| fault(e.to_string()))?;
         self.device.synchronize();
-        let read = |addr: u64| self.device.mem.read_u32(addr).map(|v| v as i32 as Value).map_err(|e| fault(format!("{e:?}")));
+        // A value of type `ty` from its bytes at `addr`.
+        let read = |addr: u64, ty: ValueType| {
+            let bits = if ty.wide() { self.device.mem.read_u64(addr) } else { self.device.mem.read_u32(addr).map(u64::from) };
+            bits.map(|b| ty.wrap(Value::from(b))).map_err(|e| fault(format!("{e:?}")))
+        };
         let (mut regs, mut local) = (BTreeMap::new(), BTreeMap::new());
         for (slot, key) in self.slots.iter().enumerate() {
-            let value = read(self.results + 4 * slot as u64)?;
+            let ty = self.slot_types.get(slot).copied().unwrap_or(ValueType::INT);
+            let value = read(self.results + RESULT_STRIDE * slot as u64, ty)?;
             match *key {
                 codegen::ResultSlot::Reg(t, r) => regs.insert((t, r), value),
                 codegen::ResultSlot::Local(w, loc) => local.insert((w, loc), value),
             };
         }
-        let memory = (0..self.inits.len() as u64).map(|k| read(self.locations + k * LOCATION_STRIDE)).collect::<Result<Vec<_>, _>>()?;
+        let memory = self.inits.iter().enumerate().map(|(k, (_, ty))| read(self.locations + k as u64 * LOCATION_STRIDE, *ty)).collect::<Result<Vec<_>, _>>()?;
         Ok(FinalValues { regs, memory, local, first_group: self.first_group })
     }
 }

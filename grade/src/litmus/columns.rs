@@ -39,12 +39,15 @@ pub enum InitValue {
     Declared,
 }
 
-/// One entry of the `{ … }` block: `x=0`, `1:r1=-1`, `P1:r1=0`, `0:.reg .b64 r2 = x`.
+/// One entry of the `{ … }` block: `x=0`, `1:r1=-1`, `P1:r1=0`, `0:.reg .b64 r2 = x`,
+/// `uint64_t x = 0`.
 #[derive(Clone, Debug)]
 pub struct InitEntry {
     /// The thread as written (`1`, `P1`) for register entries.
     pub thread: Option<String>,
     pub name: String,
+    /// The declared type (`uint64_t x`, `.reg .u32 r1`); `None`: herd's default, `int`.
+    pub ty: Option<ValueType>,
     pub value: InitValue,
     pub span: Span,
 }
@@ -223,6 +226,7 @@ fn init_entry(cur: &mut Cursor<'_>, src: &str) -> ParseResult<InitEntry> {
     if thread.is_some() && cur.looking_at(".") {
         return ptx_declaration(cur, thread, span);
     }
+    let ty = init_type(cur);
     let name = cur.expect_ident(if thread.is_some() { "a register name" } else { "a location or `thread:register`" })?.to_string();
     cur.expect("=")?;
     let value = init_value(cur)?;
@@ -231,7 +235,18 @@ fn init_entry(cur: &mut Cursor<'_>, src: &str) -> ParseResult<InitEntry> {
             return Err(SyntaxError::new(span, format!("`{name} = {other}`: a location holding an address is not supported")));
         }
     }
-    Ok(InitEntry { thread, name, value, span })
+    Ok(InitEntry { thread, name, ty, value, span })
+}
+
+/// herd's typed initial values (`int x = 0`, `uint64_t y = 0`): a C type name followed by
+/// another name. Unsigned and 64-bit types are read as declared; herd's default is `int`.
+fn init_type(cur: &mut Cursor<'_>) -> Option<ValueType> {
+    let mut probe = cur.clone();
+    let ty = ValueType::from_c_name(probe.ident()?)?;
+    let mut after = probe.clone();
+    after.ident()?;
+    *cur = probe;
+    Some(ty)
 }
 
 /// `1:` or `P1:` before a register; `None` for a location entry.
@@ -268,10 +283,26 @@ fn ptx_declaration(cur: &mut Cursor<'_>, thread: Option<String>, span: Span) -> 
         return Err(SyntaxError::new(span, format!("expected `.reg`, found `.{reg}`")));
     }
     cur.expect(".")?;
-    cur.expect_ident("a register type (`.s32`, `.b64`)")?;
+    cur.skip_blank();
+    let at = cur.span();
+    let ty = ptx_type(cur.expect_ident("a register type (`.s32`, `.b64`)")?)
+        .ok_or_else(|| SyntaxError::new(at, "expected a register type: `.s32`, `.u32`, `.b32`, `.s64`, `.u64` or `.b64`"))?;
     let name = cur.expect_ident("a register name")?.to_string();
     let value = if cur.eat("=") { init_value(cur)? } else { InitValue::Declared };
-    Ok(InitEntry { thread, name, value, span })
+    Ok(InitEntry { thread, name, ty: Some(ty), value, span })
+}
+
+/// A PTX register type (PTX ISA, "Fundamental Types"): `.sN` signed, `.uN` unsigned, `.bN`
+/// untyped bits, read as unsigned (PTX instructions give them a signedness per use; the
+/// litmus subset only adds, moves and compares for equality with them).
+pub fn ptx_type(word: &str) -> Option<ValueType> {
+    match word {
+        "s32" => Some(ValueType::INT),
+        "u32" | "b32" => Some(ValueType::UINT),
+        "s64" => Some(ValueType::LONG),
+        "u64" | "b64" => Some(ValueType::ULONG),
+        _ => None,
+    }
 }
 
 /// Words that end the table.
@@ -345,6 +376,8 @@ pub struct Builder {
 pub struct ThreadTable {
     pub name: String,
     pub regs: Vec<String>,
+    /// The type of each of `regs` (`int` unless the initial state declares another).
+    pub reg_types: Vec<ValueType>,
     pub reg_init: Vec<(RegId, Value)>,
     /// Registers that hold the address of a location (`0:.reg .b64 r2 = x`).
     pub addresses: Vec<(String, LocId)>,
@@ -365,7 +398,7 @@ impl Builder {
             if name != format!("P{i}") {
                 return Err(SyntaxError::new(span, format!("thread column {i} is named `{name}`; the threads must be named P0, P1, … in order")));
             }
-            threads.push(ThreadTable { name: name.to_string(), regs: Vec::new(), reg_init: Vec::new(), addresses: Vec::new(), span });
+            threads.push(ThreadTable { name: name.to_string(), regs: Vec::new(), reg_types: Vec::new(), reg_init: Vec::new(), addresses: Vec::new(), span });
             rests.push(cur);
         }
         Ok((Builder { locations: Vec::new(), threads, declared: false }, rests))
@@ -397,7 +430,7 @@ impl Builder {
             return Err(SyntaxError::new(span, format!("more than {MAX_LOCATIONS} locations; a litmus test has a handful")));
         }
         let id = u16::try_from(self.locations.len()).map_err(|_| SyntaxError::new(span, "too many locations"))?;
-        self.locations.push(Location { name: name.to_string(), space: Space::Global, init: 0, atomic_type: false });
+        self.locations.push(Location { name: name.to_string(), space: Space::Global, init: 0, ty: ValueType::INT, atomic_type: false });
         Ok(LocId(id))
     }
 
@@ -412,6 +445,7 @@ impl Builder {
         }
         let id = u16::try_from(table.regs.len()).map_err(|_| SyntaxError::new(span, "too many registers"))?;
         table.regs.push(name.to_string());
+        table.reg_types.push(ValueType::INT);
         Ok(RegId(id))
     }
 
@@ -460,8 +494,11 @@ impl Builder {
             return Err(SyntaxError::new(entry.span, format!("location `{}` is initialized twice", entry.name)));
         }
         let id = self.create_location(&entry.name, entry.span)?;
+        let ty = entry.ty.unwrap_or(ValueType::INT);
+        let value =
+            ty.literal(value).ok_or_else(|| SyntaxError::new(entry.span, format!("{value} does not fit `{}`, of type {}", entry.name, ty.describe())))?;
         if let Some(loc) = self.locations.get_mut(usize::from(id.0)) {
-            loc.init = value;
+            (loc.init, loc.ty) = (value, ty);
         }
         Ok(())
     }
@@ -474,14 +511,20 @@ impl Builder {
         if declared {
             return Err(SyntaxError::new(entry.span, format!("register `{thread}:{}` is initialized twice", entry.name)));
         }
+        let ty = entry.ty.unwrap_or(ValueType::INT);
         match &entry.value {
             InitValue::Declared => {
-                self.reg(t, &entry.name, entry.span)?;
+                let reg = self.reg(t, &entry.name, entry.span)?;
+                self.set_reg_type(t, reg, ty);
             }
             InitValue::Int(value) => {
                 let reg = self.reg(t, &entry.name, entry.span)?;
+                self.set_reg_type(t, reg, ty);
+                let value = ty
+                    .literal(*value)
+                    .ok_or_else(|| SyntaxError::new(entry.span, format!("{value} does not fit `{thread}:{}`, of type {}", entry.name, ty.describe())))?;
                 if let Some(table) = self.threads.get_mut(t) {
-                    table.reg_init.push((reg, *value));
+                    table.reg_init.push((reg, value));
                 }
             }
             InitValue::Address(loc) => {
@@ -496,6 +539,12 @@ impl Builder {
             }
         }
         Ok(())
+    }
+
+    fn set_reg_type(&mut self, thread: usize, reg: RegId, ty: ValueType) {
+        if let Some(slot) = self.threads.get_mut(thread).and_then(|t| t.reg_types.get_mut(reg.0 as usize)) {
+            *slot = ty;
+        }
     }
 
     /// Sets the memory space of `name` (`regions: x:group`, `x:shared`), which the initial
@@ -517,7 +566,16 @@ impl Builder {
             .into_iter()
             .zip(bodies)
             .zip(placements)
-            .map(|((t, body), placement)| Thread { name: t.name, placement, regs: t.regs, reg_init: t.reg_init, body, span: t.span, lane: None })
+            .map(|((t, body), placement)| Thread {
+                name: t.name,
+                placement,
+                regs: t.regs,
+                reg_types: t.reg_types,
+                reg_init: t.reg_init,
+                body,
+                span: t.span,
+                lane: None,
+            })
             .collect();
         Litmus { name, dialect, locations: self.locations, threads, condition: fin.condition, filter: fin.filter, observed: fin.observed }
     }
@@ -539,6 +597,13 @@ impl Names for Builder {
     /// is most likely a typo in the condition.
     fn location(&mut self, name: &str) -> Option<LocId> {
         self.find_location(name)
+    }
+    fn value_type(&mut self, term: &Term) -> ValueType {
+        match term {
+            Term::Reg { thread, reg } => self.threads.get(*thread as usize).and_then(|t| t.reg_types.get(reg.0 as usize)).copied().unwrap_or(ValueType::INT),
+            Term::Loc { loc, .. } => self.locations.get(loc.0 as usize).map_or(ValueType::INT, |l| l.ty),
+            Term::Const(v) => ValueType::of_literal(*v),
+        }
     }
 }
 
@@ -646,7 +711,7 @@ fn negate(cond: Expr) -> Expr {
         _ => None,
     };
     match cond {
-        Expr::Const(v) => Expr::Const(i64::from(v == 0)),
+        Expr::Const(v) => Expr::Const(Value::from(v == 0)),
         Expr::Not(inner) => *inner,
         Expr::Bin(op, a, b) => match flipped(op) {
             Some(op) => Expr::Bin(op, a, b),
@@ -917,7 +982,7 @@ fn thread_ids(cur: &mut Cursor<'_>, names: &[&str]) -> ParseResult<Vec<i64>> {
             let Some(i) = names.iter().position(|n| *n == word) else {
                 return Err(SyntaxError::new(span, format!("unknown scope `{word}` in the thread annotation (expected {})", names.join(", "))));
             };
-            let id = cur.expect_integer("a scope id")?;
+            let id = i64::try_from(cur.expect_integer("a scope id")?).map_err(|_| SyntaxError::new(span, "the scope id does not fit in 64 bits"))?;
             match ids.get_mut(i) {
                 Some(slot @ None) => *slot = Some(id),
                 _ => return Err(SyntaxError::new(span, format!("scope `{word}` is given twice"))),
@@ -1091,7 +1156,7 @@ pub fn store_operands(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, access: A
 mod tests {
     use super::*;
 
-    fn store(v: i64) -> Stmt {
+    fn store(v: Value) -> Stmt {
         Stmt::Store { target: Target::word(LocId(0)), value: Expr::Const(v), access: Access::Plain, span: Span::default() }
     }
 

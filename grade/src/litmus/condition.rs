@@ -4,7 +4,7 @@
 
 use super::error::ParseResult;
 use super::limits::MAX_CONDITION_COMPARISONS;
-use super::program::{CmpOp, Condition, LocId, Prop, Quantifier, RegId, Span, Term};
+use super::program::{CmpOp, Condition, LocId, Prop, Quantifier, RegId, Span, Term, ValueType};
 use super::text::Cursor;
 
 /// How the condition's names become ids; each dialect parser implements it over its own
@@ -16,6 +16,9 @@ pub trait Names {
     fn register(&mut self, thread: &str, reg: &str) -> Result<(u16, RegId), String>;
     /// A shared location by name.
     fn location(&mut self, name: &str) -> Option<LocId>;
+    /// The declared type of a register or location term (a constant compared with it is
+    /// read as a value of that type).
+    fn value_type(&mut self, term: &Term) -> ValueType;
 }
 
 /// The parsed final part.
@@ -163,11 +166,46 @@ impl PropParser<'_, '_, '_> {
         if eat_keyword(self.cur, "false") {
             return Ok(Prop::False);
         }
-        let left = parse_term(self.cur, self.names)?;
+        let left = spanned_term(self.cur, self.names)?;
         let op = parse_cmp(self.cur)?;
-        let right = parse_term(self.cur, self.names)?;
-        Ok(Prop::Cmp(left, op, right))
+        let right = spanned_term(self.cur, self.names)?;
+        typed_comparison(self.names, left, op, right)
     }
+}
+
+fn spanned_term(cur: &mut Cursor<'_>, names: &mut dyn Names) -> ParseResult<(Term, Span)> {
+    cur.skip_blank();
+    let span = cur.span();
+    Ok((parse_term(cur, names)?, span))
+}
+
+/// A comparison whose constant side is read as a value of the other side's type, as C's
+/// usual arithmetic conversions read it (`x == -1` for an `unsigned` `x` is `x ==
+/// 4294967295`). A constant the type cannot hold is an error at the constant: the
+/// comparison's result would not depend on the final state (clang-19 warns,
+/// `-Wtautological-constant-out-of-range-compare`). Two registers or locations compare
+/// as the values they hold.
+fn typed_comparison(names: &mut dyn Names, left: (Term, Span), op: CmpOp, right: (Term, Span)) -> ParseResult<Prop> {
+    let typed = |names: &mut dyn Names, constant: (Term, Span), other: &Term| -> ParseResult<Term> {
+        let (Term::Const(c), at) = constant else { return Ok(constant.0) };
+        if matches!(other, Term::Const(_)) {
+            return Ok(constant.0);
+        }
+        let ty = names.value_type(other);
+        match ty.literal(c) {
+            Some(v) => Ok(Term::Const(v)),
+            None => Err(super::SyntaxError::new(
+                at,
+                format!(
+                    "{c} is out of range for the value it is compared with, of type {}: the comparison's result would not depend on the final state",
+                    ty.describe()
+                ),
+            )),
+        }
+    };
+    let l = typed(names, left, &right.0)?;
+    let r = typed(names, right, &left.0)?;
+    Ok(Prop::Cmp(l, op, r))
 }
 
 /// Consumes `word` only as a whole identifier (`not` but not `notx`).
@@ -267,6 +305,13 @@ mod tests {
         fn location(&mut self, name: &str) -> Option<LocId> {
             ["x", "y"].iter().position(|n| *n == name).map(|i| LocId(i as u16))
         }
+        /// `x` is unsigned, everything else `int`.
+        fn value_type(&mut self, term: &Term) -> ValueType {
+            match term {
+                Term::Loc { loc: LocId(0), .. } => ValueType::UINT,
+                _ => ValueType::INT,
+            }
+        }
     }
 
     fn parse(text: &str) -> ParseResult<Final> {
@@ -305,6 +350,19 @@ mod tests {
     fn lone_filter_is_a_race_only_test() {
         let f = parse("filter\n(P1:r0 == 1)").unwrap();
         assert!(f.condition.is_none() && f.filter.is_some());
+    }
+
+    #[test]
+    fn constants_take_the_type_they_are_compared_with() {
+        let c = parse("exists (x = -1 /\\ 0:r0 = -1)").unwrap().condition.unwrap();
+        let Prop::And(a, b) = c.prop else { panic!("{:?}", c.prop) };
+        assert_eq!(*a, Prop::Cmp(Term::Loc { loc: LocId(0), workgroup: None }, CmpOp::Eq, Term::Const(4294967295)));
+        assert_eq!(*b, Prop::Cmp(reg(0, 0), CmpOp::Eq, Term::Const(-1)));
+        let e = parse("exists (0:r0 = 0 /\\ 2147483648 = 0:r0)").unwrap_err();
+        assert!(e.message.contains("out of range") && e.message.contains("`int`"), "{}", e.message);
+        assert_eq!((e.span.line, e.span.column), (1, 21));
+        assert!(parse("exists (x = 4294967296)").unwrap_err().message.contains("`unsigned int`"));
+        assert!(parse("exists (y = 2147483647 /\\ 1 = 1)").is_ok());
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //!
 //! Every error names the file, line and column.
 
+pub mod arith;
 pub mod columns;
 pub mod condition;
 pub mod error;
@@ -19,7 +20,9 @@ pub mod opencl;
 pub mod program;
 pub mod ptx;
 pub mod text;
+pub mod typecheck;
 pub mod validate;
+pub mod value_type;
 pub mod vulkan;
 
 use std::io::Read as _;
@@ -61,6 +64,12 @@ pub fn parse(file: &Path, source: &str) -> Result<Litmus, LitmusError> {
 }
 
 fn parse_dialect(dialect: Dialect, source: &str) -> ParseResult<Litmus> {
+    let test = parse_text(dialect, source)?;
+    typecheck::check(&test)?;
+    Ok(test)
+}
+
+fn parse_text(dialect: Dialect, source: &str) -> ParseResult<Litmus> {
     match dialect {
         Dialect::OpenCl => opencl::parse(source),
         Dialect::Lisa => lisa::parse(source),

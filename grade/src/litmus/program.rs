@@ -8,6 +8,8 @@
 
 use std::fmt;
 
+pub use super::value_type::ValueType;
+
 /// Index of a shared location in [`Litmus::locations`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LocId(pub u16);
@@ -17,9 +19,11 @@ pub struct LocId(pub u16);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RegId(pub u16);
 
-/// Values of locations and registers. Litmus tests use small integers; 64 bits hold any
-/// value a C-like dialect can compute from them.
-pub type Value = i64;
+/// Values of locations and registers: the mathematical value in the declared
+/// [`ValueType`] (so an `unsigned long` can hold 2⁶⁴−1 and a negative `int` stays negative).
+/// 128 bits hold every value of every type, and the product of two of them modulo 2¹²⁸,
+/// which is all a conversion back to the type needs.
+pub type Value = i128;
 
 /// Where in the source file a statement, thread or condition came from (1-based).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -72,7 +76,11 @@ pub struct Litmus {
 pub struct Location {
     pub name: String,
     pub space: Space,
+    /// Already converted to `ty`.
     pub init: Value,
+    /// The declared type (`int`, `unsigned`, `long`, `uint64_t`, `atomic_uint`, …); accesses
+    /// read and write whole values of it.
+    pub ty: ValueType,
     /// Declared with an atomic type (`atomic_int`, `cuda::atomic_ref`); plain accesses to an
     /// atomic location are still plain accesses.
     pub atomic_type: bool,
@@ -237,6 +245,11 @@ impl Target {
     pub fn word(loc: LocId) -> Target {
         Target { loc, offset_bytes: 0, width_bytes: 4 }
     }
+
+    /// The whole location of type `ty` (8 bytes for the 64-bit types).
+    pub fn whole(loc: LocId, ty: ValueType) -> Target {
+        Target { loc, offset_bytes: 0, width_bytes: ty.bytes() }
+    }
 }
 
 /// One statement of a thread. Control flow is structured (`if`/`else`); parsers turn
@@ -348,6 +361,9 @@ pub struct Thread {
     pub placement: Placement,
     /// Register (local variable) names; `RegId(i)` is `regs[i]`.
     pub regs: Vec<String>,
+    /// Declared types of the registers, by index; a register past its end (untyped dialects,
+    /// registers only the condition names) is an `int`, herd's and Dartagnan's default.
+    pub reg_types: Vec<ValueType>,
     /// Initial register values (`{ 1:r1=-1; }`); registers not listed start at 0.
     pub reg_init: Vec<(RegId, Value)>,
     pub body: Vec<Stmt>,
@@ -458,7 +474,29 @@ impl Prop {
     }
 }
 
+impl Thread {
+    /// The declared type of register `reg` (`int` when the dialect declares none).
+    pub fn reg_type(&self, reg: RegId) -> ValueType {
+        self.reg_types.get(reg.0 as usize).copied().unwrap_or(ValueType::INT)
+    }
+}
+
 impl Litmus {
+    /// The declared type of a term's value: its register's or location's (`None` for a
+    /// constant, or a name the test does not have).
+    pub fn term_type(&self, term: &Term) -> Option<ValueType> {
+        match term {
+            Term::Reg { thread, reg } => self.threads.get(*thread as usize).map(|t| t.reg_type(*reg)),
+            Term::Loc { loc, .. } => self.locations.get(loc.0 as usize).map(|l| l.ty),
+            Term::Const(_) => None,
+        }
+    }
+
+    /// The type of location `loc` (`int` for an id the test does not have).
+    pub fn loc_type(&self, loc: LocId) -> ValueType {
+        self.locations.get(loc.0 as usize).map_or(ValueType::INT, |l| l.ty)
+    }
+
     /// The location named `name`, if any.
     pub fn location(&self, name: &str) -> Option<LocId> {
         self.locations.iter().position(|l| l.name == name).map(|i| LocId(i as u16))

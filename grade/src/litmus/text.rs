@@ -173,13 +173,15 @@ impl<'a> Cursor<'a> {
             self.bump();
         }
         let digits = &self.src[start..self.pos];
+        // The magnitude may take all 64 bits: `18446744073709551615` is an `unsigned long`'s
+        // largest value, and `-9223372036854775808` a `long`'s smallest.
         let parsed = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
-            Some(hex) => i64::from_str_radix(hex, 16),
-            None => digits.parse::<i64>(),
+            Some(hex) => u64::from_str_radix(hex, 16),
+            None => digits.parse::<u64>(),
         };
         Some(match parsed {
-            Ok(v) if negative => Ok(-v),
-            Ok(v) => Ok(v),
+            Ok(v) if negative => Ok(-Value::from(v)),
+            Ok(v) => Ok(Value::from(v)),
             Err(_) => Err(SyntaxError::new(span, format!("`{digits}` is not an integer that fits in 64 bits"))),
         })
     }
@@ -228,6 +230,8 @@ mod tests {
         assert_eq!(Cursor::new("-3").integer(), Some(Ok(-3)));
         assert_eq!(Cursor::new("0x1f").integer(), Some(Ok(31)));
         assert!(matches!(Cursor::new("99999999999999999999").integer(), Some(Err(_))));
+        assert_eq!(Cursor::new("18446744073709551615").integer(), Some(Ok(u64::MAX.into())));
+        assert_eq!(Cursor::new("-0x8000000000000000").integer(), Some(Ok(i64::MIN.into())));
         assert_eq!(Cursor::new("- x").integer(), None);
     }
 

@@ -15,8 +15,9 @@
 //! or right after a barrier that drained everything, is dropped the same way).
 
 mod tables;
+mod widths;
 
-use crate::litmus::program::{Access, Location, Order, RmwOp, Scope, Space, Spaces, Stmt};
+use crate::litmus::program::{Access, Location, Order, RmwOp, Scope, Space, Spaces, Stmt, ValueType};
 use hipscope_isa::decode::CachePolicy;
 use hipscope_isa::{Family, Processor};
 use std::fmt;
@@ -339,9 +340,15 @@ pub fn merge_waits(lines: Vec<Line>) -> Vec<Line> {
 }
 
 /// The instructions clang-19 emits for `op` on `target` (memory-model part only, see the
-/// module documentation).
+/// module documentation), on a 32-bit `int`.
 pub fn lower(op: &Op, target: &Target) -> Vec<Line> {
-    let rules = tables::rules(target);
+    lower_typed(op, ValueType::INT, target)
+}
+
+/// [`lower`] for an access to a value of type `ty`: the same sequence, with the access
+/// instruction of the type (unsigned min/max, 64-bit forms; see `widths.rs`).
+pub fn lower_typed(op: &Op, ty: ValueType, target: &Target) -> Vec<Line> {
+    let rules = tables::rules(target, ty);
     let mut seq: Vec<tables::Step> = Vec::new();
     rules.sequence(op, &mut seq);
     rules.finish(seq)

@@ -5,8 +5,9 @@
 //! (`grade/tests/lowering.rs`). Where clang-19 differs from the documents the code wins and a
 //! comment says so.
 
+use super::widths::{self, typed_mnemonic};
 use super::{merge_waits, Counter, Line, Op, Rmw, Target, Wait};
-use crate::litmus::program::{Access, Order, RmwOp, Scope, Space, Spaces};
+use crate::litmus::program::{Access, Order, RmwOp, Scope, Space, Spaces, ValueType};
 use hipscope_isa::decode::CachePolicy;
 use hipscope_isa::{Family, Processor};
 
@@ -362,9 +363,11 @@ pub(super) struct Rules {
     target: Target,
     family: Family,
     t: &'static Table,
+    /// The type of the value accessed, which picks the access instruction.
+    ty: ValueType,
 }
 
-pub(super) fn rules(target: &Target) -> Rules {
+pub(super) fn rules(target: &Target, ty: ValueType) -> Rules {
     let family = target.family();
     let t = match family {
         Family::Gfx8 => &GFX8,
@@ -375,10 +378,11 @@ pub(super) fn rules(target: &Target) -> Rules {
         Family::Gfx11 => &GFX11,
         Family::Gfx12 => &GFX12,
     };
-    Rules { target: *target, family, t }
+    Rules { target: *target, family, t, ty }
 }
 
-fn rmw_index(rmw: Rmw) -> usize {
+/// Position of an RMW in the mnemonic arrays.
+pub(super) fn rmw_index(rmw: Rmw) -> usize {
     match rmw {
         Rmw::Op(RmwOp::Exchange) => 0,
         Rmw::Op(RmwOp::Add) => 1,
@@ -474,7 +478,7 @@ impl Rules {
                     out.push(Step::Wait(self.drain(level, true)));
                 }
                 let cpol = if order.is_some() { self.bits(&self.t.load_bits, level) } else { 0 };
-                out.push(Step::Inst { mnemonic: self.t.names.load, cpol, counts: Some(self.t.load_ctr) });
+                out.push(Step::Inst { mnemonic: self.name(widths::Access::Load, false, self.t.names.load), cpol, counts: Some(self.t.load_ctr) });
                 if order.is_some_and(Order::acquires) {
                     self.acquire_after(level, &[self.t.load_ctr], out);
                 }
@@ -485,7 +489,7 @@ impl Rules {
                     self.release(level, order == Some(Order::SeqCst), out);
                 }
                 let cpol = if order.is_some() { self.bits(&self.t.store_bits, level) } else { 0 };
-                out.push(Step::Inst { mnemonic: self.t.names.store, cpol, counts: Some(self.t.store_ctr) });
+                out.push(Step::Inst { mnemonic: self.name(widths::Access::Store, false, self.t.names.store), cpol, counts: Some(self.t.store_ctr) });
             }
             Op::Rmw { rmw, access, returns, .. } => {
                 let (order, level) = self.atomic(access);
@@ -495,7 +499,8 @@ impl Rules {
                 }
                 let counter = if returns { self.t.ret_ctr } else { self.t.noret_ctr };
                 let cpol = self.bits(&self.t.rmw_bits, level) | if returns { self.t.ret_bit } else { 0 };
-                out.push(Step::Inst { mnemonic: self.t.names.rmw[rmw_index(rmw)], cpol, counts: Some(counter) });
+                let mnemonic = self.name(widths::Access::Rmw(rmw), false, self.t.names.rmw[rmw_index(rmw)]);
+                out.push(Step::Inst { mnemonic, cpol, counts: Some(counter) });
                 if order.acquires() {
                     let wait = if returns { std::slice::from_ref(&self.t.ret_ctr) } else { self.t.noret_acquire };
                     self.acquire_after(level, wait, out);
@@ -560,9 +565,9 @@ impl Rules {
     fn lds(&self, access: Access, kind: Kind, out: &mut Vec<Step>) {
         let n = &self.t.names;
         let mnemonic = match kind {
-            Kind::Load => n.lds_load,
-            Kind::Store => n.lds_store,
-            Kind::Rmw(r) => n.lds_rmw[rmw_index(r)],
+            Kind::Load => self.name(widths::Access::Load, true, n.lds_load),
+            Kind::Store => self.name(widths::Access::Store, true, n.lds_store),
+            Kind::Rmw(r) => self.name(widths::Access::Rmw(r), true, n.lds_rmw[rmw_index(r)]),
         };
         let inst = Step::Inst { mnemonic, cpol: 0, counts: Some(self.t.lds) };
         let seq_cst = matches!(access, Access::Atomic { order: Order::SeqCst, scope } if scope >= Scope::Workgroup);
@@ -583,6 +588,11 @@ impl Rules {
             }
             self.invalidate(level, out);
         }
+    }
+
+    /// The access instruction for the accessed type: `int32` is the table's own.
+    fn name(&self, access: widths::Access, lds: bool, int32: &'static str) -> &'static str {
+        typed_mnemonic(self.family, access, self.ty, lds).unwrap_or(int32)
     }
 
     /// The order and level of an access (`None` order: a plain access).

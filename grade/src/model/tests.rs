@@ -42,7 +42,7 @@ fn and(a: Prop, b: Prop) -> Prop {
 }
 
 fn test(threads: Vec<(Placement, Vec<Stmt>)>, prop: Prop) -> Litmus {
-    let loc = |name: &str| Location { name: name.into(), space: Space::Global, init: 0, atomic_type: false };
+    let loc = |name: &str| Location { name: name.into(), space: Space::Global, init: 0, ty: ValueType::INT, atomic_type: false };
     Litmus {
         name: "t".into(),
         dialect: Dialect::Hip,
@@ -54,6 +54,7 @@ fn test(threads: Vec<(Placement, Vec<Stmt>)>, prop: Prop) -> Litmus {
                 name: format!("P{i}"),
                 placement,
                 regs: vec!["r0".into(), "r1".into()],
+                reg_types: vec![],
                 reg_init: vec![],
                 body,
                 span: Span::default(),
@@ -140,7 +141,7 @@ fn isa2_is_transitive_across_scopes() {
         ],
         and(reg_is(1, R0, 1), and(reg_is(2, R0, 1), reg_is(2, R1, 0))),
     );
-    t.locations.push(Location { name: "z".into(), space: Space::Global, init: 0, atomic_type: false });
+    t.locations.push(Location { name: "z".into(), space: Space::Global, init: 0, ty: ValueType::INT, atomic_type: false });
     let v = check(&t, Model::Hip).unwrap();
     assert!(!v.reachable());
     // P1 stores z unconditionally, so P2 may read z=1 while P1 read y=0: x then races.

@@ -11,7 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::event::{Cell, Event, Kind};
 use super::relation::MAX_EVENTS;
-use crate::litmus::{BinOp, Expr, Litmus, RegId, RmwOp, Space, Span, Stmt, Target, Term, Thread, Value};
+use crate::litmus::arith::{self, apply};
+use crate::litmus::{Expr, Litmus, RegId, Space, Span, Stmt, Target, Term, Thread, Value, ValueType};
 
 /// Most runs a single thread may have; beyond it the test is too large to enumerate.
 const MAX_RUNS_PER_THREAD: usize = 4096;
@@ -71,7 +72,14 @@ pub fn runs(test: &Litmus, local_per_workgroup: bool) -> Result<Runs, TooLarge> 
     // constants the condition asks about are the ones whose reachability matters. Models
     // with the axiom reject such cycles, so the extra candidates cost them nothing.
     let asked = condition_constants(test);
-    let mut domain: BTreeMap<Cell, BTreeSet<Value>> = cells.iter().map(|(c, v)| (*c, std::iter::once(*v).chain(asked.iter().copied()).collect())).collect();
+    let mut domain: BTreeMap<Cell, BTreeSet<Value>> = cells
+        .iter()
+        .map(|(c, v)| {
+            // A cell holds values of its location's type only.
+            let ty = test.loc_type(c.loc);
+            (*c, std::iter::once(*v).chain(asked.iter().map(|a| ty.wrap(*a))).collect())
+        })
+        .collect();
     let rounds = write_statements(&test.threads).saturating_add(1).min(MAX_ROUNDS);
     // The condition's constants alone may give a cell more values than the growth below
     // would ever be allowed, and each value is a fork at every load of the cell.
@@ -243,7 +251,7 @@ fn thread_runs(
     let mut regs = vec![0; thread.regs.len()];
     for (r, v) in &thread.reg_init {
         if let Some(slot) = regs.get_mut(r.0 as usize) {
-            *slot = *v;
+            *slot = thread.reg_type(*r).wrap(*v);
         }
     }
     let ctx = Ctx { test, index, thread, domain, code: &code, per_wg };
@@ -291,7 +299,7 @@ impl Ctx<'_> {
             Op::Jump(to) => s.pc = *to,
             Op::JumpIfZero(cond, to) => {
                 s.control |= s.taint_of(cond);
-                s.pc = if eval(cond, &s.regs) == 0 { *to } else { s.pc + 1 };
+                s.pc = if self.eval(cond, &s.regs) == 0 { *to } else { s.pc + 1 };
             }
             Op::Do(stmt) => return self.execute(stmt, s, out),
         }
@@ -310,18 +318,33 @@ impl Ctx<'_> {
         Event { thread: self.index, kind, span, deps }
     }
 
+    /// `expr` over the registers, a value of its C type ([`arith::type_of`]).
+    fn eval(&self, expr: &Expr, regs: &[Value]) -> Value {
+        arith::eval(expr, regs, &|r| self.thread.reg_type(r))
+    }
+
+    /// `expr` converted to the type of register `reg` or of the location `target` names
+    /// (an assignment, a store or an operand converts its value as C does).
+    fn eval_as(&self, ty: ValueType, expr: &Expr, regs: &[Value]) -> Value {
+        ty.wrap(self.eval(expr, regs))
+    }
+
+    fn loc_type(&self, target: Target) -> ValueType {
+        self.test.loc_type(target.loc)
+    }
+
     fn execute(&self, stmt: &Stmt, mut s: State, out: &mut Vec<State>) {
         s.pc += 1;
         match stmt {
             Stmt::Assign { reg, value, .. } => {
-                let (v, taint) = (eval(value, &s.regs), s.taint_of(value));
+                let (v, taint) = (self.eval_as(self.thread.reg_type(*reg), value, &s.regs), s.taint_of(value));
                 s.set(*reg, v, taint);
                 out.push(s);
             }
             Stmt::Store { target, value, access, span } => {
                 let cell = self.cell(*target);
                 let deps = s.taint_of(value) | s.control;
-                let value = eval(value, &s.regs);
+                let value = self.eval_as(self.loc_type(*target), value, &s.regs);
                 s.events.push(self.event(Kind::Write { cell, bytes: bytes(target), access: *access, value }, *span, deps));
                 out.push(s);
             }
@@ -337,22 +360,23 @@ impl Ctx<'_> {
             }
             Stmt::Load { reg, target, access, span } => self.fork_reads(s, *target, out, |ctx, s, v| {
                 let bit = s.next_bit();
-                s.set(*reg, v, bit);
+                s.set(*reg, ctx.thread.reg_type(*reg).wrap(v), bit);
                 let cell = ctx.cell(*target);
                 s.events.push(ctx.event(Kind::Read { cell, bytes: bytes(target), access: *access, value: v }, *span, s.control));
             }),
             Stmt::Rmw { old, target, op, operand, access, span } => self.fork_reads(s, *target, out, |ctx, s, v| {
-                let written = apply(*op, v, eval(operand, &s.regs));
+                let written = apply(*op, ctx.loc_type(*target), v, ctx.eval(operand, &s.regs));
                 let deps = s.taint_of(operand) | s.control;
                 let bit = s.next_bit();
                 if let Some(r) = old {
-                    s.set(*r, v, bit);
+                    s.set(*r, ctx.thread.reg_type(*r).wrap(v), bit);
                 }
                 let cell = ctx.cell(*target);
                 s.events.push(ctx.event(Kind::Rmw { cell, bytes: bytes(target), access: *access, read: v, written }, *span, deps));
             }),
             Stmt::Cas { old, ok, target, expected, desired, success, failure, span } => self.fork_reads(s, *target, out, |ctx, s, v| {
-                let (want, new) = (eval(expected, &s.regs), eval(desired, &s.regs));
+                let ty = ctx.loc_type(*target);
+                let (want, new) = (ctx.eval_as(ty, expected, &s.regs), ctx.eval_as(ty, desired, &s.regs));
                 let deps = s.taint_of(expected) | s.taint_of(desired) | s.control;
                 let bit = s.next_bit();
                 let cell = ctx.cell(*target);
@@ -361,9 +385,9 @@ impl Ctx<'_> {
                 } else {
                     Kind::Read { cell, bytes: bytes(target), access: *failure, value: v }
                 };
-                for (r, value) in [(old, v), (ok, (v == want) as Value)] {
+                for (r, value) in [(old, v), (ok, Value::from(v == want))] {
                     if let Some(r) = r {
-                        s.set(*r, value, bit);
+                        s.set(*r, ctx.thread.reg_type(*r).wrap(value), bit);
                     }
                 }
                 s.events.push(ctx.event(kind, *span, deps));
@@ -391,48 +415,5 @@ fn bytes(target: &Target) -> (u8, u8) {
 fn set(regs: &mut [Value], reg: RegId, v: Value) {
     if let Some(slot) = regs.get_mut(reg.0 as usize) {
         *slot = v;
-    }
-}
-
-/// The value an RMW writes, given the value it read and its operand (two's complement,
-/// wrapping as the hardware does).
-pub fn apply(op: RmwOp, old: Value, operand: Value) -> Value {
-    match op {
-        RmwOp::Exchange => operand,
-        RmwOp::Add => old.wrapping_add(operand),
-        RmwOp::Sub => old.wrapping_sub(operand),
-        RmwOp::And => old & operand,
-        RmwOp::Or => old | operand,
-        RmwOp::Xor => old ^ operand,
-        RmwOp::Min => old.min(operand),
-        RmwOp::Max => old.max(operand),
-    }
-}
-
-/// Evaluates a register expression; comparisons and logic give 0 or 1, as in C.
-pub fn eval(expr: &Expr, regs: &[Value]) -> Value {
-    match expr {
-        Expr::Const(v) => *v,
-        Expr::Reg(r) => regs.get(r.0 as usize).copied().unwrap_or(0),
-        Expr::Not(e) => (eval(e, regs) == 0) as Value,
-        Expr::Bin(op, a, b) => {
-            let (a, b) = (eval(a, regs), eval(b, regs));
-            match op {
-                BinOp::Add => a.wrapping_add(b),
-                BinOp::Sub => a.wrapping_sub(b),
-                BinOp::Mul => a.wrapping_mul(b),
-                BinOp::And => a & b,
-                BinOp::Or => a | b,
-                BinOp::Xor => a ^ b,
-                BinOp::Eq => (a == b) as Value,
-                BinOp::Ne => (a != b) as Value,
-                BinOp::Lt => (a < b) as Value,
-                BinOp::Le => (a <= b) as Value,
-                BinOp::Gt => (a > b) as Value,
-                BinOp::Ge => (a >= b) as Value,
-                BinOp::LogicalAnd => (a != 0 && b != 0) as Value,
-                BinOp::LogicalOr => (a != 0 || b != 0) as Value,
-            }
-        }
     }
 }

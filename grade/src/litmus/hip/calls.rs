@@ -8,7 +8,7 @@ use super::qualified;
 use super::stmt::{location_name, scope_name, undeclared, Body, Named};
 use super::vocab::{self, Builtin};
 use crate::litmus::error::{ParseResult, SyntaxError};
-use crate::litmus::program::{Access, Expr, LocId, Order, RegId, RmwOp, Scope, Spaces, Span, Stmt, Target};
+use crate::litmus::program::{Access, Expr, LocId, Order, RegId, RmwOp, Scope, Spaces, Span, Stmt, Target, ValueType};
 
 /// The argument list of one call, for arity messages.
 struct Args<'s> {
@@ -98,6 +98,18 @@ fn local_pointer(b: &mut Body<'_, '_>, args: &Args<'_>, amp: bool) -> ParseResul
     }
 }
 
+/// The expected-value local of a compare-exchange has the location's type: the builtin
+/// takes two pointers to one type and `compare_exchange` a `T&` (C++ [atomics.ref.ops]), so
+/// clang refuses another type. (`e` was just read; the error points back at it.)
+fn same_type(b: &Body<'_, '_>, loc: LocId, e: RegId) -> ParseResult<()> {
+    let (want, have) = (b.globals.type_of(loc), b.reg_types.get(e.0 as usize).copied().unwrap_or(ValueType::INT));
+    if want == have {
+        return Ok(());
+    }
+    let name = b.regs.get(e.0 as usize).map_or("?", String::as_str);
+    Err(b.cur.error(format!("the expected value `{name}` is `{have}` but the location is `{want}`: declare `{want} {name}`")))
+}
+
 /// A memory-order argument, checked for what the access allows.
 fn order(b: &mut Body<'_, '_>, kind: Kind) -> ParseResult<Order> {
     b.cur.skip_blank();
@@ -154,7 +166,7 @@ fn hip_load(b: &mut Body<'_, '_>, args: &Args<'_>, fixed: Option<Scope>, result:
     args.comma(b)?;
     let order = order(b, Kind::Load)?;
     let scope = last_scope(b, args, fixed)?;
-    Ok(Stmt::Load { reg, target: Target::word(loc), access: atomic(order, scope), span })
+    Ok(Stmt::Load { reg, target: b.globals.target(loc), access: atomic(order, scope), span })
 }
 
 fn hip_store(b: &mut Body<'_, '_>, args: &Args<'_>, fixed: Option<Scope>, span: Span) -> ParseResult<Stmt> {
@@ -164,7 +176,7 @@ fn hip_store(b: &mut Body<'_, '_>, args: &Args<'_>, fixed: Option<Scope>, span: 
     args.comma(b)?;
     let order = order(b, Kind::Store)?;
     let scope = last_scope(b, args, fixed)?;
-    Ok(Stmt::Store { target: Target::word(loc), value, access: atomic(order, scope), span })
+    Ok(Stmt::Store { target: b.globals.target(loc), value, access: atomic(order, scope), span })
 }
 
 fn hip_rmw(b: &mut Body<'_, '_>, args: &Args<'_>, op: RmwOp, fixed: Option<Scope>, old: Option<RegId>, span: Span) -> ParseResult<Stmt> {
@@ -174,7 +186,7 @@ fn hip_rmw(b: &mut Body<'_, '_>, args: &Args<'_>, op: RmwOp, fixed: Option<Scope
     args.comma(b)?;
     let order = order(b, Kind::Rmw)?;
     let scope = last_scope(b, args, fixed)?;
-    Ok(Stmt::Rmw { old, target: Target::word(loc), op, operand, access: atomic(order, scope), span })
+    Ok(Stmt::Rmw { old, target: b.globals.target(loc), op, operand, access: atomic(order, scope), span })
 }
 
 /// `ok = __hip_atomic_compare_exchange_strong(&x, &e, d, success, failure, scope)`, or
@@ -183,6 +195,7 @@ fn hip_cas(b: &mut Body<'_, '_>, args: &Args<'_>, fixed: Option<Scope>, ok: Opti
     let loc = pointer(b, args)?;
     args.comma(b)?;
     let e = local_pointer(b, args, true)?;
+    same_type(b, loc, e)?;
     args.comma(b)?;
     let desired = expr::expr(b)?;
     args.comma(b)?;
@@ -198,7 +211,7 @@ fn hip_cas(b: &mut Body<'_, '_>, args: &Args<'_>, fixed: Option<Scope>, ok: Opti
     Ok(Stmt::Cas {
         old: Some(e),
         ok,
-        target: Target::word(loc),
+        target: b.globals.target(loc),
         expected: Expr::Reg(e),
         desired,
         success: atomic(success, scope),
@@ -213,7 +226,7 @@ fn legacy_rmw(b: &mut Body<'_, '_>, args: &Args<'_>, op: RmwOp, scope: Scope, ol
     args.comma(b)?;
     let operand = expr::expr(b)?;
     args.close(b)?;
-    Ok(Stmt::Rmw { old, target: Target::word(loc), op, operand, access: atomic(Order::Relaxed, scope), span })
+    Ok(Stmt::Rmw { old, target: b.globals.target(loc), op, operand, access: atomic(Order::Relaxed, scope), span })
 }
 
 /// `old = atomicCAS(&x, compare, value)`: returns the old value, no success flag.
@@ -225,7 +238,7 @@ fn legacy_cas(b: &mut Body<'_, '_>, args: &Args<'_>, scope: Scope, old: Option<R
     let desired = expr::expr(b)?;
     args.close(b)?;
     let relaxed = atomic(Order::Relaxed, scope);
-    Ok(Stmt::Cas { old, ok: None, target: Target::word(loc), expected, desired, success: relaxed, failure: relaxed, span })
+    Ok(Stmt::Cas { old, ok: None, target: b.globals.target(loc), expected, desired, success: relaxed, failure: relaxed, span })
 }
 
 /// Fences and `__syncthreads()`; every fence orders both memory spaces.
@@ -284,7 +297,7 @@ pub(super) fn method(b: &mut Body<'_, '_>, object: &str, object_at: Span, result
     let name = b.cur.expect_ident("a method (`load`, `store`, `fetch_add`, …)")?.to_string();
     b.cur.expect("(")?;
     let args = Args { name: &name, at, shape: method_shape(&name) };
-    let target = Target::word(loc);
+    let target = b.globals.target(loc);
     match name.as_str() {
         "load" => {
             let reg = required(result, &args, at)?;
@@ -343,6 +356,7 @@ fn method_order(b: &mut Body<'_, '_>, args: &Args<'_>, kind: Kind, after_value: 
 /// order is derived as C++ does: acq_rel → acquire, release → relaxed.
 fn ref_cas(b: &mut Body<'_, '_>, args: &Args<'_>, target: Target, scope: Scope, ok: Option<RegId>, span: Span) -> ParseResult<Stmt> {
     let e = local_pointer(b, args, false)?;
+    same_type(b, target.loc, e)?;
     args.comma(b)?;
     let desired = expr::expr(b)?;
     let success = if b.cur.eat(",") { order(b, Kind::Rmw)? } else { Order::SeqCst };

@@ -4,7 +4,7 @@
 
 use super::stmt::{undeclared, Body, Named};
 use crate::litmus::error::{ParseResult, SyntaxError};
-use crate::litmus::program::{BinOp, Expr, C_BINARY_LEVELS};
+use crate::litmus::program::{BinOp, Expr, Value, C_BINARY_LEVELS};
 use crate::litmus::text::Cursor;
 
 /// Operators that start with a shorter one: `eat_op("&")` must not take the first `&`
@@ -116,8 +116,12 @@ fn name(b: &mut Body<'_, '_>) -> ParseResult<Expr> {
     }
 }
 
-/// An integer literal; C's `u`/`l` suffixes (`1u`, `2UL`) are accepted and ignored.
-fn literal(cur: &mut Cursor<'_>) -> Option<ParseResult<i64>> {
+/// An integer literal; C's `u`/`l` suffixes (`1u`, `2UL`) are accepted and ignored: the
+/// literal's value decides its type ([`crate::litmus::ValueType::of_literal`]). That is C's
+/// type for unsuffixed literals; a suffixed one that `int` holds is read as `int` (so
+/// `r < 1u` with a negative `int` `r` compares as `int`, where C would compare as
+/// `unsigned`; `workloads/litmus/README.md` says so).
+pub(super) fn literal(cur: &mut Cursor<'_>) -> Option<ParseResult<Value>> {
     cur.skip_blank();
     let before = cur.clone();
     let err = match cur.integer()? {

@@ -8,7 +8,7 @@ use super::vocab;
 use super::{int_type, int_type_word, more_declarators, qualified, semicolon, Globals};
 use crate::litmus::error::{ParseResult, SyntaxError};
 use crate::litmus::limits::{MAX_EXPR_OPERATORS, MAX_REGISTERS_PER_THREAD, MAX_STATEMENTS_PER_THREAD};
-use crate::litmus::program::{Access, BinOp, Expr, LocId, Order, RegId, Scope, Span, Stmt, Target};
+use crate::litmus::program::{Access, BinOp, Expr, LocId, Order, RegId, Scope, Span, Stmt, ValueType};
 use crate::litmus::text::Cursor;
 
 /// Nesting limit for blocks, `if`s and parentheses, so hostile input cannot overflow the
@@ -20,6 +20,8 @@ pub(super) struct Body<'p, 'a> {
     pub cur: &'p mut Cursor<'a>,
     pub globals: &'p Globals,
     pub regs: Vec<String>,
+    /// The declared type of each of `regs`.
+    pub reg_types: Vec<ValueType>,
     /// `cuda::atomic_ref<int, scope> name(loc)`: name, location, scope.
     refs: Vec<(String, LocId, Scope)>,
     pub depth: u32,
@@ -49,6 +51,17 @@ impl Body<'_, '_> {
         match self.globals.find(name) {
             Some(loc) => Named::Loc(loc, self.globals.scope_of(loc)),
             None => Named::Unknown,
+        }
+    }
+
+    /// The type `auto reg = …` takes from its initialiser `stmt`: the location's for a value
+    /// read from it, `bool` for a compare-exchange's result, the expression's otherwise.
+    fn deduced(&self, stmt: &Stmt, reg: RegId) -> ValueType {
+        match stmt {
+            Stmt::Cas { ok: Some(r), .. } if *r == reg => ValueType::BOOL,
+            Stmt::Load { target, .. } | Stmt::Rmw { target, .. } | Stmt::Cas { target, .. } => self.globals.type_of(target.loc),
+            Stmt::Assign { value, .. } => crate::litmus::arith::type_of(value, &|r| self.reg_types.get(r.0 as usize).copied().unwrap_or(ValueType::INT)),
+            _ => ValueType::INT,
         }
     }
 
@@ -112,6 +125,7 @@ pub(super) fn is_keyword(word: &str) -> bool {
 /// A parsed thread body.
 pub(super) struct ParsedBody {
     pub regs: Vec<String>,
+    pub reg_types: Vec<ValueType>,
     pub stmts: Vec<Stmt>,
     /// Locations some `atomic_ref` of this thread refers to: they count as declared
     /// with an atomic type ([`crate::litmus::Location::atomic_type`]).
@@ -120,9 +134,9 @@ pub(super) struct ParsedBody {
 
 /// Parses the body after `{` through its `}`.
 pub(super) fn thread_body(cur: &mut Cursor<'_>, globals: &Globals) -> ParseResult<ParsedBody> {
-    let mut body = Body { cur, globals, regs: Vec::new(), refs: Vec::new(), depth: 0, statements: 0, operators: 0 };
+    let mut body = Body { cur, globals, regs: Vec::new(), reg_types: Vec::new(), refs: Vec::new(), depth: 0, statements: 0, operators: 0 };
     let stmts = block(&mut body)?;
-    Ok(ParsedBody { regs: body.regs, stmts, wrapped: body.refs.iter().map(|(_, loc, _)| *loc).collect() })
+    Ok(ParsedBody { regs: body.regs, reg_types: body.reg_types, stmts, wrapped: body.refs.iter().map(|(_, loc, _)| *loc).collect() })
 }
 
 /// Statements up to the `}` that closes the current block.
@@ -207,20 +221,22 @@ fn if_stmt(b: &mut Body<'_, '_>, span: Span) -> ParseResult<Stmt> {
 /// `int r0 = …, r1;` (also `const`, `volatile`, `unsigned int`, `bool`, `auto`). Every
 /// access it makes carries the declaration's position.
 fn local_decl(b: &mut Body<'_, '_>, out: &mut Vec<Stmt>, span: Span) -> ParseResult<()> {
-    loop {
+    // `None`: `auto`, the type of each initialiser.
+    let declared = loop {
         let mut probe = b.cur.clone();
         match probe.ident() {
             Some("const" | "volatile") => *b.cur = probe,
-            Some("bool" | "auto") => {
+            Some("bool") => {
                 *b.cur = probe;
-                break;
+                break Some(ValueType::BOOL);
             }
-            _ => {
-                int_type(b.cur)?;
-                break;
+            Some("auto") => {
+                *b.cur = probe;
+                break None;
             }
+            _ => break Some(int_type(b.cur)?),
         }
-    }
+    };
     loop {
         if b.cur.looking_at("*") || b.cur.looking_at("&") {
             return Err(b.cur.error("pointers and references are not supported: pass `&x` straight to the atomic builtin"));
@@ -233,10 +249,18 @@ fn local_decl(b: &mut Body<'_, '_>, out: &mut Vec<Stmt>, span: Span) -> ParseRes
             return Err(SyntaxError::new(at, format!("more than {MAX_REGISTERS_PER_THREAD} locals in one thread")));
         }
         b.regs.push(name.to_string());
+        b.reg_types.push(declared.unwrap_or(ValueType::INT));
         let reg = RegId(b.regs.len() as u16 - 1);
         if eat_op(b.cur, "=") {
             b.cur.skip_blank();
-            out.push(rhs(b, reg, span)?);
+            let stmt = rhs(b, reg, span)?;
+            if declared.is_none() {
+                let ty = b.deduced(&stmt, reg);
+                b.reg_types[reg.0 as usize] = ty;
+            }
+            out.push(stmt);
+        } else if declared.is_none() {
+            return Err(SyntaxError::new(at, format!("`auto {name}` needs an initialiser to take its type from")));
         }
         if !more_declarators(b.cur)? {
             return Ok(());
@@ -247,7 +271,7 @@ fn local_decl(b: &mut Body<'_, '_>, out: &mut Vec<Stmt>, span: Span) -> ParseRes
 /// `cuda::atomic_ref<int, cuda::thread_scope_block> a(x);` (after the type name).
 fn atomic_ref_decl(b: &mut Body<'_, '_>) -> ParseResult<()> {
     b.cur.expect("<")?;
-    int_type(b.cur)?;
+    let ty = int_type(b.cur)?;
     let scope = if b.cur.eat(",") { scope_name(b.cur, vocab::cxx_scope)? } else { Scope::System };
     b.cur.expect(">")?;
     b.cur.skip_blank();
@@ -264,7 +288,14 @@ fn atomic_ref_decl(b: &mut Body<'_, '_>) -> ParseResult<()> {
     if b.cur.looking_at("&") {
         return Err(b.cur.error(format!("`atomic_ref` takes the object, not its address: `{name}(x)`")));
     }
+    b.cur.skip_blank();
+    let loc_at = b.cur.span();
     let (loc, _) = location_name(b)?;
+    let declared = b.globals.type_of(loc);
+    if declared != ty {
+        // C++ [atomics.ref.generic]: `atomic_ref<T>` binds a `T&`; another type does not compile.
+        return Err(SyntaxError::new(loc_at, format!("`atomic_ref<{ty}>` cannot refer to a location of type `{declared}`: give it `atomic_ref<{declared}>`")));
+    }
     b.cur.expect(close)?;
     b.refs.push((name.to_string(), loc, scope));
     semicolon(b.cur)
@@ -351,7 +382,7 @@ fn store_plain(b: &mut Body<'_, '_>, loc: LocId, scope: Option<Scope>, name: &st
         return Err(b.cur.error(format!("one memory access per statement: read into a local first (`int r = …; {name} = r;`)")));
     }
     let value = expr::expr(b)?;
-    Ok(Stmt::Store { target: Target::word(loc), value, access: plain_access(scope), span })
+    Ok(Stmt::Store { target: b.globals.target(loc), value, access: plain_access(scope), span })
 }
 
 /// A plain use of a location: non-atomic, or seq_cst when it is an atomic object.
@@ -387,7 +418,7 @@ fn rhs(b: &mut Body<'_, '_>, reg: RegId, span: Span) -> ParseResult<Stmt> {
             probe.skip_blank();
             if !probe.rest().starts_with(|c: char| "+-*/%&|^<>=!?[".contains(c)) {
                 qualified(b.cur);
-                return Ok(Stmt::Load { reg, target: Target::word(loc), access: plain_access(scope), span });
+                return Ok(Stmt::Load { reg, target: b.globals.target(loc), access: plain_access(scope), span });
             }
         }
     }

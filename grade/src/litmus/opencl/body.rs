@@ -1,10 +1,12 @@
 //! Thread bodies: declarations, assignments, stores, builtin calls, `if`/`else`, and the
 //! per-thread tables (parameters, local variables) they are checked against.
 
+use super::super::arith;
 use super::super::error::{ParseResult, SyntaxError};
 use super::super::limits::{MAX_EXPR_OPERATORS, MAX_REGISTERS_PER_THREAD, MAX_STATEMENTS_PER_THREAD};
-use super::super::program::{Access, Expr, RegId, Space, Span, Stmt};
+use super::super::program::{Access, Expr, RegId, Space, Span, Stmt, ValueType};
 use super::super::text::Cursor;
+use super::header::TypeWords;
 use super::tables::{Group, Locations};
 use super::{at, builtins, expr, here};
 
@@ -19,6 +21,9 @@ pub struct ThreadCx<'t> {
     /// Parameter name → location group, and where it was declared.
     params: Vec<(String, usize)>,
     regs: Vec<String>,
+    /// The declared type of each local variable (the registers not listed are reads
+    /// hoisted out of expressions, whose type is what they read).
+    declared: Vec<(RegId, ValueType)>,
     /// Local variables visible in each open block, innermost last.
     scopes: Vec<Vec<(String, RegId, Span)>>,
     labels: Vec<(String, Span)>,
@@ -37,6 +42,7 @@ impl<'t> ThreadCx<'t> {
             index,
             params: Vec::new(),
             regs: Vec::new(),
+            declared: Vec::new(),
             scopes: vec![Vec::new()],
             labels: Vec::new(),
             temps: 0,
@@ -46,11 +52,37 @@ impl<'t> ThreadCx<'t> {
         }
     }
 
-    pub fn into_regs(self) -> Vec<String> {
-        self.regs
+    /// The registers and their types: a local's as declared, a hoisted read's the type of
+    /// the value written to it in `body`.
+    pub fn into_regs(self, body: &[Stmt]) -> (Vec<String>, Vec<ValueType>) {
+        let mut types: Vec<Option<ValueType>> = vec![None; self.regs.len()];
+        for (reg, ty) in &self.declared {
+            if let Some(slot) = types.get_mut(usize::from(reg.0)) {
+                slot.get_or_insert(*ty);
+            }
+        }
+        super::super::program::for_each_stmt(body, &mut |_, stmt| {
+            let written = match stmt {
+                Stmt::Load { reg, target, .. } | Stmt::Rmw { old: Some(reg), target, .. } | Stmt::Cas { old: Some(reg), target, .. } => {
+                    Some((*reg, self.locs.type_of(target.loc)))
+                }
+                _ => None,
+            };
+            let flag = match stmt {
+                Stmt::Cas { ok: Some(reg), .. } => Some((*reg, ValueType::INT)),
+                Stmt::Assign { reg, value, .. } => Some((*reg, arith::type_of(value, &|_| ValueType::INT))),
+                _ => None,
+            };
+            for (reg, ty) in written.into_iter().chain(flag) {
+                if let Some(slot) = types.get_mut(usize::from(reg.0)) {
+                    slot.get_or_insert(ty);
+                }
+            }
+        });
+        (self.regs, types.into_iter().map(|t| t.unwrap_or(ValueType::INT)).collect())
     }
 
-    pub fn add_parameter(&mut self, name: &str, space: Option<(Space, Span)>, atomic: bool, span: Span) -> ParseResult<()> {
+    pub fn add_parameter(&mut self, name: &str, space: Option<(Space, Span)>, atomic: bool, ty: ValueType, span: Span) -> ParseResult<()> {
         if self.params.iter().any(|(p, _)| p == name) {
             return Err(SyntaxError::new(span, format!("parameter `{name}` is listed twice")));
         }
@@ -60,6 +92,7 @@ impl<'t> ThreadCx<'t> {
         if atomic {
             self.locs.set_atomic(group);
         }
+        self.locs.set_type(group, ty, span)?;
         self.params.push((name.to_string(), group));
         Ok(())
     }
@@ -80,7 +113,7 @@ impl<'t> ThreadCx<'t> {
 
     /// `int name`: a new variable in the innermost block. Variables of the same name in
     /// different blocks share a register, because the condition names registers by name.
-    fn declare(&mut self, name: &str, span: Span) -> ParseResult<RegId> {
+    fn declare(&mut self, name: &str, ty: ValueType, span: Span) -> ParseResult<RegId> {
         if self.pointer(name).is_some() {
             return Err(SyntaxError::new(span, format!("`{name}` is already a parameter of P{}; pick another name for the variable", self.index)));
         }
@@ -95,6 +128,7 @@ impl<'t> ThreadCx<'t> {
         if let Some(scope) = self.scopes.last_mut() {
             scope.push((name.to_string(), reg, span));
         }
+        self.declared.push((reg, ty));
         Ok(reg)
     }
 
@@ -310,19 +344,23 @@ fn retarget(out: &mut [Stmt], temp: RegId, reg: RegId) -> bool {
 }
 
 fn is_type_word(word: &str) -> bool {
-    matches!(word, "int" | "uint" | "unsigned" | "const" | "volatile" | "atomic_int" | "atomic_uint" | "long" | "char" | "short" | "bool")
+    TypeWords::default().add(word) || matches!(word, "const" | "volatile" | "char" | "short" | "bool")
 }
 
 /// `int a = e, b;` (the first type word is already read).
 fn declaration(cur: &mut Cursor<'_>, cx: &mut ThreadCx<'_>, out: &mut Vec<Stmt>, first: &str, span: Span) -> ParseResult<()> {
     let mut word = Some(first);
+    let mut ty = TypeWords::default();
     loop {
         match word {
-            Some("atomic_int" | "atomic_uint") => {
+            Some(w) if w.starts_with("atomic_") => {
                 return Err(SyntaxError::new(span, "atomic local variables are not supported: atomics live in shared memory passed as parameters"))
             }
-            Some("long" | "char" | "short" | "bool") => return Err(SyntaxError::new(span, "local variables are `int`")),
-            _ => {}
+            Some("char" | "short" | "bool") => return Err(SyntaxError::new(span, "local variables are integers (`int`, `uint`, `long`, `ulong`)")),
+            Some(w) => {
+                ty.add(w);
+            }
+            None => {}
         }
         let mut probe = cur.clone();
         word = probe.ident().filter(|w| is_type_word(w));
@@ -338,7 +376,7 @@ fn declaration(cur: &mut Cursor<'_>, cx: &mut ThreadCx<'_>, out: &mut Vec<Stmt>,
         cur.skip_blank();
         let name_span = cur.span();
         let name = cur.expect_ident("a variable name")?;
-        let reg = cx.declare(name, name_span)?;
+        let reg = cx.declare(name, ty.value_type().unwrap_or(ValueType::INT), name_span)?;
         if cur.looking_at("=") && !cur.looking_at("==") {
             cur.expect("=")?;
             assign(cur, cx, out, reg, name_span)?;

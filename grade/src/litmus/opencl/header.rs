@@ -3,7 +3,7 @@
 
 use super::super::error::{ParseResult, SyntaxError};
 use super::super::limits::MAX_THREADS;
-use super::super::program::{Placement, Space, Span, Thread, Value};
+use super::super::program::{Placement, Space, Span, Thread, Value, ValueType};
 use super::super::text::Cursor;
 use super::body::{self, ThreadCx};
 use super::here;
@@ -90,26 +90,67 @@ fn init_entry(cur: &mut Cursor<'_>, locs: &mut Locations) -> ParseResult<Option<
     let Some((name, name_span)) = words.pop() else {
         return Err(here(cur, format!("expected `[x] = 0`, `int x = 0` or `0:r0 = 0` in the init block, found {}", cur.describe_next())));
     };
-    let atomic = type_words(&words)?;
-    let inits = init_values(cur, name)?;
-    locs.declare(name, &inits, atomic, name_span)?;
-    Ok(None)
-}
-
-/// The type in front of an init-block declaration; says whether it is atomic.
-fn type_words(words: &[(&str, Span)]) -> ParseResult<bool> {
-    let mut atomic = false;
-    for (word, span) in words {
+    let mut ty = TypeWords::default();
+    for (word, span) in &words {
         match *word {
-            "atomic_int" | "atomic_uint" => atomic = true,
-            "int" | "uint" | "unsigned" | "volatile" | "global" | "__global" => {}
+            "volatile" | "global" | "__global" => {}
             "local" | "__local" => {
                 return Err(SyntaxError::new(*span, "the init block declares shared locations; say `local` in the thread parameters instead"))
             }
-            _ => return Err(SyntaxError::new(*span, format!("unknown type `{word}` in the init block (expected `int` or `atomic_int`)"))),
+            _ if ty.add(word) => {}
+            _ => {
+                return Err(SyntaxError::new(
+                    *span,
+                    format!("unknown type `{word}` in the init block (expected `int`, `uint`, `long`, `ulong` or `atomic_int`, …)"),
+                ))
+            }
         }
     }
-    Ok(atomic)
+    let inits = init_values(cur, name)?;
+    let group = locs.declare(name, &inits, ty.atomic, name_span)?;
+    if let Some(t) = ty.value_type() {
+        locs.set_type(group, t, name_span)?;
+    }
+    Ok(None)
+}
+
+/// The type words of a declaration (`atomic_uint`, `unsigned long`, `int`), combined.
+#[derive(Default)]
+pub struct TypeWords {
+    pub atomic: bool,
+    /// A word naming a type was seen.
+    pub typed: bool,
+    unsigned: bool,
+    long: bool,
+}
+
+impl TypeWords {
+    /// Takes `word` if it is a type word (OpenCL C 2.0 §6.1.1 scalar types and §6.13.11.6
+    /// atomic types; `long` is 64 bits there); `false` otherwise.
+    pub fn add(&mut self, word: &str) -> bool {
+        let (atomic, base) = match word.strip_prefix("atomic_") {
+            Some(b) => (true, b),
+            None => (false, word),
+        };
+        let (unsigned, long) = match base {
+            "int" => (false, false),
+            "uint" => (true, false),
+            "long" => (false, true),
+            "ulong" => (true, true),
+            "unsigned" if !atomic => (true, false),
+            _ => return false,
+        };
+        self.atomic |= atomic;
+        self.typed = true;
+        self.unsigned |= unsigned;
+        self.long |= long;
+        true
+    }
+
+    /// The integer type, if a type word was seen.
+    pub fn value_type(&self) -> Option<ValueType> {
+        self.typed.then_some(ValueType { bits: if self.long { 64 } else { 32 }, signed: !self.unsigned })
+    }
 }
 
 /// `= 0` or `[2] = {0, 0}` after a declared name.
@@ -190,7 +231,8 @@ pub fn thread(cur: &mut Cursor<'_>, locs: &mut Locations, wgs: &mut Workgroups, 
     let mut cx = ThreadCx::new(locs, index);
     parameters(cur, &mut cx)?;
     let body = body::body(cur, &mut cx)?;
-    Ok(Thread { name: expected, placement, regs: cx.into_regs(), reg_init: Vec::new(), body, span, lane: None })
+    let (regs, reg_types) = cx.into_regs(&body);
+    Ok(Thread { name: expected, placement, regs, reg_types, reg_init: Vec::new(), body, span, lane: None })
 }
 
 /// `@wg 0, dev 1` in either order; an omitted coordinate is 0.
@@ -236,7 +278,7 @@ fn parameters(cur: &mut Cursor<'_>, cx: &mut ThreadCx<'_>) -> ParseResult<()> {
 }
 
 fn parameter(cur: &mut Cursor<'_>, cx: &mut ThreadCx<'_>) -> ParseResult<()> {
-    let (mut space, mut atomic, mut typed) = (None, false, false);
+    let (mut space, mut ty) = (None, TypeWords::default());
     loop {
         cur.skip_blank();
         let span = cur.span();
@@ -249,9 +291,8 @@ fn parameter(cur: &mut Cursor<'_>, cx: &mut ThreadCx<'_>) -> ParseResult<()> {
         match word {
             "global" | "__global" => space = Some((Space::Global, span)),
             "local" | "__local" => space = Some((Space::Local, span)),
-            "atomic_int" | "atomic_uint" => (atomic, typed) = (true, true),
-            "int" | "uint" => typed = true,
-            "volatile" | "const" | "unsigned" => {}
+            "volatile" | "const" => {}
+            _ if ty.add(word) => {}
             _ if cur.looking_at(",") || cur.looking_at(")") => {
                 return Err(SyntaxError::new(span, format!("parameter `{word}` must be a pointer, e.g. `global int* {word}`")));
             }
@@ -260,9 +301,9 @@ fn parameter(cur: &mut Cursor<'_>, cx: &mut ThreadCx<'_>) -> ParseResult<()> {
     }
     cur.skip_blank();
     let span = cur.span();
-    if !typed {
+    let Some(value_type) = ty.value_type() else {
         return Err(SyntaxError::new(span, "the parameter needs a type: `int*` or `atomic_int*`"));
-    }
+    };
     let name = cur.expect_ident("the parameter's name")?;
-    cx.add_parameter(name, space, atomic, span)
+    cx.add_parameter(name, space, ty.atomic, value_type, span)
 }

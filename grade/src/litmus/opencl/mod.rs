@@ -40,7 +40,7 @@ mod tables;
 
 use super::condition::{self, Names};
 use super::error::{ParseResult, SyntaxError};
-use super::program::{Dialect, Litmus, LocId, RegId, Span, Thread};
+use super::program::{Dialect, Litmus, LocId, RegId, Span, Term, Thread, Value, ValueType};
 use super::text::Cursor;
 use tables::Locations;
 
@@ -72,7 +72,7 @@ pub fn parse(source: &str) -> ParseResult<Litmus> {
     Ok(Litmus {
         name,
         dialect: Dialect::OpenCl,
-        locations: locs.into_locations(),
+        locations: locs.into_locations()?,
         threads,
         condition: fin.condition,
         filter: fin.filter,
@@ -143,8 +143,8 @@ fn register_of(thread: &mut Thread, name: &str) -> Option<RegId> {
 }
 
 /// Value of a pointer register naming location 0, and the distance between locations.
-const POINTER_BASE: i64 = 0x1000;
-const POINTER_STRIDE: i64 = 0x100;
+const POINTER_BASE: Value = 0x1000;
+const POINTER_STRIDE: Value = 0x100;
 
 /// The condition's view of the parsed test: `0:x` is the local variable `x` of P0 even
 /// when a location is also called `x`; a bare `x` is the location.
@@ -170,13 +170,21 @@ impl Names for FinalNames<'_> {
         // parameter is a register holding the location's address, never 0. Give it an
         // address-like value so conditions on it read as they do there.
         if let (false, Some(loc)) = (known, pointer) {
-            self.threads[index].reg_init.push((id, POINTER_BASE + i64::from(loc.0) * POINTER_STRIDE));
+            self.threads[index].reg_init.push((id, POINTER_BASE + Value::from(loc.0) * POINTER_STRIDE));
         }
         Ok((index as u16, id))
     }
 
     fn location(&mut self, name: &str) -> Option<LocId> {
         self.locs.by_name(name)
+    }
+
+    fn value_type(&mut self, term: &Term) -> ValueType {
+        match term {
+            Term::Reg { thread, reg } => self.threads.get(*thread as usize).map_or(ValueType::INT, |t| t.reg_type(*reg)),
+            Term::Loc { loc, .. } => self.locs.type_of(*loc),
+            Term::Const(v) => ValueType::of_literal(*v),
+        }
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::super::error::{ParseResult, SyntaxError};
 use super::super::limits::MAX_LOCATIONS;
-use super::super::program::{LocId, Location, Space, Span, Target, Value};
+use super::super::program::{LocId, Location, Space, Span, Target, Value, ValueType};
 
 /// Arrays longer than this are refused: litmus tests use a handful of elements, and the
 /// limit keeps a typo (`y[100000000]`) from allocating without bound.
@@ -17,13 +17,22 @@ pub struct Group {
     pub name: String,
     pub first: u16,
     pub len: u16,
+    /// The type some declaration gave (`atomic_uint`, `global long*`) and where; `int` when
+    /// none does.
+    pub ty: Option<(ValueType, Span)>,
+    /// Where the initial values were written (or the first parameter naming the group).
+    pub span: Span,
 }
 
 impl Group {
-    /// Element `i` as a whole-word target, if it exists.
+    /// Element `i` as a whole-value target, if it exists.
     pub fn element(&self, i: Value) -> Option<Target> {
         let i = u16::try_from(i).ok().filter(|i| *i < self.len)?;
-        Some(Target::word(LocId(self.first + i)))
+        Some(Target::whole(LocId(self.first + i), self.value_type()))
+    }
+
+    pub fn value_type(&self) -> ValueType {
+        self.ty.map_or(ValueType::INT, |(t, _)| t)
     }
 }
 
@@ -49,8 +58,42 @@ impl Locations {
         self.locations.iter().position(|l| l.name == name).map(|i| LocId(i as u16))
     }
 
-    pub fn into_locations(self) -> Vec<Location> {
-        self.locations
+    /// The type of location `loc` (`int` when none was declared).
+    pub fn type_of(&self, loc: LocId) -> ValueType {
+        let i = loc.0;
+        self.groups.iter().find(|g| (g.first..g.first + g.len).contains(&i)).map_or(ValueType::INT, Group::value_type)
+    }
+
+    /// The locations, each with its group's type and its initial value converted to it; an
+    /// initial value the type cannot hold is an error where it was written.
+    pub fn into_locations(mut self) -> ParseResult<Vec<Location>> {
+        for g in &self.groups {
+            let ty = g.value_type();
+            let range = usize::from(g.first)..usize::from(g.first) + usize::from(g.len);
+            for loc in self.locations.get_mut(range).into_iter().flatten() {
+                let Some(v) = ty.literal(loc.init) else {
+                    return Err(SyntaxError::new(g.span, format!("{} does not fit `{}`, of type {}", loc.init, loc.name, ty.describe())));
+                };
+                (loc.init, loc.ty) = (v, ty);
+            }
+        }
+        Ok(self.locations)
+    }
+
+    /// Records the type a declaration gives `group`; two declarations must agree.
+    pub fn set_type(&mut self, group: usize, ty: ValueType, span: Span) -> ParseResult<()> {
+        let Some(g) = self.groups.get_mut(group) else { return Ok(()) };
+        match g.ty {
+            Some((earlier, at)) if earlier != ty => Err(SyntaxError::new(
+                span,
+                format!("`{}` is declared `{ty}` here but `{earlier}` at {}:{}; one location has one type", g.name, at.line, at.column),
+            )),
+            Some(_) => Ok(()),
+            None => {
+                g.ty = Some((ty, span));
+                Ok(())
+            }
+        }
     }
 
     /// Declares `name` with `inits.len()` elements; declaring a name twice is an error.
@@ -67,9 +110,9 @@ impl Locations {
         };
         for (i, init) in inits.iter().enumerate() {
             let element = if i == 0 { name.to_string() } else { format!("{name}[{i}]") };
-            self.locations.push(Location { name: element, space: Space::Global, init: *init, atomic_type: atomic });
+            self.locations.push(Location { name: element, space: Space::Global, init: *init, ty: ValueType::INT, atomic_type: atomic });
         }
-        self.groups.push(Group { name: name.to_string(), first, len: inits.len() as u16 });
+        self.groups.push(Group { name: name.to_string(), first, len: inits.len() as u16, ty: None, span });
         Ok(self.groups.len() - 1)
     }
 

@@ -11,16 +11,24 @@
 //!
 //! Kernel arguments (one packed block): the address of each location, then the address of
 //! each (thread, register) result slot, 8 bytes each, then each thread's start delay (loop
-//! iterations, 4 bytes). Values are computed on the scalar unit
-//! (one lane is active): a register is read with `v_readfirstlane_b32` after the wait the
-//! compiler would put before its first use, so data, address and control dependencies keep
-//! the order the source gives them.
+//! iterations, 4 bytes). Result slots are 8 bytes apart and take 4 or 8 bytes as the
+//! register's type does. Values are computed on the scalar unit (one lane is active, see
+//! `scalar.rs`) at the C types the language model uses: a register is read with
+//! `v_readfirstlane_b32` after the wait the compiler would put before its first use, so
+//! data, address and control dependencies keep the order the source gives them. Accesses
+//! use the instruction of the location's type (`global_atomic_umin` for an `unsigned`,
+//! `global_atomic_add_x2` for a `long`, from [`lower::lower_typed`]).
 
-use crate::litmus::{BinOp, Expr, Litmus, Location, RegId, Space, Stmt, Thread};
+mod regs;
+mod scalar;
+mod stmts;
+
+use crate::litmus::{Litmus, Location, RegId, Space, Stmt, Thread, ValueType};
 use crate::lower::{self, Counter, Line, Op, Target, Wait};
 use hipscope_isa::decode::{Operand, Reg, Special};
 use hipscope_isa::tables::OpName;
 use hipscope_isa::Family;
+use regs::Regs;
 
 /// Why a test cannot run on the simulated GPU (the language layer still grades it).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -57,8 +65,16 @@ pub enum ResultSlot {
     Local(u32, crate::litmus::LocId),
 }
 
-/// Bytes between two local locations in LDS.
-const LDS_STRIDE: u32 = 4;
+/// Bytes between two local locations in LDS: one word, or two when some local location is
+/// 64 bits (so each stays naturally aligned).
+fn lds_stride(test: &Litmus) -> u32 {
+    let wide = test.locations.iter().any(|l| l.space == Space::Local && l.ty.wide());
+    if wide {
+        8
+    } else {
+        4
+    }
+}
 
 /// Where thread `index` runs: work-group (dispatch order) and wave within it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,15 +106,15 @@ const PTR: u8 = 4;
 const COUNT: u8 = 6;
 const TEMP: u8 = 8;
 const TEMP_END: u8 = 96;
-// VGPRs: v0 work-item id, v[2+2k : 3+2k] location k's address, v(40 + r) register r,
-// v[90:91] a result address, v92 store data / RMW operand, v[94:95] CAS data, v96 unused old value.
+// VGPRs: v0 work-item id, v[2+2k : 3+2k] location k's address, v40… the registers
+// (`regs.rs`), v[88:89] a result address, v[90:91] store data / RMW operand, v[92:95] CAS
+// data (the new value, then the compared one: one VGPR each, or a pair each at 64 bits),
+// v[96:97] an unused old value, v98 scratch of a 64-bit multiplication. Pairs are even.
 const LOC_BASE: u8 = 2;
 const MAX_LOCATIONS: usize = 16;
-const REG_BASE: u8 = 40;
-const MAX_REGS: usize = 48;
-const OUT_ADDR: u8 = 90;
-const DATA: u8 = 92;
-const CAS_DATA: u8 = 94;
+const OUT_ADDR: u8 = 88;
+const DATA: u8 = 90;
+const CAS_DATA: u8 = 92;
 const SPARE: u8 = 96;
 /// VGPRs the kernel allocates (every register above is below this).
 pub const VGPRS: u32 = 104;
@@ -118,6 +134,14 @@ fn v2(index: u8) -> Operand {
 fn imm(x: i64) -> Operand {
     Operand::Imm(x)
 }
+/// The VGPR, or the pair, a value of type `ty` takes from `index`.
+fn vgprs(index: u8, ty: ValueType) -> Operand {
+    if ty.wide() {
+        v2(index)
+    } else {
+        v(index)
+    }
+}
 
 /// Mnemonic spellings per ISA (the first one with an encoding on the processor is used).
 mod names {
@@ -125,6 +149,8 @@ mod names {
     pub const S_LOAD: &[&str] = &["s_load_dword", "s_load_b32"];
     pub const S_ADD: &[&str] = &["s_add_u32", "s_add_co_u32"];
     pub const S_SUB: &[&str] = &["s_sub_u32", "s_sub_co_u32"];
+    pub const S_ADDC: &[&str] = &["s_addc_u32", "s_add_co_ci_u32"];
+    pub const S_SUBB: &[&str] = &["s_subb_u32", "s_sub_co_ci_u32"];
 }
 
 /// A pending vector-memory or LDS operation, in issue order.
@@ -168,14 +194,27 @@ struct Gen<'a> {
     /// After a branch join whose paths left different operations in flight, waits for a
     /// register drain the counter (the exact count is not known).
     uncertain: bool,
+    /// The current thread's registers.
+    regs: Regs,
 }
 
 /// The kernel for `test` on `target` (wave size from `wave64`), with each thread on the
 /// work-group `groups[i]` of the dispatch.
 pub fn generate(test: &Litmus, target: &Target, wave64: bool, groups: &[u32]) -> Result<Kernel, Unsupported> {
     check(test)?;
-    let mut g =
-        Gen { test, target: *target, items: Vec::new(), labels: 0, thread: None, line: 0, pending: Vec::new(), uncertain: false, lowering: false, results: 0 };
+    let mut g = Gen {
+        test,
+        target: *target,
+        items: Vec::new(),
+        labels: 0,
+        thread: None,
+        line: 0,
+        pending: Vec::new(),
+        uncertain: false,
+        lowering: false,
+        results: 0,
+        regs: Regs::empty(),
+    };
     let slots: Vec<Slot> = test.threads.iter().zip(groups).map(|(t, &group)| Slot { group, wave: t.placement.wave }).collect();
     let mut results = Vec::new();
     for (i, t) in test.threads.iter().enumerate() {
@@ -207,15 +246,17 @@ pub fn generate(test: &Litmus, target: &Target, wave64: bool, groups: &[u32]) ->
         g.line = t.span.line;
         g.pending.clear();
         g.uncertain = false;
+        g.regs = Regs::new(test, t)?;
         g.items.push(Item::Label(entries[i]));
         g.thread_body(t, &results)?;
     }
-    let lds_bytes = if g.has_local() { LDS_STRIDE * test.locations.len() as u32 } else { 0 };
+    let lds_bytes = if g.has_local() { lds_stride(test) * test.locations.len() as u32 } else { 0 };
     Ok(Kernel { items: g.items, results, locations: test.locations.len(), vgprs: VGPRS, lds_bytes })
 }
 
-/// What the hardware layer cannot run: several agents, local memory, sub-word accesses,
-/// values beyond 32 bits, more locations or registers than its register plan holds.
+/// What the hardware layer cannot run: several agents, compare-and-swap on local memory,
+/// accesses narrower or wider than their location's type, more locations or registers than
+/// its register plan holds.
 fn check(test: &Litmus) -> Result<(), Unsupported> {
     if test.threads.iter().any(|t| t.placement.agent != 0) {
         return Err(Unsupported("threads on several agents (the simulated system has one GPU)".into()));
@@ -237,17 +278,11 @@ fn check(test: &Litmus) -> Result<(), Unsupported> {
     if test.locations.len() > MAX_LOCATIONS {
         return Err(Unsupported(format!("{} locations; the hardware layer runs at most {MAX_LOCATIONS}", test.locations.len())));
     }
-    if let Some(l) = test.locations.iter().find(|l| i32::try_from(l.init).is_err() && u32::try_from(l.init).is_err()) {
-        return Err(Unsupported(format!("location {} starts at {}, beyond 32 bits", l.name, l.init)));
-    }
     for t in &test.threads {
-        if t.regs.len() > MAX_REGS {
-            return Err(Unsupported(format!("thread {} has {} registers; at most {MAX_REGS}", t.name, t.regs.len())));
-        }
         let mut bad = None;
         crate::litmus::for_each_stmt(&t.body, &mut |_, st| {
             if let Some((target, _)) = st.accesses() {
-                if target.offset_bytes != 0 || target.width_bytes != 4 {
+                if target.offset_bytes != 0 || target.width_bytes != test.loc_type(target.loc).bytes() {
                     bad.get_or_insert_with(|| {
                         format!(
                             "line {}: a {}-byte access at byte {} (mixed-size accesses are not run on the simulated GPU)",
@@ -335,19 +370,22 @@ impl Gen<'_> {
         for (k, l) in self.test.locations.iter().enumerate() {
             if l.space == Space::Local {
                 // An LDS byte address in the pair's low register.
-                self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(LOC_BASE + 2 * k as u8)), (OpName::src0, imm((LDS_STRIDE * k as u32) as i64))]);
+                self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(LOC_BASE + 2 * k as u8)), (OpName::src0, imm((lds_stride(self.test) * k as u32) as i64))]);
             } else {
                 self.address(8 * k as u32, LOC_BASE + 2 * k as u8);
             }
         }
         for r in 0..t.regs.len() {
-            let init = t.reg_init.iter().find(|(id, _)| id.0 as usize == r).map_or(0, |(_, v)| *v);
-            self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(REG_BASE + r as u8)), (OpName::src0, imm(value32(init)?))]);
+            let reg = RegId(r as u16);
+            let init = t.reg_init.iter().find(|(id, _)| *id == reg).map_or(0, |(_, v)| *v);
+            let (ty, vgpr) = (self.regs.declared(reg), self.regs.vgpr(reg));
+            self.vgprs_imm(vgpr, init, ty);
         }
         self.delay();
         self.block(&t.body)?;
         // Every access done, then each register to its result slot.
         self.line = 0;
+        self.normalise();
         self.drain();
         let me = self.thread.unwrap_or(0);
         let group = t.placement.workgroup;
@@ -356,19 +394,23 @@ impl Gen<'_> {
             // Every thread of the group is done before the leader reads the group's LDS.
             self.barrier();
         }
-        let store = self.plain_store();
         for (slot, r) in results.iter().enumerate() {
-            let value = match *r {
-                ResultSlot::Reg(thread, reg) if thread == me => REG_BASE + reg.0 as u8,
+            let (value, ty) = match *r {
+                ResultSlot::Reg(thread, reg) if thread == me => (self.regs.vgpr(reg), self.regs.declared(reg)),
                 ResultSlot::Local(w, loc) if w == group && leader => {
-                    self.emit(&[self.lds_load().as_str()], vec![(OpName::vdst, v(SPARE)), (OpName::addr, v(LOC_BASE + 2 * loc.0 as u8))]);
+                    let ty = self.test.loc_type(loc);
+                    let load = self
+                        .access_mnemonic(&Op::Load { access: crate::litmus::Access::Plain, space: Space::Local }, ty)
+                        .unwrap_or_else(|| "ds_read_b32".into());
+                    self.emit(&[load.as_str()], vec![(OpName::vdst, vgprs(SPARE, ty)), (OpName::addr, v(LOC_BASE + 2 * loc.0 as u8))]);
                     self.wait(&Wait::zero(&[self.lds_counter()]));
-                    SPARE
+                    (SPARE, ty)
                 }
                 _ => continue,
             };
             self.address(8 * (self.test.locations.len() + slot) as u32, OUT_ADDR);
-            self.emit(&[store.as_str()], vec![(OpName::vaddr, v2(OUT_ADDR)), (OpName::vdata, v(value))]);
+            let store = self.plain_store(ty);
+            self.emit(&[store.as_str()], vec![(OpName::vaddr, v2(OUT_ADDR)), (OpName::vdata, vgprs(value, ty))]);
         }
         self.emit(&["s_endpgm"], vec![]);
         Ok(())
@@ -388,11 +430,6 @@ impl Gen<'_> {
         }
     }
 
-    /// The LDS load mnemonic the lowering uses on the target.
-    fn lds_load(&self) -> String {
-        self.access_mnemonic(&Op::Load { access: crate::litmus::Access::Plain, space: Space::Local }).unwrap_or_else(|| "ds_read_b32".into())
-    }
-
     /// Every work-group's LDS copy of the local locations starts at its initial value: each
     /// wave writes them (the same values) and waits at a barrier, before any thread starts.
     fn init_local(&mut self) {
@@ -401,14 +438,15 @@ impl Gen<'_> {
             // GFX8 clamps LDS addresses to M0 (clang sets it to -1 before DS instructions).
             self.emit(&["s_mov_b32"], vec![(OpName::sdst, Operand::Reg(Reg::Special(Special::M0))), (OpName::src0, imm(-1))]);
         }
-        let store = self.access_mnemonic(&Op::Store { access: crate::litmus::Access::Plain, space: Space::Local }).unwrap_or_else(|| "ds_write_b32".into());
         for (k, l) in self.test.locations.iter().enumerate() {
             if l.space != Space::Local {
                 continue;
             }
-            self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(SPARE)), (OpName::src0, imm(l.init as i32 as i64))]);
-            self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(DATA)), (OpName::src0, imm((LDS_STRIDE * k as u32) as i64))]);
-            self.emit(&[store.as_str()], vec![(OpName::addr, v(DATA)), (OpName::data0, v(SPARE))]);
+            let store =
+                self.access_mnemonic(&Op::Store { access: crate::litmus::Access::Plain, space: Space::Local }, l.ty).unwrap_or_else(|| "ds_write_b32".into());
+            self.vgprs_imm(SPARE, l.init, l.ty);
+            self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(DATA)), (OpName::src0, imm((lds_stride(self.test) * k as u32) as i64))]);
+            self.emit(&[store.as_str()], vec![(OpName::addr, v(DATA)), (OpName::data0, vgprs(SPARE, l.ty))]);
         }
         self.wait(&Wait::zero(&[ds]));
         self.barrier();
@@ -418,116 +456,6 @@ impl Gen<'_> {
         for st in body {
             self.line = st.span().line;
             self.stmt(st)?;
-        }
-        Ok(())
-    }
-
-    /// Evaluate `e` and move it to VGPR `dst`.
-    fn value_to(&mut self, e: &Expr, dst: u8) -> Result<(), Unsupported> {
-        self.expr(e, TEMP)?;
-        self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(dst)), (OpName::src0, s(TEMP))]);
-        Ok(())
-    }
-
-    fn stmt(&mut self, st: &Stmt) -> Result<(), Unsupported> {
-        match st {
-            Stmt::Assign { reg, value, .. } => self.value_to(value, REG_BASE + reg.0 as u8)?,
-            Stmt::If { cond, then, otherwise, .. } => self.branch(cond, then, otherwise)?,
-            Stmt::Load { reg, .. } => self.access(st, Some(*reg), AccessKind::Load)?,
-            Stmt::Store { value, .. } => {
-                self.value_to(value, DATA)?;
-                self.access(st, None, AccessKind::Store)?;
-            }
-            Stmt::Rmw { old, operand, .. } => {
-                self.value_to(operand, DATA)?;
-                let kind = if old.is_some() { AccessKind::RmwReturn } else { AccessKind::RmwNoReturn };
-                self.access(st, *old, kind)?;
-            }
-            Stmt::Cas { old, ok, expected, desired, .. } => {
-                // Data operand: the new value, then the value compared with (ISA manuals,
-                // `*_ATOMIC_CMPSWAP`: DATA[0] = src, DATA[1] = cmp).
-                self.value_to(desired, CAS_DATA)?;
-                self.value_to(expected, CAS_DATA + 1)?;
-                self.access(st, *old, AccessKind::RmwReturn)?;
-                if let Some(ok) = ok {
-                    self.read_into(*old, TEMP + 1);
-                    self.emit(&["v_readfirstlane_b32"], vec![(OpName::vdst, s(TEMP)), (OpName::src0, v(CAS_DATA + 1))]);
-                    self.emit(&["s_cmp_eq_u32"], vec![(OpName::src0, s(TEMP)), (OpName::src1, s(TEMP + 1))]);
-                    self.emit(&["s_cselect_b32"], vec![(OpName::sdst, s(TEMP)), (OpName::src0, imm(1)), (OpName::src1, imm(0))]);
-                    self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(REG_BASE + ok.0 as u8)), (OpName::src0, s(TEMP))]);
-                }
-            }
-            Stmt::Fence { .. } | Stmt::Barrier { .. } => {
-                let op = Op::of_stmt(st, &self.test.locations).ok_or_else(|| Unsupported("not a memory operation".into()))?;
-                for line in lower::lower(&op, &self.target) {
-                    self.sequence_line(&line, None);
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// `if (cond) { then } else { otherwise }` on the scalar unit.
-    fn branch(&mut self, cond: &Expr, then: &[Stmt], otherwise: &[Stmt]) -> Result<(), Unsupported> {
-        self.expr(cond, TEMP)?;
-        let (other, end) = (self.label(), self.label());
-        self.emit(&["s_cmp_lg_u32"], vec![(OpName::src0, s(TEMP)), (OpName::src1, imm(0))]);
-        self.items.push(Item::Branch { name: "s_cbranch_scc0", label: other });
-        let before = self.pending.clone();
-        self.block(then)?;
-        let after_then = std::mem::replace(&mut self.pending, before);
-        self.items.push(Item::Branch { name: "s_branch", label: end });
-        self.items.push(Item::Label(other));
-        self.block(otherwise)?;
-        self.items.push(Item::Label(end));
-        if after_then != self.pending {
-            // Either path's operations may be in flight: later waits drain their counter.
-            for p in after_then {
-                if !self.pending.contains(&p) {
-                    self.pending.push(p);
-                }
-            }
-            self.uncertain = true;
-        }
-        Ok(())
-    }
-
-    /// A load, store or atomic: its lowered sequence, the access given its registers.
-    fn access(&mut self, st: &Stmt, dst: Option<RegId>, kind: AccessKind) -> Result<(), Unsupported> {
-        let op = Op::of_stmt(st, &self.test.locations).ok_or_else(|| Unsupported("not a memory operation".into()))?;
-        let (target, _) = st.accesses().ok_or_else(|| Unsupported("not an access".into()))?;
-        let lds = self.test.locations.get(target.loc.0 as usize).is_some_and(|l| l.space == Space::Local);
-        let dst_vgpr = v(dst.map_or(SPARE, |r| REG_BASE + r.0 as u8));
-        let base = LOC_BASE + 2 * target.loc.0 as u8;
-        let mut ops = Vec::new();
-        if lds {
-            // DS forms: addr, data0; the lowering always uses the returning RMW forms.
-            ops.push((OpName::addr, v(base)));
-            match kind {
-                AccessKind::Load => ops.push((OpName::vdst, dst_vgpr)),
-                AccessKind::Store => ops.push((OpName::data0, v(DATA))),
-                AccessKind::RmwReturn | AccessKind::RmwNoReturn => ops.extend([(OpName::data0, v(DATA)), (OpName::vdst, dst_vgpr)]),
-            }
-        } else {
-            ops.push((OpName::vaddr, v2(base)));
-            match kind {
-                AccessKind::Load => ops.push((OpName::vdst, dst_vgpr)),
-                AccessKind::Store => ops.push((OpName::vdata, v(DATA))),
-                AccessKind::RmwReturn | AccessKind::RmwNoReturn => {
-                    let cas = matches!(st, Stmt::Cas { .. });
-                    ops.push((OpName::vdata, if cas { v2(CAS_DATA) } else { v(DATA) }));
-                    if kind == AccessKind::RmwReturn {
-                        ops.push((OpName::vdst, dst_vgpr));
-                    }
-                }
-            }
-        }
-        let kind = match kind {
-            AccessKind::RmwNoReturn if lds => AccessKind::RmwReturn,
-            k => k,
-        };
-        for line in lower::lower(&op, &self.target) {
-            self.sequence_line(&line, Some(AccessInst { ops: &ops, kind, writes: dst }));
         }
         Ok(())
     }
@@ -601,14 +529,15 @@ impl Gen<'_> {
         self.wait(&Wait::zero(&counters));
     }
 
-    /// The mnemonic of a plain global store on the target (what the lowering emits for one).
-    fn plain_store(&self) -> String {
-        self.access_mnemonic(&Op::Store { access: crate::litmus::Access::Plain, space: Space::Global }).unwrap_or_else(|| "global_store_dword".into())
+    /// The mnemonic of a plain global store of a `ty` on the target (what the lowering emits
+    /// for one).
+    fn plain_store(&self, ty: ValueType) -> String {
+        self.access_mnemonic(&Op::Store { access: crate::litmus::Access::Plain, space: Space::Global }, ty).unwrap_or_else(|| "global_store_dword".into())
     }
 
-    /// The access instruction of `op`'s lowered sequence.
-    fn access_mnemonic(&self, op: &Op) -> Option<String> {
-        lower::lower(op, &self.target).into_iter().find_map(|l| match l {
+    /// The access instruction of `op`'s lowered sequence on a `ty`.
+    fn access_mnemonic(&self, op: &Op, ty: ValueType) -> Option<String> {
+        lower::lower_typed(op, ty, &self.target).into_iter().find_map(|l| match l {
             Line::Inst { mnemonic, .. } if is_access(&mnemonic) => Some(mnemonic),
             _ => None,
         })
@@ -642,75 +571,6 @@ impl Gen<'_> {
         let c = self.pending[last].counter;
         let later = if self.uncertain { 0 } else { self.pending[last + 1..].iter().filter(|p| p.counter == c).count() as u32 };
         self.wait(&Wait(vec![(c, later)]));
-    }
-
-    /// Read register `reg` (`None`: the spare VGPR) into SGPR `dst`.
-    fn read_into(&mut self, reg: Option<RegId>, dst: u8) {
-        self.wait_for(reg);
-        let src = reg.map_or(SPARE, |r| REG_BASE + r.0 as u8);
-        self.emit(&["v_readfirstlane_b32"], vec![(OpName::vdst, s(dst)), (OpName::src0, v(src))]);
-    }
-
-    /// Evaluate `e` into SGPR `dst` (temporaries above it).
-    fn expr(&mut self, e: &Expr, dst: u8) -> Result<(), Unsupported> {
-        if dst + 1 >= TEMP_END {
-            return Err(Unsupported("an expression too deep for the hardware layer".into()));
-        }
-        let select = |x: u8| vec![(OpName::sdst, s(x)), (OpName::src0, imm(1)), (OpName::src1, imm(0))];
-        match e {
-            Expr::Const(c) => self.emit(&["s_mov_b32"], vec![(OpName::sdst, s(dst)), (OpName::src0, imm(value32(*c)?))]),
-            Expr::Reg(r) => self.read_into(Some(*r), dst),
-            Expr::Not(a) => {
-                self.expr(a, dst)?;
-                self.emit(&["s_cmp_eq_u32"], vec![(OpName::src0, s(dst)), (OpName::src1, imm(0))]);
-                self.emit(&["s_cselect_b32"], select(dst));
-            }
-            Expr::Bin(op, a, b) => {
-                self.expr(a, dst)?;
-                self.expr(b, dst + 1)?;
-                let alu = vec![(OpName::sdst, s(dst)), (OpName::src0, s(dst)), (OpName::src1, s(dst + 1))];
-                let compare = |name: &'static str| Some(name);
-                let (arith, cmp): (Option<&[&str]>, Option<&str>) = match op {
-                    BinOp::Add => (Some(names::S_ADD), None),
-                    BinOp::Sub => (Some(names::S_SUB), None),
-                    BinOp::Mul => (Some(&["s_mul_i32"]), None),
-                    BinOp::And => (Some(&["s_and_b32"]), None),
-                    BinOp::Or => (Some(&["s_or_b32"]), None),
-                    BinOp::Xor => (Some(&["s_xor_b32"]), None),
-                    BinOp::Eq => (None, compare("s_cmp_eq_i32")),
-                    BinOp::Ne => (None, compare("s_cmp_lg_i32")),
-                    BinOp::Lt => (None, compare("s_cmp_lt_i32")),
-                    BinOp::Le => (None, compare("s_cmp_le_i32")),
-                    BinOp::Gt => (None, compare("s_cmp_gt_i32")),
-                    BinOp::Ge => (None, compare("s_cmp_ge_i32")),
-                    BinOp::LogicalAnd | BinOp::LogicalOr => {
-                        // Each side to 0/1 first.
-                        for x in [dst, dst + 1] {
-                            self.emit(&["s_cmp_lg_u32"], vec![(OpName::src0, s(x)), (OpName::src1, imm(0))]);
-                            self.emit(&["s_cselect_b32"], select(x));
-                        }
-                        (Some(if *op == BinOp::LogicalAnd { &["s_and_b32"] } else { &["s_or_b32"] }), None)
-                    }
-                };
-                if let Some(names) = arith {
-                    self.emit(names, alu);
-                }
-                if let Some(name) = cmp {
-                    self.emit(&[name], vec![(OpName::src0, s(dst)), (OpName::src1, s(dst + 1))]);
-                    self.emit(&["s_cselect_b32"], select(dst));
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-/// A litmus value as a 32-bit register value.
-fn value32(x: i64) -> Result<i64, Unsupported> {
-    if i32::try_from(x).is_ok() || u32::try_from(x).is_ok() {
-        Ok(x as i32 as i64)
-    } else {
-        Err(Unsupported(format!("the value {x} does not fit 32 bits")))
     }
 }
 
