@@ -6,7 +6,7 @@
 //! Layout: `api/` holds the C entry points, one file per area of the HIP API (registration,
 //! launches, memory, devices, streams and events, errors), each a thin shim that checks its
 //! pointers and calls the runtime; [`runtime`] is the state behind them (device, code object,
-//! kernels, variables), [`memory`] the allocations and copies, [`timeline`] where streams and
+//! kernels, variables), [`memory`] the allocations, [`transfer`] the copies and fills, [`timeline`] where streams and
 //! events place work in simulated time, [`properties`] the device queries, [`trace`] the
 //! kernel-trace CSV. Every function the HIP headers declare and this library does not serve
 //! answers `hipErrorNotSupported` and says so once (`api/unsupported.rs`, generated from
@@ -16,6 +16,7 @@
 pub mod abi;
 mod api;
 mod copy_engine;
+mod fatal;
 mod heap;
 mod hostcall;
 mod memory;
@@ -24,6 +25,7 @@ mod registry;
 mod runtime;
 mod timeline;
 mod trace;
+mod transfer;
 
 use runtime::{error, Runtime};
 use std::sync::Mutex;

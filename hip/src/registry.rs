@@ -196,6 +196,11 @@ impl Registry {
         self.modules.get(id).filter(|m| !m.gone).map(|_| id)
     }
 
+    /// Whether module `id` is still registered or loaded.
+    pub fn is_live(&self, id: ModuleId) -> bool {
+        self.modules.get(id).is_some_and(|m| !m.gone)
+    }
+
     /// Mark a module unregistered; returns whether any registered fat binary remains.
     pub fn unregister(&mut self, id: ModuleId) -> bool {
         if let Some(m) = self.modules.get_mut(id) {

@@ -352,11 +352,18 @@ pub unsafe extern "C" fn hipCreateTextureObject(object: *mut *mut c_void, res: *
     })
 }
 
+/// A null object is nothing to destroy; on a GPU without image support ROCm answers
+/// `hipErrorNotSupported` before looking at the object (clr `hipamd/src/hip_texture.cpp`,
+/// `ihipDestroyTextureObject`); an object destroyed before is memory freed before, which
+/// ROCm's `ihipFree` answers with `hipErrorInvalidValue`.
 #[no_mangle]
 pub extern "C" fn hipDestroyTextureObject(object: *mut c_void) -> u32 {
     with_runtime(|rt| {
         if object.is_null() {
             return error::SUCCESS;
+        }
+        if rt.gpu.processor.family() == Family::Gfx940 {
+            return error::NOT_SUPPORTED;
         }
         if textures().remove(&(object as u64)).is_none() {
             return error::INVALID_VALUE;
