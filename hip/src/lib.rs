@@ -17,6 +17,8 @@ pub mod abi;
 mod api;
 mod copy_engine;
 mod fatal;
+#[doc(hidden)]
+pub mod fuzzing;
 mod heap;
 mod hostcall;
 mod memory;
@@ -63,6 +65,20 @@ fn on_runtime<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
         eprintln!("hipscope: internal error in the HIP runtime");
         None
     })
+}
+
+/// The fuzzer's fresh start ([`fuzzing`]): a new simulated GPU, configured from the
+/// environment as at the first call, in place of the old one, whose allocations are released
+/// first (their host mappings go with them). No exit handler is registered for it.
+fn fresh_runtime() -> Result<(), String> {
+    let mut guard = RUNTIME.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(Ok(rt)) = guard.as_mut() {
+        rt.free_all();
+    }
+    let fresh = runtime::from_env();
+    let outcome = fresh.as_ref().map(|_| ()).map_err(|e| e.clone());
+    *guard = Some(fresh);
+    outcome
 }
 
 /// At exit: the summary and report of a program whose device code never unregistered (one

@@ -166,10 +166,7 @@ impl Runtime {
                 .map_err(|_| error::OUT_OF_MEMORY)
                 .and_then(|n| self.device.mem.try_alloc(name, n, kind.memory_kind()).map_err(|e| fatal::host_out_of_memory(name, bytes, &e))),
         };
-        let base = match placed {
-            Ok(b) => b,
-            Err(code) => return Err(code),
-        };
+        let base = placed?;
         if kind.host_visible() {
             if let Err(e) = map_shared(base, size) {
                 eprintln!("hipscope: {name}: {e}");

@@ -302,6 +302,19 @@ impl Registry {
     }
 }
 
+impl Drop for Registry {
+    /// The `hipFunction_t` handles are heap addresses made for their uniqueness
+    /// ([`Registry::function_handle`]): released with the registry (which a program's runtime
+    /// keeps to the end; the in-process fuzzer makes a new one per input).
+    fn drop(&mut self) {
+        for &h in self.module_functions.values() {
+            // SAFETY: made by `Box::into_raw(Box::new(0u8))` in `function_handle`, once per
+            // key, and released only here.
+            drop(unsafe { Box::from_raw(h as *mut u8) });
+        }
+    }
+}
+
 /// Why `hipModuleLoad*` refused an image.
 pub enum ImageError {
     /// No code object the simulated GPU runs (`hipErrorNoBinaryForGpu`).

@@ -39,10 +39,11 @@ impl Runtime {
     }
 
     /// Whether `address` is one the simulated device's address space handed out: an
-    /// allocation of the heap (live or kept for reuse), or anything from [`HEAP_BASE`] up to
-    /// where the next allocation goes (allocations, their guards, freed ones).
+    /// allocation of the heap (live or kept for reuse), anything from [`HEAP_BASE`] up to
+    /// where the next allocation goes (allocations, their guards, freed ones), or a code
+    /// object's section (a range that starts in a variable and runs past its section).
     fn in_device_space(&self, address: u64) -> bool {
-        self.memory.heap.maps(address) || (HEAP_BASE..self.device.mem.high_water()).contains(&address)
+        self.memory.heap.maps(address) || (HEAP_BASE..self.device.mem.high_water()).contains(&address) || self.device.mem.allocation_at(address).is_some()
     }
 
     /// `hipMemset` and friends: `count` elements of `pattern` from `address`, which must lie

@@ -228,6 +228,16 @@ fn state() -> MutexGuard<'static, State> {
     STATE.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Drop every graph, node, executable graph and capture ([`super::reset_tables`]).
+pub(crate) fn forget_all() {
+    let mut st = state();
+    st.graphs.clear();
+    st.nodes.clear();
+    st.execs.clear();
+    st.captures.clear();
+    st.captured_events.clear();
+}
+
 thread_local! {
     /// `hipThreadExchangeStreamCaptureMode`'s per-thread mode (0 global, 1 thread-local,
     /// 2 relaxed). Kept and exchanged; captures do not enforce it.

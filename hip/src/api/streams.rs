@@ -109,6 +109,11 @@ struct Event {
 /// `hipErrorInvalidHandle`, ROCm's code for a null event in the same calls.
 static EVENTS: Mutex<(usize, BTreeMap<usize, Event>)> = Mutex::new((0, BTreeMap::new()));
 
+/// Drop every event ([`super::reset_tables`]).
+pub(crate) fn forget_events() {
+    with_events(|map, _| map.clear());
+}
+
 fn with_events<R>(f: impl FnOnce(&mut BTreeMap<usize, Event>, &mut usize) -> R) -> R {
     let mut g = EVENTS.lock().unwrap_or_else(|p| p.into_inner());
     let (next, map) = &mut *g;

@@ -144,6 +144,12 @@ fn textures() -> std::sync::MutexGuard<'static, BTreeMap<u64, Texture>> {
     TEXTURES.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Forget every texture object: `hipDeviceReset` released their memory (and the fuzzer's
+/// fresh start, [`super::reset_tables`]).
+pub(crate) fn forget_all() {
+    textures().clear();
+}
+
 fn u32_at(b: &[u8], off: usize) -> u32 {
     u32::from_le_bytes(b[off..off + 4].try_into().unwrap_or([0; 4]))
 }
