@@ -172,3 +172,17 @@ fn an_unwritable_output_stops_exec_before_the_program_starts() {
     assert!(marker.exists() && !ok.exists(), "the program ran, no trace file");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A host that cannot back device memory the GPU has room for (here: an address-space limit
+/// of 8 GiB, far below the 100 GiB misuse_memory asks of an MI300X) ends the program as a GPU
+/// memory fault would: one report, exit 3, no abort.
+#[test]
+fn a_host_that_cannot_back_device_memory_ends_the_program_as_a_gpu_fault() {
+    const ADDRESS_SPACE_KB: u64 = 8 << 20;
+    let script = format!("ulimit -v {ADDRESS_SPACE_KB} && exec \"$0\" exec --gpu mi300x -- \"$1\"");
+    let out = Command::new("sh").args(["-c", &script, env!("CARGO_BIN_EXE_hipscope")]).arg(program("misuse_memory")).output().expect("sh runs");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
+    assert!(stderr.contains("device memory fault: hipMalloc of 107374182400 bytes") && stderr.contains("cannot map"), "{stderr}");
+    assert!(!stderr.contains("memory allocation of") && !stdout.contains("PASS"), "{stderr}");
+}

@@ -12,8 +12,9 @@
 //    hipErrorNotFound;
 //  * graphs: destroying one twice is hipErrorIllegalState, a null one hipErrorInvalidValue;
 //    launching a destroyed executable graph is hipErrorInvalidValue;
-//  * textures: on a GPU with image support destroying one twice is hipErrorInvalidValue (its
-//    memory was freed); gfx94x has none and answers hipErrorNotSupported.
+//  * textures: on a GPU with image support destroying one twice, or asking for its resource
+//    description after destroy, is hipErrorInvalidValue (its memory was freed); gfx94x has
+//    none and answers hipErrorNotSupported.
 // Where ROCm's runtime uses the freed object without checking (recording a destroyed event,
 // launching a function of an unloaded module), hipscope's answer is checked: the code ROCm
 // gives for a null handle in the same call. module_kernel.co is read from beside the
@@ -132,6 +133,9 @@ static void textures(int* d) {
   HIP_CHECK(hipCreateTextureObject(&t, &r, &td, nullptr));
   HIP_CHECK(hipDestroyTextureObject(t));
   expect("hipDestroyTextureObject twice", hipDestroyTextureObject(t), hipErrorInvalidValue);
+  // (ROCm reads the freed object here; hipscope answers as ROCm does for a null one.)
+  hipResourceDesc back = {};
+  expect("hipGetTextureObjectResourceDesc of a destroyed object", hipGetTextureObjectResourceDesc(&back, t), hipErrorInvalidValue);
   expect("hipDestroyTextureObject of a null object", hipDestroyTextureObject(0), hipSuccess);
 }
 
