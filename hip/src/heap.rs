@@ -11,6 +11,7 @@
 //! access fault; both come out the same here, because each block is one allocation of the
 //! simulated address space, with unmapped space after it.
 
+use hipscope_sim::backing::HostMemoryError;
 use hipscope_sim::{Memory, MemoryKind};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -49,8 +50,9 @@ pub struct Heap {
 }
 
 impl Heap {
-    /// `bytes` (a whole number of pages, at least one) of device memory; returns the address.
-    pub fn alloc(&mut self, bytes: u64, mem: &mut Memory) -> u64 {
+    /// `bytes` (a whole number of pages, at least one) of device memory; returns the address,
+    /// or why the host cannot back a new block.
+    pub fn alloc(&mut self, bytes: u64, mem: &mut Memory) -> Result<u64, HostMemoryError> {
         if let Some(&(size, base)) = self.free.range((bytes, 0)..).next() {
             self.free.remove(&(size, base));
             let block = self.block_mut(base);
@@ -59,7 +61,7 @@ impl Heap {
                 block.fragments.insert(base + bytes, Fragment { bytes: size - bytes, used: false });
                 self.free.insert((size - bytes, base + bytes));
             }
-            return base;
+            return Ok(base);
         }
         let (base, size) = match self.cache.pop_back() {
             Some(cached) if bytes < BLOCK_BYTES => cached,
@@ -68,7 +70,9 @@ impl Heap {
                     self.cache.push_back(cached);
                 }
                 let size = bytes.next_multiple_of(BLOCK_BYTES);
-                (mem.alloc("hipMalloc", size as usize, MemoryKind::Device), size)
+                let n = usize::try_from(size)
+                    .map_err(|_| HostMemoryError { bytes: usize::MAX, reason: format!("{size} bytes exceed the host's address space") })?;
+                (mem.try_alloc("hipMalloc", n, MemoryKind::Device)?, size)
             }
         };
         let mut block = Block { bytes: size, discard: false, fragments: BTreeMap::from([(base, Fragment { bytes, used: true })]) };
@@ -86,7 +90,7 @@ impl Heap {
             }
         }
         self.blocks.insert(base, block);
-        base
+        Ok(base)
     }
 
     /// Release what [`Heap::alloc`] returned at `address`; false if it is not such an address.
@@ -135,6 +139,14 @@ impl Heap {
         true
     }
 
+    /// Unmap every wholly free block kept for reuse (a device reset: nothing of the old
+    /// buffers stays mapped).
+    pub fn release_cached(&mut self, mem: &mut Memory) {
+        for (base, _) in self.cache.drain(..) {
+            mem.free(base);
+        }
+    }
+
     /// Whether `address` lies in one of the heap's blocks (in use or cached): memory of the
     /// program's buffers and their slack, not of a code object's variables.
     pub fn maps(&self, address: u64) -> bool {
@@ -158,8 +170,8 @@ mod tests {
     fn small_requests_share_a_block_and_accesses_past_them_stay_mapped() {
         let mut mem = Memory::new();
         let mut heap = Heap::default();
-        let a = heap.alloc(PAGE, &mut mem);
-        let b = heap.alloc(2 * PAGE, &mut mem);
+        let a = heap.alloc(PAGE, &mut mem).expect("host memory");
+        let b = heap.alloc(2 * PAGE, &mut mem).expect("host memory");
         assert_eq!(b, a + PAGE, "best fit in the block's free rest, right after the first");
         // Past b's end but inside the block: mapped, as on the device.
         assert!(mem.kind_at(b + 100 * PAGE, 4).is_ok());
@@ -171,8 +183,8 @@ mod tests {
     fn a_large_request_gets_blocks_of_its_own() {
         let mut mem = Memory::new();
         let mut heap = Heap::default();
-        let big = heap.alloc(BLOCK_BYTES + PAGE, &mut mem);
-        let small = heap.alloc(PAGE, &mut mem);
+        let big = heap.alloc(BLOCK_BYTES + PAGE, &mut mem).expect("host memory");
+        let small = heap.alloc(PAGE, &mut mem).expect("host memory");
         assert!(small >= big + 2 * BLOCK_BYTES, "nothing is carved from a large block");
         assert!(mem.kind_at(big + 2 * BLOCK_BYTES - 4, 4).is_ok(), "rounded up to whole blocks");
         assert!(heap.free(big, &mut mem));
@@ -183,21 +195,32 @@ mod tests {
     fn freed_fragments_merge_and_are_reused() {
         let mut mem = Memory::new();
         let mut heap = Heap::default();
-        let a = heap.alloc(PAGE, &mut mem);
-        let b = heap.alloc(PAGE, &mut mem);
-        let _c = heap.alloc(PAGE, &mut mem);
+        let a = heap.alloc(PAGE, &mut mem).expect("host memory");
+        let b = heap.alloc(PAGE, &mut mem).expect("host memory");
+        let _c = heap.alloc(PAGE, &mut mem).expect("host memory");
         assert!(heap.free(a, &mut mem) && heap.free(b, &mut mem));
         assert!(!heap.free(b, &mut mem), "a double free is refused");
-        assert_eq!(heap.alloc(2 * PAGE, &mut mem), a, "a and b merged into one fragment");
+        assert_eq!(heap.alloc(2 * PAGE, &mut mem).expect("host memory"), a, "a and b merged into one fragment");
     }
 
     #[test]
     fn a_wholly_free_block_stays_mapped_for_the_next_request() {
         let mut mem = Memory::new();
         let mut heap = Heap::default();
-        let a = heap.alloc(PAGE, &mut mem);
+        let a = heap.alloc(PAGE, &mut mem).expect("host memory");
         assert!(heap.free(a, &mut mem));
         assert!(mem.kind_at(a, 4).is_ok(), "kept in the block cache");
-        assert_eq!(heap.alloc(PAGE, &mut mem), a);
+        assert_eq!(heap.alloc(PAGE, &mut mem).expect("host memory"), a);
+    }
+
+    #[test]
+    fn a_reset_unmaps_the_cached_blocks() {
+        let mut mem = Memory::new();
+        let mut heap = Heap::default();
+        let a = heap.alloc(PAGE, &mut mem).expect("host memory");
+        assert!(heap.free(a, &mut mem));
+        heap.release_cached(&mut mem);
+        assert!(mem.kind_at(a, 4).is_err() && !heap.maps(a), "nothing of the old block stays mapped");
+        assert_ne!(heap.alloc(PAGE, &mut mem).expect("host memory"), a, "a fresh block");
     }
 }

@@ -6,7 +6,7 @@
 //! Layout: `api/` holds the C entry points, one file per area of the HIP API (registration,
 //! launches, memory, devices, streams and events, errors), each a thin shim that checks its
 //! pointers and calls the runtime; [`runtime`] is the state behind them (device, code object,
-//! kernels, variables), [`memory`] the allocations and copies, [`timeline`] where streams and
+//! kernels, variables), [`memory`] the allocations, [`transfer`] the copies and fills, [`timeline`] where streams and
 //! events place work in simulated time, [`properties`] the device queries, [`trace`] the
 //! kernel-trace CSV. Every function the HIP headers declare and this library does not serve
 //! answers `hipErrorNotSupported` and says so once (`api/unsupported.rs`, generated from
@@ -16,6 +16,9 @@
 pub mod abi;
 mod api;
 mod copy_engine;
+mod fatal;
+#[doc(hidden)]
+pub mod fuzzing;
 mod heap;
 mod hostcall;
 mod memory;
@@ -24,6 +27,7 @@ mod registry;
 mod runtime;
 mod timeline;
 mod trace;
+mod transfer;
 
 use runtime::{error, Runtime};
 use std::sync::Mutex;
@@ -61,6 +65,20 @@ fn on_runtime<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
         eprintln!("hipscope: internal error in the HIP runtime");
         None
     })
+}
+
+/// The fuzzer's fresh start ([`fuzzing`]): a new simulated GPU, configured from the
+/// environment as at the first call, in place of the old one, whose allocations are released
+/// first (their host mappings go with them). No exit handler is registered for it.
+fn fresh_runtime() -> Result<(), String> {
+    let mut guard = RUNTIME.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(Ok(rt)) = guard.as_mut() {
+        rt.free_all();
+    }
+    let fresh = runtime::from_env();
+    let outcome = fresh.as_ref().map(|_| ()).map_err(|e| e.clone());
+    *guard = Some(fresh);
+    outcome
 }
 
 /// At exit: the summary and report of a program whose device code never unregistered (one

@@ -8,6 +8,7 @@
 //! kernel wrote. A host thread touching the memory *while* a kernel runs is therefore not
 //! modelled.
 
+use crate::fatal;
 use crate::heap::Heap;
 use crate::runtime::{error, Runtime};
 use hipscope_sim::{Device, MemoryKind};
@@ -15,6 +16,12 @@ use std::collections::BTreeMap;
 
 /// GPU virtual-memory page size: allocations come in whole pages.
 const PAGE_BYTES: u64 = 4096;
+
+/// The largest share of the device's memory one allocation may take, in percent: ROCclr's
+/// `GPU_SINGLE_ALLOC_PERCENT` default (clr `rocclr/utils/flags.hpp`), from which
+/// `maxMemAllocSize_` is computed (`rocclr/device/rocm/rocdevice.cpp`); `hipMalloc` of more
+/// is `hipErrorOutOfMemory` (`hipamd/src/hip_memory.cpp`, `ihipMalloc`).
+const SINGLE_ALLOC_PERCENT: u64 = 85;
 
 /// Who allocated a range and so who may touch it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,17 +63,21 @@ pub struct Alloc {
 pub struct Allocations {
     map: BTreeMap<u64, Alloc>,
     /// Where device memory is carved from.
-    heap: Heap,
+    pub(crate) heap: Heap,
     /// Bytes currently allocated (for `hipMemGetInfo`).
     pub in_use: u64,
 }
 
 impl Allocations {
-    /// The allocation holding all of `[address, address + len)`, with its base.
+    /// The allocation whose requested bytes hold all of `[address, address + len)`, with its
+    /// base. The bytes asked for, not the whole pages mapped: ROCm's runtime finds the memory
+    /// object of a pointer by its size as allocated and refuses a copy or fill that runs past
+    /// it (clr `hipamd/src/hip_memory.cpp`, `ihipMemcpy_validate` and `ihipMemset_validate`:
+    /// "sizeBytes > memory->getSize() - offset" is `hipErrorInvalidValue`).
     pub fn holding(&self, address: u64, len: u64) -> Option<(u64, Alloc)> {
         let (&base, &a) = self.map.range(..=address).next_back()?;
         let end = address.checked_add(len.max(1))?;
-        (end <= base + a.size).then_some((base, a))
+        (end <= base + a.requested).then_some((base, a))
     }
 
     /// Whether `[address, address + len)` lies in one allocation the device can reach.
@@ -130,12 +141,18 @@ fn map_shared(base: u64, size: u64) -> Result<(), String> {
 }
 
 impl Runtime {
-    /// A new allocation of `bytes` (whole pages). Device memory is carved from 2 MiB blocks as
-    /// ROCr does ([`Heap`]), so a kernel that accesses a little past the requested size touches
-    /// mapped memory, as on a real GPU, instead of faulting.
+    /// A new allocation of `bytes` (whole pages); `Ok(0)`, a null pointer, for 0 bytes, as ROCm
+    /// answers (`hipamd/src/hip_memory.cpp`, `ihipMalloc` and `ihipHostMalloc`: size 0 is
+    /// success with `*ptr = nullptr`). Device memory is carved from 2 MiB blocks as ROCr does
+    /// ([`Heap`]), so a kernel that accesses a little past the requested size touches mapped
+    /// memory, as on a real GPU, instead of faulting. What the program may allocate is the
+    /// simulated GPU's memory; the host backs only the pages a kernel or copy touches.
     pub fn malloc(&mut self, bytes: u64, kind: AllocKind) -> Result<u64, u32> {
-        let size = bytes.max(1).checked_next_multiple_of(PAGE_BYTES).ok_or(error::OUT_OF_MEMORY)?;
-        if size > self.free_bytes() {
+        if bytes == 0 {
+            return Ok(0);
+        }
+        let size = bytes.checked_next_multiple_of(PAGE_BYTES).ok_or(error::OUT_OF_MEMORY)?;
+        if size > self.free_bytes() || bytes > self.max_alloc_bytes() {
             return Err(error::OUT_OF_MEMORY);
         }
         let name = match kind {
@@ -143,10 +160,13 @@ impl Runtime {
             AllocKind::Managed => "hipMallocManaged",
             AllocKind::HostPinned => "hipHostMalloc",
         };
-        let base = match kind {
-            AllocKind::Device => self.memory.heap.alloc(size, &mut self.device.mem),
-            _ => self.device.mem.alloc(name, size as usize, kind.memory_kind()),
+        let placed = match kind {
+            AllocKind::Device => self.memory.heap.alloc(size, &mut self.device.mem).map_err(|e| fatal::host_out_of_memory(name, bytes, &e)),
+            _ => usize::try_from(size)
+                .map_err(|_| error::OUT_OF_MEMORY)
+                .and_then(|n| self.device.mem.try_alloc(name, n, kind.memory_kind()).map_err(|e| fatal::host_out_of_memory(name, bytes, &e))),
         };
+        let base = placed?;
         if kind.host_visible() {
             if let Err(e) = map_shared(base, size) {
                 eprintln!("hipscope: {name}: {e}");
@@ -185,12 +205,16 @@ impl Runtime {
         error::SUCCESS
     }
 
-    /// Release every allocation (`hipDeviceReset`).
+    /// Release every allocation and unmap what the allocator kept for reuse
+    /// (`hipDeviceReset`): ROCm's reset releases every memory object and memory pool of the
+    /// device (`hipamd/src/hip_device.cpp`, `Device::Reset`), so afterwards no address of the
+    /// program's old buffers is device memory, and a kernel that still uses one faults.
     pub fn free_all(&mut self) {
         let bases: Vec<u64> = self.memory.map.keys().copied().collect();
         for base in bases {
             self.free(base, &[AllocKind::Device, AllocKind::Managed, AllocKind::HostPinned]);
         }
+        self.memory.heap.release_cached(&mut self.device.mem);
     }
 
     /// Whether the device can reach all of `[address, address + len)`: one of the program's
@@ -216,119 +240,8 @@ impl Runtime {
         self.gpu.hip.total_global_mem_bytes
     }
 
-    /// `hipMemset` and friends: `count` elements of `pattern` from `address`.
-    pub fn fill(&mut self, address: u64, pattern: &[u8], count: u64) -> u32 {
-        let Some(len) = count.checked_mul(pattern.len() as u64) else { return error::INVALID_VALUE };
-        if len == 0 {
-            return error::SUCCESS;
-        }
-        if !self.reachable(address, len) {
-            return error::INVALID_VALUE;
-        }
-        let bytes: Vec<u8> = pattern.iter().copied().cycle().take(len as usize).collect();
-        self.write(address, &bytes)
-    }
-
-    /// Write into device-reachable memory as a copy engine does: memory, not the GPU's caches
-    /// (which drop the lines of the written range, after writing back what was dirty, and
-    /// keep the rest). Shared memory is written on both sides.
-    pub fn write(&mut self, address: u64, bytes: &[u8]) -> u32 {
-        self.memory.host_to_device(&mut self.device);
-        self.device.invalidate_caches(address, bytes.len() as u64);
-        if self.device.mem.write(address, bytes).is_err() {
-            return error::INVALID_VALUE;
-        }
-        self.memory.device_to_host(&mut self.device);
-        error::SUCCESS
-    }
-
-    /// Read device-reachable memory after everything before it finished.
-    pub fn read(&mut self, address: u64, out: &mut [u8]) -> u32 {
-        self.memory.host_to_device(&mut self.device);
-        self.device.synchronize();
-        match self.device.mem.read(address, out) {
-            Ok(()) => error::SUCCESS,
-            Err(_) => error::INVALID_VALUE,
-        }
-    }
-
-    /// A copy of `len` bytes. Device-side ranges must lie in one allocation each; host-side
-    /// pointers are the caller's (HIP's contract: valid for `len` bytes).
-    pub fn copy(&mut self, dst: u64, src: u64, len: u64, kind: CopyKind) -> u32 {
-        if len == 0 {
-            return error::SUCCESS;
-        }
-        if dst == 0 || src == 0 {
-            return error::INVALID_VALUE;
-        }
-        let kind = match kind {
-            CopyKind::Default => CopyKind::infer(self.reachable(dst, len), self.reachable(src, len)),
-            k => k,
-        };
-        let (dst_dev, src_dev) = (self.reachable(dst, len), self.reachable(src, len));
-        let Ok(n) = usize::try_from(len) else { return error::INVALID_VALUE };
-        match kind {
-            CopyKind::HostToHost => {
-                // SAFETY: both host ranges valid for `len` bytes (the caller's contract).
-                unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, n) };
-                error::SUCCESS
-            }
-            CopyKind::HostToDevice if dst_dev => {
-                // SAFETY: the caller's host range.
-                let bytes = unsafe { std::slice::from_raw_parts(src as *const u8, n) }.to_vec();
-                self.write(dst, &bytes)
-            }
-            CopyKind::DeviceToHost if src_dev => {
-                let mut tmp = vec![0u8; n];
-                let code = self.read(src, &mut tmp);
-                if code == error::SUCCESS {
-                    // SAFETY: the caller's host range.
-                    unsafe { std::ptr::copy_nonoverlapping(tmp.as_ptr(), dst as *mut u8, n) };
-                }
-                code
-            }
-            CopyKind::DeviceToDevice if src_dev && dst_dev => {
-                let mut tmp = vec![0u8; n];
-                match self.read(src, &mut tmp) {
-                    error::SUCCESS => self.write(dst, &tmp),
-                    e => e,
-                }
-            }
-            // A device side outside every allocation (a copy past its end, a freed buffer).
-            _ => error::INVALID_VALUE,
-        }
-    }
-}
-
-/// `hipMemcpyKind`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CopyKind {
-    HostToHost,
-    HostToDevice,
-    DeviceToHost,
-    DeviceToDevice,
-    Default,
-}
-
-impl CopyKind {
-    pub fn from_raw(kind: u32) -> Option<CopyKind> {
-        Some(match kind {
-            0 => CopyKind::HostToHost,
-            1 => CopyKind::HostToDevice,
-            2 => CopyKind::DeviceToHost,
-            3 => CopyKind::DeviceToDevice,
-            4 => CopyKind::Default,
-            _ => return None,
-        })
-    }
-
-    /// `hipMemcpyDefault`: the direction the pointers' kinds give (unified addressing).
-    fn infer(dst_device: bool, src_device: bool) -> CopyKind {
-        match (dst_device, src_device) {
-            (true, true) => CopyKind::DeviceToDevice,
-            (true, false) => CopyKind::HostToDevice,
-            (false, true) => CopyKind::DeviceToHost,
-            (false, false) => CopyKind::HostToHost,
-        }
+    /// The most one allocation may take (see [`SINGLE_ALLOC_PERCENT`]).
+    pub fn max_alloc_bytes(&self) -> u64 {
+        self.total_bytes() / 100 * SINGLE_ALLOC_PERCENT
     }
 }

@@ -196,6 +196,11 @@ impl Registry {
         self.modules.get(id).filter(|m| !m.gone).map(|_| id)
     }
 
+    /// Whether module `id` is still registered or loaded.
+    pub fn is_live(&self, id: ModuleId) -> bool {
+        self.modules.get(id).is_some_and(|m| !m.gone)
+    }
+
     /// Mark a module unregistered; returns whether any registered fat binary remains.
     pub fn unregister(&mut self, id: ModuleId) -> bool {
         if let Some(m) = self.modules.get_mut(id) {
@@ -294,6 +299,19 @@ impl Registry {
         self.functions.insert(h, f.clone());
         self.module_functions.insert(f, h);
         h
+    }
+}
+
+impl Drop for Registry {
+    /// The `hipFunction_t` handles are heap addresses made for their uniqueness
+    /// ([`Registry::function_handle`]): released with the registry (which a program's runtime
+    /// keeps to the end; the in-process fuzzer makes a new one per input).
+    fn drop(&mut self) {
+        for &h in self.module_functions.values() {
+            // SAFETY: made by `Box::into_raw(Box::new(0u8))` in `function_handle`, once per
+            // key, and released only here.
+            drop(unsafe { Box::from_raw(h as *mut u8) });
+        }
     }
 }
 

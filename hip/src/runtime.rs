@@ -43,11 +43,18 @@ pub mod error {
     pub const NO_BINARY_FOR_GPU: u32 = 209;
     pub const FILE_NOT_FOUND: u32 = 301;
     pub const INVALID_HANDLE: u32 = 400;
+    pub const ILLEGAL_STATE: u32 = 401;
     pub const NOT_FOUND: u32 = 500;
     pub const NOT_READY: u32 = 600;
+    pub const CONTEXT_IS_DESTROYED: u32 = 709;
     pub const LAUNCH_FAILURE: u32 = 719;
+    pub const COOPERATIVE_LAUNCH_TOO_LARGE: u32 = 720;
     pub const NOT_SUPPORTED: u32 = 801;
 }
+
+/// LDS per work-group of a GPU config without a timing section: 64 KiB, every AMD GPU's
+/// before gfx950.
+pub const DEFAULT_LDS_BYTES: u64 = 65_536;
 
 /// One kernel's launches, for the summary printed at exit.
 #[derive(Debug, Default, Clone)]
@@ -298,6 +305,13 @@ impl Runtime {
         s.l2_misses += misses;
         (s.grid, s.block) = (geo.grid, geo.block);
         Ok(())
+    }
+
+    /// The most LDS one work-group may have: what `hipDeviceProp_t::sharedMemPerBlock` says
+    /// (`properties.rs`), ROCm's `localMemSizePerCU_`, against which it checks a launch's
+    /// dynamic LDS.
+    pub fn lds_limit_bytes(&self) -> u64 {
+        self.gpu.timing.as_ref().map_or(DEFAULT_LDS_BYTES, |t| u64::from(t.lds.size_bytes))
     }
 
     /// Shader cycles as milliseconds at the GPU's clock (0 in functional mode: no timeline).

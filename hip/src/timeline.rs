@@ -88,6 +88,13 @@ impl Timeline {
         handle != 0 && self.streams.remove(&handle).is_some()
     }
 
+    /// `hipDeviceReset`: every stream the program created is destroyed (ROCm's reset destroys
+    /// the device's streams, clr `hipamd/src/hip_device.cpp` `Device::Reset`); the null stream
+    /// and the per-thread streams, which exist without being created, remain.
+    pub fn destroy_created_streams(&mut self) {
+        self.streams.retain(|&h, _| h == 0 || h >= PER_THREAD_BASE);
+    }
+
     /// When an operation issued now on `stream` may start (before engine availability).
     fn earliest(&self, stream: usize) -> f64 {
         let stream = resolve(stream);
@@ -204,5 +211,16 @@ mod tests {
         let done = t.record(a);
         t.wait(b, done);
         assert_eq!(t.run(b, Engine::Compute, 1.0), (4.0, 5.0));
+    }
+
+    #[test]
+    fn a_reset_destroys_created_streams_but_not_the_null_or_per_thread_ones() {
+        let mut t = Timeline::default();
+        let a = t.create_stream(0);
+        t.run(STREAM_PER_THREAD, Engine::Compute, 1.0);
+        t.destroy_created_streams();
+        assert!(!t.is_stream(a) && t.is_stream(0) && t.is_stream(STREAM_PER_THREAD));
+        assert!(!t.destroy_stream(a), "already destroyed");
+        assert_ne!(t.create_stream(0), a, "handles are not reused");
     }
 }

@@ -1,6 +1,7 @@
 //! hipscope-sim: the execution engine.
 //!
-//! * [`memory`]: the device address space (named allocations of a memory type);
+//! * [`memory`]: the device address space (named allocations of a memory type), each held
+//!   by a [`backing::Backing`] (large ones mapped lazily);
 //! * [`wave`]: wavefront register state;
 //! * [`exec`]: instruction semantics, classified once per instruction;
 //! * [`kernel`]: a kernel's decoded and classified code;
@@ -18,6 +19,7 @@
 //!
 //! It consumes decoded programs from `hipscope-isa` and never decodes in its inner loop.
 
+pub mod backing;
 pub mod counters;
 pub mod dispatch;
 pub mod engine;

@@ -5,6 +5,7 @@
 //! Any access outside an allocation is a memory violation. The memory type matters for
 //! coherence later (which caches may hold a line, where atomics execute).
 
+use crate::backing::{Backing, HostMemoryError};
 use std::collections::BTreeMap;
 
 /// Where device allocations start (above 4 GiB, canonical, below the LDS/private apertures).
@@ -40,7 +41,8 @@ pub struct Allocation {
     pub name: String,
     pub kind: MemoryKind,
     pub base: u64,
-    pub data: Vec<u8>,
+    /// The bytes: a flat slice, mapped lazily when large ([`Backing`]).
+    pub data: Backing,
 }
 
 impl Allocation {
@@ -72,24 +74,41 @@ impl Memory {
         Memory { allocs: Vec::new(), by_base: BTreeMap::new(), next: HEAP_BASE, last: std::cell::Cell::new(0) }
     }
 
-    /// Allocate `bytes` zeroed bytes; returns the base address.
+    /// Allocate `bytes` zeroed bytes; returns the base address. The runtime's own regions and
+    /// the engine's scratch: a large one the host cannot map falls back to the C heap (which
+    /// aborts when even that fails, as any allocation of the process does).
     pub fn alloc(&mut self, name: &str, bytes: usize, kind: MemoryKind) -> u64 {
-        let base = self.next.max(HEAP_BASE);
-        let size = (bytes as u64).max(1);
-        self.next = (base + size + GUARD_BYTES).next_multiple_of(ALIGN);
-        self.by_base.insert(base, self.allocs.len());
-        self.allocs.push(Allocation { name: name.to_string(), kind, base, data: vec![0; bytes] });
-        base
+        let data = Backing::zeroed(bytes).unwrap_or_else(|_| Backing::from_vec(vec![0; bytes]));
+        self.place(name, data, kind)
+    }
+
+    /// Allocate `bytes` zeroed bytes, or say that the host cannot back them: a program's
+    /// device memory, which may be far larger than the host's (the GPU's capacity decides
+    /// what a program may allocate, not the host's).
+    pub fn try_alloc(&mut self, name: &str, bytes: usize, kind: MemoryKind) -> Result<u64, HostMemoryError> {
+        let data = Backing::zeroed(bytes)?;
+        Ok(self.place(name, data, kind))
     }
 
     /// Allocate and fill.
     pub fn alloc_init(&mut self, name: &str, data: Vec<u8>, kind: MemoryKind) -> u64 {
-        let base = self.alloc(name, 0, kind);
-        let i = self.by_base[&base];
-        let size = data.len() as u64;
-        self.allocs[i].data = data;
-        self.next = (base + size.max(1) + GUARD_BYTES).next_multiple_of(ALIGN);
+        self.place(name, Backing::from_vec(data), kind)
+    }
+
+    /// Place `data` at the next free address, followed by a guard gap.
+    fn place(&mut self, name: &str, data: Backing, kind: MemoryKind) -> u64 {
+        let base = self.next.max(HEAP_BASE);
+        let size = (data.len() as u64).max(1);
+        self.next = (base + size + GUARD_BYTES).next_multiple_of(ALIGN);
+        self.by_base.insert(base, self.allocs.len());
+        self.allocs.push(Allocation { name: name.to_string(), kind, base, data });
         base
+    }
+
+    /// Where the next allocation will be placed: every address from [`HEAP_BASE`] up to this
+    /// one was handed out by the address space (an allocation, its guard, or a freed one).
+    pub fn high_water(&self) -> u64 {
+        self.next.max(HEAP_BASE)
     }
 
     /// Place `data` at the fixed address `base` (a code object's sections, at the addresses
@@ -104,7 +123,7 @@ impl Memory {
             return Err(format!("{name}: {base:#x}..{end:#x} overlaps {} at {:#x}", a.name, a.base));
         }
         self.by_base.insert(base, self.allocs.len());
-        self.allocs.push(Allocation { name: name.to_string(), kind, base, data });
+        self.allocs.push(Allocation { name: name.to_string(), kind, base, data: Backing::from_vec(data) });
         Ok(())
     }
 
@@ -113,7 +132,7 @@ impl Memory {
     pub fn free(&mut self, base: u64) {
         if let Some(i) = self.by_base.remove(&base) {
             let a = &mut self.allocs[i];
-            a.data = Vec::new();
+            a.data = Backing::empty();
             a.name.clear();
         }
     }
@@ -208,10 +227,12 @@ impl Memory {
         for i in idx {
             let a = &mut self.allocs[i];
             let (lo, hi) = (a.base.max(address), a.end().min(end));
+            // The slice once, outside the byte loop (a cache line's write-back is hot).
+            let (base, bytes) = (a.base, &mut a.data[..]);
             for p in lo..hi {
                 let k = (p - address) as usize;
                 if mask >> k & 1 != 0 {
-                    a.data[(p - a.base) as usize] = data[k];
+                    bytes[(p - base) as usize] = data[k];
                 }
             }
         }

@@ -29,7 +29,7 @@ fn u32s(v: &[u32]) -> Vec<u8> {
 }
 
 fn read_u32s(dev: &Device, name: &str) -> Vec<u32> {
-    let a = &dev.mem.find(name).map(|a| a.data.clone()).unwrap_or_default();
+    let a = &dev.mem.find(name).map(|a| a.data.to_vec()).unwrap_or_default();
     a.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 

@@ -44,8 +44,10 @@ int main() {
   expect("hipLaunchKernel without its arguments", hipLaunchKernel((const void*)scale, grid, block, nullptr, 0, 0), hipErrorInvalidValue);
   expect("hipModuleLaunchKernel of an unknown handle",
          hipModuleLaunchKernel((hipFunction_t)0x1234, 1, 1, 1, 64, 1, 1, 0, 0, nullptr, nullptr), hipErrorInvalidResourceHandle);
+  // A block over the device's 1024 work-items: hipErrorInvalidValue (clr hip_module.cpp,
+  // ihipLaunchKernel_validate, "maxWorkGroupSize_").
   scale<<<1, 2048>>>(b, a, 2.0f, n);
-  expect("a block of 2048 work-items", hipGetLastError(), hipErrorInvalidConfiguration);
+  expect("a block of 2048 work-items", hipGetLastError(), hipErrorInvalidValue);
   expect("hipGetLastError after reading it", hipGetLastError(), hipSuccess);
   expect("hipSetDevice(7)", hipSetDevice(7), hipErrorInvalidDevice);
   HIP_CHECK(hipDeviceSynchronize());
@@ -63,7 +65,9 @@ int main() {
   hipStream_t s;
   HIP_CHECK(hipStreamCreate(&s));
   HIP_CHECK(hipStreamDestroy(s));
-  expect("hipStreamDestroy twice", hipStreamDestroy(s), hipErrorInvalidResourceHandle);
+  // A destroyed stream is no stream of the device: hipErrorContextIsDestroyed (clr
+  // hip_stream.cpp, hipStreamDestroy).
+  expect("hipStreamDestroy twice", hipStreamDestroy(s), hipErrorContextIsDestroyed);
   hipEvent_t e0, e1;
   HIP_CHECK(hipEventCreate(&e0));
   HIP_CHECK(hipEventCreate(&e1));

@@ -67,6 +67,8 @@ pub extern "C" fn hipGetErrorString(code: u32) -> *const c_char {
         error::INVALID_DEVICE_FUNCTION => "invalid device function",
         error::INVALID_DEVICE => "invalid device ordinal",
         error::INVALID_HANDLE => "invalid resource handle",
+        error::ILLEGAL_STATE => "the operation cannot be performed in the present state",
+        error::CONTEXT_IS_DESTROYED => "context is destroyed (the handle was destroyed)",
         error::NOT_READY => "device not ready",
         error::LAUNCH_FAILURE => "unspecified launch failure",
         error::NOT_SUPPORTED => "operation not supported (by hipscope's HIP runtime)",

@@ -42,7 +42,7 @@ use std::mem::{offset_of, size_of};
 use std::sync::{Mutex, MutexGuard};
 
 /// `hipErrorIllegalState`, `hipErrorStreamCapture*` (HIP 5.2 `hip_runtime_api.h`).
-const ILLEGAL_STATE: u32 = 401;
+use crate::runtime::error::ILLEGAL_STATE;
 const STREAM_CAPTURE_UNSUPPORTED: u32 = 900;
 const STREAM_CAPTURE_UNMATCHED: u32 = 903;
 const STREAM_CAPTURE_UNJOINED: u32 = 904;
@@ -226,6 +226,16 @@ static STATE: Mutex<State> = Mutex::new(State {
 
 fn state() -> MutexGuard<'static, State> {
     STATE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Drop every graph, node, executable graph and capture ([`super::reset_tables`]).
+pub(crate) fn forget_all() {
+    let mut st = state();
+    st.graphs.clear();
+    st.nodes.clear();
+    st.execs.clear();
+    st.captures.clear();
+    st.captured_events.clear();
 }
 
 thread_local! {
@@ -517,8 +527,13 @@ unsafe fn kernel_node_op(rt: &mut Runtime, p: *const KernelNodeParams) -> Result
     }
     // SAFETY: the caller's struct.
     let p = unsafe { *p };
-    let geo = super::launch::geometry(p.grid_dim, p.block_dim, p.shared_mem_bytes as usize).ok_or(error::INVALID_CONFIGURATION)?;
-    kernel_op(rt, p.func as usize, geo, p.kernel_params as *const *const u8, p.extra)
+    let stub = p.func as usize;
+    if !rt.registry.functions.contains_key(&stub) {
+        return Err(error::INVALID_DEVICE_FUNCTION);
+    }
+    let shape = super::launch::Shape::of_blocks(p.grid_dim, p.block_dim, u64::from(p.shared_mem_bytes));
+    let geo = super::launch::checked_geometry(rt, stub, &shape)?;
+    kernel_op(rt, stub, geo, p.kernel_params as *const *const u8, p.extra)
 }
 
 /// A memset node's fill: `height` rows of `width` elements of 1, 2 or 4 bytes.
@@ -647,7 +662,7 @@ unsafe fn put_list(out: *mut *mut c_void, count: *mut usize, list: &[usize]) -> 
 pub extern "C" fn hipStreamBeginCapture(stream: *mut c_void, _mode: u32) -> u32 {
     with_runtime(|rt| {
         if !rt.timeline.is_stream(stream as usize) {
-            return error::INVALID_HANDLE;
+            return error::CONTEXT_IS_DESTROYED;
         }
         // The legacy null stream cannot capture (CUDA: cudaErrorStreamCaptureUnsupported).
         if stream.is_null() {
@@ -675,7 +690,7 @@ pub unsafe extern "C" fn hipStreamEndCapture(stream: *mut c_void, graph: *mut *m
     }
     with_runtime(|rt| {
         if !rt.timeline.is_stream(stream as usize) {
-            return error::INVALID_HANDLE;
+            return error::CONTEXT_IS_DESTROYED;
         }
         let mut st = state();
         let key = resolve(stream as usize);
@@ -706,7 +721,7 @@ pub unsafe extern "C" fn hipStreamEndCapture(stream: *mut c_void, graph: *mut *m
 pub unsafe extern "C" fn hipStreamIsCapturing(stream: *mut c_void, status: *mut u32) -> u32 {
     with_runtime(|rt| {
         if !rt.timeline.is_stream(stream as usize) {
-            return error::INVALID_HANDLE;
+            return error::CONTEXT_IS_DESTROYED;
         }
         let s = if is_capturing(stream as usize) { CAPTURE_STATUS_ACTIVE } else { CAPTURE_STATUS_NONE };
         // SAFETY: the caller's out-parameter (null is refused by `put`).
@@ -741,7 +756,7 @@ pub unsafe extern "C" fn hipStreamGetCaptureInfo_v2(
     }
     with_runtime(|rt| {
         if !rt.timeline.is_stream(stream as usize) {
-            return error::INVALID_HANDLE;
+            return error::CONTEXT_IS_DESTROYED;
         }
         let st = state();
         let c = if stream.is_null() { None } else { st.capture(stream as usize) };
@@ -831,9 +846,21 @@ pub unsafe extern "C" fn hipGraphCreate(graph: *mut *mut c_void, flags: u32) -> 
     })
 }
 
+/// A null graph is `hipErrorInvalidValue`, one destroyed before `hipErrorIllegalState` (clr
+/// `hipamd/src/hip_graph.cpp`, `hipGraphDestroy`: "if graph is not valid its destroyed
+/// already").
 #[no_mangle]
 pub extern "C" fn hipGraphDestroy(graph: *mut c_void) -> u32 {
-    with_runtime(|_| if state().remove_graph(graph as usize) { error::SUCCESS } else { error::INVALID_VALUE })
+    with_runtime(|_| {
+        if graph.is_null() {
+            return error::INVALID_VALUE;
+        }
+        if state().remove_graph(graph as usize) {
+            error::SUCCESS
+        } else {
+            error::ILLEGAL_STATE
+        }
+    })
 }
 
 /// # Safety
@@ -1321,9 +1348,14 @@ pub extern "C" fn hipGraphExecDestroy(exec: *mut c_void) -> u32 {
 /// capturing stream, the graph becomes one child-graph node of the capture.
 #[no_mangle]
 pub extern "C" fn hipGraphLaunch(exec: *mut c_void, stream: *mut c_void) -> u32 {
+    // ROCm checks the executable graph first (`hipErrorInvalidValue` for a null or destroyed one),
+    // then the stream (`hipGraphLaunch_common`).
     let ops = with_runtime(|rt| {
+        if !state().execs.contains_key(&(exec as usize)) {
+            return error::INVALID_VALUE;
+        }
         if !rt.timeline.is_stream(stream as usize) {
-            return error::INVALID_HANDLE;
+            return error::CONTEXT_IS_DESTROYED;
         }
         error::SUCCESS
     });

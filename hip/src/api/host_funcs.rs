@@ -42,7 +42,7 @@ pub unsafe extern "C" fn hipLaunchHostFunc(stream: *mut c_void, f: Option<HostFn
     let mut run = false;
     let code = with_runtime(|rt| {
         if !rt.timeline.is_stream(stream as usize) {
-            return error::INVALID_HANDLE;
+            return error::CONTEXT_IS_DESTROYED;
         }
         if let Some(code) = super::graph::capture_host(stream as usize, f as usize, user as usize) {
             return code;
@@ -67,7 +67,7 @@ pub unsafe extern "C" fn hipStreamAddCallback(stream: *mut c_void, callback: Opt
     let mut run = false;
     let code = with_runtime(|rt| {
         if !rt.timeline.is_stream(stream as usize) {
-            return error::INVALID_HANDLE;
+            return error::CONTEXT_IS_DESTROYED;
         }
         if super::graph::is_capturing(stream as usize) {
             return STREAM_CAPTURE_UNSUPPORTED;

@@ -4,6 +4,7 @@
 use crate::abi::hip_func_attributes as fa;
 use crate::runtime::{error, LaunchFailure, Runtime};
 use crate::{put, with_runtime, Dim3};
+use hipscope_isa::target::Family;
 use hipscope_sim::timing::placement::Occupancy;
 use std::cell::RefCell;
 use std::ffi::{c_int, c_void};
@@ -50,11 +51,23 @@ pub unsafe extern "C" fn hipLaunchKernel(
     shared_mem: usize,
     stream: *mut c_void,
 ) -> u32 {
-    let Some(geo) = geometry(grid, block, shared_mem) else { return with_runtime(|_| error::INVALID_CONFIGURATION) };
     with_runtime(|rt| {
+        // ROCm's order (clr `hipamd/src/hip_platform.cpp`, `ihipLaunchKernel`): the stream,
+        // the function, then the shape.
         if !rt.timeline.is_stream(stream as usize) {
-            return error::INVALID_HANDLE;
+            return error::INVALID_VALUE;
         }
+        if !rt.registry.functions.contains_key(&(function as usize)) {
+            return error::INVALID_DEVICE_FUNCTION;
+        }
+        // GFX12 takes at most 65536 work-groups in y and z.
+        if rt.gpu.processor.family() == Family::Gfx12 && (grid.y > MAX_GRID_YZ_GFX12 || grid.z > MAX_GRID_YZ_GFX12) {
+            return error::INVALID_CONFIGURATION;
+        }
+        let geo = match checked_geometry(rt, function as usize, &Shape::of_blocks(grid, block, shared_mem as u64)) {
+            Ok(g) => g,
+            Err(e) => return e,
+        };
         if let Some(code) = super::graph::capture_launch(rt, function as usize, geo, args as *const *const u8, stream as usize) {
             return code;
         }
@@ -62,20 +75,76 @@ pub unsafe extern "C" fn hipLaunchKernel(
     })
 }
 
-/// A launch's geometry in work-items; `None` for a zero dimension, a block over 1024
-/// work-items or a grid past 2^32 work-items in a dimension (hipErrorInvalidConfiguration, as
-/// ROCm's launch checks report them).
-pub(super) fn geometry(grid: Dim3, block: Dim3, shared_mem: usize) -> Option<hipscope_sim::Geometry> {
-    let block_items = u64::from(block.x) * u64::from(block.y) * u64::from(block.z);
-    if [grid.x, grid.y, grid.z, block.x, block.y, block.z].contains(&0) || block_items > 1024 {
-        return None;
+/// Work-groups in y and z a GFX12 launch may have (`ihipLaunchKernel`).
+const MAX_GRID_YZ_GFX12: u32 = 1 << 16;
+
+/// Work-items in one block, at most: ROCm's `maxWorkGroupSize_` on every AMD GPU.
+const MAX_BLOCK_ITEMS: u64 = 1024;
+
+/// A launch's shape as the program gave it: work-items per dimension (grid × block, or the
+/// global size of `hipExtModuleLaunchKernel`), the block, and the dynamic LDS bytes.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Shape {
+    pub global: [u64; 3],
+    pub block: [u32; 3],
+    pub dynamic_lds: u64,
+}
+
+impl Shape {
+    /// `grid` work-groups of `block` work-items.
+    pub fn of_blocks(grid: Dim3, block: Dim3, dynamic_lds: u64) -> Shape {
+        let items = |g: u32, b: u32| u64::from(g) * u64::from(b);
+        Shape { global: [items(grid.x, block.x), items(grid.y, block.y), items(grid.z, block.z)], block: [block.x, block.y, block.z], dynamic_lds }
     }
-    let dims = |g: u32, b: u32| g.checked_mul(b);
-    Some(hipscope_sim::Geometry {
-        grid: [dims(grid.x, block.x)?, dims(grid.y, block.y)?, dims(grid.z, block.z)?],
-        block: [block.x, block.y, block.z],
-        dynamic_lds: u32::try_from(shared_mem).ok()?,
-    })
+
+    /// `global` work-items in blocks of `local` (the last block of a dimension may be partial).
+    pub fn of_items(global: [u32; 3], local: [u32; 3], dynamic_lds: u64) -> Shape {
+        Shape { global: global.map(u64::from), block: local, dynamic_lds }
+    }
+}
+
+/// The geometry of a launch of the kernel registered for `stub`, or the error ROCm answers,
+/// checked in its order (clr `hipamd/src/hip_platform.cpp` `ihipLaunchKernel`, then
+/// `hipamd/src/hip_module.cpp` `ihipLaunchKernel_validate`): more than 2^32 - 1 work-items
+/// in a dimension is `hipErrorInvalidConfiguration`; no work-items is
+/// `hipErrorInvalidValue` (so is a zero block, whose grid is empty too); more dynamic LDS
+/// than a work-group may have, or a block over 1024 work-items, is `hipErrorInvalidValue`; a
+/// block over the kernel's `__launch_bounds__` (`.max_flat_workgroup_size`) is
+/// `hipErrorLaunchFailure`.
+pub(super) fn checked_geometry(rt: &mut Runtime, stub: usize, shape: &Shape) -> Result<hipscope_sim::Geometry, u32> {
+    if shape.global.iter().any(|&g| g > u64::from(u32::MAX)) {
+        return Err(error::INVALID_CONFIGURATION);
+    }
+    if shape.global.contains(&0) {
+        return Err(error::INVALID_VALUE);
+    }
+    if shape.block.contains(&0) {
+        return Err(error::INVALID_CONFIGURATION);
+    }
+    if shape.dynamic_lds > rt.lds_limit_bytes() {
+        return Err(error::INVALID_VALUE);
+    }
+    let items: u64 = shape.block.iter().map(|&b| u64::from(b)).product();
+    if items > MAX_BLOCK_ITEMS {
+        return Err(error::INVALID_VALUE);
+    }
+    if let Err(e) = rt.kernel(stub) {
+        return Err(report(Err(e)));
+    }
+    if launch_bound(rt, stub).is_some_and(|bound| items > bound) {
+        return Err(error::LAUNCH_FAILURE);
+    }
+    // Each fits in 32 bits (checked above; the LDS limit is far below 2^32).
+    let narrow = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+    Ok(hipscope_sim::Geometry { grid: shape.global.map(narrow), block: shape.block, dynamic_lds: narrow(shape.dynamic_lds) })
+}
+
+/// The most work-items a block of the kernel may have: its metadata's
+/// `.max_flat_workgroup_size` (`__launch_bounds__`; 1024 when the source gives none).
+fn launch_bound(rt: &Runtime, stub: usize) -> Option<u64> {
+    let f = rt.registry.functions.get(&stub)?;
+    let k = rt.registry.code_object(f.module)?.kernel(&f.name)?;
+    k.metadata.as_ref().map(|m| m.max_flat_workgroup_size)
 }
 
 /// A launch's result as a HIP error code.
@@ -89,17 +158,8 @@ pub(super) fn report(result: Result<(), LaunchFailure>) -> u32 {
             eprintln!("hipscope: {e}");
             error::LAUNCH_FAILURE
         }
-        Err(LaunchFailure::Fault(f)) => {
-            // The real runtime aborts the process on a GPU fault. Exit at once (after the
-            // program's buffered output): exit handlers would call back into the runtime,
-            // whose lock this thread holds.
-            eprintln!("hipscope: {f}");
-            // SAFETY: flushing every C stream, then ending the process.
-            unsafe {
-                libc::fflush(std::ptr::null_mut());
-                libc::_exit(3)
-            }
-        }
+        // The real runtime aborts the process on a GPU fault (`crate::fatal`).
+        Err(LaunchFailure::Fault(f)) => crate::fatal::end_with_status_3(&f.to_string(), error::LAUNCH_FAILURE),
     }
 }
 
@@ -237,6 +297,31 @@ pub unsafe extern "C" fn hipLaunchCooperativeKernel(
     shared_mem: u32,
     stream: *mut c_void,
 ) -> u32 {
+    // ROCm's cooperative launch checks its own way first (clr `hipamd/src/hip_module.cpp`,
+    // `hipLaunchCooperativeKernel_common`): a destroyed stream is hipErrorContextIsDestroyed,
+    // an oversized grid or block hipErrorInvalidConfiguration, too much dynamic LDS
+    // hipErrorCooperativeLaunchTooLarge; then as any launch. (Its check that every
+    // work-group can be resident at once is not modelled.)
+    let early = with_runtime(|rt| {
+        if !rt.timeline.is_stream(stream as usize) {
+            return error::CONTEXT_IS_DESTROYED;
+        }
+        if !rt.registry.functions.contains_key(&(function as usize)) {
+            return error::INVALID_DEVICE_FUNCTION;
+        }
+        let shape = Shape::of_blocks(grid, block, u64::from(shared_mem));
+        let items: u64 = shape.block.iter().map(|&b| u64::from(b)).product();
+        if shape.global.iter().any(|&g| g > u64::from(u32::MAX)) || items > MAX_BLOCK_ITEMS {
+            return error::INVALID_CONFIGURATION;
+        }
+        if shape.dynamic_lds > rt.lds_limit_bytes() {
+            return error::COOPERATIVE_LAUNCH_TOO_LARGE;
+        }
+        error::SUCCESS
+    });
+    if early != error::SUCCESS {
+        return early;
+    }
     // SAFETY: the caller's contract, passed on.
     unsafe { hipLaunchKernel(function, grid, block, args, shared_mem as usize, stream) }
 }

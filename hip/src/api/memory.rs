@@ -3,9 +3,10 @@
 //! the program allowed.
 
 use crate::abi::hip_pointer_attribute as pa;
-use crate::memory::{AllocKind, CopyKind};
+use crate::memory::AllocKind;
 use crate::runtime::{error, Runtime};
 use crate::timeline::Engine;
+use crate::transfer::{CopyKind, Side, DEVICE_TO_DEVICE_NO_CU};
 use crate::{put, with_runtime};
 use std::ffi::{c_int, c_uint, c_void};
 
@@ -42,6 +43,11 @@ pub unsafe extern "C" fn hipExtMallocWithFlags(ptr: *mut *mut c_void, size: usiz
 /// `ptr` is where the address is written.
 #[no_mangle]
 pub unsafe extern "C" fn hipMallocManaged(ptr: *mut *mut c_void, size: usize, _flags: c_uint) -> u32 {
+    // Unlike hipMalloc, 0 bytes of managed memory is hipErrorInvalidValue (clr
+    // `hipamd/src/hip_hmm.cpp`, `hipMallocManaged`).
+    if size == 0 {
+        return with_runtime(|_| error::INVALID_VALUE);
+    }
     // SAFETY: the caller's contract.
     unsafe { allocate(ptr, size, AllocKind::Managed) }
 }
@@ -168,13 +174,19 @@ impl On {
     }
 }
 
+/// What a copy or fill on a destroyed (or never created) stream answers: ROCm's copies check
+/// the stream and answer `hipErrorContextIsDestroyed` (clr `hipamd/src/hip_memory.cpp`,
+/// `hipMemcpyAsync_common`, `hipMemcpyWithStream`, `hipMemcpyHtoDAsync` and the others; its
+/// fills use the stream unchecked, which hipscope answers the same way).
+pub(super) const STREAM_GONE: u32 = error::CONTEXT_IS_DESTROYED;
+
 /// A copy, placed on the timeline by the engine that carries it.
 pub(super) fn copy_on(rt: &mut Runtime, dst: u64, src: u64, len: usize, kind: u32, on: On) -> u32 {
     let stream = on.stream;
     let raw_kind = kind;
     let Some(kind) = CopyKind::from_raw(kind) else { return error::INVALID_MEMCPY_DIRECTION };
     if !rt.timeline.is_stream(stream) {
-        return error::INVALID_HANDLE;
+        return STREAM_GONE;
     }
     // A stream being captured into a graph records the copy instead (api/graph.rs).
     if let Some(code) = super::graph::capture_copy(stream, super::memory2d::Copy3d::linear(dst, src, len as u64, raw_kind)) {
@@ -182,9 +194,9 @@ pub(super) fn copy_on(rt: &mut Runtime, dst: u64, src: u64, len: usize, kind: u3
     }
     let code = rt.copy(dst, src, len as u64, kind);
     if code == error::SUCCESS && len > 0 {
-        let engine = match (rt.reachable(dst, len as u64), rt.reachable(src, len as u64)) {
-            (true, true) => Engine::DeviceToDevice,
-            (true, false) => Engine::HostToDevice,
+        let engine = match (rt.side(dst, len as u64), rt.side(src, len as u64)) {
+            (Side::Device, Side::Device) => Engine::DeviceToDevice,
+            (Side::Device, _) => Engine::HostToDevice,
             _ => Engine::DeviceToHost,
         };
         let ms = rt.copy_ms(engine, len as u64);
@@ -234,30 +246,21 @@ pub unsafe extern "C" fn hipMemcpyDtoD(dst: *mut c_void, src: *const c_void, siz
     with_runtime(|rt| copy_on(rt, dst as u64, src as u64, size, 3, SYNC))
 }
 
-/// `hipMemcpy2D`: `height` rows of `width` bytes, each side with its own pitch.
+/// `hipMemcpy2D`: `height` rows of `width` bytes, each side with its own pitch (one copy of
+/// all its rows, `api/memory2d.rs`).
 ///
 /// # Safety
 /// Host pointers must be valid for the rows they describe.
 #[no_mangle]
 pub unsafe extern "C" fn hipMemcpy2D(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: u32) -> u32 {
-    if width > dpitch || width > spitch {
-        return with_runtime(|_| error::INVALID_PITCH_VALUE);
-    }
-    with_runtime(|rt| {
-        for row in 0..height {
-            let code = copy_on(rt, dst as u64 + (row * dpitch) as u64, src as u64 + (row * spitch) as u64, width, kind, SYNC);
-            if code != error::SUCCESS {
-                return code;
-            }
-        }
-        error::SUCCESS
-    })
+    let c = super::memory2d::Copy3d::rows2d(dst as u64, dpitch as u64, src as u64, spitch as u64, width as u64, height as u64, kind);
+    with_runtime(|rt| super::memory2d::submit_copy(rt, c, SYNC))
 }
 
 /// A fill on `stream`: device-side, as the runtime's fill kernel is.
 pub(super) fn fill_on(rt: &mut Runtime, dst: u64, pattern: &[u8], count: usize, on: On) -> u32 {
     if !rt.timeline.is_stream(on.stream) {
-        return error::INVALID_HANDLE;
+        return STREAM_GONE;
     }
     // A stream being captured into a graph records the fill instead (api/graph.rs).
     if let Some(code) = super::graph::capture_fill(on.stream, super::memory2d::Fill3d::linear(dst, pattern, count as u64)) {
@@ -322,69 +325,33 @@ fn symbol_range(rt: &mut Runtime, symbol: *const c_void, size: usize, offset: us
     Ok(address + offset as u64)
 }
 
-/// A copy into a variable: through the device's memory (the variable is not an allocation).
+/// Whether `kind` may copy to (`to_device`) or from a variable: ROCm allows only
+/// `hipMemcpyHostToDevice` (`hipMemcpyDeviceToHost` from a variable) and the device-to-device
+/// kinds, and checks that first (clr `hipMemcpyToSymbol_common`, `hipMemcpyFromSymbol_common`).
+fn symbol_kind(kind: u32, to_device: bool) -> bool {
+    kind == if to_device { 1 } else { 2 } || kind == 3 || kind == DEVICE_TO_DEVICE_NO_CU
+}
+
+/// A copy into a variable: a copy to its device address once the range is checked.
 fn to_symbol(rt: &mut Runtime, symbol: *const c_void, src: *const c_void, size: usize, offset: usize, kind: u32, on: On) -> u32 {
-    let dst = match symbol_range(rt, symbol, size, offset) {
-        Ok(d) => d,
-        Err(e) => return e,
-    };
-    if size == 0 {
-        return error::SUCCESS;
+    if !symbol_kind(kind, true) {
+        return error::INVALID_MEMCPY_DIRECTION;
     }
-    // A stream being captured into a graph records the copy to the variable's address.
-    if let Some(code) = super::graph::capture_copy(on.stream, super::memory2d::Copy3d::linear(dst, src as u64, size as u64, kind)) {
-        return code;
+    match symbol_range(rt, symbol, size, offset) {
+        Ok(dst) => copy_on(rt, dst, src as u64, size, kind, on),
+        Err(e) => e,
     }
-    let bytes = match CopyKind::from_raw(kind) {
-        Some(CopyKind::DeviceToDevice) => {
-            let mut tmp = vec![0u8; size];
-            match rt.read(src as u64, &mut tmp) {
-                error::SUCCESS => tmp,
-                e => return e,
-            }
-        }
-        Some(CopyKind::HostToDevice | CopyKind::Default) if !src.is_null() => {
-            // SAFETY: the caller's host range of `size` bytes.
-            unsafe { std::slice::from_raw_parts(src as *const u8, size) }.to_vec()
-        }
-        Some(_) | None => return error::INVALID_MEMCPY_DIRECTION,
-    };
-    let code = rt.write(dst, &bytes);
-    let ms = rt.copy_ms(Engine::HostToDevice, size as u64);
-    on.place(rt, Engine::HostToDevice, ms);
-    code
 }
 
 /// A copy out of a variable.
 fn from_symbol(rt: &mut Runtime, dst: *mut c_void, symbol: *const c_void, size: usize, offset: usize, kind: u32, on: On) -> u32 {
-    let src = match symbol_range(rt, symbol, size, offset) {
-        Ok(s) => s,
-        Err(e) => return e,
-    };
-    if size == 0 {
-        return error::SUCCESS;
+    if !symbol_kind(kind, false) {
+        return error::INVALID_MEMCPY_DIRECTION;
     }
-    // A stream being captured into a graph records the copy from the variable's address.
-    if let Some(code) = super::graph::capture_copy(on.stream, super::memory2d::Copy3d::linear(dst as u64, src, size as u64, kind)) {
-        return code;
+    match symbol_range(rt, symbol, size, offset) {
+        Ok(src) => copy_on(rt, dst as u64, src, size, kind, on),
+        Err(e) => e,
     }
-    let mut tmp = vec![0u8; size];
-    let code = rt.read(src, &mut tmp);
-    if code != error::SUCCESS {
-        return code;
-    }
-    let code = match CopyKind::from_raw(kind) {
-        Some(CopyKind::DeviceToDevice) => rt.write(dst as u64, &tmp),
-        Some(CopyKind::DeviceToHost | CopyKind::Default) if !dst.is_null() => {
-            // SAFETY: the caller's host range of `size` bytes.
-            unsafe { std::ptr::copy_nonoverlapping(tmp.as_ptr(), dst as *mut u8, size) };
-            error::SUCCESS
-        }
-        Some(_) | None => error::INVALID_MEMCPY_DIRECTION,
-    };
-    let ms = rt.copy_ms(Engine::DeviceToHost, size as u64);
-    on.place(rt, Engine::DeviceToHost, ms);
-    code
 }
 
 /// # Safety

@@ -16,10 +16,11 @@
 //! device side is not device memory is `hipErrorInvalidValue`, as in `api/memory.rs`. hipArray
 //! sides (`hipMemcpy3D` with `srcArray`/`dstArray`, `hipMemoryTypeArray`) are not supported.
 
-use super::memory::{copy_on, on_stream, On, SYNC};
-use crate::memory::{AllocKind, CopyKind};
+use super::memory::{copy_on, on_stream, On, STREAM_GONE, SYNC};
+use crate::memory::AllocKind;
 use crate::runtime::{error, Runtime};
 use crate::timeline::Engine;
+use crate::transfer::{CopyKind, Side};
 use crate::{put, with_runtime};
 use std::ffi::{c_int, c_uint, c_void};
 use std::mem::{offset_of, size_of};
@@ -272,11 +273,12 @@ fn read_rows(rt: &mut Runtime, rows: impl Iterator<Item = u64>, len: u64) -> Res
 }
 
 /// Run a copy now and place it on `on`'s stream. No capture check: graphs run their copy
-/// nodes through here.
+/// nodes through here. The direction comes from where the two spans lie
+/// ([`crate::transfer`]); each must lie in one allocation when it is device-side.
 pub(super) fn run_copy(rt: &mut Runtime, c: &Copy3d, on: On) -> u32 {
     let Some(kind) = CopyKind::from_raw(c.kind) else { return error::INVALID_MEMCPY_DIRECTION };
     if !rt.timeline.is_stream(on.stream) {
-        return error::INVALID_HANDLE;
+        return STREAM_GONE;
     }
     if let Err(e) = c.check() {
         return e;
@@ -285,22 +287,15 @@ pub(super) fn run_copy(rt: &mut Runtime, c: &Copy3d, on: On) -> u32 {
     if bytes == 0 {
         return error::SUCCESS;
     }
-    if c.dst == 0 || c.src == 0 || usize::try_from(bytes).is_err() {
+    if usize::try_from(bytes).is_err() {
         return error::INVALID_VALUE;
     }
-    let dst_dev = rt.reachable(c.dst, span(c.width, c.height, c.depth, c.dst_pitch, c.dst_slice));
-    let src_dev = rt.reachable(c.src, span(c.width, c.height, c.depth, c.src_pitch, c.src_slice));
-    let declared_ok = match kind {
-        CopyKind::HostToDevice => dst_dev,
-        CopyKind::DeviceToHost => src_dev,
-        CopyKind::DeviceToDevice => dst_dev && src_dev,
-        CopyKind::HostToHost | CopyKind::Default => true,
-    };
-    if !declared_ok {
-        return error::INVALID_VALUE;
-    }
-    let code = match (dst_dev, src_dev) {
-        (false, false) => {
+    let dst = rt.side(c.dst, span(c.width, c.height, c.depth, c.dst_pitch, c.dst_slice));
+    let src = rt.side(c.src, span(c.width, c.height, c.depth, c.src_pitch, c.src_slice));
+    let code = match (dst, src) {
+        (Side::Bad, _) | (_, Side::Bad) => error::INVALID_VALUE,
+        (Side::Host, Side::Host) if !matches!(kind, CopyKind::HostToHost | CopyKind::Default) => error::INVALID_VALUE,
+        (Side::Host, Side::Host) => {
             for (d, s) in c.rows() {
                 // SAFETY: both host rows valid for `width` bytes (the caller's contract); `copy`
                 // allows overlap.
@@ -308,12 +303,12 @@ pub(super) fn run_copy(rt: &mut Runtime, c: &Copy3d, on: On) -> u32 {
             }
             error::SUCCESS
         }
-        (true, false) => {
+        (Side::Device, Side::Host) => {
             // SAFETY: each source row is the caller's host memory of `width` bytes.
             let rows: Vec<(u64, Vec<u8>)> = c.rows().map(|(d, s)| (d, unsafe { host_bytes(s, c.width) }.to_vec())).collect();
             write_rows(rt, &rows)
         }
-        (false, true) => match read_rows(rt, c.rows().map(|(_, s)| s), c.width) {
+        (Side::Host, Side::Device) => match read_rows(rt, c.rows().map(|(_, s)| s), c.width) {
             Ok(data) => {
                 for ((d, _), row) in c.rows().zip(&data) {
                     // SAFETY: the caller's host row of `width` bytes.
@@ -323,7 +318,7 @@ pub(super) fn run_copy(rt: &mut Runtime, c: &Copy3d, on: On) -> u32 {
             }
             Err(e) => e,
         },
-        (true, true) => match read_rows(rt, c.rows().map(|(_, s)| s), c.width) {
+        (Side::Device, Side::Device) => match read_rows(rt, c.rows().map(|(_, s)| s), c.width) {
             Ok(data) => {
                 let rows: Vec<(u64, Vec<u8>)> = c.rows().map(|(d, _)| d).zip(data).collect();
                 write_rows(rt, &rows)
@@ -332,9 +327,9 @@ pub(super) fn run_copy(rt: &mut Runtime, c: &Copy3d, on: On) -> u32 {
         },
     };
     if code == error::SUCCESS {
-        let engine = match (dst_dev, src_dev) {
-            (true, true) => Engine::DeviceToDevice,
-            (true, false) => Engine::HostToDevice,
+        let engine = match (dst, src) {
+            (Side::Device, Side::Device) => Engine::DeviceToDevice,
+            (Side::Device, _) => Engine::HostToDevice,
             _ => Engine::DeviceToHost,
         };
         let ms = rt.copy_ms(engine, bytes);
@@ -344,12 +339,12 @@ pub(super) fn run_copy(rt: &mut Runtime, c: &Copy3d, on: On) -> u32 {
 }
 
 /// A copy the program asked for: recorded by a capturing stream, else run.
-fn submit_copy(rt: &mut Runtime, c: Copy3d, on: On) -> u32 {
+pub(super) fn submit_copy(rt: &mut Runtime, c: Copy3d, on: On) -> u32 {
     if CopyKind::from_raw(c.kind).is_none() {
         return error::INVALID_MEMCPY_DIRECTION;
     }
     if !rt.timeline.is_stream(on.stream) {
-        return error::INVALID_HANDLE;
+        return STREAM_GONE;
     }
     if let Err(e) = c.check() {
         return e;
@@ -363,7 +358,7 @@ fn submit_copy(rt: &mut Runtime, c: Copy3d, on: On) -> u32 {
 /// Run a fill now and place it on `on`'s stream (device-side, as ROCm's fill kernel).
 pub(super) fn run_fill(rt: &mut Runtime, f: &Fill3d, on: On) -> u32 {
     if !rt.timeline.is_stream(on.stream) {
-        return error::INVALID_HANDLE;
+        return STREAM_GONE;
     }
     let row = f.row_bytes();
     if (f.height > 1 || f.depth > 1) && row > f.pitch || f.depth > 1 && f.slice < f.pitch.saturating_mul(f.height) {
@@ -373,7 +368,7 @@ pub(super) fn run_fill(rt: &mut Runtime, f: &Fill3d, on: On) -> u32 {
     if bytes == 0 {
         return error::SUCCESS;
     }
-    if usize::try_from(bytes).is_err() || !rt.reachable(f.dst, span(row, f.height, f.depth, f.pitch, f.slice)) {
+    if usize::try_from(bytes).is_err() || rt.side(f.dst, span(row, f.height, f.depth, f.pitch, f.slice)) != Side::Device {
         return error::INVALID_VALUE;
     }
     let data: Vec<u8> = f.pattern.iter().copied().cycle().take(row as usize).collect();
@@ -390,7 +385,7 @@ pub(super) fn run_fill(rt: &mut Runtime, f: &Fill3d, on: On) -> u32 {
 /// A fill the program asked for: recorded by a capturing stream, else run.
 fn submit_fill(rt: &mut Runtime, f: Fill3d, on: On) -> u32 {
     if !rt.timeline.is_stream(on.stream) {
-        return error::INVALID_HANDLE;
+        return STREAM_GONE;
     }
     if let Some(code) = super::graph::capture_fill(on.stream, f.clone()) {
         return code;
@@ -468,7 +463,14 @@ pub unsafe extern "C" fn hipMemcpy2DAsync(
     stream: *mut c_void,
 ) -> u32 {
     let c = Copy3d::rows2d(dst as u64, dpitch as u64, src as u64, spitch as u64, width as u64, height as u64, kind);
-    with_runtime(|rt| submit_copy(rt, c, on_stream(stream)))
+    with_runtime(|rt| {
+        // ROCm checks a 2D copy's stream first and answers hipErrorInvalidValue
+        // (`hipMemcpy2DValidateParams`), unlike its other copies.
+        if !rt.timeline.is_stream(stream as usize) {
+            return error::INVALID_VALUE;
+        }
+        submit_copy(rt, c, on_stream(stream))
+    })
 }
 
 /// A `hip_Memcpy2D` as a copy (no hipArray sides).

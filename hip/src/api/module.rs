@@ -97,16 +97,30 @@ unsafe fn image_bytes<'a>(p: *const u8) -> Option<&'a [u8]> {
 }
 
 /// The module's kernels stay decoded and its data mapped (addresses are not reused), but its
-/// handle is no longer valid.
+/// handle and its functions are no longer valid. A null module is
+/// `hipErrorInvalidResourceHandle`, one unloaded before `hipErrorNotFound` (clr
+/// `hipamd/src/hip_module.cpp` `hipModuleUnload`, `hip_platform.cpp` `unloadModule`).
 #[no_mangle]
 pub extern "C" fn hipModuleUnload(module: *mut c_void) -> u32 {
     with_runtime(|rt| match rt.registry.module_of(module as usize) {
+        _ if module.is_null() => error::INVALID_HANDLE,
         Some(id) => {
             rt.registry.unregister(id);
             error::SUCCESS
         }
-        None => error::INVALID_HANDLE,
+        None => error::NOT_FOUND,
     })
+}
+
+/// What a call naming module `module` answers when it names none: a null handle is
+/// `hipErrorInvalidResourceHandle`, an unloaded or unknown one `hipErrorNotFound` (ROCm looks
+/// the module up and finds nothing: `hipModuleGetFunction`, `hipModuleGetGlobal`).
+fn no_module(module: *mut c_void) -> u32 {
+    if module.is_null() {
+        error::INVALID_HANDLE
+    } else {
+        error::NOT_FOUND
+    }
 }
 
 /// # Safety
@@ -119,7 +133,7 @@ pub unsafe extern "C" fn hipModuleGetFunction(function: *mut *mut c_void, module
     // SAFETY: the caller's string.
     let name = unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned();
     with_runtime(|rt| {
-        let Some(id) = rt.registry.module_of(module as usize) else { return error::INVALID_HANDLE };
+        let Some(id) = rt.registry.module_of(module as usize) else { return no_module(module) };
         let Some(k) = rt.registry.code_object(id).and_then(|c| c.find_kernel(&name).ok()) else { return error::NOT_FOUND };
         let symbol = k.name.clone();
         let handle = rt.registry.function_handle(id, &symbol);
@@ -138,7 +152,7 @@ pub unsafe extern "C" fn hipModuleGetGlobal(ptr: *mut *mut c_void, bytes: *mut u
     // SAFETY: the caller's string.
     let name = unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned();
     with_runtime(|rt| {
-        let Some(id) = rt.registry.module_of(module as usize) else { return error::INVALID_HANDLE };
+        let Some(id) = rt.registry.module_of(module as usize) else { return no_module(module) };
         let Some(g) = rt.registry.code_object(id).and_then(|c| c.data_symbols.iter().find(|d| d.name == name)) else { return error::NOT_FOUND };
         let (address, size) = (g.address, g.size);
         // SAFETY: the caller's out-parameters, each optional.
@@ -173,29 +187,44 @@ pub unsafe extern "C" fn hipModuleLaunchKernel(
     extra: *mut *mut c_void,
 ) -> u32 {
     let (grid, block) = (crate::Dim3 { x: gx, y: gy, z: gz }, crate::Dim3 { x: bx, y: by, z: bz });
-    let Some(geo) = super::launch::geometry(grid, block, shared_mem as usize) else { return with_runtime(|_| error::INVALID_CONFIGURATION) };
     // SAFETY: the caller's `extra` array, terminated by HIP_LAUNCH_PARAM_END.
     let packed = match unsafe { packed_buffer(extra) } {
         Ok(p) => p,
         Err(e) => return with_runtime(|_| e),
     };
-    with_runtime(|rt| module_launch(rt, function as usize, geo, packed, params as *const *const u8, stream as usize))
+    with_runtime(|rt| {
+        // ROCm's order (clr `hipamd/src/hip_module.cpp`, `hipModuleLaunchKernel`): the stream,
+        // the grid's limits in work-groups, then the function and the shape.
+        if !rt.timeline.is_stream(stream as usize) {
+            return error::INVALID_VALUE;
+        }
+        if u64::from(gx) > MAX_GRID_X || u64::from(gy) > MAX_GRID_YZ || u64::from(gz) > MAX_GRID_YZ {
+            return error::INVALID_VALUE;
+        }
+        let shape = super::launch::Shape::of_blocks(grid, block, u64::from(shared_mem));
+        module_launch(rt, function as usize, &shape, packed, params as *const *const u8, stream as usize)
+    })
 }
 
+/// Work-groups in x a module launch may have (`hipModuleLaunchKernel`: `INT32_MAX`).
+const MAX_GRID_X: u64 = i32::MAX as u64;
+/// Work-groups in y and z (`hipModuleLaunchKernel`: `UINT16_MAX + 1`).
+const MAX_GRID_YZ: u64 = 1 << 16;
+
 /// The launch of `hipModuleLaunchKernel` and `hipExtModuleLaunchKernel` once the arguments
-/// are decoded: a function handle and stream this runtime knows, recorded as a graph node
+/// are decoded: a function handle this runtime knows (an unknown or null one is
+/// `hipErrorInvalidResourceHandle`, as ROCm answers a null one, `ihipModuleLaunchKernel`),
+/// a shape ROCm accepts ([`super::launch::checked_geometry`]), recorded as a graph node
 /// when the stream is capturing, else run.
-fn module_launch(
-    rt: &mut crate::runtime::Runtime,
-    function: usize,
-    geo: hipscope_sim::Geometry,
-    packed: Option<&[u8]>,
-    params: *const *const u8,
-    stream: usize,
-) -> u32 {
-    if !rt.registry.functions.contains_key(&function) || !rt.timeline.is_stream(stream) {
+fn module_launch(rt: &mut Runtime, function: usize, shape: &super::launch::Shape, packed: Option<&[u8]>, params: *const *const u8, stream: usize) -> u32 {
+    // A function of an unloaded module is gone too (ROCm frees it with its module).
+    if !rt.registry.functions.get(&function).is_some_and(|f| rt.registry.is_live(f.module)) {
         return error::INVALID_HANDLE;
     }
+    let geo = match super::launch::checked_geometry(rt, function, shape) {
+        Ok(g) => g,
+        Err(e) => return e,
+    };
     let captured = match packed {
         Some(buf) => super::graph::capture_launch_packed(rt, function, geo, buf, stream),
         None => super::graph::capture_launch(rt, function, geo, params, stream),
@@ -280,19 +309,21 @@ pub unsafe extern "C" fn hipExtModuleLaunchKernel(
     stop: *mut c_void,
     _flags: u32,
 ) -> u32 {
-    let (global, local) = ([global_x, global_y, global_z], [local_x, local_y, local_z]);
-    let items = local.iter().map(|&l| u64::from(l)).product::<u64>();
-    if global.contains(&0) || local.contains(&0) || items > 1024 {
-        return with_runtime(|_| error::INVALID_CONFIGURATION);
-    }
-    let Ok(dynamic_lds) = u32::try_from(shared_mem) else { return with_runtime(|_| error::INVALID_CONFIGURATION) };
-    let geo = hipscope_sim::Geometry { grid: global, block: local, dynamic_lds };
+    let shape = super::launch::Shape::of_items([global_x, global_y, global_z], [local_x, local_y, local_z], shared_mem as u64);
     // SAFETY: the caller's `extra` array, terminated by HIP_LAUNCH_PARAM_END.
     let packed = match unsafe { packed_buffer(extra) } {
         Ok(p) => p,
         Err(e) => return with_runtime(|_| e),
     };
-    let launch = || with_runtime(|rt| module_launch(rt, function as usize, geo, packed, params as *const *const u8, stream as usize));
+    let launch = || {
+        with_runtime(|rt| {
+            // hipExtModuleLaunchKernel checks the stream first (`hipamd/src/hip_module.cpp`).
+            if !rt.timeline.is_stream(stream as usize) {
+                return error::INVALID_VALUE;
+            }
+            module_launch(rt, function as usize, &shape, packed, params as *const *const u8, stream as usize)
+        })
+    };
     // SAFETY: the caller's events.
     unsafe { super::launch::with_events_around(start, stop, stream, launch) }
 }

@@ -2,6 +2,7 @@
 //! its kernels with events reads simulated times.
 
 use crate::runtime::error;
+use crate::timeline::STREAM_PER_THREAD;
 use crate::{put, with_runtime};
 use std::collections::BTreeMap;
 use std::ffi::{c_int, c_void};
@@ -37,16 +38,24 @@ pub unsafe extern "C" fn hipStreamCreateWithPriority(stream: *mut *mut c_void, f
     unsafe { hipStreamCreateWithFlags(stream, flags) }
 }
 
+/// The null stream and `hipStreamPerThread` cannot be destroyed
+/// (`hipErrorInvalidHandle`); a stream destroyed before, or never created, is
+/// `hipErrorContextIsDestroyed` (clr `hipamd/src/hip_stream.cpp`, `hipStreamDestroy`).
 #[no_mangle]
 pub extern "C" fn hipStreamDestroy(stream: *mut c_void) -> u32 {
-    with_runtime(|rt| if rt.timeline.destroy_stream(stream as usize) { error::SUCCESS } else { error::INVALID_HANDLE })
+    with_runtime(|rt| match stream as usize {
+        0 | STREAM_PER_THREAD => error::INVALID_HANDLE,
+        s if rt.timeline.destroy_stream(s) => error::SUCCESS,
+        _ => error::CONTEXT_IS_DESTROYED,
+    })
 }
 
+/// A destroyed stream is `hipErrorContextIsDestroyed` (`hipStreamSynchronize_common`).
 #[no_mangle]
 pub extern "C" fn hipStreamSynchronize(stream: *mut c_void) -> u32 {
     with_runtime(|rt| {
         if !rt.timeline.is_stream(stream as usize) {
-            return error::INVALID_HANDLE;
+            return error::CONTEXT_IS_DESTROYED;
         }
         rt.timeline.synchronize_stream(stream as usize);
         error::SUCCESS
@@ -76,8 +85,11 @@ pub extern "C" fn hipGetStreamDeviceId(stream: *mut c_void) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamGetDevice(stream: *mut c_void, device: *mut c_int) -> u32 {
     with_runtime(|rt| {
+        if device.is_null() {
+            return error::INVALID_VALUE;
+        }
         if !rt.timeline.is_stream(stream as usize) {
-            return error::INVALID_HANDLE;
+            return error::CONTEXT_IS_DESTROYED;
         }
         // SAFETY: the caller's contract.
         unsafe { crate::put(device, 0) }
@@ -91,8 +103,16 @@ struct Event {
 }
 
 /// Live events by handle. Handles are counters, never pointers the program could forge into
-/// something we dereference: an unknown or destroyed handle is `hipErrorInvalidHandle`.
+/// something we dereference. ROCm checks an event handle only when destroying it
+/// (`hipErrorContextIsDestroyed` for one destroyed before, clr `hipamd/src/hip_event.cpp`,
+/// `hipEventDestroy`); its other calls use the freed event. hipscope answers those with
+/// `hipErrorInvalidHandle`, ROCm's code for a null event in the same calls.
 static EVENTS: Mutex<(usize, BTreeMap<usize, Event>)> = Mutex::new((0, BTreeMap::new()));
+
+/// Drop every event ([`super::reset_tables`]).
+pub(crate) fn forget_events() {
+    with_events(|map, _| map.clear());
+}
 
 fn with_events<R>(f: impl FnOnce(&mut BTreeMap<usize, Event>, &mut usize) -> R) -> R {
     let mut g = EVENTS.lock().unwrap_or_else(|p| p.into_inner());
@@ -124,11 +144,16 @@ pub unsafe extern "C" fn hipEventCreateWithFlags(event: *mut *mut c_void, _flags
     with_runtime(|_| unsafe { put(event, h as *mut c_void) })
 }
 
+/// A null event is `hipErrorInvalidHandle`, a destroyed stream `hipErrorContextIsDestroyed`
+/// (`hipEventRecord_common`).
 #[no_mangle]
 pub extern "C" fn hipEventRecord(event: *mut c_void, stream: *mut c_void) -> u32 {
     with_runtime(|rt| {
-        if !rt.timeline.is_stream(stream as usize) {
+        if event.is_null() {
             return error::INVALID_HANDLE;
+        }
+        if !rt.timeline.is_stream(stream as usize) {
+            return error::CONTEXT_IS_DESTROYED;
         }
         // On a stream being captured, the event marks the capture's position (api/graph.rs).
         if let Some(code) = super::graph::capture_event_record(event as usize, stream as usize) {
@@ -145,22 +170,22 @@ pub extern "C" fn hipEventRecord(event: *mut c_void, stream: *mut c_void) -> u32
     })
 }
 
-fn recorded(event: *mut c_void) -> Result<f64, u32> {
-    with_events(|map, _| match map.get(&(event as usize)) {
-        Some(Event { at_ms: Some(t) }) => Ok(*t),
-        // HIP: an event never recorded cannot be waited for or measured.
-        Some(_) => Err(error::INVALID_HANDLE),
-        None => Err(error::INVALID_HANDLE),
-    })
+/// Where a live event was last recorded: `Ok(None)` if never; an unknown handle is
+/// `hipErrorInvalidHandle`.
+fn recorded(event: *mut c_void) -> Result<Option<f64>, u32> {
+    with_events(|map, _| map.get(&(event as usize)).map(|e| e.at_ms).ok_or(error::INVALID_HANDLE))
 }
 
+/// An event never recorded is complete at once (`Event::synchronize`: "If event is not
+/// recorded, event_ is null, hence return hipSuccess").
 #[no_mangle]
 pub extern "C" fn hipEventSynchronize(event: *mut c_void) -> u32 {
     with_runtime(|rt| match recorded(event) {
-        Ok(at) => {
+        Ok(Some(at)) => {
             rt.timeline.host_wait(at);
             error::SUCCESS
         }
+        Ok(None) => error::SUCCESS,
         Err(e) => e,
     })
 }
@@ -175,18 +200,32 @@ pub extern "C" fn hipEventQuery(event: *mut c_void) -> u32 {
 /// `ms` is writable.
 #[no_mangle]
 pub unsafe extern "C" fn hipEventElapsedTime(ms: *mut f32, start: *mut c_void, stop: *mut c_void) -> u32 {
+    if ms.is_null() {
+        return with_runtime(|_| error::INVALID_VALUE);
+    }
     with_runtime(|_| match (recorded(start), recorded(stop)) {
-        // SAFETY: the caller's out-parameter (null is refused by `put`).
-        (Ok(a), Ok(b)) => unsafe { put(ms, (b - a) as f32) },
+        // SAFETY: the caller's out-parameter, not null.
+        (Ok(Some(a)), Ok(Some(b))) => unsafe { put(ms, (b - a) as f32) },
+        // An event never recorded cannot be measured (`Event::elapsedTime`).
+        (Ok(_), Ok(_)) => error::INVALID_HANDLE,
         (Err(e), _) | (_, Err(e)) => e,
     })
 }
 
+/// A null event is `hipErrorInvalidHandle`; one destroyed before (or never created)
+/// `hipErrorContextIsDestroyed` (`hipEventDestroy`).
 #[no_mangle]
 pub extern "C" fn hipEventDestroy(event: *mut c_void) -> u32 {
-    with_runtime(|_| with_events(|map, _| if map.remove(&(event as usize)).is_some() { error::SUCCESS } else { error::INVALID_HANDLE }))
+    with_runtime(|_| {
+        if event.is_null() {
+            return error::INVALID_HANDLE;
+        }
+        with_events(|map, _| if map.remove(&(event as usize)).is_some() { error::SUCCESS } else { error::CONTEXT_IS_DESTROYED })
+    })
 }
 
+/// A destroyed stream or an unknown event is `hipErrorInvalidHandle`
+/// (`hipStreamWaitEvent_common`); an event never recorded leaves nothing to wait for.
 #[no_mangle]
 pub extern "C" fn hipStreamWaitEvent(stream: *mut c_void, event: *mut c_void, _flags: u32) -> u32 {
     with_runtime(|rt| {
@@ -198,10 +237,12 @@ pub extern "C" fn hipStreamWaitEvent(stream: *mut c_void, event: *mut c_void, _f
             return code;
         }
         match recorded(event) {
-            Ok(at) => {
+            Ok(Some(at)) => {
                 rt.timeline.wait(stream as usize, at);
                 error::SUCCESS
             }
+            // Nothing to wait for.
+            Ok(None) => error::SUCCESS,
             Err(e) => e,
         }
     })

@@ -144,6 +144,12 @@ fn textures() -> std::sync::MutexGuard<'static, BTreeMap<u64, Texture>> {
     TEXTURES.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Forget every texture object: `hipDeviceReset` released their memory (and the fuzzer's
+/// fresh start, [`super::reset_tables`]).
+pub(crate) fn forget_all() {
+    textures().clear();
+}
+
 fn u32_at(b: &[u8], off: usize) -> u32 {
     u32::from_le_bytes(b[off..off + 4].try_into().unwrap_or([0; 4]))
 }
@@ -352,11 +358,18 @@ pub unsafe extern "C" fn hipCreateTextureObject(object: *mut *mut c_void, res: *
     })
 }
 
+/// A null object is nothing to destroy; on a GPU without image support ROCm answers
+/// `hipErrorNotSupported` before looking at the object (clr `hipamd/src/hip_texture.cpp`,
+/// `ihipDestroyTextureObject`); an object destroyed before is memory freed before, which
+/// ROCm's `ihipFree` answers with `hipErrorInvalidValue`.
 #[no_mangle]
 pub extern "C" fn hipDestroyTextureObject(object: *mut c_void) -> u32 {
     with_runtime(|rt| {
         if object.is_null() {
             return error::SUCCESS;
+        }
+        if rt.gpu.processor.family() == Family::Gfx940 {
+            return error::NOT_SUPPORTED;
         }
         if textures().remove(&(object as u64)).is_none() {
             return error::INVALID_VALUE;

@@ -28,7 +28,7 @@ pub fn alloc(r: &mut Rig, name: &str, bytes: Vec<u8>) -> u64 {
 }
 
 pub fn bytes(r: &Rig, name: &str) -> Vec<u8> {
-    r.mem.find(name).map(|a| a.data.clone()).unwrap_or_default()
+    r.mem.find(name).map(|a| a.data.to_vec()).unwrap_or_default()
 }
 
 pub fn le32(b: &[u8], at: usize) -> u32 {

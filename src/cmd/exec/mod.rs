@@ -146,19 +146,41 @@ impl Drop for Prepared {
     }
 }
 
+/// Whether `path` can be opened for writing, as the library will open it: an existing file is
+/// opened (not truncated), a new one created and removed again.
+fn check_writable(path: &Path) -> std::io::Result<()> {
+    if path.is_dir() {
+        return Err(std::io::Error::other("it is a directory"));
+    }
+    let existed = path.exists();
+    std::fs::OpenOptions::new().write(true).create(true).truncate(false).open(path)?;
+    if !existed {
+        std::fs::remove_file(path)?;
+    }
+    Ok(())
+}
+
 pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     if args.counters.is_some() && args.mode != ModeArg::Timing {
         return Err(CliError::BadInput("--counters: counters come from the timing model; add --mode timing".into()));
+    }
+    let outputs = [
+        ("--kernel-trace", "HIPSCOPE_KERNEL_TRACE", &args.kernel_trace),
+        ("--counters", "HIPSCOPE_COUNTERS", &args.counters),
+        ("--report", "HIPSCOPE_REPORT", &args.report),
+    ];
+    // An output the library could not write would leave the program running with every HIP
+    // call failing: refuse it before the program starts.
+    for (flag, _, path) in outputs {
+        if let Some(path) = path {
+            check_writable(path).map_err(|e| CliError::BadInput(format!("{flag} {}: cannot write it: {e}", path.display())))?;
+        }
     }
     let prepared = Prepared::new(&args.gpu, args.mode == ModeArg::Timing)?;
     let (program, rest) = args.command.split_first().ok_or_else(|| CliError::BadInput("no program given after --".into()))?;
     let mut cmd = prepared.command(program, rest);
     cmd.env("HIPSCOPE_SEED", args.seed.to_string());
-    for (flag, var, path) in [
-        ("--kernel-trace", "HIPSCOPE_KERNEL_TRACE", &args.kernel_trace),
-        ("--counters", "HIPSCOPE_COUNTERS", &args.counters),
-        ("--report", "HIPSCOPE_REPORT", &args.report),
-    ] {
+    for (flag, var, path) in outputs {
         if let Some(path) = path {
             // The program may change directory: hand the library an absolute path.
             let abs = std::path::absolute(path).map_err(|e| CliError::BadInput(format!("{flag} {}: {e}", path.display())))?;

@@ -1,0 +1,155 @@
+//! Copies and fills between the host and the simulated GPU, and where each side of one is.
+//!
+//! ROCm's runtime decides a copy's direction by the memory objects its pointers fall in, not by
+//! the `hipMemcpyKind` (clr `hipamd/src/hip_memory.cpp`, `ihipMemcpy`): a pointer inside an
+//! allocation is device-side and the copy must fit in that allocation's size as asked for
+//! (`ihipMemcpy_validate`); a pointer in no allocation is the program's host memory, and a
+//! copy between two host pointers must say `hipMemcpyHostToHost` or `hipMemcpyDefault`
+//! (`IsHtoHMemcpyValid`). hipscope adds one refusal the real runtime cannot make: an address
+//! of the simulated device's address space that is in no live allocation (past a buffer's end,
+//! freed, between buffers) is neither, and the call is `hipErrorInvalidValue` — it is never
+//! dereferenced on the host, where nothing is mapped there.
+
+use crate::runtime::{error, Runtime};
+use hipscope_sim::memory::HEAP_BASE;
+
+/// Where one side of a copy or fill lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Inside one allocation (or a code object's variable): the device reaches all of it.
+    Device,
+    /// The program's own memory (HIP's contract: valid for the length given).
+    Host,
+    /// Null, or device address space outside every live allocation.
+    Bad,
+}
+
+impl Runtime {
+    /// Where `[address, address + len)` lies (see the module documentation).
+    pub fn side(&self, address: u64, len: u64) -> Side {
+        if address == 0 {
+            Side::Bad
+        } else if self.reachable(address, len) {
+            Side::Device
+        } else if self.in_device_space(address) {
+            Side::Bad
+        } else {
+            Side::Host
+        }
+    }
+
+    /// Whether `address` is one the simulated device's address space handed out: an
+    /// allocation of the heap (live or kept for reuse), anything from [`HEAP_BASE`] up to
+    /// where the next allocation goes (allocations, their guards, freed ones), or a code
+    /// object's section (a range that starts in a variable and runs past its section).
+    fn in_device_space(&self, address: u64) -> bool {
+        self.memory.heap.maps(address) || (HEAP_BASE..self.device.mem.high_water()).contains(&address) || self.device.mem.allocation_at(address).is_some()
+    }
+
+    /// `hipMemset` and friends: `count` elements of `pattern` from `address`, which must lie
+    /// in one allocation (clr `ihipMemset_validate`).
+    pub fn fill(&mut self, address: u64, pattern: &[u8], count: u64) -> u32 {
+        let Some(len) = count.checked_mul(pattern.len() as u64) else { return error::INVALID_VALUE };
+        if len == 0 {
+            return error::SUCCESS;
+        }
+        if self.side(address, len) != Side::Device {
+            return error::INVALID_VALUE;
+        }
+        let Ok(n) = usize::try_from(len) else { return error::INVALID_VALUE };
+        let bytes: Vec<u8> = pattern.iter().copied().cycle().take(n).collect();
+        self.write(address, &bytes)
+    }
+
+    /// Write into device-reachable memory as a copy engine does: memory, not the GPU's caches
+    /// (which drop the lines of the written range, after writing back what was dirty, and
+    /// keep the rest). Shared memory is written on both sides.
+    pub fn write(&mut self, address: u64, bytes: &[u8]) -> u32 {
+        self.memory.host_to_device(&mut self.device);
+        self.device.invalidate_caches(address, bytes.len() as u64);
+        if self.device.mem.write(address, bytes).is_err() {
+            return error::INVALID_VALUE;
+        }
+        self.memory.device_to_host(&mut self.device);
+        error::SUCCESS
+    }
+
+    /// Read device-reachable memory after everything before it finished.
+    pub fn read(&mut self, address: u64, out: &mut [u8]) -> u32 {
+        self.memory.host_to_device(&mut self.device);
+        self.device.synchronize();
+        match self.device.mem.read(address, out) {
+            Ok(()) => error::SUCCESS,
+            Err(_) => error::INVALID_VALUE,
+        }
+    }
+
+    /// A copy of `len` bytes, its direction from where the pointers are (see the module
+    /// documentation). Host sides are the caller's (HIP's contract: valid for `len` bytes).
+    pub fn copy(&mut self, dst: u64, src: u64, len: u64, kind: CopyKind) -> u32 {
+        if len == 0 {
+            return error::SUCCESS;
+        }
+        let Ok(n) = usize::try_from(len) else { return error::INVALID_VALUE };
+        match (self.side(dst, len), self.side(src, len)) {
+            (Side::Bad, _) | (_, Side::Bad) => error::INVALID_VALUE,
+            (Side::Host, Side::Host) if !matches!(kind, CopyKind::HostToHost | CopyKind::Default) => error::INVALID_VALUE,
+            (Side::Host, Side::Host) => {
+                // SAFETY: both host ranges valid for `len` bytes (the caller's contract).
+                unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, n) };
+                error::SUCCESS
+            }
+            (Side::Device, Side::Host) => {
+                // SAFETY: the caller's host range.
+                let bytes = unsafe { std::slice::from_raw_parts(src as *const u8, n) }.to_vec();
+                self.write(dst, &bytes)
+            }
+            (Side::Host, Side::Device) => {
+                let mut tmp = vec![0u8; n];
+                let code = self.read(src, &mut tmp);
+                if code == error::SUCCESS {
+                    // SAFETY: the caller's host range.
+                    unsafe { std::ptr::copy_nonoverlapping(tmp.as_ptr(), dst as *mut u8, n) };
+                }
+                code
+            }
+            (Side::Device, Side::Device) => {
+                let mut tmp = vec![0u8; n];
+                match self.read(src, &mut tmp) {
+                    error::SUCCESS => self.write(dst, &tmp),
+                    e => e,
+                }
+            }
+        }
+    }
+}
+
+/// `hipMemcpyDeviceToDeviceNoCU`.
+pub const DEVICE_TO_DEVICE_NO_CU: u32 = 1024;
+
+/// `hipMemcpyKind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyKind {
+    HostToHost,
+    HostToDevice,
+    DeviceToHost,
+    DeviceToDevice,
+    Default,
+}
+
+impl CopyKind {
+    pub fn from_raw(kind: u32) -> Option<CopyKind> {
+        Some(match kind {
+            0 => CopyKind::HostToHost,
+            1 => CopyKind::HostToDevice,
+            2 => CopyKind::DeviceToHost,
+            3 => CopyKind::DeviceToDevice,
+            4 => CopyKind::Default,
+            // hipMemcpyDeviceToDeviceNoCU (HIP 6.1 and later): a device-to-device copy that
+            // keeps off the compute units, which ROCm accepts wherever it accepts
+            // hipMemcpyDeviceToDevice (`ihipMemcpy_validate`).
+            DEVICE_TO_DEVICE_NO_CU => CopyKind::DeviceToDevice,
+            _ => return None,
+        })
+    }
+}

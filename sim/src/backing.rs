@@ -1,0 +1,171 @@
+//! The host memory behind one allocation of the simulated address space: a flat byte slice
+//! either way, so that an access costs the same (a pointer and a length), but a large one is
+//! an anonymous mapping made with `MAP_NORESERVE`. The kernel backs such a mapping page by
+//! page at the first write (a read of an untouched page sees the shared zero page), and
+//! `MAP_NORESERVE` keeps the overcommit heuristic from refusing a mapping larger than the
+//! host's memory: a program may `hipMalloc` 100 GiB of a 192 GB GPU on a 24 GB host and touch
+//! a few pages of it, as on the real device. Small allocations (kernarg, AQL packets, code
+//! object sections) stay ordinary heap memory.
+
+use std::ptr::NonNull;
+
+/// From this size up an allocation is its own mapping (below it, the C heap: `calloc` of a
+/// large block maps it lazily too, but without `MAP_NORESERVE`).
+pub const MAPPED_MIN_BYTES: usize = 1 << 20;
+
+/// The host could not reserve address space for an allocation.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the host cannot map {bytes} bytes: {reason}")]
+pub struct HostMemoryError {
+    pub bytes: usize,
+    pub reason: String,
+}
+
+/// Zero-initialised bytes owned by one allocation.
+pub struct Backing {
+    ptr: NonNull<u8>,
+    len: usize,
+    /// Made by `mmap` (unmapped on drop) rather than a boxed slice (freed on drop).
+    mapped: bool,
+}
+
+// SAFETY: `Backing` owns its bytes exclusively, like a `Box<[u8]>`.
+unsafe impl Send for Backing {}
+// SAFETY: shared references only read, as for `Box<[u8]>`.
+unsafe impl Sync for Backing {}
+
+impl Backing {
+    /// `len` zero bytes: mapped lazily from [`MAPPED_MIN_BYTES`] up.
+    pub fn zeroed(len: usize) -> Result<Backing, HostMemoryError> {
+        if len < MAPPED_MIN_BYTES {
+            return Ok(Backing::from_vec(vec![0; len]));
+        }
+        // SAFETY: a fresh private anonymous mapping at an address the kernel picks.
+        let p = unsafe {
+            libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1, 0)
+        };
+        if p == libc::MAP_FAILED {
+            return Err(HostMemoryError { bytes: len, reason: std::io::Error::last_os_error().to_string() });
+        }
+        let ptr = NonNull::new(p.cast::<u8>()).ok_or_else(|| HostMemoryError { bytes: len, reason: "mmap returned null".into() })?;
+        Ok(Backing { ptr, len, mapped: true })
+    }
+
+    /// Bytes already in a vector (kept on the heap, whatever their size).
+    pub fn from_vec(bytes: Vec<u8>) -> Backing {
+        let boxed: Box<[u8]> = bytes.into_boxed_slice();
+        let len = boxed.len();
+        // `Box::into_raw` is never null (a dangling, aligned pointer when empty).
+        let ptr = NonNull::new(Box::into_raw(boxed).cast::<u8>()).unwrap_or(NonNull::dangling());
+        Backing { ptr, len, mapped: false }
+    }
+
+    /// No bytes (a freed allocation).
+    pub fn empty() -> Backing {
+        Backing::from_vec(Vec::new())
+    }
+
+    /// Whether the bytes are a mapping of their own (large allocations).
+    pub fn is_mapped(&self) -> bool {
+        self.mapped
+    }
+}
+
+impl std::ops::Deref for Backing {
+    type Target = [u8];
+    #[inline]
+    fn deref(&self) -> &[u8] {
+        // SAFETY: `len` initialised bytes at `ptr`, owned by `self`.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl std::ops::DerefMut for Backing {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as `deref`, and `&mut self` makes the access exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for Backing {
+    fn drop(&mut self) {
+        if self.mapped {
+            // SAFETY: the mapping `zeroed` made, of `len` bytes, unmapped once.
+            unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
+        } else {
+            // SAFETY: the boxed slice `from_vec` released, rebuilt once.
+            drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.ptr.as_ptr(), self.len)) });
+        }
+    }
+}
+
+impl Clone for Backing {
+    /// A copy of the bytes, mapped lazily again when large (a clone of a mostly untouched
+    /// mapping reads the zero page and writes only what is not zero).
+    fn clone(&self) -> Backing {
+        let mut copy = Backing::zeroed(self.len).unwrap_or_else(|_| Backing::from_vec(vec![0; self.len]));
+        for (dst, src) in copy.chunks_mut(PAGE_BYTES).zip(self.chunks(PAGE_BYTES)) {
+            if src.iter().any(|&b| b != 0) {
+                dst.copy_from_slice(src);
+            }
+        }
+        copy
+    }
+}
+
+/// Host page size for [`Backing::clone`]'s sparse copy.
+const PAGE_BYTES: usize = 4096;
+
+impl Default for Backing {
+    fn default() -> Backing {
+        Backing::empty()
+    }
+}
+
+impl std::fmt::Debug for Backing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Backing({} bytes{})", self.len, if self.mapped { ", mapped" } else { "" })
+    }
+}
+
+impl PartialEq for Backing {
+    fn eq(&self, other: &Backing) -> bool {
+        **self == **other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_and_large_backings_are_zeroed_slices() {
+        let mut small = Backing::zeroed(100).expect("heap");
+        assert!(!small.is_mapped() && small.len() == 100 && small.iter().all(|&b| b == 0));
+        small[99] = 7;
+        let mut large = Backing::zeroed(MAPPED_MIN_BYTES * 4).expect("mapping");
+        assert!(large.is_mapped() && large.iter().step_by(4096).all(|&b| b == 0));
+        large[MAPPED_MIN_BYTES * 3 + 5] = 9;
+        let copy = large.clone();
+        assert_eq!(copy[MAPPED_MIN_BYTES * 3 + 5], 9);
+        assert!(copy == large && small.clone() == small);
+        assert_eq!(Backing::from_vec(vec![1, 2, 3])[..], [1, 2, 3]);
+        assert!(Backing::empty().is_empty());
+    }
+
+    #[test]
+    fn a_mapping_larger_than_the_host_costs_nothing_until_touched() {
+        // 1 TiB: more than any test host has. MAP_NORESERVE makes the mapping; only the pages
+        // written below become memory. (A host that limits address space, RLIMIT_AS, refuses
+        // it with an error instead.)
+        match Backing::zeroed(1 << 40) {
+            Ok(mut huge) => {
+                huge[0] = 1;
+                huge[(1 << 40) - 1] = 2;
+                assert_eq!((huge[0], huge[(1 << 40) - 1], huge[1 << 39]), (1, 2, 0));
+            }
+            Err(e) => assert!(e.to_string().contains("cannot map"), "{e}"),
+        }
+    }
+}
