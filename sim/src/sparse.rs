@@ -9,6 +9,8 @@
 //! than a flat slice. Chunk boundaries are multiples of [`CHUNK_BYTES`] from the allocation's
 //! base, so an aligned cache line or a wave's coalesced access never straddles one.
 
+use crate::backing::Backing;
+
 /// Bytes per chunk: a page table's 2 MiB large page.
 pub const CHUNK_BYTES: usize = 2 << 20;
 
@@ -18,7 +20,9 @@ static ZERO_CHUNK: [u8; CHUNK_BYTES] = [0; CHUNK_BYTES];
 #[derive(Debug, Clone, Default)]
 pub struct Sparse {
     len: usize,
-    chunks: Vec<Option<Box<[u8]>>>,
+    /// Each a mapping of its own (`Backing::zeroed`): a chunk written in one place costs the
+    /// host that page, not the whole chunk.
+    chunks: Vec<Option<Backing>>,
 }
 
 impl Sparse {
@@ -107,13 +111,8 @@ impl Sparse {
 
 /// A zeroed chunk of `len` bytes. When the host has no memory left for it, the run ends as
 /// on a GPU memory fault (one report, exit status 3) rather than aborting.
-fn zeroed(len: usize) -> Box<[u8]> {
-    let mut v: Vec<u8> = Vec::new();
-    if v.try_reserve_exact(len).is_err() {
-        crate::backing::host_exhausted(len);
-    }
-    v.resize(len, 0);
-    v.into_boxed_slice()
+fn zeroed(len: usize) -> Backing {
+    Backing::zeroed(len).unwrap_or_else(|e| crate::backing::host_exhausted(e.bytes))
 }
 
 #[cfg(test)]
