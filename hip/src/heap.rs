@@ -9,7 +9,8 @@
 //! block's end does. Programs rely on the first without knowing it (a GEMM tile that stores a
 //! whole 16-row tile into a 3-row output), and the real device reports the second as a memory
 //! access fault; both come out the same here, because each block is one allocation of the
-//! simulated address space, with unmapped space after it.
+//! simulated address space, with unmapped space after it. Blocks of [`SPARSE_MIN_BYTES`] and
+//! more are held sparsely: a huge allocation costs the host only what is written of it.
 
 use hipscope_sim::backing::HostMemoryError;
 use hipscope_sim::{Memory, MemoryKind};
@@ -17,6 +18,12 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// ROCr's block size (`BlockAllocator::block_size_`).
 pub const BLOCK_BYTES: u64 = 2 * 1024 * 1024;
+
+/// Blocks from this size up are held sparsely by the simulator (`Memory::alloc_sparse`):
+/// nothing of them takes host memory or address space until a kernel or copy writes it, so
+/// a program may allocate most of a large GPU on a small host. Smaller ones are flat, the
+/// simulator's fastest layout (a sparse block costs a chunk lookup per access).
+pub const SPARSE_MIN_BYTES: u64 = 64 << 20;
 
 /// One fragment of a block: in use or free.
 #[derive(Debug, Clone, Copy)]
@@ -72,7 +79,12 @@ impl Heap {
                 let size = bytes.next_multiple_of(BLOCK_BYTES);
                 let n = usize::try_from(size)
                     .map_err(|_| HostMemoryError { bytes: usize::MAX, reason: format!("{size} bytes exceed the host's address space") })?;
-                (mem.try_alloc("hipMalloc", n, MemoryKind::Device)?, size)
+                let base = if size >= SPARSE_MIN_BYTES {
+                    mem.alloc_sparse("hipMalloc", n, MemoryKind::Device)
+                } else {
+                    mem.try_alloc("hipMalloc", n, MemoryKind::Device)?
+                };
+                (base, size)
             }
         };
         let mut block = Block { bytes: size, discard: false, fragments: BTreeMap::from([(base, Fragment { bytes, used: true })]) };
@@ -211,6 +223,18 @@ mod tests {
         assert!(heap.free(a, &mut mem));
         assert!(mem.kind_at(a, 4).is_ok(), "kept in the block cache");
         assert_eq!(heap.alloc(PAGE, &mut mem).expect("host memory"), a);
+    }
+
+    #[test]
+    fn a_large_block_is_sparse_and_costs_nothing_until_written() {
+        let mut mem = Memory::new();
+        let mut heap = Heap::default();
+        let small = heap.alloc(PAGE, &mut mem).expect("host memory");
+        let big = heap.alloc(100 << 30, &mut mem).expect("no host memory needed");
+        assert!(!mem.allocation_at(small).is_some_and(|a| a.is_sparse()), "small blocks stay flat");
+        assert!(mem.allocation_at(big).is_some_and(|a| a.is_sparse() && a.len() == 100 << 30));
+        mem.write_u32(big + (99 << 30), 7).expect("in bounds");
+        assert_eq!(mem.read_u32(big + (99 << 30)), Ok(7));
     }
 
     #[test]

@@ -47,7 +47,8 @@ impl Runtime {
     }
 
     /// `hipMemset` and friends: `count` elements of `pattern` from `address`, which must lie
-    /// in one allocation (clr `ihipMemset_validate`).
+    /// in one allocation (clr `ihipMemset_validate`). Written a piece at a time, so that a
+    /// fill of any size stages at most [`PIECE_BYTES`] on the host.
     pub fn fill(&mut self, address: u64, pattern: &[u8], count: u64) -> u32 {
         let Some(len) = count.checked_mul(pattern.len() as u64) else { return error::INVALID_VALUE };
         if len == 0 {
@@ -57,8 +58,21 @@ impl Runtime {
             return error::INVALID_VALUE;
         }
         let Ok(n) = usize::try_from(len) else { return error::INVALID_VALUE };
-        let bytes: Vec<u8> = pattern.iter().copied().cycle().take(n).collect();
-        self.write(address, &bytes)
+        // PIECE_BYTES is a multiple of every pattern length (1, 2, 4), so each piece starts
+        // with the pattern's first byte.
+        let piece: Vec<u8> = pattern.iter().copied().cycle().take(n.min(PIECE_BYTES)).collect();
+        self.memory.host_to_device(&mut self.device);
+        self.device.invalidate_caches(address, len);
+        let mut code = error::SUCCESS;
+        for at in (0..n).step_by(piece.len()) {
+            let k = (n - at).min(piece.len());
+            if self.device.mem.write(address + at as u64, &piece[..k]).is_err() {
+                code = error::INVALID_VALUE;
+                break;
+            }
+        }
+        self.memory.device_to_host(&mut self.device);
+        code
     }
 
     /// Write into device-reachable memory as a copy engine does: memory, not the GPU's caches
@@ -100,29 +114,47 @@ impl Runtime {
                 error::SUCCESS
             }
             (Side::Device, Side::Host) => {
-                // SAFETY: the caller's host range.
-                let bytes = unsafe { std::slice::from_raw_parts(src as *const u8, n) }.to_vec();
-                self.write(dst, &bytes)
+                // SAFETY: the caller's host range (not an allocation: `side`).
+                let bytes = unsafe { std::slice::from_raw_parts(src as *const u8, n) };
+                self.write(dst, bytes)
             }
             (Side::Host, Side::Device) => {
-                let mut tmp = vec![0u8; n];
-                let code = self.read(src, &mut tmp);
-                if code == error::SUCCESS {
-                    // SAFETY: the caller's host range.
-                    unsafe { std::ptr::copy_nonoverlapping(tmp.as_ptr(), dst as *mut u8, n) };
-                }
-                code
+                // SAFETY: the caller's host range (not an allocation: `side`).
+                let out = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, n) };
+                self.read(src, out)
             }
-            (Side::Device, Side::Device) => {
-                let mut tmp = vec![0u8; n];
-                match self.read(src, &mut tmp) {
-                    error::SUCCESS => self.write(dst, &tmp),
-                    e => e,
-                }
-            }
+            (Side::Device, Side::Device) => self.copy_on_device(dst, src, n),
         }
     }
+
+    /// A device-to-device copy of `n` bytes (both ranges checked), a piece at a time through
+    /// the host so that a copy of any size stages at most [`PIECE_BYTES`]; backwards when the
+    /// destination overlaps the source from above, so overlapping ranges copy as `memmove`.
+    fn copy_on_device(&mut self, dst: u64, src: u64, n: usize) -> u32 {
+        self.memory.host_to_device(&mut self.device);
+        self.device.synchronize();
+        self.device.invalidate_caches(dst, n as u64);
+        let mut tmp = vec![0u8; n.min(PIECE_BYTES)];
+        let mut starts: Vec<usize> = (0..n).step_by(tmp.len()).collect();
+        if dst > src && dst < src + n as u64 {
+            starts.reverse();
+        }
+        let mut code = error::SUCCESS;
+        for at in starts {
+            let k = (n - at).min(tmp.len());
+            let piece = &mut tmp[..k];
+            if self.device.mem.read(src + at as u64, piece).is_err() || self.device.mem.write(dst + at as u64, piece).is_err() {
+                code = error::INVALID_VALUE;
+                break;
+            }
+        }
+        self.memory.device_to_host(&mut self.device);
+        code
+    }
 }
+
+/// The most a fill or device-to-device copy stages on the host at once.
+const PIECE_BYTES: usize = 1 << 20;
 
 /// `hipMemcpyDeviceToDeviceNoCU`.
 pub const DEVICE_TO_DEVICE_NO_CU: u32 = 1024;

@@ -21,6 +21,14 @@ pub struct HostMemoryError {
     pub reason: String,
 }
 
+/// The host has no memory left for `bytes` more bytes of simulated device memory that a
+/// kernel or copy has just touched: the run ends as on a GPU memory fault (one report, exit
+/// status 3), never with an abort.
+pub fn host_exhausted(bytes: usize) -> ! {
+    eprintln!("hipscope: device memory fault: the host has no memory left for {bytes} more bytes of simulated device memory; ending the run as a GPU memory fault would");
+    std::process::exit(3)
+}
+
 /// Zero-initialised bytes owned by one allocation.
 pub struct Backing {
     ptr: NonNull<u8>,

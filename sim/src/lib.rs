@@ -1,7 +1,8 @@
 //! hipscope-sim: the execution engine.
 //!
 //! * [`memory`]: the device address space (named allocations of a memory type), each held
-//!   by a [`backing::Backing`] (large ones mapped lazily);
+//!   by a [`backing::Backing`] (large ones mapped lazily) or, for a program's large device
+//!   allocations, [`sparse::Sparse`] chunks made at first write;
 //! * [`wave`]: wavefront register state;
 //! * [`exec`]: instruction semantics, classified once per instruction;
 //! * [`kernel`]: a kernel's decoded and classified code;
@@ -37,6 +38,7 @@ pub mod observe;
 pub mod progress;
 pub mod scopes;
 pub mod scratch;
+pub mod sparse;
 pub mod spec;
 #[doc(hidden)]
 pub mod testing;

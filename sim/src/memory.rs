@@ -6,6 +6,7 @@
 //! coherence later (which caches may hold a line, where atomics execute).
 
 use crate::backing::{Backing, HostMemoryError};
+use crate::sparse::Sparse;
 use std::collections::BTreeMap;
 
 /// Where device allocations start (above 4 GiB, canonical, below the LDS/private apertures).
@@ -41,13 +42,66 @@ pub struct Allocation {
     pub name: String,
     pub kind: MemoryKind,
     pub base: u64,
-    /// The bytes: a flat slice, mapped lazily when large ([`Backing`]).
+    /// The bytes: a flat slice, mapped lazily when large ([`Backing`]); empty for a sparse
+    /// allocation ([`Memory::alloc_sparse`]), whose bytes are in `sparse`.
     pub data: Backing,
+    sparse: Option<Box<Sparse>>,
+    /// Bytes held (kept here: the bounds check of every access reads it).
+    len: u64,
 }
 
 impl Allocation {
+    /// Bytes the allocation holds.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     pub fn end(&self) -> u64 {
-        self.base + self.data.len() as u64
+        self.base + self.len()
+    }
+
+    /// Whether the bytes are held sparsely (see [`Memory::alloc_sparse`]).
+    pub fn is_sparse(&self) -> bool {
+        self.sparse.is_some()
+    }
+
+    /// The contiguous bytes holding `off..off + n` and the offset they start at: the whole
+    /// allocation, or for a sparse one the chunk (if one chunk holds the range).
+    fn window(&self, off: usize, n: usize) -> Option<(usize, &[u8])> {
+        match &self.sparse {
+            None => Some((0, &self.data[..])),
+            Some(s) => s.window(off, n),
+        }
+    }
+
+    /// Mutable [`Allocation::window`].
+    fn window_mut(&mut self, off: usize, n: usize) -> Option<(usize, &mut [u8])> {
+        match &mut self.sparse {
+            None => Some((0, &mut self.data[..])),
+            Some(s) => s.window_mut(off, n),
+        }
+    }
+
+    /// Copy `off..off + out.len()` (within the allocation) into `out`.
+    #[inline]
+    fn read_at(&self, off: usize, out: &mut [u8]) {
+        match &self.sparse {
+            None => copy_small(out, &self.data[off..off + out.len()]),
+            Some(s) => s.read(off, out),
+        }
+    }
+
+    /// Copy `data` to `off..` (within the allocation).
+    #[inline]
+    fn write_at(&mut self, off: usize, data: &[u8]) {
+        match &mut self.sparse {
+            None => copy_small(&mut self.data[off..off + data.len()], data),
+            Some(s) => s.write(off, data),
+        }
     }
 }
 
@@ -90,6 +144,20 @@ impl Memory {
         Ok(self.place(name, data, kind))
     }
 
+    /// Allocate `bytes` zeroed bytes held sparsely ([`crate::sparse`]): nothing of them is
+    /// backed, not even address space, until a chunk is first written. For a program's device
+    /// memory, which may be far larger than the host's; accesses cost a chunk lookup more, and
+    /// [`Allocation::data`] is empty (read them through [`Memory::read`] and friends).
+    pub fn alloc_sparse(&mut self, name: &str, bytes: usize, kind: MemoryKind) -> u64 {
+        let base = self.place(name, Backing::empty(), kind);
+        let size = (bytes as u64).max(1);
+        self.next = (base + size + GUARD_BYTES).next_multiple_of(ALIGN);
+        let a = &mut self.allocs[self.by_base[&base]];
+        a.sparse = Some(Box::new(Sparse::new(bytes)));
+        a.len = bytes as u64;
+        base
+    }
+
     /// Allocate and fill.
     pub fn alloc_init(&mut self, name: &str, data: Vec<u8>, kind: MemoryKind) -> u64 {
         self.place(name, Backing::from_vec(data), kind)
@@ -101,7 +169,8 @@ impl Memory {
         let size = (data.len() as u64).max(1);
         self.next = (base + size + GUARD_BYTES).next_multiple_of(ALIGN);
         self.by_base.insert(base, self.allocs.len());
-        self.allocs.push(Allocation { name: name.to_string(), kind, base, data });
+        let len = data.len() as u64;
+        self.allocs.push(Allocation { name: name.to_string(), kind, base, data, sparse: None, len });
         base
     }
 
@@ -123,7 +192,8 @@ impl Memory {
             return Err(format!("{name}: {base:#x}..{end:#x} overlaps {} at {:#x}", a.name, a.base));
         }
         self.by_base.insert(base, self.allocs.len());
-        self.allocs.push(Allocation { name: name.to_string(), kind, base, data: Backing::from_vec(data) });
+        let len = data.len() as u64;
+        self.allocs.push(Allocation { name: name.to_string(), kind, base, data: Backing::from_vec(data), sparse: None, len });
         Ok(())
     }
 
@@ -133,6 +203,8 @@ impl Memory {
         if let Some(i) = self.by_base.remove(&base) {
             let a = &mut self.allocs[i];
             a.data = Backing::empty();
+            a.sparse = None;
+            a.len = 0;
             a.name.clear();
         }
     }
@@ -146,50 +218,62 @@ impl Memory {
         self.allocs.iter().find(|a| a.name == name && self.by_base.contains_key(&a.base))
     }
 
-    fn locate(&self, address: u64, size: u32) -> Result<(usize, usize), Unmapped> {
-        let miss = Unmapped { address, size };
-        let hit = |a: &Allocation| address >= a.base && address.checked_add(size as u64).is_some_and(|e| e <= a.end());
+    fn locate(&self, address: u64, size: u64) -> Result<(usize, usize), Unmapped> {
+        let miss = || Unmapped { address, size: u32::try_from(size).unwrap_or(u32::MAX) };
+        let hit = |a: &Allocation| address >= a.base && address.checked_add(size).is_some_and(|e| e <= a.end());
         if let Some(a) = self.allocs.get(self.last.get()) {
             if hit(a) {
                 return Ok((self.last.get(), (address - a.base) as usize));
             }
         }
-        let (_, &i) = self.by_base.range(..=address).next_back().ok_or(miss)?;
+        let (_, &i) = self.by_base.range(..=address).next_back().ok_or_else(miss)?;
         self.last.set(i);
         let a = &self.allocs[i];
         let off = address - a.base;
-        if off.checked_add(size as u64).is_none_or(|end| end > a.data.len() as u64) {
-            return Err(miss);
+        if off.checked_add(size).is_none_or(|end| end > a.len()) {
+            return Err(miss());
         }
         Ok((i, off as usize))
     }
 
-    /// The bytes of the allocation holding all of `lo..end`, with its base address: lets a
-    /// whole instruction's lanes be served by one lookup.
+    /// Contiguous bytes holding all of `lo..end`, with the address they start at: lets a
+    /// whole instruction's lanes be served by one lookup. The whole allocation, or for a
+    /// sparse one the chunk holding the range (`None` if it straddles two).
     pub fn span(&self, lo: u64, end: u64) -> Option<(u64, &[u8])> {
-        let (i, _) = self.locate(lo, u32::try_from(end.checked_sub(lo)?).ok()?).ok()?;
+        let n = end.checked_sub(lo)?;
+        let (i, off) = self.locate(lo, n).ok()?;
         let a = &self.allocs[i];
-        Some((a.base, &a.data))
+        let (start, bytes) = a.window(off, n as usize)?;
+        Some((a.base + start as u64, bytes))
     }
 
-    /// The `len` bytes at `address`, if one allocation holds them all.
+    /// The `len` bytes at `address`, if one allocation holds them all (and, for a sparse
+    /// allocation, one chunk).
     pub fn bytes(&self, address: u64, len: u64) -> Option<&[u8]> {
         let (_, &i) = self.by_base.range(..=address).next_back()?;
         let a = &self.allocs[i];
         let lo = usize::try_from(address - a.base).ok()?;
-        a.data.get(lo..lo.checked_add(usize::try_from(len).ok()?)?)
+        let n = usize::try_from(len).ok()?;
+        if lo.checked_add(n)? as u64 > a.len() {
+            return None;
+        }
+        let (start, bytes) = a.window(lo, n)?;
+        bytes.get(lo - start..lo - start + n)
     }
 
     /// Mutable [`Memory::span`].
     pub fn span_mut(&mut self, lo: u64, end: u64) -> Option<(u64, &mut [u8])> {
-        let (i, _) = self.locate(lo, u32::try_from(end.checked_sub(lo)?).ok()?).ok()?;
+        let n = end.checked_sub(lo)?;
+        let (i, off) = self.locate(lo, n).ok()?;
         let a = &mut self.allocs[i];
-        Some((a.base, &mut a.data))
+        let base = a.base;
+        let (start, bytes) = a.window_mut(off, n as usize)?;
+        Some((base + start as u64, bytes))
     }
 
     /// The memory type of the allocation holding all of `address..address+size`.
     pub fn kind_at(&self, address: u64, size: u32) -> Result<MemoryKind, Unmapped> {
-        self.locate(address, size).map(|(i, _)| self.allocs[i].kind)
+        self.locate(address, u64::from(size)).map(|(i, _)| self.allocs[i].kind)
     }
 
     /// Fill `out` with the bytes at `address..` that lie inside allocations; the rest (gaps,
@@ -200,10 +284,10 @@ impl Memory {
         let end = address.saturating_add(out.len() as u64);
         // Fast path: the whole range in the allocation that holds its start.
         if let Ok((i, off)) = self.locate(address, 1) {
-            let data = &self.allocs[i].data[off..];
-            if self.allocs[i].end() >= end || self.by_base.range(address + 1..end).next().is_none() {
-                let n = data.len().min(out.len());
-                out[..n].copy_from_slice(&data[..n]);
+            let a = &self.allocs[i];
+            if a.end() >= end || self.by_base.range(address + 1..end).next().is_none() {
+                let n = (a.len() as usize - off).min(out.len());
+                a.read_at(off, &mut out[..n]);
                 return;
             }
         }
@@ -212,7 +296,7 @@ impl Memory {
             let a = &self.allocs[i];
             let (lo, hi) = (a.base.max(address), a.end().min(end));
             if lo < hi {
-                out[(lo - address) as usize..(hi - address) as usize].copy_from_slice(&a.data[(lo - a.base) as usize..(hi - a.base) as usize]);
+                a.read_at((lo - a.base) as usize, &mut out[(lo - address) as usize..(hi - address) as usize]);
             }
         }
     }
@@ -227,12 +311,26 @@ impl Memory {
         for i in idx {
             let a = &mut self.allocs[i];
             let (lo, hi) = (a.base.max(address), a.end().min(end));
-            // The slice once, outside the byte loop (a cache line's write-back is hot).
-            let (base, bytes) = (a.base, &mut a.data[..]);
-            for p in lo..hi {
-                let k = (p - address) as usize;
-                if mask >> k & 1 != 0 {
-                    bytes[(p - base) as usize] = data[k];
+            if lo >= hi {
+                continue;
+            }
+            // The bytes once, outside the byte loop (a cache line's write-back is hot); a
+            // sparse allocation's chunk holds an aligned line whole.
+            let base = a.base;
+            match a.window_mut((lo - base) as usize, (hi - lo) as usize) {
+                Some((start, bytes)) => {
+                    let from = base + start as u64;
+                    for p in lo..hi {
+                        let k = (p - address) as usize;
+                        if mask >> k & 1 != 0 {
+                            bytes[(p - from) as usize] = data[k];
+                        }
+                    }
+                }
+                None => {
+                    for p in (lo..hi).filter(|p| mask >> (p - address) & 1 != 0) {
+                        a.write_at((p - base) as usize, &data[(p - address) as usize..][..1]);
+                    }
                 }
             }
         }
@@ -244,14 +342,14 @@ impl Memory {
     }
 
     pub fn read(&self, address: u64, out: &mut [u8]) -> Result<(), Unmapped> {
-        let (i, off) = self.locate(address, out.len() as u32)?;
-        copy_small(out, &self.allocs[i].data[off..off + out.len()]);
+        let (i, off) = self.locate(address, out.len() as u64)?;
+        self.allocs[i].read_at(off, out);
         Ok(())
     }
 
     pub fn write(&mut self, address: u64, bytes: &[u8]) -> Result<(), Unmapped> {
-        let (i, off) = self.locate(address, bytes.len() as u32)?;
-        copy_small(&mut self.allocs[i].data[off..off + bytes.len()], bytes);
+        let (i, off) = self.locate(address, bytes.len() as u64)?;
+        self.allocs[i].write_at(off, bytes);
         Ok(())
     }
 
@@ -316,6 +414,39 @@ mod tests {
         assert!(m.read_u32(b).is_err());
         assert!(m.find("b").is_none());
         assert_eq!(m.read_u32(a + 12), Ok(7));
+    }
+
+    #[test]
+    fn a_sparse_allocation_reads_zero_until_written_and_serves_spans_by_chunk() {
+        use crate::sparse::CHUNK_BYTES;
+        let mut m = Memory::new();
+        let len = 3 * CHUNK_BYTES;
+        let a = m.alloc_sparse("big", len, MemoryKind::Device);
+        let after = m.alloc("after", 16, MemoryKind::Device);
+        assert!(after >= a + len as u64 + GUARD_BYTES, "placed like any allocation");
+        assert!(m.allocation_at(a).is_some_and(|x| x.is_sparse() && x.len() == len as u64 && x.data.is_empty()));
+        assert_eq!(m.read_u32(a + 12), Ok(0));
+        // A write across the first chunk boundary, read back whole and by span.
+        let edge = a + CHUNK_BYTES as u64 - 2;
+        m.write(edge, &[1, 2, 3, 4]).unwrap();
+        assert_eq!(m.read_u32(edge), Ok(0x0403_0201));
+        let (base, bytes) = m.span(a + 8, a + 16).expect("within the first chunk");
+        assert_eq!((base, bytes.len()), (a, CHUNK_BYTES));
+        assert!(m.span(edge, edge + 4).is_none(), "straddles two chunks: the per-lane path");
+        let (base, bytes) = m.span_mut(a + 2 * CHUNK_BYTES as u64, a + 2 * CHUNK_BYTES as u64 + 4).expect("third chunk");
+        assert_eq!(base, a + 2 * CHUNK_BYTES as u64);
+        bytes[..4].copy_from_slice(&[9; 4]);
+        assert_eq!(m.bytes(base, 4), Some(&[9u8; 4][..]));
+        // Cache lines: read clamped at the end, written back through a mask.
+        let mut line = [7u8; 128];
+        m.read_clamped(a + len as u64 - 64, &mut line);
+        assert_eq!(&line[..], &[0u8; 128][..], "64 zero bytes, then the guard");
+        m.write_masked(a + 128, &[5; 128], 0xff);
+        assert_eq!(m.read_u64(a + 128), Ok(0x0505_0505_0505_0505));
+        assert_eq!(m.read_u32(a + 136), Ok(0));
+        assert!(m.read_u32(a + len as u64 - 2).is_err(), "past the end");
+        m.free(a);
+        assert!(m.read_u32(a).is_err());
     }
 
     #[test]
