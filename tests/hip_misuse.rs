@@ -6,11 +6,11 @@
 //! program allocates 100 GiB of a 192 GB GPU. Output files `exec` cannot write stop it before
 //! the program starts.
 
-use std::io::Read;
-use std::os::unix::process::CommandExt;
+mod bounded;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 /// A run that takes longer is stopped and fails the test (the programs take well under a
 /// second).
@@ -50,38 +50,19 @@ fn exec(args: &[&str]) -> Run {
     } else {
         Command::new(env!("CARGO_BIN_EXE_hipscope"))
     };
-    let mut child = cmd.arg("exec").args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0).spawn().expect("runs");
-    let reader = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = pipe.read_to_end(&mut buf);
-            String::from_utf8_lossy(&buf).into_owned()
-        })
-    };
-    let out = reader(Box::new(child.stdout.take().expect("stdout")));
-    let err = reader(Box::new(child.stderr.take().expect("stderr")));
-    let start = Instant::now();
-    let mut timed_out = false;
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("wait") {
-            break s;
-        }
-        if start.elapsed() > TIMEOUT {
-            timed_out = true;
-            let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", child.id())]).status();
-            break child.wait().expect("wait");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let ended = bounded::run(cmd.arg("exec").args(args), TIMEOUT);
     let rss_kb = std::fs::read_to_string(&rss_file).ok().and_then(|t| t.lines().last()?.trim().parse().ok());
     let _ = std::fs::remove_file(&rss_file);
-    let stdout = out.join().unwrap_or_default();
-    let mut stderr = err.join().unwrap_or_default();
+    let stdout = ended.stdout;
+    let mut stderr = ended.stderr;
+    if ended.timed_out {
+        stderr.push_str(&format!("\n(stopped after {} s)", TIMEOUT.as_secs()));
+    }
     // GNU time notes a non-zero exit status on stderr; it is not the program's.
     if timed {
         stderr = stderr.lines().filter(|l| !l.starts_with("Command exited with non-zero status")).map(|l| format!("{l}\n")).collect();
     }
-    Run { code: if timed_out { None } else { status.code() }, stdout, stderr, rss_kb }
+    Run { code: ended.code, stdout, stderr, rss_kb }
 }
 
 /// Check a run's footprint; `Err` says what is wrong.

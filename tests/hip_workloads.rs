@@ -14,12 +14,12 @@
 //! Every (GPU, mode) pair runs even after one fails, so a failure lists all the pairs that
 //! failed with their stderr.
 
+mod bounded;
+
 use hipscope_sim::gpus;
-use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 /// GPUs for timing runs: one each of CDNA3, CDNA2 and RDNA3.
 const TIMING_GPUS: [&str; 3] = ["mi300a", "mi210", "rx7900xtx"];
@@ -46,44 +46,15 @@ struct Run {
 const TIMEOUT: Duration = Duration::from_secs(120);
 
 fn exec(gpu: &str, mode: &'static str, prog: &Path) -> Run {
-    // Its own process group, so that on a timeout the program (hipscope's child) is stopped too.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hipscope"))
-        .args(["exec", "--gpu", gpu, "--mode", mode, "--"])
-        .arg(prog)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .expect("hipscope runs");
-    let reader = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = pipe.read_to_end(&mut buf);
-            String::from_utf8_lossy(&buf).into_owned()
-        })
-    };
-    let out = reader(Box::new(child.stdout.take().unwrap()));
-    let err = reader(Box::new(child.stderr.take().unwrap()));
-    let start = Instant::now();
-    let mut timed_out = false;
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("wait") {
-            break s;
-        }
-        if start.elapsed() > TIMEOUT {
-            timed_out = true;
-            let group = format!("-{}", child.id());
-            let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
-            break child.wait().expect("wait");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut stderr = err.join().unwrap();
-    if timed_out {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hipscope"));
+    cmd.args(["exec", "--gpu", gpu, "--mode", mode, "--"]).arg(prog);
+    let ended = bounded::run(&mut cmd, TIMEOUT);
+    let mut stderr = ended.stderr;
+    if ended.timed_out {
         stderr.push_str(&format!("\n(stopped after {} s)", TIMEOUT.as_secs()));
     }
-    Run { gpu: gpu.to_string(), mode, code: if timed_out { None } else { Some(status.code().unwrap_or(-1)) }, stdout: out.join().unwrap(), stderr }
+    let code = if ended.timed_out { None } else { Some(ended.code.unwrap_or(-1)) };
+    Run { gpu: gpu.to_string(), mode, code, stdout: ended.stdout, stderr }
 }
 
 /// Every built-in GPU in functional mode, then the timing GPUs in timing mode.

@@ -5,15 +5,14 @@
 //! point's config), not from the sweep's own output.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
-}
+mod cli;
+
+use cli::root;
 
 fn hipscope(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hipscope")).args(args).current_dir(root()).output().expect("hipscope runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    let o = cli::hipscope(args);
+    (cli::code(&o), String::from_utf8_lossy(&o.stdout).into_owned(), cli::stderr(&o))
 }
 
 fn tmp(name: &str) -> PathBuf {

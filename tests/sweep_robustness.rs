@@ -12,13 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
-}
+mod cli;
 
 fn hipscope(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hipscope")).args(args).current_dir(root()).output().expect("hipscope runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    let o = cli::hipscope(args);
+    (cli::code(&o), String::from_utf8_lossy(&o.stdout).into_owned(), cli::stderr(&o))
 }
 
 fn tmp(name: &str) -> PathBuf {
@@ -43,10 +41,10 @@ fn fails(args: &[&str], want: &str) -> String {
 /// The vadd launch spec copied into `dir` with its code objects named by absolute paths,
 /// except gfx90a's (MI210's), which is copied next to it.
 fn vadd_spec(dir: &Path) -> (PathBuf, PathBuf) {
-    let bin = root().join("workloads/bin");
+    let bin = cli::root().join("workloads/bin");
     let co = dir.join("vadd-gfx90a.co");
     std::fs::copy(bin.join("gfx90a/vadd.co"), &co).unwrap();
-    let text = std::fs::read_to_string(root().join("workloads/vadd.ron")).unwrap();
+    let text = std::fs::read_to_string(cli::root().join("workloads/vadd.ron")).unwrap();
     let text = text.replace("\"bin/gfx90a/vadd.co\"", "\"vadd-gfx90a.co\"").replace("\"bin/", &format!("\"{}/", s(&bin)));
     let spec = dir.join("vadd.ron");
     std::fs::write(&spec, text).unwrap();
@@ -54,7 +52,7 @@ fn vadd_spec(dir: &Path) -> (PathBuf, PathBuf) {
 }
 
 fn litmus(dir: &Path, condition_terms: usize) -> PathBuf {
-    let text = std::fs::read_to_string(root().join("workloads/litmus/01_mp_relaxed_agent.litmus")).unwrap();
+    let text = std::fs::read_to_string(cli::root().join("workloads/litmus/01_mp_relaxed_agent.litmus")).unwrap();
     let text = text.replace("exists (T1:r0 == 1", &format!("exists (T1:r0 == 1{}", " && T1:r0 == 1".repeat(condition_terms)));
     let p = dir.join("mp.litmus");
     std::fs::write(&p, text).unwrap();
@@ -68,6 +66,20 @@ fn plan(dir: &Path, name: &str, body: &str) -> String {
 }
 
 /// The file a "changed since" message names, resolved.
+/// A scratch directory with vadd's spec and a plan of two points over it; the plan's path and
+/// the results directory to give it.
+fn two_point_vadd(name: &str) -> (PathBuf, String, PathBuf) {
+    let dir = tmp(name);
+    vadd_spec(&dir);
+    let p = plan(
+        &dir,
+        "p.ron",
+        r#"Sweep(gpu: "mi210", mode: Functional, workloads: [Spec(name: "vadd", path: "vadd.ron", params: {"n": 1024})], axes: [Axis(field: "compute_units", values: [52, 104])], metrics: ["instructions"])"#,
+    );
+    let out = dir.join("out");
+    (dir, p, out)
+}
+
 fn named_file(err: &str) -> PathBuf {
     let path = err.trim().strip_prefix("hipscope: ").unwrap_or(err).split(": changed since").next().unwrap_or_default();
     Path::new(path).canonicalize().unwrap_or_else(|e| panic!("{path}: {e}\n{err}"))
@@ -126,7 +138,7 @@ fn an_edited_workload_file_makes_resume_and_merge_refuse_naming_it() {
     assert_eq!(named_file(&err), mp.canonicalize().unwrap());
     let (code, _, err) = shard("1/2");
     assert_eq!((code, named_file(&err)), (2, mp.canonicalize().unwrap()), "{err}");
-    std::fs::write(&mp, std::fs::read_to_string(root().join("workloads/litmus/01_mp_relaxed_agent.litmus")).unwrap()).unwrap();
+    std::fs::write(&mp, std::fs::read_to_string(cli::root().join("workloads/litmus/01_mp_relaxed_agent.litmus")).unwrap()).unwrap();
 
     let (code, stdout, err) = hipscope(&["sweep", "merge", &out]);
     assert_eq!(code, 0, "every file as it was: the merge goes through\n{stdout}{err}");
@@ -255,14 +267,7 @@ fn bad_plans_and_options_are_one_line_errors_before_anything_runs() {
 
 #[test]
 fn unreadable_result_lines_are_errors_naming_file_and_line() {
-    let dir = tmp("lines");
-    vadd_spec(&dir);
-    let p = plan(
-        &dir,
-        "p.ron",
-        r#"Sweep(gpu: "mi210", mode: Functional, workloads: [Spec(name: "vadd", path: "vadd.ron", params: {"n": 1024})], axes: [Axis(field: "compute_units", values: [52, 104])], metrics: ["instructions"])"#,
-    );
-    let out = dir.join("out");
+    let (dir, p, out) = two_point_vadd("lines");
     let (code, _, err) = hipscope(&["sweep", &p, "--out", &s(&out), "--no-merge"]);
     assert_eq!(code, 0, "{err}");
     let file = out.join("shard-0-of-1.jsonl");
@@ -286,14 +291,7 @@ fn unreadable_result_lines_are_errors_naming_file_and_line() {
 
 #[test]
 fn results_are_written_before_stdout_and_a_closed_stdout_loses_nothing() {
-    let dir = tmp("pipe");
-    vadd_spec(&dir);
-    let p = plan(
-        &dir,
-        "p.ron",
-        r#"Sweep(gpu: "mi210", mode: Functional, workloads: [Spec(name: "vadd", path: "vadd.ron", params: {"n": 1024})], axes: [Axis(field: "compute_units", values: [52, 104])], metrics: ["instructions"])"#,
-    );
-    let out = dir.join("out");
+    let (dir, p, out) = two_point_vadd("pipe");
     // `sweep … | head -0`: the reader is gone before the sweep prints anything.
     let mut child =
         Command::new(env!("CARGO_BIN_EXE_hipscope")).args(["sweep", &p, "--out", &s(&out)]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
@@ -344,7 +342,7 @@ fn a_results_directory_of_another_plan_config_or_version_is_refused() {
     let dir = tmp("other");
     vadd_spec(&dir);
     let cfg = dir.join("gpu.ron");
-    let mi210 = std::fs::read_to_string(root().join("configs/mi210.ron")).unwrap();
+    let mi210 = std::fs::read_to_string(cli::root().join("configs/mi210.ron")).unwrap();
     std::fs::write(&cfg, &mi210).unwrap();
     let body = |cus: &str| {
         format!(
@@ -359,10 +357,11 @@ fn a_results_directory_of_another_plan_config_or_version_is_refused() {
     fails(&["sweep", &q, "--out", &out], "plan.json: holds the results of another plan");
     std::fs::write(&cfg, mi210.replacen("compute_units: 104,", "compute_units: 100,", 1)).unwrap();
     fails(&["sweep", &p, "--out", &out], "plan.json: the base GPU config (gpu.ron) changed since these results were made");
-    // A results directory of a version whose hash did not cover the files (committed).
+    // A results directory of a version whose hash did not cover the files: the plan.json that
+    // hipscope wrote for reports/sweeps/vcopy-l2-mi210 before it did (kept in tests/sweeps).
     let old = dir.join("old");
     std::fs::create_dir_all(&old).unwrap();
-    std::fs::copy(root().join("reports/sweeps/vcopy-l2-mi210/plan.json"), old.join("plan.json")).unwrap();
+    std::fs::copy(cli::root().join("tests/sweeps/vcopy-l2-mi210-plan-v1.json"), old.join("plan.json")).unwrap();
     fails(&["sweep", "workloads/sweeps/vcopy-l2-mi210.ron", "--out", &s(&old)], "results of this plan by an earlier hipscope");
     let _ = std::fs::remove_dir_all(dir);
 }
