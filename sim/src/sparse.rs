@@ -49,32 +49,28 @@ impl Sparse {
         (self.len - c * CHUNK_BYTES).min(CHUNK_BYTES)
     }
 
-    /// The chunk holding `off..off + n` and where it starts, if one chunk holds it all.
-    pub fn window(&self, off: usize, n: usize) -> Option<(usize, &[u8])> {
+    /// The chunk holding `off..off + n`, where it starts and its length, if one chunk holds
+    /// it all.
+    fn locate(&self, off: usize, n: usize) -> Option<(usize, usize, usize)> {
         let c = off / CHUNK_BYTES;
         if c >= self.chunks.len() {
             return None;
         }
         let start = c * CHUNK_BYTES;
         let len = self.chunk_len(c);
-        if off - start + n > len {
-            return None;
-        }
+        (off - start + n <= len).then_some((c, start, len))
+    }
+
+    /// The chunk holding `off..off + n` and where it starts, if one chunk holds it all.
+    pub fn window(&self, off: usize, n: usize) -> Option<(usize, &[u8])> {
+        let (c, start, len) = self.locate(off, n)?;
         let bytes = self.chunks[c].as_deref().unwrap_or(&ZERO_CHUNK[..len]);
         Some((start, bytes))
     }
 
     /// Mutable [`Sparse::window`]; the chunk is made if it was untouched.
     pub fn window_mut(&mut self, off: usize, n: usize) -> Option<(usize, &mut [u8])> {
-        let c = off / CHUNK_BYTES;
-        if c >= self.chunks.len() {
-            return None;
-        }
-        let start = c * CHUNK_BYTES;
-        let len = self.chunk_len(c);
-        if off - start + n > len {
-            return None;
-        }
+        let (c, start, len) = self.locate(off, n)?;
         let chunk = self.chunks[c].get_or_insert_with(|| zeroed(len));
         Some((start, &mut chunk[..]))
     }
