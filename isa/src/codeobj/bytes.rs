@@ -32,10 +32,6 @@ pub fn u64_at(data: &[u8], offset: usize, field: &'static str) -> Result<u64, Sh
     array(data, offset, field).map(u64::from_le_bytes)
 }
 
-pub fn i64_at(data: &[u8], offset: usize, field: &'static str) -> Result<i64, Short> {
-    array(data, offset, field).map(i64::from_le_bytes)
-}
-
 /// `data[offset .. offset + len]` with both ends checked (`u64` inputs come straight from files).
 pub fn slice(data: &[u8], offset: u64, len: u64) -> Option<&[u8]> {
     let start = usize::try_from(offset).ok()?;

@@ -2,26 +2,40 @@
 //! table "Code Object V3 Kernel Descriptor"), and the fields it shares with the v2
 //! `amd_kernel_code_t` ([`super::kernel_code`]), which is converted into the same struct.
 
-use super::bytes::{self, bit, bits, Short};
+use super::bytes::{bit, bits, Short};
 use super::rsrc::{Rsrc1, Rsrc2, Rsrc3};
 use crate::target::Family;
+use object::endian::{LittleEndian as LE, I64, U16, U32};
+use object::pod::Pod;
 use serde::Serialize;
 
 /// Size of a kernel descriptor in bytes.
 pub const KERNEL_DESCRIPTOR_SIZE: usize = 64;
 
-/// Byte offsets inside the kernel descriptor.
-mod off {
-    pub const GROUP_SEGMENT_FIXED_SIZE: usize = 0;
-    pub const PRIVATE_SEGMENT_FIXED_SIZE: usize = 4;
-    pub const KERNARG_SIZE: usize = 8;
-    pub const KERNEL_CODE_ENTRY_BYTE_OFFSET: usize = 16;
-    pub const COMPUTE_PGM_RSRC3: usize = 44;
-    pub const COMPUTE_PGM_RSRC1: usize = 48;
-    pub const COMPUTE_PGM_RSRC2: usize = 52;
-    pub const KERNEL_CODE_PROPERTIES: usize = 56;
-    pub const KERNARG_PRELOAD: usize = 58;
+/// The descriptor as it lies in the code object (AMDGPUUsage, table "Code Object V3 Kernel
+/// Descriptor": bit ranges 0..511), read in one piece through `object`'s plain-data view.
+/// Every field is a little-endian byte array, so the struct has no padding and alignment 1.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+struct RawKernelDescriptor {
+    group_segment_fixed_size: U32<LE>,
+    private_segment_fixed_size: U32<LE>,
+    kernarg_size: U32<LE>,
+    reserved_96: [u8; 4],
+    kernel_code_entry_byte_offset: I64<LE>,
+    reserved_192: [u8; 20],
+    compute_pgm_rsrc3: U32<LE>,
+    compute_pgm_rsrc1: U32<LE>,
+    compute_pgm_rsrc2: U32<LE>,
+    kernel_code_properties: U16<LE>,
+    kernarg_preload: U16<LE>,
+    reserved_480: [u8; 4],
 }
+
+// SAFETY: `repr(C)`, every field an array of `u8` (alignment 1, no padding: the size check
+// below), and every bit pattern is a valid value.
+unsafe impl Pod for RawKernelDescriptor {}
+const _: () = assert!(std::mem::size_of::<RawKernelDescriptor>() == KERNEL_DESCRIPTOR_SIZE);
 
 /// Bits 448..463 of the descriptor: which user SGPRs the CP sets up, and two mode bits.
 /// The low bits have the same positions in the v2 `amd_kernel_code_t.code_properties`.
@@ -86,20 +100,17 @@ pub struct KernelDescriptor {
 impl KernelDescriptor {
     /// Decode a v3+ kernel descriptor; `kd` must be the (relocated) 64 bytes.
     pub fn parse(kd: &[u8], family: Family) -> Result<KernelDescriptor, Short> {
-        if kd.len() < KERNEL_DESCRIPTOR_SIZE {
-            return Err(Short { field: "kernel descriptor", offset: 0, len: kd.len() });
-        }
-        let u32_at = |o, f| bytes::u32_at(kd, o, f);
-        let preload = u32::from(bytes::u16_at(kd, off::KERNARG_PRELOAD, "KERNARG_PRELOAD_SPEC")?);
+        let (raw, _) = object::pod::from_bytes::<RawKernelDescriptor>(kd).map_err(|()| Short { field: "kernel descriptor", offset: 0, len: kd.len() })?;
+        let preload = u32::from(raw.kernarg_preload.get(LE));
         Ok(KernelDescriptor {
-            group_segment_fixed_size: u32_at(off::GROUP_SEGMENT_FIXED_SIZE, "GROUP_SEGMENT_FIXED_SIZE")?,
-            private_segment_fixed_size: u32_at(off::PRIVATE_SEGMENT_FIXED_SIZE, "PRIVATE_SEGMENT_FIXED_SIZE")?,
-            kernarg_size: u64::from(u32_at(off::KERNARG_SIZE, "KERNARG_SIZE")?),
-            kernel_code_entry_byte_offset: bytes::i64_at(kd, off::KERNEL_CODE_ENTRY_BYTE_OFFSET, "KERNEL_CODE_ENTRY_BYTE_OFFSET")?,
-            compute_pgm_rsrc1: Rsrc1::decode(u32_at(off::COMPUTE_PGM_RSRC1, "COMPUTE_PGM_RSRC1")?, family),
-            compute_pgm_rsrc2: Rsrc2::decode(u32_at(off::COMPUTE_PGM_RSRC2, "COMPUTE_PGM_RSRC2")?),
-            compute_pgm_rsrc3: Rsrc3::decode(u32_at(off::COMPUTE_PGM_RSRC3, "COMPUTE_PGM_RSRC3")?, family),
-            kernel_code_properties: KernelCodeProperties::decode(bytes::u16_at(kd, off::KERNEL_CODE_PROPERTIES, "kernel_code_properties")?),
+            group_segment_fixed_size: raw.group_segment_fixed_size.get(LE),
+            private_segment_fixed_size: raw.private_segment_fixed_size.get(LE),
+            kernarg_size: u64::from(raw.kernarg_size.get(LE)),
+            kernel_code_entry_byte_offset: raw.kernel_code_entry_byte_offset.get(LE),
+            compute_pgm_rsrc1: Rsrc1::decode(raw.compute_pgm_rsrc1.get(LE), family),
+            compute_pgm_rsrc2: Rsrc2::decode(raw.compute_pgm_rsrc2.get(LE)),
+            compute_pgm_rsrc3: Rsrc3::decode(raw.compute_pgm_rsrc3.get(LE), family),
+            kernel_code_properties: KernelCodeProperties::decode(raw.kernel_code_properties.get(LE)),
             kernarg_preload: KernargPreload { length_dwords: bits(preload, 6, 0), offset_dwords: bits(preload, 15, 7) },
         })
     }

@@ -4,10 +4,12 @@
 //! `compute_pgm_resource_registers` is `COMPUTE_PGM_RSRC1` in the low and `COMPUTE_PGM_RSRC2` in
 //! the high 32 bits, and whose code-property low bits equal the v3 `kernel_code_properties`).
 
-use super::bytes::{self, bit, bits, Short};
+use super::bytes::{bit, bits, Short};
 use super::descriptor::{KernargPreload, KernelCodeProperties, KernelDescriptor};
 use super::rsrc::{Rsrc1, Rsrc2, Rsrc3};
 use crate::target::Family;
+use object::endian::{LittleEndian as LE, I32, I64, U16, U32, U64};
+use object::pod::Pod;
 use serde::Serialize;
 
 /// Size of `amd_kernel_code_t` in bytes.
@@ -51,29 +53,46 @@ pub struct AmdKernelCode {
     pub runtime_loader_kernel_symbol: u64,
 }
 
-/// Byte offsets inside `amd_kernel_code_t`.
-mod off {
-    pub const VERSION_MAJOR: usize = 0;
-    pub const VERSION_MINOR: usize = 4;
-    pub const MACHINE_KIND: usize = 8;
-    pub const MACHINE_VERSION: usize = 10;
-    pub const ENTRY_BYTE_OFFSET: usize = 16;
-    pub const PREFETCH_BYTE_OFFSET: usize = 24;
-    pub const PREFETCH_BYTE_SIZE: usize = 32;
-    pub const PGM_RESOURCE_REGISTERS: usize = 48;
-    pub const CODE_PROPERTIES: usize = 56;
-    pub const PRIVATE_SEGMENT_SIZE: usize = 60;
-    pub const GROUP_SEGMENT_SIZE: usize = 64;
-    pub const GDS_SEGMENT_SIZE: usize = 68;
-    pub const KERNARG_SEGMENT_SIZE: usize = 72;
-    pub const FBARRIER_COUNT: usize = 80;
-    pub const SGPR_COUNT: usize = 84;
-    pub const VGPR_COUNT: usize = 86;
-    pub const RESERVED_REGS: usize = 88;
-    pub const ALIGNMENTS: usize = 100;
-    pub const CALL_CONVENTION: usize = 104;
-    pub const RUNTIME_LOADER_SYMBOL: usize = 120;
+/// `amd_kernel_code_t` as it lies in the code object (the AMD HSA ABI struct; byte offsets in
+/// the comments), read in one piece through `object`'s plain-data view. Every field is a
+/// little-endian byte array, so the struct has no padding and alignment 1.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+struct RawKernelCode {
+    version_major: U32<LE>,                      // 0
+    version_minor: U32<LE>,                      // 4
+    machine_kind: U16<LE>,                       // 8
+    machine_version: [U16<LE>; 3],               // 10: major, minor, stepping
+    kernel_code_entry_byte_offset: I64<LE>,      // 16
+    kernel_code_prefetch_byte_offset: I64<LE>,   // 24
+    kernel_code_prefetch_byte_size: U64<LE>,     // 32
+    reserved_40: [u8; 8],                        // 40
+    compute_pgm_resource_registers: U64<LE>,     // 48: RSRC1 low, RSRC2 high
+    code_properties: U32<LE>,                    // 56
+    workitem_private_segment_byte_size: U32<LE>, // 60
+    workgroup_group_segment_byte_size: U32<LE>,  // 64
+    gds_segment_byte_size: U32<LE>,              // 68
+    kernarg_segment_byte_size: U64<LE>,          // 72
+    workgroup_fbarrier_count: U32<LE>,           // 80
+    wavefront_sgpr_count: U16<LE>,               // 84
+    workitem_vgpr_count: U16<LE>,                // 86
+    reserved_vgpr_first: U16<LE>,                // 88
+    reserved_vgpr_count: U16<LE>,                // 90
+    reserved_sgpr_first: U16<LE>,                // 92
+    reserved_sgpr_count: U16<LE>,                // 94
+    debug_sgprs: [u8; 4],                        // 96
+    /// 100: log2 of the kernarg, group and private segment alignments and of the wave size.
+    log2_alignments: [u8; 4],
+    call_convention: I32<LE>,              // 104
+    reserved_108: [u8; 12],                // 108
+    runtime_loader_kernel_symbol: U64<LE>, // 120
+    control_directives: [u8; 128],         // 128
 }
+
+// SAFETY: `repr(C)`, every field an array of `u8` (alignment 1, no padding: the size check
+// below), and every bit pattern is a valid value.
+unsafe impl Pod for RawKernelCode {}
+const _: () = assert!(std::mem::size_of::<RawKernelCode>() == AMD_KERNEL_CODE_SIZE);
 
 /// `2^log2`, saturating for nonsense exponents from a damaged file.
 fn pow2(log2: u8) -> u64 {
@@ -82,19 +101,15 @@ fn pow2(log2: u8) -> u64 {
 
 /// Decode `amd_kernel_code_t` into the shared descriptor fields plus the v2-only ones.
 pub fn parse(h: &[u8], family: Family) -> Result<(KernelDescriptor, AmdKernelCode), Short> {
-    if h.len() < AMD_KERNEL_CODE_SIZE {
-        return Err(Short { field: "amd_kernel_code_t", offset: 0, len: h.len() });
-    }
-    let u16_at = |o, f| bytes::u16_at(h, o, f);
-    let u32_at = |o, f| bytes::u32_at(h, o, f);
-    let pgm = bytes::u64_at(h, off::PGM_RESOURCE_REGISTERS, "compute_pgm_resource_registers")?;
-    let props = u32_at(off::CODE_PROPERTIES, "code_properties")?;
-    let align = bytes::array::<4>(h, off::ALIGNMENTS, "segment alignments")?;
+    let (raw, _) = object::pod::from_bytes::<RawKernelCode>(h).map_err(|()| Short { field: "amd_kernel_code_t", offset: 0, len: h.len() })?;
+    let pgm = raw.compute_pgm_resource_registers.get(LE);
+    let props = raw.code_properties.get(LE);
+    let align = raw.log2_alignments;
     let desc = KernelDescriptor {
-        group_segment_fixed_size: u32_at(off::GROUP_SEGMENT_SIZE, "workgroup_group_segment_byte_size")?,
-        private_segment_fixed_size: u32_at(off::PRIVATE_SEGMENT_SIZE, "workitem_private_segment_byte_size")?,
-        kernarg_size: bytes::u64_at(h, off::KERNARG_SEGMENT_SIZE, "kernarg_segment_byte_size")?,
-        kernel_code_entry_byte_offset: bytes::i64_at(h, off::ENTRY_BYTE_OFFSET, "kernel_code_entry_byte_offset")?,
+        group_segment_fixed_size: raw.workgroup_group_segment_byte_size.get(LE),
+        private_segment_fixed_size: raw.workitem_private_segment_byte_size.get(LE),
+        kernarg_size: raw.kernarg_segment_byte_size.get(LE),
+        kernel_code_entry_byte_offset: raw.kernel_code_entry_byte_offset.get(LE),
         compute_pgm_rsrc1: Rsrc1::decode(pgm as u32, family),
         compute_pgm_rsrc2: Rsrc2::decode((pgm >> 32) as u32),
         compute_pgm_rsrc3: Rsrc3::Reserved { raw: 0 },
@@ -102,16 +117,12 @@ pub fn parse(h: &[u8], family: Family) -> Result<(KernelDescriptor, AmdKernelCod
         kernarg_preload: KernargPreload::default(),
     };
     let extra = AmdKernelCode {
-        amd_kernel_code_version_major: u32_at(off::VERSION_MAJOR, "amd_kernel_code_version_major")?,
-        amd_kernel_code_version_minor: u32_at(off::VERSION_MINOR, "amd_kernel_code_version_minor")?,
-        amd_machine_kind: u16_at(off::MACHINE_KIND, "amd_machine_kind")?,
-        amd_machine_version: [
-            u16_at(off::MACHINE_VERSION, "amd_machine_version_major")?,
-            u16_at(off::MACHINE_VERSION + 2, "amd_machine_version_minor")?,
-            u16_at(off::MACHINE_VERSION + 4, "amd_machine_version_stepping")?,
-        ],
-        kernel_code_prefetch_byte_offset: bytes::i64_at(h, off::PREFETCH_BYTE_OFFSET, "kernel_code_prefetch_byte_offset")?,
-        kernel_code_prefetch_byte_size: bytes::u64_at(h, off::PREFETCH_BYTE_SIZE, "kernel_code_prefetch_byte_size")?,
+        amd_kernel_code_version_major: raw.version_major.get(LE),
+        amd_kernel_code_version_minor: raw.version_minor.get(LE),
+        amd_machine_kind: raw.machine_kind.get(LE),
+        amd_machine_version: raw.machine_version.map(|v| v.get(LE)),
+        kernel_code_prefetch_byte_offset: raw.kernel_code_prefetch_byte_offset.get(LE),
+        kernel_code_prefetch_byte_size: raw.kernel_code_prefetch_byte_size.get(LE),
         code_properties: props,
         enable_sgpr_grid_workgroup_count: [bit(props, 7), bit(props, 8), bit(props, 9)],
         enable_ordered_append_gds: bit(props, 16),
@@ -120,20 +131,20 @@ pub fn parse(h: &[u8], family: Family) -> Result<(KernelDescriptor, AmdKernelCod
         is_dynamic_callstack: bit(props, 20),
         is_debug_enabled: bit(props, 21),
         is_xnack_enabled: bit(props, 22),
-        gds_segment_byte_size: u32_at(off::GDS_SEGMENT_SIZE, "gds_segment_byte_size")?,
-        workgroup_fbarrier_count: u32_at(off::FBARRIER_COUNT, "workgroup_fbarrier_count")?,
-        wavefront_sgpr_count: u16_at(off::SGPR_COUNT, "wavefront_sgpr_count")?,
-        workitem_vgpr_count: u16_at(off::VGPR_COUNT, "workitem_vgpr_count")?,
-        reserved_vgpr_first: u16_at(off::RESERVED_REGS, "reserved_vgpr_first")?,
-        reserved_vgpr_count: u16_at(off::RESERVED_REGS + 2, "reserved_vgpr_count")?,
-        reserved_sgpr_first: u16_at(off::RESERVED_REGS + 4, "reserved_sgpr_first")?,
-        reserved_sgpr_count: u16_at(off::RESERVED_REGS + 6, "reserved_sgpr_count")?,
+        gds_segment_byte_size: raw.gds_segment_byte_size.get(LE),
+        workgroup_fbarrier_count: raw.workgroup_fbarrier_count.get(LE),
+        wavefront_sgpr_count: raw.wavefront_sgpr_count.get(LE),
+        workitem_vgpr_count: raw.workitem_vgpr_count.get(LE),
+        reserved_vgpr_first: raw.reserved_vgpr_first.get(LE),
+        reserved_vgpr_count: raw.reserved_vgpr_count.get(LE),
+        reserved_sgpr_first: raw.reserved_sgpr_first.get(LE),
+        reserved_sgpr_count: raw.reserved_sgpr_count.get(LE),
         kernarg_segment_alignment: pow2(align[0]),
         group_segment_alignment: pow2(align[1]),
         private_segment_alignment: pow2(align[2]),
         wavefront_size: pow2(align[3]),
-        call_convention: u32_at(off::CALL_CONVENTION, "call_convention")? as i32,
-        runtime_loader_kernel_symbol: bytes::u64_at(h, off::RUNTIME_LOADER_SYMBOL, "runtime_loader_kernel_symbol")?,
+        call_convention: raw.call_convention.get(LE),
+        runtime_loader_kernel_symbol: raw.runtime_loader_kernel_symbol.get(LE),
     };
     Ok((desc, extra))
 }
