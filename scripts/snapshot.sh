@@ -5,7 +5,10 @@
 #
 #   scripts/snapshot.sh target/release/hipscope /tmp/before      # on the old commit
 #   scripts/snapshot.sh target/release/hipscope /tmp/after       # on the new one
-#   diff -r /tmp/before /tmp/after
+#   diff -r -I '"path": ' /tmp/before /tmp/after
+#
+# (a sweep's plan.json records its workloads' paths relative to the output directory, so they
+# differ between checkouts in different places).
 #
 # What it records: the scope suite on every built-in GPU of the suite (JSON, CSV and the
 # Markdown report), every validation dataset found (JSON), the committed sweeps' results, the
@@ -58,6 +61,8 @@ for plan in agent-fence-xcds-mi300x cu-wgp-rx7900xtx vcopy-l2-mi210; do
     "$bin" sweep "workloads/sweeps/$plan.ron" --out "$out/sweeps/$plan" >/dev/null 2>&1 || true
     rm -rf "$out/sweeps/$plan/plots"
     for f in "$out/sweeps/$plan"/*; do scrub <"$f" >"$f.tmp" && mv "$f.tmp" "$f"; done
+    # Worker processes finish points in any order; the shard file records them as they end.
+    for f in "$out/sweeps/$plan"/shard-*.jsonl; do LC_ALL=C sort "$f" -o "$f"; done
 done
 
 step "traces"
