@@ -33,6 +33,7 @@ pub enum Counter {
 }
 
 impl Counter {
+    /// The counter's name in assembly (`vmcnt`, `s_wait_loadcnt`'s `loadcnt`).
     pub fn name(self) -> &'static str {
         match self {
             Counter::Vm => "vmcnt",
@@ -98,6 +99,7 @@ pub const FORMS: &[Form] = &[
 ];
 
 impl Wait {
+    /// Wait for each of `counters` to drain (reach 0).
     pub fn zero(counters: &[Counter]) -> Wait {
         let mut w = Wait::default();
         for &c in counters {
@@ -117,6 +119,7 @@ impl Wait {
         }
     }
 
+    /// Also wait for everything `other` waits for.
     pub fn merge(&mut self, other: &Wait) {
         for &(c, v) in &other.0 {
             self.add(c, v);
