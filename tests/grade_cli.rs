@@ -18,7 +18,7 @@ fn a_racy_case_reports_race_rule_witness_and_fix() {
     assert!(out.contains("witness"), "{out}");
     assert!(out.contains("fix: line 14 (T0): raise the scope from workgroup to agent"), "{out}");
     // What clang-19 emits for a workgroup-scope release store / acquire load on MI300X
-    // (the committed gfx942 probe kernels, checked by grade/tests/lowering.rs).
+    // (the committed gfx942 probe kernels, checked by mm/tests/lowering.rs).
     assert!(out.contains("emitted on gfx942") && out.contains("T0 line 14: global_store_dword sc0"), "{out}");
     assert!(out.contains("T1 line 19: global_load_dword sc0"), "{out}");
 }

@@ -3,12 +3,14 @@
 
 use std::fmt::Write as _;
 
-use crate::litmus::{Access, Litmus, Order, Scope};
+use crate::litmus::Litmus;
+
 use crate::model::event::{Event, Kind};
 use crate::model::execution::Execution;
 use crate::model::relation::Rel;
 use crate::model::scoped::Context;
 use crate::model::{Model, Race, RaceKind};
+use hipscope_mm::{Access, Order, Scope};
 
 pub fn scope_name(s: Scope) -> &'static str {
     match s {

@@ -4,8 +4,9 @@
 //! has been checked.
 
 use crate::explain::{order_name, scope_name};
-use crate::litmus::{for_each_stmt, Access, Litmus, LocId, Order, Scope, Space, Stmt};
+use crate::litmus::{for_each_stmt, Litmus, LocId, Stmt};
 use crate::model::{check, Model};
+use hipscope_mm::{Access, Order, Scope, Space};
 
 /// What the fix must achieve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

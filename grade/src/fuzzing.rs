@@ -15,7 +15,8 @@ use std::path::Path;
 
 use crate::litmus::{self, for_each_stmt, Litmus};
 use crate::model::{self, Model};
-use crate::{hardware, lower, report};
+use crate::{hardware, report};
+use hipscope_mm::lower;
 
 /// Candidate executions a fuzz input may have under each model: litmus tests have
 /// hundreds; more only makes an input slow, not more interesting.

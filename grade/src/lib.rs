@@ -3,8 +3,8 @@
 //! Data flows one way: a litmus file in one of three dialects is parsed into one typed
 //! [`litmus::Litmus`] program; the language layer (`model`) enumerates its candidate
 //! executions and judges them under a scoped model (libhipcxx's scoped C++, HSA or OpenCL);
-//! the hardware layer lowers the same program to AMDGPU instructions and runs it on the engine.
-//! The language layer knows nothing of the engine.
+//! the hardware layer lowers the same program to AMDGPU instructions (`hipscope_mm::lower`) and
+//! runs it on the engine. The language layer knows nothing of the engine.
 
 pub mod dynamic;
 pub mod explain;
@@ -12,9 +12,7 @@ pub mod fix;
 pub mod fuzzing;
 pub mod hardware;
 pub mod litmus;
-pub mod lower;
 pub mod model;
-pub mod recover;
 pub mod report;
 pub mod runs;
 pub mod story;

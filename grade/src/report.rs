@@ -7,9 +7,10 @@ use serde::Serialize;
 use crate::explain;
 use crate::fix::{self, Goal};
 use crate::hardware;
-use crate::litmus::{for_each_stmt, Access, Dialect, Litmus, Quantifier, Stmt};
-use crate::lower;
+use crate::litmus::{for_each_stmt, Dialect, Litmus, Quantifier, Stmt};
 use crate::model::{self, CheckError, Model, Verdict};
+use hipscope_mm::lower;
+use hipscope_mm::Access;
 
 /// Schema version of the JSON report; bumped when a field changes meaning.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -148,9 +149,9 @@ pub fn emitted(test: &Litmus, target: &lower::Target) -> IsaReport {
                 Some((_, accesses)) => accesses.iter().flatten().any(|a| matches!(a, Access::Atomic { .. })),
                 None => matches!(stmt, Stmt::Fence { .. } | Stmt::Barrier { .. }),
             };
-            if let (true, Some(op)) = (synchronizing, lower::Op::of_stmt(stmt, &test.locations)) {
+            if let (true, Some(op)) = (synchronizing, stmt.memory_op(&test.locations)) {
                 // The access instruction follows the location's type (`global_atomic_umin`, `_x2`).
-                let ty = stmt.accesses().map_or(crate::litmus::ValueType::INT, |(t, _)| test.loc_type(t.loc));
+                let ty = stmt.accesses().map_or(hipscope_mm::ValueType::INT, |(t, _)| test.loc_type(t.loc));
                 operations.push(IsaLine { thread: thread.name.clone(), line: stmt.span().line, code: lower::show(&lower::lower_typed(&op, ty, target)) });
             }
         });

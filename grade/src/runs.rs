@@ -10,12 +10,12 @@
 //! if any run shows one. Results are deterministic per seed.
 
 use crate::dynamic::{Ambiguity, Detector, Race, Rule, Side};
-use crate::lower::Op;
-use crate::recover::What;
 use crate::story::{Describe, Focus, Story, Told};
 use hipscope_isa::codeobj::lines::{LineTable, SourceLine};
 use hipscope_isa::decode::Ctx;
 use hipscope_isa::print::format_inst;
+use hipscope_mm::lower::Op;
+use hipscope_mm::recover::What;
 use hipscope_sim::kernel::{CodeSlot, LoadedKernel};
 use hipscope_sim::launch::Hooks;
 use hipscope_sim::spec::{RunError, RunOptions, Session, Spec};
@@ -363,7 +363,7 @@ fn sync_ops(det: &Detector, kernel: &LoadedKernel, lines: &LineTable) -> Vec<Syn
 /// The readings of one instruction in a few words: per kind of operation, the orders and
 /// scopes it may have been written with (`atomic rmw: relaxed|acquire, workgroup|agent scope`).
 fn summarise(readings: &[Op]) -> Vec<String> {
-    use crate::litmus::program::Access;
+    use hipscope_mm::Access;
     let low = |x: &dyn std::fmt::Debug| format!("{x:?}").to_lowercase();
     let mut groups: Vec<(String, Vec<String>, Vec<String>)> = Vec::new();
     for op in readings {
@@ -397,7 +397,7 @@ fn summarise(readings: &[Op]) -> Vec<String> {
 }
 
 fn is_atomic(op: &Op) -> bool {
-    use crate::litmus::program::Access;
+    use hipscope_mm::Access;
     match op {
         Op::Load { access, .. } | Op::Store { access, .. } => matches!(access, Access::Atomic { .. }),
         Op::Rmw { .. } => true,
@@ -407,7 +407,7 @@ fn is_atomic(op: &Op) -> bool {
 
 /// An operation in words: `acquire load, agent scope`.
 pub fn op_text(op: &Op) -> String {
-    use crate::litmus::program::Access;
+    use hipscope_mm::Access;
     let low = |x: &dyn std::fmt::Debug| format!("{x:?}").to_lowercase();
     let access = |a: &Access| match a {
         Access::Plain => "plain".to_string(),

@@ -9,6 +9,7 @@ use hipscope_grade::litmus::{self, *};
 mod common;
 
 use common::{atomic, reg, Draw};
+use hipscope_mm::{Access, Order, Scope, Space};
 
 /// The files of the catalogue this parser must read.
 fn files(root: &Path) -> Vec<PathBuf> {

@@ -19,6 +19,7 @@ use hipscope_sim::gpus::{self, Mode};
 use std::path::Path;
 
 mod common;
+#[path = "../../mm/tests/isa_text/mod.rs"]
 mod isa_text;
 
 /// (label, GPU, mode, every work-group on one XCD).
@@ -122,8 +123,8 @@ fn observability_table() {
 /// encoded — equal the lowered sequences of that line's statements.
 #[test]
 fn kernels_run_the_lowered_sequences() {
-    use hipscope_grade::lower::{self, merge_waits, show, Line, Op, CONFIGS};
     use hipscope_isa::decode::Decoder;
+    use hipscope_mm::lower::{self, merge_waits, show, Line, CONFIGS};
     use std::collections::BTreeMap;
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../workloads/litmus");
     let mut files: Vec<_> = ["", "shapes"]
@@ -157,7 +158,7 @@ fn kernels_run_the_lowered_sequences() {
             let mut want: BTreeMap<(usize, u32), Vec<Line>> = BTreeMap::new();
             for (i, t) in test.threads.iter().enumerate() {
                 litmus::for_each_stmt(&t.body, &mut |_, st| {
-                    if let Some(op) = Op::of_stmt(st, &test.locations) {
+                    if let Some(op) = st.memory_op(&test.locations) {
                         want.entry((i, st.span().line)).or_default().extend(lower::lower(&op, target));
                     }
                 });

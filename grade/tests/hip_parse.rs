@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use hipscope_grade::litmus::{self, Access, CmpOp, Expr, Litmus, Order, Prop, Quantifier, RmwOp, Scope, Space, Spaces, Stmt, Term};
+use hipscope_grade::litmus::{self, CmpOp, Expr, Litmus, Prop, Quantifier, Stmt, Term};
+
+use hipscope_mm::{Access, Order, RmwOp, Scope, Space, Spaces};
 
 mod common;
 

@@ -227,7 +227,8 @@ fn seeds_are_judged_and_generated_hostile_files_rejected() {
 /// a 2 MiB stack: the recursion the limits leave fits with a margin.
 #[test]
 fn inputs_at_the_limits_go_through_every_layer_on_a_small_stack() {
-    use hipscope_grade::{hardware, litmus, lower, model, report};
+    use hipscope_grade::{hardware, litmus, model, report};
+    use hipscope_mm::lower;
     for (name, text) in pathological::at_the_limits() {
         let worker = std::thread::Builder::new().stack_size(STACK_BYTES).spawn(move || {
             let path = std::path::Path::new("limits.litmus");

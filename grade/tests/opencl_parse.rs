@@ -4,7 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use hipscope_grade::litmus::{self, Access, CmpOp, Expr, Litmus, Order, Prop, Quantifier, Scope, Space, Spaces, Stmt, Term};
+use hipscope_grade::litmus::{self, CmpOp, Expr, Litmus, Prop, Quantifier, Stmt, Term};
+
+use hipscope_mm::{Access, Order, Scope, Space, Spaces};
 
 /// Files the parser refuses, with the reason it gives. TSan spins in a `while` loop, which
 /// straight-line litmus programs cannot express.
@@ -60,7 +62,7 @@ fn every_corpus_file_parses_except_the_two_refused_on_purpose() {
     assert!(wrong.is_empty(), "{} of {} files are wrong:\n{}", wrong.len(), files.len(), wrong.join("\n"));
 }
 
-fn cmp(l: &Litmus, thread: usize, name: &str, value: hipscope_grade::litmus::Value) -> Prop {
+fn cmp(l: &Litmus, thread: usize, name: &str, value: hipscope_mm::Value) -> Prop {
     Prop::Cmp(Term::Reg { thread: thread as u16, reg: reg(l, thread, name) }, CmpOp::Eq, Term::Const(value))
 }
 

@@ -9,15 +9,17 @@
 //! to recognise: the recogniser does not read waits as fences, since the compiler emits the
 //! same waits for data dependencies. The table counts those apart.
 
-use hipscope_grade::litmus::program::{Access, Scope};
-use hipscope_grade::lower::{lower, Line, Op, Rmw, Target, CONFIGS};
-use hipscope_grade::recover::{recover, Recovery};
 use hipscope_isa::codeobj::{self, CodeObject};
 use hipscope_isa::decode::Inst;
+use hipscope_mm::lower::{lower, Line, Op, Rmw, Target, CONFIGS};
+use hipscope_mm::recover::{recover, Recovery};
+use hipscope_mm::{Access, Scope};
 use hipscope_sim::kernel::{CodeSlot, LoadedKernel};
 use hipscope_sim::Device;
 use std::path::PathBuf;
 
+// The probe kernels' names, shared with the lowering test of the crate the recogniser lives in.
+#[path = "../../mm/tests/probes/mod.rs"]
 mod probes;
 use probes::op_of;
 
@@ -44,7 +46,7 @@ fn canonical(op: Op) -> Op {
     match op {
         Op::Load { access, space } => Op::Load { access: widen(access), space },
         Op::Store { access, space } => Op::Store { access: widen(access), space },
-        Op::Rmw { access, space, returns, .. } => Op::Rmw { rmw: Rmw::Op(hipscope_grade::litmus::program::RmwOp::Add), access: widen(access), space, returns },
+        Op::Rmw { access, space, returns, .. } => Op::Rmw { rmw: Rmw::Op(hipscope_mm::RmwOp::Add), access: widen(access), space, returns },
         Op::Fence { order, scope: Scope::WorkItem, spaces } => Op::Fence { order, scope: Scope::Wavefront, spaces },
         op => op,
     }

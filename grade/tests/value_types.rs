@@ -11,8 +11,9 @@
 //! counters are `~exists` tests that neither layer may satisfy.
 
 use hipscope_grade::hardware::{self, Runs};
-use hipscope_grade::litmus::{self, CmpOp, Litmus, Prop, Quantifier, Term, Value};
+use hipscope_grade::litmus::{self, CmpOp, Litmus, Prop, Quantifier, Term};
 use hipscope_grade::model::{self, Model};
+use hipscope_mm::Value;
 use hipscope_sim::gpus::{self, Mode};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -277,7 +278,7 @@ fn every_gpu_shows_the_same_state_as_the_model() {
 #[test]
 fn typed_atomics_use_their_instructions() {
     let listing = |stem: &str, build: &str| -> String {
-        let target = hipscope_grade::lower::CONFIGS.iter().find(|(n, _)| *n == build).expect("build").1;
+        let target = hipscope_mm::lower::CONFIGS.iter().find(|(n, _)| *n == build).expect("build").1;
         let asm = hardware::compile(&load(stem), &target).unwrap_or_else(|e| panic!("{stem}: {e}"));
         asm.listing.iter().map(|l| l.text.clone()).collect::<Vec<_>>().join("\n")
     };

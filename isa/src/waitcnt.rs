@@ -4,6 +4,10 @@
 //! Layouts (ISA manuals, "S_WAITCNT"; LLVM `AMDGPUBaseInfo`, `getVmcntBitShift*`): GFX8 vmcnt
 //! [3:0], expcnt [6:4], lgkmcnt [11:8]; GFX9 and GFX10 add vmcnt [15:14]; GFX10 widens lgkmcnt
 //! to [13:8]; GFX11 moves them to expcnt [2:0], lgkmcnt [9:4], vmcnt [15:10].
+//!
+//! This is the encoding view only: the counters themselves, waits on them and the other wait
+//! instructions (`s_waitcnt_vscnt`, GFX12 `s_wait_*cnt`) are the wait-counter model of
+//! `hipscope-mm` (`mm/src/wait.rs`), whose `Vm`, `Exp` and `Lgkm` counters these fields are.
 
 use crate::Family;
 

@@ -122,15 +122,15 @@ fn gpus(args: &Args) -> Result<Vec<(hipscope_sim::gpus::GpuConfig, hipscope_sim:
 }
 
 /// The builds `--isa` names.
-fn isa_targets(list: &str) -> Result<Vec<hipscope_grade::lower::Target>, CliError> {
+fn isa_targets(list: &str) -> Result<Vec<hipscope_mm::lower::Target>, CliError> {
     if list == "none" {
         return Ok(Vec::new());
     }
     list.split(',')
         .map(|name| {
             let name = name.trim();
-            hipscope_grade::lower::CONFIGS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t).ok_or_else(|| {
-                let known: Vec<&str> = hipscope_grade::lower::CONFIGS.iter().map(|(n, _)| *n).collect();
+            hipscope_mm::lower::CONFIGS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t).ok_or_else(|| {
+                let known: Vec<&str> = hipscope_mm::lower::CONFIGS.iter().map(|(n, _)| *n).collect();
                 CliError::BadInput(format!("--isa: unknown build `{name}` (known: {}, or none)", known.join(", ")))
             })
         })
@@ -222,11 +222,7 @@ fn warn(bar: &Option<indicatif::ProgressBar>, message: &str) {
     }
 }
 
-fn grade_file(
-    file: &Path,
-    model: Model,
-    targets: &[hipscope_grade::lower::Target],
-) -> Result<(litmus::Litmus, Report, hipscope_grade::model::Verdict), CliError> {
+fn grade_file(file: &Path, model: Model, targets: &[hipscope_mm::lower::Target]) -> Result<(litmus::Litmus, Report, hipscope_grade::model::Verdict), CliError> {
     let (test, source) = parse(file)?;
     let lines: Vec<&str> = source.lines().collect();
     let (r, verdict) =

@@ -1,5 +1,5 @@
 //! What an instruction means to the race detector: the recogniser's readings
-//! ([`crate::recover`]) folded into one interpretation per instruction.
+//! ([`hipscope_mm::recover`]) folded into one interpretation per instruction.
 //!
 //! Where a target compiles several operations to the same code, the detector must pick one:
 //! * an access with a plain reading is plain (a non-atomic access is the common case, and
@@ -11,9 +11,9 @@
 //! * where a work-group-scope fence compiles to waits only, an atomic is read as if that fence
 //!   stood next to it ([`FreeFences`]).
 
-use crate::litmus::program::{Access, Order, Scope, Spaces};
-use crate::lower::{lower, Line, Op, Target};
-use crate::recover::{recover, Recovery, What};
+use hipscope_mm::lower::{lower, Line, Op, Target};
+use hipscope_mm::recover::{recover, Recovery, What};
+use hipscope_mm::{Access, Order, Scope, Spaces};
 use hipscope_sim::kernel::{CodeSlot, LoadedKernel};
 
 /// An atomic access's synchronisation.
@@ -122,8 +122,8 @@ fn widest_with(accesses: &[Access], has: impl Fn(Order) -> bool) -> Option<Scope
 }
 
 /// Fold the atomic readings of an access into one [`Atomic`] (`None` if there are none).
-fn fold_atomic(accesses: &[Access], kind: crate::recover::Kind, free: FreeFences) -> Option<Atomic> {
-    use crate::recover::Kind;
+fn fold_atomic(accesses: &[Access], kind: hipscope_mm::recover::Kind, free: FreeFences) -> Option<Atomic> {
+    use hipscope_mm::recover::Kind;
     let scope = widest_with(accesses, |_| true)?;
     let mut acquire = widest_with(accesses, Order::acquires);
     let mut release = widest_with(accesses, Order::releases);
@@ -145,7 +145,7 @@ fn interpret(what: What, readings: &[Op], free: FreeFences) -> Option<Interp> {
     match what {
         What::Barrier => None,
         What::Access { kind, .. } => {
-            let rmw = matches!(kind, crate::recover::Kind::Rmw { .. });
+            let rmw = matches!(kind, hipscope_mm::recover::Kind::Rmw { .. });
             let accesses: Vec<Access> = readings
                 .iter()
                 .filter_map(|op| match op {

@@ -15,7 +15,7 @@
 //! Two accesses to one 4-byte granule, at least one a write, race when neither happens
 //! before the other, unless both are atomics whose scopes include each other's thread. Which
 //! accesses are atomic, and at what order and scope, is read from the code
-//! ([`crate::recover`], folded by [`interp`]). Each racing pair of instructions is reported
+//! ([`hipscope_mm::recover`], folded by [`interp`]). Each racing pair of instructions is reported
 //! once, with both sides and the rule broken.
 //!
 //! Limits, stated so reports can be read right: a load is taken to read the latest write in
@@ -26,8 +26,8 @@ pub mod clock;
 pub mod interp;
 mod shadow;
 
-use crate::litmus::program::Scope;
 use clock::Clock;
+use hipscope_mm::Scope;
 use hipscope_sim::exec::Sem;
 use hipscope_sim::observe::{Access as LaneAccess, Dir, DispatchInfo, Executed, Observer, Space};
 use hipscope_sim::WaveId;

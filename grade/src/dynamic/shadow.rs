@@ -20,7 +20,7 @@
 //! as if every granule had had its record from the start.
 
 use super::SyncRec;
-use crate::litmus::program::Scope;
+use hipscope_mm::Scope;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 

@@ -17,8 +17,10 @@ pub mod placement;
 pub use assemble::{Assembled, Listed};
 pub use codegen::Unsupported;
 
-use crate::litmus::{Litmus, Term, Value, ValueType};
-use crate::lower::Target;
+use crate::litmus::{Litmus, Term};
+
+use hipscope_mm::lower::Target;
+use hipscope_mm::{Value, ValueType};
 use hipscope_sim::gpus::{GpuConfig, Mode};
 use hipscope_sim::kernel::{LoadedKernel, RawKernel};
 use hipscope_sim::observe::{CacheAction, CacheOp, MemoryDone, Observer};

@@ -3,7 +3,9 @@
 //! and the hardware layer picks its instructions by the same types ([`type_of`]), so the
 //! two layers agree by construction on which arithmetic applies.
 
-use super::program::{BinOp, Expr, RegId, RmwOp, Value, ValueType};
+use super::program::{BinOp, Expr, RegId};
+
+use hipscope_mm::{RmwOp, Value, ValueType};
 
 /// The static type of `e`: a register's declared type, a literal's C type, the common type
 /// of an arithmetic operator's operands, `int` for comparisons, logic and `!`.

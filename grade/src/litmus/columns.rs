@@ -14,6 +14,7 @@ use super::error::{ParseResult, SyntaxError};
 use super::limits::{MAX_IF_NESTING, MAX_LABELS_PER_THREAD, MAX_LOCATIONS, MAX_REGISTERS_PER_THREAD, MAX_ROWS, MAX_THREADS};
 use super::program::*;
 use super::text::Cursor;
+use hipscope_mm::{Access, Space, Value, ValueType};
 
 /// One cell of the table: its raw text and where it starts in the file.
 #[derive(Clone, Copy, Debug)]

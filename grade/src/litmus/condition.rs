@@ -4,8 +4,9 @@
 
 use super::error::ParseResult;
 use super::limits::MAX_CONDITION_COMPARISONS;
-use super::program::{CmpOp, Condition, LocId, Prop, Quantifier, RegId, Span, Term, ValueType};
+use super::program::{CmpOp, Condition, LocId, Prop, Quantifier, RegId, Span, Term};
 use super::text::Cursor;
+use hipscope_mm::ValueType;
 
 /// How the condition's names become ids; each dialect parser implements it over its own
 /// tables.

@@ -22,6 +22,7 @@ use super::columns::{self, is_register, register, Builder, Item, Key, Placing};
 use super::error::{ParseResult, SyntaxError};
 use super::program::*;
 use super::text::Cursor;
+use hipscope_mm::{Access, Order, RmwOp, Scope, Spaces};
 
 pub fn parse(src: &str) -> ParseResult<Litmus> {
     columns::parse_columns(src, Dialect::Lisa, Placing::Trailer(trailer), |cur, b, t| instruction(cur, b, t).map(Some))

@@ -22,7 +22,6 @@ pub mod ptx;
 pub mod text;
 pub mod typecheck;
 pub mod validate;
-pub mod value_type;
 pub mod vulkan;
 
 use std::io::Read as _;

@@ -2,13 +2,12 @@
 //!
 //! Every parser (Dartagnan OpenCL/PTX/Vulkan, herd LISA, our HIP dialect) produces a
 //! [`Litmus`]; the language model, the lowering to AMDGPU instructions and the reports read
-//! only this. Scopes are HIP's (`wavefront ⊂ workgroup ⊂ agent ⊂ system`): each parser maps
-//! its dialect's names onto them (OpenCL `memory_scope_device` → agent, PTX `cta` →
-//! workgroup, HSA `wg` → workgroup, …).
+//! only this. Its memory-model words (scope, order, access, space, RMW operation, value type)
+//! are `hipscope_mm`'s: each parser maps its dialect's names onto them.
 
+use hipscope_mm::lower::{stronger, Op, Rmw};
+use hipscope_mm::{Access, Order, RmwOp, Scope, Space, Spaces, Value, ValueType};
 use std::fmt;
-
-pub use super::value_type::ValueType;
 
 /// Index of a shared location in [`Litmus::locations`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -18,12 +17,6 @@ pub struct LocId(pub u16);
 /// [`Thread::regs`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RegId(pub u16);
-
-/// Values of locations and registers: the mathematical value in the declared
-/// [`ValueType`] (so an `unsigned long` can hold 2⁶⁴−1 and a negative `int` stays negative).
-/// 128 bits hold every value of every type, and the product of two of them modulo 2¹²⁸,
-/// which is all a conversion back to the type needs.
-pub type Value = i128;
 
 /// Where in the source file a statement, thread or condition came from (1-based).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -84,108 +77,6 @@ pub struct Location {
     /// Declared with an atomic type (`atomic_int`, `cuda::atomic_ref`); plain accesses to an
     /// atomic location are still plain accesses.
     pub atomic_type: bool,
-}
-
-/// Memory space of a location (OpenCL `global`/`local`, HIP global vs `__shared__`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Space {
-    /// Device memory, shared by every thread of the agent (and the system).
-    Global,
-    /// Work-group local memory (OpenCL `local`, HIP `__shared__`, AMD LDS): one copy per
-    /// work-group, so threads of different work-groups never share it.
-    Local,
-    /// OpenCL 2.0's generic address space: a pointer parameter with no `global`/`local`
-    /// qualifier. Global memory to every model; the OpenCL model (as Dartagnan reads
-    /// opencl.cat) counts its accesses in neither the global nor the local relations.
-    Generic,
-}
-
-/// A set of memory spaces (fences and barriers name which spaces they order).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Spaces {
-    pub global: bool,
-    pub local: bool,
-}
-
-impl Spaces {
-    pub const ALL: Spaces = Spaces { global: true, local: true };
-    pub const GLOBAL: Spaces = Spaces { global: true, local: false };
-    pub const LOCAL: Spaces = Spaces { global: false, local: true };
-
-    pub fn contains(self, space: Space) -> bool {
-        match space {
-            Space::Global | Space::Generic => self.global,
-            Space::Local => self.local,
-        }
-    }
-}
-
-/// HIP memory scopes, narrowest first, so `a <= b` means "a is contained in b".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Scope {
-    /// The thread itself (OpenCL `memory_scope_work_item`, HSA `wi`).
-    WorkItem,
-    /// The threads of one wavefront (HSA `wave`, Vulkan `sg`).
-    Wavefront,
-    /// One work-group (OpenCL `work_group`, PTX `cta`, HSA `wg`, HIP `thread_scope_block`).
-    Workgroup,
-    /// One device (OpenCL `device`, PTX `gpu`, HSA `agent`, HIP `thread_scope_device`).
-    Agent,
-    /// Every agent and the host (OpenCL `all_svm_devices`, PTX `sys`, HSA `system`).
-    System,
-}
-
-/// C++ memory orders. Plain (non-atomic) accesses are [`Access::Plain`], not an order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Order {
-    Relaxed,
-    Acquire,
-    Release,
-    AcqRel,
-    SeqCst,
-}
-
-impl Order {
-    /// Has acquire semantics (acquire, acq_rel, seq_cst).
-    pub fn acquires(self) -> bool {
-        matches!(self, Order::Acquire | Order::AcqRel | Order::SeqCst)
-    }
-    /// Has release semantics (release, acq_rel, seq_cst).
-    pub fn releases(self) -> bool {
-        matches!(self, Order::Release | Order::AcqRel | Order::SeqCst)
-    }
-    /// The order of a failed compare-and-swap whose success order is `self`: it only
-    /// loads, so release parts drop (C++ `compare_exchange` with one order).
-    pub fn cas_failure(self) -> Order {
-        match self {
-            Order::Release => Order::Relaxed,
-            Order::AcqRel => Order::Acquire,
-            other => other,
-        }
-    }
-}
-
-/// How a load, store or read-modify-write accesses memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Access {
-    /// A non-atomic access (`*x = 1`, `w[] x 1`, PTX `st.weak`).
-    Plain,
-    /// An atomic access with its order and scope.
-    Atomic { order: Order, scope: Scope },
-}
-
-/// The arithmetic of an atomic read-modify-write (`fetch_<op>` / `atomic<Op>`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RmwOp {
-    /// `exchange`: the new value is the operand.
-    Exchange,
-    Add,
-    Sub,
-    And,
-    Or,
-    Xor,
-    Min,
-    Max,
 }
 
 /// Binary operators of register expressions (dependencies, conditions of `if`).
@@ -309,6 +200,25 @@ impl Stmt {
             Stmt::Cas { target, success, failure, .. } => Some((*target, [Some(*success), Some(*failure)])),
             _ => None,
         }
+    }
+
+    /// The memory operation the lowering reads for a memory statement (`None` for statements
+    /// that are not one): the access with the space of its location.
+    pub fn memory_op(&self, locations: &[Location]) -> Option<Op> {
+        let space = |loc: LocId| locations.get(loc.0 as usize).map_or(Space::Global, |l| l.space);
+        Some(match self {
+            Stmt::Load { target, access, .. } => Op::Load { access: *access, space: space(target.loc) },
+            Stmt::Store { target, access, .. } => Op::Store { access: *access, space: space(target.loc) },
+            Stmt::Rmw { old, target, op, access, .. } => Op::Rmw { rmw: Rmw::Op(*op), access: *access, space: space(target.loc), returns: old.is_some() },
+            Stmt::Cas { target, success, failure, .. } => {
+                // The compare-and-swap always returns the old value (the success flag is computed
+                // from it).
+                Op::Rmw { rmw: Rmw::Cas, access: stronger(*success, *failure), space: space(target.loc), returns: true }
+            }
+            Stmt::Fence { order, scope, spaces, .. } => Op::Fence { order: *order, scope: *scope, spaces: *spaces },
+            Stmt::Barrier { spaces, .. } => Op::Barrier { spaces: *spaces },
+            _ => return None,
+        })
     }
 
     pub fn span(&self) -> Span {

@@ -16,6 +16,7 @@ use super::columns::{self, location, register, value, Builder, Item, Key, Placin
 use super::error::{ParseResult, SyntaxError};
 use super::program::*;
 use super::text::{first_word, Cursor};
+use hipscope_mm::{Access, Order, RmwOp, Scope, Spaces};
 
 pub fn parse(src: &str) -> ParseResult<Litmus> {
     if first_word(src).0 == "GPU_PTX" {

@@ -3,7 +3,8 @@
 //! parsers share (identifiers, integers, punctuation).
 
 use super::error::{ParseResult, SyntaxError};
-use super::program::{Span, Value};
+use super::program::Span;
+use hipscope_mm::Value;
 
 /// The first whitespace-separated word of `source` and where it starts.
 pub fn first_word(source: &str) -> (&str, Span) {

@@ -6,7 +6,8 @@
 
 use super::arith;
 use super::error::{ParseResult, SyntaxError};
-use super::program::{for_each_stmt, BinOp, Expr, Litmus, Span, Stmt, Thread, ValueType};
+use super::program::{for_each_stmt, BinOp, Expr, Litmus, Span, Stmt, Thread};
+use hipscope_mm::ValueType;
 
 /// The first literal of `test` that its type cannot hold.
 pub fn check(test: &Litmus) -> ParseResult<()> {
@@ -65,7 +66,7 @@ fn operand(ty: ValueType, e: &Expr, what: &str, span: Span) -> ParseResult<()> {
     }
 }
 
-fn fits(ty: ValueType, v: super::program::Value, what: &str, span: Span) -> ParseResult<()> {
+fn fits(ty: ValueType, v: hipscope_mm::Value, what: &str, span: Span) -> ParseResult<()> {
     match ty.literal(v) {
         Some(_) => Ok(()),
         None => Err(SyntaxError::new(span, format!("{v} does not fit {what}, of type {}", ty.describe()))),

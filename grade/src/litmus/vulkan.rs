@@ -18,6 +18,7 @@ use super::error::{ParseResult, SyntaxError};
 use super::program::*;
 use super::ptx::cond_jump;
 use super::text::Cursor;
+use hipscope_mm::{Access, Order, RmwOp, Scope, Spaces};
 
 pub fn parse(src: &str) -> ParseResult<Litmus> {
     columns::parse_columns(src, Dialect::Vulkan, Placing::Heads(head), instruction)

@@ -1,6 +1,8 @@
 //! Events: what one run of one thread did to memory, in program order.
 
-use crate::litmus::{Access, LocId, Order, Scope, Spaces, Span, Value};
+use crate::litmus::{LocId, Span};
+
+use hipscope_mm::{Access, Order, Scope, Spaces, Value};
 
 /// A memory cell: a location, and for work-group-local memory the work-group whose copy it
 /// is (`None` for global memory, which every thread shares).

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use super::event::{Cell, Event, Kind, INIT};
 use super::relation::{Rel, MAX_EVENTS};
 use super::traces::Runs;
-use crate::litmus::{Access, Span, Value};
+use crate::litmus::Span;
+use hipscope_mm::{Access, Value};
 
 /// One candidate execution.
 #[derive(Clone, Debug)]

@@ -59,7 +59,7 @@ fn happens_before(ctx: &Context, x: &Execution, incl: &Rel) -> (Rel, Rel) {
         return (base.closure(), sw);
     }
     let (sw_g, sw_l) = (synchronizes_with(x, incl, global), synchronizes_with(x, incl, local));
-    let sc = x.set(|e| e.order_scope().is_some_and(|(o, _)| o == crate::litmus::Order::SeqCst));
+    let sc = x.set(|e| e.order_scope().is_some_and(|(o, _)| o == hipscope_mm::Order::SeqCst));
     let both = global & local;
     let bridge = Rel::product(n, sc, sc).union(&Rel::product(n, both, both));
     let per_space = |tag: u128, own: &Rel, other: &Rel| {
@@ -97,7 +97,7 @@ fn synchronizes_with(x: &Execution, incl: &Rel, space: u128) -> Rel {
 /// whose scopes include each other (OpenCL's `O-Sscoped`, mm-grading.md §8).
 fn seq_cst_acyclic(x: &Execution, hb: &Rel, fr: &Rel, eco: &Rel, incl: &Rel) -> bool {
     let n = x.n();
-    let is_sc = |e: &Event| e.order_scope().is_some_and(|(o, _)| o == crate::litmus::Order::SeqCst);
+    let is_sc = |e: &Event| e.order_scope().is_some_and(|(o, _)| o == hipscope_mm::Order::SeqCst);
     let sc_access = x.set(|e| is_sc(e) && e.cell().is_some());
     let sc_fence = x.set(|e| is_sc(e) && matches!(e.kind, Kind::Fence { .. }));
     if (sc_access | sc_fence).count_ones() < 2 {

@@ -12,7 +12,7 @@
 use super::execution::Execution;
 use super::relation::Rel;
 use super::scoped::{mask, same_location, Broken, Context, Derived};
-use crate::litmus::Order;
+use hipscope_mm::Order;
 
 pub fn judge(ctx: &Context, x: &Execution) -> Result<Derived, Broken> {
     let n = x.n();

@@ -22,7 +22,9 @@ use event::{Cell, Event};
 use execution::Execution;
 use scoped::Context;
 
-use crate::litmus::{Litmus, Prop, Quantifier, Span, Term, Value};
+use crate::litmus::{Litmus, Prop, Quantifier, Span, Term};
+
+use hipscope_mm::Value;
 
 /// One racing pair, as the first consistent execution that shows it has it.
 #[derive(Clone, Debug)]

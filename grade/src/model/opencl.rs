@@ -17,7 +17,7 @@ use super::event::{Event, Kind};
 use super::execution::Execution;
 use super::relation::Rel;
 use super::scoped::{barrier_meetings, different_threads, mask, same_location, space_tags, Broken, Context, Derived};
-use crate::litmus::{Order, Scope};
+use hipscope_mm::{Order, Scope};
 
 pub fn judge(ctx: &Context, x: &Execution) -> Result<Derived, Broken> {
     let n = x.n();

@@ -7,7 +7,9 @@ use super::event::{Event, Kind};
 use super::execution::Execution;
 use super::relation::Rel;
 
-use crate::litmus::{for_each_stmt, Access, Dialect, Litmus, LocId, Placement, Scope, Space, Stmt};
+use crate::litmus::{for_each_stmt, Dialect, Litmus, LocId, Placement, Stmt};
+
+use hipscope_mm::{Access, Scope, Space};
 
 /// The memory model to grade under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]

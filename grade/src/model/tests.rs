@@ -90,6 +90,7 @@ fn judge(t: &Litmus, model: Model) -> (bool, Vec<RaceKind>) {
     (v.reachable(), kinds)
 }
 
+use hipscope_mm::{Access, Order, RmwOp, Scope, Space, Spaces, ValueType};
 use Order::*;
 use Scope::{Agent, System, Workgroup};
 

@@ -12,7 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::event::{Cell, Event, Kind};
 use super::relation::MAX_EVENTS;
 use crate::litmus::arith::{self, apply};
-use crate::litmus::{Expr, Litmus, RegId, Space, Span, Stmt, Target, Term, Thread, Value, ValueType};
+use crate::litmus::{Expr, Litmus, RegId, Span, Stmt, Target, Term, Thread};
+use hipscope_mm::{Space, Value, ValueType};
 
 /// Most runs a single thread may have; beyond it the test is too large to enumerate.
 const MAX_RUNS_PER_THREAD: usize = 4096;

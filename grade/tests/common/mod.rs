@@ -9,7 +9,9 @@ pub mod pathological;
 
 use std::path::{Path, PathBuf};
 
-use hipscope_grade::litmus::{Access, Expr, Litmus, LitmusError, Order, Prop, RegId, Scope, Stmt, Target, Term};
+use hipscope_grade::litmus::{Expr, Litmus, LitmusError, Prop, RegId, Stmt, Target, Term};
+
+use hipscope_mm::{Access, Order, Scope};
 
 /// `workloads/litmus`: the grading cases, in every checkout.
 pub fn workload_cases() -> PathBuf {

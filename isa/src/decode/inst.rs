@@ -2,7 +2,7 @@
 
 use super::operand::State;
 use super::reg::{Reg, Special};
-use super::Ctx;
+use super::{CachePolicy, Ctx};
 use crate::tables::{flags, OpName, Opcode, OperandType, Row};
 
 /// A decoded operand value.
@@ -28,53 +28,6 @@ impl Operand {
             Operand::Reg(r) => Some(r),
             _ => None,
         }
-    }
-}
-
-/// Cache-policy bits of a memory instruction, as encoded. Their names differ per family:
-/// GFX8/9 glc/slc, GFX90A adds scc, GFX940 calls them sc0/nt/sc1, GFX10/11 add dlc, GFX12 has
-/// th (temporal hint) and scope (AMDGPUUsage "Memory Model" tables; ISA manuals).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct CachePolicy(pub u32);
-
-impl CachePolicy {
-    pub const GLC: u32 = 1;
-    pub const SLC: u32 = 2;
-    pub const DLC: u32 = 4;
-    pub const SCC: u32 = 16;
-    /// GFX12: temporal hint (3 bits) and scope (2 bits).
-    pub const TH: u32 = 0x7;
-    pub const SCOPE: u32 = 0x18;
-
-    pub fn glc(self) -> bool {
-        self.0 & Self::GLC != 0
-    }
-    pub fn slc(self) -> bool {
-        self.0 & Self::SLC != 0
-    }
-    pub fn dlc(self) -> bool {
-        self.0 & Self::DLC != 0
-    }
-    pub fn scc(self) -> bool {
-        self.0 & Self::SCC != 0
-    }
-    /// GFX940 names: sc0 = glc, nt = slc, sc1 = scc.
-    pub fn sc0(self) -> bool {
-        self.glc()
-    }
-    pub fn sc1(self) -> bool {
-        self.scc()
-    }
-    pub fn nt(self) -> bool {
-        self.slc()
-    }
-    /// GFX12 temporal hint.
-    pub fn th(self) -> u32 {
-        self.0 & Self::TH
-    }
-    /// GFX12 scope: 0 CU, 1 SE, 2 device, 3 system.
-    pub fn scope(self) -> u32 {
-        (self.0 & Self::SCOPE) >> 3
     }
 }
 

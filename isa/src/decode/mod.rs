@@ -11,6 +11,7 @@
 //!
 //! Decode a kernel once ([`Decoder::decode_all`]); the simulator never decodes in its inner loop.
 
+mod cpol;
 mod encode;
 mod inst;
 
@@ -37,8 +38,9 @@ mod operand;
 mod program;
 pub mod reg;
 
+pub use cpol::{CachePolicy, CachePolicyNames};
 pub use encode::{EncodeError, Encoded};
-pub use inst::{CachePolicy, Inst, Operand, SrcMods};
+pub use inst::{Inst, Operand, SrcMods};
 pub use operand::sign_extend;
 pub use program::{Program, ProgramError};
 pub use reg::{Reg, Special};

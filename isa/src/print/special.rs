@@ -6,93 +6,15 @@
 //! LLVM's assembler accepts); see each function.
 
 use super::Printer;
-use crate::decode::{sign_extend, Operand};
+use crate::decode::{sign_extend, CachePolicy, Operand};
 use crate::tables::{flags, OpName};
 use crate::Family;
 use std::fmt::Write;
 
 impl Printer<'_> {
-    /// Cache-policy modifiers. GFX12 prints `th:`/`scope:`; earlier targets print the bits by
-    /// their per-family names (GFX940: sc0/nt/sc1; scalar loads keep `glc`).
+    /// Cache-policy modifiers, by their per-family names (`crate::decode::CachePolicyNames`).
     pub(super) fn cpol(&mut self, v: i64) {
-        let v = v as u32;
-        if self.ctx.gfx12_plus {
-            self.th(v & 7, (v >> 3) & 3);
-            self.scope((v >> 3) & 3);
-            return;
-        }
-        let gfx940 = self.ctx.gfx940_insts;
-        if v & 1 != 0 {
-            self.out.push_str(if gfx940 && !self.has(flags::SMRD) { " sc0" } else { " glc" });
-        }
-        if v & 2 != 0 {
-            self.out.push_str(if gfx940 { " nt" } else { " slc" });
-        }
-        if v & 4 != 0 && self.ctx.gfx10_plus {
-            self.out.push_str(" dlc");
-        }
-        if v & 16 != 0 && self.ctx.gfx90a_insts {
-            self.out.push_str(if gfx940 { " sc1" } else { " scc" });
-        }
-        // Bits beyond glc/slc/dlc/scc/swz (0x1f) have no meaning.
-        if v & !0x1f != 0 {
-            self.out.push_str(" /* unexpected cache policy bit */");
-        }
-    }
-
-    /// GFX12 temporal hint: names depend on load / store / atomic and on the scope.
-    fn th(&mut self, th: u32, scope: u32) {
-        if th == 0 {
-            return;
-        }
-        self.out.push_str(" th:");
-        let atomic = self.has(flags::ISATOMICRET | flags::ISATOMICNORET);
-        let store = self.has(flags::MAYSTORE);
-        if atomic {
-            self.out.push_str("TH_ATOMIC_");
-            if th & 4 != 0 {
-                if scope >= 2 {
-                    self.out.push_str(if th & 2 != 0 { "CASCADE_NT" } else { "CASCADE_RT" });
-                } else {
-                    let _ = write!(self.out, "{th:#x}");
-                }
-            } else if th & 2 != 0 {
-                self.out.push_str(if th & 1 != 0 { "NT_RETURN" } else { "NT" });
-            } else if th & 1 != 0 {
-                self.out.push_str("RETURN");
-            } else {
-                let _ = write!(self.out, "{th:#x}");
-            }
-            return;
-        }
-        if !store && th == 7 {
-            let _ = write!(self.out, "{th:#x}");
-            return;
-        }
-        self.out.push_str(if store { "TH_STORE_" } else { "TH_LOAD_" });
-        let name = match th {
-            1 => "NT",
-            2 => "HT",
-            3 if scope == 3 => "BYPASS",
-            3 if store => "RT_WB",
-            3 => "LU",
-            4 => "NT_RT",
-            5 => "RT_NT",
-            6 => "NT_HT",
-            _ => "NT_WB",
-        };
-        self.out.push_str(name);
-    }
-
-    fn scope(&mut self, scope: u32) {
-        let name = match scope {
-            1 => "SCOPE_SE",
-            2 => "SCOPE_DEV",
-            3 => "SCOPE_SYS",
-            _ => return,
-        };
-        self.out.push_str(" scope:");
-        self.out.push_str(name);
+        let _ = write!(self.out, "{}", CachePolicy(v as u32).names(self.ctx.family, self.inst.row.flags));
     }
 
     /// MUBUF/MTBUF/DS offsets: unsigned 16-bit, except GFX12 buffer offsets (signed 24-bit).

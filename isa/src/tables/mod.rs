@@ -16,6 +16,14 @@ impl Opcode {
     }
 }
 
+/// The flags of the instruction named `mnemonic` (LLVM's lower-case name), from its first
+/// table row; 0 for a name no row has. For listings that hold instructions by name rather
+/// than decoded (the memory-model lowering's), so that they too classify by flags.
+pub fn flags_of(mnemonic: &str) -> u64 {
+    let Ok(i) = OPCODE_NAMES.binary_search(&mnemonic) else { return 0 };
+    ROWS.iter().find(|r| r.opcode as usize == i).map_or(0, |r| r.flags)
+}
+
 impl OpName {
     /// LLVM operand name, e.g. `src0_modifiers`.
     pub fn name(self) -> &'static str {

@@ -1,5 +1,5 @@
 //! A litmus test as one AMDGPU kernel: every thread's statements become the instructions
-//! clang-19 would emit for them (the memory-model part from [`crate::lower`]), and each thread
+//! clang-19 would emit for them (the memory-model part from [`hipscope_mm::lower`]), and each thread
 //! runs as lane 0 of one wave, chosen by work-group and wave number.
 //!
 //! The kernel (one code for all threads):
@@ -23,11 +23,14 @@ mod regs;
 mod scalar;
 mod stmts;
 
-use crate::litmus::{Litmus, Location, RegId, Space, Stmt, Thread, ValueType};
-use crate::lower::{self, Counter, Line, Op, Target, Wait};
+use crate::litmus::{Litmus, Location, RegId, Stmt, Thread};
+
 use hipscope_isa::decode::{Operand, Reg, Special};
 use hipscope_isa::tables::OpName;
 use hipscope_isa::Family;
+use hipscope_mm::lower::{self, Line, Op, Target};
+use hipscope_mm::{Counter, Wait};
+use hipscope_mm::{Space, ValueType};
 use regs::Regs;
 
 /// Why a test cannot run on the simulated GPU (the language layer still grades it).
@@ -38,7 +41,7 @@ pub struct Unsupported(pub String);
 /// One line of the kernel before layout.
 #[derive(Debug, Clone)]
 pub enum Item {
-    /// `lowered`: part of a statement's lowered sequence (from [`crate::lower`]), not of the
+    /// `lowered`: part of a statement's lowered sequence (from [`hipscope_mm::lower`]), not of the
     /// kernel's own bookkeeping (addresses, delays, register moves, dependency waits).
     Inst {
         names: Vec<String>,
@@ -399,9 +402,8 @@ impl Gen<'_> {
                 ResultSlot::Reg(thread, reg) if thread == me => (self.regs.vgpr(reg), self.regs.declared(reg)),
                 ResultSlot::Local(w, loc) if w == group && leader => {
                     let ty = self.test.loc_type(loc);
-                    let load = self
-                        .access_mnemonic(&Op::Load { access: crate::litmus::Access::Plain, space: Space::Local }, ty)
-                        .unwrap_or_else(|| "ds_read_b32".into());
+                    let load =
+                        self.access_mnemonic(&Op::Load { access: hipscope_mm::Access::Plain, space: Space::Local }, ty).unwrap_or_else(|| "ds_read_b32".into());
                     self.emit(&[load.as_str()], vec![(OpName::vdst, vgprs(SPARE, ty)), (OpName::addr, v(LOC_BASE + 2 * loc.0 as u8))]);
                     self.wait(&Wait::zero(&[self.lds_counter()]));
                     (SPARE, ty)
@@ -443,7 +445,7 @@ impl Gen<'_> {
                 continue;
             }
             let store =
-                self.access_mnemonic(&Op::Store { access: crate::litmus::Access::Plain, space: Space::Local }, l.ty).unwrap_or_else(|| "ds_write_b32".into());
+                self.access_mnemonic(&Op::Store { access: hipscope_mm::Access::Plain, space: Space::Local }, l.ty).unwrap_or_else(|| "ds_write_b32".into());
             self.vgprs_imm(SPARE, l.init, l.ty);
             self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(DATA)), (OpName::src0, imm((lds_stride(self.test) * k as u32) as i64))]);
             self.emit(&[store.as_str()], vec![(OpName::addr, v(DATA)), (OpName::data0, vgprs(SPARE, l.ty))]);
@@ -532,7 +534,7 @@ impl Gen<'_> {
     /// The mnemonic of a plain global store of a `ty` on the target (what the lowering emits
     /// for one).
     fn plain_store(&self, ty: ValueType) -> String {
-        self.access_mnemonic(&Op::Store { access: crate::litmus::Access::Plain, space: Space::Global }, ty).unwrap_or_else(|| "global_store_dword".into())
+        self.access_mnemonic(&Op::Store { access: hipscope_mm::Access::Plain, space: Space::Global }, ty).unwrap_or_else(|| "global_store_dword".into())
     }
 
     /// The access instruction of `op`'s lowered sequence on a `ty`.
@@ -560,7 +562,7 @@ impl Gen<'_> {
         if self.pending.is_empty() {
             self.uncertain = false;
         }
-        for (name, ops) in encode_wait(self.family(), w) {
+        for (name, ops) in w.encode(self.family()) {
             self.emit(&[name], ops);
         }
     }
@@ -579,33 +581,4 @@ fn is_access(m: &str) -> bool {
     // Every DS instruction is an access (`ds_read_b32`, `ds_write_b32`, `ds_add_rtn_u32`);
     // `global_inv`/`global_wb` (GFX12) are cache maintenance.
     m.starts_with("ds_") || ((m.starts_with("global_") || m.starts_with("flat_")) && (m.contains("_load") || m.contains("_store") || m.contains("_atomic")))
-}
-
-/// The instructions of one wait on `family`: one `s_waitcnt` for vmcnt/expcnt/lgkmcnt,
-/// `s_waitcnt_vscnt null, n` (GFX10/11), one `s_wait_*` per counter on GFX12.
-pub fn encode_wait(family: Family, w: &Wait) -> Vec<(&'static str, Vec<(OpName, Operand)>)> {
-    use hipscope_isa::waitcnt::Waitcnt;
-    let mut out = Vec::new();
-    let mut combined = Waitcnt::max(family);
-    let mut any = false;
-    let simm = |n: u32| vec![(OpName::simm16, imm(n as i64))];
-    for &(c, n) in &w.0 {
-        match c {
-            Counter::Vm => (combined.vm, any) = (n, true),
-            Counter::Lgkm => (combined.lgkm, any) = (n, true),
-            Counter::Exp if family != Family::Gfx12 => (combined.exp, any) = (n, true),
-            Counter::Vs => out.push(("s_waitcnt_vscnt", vec![(OpName::sdst, Operand::Reg(Reg::Special(Special::Null))), (OpName::simm16, imm(n as i64))])),
-            Counter::Load => out.push(("s_wait_loadcnt", simm(n))),
-            Counter::Store => out.push(("s_wait_storecnt", simm(n))),
-            Counter::Ds => out.push(("s_wait_dscnt", simm(n))),
-            Counter::Km => out.push(("s_wait_kmcnt", simm(n))),
-            Counter::Exp => out.push(("s_wait_expcnt", simm(n))),
-            Counter::Sample => out.push(("s_wait_samplecnt", simm(n))),
-            Counter::Bvh => out.push(("s_wait_bvhcnt", simm(n))),
-        }
-    }
-    if any {
-        out.insert(0, ("s_waitcnt", simm(combined.encode(family))));
-    }
-    out
 }

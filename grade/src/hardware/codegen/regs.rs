@@ -8,7 +8,8 @@
 //! register is next read, after the wait the compiler would put there anyway.
 
 use super::Unsupported;
-use crate::litmus::{for_each_stmt, Litmus, RegId, Stmt, Thread, ValueType};
+use crate::litmus::{for_each_stmt, Litmus, RegId, Stmt, Thread};
+use hipscope_mm::ValueType;
 
 /// The first VGPR of the registers and how many there are.
 pub const REG_BASE: u8 = 40;

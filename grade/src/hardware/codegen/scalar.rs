@@ -14,8 +14,9 @@
 //! (SALU has only 64-bit equality compares).
 
 use super::{imm, s, s2, v, Gen, Unsupported, SPARE, TEMP, TEMP_END};
-use crate::litmus::{arith, BinOp, Expr, RegId, ValueType};
+use crate::litmus::{arith, BinOp, Expr, RegId};
 use hipscope_isa::tables::OpName;
+use hipscope_mm::ValueType;
 
 /// The VGPR a 64-bit multiplication uses for its `v_mul_hi_u32`.
 const MUL_TEMP: u8 = SPARE + 2;
@@ -200,7 +201,7 @@ impl Gen<'_> {
     }
 
     /// `dst` (and `dst + 1`) = the value `c` of type `ty`, word by word.
-    pub(super) fn mov_imm(&mut self, dst: u8, c: crate::litmus::Value, ty: ValueType) {
+    pub(super) fn mov_imm(&mut self, dst: u8, c: hipscope_mm::Value, ty: ValueType) {
         let bits = ty.wrap(c) as u64;
         self.emit(&["s_mov_b32"], vec![(OpName::sdst, s(dst)), (OpName::src0, imm(word(bits)))]);
         if ty.wide() {
@@ -209,7 +210,7 @@ impl Gen<'_> {
     }
 
     /// VGPR `vgpr` (and `vgpr + 1`) = the value `c` of type `ty`, word by word.
-    pub(super) fn vgprs_imm(&mut self, vgpr: u8, c: crate::litmus::Value, ty: ValueType) {
+    pub(super) fn vgprs_imm(&mut self, vgpr: u8, c: hipscope_mm::Value, ty: ValueType) {
         let bits = ty.wrap(c) as u64;
         self.emit(&["v_mov_b32"], vec![(OpName::vdst, v(vgpr)), (OpName::src0, imm(word(bits)))]);
         if ty.wide() {

@@ -3,10 +3,11 @@
 //! instruction of the location's type.
 
 use super::{s, v, v2, AccessInst, AccessKind, Gen, Unsupported, CAS_DATA, DATA, LOC_BASE, SPARE, TEMP};
-use crate::litmus::{Expr, RegId, Space, Stmt, ValueType};
-use crate::lower::{self, Op};
+use crate::litmus::{Expr, RegId, Stmt};
 use hipscope_isa::decode::{Operand, Reg};
 use hipscope_isa::tables::OpName;
+use hipscope_mm::lower;
+use hipscope_mm::{Space, ValueType};
 
 /// `count` VGPRs from `index`.
 fn vn(index: u8, count: u8) -> Operand {
@@ -40,7 +41,7 @@ impl Gen<'_> {
             }
             Stmt::Cas { old, ok, expected, desired, target, .. } => self.cas(st, *old, *ok, expected, desired, self.test.loc_type(target.loc))?,
             Stmt::Fence { .. } | Stmt::Barrier { .. } => {
-                let op = Op::of_stmt(st, &self.test.locations).ok_or_else(|| Unsupported("not a memory operation".into()))?;
+                let op = st.memory_op(&self.test.locations).ok_or_else(|| Unsupported("not a memory operation".into()))?;
                 for line in lower::lower(&op, &self.target) {
                     self.sequence_line(&line, None);
                 }
@@ -114,7 +115,7 @@ impl Gen<'_> {
     /// A load, store or atomic: its lowered sequence for the location's type, the access
     /// given its registers (pairs for a 64-bit location).
     fn access(&mut self, st: &Stmt, dst: Option<RegId>, kind: AccessKind) -> Result<(), Unsupported> {
-        let op = Op::of_stmt(st, &self.test.locations).ok_or_else(|| Unsupported("not a memory operation".into()))?;
+        let op = st.memory_op(&self.test.locations).ok_or_else(|| Unsupported("not a memory operation".into()))?;
         let (target, _) = st.accesses().ok_or_else(|| Unsupported("not an access".into()))?;
         let ty = self.test.loc_type(target.loc);
         let words = if ty.wide() { 2 } else { 1 };

@@ -8,7 +8,8 @@ use super::qualified;
 use super::stmt::{location_name, scope_name, undeclared, Body, Named};
 use super::vocab::{self, Builtin};
 use crate::litmus::error::{ParseResult, SyntaxError};
-use crate::litmus::program::{Access, Expr, LocId, Order, RegId, RmwOp, Scope, Spaces, Span, Stmt, Target, ValueType};
+use crate::litmus::program::{Expr, LocId, RegId, Span, Stmt, Target};
+use hipscope_mm::{Access, Order, RmwOp, Scope, Spaces, ValueType};
 
 /// The argument list of one call, for arity messages.
 struct Args<'s> {

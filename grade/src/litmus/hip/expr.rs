@@ -4,8 +4,9 @@
 
 use super::stmt::{undeclared, Body, Named};
 use crate::litmus::error::{ParseResult, SyntaxError};
-use crate::litmus::program::{BinOp, Expr, Value, C_BINARY_LEVELS};
+use crate::litmus::program::{BinOp, Expr, C_BINARY_LEVELS};
 use crate::litmus::text::Cursor;
+use hipscope_mm::Value;
 
 /// Operators that start with a shorter one: `eat_op("&")` must not take the first `&`
 /// of `&&`.
@@ -117,7 +118,7 @@ fn name(b: &mut Body<'_, '_>) -> ParseResult<Expr> {
 }
 
 /// An integer literal; C's `u`/`l` suffixes (`1u`, `2UL`) are accepted and ignored: the
-/// literal's value decides its type ([`crate::litmus::ValueType::of_literal`]). That is C's
+/// literal's value decides its type ([`hipscope_mm::ValueType::of_literal`]). That is C's
 /// type for unsuffixed literals; a suffixed one that `int` holds is read as `int` (so
 /// `r < 1u` with a negative `int` `r` compares as `int`, where C would compare as
 /// `unsigned`; `workloads/litmus/README.md` says so).

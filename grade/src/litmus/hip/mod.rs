@@ -31,8 +31,9 @@ use types::{int_type, int_type_word};
 use super::condition::{self, Names};
 use super::error::{ParseResult, SyntaxError};
 use super::limits::{MAX_LOCATIONS, MAX_THREADS};
-use super::program::{Dialect, Litmus, LocId, Location, Placement, Prop, RegId, Scope, Space, Span, Stmt, Target, Term, Thread, Value, ValueType};
+use super::program::{Dialect, Litmus, LocId, Location, Placement, Prop, RegId, Span, Stmt, Target, Term, Thread};
 use super::text::Cursor;
+use hipscope_mm::{Scope, Space, Value, ValueType};
 
 /// Threads whose thread numbers agree after division by this share a wavefront, unless the
 /// test says `wave W`. 64 is CDNA's wave size; RDNA tests can name waves explicitly.

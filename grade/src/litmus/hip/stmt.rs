@@ -8,8 +8,9 @@ use super::vocab;
 use super::{int_type, int_type_word, more_declarators, qualified, semicolon, Globals};
 use crate::litmus::error::{ParseResult, SyntaxError};
 use crate::litmus::limits::{MAX_EXPR_OPERATORS, MAX_REGISTERS_PER_THREAD, MAX_STATEMENTS_PER_THREAD};
-use crate::litmus::program::{Access, BinOp, Expr, LocId, Order, RegId, Scope, Span, Stmt, ValueType};
+use crate::litmus::program::{BinOp, Expr, LocId, RegId, Span, Stmt};
 use crate::litmus::text::Cursor;
+use hipscope_mm::{Access, Order, Scope, ValueType};
 
 /// Nesting limit for blocks, `if`s and parentheses, so hostile input cannot overflow the
 /// stack.

@@ -6,8 +6,8 @@
 
 use super::expr;
 use crate::litmus::error::{ParseResult, SyntaxError};
-use crate::litmus::program::{Value, ValueType};
 use crate::litmus::text::Cursor;
+use hipscope_mm::{Value, ValueType};
 
 /// Words that combine into a type (`unsigned long int`).
 const SPECIFIERS: [&str; 4] = ["int", "unsigned", "signed", "long"];

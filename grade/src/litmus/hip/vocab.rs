@@ -2,7 +2,7 @@
 //! "did you mean" hints for the spellings students confuse (HIP builtin scopes vs
 //! libhipcxx `thread_scope_*`, CUDA's `block` vs HIP's `WORKGROUP`).
 
-use crate::litmus::program::{Order, RmwOp, Scope};
+use hipscope_mm::{Order, RmwOp, Scope};
 
 /// Drops the namespaces a memory order or scope may be written with, so
 /// `cuda::std::memory_order_acquire`, `hip::memory_order_acquire` and `memory_order_acquire`

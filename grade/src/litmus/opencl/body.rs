@@ -4,11 +4,12 @@
 use super::super::arith;
 use super::super::error::{ParseResult, SyntaxError};
 use super::super::limits::{MAX_EXPR_OPERATORS, MAX_REGISTERS_PER_THREAD, MAX_STATEMENTS_PER_THREAD};
-use super::super::program::{Access, Expr, RegId, Space, Span, Stmt, ValueType};
+use super::super::program::{Expr, RegId, Span, Stmt};
 use super::super::text::Cursor;
 use super::header::TypeWords;
 use super::tables::{Group, Locations};
 use super::{at, builtins, expr, here};
+use hipscope_mm::{Access, Space, ValueType};
 
 /// Deeper nesting than this (of blocks or parentheses) is refused instead of risking the
 /// stack on hostile input; real tests nest three or four levels.

@@ -6,11 +6,12 @@
 //! and an omitted scope is `memory_scope_device`.
 
 use super::super::error::{ParseResult, SyntaxError};
-use super::super::program::{Access, Expr, Order, RegId, RmwOp, Scope, Spaces, Span, Stmt};
+use super::super::program::{Expr, RegId, Span, Stmt};
 use super::super::text::Cursor;
 use super::body::ThreadCx;
 use super::expr::{self, Addr};
 use super::here;
+use hipscope_mm::{Access, Order, RmwOp, Scope, Spaces};
 
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {

@@ -5,11 +5,12 @@
 //! those registers. The right side of `&&`/`||` runs only when C would evaluate it.
 
 use super::super::error::{ParseResult, SyntaxError};
-use super::super::program::{Access, BinOp, Expr, Span, Stmt, Target, Value, C_BINARY_LEVELS};
+use super::super::program::{BinOp, Expr, Span, Stmt, Target, C_BINARY_LEVELS};
 use super::super::text::Cursor;
 use super::body::ThreadCx;
 use super::builtins;
 use super::here;
+use hipscope_mm::{Access, Value};
 
 /// An address: a fixed element, or one chosen at run time by a register expression
 /// (`y + r0`), which becomes a choice between the elements.

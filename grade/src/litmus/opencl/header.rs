@@ -3,11 +3,12 @@
 
 use super::super::error::{ParseResult, SyntaxError};
 use super::super::limits::MAX_THREADS;
-use super::super::program::{Placement, Space, Span, Thread, Value, ValueType};
+use super::super::program::{Placement, Span, Thread};
 use super::super::text::Cursor;
 use super::body::{self, ThreadCx};
 use super::here;
 use super::tables::{Locations, MAX_ARRAY};
+use hipscope_mm::{Space, Value, ValueType};
 
 /// `OPENCL <name>`: the name is the rest of the line (names like `3.2W_..._0||1|2` are not
 /// identifiers).

@@ -40,8 +40,9 @@ mod tables;
 
 use super::condition::{self, Names};
 use super::error::{ParseResult, SyntaxError};
-use super::program::{Dialect, Litmus, LocId, RegId, Span, Term, Thread, Value, ValueType};
+use super::program::{Dialect, Litmus, LocId, RegId, Span, Term, Thread};
 use super::text::Cursor;
+use hipscope_mm::{Value, ValueType};
 use tables::Locations;
 
 /// Parses a whole OpenCL litmus file.

@@ -5,7 +5,8 @@
 
 use super::super::error::{ParseResult, SyntaxError};
 use super::super::limits::MAX_LOCATIONS;
-use super::super::program::{LocId, Location, Space, Span, Target, Value, ValueType};
+use super::super::program::{LocId, Location, Span, Target};
+use hipscope_mm::{Space, Value, ValueType};
 
 /// Arrays longer than this are refused: litmus tests use a handful of elements, and the
 /// limit keeps a typo (`y[100000000]`) from allocating without bound.

@@ -1,5 +1,6 @@
 use super::super::program::*;
 use super::parse;
+use hipscope_mm::{Access, Order, RmwOp, Scope, Space, Spaces};
 
 fn ok(source: &str) -> Litmus {
     match parse(source) {

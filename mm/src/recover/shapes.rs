@@ -4,8 +4,9 @@
 //! so the recogniser is the lowering run backwards and the two cannot disagree.
 
 use super::pieces::{coherence_bits, Kind, Where};
-use crate::litmus::program::{Access, Order, RmwOp, Scope, Space, Spaces};
-use crate::lower::{lower, Line, Op, Rmw, Target, Wait};
+use crate::lower::{lower, Line, Op, Rmw, Target};
+use crate::vocab::{Access, Order, RmwOp, Scope, Space, Spaces};
+use crate::wait::Wait;
 use hipscope_isa::decode::CachePolicy;
 
 /// A cache-maintenance instruction: mnemonic and cache bits as encoded.

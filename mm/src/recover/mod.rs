@@ -24,10 +24,11 @@
 mod pieces;
 mod shapes;
 
-pub use pieces::{coherence_bits, counter_of, maintenance_counter, piece_of, wait_of, Kind, Piece, Where};
+pub use pieces::{coherence_bits, counter_of, maintenance_counter, piece_of, Kind, Piece, Where};
 pub use shapes::{all_ops, shape, Catalogue, Shape};
 
-use crate::lower::{Counter, Op, Target, Wait};
+use crate::lower::{Op, Target};
+use crate::wait::{Counter, Wait};
 use hipscope_isa::decode::Inst;
 use hipscope_isa::decode::Reg;
 use hipscope_isa::tables::flags;

@@ -1,12 +1,13 @@
 //! The probe kernels of `workloads/src/mm_lowering.hip`: the memory operation each performs,
-//! from its name (the file's header lists the names). Shared by the lowering test and the
-//! recogniser test.
+//! from its name (the file's header lists the names). Shared by the lowering test
+//! (`mm/tests/lowering.rs`) and the recogniser test (`grade/tests/recover.rs`, which reads
+//! kernels through the engine's loader and includes this file by path).
 
 // Each test binary compiles this module on its own.
 #![allow(dead_code)]
 
-use hipscope_grade::litmus::program::{Access, Order, RmwOp, Scope, Space, Spaces};
-use hipscope_grade::lower::{Op, Rmw};
+use hipscope_mm::lower::{Op, Rmw};
+use hipscope_mm::{Access, Order, RmwOp, Scope, Space, Spaces};
 
 fn order(name: &str) -> Option<Order> {
     Some(match name {

@@ -3,10 +3,10 @@
 //!
 //! [`lower`] returns the memory-model part of the code of one [`Op`]: the waits, cache
 //! writebacks and invalidates around the access, and the access itself with its mnemonic and
-//! cache-policy bits. It does not allocate registers or compute addresses; the program builder
-//! that will feed the engine adds those. See `README.md` next to this file for the rules per
-//! family and where they come from; `grade/tests/lowering.rs` checks every table entry against
-//! the code objects clang-19 built from `workloads/src/mm_lowering.hip`.
+//! cache-policy bits. It does not allocate registers or compute addresses; the grader's code
+//! generator (`grade/src/hardware/codegen`) adds those. See `README.md` next to this file for
+//! the rules per family and where they come from; `mm/tests/lowering.rs` checks every table
+//! entry against the code objects clang-19 built from `workloads/src/mm_lowering.hip`.
 //!
 //! The sequences are the ones emitted when every counter the memory model waits on has an
 //! access in flight (a vector load, a vector store and an LDS access before the operation),
@@ -17,8 +17,11 @@
 mod tables;
 mod widths;
 
-use crate::litmus::program::{Access, Location, Order, RmwOp, Scope, Space, Spaces, Stmt, ValueType};
+use crate::vocab::{Access, Order, RmwOp, Scope, Space, Spaces};
+use crate::wait::Wait;
+use crate::ValueType;
 use hipscope_isa::decode::CachePolicy;
+use hipscope_isa::tables::flags_of;
 use hipscope_isa::{Family, Processor};
 use std::fmt;
 
@@ -91,7 +94,8 @@ pub enum Rmw {
     Cas,
 }
 
-/// One memory operation of a litmus thread.
+/// One memory operation: a litmus statement's (the grader converts it), or one read back from
+/// compiled code ([`crate::recover`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
     Load {
@@ -125,26 +129,6 @@ pub enum Op {
     },
 }
 
-impl Op {
-    /// The operation of a memory statement (`None` for statements that are not one).
-    pub fn of_stmt(stmt: &Stmt, locations: &[Location]) -> Option<Op> {
-        let space = |loc: crate::litmus::program::LocId| locations.get(loc.0 as usize).map_or(Space::Global, |l| l.space);
-        Some(match stmt {
-            Stmt::Load { target, access, .. } => Op::Load { access: *access, space: space(target.loc) },
-            Stmt::Store { target, access, .. } => Op::Store { access: *access, space: space(target.loc) },
-            Stmt::Rmw { old, target, op, access, .. } => Op::Rmw { rmw: Rmw::Op(*op), access: *access, space: space(target.loc), returns: old.is_some() },
-            Stmt::Cas { target, success, failure, .. } => {
-                // The compare-and-swap always returns the old value (the success flag is computed
-                // from it).
-                Op::Rmw { rmw: Rmw::Cas, access: stronger(*success, *failure), space: space(target.loc), returns: true }
-            }
-            Stmt::Fence { order, scope, spaces, .. } => Op::Fence { order: *order, scope: *scope, spaces: *spaces },
-            Stmt::Barrier { spaces, .. } => Op::Barrier { spaces: *spaces },
-            _ => return None,
-        })
-    }
-}
-
 /// The stronger of a CAS's success and failure accesses: an order with the acquire and release
 /// sides of both, at the wider scope.
 pub fn stronger(a: Access, b: Access) -> Access {
@@ -163,78 +147,6 @@ pub fn stronger(a: Access, b: Access) -> Access {
             Access::Atomic { order, scope: s1.max(s2) }
         }
         (Access::Plain, x) | (x, Access::Plain) => x,
-    }
-}
-
-/// A hardware wait counter (ISA manuals, "Data dependency resolution"; GFX12 split counters).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Counter {
-    /// GFX6-11 vector memory (GFX10/11: loads and returning atomics only).
-    Vm,
-    /// GFX6-11 LDS, GDS, scalar memory, messages.
-    Lgkm,
-    Exp,
-    /// GFX10/11 vector stores and non-returning atomics.
-    Vs,
-    /// GFX12 split counters.
-    Load,
-    Store,
-    Ds,
-    Km,
-    Sample,
-    Bvh,
-}
-
-impl Counter {
-    pub fn name(self) -> &'static str {
-        match self {
-            Counter::Vm => "vmcnt",
-            Counter::Lgkm => "lgkmcnt",
-            Counter::Exp => "expcnt",
-            Counter::Vs => "vscnt",
-            Counter::Load => "loadcnt",
-            Counter::Store => "storecnt",
-            Counter::Ds => "dscnt",
-            Counter::Km => "kmcnt",
-            Counter::Sample => "samplecnt",
-            Counter::Bvh => "bvhcnt",
-        }
-    }
-}
-
-/// Wait until each named counter is at most its value. A run of wait instructions is one
-/// `Wait` (waiting on several counters one after the other or at once is the same wait).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Wait(pub Vec<(Counter, u32)>);
-
-impl Wait {
-    pub fn zero(counters: &[Counter]) -> Wait {
-        let mut w = Wait::default();
-        for &c in counters {
-            w.add(c, 0);
-        }
-        w
-    }
-
-    /// Also wait for `counter` to reach `value` (the tighter of two waits on one counter).
-    pub fn add(&mut self, counter: Counter, value: u32) {
-        match self.0.iter_mut().find(|(c, _)| *c == counter) {
-            Some((_, v)) => *v = (*v).min(value),
-            None => {
-                self.0.push((counter, value));
-                self.0.sort();
-            }
-        }
-    }
-
-    pub fn merge(&mut self, other: &Wait) {
-        for &(c, v) in &other.0 {
-            self.add(c, v);
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
     }
 }
 
@@ -258,44 +170,6 @@ impl Line {
     }
 }
 
-/// The names of set cache-policy bits, in a fixed order, as LLVM prints them for the family.
-pub fn policy_names(family: Family, mnemonic: &str, cpol: CachePolicy) -> Vec<String> {
-    let mut out = Vec::new();
-    match family {
-        Family::Gfx12 => {
-            let th = cpol.th();
-            if th != 0 {
-                let atomic = mnemonic.contains("_atomic_");
-                out.push(match (atomic, th) {
-                    (true, 1) => "th:TH_ATOMIC_RETURN".to_string(),
-                    _ => format!("th:{th}"),
-                });
-            }
-            match cpol.scope() {
-                0 => {}
-                1 => out.push("scope:SCOPE_SE".into()),
-                2 => out.push("scope:SCOPE_DEV".into()),
-                _ => out.push("scope:SCOPE_SYS".into()),
-            }
-        }
-        Family::Gfx940 => {
-            for (set, name) in [(cpol.sc0(), "sc0"), (cpol.sc1(), "sc1"), (cpol.nt(), "nt")] {
-                if set {
-                    out.push(name.into());
-                }
-            }
-        }
-        _ => {
-            for (set, name) in [(cpol.glc(), "glc"), (cpol.slc(), "slc"), (cpol.dlc(), "dlc"), (cpol.scc(), "scc")] {
-                if set {
-                    out.push(name.into());
-                }
-            }
-        }
-    }
-    out
-}
-
 impl fmt::Display for Line {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -306,13 +180,8 @@ impl fmt::Display for Line {
                 }
                 Ok(())
             }
-            Line::Inst { mnemonic, cpol, family } => {
-                write!(f, "{mnemonic}")?;
-                for n in policy_names(*family, mnemonic, *cpol) {
-                    write!(f, " {n}")?;
-                }
-                Ok(())
-            }
+            // The bits by the names llvm-objdump prints for the instruction.
+            Line::Inst { mnemonic, cpol, family } => write!(f, "{mnemonic}{}", cpol.names(*family, flags_of(mnemonic))),
         }
     }
 }

@@ -1,14 +1,16 @@
 //! Machine code as the lowering tables see it: waits with their counters, memory and
 //! cache-maintenance instructions with their cache bits, everything else dropped. Shared by
-//! the lowering test (clang-19's code) and the hardware test (the grader's own kernels).
+//! the lowering test (clang-19's code) and the hardware test (`grade/tests/hardware.rs`, the
+//! grader's own kernels; it includes this file by path).
 
 // Each test binary compiles this module on its own and uses only part of it.
 #![allow(dead_code)]
 
-use hipscope_grade::lower::{Counter, Line, Wait};
 use hipscope_isa::decode::{Ctx, Inst};
 use hipscope_isa::print::format_inst;
 use hipscope_isa::Family;
+use hipscope_mm::lower::Line;
+use hipscope_mm::{Counter, Wait};
 
 pub fn counter(name: &str) -> Option<Counter> {
     Some(match name {

@@ -15,10 +15,10 @@
 //! * registers, addresses and offsets are dropped; mnemonics and cache-policy bits are kept;
 //!   waits keep their counters and values, and a run of consecutive waits is one wait.
 
-use hipscope_grade::litmus::program::{Access, Order, RmwOp, Scope, Space, Spaces};
-use hipscope_grade::lower::{lower, merge_waits, show, Counter, Line, Op, Rmw, Target, Wait, CONFIGS};
 use hipscope_isa::codeobj::{self, CodeObject};
 use hipscope_isa::decode::{Decoder, Inst};
+use hipscope_mm::lower::{lower, merge_waits, show, Line, Op, Rmw, Target, CONFIGS};
+use hipscope_mm::{Access, Counter, Order, RmwOp, Scope, Space, Spaces, Wait};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

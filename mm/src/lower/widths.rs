@@ -8,7 +8,8 @@
 
 use super::tables::rmw_index;
 use super::Rmw;
-use crate::litmus::program::{RmwOp, ValueType};
+use crate::vocab::RmwOp;
+use crate::ValueType;
 use hipscope_isa::Family;
 
 /// One family's access mnemonics for one width: load, store, the RMWs in [`rmw_index`]

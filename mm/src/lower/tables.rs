@@ -2,12 +2,14 @@
 //! from them. Facts are from LLVM 19's AMDGPUUsage memory-model sections ("Memory Model
 //! GFX6-GFX9", "GFX90A", "GFX942", "GFX10-GFX11", and upstream's "GFX12"), as summarised in
 //! `shared/notes/memory-model-lowering.md` §1-§2, and checked against clang-19's code
-//! (`grade/tests/lowering.rs`). Where clang-19 differs from the documents the code wins and a
+//! (`mm/tests/lowering.rs`). Where clang-19 differs from the documents the code wins and a
 //! comment says so.
 
 use super::widths::{self, typed_mnemonic};
-use super::{merge_waits, Counter, Line, Op, Rmw, Target, Wait};
-use crate::litmus::program::{Access, Order, RmwOp, Scope, Space, Spaces, ValueType};
+use super::{merge_waits, Line, Op, Rmw, Target};
+use crate::vocab::{Access, Order, RmwOp, Scope, Space, Spaces};
+use crate::wait::{Counter, Wait};
+use crate::ValueType;
 use hipscope_isa::decode::CachePolicy;
 use hipscope_isa::{Family, Processor};
 

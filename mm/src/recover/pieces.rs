@@ -2,14 +2,13 @@
 //! model (vector and LDS accesses, cache maintenance, barriers, waits), each with what matters
 //! to the memory model, and the places where straight-line code ends.
 
-use crate::lower::{Counter, Wait};
-use hipscope_isa::decode::{CachePolicy, Inst, Operand};
+use crate::wait::{Counter, Wait};
+use hipscope_isa::decode::{CachePolicy, Inst};
 use hipscope_isa::tables::flags;
-use hipscope_isa::waitcnt::Waitcnt;
 use hipscope_isa::Family;
 
 /// What an access does to its location.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
     Load,
     Store,
@@ -20,7 +19,7 @@ pub enum Kind {
 }
 
 /// Which memory an access instruction addresses, as far as its encoding says.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Where {
     /// `global_*`, `buffer_*`, and `flat_*` (a flat address may also be LDS or scratch; the
     /// compiler uses flat for global memory on GFX8 and for generic pointers).
@@ -75,7 +74,7 @@ const DS_NO_MEMORY: &[&str] = &["ds_swizzle_b32", "ds_permute_b32", "ds_bpermute
 /// scalar memory, scratch, register moves; they neither order nor are ordered here).
 pub fn piece_of(inst: &Inst, family: Family) -> Option<Piece> {
     let m = inst.mnemonic();
-    if let Some(w) = wait_of(inst, family) {
+    if let Some(w) = Wait::of_inst(inst, family) {
         return Some(Piece::Wait(w));
     }
     if MAINTENANCE.contains(&m) {
@@ -131,56 +130,6 @@ fn lds_kind(m: &str, inst: &Inst) -> Option<Kind> {
     } else {
         return None;
     })
-}
-
-/// The first immediate operand (the `simm16` of SOPP/SOPK waits).
-fn imm(inst: &Inst) -> u32 {
-    inst.operands.iter().find_map(|o| if let Operand::Imm(v) = o { Some(*v as u32) } else { None }).unwrap_or(0)
-}
-
-/// A wait instruction as a [`Wait`] (counters at their field maximum are not waited on).
-/// Field layouts: `hipscope_isa::waitcnt`; the single-counter forms (GFX10 `s_waitcnt_vscnt`,
-/// GFX12 `s_wait_*cnt`) carry the limit as their immediate, GFX12's combined forms the first
-/// counter in bits 13:8 and dscnt in bits 5:0 (RDNA4 ISA, "S_WAIT_LOADCNT_DSCNT").
-pub fn wait_of(inst: &Inst, family: Family) -> Option<Wait> {
-    let m = inst.mnemonic();
-    let v = imm(inst);
-    let mut w = Wait::default();
-    let mut add = |c, value: u32, max: u32| {
-        if value < max {
-            w.add(c, value);
-        }
-    };
-    match m {
-        "s_waitcnt" => {
-            let f = Waitcnt::decode(family, v);
-            let max = Waitcnt::max(family);
-            add(Counter::Vm, f.vm, max.vm);
-            add(Counter::Exp, f.exp, max.exp);
-            add(Counter::Lgkm, f.lgkm, max.lgkm);
-        }
-        "s_waitcnt_vscnt" => add(Counter::Vs, v & 0x3f, 0x40),
-        "s_waitcnt_vmcnt" => add(Counter::Vm, v & 0x3f, 0x40),
-        "s_waitcnt_lgkmcnt" => add(Counter::Lgkm, v & 0x3f, 0x40),
-        "s_waitcnt_expcnt" => add(Counter::Exp, v & 7, 8),
-        "s_wait_loadcnt" => add(Counter::Load, v & 0x3f, 0x40),
-        "s_wait_storecnt" => add(Counter::Store, v & 0x3f, 0x40),
-        "s_wait_dscnt" => add(Counter::Ds, v & 0x3f, 0x40),
-        "s_wait_kmcnt" => add(Counter::Km, v & 0x1f, 0x20),
-        "s_wait_expcnt" => add(Counter::Exp, v & 7, 8),
-        "s_wait_samplecnt" => add(Counter::Sample, v & 0x3f, 0x40),
-        "s_wait_bvhcnt" => add(Counter::Bvh, v & 7, 8),
-        "s_wait_loadcnt_dscnt" => {
-            add(Counter::Load, (v >> 8) & 0x3f, 0x40);
-            add(Counter::Ds, v & 0x3f, 0x40);
-        }
-        "s_wait_storecnt_dscnt" => {
-            add(Counter::Store, (v >> 8) & 0x3f, 0x40);
-            add(Counter::Ds, v & 0x3f, 0x40);
-        }
-        _ => return None,
-    }
-    Some(w)
 }
 
 /// The cache-policy bits that carry memory-model meaning on `family`, for an access of

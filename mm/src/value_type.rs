@@ -1,4 +1,6 @@
-//! The declared integer types of locations and registers, and C's rules for them.
+//! The integer types of the values memory operations read and write (the declared types of a
+//! litmus test's locations and registers), and C's rules for them. The lowering picks an
+//! access instruction by the type (unsigned min/max, 64-bit forms).
 //!
 //! Every value the grader computes is the mathematical value of its type: an `int` holds
 //! −2³¹…2³¹−1, an `unsigned` 0…2³²−1, an `unsigned long` 0…2⁶⁴−1 ([`Value`] is wide enough
@@ -28,7 +30,11 @@
 
 use std::fmt;
 
-use super::program::Value;
+/// Values of locations and registers: the mathematical value in the declared
+/// [`ValueType`] (so an `unsigned long` can hold 2⁶⁴−1 and a negative `int` stays negative).
+/// 128 bits hold every value of every type, and the product of two of them modulo 2¹²⁸,
+/// which is all a conversion back to the type needs.
+pub type Value = i128;
 
 /// An integer type: its width in bits and signedness. `bool` is the one-bit type (only
 /// registers have it).
