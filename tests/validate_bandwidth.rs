@@ -6,7 +6,7 @@
 mod common;
 
 use common::builtin;
-use hipscope_sim::validate::bandwidth;
+use hipscope_studies::validate::bandwidth;
 
 #[test]
 fn bandwidth_plateaus_against_real_curves() {

@@ -6,7 +6,7 @@
 mod common;
 
 use common::builtin;
-use hipscope_sim::validate::latency;
+use hipscope_studies::validate::latency;
 
 #[test]
 fn latency_plateaus_and_steps_against_real_curves() {

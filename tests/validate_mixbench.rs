@@ -7,7 +7,7 @@
 mod common;
 
 use common::builtin;
-use hipscope_sim::validate::mixbench;
+use hipscope_studies::validate::mixbench;
 
 /// Memory-bound, the knee, and compute-bound points.
 const POINTS: &[u32] = &[0, 8, 24, 40, 64, 96, 128];

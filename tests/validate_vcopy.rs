@@ -7,7 +7,7 @@
 mod common;
 
 use common::builtin;
-use hipscope_sim::validate::vcopy;
+use hipscope_studies::validate::vcopy;
 
 #[test]
 fn vcopy_counters_and_durations_against_real_profiles() {

@@ -2,8 +2,8 @@
 //! lives, the SKIPPED rule, and the verdict of every row against the known-miss list.
 
 use hipscope_sim::gpus::{self, GpuConfig};
-use hipscope_sim::validate::known::{judge, Verdict};
-use hipscope_sim::validate::Row;
+use hipscope_studies::validate::known::{judge, Verdict};
+use hipscope_studies::validate::Row;
 use std::path::{Path, PathBuf};
 
 /// (workloads directory, device-data directory), or `None` after printing `SKIPPED` when

@@ -9,7 +9,8 @@
 //! * [`args`]: kernel arguments, positional or by metadata name;
 //! * [`select`]: which GPU and which of the spec's code objects (bundles included);
 //! * [`build`]: a spec made as a value (generated launches), never as text to parse back;
-//! * [`references`]: CPU references of our workloads and of the external objects;
+//! * [`references`]: the seam for CPU reference models and their registry (the models are in
+//!   the studies crate; a run is given the registry in [`RunOptions::references`]);
 //! * [`checks`]: expectations validated before running, prepared before the first dispatch,
 //!   evaluated after the last; [`expect`]: comparisons; [`runner`]: all of it in order;
 //! * [`error`]: one-line errors naming the file and the field path (or line and column).

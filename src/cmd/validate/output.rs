@@ -1,8 +1,8 @@
 //! Text and JSON output of `hipscope validate`.
 
 use super::Outcome;
-use hipscope_sim::validate::known::Verdict;
-use hipscope_sim::validate::Row;
+use hipscope_studies::validate::known::Verdict;
+use hipscope_studies::validate::Row;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 
@@ -27,7 +27,7 @@ pub fn error_percent(r: &Row) -> String {
 /// `ok`, `MISS`, `MISS (known)`, `ok (listed as known miss)`, `—` for figures not judged.
 pub fn status(r: &Row, v: Verdict) -> &'static str {
     match v {
-        _ if matches!(r.tolerance, hipscope_sim::validate::Tolerance::NotJudged) => "—",
+        _ if matches!(r.tolerance, hipscope_studies::validate::Tolerance::NotJudged) => "—",
         Verdict::Ok => "ok",
         Verdict::KnownMiss(_) => "MISS (known)",
         Verdict::Miss => "MISS",

@@ -4,9 +4,9 @@
 
 use super::output::{error_percent, status, value};
 use super::{apps, plot, Outcome};
-use hipscope_sim::validate::known::{self, Verdict};
-use hipscope_sim::validate::registry;
-use hipscope_sim::validate::Row;
+use hipscope_studies::validate::known::{self, Verdict};
+use hipscope_studies::validate::registry;
+use hipscope_studies::validate::Row;
 use std::fmt::Write as _;
 use std::path::Path;
 
