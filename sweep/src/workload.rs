@@ -19,7 +19,8 @@ pub struct Context {
     pub plan_dir: PathBuf,
     /// The repository's `workloads/` (the scope suite's code objects).
     pub workloads: PathBuf,
-    /// The `hipscope` executable, for `Exec` workloads (they run under `hipscope exec`).
+    /// The `hipscope` executable, for `Exec` workloads: their programs run with the HIP
+    /// runtime beside it, as under `hipscope exec`.
     pub hipscope: Option<PathBuf>,
     /// Where `Exec` points write their config and report (the sweep's output directory).
     pub scratch: PathBuf,

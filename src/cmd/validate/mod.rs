@@ -31,7 +31,7 @@ pub enum Only {
     /// mixbench-ro float duration sweep (MAPE) against rocprof-compute profiles.
     Mixbench,
     /// Whole HIP benchmark programs (mgpusim-gpu-perf) against real MI300A times (WMAPE).
-    /// Runs processes, so it lives in the CLI rather than the simulator's registry.
+    /// Runs processes, so it is not an entry of the datasets' registry.
     Apps,
     // New comparisons get a variant here and an entry in the registry.
 }
@@ -281,7 +281,7 @@ mod tests {
             let o = Only::from_str(name, false).unwrap_or_else(|_| panic!("--only has no value for dataset {name}"));
             assert_eq!(o.name(), name);
         }
-        // The registry's datasets, and apps (which runs processes, so lives in the CLI).
+        // The registry's datasets, and apps (which runs processes, so is not in the registry).
         assert_eq!(Only::value_variants().len(), registry::DATASETS.len() + 1);
         assert!(registry::find(Only::Apps.name()).is_none());
     }

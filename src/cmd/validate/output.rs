@@ -61,7 +61,7 @@ pub fn text(o: &Outcome) -> String {
                     let _ = writeln!(s, "  known miss, {} {}: {}", r.case, r.metric, k.reason);
                 }
                 Verdict::FixedKnownMiss(_) => {
-                    let _ = writeln!(s, "  {} {} now passes: remove it from the known misses (sim/src/validate/known.rs)", r.case, r.metric);
+                    let _ = writeln!(s, "  {} {} now passes: remove it from the known misses (studies/src/validate/known.rs)", r.case, r.metric);
                 }
                 _ => {}
             }
