@@ -239,7 +239,7 @@ fn score(name: &str, rows: &[&AppRow]) -> Score {
 }
 
 impl AppsOutcome {
-    /// One score per program (in [`PROGRAMS`] order), then the overall one.
+    /// One score per program (in the order of the programs table, `PROGRAMS`), then the overall one.
     pub fn scores(&self) -> Vec<Score> {
         let mut out: Vec<Score> = PROGRAMS
             .iter()
