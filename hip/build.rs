@@ -7,7 +7,7 @@
 //!   (`src/abi/versions.rs`, read off the real libraries); the symbols themselves are exported
 //!   unversioned (rustc's own export list wins), which satisfies a versioned reference.
 //!   `hipscope exec` then gives each soname (`.so.5`, `.so.6`, `.so.7`) exactly its release's
-//!   nodes and symbol versions (`src/cmd/exec/abi_library.rs`).
+//!   nodes and symbol versions (`studies/src/program/abi_library.rs`).
 //! * `unsupported.rs`: an entry point for every HIP API function some release's headers
 //!   declare returning `hipError_t` (`FUNCTIONS` in `src/abi/hip{5,6,7}.rs`) or some release's
 //!   library exports (`EXPORTS` in `src/abi/versions.rs`) that no file under `src/` defines,

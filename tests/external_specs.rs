@@ -1,7 +1,7 @@
 //! Launch specs for the external code objects (`../shared/external-code-objects`: MGPUSim's
 //! gfx803 COv2 and gfx942 COv6 ET_REL kernels), checked against CPU references written from the
 //! upstream kernel sources and checks (see `tests/external/*.ron` and
-//! `sim/src/spec/references/external.rs`). Failures must be listed in
+//! `studies/src/references/external.rs`). Failures must be listed in
 //! `tests/external/known-failures.txt`. Prints `SKIPPED:` when ../shared is absent.
 
 mod spec_harness;

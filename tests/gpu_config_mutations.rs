@@ -11,6 +11,7 @@
 
 use hipscope_sim::gpus::GpuConfig;
 use hipscope_sim::spec::{self, RunOptions};
+use hipscope_studies::references::BUILT_IN;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -186,7 +187,7 @@ fn one(text: &str, which: usize) -> Outcome {
         Ok(c) => c,
     };
     let (path, s) = small_spec(which);
-    let opts = RunOptions { timing: true, ..RunOptions::default() };
+    let opts = RunOptions { timing: true, references: Some(BUILT_IN), ..RunOptions::default() };
     match spec::runner::run_on(&s, &path, &opts, &cfg) {
         Ok(r) => {
             assert!(r.passed(), "config changed a kernel's result: {:?}", r.checks.iter().find(|c| !c.ok).map(|c| &c.detail));

@@ -2,7 +2,7 @@
 //! `SKIPPED` without it): all rocprof-compute profile folders across ROCm 4.2-7.0 and all
 //! gpu-benches outputs must import, with spot checks of values read by hand from the files.
 
-use hipscope_sim::validate::import::{gpu_benches, rocprof};
+use hipscope_studies::validate::import::{gpu_benches, rocprof};
 use std::path::{Path, PathBuf};
 
 fn data() -> Option<PathBuf> {

@@ -8,8 +8,8 @@
 //!
 //! Prints `SKIPPED` when `../shared` is missing.
 
-use hipscope_sim::validate::import::rocprof;
-use hipscope_sim::validate::vcopy;
+use hipscope_studies::validate::import::rocprof;
+use hipscope_studies::validate::vcopy;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use std::panic::{catch_unwind, AssertUnwindSafe};

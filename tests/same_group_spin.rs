@@ -10,11 +10,12 @@
 
 use hipscope_sim::gpus;
 use hipscope_sim::spec::{self, model::OrderedMap, RunOptions};
+use hipscope_studies::references::BUILT_IN;
 use std::path::Path;
 
 /// Run `s` on `gpu`; print every check and collect the failures under `label`.
 fn run_checked(s: &spec::Spec, path: &Path, gpu: &str, timing: bool, label: &str, failures: &mut Vec<String>) {
-    let opts = RunOptions { gpu: Some(gpu.to_string()), timing, ..RunOptions::default() };
+    let opts = RunOptions { gpu: Some(gpu.to_string()), timing, references: Some(BUILT_IN), ..RunOptions::default() };
     match spec::run(s, path, &opts) {
         Ok(r) => {
             for c in &r.checks {

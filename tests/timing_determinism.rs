@@ -2,6 +2,7 @@
 //! single-threaded and breaks ties by wave order or a seeded priority).
 
 use hipscope_sim::spec::{self, RunOptions};
+use hipscope_studies::references::BUILT_IN;
 use std::path::Path;
 
 /// Per dispatch: cycles and named counters.
@@ -10,7 +11,7 @@ type Timings = Vec<(Option<u64>, Option<Vec<(String, u64)>>)>;
 fn run(spec_file: &str, gpu: &str, seed: u64) -> Timings {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(spec_file);
     let s = spec::load(&path).expect("spec");
-    let opts = RunOptions { gpu: Some(gpu.into()), code_object: None, seed, timing: true, ..RunOptions::default() };
+    let opts = RunOptions { gpu: Some(gpu.into()), code_object: None, seed, timing: true, references: Some(BUILT_IN), ..RunOptions::default() };
     let r = spec::run(&s, &path, &opts).expect("run");
     assert!(r.passed(), "{spec_file} on {gpu}");
     r.dispatches.into_iter().map(|d| (d.cycles, d.counters)).collect()

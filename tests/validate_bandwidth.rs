@@ -1,12 +1,12 @@
 //! Read-bandwidth plateaus (L1, L2, MALL, DRAM) against the real MI210, MI300X and RX 6900 XT
 //! gpu-cache and gpu-l2-cache curves in `../shared/device-data` (prints `SKIPPED` without it);
-//! see `sim/src/validate/bandwidth.rs` for the method. Known misses are listed with reasons in
-//! `sim/src/validate/known.rs`; the test fails on any other miss and on a listed one that passes.
+//! see `studies/src/validate/bandwidth.rs` for the method. Known misses are listed with reasons in
+//! `studies/src/validate/known.rs`; the test fails on any other miss and on a listed one that passes.
 
 mod common;
 
 use common::builtin;
-use hipscope_sim::validate::bandwidth;
+use hipscope_studies::validate::bandwidth;
 
 #[test]
 fn bandwidth_plateaus_against_real_curves() {

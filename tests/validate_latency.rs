@@ -1,12 +1,12 @@
 //! Pointer-chase latency plateaus and steps against the real MI210, MI300X and RX 6900 XT
 //! curves in `../shared/device-data` (prints `SKIPPED` without it); see
-//! `sim/src/validate/latency.rs` for the method. Known misses are listed with reasons in
-//! `sim/src/validate/known.rs`; the test fails on any other miss and on a listed one that passes.
+//! `studies/src/validate/latency.rs` for the method. Known misses are listed with reasons in
+//! `studies/src/validate/known.rs`; the test fails on any other miss and on a listed one that passes.
 
 mod common;
 
 use common::builtin;
-use hipscope_sim::validate::latency;
+use hipscope_studies::validate::latency;
 
 #[test]
 fn latency_plateaus_and_steps_against_real_curves() {

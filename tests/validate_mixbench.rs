@@ -1,13 +1,13 @@
 //! mixbench-ro float sweep against the real MI100 and MI210 durations in
 //! `../shared/device-data/derived/mixbench_ro_summary.csv` (prints `SKIPPED` without it); see
-//! `sim/src/validate/mixbench.rs` for the method. A subset of the compute-intensity points keeps
+//! `studies/src/validate/mixbench.rs` for the method. A subset of the compute-intensity points keeps
 //! the test quick (`hipscope validate --only mixbench` runs all 33); their duration MAPE must
-//! stay under 15 % unless listed in `sim/src/validate/known.rs`.
+//! stay under 15 % unless listed in `studies/src/validate/known.rs`.
 
 mod common;
 
 use common::builtin;
-use hipscope_sim::validate::mixbench;
+use hipscope_studies::validate::mixbench;
 
 /// Memory-bound, the knee, and compute-bound points.
 const POINTS: &[u32] = &[0, 8, 24, 40, 64, 96, 128];

@@ -1,13 +1,13 @@
 //! vcopy against the real MI100, MI210, MI300A and MI300X profiles in
 //! `../shared/device-data` (prints `SKIPPED` without it). Prints measured vs simulated for
 //! every compared figure. Figures the model does not reach yet are listed with the reason in
-//! `sim/src/validate/known.rs` (and reports/calibration.md); the test fails on any other miss
+//! `studies/src/validate/known.rs` (and reports/calibration.md); the test fails on any other miss
 //! and on a listed one that starts to pass, so the list only shrinks.
 
 mod common;
 
 use common::builtin;
-use hipscope_sim::validate::vcopy;
+use hipscope_studies::validate::vcopy;
 
 #[test]
 fn vcopy_counters_and_durations_against_real_profiles() {

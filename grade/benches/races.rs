@@ -14,12 +14,12 @@ const CASES: &[(&str, &str)] = &[("vadd", "vadd.ron"), ("lds_reduce", "lds_reduc
 
 fn session(file: &str) -> Result<(Session, u64), String> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../sim/benches/specs").join(file);
-    let s = spec::load(&path).map_err(|e| e.to_string())?;
+    let mut s = spec::load(&path).map_err(|e| e.to_string())?;
+    // The engine's bench specs: their results are checked against the CPU references (the
+    // studies crate's, above the grader) by `studies/tests/bench_specs.rs`.
+    s.expect.clear();
     let opts = RunOptions { gpu: Some("mi300x".into()), code_object: Some("gfx942".into()), ..RunOptions::default() };
     let report = spec::run(&s, &path, &opts).map_err(|e| e.to_string())?;
-    if let Some(c) = report.checks.iter().find(|c| !c.ok) {
-        return Err(format!("check {} failed: {}", c.buffer, c.detail));
-    }
     let instructions = report.dispatches.iter().map(|d| d.instructions).sum();
     Ok((Session::new(&s, &path, &opts).map_err(|e| e.to_string())?, instructions))
 }

@@ -2,11 +2,11 @@
 //! `cargo bench -p hipscope-sim --bench functional`.
 //!
 //! Inputs are the launch specs in `benches/specs/` (the workload kernels at bench sizes). Each
-//! case first runs its whole spec once and checks it against the CPU reference, so a wrong
-//! result is never timed; then criterion times one dispatch (buffers placed, kernel decoded
-//! beforehand) with throughput = `DispatchStats.instructions` executed wave-instructions.
-//! A case whose kernel still faults (instruction semantics not implemented yet) or fails its
-//! check is reported and skipped.
+//! case first runs its whole spec once; then criterion times one dispatch (buffers placed,
+//! kernel decoded beforehand) with throughput = `DispatchStats.instructions` executed
+//! wave-instructions. A case whose kernel still faults (instruction semantics not implemented
+//! yet) is reported and skipped. That these runs compute what the CPU references say is
+//! checked by `studies/tests/bench_specs.rs` (the models live above the engine).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use hipscope_sim::spec::{self, RunOptions, Session};
@@ -27,15 +27,15 @@ fn spec_path(file: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/specs").join(file)
 }
 
-/// Run the whole spec once and check it; `Err` says why the case is skipped.
+/// Run the whole spec once; `Err` says why the case is skipped.
 fn verified_session(file: &str, gpu: &str, key: &str) -> Result<(Session, u64), String> {
     let path = spec_path(file);
-    let s = spec::load(&path).map_err(|e| e.to_string())?;
+    let mut s = spec::load(&path).map_err(|e| e.to_string())?;
+    // The reference models are the studies crate's, above the engine: the same runs are checked
+    // against them by `studies/tests/bench_specs.rs`, so here only a fault stops the case.
+    s.expect.clear();
     let opts = RunOptions { gpu: Some(gpu.into()), code_object: Some(key.into()), seed: 0, timing: false, ..RunOptions::default() };
     let report = spec::run(&s, &path, &opts).map_err(|e| e.to_string())?;
-    if let Some(c) = report.checks.iter().find(|c| !c.ok) {
-        return Err(format!("check {} failed: {}", c.buffer, c.detail));
-    }
     let instructions = report.dispatches.iter().map(|d| d.instructions).sum();
     let session = Session::new(&s, &path, &opts).map_err(|e| e.to_string())?;
     Ok((session, instructions))

@@ -2,7 +2,8 @@
 //! `cargo bench -p hipscope-sim --bench timing`.
 //!
 //! Same inputs as the functional bench (`benches/specs/`), run with `--mode timing` semantics:
-//! each case first runs its whole spec once and checks it, then criterion times one dispatch
+//! each case first runs its whole spec once (its results are checked against the CPU
+//! references by `studies/tests/bench_specs.rs`), then criterion times one dispatch
 //! on a device whose memory system carries over from the previous iteration (as back-to-back
 //! dispatches do). Throughput = executed wave-instructions.
 
@@ -26,12 +27,12 @@ fn spec_path(file: &str) -> PathBuf {
 
 fn verified_session(file: &str, gpu: &str, key: &str) -> Result<(Session, u64), String> {
     let path = spec_path(file);
-    let s = spec::load(&path).map_err(|e| e.to_string())?;
+    let mut s = spec::load(&path).map_err(|e| e.to_string())?;
+    // The reference models are the studies crate's, above the engine: the same runs are checked
+    // against them by `studies/tests/bench_specs.rs`, so here only a fault stops the case.
+    s.expect.clear();
     let opts = RunOptions { gpu: Some(gpu.into()), code_object: Some(key.into()), seed: 0, timing: true, ..RunOptions::default() };
     let report = spec::run(&s, &path, &opts).map_err(|e| e.to_string())?;
-    if let Some(c) = report.checks.iter().find(|c| !c.ok) {
-        return Err(format!("check {} failed: {}", c.buffer, c.detail));
-    }
     let instructions = report.dispatches.iter().map(|d| d.instructions).sum();
     let session = Session::new(&s, &path, &opts).map_err(|e| e.to_string())?;
     Ok((session, instructions))

@@ -15,7 +15,8 @@
 //!   DRAM); it knows nothing of instructions;
 //! * [`observe`]: the [`observe::Observer`] seam through which clients watch a run;
 //! * [`counters`]: performance counters with rocprof names;
-//! * [`spec`]: launch specs (RON) and the CPU references that check them;
+//! * [`spec`]: launch specs (RON, or built as values) and the seam through which CPU reference
+//!   models check them;
 //! * `fuzzing`: one bounded launch from arbitrary bytes, for the fuzzer and the robustness test.
 //!
 //! It consumes decoded programs from `hipscope-isa` and never decodes in its inner loop.
@@ -36,14 +37,12 @@ pub mod memory;
 pub mod memsys;
 pub mod observe;
 pub mod progress;
-pub mod scopes;
 pub mod scratch;
 pub mod sparse;
 pub mod spec;
 #[doc(hidden)]
 pub mod testing;
 pub mod timing;
-pub mod validate;
 pub mod wave;
 
 pub use dispatch::Geometry;

@@ -283,7 +283,9 @@ fn the_timing_side_tells_every_wave_load_and_cache_action() {
     use hipscope_sim::observe::CacheOp;
     use hipscope_sim::spec::{self, RunOptions, Session};
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../workloads/mp.ron");
-    let parsed = spec::load(&path).unwrap();
+    let mut parsed = spec::load(&path).unwrap();
+    // Only the events are watched: the reference checks (models in the studies crate) are not.
+    parsed.expect.clear();
     for (config, gpu) in TARGETS {
         let opts = RunOptions { code_object: Some(config.into()), gpu: Some(gpu.into()), timing: true, ..RunOptions::default() };
         let mut s = Session::new(&parsed, &path, &opts).unwrap();

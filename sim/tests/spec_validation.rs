@@ -1,6 +1,6 @@
 //! A spec's mistakes are found before anything runs: degenerate init parameters, expectations
-//! that check nothing or do not fit their buffer, unreadable expected files, references that
-//! do not model the dispatched kernels. Each is a spec error naming the field; the specs here
+//! that check nothing or do not fit their buffer, unreadable expected files, references when
+//! the run has no reference models. Each is a spec error naming the field; the specs here
 //! would otherwise run a kernel that faults, so an error found only after running would come
 //! out as a kernel fault instead.
 
@@ -107,22 +107,13 @@ fn expected_files_are_read_before_running() {
     assert_names(&e, "devzero.ron", "expect[0].equals", "cannot read /dev/zero: not a regular file");
 }
 
+/// The reference models are not the engine's (they are a study, given to a run by its
+/// caller): a run given none refuses a spec that names a reference set, before it runs. The
+/// models' own checks are in `studies/tests/spec_references.rs`.
 #[test]
-fn references_must_model_the_dispatched_kernels() {
-    let e = spec_error("wrongref.ron", &faulting_vadd("", r#"(buffer: "c", equals: Reference("lds"))"#));
-    assert_names(&e, "wrongref.ron", "expect[0].equals", "reference \"lds\" has no model of kernel `vadd` (dispatch 0; it models lds_reduce, lds_transpose)");
-    let e = spec_error("noref.ron", &faulting_vadd("", r#"(buffer: "c", equals: Reference("nosuch"))"#));
-    assert_names(&e, "noref.ron", "expect[0].equals", "no built-in reference \"nosuch\"");
-}
-
-/// A reference that sees the kernel read past a buffer predicts the fault: the run goes
-/// ahead and the simulated GPU reports it (exit status 3, not a spec error).
-#[test]
-fn a_fault_the_reference_predicts_is_left_to_the_simulation() {
-    match run("predicted.ron", &faulting_vadd("", r#"(buffer: "c", equals: Reference("vadd"))"#)) {
-        Err(RunError::Fault { fault, .. }) => assert!(fault.to_string().contains("memory violation"), "{fault}"),
-        other => panic!("expected the kernel fault, got {other:?}"),
-    }
+fn a_reference_without_models_is_a_spec_error() {
+    let e = spec_error("unregistered.ron", &faulting_vadd("", r#"(buffer: "c", equals: Reference("vadd"))"#));
+    assert_names(&e, "unregistered.ron", "expect[0].equals", "Reference(\"vadd\") needs the CPU reference models, and this run was given none");
 }
 
 #[test]

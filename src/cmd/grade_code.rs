@@ -43,7 +43,9 @@ fn one_gpu(args: &Args) -> Result<Option<String>, CliError> {
 pub fn run_spec(args: &Args, path: &Path) -> Result<ExitCode, CliError> {
     check_expect(args)?;
     let spec = spec::load(path).map_err(|e| CliError::BadInput(e.to_string()))?;
-    let opts = RunOptions { gpu: one_gpu(args)?, code_object: args.code_object.clone(), timing: args.timing, ..RunOptions::default() };
+    // The spec's expectations are validated (not evaluated) when its session is set up.
+    let references = Some(hipscope_studies::references::BUILT_IN);
+    let opts = RunOptions { gpu: one_gpu(args)?, code_object: args.code_object.clone(), timing: args.timing, references, ..RunOptions::default() };
     let plan = Plan { runs: args.runs.unwrap_or(DEFAULT_RUNS), first_seed: args.seed, only: args.only.clone() };
     let grades = runs::grade_spec(&spec, path, &opts, &plan).map_err(run_error)?;
     if grades.is_empty() {
@@ -58,7 +60,7 @@ pub fn run_exec(args: &Args) -> Result<ExitCode, CliError> {
     check_expect(args)?;
     let (program, rest) = args.command.split_first().ok_or_else(|| CliError::BadInput("--exec: no program given after --".into()))?;
     let gpu = one_gpu(args)?.unwrap_or_else(|| "mi300a".into());
-    let prepared = super::exec::Prepared::new(&gpu, args.timing)?;
+    let prepared = super::exec::environment(&gpu, args.timing)?;
     let count = args.runs.unwrap_or(DEFAULT_RUNS);
     let log = std::env::temp_dir().join(format!("hipscope-grade-{}.json", std::process::id()));
     let bar = super::progress(count as usize);
@@ -114,7 +116,7 @@ const EXEC_STORY_REPLAYS: usize = 16;
 
 /// Timing mode: run the program again on the seeds that showed `g`'s race, with the runtime
 /// watching the race's granule and waves (`HIPSCOPE_STORY`), and tell one run.
-fn exec_story(prepared: &super::exec::Prepared, program: &str, rest: &[String], g: &KernelGrade) -> Result<Option<runs::RaceStory>, CliError> {
+fn exec_story(prepared: &hipscope_studies::program::Environment, program: &str, rest: &[String], g: &KernelGrade) -> Result<Option<runs::RaceStory>, CliError> {
     let Some((found, focus)) = runs::story_focus(g) else { return Ok(None) };
     let path = std::env::temp_dir().join(format!("hipscope-story-{}.json", std::process::id()));
     let seeds: Vec<u64> = found.seeds.iter().copied().take(EXEC_STORY_REPLAYS).collect();

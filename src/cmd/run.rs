@@ -132,6 +132,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
         params,
         skip_checks: args.no_check,
         dump: dumps.iter().map(|(b, _)| b.clone()).collect(),
+        references: Some(hipscope_studies::references::BUILT_IN),
         ..RunOptions::default()
     };
     let bar = super::RunBar::start(&PROGRESS);

@@ -16,7 +16,8 @@
 //! waits for them. [`fuzzing`] is the plan reader as the `sweep_plan` fuzz target runs it.
 //!
 //! A client of the engine, like the scope suite and the grader: it reaches the simulator only
-//! through launch specs, the scope suite, the grader's hardware layer and `hipscope exec`.
+//! through launch specs, the scope suite, the grader's hardware layer and HIP programs run as
+//! `hipscope exec` runs them (`hipscope_studies::program`).
 
 pub mod copy;
 pub mod fuzzing;

@@ -148,7 +148,7 @@ pub const PING_PONG_PLACEMENTS: [&str; 3] = ["other_cu", "same_xcd", "other_xcd"
 /// The scope suite has a row of these names: the operation measured at that scope, one of the
 /// suite's footprints (ping-pong rows have none: 0), a contention (a placement for ping-pong).
 fn check_scope_names(op: &str, scope: &str, footprint: u64, contention: &str) -> Result<(), String> {
-    use hipscope_sim::scopes::{scopes_of, Contention, Scope, FOOTPRINTS, OPS, PING_PONG_SCOPES};
+    use hipscope_studies::scopes::{scopes_of, Contention, Scope, FOOTPRINTS, OPS, PING_PONG_SCOPES};
     let found = OPS.iter().find(|o| o.name == op);
     if op != "ping_pong" && found.is_none() {
         let names: Vec<&str> = OPS.iter().map(|o| o.name).collect();

@@ -119,7 +119,7 @@ pub fn prepare_in(path: &Path, workloads: Option<&Path>) -> Result<Prepared, Pla
     let scopes: Vec<bool> = plan.workloads.iter().filter_map(|w| if let Workload::Scopes { tgsplit, .. } = w { Some(*tgsplit) } else { None }).collect();
     let points = points::expand_with(&plan, &base, path, &mut |cfg| {
         for &tgsplit in &scopes {
-            suite_dirs.insert(hipscope_sim::scopes::Target { gpu: cfg.clone(), mode: cfg.mode, tgsplit }.object_dir());
+            suite_dirs.insert(hipscope_studies::scopes::Target { gpu: cfg.clone(), mode: cfg.mode, tgsplit }.object_dir());
         }
     })?;
     let inputs = inputs::collect(&plan, dir, workloads, &suite_dirs).map_err(err)?;

@@ -5,6 +5,8 @@ use crate::plan::{RunMode, Workload};
 use crate::points::Point;
 use hipscope_sim::gpus::GpuConfig;
 use hipscope_sim::spec::{self, RunError, RunOptions};
+use hipscope_studies::program::{exit_code, Bounds, Ending, Environment, Failure, Finished, Output};
+use hipscope_studies::references::BUILT_IN;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -17,7 +19,8 @@ pub struct Context {
     pub plan_dir: PathBuf,
     /// The repository's `workloads/` (the scope suite's code objects).
     pub workloads: PathBuf,
-    /// The `hipscope` executable, for `Exec` workloads (they run under `hipscope exec`).
+    /// The `hipscope` executable, for `Exec` workloads: their programs run with the HIP
+    /// runtime beside it, as under `hipscope exec`.
     pub hipscope: Option<PathBuf>,
     /// Where `Exec` points write their config and report (the sweep's output directory).
     pub scratch: PathBuf,
@@ -40,7 +43,7 @@ pub fn run(w: &Workload, mode: RunMode, metrics: &[Metric], point: &Point, cfg: 
         Workload::Exec { program, args, .. } => exec_metrics(&cx.plan_dir.join(program), args, cfg, timing, point, metrics, cx),
         Workload::Scopes { ops, scopes, footprints, contentions, tgsplit, .. } => {
             let filter =
-                hipscope_sim::scopes::Filter { ops: ops.clone(), scopes: scopes.clone(), footprints: footprints.clone(), contentions: contentions.clone() };
+                hipscope_studies::scopes::Filter { ops: ops.clone(), scopes: scopes.clone(), footprints: footprints.clone(), contentions: contentions.clone() };
             scope_metrics(cfg, *tgsplit, &filter, metrics, cx)
         }
         Workload::Litmus { path, runs, .. } => litmus_metrics(&cx.plan_dir.join(path), *runs, cfg, point.seed, metrics),
@@ -106,7 +109,8 @@ fn spec_metrics(
 ) -> Result<BTreeMap<String, Value>> {
     let params: Vec<(String, i128)> = params.iter().map(|(k, v)| (k.clone(), i128::from(*v))).collect();
     let parsed = spec::load_with(path, &params).map_err(bad)?;
-    let opts = RunOptions { code_object: code_object.clone(), timing, seed, skip_checks: true, ..RunOptions::default() };
+    // The checks are not run, but a spec's references are still validated against the models.
+    let opts = RunOptions { code_object: code_object.clone(), timing, seed, skip_checks: true, references: Some(BUILT_IN), ..RunOptions::default() };
     let report = spec::run_on(&parsed, path, &opts, cfg).map_err(|e| match e {
         RunError::Spec(s) => bad(s),
         f @ RunError::Fault { .. } => (true, f.to_string()),
@@ -124,7 +128,8 @@ fn spec_metrics(
     t.metrics(metrics, timing)
 }
 
-/// A HIP program under `hipscope exec --gpu CONFIG --report REPORT`, its launches summed.
+/// A HIP program on `cfg` as `hipscope exec --gpu CONFIG --report REPORT` runs it
+/// ([`hipscope_studies::program`]), its launches summed.
 fn exec_metrics(
     program: &Path,
     args: &[String],
@@ -139,23 +144,22 @@ fn exec_metrics(
     let (config, report) = (stem.with_extension("gpu.ron"), stem.with_extension("report.json"));
     let text = ron::ser::to_string_pretty(cfg, ron::ser::PrettyConfig::default()).map_err(bad)?;
     std::fs::write(&config, text).map_err(|e| bad(format!("{}: {e}", config.display())))?;
-    let mode = if timing { "timing" } else { "functional" };
-    let out = std::process::Command::new(hipscope)
-        .args(["exec", "--gpu"])
-        .arg(&config)
-        .args(["--mode", mode, "--seed", &point.seed.to_string(), "--report"])
-        .arg(&report)
-        .arg("--")
-        .arg(program)
-        .args(args)
-        .output()
-        .map_err(|e| bad(format!("{}: cannot run: {e}", program.display())))?;
+    let finished = run_program(hipscope, &config, timing, point.seed, &report, program, args);
     let _ = std::fs::remove_file(&config);
     let text = std::fs::read_to_string(&report);
     let _ = std::fs::remove_file(&report);
-    if !out.status.success() {
-        let last = String::from_utf8_lossy(&out.stderr).lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").to_string();
-        return Err((out.status.code() == Some(3), format!("{} exited with {}: {last}", program.display(), out.status)));
+    // Points ran programs under `hipscope exec`, which reported a program it could not start
+    // (and any other trouble before the start) and exited with status 2: records keep that form.
+    let finished = finished.map_err(|m| bad(format!("{} exited with exit status: 2: hipscope: {m}", program.display())))?;
+    match finished.ending {
+        Ending::Exited(status) if status.success() => {}
+        // As `hipscope exec` exits: the program's code, a signal as 128 + its number.
+        Ending::Exited(status) => {
+            let code = exit_code(status);
+            return Err((code == 3, format!("{} exited with exit status: {code}: {}", program.display(), finished.last_line)));
+        }
+        // Sweeps set no bounds, so a run only ends by itself.
+        Ending::TimedOut(_) | Ending::Faulted(_) => return Err(bad(format!("{}: stopped before its end", program.display()))),
     }
     let doc: Value = serde_json::from_str(&text.map_err(|e| bad(format!("{}: no report ({e})", program.display())))?).map_err(bad)?;
     let clock_mhz = cfg.timing.as_ref().map_or(1.0, |t| f64::from(t.clock_mhz.max(1)));
@@ -173,8 +177,36 @@ fn exec_metrics(
     t.metrics(metrics, timing)
 }
 
-fn scope_metrics(cfg: &GpuConfig, tgsplit: bool, filter: &hipscope_sim::scopes::Filter, metrics: &[Metric], cx: &Context) -> Result<BTreeMap<String, Value>> {
-    use hipscope_sim::scopes::{run_target_filtered, Target};
+/// Run `program args...` on the GPU config in file `config` with seed `seed`, the runtime's
+/// report going to `report`; errors as `hipscope exec` words them.
+fn run_program(
+    hipscope: &Path,
+    config: &Path,
+    timing: bool,
+    seed: u64,
+    report: &Path,
+    program: &Path,
+    args: &[String],
+) -> std::result::Result<Finished, String> {
+    let gpu = config.to_str().ok_or_else(|| format!("--gpu {}: not a UTF-8 path", config.display()))?;
+    let mut env = Environment::new(hipscope, gpu, timing)?;
+    env.set_seed(seed);
+    env.set_output(Output::Report, report).map_err(|e| format!("--report {}: {e}", report.display()))?;
+    env.run(program, args, Bounds::default()).map_err(|e| match e {
+        Failure::CannotRun(e) => format!("{}: cannot run: {e}", program.display()),
+        Failure::NoPipe(what) => what.to_string(),
+        Failure::Waiting(e) => format!("waiting for {}: {e}", program.display()),
+    })
+}
+
+fn scope_metrics(
+    cfg: &GpuConfig,
+    tgsplit: bool,
+    filter: &hipscope_studies::scopes::Filter,
+    metrics: &[Metric],
+    cx: &Context,
+) -> Result<BTreeMap<String, Value>> {
+    use hipscope_studies::scopes::{run_target_filtered, Target};
     let target = Target { gpu: cfg.clone(), mode: cfg.mode, tgsplit };
     if !target.available() {
         return Err(bad(format!("the scope suite has no {} build for {} in {} mode", if tgsplit { "tgsplit" } else { "" }, cfg.processor, cfg.mode)));

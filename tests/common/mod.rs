@@ -2,8 +2,8 @@
 //! lives, the SKIPPED rule, and the verdict of every row against the known-miss list.
 
 use hipscope_sim::gpus::{self, GpuConfig};
-use hipscope_sim::validate::known::{judge, Verdict};
-use hipscope_sim::validate::Row;
+use hipscope_studies::validate::known::{judge, Verdict};
+use hipscope_studies::validate::Row;
 use std::path::{Path, PathBuf};
 
 /// (workloads directory, device-data directory), or `None` after printing `SKIPPED` when
@@ -24,7 +24,7 @@ pub fn builtin(name: &str) -> GpuConfig {
 }
 
 /// Print every row (with the known-miss reason where one applies) and fail on any miss not in
-/// `sim/src/validate/known.rs` and on a listed miss that now passes, so the list only shrinks.
+/// `studies/src/validate/known.rs` and on a listed miss that now passes, so the list only shrinks.
 pub fn check_rows(dataset: &str, rows: impl IntoIterator<Item = Row>) {
     let mut unexpected = Vec::new();
     for r in rows {
@@ -46,7 +46,7 @@ pub fn check_rows(dataset: &str, rows: impl IntoIterator<Item = Row>) {
         match verdict {
             Verdict::Miss => unexpected.push(format!("{} {} {}: measured {:.1} simulated {:.1}", r.gpu, r.case, r.metric, r.measured, r.simulated)),
             Verdict::FixedKnownMiss(_) => {
-                unexpected.push(format!("{} {} {} now passes: remove it from KNOWN_MISSES (sim/src/validate/known.rs)", r.gpu, r.case, r.metric))
+                unexpected.push(format!("{} {} {} now passes: remove it from KNOWN_MISSES (studies/src/validate/known.rs)", r.gpu, r.case, r.metric))
             }
             _ => {}
         }

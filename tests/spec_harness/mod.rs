@@ -6,6 +6,7 @@
 use hipscope_isa::codeobj;
 use hipscope_sim::gpus;
 use hipscope_sim::spec::{self, RunError, RunOptions};
+use hipscope_studies::references::BUILT_IN;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -92,7 +93,8 @@ pub fn run_spec(path: &Path, timing: bool, out: &mut BTreeMap<(String, String), 
             if !configs.contains(&config) {
                 configs.push(config.clone());
             }
-            let opts = RunOptions { gpu: Some(gpu), code_object: Some(key.to_string()), target, seed: 0, timing, ..RunOptions::default() };
+            let opts =
+                RunOptions { gpu: Some(gpu), code_object: Some(key.to_string()), target, seed: 0, timing, references: Some(BUILT_IN), ..RunOptions::default() };
             let outcome = match spec::run(&s, path, &opts) {
                 Ok(r) => match r.checks.iter().find(|c| !c.ok) {
                     None => Outcome::Ok,

@@ -2,7 +2,7 @@
 //!
 //! 1. [`validate`] (when the session is set up): every expectation names a buffer, compares at
 //!    least one element, fits in the buffer from its offset at an element boundary, and names a
-//!    reference set that models every dispatched kernel;
+//!    reference set (of the registry the run was given) that models every dispatched kernel;
 //! 2. [`prepare`] (before the first dispatch): the expected values themselves, i.e. the files
 //!    read and the references replayed on the initial buffers (a model's complaint about a
 //!    launch surfaces now, not after a long simulation);
@@ -12,7 +12,7 @@ use super::error::{At, SpecError};
 use super::expect::{compare, list_bytes, Check};
 use super::files;
 use super::model::{Expect, Expected, Spec, Ty};
-use super::references::{self, CpuMemory, DispatchView, ModelError};
+use super::references::{CpuMemory, DispatchView, ModelError, References};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -43,9 +43,14 @@ pub fn check_text(at: At, spec: &Spec) -> Result<(), SpecError> {
 
 const EMPTY_LIST: &str = "the list is empty, so it would check nothing: give at least one element";
 
+/// The registry a `Reference(set)` expectation needs: a run given none cannot check it.
+fn registry(references: Option<References>, set: &str) -> Result<References, String> {
+    references.ok_or_else(|| format!("Reference(\"{set}\") needs the CPU reference models, and this run was given none (RunOptions::references)"))
+}
+
 /// Check every expectation against the buffers and the dispatched kernels (their names as
-/// loaded from the code object).
-pub fn validate(at: At, spec: &Spec, sizes: &Sizes, kernels: &[&str]) -> Result<(), SpecError> {
+/// loaded from the code object), its references against `references`.
+pub fn validate(at: At, spec: &Spec, sizes: &Sizes, kernels: &[&str], references: Option<References>) -> Result<(), SpecError> {
     for (i, e) in spec.expect.iter().enumerate() {
         let field = |f: &str| format!("expect[{i}].{f}");
         let Some(&len) = sizes.get(&e.target()) else {
@@ -59,7 +64,7 @@ pub fn validate(at: At, spec: &Spec, sizes: &Sizes, kernels: &[&str]) -> Result<
             return Err(at.err(field("tol"), "must be a number ≥ 0"));
         }
         match &e.equals {
-            Expected::Reference(set) => references::check_applicable(set, kernels).map_err(|m| at.err(field("equals"), m))?,
+            Expected::Reference(set) => registry(references, set).and_then(|r| r.check_applicable(set, kernels)).map_err(|m| at.err(field("equals"), m))?,
             Expected::File(_) => aligned(at, i, e, e.ty.unwrap_or(Ty::U8))?,
             list => {
                 let (list_ty, want) = list_bytes(list).unwrap_or((Ty::U8, Vec::new()));
@@ -120,10 +125,17 @@ pub struct Expectations {
     replays: BTreeMap<String, Replay>,
 }
 
-/// Read the expected files and replay the reference sets on the `initial` buffers (views of the
-/// device memory before the first dispatch). Assumes [`validate`] passed. A replay keeps only
-/// the buffers the expectations compare with it.
-pub fn prepare(at: At, spec: &Spec, dir: &Path, initial: &BTreeMap<String, &[u8]>, views: &[DispatchView]) -> Result<Expectations, SpecError> {
+/// Read the expected files and replay the reference sets of `references` on the `initial`
+/// buffers (views of the device memory before the first dispatch). Assumes [`validate`]
+/// passed. A replay keeps only the buffers the expectations compare with it.
+pub fn prepare(
+    at: At,
+    spec: &Spec,
+    dir: &Path,
+    initial: &BTreeMap<String, &[u8]>,
+    views: &[DispatchView],
+    references: Option<References>,
+) -> Result<Expectations, SpecError> {
     let mut replays: BTreeMap<String, Replay> = BTreeMap::new();
     let mut wants = Vec::new();
     for (i, e) in spec.expect.iter().enumerate() {
@@ -143,7 +155,8 @@ pub fn prepare(at: At, spec: &Spec, dir: &Path, initial: &BTreeMap<String, &[u8]
                 if !replays.contains_key(set) {
                     let compared: Vec<String> =
                         spec.expect.iter().filter(|x| matches!(&x.equals, Expected::Reference(s) if s == set)).map(Expect::target).collect();
-                    let replay = match references::replay(set, initial, views) {
+                    let replayed = registry(references, set).map_err(|m| at.err(&field, m))?.replay(set, initial, views);
+                    let replay = match replayed {
                         Ok(mem) => Replay::Done(mem.retain_owned(&compared)),
                         Err(ModelError::Fault(m)) => Replay::Fault(m),
                         Err(ModelError::Spec(m)) => return Err(at.err(&field, m)),

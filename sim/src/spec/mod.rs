@@ -8,12 +8,15 @@
 //! * [`init`]: initial buffer contents; [`values`]: typed elements;
 //! * [`args`]: kernel arguments, positional or by metadata name;
 //! * [`select`]: which GPU and which of the spec's code objects (bundles included);
-//! * [`references`]: CPU references of our workloads and of the external objects;
+//! * [`build`]: a spec made as a value (generated launches), never as text to parse back;
+//! * [`references`]: the seam for CPU reference models and their registry (the models are in
+//!   the studies crate; a run is given the registry in [`RunOptions::references`]);
 //! * [`checks`]: expectations validated before running, prepared before the first dispatch,
 //!   evaluated after the last; [`expect`]: comparisons; [`runner`]: all of it in order;
 //! * [`error`]: one-line errors naming the file and the field path (or line and column).
 
 pub mod args;
+pub mod build;
 pub mod checks;
 pub mod error;
 pub mod expect;
@@ -28,6 +31,7 @@ pub mod runner;
 pub mod select;
 pub mod values;
 
+pub use build::SpecBuilder;
 pub use error::SpecError;
 pub use expect::Check;
 pub use model::Spec;

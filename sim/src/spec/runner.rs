@@ -8,7 +8,7 @@ use super::expect::Check;
 use super::globals;
 use super::init::{initial_bytes, MAX_BUFFER_BYTES};
 use super::model::{Buffer, Dispatch, MemoryType, Spec};
-use super::references::DispatchView;
+use super::references::{DispatchView, References};
 use super::select::{self, Entry};
 use crate::engine::EngineOptions;
 use crate::exec::Fidelity;
@@ -67,6 +67,10 @@ pub struct RunOptions {
     /// Largest grid (work-items of one dispatch) this run accepts; `None`: any the launch
     /// checks allow. Bounds the work of runs over untrusted specs (the mutation tests).
     pub max_work_items: Option<u64>,
+    /// The CPU reference models that `Reference("set")` expectations replay
+    /// (`hipscope_studies::references::BUILT_IN` for ours); `None`: a spec naming a reference
+    /// set is an error.
+    pub references: Option<References>,
 }
 
 /// What one dispatch did.
@@ -266,7 +270,7 @@ impl Session {
         }
         let sizes: checks::Sizes = placed.iter().map(|(n, p)| (n.clone(), p.len)).collect();
         let kernels: Vec<&str> = prepared.iter().map(|p| p.kernel.name.as_str()).collect();
-        checks::validate(at, spec, &sizes, &kernels)?;
+        checks::validate(at, spec, &sizes, &kernels, opts.references)?;
         let (wave_size, mode) = entry.wave_and_mode(&first.kernel);
         Ok(Session {
             path: path.to_path_buf(),
@@ -395,7 +399,7 @@ fn run_session(mut s: Session, spec: &Spec, path: &Path, opts: &RunOptions, mut 
         false => {
             let views: Vec<DispatchView> = s.prepared.iter().enumerate().map(|(i, p)| view(i, p, s.gpu.processor)).collect();
             // Before the first dispatch the device memory holds the initial contents.
-            Some(checks::prepare(at, spec, &s.dir, &s.contents(), &views)?)
+            Some(checks::prepare(at, spec, &s.dir, &s.contents(), &views, opts.references)?)
         }
     };
     if let Some(p) = opts.progress {

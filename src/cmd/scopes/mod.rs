@@ -1,13 +1,13 @@
 //! `hipscope scopes`: what synchronization costs at each scope, per GPU and mode, with the
 //! instructions the compiler emitted and the cache actions they caused (the suite in
-//! `hipscope_sim::scopes`). Writes `scopes.md` and one SVG per GPU to `--out`.
+//! `hipscope_studies::scopes`). Writes `scopes.md` and one SVG per GPU to `--out`.
 
 mod output;
 mod plot;
 
 use super::{locate, progress, CliError};
 use hipscope_sim::gpus::{self, Mode};
-use hipscope_sim::scopes::{self, Progress, Row, Target};
+use hipscope_studies::scopes::{self, Progress, Row, Target};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 use std::path::PathBuf;

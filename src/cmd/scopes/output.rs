@@ -1,6 +1,6 @@
 //! The scope rows as tables (text and the Markdown report) and CSV.
 
-use hipscope_sim::scopes::{Contention, Row, Scope, FOOTPRINTS, OPS};
+use hipscope_studies::scopes::{Contention, Row, Scope, FOOTPRINTS, OPS};
 use std::fmt::Write;
 
 /// The distinct values of `items`, in first-seen order.

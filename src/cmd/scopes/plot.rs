@@ -1,7 +1,7 @@
 //! One SVG per GPU: per mode, the cost of each operation at each scope as grouped bars (one
 //! work-group, no dirty data), and the release costs against the dirty footprint.
 
-use hipscope_sim::scopes::{Contention, Row, Scope, FOOTPRINTS, OPS};
+use hipscope_studies::scopes::{Contention, Row, Scope, FOOTPRINTS, OPS};
 use plotters::prelude::*;
 use std::path::Path;
 

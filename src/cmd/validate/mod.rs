@@ -12,10 +12,10 @@ mod report;
 
 use super::{locate, progress, CliError};
 use hipscope_sim::gpus::{self, GpuConfig};
-use hipscope_sim::validate::import::rocprof;
-use hipscope_sim::validate::known::{self, Verdict};
-use hipscope_sim::validate::registry::{self, Dataset};
-use hipscope_sim::validate::{vcopy, Curve, Row};
+use hipscope_studies::validate::import::rocprof;
+use hipscope_studies::validate::known::{self, Verdict};
+use hipscope_studies::validate::registry::{self, Dataset};
+use hipscope_studies::validate::{vcopy, Curve, Row};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -31,7 +31,7 @@ pub enum Only {
     /// mixbench-ro float duration sweep (MAPE) against rocprof-compute profiles.
     Mixbench,
     /// Whole HIP benchmark programs (mgpusim-gpu-perf) against real MI300A times (WMAPE).
-    /// Runs processes, so it lives in the CLI rather than the simulator's registry.
+    /// Runs processes, so it is not an entry of the datasets' registry.
     Apps,
     // New comparisons get a variant here and an entry in the registry.
 }
@@ -237,9 +237,14 @@ fn run_datasets(workloads: &Path, data: &Path, args: &Args, gpu: Option<&GpuConf
     if with_apps {
         // A config file given as --gpu runs as written; otherwise the built-in.
         let gpu_arg = args.gpu.clone().unwrap_or_else(|| apps::GPU.to_string());
-        let opts = apps::Options { max_real_ms: args.apps_max_real_ms, timeout: std::time::Duration::from_secs(args.apps_timeout), gpu: gpu_arg };
+        let exe = super::exec::executable();
         let dir = locate(&args.apps, "../shared/apps/mgpusim-gpu-perf", "--apps");
-        match dir.and_then(|d| apps::compare(&d, &opts, &bar)) {
+        let compared = dir.and_then(|d| {
+            let timeout = std::time::Duration::from_secs(args.apps_timeout);
+            let opts = apps::Options { max_real_ms: args.apps_max_real_ms, timeout, gpu: gpu_arg, hipscope: exe? };
+            apps::compare(&d, &opts, &apps::Bar(&bar)).map_err(CliError::BadInput)
+        });
+        match compared {
             Ok(a) => {
                 let rows = a.summary_rows();
                 outcome.groups.push(Group::new("apps", apps::TITLE.to_string(), apps::GPU.to_string(), rows, known::judge));
@@ -276,7 +281,7 @@ mod tests {
             let o = Only::from_str(name, false).unwrap_or_else(|_| panic!("--only has no value for dataset {name}"));
             assert_eq!(o.name(), name);
         }
-        // The registry's datasets, and apps (which runs processes, so lives in the CLI).
+        // The registry's datasets, and apps (which runs processes, so is not in the registry).
         assert_eq!(Only::value_variants().len(), registry::DATASETS.len() + 1);
         assert!(registry::find(Only::Apps.name()).is_none());
     }

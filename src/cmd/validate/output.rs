@@ -1,8 +1,8 @@
 //! Text and JSON output of `hipscope validate`.
 
 use super::Outcome;
-use hipscope_sim::validate::known::Verdict;
-use hipscope_sim::validate::Row;
+use hipscope_studies::validate::known::Verdict;
+use hipscope_studies::validate::Row;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 
@@ -27,7 +27,7 @@ pub fn error_percent(r: &Row) -> String {
 /// `ok`, `MISS`, `MISS (known)`, `ok (listed as known miss)`, `—` for figures not judged.
 pub fn status(r: &Row, v: Verdict) -> &'static str {
     match v {
-        _ if matches!(r.tolerance, hipscope_sim::validate::Tolerance::NotJudged) => "—",
+        _ if matches!(r.tolerance, hipscope_studies::validate::Tolerance::NotJudged) => "—",
         Verdict::Ok => "ok",
         Verdict::KnownMiss(_) => "MISS (known)",
         Verdict::Miss => "MISS",
@@ -61,7 +61,7 @@ pub fn text(o: &Outcome) -> String {
                     let _ = writeln!(s, "  known miss, {} {}: {}", r.case, r.metric, k.reason);
                 }
                 Verdict::FixedKnownMiss(_) => {
-                    let _ = writeln!(s, "  {} {} now passes: remove it from the known misses (sim/src/validate/known.rs)", r.case, r.metric);
+                    let _ = writeln!(s, "  {} {} now passes: remove it from the known misses (studies/src/validate/known.rs)", r.case, r.metric);
                 }
                 _ => {}
             }

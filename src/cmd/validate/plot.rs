@@ -2,7 +2,7 @@
 //! so labels are SVG `<text>` elements the viewer renders with its own fonts (no system fonts
 //! are needed to write the file).
 
-use hipscope_sim::validate::Curve;
+use hipscope_studies::validate::Curve;
 use hipscope_sweep::plot::{bytes_label, legend};
 use plotters::prelude::*;
 use std::path::Path;

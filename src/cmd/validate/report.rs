@@ -4,9 +4,9 @@
 
 use super::output::{error_percent, status, value};
 use super::{apps, plot, Outcome};
-use hipscope_sim::validate::known::{self, Verdict};
-use hipscope_sim::validate::registry;
-use hipscope_sim::validate::Row;
+use hipscope_studies::validate::known::{self, Verdict};
+use hipscope_studies::validate::registry;
+use hipscope_studies::validate::Row;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -67,7 +67,7 @@ fn markdown(o: &Outcome) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# Calibration against real devices\n");
     let _ = writeln!(s, "Written by `{COMMAND}` (do not edit by hand). Measurements: `../shared/device-data` (provenance in its `SOURCES.md`). Simulations run in timing mode with seed 0, so a rerun on the same model writes the same file.\n");
-    let _ = writeln!(s, "A row is **ok** when the simulated figure is within the row's tolerance, **MISS** otherwise. Known misses are listed with their reason in `sim/src/validate/known.rs`; the tests and `hipscope validate` fail on any other miss (exit 1).\n");
+    let _ = writeln!(s, "A row is **ok** when the simulated figure is within the row's tolerance, **MISS** otherwise. Known misses are listed with their reason in `studies/src/validate/known.rs`; the tests and `hipscope validate` fail on any other miss (exit 1).\n");
     let _ = writeln!(s, "| dataset | GPU | rows | ok | known misses | unexpected misses |\n|---|---|---:|---:|---:|---:|");
     for g in &o.groups {
         let n = |f: &dyn Fn(Verdict) -> bool| g.rows.iter().filter(|(_, v)| f(*v)).count();

@@ -14,8 +14,10 @@
 use super::device_data::{vcopy_counter_medians, vcopy_duration_medians};
 use super::import::rocprof::{DispatchRecord, Profile, SystemInfo};
 use super::{Row, Tolerance};
-use crate::gpus::{self, GpuConfig};
-use crate::spec::{self, Report, RunOptions};
+use crate::references::BUILT_IN;
+use hipscope_sim::gpus::{self, GpuConfig};
+use hipscope_sim::spec::model::{Arg, Buffer, Dispatch, Expect, Init, Ty};
+use hipscope_sim::spec::{self, Report, RunOptions, Spec, SpecBuilder};
 use std::path::Path;
 
 /// (our GPU, the dataset's name for it).
@@ -58,7 +60,7 @@ fn duration_tolerance(first: bool) -> Tolerance {
 
 /// Run a vcopy spec in timing mode and check its result.
 fn simulate(spec: &spec::Spec, path: &Path, g: &GpuConfig) -> Result<Report, String> {
-    let opts = RunOptions { code_object: None, seed: 0, timing: true, ..RunOptions::default() };
+    let opts = RunOptions { code_object: None, seed: 0, timing: true, references: Some(BUILT_IN), ..RunOptions::default() };
     let report = spec::runner::run_on(spec, path, &opts, g).map_err(|e| e.to_string())?;
     if let Some(c) = report.checks.iter().find(|c| !c.ok) {
         return Err(format!("vcopy gave wrong results: {}", c.detail));
@@ -144,18 +146,21 @@ fn vcopy_dispatches(profile: &Profile) -> Vec<&DispatchRecord> {
 }
 
 /// The spec of a profiled vcopy run: its element count, block size and number of dispatches.
-fn profile_spec(n: u64, grid: u64, block: u64, dispatches: usize) -> String {
+fn profile_spec(n: u64, grid: u64, block: u64, dispatches: usize) -> Result<SpecBuilder, String> {
     let bytes = n * 8;
-    let dispatch =
-        format!("(kernel: \"vecCopy\", grid: ({grid}, 1, 1), block: ({block}, 1, 1), args: [Buffer(\"a\"), Buffer(\"b\"), Buffer(\"c\"), I32({n}), I32(1)]),");
-    format!(
-        "Run(code_objects: {{\"gfx908\": \"../bin/gfx908/vecCopy.co\", \"gfx90a\": \"../bin/gfx90a/vecCopy.co\", \"gfx942\": \"../bin/gfx942/vecCopy.co\"}},
-  buffers: {{ \"a\": (bytes: {bytes}, init: Random(F64, 1)), \"b\": (bytes: {bytes}), \"c\": (bytes: {bytes}) }},
-  dispatches: [{}],
-  expect: [ (buffer: \"c\", equals: Reference(\"vecCopy\")) ],
-)",
-        dispatch.repeat(dispatches)
-    )
+    let (Ok(n), Ok(grid), Ok(block)) = (i32::try_from(n), u32::try_from(grid), u32::try_from(block)) else {
+        return Err(format!("vecCopy of {n} elements, grid {grid}, block {block}: too large for the kernel's arguments"));
+    };
+    let mut spec = Spec::builder();
+    for key in ["gfx908", "gfx90a", "gfx942"] {
+        spec = spec.code_object(key, format!("../bin/{key}/vecCopy.co"));
+    }
+    spec = spec.buffer("a", Buffer::zeroed(bytes).init(Init::Random(Ty::F64, 1))).buffer("b", Buffer::zeroed(bytes)).buffer("c", Buffer::zeroed(bytes));
+    let args = || vec![Arg::Buffer("a".into()), Arg::Buffer("b".into()), Arg::Buffer("c".into()), Arg::I32(n), Arg::I32(1)];
+    for _ in 0..dispatches {
+        spec = spec.dispatch(Dispatch::linear("vecCopy", grid, block, args()));
+    }
+    Ok(spec.expect(Expect::reference("c", "vecCopy")))
 }
 
 /// Whether `g` is the GPU a profile was taken on, by the rule [`gpu_for`] applies to the
@@ -197,7 +202,7 @@ pub fn compare_profile(workloads: &Path, profile: &Profile, gpu: Option<&GpuConf
     }
     let n = element_count(&profile.system, grid);
     let path = workloads.join("validation/vcopy-profile.ron");
-    let s = spec::parse(&profile_spec(n, grid, block, measured.len()), &path).map_err(|e| e.to_string())?;
+    let s = profile_spec(n, grid, block, measured.len())?.build(&path).map_err(|e| e.to_string())?;
     let report = simulate(&s, &path, &config)?;
     let gfx9_4 = profile.system.gpu_arch == "gfx942";
     let mut rows = Vec::new();

@@ -17,7 +17,7 @@ mod sequence;
 
 pub use run::{case_count, run_target, run_target_filtered, Filter, Progress};
 
-use crate::gpus::{GpuConfig, Mode};
+use hipscope_sim::gpus::{GpuConfig, Mode};
 use serde::Serialize;
 
 /// A synchronization scope (HIP `__HIP_MEMORY_SCOPE_*`, LLVM syncscope).
@@ -142,7 +142,7 @@ pub struct Target {
 impl Target {
     /// `workloads/bin/<dir>` holding this target's build.
     pub fn object_dir(&self) -> String {
-        let dir = crate::spec::object_dir(self.gpu.processor, self.wave(), self.mode);
+        let dir = hipscope_sim::spec::object_dir(self.gpu.processor, self.wave(), self.mode);
         if self.tgsplit {
             format!("{dir}-tgsplit")
         } else {

@@ -4,8 +4,8 @@
 //! argument order is the kernel's (metadata order). gfx803 objects are OpenCL (`get_global_id`
 //! includes the hidden global offset, which our dispatches leave 0); gfx942 objects are HIP.
 
-use super::{at, slot, CpuMemory, DispatchView, Model, ModelError};
-use crate::spec::model::Ty;
+use hipscope_sim::spec::model::Ty;
+use hipscope_sim::spec::references::{at, slot, CpuMemory, DispatchView, Model, ModelError};
 
 pub const MODELS: &[Model] = &[
     Model { set: "mgpusim_relu", kernel: "ReLUForward", run: relu },

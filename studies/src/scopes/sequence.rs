@@ -1,9 +1,9 @@
 //! The instructions a measurement kernel executes between its two clock reads: what the
 //! compiler emitted for the operation, in LLVM syntax.
 
-use crate::kernel::{CodeSlot, LoadedKernel};
 use hipscope_isa::decode::{Ctx, Inst};
 use hipscope_isa::print::format_inst;
+use hipscope_sim::kernel::{CodeSlot, LoadedKernel};
 
 /// Whether `text` (a printed instruction) reads the shader clock: `s_memtime` (GFX8-10.3),
 /// `s_getreg_b32 … SHADER_CYCLES…` (GFX10.3-12), `s_sendmsg_rtn_b64 … REALTIME`.

@@ -12,8 +12,10 @@
 
 use super::import::gpu_benches::read_latency;
 use super::import::DataError;
-use super::{median, object_dir, run_timed, Curve, Level, Row, Tolerance};
-use crate::gpus::GpuConfig;
+use super::{median, object_dir, run_timed, u32_arg, Curve, Level, Row, Tolerance};
+use hipscope_sim::gpus::GpuConfig;
+use hipscope_sim::spec::model::{Arg, Buffer, Dispatch, Init};
+use hipscope_sim::spec::{Spec, SpecBuilder};
 use std::path::{Path, PathBuf};
 
 /// One measured point: working set (bytes) and cycles per hop.
@@ -70,26 +72,26 @@ fn window(g: &GpuConfig, l: Level) -> Option<(f64, f64)> {
 }
 
 /// The chase spec for working set `ws` bytes with entries `spacing` bytes apart.
-fn chase_spec(g: &GpuConfig, ws: u64, spacing: u64, steps: u32) -> String {
+fn chase_spec(g: &GpuConfig, ws: u64, spacing: u64, steps: u32) -> Result<SpecBuilder, String> {
     let key = g.processor.name();
     // Relative to the spec, which is placed in `workloads` (the spec's own directory is the base
     // of its relative paths, whether `workloads` itself is relative or absolute).
     let co = format!("bin/{}/latency.co", object_dir(g));
     let entries = ws / spacing;
     let wave = g.wave_size;
-    format!(
-        "Run(code_objects: {{\"{key}\": {co:?}}},
-  buffers: {{ \"buf\": (bytes: {ws}, init: PointerCycle(1, {spacing})), \"visits\": (bytes: {vb}, init: PointerCycleVisits(1, {spacing})), \"out\": (bytes: 24) }},
-  dispatches: [
-    (kernel: \"chase_prepare\", grid: ({grid}, 1, 1), block: (256, 1, 1), args: [Buffer(\"buf\"), U32({entries}), U32({su})]),
-    (kernel: \"latency_chase\", grid: ({wave}, 1, 1), block: ({wave}, 1, 1), args: [Buffer(\"buf\"), Buffer(\"visits\"), U32({entries}), U32({su}), U32({steps}), Buffer(\"out\")]),
-  ],
-  expect: [],
-)",
-        grid = entries.div_ceil(256) * 256,
-        su = spacing / 8,
-        vb = 4 * entries,
-    )
+    let (grid, entries32, su) = (u32_arg(entries.div_ceil(256) * 256)?, u32_arg(entries)?, u32_arg(spacing / 8)?);
+    Ok(Spec::builder()
+        .code_object(key, co)
+        .buffer("buf", Buffer::zeroed(ws).init(Init::PointerCycle(1, spacing)))
+        .buffer("visits", Buffer::zeroed(4 * entries).init(Init::PointerCycleVisits(1, spacing)))
+        .buffer("out", Buffer::zeroed(24))
+        .dispatch(Dispatch::linear("chase_prepare", grid, 256, vec![Arg::Buffer("buf".into()), Arg::U32(entries32), Arg::U32(su)]))
+        .dispatch(Dispatch::linear(
+            "latency_chase",
+            wave,
+            wave,
+            vec![Arg::Buffer("buf".into()), Arg::Buffer("visits".into()), Arg::U32(entries32), Arg::U32(su), Arg::U32(steps), Arg::Buffer("out".into())],
+        )))
 }
 
 /// Simulated cycles per hop at working set `ws`.
@@ -98,7 +100,7 @@ pub fn simulate(workloads: &Path, g: &GpuConfig, ws: u64) -> Result<f64, String>
     let ws = ws.div_ceil(spacing) * spacing;
     let steps = 2048;
     let path: PathBuf = workloads.join(format!("latency-{}-{ws}.ron", g.name));
-    let (session, _) = run_timed(&chase_spec(g, ws, spacing, steps), &path, g)?;
+    let (session, _) = run_timed(chase_spec(g, ws, spacing, steps)?, &path, g)?;
     let out = session.device.mem.find("out").ok_or("no out buffer")?;
     let cycles = u64::from_le_bytes(out.data[..8].try_into().map_err(|_| "short out buffer")?);
     Ok(cycles as f64 / steps as f64)

@@ -2,8 +2,11 @@
 //! for the measurement files ([`import`]), one comparison per dataset, the datasets' registry
 //! ([`registry`]) and the known misses ([`known`]). Each comparison runs our own workload with
 //! the measured launch configuration in timing mode and lists measured against simulated
-//! values with the tolerance the product promises.
+//! values with the tolerance the product promises. [`apps`] compares whole HIP programs
+//! written by others with real times instead (it runs processes, so it is not a registry
+//! entry).
 
+pub mod apps;
 pub mod bandwidth;
 pub mod device_data;
 pub mod import;
@@ -15,8 +18,9 @@ pub mod vcopy;
 
 pub use import::DataError;
 
-use crate::gpus::GpuConfig;
-use crate::spec::{self, RunOptions, Session};
+use crate::references::BUILT_IN;
+use hipscope_sim::gpus::GpuConfig;
+use hipscope_sim::spec::{RunOptions, Session, SpecBuilder};
 use serde::Serialize;
 use std::path::Path;
 
@@ -102,14 +106,15 @@ pub(crate) fn median(mut v: Vec<f64>) -> Option<f64> {
 /// The code-object directory of our builds (`workloads/bin/<dir>`) for the GPU's default wave
 /// size and CU/WGP mode.
 pub fn object_dir(g: &GpuConfig) -> String {
-    crate::spec::object_dir(g.processor, g.wave_size, g.mode)
+    hipscope_sim::spec::object_dir(g.processor, g.wave_size, g.mode)
 }
 
-/// Run every dispatch of a generated spec (`path` names it in errors) in timing mode on `g`:
-/// the finished session (buffers readable) and each dispatch's cycles.
-pub fn run_timed(text: &str, path: &Path, g: &GpuConfig) -> Result<(Session, Vec<u64>), String> {
-    let s = spec::parse(text, path).map_err(|e| e.to_string())?;
-    let opts = RunOptions { code_object: None, seed: 0, timing: true, ..RunOptions::default() };
+/// Run every dispatch of a generated spec (built as if read from `path`, which names it in
+/// errors) in timing mode on `g`: the finished session (buffers readable) and each dispatch's
+/// cycles.
+pub fn run_timed(spec: SpecBuilder, path: &Path, g: &GpuConfig) -> Result<(Session, Vec<u64>), String> {
+    let s = spec.build(path).map_err(|e| e.to_string())?;
+    let opts = RunOptions { code_object: None, seed: 0, timing: true, references: Some(BUILT_IN), ..RunOptions::default() };
     let mut session = Session::on(&s, path, &opts, Some(g)).map_err(|e| e.to_string())?;
     let mut cycles = Vec::new();
     for i in 0..session.dispatch_count() {
@@ -118,6 +123,11 @@ pub fn run_timed(text: &str, path: &Path, g: &GpuConfig) -> Result<(Session, Vec
     }
     session.device.synchronize();
     Ok((session, cycles))
+}
+
+/// `value` as a 32-bit launch parameter (grid size or kernel argument) of a generated spec.
+pub(crate) fn u32_arg(value: u64) -> Result<u32, String> {
+    u32::try_from(value).map_err(|_| format!("{value} does not fit a 32-bit launch parameter"))
 }
 
 /// A level of the memory hierarchy a latency or bandwidth plateau belongs to.

@@ -2,8 +2,8 @@
 //! the kernel's header comment. Index math follows the comments: `i = blockIdx.x * blockDim.x +
 //! threadIdx.x`, so a 1-D launch of `grid` work-items covers `i < grid.x`.
 
-use super::{at, slot, store, CpuMemory, DispatchView, Model, ModelError, Plain, View};
-use crate::spec::model::Ty;
+use hipscope_sim::spec::model::Ty;
+use hipscope_sim::spec::references::{at, slot, store, CpuMemory, DispatchView, Model, ModelError, Plain, View};
 
 pub const MODELS: &[Model] = &[
     Model { set: "vadd", kernel: "vadd", run: vadd },
@@ -435,7 +435,7 @@ mod tests {
     /// independent check of the model against std's sort.
     #[test]
     fn bitonic_steps_sort() {
-        use crate::spec::model::Arg;
+        use hipscope_sim::spec::model::Arg;
         let n = 1024u32;
         let data: Vec<u32> = (0..n).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
         let mut m = CpuMemory::with([("a".to_string(), data.iter().flat_map(|v| v.to_le_bytes()).collect())].into());

@@ -2,9 +2,9 @@
 //! of the run saw them (the dispatch-start invalidation and the end-of-kernel write-back are
 //! not among them: no instruction causes those).
 
-use crate::counters::{Counter, Counters};
-use crate::observe::{CacheAction, CacheOp, Observer};
-use crate::timing::trace::cache_op_name;
+use hipscope_sim::counters::{Counter, Counters};
+use hipscope_sim::observe::{CacheAction, CacheOp, Observer};
+use hipscope_sim::timing::trace::cache_op_name;
 
 /// Report order, and what each action's lines are.
 const KINDS: [(CacheOp, &str); 4] = [

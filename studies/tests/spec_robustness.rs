@@ -1,6 +1,7 @@
 //! Malformed or odd specs never panic, abort or hang: seeded mutations of the real specs
 //! (`workloads/*.ron`, and `tests/external/*.ron` when the external objects are there) run
-//! through the spec runner in functional mode. Every case must end in a one-line spec error
+//! through the spec runner in functional mode, checked by the built-in reference models (which
+//! must not panic on odd launches either). Every case must end in a one-line spec error
 //! naming the file, a kernel fault, or a report, within a time bound.
 //!
 //! Mutations: numbers replaced by 0, huge, negative and off-by-one values; fields dropped or
@@ -11,6 +12,7 @@
 //! runner's 4 GiB limit; that limit is checked by `buffers_beyond_the_limit_are_errors`).
 
 use hipscope_sim::spec::{self, RunError, RunOptions};
+use hipscope_studies::references::BUILT_IN;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use std::path::{Path, PathBuf};
@@ -285,8 +287,14 @@ fn check_one(path: &Path, overrides: &[(String, i128)], gpu: Option<&str>) -> Re
     if bytes > 1 << 24 {
         return Ok(Outcome { loaded: true, ..Outcome::default() });
     }
-    let opts =
-        RunOptions { gpu: gpu.map(str::to_string), seed: 1, max_wave_instructions: Some(20_000), max_work_items: Some(1 << 16), ..RunOptions::default() };
+    let opts = RunOptions {
+        gpu: gpu.map(str::to_string),
+        seed: 1,
+        max_wave_instructions: Some(20_000),
+        max_work_items: Some(1 << 16),
+        references: Some(BUILT_IN),
+        ..RunOptions::default()
+    };
     match spec::run(&s, path, &opts) {
         Ok(_) => Ok(Outcome { loaded: true, ran: true, fault: false }),
         Err(RunError::Spec(e)) => one_line(&e).map(|_| Outcome { loaded: true, ..Outcome::default() }),

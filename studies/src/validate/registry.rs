@@ -4,7 +4,7 @@
 //! below.
 
 use super::{bandwidth, latency, mixbench, vcopy, Curve, Row};
-use crate::gpus::GpuConfig;
+use hipscope_sim::gpus::GpuConfig;
 use std::path::Path;
 
 /// `compare(workloads, data, gpu)`: `workloads` is the repository's `workloads/` directory,

@@ -2,9 +2,9 @@
 //! launched on fresh caches and buffers, its per-wave times read back.
 
 use super::{actions, sequence, Contention, Row, Scope, Target, FOOTPRINTS, GROUP_ITEMS, OPS, PING_PONG_ROUNDS, PING_PONG_SCOPES};
-use crate::spec::{self, RunOptions, Session};
+use hipscope_sim::spec::model::{Arg, Buffer, Dispatch};
+use hipscope_sim::spec::{RunOptions, Session, Spec, SpecBuilder};
 use std::collections::HashMap;
-use std::fmt::Write;
 use std::path::Path;
 
 /// Told after each case.
@@ -97,42 +97,40 @@ impl Filter {
 }
 
 /// The launch spec: buffers sized for the largest case, one dispatch per case.
-fn spec_text(t: &Target, cases: &[Case], wave: u32) -> String {
+fn spec(t: &Target, cases: &[Case], wave: u32) -> SpecBuilder {
     let cus = t.gpu.compute_units.max(1);
     let max_waves = (GROUP_ITEMS * cus).div_ceil(wave).max(1) as u64;
     let dirty_bytes = FOOTPRINTS.iter().max().copied().unwrap_or(0) + 4 * max_waves * wave as u64;
-    let mut o = String::new();
-    let _ = writeln!(o, "Run(\n  code_objects: {{ \"{0}\": \"bin/{0}/scopes.co\" }},", t.object_dir());
-    let _ = writeln!(
-        o,
-        "  buffers: {{ \"sync\": (bytes: {}), \"dirty\": (bytes: {dirty_bytes}), \"times\": (bytes: {}), \"flag\": (bytes: 256) }},",
-        4 * (max_waves + 1),
-        4 * max_waves.max(2)
-    );
-    let _ = writeln!(o, "  dispatches: [");
-    for c in cases {
-        let (kernel, grid, block, args) = match *c {
+    let dir = t.object_dir();
+    let spec = Spec::builder()
+        .code_object(&dir, format!("bin/{dir}/scopes.co"))
+        .buffer("sync", Buffer::zeroed(4 * (max_waves + 1)))
+        .buffer("dirty", Buffer::zeroed(dirty_bytes))
+        .buffer("times", Buffer::zeroed(4 * max_waves.max(2)))
+        .buffer("flag", Buffer::zeroed(256));
+    let buf = |name: &str| Arg::Buffer(name.into());
+    cases.iter().fold(spec, |spec, c| {
+        let d = match *c {
             Case::Baseline { contention } => {
                 let (g, b) = contention.geometry(&t.gpu, wave);
-                ("sc_none__none".to_string(), g, b, "Buffer(\"sync\"), Buffer(\"dirty\"), U32(0), Buffer(\"times\")".to_string())
+                Dispatch::linear("sc_none__none", g, b, vec![buf("sync"), buf("dirty"), Arg::U32(0), buf("times")])
             }
             Case::Op { op, scope, footprint, contention } => {
                 let (g, b) = contention.geometry(&t.gpu, wave);
                 let waves = g.div_ceil(wave).max(1) as u64;
-                let dwords = footprint / 4 / waves;
-                (format!("sc_{op}__{}", scope.name()), g, b, format!("Buffer(\"sync\"), Buffer(\"dirty\"), U32({dwords}), Buffer(\"times\")"))
+                // At most 1 MiB over at least one wave: far below 2^32 dwords.
+                let dwords = (footprint / 4 / waves) as u32;
+                Dispatch::linear(format!("sc_{op}__{}", scope.name()), g, b, vec![buf("sync"), buf("dirty"), Arg::U32(dwords), buf("times")])
             }
-            Case::PingPong { scope, partner, .. } => (
+            Case::PingPong { scope, partner, .. } => Dispatch::linear(
                 format!("pp__{}", scope.name()),
                 wave * (partner + 1),
                 wave,
-                format!("Buffer(\"flag\"), U32({partner}), U32({PING_PONG_ROUNDS}), Buffer(\"times\")"),
+                vec![buf("flag"), Arg::U32(partner), Arg::U32(PING_PONG_ROUNDS), buf("times")],
             ),
         };
-        let _ = writeln!(o, "    (kernel: \"{kernel}\", grid: ({grid}, 1, 1), block: ({block}, 1, 1), args: [{args}]),");
-    }
-    let _ = writeln!(o, "  ],\n)");
-    o
+        spec.dispatch(d)
+    })
 }
 
 /// (median, min, max) of `v` (sorted in place); `None` when empty.
@@ -153,7 +151,7 @@ pub fn run_target_filtered(t: &Target, workloads: &Path, progress: &dyn Progress
     let cases: Vec<Case> = cases(t).into_iter().filter(|c| filter.keeps(c)).collect();
     let path = workloads.join(format!("scopes-{}-{}.ron", t.gpu.name, t.mode_name().to_lowercase()));
     let label = format!("{} ({} mode)", t.gpu.name, t.mode_name());
-    let parsed = spec::parse(&spec_text(t, &cases, wave), &path).map_err(|e| format!("{label}: {e}"))?;
+    let parsed = spec(t, &cases, wave).build(&path).map_err(|e| format!("{label}: {e}"))?;
     // The target's own config (it may come from a file whose name is not a built-in's).
     let opts = RunOptions { code_object: Some(t.object_dir()), seed: 0, timing: true, ..RunOptions::default() };
     let mut s = Session::on(&parsed, &path, &opts, Some(&t.gpu)).map_err(|e| format!("{label}: {e}"))?;

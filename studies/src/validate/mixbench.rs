@@ -10,8 +10,10 @@
 //! each over fresh memory as the real 128 MiB buffer is: every read misses the caches) and
 //! extrapolated along that line to the full grid; duration MAPE over the points ≤ 15 %.
 
-use super::{object_dir, run_timed, Curve, Row, Tolerance};
-use crate::gpus::GpuConfig;
+use super::{object_dir, run_timed, u32_arg, Curve, Row, Tolerance};
+use hipscope_sim::gpus::GpuConfig;
+use hipscope_sim::spec::model::{Arg, Buffer, Dispatch};
+use hipscope_sim::spec::Spec;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -80,13 +82,14 @@ fn simulate_groups_uncached(workloads: &Path, g: &GpuConfig, n: u32, groups: u64
     let key = g.processor.name();
     // Relative to the generated spec, which names a file in `workloads/`.
     let co = format!("bin/{}/mixbench_ro.co", object_dir(g));
-    let text = format!(
-        "Run(code_objects: {{\"{key}\": {co:?}}},\n  buffers: {{ \"a\": (bytes: {bytes}) }},\n  dispatches: [\n    (kernel: \"mixbench_ro_f32_{n}\", grid: ({items}, 1, 1), block: ({BLOCK}, 1, 1), args: [F32(0.5), Buffer(\"a\")]),\n  ],\n  expect: [],\n)",
-        bytes = groups * BLOCK * GRANULARITY * 4,
-        items = groups * BLOCK,
-    );
+    let spec = Spec::builder().code_object(key, co).buffer("a", Buffer::zeroed(groups * BLOCK * GRANULARITY * 4)).dispatch(Dispatch::linear(
+        format!("mixbench_ro_f32_{n}"),
+        u32_arg(groups * BLOCK)?,
+        u32_arg(BLOCK)?,
+        vec![Arg::F32(0.5), Arg::Buffer("a".into())],
+    ));
     let path = workloads.join(format!("mixbench-{}-{n}-{groups}.ron", g.name));
-    let (_, cycles) = run_timed(&text, &path, g)?;
+    let (_, cycles) = run_timed(spec, &path, g)?;
     let mhz = g.timing.as_ref().map_or(1, |t| t.clock_mhz.max(1)) as f64;
     Ok(cycles.first().copied().unwrap_or(0) as f64 * 1000.0 / mhz)
 }

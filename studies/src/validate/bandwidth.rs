@@ -17,8 +17,10 @@
 //!   read misses, as it does in steady state on a working set twice the last cache.
 
 use super::import::gpu_benches;
-use super::{median, object_dir, run_timed, Curve, Level, Row, Tolerance};
-use crate::gpus::GpuConfig;
+use super::{median, object_dir, run_timed, u32_arg, Curve, Level, Row, Tolerance};
+use hipscope_sim::gpus::GpuConfig;
+use hipscope_sim::spec::model::{Arg, Buffer, Dispatch};
+use hipscope_sim::spec::{Spec, SpecBuilder};
 use std::path::{Path, PathBuf};
 
 /// One measured point: working set (bytes) and GB/s.
@@ -106,11 +108,12 @@ fn simulate_l1(workloads: &Path, g: &GpuConfig, ws: u64) -> Result<f64, String> 
     // Passes come in eights (the kernel's unrolled step); k of them make 32+ loads per item.
     let k = (32 * REPEAT_BLOCK / n).max(1).next_multiple_of(8);
     let groups = g.compute_units as u64;
-    let launch = |iters: u64| {
-        format!("(kernel: \"bw_block_repeat\", grid: ({grid}, 1, 1), block: ({REPEAT_BLOCK}, 1, 1), args: [Buffer(\"b\"), U32({n}), U32({iters}), U32(0), Buffer(\"out\")]),", grid = groups * REPEAT_BLOCK)
+    let launch = |iters: u64| -> Result<Dispatch, String> {
+        let args = vec![Arg::Buffer("b".into()), Arg::U32(u32_arg(n)?), Arg::U32(u32_arg(iters)?), Arg::U32(0), Arg::Buffer("out".into())];
+        Ok(Dispatch::linear("bw_block_repeat", u32_arg(groups * REPEAT_BLOCK)?, REPEAT_BLOCK as u32, args))
     };
-    let text = spec_text(g, &[("b", n * ELEMENT_BYTES)], &[launch(k), launch(k), launch(3 * k)]);
-    let (_, c) = run_timed(&text, &spec_path(workloads, g, "l1", ws), g)?;
+    let spec = bandwidth_spec(g, &[("b", n * ELEMENT_BYTES)], [launch(k)?, launch(k)?, launch(3 * k)?]);
+    let (_, c) = run_timed(spec, &spec_path(workloads, g, "l1", ws), g)?;
     Ok(gb_per_s(g, groups * n * ELEMENT_BYTES * 2 * k, c[2].saturating_sub(c[1])))
 }
 
@@ -120,17 +123,18 @@ fn simulate_run(workloads: &Path, g: &GpuConfig, ws: u64, per_item: u64, fresh: 
     let slice = per_item * RUN_BLOCK * ELEMENT_BYTES;
     let xcds = g.timing.as_ref().map_or(1, |t| t.topology.xcds.max(1)) as u64;
     let (g1, g2) = (4 * g.compute_units as u64, 8 * g.compute_units as u64);
-    let launch = |buf: &str, groups: u64, run: u64| {
-        format!("(kernel: \"bw_block_run\", grid: ({grid}, 1, 1), block: ({RUN_BLOCK}, 1, 1), args: [Buffer(\"{buf}\"), U32({per_item}), U32({run}), Buffer(\"out\")]),", grid = groups * RUN_BLOCK)
+    let launch = |buf: &str, groups: u64, run: u64| -> Result<Dispatch, String> {
+        let args = vec![Arg::Buffer(buf.into()), Arg::U32(u32_arg(per_item)?), Arg::U32(u32_arg(run)?), Arg::Buffer("out".into())];
+        Ok(Dispatch::linear("bw_block_run", u32_arg(groups * RUN_BLOCK)?, RUN_BLOCK as u32, args))
     };
-    let text = if fresh {
-        spec_text(g, &[("a", g1 * slice), ("b", g2 * slice)], &[launch("a", g1, g1), launch("b", g2, g2)])
+    let spec = if fresh {
+        bandwidth_spec(g, &[("a", g1 * slice), ("b", g2 * slice)], [launch("a", g1, g1)?, launch("b", g2, g2)?])
     } else {
         // A multiple of the XCD count keeps each slice on one XCD's L2, as on the real GPU.
         let run = (ws / slice).max(1).next_multiple_of(xcds);
-        spec_text(g, &[("b", run * slice)], &[launch("b", run, run), launch("b", g1, run), launch("b", g2, run)])
+        bandwidth_spec(g, &[("b", run * slice)], [launch("b", run, run)?, launch("b", g1, run)?, launch("b", g2, run)?])
     };
-    let (_, c) = run_timed(&text, &spec_path(workloads, g, if fresh { "dram" } else { "run" }, ws), g)?;
+    let (_, c) = run_timed(spec, &spec_path(workloads, g, if fresh { "dram" } else { "run" }, ws), g)?;
     let (t1, t2) = (c[c.len() - 2], c[c.len() - 1]);
     Ok(gb_per_s(g, (g2 - g1) * slice, t2.saturating_sub(t1)))
 }
@@ -139,15 +143,14 @@ fn spec_path(workloads: &Path, g: &GpuConfig, what: &str, ws: u64) -> PathBuf {
     workloads.join(format!("bandwidth-{what}-{}-{ws}.ron", g.name))
 }
 
-fn spec_text(g: &GpuConfig, buffers: &[(&str, u64)], launches: &[String]) -> String {
-    let key = g.processor.name();
-    let co = code_object(g);
-    let bufs: String = buffers.iter().map(|(n, b)| format!("\"{n}\": (bytes: {b}), ")).collect();
-    format!(
-        "Run(code_objects: {{\"{key}\": {co:?}}},\n  buffers: {{ {bufs}\"out\": (bytes: {out}) }},\n  dispatches: [\n    {}\n  ],\n  expect: [],\n)",
-        launches.join("\n    "),
-        out = RUN_BLOCK * ELEMENT_BYTES,
-    )
+/// Our code object, the `buffers` and an `out` buffer, and the `launches` in order.
+fn bandwidth_spec(g: &GpuConfig, buffers: &[(&str, u64)], launches: impl IntoIterator<Item = Dispatch>) -> SpecBuilder {
+    let mut spec = Spec::builder().code_object(g.processor.name(), code_object(g));
+    for &(name, bytes) in buffers {
+        spec = spec.buffer(name, Buffer::zeroed(bytes));
+    }
+    spec = spec.buffer("out", Buffer::zeroed(RUN_BLOCK * ELEMENT_BYTES));
+    launches.into_iter().fold(spec, SpecBuilder::dispatch)
 }
 
 /// Simulated GB/s of level `l` at working set `ws` bytes; `per_item` elements per work-item in

@@ -1,0 +1,158 @@
+//! The environment a HIP program runs in on the simulated GPU: a private directory holding our
+//! runtime under each release's soname, first on `LD_LIBRARY_PATH`, and the variables through
+//! which the runtime learns the GPU, the mode, the seed and where its outputs go (read in
+//! `hip/src/runtime.rs`).
+
+use super::abi_library;
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Our HIP runtime: next to the `hipscope` executable `hipscope`. Cargo puts a dependency's
+/// shared library in `deps/` beside it, and a build of the `hipscope-hip` package alone also
+/// copies it beside the executable; the newer of the two is the one built with this executable.
+fn runtime_library(hipscope: &Path) -> Result<PathBuf, String> {
+    let dir = hipscope.parent().unwrap_or(Path::new("."));
+    let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    [dir.join("libamdhip64.so"), dir.join("deps/libamdhip64.so")]
+        .into_iter()
+        .filter(|p| p.is_file())
+        .max_by_key(modified)
+        .ok_or_else(|| format!("libamdhip64.so (hipscope's HIP runtime) is not next to {}; build it with `cargo build --release`", hipscope.display()))
+}
+
+/// A name no other preparation in this process or another one uses (runs of one process may
+/// prepare environments at the same time: a sweep's points on threads).
+fn unique_suffix() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// The directory holding the runtime as each release ships it (`libamdhip64.so.5`, `.6`,
+/// `.7`): made once per build of the library, in `hipscope-abi/` beside it (written to a
+/// temporary name and renamed, so concurrent runs never see half a file), or in `fallback`
+/// when that is not writable.
+fn release_libraries(library: &Path, fallback: &Path) -> Result<PathBuf, String> {
+    let meta = std::fs::metadata(library).map_err(|e| format!("{}: {e}", library.display()))?;
+    let modified = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
+    let stamp = format!("{} {modified}\n", meta.len());
+    let cache = library.parent().unwrap_or(Path::new(".")).join("hipscope-abi");
+    if std::fs::read_to_string(cache.join("stamp")).is_ok_and(|s| s == stamp) {
+        return Ok(cache);
+    }
+    let bytes = std::fs::read(library).map_err(|e| format!("{}: {e}", library.display()))?;
+    let write_all = |dir: &Path| -> std::io::Result<()> {
+        std::fs::create_dir_all(dir)?;
+        for major in [5, 6, 7] {
+            let copy = abi_library::release_copy(&bytes, major).map_err(|e| std::io::Error::other(format!("{}: {e}", library.display())))?;
+            let tmp = dir.join(format!(".libamdhip64.so.{major}.{}", unique_suffix()));
+            std::fs::write(&tmp, copy)?;
+            std::fs::set_permissions(&tmp, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
+            std::fs::rename(&tmp, dir.join(format!("libamdhip64.so.{major}")))?;
+        }
+        let tmp = dir.join(format!(".stamp.{}", unique_suffix()));
+        std::fs::write(&tmp, &stamp)?;
+        std::fs::rename(tmp, dir.join("stamp"))
+    };
+    match write_all(&cache) {
+        Ok(()) => Ok(cache),
+        Err(e) if e.kind() == std::io::ErrorKind::Other => Err(e.to_string()),
+        Err(_) => write_all(fallback).map(|()| fallback.to_path_buf()).map_err(|e| format!("{}: {e}", fallback.display())),
+    }
+}
+
+/// A file the runtime writes besides the program's own output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// One row per kernel launch, in the columns of rocprofv3's kernel trace CSV.
+    KernelTrace,
+    /// The timing model's counters, one row per kernel launch.
+    Counters,
+    /// The JSON report written at exit.
+    Report,
+}
+
+impl Output {
+    /// The variable that names the file to the runtime.
+    fn variable(self) -> &'static str {
+        match self {
+            Output::KernelTrace => "HIPSCOPE_KERNEL_TRACE",
+            Output::Counters => "HIPSCOPE_COUNTERS",
+            Output::Report => "HIPSCOPE_REPORT",
+        }
+    }
+}
+
+/// The private directory that puts our library first on `LD_LIBRARY_PATH`, and the
+/// environment a program needs to run on the simulated GPU; the directory goes when this does.
+pub struct Environment {
+    dir: PathBuf,
+    env: Vec<(&'static str, OsString)>,
+}
+
+impl Environment {
+    /// For `gpu` (a name or config file, checked here) in timing or functional mode, with the
+    /// runtime built beside the `hipscope` executable `hipscope`.
+    pub fn new(hipscope: &Path, gpu: &str, timing: bool) -> Result<Environment, String> {
+        // Refuse a GPU we cannot simulate before the program starts.
+        let config = hipscope_sim::gpus::resolve(gpu).map_err(|e| format!("--gpu: {e}"))?;
+        if timing && config.timing.is_none() {
+            return Err(format!("--gpu {}: the config has no timing section", config.name));
+        }
+        let library = runtime_library(hipscope)?;
+        let dir = std::env::temp_dir().join(format!("hipscope-exec-{}", unique_suffix()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        // From here on the directory is removed again if anything fails.
+        let mut this = Environment { dir, env: Vec::new() };
+        let releases = release_libraries(&library, &this.dir)?;
+        for (soname, target) in [
+            ("libamdhip64.so.5", "libamdhip64.so.5"),
+            ("libamdhip64.so.6", "libamdhip64.so.6"),
+            ("libamdhip64.so.7", "libamdhip64.so.7"),
+            ("libamdhip64.so", "libamdhip64.so.5"),
+        ] {
+            let link = this.dir.join(soname);
+            if link == releases.join(target) {
+                continue;
+            }
+            let _ = std::fs::remove_file(&link);
+            std::os::unix::fs::symlink(releases.join(target), &link).map_err(|e| format!("{}: {e}", link.display()))?;
+        }
+        let mut path = this.dir.display().to_string();
+        if let Ok(old) = std::env::var("LD_LIBRARY_PATH") {
+            if !old.is_empty() {
+                path = format!("{path}:{old}");
+            }
+        }
+        let mode = if timing { "timing" } else { "functional" };
+        this.env = vec![("LD_LIBRARY_PATH", path.into()), ("HIPSCOPE_GPU", gpu.into()), ("HIPSCOPE_MODE", mode.into())];
+        Ok(this)
+    }
+
+    /// The seed of the engine's choices among legal interleavings (the runtime's default: 0).
+    pub fn set_seed(&mut self, seed: u64) {
+        self.env.push(("HIPSCOPE_SEED", seed.to_string().into()));
+    }
+
+    /// Have the runtime write `output` to `path`, made absolute here because the program may
+    /// change directory.
+    pub fn set_output(&mut self, output: Output, path: &Path) -> std::io::Result<()> {
+        let abs = std::path::absolute(path)?;
+        self.env.push((output.variable(), abs.into_os_string()));
+        Ok(())
+    }
+
+    /// `program args...` with this environment.
+    pub fn command(&self, program: impl AsRef<OsStr>, args: &[String]) -> Command {
+        let mut c = Command::new(program);
+        c.args(args).envs(self.env.iter().map(|(k, v)| (*k, v.as_os_str())));
+        c
+    }
+}
+
+impl Drop for Environment {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}

@@ -1,0 +1,507 @@
+//! Whole HIP programs written by others against real MI300A times (`validate --only apps`;
+//! the command line and the printing are the CLI's).
+//!
+//! `../shared/apps/mgpusim-gpu-perf` holds prebuilt benchmark programs (`bin/`) and
+//! `mi300a-real.csv`: rows `kernel_name,problem_size,iterations,avg_ms,min_ms,max_ms` that the
+//! same programs printed on a real MI300A. Each row's command-line arguments follow from the
+//! upstream `run_all.sh` sweeps (the table below) and the `problem_size` text each program
+//! formats from them; the program then runs unmodified under our HIP runtime in timing mode,
+//! as `hipscope exec --gpu mi300a --mode timing` runs it ([`crate::program`]), and prints its
+//! own average over timed iterations, which is compared with the real average.
+//!
+//! Every program times with `bench_common.h`'s `runBenchmark`: one warm-up call (not timed),
+//! then `--iterations` timed calls between two `hipEventRecord`s each, reporting their mean.
+//! The simulator is deterministic, so one timed call (`--iterations 1`) gives the mean of any
+//! number of them.
+
+use super::{Row, Tolerance};
+use crate::program::{Bounds, Ending, Environment, Failure};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The GPU the real times were measured on.
+pub const GPU: &str = "mi300a";
+/// Heading in reports.
+pub const TITLE: &str = "whole programs: mgpusim-gpu-perf HIP benchmarks against real MI300A times";
+/// The bar on the weighted mean absolute percentage error over the simulated rows.
+pub const WMAPE_BAR_PERCENT: f64 = 20.0;
+/// Timed iterations each simulated run asks for (see the module comment).
+pub const ITERATIONS: u32 = 1;
+
+/// How `validate --only apps` samples and bounds its runs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Rows whose program launches kernels are simulated only if their real time per
+    /// iteration is at most this (the simulator's cost grows with the GPU work, which the
+    /// real time measures); copies-only rows always run.
+    pub max_real_ms: f64,
+    /// A run still going after this long is stopped and its rows reported as timed out.
+    pub timeout: Duration,
+    /// `--gpu` as `hipscope exec` takes it: the built-in name or a config file.
+    pub gpu: String,
+    /// The `hipscope` executable, beside which its HIP runtime is.
+    pub hipscope: PathBuf,
+}
+
+/// One program of the data set: its binary, the `kernel_name`s it prints, the argument sets
+/// upstream's `run_all.sh` gives it (in the script's order), and the `problem_size` text the
+/// program prints for one of them (its `snprintf`).
+struct Program {
+    name: &'static str,
+    kernel_names: &'static [&'static str],
+    /// Whether the program launches kernels (every one here but memcopy).
+    kernels: bool,
+    sweep: fn() -> Vec<Vec<(&'static str, u64)>>,
+    problem_size: fn(&[(&'static str, u64)]) -> String,
+}
+
+fn one(flag: &'static str, values: &[u64]) -> Vec<Vec<(&'static str, u64)>> {
+    values.iter().map(|&v| vec![(flag, v)]).collect()
+}
+
+fn two(f1: &'static str, v1: &[u64], f2: &'static str, v2: &[u64]) -> Vec<Vec<(&'static str, u64)>> {
+    v1.iter().flat_map(|&a| v2.iter().map(move |&b| vec![(f1, a), (f2, b)])).collect()
+}
+
+fn arg(args: &[(&'static str, u64)], i: usize) -> u64 {
+    args.get(i).map_or(0, |a| a.1)
+}
+
+fn pow2(from: u32, to: u32) -> Vec<u64> {
+    (from..=to).map(|e| 1u64 << e).collect()
+}
+
+/// The 11 programs with real rows; sweeps and size texts from upstream `run_all.sh` and the
+/// programs' sources (`src/*.cpp`, the `snprintf(problemSize, ...)` line).
+const PROGRAMS: &[Program] = &[
+    Program {
+        name: "memcopy",
+        kernel_names: &["memcopy_h2d", "memcopy_d2h", "memcopy_d2d"],
+        kernels: false,
+        sweep: || one("--size", &pow2(0, 9)),
+        problem_size: |a| format!("{}MB", arg(a, 0)),
+    },
+    Program {
+        name: "floydwarshall",
+        kernel_names: &["floydwarshall"],
+        kernels: true,
+        sweep: || one("--nodes", &[8, 16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024, 1280, 1536, 2048, 2560, 3072, 4096]),
+        problem_size: |a| format!("{}_nodes", arg(a, 0)),
+    },
+    Program {
+        name: "bitonicsort",
+        kernel_names: &["bitonicsort"],
+        kernels: true,
+        sweep: || one("--size", &pow2(10, 24)),
+        problem_size: |a| format!("{}", arg(a, 0)),
+    },
+    Program {
+        name: "kmeans",
+        kernel_names: &["kmeans"],
+        kernels: true,
+        sweep: || two("--points", &[1024, 4096, 16384, 65536, 262144], "--features", &[8, 16, 32, 64]),
+        // `--clusters` keeps its default, 5.
+        problem_size: |a| format!("pts{}_feat{}_clus5", arg(a, 0), arg(a, 1)),
+    },
+    Program {
+        name: "atax",
+        kernel_names: &["atax"],
+        kernels: true,
+        sweep: || one("--size", &[48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768]),
+        problem_size: |a| format!("{0}x{0}", arg(a, 0)),
+    },
+    Program {
+        name: "pagerank",
+        kernel_names: &["pagerank"],
+        kernels: true,
+        sweep: || one("--nodes", &[64, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152]),
+        problem_size: |a| format!("nodes{}_sparsity0.5_priters2", arg(a, 0)),
+    },
+    Program {
+        name: "stencil2d",
+        kernel_names: &["stencil2d"],
+        kernels: true,
+        sweep: || one("--size", &[64, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152, 65536]),
+        problem_size: |a| format!("{0}x{0}", arg(a, 0)),
+    },
+    Program {
+        name: "bfs",
+        kernel_names: &["bfs"],
+        kernels: true,
+        sweep: || two("--nodes", &[1024, 4096, 16384, 65536, 262144], "--degree", &[4, 8, 16, 32]),
+        // The degree is not in the text: the rows of one node count come in run_all.sh's
+        // degree order (4, 8, 16, 32).
+        problem_size: |a| format!("nodes{}", arg(a, 0)),
+    },
+    Program {
+        name: "nw",
+        kernel_names: &["nw"],
+        kernels: true,
+        sweep: || {
+            one("--size", &[64, 128, 192, 256, 320, 384, 448, 512, 640, 768, 896, 1024, 1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096, 5120, 6144, 7168, 8192])
+        },
+        problem_size: |a| format!("length={}", arg(a, 0)),
+    },
+    Program {
+        name: "nbody",
+        kernel_names: &["nbody"],
+        kernels: true,
+        sweep: || {
+            one(
+                "--bodies",
+                &[256, 512, 768, 1024, 1280, 1536, 2048, 2560, 3072, 4096, 5120, 6144, 8192, 10240, 12288, 16384, 24576, 32768, 49152, 65536, 98304, 131072],
+            )
+        },
+        problem_size: |a| format!("{}_particles", arg(a, 0)),
+    },
+    Program {
+        name: "conv2d",
+        kernel_names: &["conv2d"],
+        kernels: true,
+        sweep: || two("--size", &[8, 16, 32, 64, 128, 256, 512, 1024], "--mask", &[3, 5, 7]),
+        problem_size: |a| format!("N1_C1_{0}x{0}_k{1}x{1}_OC3", arg(a, 0), arg(a, 1)),
+    },
+];
+
+/// A real row of `mi300a-real.csv`.
+#[derive(Debug, Clone)]
+pub struct RealRow {
+    /// 1-based line in the file.
+    pub line: usize,
+    pub kernel_name: String,
+    pub problem_size: String,
+    pub iterations: u32,
+    pub avg_ms: f64,
+    pub min_ms: f64,
+    pub max_ms: f64,
+}
+
+/// What became of one real row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Status {
+    /// The program's printed average, in ms.
+    Simulated(f64),
+    /// Not run, and why (sampling, no matching arguments).
+    Skipped(String),
+    /// Run, but no figure came back, and why (fault, timeout, exit status, missing row).
+    Failed(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct AppRow {
+    pub real: RealRow,
+    pub program: &'static str,
+    /// The command-line arguments (without `--iterations`), or empty when unmatched.
+    pub args: String,
+    pub status: Status,
+}
+
+impl AppRow {
+    pub fn simulated(&self) -> Option<f64> {
+        match self.status {
+            Status::Simulated(v) => Some(v),
+            _ => None,
+        }
+    }
+    /// Signed error in percent.
+    pub fn error_percent(&self) -> Option<f64> {
+        self.simulated().map(|s| 100.0 * (s - self.real.avg_ms) / self.real.avg_ms)
+    }
+}
+
+/// The comparison: every real row in file order, and the sampling rule that was applied.
+#[derive(Debug, Clone)]
+pub struct AppsOutcome {
+    pub rows: Vec<AppRow>,
+    pub max_real_ms: f64,
+    pub timeout_s: u64,
+}
+
+/// Per program and overall: rows simulated, MAPE, WMAPE (percent).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Score {
+    pub name: String,
+    pub simulated: usize,
+    pub total: usize,
+    pub mape: f64,
+    pub wmape: f64,
+}
+
+fn score(name: &str, rows: &[&AppRow]) -> Score {
+    let sims: Vec<(f64, f64)> = rows.iter().filter_map(|r| r.simulated().map(|s| (r.real.avg_ms, s))).collect();
+    let n = sims.len();
+    let mape = if n == 0 { f64::NAN } else { 100.0 * sims.iter().map(|(r, s)| ((s - r) / r).abs()).sum::<f64>() / n as f64 };
+    let real: f64 = sims.iter().map(|p| p.0).sum();
+    let wmape = if real > 0.0 { 100.0 * sims.iter().map(|(r, s)| (s - r).abs()).sum::<f64>() / real } else { f64::NAN };
+    Score { name: name.to_string(), simulated: n, total: rows.len(), mape, wmape }
+}
+
+impl AppsOutcome {
+    /// One score per program (in the order of the programs table, `PROGRAMS`), then the overall one.
+    pub fn scores(&self) -> Vec<Score> {
+        let mut out: Vec<Score> = PROGRAMS
+            .iter()
+            .filter_map(|p| {
+                let rows: Vec<&AppRow> = self.rows.iter().filter(|r| r.program == p.name).collect();
+                (!rows.is_empty()).then(|| score(p.name, &rows))
+            })
+            .collect();
+        out.push(score("all", &self.rows.iter().collect::<Vec<_>>()));
+        out
+    }
+
+    /// The rows `validate` judges: MAPE per program (not judged) and WMAPE against the bar.
+    pub fn summary_rows(&self) -> Vec<Row> {
+        let scores = self.scores();
+        let mut rows = Vec::new();
+        for s in &scores {
+            if s.simulated == 0 {
+                continue;
+            }
+            let last = s.name == "all";
+            rows.push(Row {
+                gpu: GPU.into(),
+                case: format!("{} ({} of {} rows)", s.name, s.simulated, s.total),
+                metric: if last { format!("WMAPE % (bar {WMAPE_BAR_PERCENT:.0})") } else { "MAPE %".into() },
+                measured: if last { WMAPE_BAR_PERCENT } else { 0.0 },
+                simulated: if last { s.wmape } else { s.mape },
+                tolerance: if last { Tolerance::Below } else { Tolerance::NotJudged },
+            });
+        }
+        rows
+    }
+}
+
+fn bad(path: &Path, line: usize, what: impl std::fmt::Display) -> String {
+    format!("{}:{line}: {what}", path.display())
+}
+
+/// Parse `mi300a-real.csv`; a malformed line is one error naming the file, line and field.
+pub fn read_real(path: &Path) -> Result<Vec<RealRow>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    const HEADER: [&str; 6] = ["kernel_name", "problem_size", "iterations", "avg_ms", "min_ms", "max_ms"];
+    let mut lines = text.lines().enumerate();
+    match lines.next() {
+        Some((_, h)) if h.trim().split(',').map(str::trim).eq(HEADER) => {}
+        _ => return Err(bad(path, 1, format!("the header must be `{}`", HEADER.join(",")))),
+    }
+    let mut rows = Vec::new();
+    for (i, l) in lines {
+        let line = i + 1;
+        if l.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = l.split(',').map(str::trim).collect();
+        if f.len() != HEADER.len() {
+            return Err(bad(path, line, format!("{} fields, expected {}", f.len(), HEADER.len())));
+        }
+        let ms = |k: usize| -> Result<f64, String> {
+            match f[k].parse::<f64>() {
+                Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+                _ => Err(bad(path, line, format!("{}: `{}` is not a positive number of milliseconds", HEADER[k], f[k]))),
+            }
+        };
+        let iterations = f[2].parse::<u32>().map_err(|_| bad(path, line, format!("iterations: `{}` is not a count", f[2])))?;
+        if f[0].is_empty() || f[1].is_empty() {
+            return Err(bad(path, line, if f[0].is_empty() { "kernel_name is empty" } else { "problem_size is empty" }));
+        }
+        rows.push(RealRow { line, kernel_name: f[0].into(), problem_size: f[1].into(), iterations, avg_ms: ms(3)?, min_ms: ms(4)?, max_ms: ms(5)? });
+    }
+    if rows.is_empty() {
+        return Err(bad(path, 2, "no rows"));
+    }
+    Ok(rows)
+}
+
+fn args_text(args: &[(&'static str, u64)]) -> String {
+    args.iter().map(|(f, v)| format!("{f} {v}")).collect::<Vec<_>>().join(" ")
+}
+
+/// What one run printed: (kernel_name, problem_size) → avg_ms, or why it gave nothing.
+type Printed = Result<BTreeMap<(String, String), f64>, String>;
+
+/// One program run: which rows it answers.
+struct Run {
+    program: &'static str,
+    args: Vec<(&'static str, u64)>,
+    rows: Vec<usize>,
+}
+
+/// The runs the rows need (one per program and argument set, in first-row order) and the
+/// rows after matching and sampling, with `Status::Skipped` for those not run.
+fn plan(real: &[RealRow], opts: &Options) -> (Vec<Run>, Vec<AppRow>) {
+    let mut rows = Vec::new();
+    let mut runs: Vec<Run> = Vec::new();
+    // (kernel_name, problem_size) → how many earlier rows had it.
+    let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for (i, r) in real.iter().enumerate() {
+        let Some(p) = PROGRAMS.iter().find(|p| p.kernel_names.contains(&r.kernel_name.as_str())) else {
+            rows.push(AppRow {
+                real: r.clone(),
+                program: "?",
+                args: String::new(),
+                status: Status::Skipped(format!("no program prints kernel_name {}", r.kernel_name)),
+            });
+            continue;
+        };
+        let k = seen.entry((r.kernel_name.clone(), r.problem_size.clone())).or_insert(0);
+        let nth = *k;
+        *k += 1;
+        let matching: Vec<_> = (p.sweep)().into_iter().filter(|a| (p.problem_size)(a) == r.problem_size).collect();
+        let Some(args) = matching.get(nth).cloned() else {
+            let why = format!("no run_all.sh arguments of {} give problem_size {} (occurrence {})", p.name, r.problem_size, nth + 1);
+            rows.push(AppRow { real: r.clone(), program: p.name, args: String::new(), status: Status::Skipped(why) });
+            continue;
+        };
+        let text = args_text(&args);
+        if p.kernels && r.avg_ms > opts.max_real_ms {
+            let why = format!("sampled out: {:.4} ms real > {} ms, the cost cap for simulated kernels", r.avg_ms, opts.max_real_ms);
+            rows.push(AppRow { real: r.clone(), program: p.name, args: text, status: Status::Skipped(why) });
+            continue;
+        }
+        match runs.iter_mut().find(|run| run.program == p.name && run.args == args) {
+            Some(run) => run.rows.push(i),
+            None => runs.push(Run { program: p.name, args, rows: vec![i] }),
+        }
+        rows.push(AppRow { real: r.clone(), program: p.name, args: text, status: Status::Failed("not run".into()) });
+    }
+    (runs, rows)
+}
+
+/// What one run printed: (kernel_name, problem_size) → avg_ms; or why it gave nothing.
+fn run_one(env: &Environment, bin: &Path, run: &Run, timeout: Duration) -> Printed {
+    let mut args = vec!["--iterations".to_string(), ITERATIONS.to_string()];
+    for (f, v) in &run.args {
+        args.push(f.to_string());
+        args.push(v.to_string());
+    }
+    let program = bin.join(run.program);
+    let finished = env.run(&program, &args, Bounds { timeout: Some(timeout), stop_on_fault: true }).map_err(|e| match e {
+        Failure::CannotRun(e) => format!("{}: cannot run: {e}", program.display()),
+        Failure::NoPipe(what) => what.to_string(),
+        Failure::Waiting(e) => format!("waiting for {}: {e}", run.program),
+    })?;
+    let status = match finished.ending {
+        Ending::Exited(status) => status,
+        Ending::TimedOut(t) => return Err(format!("timed out after {} s", t.as_secs())),
+        Ending::Faulted(why) => return Err(why),
+    };
+    if !status.success() {
+        let last = &finished.last_message;
+        let detail = if last.is_empty() { String::new() } else { format!(": {}", last.trim_start_matches("hipscope: ")) };
+        return Err(format!("exit status {}{detail}", status.code().map_or("signal".to_string(), |c| c.to_string())));
+    }
+    let mut found = BTreeMap::new();
+    for l in finished.stdout.lines() {
+        let f: Vec<&str> = l.trim().split(',').collect();
+        if f.len() == 6 && f[0] != "kernel_name" {
+            if let Ok(v) = f[3].parse::<f64>() {
+                found.insert((f[0].to_string(), f[1].to_string()), v);
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// Told how many program runs the comparison makes, then after each.
+pub trait Progress: Sync {
+    fn planned(&self, runs: u64);
+    fn ran(&self);
+}
+
+impl Progress for () {
+    fn planned(&self, _: u64) {}
+    fn ran(&self) {}
+}
+
+/// Run the comparison. `apps` is the data-set directory (with `bin/` and `mi300a-real.csv`).
+pub fn compare(apps: &Path, opts: &Options, progress: &dyn Progress) -> Result<AppsOutcome, String> {
+    let real = read_real(&apps.join("mi300a-real.csv"))?;
+    let bin: PathBuf = apps.join("bin");
+    let (runs, mut rows) = plan(&real, opts);
+    let env = Environment::new(&opts.hipscope, &opts.gpu, true)?;
+    progress.planned(runs.len() as u64);
+    // Each run is a process of its own; results are keyed by run, so the order in which
+    // they finish does not matter.
+    let results: Vec<Printed> = runs
+        .par_iter()
+        .map(|run| {
+            let r = run_one(&env, &bin, run, opts.timeout);
+            progress.ran();
+            r
+        })
+        .collect();
+    for (run, result) in runs.iter().zip(results) {
+        for &i in &run.rows {
+            let row = &mut rows[i];
+            row.status = match &result {
+                Ok(found) => match found.get(&(row.real.kernel_name.clone(), row.real.problem_size.clone())) {
+                    Some(&v) if v > 0.0 => Status::Simulated(v),
+                    Some(&v) => Status::Failed(format!("the program printed avg_ms {v}")),
+                    None => Status::Failed(format!("the program printed no {} {} row", row.real.kernel_name, row.real.problem_size)),
+                },
+                Err(why) => Status::Failed(why.clone()),
+            };
+        }
+    }
+    Ok(AppsOutcome { rows, max_real_ms: opts.max_real_ms, timeout_s: opts.timeout.as_secs() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(line: usize, k: &str, p: &str, ms: f64) -> RealRow {
+        RealRow { line, kernel_name: k.into(), problem_size: p.into(), iterations: 51, avg_ms: ms, min_ms: ms, max_ms: ms }
+    }
+
+    /// The mapping reproduces run_all.sh: bfs rows of one node count take the degrees in the
+    /// script's order, memcopy's three rows share one run, the cap samples kernel rows only.
+    #[test]
+    fn rows_map_to_run_all_arguments() {
+        let real = vec![
+            row(2, "memcopy_h2d", "512MB", 9.3),
+            row(3, "memcopy_d2h", "512MB", 11.5),
+            row(4, "bfs", "nodes1024", 0.35),
+            row(5, "bfs", "nodes1024", 0.22),
+            row(6, "conv2d", "N1_C1_8x8_k3x3_OC3", 0.01),
+            row(7, "floydwarshall", "4096_nodes", 529.6),
+            row(8, "floydwarshall", "4095_nodes", 0.1),
+            row(9, "nosuch", "1", 0.1),
+        ];
+        let (runs, rows) = plan(&real, &Options { max_real_ms: 2.0, timeout: Duration::from_secs(1), gpu: GPU.into(), hipscope: PathBuf::new() });
+        assert_eq!(runs.len(), 4);
+        assert_eq!((runs[0].program, runs[0].rows.clone()), ("memcopy", vec![0, 1]));
+        assert_eq!(rows[2].args, "--nodes 1024 --degree 4");
+        assert_eq!(rows[3].args, "--nodes 1024 --degree 8");
+        assert_eq!(rows[4].args, "--size 8 --mask 3");
+        assert!(matches!(&rows[5].status, Status::Skipped(w) if w.starts_with("sampled out")));
+        assert!(matches!(&rows[6].status, Status::Skipped(w) if w.contains("no run_all.sh arguments")));
+        assert!(matches!(&rows[7].status, Status::Skipped(w) if w.contains("no program")));
+    }
+
+    #[test]
+    fn scores_weight_by_real_time() {
+        let mk = |p: &'static str, real: f64, sim: f64| AppRow { real: row(2, p, "x", real), program: p, args: String::new(), status: Status::Simulated(sim) };
+        let o = AppsOutcome { rows: vec![mk("atax", 1.0, 1.5), mk("nw", 9.0, 9.0)], max_real_ms: 1.0, timeout_s: 1 };
+        let s = o.scores();
+        let all = s.last().expect("overall score");
+        assert!((all.mape - 25.0).abs() < 1e-9 && (all.wmape - 5.0).abs() < 1e-9, "{all:?}");
+    }
+
+    #[test]
+    fn malformed_csv_names_file_line_and_field() {
+        let dir = std::env::temp_dir().join(format!("hipscope-apps-csv-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let p = dir.join("real.csv");
+        std::fs::write(&p, "kernel_name,problem_size,iterations,avg_ms,min_ms,max_ms\natax,48x48,51,0.02,0.02,0.03\natax,64x64,51,fast,0.02,0.03\n")
+            .expect("write");
+        let e = read_real(&p).expect_err("malformed");
+        assert!(e.ends_with("real.csv:3: avg_ms: `fast` is not a positive number of milliseconds"), "{e}");
+        std::fs::write(&p, "a,b\n").expect("write");
+        assert!(read_real(&p).expect_err("bad header").contains(":1: the header must be"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
