@@ -264,3 +264,61 @@ impl<'a, 'm, W, G> Sched<'a, 'm, W, G> {
         self.waves.iter().flatten().filter(|r| r.w.status != WaveStatus::Done)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dispatch::{Geometry, RuntimeAddresses};
+    use crate::exec::{Apertures, Env};
+    use crate::kernel::{LoadedKernel, RawKernel};
+    use hipscope_isa::codeobj::KernelDescriptor;
+    use hipscope_isa::decode::Ctx;
+    use hipscope_isa::Processor;
+
+    /// A gfx942 kernel of one `s_endpgm` (SOPP opcode 1: 0xbf810000), never run here.
+    fn kernel() -> LoadedKernel {
+        let p = Processor::Gfx942;
+        let env = Env {
+            decode: Ctx::new(p, true, false),
+            family: p.family(),
+            apertures: Apertures::DEFAULT,
+            clock: 0,
+            realtime: 0,
+            scratch_base: 0,
+            scratch_per_lane: 0,
+        };
+        let code = 0xbf81_0000u32.to_le_bytes();
+        // An all-zero 64-byte descriptor: nothing enabled, no segments.
+        let Ok(descriptor) = KernelDescriptor::parse(&[0; 64], p.family()) else { panic!("a 64-byte descriptor parses") };
+        let raw = RawKernel { name: "end", processor: p, wave64: true, descriptor, vgprs: 4, code: &code, entry: 0x1000 };
+        LoadedKernel::from_code(&raw, &env)
+    }
+
+    /// Three work-groups of two waves, two resident at once.
+    fn dispatch(k: &LoadedKernel) -> Dispatch<'_> {
+        let rt = RuntimeAddresses { packet: 0, queue: 0, kernarg: 0, dispatch_id: 0 };
+        let geo = Geometry { grid: [3 * 128, 1, 1], block: [128, 1, 1], dynamic_lds: 0 };
+        Dispatch { kernel: k, geo, rt, kernarg: Vec::new(), lds_bytes: 0, scratch_base: 0, scratch_per_lane: 0, max_resident_groups: 2 }
+    }
+
+    fn ids<W, G>(s: &Sched<W, G>, gid: usize) -> Vec<usize> {
+        s.groups[gid].as_ref().map(|g| g.waves.clone()).unwrap_or_default()
+    }
+
+    /// By slot: wave ids are the waves' scratch slots, and a group's waves stay (ended) until
+    /// the group retires.
+    #[test]
+    fn by_slot_ids_are_scratch_slots_kept_until_the_group_retires() {
+        let k = kernel();
+        let d = dispatch(&k);
+        let mut s: Sched<(), ()> = Sched::new(&d, EngineOptions::default(), None, Storage::BySlot);
+        let g = s.start_group(0, 1, 0, (), |_, _, _, _, _| ());
+        assert_eq!(ids(&s, g), [2, 3], "slot 1 of two-wave groups");
+        s.end_wave(2, 0, |_, _, _, _| ());
+        assert_eq!(s.waves[2].as_ref().map(|r| r.w.status), Some(WaveStatus::Done));
+        assert_eq!(s.live_waves().count(), 1);
+        assert!(matches!(s.end_wave(3, 0, |_, _, _, _| ()), Ended::Retired { slot: 1, .. }));
+        assert!(s.waves.iter().all(Option::is_none));
+        assert_eq!((s.stats.groups, s.stats.waves, s.running), (1, 2, 0));
+    }
+}
