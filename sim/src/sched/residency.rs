@@ -204,7 +204,9 @@ impl<'a, 'm, W, G> Sched<'a, 'm, W, G> {
         let mut released = Vec::new();
         for &id in &g.waves {
             let Some(r) = self.waves[id].as_mut() else { continue };
-            if r.w.status != WaveStatus::AtBarrier {
+            // The id of a wave that ended may belong to another group's wave by now
+            // ([`Storage::Reused`]): that wave is not this barrier's.
+            if r.w.status != WaveStatus::AtBarrier || r.group != gid {
                 continue;
             }
             wake(id, r, release, self.obs.as_ref());
@@ -303,6 +305,41 @@ mod tests {
 
     fn ids<W, G>(s: &Sched<W, G>, gid: usize) -> Vec<usize> {
         s.groups[gid].as_ref().map(|g| g.waves.clone()).unwrap_or_default()
+    }
+
+    /// With ids reused as waves end, a group that still lists a wave that ended holds an id
+    /// another group's wave may have taken: its barrier must release its own waves only.
+    #[test]
+    fn a_barrier_releases_only_its_own_groups_waves() {
+        let k = kernel();
+        let d = dispatch(&k);
+        let mut s: Sched<(), ()> = Sched::new(&d, EngineOptions::default(), None, Storage::Reused);
+        let g0 = s.start_group(0, 0, 0, (), |_, _, _, _, _| ());
+        let g1 = s.start_group(1, 1, 0, (), |_, _, _, _, _| ());
+        let (a, b) = (ids(&s, g0), ids(&s, g1));
+        // Group 1 ends and retires; group 0's second wave ends early.
+        s.end_wave(b[0], 1, |_, _, _, _| ());
+        assert!(matches!(s.end_wave(b[1], 1, |_, _, _, _| ()), Ended::Retired { slot: 1, .. }));
+        assert!(matches!(s.end_wave(a[1], 1, |_, _, _, _| ()), Ended::Live { released: false }));
+        // Group 2 takes the freed slot, and one of its waves the id of group 0's ended wave.
+        let g2 = s.start_group(2, 1, 2, (), |_, _, _, _, _| ());
+        let c = ids(&s, g2);
+        assert!(c.contains(&a[1]), "ids {c:?} reuse {}", a[1]);
+        // That wave waits at group 2's barrier, then group 0's last live wave reaches group 0's.
+        assert!(!s.arrive(a[1], 3, |_, _, _, _| ()));
+        let mut woken = Vec::new();
+        assert!(s.arrive(a[0], 4, |id, _, _, _| woken.push(id)));
+        assert_eq!(woken, [a[0]], "group 0's barrier releases group 0's wave");
+        let waiting = s.waves[a[1]].as_ref().map(|r| r.w.status);
+        assert_eq!(waiting, Some(WaveStatus::AtBarrier), "group 2's wave waits for its partner");
+        // Its partner arrives: group 2's barrier releases both.
+        let mut woken = Vec::new();
+        let partner = c.iter().copied().find(|&id| id != a[1]).unwrap_or(a[1]);
+        assert!(s.arrive(partner, 5, |id, _, _, _| woken.push(id)));
+        woken.sort_unstable();
+        let mut both = c.clone();
+        both.sort_unstable();
+        assert_eq!(woken, both);
     }
 
     /// By slot: wave ids are the waves' scratch slots, and a group's waves stay (ended) until
