@@ -10,6 +10,7 @@
 //! * [`sched`]: the scheduler both engines share (residency, barriers, retirement, faults,
 //!   clocks) and the [`sched::Engine`] seam a launch picks its engine through;
 //! * [`engine`]: the functional engine; [`progress`]: livelock detection for both engines;
+//! * [`timing`]: the timing engine, its issue units and its trace output;
 //! * [`scratch`]: sizing the private-segment backing store of a dispatch;
 //! * [`launch`]: [`launch::Device`], the entry point for clients;
 //! * [`gpus`]: GPU configurations (built-in and from files, with timing parameters);

@@ -8,7 +8,7 @@
 //!
 //! The engine is a policy on the shared scheduler ([`crate::sched`]), which keeps the waves
 //! and work-groups, their barriers and retirement, and reports faults:
-//! * [`admit`](self): where and when work-groups start (placement on CUs, the dispatcher's
+//! * `admit`: where and when work-groups start (placement on CUs, the dispatcher's
 //!   rate, launch jitter), and what a wave's end frees;
 //! * `step`: one instruction of one wave through the issue units ([`super::issue`]);
 //! * `diagnose`: what each wave waits on, for the watchdog's and deadlock reports.
