@@ -98,7 +98,7 @@ impl Allocations {
             }
             device.invalidate_caches(base, a.size);
             // The allocation covers the range, so the write cannot miss.
-            let _ = device.mem.write(base, host);
+            let _ = device.write(base, host);
         }
     }
 
@@ -164,13 +164,13 @@ impl Runtime {
             AllocKind::Device => self.memory.heap.alloc(size, &mut self.device.mem).map_err(|e| fatal::host_out_of_memory(name, bytes, &e)),
             _ => usize::try_from(size)
                 .map_err(|_| error::OUT_OF_MEMORY)
-                .and_then(|n| self.device.mem.try_alloc(name, n, kind.memory_kind()).map_err(|e| fatal::host_out_of_memory(name, bytes, &e))),
+                .and_then(|n| self.device.try_alloc(name, n, kind.memory_kind()).map_err(|e| fatal::host_out_of_memory(name, bytes, &e))),
         };
         let base = placed?;
         if kind.host_visible() {
             if let Err(e) = map_shared(base, size) {
                 eprintln!("hipscope: {name}: {e}");
-                self.device.mem.free(base);
+                self.device.free(base);
                 return Err(error::OUT_OF_MEMORY);
             }
         }
@@ -199,7 +199,7 @@ impl Runtime {
         if a.kind == AllocKind::Device {
             self.memory.heap.free(base, &mut self.device.mem);
         } else {
-            self.device.mem.free(base);
+            self.device.free(base);
         }
         self.memory.in_use -= a.size;
         error::SUCCESS

@@ -6,18 +6,19 @@
 //! (`limits::check_kernel`), and [`Device::launch`] refuses a geometry HIP would refuse and a
 //! scratch store the host cannot hold, before anything is placed in memory.
 
+use crate::backing::HostMemoryError;
 use crate::dispatch::{fill_hidden_args, place_queue, place_runtime_structures, Geometry, KernargPool, RuntimeService};
-use crate::engine::{run, Dispatch, DispatchStats, EngineOptions};
+use crate::engine::Functional;
 use crate::exec::{Apertures, Env};
 use crate::fault::{FaultKind, KernelFault};
-use crate::gpus::{GpuConfig, Timing};
+use crate::gpus::GpuConfig;
 use crate::host::HostAgent;
 use crate::kernel::{KernelError, LoadedKernel};
-use crate::memory::{Memory, MemoryKind};
+use crate::memory::{Memory, MemoryKind, Unmapped};
 use crate::memsys::{HostAtomics, MemSystem};
+use crate::sched::{clock, resident_groups, Dispatch, DispatchStats, Engine, EngineOptions};
 use crate::scratch;
-use crate::timing;
-use crate::timing::placement::Occupancy;
+use crate::timing::TimingState;
 use hipscope_isa::codeobj::limits::{self, Violation};
 use hipscope_isa::codeobj::{CodeObject, DataSymbol};
 use hipscope_isa::decode::Ctx;
@@ -74,8 +75,11 @@ pub struct Device {
     clock: u64,
     /// The queue descriptor and its kernarg pool, placed at the first launch.
     queue: Option<(u64, KernargPool)>,
-    /// Timing mode: the GPU's timing parameters and memory system.
+    /// Timing mode: the GPU's timing parameters and memory system, the engine launches run on
+    /// once [`Device::enable_timing`] set it.
     pub timing: Option<TimingState>,
+    /// The engine launches run on otherwise.
+    functional: Functional,
     /// The address ranges of the mapped code objects (their whole images, code included), and
     /// their variables.
     images: Vec<(u64, u64)>,
@@ -84,16 +88,6 @@ pub struct Device {
 
 /// Data sections of a code object a device maps at most (a `.bss` is sized by a field).
 const MAX_IMAGE_BYTES: u64 = 1 << 32;
-
-/// What timing mode adds to a device.
-#[derive(Debug, Clone)]
-pub struct TimingState {
-    pub cfg: Timing,
-    pub compute_units: u32,
-    pub ms: MemSystem,
-    /// Device cycle at which the next dispatch starts (dispatches run back to back).
-    pub clock: u64,
-}
 
 impl Device {
     pub fn new(processor: Processor) -> Device {
@@ -105,6 +99,7 @@ impl Device {
             clock: 0,
             queue: None,
             timing: None,
+            functional: Functional,
             images: Vec::new(),
             globals: Vec::new(),
         }
@@ -119,6 +114,30 @@ impl Device {
         ms.host_atomics = HostAtomics { pinned: p.host_native_atomic_supported, managed: p.concurrent_managed_access };
         self.timing = Some(TimingState { cfg, compute_units: gpu.compute_units, ms, clock: 0 });
         Ok(())
+    }
+
+    /// Allocate `bytes` of `kind` named `name` (a name reports show) in the device's memory;
+    /// its address.
+    pub fn alloc(&mut self, name: &str, bytes: usize, kind: MemoryKind) -> u64 {
+        self.mem.alloc(name, bytes, kind)
+    }
+
+    /// [`Device::alloc`], or why the host cannot back the allocation.
+    pub fn try_alloc(&mut self, name: &str, bytes: usize, kind: MemoryKind) -> Result<u64, HostMemoryError> {
+        self.mem.try_alloc(name, bytes, kind)
+    }
+
+    /// Free the allocation at `base` (an address that is no allocation's base changes nothing).
+    pub fn free(&mut self, base: u64) {
+        self.mem.free(base);
+    }
+
+    /// Write `bytes` at `address` into memory, as the host or a copy engine does: lines the
+    /// timing model's caches hold there keep their bytes (drop them first with
+    /// [`Device::invalidate_caches`] or [`Device::reset_caches`] when a kernel may have cached
+    /// the range).
+    pub fn write(&mut self, address: u64, bytes: &[u8]) -> Result<(), Unmapped> {
+        self.mem.write(address, bytes)
     }
 
     /// Make memory show what the host sees after a device synchronization: dirty data still
@@ -153,7 +172,7 @@ impl Device {
             family: self.processor.family(),
             apertures: self.apertures,
             clock: self.clock,
-            realtime: self.clock / 16,
+            realtime: clock::realtime(self.clock, clock::FUNCTIONAL_MHZ),
             scratch_base: 0,
             scratch_per_lane: 0,
         }
@@ -263,17 +282,12 @@ impl Device {
         let d = &kernel.descriptor;
         let lanes: u64 = if kernel.wave64 { 64 } else { 32 };
         let waves_per_group = geo.block.iter().map(|&b| u64::from(b)).product::<u64>().div_ceil(lanes) as u32;
-        let max_resident_groups = match &self.timing {
-            // The timing engine holds at most what its placement admits; a store sized for
-            // every work-group slot of every CU would be far larger on a big GPU.
-            Some(t) => Occupancy::of(kernel, waves_per_group, lds_bytes).max_resident_groups(&t.cfg, t.compute_units).max(1) as usize,
-            None => opts.max_resident_groups,
-        };
+        let max_resident_groups = engine(&mut self.timing, &mut self.functional).max_resident_groups(kernel, waves_per_group, lds_bytes, opts);
         let per_lane = scratch::per_lane_bytes(d.private_segment_fixed_size);
         let scratch_bytes = if per_lane == 0 {
             0
         } else {
-            let waves = crate::engine::resident_groups(max_resident_groups, &geo) * u64::from(waves_per_group);
+            let waves = resident_groups(max_resident_groups, &geo) * u64::from(waves_per_group);
             let bytes = scratch::store_bytes(waves, lanes, per_lane);
             let limit = scratch::host_budget();
             if bytes > limit {
@@ -306,16 +320,7 @@ impl Device {
         env.scratch_base = scratch_base;
         env.scratch_per_lane = per_lane as u64;
         self.dispatches += 1;
-        let stats = match &mut self.timing {
-            None => run(&dispatch, &mut env, &mut self.mem, opts, host, observer),
-            Some(t) => timing::engine::run(&dispatch, &mut env, &mut self.mem, &mut t.ms, &t.cfg, t.compute_units, t.clock, opts, host, observer).map(|r| {
-                t.clock = r.end;
-                let mut s = r.stats;
-                s.cycles = Some(r.cycles);
-                s.counters = Some(r.counters);
-                s
-            }),
-        };
+        let stats = engine(&mut self.timing, &mut self.functional).run(&dispatch, &mut env, &mut self.mem, opts, host, observer);
         self.clock = env.clock;
         let stats = stats.map_err(|mut f| {
             if let FaultKind::MemoryViolation { address, .. } = f.kind {
@@ -366,6 +371,15 @@ impl Device {
         }
         fill_hidden_args(layout, &mut bytes, geo, queue, &self.apertures, hostcall);
         Ok(bytes)
+    }
+}
+
+/// The engine a launch runs on: the timing engine once timing is enabled, else the functional
+/// one (the one place that chooses).
+fn engine<'e>(timing: &'e mut Option<TimingState>, functional: &'e mut Functional) -> &'e mut dyn Engine {
+    match timing {
+        Some(t) => t,
+        None => functional,
     }
 }
 

@@ -7,7 +7,10 @@
 //! * [`exec`]: instruction semantics, classified once per instruction;
 //! * [`kernel`]: a kernel's decoded and classified code;
 //! * [`dispatch`]: launch geometry, runtime structures, initial wave state;
-//! * [`engine`]: the functional scheduler; [`progress`]: livelock detection for both engines;
+//! * [`sched`]: the scheduler both engines share (residency, barriers, retirement, faults,
+//!   clocks) and the [`sched::Engine`] seam a launch picks its engine through;
+//! * [`engine`]: the functional engine; [`progress`]: livelock detection for both engines;
+//! * [`timing`]: the timing engine, its issue units and its trace output;
 //! * [`scratch`]: sizing the private-segment backing store of a dispatch;
 //! * [`launch`]: [`launch::Device`], the entry point for clients;
 //! * [`gpus`]: GPU configurations (built-in and from files, with timing parameters);
@@ -37,6 +40,7 @@ pub mod memory;
 pub mod memsys;
 pub mod observe;
 pub mod progress;
+pub mod sched;
 pub mod scratch;
 pub mod sparse;
 pub mod spec;
@@ -46,7 +50,7 @@ pub mod timing;
 pub mod wave;
 
 pub use dispatch::Geometry;
-pub use engine::{DispatchStats, EngineOptions};
 pub use fault::{FaultKind, KernelFault, WaveId};
 pub use launch::{Device, LaunchError};
 pub use memory::{Memory, MemoryKind};
+pub use sched::{DispatchStats, EngineOptions};

@@ -181,3 +181,24 @@ fn accesses_report_the_level_that_served_them() {
     let none = ms.end(&mut mem);
     assert_eq!((none.level, none.lines), (None, [0; Level::COUNT]), "no lane touched memory");
 }
+
+/// `end` closes the access: a lane access after it is part of no access (it goes straight
+/// to memory, as before the first `begin`), so it neither reaches the caches nor changes what
+/// the ended access counted.
+#[test]
+fn an_access_after_end_is_outside_the_ended_one() {
+    let (mut ms, _) = system("mi210");
+    let mut mem = Memory::new();
+    let a = mem.alloc("x", 4096, MemoryKind::Device);
+    mem.write(a, &5u32.to_le_bytes()).unwrap();
+    load_u32(&mut ms, &mut mem, 0, a, Policy::default(), 0);
+    let counted = ms.counters.clone();
+    // Memory changes behind the caches; a read outside an access sees memory, not the L1.
+    mem.write(a, &6u32.to_le_bytes()).unwrap();
+    let mut b = [0u8; 4];
+    ms.read(&mem, 0, a, &mut b).unwrap();
+    assert_eq!(u32::from_le_bytes(b), 6, "outside an access, reads are memory's");
+    assert_eq!(ms.counters.since(&counted).get(Counter::TcpTccReadReq), 0);
+    // The next access still sees the line its L1 holds.
+    assert_eq!(load_u32(&mut ms, &mut mem, 0, a, Policy::default(), 1000).0, 5, "the L1 kept its copy");
+}

@@ -217,8 +217,8 @@ impl Prepared {
         let group_count = groups.iter().copied().max().unwrap_or(0) + 1;
         let block = waves * lanes;
         let geometry = Geometry { grid: [group_count * block, 1, 1], block: [block, 1, 1], dynamic_lds: 0 };
-        let locations = device.mem.alloc("litmus locations", (LOCATION_STRIDE as usize) * kernel.locations.max(1), MemoryKind::Device);
-        let results = device.mem.alloc("litmus results", (RESULT_STRIDE as usize) * kernel.results.len().max(1), MemoryKind::Device);
+        let locations = device.alloc("litmus locations", (LOCATION_STRIDE as usize) * kernel.locations.max(1), MemoryKind::Device);
+        let results = device.alloc("litmus results", (RESULT_STRIDE as usize) * kernel.results.len().max(1), MemoryKind::Device);
         let mut kernarg = Vec::with_capacity(kernarg_bytes as usize);
         for k in 0..kernel.locations as u64 {
             kernarg.extend_from_slice(&(locations + k * LOCATION_STRIDE).to_le_bytes());
@@ -283,10 +283,10 @@ impl Prepared {
         for (k, (init, ty)) in self.inits.iter().enumerate() {
             // The value's two's-complement bytes at the type's width, little-endian.
             let bytes = (*init as u64).to_le_bytes();
-            self.device.mem.write(self.locations + k as u64 * LOCATION_STRIDE, &bytes[..usize::from(ty.bytes())]).map_err(|e| fault(format!("{e:?}")))?;
+            self.device.write(self.locations + k as u64 * LOCATION_STRIDE, &bytes[..usize::from(ty.bytes())]).map_err(|e| fault(format!("{e:?}")))?;
         }
         for slot in 0..self.slots.len() as u64 {
-            self.device.mem.write(self.results + RESULT_STRIDE * slot, &[0; RESULT_STRIDE as usize]).map_err(|e| fault(format!("{e:?}")))?;
+            self.device.write(self.results + RESULT_STRIDE * slot, &[0; RESULT_STRIDE as usize]).map_err(|e| fault(format!("{e:?}")))?;
         }
         // Each thread's start delay, from the seed (a stream apart from the engine's).
         let mut rng = StdRng::seed_from_u64(seed ^ 0x6c69_746d_7573_0001);

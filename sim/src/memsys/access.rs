@@ -131,7 +131,7 @@ impl MemSystem {
             Unit::Vector => spec.at.max(self.l1_tags.get(spec.cu).map_or(0, |p| p.free_from(spec.at))),
             Unit::Scalar => spec.at,
         };
-        let mut st = self.op.take().unwrap_or_else(|| {
+        let mut st = self.op.take().or_else(|| self.spare.take()).unwrap_or_else(|| {
             Box::new(OpState {
                 spec,
                 start,
@@ -160,7 +160,8 @@ impl MemSystem {
         self.read_lines.clear();
     }
 
-    /// Lane `lane` reads `out.len()` bytes at `address`.
+    /// Lane `lane` reads `out.len()` bytes at `address`, as part of the access being described
+    /// (outside one, straight from memory).
     pub fn read(&mut self, mem: &Memory, lane: u32, address: u64, out: &mut [u8]) -> Result<(), Unmapped> {
         let kind = mem.kind_at(address, out.len() as u32)?;
         let Some(mut st) = self.op.take() else {
@@ -189,7 +190,8 @@ impl MemSystem {
         Ok(())
     }
 
-    /// Lane `lane` writes `bytes` at `address`.
+    /// Lane `lane` writes `bytes` at `address`, as part of the access being described (outside
+    /// one, straight to memory).
     pub fn write(&mut self, mem: &mut Memory, lane: u32, address: u64, bytes: &[u8]) -> Result<(), Unmapped> {
         let kind = mem.kind_at(address, bytes.len() as u32)?;
         let Some(mut st) = self.op.take() else {
@@ -217,7 +219,7 @@ impl MemSystem {
         Ok(())
     }
 
-    /// Finish the access: when it completes.
+    /// Finish the access and close it: when it completes.
     pub fn end(&mut self, mem: &mut Memory) -> OpResult {
         self.apply_pending(mem);
         let Some(mut st) = self.op.take() else {
@@ -243,7 +245,8 @@ impl MemSystem {
         }
         let level = Level::ALL.iter().rev().copied().find(|&l| st.lines[l as usize] > 0);
         let lines = st.lines;
-        self.op = Some(st);
+        // Closed: a lane access from here on is outside any operation until the next `begin`.
+        self.spare = Some(st);
         OpResult { done, tag_accesses: tags, level, lines }
     }
 

@@ -127,7 +127,10 @@ pub struct MemSystem {
     dram_bytes_per_cycle_per_channel: f64,
     mall_bytes_per_cycle_per_channel: f64,
     pub counters: Counters,
+    /// The access being described, between `begin` and `end`.
     op: Option<Box<access::OpState>>,
+    /// The last access's state once it ended, kept for the next `begin` to reuse its buffers.
+    spare: Option<Box<access::OpState>>,
     /// Lines written back below the L2 whose bytes have not reached `Memory` yet.
     pending: Vec<cache::Evicted>,
     /// (XCD, L2 line) read by the current wave access (its later reads of a line merge).
@@ -181,6 +184,7 @@ impl MemSystem {
             counters: Counters::default(),
             cfg: cfg.clone(),
             op: None,
+            spare: None,
             pending: Vec::new(),
             read_lines: Vec::new(),
             line_level: None,

@@ -5,6 +5,7 @@
 use super::{Class, Sim};
 use crate::fault::{wave_list, WaveId, LISTED_WAVES};
 use crate::kernel::CodeSlot;
+use crate::timing::issue::NotReady;
 use crate::timing::placement::Needs;
 use crate::timing::waitcnt::{Outstanding, Queue, Wait};
 use crate::wave::WaveStatus;
@@ -35,22 +36,13 @@ pub(super) fn outstanding_text(out: &Outstanding, now: u64, w: &Wait) -> String 
     parts.join("; ")
 }
 
-/// Which pipeline an instruction class issues on, for "waits for its ...".
-fn pipe_name(c: Class) -> &'static str {
-    match c {
-        Class::Valu { .. } => "SIMD",
-        Class::Vmem { .. } => "vector memory unit",
-        _ => "scalar unit",
-    }
-}
-
 impl Sim<'_, '_> {
     /// The report of every live wave (and the first waves not placed yet) at cycle `now`,
     /// after `heading`.
     pub(super) fn describe_waves(&mut self, now: u64, ctx: &Ctx, heading: &str) -> String {
         let mut live: Vec<(u32, WaveId, u64, String)> = Vec::new();
-        for i in 0..self.waves.len() {
-            let Some((index, id, pc)) = self.waves[i].as_ref().filter(|w| w.w.status != WaveStatus::Done).map(|w| (w.w.global_index, w.w.id, w.w.pc)) else {
+        for i in 0..self.s.waves.len() {
+            let Some((index, id, pc)) = self.s.waves[i].as_ref().filter(|r| r.w.status != WaveStatus::Done).map(|r| (r.w.global_index, r.w.id, r.w.pc)) else {
                 continue;
             };
             live.push((index, id, pc, self.wave_state(i, now, ctx)));
@@ -61,7 +53,7 @@ impl Sim<'_, '_> {
         let unplaced = self.unplaced_groups().count();
         let mut head = format!("{heading}; {count} live waves");
         if unplaced > 0 {
-            head.push_str(&format!(", {unplaced} work-groups not placed yet ({})", needs_text(&self.needs, "each")));
+            head.push_str(&format!(", {unplaced} work-groups not placed yet ({})", needs_text(self.admit.needs(), "each")));
         }
         head.push(':');
         let lines = live.into_iter().map(|(_, id, pc, what)| (id, pc, what)).chain(self.unplaced_waves());
@@ -70,8 +62,9 @@ impl Sim<'_, '_> {
 
     /// The waves of the first work-groups still waiting for a CU (enough to fill the list).
     fn unplaced_waves(&self) -> Vec<(WaveId, u64, String)> {
-        let geo = &self.d.geo;
-        let lanes = if self.d.kernel.wave64 { 64 } else { 32 };
+        let k = self.s.d.kernel;
+        let geo = &self.s.d.geo;
+        let lanes = if k.wave64 { 64 } else { 32 };
         let mut first: Vec<u64> = self.unplaced_groups().collect();
         first.sort_unstable();
         first.truncate(LISTED_WAVES);
@@ -79,54 +72,62 @@ impl Sim<'_, '_> {
         for n in first {
             let g = geo.group_at(n);
             let waves = geo.group_size(g).iter().product::<u32>().div_ceil(lanes);
-            out.extend(
-                (0..waves).map(|wave| (WaveId { workgroup: g, wave }, self.d.kernel.entry, "not placed yet: no CU has room for its work-group".to_string())),
-            );
+            out.extend((0..waves).map(|wave| (WaveId { workgroup: g, wave }, k.entry, "not placed yet: no CU has room for its work-group".to_string())));
         }
         out
     }
 
     /// Work-groups no CU has started yet (each XCD's queue from its next group on).
     fn unplaced_groups(&self) -> impl Iterator<Item = u64> + '_ {
-        let (count, stride) = (self.d.geo.group_count(), self.next_group.len() as u64);
-        self.next_group.iter().flat_map(move |&from| (from..count).step_by(stride as usize))
+        let (count, stride) = (self.s.d.geo.group_count(), self.admit.next_group.len() as u64);
+        self.admit.next_group.iter().flat_map(move |&from| (from..count).step_by(stride as usize))
     }
 
     /// One wave's state at `now`: why it does not issue.
     fn wave_state(&mut self, i: usize, now: u64, ctx: &Ctx) -> String {
-        let Some(tw) = self.waves[i].as_mut() else { return String::new() };
-        let loc = format!("CU{} SIMD{}", tw.cu, tw.simd);
-        if tw.w.status == WaveStatus::AtBarrier {
-            let (arrived, live) = self.groups[tw.group].as_ref().map_or((0, 0), |g| (g.arrived, g.live));
-            return format!("{loc}: at s_barrier since cycle {}, {arrived} of {live} live waves of its work-group arrived", tw.next);
-        }
-        if tw.sleep_until > now {
-            return format!("{loc}: in s_sleep until cycle {}", tw.sleep_until);
-        }
-        let text = match self.d.kernel.code.get(tw.idx) {
+        let why = self.why_not(i, now);
+        let Some(r) = self.s.waves[i].as_ref() else { return String::new() };
+        let loc = format!("CU{} SIMD{}", r.x.cu, r.x.simd);
+        let text = || match self.s.d.kernel.code.get(r.x.idx) {
             Some(CodeSlot::Inst(e)) => hipscope_isa::print::format_inst(&e.inst, ctx),
             _ => "(no valid instruction)".to_string(),
         };
-        let cls = self.classes.get(tw.idx).copied().unwrap_or(Class::Other);
-        if let Class::Wait(w) = cls {
-            let ready = tw.out.ready_at(now, &w);
-            if ready > now {
-                return format!("{loc}: `{text}` waits: {} (until cycle {ready})", outstanding_text(&tw.out, now, &w));
+        match why {
+            Some(NotReady::Barrier { since }) => {
+                let (arrived, live) = self.s.groups[r.group].as_ref().map_or((0, 0), |g| (g.arrived, g.live));
+                format!("{loc}: at s_barrier since cycle {since}, {arrived} of {live} live waves of its work-group arrived")
+            }
+            Some(NotReady::Sleep { until }) => format!("{loc}: in s_sleep until cycle {until}"),
+            Some(NotReady::Waitcnt { wait, until }) => {
+                format!("{loc}: `{}` waits: {} (until cycle {until})", text(), outstanding_text(&r.x.out, now, &wait))
+            }
+            Some(NotReady::PipeBusy { pipe, until }) => format!("{loc}: `{}` waits for its {} (busy until cycle {until})", text(), pipe.name()),
+            Some(NotReady::Later { at }) | Some(NotReady::CounterFull { until: at }) => format!("{loc}: issues `{}` at cycle {at}", text()),
+            None => format!("{loc}: ready to issue `{}`", text()),
+        }
+    }
+
+    /// Why wave `i` does not issue at `now`, in the order a reader looks for it: the barrier,
+    /// a sleep, a wait, a busy pipe, or simply a later issue cycle (a full counter shows as
+    /// the latter: the engine already moved the wave's issue cycle past it).
+    fn why_not(&mut self, i: usize, now: u64) -> Option<NotReady> {
+        let r = self.s.waves[i].as_mut()?;
+        if r.w.status == WaveStatus::AtBarrier {
+            return Some(NotReady::Barrier { since: r.x.next });
+        }
+        if r.x.sleep_until > now {
+            return Some(NotReady::Sleep { until: r.x.sleep_until });
+        }
+        let cls = self.classes.get(r.x.idx).copied().unwrap_or(Class::Other);
+        if let Class::Wait(wait) = cls {
+            let until = r.x.out.ready_at(now, &wait);
+            if until > now {
+                return Some(NotReady::Waitcnt { wait, until });
             }
         }
-        let cu = &self.cus[tw.cu];
-        let busy = match cls {
-            Class::Valu { .. } => cu.simd.get(tw.simd).copied().unwrap_or(0),
-            Class::Vmem { .. } => cu.vmem,
-            Class::Salu | Class::Other | Class::Branch | Class::Wait(_) => cu.salu,
-            _ => 0,
-        };
-        if busy > now {
-            return format!("{loc}: `{text}` waits for its {} (busy until cycle {busy})", pipe_name(cls));
+        if let Some((pipe, until)) = self.pipes[r.x.cu].busy(cls, r.x.simd).filter(|b| b.1 > now) {
+            return Some(NotReady::PipeBusy { pipe, until });
         }
-        if tw.next > now {
-            return format!("{loc}: issues `{text}` at cycle {}", tw.next);
-        }
-        format!("{loc}: ready to issue `{text}`")
+        (r.x.next > now).then_some(NotReady::Later { at: r.x.next })
     }
 }

@@ -1,0 +1,69 @@
+//! Faults: where a fault is located, and the reports of a livelock, a limit reached and a
+//! functional-mode deadlock (the timing engine says more about what each wave waits on:
+//! `timing::engine::diagnose`).
+
+use super::{Dispatch, Sched};
+use crate::fault::{wave_list, FaultKind, KernelFault, WaveId};
+use crate::progress;
+use crate::wave::{Wave, WaveStatus};
+
+/// A fault located at wave `w` (its kernel, work-group, wave and PC).
+pub fn fault(d: &Dispatch, w: &Wave, kind: FaultKind) -> KernelFault {
+    KernelFault { kernel: d.kernel.name.clone(), wave: w.id, pc: w.pc, kind }
+}
+
+impl<W, G> Sched<'_, '_, W, G> {
+    /// A fault located at wave `id`, or at the kernel's entry if that wave is gone.
+    pub fn fault_at(&self, id: usize, kind: FaultKind) -> KernelFault {
+        match self.waves.get(id).and_then(Option::as_ref) {
+            Some(r) => fault(self.d, &r.w, kind),
+            None => KernelFault { kernel: self.d.kernel.name.clone(), wave: WaveId::default(), pc: self.d.kernel.entry, kind },
+        }
+    }
+
+    /// The livelock report: every live wave's loop or barrier and what it last read, after
+    /// how long nothing visible changed (`instructions`, and in timing mode `cycles`); and the
+    /// first wave listed with its PC.
+    pub fn livelock(&self, instructions: u64, cycles: Option<u64>) -> (Option<(WaveId, u64)>, String) {
+        let epoch = self.prog.epoch;
+        let lines: Vec<_> = self.live_waves().map(|r| progress::describe(r.w.id, r.w.pc, r.watch.looping_at(epoch), r.w.last_read.get())).collect();
+        let first = lines.first().map(|l| (l.0, l.1));
+        let cycles = cycles.map_or(String::new(), |c| format!(" ({c} cycles)"));
+        let heading = format!(
+            "every running wave repeats the same state and no wave has changed memory for {instructions} instructions{cycles}, so none ever will ({} of {} work-groups not started); live waves:",
+            self.groups_not_started(),
+            self.d.geo.group_count()
+        );
+        (first, wave_list(&heading, lines))
+    }
+
+    /// Work-groups of the dispatch not started yet.
+    pub fn groups_not_started(&self) -> u64 {
+        self.d.geo.group_count().saturating_sub(self.stats.groups)
+    }
+
+    /// A limit the user set that the dispatch has reached: `--max-instructions`, or in timing
+    /// mode `--max-cycles` after `cycles` simulated.
+    pub fn limit_reached(&self, cycles: Option<u64>) -> Option<FaultKind> {
+        if self.stats.instructions >= self.opts.max_instructions {
+            return Some(FaultKind::LimitReached(format!("{} wave-instructions executed (--max-instructions)", self.stats.instructions)));
+        }
+        match cycles {
+            Some(c) if c >= self.opts.max_cycles => Some(FaultKind::LimitReached(format!("{c} cycles simulated (--max-cycles)"))),
+            _ => None,
+        }
+    }
+
+    /// What every live wave waits on when none is ready, one line each (the format of the
+    /// timing engine's reports).
+    pub fn describe_waits(&self) -> String {
+        let lines = self.live_waves().map(|r| {
+            let what = match (r.w.status, self.groups.get(r.group).and_then(Option::as_ref)) {
+                (WaveStatus::AtBarrier, Some(g)) => format!("at s_barrier: {} of {} live waves of its work-group arrived", g.arrived, g.live),
+                _ => "ready".to_string(),
+            };
+            (r.w.id, r.w.pc, what)
+        });
+        wave_list("no wave is ready and no barrier can complete; live waves:", lines)
+    }
+}

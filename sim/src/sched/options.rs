@@ -1,0 +1,66 @@
+//! What a client sets for a run: scheduling and safety limits, and where progress goes.
+
+use crate::progress;
+
+/// Cycles without progress after which the timing engine's watchdog stops a run, unless told
+/// otherwise.
+pub const DEFAULT_WATCHDOG_CYCLES: u64 = 10_000_000;
+
+/// Scheduling and safety limits.
+#[derive(Debug, Clone, Copy)]
+pub struct EngineOptions {
+    /// Chooses among legal interleavings.
+    pub seed: u64,
+    /// Work-groups resident at once.
+    pub max_resident_groups: usize,
+    /// A wave executing more instructions than this is a runaway loop (a kernel fault).
+    pub max_wave_instructions: u64,
+    /// Most instructions a wave runs before the scheduler picks again.
+    pub quantum: u32,
+    /// Timing mode: cycles without an instruction issued or a wave ended before the watchdog
+    /// stops the dispatch with a kernel fault (0: never).
+    pub watchdog_cycles: u64,
+    /// Instructions a wave runs after the last visible change before it is checked for a
+    /// repeating state (livelock detection, [`crate::progress`]; 0: no detection).
+    pub livelock_check_after: u64,
+    /// The dispatch stops with a kernel fault after this many wave-instructions
+    /// (`--max-instructions`; `u64::MAX`: no limit).
+    pub max_instructions: u64,
+    /// Timing mode: the dispatch stops with a kernel fault after this many cycles
+    /// (`--max-cycles`; `u64::MAX`: no limit).
+    pub max_cycles: u64,
+    /// Work-groups finished, counted as they finish, for a progress display that another
+    /// thread reads (the engines only add to it).
+    pub progress: Option<&'static RunProgress>,
+}
+
+impl Default for EngineOptions {
+    fn default() -> EngineOptions {
+        EngineOptions {
+            seed: 0,
+            max_resident_groups: 32,
+            max_wave_instructions: 50_000_000,
+            quantum: 64,
+            watchdog_cycles: DEFAULT_WATCHDOG_CYCLES,
+            livelock_check_after: progress::DEFAULT_CHECK_AFTER,
+            max_instructions: u64::MAX,
+            max_cycles: u64::MAX,
+            progress: None,
+        }
+    }
+}
+
+/// How far a run is, for a display on another thread: the work-groups of all its dispatches
+/// and how many have finished.
+#[derive(Debug, Default)]
+pub struct RunProgress {
+    pub groups_total: std::sync::atomic::AtomicU64,
+    pub groups_done: std::sync::atomic::AtomicU64,
+}
+
+/// A work-group finished: tell the progress display.
+pub(crate) fn count_group(opts: &EngineOptions) {
+    if let Some(p) = opts.progress {
+        p.groups_done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}

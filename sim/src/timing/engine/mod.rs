@@ -1,0 +1,292 @@
+//! The timing engine: an event-driven simulation of the dispatch. Each wave has the cycle it
+//! can issue next; the engine always advances the wave with the earliest cycle (ties by a
+//! seeded per-wave priority), so nothing ticks while idle. An instruction issues when its
+//! pipeline is free (SIMD for VALU, the CU's scalar unit, LDS, vector memory), executes at
+//! issue (memory through the memory system, whose caches decide the data), and sets the
+//! wave's next issue cycle; memory operations complete later and are counted against the
+//! wave's wait counters, which `s_waitcnt` waits for.
+//!
+//! The engine is a policy on the shared scheduler ([`crate::sched`]), which keeps the waves
+//! and work-groups, their barriers and retirement, and reports faults:
+//! * `admit`: where and when work-groups start (placement on CUs, the dispatcher's
+//!   rate, launch jitter), and what a wave's end frees;
+//! * `step`: one instruction of one wave through the issue units ([`super::issue`]);
+//! * `diagnose`: what each wave waits on, for the watchdog's and deadlock reports.
+
+mod admit;
+mod diagnose;
+mod step;
+
+use super::class::{classify, Class};
+use super::issue::{Pipes, WaveTiming};
+use super::placement::{Occupancy, Placed};
+use super::port::Port;
+use crate::counters::{Counter, Counters};
+use crate::exec::Env;
+use crate::fault::{FaultKind, KernelFault, WaveId};
+use crate::gpus::timing::Timing;
+use crate::host::HostAgent;
+use crate::kernel::{CodeSlot, LoadedKernel};
+use crate::memory::Memory;
+use crate::memsys::MemSystem;
+use crate::observe::{DispatchSpan, Layout, Observer, TimingInfo};
+use crate::sched::{Dispatch, DispatchStats, Engine, EngineOptions, Sched, Storage};
+use crate::wave::WaveStatus;
+use admit::Admission;
+use hipscope_isa::Family;
+use std::cell::RefCell;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+pub use crate::sched::DEFAULT_WATCHDOG_CYCLES;
+
+/// What a timed dispatch did.
+#[derive(Debug, Clone)]
+pub struct TimingResult {
+    pub stats: DispatchStats,
+    /// From the dispatch's start to its end timestamp.
+    pub cycles: u64,
+    /// Device cycle of the end timestamp (where the next dispatch starts).
+    pub end: u64,
+    pub counters: Counters,
+}
+
+/// What timing mode adds to a device: the GPU's timing parameters, its memory system, and
+/// the device clock. It is the timing engine as a launch picks it ([`Engine`]).
+#[derive(Debug, Clone)]
+pub struct TimingState {
+    pub cfg: Timing,
+    pub compute_units: u32,
+    pub ms: MemSystem,
+    /// Device cycle at which the next dispatch starts (dispatches run back to back).
+    pub clock: u64,
+}
+
+impl Engine for TimingState {
+    fn max_resident_groups(&self, kernel: &LoadedKernel, waves_per_group: u32, lds_bytes: u32, _opts: &EngineOptions) -> usize {
+        // The timing engine holds at most what its placement admits; a store sized for every
+        // work-group slot of every CU would be far larger on a big GPU.
+        Occupancy::of(kernel, waves_per_group, lds_bytes).max_resident_groups(&self.cfg, self.compute_units).max(1) as usize
+    }
+
+    fn run(
+        &mut self,
+        d: &Dispatch,
+        env: &mut Env,
+        mem: &mut Memory,
+        opts: &EngineOptions,
+        host: Option<&mut dyn HostAgent>,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<DispatchStats, KernelFault> {
+        let r = run(d, env, mem, &mut self.ms, &self.cfg, self.compute_units, self.clock, opts, host, observer)?;
+        self.clock = r.end;
+        let mut stats = r.stats;
+        stats.cycles = Some(r.cycles);
+        stats.counters = Some(r.counters);
+        Ok(stats)
+    }
+}
+
+/// The dispatch's timeline.
+struct Timeline {
+    /// Cycle the dispatch started.
+    begin: u64,
+    /// The latest cycle anything is known to happen (the end, once every wave ended).
+    last: u64,
+    /// Last cycle an instruction issued or a wave ended (the watchdog's reference).
+    progress: u64,
+}
+
+/// A timed dispatch in progress.
+struct Sim<'a, 'm> {
+    /// The shared scheduler: waves, work-groups, what the dispatch did, the observer.
+    s: Sched<'a, 'm, WaveTiming, Placed>,
+    t: &'a Timing,
+    fam: Family,
+    /// The timing class of each code slot.
+    classes: Vec<Class>,
+    /// Where and when work-groups start.
+    admit: Admission,
+    /// Per CU, its pipes.
+    pipes: Vec<Pipes>,
+    /// Waves by the cycle they issue next, then priority, then id (an entry whose wave moved
+    /// on is stale and skipped).
+    heap: BinaryHeap<Reverse<(u64, u32, u32)>>,
+    port: Port<'m>,
+    /// What the engine counts (the memory system counts its own).
+    counters: Counters,
+    time: Timeline,
+}
+
+/// The timing class of each code slot of `k` (slots that are not instructions fault when
+/// reached; they are classed as `Other`).
+fn classes_of(k: &LoadedKernel, l2s: usize, t: &Timing) -> Vec<Class> {
+    let lanes = if k.wave64 { 64 } else { 32 };
+    k.code
+        .iter()
+        .map(|s| match s {
+            CodeSlot::Inst(e) => classify(&e.sem, &e.inst, k.family, lanes, l2s, &t.core),
+            CodeSlot::Invalid { .. } | CodeSlot::End { .. } => Class::Other,
+        })
+        .collect()
+}
+
+/// Run a dispatch with timing, starting at device cycle `t0` (the memory system keeps its
+/// state, including when its pipes are busy, across dispatches on one timeline). With an
+/// `observer`, what happens is reported to it as it happens.
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    d: &Dispatch,
+    env: &mut Env,
+    mem: &mut Memory,
+    ms: &mut MemSystem,
+    t: &Timing,
+    cus: u32,
+    t0: u64,
+    opts: &EngineOptions,
+    host: Option<&mut dyn HostAgent>,
+    mut observer: Option<&mut dyn Observer>,
+) -> Result<TimingResult, KernelFault> {
+    let k = d.kernel;
+    let classes = classes_of(k, ms.l2_count(), t);
+    let before = ms.counters.clone();
+    ms.set_seed(opts.seed);
+    ms.begin_kernel();
+    let start = t0 + t.dispatch.kernel_start_cycles as u64;
+    if let Some(o) = observer.as_deref_mut() {
+        let layout = Layout { compute_units: cus.max(1), shader_engines: t.topology.shader_engines, xcds: t.topology.xcds, rdna: k.family.is_rdna() };
+        let mut info = d.info();
+        info.timing = Some(TimingInfo { clock_mhz: t.clock_mhz, layout });
+        o.dispatch_started(&info);
+    }
+    let admit = Admission::new(d, t, cus, start, opts.seed);
+    if !admit.fits_at_all() {
+        let what = diagnose::needs_text(admit.needs(), "does not fit on an empty CU");
+        return Err(KernelFault {
+            kernel: k.name.clone(),
+            wave: WaveId { workgroup: [0; 3], wave: 0 },
+            pc: k.entry,
+            kind: FaultKind::Deadlock(format!("no wave can start: {what}")),
+        });
+    }
+    let mut sim = Sim {
+        // The observer's trait-object lifetime shortened to the memory system's.
+        s: Sched::new(d, *opts, observer.map(|o| o as &mut dyn Observer), Storage::Reused),
+        t,
+        fam: k.family,
+        classes,
+        admit,
+        pipes: vec![Pipes::new(t.core.simds_per_cu as usize); cus.max(1) as usize],
+        heap: BinaryHeap::new(),
+        port: Port { ms: RefCell::new(ms), lds: RefCell::new(Vec::with_capacity(128)) },
+        counters: Counters::default(),
+        time: Timeline { begin: start, last: start, progress: start },
+    };
+    sim.s.prog.at_cycle = start;
+    sim.admit_anywhere(start);
+    sim.main_loop(env, mem, host)?;
+    Ok(sim.finish(mem, &before, t0))
+}
+
+impl Sim<'_, '_> {
+    /// Close the dispatch: the memory system's end of kernel and system-scope release, the
+    /// counters, observers told the dispatch's span.
+    fn finish(self, mem: &mut Memory, before: &Counters, t0: u64) -> TimingResult {
+        let ms = self.port.ms.into_inner();
+        let end = ms.end_kernel(mem, self.time.last);
+        let mut counters = ms.counters.since(before);
+        // Outside this dispatch's counters but inside its time: the system-scope release.
+        let released = ms.release_after_kernel(mem, end);
+        let cycles = released.max(end) + self.t.dispatch.kernel_end_cycles as u64 - t0;
+        for &c in Counter::ALL {
+            counters.add(c, self.counters.get(c));
+        }
+        counters.set(Counter::GrbmGuiActive, cycles);
+        // Per shader engine, summed as the hardware counter is (vcopy on MI210: SQ_CYCLES = 8 ×
+        // GRBM_GUI_ACTIVE on its 8 engines, SQ_BUSY_CYCLES below that sum).
+        counters.set(Counter::SqBusyCycles, self.admit.busy_cycles());
+        let stats = self.s.stats;
+        if let Some(o) = self.s.obs {
+            let o = o.into_inner();
+            o.dispatch_span(&DispatchSpan { start: t0, end: t0 + cycles, groups: stats.groups, waves: stats.waves });
+            o.dispatch_ended();
+        }
+        TimingResult { stats, cycles, end: t0 + cycles, counters }
+    }
+
+    fn main_loop(&mut self, env: &mut Env, mem: &mut Memory, mut host: Option<&mut dyn HostAgent>) -> Result<(), KernelFault> {
+        let mut event = self.heap.pop();
+        while let Some(Reverse((t, _, id))) = event.take() {
+            let id = id as usize;
+            let ready = self.s.waves[id].as_ref().is_some_and(|r| r.w.status == WaveStatus::Ready && r.x.next == t);
+            // Run this wave while it stays the earliest (a stale entry runs nothing).
+            let mut at = t;
+            if ready {
+                loop {
+                    // Between any two instructions: a wave spinning alone for the host's
+                    // answer must let the host answer.
+                    if let Some(h) = host.as_deref_mut() {
+                        self.serve_host(h, mem, at);
+                    }
+                    self.watchdog(id, at, env)?;
+                    let next = self.step(id, env, mem)?;
+                    let Some(next) = next else { break };
+                    let prio = self.s.waves[id].as_ref().map_or(0, |r| r.x.prio);
+                    let ours = Reverse((next, prio, id as u32));
+                    match self.heap.peek_mut() {
+                        // The earliest other wave goes next and this one takes its place in the
+                        // heap: one sift instead of a push and a pop.
+                        Some(mut top) if top.0 < ours.0 => event = Some(std::mem::replace(&mut *top, ours)),
+                        _ => {
+                            at = next;
+                            continue;
+                        }
+                    }
+                    break;
+                }
+            }
+            if event.is_none() {
+                event = self.heap.pop();
+            }
+        }
+        if let Some(id) = self.s.waves.iter().position(|r| r.as_ref().is_some_and(|r| r.w.status != WaveStatus::Done)) {
+            let now = self.time.last;
+            let text = self.describe_waves(now, &env.decode, "every live wave waits and none can resume");
+            return Err(self.s.fault_at(id, FaultKind::Deadlock(text)));
+        }
+        Ok(())
+    }
+
+    /// Let the host serve what the kernel posted: it reads memory after the caches wrote their
+    /// dirty lines back, and the caches start empty after its answer, as the kernel's
+    /// system-scope accesses to the host's buffer would see it. Serving is progress.
+    fn serve_host(&mut self, host: &mut dyn HostAgent, mem: &mut Memory, at: u64) {
+        let posted = {
+            let ms = self.port.ms.borrow();
+            host.pending(&|a| ms.peek_u64(mem, a))
+        };
+        if !posted {
+            return;
+        }
+        let mut ms = self.port.ms.borrow_mut();
+        ms.flush_to(mem);
+        host.serve(mem);
+        ms.reset();
+        drop(ms);
+        self.time.progress = self.time.progress.max(at);
+        self.s.prog.advance(at, self.s.stats.instructions);
+    }
+
+    /// The watchdog, before wave `id` runs at cycle `at`.
+    fn watchdog(&mut self, id: usize, at: u64, env: &Env) -> Result<(), KernelFault> {
+        let limit = self.s.opts.watchdog_cycles;
+        let progress = self.time.progress;
+        if limit == 0 || at <= progress.saturating_add(limit) {
+            return Ok(());
+        }
+        let now = progress.saturating_add(limit);
+        let heading = format!("at cycle {now}, nothing since cycle {progress}");
+        let waves = self.describe_waves(now, &env.decode, &heading);
+        Err(self.s.fault_at(id, FaultKind::NoProgress { cycles: limit, waves }))
+    }
+}
