@@ -17,7 +17,8 @@ use crate::host::HostAgent;
 use crate::kernel::LoadedKernel;
 use crate::memory::Memory;
 use crate::observe::{Executed, Observer, Shared, Watched};
-use crate::sched::{clock, fault, fetch, follow, Dispatch, Ended, Engine, Release, Resident, Sched, Storage};
+use crate::sched::clock::Rate;
+use crate::sched::{fault, fetch, follow, Dispatch, Ended, Engine, Release, Resident, Sched, Storage};
 use crate::wave::WaveStatus;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -159,8 +160,9 @@ fn run_wave(s: &mut FSched, id: usize, env: &mut Env, mem: &mut Memory, quantum:
     let watched = obs.as_ref().filter(|_| *watch_lanes).map(|o| Watched { inner: None, obs: o, regions });
     let w = &mut r.w;
     let mut idx = k.index_of(w.pc).map_err(|kind| fault(d, w, kind))?;
+    let code = &k.code[..];
     for _ in 0..quantum {
-        let e = fetch(k, idx).map_err(|kind| fault(d, w, kind))?;
+        let e = fetch(code, idx).map_err(|kind| fault(d, w, kind))?;
         let writes = w.writes;
         if let Some(o) = obs {
             o.borrow_mut().executed(&Executed { wave: w.id, wave_index: w.global_index, pc: w.pc, exec: w.exec(), inst: &e.inst, sem: &e.sem, cycle: None });
@@ -174,7 +176,7 @@ fn run_wave(s: &mut FSched, id: usize, env: &mut Env, mem: &mut Memory, quantum:
             prog.advance(0, stats.instructions);
         }
         let backward = matches!(flow, Flow::Jump(t) if t <= w.pc);
-        clock::set(env, env.clock + 1, clock::FUNCTIONAL_MHZ);
+        Rate::FUNCTIONAL.set(env, env.clock + 1);
         stats.retire(w, e.inst.opcode() as usize, opts.max_wave_instructions).map_err(|kind| fault(d, w, kind))?;
         follow(k, w, &mut idx, e.inst.next_address(), flow).map_err(|kind| fault(d, w, kind))?;
         match flow {

@@ -16,7 +16,8 @@ use crate::host::HostAgent;
 use crate::kernel::{KernelError, LoadedKernel};
 use crate::memory::{Memory, MemoryKind, Unmapped};
 use crate::memsys::{HostAtomics, MemSystem};
-use crate::sched::{clock, resident_groups, Dispatch, DispatchStats, Engine, EngineOptions};
+use crate::sched::clock::Rate;
+use crate::sched::{resident_groups, Dispatch, DispatchStats, Engine, EngineOptions};
 use crate::scratch;
 use crate::timing::TimingState;
 use hipscope_isa::codeobj::limits::{self, Violation};
@@ -172,7 +173,7 @@ impl Device {
             family: self.processor.family(),
             apertures: self.apertures,
             clock: self.clock,
-            realtime: clock::realtime(self.clock, clock::FUNCTIONAL_MHZ),
+            realtime: Rate::FUNCTIONAL.realtime(self.clock),
             scratch_base: 0,
             scratch_per_lane: 0,
         }

@@ -44,14 +44,22 @@ impl<W, G> Sched<'_, '_, W, G> {
 
     /// A limit the user set that the dispatch has reached: `--max-instructions`, or in timing
     /// mode `--max-cycles` after `cycles` simulated.
+    #[inline]
     pub fn limit_reached(&self, cycles: Option<u64>) -> Option<FaultKind> {
+        let over = |c: &u64| *c >= self.opts.max_cycles;
+        if self.stats.instructions < self.opts.max_instructions && !cycles.is_some_and(|c| over(&c)) {
+            return None;
+        }
+        self.limit_report(cycles.filter(over))
+    }
+
+    /// The report of [`Sched::limit_reached`] (the instruction limit first).
+    #[cold]
+    fn limit_report(&self, cycles: Option<u64>) -> Option<FaultKind> {
         if self.stats.instructions >= self.opts.max_instructions {
             return Some(FaultKind::LimitReached(format!("{} wave-instructions executed (--max-instructions)", self.stats.instructions)));
         }
-        match cycles {
-            Some(c) if c >= self.opts.max_cycles => Some(FaultKind::LimitReached(format!("{c} cycles simulated (--max-cycles)"))),
-            _ => None,
-        }
+        cycles.map(|c| FaultKind::LimitReached(format!("{c} cycles simulated (--max-cycles)")))
     }
 
     /// What every live wave waits on when none is ready, one line each (the format of the

@@ -150,14 +150,18 @@ impl<'a, 'm, W, G> Sched<'a, 'm, W, G> {
             self.groups.len() - 1
         });
         let mut ids = Vec::with_capacity(waves.len());
-        for (i, w) in waves.into_iter().enumerate() {
+        let mut exts = Vec::with_capacity(waves.len());
+        for (i, w) in waves.iter().enumerate() {
             let id = self.wave_id(slot * wpg + i as u32);
             if let Some(o) = &self.obs {
                 o.borrow_mut().wave_started(w.id, w.global_index);
             }
-            let ext = wave(&x, i, id, &w, self.obs.as_ref());
-            self.waves[id] = Some(Resident { w, watch: Watch::default(), group: gid, x: ext });
+            exts.push(wave(&x, i, id, w, self.obs.as_ref()));
             ids.push(id);
+        }
+        // Each wave moves once, from the list it was made in to its slot (a wave is large).
+        for ((w, ext), &id) in waves.into_iter().zip(exts).zip(&ids) {
+            self.waves[id] = Some(Resident { w, watch: Watch::default(), group: gid, x: ext });
         }
         let live = ids.len() as u32;
         self.running += ids.len();
@@ -180,6 +184,7 @@ impl<'a, 'm, W, G> Sched<'a, 'm, W, G> {
 
     /// Wave `id` reached its group's barrier at `at`. Returns whether the barrier released
     /// (every live wave of the group had arrived); `wake` is told each released wave.
+    #[inline]
     pub fn arrive(&mut self, id: usize, at: u64, wake: impl FnMut(usize, &mut Resident<W>, Release, Option<&Shared<'m>>)) -> bool {
         let Some(r) = self.waves[id].as_mut() else { return false };
         r.w.status = WaveStatus::AtBarrier;
@@ -193,15 +198,22 @@ impl<'a, 'm, W, G> Sched<'a, 'm, W, G> {
 
     /// Release group `gid`'s barrier once every live wave has arrived: the waves waiting at it
     /// become ready, each told to `wake`, then observers are told which were released.
-    pub fn try_release(&mut self, gid: usize, mut wake: impl FnMut(usize, &mut Resident<W>, Release, Option<&Shared<'m>>)) -> bool {
-        let Some(g) = self.groups[gid].as_mut() else { return false };
-        if g.arrived == 0 || g.arrived < g.live {
-            return false;
+    #[inline]
+    pub fn try_release(&mut self, gid: usize, wake: impl FnMut(usize, &mut Resident<W>, Release, Option<&Shared<'m>>)) -> bool {
+        // Most arrivals are not the last one: that test stays inline.
+        match &self.groups[gid] {
+            Some(g) if g.arrived > 0 && g.arrived >= g.live => self.release(gid, wake),
+            _ => false,
         }
+    }
+
+    /// [`Sched::try_release`] once every live wave of group `gid` has arrived.
+    fn release(&mut self, gid: usize, mut wake: impl FnMut(usize, &mut Resident<W>, Release, Option<&Shared<'m>>)) -> bool {
+        let Some(g) = self.groups[gid].as_mut() else { return false };
         let release = Release { at: g.barrier_at + 1, arrived: g.arrived };
         g.arrived = 0;
         g.barrier_at = 0;
-        let mut released = Vec::new();
+        let mut released = Vec::with_capacity(if self.obs.is_some() { g.waves.len() } else { 0 });
         for &id in &g.waves {
             let Some(r) = self.waves[id].as_mut() else { continue };
             // The id of a wave that ended may belong to another group's wave by now

@@ -7,11 +7,11 @@ use crate::fault::FaultKind;
 use crate::kernel::{CodeSlot, ExecInst, LoadedKernel};
 use crate::wave::Wave;
 
-/// The instruction at code slot `idx` of `k`, or the fault of running into bytes that do not
-/// decode or past the end of the code.
+/// The instruction at slot `idx` of a kernel's `code`, or the fault of running into bytes
+/// that do not decode or past the end of the code.
 #[inline]
-pub fn fetch(k: &LoadedKernel, idx: usize) -> Result<&ExecInst, FaultKind> {
-    match &k.code[idx] {
+pub fn fetch(code: &[CodeSlot], idx: usize) -> Result<&ExecInst, FaultKind> {
+    match &code[idx] {
         CodeSlot::Inst(e) => Ok(e),
         CodeSlot::Invalid { word, .. } => Err(FaultKind::InvalidEncoding { word: *word }),
         CodeSlot::End { address } => Err(FaultKind::BadPc(*address)),

@@ -13,7 +13,8 @@ use crate::memory::Memory;
 use crate::memsys::Unit;
 use crate::observe::{Executed, Lazy, MemUnit, MemoryDone, StallCause, Watched};
 use crate::progress;
-use crate::sched::{clock, fault, fetch, follow};
+use crate::sched::clock::Rate;
+use crate::sched::{fault, fetch, follow};
 use crate::timing::class::Class;
 use crate::timing::issue::{self, stalled, Finish, NotReady};
 
@@ -29,7 +30,7 @@ impl Sim<'_, '_> {
             return Ok(Some(self.hold(id, why, t)));
         }
         let issue = self.pipes[r.x.cu].reserve(cls, r.x.simd, t);
-        let e = fetch(d.kernel, r.x.idx).map_err(|k| fault(d, &r.w, k))?;
+        let e = fetch(&d.kernel.code, r.x.idx).map_err(|k| fault(d, &r.w, k))?;
         let (flow, done) = self.execute(id, e, cls, issue, env, mem)?;
         self.time.progress = self.time.progress.max(issue);
         let Some(r) = self.s.waves[id].as_mut() else { return Ok(None) };
@@ -80,6 +81,7 @@ impl Sim<'_, '_> {
     /// Execute instruction `e` (of class `cls`) of wave `id` at cycle `issue`: its memory
     /// access is described to the memory system around it, observers are told what it does.
     /// Returns its flow and when its memory access completes.
+    #[inline]
     fn execute(&mut self, id: usize, e: &ExecInst, cls: Class, issue: u64, env: &mut Env, mem: &mut Memory) -> Result<(Flow, Option<u64>), KernelFault> {
         let Sim { s, port, t, .. } = self;
         let d = s.d;
@@ -89,7 +91,7 @@ impl Sim<'_, '_> {
         if let Some(spec) = mem_op {
             port.ms.borrow_mut().begin(spec);
         }
-        clock::set(env, issue, t.clock_mhz);
+        Rate::of_mhz(t.clock_mhz).set(env, issue);
         let lds = s.groups[r.group].as_mut().map_or(&mut [][..], |g| &mut g.lds[..]);
         port.lds.borrow_mut().clear();
         let writes = r.w.writes;
@@ -137,6 +139,7 @@ impl Sim<'_, '_> {
     /// Move wave `id` past instruction `e`, issued at `issue`, that finished with `flow`; its
     /// unit lets it issue again at `next`. Returns that cycle, or `None` when the wave ended or
     /// waits at a barrier.
+    #[inline]
     fn advance(&mut self, id: usize, e: &ExecInst, flow: Flow, issue: u64, next: u64) -> Result<Option<u64>, KernelFault> {
         let d = self.s.d;
         let (epoch, check_after) = (self.s.prog.epoch, self.s.opts.livelock_check_after);
@@ -170,6 +173,7 @@ impl Sim<'_, '_> {
     /// After wave `id` issued at `issue`: a livelock (every running wave repeats its state and
     /// the last visible change is long enough ago that nothing still on its way can end it),
     /// or a limit the user set.
+    #[inline]
     fn check_limits(&self, id: usize, issue: u64) -> Result<(), KernelFault> {
         let p = &self.s.prog;
         if p.looping > 0 && p.looping >= self.s.running && issue >= p.at_cycle.saturating_add(progress::SETTLE_CYCLES) {
