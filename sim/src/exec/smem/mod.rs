@@ -293,7 +293,7 @@ fn atomic(w: &mut Wave, mem: &mut Global, op: AtomicOp, wide: bool, ret: bool, d
             let mut b = [0u8; 8];
             mem.read(0, a, &mut b[..n]).map_err(fault)?;
             let old = u64::from_le_bytes(b);
-            let new = atomic::apply(op, old, src, cmp, 8 * n as u32);
+            let new = atomic::apply(op, wide, old, src, cmp);
             mem.write(0, a, &new.to_le_bytes()[..n]).map_err(fault)?;
             w.writes += u64::from(new != old);
             old
