@@ -21,6 +21,9 @@
 //! engines run exactly as before: functional mode keeps its bulk copies and no event is
 //! built; the cost is one `Option` test per instruction (measured in `benches/functional.rs`).
 
+/// Whether an [`Access`] read or wrote: the memory port's direction, named here with the
+/// other event types.
+pub use crate::exec::Dir;
 use crate::exec::{MemPort, Sem};
 use crate::fault::WaveId;
 use crate::memory::{Memory, Unmapped};
@@ -64,14 +67,6 @@ impl Regions {
             Space::Global
         }
     }
-}
-
-/// Whether a lane access read or wrote. An atomic read-modify-write is a read followed by a
-/// write of the same lane and address within one instruction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Dir {
-    Read,
-    Write,
 }
 
 /// One lane's access, made by the instruction last reported to [`Observer::executed`].

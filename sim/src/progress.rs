@@ -19,7 +19,7 @@
 //! (`EngineOptions::max_wave_instructions`).
 
 use crate::fault::WaveId;
-use crate::wave::Wave;
+use crate::wave::{LastRead, Wave};
 
 /// Instructions a wave runs after the last progress before it is checked for a repeating
 /// state.
@@ -132,34 +132,6 @@ fn same_state(w: &Wave, snap: &[u32]) -> bool {
         && snap[s..v] == [w.scc as u32, w.mode, w.trapsts]
         && snap[v..v + w.vgpr.len()] == w.vgpr[..]
         && snap[v + w.vgpr.len()..] == w.agpr[..]
-}
-
-/// What a wave last read from memory: the one-line answer to "what is it waiting for".
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LastRead {
-    pub lane: u32,
-    pub lds: bool,
-    pub address: u64,
-    pub size: u32,
-    /// The bytes read (little-endian, up to 8).
-    pub value: u64,
-}
-
-impl LastRead {
-    pub fn new(lane: u32, lds: bool, address: u64, bytes: &[u8]) -> LastRead {
-        let mut b = [0u8; 8];
-        let n = bytes.len().min(8);
-        b[..n].copy_from_slice(&bytes[..n]);
-        LastRead { lane, lds, address, size: bytes.len() as u32, value: u64::from_le_bytes(b) }
-    }
-}
-
-impl std::fmt::Display for LastRead {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let space = if self.lds { "LDS offset" } else { "address" };
-        let digits = (2 * self.size.min(8)) as usize;
-        write!(f, "lane {} last read {space} {:#x} ({} bytes) = {:#0w$x}", self.lane, self.address, self.size, self.value, w = digits + 2)
-    }
 }
 
 /// One line per looping or waiting wave: where it loops and what it last read.

@@ -95,7 +95,35 @@ pub struct Wave {
     /// change of this count into progress (`crate::progress`).
     pub writes: u64,
     /// The last memory read (for livelock and deadlock reports). A cell for the same reason.
-    pub last_read: std::cell::Cell<Option<crate::progress::LastRead>>,
+    pub last_read: std::cell::Cell<Option<LastRead>>,
+}
+
+/// What a wave last read from memory: the one-line answer to "what is it waiting for".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LastRead {
+    pub lane: u32,
+    pub lds: bool,
+    pub address: u64,
+    pub size: u32,
+    /// The bytes read (little-endian, up to 8).
+    pub value: u64,
+}
+
+impl LastRead {
+    pub fn new(lane: u32, lds: bool, address: u64, bytes: &[u8]) -> LastRead {
+        let mut b = [0u8; 8];
+        let n = bytes.len().min(8);
+        b[..n].copy_from_slice(&bytes[..n]);
+        LastRead { lane, lds, address, size: bytes.len() as u32, value: u64::from_le_bytes(b) }
+    }
+}
+
+impl std::fmt::Display for LastRead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let space = if self.lds { "LDS offset" } else { "address" };
+        let digits = (2 * self.size.min(8)) as usize;
+        write!(f, "lane {} last read {space} {:#x} ({} bytes) = {:#0w$x}", self.lane, self.address, self.size, self.value, w = digits + 2)
+    }
 }
 
 impl Wave {

@@ -77,6 +77,14 @@ pub struct ExecCtx<'a> {
     pub env: &'a Env,
 }
 
+/// Whether a lane access read or wrote. An atomic read-modify-write is a read followed by a
+/// write of the same lane and address within one instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dir {
+    Read,
+    Write,
+}
+
 /// A memory model between the waves and `Memory`: it sees every lane's global access (in
 /// lane order) and serves the bytes, e.g. from caches that may hold stale data. Methods take
 /// `&self` so that read paths need only a shared context; implementations keep their state in
@@ -86,14 +94,14 @@ pub trait MemPort {
     fn write(&self, mem: &mut Memory, lane: u32, address: u64, bytes: &[u8]) -> Result<(), Unmapped>;
     /// A lane's LDS access (byte offset and size), for models of the LDS banks and for
     /// observers; the data itself stays with the work-group's LDS.
-    fn lds_access(&self, _lane: u32, _offset: u32, _bytes: u32, _dir: crate::observe::Dir) {}
+    fn lds_access(&self, _lane: u32, _offset: u32, _bytes: u32, _dir: Dir) {}
     /// Whether the port only watches (no timing of its own), so that an instruction may move
     /// its data in bulk and tell the port afterwards ([`MemPort::moved`]).
     fn watches_only(&self) -> bool {
         false
     }
     /// After a bulk move: every lane of `lanes` accessed `bytes` bytes at `addrs[lane]`.
-    fn moved(&self, _lanes: u64, _addrs: &[u64; crate::wave::MAX_LANES], _bytes: u32, _dir: crate::observe::Dir) {}
+    fn moved(&self, _lanes: u64, _addrs: &[u64; crate::wave::MAX_LANES], _bytes: u32, _dir: Dir) {}
 }
 
 /// Global memory as an instruction sees it: `Memory` directly, or through a [`MemPort`].

@@ -51,6 +51,12 @@ pub const MAX_RATE_DIVISOR: u32 = 64;
 /// LDS per CU: the largest is gfx950's 160 KiB (LLVM GCNProcessors.td); 64 KiB elsewhere.
 pub const MAX_LDS_BYTES: u32 = 256 * 1024;
 
+/// LDS banks. LLVM gives every GCN, CDNA and RDNA processor 32 (16 on a few early APUs):
+/// AMDGPU.td `FeatureLDSBankCount32`/`FeatureLDSBankCount16`; an RDNA WGP's 128 KiB LDS is
+/// two such halves, 64 banks in all (AMD HIP docs, RDNA hardware features). The timing model
+/// counts bank conflicts in an array of this many banks (`timing::lds_banks`).
+pub const MAX_LDS_BANKS: u32 = 64;
+
 /// LDS bank width: banks are dwords on every AMD GPU (ISA guides, "Local Data Share"); 8 and
 /// 16 are allowed for experiments. At least 4, so one lane's 16-byte access spans at most
 /// four banks (see `timing::lds_banks`).

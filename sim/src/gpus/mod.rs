@@ -4,9 +4,12 @@
 //! A config names the processor (which code objects run on it), its default wave size and mode
 //! (CU/WGP), the HIP device properties a program can query (`hipGetDeviceProperties`) and the
 //! timing-model parameters ([`timing`]). Fields added after the first release get
-//! `#[serde(default)]`, so older config files keep loading.
+//! `#[serde(default)]`, so older config files keep loading. A config is checked against what
+//! the model can build ([`bounds`], and [`footprint`]: the host memory of its caches) before
+//! anything is built from it; the modules that build (`memsys`, `timing`) read this one.
 
 pub mod bounds;
+pub mod footprint;
 pub mod timing;
 
 use hipscope_isa::Processor;
@@ -193,7 +196,7 @@ impl GpuConfig {
         }
         // More shader engines or arrays than CUs (a cut-down experiment) is fine: the model
         // builds at most one of each per CU.
-        let need = crate::memsys::MemSystem::host_bytes(t, cus);
+        let need = footprint::model_bytes(t, cus);
         let limit = bounds::MAX_MODEL_BYTES.min(host_available_bytes().unwrap_or(u64::MAX));
         if need > limit {
             return Err(format!("timing: the caches of {cus} CUs take {need} bytes of host memory, more than the {limit} available to the model"));

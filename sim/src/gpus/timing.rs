@@ -367,7 +367,7 @@ impl Timing {
         }
         let l = &self.lds;
         range("lds.size_bytes", l.size_bytes as u64, 0, b::MAX_LDS_BYTES as u64, "bytes")?;
-        range("lds.banks", l.banks as u64, 1, crate::timing::lds_banks::MAX_BANKS as u64, "banks")?;
+        range("lds.banks", l.banks as u64, 1, b::MAX_LDS_BANKS as u64, "banks")?;
         pow2("lds.bank_width_bytes", l.bank_width_bytes as u64)?;
         let w = &b::LDS_BANK_WIDTH_BYTES;
         range("lds.bank_width_bytes", l.bank_width_bytes as u64, *w.start() as u64, *w.end() as u64, "bytes")?;

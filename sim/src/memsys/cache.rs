@@ -77,16 +77,6 @@ const TOUCH_LIMIT: usize = 1 << 14;
 pub type Slot = usize;
 
 impl Cache {
-    /// Host bytes [`Cache::new`] allocates for `g` (tags, LRU stamps, byte masks and fill times
-    /// per slot, and the data unless tag-only), saturating: configs are checked against it
-    /// before a cache is built.
-    pub fn host_bytes(g: Geometry, with_data: bool) -> u64 {
-        use std::mem::size_of;
-        let per_slot = 3 * size_of::<u64>() + 2 * size_of::<LineMask>() + if with_data { g.line_bytes as usize } else { 0 };
-        let sets = (g.size_bytes / (g.line_bytes as u64 * g.ways as u64).max(1)).max(1);
-        sets.saturating_mul(g.ways as u64).saturating_mul(per_slot as u64)
-    }
-
     /// An empty cache. Data storage is zero-initialised lazily by the allocator, so a large
     /// cache costs memory only for the lines it fills.
     pub fn new(g: Geometry, with_data: bool) -> Cache {
@@ -424,5 +414,19 @@ mod tests {
         c.allocate(384); // line 3 → set 0
         assert!(c.find(0).is_none());
         assert!(c.bytes(0).is_empty(), "tag-only");
+    }
+
+    #[test]
+    fn the_config_check_counts_what_a_cache_allocates() {
+        // `GpuConfig::check` bounds a config by `gpus::footprint`; it must count these vectors.
+        for (g, data) in
+            [(Geometry { size_bytes: 16 << 10, line_bytes: 64, ways: 4 }, true), (Geometry { size_bytes: 3 * 128, line_bytes: 128, ways: 1 }, false)]
+        {
+            let c = Cache::new(g, data);
+            let slots = [&c.tags, &c.stamps, &c.ready].map(|v| std::mem::size_of_val(v.as_slice())).iter().sum::<usize>()
+                + [&c.valid, &c.dirty].map(|v| std::mem::size_of_val(v.as_slice())).iter().sum::<usize>();
+            let held = (slots + c.data.len()) as u64;
+            assert_eq!(crate::gpus::footprint::cache_bytes(g.size_bytes, g.line_bytes, g.ways, data), held, "{g:?}");
+        }
     }
 }

@@ -195,29 +195,6 @@ impl MemSystem {
         }
     }
 
-    /// Host bytes [`MemSystem::new`] allocates for `compute_units` CUs with `cfg` (the caches;
-    /// pipes and per-CU queues are small), saturating. `GpuConfig::check` bounds it, so that a
-    /// mistyped cache size is an error rather than an allocation failure.
-    pub fn host_bytes(cfg: &Timing, compute_units: u32) -> u64 {
-        let (cus, t) = (compute_units.max(1) as u64, &cfg.topology);
-        let xcds = (t.xcds.max(1) as u64).min(cus);
-        let arrays = (t.shader_engines as u64 * t.shader_arrays_per_engine as u64).clamp(1, cus);
-        let scalars = cus.div_ceil(t.cus_per_scalar_cache.max(1) as u64);
-        let geo = |size_bytes, line_bytes, ways| Geometry { size_bytes, line_bytes, ways };
-        let v = &cfg.vector_l1;
-        let per = |n: u64, g: Geometry, data: bool| n.saturating_mul(Cache::host_bytes(g, data));
-        let sc = &cfg.scalar_cache;
-        [
-            per(cus, geo(v.size_bytes, v.line_bytes, v.ways), true),
-            per(scalars, geo(sc.size_bytes, sc.line_bytes, sc.ways), true),
-            cfg.gl1.as_ref().map_or(0, |g| per(arrays, geo(g.size_bytes, g.line_bytes, g.ways), true)),
-            per(xcds, geo(cfg.l2.size_bytes, cfg.l2.line_bytes, cfg.l2.ways), true),
-            cfg.mall.as_ref().map_or(0, |m| per(1, geo(m.size_bytes, m.line_bytes, m.ways), false)),
-        ]
-        .into_iter()
-        .fold(0, u64::saturating_add)
-    }
-
     /// Back to the state of a new memory system (every cache empty, every pipe idle, counters
     /// zero), without reallocating: seed sweeps run one short dispatch after another.
     pub fn reset(&mut self) {

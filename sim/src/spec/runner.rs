@@ -471,7 +471,7 @@ fn place_buffers(at: At, spec: &Spec, dir: &Path, dev: &mut Device) -> Result<BT
     // writes: at most 1.5 times the buffers for the kernels we model (vadd: 1.33), plus the
     // caches of the timing model. Refuse at once what the host cannot hold.
     if let Some(available) = crate::gpus::host_available_bytes() {
-        let caches = dev.timing.as_ref().map_or(0, |t| crate::memsys::MemSystem::host_bytes(&t.cfg, t.compute_units));
+        let caches = dev.timing.as_ref().map_or(0, |t| crate::gpus::footprint::model_bytes(&t.cfg, t.compute_units));
         let need = declared.saturating_add(declared / 2).saturating_add(caches);
         if need > available {
             let gb = |b: u64| b as f64 / 1e9;

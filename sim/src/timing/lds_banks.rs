@@ -5,15 +5,13 @@
 //! many cycles as the most distinct words one bank must deliver (AMD CDNA ISA guides, LDS
 //! chapter; rocprof-compute's LDS bank-conflict metric counts the cycles beyond one per step).
 
-/// Most banks an LDS has. LLVM gives every GCN, CDNA and RDNA processor 32 (16 on a few
-/// early APUs): AMDGPU.td `FeatureLDSBankCount32`/`FeatureLDSBankCount16`; an RDNA WGP's
-/// 128 KiB LDS is two such halves, 64 banks in all (AMD HIP docs, RDNA hardware features).
-/// `Timing::check` rejects configs beyond it, so the per-bank counts below fit in an array.
-pub const MAX_BANKS: u32 = 64;
+use crate::gpus::bounds::MAX_LDS_BANKS;
 
-/// Most distinct words one step can touch: a step covers at most `MAX_BANKS` accesses of up
-/// to 16 bytes (`ds_read_b128`) in banks at least 4 bytes wide (`Timing::check` again).
-const MAX_STEP_WORDS: usize = MAX_BANKS as usize * 4;
+/// Most distinct words one step can touch: a step covers at most `MAX_LDS_BANKS` accesses
+/// (`Timing::check` rejects configs with more banks, so the per-bank counts below fit in an
+/// array) of up to 16 bytes (`ds_read_b128`) in banks at least 4 bytes wide (`Timing::check`
+/// again).
+const MAX_STEP_WORDS: usize = MAX_LDS_BANKS as usize * 4;
 
 /// Cycles an instruction keeps the LDS busy and how many of them are bank conflicts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -24,13 +22,13 @@ pub struct LdsCycles {
 
 /// `accesses`: (lane, byte offset, bytes) in the order the instruction made them (lane order;
 /// a `read2`/`write2` lane's two accesses one after the other). `banks` is at most
-/// [`MAX_BANKS`] (larger counts are taken as that). Runs on every DS instruction, so it works
+/// [`MAX_LDS_BANKS`] (larger counts are taken as that). Runs on every DS instruction, so it works
 /// in fixed-size buffers and allocates nothing.
 pub fn cycles(accesses: &[(u32, u32, u32)], banks: u32, bank_width_bytes: u32) -> LdsCycles {
-    let (banks, width) = (banks.clamp(1, MAX_BANKS), bank_width_bytes.max(1));
+    let (banks, width) = (banks.clamp(1, MAX_LDS_BANKS), bank_width_bytes.max(1));
     let mut out = LdsCycles::default();
     let mut words = [0u32; MAX_STEP_WORDS];
-    let mut per_bank = [0u32; MAX_BANKS as usize];
+    let mut per_bank = [0u32; MAX_LDS_BANKS as usize];
     let mut i = 0;
     while i < accesses.len() {
         let per_access = accesses[i].2.div_ceil(width).max(1);
@@ -102,6 +100,6 @@ mod tests {
         // 64 lanes, stride 64 dwords: with 64 banks all in bank 0 (64 cycles in one step); a
         // bank count of millions (a bad config the checks let through) must not allocate it.
         assert_eq!(cycles(&lanes(64, 256, 4), 64, 4), LdsCycles { busy: 64, conflicts: 63 });
-        assert_eq!(cycles(&lanes(64, 256, 4), 32_000_000, 4), cycles(&lanes(64, 256, 4), MAX_BANKS, 4));
+        assert_eq!(cycles(&lanes(64, 256, 4), 32_000_000, 4), cycles(&lanes(64, 256, 4), MAX_LDS_BANKS, 4));
     }
 }

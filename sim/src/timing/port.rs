@@ -22,7 +22,7 @@ impl MemPort for Port<'_> {
         self.ms.borrow_mut().write(mem, lane, address, bytes)
     }
 
-    fn lds_access(&self, lane: u32, offset: u32, bytes: u32, _dir: crate::observe::Dir) {
+    fn lds_access(&self, lane: u32, offset: u32, bytes: u32, _dir: crate::exec::Dir) {
         self.lds.borrow_mut().push((lane, offset, bytes));
     }
 }

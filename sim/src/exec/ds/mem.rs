@@ -8,9 +8,9 @@ use super::super::vmem::flat::{read_wide, write_wide};
 use super::super::vmem::fp::FpEnv;
 use super::super::ExecCtx;
 use super::{lds, DsFp, Op};
+use crate::exec::Dir;
 use crate::fault::FaultKind;
-use crate::observe::Dir;
-use crate::progress::LastRead;
+use crate::wave::LastRead;
 use hipscope_isa::decode::Operand;
 use hipscope_isa::Family;
 

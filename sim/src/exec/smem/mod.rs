@@ -252,7 +252,7 @@ fn load(w: &mut Wave, mem: &Global, d: Operand, size: Size, at: impl Fn(u64, u64
         let mut b = [0u8; 4];
         mem.read(0, a, &mut b[..n as usize]).map_err(fault)?;
         if o == 0 {
-            first.set(Some(crate::progress::LastRead::new(0, false, a, &b[..n as usize])));
+            first.set(Some(crate::wave::LastRead::new(0, false, a, &b[..n as usize])));
         }
         Ok(u32::from_le_bytes(b))
     };

@@ -38,7 +38,7 @@ pub fn load_dwords(w: &mut Wave, mem: &Memory, addrs: &[u64; MAX_LANES], dst: us
     let Some((base, data)) = mem.span(lo, end) else { return false };
     let first = exec.trailing_zeros() as usize;
     let o = (addrs[first] - base) as usize;
-    w.last_read.set(Some(crate::progress::LastRead::new(first as u32, false, addrs[first], &data[o..o + 4 * dwords])));
+    w.last_read.set(Some(crate::wave::LastRead::new(first as u32, false, addrs[first], &data[o..o + 4 * dwords])));
     for k in 0..dwords {
         let row = w.row_mut((dst + k) % 256);
         let mut m = exec;

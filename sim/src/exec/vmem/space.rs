@@ -24,10 +24,10 @@
 
 use super::super::ds::lds;
 use super::super::ExecCtx;
+use crate::exec::Dir;
 use crate::fault::FaultKind;
 use crate::memory::Unmapped;
-use crate::observe::Dir;
-use crate::progress::LastRead;
+use crate::wave::LastRead;
 
 /// Byte `o` of `lane`'s private memory relative to the wave's scratch base.
 #[inline]
