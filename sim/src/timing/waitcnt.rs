@@ -14,8 +14,8 @@
 //! one wait-counter model ([`hipscope_mm::wait`]); [`from_counters`] maps its counters to queues.
 
 use hipscope_isa::waitcnt::Waitcnt;
-use hipscope_mm::wait::{Counter, Wait as CounterWait};
 use hipscope_isa::Family;
+use hipscope_mm::wait::{Counter, Wait as CounterWait};
 
 /// A class of outstanding operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

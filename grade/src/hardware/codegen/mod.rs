@@ -581,5 +581,6 @@ fn is_access(m: &str) -> bool {
     // Every DS instruction is an access (`ds_read_b32`, `ds_write_b32`, `ds_add_rtn_u32`);
     // `global_inv`/`global_wb` (GFX12) are cache maintenance; scratch is no shared memory.
     let f = flags_of(m);
-    f & flags::DS != 0 || (f & flags::FLAT != 0 && f & (flags::MAYLOAD | flags::MAYSTORE) != 0 && f & (flags::FLATSCRATCH | flags::CACHE_INV | flags::CACHE_WB) == 0)
+    f & flags::DS != 0
+        || (f & flags::FLAT != 0 && f & (flags::MAYLOAD | flags::MAYSTORE) != 0 && f & (flags::FLATSCRATCH | flags::CACHE_INV | flags::CACHE_WB) == 0)
 }
