@@ -9,7 +9,7 @@
 //! instructions carry one or two counters in fixed fields ([`FORMS`]).
 
 use hipscope_isa::decode::{Inst, Operand, Reg, Special};
-use hipscope_isa::tables::OpName;
+use hipscope_isa::tables::{flags, OpName};
 use hipscope_isa::waitcnt::Waitcnt;
 use hipscope_isa::Family;
 
@@ -47,6 +47,13 @@ impl Counter {
             Counter::Sample => "samplecnt",
             Counter::Bvh => "bvhcnt",
         }
+    }
+
+    /// The all-ones limit of the counter's field in its one-counter wait instruction
+    /// ([`FORMS`]): 31 for kmcnt's 5 bits, 7 for expcnt's 3, 63 for the 6-bit others.
+    pub fn field_all_ones(self) -> u32 {
+        let width = FORMS.iter().flat_map(|f| f.fields).find(|f| f.counter == self).map_or(6, |f| f.width);
+        (1 << width) - 1
     }
 }
 
@@ -157,8 +164,12 @@ impl Wait {
     }
 
     /// A decoded wait instruction as a [`Wait`] (its limits are its first immediate, the
-    /// `simm16` of SOPP/SOPK); `None` for any other instruction.
+    /// `simm16` of SOPP/SOPK); `None` for any other instruction (`flags::WAITCNT` says which
+    /// are waits; [`Wait::decode`] reads the one it is).
     pub fn of_inst(inst: &Inst, family: Family) -> Option<Wait> {
+        if !inst.has(flags::WAITCNT) {
+            return None;
+        }
         let simm16 = inst.operands.iter().find_map(|o| if let Operand::Imm(v) = o { Some(*v as u32) } else { None }).unwrap_or(0);
         Wait::decode(family, inst.mnemonic(), simm16)
     }
@@ -214,6 +225,24 @@ mod tests {
         assert_eq!(Wait::decode(Family::Gfx9, "s_waitcnt", idle), Some(Wait::default()), "fields at their maximum wait for nothing");
         assert_eq!(Wait::decode(Family::Gfx12, "s_wait_kmcnt", 0xff), Some(Wait(vec![(Counter::Km, 0x1f)])), "kmcnt is 5 bits");
         assert_eq!(Wait::decode(Family::Gfx9, "s_nop", 0), None);
+    }
+
+    /// The field widths of the one-counter forms (RDNA4 ISA, "S_WAIT_KMCNT": 5 bits; expcnt 3).
+    #[test]
+    fn all_ones_limits() {
+        assert_eq!(Counter::Km.field_all_ones(), 31);
+        assert_eq!(Counter::Exp.field_all_ones(), 7);
+        assert_eq!(Counter::Load.field_all_ones(), 63);
+        assert_eq!(Counter::Lgkm.field_all_ones(), 63);
+    }
+
+    /// Every instruction the tables flag as a wait is one [`Wait::decode`] reads, and no other.
+    #[test]
+    fn the_waitcnt_flag_marks_the_decoded_forms() {
+        for row in hipscope_isa::tables::ROWS.iter() {
+            let decoded = Wait::decode(Family::Gfx12, row.opcode.name(), 0).is_some();
+            assert_eq!(row.has(flags::WAITCNT), decoded, "{}", row.record);
+        }
     }
 
     /// What the code generator emits reads back as the same wait.

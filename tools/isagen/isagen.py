@@ -56,6 +56,81 @@ FLAG_FIELDS = [
     "isReturn", "isCall", "isConvergent", "hasSideEffects", "D16Buf",
 ]
 
+# Flags hipscope derives for its own classifiers (timing classes, the memory-model recogniser,
+# the scope suite); `derived_flags` says where each comes from; `flags` in isa/src/tables/types.rs lists them after FLAG_FIELDS.
+DERIVED_FLAGS = ["F64", "TRANSCENDENTAL", "WAITCNT", "CACHE_INV", "CACHE_WB", "READS_CLOCK", "VGPR_INDEXING", "WG_BARRIER"]
+
+# Record classes of the data-cache maintenance instructions (SMInstructions.td,
+# BUFInstructions.td, FLATInstructions.td).
+MAINTENANCE_CLASSES = {"SM_Inval_Pseudo", "MUBUF_Invalidate", "FLAT_Global_Invalidate_Writeback"}
+
+# GFX12 wait-counter instructions (SOPInstructions.td `S_WAIT_*CNT*`): plain SOPP pseudos with an
+# s16imm operand, nothing in the record marks them as waits.
+GFX12_WAITS = {"s_wait_loadcnt", "s_wait_storecnt", "s_wait_dscnt", "s_wait_kmcnt", "s_wait_expcnt",
+               "s_wait_samplecnt", "s_wait_bvhcnt", "s_wait_loadcnt_dscnt", "s_wait_storecnt_dscnt"}
+
+# The work-group barrier instructions clang emits for `__syncthreads()` (GFX12 splits it into
+# a signal and a wait); the records have no mark that tells them from other convergent SOPPs.
+WG_BARRIERS = {"s_barrier", "s_barrier_signal", "s_barrier_wait"}
+
+# Instructions that may return a clock depending on their operand: `s_getreg_b32` of
+# HW_REG_SHADER_CYCLES (GFX10.3+), `s_sendmsg_rtn_*` of MSG_RTN_GET_REALTIME (GFX11+).
+CLOCK_BY_OPERAND = {"s_getreg_b32", "s_sendmsg_rtn_b32", "s_sendmsg_rtn_b64"}
+
+
+def pseudo_index(recs):
+    """Pseudo instruction records by their `PseudoInstr` name: a real encoding names its
+    pseudo there and inherits what the pseudo knows (its VOP profile, its record classes)."""
+    out = {}
+    for name in recs.instanceof["Instruction"]:
+        r = recs[name]
+        if r.get("isPseudo") and r.get("PseudoInstr"):
+            out.setdefault(r["PseudoInstr"], r)
+    return out
+
+
+def derived_flags(recs, pseudos, r, mn):
+    """hipscope's own flags of the real record `r` with mnemonic `mn` (see README.md)."""
+    ps = pseudos.get(r.get("PseudoInstr"), {})
+    classes = set(r.get("!superclasses", [])) | set(ps.get("!superclasses", []))
+    out = []
+    # F64: the VOP profile (`Pfl`) types a source or the result as f64 (TableGen).
+    pfl = r.get("Pfl") or ps.get("Pfl")
+    if isinstance(pfl, dict):
+        prof = recs[pfl["def"]]
+        vts = [prof.get(k) for k in ("DstVT", "Src0VT", "Src1VT", "Src2VT")]
+        if any(isinstance(v, dict) and v["def"] == "f64" for v in vts):
+            out.append("F64")
+    # TRANSCENDENTAL: scheduled on the transcendental unit, SchedRW WriteTrans32/WriteTrans64
+    # (TableGen; the TRANS format bit is missing on some DPP encodings and set on GFX12's
+    # scalar `v_s_*` forms, which are scheduled as WritePseudoScalarTrans).
+    if any(s["def"] in ("WriteTrans32", "WriteTrans64") for s in r.get("SchedRW") or []):
+        out.append("TRANSCENDENTAL")
+    # WAITCNT: waits on the wait counters. `s_waitcnt` by its SWaitCnt operand, the GFX10/11
+    # one-counter forms by their record class SOPK_WAITCNT (TableGen); GFX12's by name.
+    ins = [a[0]["def"] for a in r["InOperandList"]["args"]]
+    if "SWaitCnt" in ins or "SOPK_WAITCNT" in classes or mn in GFX12_WAITS:
+        out.append("WAITCNT")
+    # CACHE_INV / CACHE_WB: data-cache maintenance by record class (TableGen); which of the two
+    # by name (`inv` / `wb` in it; `buffer_wbinvl1*` and `global_wbinv` do both).
+    if classes & MAINTENANCE_CLASSES:
+        if "inv" in mn:
+            out.append("CACHE_INV")
+        if "wb" in mn:
+            out.append("CACHE_WB")
+    # READS_CLOCK: `s_memtime`/`s_memrealtime` by record class SM_Time_Pseudo (TableGen); the
+    # operand-dependent readers by name.
+    if "SM_Time_Pseudo" in classes or mn in CLOCK_BY_OPERAND:
+        out.append("READS_CLOCK")
+    # VGPR_INDEXING: addresses VGPRs through M0 or GPR_IDX mode (`v_movrel*`, GFX8/9
+    # `s_set_gpr_idx_*`), by name.
+    if mn.startswith("v_movrel") or mn.startswith("s_set_gpr_idx"):
+        out.append("VGPR_INDEXING")
+    if mn in WG_BARRIERS:
+        out.append("WG_BARRIER")
+    assert set(out) <= set(DERIVED_FLAGS), out
+    return out
+
 # Subtarget features the runtime decoder/printer consults (bit i of PROCESSOR_FEATURES).
 FEATURES = [
     "FeatureVolcanicIslands", "FeatureGFX9", "FeatureGFX10", "FeatureGFX11", "FeatureGFX12",
@@ -439,6 +514,7 @@ def main(src, dst):
         return m
 
     variants = mimg_variants(recs)
+    pseudos = pseudo_index(recs)
     classes = {}        # class name -> index
     class_rows = []
     opnames = set()
@@ -484,6 +560,7 @@ def main(src, dst):
         ts = r.get("TSFlags") or []
         flags = [f for f in FLAG_FIELDS
                  if (ts[TSFLAG_BITS[f]] == 1 if f in TSFLAG_BITS and len(ts) == 64 else r.get(f) == 1)]
+        flags += derived_flags(recs, pseudos, r, mn)
         uses = [u["def"] for u in r.get("Uses", []) if u["def"] in IMPLICIT_REGS]
         defs = [u["def"] for u in r.get("Defs", []) if u["def"] in IMPLICIT_REGS]
         rows.append(dict(name=name, ns=ns, bits=len(r["Inst"]), mask=mask, val=val,

@@ -21,6 +21,8 @@ pub struct Listed {
     pub line: u32,
     pub address: u64,
     pub text: String,
+    /// The instruction's `hipscope_isa::tables::flags`.
+    pub flags: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -65,7 +67,7 @@ pub fn assemble(kernel: &Kernel, processor: Processor, wave64: bool) -> Result<A
                 (encode(&decoder, names, ops, address)?, *lowered)
             }
         };
-        listing.push(Listed { thread, lowered, line, address, text: hipscope_isa::print::format_inst(&e.inst, decoder.ctx()) });
+        listing.push(Listed { thread, lowered, line, address, text: hipscope_isa::print::format_inst(&e.inst, decoder.ctx()), flags: e.inst.row.flags });
         code.extend_from_slice(&e.bytes);
     }
     Ok(Assembled { code, listing })

@@ -19,6 +19,7 @@ pub use codegen::Unsupported;
 
 use crate::litmus::{Litmus, Term};
 
+use hipscope_isa::tables::flags;
 use hipscope_mm::lower::Target;
 use hipscope_mm::{Value, ValueType};
 use hipscope_sim::gpus::{GpuConfig, Mode};
@@ -268,7 +269,7 @@ impl Prepared {
             let Some(listed) = self.listing.iter().find(|l| l.address == pc) else { continue };
             // The threads' own vector accesses and cache maintenance (not the scalar loads of
             // addresses and delays, nor the results' stores, which have no source line).
-            let (Some(thread), true) = (listed.thread, listed.line > 0 && !listed.text.starts_with("s_")) else { continue };
+            let (Some(thread), true) = (listed.thread, listed.line > 0 && listed.flags & (flags::SALU | flags::SMRD) == 0) else { continue };
             let name = test.threads.get(thread).map_or("?", |t| t.name.as_str());
             events.push((issue, format!("{name} line {}: {} — {what}", listed.line, listed.text)));
         }

@@ -24,6 +24,14 @@ pub fn flags_of(mnemonic: &str) -> u64 {
     ROWS.iter().find(|r| r.opcode as usize == i).map_or(0, |r| r.flags)
 }
 
+/// The opcode of the instruction named `mnemonic` (LLVM's lower-case name), for code that
+/// builds instructions by name (the memory-model lowering's listings); `None` for a name no
+/// row has.
+pub fn opcode_of(mnemonic: &str) -> Option<Opcode> {
+    let i = OPCODE_NAMES.binary_search(&mnemonic).ok()?;
+    ROWS.iter().find(|r| r.opcode as usize == i).map(|r| r.opcode)
+}
+
 impl OpName {
     /// LLVM operand name, e.g. `src0_modifiers`.
     pub fn name(self) -> &'static str {

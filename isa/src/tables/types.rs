@@ -338,6 +338,15 @@ pub mod flags {
         ISCONVERGENT,
         HASSIDEEFFECTS,
         D16BUF,
+        // hipscope's own flags (tools/isagen/README.md, "Derived flags").
+        F64,
+        TRANSCENDENTAL,
+        WAITCNT,
+        CACHE_INV,
+        CACHE_WB,
+        READS_CLOCK,
+        VGPR_INDEXING,
+        WG_BARRIER,
     );
 }
 

@@ -4,7 +4,7 @@
 
 use crate::wait::{Counter, Wait};
 use hipscope_isa::decode::{CachePolicy, Inst};
-use hipscope_isa::tables::flags;
+use hipscope_isa::tables::{flags, OpName};
 use hipscope_isa::Family;
 
 /// What an access does to its location.
@@ -51,24 +51,12 @@ pub enum Piece {
     Break,
 }
 
-/// Mnemonics of the cache-maintenance instructions of every family (ISA manuals; AMDGPUUsage
-/// memory-model tables).
-pub(super) const MAINTENANCE: &[&str] = &[
-    "buffer_wbinvl1",
-    "buffer_wbinvl1_vol",
-    "buffer_wbinvl1_sc",
-    "buffer_wbl2",
-    "buffer_invl2",
-    "buffer_inv",
-    "buffer_gl0_inv",
-    "buffer_gl1_inv",
-    "global_wb",
-    "global_inv",
-    "global_wbinv",
-];
-
-/// DS instructions that move data between lanes without touching LDS memory.
-const DS_NO_MEMORY: &[&str] = &["ds_swizzle_b32", "ds_permute_b32", "ds_bpermute_b32", "ds_bpermute_fi_b32", "ds_nop"];
+/// Whether instruction flags mark vector cache maintenance (`buffer_wbl2`, `buffer_inv`,
+/// `buffer_gl0_inv`, `global_wb`, ...; ISA manuals, AMDGPUUsage memory-model tables), not the
+/// scalar cache's `s_dcache_*`.
+pub(super) fn is_vector_maintenance(f: u64) -> bool {
+    f & (flags::CACHE_INV | flags::CACHE_WB) != 0 && f & flags::SMRD == 0
+}
 
 /// The piece an instruction is, or `None` when it plays no part in the memory model (ALU,
 /// scalar memory, scratch, register moves; they neither order nor are ordered here).
@@ -77,17 +65,19 @@ pub fn piece_of(inst: &Inst, family: Family) -> Option<Piece> {
     if let Some(w) = Wait::of_inst(inst, family) {
         return Some(Piece::Wait(w));
     }
-    if MAINTENANCE.contains(&m) {
+    if is_vector_maintenance(inst.row.flags) {
         return Some(Piece::Maint { mnemonic: m, cpol: inst.cache_policy() });
     }
-    if m == "s_barrier" || m == "s_barrier_wait" || m == "s_barrier_signal" {
+    if inst.has(flags::WG_BARRIER) {
         return Some(Piece::Barrier { mnemonic: m });
     }
-    if inst.has(flags::ISBRANCH) || m == "s_endpgm" || m.starts_with("s_setpc") || m.starts_with("s_swappc") {
+    // Branches (`s_setpc` too), calls (`s_swappc`, `s_call`), program ends (`s_endpgm*`).
+    if inst.has(flags::ISBRANCH | flags::ISCALL | flags::ISRETURN) {
         return Some(Piece::Break);
     }
     let place = if inst.has(flags::DS) {
-        if DS_NO_MEMORY.contains(&m) || m.starts_with("ds_gws") {
+        // GWS and the lane moves that touch no LDS (`ds_swizzle_b32`, `ds_permute_b32`, `ds_nop`).
+        if inst.has(flags::GWS) || !inst.has(flags::MAYLOAD | flags::MAYSTORE) {
             return None;
         }
         Where::Lds
@@ -99,7 +89,7 @@ pub fn piece_of(inst: &Inst, family: Family) -> Option<Piece> {
         return None;
     };
     let kind = if place == Where::Lds {
-        lds_kind(m, inst)?
+        lds_kind(inst)
     } else if inst.has(flags::ISATOMICRET) {
         Kind::Rmw { returns: true }
     } else if inst.has(flags::ISATOMICNORET) {
@@ -114,22 +104,16 @@ pub fn piece_of(inst: &Inst, family: Family) -> Option<Piece> {
     Some(Piece::Access { kind, place, mnemonic: m, cpol: inst.cache_policy() })
 }
 
-/// An LDS instruction's kind, from its name: the instruction tables mark plain DS writes as
-/// non-returning atomics, so the flags cannot tell `ds_write_b32` from `ds_add_u32`.
-fn lds_kind(m: &str, inst: &Inst) -> Option<Kind> {
-    let plain_store = ["ds_write", "ds_store"].iter().any(|p| m.starts_with(p)) && !m.contains("xchg") && !m.contains("_rtn");
-    let plain_load = ["ds_read", "ds_load"].iter().any(|p| m.starts_with(p));
-    Some(if plain_store {
-        Kind::Store
-    } else if plain_load {
-        Kind::Load
-    } else if inst.has(flags::MAYSTORE) {
-        Kind::Rmw { returns: m.contains("_rtn") || inst.has(flags::ISATOMICRET) }
-    } else if inst.has(flags::MAYLOAD) {
-        Kind::Load
-    } else {
-        return None;
-    })
+/// An LDS instruction's kind. The tables mark plain DS writes as non-returning atomics, so the
+/// atomic flags cannot tell `ds_write_b32` from `ds_add_u32`; whether it loads, stores or both
+/// can. A read-modify-write returns when the tables say so or when it writes a VGPR (the
+/// returning forms they do not mark: `ds_wrxchg2_rtn_b32`, `ds_bvh_stack_rtn_b32`, `ds_append`).
+fn lds_kind(inst: &Inst) -> Kind {
+    match (inst.has(flags::MAYLOAD), inst.has(flags::MAYSTORE)) {
+        (false, _) => Kind::Store,
+        (true, false) => Kind::Load,
+        (true, true) => Kind::Rmw { returns: inst.has(flags::ISATOMICRET) || inst.row.operand_index(OpName::vdst).is_some() },
+    }
 }
 
 /// The cache-policy bits that carry memory-model meaning on `family`, for an access of

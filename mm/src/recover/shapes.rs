@@ -8,6 +8,7 @@ use crate::lower::{lower, Line, Op, Rmw, Target};
 use crate::vocab::{Access, Order, RmwOp, Scope, Space, Spaces};
 use crate::wait::Wait;
 use hipscope_isa::decode::CachePolicy;
+use hipscope_isa::tables::{flags, flags_of};
 
 /// A cache-maintenance instruction: mnemonic and cache bits as encoded.
 pub type Maint = (String, u32);
@@ -67,7 +68,7 @@ pub fn all_ops() -> Vec<Op> {
 }
 
 fn is_barrier(mnemonic: &str) -> bool {
-    mnemonic.starts_with("s_barrier")
+    flags_of(mnemonic) & flags::WG_BARRIER != 0
 }
 
 /// Take `op`'s lowering on `target` apart.
@@ -110,7 +111,7 @@ pub fn shape(op: Op, target: &Target) -> Shape {
 
 /// Whether a lowered line is cache maintenance rather than the access itself.
 fn is_maintenance_line(mnemonic: &str) -> bool {
-    super::pieces::MAINTENANCE.contains(&mnemonic)
+    super::pieces::is_vector_maintenance(flags_of(mnemonic))
 }
 
 /// Every shape of the target, and which maintenance instructions are writebacks (released

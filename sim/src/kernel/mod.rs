@@ -167,8 +167,8 @@ fn vgpr_file_size(code: &[CodeSlot], allocated: u32) -> u32 {
     let mut top = allocated;
     for slot in code {
         let CodeSlot::Inst(e) = slot else { continue };
-        let name = e.inst.mnemonic();
-        if name.starts_with("v_movrel") || name.starts_with("s_set_gpr_idx") {
+        // `v_movrel*` and GPR_IDX mode reach VGPRs through M0, past every operand.
+        if e.inst.has(hipscope_isa::tables::flags::VGPR_INDEXING) {
             return all;
         }
         for op in &e.inst.operands {

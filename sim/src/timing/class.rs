@@ -10,6 +10,7 @@ use crate::exec::{ds, smem, sopp, vmem, Sem};
 use crate::gpus::timing::Core;
 use crate::memsys::{OpKind, Policy};
 use hipscope_isa::decode::{CachePolicy, Inst, Operand};
+use hipscope_isa::tables::{flags, Opcode};
 use hipscope_isa::Family;
 
 /// A cache-maintenance action.
@@ -87,17 +88,18 @@ fn imm(inst: &Inst) -> u32 {
 
 /// Classify one instruction for a kernel of wave size `lanes` on a CU with `core`.
 pub fn classify(sem: &Sem, inst: &Inst, fam: Family, lanes: u32, l2s: usize, core: &Core) -> Class {
-    let name = inst.mnemonic();
     match sem {
-        Sem::Valu(_) => Class::Valu { cycles: valu_cycles(name, lanes, core) },
+        Sem::Valu(_) => Class::Valu { cycles: valu_cycles(inst, lanes, core) },
         Sem::Salu(_) => Class::Salu,
         Sem::Smem(op) => match op {
             smem::Op::Load { .. } | smem::Op::BufferLoad { .. } => Class::Smem { kind: OpKind::Load },
             smem::Op::Store { .. } | smem::Op::BufferStore { .. } => Class::Smem { kind: OpKind::Store },
             smem::Op::Atomic { ret, .. } => Class::Smem { kind: OpKind::Atomic { returns: *ret } },
-            _ if name.starts_with("s_dcache_inv") => Class::Cache(Maintenance::InvScalar),
-            _ if name == "s_gl1_inv" => Class::Cache(Maintenance::InvGl1),
-            _ if name.starts_with("s_dcache_wb") => Class::Cache(Maintenance::None),
+            // `s_gl1_inv` and `s_dcache_inv*` share a record class; only the opcode says which
+            // cache.
+            _ if inst.opcode() == Opcode::S_GL1_INV => Class::Cache(Maintenance::InvGl1),
+            _ if inst.has(flags::CACHE_INV) => Class::Cache(Maintenance::InvScalar),
+            _ if inst.has(flags::CACHE_WB) => Class::Cache(Maintenance::None),
             _ => Class::Other,
         },
         Sem::Ds(op) => Class::Lds { dwords: ds_dwords(op) },
@@ -111,10 +113,10 @@ pub fn classify(sem: &Sem, inst: &Inst, fam: Family, lanes: u32, l2s: usize, cor
             sopp::Op::Barrier => Class::Barrier,
             sopp::Op::Branch | sopp::Op::CBranch(_) | sopp::Op::DebugBranch => Class::Branch,
             sopp::Op::Sleep => Class::Sleep { cycles: 64 * imm(inst).clamp(1, 127) },
-            _ => match name {
-                "s_nop" => Class::Nop { cycles: (imm(inst) & 0xf) + 1 },
-                "s_delay_alu" => Class::DelayAlu,
-                _ => waitcnt::decode(fam, name, imm(inst)).map_or(Class::Other, Class::Wait),
+            _ => match inst.opcode() {
+                Opcode::S_NOP => Class::Nop { cycles: (imm(inst) & 0xf) + 1 },
+                Opcode::S_DELAY_ALU => Class::DelayAlu,
+                _ => hipscope_mm::Wait::of_inst(inst, fam).and_then(|w| waitcnt::from_counters(fam, &w)).map_or(Class::Other, Class::Wait),
             },
         },
         Sem::Unsupported => Class::Other,
@@ -123,13 +125,11 @@ pub fn classify(sem: &Sem, inst: &Inst, fam: Family, lanes: u32, l2s: usize, cor
 
 /// SIMD cycles of a VALU op: passes over the SIMD's lanes, times the rate divisor of f64 and
 /// transcendental ops.
-fn valu_cycles(name: &str, lanes: u32, core: &Core) -> u32 {
+fn valu_cycles(inst: &Inst, lanes: u32, core: &Core) -> u32 {
     let passes = lanes.div_ceil(core.simd_lanes.max(1));
-    let trans = ["v_rcp", "v_rsq", "v_sqrt", "v_log", "v_exp", "v_sin", "v_cos"].iter().any(|p| name.starts_with(p));
-    let f64 = name.ends_with("_f64") || name.contains("_f64_");
-    let rate = if trans {
+    let rate = if inst.has(flags::TRANSCENDENTAL) {
         core.transcendental_rate_divisor
-    } else if f64 {
+    } else if inst.has(flags::F64) {
         core.f64_rate_divisor
     } else {
         1

@@ -1,5 +1,5 @@
-//! Wait counters: what each wave has in flight, and the `s_waitcnt` family of instructions
-//! that wait for it.
+//! Wait counters: what each wave has in flight, and what the `s_waitcnt` family of
+//! instructions waits for, in the engine's terms.
 //!
 //! A wave counts its outstanding operations per class ([`Queue`]); a family's counters group
 //! the classes (ISA manuals, "S_WAITCNT" and the GFX12 "S_WAIT_*" instructions; LLVM
@@ -10,11 +10,12 @@
 //!   return; `lgkmcnt`, `expcnt` as before.
 //! * GFX12: `loadcnt`, `storecnt`, `dscnt` (LDS), `kmcnt` (scalar memory), `expcnt`.
 //!
-//! `simm16` layouts: GFX9 vmcnt [3:0] and [15:14], expcnt [6:4], lgkmcnt [11:8]; GFX8 the
-//! same without vmcnt [15:14]; GFX10 lgkmcnt [13:8]; GFX11 expcnt [2:0], lgkmcnt [9:4], vmcnt
-//! [15:10]; GFX12 combined forms: loadcnt/storecnt [13:8], dscnt [5:0].
+//! Which counters an instruction waits on, and its field layouts, are the memory-model crate's
+//! one wait-counter model ([`hipscope_mm::wait`]); [`from_counters`] maps its counters to queues.
 
+use hipscope_isa::waitcnt::Waitcnt;
 use hipscope_isa::Family;
+use hipscope_mm::wait::{Counter, Wait as CounterWait};
 
 /// A class of outstanding operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,10 +69,6 @@ impl Wait {
     }
 }
 
-fn bits(v: u32, lo: u32, len: u32) -> u32 {
-    v >> lo & ((1 << len) - 1)
-}
-
 /// The queues of a family's `vmcnt`.
 fn vm_set(f: Family) -> QueueSet {
     if f.is_rdna() {
@@ -90,55 +87,38 @@ const LGKM: QueueSet = set(Queue::Lds) | set(Queue::Smem);
 /// this, a loop of stores with no wait in it (a fill kernel) would put all its stores in
 /// flight at once.
 pub fn issue_room(f: Family, q: Queue) -> Wait {
-    let max = if f == Family::Gfx8 { 15 } else { 63 };
+    let max = Waitcnt::max(f).vm;
     let counter = if q == Queue::Store && f.is_rdna() { set(Queue::Store) } else { vm_set(f) };
     let mut w = Wait::default();
     w.push(counter, max - 1, max);
     w
 }
 
-/// The wait of `mnemonic` with immediate `simm16` on family `f`; `None` if it is no wait
-/// instruction.
-pub fn decode(f: Family, mnemonic: &str, simm16: u32) -> Option<Wait> {
-    let mut w = Wait::default();
-    match mnemonic {
-        "s_waitcnt" => match f {
-            Family::Gfx11 => {
-                w.push(vm_set(f), bits(simm16, 10, 6), 63);
-                w.push(LGKM, bits(simm16, 4, 6), 63);
-                w.push(set(Queue::Exp), bits(simm16, 0, 3), 7);
-            }
-            _ => {
-                let (vm, vm_max) = match f {
-                    Family::Gfx8 => (bits(simm16, 0, 4), 15),
-                    _ => (bits(simm16, 0, 4) | bits(simm16, 14, 2) << 4, 63),
-                };
-                let (lgkm, lgkm_max) = if f.is_rdna() { (bits(simm16, 8, 6), 63) } else { (bits(simm16, 8, 4), 15) };
-                w.push(vm_set(f), vm, vm_max);
-                w.push(LGKM, lgkm, lgkm_max);
-                w.push(set(Queue::Exp), bits(simm16, 4, 3), 7);
-            }
-        },
-        "s_waitcnt_vscnt" => w.push(set(Queue::Store), bits(simm16, 0, 6), 63),
-        "s_waitcnt_vmcnt" => w.push(vm_set(f), bits(simm16, 0, 6), 63),
-        "s_waitcnt_lgkmcnt" => w.push(LGKM, bits(simm16, 0, 6), 63),
-        "s_waitcnt_expcnt" => w.push(set(Queue::Exp), bits(simm16, 0, 3), 7),
-        "s_wait_loadcnt" => w.push(set(Queue::Load), bits(simm16, 0, 6), 63),
-        "s_wait_storecnt" => w.push(set(Queue::Store), bits(simm16, 0, 6), 63),
-        "s_wait_dscnt" => w.push(set(Queue::Lds), bits(simm16, 0, 6), 63),
-        "s_wait_kmcnt" => w.push(set(Queue::Smem), bits(simm16, 0, 5), 31),
-        "s_wait_expcnt" => w.push(set(Queue::Exp), bits(simm16, 0, 3), 7),
-        "s_wait_loadcnt_dscnt" => {
-            w.push(set(Queue::Load), bits(simm16, 8, 6), 63);
-            w.push(set(Queue::Lds), bits(simm16, 0, 6), 63);
-        }
-        "s_wait_storecnt_dscnt" => {
-            w.push(set(Queue::Store), bits(simm16, 8, 6), 63);
-            w.push(set(Queue::Lds), bits(simm16, 0, 6), 63);
-        }
-        _ => return None,
+/// The queues of `counter` on family `f`; `None` for the GFX12 sample and BVH counters, which
+/// count image operations the engine does not time.
+fn queues(f: Family, counter: Counter) -> Option<QueueSet> {
+    Some(match counter {
+        Counter::Vm => vm_set(f),
+        Counter::Lgkm => LGKM,
+        Counter::Exp => set(Queue::Exp),
+        Counter::Vs | Counter::Store => set(Queue::Store),
+        Counter::Load => set(Queue::Load),
+        Counter::Ds => set(Queue::Lds),
+        Counter::Km => set(Queue::Smem),
+        Counter::Sample | Counter::Bvh => return None,
+    })
+}
+
+/// A wait on counters (`Wait::of_inst`) as a wait on queues on family `f`; `None` when it
+/// names a counter the engine does not model (then the instruction issues as a plain scalar
+/// one). A limit at its field's all-ones waits for nothing here, as an `s_waitcnt` field at its
+/// maximum does.
+pub fn from_counters(f: Family, w: &CounterWait) -> Option<Wait> {
+    let mut out = Wait::default();
+    for &(counter, limit) in &w.0 {
+        out.push(queues(f, counter)?, limit, counter.field_all_ones());
     }
-    Some(w)
+    Some(out)
 }
 
 /// One wave's outstanding operations: the cycle each completes.
@@ -206,6 +186,11 @@ impl Outstanding {
 mod tests {
     use super::*;
 
+    /// The engine's wait of `mnemonic` with `simm16` on `f`.
+    fn decode(f: Family, mnemonic: &str, simm16: u32) -> Option<Wait> {
+        from_counters(f, &CounterWait::decode(f, mnemonic, simm16)?)
+    }
+
     #[test]
     fn decodes_the_encodings_clang_emits() {
         // s_waitcnt vmcnt(0) on gfx942 (0x0F70), gfx1030 (0x3F70), gfx1100 (0x03F7).
@@ -223,6 +208,10 @@ mod tests {
         let w = decode(Family::Gfx12, "s_wait_loadcnt_dscnt", 0x0100).unwrap();
         assert_eq!(&w.parts[..w.n], &[(set(Queue::Load), 1), (set(Queue::Lds), 0)]);
         assert!(decode(Family::Gfx9, "s_nop", 0).is_none());
+        // All-ones one-counter limits wait for nothing; GFX12's sample counter is not timed.
+        assert_eq!(decode(Family::Gfx12, "s_wait_kmcnt", 0x1f).unwrap().n, 0);
+        assert_eq!(decode(Family::Gfx10, "s_waitcnt_vscnt", 0x3f).unwrap().n, 0);
+        assert!(decode(Family::Gfx12, "s_wait_samplecnt", 0).is_none());
     }
 
     #[test]

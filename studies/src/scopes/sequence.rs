@@ -3,22 +3,20 @@
 
 use hipscope_isa::decode::{Ctx, Inst};
 use hipscope_isa::print::format_inst;
+use hipscope_isa::tables::{flags, Opcode};
 use hipscope_sim::kernel::{CodeSlot, LoadedKernel};
 
-/// Whether `text` (a printed instruction) reads the shader clock: `s_memtime` (GFX8-10.3),
-/// `s_getreg_b32 … SHADER_CYCLES…` (GFX10.3-12), `s_sendmsg_rtn_b64 … REALTIME`.
+/// Whether `inst` (printed as `text`) reads the shader clock: `s_memtime`, `s_memrealtime`
+/// (GFX8-10.3; scalar memory), `s_getreg_b32 … SHADER_CYCLES…` (GFX10.3-12),
+/// `s_sendmsg_rtn_b64 … REALTIME`; the last two only with that operand.
 fn reads_clock(inst: &Inst, text: &str) -> bool {
-    let m = inst.mnemonic();
-    m == "s_memtime"
-        || m == "s_memrealtime"
-        || (m == "s_getreg_b32" && text.contains("SHADER_CYCLES"))
-        || (m.starts_with("s_sendmsg_rtn") && text.contains("REALTIME"))
+    inst.has(flags::READS_CLOCK) && (inst.has(flags::SMRD) || text.contains("SHADER_CYCLES") || text.contains("REALTIME"))
 }
 
-/// Whether `inst` is a wait-counter instruction (`s_waitcnt*`, GFX12 `s_wait_*cnt*`).
+/// Whether `inst` is a wait-counter instruction (`s_waitcnt*`, GFX12 `s_wait_*cnt*`), or the
+/// dependency-counter wait `s_waitcnt_depctr` the compiler may also place there.
 fn is_wait(inst: &Inst) -> bool {
-    let m = inst.mnemonic();
-    m.starts_with("s_waitcnt") || (m.starts_with("s_wait_") && m.contains("cnt"))
+    inst.has(flags::WAITCNT) || inst.opcode() == Opcode::S_WAITCNT_DEPCTR
 }
 
 /// The instructions strictly between the first two clock reads, without the kernel's own

@@ -26,7 +26,7 @@ mod stmts;
 use crate::litmus::{Litmus, Location, RegId, Stmt, Thread};
 
 use hipscope_isa::decode::{Operand, Reg, Special};
-use hipscope_isa::tables::OpName;
+use hipscope_isa::tables::{flags, flags_of, opcode_of, OpName, Opcode};
 use hipscope_isa::Family;
 use hipscope_mm::lower::{self, Line, Op, Target};
 use hipscope_mm::{Counter, Wait};
@@ -476,7 +476,7 @@ impl Gen<'_> {
             Line::Inst { mnemonic, cpol, .. } => match access.filter(|_| is_access(mnemonic)) {
                 Some(AccessInst { ops, kind, writes }) => {
                     let mut ops = ops.to_vec();
-                    let lds = mnemonic.starts_with("ds_");
+                    let lds = flags_of(mnemonic) & flags::DS != 0;
                     if !lds {
                         ops.push((OpName::cpol, imm(cpol.0 as i64)));
                     }
@@ -491,9 +491,9 @@ impl Gen<'_> {
                     }
                     // `__syncthreads()` on GFX12 signals and waits on barrier -1, the
                     // work-group's own (clang-19 output).
-                    match mnemonic.as_str() {
-                        "s_barrier_signal" => ops.push((OpName::src0, imm(-1))),
-                        "s_barrier_wait" => ops.push((OpName::simm16, imm(0xffff))),
+                    match opcode_of(mnemonic) {
+                        Some(Opcode::S_BARRIER_SIGNAL) => ops.push((OpName::src0, imm(-1))),
+                        Some(Opcode::S_BARRIER_WAIT) => ops.push((OpName::simm16, imm(0xffff))),
                         _ => {}
                     }
                     self.emit(&[mnemonic.as_str()], ops);
@@ -579,6 +579,8 @@ impl Gen<'_> {
 /// Whether a lowered instruction is the access itself (not cache maintenance or a barrier).
 fn is_access(m: &str) -> bool {
     // Every DS instruction is an access (`ds_read_b32`, `ds_write_b32`, `ds_add_rtn_u32`);
-    // `global_inv`/`global_wb` (GFX12) are cache maintenance.
-    m.starts_with("ds_") || ((m.starts_with("global_") || m.starts_with("flat_")) && (m.contains("_load") || m.contains("_store") || m.contains("_atomic")))
+    // `global_inv`/`global_wb` (GFX12) are cache maintenance; scratch is no shared memory.
+    let f = flags_of(m);
+    f & flags::DS != 0
+        || (f & flags::FLAT != 0 && f & (flags::MAYLOAD | flags::MAYSTORE) != 0 && f & (flags::FLATSCRATCH | flags::CACHE_INV | flags::CACHE_WB) == 0)
 }
