@@ -52,6 +52,19 @@ pub enum Scope {
     System,
 }
 
+impl Scope {
+    /// The scope's lower-case name as reports and sweep metrics spell it (`workgroup`, `agent` …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::WorkItem => "workitem",
+            Scope::Wavefront => "wavefront",
+            Scope::Workgroup => "workgroup",
+            Scope::Agent => "agent",
+            Scope::System => "system",
+        }
+    }
+}
+
 /// C++ memory orders. Plain (non-atomic) accesses are [`Access::Plain`], not an order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Order {

@@ -148,13 +148,13 @@ pub const PING_PONG_PLACEMENTS: [&str; 3] = ["other_cu", "same_xcd", "other_xcd"
 /// The scope suite has a row of these names: the operation measured at that scope, one of the
 /// suite's footprints (ping-pong rows have none: 0), a contention (a placement for ping-pong).
 fn check_scope_names(op: &str, scope: &str, footprint: u64, contention: &str) -> Result<(), String> {
-    use hipscope_studies::scopes::{scopes_of, Contention, Scope, FOOTPRINTS, OPS, PING_PONG_SCOPES};
+    use hipscope_studies::scopes::{scopes_of, Contention, Scope, FOOTPRINTS, OPS, PING_PONG_SCOPES, SCOPES};
     let found = OPS.iter().find(|o| o.name == op);
     if op != "ping_pong" && found.is_none() {
         let names: Vec<&str> = OPS.iter().map(|o| o.name).collect();
         return Err(format!("no operation \"{op}\" in the scope suite ({}, ping_pong)", names.join(", ")));
     }
-    let Some(s) = Scope::ALL.iter().find(|s| s.name() == scope) else {
+    let Some(s) = SCOPES.iter().find(|s| s.name() == scope) else {
         return Err(format!("no scope \"{scope}\" (wavefront, workgroup, agent, system)"));
     };
     let measured_at: &[Scope] = found.map_or(&PING_PONG_SCOPES[..], scopes_of);

@@ -89,9 +89,9 @@ fn workloads(plan: &Plan) -> Result<(), String> {
 /// A `Scopes` workload's lists name what the suite has (an unknown name would select nothing
 /// and leave its metrics empty).
 fn scope_lists(ops: &[String], scopes: &[String], footprints: &[u64], contentions: &[String]) -> Result<(), String> {
-    use hipscope_studies::scopes::{Contention, Scope, FOOTPRINTS, OPS};
+    use hipscope_studies::scopes::{Contention, FOOTPRINTS, OPS, SCOPES};
     let op_names: Vec<&str> = OPS.iter().map(|o| o.name).chain(["ping_pong"]).collect();
-    let scope_names: Vec<&str> = Scope::ALL.iter().map(|s| s.name()).collect();
+    let scope_names: Vec<&str> = SCOPES.iter().map(|s| s.name()).collect();
     let contention_names: Vec<&str> = Contention::ALL.iter().map(|c| c.name()).chain(crate::metrics::PING_PONG_PLACEMENTS).collect();
     let known = |field: &str, list: &[String], names: &[&str]| -> Result<(), String> {
         match list.iter().enumerate().find(|(_, x)| !names.contains(&x.as_str())) {

@@ -1,6 +1,6 @@
 //! The scope rows as tables (text and the Markdown report) and CSV.
 
-use hipscope_studies::scopes::{Contention, Row, Scope, FOOTPRINTS, OPS};
+use hipscope_studies::scopes::{Contention, Row, Scope, FOOTPRINTS, OPS, SCOPES};
 use std::fmt::Write;
 
 /// The distinct values of `items`, in first-seen order.
@@ -54,7 +54,7 @@ fn target_section(o: &mut String, rows: &[Row], gpu: &str, mode: &str) {
     let _ = writeln!(o, "Cycles per wave of one 256-item work-group (median, min–max over its waves), no dirty data:\n");
     let _ = writeln!(o, "| op | wavefront | workgroup | agent | system |\n|---|---|---|---|---|");
     for op in OPS {
-        let cells: Vec<String> = Scope::ALL.iter().map(|&s| cell(find(rows, gpu, mode, op.name, s, 0, base))).collect();
+        let cells: Vec<String> = SCOPES.iter().map(|&s| cell(find(rows, gpu, mode, op.name, s, 0, base))).collect();
         let _ = writeln!(o, "| {} | {} |", op.name, cells.join(" | "));
     }
     let _ = writeln!(o, "\nDirty footprint (bytes written before the operation by the work-group), median cycles:\n");
@@ -68,7 +68,7 @@ fn target_section(o: &mut String, rows: &[Row], gpu: &str, mode: &str) {
     }
     let _ = writeln!(o, "\nContention (fence_acq_rel, no dirty data): one wave, one work-group, one work-group per CU:\n");
     let _ = writeln!(o, "| scope | one wave | one work-group | all CUs |\n|---|---|---|---|");
-    for s in Scope::ALL {
+    for s in SCOPES {
         let cells: Vec<String> = Contention::ALL.iter().map(|c| cell(find(rows, gpu, mode, "fence_acq_rel", s, 0, c.name()))).collect();
         let _ = writeln!(o, "| {} | {} |", s.name(), cells.join(" | "));
     }

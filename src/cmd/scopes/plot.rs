@@ -1,7 +1,7 @@
 //! One SVG per GPU: per mode, the cost of each operation at each scope as grouped bars (one
 //! work-group, no dirty data), and the release costs against the dirty footprint.
 
-use hipscope_studies::scopes::{Contention, Row, Scope, FOOTPRINTS, OPS};
+use hipscope_studies::scopes::{Contention, Row, Scope, FOOTPRINTS, OPS, SCOPES};
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -40,7 +40,7 @@ type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
 /// Grouped bars: x = operation, one bar per scope; y = median cycles (log, +1 so free is 1).
 fn bars(area: &Area, rows: &[Row], gpu: &str, mode: &str) -> DrawResult {
-    let top = OPS.iter().flat_map(|o| Scope::ALL.iter().filter_map(move |&s| median(rows, gpu, mode, o.name, s, 0))).fold(10.0, f64::max) * 6.0;
+    let top = OPS.iter().flat_map(|o| SCOPES.iter().filter_map(move |&s| median(rows, gpu, mode, o.name, s, 0))).fold(10.0, f64::max) * 6.0;
     let n = OPS.len() as f64;
     // Groups centred on whole numbers, so the mesh's whole-number ticks name them.
     let mut chart = ChartBuilder::on(area)
@@ -63,7 +63,7 @@ fn bars(area: &Area, rows: &[Row], gpu: &str, mode: &str) -> DrawResult {
         .x_label_style(("sans-serif", 11))
         .y_desc("cycles + 1")
         .draw()?;
-    for (si, &scope) in Scope::ALL.iter().enumerate() {
+    for (si, &scope) in SCOPES.iter().enumerate() {
         let colour = COLOURS[si];
         let bars = OPS.iter().enumerate().filter_map(move |(i, o)| {
             let v = median(rows, gpu, mode, o.name, scope, 0)? + 1.0;

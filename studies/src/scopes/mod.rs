@@ -20,27 +20,15 @@ pub use run::{case_count, run_target, run_target_filtered, Filter, Progress};
 use hipscope_sim::gpus::{GpuConfig, Mode};
 use serde::Serialize;
 
-/// A synchronization scope (HIP `__HIP_MEMORY_SCOPE_*`, LLVM syncscope).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Scope {
-    Wavefront,
-    Workgroup,
-    Agent,
-    System,
-}
+/// A synchronization scope: the memory model's own ([`hipscope_mm::Scope`]).
+pub use hipscope_mm::Scope;
 
-impl Scope {
-    pub const ALL: [Scope; 4] = [Scope::Wavefront, Scope::Workgroup, Scope::Agent, Scope::System];
+/// The scopes the suite measures, narrowest first (a work-item scope synchronizes nothing).
+pub const SCOPES: [Scope; 4] = [Scope::Wavefront, Scope::Workgroup, Scope::Agent, Scope::System];
 
-    pub fn name(self) -> &'static str {
-        match self {
-            Scope::Wavefront => "wavefront",
-            Scope::Workgroup => "workgroup",
-            Scope::Agent => "agent",
-            Scope::System => "system",
-        }
-    }
+/// Rows spell a scope by its lower-case name.
+fn scope_name<S: serde::Serializer>(scope: &Scope, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(scope.name())
 }
 
 /// How many waves run the operation at once.
@@ -117,7 +105,7 @@ pub const OPS: &[Op] = &[
 /// The scopes `op` is measured at.
 pub fn scopes_of(op: &Op) -> &'static [Scope] {
     if op.scoped {
-        &Scope::ALL
+        &SCOPES
     } else {
         &[Scope::Workgroup]
     }
@@ -209,6 +197,7 @@ pub struct Row {
     pub mode: String,
     /// An [`Op`] name, or `ping_pong`.
     pub op: String,
+    #[serde(serialize_with = "scope_name")]
     pub scope: Scope,
     pub footprint_bytes: u64,
     /// A [`Contention`] name, or for ping-pong where the partner group runs
