@@ -14,10 +14,10 @@ use crate::memory::Allocations;
 use crate::registry::{FunctionRef, KernelMissing, Registry};
 use crate::timeline::{Engine, Timeline};
 use crate::trace::{CounterLog, KernelTrace};
-use hipscope_grade::dynamic::Detector;
-use hipscope_grade::runs::KernelGrade;
-use hipscope_grade::runs::Names;
-use hipscope_grade::story::{Focus, Story, Told};
+use hipscope_race::detector::Detector;
+use hipscope_race::runs::KernelGrade;
+use hipscope_race::runs::Names;
+use hipscope_race::story::{Focus, Story, Told};
 use hipscope_isa::codeobj::{self, HiddenKind, ValueKind};
 use hipscope_sim::gpus::{self, GpuConfig};
 use hipscope_sim::kernel::LoadedKernel;
@@ -251,7 +251,7 @@ impl Runtime {
         if let (Some(job), Some(story)) = (&mut self.story, &story) {
             let default = Default::default();
             let lines = code.map_or(&default, |c| &c.lines);
-            job.told = Some(hipscope_grade::story::tell(story, self.seed, &Names::new(kernel, lines)));
+            job.told = Some(hipscope_race::story::tell(story, self.seed, &Names::new(kernel, lines)));
         }
         if let (Some(log), Some(det)) = (&mut self.races, &detector) {
             let lines = code.map(|c| &c.lines);

@@ -8,7 +8,7 @@
 //! accesses race. The consumer spins long enough to see every flag, so it never reads the
 //! data unsynchronised after a timeout.
 
-use hipscope_grade::dynamic::{describe, Detector, Rule};
+use hipscope_race::detector::{describe, Detector, Rule};
 use hipscope_isa::codeobj;
 use hipscope_sim::launch::Hooks;
 use hipscope_sim::{gpus, Device, EngineOptions, Geometry, MemoryKind};
