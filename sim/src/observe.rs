@@ -595,7 +595,8 @@ mod tests {
         assert!(!o.lane_accesses(), "the part does not want lane accesses");
         o.barrier_released(&[0]);
         assert_eq!(*log.borrow(), ["b: barrier [0]"]);
-        let mut both: [&mut dyn Observer; 2] = [&mut Log { name: "x", lanes: false, bulk: true, log: log.clone() }, &mut Log { name: "y", lanes: false, bulk: true, log }];
+        let mut both: [&mut dyn Observer; 2] =
+            [&mut Log { name: "x", lanes: false, bulk: true, log: log.clone() }, &mut Log { name: "y", lanes: false, bulk: true, log }];
         assert!(!Fan::new(&mut both).lane_accesses(), "no part wants lane accesses, so the engines keep their own memory paths");
     }
 }
