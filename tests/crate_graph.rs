@@ -24,11 +24,6 @@ const LEVELS: &[(&str, u32)] = &[
     ("hipscope", 7),
 ];
 
-/// Edges the order forbids that still exist: the HIP runtime uses the grader's race detector
-/// and story until they move to `race`. An entry that is no longer needed fails the test, so
-/// the list only shrinks.
-const NOT_YET_REMOVED: &[(&str, &str)] = &[("hipscope-hip", "hipscope-grade")];
-
 /// One manifest as far as this check reads it.
 #[derive(Debug, PartialEq)]
 struct Manifest {
@@ -181,12 +176,7 @@ fn crates_depend_only_on_lower_crates() {
         manifests.insert(file.clone(), read(root, &file));
     }
     manifests.insert("Cargo.toml".to_string(), top);
-    let mut wrong = wrong_edges(&manifests);
-    for (from, to) in NOT_YET_REMOVED {
-        let exists = manifests.values().any(|m| m.name == *from && m.dependencies.iter().any(|(d, _)| d == to));
-        assert!(exists, "{from} no longer depends on {to}: remove the entry from NOT_YET_REMOVED");
-        wrong.retain(|w| !w.contains(&format!("{from} depends on {to},")));
-    }
+    let wrong = wrong_edges(&manifests);
     assert!(wrong.is_empty(), "wrong edges in the crate graph:\n{}", wrong.join("\n"));
 }
 

@@ -4,9 +4,9 @@
 //! [`litmus::Litmus`] program; the language layer (`model`) enumerates its candidate
 //! executions and judges them under a scoped model (libhipcxx's scoped C++, HSA or OpenCL);
 //! the hardware layer lowers the same program to AMDGPU instructions (`hipscope_mm::lower`) and
-//! runs it on the engine. The language layer knows nothing of the engine.
+//! runs it on the engine. The language layer knows nothing of the engine. Races in compiled
+//! kernels (`grade --spec`, `--exec`) are `hipscope_race`'s: the HIP runtime uses them too.
 
-pub mod dynamic;
 pub mod explain;
 pub mod fix;
 pub mod fuzzing;
@@ -14,5 +14,3 @@ pub mod hardware;
 pub mod litmus;
 pub mod model;
 pub mod report;
-pub mod runs;
-pub mod story;

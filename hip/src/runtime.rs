@@ -14,15 +14,15 @@ use crate::memory::Allocations;
 use crate::registry::{FunctionRef, KernelMissing, Registry};
 use crate::timeline::{Engine, Timeline};
 use crate::trace::{CounterLog, KernelTrace};
-use hipscope_grade::dynamic::Detector;
-use hipscope_grade::runs::KernelGrade;
-use hipscope_grade::runs::Names;
-use hipscope_grade::story::{Focus, Story, Told};
 use hipscope_isa::codeobj::{self, HiddenKind, ValueKind};
+use hipscope_race::detector::Detector;
+use hipscope_race::runs::KernelGrade;
+use hipscope_race::runs::Names;
+use hipscope_race::story::{Focus, Story, Told};
 use hipscope_sim::gpus::{self, GpuConfig};
 use hipscope_sim::kernel::LoadedKernel;
 use hipscope_sim::launch::Hooks;
-use hipscope_sim::observe::Observer;
+use hipscope_sim::observe::{Fan, Observer};
 use hipscope_sim::{Device, EngineOptions, Geometry, KernelFault, LaunchError};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -241,17 +241,17 @@ impl Runtime {
         let mut detector = self.races.as_ref().map(|_| Detector::new());
         let mut story = self.story.as_ref().filter(|j| j.told.is_none() && j.focus.race.kernel == name).map(|j| Story::new(j.focus.clone()));
         let host = if wants_hostcall { Some(self.hostcall.get_or_insert_with(|| Hostcall::new(&mut self.device.mem))) } else { None };
-        let observer: Option<&mut dyn Observer> = match (&mut story, &mut detector) {
-            (Some(s), _) => Some(s),
-            (None, Some(d)) => Some(d),
-            (None, None) => None,
-        };
-        let hooks = Hooks { host: host.map(|h| h as &mut dyn hipscope_sim::host::HostAgent), observer };
+        // The story and the detector watch the same launch when both are asked for.
+        let mut parts: Vec<&mut dyn Observer> = Vec::with_capacity(2);
+        parts.extend(story.as_mut().map(|s| s as &mut dyn Observer));
+        parts.extend(detector.as_mut().map(|d| d as &mut dyn Observer));
+        let mut watchers = Fan::new(&mut parts);
+        let hooks = Hooks { host: host.map(|h| h as &mut dyn hipscope_sim::host::HostAgent), observer: watchers.observer() };
         let result = self.device.launch_hooked(kernel, geo, values, &opts, hooks);
         if let (Some(job), Some(story)) = (&mut self.story, &story) {
             let default = Default::default();
             let lines = code.map_or(&default, |c| &c.lines);
-            job.told = Some(hipscope_grade::story::tell(story, self.seed, &Names::new(kernel, lines)));
+            job.told = Some(hipscope_race::story::tell(story, self.seed, &Names::new(kernel, lines)));
         }
         if let (Some(log), Some(det)) = (&mut self.races, &detector) {
             let lines = code.map(|c| &c.lines);

@@ -62,6 +62,7 @@ pub struct Hooks<'a> {
     pub host: Option<&'a mut dyn HostAgent>,
     /// Told every instruction, lane access and barrier ([`crate::observe`]), in both modes,
     /// and in timing mode the timing model's side (a [`crate::timing::trace::Trace`] is one).
+    /// Several watch one launch through a [`crate::observe::Fan`].
     pub observer: Option<&'a mut dyn crate::observe::Observer>,
 }
 

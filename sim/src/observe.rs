@@ -12,7 +12,9 @@
 //! completion and the level that served it, and each cache action an instruction caused
 //! (invalidates and write-backs, with the lines they dropped or wrote). The timeline trace
 //! ([`crate::timing::trace::Trace`]), the scope suite's cache-action tallies and the race
-//! detector are all observers: there is one way to watch a run.
+//! detector are all observers: there is one way to watch a run. Observers compose: a [`Fan`]
+//! hands every event to several, so one launch can be watched by a race detector and a
+//! memory-system story at once, each seeing what it would see alone.
 //!
 //! Why a port wrapper: every lane access already passes [`MemPort`] (timing mode: the cache
 //! hierarchy) or goes straight to [`Memory`] (functional mode). [`Watched`] sits in front of
@@ -303,6 +305,102 @@ pub trait Observer {
     fn dispatch_span(&mut self, _s: &DispatchSpan) {}
 }
 
+/// Several observers watching one launch: every event goes to each part, in the order the
+/// parts were given, so each sees the run it would see alone (a race detector and a
+/// memory-system story on one replay). Lane accesses go only to the parts that want them
+/// ([`Observer::lane_accesses`]), and a bulk move stays one [`Observer::accesses`] call per
+/// part, so a part's own fast path (or the per-lane default) runs as it would alone.
+///
+/// Build it with [`Fan::observer`]: no part gives no observer at all (the engines' path
+/// without observers), one part is handed on as itself.
+pub struct Fan<'p, 'o> {
+    parts: &'p mut [&'o mut dyn Observer],
+    /// Which parts want lane accesses, asked once (the engines ask the fan once, at the
+    /// dispatch's start).
+    lanes: Vec<bool>,
+}
+
+impl<'p, 'o> Fan<'p, 'o> {
+    pub fn new(parts: &'p mut [&'o mut dyn Observer]) -> Self {
+        let lanes = parts.iter().map(|p| p.lane_accesses()).collect();
+        Fan { parts, lanes }
+    }
+
+    /// The launch's observer: `None` without parts, the part itself when there is one, else
+    /// the fan.
+    pub fn observer(&mut self) -> Option<&mut dyn Observer> {
+        match self.parts.len() {
+            0 => None,
+            1 => Some(&mut *self.parts[0]),
+            _ => Some(self),
+        }
+    }
+
+    /// Tell every part.
+    fn each(&mut self, mut f: impl FnMut(&mut dyn Observer)) {
+        for p in self.parts.iter_mut() {
+            f(&mut **p);
+        }
+    }
+
+    /// Tell the parts that want lane accesses.
+    fn lane_parts(&mut self, mut f: impl FnMut(&mut dyn Observer)) {
+        for (p, wants) in self.parts.iter_mut().zip(&self.lanes) {
+            if *wants {
+                f(&mut **p);
+            }
+        }
+    }
+}
+
+impl Observer for Fan<'_, '_> {
+    fn lane_accesses(&self) -> bool {
+        self.lanes.iter().any(|w| *w)
+    }
+    fn dispatch_started(&mut self, d: &DispatchInfo) {
+        self.each(|p| p.dispatch_started(d));
+    }
+    fn wave_started(&mut self, wave: WaveId, wave_index: u32) {
+        self.each(|p| p.wave_started(wave, wave_index));
+    }
+    fn executed(&mut self, e: &Executed) {
+        self.each(|p| p.executed(e));
+    }
+    fn access(&mut self, a: &Access) {
+        self.lane_parts(|p| p.access(a));
+    }
+    fn accesses(&mut self, lanes: u64, addresses: &[u64; crate::wave::MAX_LANES], bytes: u32, space: Space, dir: Dir) {
+        self.lane_parts(|p| p.accesses(lanes, addresses, bytes, space, dir));
+    }
+    fn barrier_released(&mut self, waves: &[u32]) {
+        self.each(|p| p.barrier_released(waves));
+    }
+    fn wave_ended(&mut self, wave: WaveId, wave_index: u32) {
+        self.each(|p| p.wave_ended(wave, wave_index));
+    }
+    fn dispatch_ended(&mut self) {
+        self.each(|p| p.dispatch_ended());
+    }
+    fn wave_placed(&mut self, w: &WavePlaced) {
+        self.each(|p| p.wave_placed(w));
+    }
+    fn stalled(&mut self, s: &Stall) {
+        self.each(|p| p.stalled(s));
+    }
+    fn memory_done(&mut self, m: &MemoryDone) {
+        self.each(|p| p.memory_done(m));
+    }
+    fn cache_action(&mut self, a: &CacheAction) {
+        self.each(|p| p.cache_action(a));
+    }
+    fn wave_span(&mut self, s: &WaveSpan) {
+        self.each(|p| p.wave_span(s));
+    }
+    fn dispatch_span(&mut self, s: &DispatchSpan) {
+        self.each(|p| p.dispatch_span(s));
+    }
+}
+
 /// An observer as the engines hold it: shared by the port (whose methods take `&self`) and
 /// the scheduler.
 pub(crate) type Shared<'o> = RefCell<&'o mut dyn Observer>;
@@ -373,5 +471,127 @@ impl MemPort for Watched<'_, '_> {
             m &= m - 1;
             self.report(lane, addrs[lane as usize], bytes, &[], dir);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::rc::Rc;
+
+    /// Writes each event it is told into a log shared by all parts, with its name.
+    struct Log {
+        name: &'static str,
+        lanes: bool,
+        /// Keeps bulk moves whole (else the trait's per-lane default splits them).
+        bulk: bool,
+        log: Rc<RefCell<Vec<String>>>,
+    }
+
+    impl Log {
+        fn put(&self, what: String) {
+            self.log.borrow_mut().push(format!("{}: {what}", self.name));
+        }
+    }
+
+    impl Observer for Log {
+        fn lane_accesses(&self) -> bool {
+            self.lanes
+        }
+        fn wave_started(&mut self, _wave: WaveId, wave_index: u32) {
+            self.put(format!("wave {wave_index} started"));
+        }
+        fn access(&mut self, a: &Access) {
+            self.put(format!("lane {} at {:#x}", a.lane, a.address));
+        }
+        fn accesses(&mut self, lanes: u64, addresses: &[u64; crate::wave::MAX_LANES], bytes: u32, space: Space, dir: Dir) {
+            if !self.bulk {
+                let mut m = lanes;
+                while m != 0 {
+                    let lane = m.trailing_zeros();
+                    m &= m - 1;
+                    self.access(&Access { lane, space, dir, address: addresses[lane as usize], bytes, data: &[] });
+                }
+                return;
+            }
+            self.put(format!("lanes {lanes:#b}"));
+        }
+        fn barrier_released(&mut self, waves: &[u32]) {
+            self.put(format!("barrier {waves:?}"));
+        }
+        fn stalled(&mut self, s: &Stall) {
+            self.put(format!("stalled on {}", s.detail));
+        }
+        fn cache_action(&mut self, a: &CacheAction) {
+            self.put(format!("{:?}", a.op));
+        }
+        fn dispatch_ended(&mut self) {
+            self.put("ended".into());
+        }
+    }
+
+    fn wave() -> WaveId {
+        WaveId { workgroup: [0; 3], wave: 0 }
+    }
+
+    #[test]
+    fn a_fan_tells_each_part_in_order_and_lane_accesses_only_to_who_wants_them() {
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let mut a = Log { name: "a", lanes: true, bulk: true, log: log.clone() };
+        let mut b = Log { name: "b", lanes: false, bulk: true, log: log.clone() };
+        let mut c = Log { name: "c", lanes: true, bulk: false, log: log.clone() };
+        let mut parts: [&mut dyn Observer; 3] = [&mut a, &mut b, &mut c];
+        let mut fan = Fan::new(&mut parts);
+        let o = fan.observer().expect("three parts");
+        assert!(o.lane_accesses(), "two parts want lane accesses");
+        o.wave_started(wave(), 7);
+        o.access(&Access { lane: 3, space: Space::Global, dir: Dir::Read, address: 0x40, bytes: 4, data: &[] });
+        let mut addresses = [0u64; crate::wave::MAX_LANES];
+        (addresses[0], addresses[2]) = (0x100, 0x108);
+        o.accesses(0b101, &addresses, 4, Space::Global, Dir::Write);
+        o.barrier_released(&[1, 2]);
+        o.stalled(&Stall { wave_index: 7, cause: StallCause::Waitcnt, pc: 0, from: 1, to: 2, detail: &Lazy(|| "vmcnt".to_string()) });
+        o.cache_action(&CacheAction { wave_index: 7, pc: 0, cu: 0, op: CacheOp::InvalidateL1, lines: 1, issue: 1, done: 2 });
+        o.dispatch_ended();
+        let expected = [
+            "a: wave 7 started",
+            "b: wave 7 started",
+            "c: wave 7 started",
+            "a: lane 3 at 0x40",
+            "c: lane 3 at 0x40",
+            "a: lanes 0b101",
+            "c: lane 0 at 0x100",
+            "c: lane 2 at 0x108",
+            "a: barrier [1, 2]",
+            "b: barrier [1, 2]",
+            "c: barrier [1, 2]",
+            "a: stalled on vmcnt",
+            "b: stalled on vmcnt",
+            "c: stalled on vmcnt",
+            "a: InvalidateL1",
+            "b: InvalidateL1",
+            "c: InvalidateL1",
+            "a: ended",
+            "b: ended",
+            "c: ended",
+        ];
+        assert_eq!(*log.borrow(), expected);
+    }
+
+    #[test]
+    fn no_part_is_no_observer_and_one_part_is_told_alone() {
+        let mut none: [&mut dyn Observer; 0] = [];
+        assert!(Fan::new(&mut none).observer().is_none());
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let mut b = Log { name: "b", lanes: false, bulk: true, log: log.clone() };
+        let mut one: [&mut dyn Observer; 1] = [&mut b];
+        let mut fan = Fan::new(&mut one);
+        let o = fan.observer().expect("one part");
+        assert!(!o.lane_accesses(), "the part does not want lane accesses");
+        o.barrier_released(&[0]);
+        assert_eq!(*log.borrow(), ["b: barrier [0]"]);
+        let mut both: [&mut dyn Observer; 2] =
+            [&mut Log { name: "x", lanes: false, bulk: true, log: log.clone() }, &mut Log { name: "y", lanes: false, bulk: true, log }];
+        assert!(!Fan::new(&mut both).lane_accesses(), "no part wants lane accesses, so the engines keep their own memory paths");
     }
 }

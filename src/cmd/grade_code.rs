@@ -5,7 +5,7 @@
 
 use super::grade::{Args, Expect};
 use super::CliError;
-use hipscope_grade::runs::{self, KernelGrade, Outcome, Plan};
+use hipscope_race::runs::{self, KernelGrade, Outcome, Plan};
 use hipscope_sim::spec::{self, RunError, RunOptions};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -131,7 +131,7 @@ fn exec_story(prepared: &hipscope_studies::program::Environment, program: &str, 
         cmd.env("HIPSCOPE_SEED", seed.to_string()).env("HIPSCOPE_STORY", &path);
         cmd.output().map_err(|e| CliError::BadInput(format!("{program}: cannot run: {e}")))?;
         let text = std::fs::read_to_string(&path).unwrap_or_default();
-        if let Ok(Some(t)) = serde_json::from_str::<Option<hipscope_grade::story::Told>>(&text) {
+        if let Ok(Some(t)) = serde_json::from_str::<Option<hipscope_race::story::Told>>(&text) {
             told.push(t);
         }
         bar.inc(1);

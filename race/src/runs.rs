@@ -9,7 +9,7 @@
 //! values), so a kernel is run `runs` times with seeds `first_seed..`; the verdict is "race"
 //! if any run shows one. Results are deterministic per seed.
 
-use crate::dynamic::{Ambiguity, Detector, Race, Rule, Side};
+use crate::detector::{Ambiguity, Detector, Race, Rule, Side};
 use crate::story::{Describe, Focus, Story, Told};
 use hipscope_isa::codeobj::lines::{LineTable, SourceLine};
 use hipscope_isa::decode::Ctx;

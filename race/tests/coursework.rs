@@ -3,7 +3,7 @@
 //! HIP scoped C++ model (each file's header says why). Kernels run over several seeded
 //! schedules, as `hipscope grade --spec` does.
 
-use hipscope_grade::runs::{grade_spec, render, KernelGrade, Plan};
+use hipscope_race::runs::{grade_spec, render, KernelGrade, Plan};
 use hipscope_sim::spec::{self, RunOptions};
 use std::path::PathBuf;
 

@@ -1,10 +1,10 @@
 //! The cost of race detection: one functional dispatch of vadd and lds_reduce (the launch
 //! specs of `sim/benches/specs/`, gfx942 code on mi300x) with no observer and with the race
 //! detector attached, in wave-instructions per second on one core:
-//! `cargo bench -p hipscope-grade --bench races`.
+//! `cargo bench -p hipscope-race --bench races`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use hipscope_grade::dynamic::Detector;
+use hipscope_race::detector::Detector;
 use hipscope_sim::launch::Hooks;
 use hipscope_sim::spec::{self, RunOptions, Session};
 use std::path::PathBuf;

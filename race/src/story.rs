@@ -9,7 +9,7 @@
 //! memory instructions and cache actions; [`Told`] puts them in issue order and says what
 //! the racing read returned against what the racing write stored.
 
-use crate::dynamic::Race;
+use crate::detector::Race;
 use hipscope_sim::memsys::Level;
 use hipscope_sim::observe::{Access, CacheAction, CacheOp, Dir, DispatchInfo, Executed, Layout, MemoryDone, Observer, Space};
 use hipscope_sim::timing::trace::{cache_op_name, level_name};
@@ -273,7 +273,7 @@ fn conclude(story: &Story, events: &[Event], start: u64, names: &dyn Describe) -
     let name = |l: Option<Level>| l.map_or("no cache level", |l| level_name(l, rdna));
     let line = |pc: u64| names.line(pc).unwrap_or_else(|| format!("{pc:#x}"));
     let rel = |c: u64| c.saturating_sub(start);
-    let touches = |side: &crate::dynamic::Side, write: bool| {
+    let touches = |side: &crate::detector::Side, write: bool| {
         let (pc, wave) = (side.pc, side.wave);
         events.iter().filter_map(move |e| match &e.what {
             Happened::Touch { write: w, value: Some(v), wave: by } if e.pc == pc && *w == write && *by == wave => Some((e.issue, *v)),
@@ -281,7 +281,7 @@ fn conclude(story: &Story, events: &[Event], start: u64, names: &dyn Describe) -
         })
     };
     // The completion of the instruction `side`'s wave issued at `issue` from `pc`.
-    let done = |side: &crate::dynamic::Side, issue: u64| {
+    let done = |side: &crate::detector::Side, issue: u64| {
         events.iter().find_map(|e| match &e.what {
             Happened::Memory { wave, done, level, cu, .. } if e.pc == side.pc && e.issue == issue && *wave == side.wave => Some((*done, *level, *cu)),
             _ => None,
@@ -338,7 +338,7 @@ fn conclude(story: &Story, events: &[Event], start: u64, names: &dyn Describe) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dynamic::{Rule, Side};
+    use crate::detector::{Rule, Side};
 
     struct Plain;
     impl Describe for Plain {
