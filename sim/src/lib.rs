@@ -44,6 +44,7 @@ pub mod sched;
 pub mod scratch;
 pub mod sparse;
 pub mod spec;
+#[cfg(any(test, feature = "test-rig"))]
 #[doc(hidden)]
 pub mod testing;
 pub mod timing;
