@@ -18,7 +18,7 @@ fn kernels_read_and_write_their_globals_in_both_modes() {
     let path = spec_path();
     for gpu in ["mi300x", "mi210", "rx7900xtx", "r9nano"] {
         for timing in [false, true] {
-            let opts = RunOptions { gpu: Some(gpu.into()), timing, ..RunOptions::default() };
+            let opts = RunOptions { gpu: Some(gpu.into()), mode: hipscope_sim::Mode::with_timing(timing), ..RunOptions::default() };
             let r = spec::run_file(&path, &opts).unwrap_or_else(|e| panic!("{gpu}: {e}"));
             for c in &r.checks {
                 println!("{gpu} timing={timing}: {} {} ({})", c.buffer, if c.ok { "ok" } else { "FAIL" }, c.detail);
@@ -74,7 +74,7 @@ fn device_printf_is_reported_as_not_supported_naming_the_kernel() {
     let text = "Run(gpu: \"mi300x\", code_objects: {\"gfx942\": \"bin/gfx942/globals.co\"}, buffers: {\"out\": (bytes: 256)}, dispatches: [(kernel: \"say_hello\", grid: (64, 1, 1), block: (64, 1, 1), args: [Buffer(\"out\")])])";
     let s = spec::parse(text, &path).expect("parses");
     for timing in [false, true] {
-        match spec::run(&s, &path, &RunOptions { timing, ..RunOptions::default() }) {
+        match spec::run(&s, &path, &RunOptions { mode: hipscope_sim::Mode::with_timing(timing), ..RunOptions::default() }) {
             Err(RunError::Fault { fault, .. }) => {
                 let msg = fault.to_string();
                 assert!(matches!(fault.kind, FaultKind::NotSupported(_)), "{msg}");

@@ -187,7 +187,7 @@ fn one(text: &str, which: usize) -> Outcome {
         Ok(c) => c,
     };
     let (path, s) = small_spec(which);
-    let opts = RunOptions { timing: true, references: Some(BUILT_IN), ..RunOptions::default() };
+    let opts = RunOptions { mode: hipscope_sim::Mode::Timing, references: Some(BUILT_IN), ..RunOptions::default() };
     match spec::runner::run_on(&s, &path, &opts, &cfg) {
         Ok(r) => {
             assert!(r.passed(), "config changed a kernel's result: {:?}", r.checks.iter().find(|c| !c.ok).map(|c| &c.detail));

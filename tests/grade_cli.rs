@@ -140,8 +140,11 @@ fn gpu_runs_report_final_states_with_replayable_seeds() {
     assert_eq!(hw["condition_observed"], 0, "{hw}");
     assert_eq!(hw["anomaly"], false, "{hw}");
     // Text: the table names the GPU, mode and build.
-    let (_, text, _) = hipscope(&["grade", "--isa", "none", "--gpu", "rx7900xtx", "--mode", "cu", "--runs", "20", file]);
+    let (_, text, _) = hipscope(&["grade", "--isa", "none", "--gpu", "rx7900xtx", "--cu-mode", "cu", "--runs", "20", file]);
     assert!(text.contains("on rx7900xtx CU mode (gfx1100-w32-cu"), "{text}");
+    // `--mode` is the option's old name, still accepted by scripts written for it.
+    let (_, old, _) = hipscope(&["grade", "--isa", "none", "--gpu", "rx7900xtx", "--mode", "cu", "--runs", "20", file]);
+    assert_eq!(old, text);
 }
 
 #[test]

@@ -125,7 +125,13 @@ fn check(gpu: &str, sweeps: &[Sweep]) {
     for sw in sweeps {
         for &(k, seeds) in sw.kernels {
             let s = spec::parse(&spec_text(k.name, sw.consumer), &path).expect("spec");
-            let opts = RunOptions { gpu: Some(sw.gpu.into()), code_object: sw.key.map(Into::into), seed: 0, timing: true, ..RunOptions::default() };
+            let opts = RunOptions {
+                gpu: Some(sw.gpu.into()),
+                code_object: sw.key.map(Into::into),
+                seed: 0,
+                mode: hipscope_sim::Mode::Timing,
+                ..RunOptions::default()
+            };
             let mut session = Session::new(&s, &path, &opts).expect("session");
             let mut c = Counts::default();
             for seed in 1..=seeds {

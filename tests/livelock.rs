@@ -19,7 +19,7 @@ fn livelock(gpu: &str, object: &str, buffers: &str, dispatch: &str, timing: bool
     let text = format!("Run(code_objects: {{\"any\": \"{object}\"}}, buffers: {{{buffers}}}, dispatches: [{dispatch}])");
     let path = workloads().join("livelock-test.ron");
     let s = spec::parse(&text, &path).expect("spec parses");
-    let opts = RunOptions { gpu: Some(gpu.to_string()), timing, ..RunOptions::default() };
+    let opts = RunOptions { gpu: Some(gpu.to_string()), mode: hipscope_sim::Mode::with_timing(timing), ..RunOptions::default() };
     match spec::run(&s, &path, &opts) {
         Err(RunError::Fault { fault, .. }) => match fault.kind {
             FaultKind::Livelock(t) => {

@@ -71,7 +71,7 @@ fn mi300x_sc1_nt_load_cost_and_cross_xcd_store_visibility() {
     // Anchored in workloads/ (never written there), so "bin/..." resolves.
     let path = root.join("workloads/xcd_coherence.ron");
     let s = spec::parse(&spec_text(), &path).unwrap_or_else(|e| panic!("{e}"));
-    let opts = RunOptions { gpu: Some("mi300x".into()), seed: 0, timing: true, ..RunOptions::default() };
+    let opts = RunOptions { gpu: Some("mi300x".into()), seed: 0, mode: hipscope_sim::Mode::Timing, ..RunOptions::default() };
     let mut session = Session::new(&s, &path, &opts).unwrap_or_else(|e| panic!("{e}"));
     for i in 0..session.dispatch_count() {
         session.launch(i, 0).unwrap_or_else(|e| panic!("dispatch {i}: {e}"));

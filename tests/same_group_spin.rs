@@ -15,7 +15,7 @@ use std::path::Path;
 
 /// Run `s` on `gpu`; print every check and collect the failures under `label`.
 fn run_checked(s: &spec::Spec, path: &Path, gpu: &str, timing: bool, label: &str, failures: &mut Vec<String>) {
-    let opts = RunOptions { gpu: Some(gpu.to_string()), timing, references: Some(BUILT_IN), ..RunOptions::default() };
+    let opts = RunOptions { gpu: Some(gpu.to_string()), mode: hipscope_sim::Mode::with_timing(timing), references: Some(BUILT_IN), ..RunOptions::default() };
     match spec::run(s, path, &opts) {
         Ok(r) => {
             for c in &r.checks {

@@ -161,7 +161,7 @@ fn scope_costs_schema_ranking_and_actions() {
 #[test]
 fn scope_ranking_on_the_other_gpus_and_modes() {
     let mut rows = rows(&["--gpu", "mi100,mi250x,mi300a,rx9070xt"], &["mi100", "mi250x", "mi300a", "rx9070xt"]);
-    rows.extend(self::rows(&["--gpu", "rx6900xt", "--mode", "cu"], &["rx6900xt"]));
+    rows.extend(self::rows(&["--gpu", "rx6900xt", "--cu-mode", "cu"], &["rx6900xt"]));
     let want = [("mi100", "CU"), ("mi250x", "CU"), ("mi300a", "CU"), ("rx9070xt", "WGP"), ("rx6900xt", "CU")];
     assert_eq!(targets(&rows).iter().map(|(g, m)| (g.as_str(), m.as_str())).collect::<Vec<_>>(), want);
     let mut failures = Vec::new();

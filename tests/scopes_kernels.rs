@@ -92,7 +92,7 @@ fn every_scope_kernel_runs_on_every_config_in_timing_mode() {
         // The spec is anchored in workloads/scopes/ (never written there), so "../bin" resolves.
         let path: PathBuf = root.join("scopes").join(format!("all-{config}.ron"));
         let s = spec::parse(&spec_text(config, &sc), &path).unwrap_or_else(|e| panic!("{config}: {e}"));
-        let opts = RunOptions { gpu: Some(gpu.into()), code_object: Some(config.clone()), seed: 0, timing: true, ..RunOptions::default() };
+        let opts = RunOptions { gpu: Some(gpu.into()), code_object: Some(config.clone()), seed: 0, mode: hipscope_sim::Mode::Timing, ..RunOptions::default() };
         let mut session = Session::new(&s, &path, &opts).unwrap_or_else(|e| panic!("{config}: {e}"));
         let waves = (BLOCK / session.wave_size) as usize;
         for i in 0..session.dispatch_count() {
@@ -144,7 +144,7 @@ fn smoke_spec_times_are_plausible_on_every_gpu() {
     let s = spec::load(&path).unwrap_or_else(|e| panic!("{e}"));
     let mut problems = Vec::new();
     for gpu in ["mi300x", "mi210", "mi100", "r9nano", "rx6900xt", "rx7900xtx", "rx9070xt"] {
-        let opts = RunOptions { gpu: Some(gpu.into()), seed: 0, timing: true, ..RunOptions::default() };
+        let opts = RunOptions { gpu: Some(gpu.into()), seed: 0, mode: hipscope_sim::Mode::Timing, ..RunOptions::default() };
         let mut session = Session::new(&s, &path, &opts).unwrap_or_else(|e| panic!("{gpu}: {e}"));
         let waves = (BLOCK / session.wave_size) as usize;
         for i in 0..session.dispatch_count() {

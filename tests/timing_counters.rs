@@ -1,19 +1,20 @@
 //! Counter identities of the timing model that follow from the counters' definitions alone.
 
+use hipscope_sim::counters::{CounterName, Counters};
 use hipscope_sim::spec::{self, RunOptions};
 use std::path::Path;
 
-fn counters(text: &str, gpu: &str) -> Vec<(String, u64)> {
+fn counters(text: &str, gpu: &str) -> Counters {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads").join("timing-counters-test.ron");
     let s = spec::parse(text, &path).expect("spec");
-    let opts = RunOptions { gpu: Some(gpu.into()), code_object: None, seed: 0, timing: true, ..RunOptions::default() };
+    let opts = RunOptions { gpu: Some(gpu.into()), code_object: None, seed: 0, mode: hipscope_sim::Mode::Timing, ..RunOptions::default() };
     let r = spec::run(&s, &path, &opts).expect("run");
     assert!(r.passed());
     r.dispatches[0].counters.clone().expect("timing counters")
 }
 
-fn get(c: &[(String, u64)], name: &str) -> u64 {
-    c.iter().find(|(n, _)| n == name).map(|x| x.1).unwrap_or_else(|| panic!("no {name}"))
+fn get(c: &Counters, name: &str) -> u64 {
+    c.get(CounterName::parse(name).unwrap_or_else(|| panic!("no {name}")).counter)
 }
 
 /// `SQ_BUSY_CYCLES` is per shader engine (first wave's launch to last wave's end) summed over
@@ -56,7 +57,8 @@ fn wgp_mode_spreads_a_work_group_over_both_cus() {
         );
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads").join("timing-wgp-test.ron");
         let s = spec::parse(&text, &path).expect("spec");
-        let opts = RunOptions { gpu: Some("rx6900xt".into()), code_object: Some("k".into()), seed: 0, timing: true, ..RunOptions::default() };
+        let opts =
+            RunOptions { gpu: Some("rx6900xt".into()), code_object: Some("k".into()), seed: 0, mode: hipscope_sim::Mode::Timing, ..RunOptions::default() };
         let r = spec::run(&s, &path, &opts).expect("run");
         r.dispatches[0].counters.clone().expect("timing counters")
     };

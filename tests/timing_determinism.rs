@@ -5,13 +5,14 @@ use hipscope_sim::spec::{self, RunOptions};
 use hipscope_studies::references::BUILT_IN;
 use std::path::Path;
 
-/// Per dispatch: cycles and named counters.
-type Timings = Vec<(Option<u64>, Option<Vec<(String, u64)>>)>;
+/// Per dispatch: cycles and counters.
+type Timings = Vec<(Option<u64>, Option<hipscope_sim::counters::Counters>)>;
 
 fn run(spec_file: &str, gpu: &str, seed: u64) -> Timings {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(spec_file);
     let s = spec::load(&path).expect("spec");
-    let opts = RunOptions { gpu: Some(gpu.into()), code_object: None, seed, timing: true, references: Some(BUILT_IN), ..RunOptions::default() };
+    let opts =
+        RunOptions { gpu: Some(gpu.into()), code_object: None, seed, mode: hipscope_sim::Mode::Timing, references: Some(BUILT_IN), ..RunOptions::default() };
     let r = spec::run(&s, &path, &opts).expect("run");
     assert!(r.passed(), "{spec_file} on {gpu}");
     r.dispatches.into_iter().map(|d| (d.cycles, d.counters)).collect()

@@ -9,6 +9,7 @@
 //! So each LDS data instruction of a full wave costs 2 conflict cycles: 16 groups × 4 waves ×
 //! 2 instructions × 2 = 256.
 
+use hipscope_sim::counters::Counter;
 use hipscope_sim::spec::{self, RunOptions};
 use std::path::Path;
 
@@ -22,10 +23,9 @@ fn padded_transpose_tile_conflicts_twice_per_instruction() {
 )"#;
     let path = dir.join("lds-banks-test.ron");
     let s = spec::parse(text, &path).expect("spec");
-    let opts = RunOptions { gpu: Some("mi210".into()), code_object: None, seed: 0, timing: true, ..RunOptions::default() };
+    let opts = RunOptions { gpu: Some("mi210".into()), code_object: None, seed: 0, mode: hipscope_sim::Mode::Timing, ..RunOptions::default() };
     let r = spec::run(&s, &path, &opts).expect("run");
     let counters = r.dispatches[0].counters.clone().expect("timing counters");
-    let get = |name: &str| counters.iter().find(|(n, _)| n == name).map(|c| c.1).expect(name);
-    assert_eq!(get("SQ_INSTS_LDS"), 128, "one store and one load per wave");
-    assert_eq!(get("SQ_LDS_BANK_CONFLICT"), 256);
+    assert_eq!(counters.get(Counter::SqInstsLds), 128, "one store and one load per wave");
+    assert_eq!(counters.get(Counter::SqLdsBankConflict), 256);
 }

@@ -19,11 +19,12 @@ use hipscope_race::detector::Detector;
 use hipscope_race::runs::KernelGrade;
 use hipscope_race::runs::Names;
 use hipscope_race::story::{Focus, Story, Told};
+use hipscope_sim::counters::Counter;
 use hipscope_sim::gpus::{self, GpuConfig};
 use hipscope_sim::kernel::LoadedKernel;
 use hipscope_sim::launch::Hooks;
 use hipscope_sim::observe::{Fan, Observer};
-use hipscope_sim::{Device, EngineOptions, Geometry, KernelFault, LaunchError};
+use hipscope_sim::{Device, EngineOptions, Geometry, KernelFault, LaunchError, Mode};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// HIP error codes used by the runtime (`hipError_t`; [`abi::ERRORS`] has them all).
@@ -87,7 +88,7 @@ pub struct LaunchRecord {
 
 pub struct Runtime {
     pub gpu: GpuConfig,
-    pub timing: bool,
+    pub mode: Mode,
     pub seed: u64,
     pub device: Device,
     /// The simulated GPU's target id in its XNACK/SRAMECC modes: which code objects it runs.
@@ -135,10 +136,9 @@ pub struct StoryJob {
 pub fn from_env() -> Result<Runtime, String> {
     let name = std::env::var("HIPSCOPE_GPU").unwrap_or_else(|_| "mi300a".into());
     let gpu = gpus::resolve(&name).map_err(|e| e.to_string())?;
-    let timing = match std::env::var("HIPSCOPE_MODE").as_deref() {
-        Ok("timing") => true,
-        Ok("functional") | Err(_) => false,
-        Ok(other) => return Err(format!("HIPSCOPE_MODE={other}: expected functional or timing")),
+    let mode = match std::env::var("HIPSCOPE_MODE") {
+        Ok(name) => Mode::parse(&name).ok_or_else(|| format!("HIPSCOPE_MODE={name}: expected functional or timing"))?,
+        Err(_) => Mode::Functional,
     };
     let seed = match std::env::var("HIPSCOPE_SEED") {
         Ok(s) => s.parse().map_err(|_| format!("HIPSCOPE_SEED={s}: expected an unsigned integer"))?,
@@ -164,14 +164,14 @@ pub fn from_env() -> Result<Runtime, String> {
         None => None,
     };
     let mut device = Device::new(gpu.processor);
-    if timing {
+    if mode.is_timing() {
         device.enable_timing(&gpu)?;
     }
     Ok(Runtime {
         timeline: Timeline::default(),
         target: gpu.target(),
         gpu,
-        timing,
+        mode,
         seed,
         device,
         registry: Registry::default(),
@@ -277,8 +277,8 @@ impl Runtime {
             t.kernel(kernel, regs, &geo, stream, start, end);
         }
         let counters = stats.counters.as_ref().map_or_else(Vec::new, |c| c.named(kernel.family.is_rdna()));
-        let counter = |suffix: &str| counters.iter().find(|(n, _)| n.ends_with(suffix)).map_or(0, |(_, v)| *v);
-        let (hits, misses) = (counter("_HIT_sum"), counter("_MISS_sum"));
+        let l2 = |c: Counter| stats.counters.as_ref().map_or(0, |cs| cs.get(c));
+        let (hits, misses) = (l2(Counter::TccHit), l2(Counter::TccMiss));
         if let Some(log) = &mut self.counter_log {
             log.launch(name, start, end, &counters);
         }
@@ -373,15 +373,15 @@ impl Runtime {
                     "kernel": codeobj::demangle(name).unwrap_or_else(|| name.clone()),
                     "symbol": name,
                     "launches": s.launches,
-                    "cycles": self.timing.then_some(s.cycles),
-                    "time_ms": self.timing.then(|| self.ms_of(s.cycles)),
+                    "cycles": self.mode.is_timing().then_some(s.cycles),
+                    "time_ms": self.mode.is_timing().then(|| self.ms_of(s.cycles)),
                     "instructions": s.instructions,
                 })
             })
             .collect();
         let doc = serde_json::json!({
             "gpu": self.gpu.name,
-            "mode": if self.timing { "timing" } else { "functional" },
+            "mode": self.mode.name(),
             "seed": self.seed,
             "kernels": kernels,
             "launches": self.launches,
@@ -449,7 +449,7 @@ impl Runtime {
         let mut out = String::new();
         for (name, s) in &self.stats {
             let shown = codeobj::demangle(name).unwrap_or_else(|| name.clone());
-            let time = if self.timing {
+            let time = if self.mode.is_timing() {
                 let l2 = s.l2_hits + s.l2_misses;
                 let hit = if l2 == 0 { String::new() } else { format!(", L2 hit {:.1} %", 100.0 * s.l2_hits as f64 / l2 as f64) };
                 format!(", {} cycles, {:.3} ms{hit}", s.cycles, self.ms_of(s.cycles))

@@ -171,6 +171,13 @@ impl Counters {
         self.values[c as usize] = v;
     }
 
+    /// Add `other`'s values, counter by counter (totals over several dispatches).
+    pub fn add_all(&mut self, other: &Counters) {
+        for (a, b) in self.values.iter_mut().zip(&other.values) {
+            *a += b;
+        }
+    }
+
     /// `self - earlier`, counter by counter (what happened in between).
     pub fn since(&self, earlier: &Counters) -> Counters {
         Counters { values: self.values.iter().zip(&earlier.values).map(|(a, b)| a.wrapping_sub(*b)).collect() }
@@ -188,5 +195,72 @@ pub fn display_name(c: Counter, rdna: bool) -> String {
     match n.strip_prefix("TCC_") {
         Some(rest) if rdna => format!("GL2C_{rest}"),
         _ => n.to_string(),
+    }
+}
+
+impl Counter {
+    /// Whether RDNA GPUs report this counter under another name (`GL2C_*` for `TCC_*`).
+    fn renamed_on_rdna(self) -> bool {
+        self.name().starts_with("TCC_")
+    }
+}
+
+/// A counter as a user names it (a sweep plan's `counter:TCC_HIT_sum`): its rocprof name, or
+/// for an L2 counter its RDNA name, which only RDNA GPUs report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CounterName {
+    pub counter: Counter,
+    /// Named the RDNA way (`GL2C_*`); false for the counters both families name alike.
+    rdna: bool,
+}
+
+impl CounterName {
+    /// The counter `name` names, as [`display_name`] writes it for either family.
+    pub fn parse(name: &str) -> Option<CounterName> {
+        Counter::ALL.iter().find_map(|&counter| {
+            let rdna = [false, true].into_iter().find(|&rdna| display_name(counter, rdna) == name)?;
+            Some(CounterName { counter, rdna: rdna && counter.renamed_on_rdna() })
+        })
+    }
+
+    /// Whether a GPU (RDNA where `rdna`) reports the counter under this name.
+    pub fn reported_by(self, rdna: bool) -> bool {
+        !self.counter.renamed_on_rdna() || self.rdna == rdna
+    }
+}
+
+impl std::fmt::Display for CounterName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&display_name(self.counter, self.rdna))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{display_name, Counter, CounterName};
+
+    #[test]
+    fn every_name_of_either_family_parses_back_to_its_counter() {
+        for &c in Counter::ALL {
+            for rdna in [false, true] {
+                let n = CounterName::parse(&display_name(c, rdna)).expect("a counter's own name");
+                assert_eq!((n.counter, n.to_string()), (c, display_name(c, rdna)));
+                assert!(n.reported_by(rdna));
+            }
+        }
+    }
+
+    #[test]
+    fn an_l2_name_belongs_to_one_family_and_others_to_both() {
+        // rocprof-compute's RDNA L2 counters are GL2C_*, CDNA's TCC_*.
+        let cdna = CounterName::parse("TCC_HIT_sum").expect("CDNA L2 hits");
+        let rdna = CounterName::parse("GL2C_HIT_sum").expect("RDNA L2 hits");
+        assert_eq!((cdna.counter, rdna.counter), (Counter::TccHit, Counter::TccHit));
+        assert!(cdna.reported_by(false) && !cdna.reported_by(true));
+        assert!(rdna.reported_by(true) && !rdna.reported_by(false));
+        let waves = CounterName::parse("SQ_WAVES").expect("SQ_WAVES");
+        assert!(waves.reported_by(false) && waves.reported_by(true));
+        assert_eq!(CounterName::parse("GL2C_WAVES"), None);
+        assert_eq!(CounterName::parse("TCC_HIT"), None);
     }
 }

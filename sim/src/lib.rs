@@ -12,7 +12,8 @@
 //! * [`engine`]: the functional engine; [`progress`]: livelock detection for both engines;
 //! * [`timing`]: the timing engine, its issue units and its trace output;
 //! * [`scratch`]: sizing the private-segment backing store of a dispatch;
-//! * [`launch`]: [`launch::Device`], the entry point for clients;
+//! * [`launch`]: [`launch::Device`], the entry point for clients; [`mode`]: functional or
+//!   timing, the engine a client asks for;
 //! * [`gpus`]: GPU configurations (built-in and from files, with timing parameters);
 //! * [`memsys`]: the timing mode's memory system (data-carrying caches, L2 channels, MALL,
 //!   DRAM); it knows nothing of instructions;
@@ -38,12 +39,14 @@ pub mod kernel;
 pub mod launch;
 pub mod memory;
 pub mod memsys;
+pub mod mode;
 pub mod observe;
 pub mod progress;
 pub mod sched;
 pub mod scratch;
 pub mod sparse;
 pub mod spec;
+#[cfg(any(test, feature = "test-rig"))]
 #[doc(hidden)]
 pub mod testing;
 pub mod timing;
@@ -53,4 +56,5 @@ pub use dispatch::Geometry;
 pub use fault::{FaultKind, KernelFault, WaveId};
 pub use launch::{Device, LaunchError};
 pub use memory::{Memory, MemoryKind};
+pub use mode::Mode;
 pub use sched::{DispatchStats, EngineOptions};

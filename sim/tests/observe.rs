@@ -287,7 +287,7 @@ fn the_timing_side_tells_every_wave_load_and_cache_action() {
     // Only the events are watched: the reference checks (models in the studies crate) are not.
     parsed.expect.clear();
     for (config, gpu) in TARGETS {
-        let opts = RunOptions { code_object: Some(config.into()), gpu: Some(gpu.into()), timing: true, ..RunOptions::default() };
+        let opts = RunOptions { code_object: Some(config.into()), gpu: Some(gpu.into()), mode: hipscope_sim::Mode::Timing, ..RunOptions::default() };
         let mut s = Session::new(&parsed, &path, &opts).unwrap();
         for i in 0..parsed.dispatches.len() {
             let kernel = s.kernel(i).unwrap().name.clone();

@@ -36,7 +36,13 @@ fn gpu_file(wave: u32, mode: &str) -> String {
 
 fn chosen(spec_path: &Path, gpu: &str, forced: Option<&str>) -> Result<String, String> {
     let s = spec::load(spec_path).map_err(|e| e.to_string())?;
-    let opts = RunOptions { gpu: Some(gpu.to_string()), code_object: forced.map(str::to_string), seed: 0, timing: false, ..RunOptions::default() };
+    let opts = RunOptions {
+        gpu: Some(gpu.to_string()),
+        code_object: forced.map(str::to_string),
+        seed: 0,
+        mode: hipscope_sim::Mode::Functional,
+        ..RunOptions::default()
+    };
     Session::new(&s, spec_path, &opts).map(|s| s.key).map_err(|e| e.to_string())
 }
 

@@ -82,8 +82,10 @@ pub struct Args {
     #[arg(long, value_name = "A,B")]
     pub gpu: Option<String>,
     /// RDNA GPUs: run the code built for CU or WGP mode (default: the GPU's own mode).
-    #[arg(long, value_enum)]
-    pub mode: Option<ModeArg>,
+    // `--mode`, its old name, stays a hidden alias for scripts written for it (`--mode` means
+    // functional/timing in `run` and `exec`).
+    #[arg(long, value_enum, alias = "mode")]
+    pub cu_mode: Option<CuModeArg>,
     /// Seeded runs per GPU (litmus tests: default 1000), or per kernel / program (`--spec`,
     /// `--exec`: default 8).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
@@ -96,10 +98,18 @@ pub struct Args {
     pub one_xcd: bool,
 }
 
+/// `--cu-mode`: the CU/WGP mode of RDNA GPUs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ModeArg {
+pub enum CuModeArg {
     Cu,
     Wgp,
+}
+
+impl Args {
+    /// `--timing`: which engine runs `--spec` and `--exec` kernels.
+    pub fn engine_mode(&self) -> hipscope_sim::Mode {
+        hipscope_sim::Mode::with_timing(self.timing)
+    }
 }
 
 /// The GPUs `--gpu` names, each with the mode it runs in.
@@ -111,9 +121,9 @@ fn gpus(args: &Args) -> Result<Vec<(hipscope_sim::gpus::GpuConfig, hipscope_sim:
             if gpu.timing.is_none() {
                 return Err(CliError::BadInput(format!("--gpu {}: the config has no timing section", gpu.name)));
             }
-            let mode = match args.mode {
-                Some(ModeArg::Cu) => hipscope_sim::gpus::Mode::CU,
-                Some(ModeArg::Wgp) => hipscope_sim::gpus::Mode::WGP,
+            let mode = match args.cu_mode {
+                Some(CuModeArg::Cu) => hipscope_sim::gpus::Mode::CU,
+                Some(CuModeArg::Wgp) => hipscope_sim::gpus::Mode::WGP,
                 None => gpu.mode,
             };
             Ok((gpu, mode))

@@ -45,7 +45,7 @@ pub fn run_spec(args: &Args, path: &Path) -> Result<ExitCode, CliError> {
     let spec = spec::load(path).map_err(|e| CliError::BadInput(e.to_string()))?;
     // The spec's expectations are validated (not evaluated) when its session is set up.
     let references = Some(hipscope_studies::references::BUILT_IN);
-    let opts = RunOptions { gpu: one_gpu(args)?, code_object: args.code_object.clone(), timing: args.timing, references, ..RunOptions::default() };
+    let opts = RunOptions { gpu: one_gpu(args)?, code_object: args.code_object.clone(), mode: args.engine_mode(), references, ..RunOptions::default() };
     let plan = Plan { runs: args.runs.unwrap_or(DEFAULT_RUNS), first_seed: args.seed, only: args.only.clone() };
     let grades = runs::grade_spec(&spec, path, &opts, &plan).map_err(run_error)?;
     if grades.is_empty() {
@@ -60,7 +60,7 @@ pub fn run_exec(args: &Args) -> Result<ExitCode, CliError> {
     check_expect(args)?;
     let (program, rest) = args.command.split_first().ok_or_else(|| CliError::BadInput("--exec: no program given after --".into()))?;
     let gpu = one_gpu(args)?.unwrap_or_else(|| "mi300a".into());
-    let prepared = super::exec::environment(&gpu, args.timing)?;
+    let prepared = super::exec::environment(&gpu, args.engine_mode())?;
     let count = args.runs.unwrap_or(DEFAULT_RUNS);
     let log = std::env::temp_dir().join(format!("hipscope-grade-{}.json", std::process::id()));
     let bar = super::progress(count as usize);

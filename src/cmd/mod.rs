@@ -2,6 +2,7 @@
 //! 0 ok, 1 a check or expectation failed (reported by the command itself), 2 bad input,
 //! 3 kernel fault.
 
+pub mod common_args;
 pub mod disasm;
 pub mod exec;
 pub mod gpus;

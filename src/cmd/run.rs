@@ -4,8 +4,10 @@
 //! 3 a kernel faulted (kernel, wave, PC, address/instruction; deadlock and watchdog reports
 //! add one line per waiting wave).
 
+use super::common_args::{CountersArg, EngineArgs};
 use super::CliError;
 use hipscope_isa::codeobj;
+use hipscope_sim::counters::Counter;
 use hipscope_sim::exec::Fidelity;
 use hipscope_sim::spec::{self, expr, DispatchReport, Report, RunError, RunOptions};
 use hipscope_sim::timing::engine::DEFAULT_WATCHDOG_CYCLES;
@@ -16,15 +18,6 @@ use std::fmt::Write as _;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-/// Simulation mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Mode {
-    /// Values only: every instruction executes, memory is sequentially consistent.
-    Functional,
-    /// Cycle-approximate timing: CU pipelines, caches holding data, counters.
-    Timing,
-}
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -43,11 +36,8 @@ pub struct Args {
     /// executable named in the spec, or among the spec's entries. Default: the GPU's processor.
     #[arg(long, value_name = "T")]
     pub target: Option<String>,
-    #[arg(long, value_enum, default_value = "functional")]
-    pub mode: Mode,
-    /// Picks among legal interleavings of waves (same seed, same result).
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    #[command(flatten)]
+    pub engine: EngineArgs,
     /// Print JSON (`{"gpu", "target", "mode", "dispatches", "checks", "fidelity"}`, each dispatch
     /// with its executed `instructions`); on a kernel fault `{"fault": {"kernel", "workgroup",
     /// "wave", "pc", "address", "what"}, "spec", "dispatch"}` (exit status 3).
@@ -56,9 +46,8 @@ pub struct Args {
     /// Per executed opcode: count and whether its semantics are exact or approximate.
     #[arg(long)]
     pub fidelity: bool,
-    /// Performance counters as CSV, one row per dispatch (timing mode).
-    #[arg(long, value_name = "FILE.csv")]
-    pub counters: Option<PathBuf>,
+    #[command(flatten)]
+    pub counters: CountersArg,
     /// Timeline of a timing run as Chrome trace-event JSON (open it in Perfetto or
     /// chrome://tracing): dispatches; per shader engine, CU and SIMD the waves' lifetimes with
     /// their stalls (s_waitcnt, s_barrier, s_sleep); per CU every memory access from issue to
@@ -107,22 +96,20 @@ static PROGRESS: hipscope_sim::engine::RunProgress =
     hipscope_sim::engine::RunProgress { groups_total: std::sync::atomic::AtomicU64::new(0), groups_done: std::sync::atomic::AtomicU64::new(0) };
 
 pub fn run(args: &Args) -> Result<ExitCode, CliError> {
-    let timing = args.mode == Mode::Timing;
-    if !timing && args.counters.is_some() {
-        return Err(CliError::BadInput("--counters: counters come from the timing model; add --mode timing".into()));
-    }
-    check_timing_flags(args, timing)?;
+    let mode = args.engine.mode();
+    args.counters.check(mode)?;
+    check_timing_flags(args, mode.is_timing())?;
     let params = args.set.iter().map(|s| expr::parse_override(s)).collect::<Result<Vec<_>, _>>().map_err(CliError::BadInput)?;
     let dumps = args.dump.iter().map(|d| dump_target(d)).collect::<Result<Vec<_>, _>>()?;
-    if let Some(path) = &args.counters {
+    if let Some(path) = &args.counters.counters {
         writable_dir(path).map_err(|m| CliError::BadInput(format!("--counters {}: {m}", path.display())))?;
     }
     let opts = RunOptions {
         gpu: args.gpu.clone(),
         code_object: args.code_object.clone(),
         target: args.target.clone(),
-        seed: args.seed,
-        timing,
+        seed: args.engine.seed,
+        mode,
         watchdog_cycles: args.watchdog_cycles,
         livelock_after: args.livelock_after,
         max_wave_instructions: args.max_wave_instructions,
@@ -150,7 +137,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
             CliError::Fault(fault.to_string())
         }
     })?;
-    if let Some(path) = &args.counters {
+    if let Some(path) = &args.counters.counters {
         std::fs::write(path, counters_csv(&report)).map_err(|e| CliError::BadInput(format!("{}: cannot write: {e}", path.display())))?;
     }
     for ((_, file), (_, bytes)) in dumps.iter().zip(&report.dumps) {
@@ -212,7 +199,7 @@ fn run_traced(args: &Args, path: &Path, opts: &RunOptions) -> Result<(Result<Rep
     let result = spec::run_file_observed(&args.spec, opts, Some(&mut tr));
     let mut extra = Map::new();
     extra.insert("spec".into(), json!(args.spec.display().to_string()));
-    extra.insert("seed".into(), json!(args.seed));
+    extra.insert("seed".into(), json!(args.engine.seed));
     extra.insert("watchdog_cycles".into(), json!(args.watchdog_cycles.unwrap_or(DEFAULT_WATCHDOG_CYCLES)));
     if let Ok(r) = &result {
         extra.insert("gpu".into(), json!(r.gpu.name));
@@ -245,7 +232,7 @@ fn text_report(r: &Report, fidelity: bool) -> String {
         r.wave_size,
         r.mode
     );
-    let _ = writeln!(o, "mode: {}, seed {}", if r.timing { "timing" } else { "functional" }, r.seed);
+    let _ = writeln!(o, "mode: {}, seed {}", r.run_mode, r.seed);
     if !r.params.is_empty() {
         let p: Vec<String> = r.params.iter().map(|(n, v)| format!("{n}={v}")).collect();
         let _ = writeln!(o, "params: {}", p.join(", "));
@@ -297,10 +284,11 @@ fn fidelity_text(f: Fidelity) -> String {
 /// per counter (rocprof names).
 fn counters_csv(r: &Report) -> String {
     let mut o = String::new();
-    let names: Vec<&str> = r.dispatches.first().and_then(|d| d.counters.as_ref()).map_or(Vec::new(), |c| c.iter().map(|(n, _)| n.as_str()).collect());
+    let names: Vec<String> =
+        r.dispatches.first().and_then(|d| d.counters.as_ref()).map_or(Vec::new(), |c| c.named(r.counters_rdna()).into_iter().map(|(n, _)| n).collect());
     let _ = writeln!(o, "Dispatch_ID,Kernel_Name,Cycles,Duration_ns,{}", names.join(","));
     for (i, d) in r.dispatches.iter().enumerate() {
-        let values: Vec<String> = d.counters.as_ref().map_or(Vec::new(), |c| c.iter().map(|(_, v)| v.to_string()).collect());
+        let values: Vec<String> = d.counters.as_ref().map_or(Vec::new(), |c| Counter::ALL.iter().map(|&k| c.get(k).to_string()).collect());
         let _ = writeln!(o, "{i},{},{},{},{}", d.kernel, d.cycles.unwrap_or(0), d.duration_ns.map_or(String::new(), |n| format!("{n:.1}")), values.join(","));
     }
     o
@@ -331,7 +319,7 @@ fn fault_json(e: &RunError) -> String {
 /// atomics the GPU cannot make atomic, LDS accesses out of range.
 fn warnings(r: &Report, d: &DispatchReport) -> Vec<String> {
     let mut out = Vec::new();
-    let not_atomic = d.counters.iter().flatten().find(|(n, _)| n == "HS_SYSTEM_ATOMICS_NOT_ATOMIC").map_or(0, |(_, v)| *v);
+    let not_atomic = d.counters.as_ref().map_or(0, |c| c.get(Counter::SystemAtomicsNotAtomic));
     if not_atomic > 0 {
         let p = &r.gpu.hip;
         out.push(format!(
@@ -353,7 +341,7 @@ fn json_report(r: &Report, fidelity: bool) -> String {
         .dispatches
         .iter()
         .map(|d| {
-            let counters: Map<String, Value> = d.counters.iter().flatten().map(|(n, v)| (n.clone(), json!(v))).collect();
+            let counters: Map<String, Value> = d.counters.iter().flat_map(|c| c.named(r.counters_rdna())).map(|(n, v)| (n, json!(v))).collect();
             json!({"kernel": d.kernel, "cycles": d.cycles, "duration_ns": d.duration_ns, "waves": d.waves, "instructions": d.instructions, "counters": counters, "warnings": warnings(r, d)})
         })
         .collect();
@@ -376,7 +364,7 @@ fn json_report(r: &Report, fidelity: bool) -> String {
     let mut v = json!({
         "gpu": r.gpu.name,
         "target": r.target,
-        "mode": if r.timing { "timing" } else { "functional" },
+        "mode": r.run_mode.name(),
         "dispatches": dispatches,
         "checks": checks,
         "fidelity": fid,

@@ -3,6 +3,7 @@
 //! submits) a job array with a dependent merge job; `hipscope sweep merge DIR` checks the
 //! shards and writes results.csv, results.json and plots.
 
+use super::common_args::WorkloadsArg;
 use super::CliError;
 use hipscope_sweep::record::Record;
 use hipscope_sweep::run::{self, Shard};
@@ -62,10 +63,8 @@ pub struct Args {
     /// With --slurm: also submit (sbatch must be on the PATH).
     #[arg(long, requires = "slurm")]
     pub submit: bool,
-    /// The repository's workloads directory (the scope suite's code objects) [default:
-    /// ./workloads, else the one of the source tree this binary was built from].
-    #[arg(long, value_name = "DIR")]
-    pub workloads: Option<PathBuf>,
+    #[command(flatten)]
+    pub workloads: WorkloadsArg,
     /// Without a merge after a one-process run.
     #[arg(long)]
     pub no_merge: bool,
@@ -102,7 +101,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     let cores = default_jobs();
     run::check_jobs(args.jobs, cores, args.slurm).map_err(CliError::BadInput)?;
     // The scope suite's code objects are among the files the plan hash covers.
-    let workloads = super::locate(&args.workloads, "workloads", "--workloads");
+    let workloads = args.workloads.locate();
     // Checking every point's config takes about 40 µs a point: say so when it takes a while.
     if let Some(n) = hipscope_sweep::plan::load(plan_path).ok().and_then(|p| hipscope_sweep::points::count(&p).ok()).filter(|&n| n >= NOTICE_POINTS) {
         eprintln!("hipscope: {}: checking the configs of {n} points", plan_path.display());

@@ -22,7 +22,13 @@ fn bench_specs_pass_their_reference_checks() {
         for key in s.code_objects.keys() {
             let gpu = GPUS.iter().find(|(k, _)| *k == key).map(|(_, g)| *g).unwrap_or_else(|| panic!("{}: no GPU for key {key}", path.display()));
             for timing in [false, true] {
-                let opts = RunOptions { gpu: Some(gpu.into()), code_object: Some(key.into()), timing, references: Some(BUILT_IN), ..RunOptions::default() };
+                let opts = RunOptions {
+                    gpu: Some(gpu.into()),
+                    code_object: Some(key.into()),
+                    mode: hipscope_sim::Mode::with_timing(timing),
+                    references: Some(BUILT_IN),
+                    ..RunOptions::default()
+                };
                 let what = format!("{} {key} on {gpu} (timing: {timing})", path.display());
                 let report = spec::run(&s, path, &opts).unwrap_or_else(|e| panic!("{what}: {e}"));
                 assert_eq!(report.checks.len(), s.expect.len(), "{what}");

@@ -1,5 +1,6 @@
 //! The metrics a plan collects, as written in its `metrics` list.
 
+use hipscope_sim::counters::CounterName;
 use std::fmt;
 
 /// One metric.
@@ -13,7 +14,7 @@ pub enum Metric {
     Instructions,
     Waves,
     /// A counter (rocprof name), summed over the dispatches: `counter:TCC_HIT_sum`.
-    Counter(String),
+    Counter(CounterName),
     /// A scope-suite row's median cycles: `scope:OP:SCOPE[:FOOTPRINT[:CONTENTION]]`
     /// (footprint in bytes, default 0; contention `one_wave` by default).
     Scope {
@@ -48,7 +49,11 @@ impl Metric {
             "waves" => plain(Metric::Waves),
             "observed" => plain(Metric::Observed),
             "counter" => match rest[..] {
-                [name] if !name.is_empty() => Ok(Metric::Counter(name.to_string())),
+                [name] if !name.is_empty() => CounterName::parse(name).map(Metric::Counter).ok_or_else(|| {
+                    format!(
+                        "\"{text}\": no counter is named {name} (see the counters of `hipscope run --counters`; RDNA GPUs name the L2's TCC_* counters GL2C_*)"
+                    )
+                }),
                 _ => Err(format!("\"{text}\": write counter:NAME (a rocprof counter name)")),
             },
             "scope" => {
@@ -106,7 +111,7 @@ impl Metric {
                 }
                 s
             }
-            Metric::Counter(n) => n.clone(),
+            Metric::Counter(n) => n.to_string(),
             other => other.to_string(),
         }
     }
@@ -180,7 +185,9 @@ mod tests {
 
     #[test]
     fn metrics_parse_and_print_back() {
-        for text in ["cycles", "duration_us", "counter:TCC_HIT_sum", "observed", "scope:fence_acq_rel:agent:0:one_wave"] {
+        for text in
+            ["cycles", "duration_us", "counter:TCC_HIT_sum", "counter:GL2C_MISS_sum", "counter:SQ_WAVES", "observed", "scope:fence_acq_rel:agent:0:one_wave"]
+        {
             assert_eq!(Metric::parse(text).unwrap().to_string(), text);
         }
         assert_eq!(
@@ -191,6 +198,8 @@ mod tests {
             "speed",
             "cycles:x",
             "counter:",
+            "counter:TCC_HIT",
+            "counter:GL2C_WAVES",
             "scope:fence",
             "scope:jump:agent",
             "scope:fence_rel:galaxy",
@@ -203,5 +212,7 @@ mod tests {
         ] {
             assert!(Metric::parse(bad).is_err(), "{bad}");
         }
+        let e = Metric::parse("counter:TCC_HITS_sum").unwrap_err();
+        assert!(e.contains("no counter is named TCC_HITS_sum"), "{e}");
     }
 }

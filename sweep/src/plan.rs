@@ -15,6 +15,7 @@
 //! `mode`) and gives its values as a list (`Axis`), an inclusive range (`Range`), or several
 //! axes moving together (`Zip`). Byte sizes may carry a unit (`"2 MiB"`).
 
+use hipscope_sim::Mode;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -29,8 +30,8 @@ pub struct Plan {
     /// The base GPU: a built-in name or a config file (relative to the plan).
     pub gpu: String,
     /// `Timing` (default) or `Functional`.
-    #[serde(default)]
-    pub mode: RunMode,
+    #[serde(default = "timing")]
+    pub mode: Mode,
     pub workloads: Vec<Workload>,
     /// Axes, the first varying slowest. No axes: the base config only.
     #[serde(default)]
@@ -46,12 +47,9 @@ fn one_seed() -> Vec<u64> {
     vec![0]
 }
 
-/// Which engine runs the points.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RunMode {
-    #[default]
-    Timing,
-    Functional,
+/// Plans run the timing engine unless they say otherwise.
+fn timing() -> Mode {
+    Mode::Timing
 }
 
 /// Something to run on every configuration.
@@ -261,7 +259,7 @@ mod tests {
             metrics: ["duration_us", "counter:TCC_HIT_sum"])"#;
         let plan = parse(good, p).unwrap();
         assert_eq!(plan.seeds, [0]);
-        assert_eq!(plan.mode, RunMode::Timing);
+        assert_eq!(plan.mode, Mode::Timing);
         assert!(matches!(&plan.axes[0], Axis::Axis { values, .. } if values[0] == Value::Text("2 MiB".into()) && values[1] == Value::Int(4194304)));
         let bad = |text: &str, want: &str| {
             let e = parse(text, p).unwrap_err().to_string();

@@ -99,7 +99,7 @@ pub fn prepare_in(path: &Path, workloads: Option<&Path>) -> Result<Prepared, Pla
     let dir = path.parent().unwrap_or(Path::new("."));
     let err = |m: String| PlanError::new(path, m);
     let base = base_gpu(&plan, dir).map_err(err)?;
-    if plan.mode == crate::plan::RunMode::Timing && base.timing.is_none() {
+    if plan.mode.is_timing() && base.timing.is_none() {
         return Err(err(format!("gpu: {} has no timing section (mode: Functional runs without)", base.name)));
     }
     // Checked by `plan::load`.

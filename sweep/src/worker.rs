@@ -22,10 +22,11 @@
 //! workload that needs a deep (but finite) stack gives the same result either way.
 
 use crate::metrics::Metric;
-use crate::plan::{RunMode, Workload};
+use crate::plan::Workload;
 use crate::points::{self, Point};
 use crate::workload::{self, Context, Outcome};
 use hipscope_sim::gpus::GpuConfig;
+use hipscope_sim::Mode;
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -58,7 +59,7 @@ pub enum Isolation {
 pub struct Job {
     pub point: Point,
     pub workload: Workload,
-    pub mode: RunMode,
+    pub mode: Mode,
     /// As the plan writes them (checked when the plan was read).
     pub metrics: Vec<String>,
     pub base: GpuConfig,
@@ -69,7 +70,7 @@ pub struct Job {
 
 /// Run `point` on its config: the config made and checked, then the workload. Errors and
 /// faults are the outcome; this does not panic on any input, but see [`run_guarded`].
-pub fn execute(point: &Point, w: &Workload, mode: RunMode, metrics: &[Metric], base: &GpuConfig, cx: &Context) -> Outcome {
+pub fn execute(point: &Point, w: &Workload, mode: Mode, metrics: &[Metric], base: &GpuConfig, cx: &Context) -> Outcome {
     match points::configure(base, &point.params) {
         Ok(cfg) => workload::run(w, mode, metrics, point, &cfg, cx),
         Err(message) => Outcome::Failed { fault: false, message },

@@ -1,10 +1,12 @@
 //! Running one point: a workload on one GPU config with one seed, and the metrics it gives.
 
 use crate::metrics::{Metric, Source};
-use crate::plan::{RunMode, Workload};
+use crate::plan::Workload;
 use crate::points::Point;
+use hipscope_sim::counters::{CounterName, Counters};
 use hipscope_sim::gpus::GpuConfig;
 use hipscope_sim::spec::{self, RunError, RunOptions};
+use hipscope_sim::Mode;
 use hipscope_studies::program::{exit_code, Bounds, Ending, Environment, Failure, Finished, Output};
 use hipscope_studies::references::BUILT_IN;
 use serde::{Deserialize, Serialize};
@@ -36,11 +38,10 @@ pub enum Outcome {
 }
 
 /// Run workload `w` of `point` on `cfg` in `mode`.
-pub fn run(w: &Workload, mode: RunMode, metrics: &[Metric], point: &Point, cfg: &GpuConfig, cx: &Context) -> Outcome {
-    let timing = mode == RunMode::Timing;
+pub fn run(w: &Workload, mode: Mode, metrics: &[Metric], point: &Point, cfg: &GpuConfig, cx: &Context) -> Outcome {
     let result = match w {
-        Workload::Spec { path, code_object, params, .. } => spec_metrics(&cx.plan_dir.join(path), code_object, params, cfg, timing, point.seed, metrics),
-        Workload::Exec { program, args, .. } => exec_metrics(&cx.plan_dir.join(program), args, cfg, timing, point, metrics, cx),
+        Workload::Spec { path, code_object, params, .. } => spec_metrics(&cx.plan_dir.join(path), code_object, params, cfg, mode, point.seed, metrics),
+        Workload::Exec { program, args, .. } => exec_metrics(&cx.plan_dir.join(program), args, cfg, mode, point, metrics, cx),
         Workload::Scopes { ops, scopes, footprints, contentions, tgsplit, .. } => {
             let filter =
                 hipscope_studies::scopes::Filter { ops: ops.clone(), scopes: scopes.clone(), footprints: footprints.clone(), contentions: contentions.clone() };
@@ -71,11 +72,19 @@ struct Totals {
     duration_us: f64,
     instructions: u64,
     waves: u64,
-    counters: BTreeMap<String, u64>,
+    /// Timing runs: the counters, summed.
+    counters: Option<Counters>,
+    /// The GPU names its L2 counters the RDNA way (`GL2C_*`).
+    rdna: bool,
 }
 
 impl Totals {
-    fn metrics(&self, metrics: &[Metric], timing: bool) -> Result<BTreeMap<String, Value>> {
+    fn for_gpu(cfg: &GpuConfig) -> Totals {
+        Totals { rdna: cfg.processor.family().is_rdna(), ..Totals::default() }
+    }
+
+    fn metrics(&self, metrics: &[Metric], mode: Mode) -> Result<BTreeMap<String, Value>> {
+        let timing = mode.is_timing();
         each(metrics, |m| {
             Ok(match m {
                 _ if m.source() != Source::Kernels => Value::Null,
@@ -84,11 +93,12 @@ impl Totals {
                 Metric::Cycles | Metric::DurationUs => Value::Null,
                 Metric::Instructions => json!(self.instructions),
                 Metric::Waves => json!(self.waves),
-                Metric::Counter(name) => match self.counters.get(name) {
-                    Some(v) => json!(v),
-                    None if !timing => Value::Null,
-                    None => {
-                        let names: Vec<&str> = self.counters.keys().map(String::as_str).collect();
+                Metric::Counter(name) => match &self.counters {
+                    Some(c) if name.reported_by(self.rdna) => json!(c.get(name.counter)),
+                    _ if !timing => Value::Null,
+                    c => {
+                        let mut names: Vec<String> = c.iter().flat_map(|c| c.named(self.rdna)).map(|(n, _)| n).collect();
+                        names.sort();
                         return Err(bad(format!("metric {m}: the run has no counter {name} (it has {})", names.join(", "))));
                     }
                 },
@@ -103,29 +113,29 @@ fn spec_metrics(
     code_object: &Option<String>,
     params: &BTreeMap<String, i64>,
     cfg: &GpuConfig,
-    timing: bool,
+    mode: Mode,
     seed: u64,
     metrics: &[Metric],
 ) -> Result<BTreeMap<String, Value>> {
     let params: Vec<(String, i128)> = params.iter().map(|(k, v)| (k.clone(), i128::from(*v))).collect();
     let parsed = spec::load_with(path, &params).map_err(bad)?;
     // The checks are not run, but a spec's references are still validated against the models.
-    let opts = RunOptions { code_object: code_object.clone(), timing, seed, skip_checks: true, references: Some(BUILT_IN), ..RunOptions::default() };
+    let opts = RunOptions { code_object: code_object.clone(), mode, seed, skip_checks: true, references: Some(BUILT_IN), ..RunOptions::default() };
     let report = spec::run_on(&parsed, path, &opts, cfg).map_err(|e| match e {
         RunError::Spec(s) => bad(s),
         f @ RunError::Fault { .. } => (true, f.to_string()),
     })?;
-    let mut t = Totals::default();
+    let mut t = Totals::for_gpu(cfg);
     for d in &report.dispatches {
         t.cycles += d.cycles.unwrap_or(0);
         t.duration_us += d.duration_ns.unwrap_or(0.0) / 1000.0;
         t.instructions += d.instructions;
         t.waves += d.waves;
-        for (name, v) in d.counters.iter().flatten() {
-            *t.counters.entry(name.clone()).or_default() += v;
+        if let Some(c) = &d.counters {
+            t.counters.get_or_insert_with(Counters::default).add_all(c);
         }
     }
-    t.metrics(metrics, timing)
+    t.metrics(metrics, mode)
 }
 
 /// A HIP program on `cfg` as `hipscope exec --gpu CONFIG --report REPORT` runs it
@@ -134,7 +144,7 @@ fn exec_metrics(
     program: &Path,
     args: &[String],
     cfg: &GpuConfig,
-    timing: bool,
+    mode: Mode,
     point: &Point,
     metrics: &[Metric],
     cx: &Context,
@@ -144,7 +154,7 @@ fn exec_metrics(
     let (config, report) = (stem.with_extension("gpu.ron"), stem.with_extension("report.json"));
     let text = ron::ser::to_string_pretty(cfg, ron::ser::PrettyConfig::default()).map_err(bad)?;
     std::fs::write(&config, text).map_err(|e| bad(format!("{}: {e}", config.display())))?;
-    let finished = run_program(hipscope, &config, timing, point.seed, &report, program, args);
+    let finished = run_program(hipscope, &config, mode, point.seed, &report, program, args);
     let _ = std::fs::remove_file(&config);
     let text = std::fs::read_to_string(&report);
     let _ = std::fs::remove_file(&report);
@@ -163,33 +173,28 @@ fn exec_metrics(
     }
     let doc: Value = serde_json::from_str(&text.map_err(|e| bad(format!("{}: no report ({e})", program.display())))?).map_err(bad)?;
     let clock_mhz = cfg.timing.as_ref().map_or(1.0, |t| f64::from(t.clock_mhz.max(1)));
-    let mut t = Totals::default();
+    let mut t = Totals::for_gpu(cfg);
     for l in doc["launches"].as_array().into_iter().flatten() {
         let cycles = l["cycles"].as_u64().unwrap_or(0);
         t.cycles += cycles;
         t.duration_us += cycles as f64 / clock_mhz;
         t.instructions += l["instructions"].as_u64().unwrap_or(0);
         t.waves += l["waves"].as_u64().unwrap_or(0);
+        // The runtime's report names the counters as the GPU's profiler does.
         for (name, v) in l["counters"].as_object().into_iter().flatten() {
-            *t.counters.entry(name.clone()).or_default() += v.as_u64().unwrap_or(0);
+            if let Some(name) = CounterName::parse(name) {
+                t.counters.get_or_insert_with(Counters::default).add(name.counter, v.as_u64().unwrap_or(0));
+            }
         }
     }
-    t.metrics(metrics, timing)
+    t.metrics(metrics, mode)
 }
 
 /// Run `program args...` on the GPU config in file `config` with seed `seed`, the runtime's
 /// report going to `report`; errors as `hipscope exec` words them.
-fn run_program(
-    hipscope: &Path,
-    config: &Path,
-    timing: bool,
-    seed: u64,
-    report: &Path,
-    program: &Path,
-    args: &[String],
-) -> std::result::Result<Finished, String> {
+fn run_program(hipscope: &Path, config: &Path, mode: Mode, seed: u64, report: &Path, program: &Path, args: &[String]) -> std::result::Result<Finished, String> {
     let gpu = config.to_str().ok_or_else(|| format!("--gpu {}: not a UTF-8 path", config.display()))?;
-    let mut env = Environment::new(hipscope, gpu, timing)?;
+    let mut env = Environment::new(hipscope, gpu, mode)?;
     env.set_seed(seed);
     env.set_output(Output::Report, report).map_err(|e| format!("--report {}: {e}", report.display()))?;
     env.run(program, args, Bounds::default()).map_err(|e| match e {

@@ -4,7 +4,7 @@
 //! points run on a stack large enough for deep recursion, a panic recorded as the point's
 //! error.
 
-use hipscope_sweep::plan::{RunMode, Workload};
+use hipscope_sweep::plan::Workload;
 use hipscope_sweep::points::Point;
 use hipscope_sweep::worker::{self, Job, WorkerProcess, OUTCOME_MARK, POINT_STACK_BYTES};
 use hipscope_sweep::workload::{Context, Outcome};
@@ -30,7 +30,7 @@ fn job(dir: &Path, index: usize) -> Job {
     Job {
         point: Point { index, workload: 0, seed: 0, base: true, params: Vec::new() },
         workload: Workload::Litmus { name: "t".into(), path: "t.litmus".into(), runs: 1 },
-        mode: RunMode::Functional,
+        mode: hipscope_sim::Mode::Functional,
         metrics: vec!["observed".into()],
         base: hipscope_sim::gpus::builtin("mi210").unwrap(),
         origin: "configs/mi210.ron".into(),

@@ -93,8 +93,15 @@ pub fn run_spec(path: &Path, timing: bool, out: &mut BTreeMap<(String, String), 
             if !configs.contains(&config) {
                 configs.push(config.clone());
             }
-            let opts =
-                RunOptions { gpu: Some(gpu), code_object: Some(key.to_string()), target, seed: 0, timing, references: Some(BUILT_IN), ..RunOptions::default() };
+            let opts = RunOptions {
+                gpu: Some(gpu),
+                code_object: Some(key.to_string()),
+                target,
+                seed: 0,
+                mode: hipscope_sim::Mode::with_timing(timing),
+                references: Some(BUILT_IN),
+                ..RunOptions::default()
+            };
             let outcome = match spec::run(&s, path, &opts) {
                 Ok(r) => match r.checks.iter().find(|c| !c.ok) {
                     None => Outcome::Ok,

@@ -10,6 +10,7 @@ use super::init::{initial_bytes, MAX_BUFFER_BYTES};
 use super::model::{Buffer, Dispatch, MemoryType, Spec};
 use super::references::{DispatchView, References};
 use super::select::{self, Entry};
+use crate::counters::Counters;
 use crate::engine::EngineOptions;
 use crate::exec::Fidelity;
 use crate::fault::{FaultKind, KernelFault};
@@ -40,8 +41,8 @@ pub struct RunOptions {
     pub target: Option<String>,
     /// `--seed N`: picks the interleaving of waves.
     pub seed: u64,
-    /// `--mode timing`: simulate the GPU's pipelines and memory system.
-    pub timing: bool,
+    /// `--mode`: functional, or timing (simulate the GPU's pipelines and memory system).
+    pub mode: crate::Mode,
     /// `--watchdog-cycles N` (timing mode; `None`: the engine's default, 0: no watchdog).
     pub watchdog_cycles: Option<u64>,
     /// `--set NAME=VALUE`: parameter values replacing the spec's; applied when the spec is
@@ -74,7 +75,7 @@ pub struct RunOptions {
 }
 
 /// What one dispatch did.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone)]
 pub struct DispatchReport {
     pub kernel: String,
     pub grid: [u32; 3],
@@ -85,10 +86,10 @@ pub struct DispatchReport {
     /// Lane accesses to LDS that were out of range (read 0, writes dropped).
     pub lds_out_of_range: u64,
     /// Timing mode: duration in shader cycles and nanoseconds (at the GPU's clock), and the
-    /// counters (rocprof names) in report order.
+    /// counters (named only for output: [`Report::counters_rdna`]).
     pub cycles: Option<u64>,
     pub duration_ns: Option<f64>,
-    pub counters: Option<Vec<(String, u64)>>,
+    pub counters: Option<Counters>,
 }
 
 /// Executed count and modelling fidelity of one opcode, over all dispatches.
@@ -113,8 +114,8 @@ pub struct Report {
     pub wave_size: u32,
     pub mode: Mode,
     pub seed: u64,
-    /// Whether it ran in timing mode.
-    pub timing: bool,
+    /// Functional or timing (`mode` above is the CU/WGP mode).
+    pub run_mode: crate::Mode,
     pub dispatches: Vec<DispatchReport>,
     /// Parameter values the spec was read with.
     pub params: Vec<(String, i128)>,
@@ -130,6 +131,12 @@ pub struct Report {
 impl Report {
     pub fn passed(&self) -> bool {
         self.checks.iter().all(|c| c.ok)
+    }
+
+    /// Whether the GPU reports its L2 counters under their RDNA names (`GL2C_*`), the flag
+    /// [`Counters::named`] takes when a dispatch's counters are written out.
+    pub fn counters_rdna(&self) -> bool {
+        self.gpu.processor.family().is_rdna()
     }
 }
 
@@ -237,7 +244,7 @@ impl Session {
         let forced = (!flags.is_empty()).then(|| flags.join(" "));
         let entry = &entries[select::choose_entry(at, &entries, &gpu, forced.as_deref(), &first.kernel)?];
         let mut device = Device::new(gpu.processor);
-        if opts.timing {
+        if opts.mode.is_timing() {
             // A missing timing section is the config's fault: name its file.
             gpu.timing.as_ref().ok_or_else(|| SpecError::whole(Path::new(&gpu.origin), "has no timing section, which --mode timing needs"))?;
             device.enable_timing(&gpu).map_err(|e| at.err("gpu", format!("--mode timing: {e}")))?;
@@ -413,7 +420,6 @@ fn run_session(mut s: Session, spec: &Spec, path: &Path, opts: &RunOptions, mut 
         let p = &s.prepared[i];
         add_fidelity(&mut counts, &p.kernel, &stats.opcode_counts);
         let clock = s.gpu.timing.as_ref().map_or(1, |t| t.clock_mhz.max(1));
-        let rdna = s.gpu.processor.family().is_rdna();
         reports.push(DispatchReport {
             kernel: p.kernel.name.clone(),
             grid: p.geo.grid,
@@ -424,7 +430,7 @@ fn run_session(mut s: Session, spec: &Spec, path: &Path, opts: &RunOptions, mut 
             lds_out_of_range: stats.lds_out_of_range,
             cycles: stats.cycles,
             duration_ns: stats.cycles.map(|c| c as f64 * 1000.0 / clock as f64),
-            counters: stats.counters.as_ref().map(|c| c.named(rdna)),
+            counters: stats.counters,
         });
     }
     s.device.synchronize();
@@ -440,7 +446,7 @@ fn run_session(mut s: Session, spec: &Spec, path: &Path, opts: &RunOptions, mut 
         wave_size: s.wave_size,
         mode: s.mode,
         seed: opts.seed,
-        timing: opts.timing,
+        run_mode: opts.mode,
         dispatches: reports,
         params: spec.param_values.0.clone(),
         checks,

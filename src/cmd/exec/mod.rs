@@ -3,35 +3,25 @@
 //! lands on the simulated GPU (how: `hipscope_studies::program`). The program runs in the
 //! foreground; its exit status is ours.
 
+use super::common_args::{CountersArg, EngineArgs};
 use super::CliError;
+use hipscope_sim::Mode;
 use hipscope_studies::program::{exit_code, Environment, Output};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ModeArg {
-    /// Results only (fast).
-    Functional,
-    /// Results and cycles: kernel times on the simulated timeline.
-    Timing,
-}
 
 #[derive(clap::Args)]
 pub struct Args {
     /// The simulated GPU: a built-in name (see `hipscope gpus`) or a config file.
     #[arg(long, default_value = "mi300a")]
     pub gpu: String,
-    #[arg(long, value_enum, default_value = "functional")]
-    pub mode: ModeArg,
-    /// Seed of the engine's choices among legal interleavings (same seed, same results).
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    #[command(flatten)]
+    pub engine: EngineArgs,
     /// Write one row per kernel launch, in the columns of rocprofv3's kernel trace CSV.
     #[arg(long, value_name = "FILE.csv")]
     pub kernel_trace: Option<PathBuf>,
-    /// Write the timing model's counters, one row per kernel launch (timing mode).
-    #[arg(long, value_name = "FILE.csv")]
-    pub counters: Option<PathBuf>,
+    #[command(flatten)]
+    pub counters: CountersArg,
     /// Write a JSON report at exit: the GPU, the mode, every launch with its times and
     /// counters, and per-kernel totals.
     #[arg(long, value_name = "FILE.json")]
@@ -46,10 +36,9 @@ pub fn executable() -> Result<PathBuf, CliError> {
     std::env::current_exe().map_err(|e| CliError::BadInput(format!("cannot find the hipscope executable: {e}")))
 }
 
-/// The environment that runs a program on `gpu` (a name or config file) in timing or
-/// functional mode.
-pub fn environment(gpu: &str, timing: bool) -> Result<Environment, CliError> {
-    Environment::new(&executable()?, gpu, timing).map_err(CliError::BadInput)
+/// The environment that runs a program on `gpu` (a name or config file) in `mode`.
+pub fn environment(gpu: &str, mode: Mode) -> Result<Environment, CliError> {
+    Environment::new(&executable()?, gpu, mode).map_err(CliError::BadInput)
 }
 
 /// Whether `path` can be opened for writing, as the library will open it: an existing file is
@@ -67,12 +56,11 @@ fn check_writable(path: &Path) -> std::io::Result<()> {
 }
 
 pub fn run(args: &Args) -> Result<ExitCode, CliError> {
-    if args.counters.is_some() && args.mode != ModeArg::Timing {
-        return Err(CliError::BadInput("--counters: counters come from the timing model; add --mode timing".into()));
-    }
+    let mode = args.engine.mode();
+    args.counters.check(mode)?;
     let outputs = [
         ("--kernel-trace", Output::KernelTrace, &args.kernel_trace),
-        ("--counters", Output::Counters, &args.counters),
+        ("--counters", Output::Counters, &args.counters.counters),
         ("--report", Output::Report, &args.report),
     ];
     // An output the library could not write would leave the program running with every HIP
@@ -82,9 +70,9 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
             check_writable(path).map_err(|e| CliError::BadInput(format!("{flag} {}: cannot write it: {e}", path.display())))?;
         }
     }
-    let mut env = environment(&args.gpu, args.mode == ModeArg::Timing)?;
+    let mut env = environment(&args.gpu, mode)?;
     let (program, rest) = args.command.split_first().ok_or_else(|| CliError::BadInput("no program given after --".into()))?;
-    env.set_seed(args.seed);
+    env.set_seed(args.engine.seed);
     for (flag, output, path) in outputs {
         if let Some(path) = path {
             env.set_output(output, path).map_err(|e| CliError::BadInput(format!("{flag} {}: {e}", path.display())))?;

@@ -5,7 +5,8 @@
 mod output;
 mod plot;
 
-use super::{locate, progress, CliError};
+use super::common_args::WorkloadsArg;
+use super::{progress, CliError};
 use hipscope_sim::gpus::{self, Mode};
 use hipscope_studies::scopes::{self, Progress, Row, Target};
 use indicatif::ProgressBar;
@@ -13,8 +14,9 @@ use rayon::prelude::*;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// `--cu-mode`: CU or WGP mode, or CU mode with `-mtgsplit` code.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ModeArg {
+pub enum CuModeArg {
     Cu,
     Wgp,
     /// CU mode with code built by `-mtgsplit` (gfx90a, gfx942): a work-group's waves spread
@@ -22,16 +24,16 @@ pub enum ModeArg {
     Tgsplit,
 }
 
-impl ModeArg {
+impl CuModeArg {
     fn mode(self) -> Mode {
         match self {
-            ModeArg::Cu | ModeArg::Tgsplit => Mode::CU,
-            ModeArg::Wgp => Mode::WGP,
+            CuModeArg::Cu | CuModeArg::Tgsplit => Mode::CU,
+            CuModeArg::Wgp => Mode::WGP,
         }
     }
 
     fn tgsplit(self) -> bool {
-        self == ModeArg::Tgsplit
+        self == CuModeArg::Tgsplit
     }
 }
 
@@ -43,8 +45,9 @@ pub struct Args {
     pub gpu: Vec<String>,
     /// Only this mode: CU or WGP (RDNA; GCN and CDNA GPUs have CU mode only), or tgsplit
     /// (gfx90a and gfx942 code built with -mtgsplit).
-    #[arg(long, value_enum)]
-    pub mode: Option<ModeArg>,
+    // `--mode`, its old name, stays a hidden alias for scripts written for it.
+    #[arg(long, value_enum, alias = "mode")]
+    pub cu_mode: Option<CuModeArg>,
     /// Print the rows as JSON (`[{gpu, mode, op, scope, footprint_bytes, contention,
     /// cycles_median, cycles_min, cycles_max, sequence, actions}]`).
     #[arg(long, conflicts_with = "csv")]
@@ -56,10 +59,8 @@ pub struct Args {
     /// (`--out reports` regenerates the repository's report). Without it nothing is written.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// The repository's workloads directory [default: ./workloads, else the one of the
-    /// repository hipscope was built from].
-    #[arg(long, value_name = "DIR")]
-    pub workloads: Option<PathBuf>,
+    #[command(flatten)]
+    pub workloads: WorkloadsArg,
 }
 
 /// The targets the arguments select.
@@ -73,20 +74,21 @@ fn targets(args: &Args) -> Result<Vec<Target>, CliError> {
     } else {
         for name in &args.gpu {
             let gpu = gpus::resolve(name).map_err(|e| CliError::BadInput(format!("--gpu: {e}")))?;
-            let modes = if gpu.processor.family().is_rdna() && args.mode.is_none() { vec![gpu.mode] } else { vec![args.mode.map_or(Mode::CU, ModeArg::mode)] };
+            let modes =
+                if gpu.processor.family().is_rdna() && args.cu_mode.is_none() { vec![gpu.mode] } else { vec![args.cu_mode.map_or(Mode::CU, CuModeArg::mode)] };
             for mode in modes {
-                out.push(Target { gpu: gpu.clone(), mode, tgsplit: args.mode.is_some_and(ModeArg::tgsplit) });
+                out.push(Target { gpu: gpu.clone(), mode, tgsplit: args.cu_mode.is_some_and(CuModeArg::tgsplit) });
             }
         }
     }
-    if let Some(m) = args.mode {
-        out.retain(|t| t.tgsplit == m.tgsplit() && (t.mode == m.mode() || !t.gpu.processor.family().is_rdna() && m == ModeArg::Cu));
+    if let Some(m) = args.cu_mode {
+        out.retain(|t| t.tgsplit == m.tgsplit() && (t.mode == m.mode() || !t.gpu.processor.family().is_rdna() && m == CuModeArg::Cu));
     }
     if let Some(t) = out.iter().find(|t| !t.available()) {
         return Err(CliError::BadInput(format!("{}: no {} mode build of the scope suite for {}", t.gpu.name, t.mode, t.gpu.processor.name())));
     }
     if out.is_empty() {
-        return Err(CliError::BadInput("--mode: none of the GPUs runs in that mode".into()));
+        return Err(CliError::BadInput("--cu-mode: none of the GPUs runs in that mode".into()));
     }
     Ok(out)
 }
@@ -101,7 +103,7 @@ impl Progress for Bar {
 }
 
 pub fn run(args: &Args) -> Result<ExitCode, CliError> {
-    let workloads = locate(&args.workloads, "workloads", "--workloads")?;
+    let workloads = args.workloads.locate()?;
     let targets = targets(args)?;
     let bar = Bar(progress(targets.iter().map(scopes::case_count).sum()));
     // Targets are independent simulations: run them in parallel, keep their order.

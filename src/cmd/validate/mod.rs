@@ -10,6 +10,7 @@ mod output;
 mod plot;
 mod report;
 
+use super::common_args::WorkloadsArg;
 use super::{locate, progress, CliError};
 use hipscope_sim::gpus::{self, GpuConfig};
 use hipscope_studies::validate::import::rocprof;
@@ -54,10 +55,8 @@ pub struct Args {
     /// repository hipscope was built from].
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
-    /// The repository's workloads directory (code objects, specs) [default: ./workloads, else
-    /// the one of the repository hipscope was built from].
-    #[arg(long, value_name = "DIR")]
-    pub workloads: Option<PathBuf>,
+    #[command(flatten)]
+    pub workloads: WorkloadsArg,
     /// Only this GPU: a built-in name, or a config file, which runs against the measurements
     /// of the GPU its `name` field names.
     #[arg(long, value_name = "NAME|FILE")]
@@ -144,7 +143,7 @@ impl Outcome {
 }
 
 pub fn run(args: &Args) -> Result<ExitCode, CliError> {
-    let workloads = locate(&args.workloads, "workloads", "--workloads")?;
+    let workloads = args.workloads.locate()?;
     // `--gpu` is resolved once: a config file is simulated as written, whatever its name.
     let gpu = args.gpu.as_deref().map(gpus::resolve).transpose().map_err(|e| CliError::BadInput(format!("--gpu: {e}")))?;
     if args.apps_max_real_ms.is_nan() || args.apps_max_real_ms <= 0.0 {

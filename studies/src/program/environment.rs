@@ -4,6 +4,7 @@
 //! `hip/src/runtime.rs`).
 
 use super::abi_library;
+use hipscope_sim::Mode;
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -92,12 +93,12 @@ pub struct Environment {
 }
 
 impl Environment {
-    /// For `gpu` (a name or config file, checked here) in timing or functional mode, with the
-    /// runtime built beside the `hipscope` executable `hipscope`.
-    pub fn new(hipscope: &Path, gpu: &str, timing: bool) -> Result<Environment, String> {
+    /// For `gpu` (a name or config file, checked here) in `mode`, with the runtime built
+    /// beside the `hipscope` executable `hipscope`.
+    pub fn new(hipscope: &Path, gpu: &str, mode: Mode) -> Result<Environment, String> {
         // Refuse a GPU we cannot simulate before the program starts.
         let config = hipscope_sim::gpus::resolve(gpu).map_err(|e| format!("--gpu: {e}"))?;
-        if timing && config.timing.is_none() {
+        if mode.is_timing() && config.timing.is_none() {
             return Err(format!("--gpu {}: the config has no timing section", config.name));
         }
         let library = runtime_library(hipscope)?;
@@ -125,8 +126,7 @@ impl Environment {
                 path = format!("{path}:{old}");
             }
         }
-        let mode = if timing { "timing" } else { "functional" };
-        this.env = vec![("LD_LIBRARY_PATH", path.into()), ("HIPSCOPE_GPU", gpu.into()), ("HIPSCOPE_MODE", mode.into())];
+        this.env = vec![("LD_LIBRARY_PATH", path.into()), ("HIPSCOPE_GPU", gpu.into()), ("HIPSCOPE_MODE", mode.name().into())];
         Ok(this)
     }
 

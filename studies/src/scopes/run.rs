@@ -153,7 +153,7 @@ pub fn run_target_filtered(t: &Target, workloads: &Path, progress: &dyn Progress
     let label = format!("{} ({} mode)", t.gpu.name, t.mode_name());
     let parsed = spec(t, &cases, wave).build(&path).map_err(|e| format!("{label}: {e}"))?;
     // The target's own config (it may come from a file whose name is not a built-in's).
-    let opts = RunOptions { code_object: Some(t.object_dir()), seed: 0, timing: true, ..RunOptions::default() };
+    let opts = RunOptions { code_object: Some(t.object_dir()), seed: 0, mode: hipscope_sim::Mode::Timing, ..RunOptions::default() };
     let mut s = Session::on(&parsed, &path, &opts, Some(&t.gpu)).map_err(|e| format!("{label}: {e}"))?;
     let rdna = t.gpu.processor.family().is_rdna();
     let mut baseline = [0u64; 3];

@@ -421,7 +421,7 @@ pub fn compare(apps: &Path, opts: &Options, progress: &dyn Progress) -> Result<A
     let real = read_real(&apps.join("mi300a-real.csv"))?;
     let bin: PathBuf = apps.join("bin");
     let (runs, mut rows) = plan(&real, opts);
-    let env = Environment::new(&opts.hipscope, &opts.gpu, true)?;
+    let env = Environment::new(&opts.hipscope, &opts.gpu, hipscope_sim::Mode::Timing)?;
     progress.planned(runs.len() as u64);
     // Each run is a process of its own; results are keyed by run, so the order in which
     // they finish does not matter.

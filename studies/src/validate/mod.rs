@@ -114,7 +114,7 @@ pub fn object_dir(g: &GpuConfig) -> String {
 /// cycles.
 pub fn run_timed(spec: SpecBuilder, path: &Path, g: &GpuConfig) -> Result<(Session, Vec<u64>), String> {
     let s = spec.build(path).map_err(|e| e.to_string())?;
-    let opts = RunOptions { code_object: None, seed: 0, timing: true, references: Some(BUILT_IN), ..RunOptions::default() };
+    let opts = RunOptions { code_object: None, seed: 0, mode: hipscope_sim::Mode::Timing, references: Some(BUILT_IN), ..RunOptions::default() };
     let mut session = Session::on(&s, path, &opts, Some(g)).map_err(|e| e.to_string())?;
     let mut cycles = Vec::new();
     for i in 0..session.dispatch_count() {

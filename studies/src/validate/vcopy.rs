@@ -15,6 +15,7 @@ use super::device_data::{vcopy_counter_medians, vcopy_duration_medians};
 use super::import::rocprof::{DispatchRecord, Profile, SystemInfo};
 use super::{Row, Tolerance};
 use crate::references::BUILT_IN;
+use hipscope_sim::counters::CounterName;
 use hipscope_sim::gpus::{self, GpuConfig};
 use hipscope_sim::spec::model::{Arg, Buffer, Dispatch, Expect, Init, Ty};
 use hipscope_sim::spec::{self, Report, RunOptions, Spec, SpecBuilder};
@@ -60,7 +61,7 @@ fn duration_tolerance(first: bool) -> Tolerance {
 
 /// Run a vcopy spec in timing mode and check its result.
 fn simulate(spec: &spec::Spec, path: &Path, g: &GpuConfig) -> Result<Report, String> {
-    let opts = RunOptions { code_object: None, seed: 0, timing: true, references: Some(BUILT_IN), ..RunOptions::default() };
+    let opts = RunOptions { code_object: None, seed: 0, mode: hipscope_sim::Mode::Timing, references: Some(BUILT_IN), ..RunOptions::default() };
     let report = spec::runner::run_on(spec, path, &opts, g).map_err(|e| e.to_string())?;
     if let Some(c) = report.checks.iter().find(|c| !c.ok) {
         return Err(format!("vcopy gave wrong results: {}", c.detail));
@@ -68,8 +69,10 @@ fn simulate(spec: &spec::Spec, path: &Path, g: &GpuConfig) -> Result<Report, Str
     Ok(report)
 }
 
-fn simulated_counter(d: &spec::DispatchReport, name: &str) -> Option<f64> {
-    d.counters.as_ref()?.iter().find(|(n, _)| n == name).map(|(_, v)| *v as f64)
+/// The counter a profile names `name`, if the simulated GPU (RDNA where `rdna`) has it.
+fn simulated_counter(d: &spec::DispatchReport, name: &str, rdna: bool) -> Option<f64> {
+    let c = CounterName::parse(name).filter(|c| c.reported_by(rdna))?;
+    d.counters.as_ref().map(|cs| cs.get(c.counter) as f64)
 }
 
 /// Compare one GPU with the derived medians. `workloads`: the repository's `workloads/`;
@@ -95,7 +98,7 @@ pub fn compare(workloads: &Path, data: &Path, g: &GpuConfig) -> Result<Vec<Row>,
                 case: case.to_string(),
                 metric: counter.to_string(),
                 measured,
-                simulated: simulated_counter(d, counter).unwrap_or(0.0),
+                simulated: simulated_counter(d, counter, report.counters_rdna()).unwrap_or(0.0),
                 tolerance,
             });
         }
@@ -209,17 +212,10 @@ pub fn compare_profile(workloads: &Path, profile: &Profile, gpu: Option<&GpuConf
     for (i, (m, d)) in measured.iter().zip(&report.dispatches).enumerate() {
         let case = format!("{} (dispatch {})", if i == 0 { "first" } else { "later" }, m.index);
         let requests = m.counters.get("TCC_REQ_sum").copied().unwrap_or(0.0);
-        for (name, _) in d.counters.iter().flatten() {
-            let Some(&measured) = m.counters.get(&measured_name(name, gfx9_4)) else { continue };
-            let tolerance = tolerance(name, requests).unwrap_or(Tolerance::NotJudged);
-            rows.push(Row {
-                gpu: gpu.clone(),
-                case: case.clone(),
-                metric: name.clone(),
-                measured,
-                simulated: simulated_counter(d, name).unwrap_or(0.0),
-                tolerance,
-            });
+        for (name, simulated) in d.counters.iter().flat_map(|c| c.named(report.counters_rdna())) {
+            let Some(&measured) = m.counters.get(&measured_name(&name, gfx9_4)) else { continue };
+            let tolerance = tolerance(&name, requests).unwrap_or(Tolerance::NotJudged);
+            rows.push(Row { gpu: gpu.clone(), case: case.clone(), metric: name.clone(), measured, simulated: simulated as f64, tolerance });
         }
         if let (Some(measured), Some(ns)) = (m.duration_ns, d.duration_ns) {
             rows.push(Row { gpu: gpu.clone(), case, metric: "duration_ns".into(), measured, simulated: ns, tolerance: duration_tolerance(i == 0) });

@@ -1,0 +1,74 @@
+//! Options several subcommands share, each group declared once and flattened into the
+//! commands' arguments with `#[command(flatten)]`, so that they read and check alike.
+
+use super::CliError;
+use hipscope_sim::Mode;
+use std::path::PathBuf;
+
+/// [`Mode`] as the command line spells it (`--mode functional|timing`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeArg {
+    /// Values only: every instruction executes, memory is sequentially consistent.
+    Functional,
+    /// Cycle-approximate timing: CU pipelines, caches holding data, counters.
+    Timing,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(m: ModeArg) -> Mode {
+        match m {
+            ModeArg::Functional => Mode::Functional,
+            ModeArg::Timing => Mode::Timing,
+        }
+    }
+}
+
+/// How the engine runs: `--mode` and `--seed` (`hipscope run`, `hipscope exec`).
+#[derive(clap::Args)]
+pub struct EngineArgs {
+    #[arg(long, value_enum, default_value = "functional")]
+    mode: ModeArg,
+    /// Seed of the engine's choices among legal interleavings (same seed, same results).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+impl EngineArgs {
+    pub fn mode(&self) -> Mode {
+        self.mode.into()
+    }
+}
+
+/// `--counters FILE.csv`: the timing model's counters, one row per dispatch.
+#[derive(clap::Args)]
+pub struct CountersArg {
+    /// Performance counters as CSV, one row per dispatch or kernel launch (timing mode).
+    #[arg(long, value_name = "FILE.csv")]
+    pub counters: Option<PathBuf>,
+}
+
+impl CountersArg {
+    /// Counters come from the timing model only: refuse the flag in functional mode.
+    pub fn check(&self, mode: Mode) -> Result<(), CliError> {
+        if self.counters.is_some() && !mode.is_timing() {
+            return Err(CliError::BadInput("--counters: counters come from the timing model; add --mode timing".into()));
+        }
+        Ok(())
+    }
+}
+
+/// `--workloads DIR` (`hipscope scopes`, `validate`, `sweep`).
+#[derive(clap::Args)]
+pub struct WorkloadsArg {
+    /// The repository's workloads directory (code objects, specs) [default: ./workloads, else
+    /// the one of the repository hipscope was built from].
+    #[arg(long, value_name = "DIR")]
+    pub workloads: Option<PathBuf>,
+}
+
+impl WorkloadsArg {
+    /// The directory the option names, else the default one.
+    pub fn locate(&self) -> Result<PathBuf, CliError> {
+        super::locate(&self.workloads, "workloads", "--workloads")
+    }
+}
