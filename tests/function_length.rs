@@ -5,7 +5,9 @@
 //! Sources are parsed with `syn`, so braces in strings, comments or macros do not fool the
 //! count; nested functions and trait/impl methods are measured on their own.
 
-use std::path::{Path, PathBuf};
+mod sources;
+
+use std::path::Path;
 use syn::visit::Visit;
 
 const MAX_LINES: usize = 100;
@@ -61,23 +63,11 @@ impl<'ast> Visit<'ast> for Measure<'_> {
     }
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 fn long_functions() -> Vec<Long> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     for dir in ROOTS {
-        rust_files(&root.join(dir), &mut files);
+        files.extend(sources::rust_files(&root.join(dir)));
     }
     files.sort();
     assert!(files.len() > 100, "found only {} source files under {ROOTS:?}", files.len());

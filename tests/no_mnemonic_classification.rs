@@ -10,7 +10,9 @@
 //! `.contains("_gl1")`), a comparison with one (`m == "s_endpgm"`), and a match arm on one
 //! (`"s_nop" =>`). Standard library only, so that it also runs against an older tree.
 
-use std::path::{Path, PathBuf};
+mod sources;
+
+use std::path::Path;
 
 /// Crate sources scanned, relative to the workspace root.
 const SCANNED: &[&str] = &["src", "sim/src", "grade/src", "hip/src", "studies/src", "mm/src", "race/src", "sweep/src"];
@@ -95,23 +97,11 @@ fn offence(line: &str) -> Option<&'static str> {
     None
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 /// Every offending line under `root`, as `file:line: why: text`.
 fn offences(root: &Path) -> Vec<String> {
     let mut files = Vec::new();
     for dir in SCANNED {
-        rust_files(&root.join(dir), &mut files);
+        files.extend(sources::rust_files(&root.join(dir)));
     }
     files.sort();
     let mut out = Vec::new();

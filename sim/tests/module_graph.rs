@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 /// The layering, lowest first: a module may name only modules of lower layers (those of one
 /// layer are independent of each other). Keep in step with ARCHITECTURE.md, "Inside `sim`".
 const LAYERS: &[&[&str]] = &[
-    &["fault", "backing", "counters", "gpus"],
+    &["fault", "backing", "counters", "gpus", "mode"],
     &["wave", "sparse"],
     &["memory", "progress"],
     &["host", "memsys", "exec"],
