@@ -27,35 +27,79 @@ pub struct LdsCycles {
 pub fn cycles(accesses: &[(u32, u32, u32)], banks: u32, bank_width_bytes: u32) -> LdsCycles {
     let (banks, width) = (banks.clamp(1, MAX_LDS_BANKS), bank_width_bytes.max(1));
     let mut out = LdsCycles::default();
-    let mut words = [0u32; MAX_STEP_WORDS];
-    let mut per_bank = [0u32; MAX_LDS_BANKS as usize];
+    let mut step_words = StepWords::new();
     let mut i = 0;
     while i < accesses.len() {
         let per_access = accesses[i].2.div_ceil(width).max(1);
         let step = ((banks / per_access).max(1) as usize).min(accesses.len() - i);
-        // The distinct words of the step; a word past the buffer (not possible within the
-        // bounds above) is counted as distinct, which can only overstate conflicts.
-        let mut n = 0;
-        per_bank[..banks as usize].fill(0);
+        step_words.clear(banks);
         for &(_, off, bytes) in &accesses[i..i + step] {
             for k in 0..bytes.div_ceil(width).max(1) {
-                let w = (off / width).wrapping_add(k);
-                if words[..n].contains(&w) {
-                    continue;
-                }
-                if n < MAX_STEP_WORDS {
-                    words[n] = w;
-                    n += 1;
-                }
-                per_bank[(w % banks) as usize] += 1;
+                step_words.add((off / width).wrapping_add(k), banks);
             }
         }
-        let c = per_bank[..banks as usize].iter().copied().max().unwrap_or(0).max(1) as u64;
+        let c = step_words.per_bank[..banks as usize].iter().copied().max().unwrap_or(0).max(1) as u64;
         out.busy += c;
         out.conflicts += c - 1;
         i += step;
     }
     out
+}
+
+/// No word: the end of a bank's chain.
+const NONE: u16 = u16::MAX;
+
+/// The distinct words of one step, counted per bank. Each bank chains the words already seen
+/// in it, so a word is looked up only among its own bank's (a repeated word can only be in
+/// the same bank): one comparison per access when the step has no conflicts.
+struct StepWords {
+    words: [u32; MAX_STEP_WORDS],
+    /// Per recorded word, the previous word recorded in its bank.
+    next: [u16; MAX_STEP_WORDS],
+    /// Per bank, the last word recorded in it.
+    head: [u16; MAX_LDS_BANKS as usize],
+    per_bank: [u32; MAX_LDS_BANKS as usize],
+    n: usize,
+}
+
+impl StepWords {
+    fn new() -> StepWords {
+        StepWords {
+            words: [0; MAX_STEP_WORDS],
+            next: [NONE; MAX_STEP_WORDS],
+            head: [NONE; MAX_LDS_BANKS as usize],
+            per_bank: [0; MAX_LDS_BANKS as usize],
+            n: 0,
+        }
+    }
+
+    fn clear(&mut self, banks: u32) {
+        self.head[..banks as usize].fill(NONE);
+        self.per_bank[..banks as usize].fill(0);
+        self.n = 0;
+    }
+
+    /// Count word `w` in its bank unless the step already touched it. A word past the buffer
+    /// (not possible within the bounds above) is counted as distinct, which can only overstate
+    /// conflicts.
+    #[inline]
+    fn add(&mut self, w: u32, banks: u32) {
+        let bank = (w % banks) as usize;
+        let mut j = self.head[bank];
+        while j != NONE {
+            if self.words[j as usize] == w {
+                return;
+            }
+            j = self.next[j as usize];
+        }
+        if self.n < MAX_STEP_WORDS {
+            self.words[self.n] = w;
+            self.next[self.n] = self.head[bank];
+            self.head[bank] = self.n as u16;
+            self.n += 1;
+        }
+        self.per_bank[bank] += 1;
+    }
 }
 
 #[cfg(test)]
@@ -101,5 +145,39 @@ mod tests {
         // bank count of millions (a bad config the checks let through) must not allocate it.
         assert_eq!(cycles(&lanes(64, 256, 4), 64, 4), LdsCycles { busy: 64, conflicts: 63 });
         assert_eq!(cycles(&lanes(64, 256, 4), 32_000_000, 4), cycles(&lanes(64, 256, 4), MAX_LDS_BANKS, 4));
+    }
+
+    /// The definition, written plainly: per step, the distinct words of each bank.
+    fn reference(accesses: &[(u32, u32, u32)], banks: u32, width: u32) -> LdsCycles {
+        let mut out = LdsCycles::default();
+        let mut i = 0;
+        while i < accesses.len() {
+            let step = ((banks / accesses[i].2.div_ceil(width).max(1)).max(1) as usize).min(accesses.len() - i);
+            let mut words: Vec<u32> =
+                accesses[i..i + step].iter().flat_map(|&(_, off, bytes)| (0..bytes.div_ceil(width).max(1)).map(move |k| off / width + k)).collect();
+            words.sort_unstable();
+            words.dedup();
+            let c = (0..banks).map(|b| words.iter().filter(|&&w| w % banks == b).count()).max().unwrap_or(0).max(1) as u64;
+            out.busy += c;
+            out.conflicts += c - 1;
+            i += step;
+        }
+        out
+    }
+
+    #[test]
+    fn random_patterns_match_the_definition() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        for _ in 0..2000 {
+            let banks = [16, 32, 64][rng.random_range(0..3)];
+            let width = [4, 8][rng.random_range(0..2)];
+            let bytes = [4, 8, 16][rng.random_range(0..3)];
+            // Few distinct words (a small address range) make repeats and conflicts common.
+            let range = [64, 512, 65536][rng.random_range(0..3)];
+            let n = rng.random_range(1..=128);
+            let acc: Vec<(u32, u32, u32)> = (0..n).map(|l| (l, rng.random_range(0..range) * 4, bytes)).collect();
+            assert_eq!(cycles(&acc, banks, width), reference(&acc, banks, width), "{banks} banks of {width} B, {bytes}-byte accesses: {acc:?}");
+        }
     }
 }
