@@ -28,7 +28,12 @@ fn reference(code: u8, e_bits: u32, m_bits: u32, bias: i32, fnuz: bool, ieee: bo
 
 #[test]
 fn every_code_decodes_to_its_definition() {
-    let formats = [(Format::E4M3, 4, 3, 7, false, false), (Format::E5M2, 5, 2, 15, false, true), (Format::E4M3Fnuz, 4, 3, 8, true, false), (Format::E5M2Fnuz, 5, 2, 16, true, false)];
+    let formats = [
+        (Format::E4M3, 4, 3, 7, false, false),
+        (Format::E5M2, 5, 2, 15, false, true),
+        (Format::E4M3Fnuz, 4, 3, 8, true, false),
+        (Format::E5M2Fnuz, 5, 2, 16, true, false),
+    ];
     for (f, e, m, bias, fnuz, ieee) in formats {
         for code in 0..=255u8 {
             let got = decode(f, code);
@@ -101,7 +106,7 @@ fn gfx942_conversions_use_fnuz_and_select_bytes() {
     const F32_BF8_B2: &[u8] = &[0xf9, 0xaa, 0x02, 0x7e, 0x02, 0x06, 0x02, 0x00]; // v_cvt_f32_bf8_sdwa v1, v2 src0_sel:BYTE_2
     const PK_FP8_HI: &[u8] = &[0x01, 0x40, 0xa2, 0xd2, 0x02, 0x07, 0x02, 0x00]; // v_cvt_pk_fp8_f32 v1, v2, v3 op_sel:[0,0,1]
     const SR_BF8_B3: &[u8] = &[0x01, 0x60, 0xa5, 0xd2, 0x02, 0x07, 0x02, 0x00]; // v_cvt_sr_bf8_f32 v1, v2, v3 op_sel:[0,0,1,1]
-    // FNUZ FP8 0x40 = 2^(8-8) = 1.0; 0x80 = NaN.
+                                                                                // FNUZ FP8 0x40 = 2^(8-8) = 1.0; 0x80 = NaN.
     let out = run(Processor::Gfx942, F32_FP8, 0, &[0x40, 0x80, 0x7f], 0);
     assert_eq!(out[0][0], 1.0f32.to_bits());
     assert!(f32::from_bits(out[1][0]).is_nan());
@@ -120,7 +125,7 @@ fn gfx12_conversions_use_ocp() {
     const PK_BF8: &[u8] = &[0x01, 0x00, 0x6a, 0xd7, 0x02, 0x07, 0x02, 0x00]; // v_cvt_pk_bf8_f32 v1, v2, v3
     const PK_F32_BF8: &[u8] = &[0x02, 0xdf, 0x08, 0x7e]; // v_cvt_pk_f32_bf8_e32 v[4:5], v2
     const SR_FP8_B1: &[u8] = &[0x01, 0x20, 0x6b, 0xd7, 0x02, 0x07, 0x02, 0x00]; // v_cvt_sr_fp8_f32 v1, v2, v3 byte_sel:1
-    // OCP E4M3 0x38 = 1.0 in byte 2; 0x7e = 448.
+                                                                                // OCP E4M3 0x38 = 1.0 in byte 2; 0x7e = 448.
     assert_eq!(run(Processor::Gfx1200, F32_FP8_B2, 0, &[0x0038_0000], 0)[0][0], 1.0f32.to_bits());
     assert_eq!(run(Processor::Gfx1200, F32_FP8_B2, 0, &[0x007e_0000], 0)[0][0], 448.0f32.to_bits());
     // E5M2: 1.0 = 0x3c, -2.0 = 0xc0; overflow to infinity 0x7c; low word written, high kept.
