@@ -39,7 +39,7 @@ fn every_wmma_opcode_classifies() {
                 let rig = Rig::new(p, w64);
                 let sem = rig.classify(&bytes);
                 assert!(matches!(sem, Sem::Valu(_)), "{} on {} (wave64 {w64}) does not execute", row.record, p.name());
-                let int = row.opcode.name().contains("_i32_");
+                let int = INTEGER.contains(&row.opcode);
                 let want_exact = matches!(sem.fidelity(), Fidelity::Exact);
                 assert_eq!(int, want_exact, "{}: {:?}", row.record, sem.fidelity());
                 seen += 1;
@@ -48,6 +48,16 @@ fn every_wmma_opcode_classifies() {
     }
     assert!(seen >= 2 * (6 + 2 * 22), "only {seen} rows");
 }
+
+/// The integer WMMA/SWMMAC opcodes (exact); the others are float (approximate).
+const INTEGER: [Opcode; 6] = [
+    Opcode::V_WMMA_I32_16X16X16_IU8,
+    Opcode::V_WMMA_I32_16X16X16_IU4,
+    Opcode::V_WMMA_I32_16X16X32_IU4,
+    Opcode::V_SWMMAC_I32_16X16X32_IU8,
+    Opcode::V_SWMMAC_I32_16X16X32_IU4,
+    Opcode::V_SWMMAC_I32_16X16X64_IU4,
+];
 
 /// The FP8/BF8 conversions.
 const CONVERSIONS: [Opcode; 8] = [

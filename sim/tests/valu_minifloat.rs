@@ -136,4 +136,12 @@ fn gfx12_conversions_use_ocp() {
     r.run(PK_F32_BF8);
     assert_eq!((r.wave.v(4, 0), r.wave.v(5, 0)), (1.0f32.to_bits(), (-2.0f32).to_bits()));
     assert_eq!(run(Processor::Gfx1200, SR_FP8_B1, 0xffff_ffff, &[1.0f32.to_bits()], 12345)[0][0], 0xffff_38ff);
+    // MODE.FP16_OVFL (bit 23): overflow saturates to the largest finite value (E5M2 0x7b, and
+    // 0xfb for the negative one); NaN stays NaN.
+    let mut r = Rig::new(Processor::Gfx1200, false);
+    r.wave.mode |= 1 << 23;
+    r.set_v(2, |_| 1.0e9f32.to_bits());
+    r.set_v(3, |_| f32::NEG_INFINITY.to_bits());
+    r.run(PK_BF8);
+    assert_eq!(r.wave.v(1, 0) & 0xffff, 0xfb7b);
 }

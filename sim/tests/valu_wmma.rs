@@ -5,6 +5,10 @@
 //! 2^-22 of the sum of |products| (the accumulation order is undocumented). Encodings from
 //! `llvm-mc-19 -triple=amdgcn -mcpu=<gpu> [-mattr=+wavefrontsize64] -show-encoding`.
 
+// Matrix positions (i, j, k) are the subject here: loops over them index several matrices and
+// the layout formulas at once.
+#![allow(clippy::needless_range_loop)]
+
 use hipscope_isa::Processor;
 use hipscope_sim::exec::valu::fp::{f2h, h2d};
 use hipscope_sim::exec::valu::minifloat::{decode, Format};

@@ -12,8 +12,13 @@
 //! * V_CVT_SR_*8_F32 writes one byte (chosen by `op_sel[3:2]` on gfx940, `byte_sel` on gfx12),
 //!   keeping the other three; S1 is the random seed.
 //!
-//! The instructions have no clamp bit in these encodings (LLVM's rows fix it to 0), so results
-//! never saturate: overflow gives NaN (FNUZ, OCP E4M3) or infinity (OCP E5M2).
+//! Overflow (f32 to FP8/BF8): the encodings have no clamp bit (LLVM's rows fix it to 0). On
+//! gfx12, MODE.FP16_OVFL makes an overflowing result saturate to the largest finite value; it
+//! is taken to govern these conversions as it does the f16 ones (RDNA4 ISA, MODE register).
+//! Otherwise, and always on gfx940, overflow gives NaN (FNUZ, OCP E4M3) or infinity (OCP
+//! E5M2): the CDNA3 guide does not spell the case out, and HIP's FNUZ helpers clamp to ±240
+//! themselves before converting, which they would not need to if the hardware saturated. Both
+//! are marked approximate for that reason.
 
 use super::desc::{any, Desc};
 use super::lanes::{Lanes, MAX};
@@ -23,9 +28,10 @@ use hipscope_isa::decode::Inst;
 use hipscope_isa::tables::{OpName, Opcode};
 use hipscope_isa::Family;
 
+/// Why the f32 to FP8/BF8 conversions are approximate.
+pub const OVERFLOW: &str = "f32 to FP8/BF8 overflow (NaN/infinity, or saturation under gfx12 MODE.FP16_OVFL) inferred, not spelled out in the ISA guides";
 /// Why the stochastic-rounding conversions are approximate.
-pub const SR: &str =
-    "stochastic rounding: rounds up when (discarded fraction scaled to 32 bits) + seed carries; which seed bits the hardware adds is not documented";
+pub const SR: &str = "stochastic rounding: rounds up when (discarded fraction scaled to 32 bits) + seed carries; which seed bits the hardware adds is not documented; overflow as for the round-to-nearest conversions";
 
 /// The format codes kernels are instantiated with (const generics take integers).
 const E4M3: u8 = 0;
@@ -40,6 +46,12 @@ const fn format(code: u8) -> Format {
         E4M3_FNUZ => Format::E4M3Fnuz,
         _ => Format::E5M2Fnuz,
     }
+}
+
+/// Whether results saturate on overflow: the clamp bit, or MODE.FP16_OVFL for the OCP formats
+/// (gfx12).
+fn saturates(code: u8, x: &Lanes) -> bool {
+    x.ctl.clamp || (matches!(code, E4M3 | E5M2) && x.ctl.ovfl)
 }
 
 /// The FP8 and BF8 formats of a family, if it has them.
@@ -73,7 +85,7 @@ fn pk_to_f32<const F: u8>(x: &mut Lanes) {
 /// Word `aux` of the old destination (S2) <- {S1, S0} converted.
 fn pk_from_f32<const F: u8>(x: &mut Lanes) {
     let sh = (x.aux & 1) * 16;
-    let sat = x.ctl.clamp;
+    let sat = saturates(F, x);
     for l in 0..x.n.min(MAX) {
         let a = encode(format(F), f32::from_bits(x.s[0][l] as u32), sat) as u64;
         let b = encode(format(F), f32::from_bits(x.s[1][l] as u32), sat) as u64;
@@ -84,7 +96,7 @@ fn pk_from_f32<const F: u8>(x: &mut Lanes) {
 /// Byte `aux` of the old destination (S2) <- S0 converted with stochastic rounding (seed S1).
 fn sr_from_f32<const F: u8>(x: &mut Lanes) {
     let sh = (x.aux & 3) * 8;
-    let sat = x.ctl.clamp;
+    let sat = saturates(F, x);
     for l in 0..x.n.min(MAX) {
         let v = encode_sr(format(F), f32::from_bits(x.s[0][l] as u32), x.s[1][l] as u32, sat) as u64;
         x.d[l] = (x.s[2][l] & !(0xff << sh) & 0xffff_ffff) | v << sh;
@@ -98,7 +110,7 @@ fn kernel<const F: u8>(op: Opcode) -> Option<Desc> {
     Some(match op {
         V_CVT_F32_FP8 | V_CVT_F32_BF8 => any(to_f32::<F>, [U32, Ty::None, Ty::None], F32),
         V_CVT_PK_F32_FP8 | V_CVT_PK_F32_BF8 => any(pk_to_f32::<F>, [U32, Ty::None, Ty::None], PkF32),
-        V_CVT_PK_FP8_F32 | V_CVT_PK_BF8_F32 => any(pk_from_f32::<F>, [F32, F32, U32], U32).ops(old),
+        V_CVT_PK_FP8_F32 | V_CVT_PK_BF8_F32 => any(pk_from_f32::<F>, [F32, F32, U32], U32).ops(old).approx(OVERFLOW),
         V_CVT_SR_FP8_F32 | V_CVT_SR_BF8_F32 => any(sr_from_f32::<F>, [F32, U32, U32], U32).ops(old).approx(SR),
         _ => return None,
     })
