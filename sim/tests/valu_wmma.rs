@@ -255,53 +255,47 @@ fn g12_d(w64: bool) -> impl Fn(usize, usize) -> At {
     move |i, j| if w64 { (i % 4, 0, vec![32 * ((i / 4) % 2) + 16 * (i / 8) + j]) } else { (i % 8, 0, vec![16 * (i / 8) + j]) }
 }
 
+/// A dense RDNA4 shape with f32/i32 results in wave32 and wave64; `a(wave64, i, k)` places
+/// A[i][k] (and B[k][i], which has the same layout).
+fn rdna4_dense(p: Processor, code: &[u8], k: usize, ab: (T, T), cd: T, a: fn(bool, usize, usize) -> At) {
+    for w64 in [false, true] {
+        let a = move |i: usize, kk: usize| a(w64, i, kk);
+        let d = g12_d(w64);
+        (0..3).for_each(|s| check(&Case::new(p, w64, code, k, ab, cd, &a, &d), s));
+    }
+}
+
 #[test]
 fn rdna4_f32_f16_wave32_and_wave64() {
-    for w64 in [false, true] {
-        let a = move |i: usize, k: usize| {
-            if w64 {
-                ((k / 2) % 2, 16 * (k % 2) as u32, vec![32 * ((k / 8) % 2) + 16 * ((k / 4) % 2) + i])
-            } else {
-                (2 * (k / 8) + (k / 2) % 2, 16 * (k % 2) as u32, vec![16 * ((k / 4) % 2) + i])
-            }
-        };
-        let d = g12_d(w64);
-        let case = Case::new(Processor::Gfx1200, w64, G12_F32_F16, 16, (T::F16, T::F16), T::F32, &a, &d);
-        (0..3).for_each(|s| check(&case, s));
-    }
+    rdna4_dense(Processor::Gfx1200, G12_F32_F16, 16, (T::F16, T::F16), T::F32, |w64, i, k| {
+        if w64 {
+            ((k / 2) % 2, 16 * (k % 2) as u32, vec![32 * ((k / 8) % 2) + 16 * ((k / 4) % 2) + i])
+        } else {
+            (2 * (k / 8) + (k / 2) % 2, 16 * (k % 2) as u32, vec![16 * ((k / 4) % 2) + i])
+        }
+    });
 }
 
 #[test]
 fn rdna4_fp8_bf8_wave32_and_wave64() {
-    for w64 in [false, true] {
-        let a = move |i: usize, k: usize| {
-            if w64 {
-                (0, 8 * (k % 4) as u32, vec![32 * ((k / 4) % 2) + 16 * ((k / 8) % 2) + i])
-            } else {
-                ((k / 4) % 2, 8 * (k % 4) as u32, vec![16 * (k / 8) + i])
-            }
-        };
-        let d = g12_d(w64);
-        let ab = (T::F8(Format::E4M3), T::F8(Format::E5M2));
-        let case = Case::new(Processor::Gfx1201, w64, G12_FP8_BF8, 16, ab, T::F32, &a, &d);
-        (0..3).for_each(|s| check(&case, s));
-    }
+    rdna4_dense(Processor::Gfx1201, G12_FP8_BF8, 16, (T::F8(Format::E4M3), T::F8(Format::E5M2)), T::F32, |w64, i, k| {
+        if w64 {
+            (0, 8 * (k % 4) as u32, vec![32 * ((k / 4) % 2) + 16 * ((k / 8) % 2) + i])
+        } else {
+            ((k / 4) % 2, 8 * (k % 4) as u32, vec![16 * (k / 8) + i])
+        }
+    });
 }
 
 #[test]
 fn rdna4_iu4_16x16x32_wave32_and_wave64() {
-    for w64 in [false, true] {
-        let a = move |i: usize, k: usize| {
-            if w64 {
-                (0, 4 * (k % 8) as u32, vec![32 * ((k / 8) % 2) + 16 * ((k / 16) % 2) + i])
-            } else {
-                ((k / 8) % 2, 4 * (k % 8) as u32, vec![16 * (k / 16) + i])
-            }
-        };
-        let d = g12_d(w64);
-        let case = Case::new(Processor::Gfx1200, w64, G12_IU4_X32, 32, (T::I4, T::I4), T::I32, &a, &d);
-        (0..3).for_each(|s| check(&case, s));
-    }
+    rdna4_dense(Processor::Gfx1200, G12_IU4_X32, 32, (T::I4, T::I4), T::I32, |w64, i, k| {
+        if w64 {
+            (0, 4 * (k % 8) as u32, vec![32 * ((k / 8) % 2) + 16 * ((k / 16) % 2) + i])
+        } else {
+            ((k / 8) % 2, 4 * (k % 8) as u32, vec![16 * (k / 16) + i])
+        }
+    });
 }
 
 #[test]
