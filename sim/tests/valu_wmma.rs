@@ -28,6 +28,7 @@ enum T {
     U8,
     I8,
     I4,
+    U4,
     F32,
     I32,
     /// Any i32 (for saturation).
@@ -38,7 +39,7 @@ fn bits(t: T) -> u32 {
     match t {
         T::F16 | T::Bf16 => 16,
         T::F8(_) | T::U8 | T::I8 => 8,
-        T::I4 => 4,
+        T::I4 | T::U4 => 4,
         T::F32 | T::I32 | T::I32Wide => 32,
     }
 }
@@ -72,6 +73,10 @@ fn random(t: T, rng: &mut StdRng) -> (u32, f64) {
         T::I4 => {
             let b = rng.random::<u8>() & 15;
             (b as u32, ((b << 4) as i8 >> 4) as f64)
+        }
+        T::U4 => {
+            let b = rng.random::<u8>() & 15;
+            (b as u32, b as f64)
         }
         T::F32 => {
             let v = rng.random_range(-8.0f32..8.0);
@@ -373,6 +378,8 @@ fn integer_clamp_saturates() {
 /// Where the sparse operands live: compressed A value `w` of group `g` in row `i`, that value's
 /// 2-bit index, B[k][j].
 struct Sparse<'a> {
+    /// K of the dense product (32 or 64).
+    k: usize,
     a: &'a dyn Fn(usize, usize, usize) -> At,
     index: &'a dyn Fn(usize, usize, usize) -> At,
     b: &'a dyn Fn(usize, usize) -> At,
@@ -382,11 +389,11 @@ struct Sparse<'a> {
 fn check_sparse(p: Processor, w64: bool, code: &[u8], ab: (T, T), place: &Sparse, d: &dyn Fn(usize, usize) -> At) {
     let mut rng = StdRng::seed_from_u64(7);
     let mut r = Rig::new(p, w64);
-    let mut a = [[0.0f64; 32]; 16];
-    let mut b = [[0.0f64; 32]; 16];
+    let mut a = [[0.0f64; 64]; 16];
+    let mut b = [[0.0f64; 64]; 16];
     r.set_v(30, |_| 0);
     for i in 0..16 {
-        for g in 0..8 {
+        for g in 0..place.k / 4 {
             let p0 = rng.random_range(0..3usize);
             let p1 = rng.random_range(p0 + 1..4usize);
             for (w, pos) in [p0, p1].into_iter().enumerate() {
@@ -396,7 +403,7 @@ fn check_sparse(p: Processor, w64: bool, code: &[u8], ab: (T, T), place: &Sparse
                 a[i][4 * g + pos] = v;
             }
         }
-        for k in 0..32 {
+        for k in 0..place.k {
             let (raw, v) = random(ab.1, &mut rng);
             put(&mut r, 8, &(place.b)(i, k), ab.1, raw);
             b[i][k] = v;
@@ -410,10 +417,10 @@ fn check_sparse(p: Processor, w64: bool, code: &[u8], ab: (T, T), place: &Sparse
     r.run(code);
     for i in 0..16 {
         for j in 0..16 {
-            let exp: f64 = (0..32).map(|k| a[i][k] * b[j][k]).sum();
-            let mag: f64 = (0..32).map(|k| (a[i][k] * b[j][k]).abs()).sum();
+            let exp: f64 = (0..place.k).map(|k| a[i][k] * b[j][k]).sum();
+            let mag: f64 = (0..place.k).map(|k| (a[i][k] * b[j][k]).abs()).sum();
             let (g, _, l) = d(i, j);
-            let got = if matches!(ab.0, T::F16) { f32::from_bits(r.wave.v(16 + g, l[0])) as f64 } else { r.wave.v(16 + g, l[0]) as i32 as f64 };
+            let got = if matches!(ab.0, T::F16 | T::F8(_)) { f32::from_bits(r.wave.v(16 + g, l[0])) as f64 } else { r.wave.v(16 + g, l[0]) as i32 as f64 };
             assert!((got - exp).abs() <= mag * 2f64.powi(-22), "D[{i}][{j}] = {got}, expected {exp} (wave64 {w64})");
         }
     }
@@ -426,12 +433,14 @@ fn rdna4_swmmac_f16_wave32_and_wave64() {
     const W32: &[u8] = &[0x10, 0x48, 0x50, 0xcc, 0x00, 0x11, 0x7a, 0x1c];
     const W64: &[u8] = &[0x10, 0x50, 0x50, 0xcc, 0x00, 0x11, 0x7a, 0x1c];
     let place = Sparse {
+        k: 32,
         a: &|i, g, w| (2 * (g / 4) + g % 2, 16 * w as u32, vec![16 * ((g / 2) % 2) + i]),
         index: &|i, g, w| (0, (16 + 8 * (g / 4) + 4 * (g % 2) + 2 * w) as u32, vec![16 * ((g / 2) % 2) + i]),
         b: &|j, k| (4 * (k / 16) + (k / 2) % 4, 16 * (k % 2) as u32, vec![16 * ((k / 8) % 2) + j]),
     };
     check_sparse(Processor::Gfx1200, false, W32, (T::F16, T::F16), &place, &g12_d(false));
     let place = Sparse {
+        k: 32,
         a: &|i, g, w| (g % 2, 16 * w as u32, vec![16 * (g / 2) + i]),
         index: &|i, g, w| (0, (16 + 4 * (g % 2) + 2 * w) as u32, vec![16 * (g / 2) + i]),
         b: &|j, k| ((k / 2) % 4, 16 * (k % 2) as u32, vec![16 * (k / 8) + j]),
@@ -446,15 +455,49 @@ fn rdna4_swmmac_iu8_wave32_and_wave64() {
     // v_swmmac_i32_16x16x32_iu8 v[16:19], v0, v[8:9], v30 index_key:3 neg_lo:[0,1,0]
     const W64: &[u8] = &[0x10, 0x58, 0x54, 0xcc, 0x00, 0x11, 0x7a, 0x5c];
     let place = Sparse {
+        k: 32,
         a: &|i, g, w| ((g / 2) % 2, (16 * (g % 2) + 8 * w) as u32, vec![16 * (g / 4) + i]),
         index: &|i, g, w| (0, (16 + 4 * (g % 4) + 2 * w) as u32, vec![16 * (g / 4) + i]),
         b: &|j, k| ((k / 4) % 4, 8 * (k % 4) as u32, vec![16 * (k / 16) + j]),
     };
     check_sparse(Processor::Gfx1200, false, W32, (T::I8, T::U8), &place, &g12_d(false));
     let place = Sparse {
+        k: 32,
         a: &|i, g, w| (0, (16 * (g % 2) + 8 * w) as u32, vec![32 * ((g / 2) % 2) + 16 * (g / 4) + i]),
         index: &|i, g, w| (0, (24 + 4 * (g % 2) + 2 * w) as u32, vec![32 * ((g / 2) % 2) + 16 * (g / 4) + i]),
         b: &|j, k| ((k / 4) % 2, 8 * (k % 4) as u32, vec![32 * ((k / 8) % 2) + 16 * (k / 16) + j]),
     };
     check_sparse(Processor::Gfx1200, true, W64, (T::U8, T::I8), &place, &g12_d(true));
+}
+
+#[test]
+fn rdna4_swmmac_iu4_x64_and_fp8() {
+    // v_swmmac_i32_16x16x64_iu4 v[16:23], v[0:1], v[8:11], v30 neg_lo:[1,0,0] (wave32: one
+    // index set of 32 bits, four bits per group of four k).
+    const IU4: &[u8] = &[0x10, 0x40, 0x56, 0xcc, 0x00, 0x11, 0x7a, 0x3c];
+    let place = Sparse {
+        k: 64,
+        a: &|i, g, w| ((g / 4) % 2, (8 * (g % 4) + 4 * w) as u32, vec![16 * (g / 8) + i]),
+        index: &|i, g, w| (0, (4 * (g % 8) + 2 * w) as u32, vec![16 * (g / 8) + i]),
+        b: &|j, k| ((k / 8) % 4, 4 * (k % 8) as u32, vec![16 * (k / 32) + j]),
+    };
+    check_sparse(Processor::Gfx1200, false, IU4, (T::I4, T::U4), &place, &g12_d(false));
+    // v_swmmac_f32_16x16x32_bf8_fp8 v[16:19], v0, v[8:9], v30 index_key:1 (wave64: four sets
+    // of 8 bits); the 8-bit layouts of the iu8 form.
+    const BF8_FP8: &[u8] = &[0x10, 0x48, 0x59, 0xcc, 0x00, 0x11, 0x7a, 0x1c];
+    let place = Sparse {
+        k: 32,
+        a: &|i, g, w| (0, (16 * (g % 2) + 8 * w) as u32, vec![32 * ((g / 2) % 2) + 16 * (g / 4) + i]),
+        index: &|i, g, w| (0, (8 + 4 * (g % 2) + 2 * w) as u32, vec![32 * ((g / 2) % 2) + 16 * (g / 4) + i]),
+        b: &|j, k| ((k / 4) % 2, 8 * (k % 4) as u32, vec![32 * ((k / 8) % 2) + 16 * (k / 16) + j]),
+    };
+    check_sparse(Processor::Gfx1201, true, BF8_FP8, (T::F8(Format::E5M2), T::F8(Format::E4M3)), &place, &g12_d(true));
+}
+
+#[test]
+fn rdna4_iu4_16x16x16_ignores_the_upper_half_wave_for_inputs() {
+    // v_wmma_i32_16x16x16_iu4 v[16:23], v0, v8, v[16:23] neg_lo:[1,1,0] (the wave64 form is the
+    // same word with v[16:19]); A and B live in lanes 0-31 only, lanes 32-63 keep junk.
+    const CODE: &[u8] = &[0x10, 0x40, 0x45, 0xcc, 0x00, 0x11, 0x42, 0x7c];
+    rdna4_dense(Processor::Gfx1200, CODE, 16, (T::I4, T::I4), T::I32, |_, i, k| (0, 4 * (k % 8) as u32, vec![16 * (k / 8) + i]));
 }
