@@ -88,15 +88,19 @@ pub fn decode(fmt: Format, byte: u8) -> f32 {
         return f32::from_bits(QNAN | sign);
     }
     let e = ((byte & 0x7f) >> s.man_bits) as i32;
-    let m = (byte & ((1 << s.man_bits) - 1)) as i32;
+    let m = (byte & ((1 << s.man_bits) - 1)) as u32;
+    let sign = (byte as u32 & 0x80) << 24;
     if s.ieee_specials && e == (1 << s.exp_bits) - 1 {
-        return if neg { f32::NEG_INFINITY } else { f32::INFINITY };
+        return f32::from_bits(sign | 0x7f80_0000);
     }
-    // value = m * 2^(1 - bias - man_bits) for denormals, (2^man_bits + m) * 2^(e - bias -
-    // man_bits) otherwise; both products are exact in f64 and in f32.
-    let (sig, exp) = if e == 0 { (m, 1 - s.bias) } else { ((1 << s.man_bits) + m, e - s.bias) };
-    let mag = sig as f64 * 2f64.powi(exp - s.man_bits as i32);
-    (if neg { -mag } else { mag }) as f32
+    // Normal: (1 + m / 2^man_bits) * 2^(e - bias), built as f32 bits (the exponent fits).
+    // Denormal: m * 2^(1 - bias - man_bits), one exact product with a power of two.
+    let mag = if e == 0 {
+        m as f32 * f32::from_bits(((127 + 1 - s.bias - s.man_bits as i32) as u32) << 23)
+    } else {
+        f32::from_bits(((e - s.bias + 127) as u32) << 23 | m << (23 - s.man_bits))
+    };
+    f32::from_bits(sign | mag.to_bits())
 }
 
 /// How the discarded part of a significand is rounded.

@@ -4,7 +4,7 @@
 
 use super::layout::Layout;
 use super::{CSrc, Elem, Wmma};
-use crate::exec::valu::fp::{d2h, h2d};
+use crate::exec::valu::fp::d2h;
 use crate::exec::valu::minifloat::decode;
 use crate::wave::Wave;
 
@@ -16,7 +16,7 @@ type Mat = [[f64; KMAX]; 16];
 #[inline]
 fn value(ty: Elem, raw: u32, signed: bool) -> f64 {
     match ty {
-        Elem::F16 => h2d(raw as u64 & 0xffff),
+        Elem::F16 => h2f(raw) as f64,
         Elem::Bf16 => f32::from_bits((raw & 0xffff) << 16) as f64,
         Elem::F8(fmt) => decode(fmt, raw as u8) as f64,
         Elem::Int8 if signed => raw as u8 as i8 as f64,
@@ -28,6 +28,20 @@ fn value(ty: Elem, raw: u32, signed: bool) -> f64 {
     }
 }
 
+/// f16 bits to f32, exactly, by moving the fields (no libm power on the hot path).
+#[inline]
+fn h2f(h: u32) -> f32 {
+    let sign = (h & 0x8000) << 16;
+    let (e, m) = (h >> 10 & 0x1f, h & 0x3ff);
+    let mag = match e {
+        // m * 2^-24
+        0 => m as f32 * f32::from_bits(103 << 23),
+        0x1f => f32::from_bits(0x7f80_0000 | m << 13),
+        _ => f32::from_bits((e + 112) << 23 | m << 13),
+    };
+    f32::from_bits(sign | mag.to_bits())
+}
+
 fn mask(bits: u8) -> u32 {
     if bits >= 32 {
         !0
@@ -36,12 +50,13 @@ fn mask(bits: u8) -> u32 {
     }
 }
 
-/// The raw element at `outer`/`index` of an operand starting at VGPR `base`.
+/// The raw element at `outer`/`index` of an operand starting at VGPR `base`, and its bit
+/// offset in the register.
 #[inline]
-fn raw(w: &Wave, base: u8, l: &Layout, outer: usize, index: usize, extra_shift: u32) -> u32 {
+fn raw(w: &Wave, base: u8, l: &Layout, outer: usize, index: usize, extra_shift: u32) -> (u32, u32) {
     let (reg, lane, off) = l.locate(outer, index);
     let v = w.v(base as usize + reg, lane);
-    (v >> (off + extra_shift)) & mask(l.elem_bits)
+    ((v >> (off + extra_shift)) & mask(l.elem_bits), off)
 }
 
 /// Gather A (or B) as `m[outer][k]`: `neg` flips low-half 16-bit elements, `neg_hi` the high.
@@ -49,8 +64,8 @@ fn gather_input(w: &Wave, base: u8, l: &Layout, ty: Elem, k: usize, signs: (bool
     let (signed, neg, neg_hi) = signs;
     for (o, row) in m.iter_mut().enumerate() {
         for (kk, x) in row.iter_mut().enumerate().take(k) {
-            let (_, _, off) = l.locate(o, kk);
-            let v = value(ty, raw(w, base, l, o, kk, 0), signed);
+            let (bits, off) = raw(w, base, l, o, kk, 0);
+            let v = value(ty, bits, signed);
             let flip = !ty.is_int() && l.elem_bits == 16 && if off % 32 == 0 { neg } else { neg_hi };
             *x = if flip { -v } else { v };
         }
@@ -67,7 +82,7 @@ fn gather_sparse(w: &Wave, op: &Wmma, shape: &super::layout::Shape, m: &mut Mat)
     for (i, row) in m.iter_mut().enumerate() {
         row.fill(0.0);
         for (c, &v) in comp[i].iter().enumerate().take(kc) {
-            let pos = raw(w, ireg, il, i, c, set_shift) as usize;
+            let pos = raw(w, ireg, il, i, c, set_shift).0 as usize;
             // Two values share a group of four k: the index is the position within the group.
             row[(c / 2) * 4 + pos] = v;
         }
@@ -80,7 +95,7 @@ fn gather_c(w: &Wave, op: &Wmma, l: &Layout, c: &mut [[f64; 16]; 16]) {
     for (i, row) in c.iter_mut().enumerate() {
         for (j, x) in row.iter_mut().enumerate() {
             let bits = match op.c {
-                CSrc::Vgpr(r) => raw(w, r, l, j, i, shift),
+                CSrc::Vgpr(r) => raw(w, r, l, j, i, shift).0,
                 CSrc::Const(k) => k & mask(l.elem_bits),
             };
             let mut v = value(op.cd_ty, bits, true);
@@ -119,6 +134,19 @@ fn bf16(x: f32) -> u16 {
     ((b as u64 + round as u64) >> 16) as u16
 }
 
+/// The dot product of two rows (K is a multiple of 16): four interleaved partial sums, added
+/// pairwise at the end (the summation order this model chooses; see the module docs).
+#[inline]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    for (x, y) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
+        for l in 0..4 {
+            acc[l] += x[l] * y[l];
+        }
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3])
+}
+
 /// Execute `op` on the wave.
 pub fn execute(op: &Wmma, w: &mut Wave) {
     let shape = op.shapes[w.wave64 as usize];
@@ -138,7 +166,7 @@ pub fn execute(op: &Wmma, w: &mut Wave) {
     let d = &shape.d;
     for (i, (arow, crow)) in a.iter().zip(c.iter()).enumerate() {
         for (j, brow) in b.iter().enumerate() {
-            let sum = arow[..k].iter().zip(&brow[..k]).fold(crow[j], |s, (x, y)| s + x * y);
+            let sum = crow[j] + dot(&arow[..k], &brow[..k]);
             let bits = result(op.cd_ty, sum, op.clamp);
             let (reg, lane, off) = d.locate(j, i);
             if exec >> lane & 1 == 0 {

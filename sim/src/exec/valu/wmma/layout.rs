@@ -36,28 +36,44 @@ pub struct Layout {
     /// Bits per element in the register (16-bit C/D of RDNA3 take a half chosen by op_sel).
     pub elem_bits: u8,
     pub bits: &'static [Bit],
+    /// `bits` resolved for every index (at compile time): register << 16 | group << 8 | slot,
+    /// so that executing looks positions up instead of assembling them bit by bit.
+    place: [u32; 64],
 }
 
 impl Layout {
+    pub const fn new(elem_bits: u8, bits: &'static [Bit]) -> Layout {
+        let mut place = [0u32; 64];
+        let mut index = 0;
+        while index < 64 {
+            let (mut reg, mut group, mut slot) = (0u32, 0u32, 0u32);
+            let mut i = 0;
+            while i < bits.len() {
+                let v = (index >> i & 1) as u32;
+                match bits[i] {
+                    Slot(n) => slot |= v << n,
+                    Reg(n) => reg |= v << n,
+                    Group(n) => group |= v << n,
+                }
+                i += 1;
+            }
+            place[index] = reg << 16 | group << 8 | slot;
+            index += 1;
+        }
+        Layout { elem_bits, bits, place }
+    }
+
     /// VGPRs the operand occupies.
     pub fn regs(&self) -> usize {
         1 << self.bits.iter().filter(|b| matches!(b, Reg(_))).count()
     }
 
     /// (register, lane, bit offset) of the element at `outer` (row of A, column of B/C/D) and
-    /// `index` (k of A/B, row of C/D), given the half a 16-bit RDNA3 C/D element sits in.
+    /// `index` (k of A/B, row of C/D; below 64).
     #[inline]
     pub fn locate(&self, outer: usize, index: usize) -> (usize, usize, u32) {
-        let (mut reg, mut group, mut slot) = (0, 0, 0);
-        for (i, b) in self.bits.iter().enumerate() {
-            let v = index >> i & 1;
-            match *b {
-                Slot(n) => slot |= v << n,
-                Reg(n) => reg |= v << n,
-                Group(n) => group |= v << n,
-            }
-        }
-        (reg, group * 16 + outer, (slot * self.elem_bits as usize) as u32)
+        let p = self.place[index & 63];
+        ((p >> 16) as usize, (p >> 8 & 0xff) as usize * 16 + outer, (p & 0xff) * self.elem_bits as u32)
     }
 }
 
@@ -78,252 +94,252 @@ pub struct Shape {
 /// V_WMMA_F32_16X16X16_F16, V_WMMA_F32_16X16X16_BF16 (wave32).
 pub const GFX11_W32_K16_16_32: Shape = Shape {
     k: 16,
-    a: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Reg(1), Reg(2)] },
-    b: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Reg(1), Reg(2)] },
-    d: Layout { elem_bits: 32, bits: &[Group(0), Reg(0), Reg(1), Reg(2)] },
+    a: Layout::new(16, &[Slot(0), Reg(0), Reg(1), Reg(2)]),
+    b: Layout::new(16, &[Slot(0), Reg(0), Reg(1), Reg(2)]),
+    d: Layout::new(32, &[Group(0), Reg(0), Reg(1), Reg(2)]),
     index: None,
     sets: 0,
 };
 /// V_WMMA_F32_16X16X16_F16, V_WMMA_F32_16X16X16_BF16 (wave64).
 pub const GFX11_W64_K16_16_32: Shape = Shape {
     k: 16,
-    a: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Reg(1), Reg(2)] },
-    b: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Reg(1), Reg(2)] },
-    d: Layout { elem_bits: 32, bits: &[Group(0), Group(1), Reg(0), Reg(1)] },
+    a: Layout::new(16, &[Slot(0), Reg(0), Reg(1), Reg(2)]),
+    b: Layout::new(16, &[Slot(0), Reg(0), Reg(1), Reg(2)]),
+    d: Layout::new(32, &[Group(0), Group(1), Reg(0), Reg(1)]),
     index: None,
     sets: 0,
 };
 /// V_WMMA_F16_16X16X16_F16, V_WMMA_BF16_16X16X16_BF16 (wave32).
 pub const GFX11_W32_K16_16_16: Shape = Shape {
     k: 16,
-    a: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Reg(1), Reg(2)] },
-    b: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Reg(1), Reg(2)] },
-    d: Layout { elem_bits: 16, bits: &[Group(0), Reg(0), Reg(1), Reg(2)] },
+    a: Layout::new(16, &[Slot(0), Reg(0), Reg(1), Reg(2)]),
+    b: Layout::new(16, &[Slot(0), Reg(0), Reg(1), Reg(2)]),
+    d: Layout::new(16, &[Group(0), Reg(0), Reg(1), Reg(2)]),
     index: None,
     sets: 0,
 };
 /// V_WMMA_F16_16X16X16_F16, V_WMMA_BF16_16X16X16_BF16 (wave64).
 pub const GFX11_W64_K16_16_16: Shape = Shape {
     k: 16,
-    a: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Reg(1), Reg(2)] },
-    b: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Reg(1), Reg(2)] },
-    d: Layout { elem_bits: 16, bits: &[Group(0), Group(1), Reg(0), Reg(1)] },
+    a: Layout::new(16, &[Slot(0), Reg(0), Reg(1), Reg(2)]),
+    b: Layout::new(16, &[Slot(0), Reg(0), Reg(1), Reg(2)]),
+    d: Layout::new(16, &[Group(0), Group(1), Reg(0), Reg(1)]),
     index: None,
     sets: 0,
 };
 /// V_WMMA_I32_16X16X16_IU8 (wave32).
 pub const GFX11_W32_K16_8_32: Shape = Shape {
     k: 16,
-    a: Layout { elem_bits: 8, bits: &[Slot(0), Slot(1), Reg(0), Reg(1)] },
-    b: Layout { elem_bits: 8, bits: &[Slot(0), Slot(1), Reg(0), Reg(1)] },
-    d: Layout { elem_bits: 32, bits: &[Group(0), Reg(0), Reg(1), Reg(2)] },
+    a: Layout::new(8, &[Slot(0), Slot(1), Reg(0), Reg(1)]),
+    b: Layout::new(8, &[Slot(0), Slot(1), Reg(0), Reg(1)]),
+    d: Layout::new(32, &[Group(0), Reg(0), Reg(1), Reg(2)]),
     index: None,
     sets: 0,
 };
 /// V_WMMA_I32_16X16X16_IU8 (wave64).
 pub const GFX11_W64_K16_8_32: Shape = Shape {
     k: 16,
-    a: Layout { elem_bits: 8, bits: &[Slot(0), Slot(1), Reg(0), Reg(1)] },
-    b: Layout { elem_bits: 8, bits: &[Slot(0), Slot(1), Reg(0), Reg(1)] },
-    d: Layout { elem_bits: 32, bits: &[Group(0), Group(1), Reg(0), Reg(1)] },
+    a: Layout::new(8, &[Slot(0), Slot(1), Reg(0), Reg(1)]),
+    b: Layout::new(8, &[Slot(0), Slot(1), Reg(0), Reg(1)]),
+    d: Layout::new(32, &[Group(0), Group(1), Reg(0), Reg(1)]),
     index: None,
     sets: 0,
 };
 /// V_WMMA_I32_16X16X16_IU4 (wave32).
 pub const GFX11_W32_K16_4_32: Shape = Shape {
     k: 16,
-    a: Layout { elem_bits: 4, bits: &[Slot(0), Slot(1), Slot(2), Reg(0)] },
-    b: Layout { elem_bits: 4, bits: &[Slot(0), Slot(1), Slot(2), Reg(0)] },
-    d: Layout { elem_bits: 32, bits: &[Group(0), Reg(0), Reg(1), Reg(2)] },
+    a: Layout::new(4, &[Slot(0), Slot(1), Slot(2), Reg(0)]),
+    b: Layout::new(4, &[Slot(0), Slot(1), Slot(2), Reg(0)]),
+    d: Layout::new(32, &[Group(0), Reg(0), Reg(1), Reg(2)]),
     index: None,
     sets: 0,
 };
 /// V_WMMA_I32_16X16X16_IU4 (wave64).
 pub const GFX11_W64_K16_4_32: Shape = Shape {
     k: 16,
-    a: Layout { elem_bits: 4, bits: &[Slot(0), Slot(1), Slot(2), Reg(0)] },
-    b: Layout { elem_bits: 4, bits: &[Slot(0), Slot(1), Slot(2), Reg(0)] },
-    d: Layout { elem_bits: 32, bits: &[Group(0), Group(1), Reg(0), Reg(1)] },
+    a: Layout::new(4, &[Slot(0), Slot(1), Slot(2), Reg(0)]),
+    b: Layout::new(4, &[Slot(0), Slot(1), Slot(2), Reg(0)]),
+    d: Layout::new(32, &[Group(0), Group(1), Reg(0), Reg(1)]),
     index: None,
     sets: 0,
 };
 /// V_WMMA_F32_16X16X16_F16, V_WMMA_F32_16X16X16_BF16 (wave32).
 pub const GFX12_W32_K16_16_32: Shape = Shape {
     k: 16,
-    a: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Group(0), Reg(1)] },
-    b: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Group(0), Reg(1)] },
-    d: Layout { elem_bits: 32, bits: &[Reg(0), Reg(1), Reg(2), Group(0)] },
+    a: Layout::new(16, &[Slot(0), Reg(0), Group(0), Reg(1)]),
+    b: Layout::new(16, &[Slot(0), Reg(0), Group(0), Reg(1)]),
+    d: Layout::new(32, &[Reg(0), Reg(1), Reg(2), Group(0)]),
     index: None,
     sets: 0,
 };
 /// V_WMMA_F32_16X16X16_F16, V_WMMA_F32_16X16X16_BF16 (wave64).
 pub const GFX12_W64_K16_16_32: Shape = Shape {
     k: 16,
-    a: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Group(0), Group(1)] },
-    b: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Group(0), Group(1)] },
-    d: Layout { elem_bits: 32, bits: &[Reg(0), Reg(1), Group(1), Group(0)] },
+    a: Layout::new(16, &[Slot(0), Reg(0), Group(0), Group(1)]),
+    b: Layout::new(16, &[Slot(0), Reg(0), Group(0), Group(1)]),
+    d: Layout::new(32, &[Reg(0), Reg(1), Group(1), Group(0)]),
     index: None,
     sets: 0,
 };
 /// V_WMMA_F16_16X16X16_F16, V_WMMA_BF16_16X16X16_BF16 (wave32).
 pub const GFX12_W32_K16_16_16: Shape = Shape {
     k: 16,
-    a: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Group(0), Reg(1)] },
-    b: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Group(0), Reg(1)] },
-    d: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Reg(1), Group(0)] },
+    a: Layout::new(16, &[Slot(0), Reg(0), Group(0), Reg(1)]),
+    b: Layout::new(16, &[Slot(0), Reg(0), Group(0), Reg(1)]),
+    d: Layout::new(16, &[Slot(0), Reg(0), Reg(1), Group(0)]),
     index: None,
     sets: 0,
 };
 /// V_WMMA_F16_16X16X16_F16, V_WMMA_BF16_16X16X16_BF16 (wave64).
 pub const GFX12_W64_K16_16_16: Shape = Shape {
     k: 16,
-    a: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Group(0), Group(1)] },
-    b: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Group(0), Group(1)] },
-    d: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Group(1), Group(0)] },
+    a: Layout::new(16, &[Slot(0), Reg(0), Group(0), Group(1)]),
+    b: Layout::new(16, &[Slot(0), Reg(0), Group(0), Group(1)]),
+    d: Layout::new(16, &[Slot(0), Reg(0), Group(1), Group(0)]),
     index: None,
     sets: 0,
 };
 /// V_WMMA_I32_16X16X16_IU8, V_WMMA_F32_16X16X16_FP8_FP8, V_WMMA_F32_16X16X16_FP8_BF8, V_WMMA_F32_16X16X16_BF8_FP8, V_WMMA_F32_16X16X16_BF8_BF8 (wave32).
 pub const GFX12_W32_K16_8_32: Shape = Shape {
     k: 16,
-    a: Layout { elem_bits: 8, bits: &[Slot(0), Slot(1), Reg(0), Group(0)] },
-    b: Layout { elem_bits: 8, bits: &[Slot(0), Slot(1), Reg(0), Group(0)] },
-    d: Layout { elem_bits: 32, bits: &[Reg(0), Reg(1), Reg(2), Group(0)] },
+    a: Layout::new(8, &[Slot(0), Slot(1), Reg(0), Group(0)]),
+    b: Layout::new(8, &[Slot(0), Slot(1), Reg(0), Group(0)]),
+    d: Layout::new(32, &[Reg(0), Reg(1), Reg(2), Group(0)]),
     index: None,
     sets: 0,
 };
 /// V_WMMA_I32_16X16X16_IU8, V_WMMA_F32_16X16X16_FP8_FP8, V_WMMA_F32_16X16X16_FP8_BF8, V_WMMA_F32_16X16X16_BF8_FP8, V_WMMA_F32_16X16X16_BF8_BF8 (wave64).
 pub const GFX12_W64_K16_8_32: Shape = Shape {
     k: 16,
-    a: Layout { elem_bits: 8, bits: &[Slot(0), Slot(1), Group(1), Group(0)] },
-    b: Layout { elem_bits: 8, bits: &[Slot(0), Slot(1), Group(1), Group(0)] },
-    d: Layout { elem_bits: 32, bits: &[Reg(0), Reg(1), Group(1), Group(0)] },
+    a: Layout::new(8, &[Slot(0), Slot(1), Group(1), Group(0)]),
+    b: Layout::new(8, &[Slot(0), Slot(1), Group(1), Group(0)]),
+    d: Layout::new(32, &[Reg(0), Reg(1), Group(1), Group(0)]),
     index: None,
     sets: 0,
 };
 /// V_WMMA_I32_16X16X16_IU4 (wave32).
 pub const GFX12_W32_K16_4_32: Shape = Shape {
     k: 16,
-    a: Layout { elem_bits: 4, bits: &[Slot(0), Slot(1), Slot(2), Group(0)] },
-    b: Layout { elem_bits: 4, bits: &[Slot(0), Slot(1), Slot(2), Group(0)] },
-    d: Layout { elem_bits: 32, bits: &[Reg(0), Reg(1), Reg(2), Group(0)] },
+    a: Layout::new(4, &[Slot(0), Slot(1), Slot(2), Group(0)]),
+    b: Layout::new(4, &[Slot(0), Slot(1), Slot(2), Group(0)]),
+    d: Layout::new(32, &[Reg(0), Reg(1), Reg(2), Group(0)]),
     index: None,
     sets: 0,
 };
 /// V_WMMA_I32_16X16X16_IU4 (wave64).
 pub const GFX12_W64_K16_4_32: Shape = Shape {
     k: 16,
-    a: Layout { elem_bits: 4, bits: &[Slot(0), Slot(1), Slot(2), Group(0)] },
-    b: Layout { elem_bits: 4, bits: &[Slot(0), Slot(1), Slot(2), Group(0)] },
-    d: Layout { elem_bits: 32, bits: &[Reg(0), Reg(1), Group(1), Group(0)] },
+    a: Layout::new(4, &[Slot(0), Slot(1), Slot(2), Group(0)]),
+    b: Layout::new(4, &[Slot(0), Slot(1), Slot(2), Group(0)]),
+    d: Layout::new(32, &[Reg(0), Reg(1), Group(1), Group(0)]),
     index: None,
     sets: 0,
 };
 /// V_WMMA_I32_16X16X32_IU4 (wave32).
 pub const GFX12_W32_K32_4_32: Shape = Shape {
     k: 32,
-    a: Layout { elem_bits: 4, bits: &[Slot(0), Slot(1), Slot(2), Reg(0), Group(0)] },
-    b: Layout { elem_bits: 4, bits: &[Slot(0), Slot(1), Slot(2), Reg(0), Group(0)] },
-    d: Layout { elem_bits: 32, bits: &[Reg(0), Reg(1), Reg(2), Group(0)] },
+    a: Layout::new(4, &[Slot(0), Slot(1), Slot(2), Reg(0), Group(0)]),
+    b: Layout::new(4, &[Slot(0), Slot(1), Slot(2), Reg(0), Group(0)]),
+    d: Layout::new(32, &[Reg(0), Reg(1), Reg(2), Group(0)]),
     index: None,
     sets: 0,
 };
 /// V_WMMA_I32_16X16X32_IU4 (wave64).
 pub const GFX12_W64_K32_4_32: Shape = Shape {
     k: 32,
-    a: Layout { elem_bits: 4, bits: &[Slot(0), Slot(1), Slot(2), Group(1), Group(0)] },
-    b: Layout { elem_bits: 4, bits: &[Slot(0), Slot(1), Slot(2), Group(1), Group(0)] },
-    d: Layout { elem_bits: 32, bits: &[Reg(0), Reg(1), Group(1), Group(0)] },
+    a: Layout::new(4, &[Slot(0), Slot(1), Slot(2), Group(1), Group(0)]),
+    b: Layout::new(4, &[Slot(0), Slot(1), Slot(2), Group(1), Group(0)]),
+    d: Layout::new(32, &[Reg(0), Reg(1), Group(1), Group(0)]),
     index: None,
     sets: 0,
 };
 /// V_SWMMAC_F32_16X16X32_F16, V_SWMMAC_F32_16X16X32_BF16 (wave32).
 pub const GFX12_W32_SK32_16_32: Shape = Shape {
     k: 32,
-    a: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Group(0), Reg(1)] },
-    b: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Reg(1), Group(0), Reg(2)] },
-    d: Layout { elem_bits: 32, bits: &[Reg(0), Reg(1), Reg(2), Group(0)] },
-    index: Some(Layout { elem_bits: 2, bits: &[Slot(0), Slot(1), Group(0), Slot(2)] }),
+    a: Layout::new(16, &[Slot(0), Reg(0), Group(0), Reg(1)]),
+    b: Layout::new(16, &[Slot(0), Reg(0), Reg(1), Group(0), Reg(2)]),
+    d: Layout::new(32, &[Reg(0), Reg(1), Reg(2), Group(0)]),
+    index: Some(Layout::new(2, &[Slot(0), Slot(1), Group(0), Slot(2)])),
     sets: 2,
 };
 /// V_SWMMAC_F32_16X16X32_F16, V_SWMMAC_F32_16X16X32_BF16 (wave64).
 pub const GFX12_W64_SK32_16_32: Shape = Shape {
     k: 32,
-    a: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Group(0), Group(1)] },
-    b: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Reg(1), Group(0), Group(1)] },
-    d: Layout { elem_bits: 32, bits: &[Reg(0), Reg(1), Group(1), Group(0)] },
-    index: Some(Layout { elem_bits: 2, bits: &[Slot(0), Slot(1), Group(0), Group(1)] }),
+    a: Layout::new(16, &[Slot(0), Reg(0), Group(0), Group(1)]),
+    b: Layout::new(16, &[Slot(0), Reg(0), Reg(1), Group(0), Group(1)]),
+    d: Layout::new(32, &[Reg(0), Reg(1), Group(1), Group(0)]),
+    index: Some(Layout::new(2, &[Slot(0), Slot(1), Group(0), Group(1)])),
     sets: 4,
 };
 /// V_SWMMAC_F16_16X16X32_F16, V_SWMMAC_BF16_16X16X32_BF16 (wave32).
 pub const GFX12_W32_SK32_16_16: Shape = Shape {
     k: 32,
-    a: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Group(0), Reg(1)] },
-    b: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Reg(1), Group(0), Reg(2)] },
-    d: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Reg(1), Group(0)] },
-    index: Some(Layout { elem_bits: 2, bits: &[Slot(0), Slot(1), Group(0), Slot(2)] }),
+    a: Layout::new(16, &[Slot(0), Reg(0), Group(0), Reg(1)]),
+    b: Layout::new(16, &[Slot(0), Reg(0), Reg(1), Group(0), Reg(2)]),
+    d: Layout::new(16, &[Slot(0), Reg(0), Reg(1), Group(0)]),
+    index: Some(Layout::new(2, &[Slot(0), Slot(1), Group(0), Slot(2)])),
     sets: 2,
 };
 /// V_SWMMAC_F16_16X16X32_F16, V_SWMMAC_BF16_16X16X32_BF16 (wave64).
 pub const GFX12_W64_SK32_16_16: Shape = Shape {
     k: 32,
-    a: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Group(0), Group(1)] },
-    b: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Reg(1), Group(0), Group(1)] },
-    d: Layout { elem_bits: 16, bits: &[Slot(0), Reg(0), Group(1), Group(0)] },
-    index: Some(Layout { elem_bits: 2, bits: &[Slot(0), Slot(1), Group(0), Group(1)] }),
+    a: Layout::new(16, &[Slot(0), Reg(0), Group(0), Group(1)]),
+    b: Layout::new(16, &[Slot(0), Reg(0), Reg(1), Group(0), Group(1)]),
+    d: Layout::new(16, &[Slot(0), Reg(0), Group(1), Group(0)]),
+    index: Some(Layout::new(2, &[Slot(0), Slot(1), Group(0), Group(1)])),
     sets: 4,
 };
 /// V_SWMMAC_I32_16X16X32_IU8, V_SWMMAC_F32_16X16X32_FP8_FP8, V_SWMMAC_F32_16X16X32_FP8_BF8, V_SWMMAC_F32_16X16X32_BF8_FP8, V_SWMMAC_F32_16X16X32_BF8_BF8 (wave32).
 pub const GFX12_W32_SK32_8_32: Shape = Shape {
     k: 32,
-    a: Layout { elem_bits: 8, bits: &[Slot(0), Slot(1), Reg(0), Group(0)] },
-    b: Layout { elem_bits: 8, bits: &[Slot(0), Slot(1), Reg(0), Reg(1), Group(0)] },
-    d: Layout { elem_bits: 32, bits: &[Reg(0), Reg(1), Reg(2), Group(0)] },
-    index: Some(Layout { elem_bits: 2, bits: &[Slot(0), Slot(1), Slot(2), Group(0)] }),
+    a: Layout::new(8, &[Slot(0), Slot(1), Reg(0), Group(0)]),
+    b: Layout::new(8, &[Slot(0), Slot(1), Reg(0), Reg(1), Group(0)]),
+    d: Layout::new(32, &[Reg(0), Reg(1), Reg(2), Group(0)]),
+    index: Some(Layout::new(2, &[Slot(0), Slot(1), Slot(2), Group(0)])),
     sets: 2,
 };
 /// V_SWMMAC_I32_16X16X32_IU8, V_SWMMAC_F32_16X16X32_FP8_FP8, V_SWMMAC_F32_16X16X32_FP8_BF8, V_SWMMAC_F32_16X16X32_BF8_FP8, V_SWMMAC_F32_16X16X32_BF8_BF8 (wave64).
 pub const GFX12_W64_SK32_8_32: Shape = Shape {
     k: 32,
-    a: Layout { elem_bits: 8, bits: &[Slot(0), Slot(1), Group(1), Group(0)] },
-    b: Layout { elem_bits: 8, bits: &[Slot(0), Slot(1), Reg(0), Group(1), Group(0)] },
-    d: Layout { elem_bits: 32, bits: &[Reg(0), Reg(1), Group(1), Group(0)] },
-    index: Some(Layout { elem_bits: 2, bits: &[Slot(0), Slot(1), Group(1), Group(0)] }),
+    a: Layout::new(8, &[Slot(0), Slot(1), Group(1), Group(0)]),
+    b: Layout::new(8, &[Slot(0), Slot(1), Reg(0), Group(1), Group(0)]),
+    d: Layout::new(32, &[Reg(0), Reg(1), Group(1), Group(0)]),
+    index: Some(Layout::new(2, &[Slot(0), Slot(1), Group(1), Group(0)])),
     sets: 4,
 };
 /// V_SWMMAC_I32_16X16X32_IU4 (wave32).
 pub const GFX12_W32_SK32_4_32: Shape = Shape {
     k: 32,
-    a: Layout { elem_bits: 4, bits: &[Slot(0), Slot(1), Slot(2), Group(0)] },
-    b: Layout { elem_bits: 4, bits: &[Slot(0), Slot(1), Slot(2), Reg(0), Group(0)] },
-    d: Layout { elem_bits: 32, bits: &[Reg(0), Reg(1), Reg(2), Group(0)] },
-    index: Some(Layout { elem_bits: 2, bits: &[Slot(0), Slot(1), Slot(2), Group(0)] }),
+    a: Layout::new(4, &[Slot(0), Slot(1), Slot(2), Group(0)]),
+    b: Layout::new(4, &[Slot(0), Slot(1), Slot(2), Reg(0), Group(0)]),
+    d: Layout::new(32, &[Reg(0), Reg(1), Reg(2), Group(0)]),
+    index: Some(Layout::new(2, &[Slot(0), Slot(1), Slot(2), Group(0)])),
     sets: 2,
 };
 /// V_SWMMAC_I32_16X16X32_IU4 (wave64).
 pub const GFX12_W64_SK32_4_32: Shape = Shape {
     k: 32,
-    a: Layout { elem_bits: 4, bits: &[Slot(0), Slot(1), Slot(2), Group(0)] },
-    b: Layout { elem_bits: 4, bits: &[Slot(0), Slot(1), Slot(2), Group(1), Group(0)] },
-    d: Layout { elem_bits: 32, bits: &[Reg(0), Reg(1), Group(1), Group(0)] },
-    index: Some(Layout { elem_bits: 2, bits: &[Slot(0), Slot(1), Slot(2), Group(0)] }),
+    a: Layout::new(4, &[Slot(0), Slot(1), Slot(2), Group(0)]),
+    b: Layout::new(4, &[Slot(0), Slot(1), Slot(2), Group(1), Group(0)]),
+    d: Layout::new(32, &[Reg(0), Reg(1), Group(1), Group(0)]),
+    index: Some(Layout::new(2, &[Slot(0), Slot(1), Slot(2), Group(0)])),
     sets: 2,
 };
 /// V_SWMMAC_I32_16X16X64_IU4 (wave32).
 pub const GFX12_W32_SK64_4_32: Shape = Shape {
     k: 64,
-    a: Layout { elem_bits: 4, bits: &[Slot(0), Slot(1), Slot(2), Reg(0), Group(0)] },
-    b: Layout { elem_bits: 4, bits: &[Slot(0), Slot(1), Slot(2), Reg(0), Reg(1), Group(0)] },
-    d: Layout { elem_bits: 32, bits: &[Reg(0), Reg(1), Reg(2), Group(0)] },
-    index: Some(Layout { elem_bits: 2, bits: &[Slot(0), Slot(1), Slot(2), Slot(3), Group(0)] }),
+    a: Layout::new(4, &[Slot(0), Slot(1), Slot(2), Reg(0), Group(0)]),
+    b: Layout::new(4, &[Slot(0), Slot(1), Slot(2), Reg(0), Reg(1), Group(0)]),
+    d: Layout::new(32, &[Reg(0), Reg(1), Reg(2), Group(0)]),
+    index: Some(Layout::new(2, &[Slot(0), Slot(1), Slot(2), Slot(3), Group(0)])),
     sets: 1,
 };
 /// V_SWMMAC_I32_16X16X64_IU4 (wave64).
 pub const GFX12_W64_SK64_4_32: Shape = Shape {
     k: 64,
-    a: Layout { elem_bits: 4, bits: &[Slot(0), Slot(1), Slot(2), Group(1), Group(0)] },
-    b: Layout { elem_bits: 4, bits: &[Slot(0), Slot(1), Slot(2), Reg(0), Group(1), Group(0)] },
-    d: Layout { elem_bits: 32, bits: &[Reg(0), Reg(1), Group(1), Group(0)] },
-    index: Some(Layout { elem_bits: 2, bits: &[Slot(0), Slot(1), Slot(2), Group(1), Group(0)] }),
+    a: Layout::new(4, &[Slot(0), Slot(1), Slot(2), Group(1), Group(0)]),
+    b: Layout::new(4, &[Slot(0), Slot(1), Slot(2), Reg(0), Group(1), Group(0)]),
+    d: Layout::new(32, &[Reg(0), Reg(1), Group(1), Group(0)]),
+    index: Some(Layout::new(2, &[Slot(0), Slot(1), Slot(2), Group(1), Group(0)])),
     sets: 2,
 };

@@ -16,8 +16,9 @@
 //! Fidelity: integer forms are exact (products and sums are exact in f64 for these widths and
 //! wrap or saturate to i32 as the ISA says). Float forms: the hardware's accumulation order
 //! and intermediate precision are not documented; here every product is exact (f64), the K
-//! products and C are summed in f64 in k order and the sum is rounded once to the output type
-//! (bf16 via f32), with denormal inputs kept. Results can differ from hardware in the last bits.
+//! products are summed in f64 as four interleaved partial sums (k mod 4) added pairwise, then
+//! C is added and the sum rounded once to the output type (bf16 via f32), with denormal inputs
+//! kept. Results can differ from hardware in the last bits.
 
 pub mod exec;
 pub mod layout;
