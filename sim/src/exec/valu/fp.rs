@@ -25,6 +25,9 @@ pub struct Ctl {
     /// f64 and f16 input / output denormals are kept.
     pub den64_in: bool,
     pub den64_out: bool,
+    /// MODE.FP16_OVFL (bit 23): overflowing conversions saturate instead of producing infinity
+    /// (RDNA3/RDNA4 ISA, MODE register); read by the FP8/BF8 conversions (`cvt8`).
+    pub ovfl: bool,
 }
 
 impl Ctl {
@@ -37,6 +40,7 @@ impl Ctl {
             den32_out: mode >> 5 & 1 != 0,
             den64_in: mode >> 6 & 1 != 0,
             den64_out: mode >> 7 & 1 != 0,
+            ovfl: mode >> 23 & 1 != 0,
         }
     }
 }

@@ -11,10 +11,10 @@
 //! Modules: [`fp`] float helpers and MODE, [`ty`] operand types, [`src`] source gather,
 //! [`dpp`] lane selection, [`dst`] results and write-back, [`int`]/[`float`]/[`cvt`]/[`cmp`]/
 //! [`packed`] kernels, [`trig`] V_TRIG_PREOP, [`cross`] lane-crossing operations, [`vopd`] dual
-//! issue.
+//! issue, [`minifloat`] the FP8/BF8 formats and [`cvt8`] their conversions, [`wmma`] WMMA/SWMMAC.
 //!
 //! Not modelled: MODE round modes other than nearest-even, FP exceptions/TRAPSTS, VGPR
-//! indexing mode (S_SET_GPR_IDX_ON), MFMA/WMMA/SMFMAC, the FP8/BF8 conversions, interpolation,
+//! indexing mode (S_SET_GPR_IDX_ON), MFMA/SMFMAC, interpolation,
 //! (M)QSAD, V_EXP/LOG_LEGACY, V_MULLIT, V_SWAPREL/V_MOVRELSD_2, LDS_DIRECT sources.
 //! Opcodes without semantics classify to `None` (executing them is a kernel fault).
 
@@ -22,6 +22,7 @@ pub mod build;
 pub mod cmp;
 pub mod cross;
 pub mod cvt;
+pub mod cvt8;
 pub mod desc;
 pub mod dpp;
 pub mod dst;
@@ -29,12 +30,14 @@ pub mod float;
 pub mod fp;
 pub mod int;
 pub mod lanes;
+pub mod minifloat;
 pub mod packed;
 pub mod src;
 pub mod table;
 pub mod trig;
 pub mod ty;
 pub mod vopd;
+pub mod wmma;
 
 use super::operand::{s32, s64};
 use super::{Env, ExecCtx, Fidelity, Flow};
@@ -80,6 +83,8 @@ pub enum Kind {
     /// VOPD: two operations issued together; both read their sources before either writes.
     Dual(Box<[Alu; 2]>),
     Cross(Cross),
+    /// WMMA/SWMMAC (RDNA3/RDNA4 matrix cores).
+    Wmma(Box<wmma::Wmma>),
     /// V_NOP, V_PIPEFLUSH, V_CLREXCP.
     Nop,
 }
@@ -116,11 +121,14 @@ pub fn classify(inst: &Inst, env: &Env) -> Option<Op> {
         Opcode::V_CLREXCP => return Some(Op { opcode, kind: Kind::Nop, fid: Fidelity::NoEffect("VALU exception state is not modelled") }),
         _ => {}
     }
+    if let Some((w, fid)) = wmma::classify(inst, env) {
+        return Some(Op { opcode, kind: Kind::Wmma(Box::new(w)), fid });
+    }
     if vopd::is_vopd(inst) {
         let (pair, fid) = vopd::classify(inst, env.family)?;
         return Some(Op { opcode, kind: Kind::Dual(Box::new(pair)), fid });
     }
-    let d = table::describe(opcode, env.family).or_else(|| table::compare(opcode))?;
+    let d = table::describe(opcode, env.family).or_else(|| table::compare(opcode)).or_else(|| cvt8::describe(inst, env.family))?;
     let alu = build::alu(inst, env.family, &d)?;
     Some(Op { opcode, kind: Kind::Alu(Box::new(alu)), fid: d.fid })
 }
@@ -180,6 +188,7 @@ pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKin
             commit(&pair[1], cx, x1, m1);
         }),
         Kind::Cross(c) => cross::execute(c, cx),
+        Kind::Wmma(m) => wmma::exec::execute(m, cx.wave),
         Kind::Nop => {}
     }
     Ok(Flow::Next)

@@ -1,0 +1,89 @@
+//! Coverage: every WMMA/SWMMAC encoding LLVM 19 decodes for gfx1100, gfx1200 and gfx1201 and
+//! every FP8/BF8 conversion encoding of gfx940/942 and gfx1200/1201 (all of their rows in the
+//! isa crate's tables: VOP1, VOP3, SDWA, DPP, DPP8) classifies to an executable operation.
+
+use hipscope_isa::tables::{flags, Opcode, Row, ROWS};
+use hipscope_isa::Processor;
+use hipscope_sim::exec::{Fidelity, Sem};
+use hipscope_sim::testing::Rig;
+
+/// A row's fixed bits with its sources in v2, v8, v16 and the destination in v24.
+fn encode_vgprs(row: &Row) -> Vec<u8> {
+    use hipscope_isa::tables::OpName;
+    let mut word = row.value;
+    for d in row.operands {
+        let value: u128 = match d.name {
+            OpName::src0 => 256 + 2,
+            OpName::src1 => 256 + 8,
+            OpName::src2 => 256 + 16,
+            OpName::vdst => 24,
+            _ => continue,
+        };
+        if let Some(&(lo, len, _)) = d.fields.first() {
+            word = (word & !(((1u128 << len) - 1) << lo)) | (value & ((1 << len) - 1)) << lo;
+        }
+    }
+    word.to_le_bytes()[..row.bytes as usize].to_vec()
+}
+
+/// Every WMMA/SWMMAC row the decoder has for gfx1100/gfx1200/gfx1201 classifies to an
+/// executable operation (not `Unsupported`): integer forms exact, float forms approximate.
+#[test]
+fn every_wmma_opcode_classifies() {
+    let mut seen = 0;
+    for p in [Processor::Gfx1100, Processor::Gfx1200, Processor::Gfx1201] {
+        for w64 in [false, true] {
+            let mode = w64 as usize;
+            for row in ROWS.iter().filter(|r| r.has(flags::ISWMMA | flags::ISSWMMAC) && r.valid[mode] >> p as u32 & 1 != 0) {
+                let bytes = encode_vgprs(row);
+                let rig = Rig::new(p, w64);
+                let sem = rig.classify(&bytes);
+                assert!(matches!(sem, Sem::Valu(_)), "{} on {} (wave64 {w64}) does not execute", row.record, p.name());
+                let int = INTEGER.contains(&row.opcode);
+                let want_exact = matches!(sem.fidelity(), Fidelity::Exact);
+                assert_eq!(int, want_exact, "{}: {:?}", row.record, sem.fidelity());
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen >= 2 * (6 + 2 * 22), "only {seen} rows");
+}
+
+/// The integer WMMA/SWMMAC opcodes (exact); the others are float (approximate).
+const INTEGER: [Opcode; 6] = [
+    Opcode::V_WMMA_I32_16X16X16_IU8,
+    Opcode::V_WMMA_I32_16X16X16_IU4,
+    Opcode::V_WMMA_I32_16X16X32_IU4,
+    Opcode::V_SWMMAC_I32_16X16X32_IU8,
+    Opcode::V_SWMMAC_I32_16X16X32_IU4,
+    Opcode::V_SWMMAC_I32_16X16X64_IU4,
+];
+
+/// The FP8/BF8 conversions.
+const CONVERSIONS: [Opcode; 8] = [
+    Opcode::V_CVT_F32_FP8,
+    Opcode::V_CVT_F32_BF8,
+    Opcode::V_CVT_PK_F32_FP8,
+    Opcode::V_CVT_PK_F32_BF8,
+    Opcode::V_CVT_PK_FP8_F32,
+    Opcode::V_CVT_PK_BF8_F32,
+    Opcode::V_CVT_SR_FP8_F32,
+    Opcode::V_CVT_SR_BF8_F32,
+];
+
+#[test]
+fn every_fp8_conversion_classifies() {
+    let mut seen = 0;
+    for p in [Processor::Gfx940, Processor::Gfx942, Processor::Gfx1200, Processor::Gfx1201] {
+        for w64 in [false, true] {
+            let valid = |r: &&Row| r.valid[w64 as usize] >> p as u32 & 1 != 0;
+            for row in ROWS.iter().filter(|r| CONVERSIONS.contains(&r.opcode)).filter(valid) {
+                let sem = Rig::new(p, w64).classify(&encode_vgprs(row));
+                assert!(matches!(sem, Sem::Valu(_)), "{} on {} (wave64 {w64}) does not execute", row.record, p.name());
+                seen += 1;
+            }
+        }
+    }
+    // gfx940/942: 20 rows in wave64; gfx1200/1201: 28 rows in either wave size.
+    assert_eq!(seen, 2 * 20 + 2 * 2 * 28);
+}
