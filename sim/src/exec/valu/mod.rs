@@ -29,6 +29,7 @@ pub mod float;
 pub mod fp;
 pub mod int;
 pub mod lanes;
+pub mod mfma;
 pub mod packed;
 pub mod src;
 pub mod table;
@@ -82,6 +83,8 @@ pub enum Kind {
     Cross(Cross),
     /// V_NOP, V_PIPEFLUSH, V_CLREXCP.
     Nop,
+    /// MFMA / SMFMAC matrix operations ([`mfma`]).
+    Mfma(Box<mfma::Mfma>),
 }
 
 /// A classified VALU instruction.
@@ -110,6 +113,9 @@ pub fn classify(inst: &Inst, env: &Env) -> Option<Op> {
     let exact = |kind| Some(Op { opcode, kind, fid: Fidelity::Exact });
     if let Some(c) = cross(inst) {
         return exact(Kind::Cross(c));
+    }
+    if let Some((m, fid)) = mfma::classify(inst, env) {
+        return Some(Op { opcode, kind: Kind::Mfma(Box::new(m)), fid });
     }
     match opcode {
         Opcode::V_NOP | Opcode::V_PIPEFLUSH => return exact(Kind::Nop),
@@ -180,6 +186,7 @@ pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKin
             commit(&pair[1], cx, x1, m1);
         }),
         Kind::Cross(c) => cross::execute(c, cx),
+        Kind::Mfma(m) => mfma::exec::run(m, cx.wave),
         Kind::Nop => {}
     }
     Ok(Flow::Next)
