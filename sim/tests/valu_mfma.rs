@@ -534,3 +534,31 @@ fn every_matrix_opcode_of_cdna_classifies() {
         assert!(seen >= 20, "{p:?}: only {seen} matrix rows");
     }
 }
+
+/// Host speed of the matrix kernels (`cargo test --release --test valu_mfma -- --ignored
+/// --nocapture`): classified once, executed repeatedly, as the engine does.
+#[test]
+#[ignore]
+fn speed() {
+    use hipscope_sim::exec::{classify, execute, ExecCtx};
+    let cases: [(&str, Processor, &[u8]); 5] = [
+        ("32x32x8f16", Processor::Gfx90a, &[0x04, 0x00, 0xcc, 0xd3, 0x00, 0x05, 0x12, 0x04]),
+        ("16x16x16f16", Processor::Gfx90a, &[0x04, 0x00, 0xcd, 0xd3, 0x00, 0x05, 0x12, 0x04]),
+        ("4x4x4_16b_f16", Processor::Gfx90a, &[0x00, 0x00, 0xca, 0xd3, 0x00, 0x05, 0x02, 0x04]),
+        ("16x16x32_i8", Processor::Gfx942, &[0x00, 0x00, 0xd7, 0xd3, 0x04, 0x0d, 0x02, 0x04]),
+        ("16x16x4f64", Processor::Gfx90a, &[0x00, 0x00, 0xee, 0xd3, 0x08, 0x15, 0x02, 0x04]),
+    ];
+    for (name, p, code) in cases {
+        let mut r = Rig::new(p, true);
+        let inst = r.decode(code);
+        let sem = classify(&inst, &r.env);
+        let n = 20_000;
+        let t = std::time::Instant::now();
+        for _ in 0..n {
+            let mut cx = ExecCtx { wave: &mut r.wave, mem: &mut r.mem, port: None, lds: &mut r.lds, env: &r.env };
+            let _ = execute(&sem, &inst, &mut cx);
+        }
+        let s = t.elapsed().as_secs_f64();
+        println!("{name}: {:.2} M wave-instructions/s", n as f64 / s / 1e6);
+    }
+}

@@ -14,18 +14,20 @@ use std::cell::RefCell;
 const MAX_IN: usize = 1024;
 const MAX_OUT: usize = 2048;
 
-/// The working set of one matrix instruction: A as [block][row][k], B as [block][column][k],
+/// The working set of one matrix instruction: A as [block][row][k], B as [block][k][column],
 /// C and D as [block][row][column], all as f64 (exact for every input type).
 struct Work {
     a: [f64; MAX_IN],
     b: [f64; MAX_IN],
     c: [f64; MAX_OUT],
     d: [f64; MAX_OUT],
+    /// One row's step sums.
+    sum: [f64; 32],
 }
 
 impl Work {
     fn new() -> Box<Work> {
-        Box::new(Work { a: [0.0; MAX_IN], b: [0.0; MAX_IN], c: [0.0; MAX_OUT], d: [0.0; MAX_OUT] })
+        Box::new(Work { a: [0.0; MAX_IN], b: [0.0; MAX_IN], c: [0.0; MAX_OUT], d: [0.0; MAX_OUT], sum: [0.0; 32] })
     }
 }
 
@@ -64,14 +66,39 @@ fn put(w: &mut Wave, loc: Loc, k: usize, lane: usize, v: u32) {
     }
 }
 
-/// Raw bits of input slot `slot` of `lane`.
+/// Up to four dwords of one lane of an input (the most any input holds per lane).
 #[inline]
-fn element(w: &Wave, loc: Loc, ty: In, slot: usize, lane: usize) -> u64 {
-    match ty.bits() {
-        64 => word(w, loc, 2 * slot, lane, true) as u64 | (word(w, loc, 2 * slot + 1, lane, true) as u64) << 32,
-        32 => word(w, loc, slot, lane, false) as u64,
-        16 => (word(w, loc, slot / 2, lane, false) >> (16 * (slot % 2)) & 0xffff) as u64,
-        _ => (word(w, loc, slot / 4, lane, false) >> (8 * (slot % 4)) & 0xff) as u64,
+fn lane_words(w: &Wave, loc: Loc, words: usize, lane: usize, wide: bool) -> [u32; 4] {
+    let mut out = [0u32; 4];
+    for (k, x) in out.iter_mut().enumerate().take(words) {
+        *x = word(w, loc, k, lane, wide);
+    }
+    out
+}
+
+/// Raw bits of element slot `slot` of one lane's dwords.
+#[inline]
+fn element(words: &[u32; 4], bits: u32, slot: usize) -> u64 {
+    match bits {
+        64 => words[(2 * slot) % 4] as u64 | (words[(2 * slot + 1) % 4] as u64) << 32,
+        32 => words[slot % 4] as u64,
+        16 => (words[(slot / 2) % 4] >> (16 * (slot % 2)) & 0xffff) as u64,
+        _ => (words[(slot / 4) % 4] >> (8 * (slot % 4)) & 0xff) as u64,
+    }
+}
+
+/// f16 bits to f64, exactly (binary16: 5 exponent bits, bias 15, 10 fraction bits).
+#[inline]
+fn half(h: u64) -> f64 {
+    let sign = (h & 0x8000) << 48;
+    let (e, m) = (h >> 10 & 0x1f, h & 0x3ff);
+    match e {
+        0 => {
+            let x = m as f64 * (1.0 / 16_777_216.0);
+            f64::from_bits(x.to_bits() | sign)
+        }
+        0x1f => h2d(h),
+        _ => f64::from_bits(sign | (e + 1008) << 52 | m << 42),
     }
 }
 
@@ -89,24 +116,40 @@ fn value(ty: In, raw: u64) -> f64 {
     match ty {
         In::F32 => f32::from_bits(raw as u32) as f64,
         In::Xf32 => xf32(raw as u32) as f64,
-        In::F16 => h2d(raw),
+        In::F16 => half(raw),
         In::Bf16 => f32::from_bits((raw as u32) << 16) as f64,
         In::I8 => raw as u8 as i8 as f64,
         In::F64 => f64::from_bits(raw),
     }
 }
 
-/// A dense input with `outer` rows and `blocks` blocks into `out` ([block][outer][k]); lane
-/// `l` reads register lane `lanes[l]`.
+/// How a gathered input is laid out in the working set.
+#[derive(Clone, Copy)]
+enum Order {
+    /// A: [block][row][k].
+    RowK,
+    /// B: [block][k][column].
+    KCol,
+}
+
+/// A dense input with `outer` rows and `blocks` blocks into `out`; lane `l` reads register
+/// lane `lanes[l]`.
 #[allow(clippy::too_many_arguments)]
-fn gather(w: &Wave, loc: Loc, ty: In, outer: u32, blocks: u32, per_lane: u32, k: usize, lanes: Option<&[u8; LANES]>, neg: bool, out: &mut [f64]) {
+fn gather(w: &Wave, loc: Loc, ty: In, outer: u32, blocks: u32, per_lane: u32, k: usize, lanes: Option<&[u8; LANES]>, neg: bool, order: Order, out: &mut [f64]) {
     let sign = if neg { -1.0 } else { 1.0 };
+    let (bits, wide) = (ty.bits(), ty.bits() == 64);
+    let words = (per_lane * bits).div_ceil(32) as usize;
     for lane in 0..LANES as u32 {
         let src = lanes.map_or(lane as usize, |m| m[lane as usize] as usize);
+        let lw = lane_words(w, loc, words, src, wide);
         let (b, r, k0) = input_coord(outer, blocks, per_lane, lane);
-        let at = (b * outer + r) as usize * k + k0 as usize;
-        for (s, x) in out[at..at + per_lane as usize].iter_mut().enumerate() {
-            *x = sign * value(ty, element(w, loc, ty, s, src));
+        let (b, r, k0, outer) = (b as usize, r as usize, k0 as usize, outer as usize);
+        for s in 0..per_lane as usize {
+            let at = match order {
+                Order::RowK => (b * outer + r) * k + k0 + s,
+                Order::KCol => (b * k + k0 + s) * outer + r,
+            };
+            out[at] = sign * value(ty, element(&lw, bits, s));
         }
     }
 }
@@ -123,9 +166,11 @@ fn gather_sparse(w: &Wave, m: &Mfma, out: &mut [f64]) {
         let base = r as usize * k + 2 * k0 as usize;
         let bits = word(w, idx, 0, lane as usize, false) as u64;
         let set = (bits >> (m.idx_set * 2 * per_lane).min(63)) as u32;
+        let ty = m.shape.ty;
+        let lw = lane_words(w, m.a, (per_lane * ty.bits()).div_ceil(32) as usize, lane as usize, false);
         for s in 0..per_lane as usize {
             let at = base + 4 * (s / 2) + (set >> (2 * s) & 3) as usize;
-            out[at] += value(m.shape.ty, element(w, m.a, m.shape.ty, s, lane as usize));
+            out[at] += value(ty, element(&lw, ty.bits(), s));
         }
     }
 }
@@ -159,29 +204,51 @@ fn write_d(w: &mut Wave, m: &Mfma, d: &[f64]) {
                 put(w, m.d, 2 * u, lane, bits as u32);
                 put(w, m.d, 2 * u + 1, lane, (bits >> 32) as u32);
             }
-            // The integer sum is exact in f64 (|Σ| < 2^53); the i32 result wraps.
-            In::I8 => put(w, m.d, u, lane, x as i64 as u32),
+            In::I8 => put(w, m.d, u, lane, x as i32 as u32),
             _ => put(w, m.d, u, lane, (x as f32).to_bits()),
         }
     }
 }
 
-/// One block-row-column dot product with the accumulation rule of the element type.
-#[inline]
-fn dot(ty: In, a: &[f64], b: &[f64], c: f64, step: usize) -> f64 {
+/// One row of D for every column at once: `d` holds C on entry. Float steps of `step` k:
+/// products summed in f64 (`sum`), then added to the f32 accumulator; f64: a fused
+/// multiply-add per k; integers: exact sum, wrapped to i32 at the end.
+#[allow(clippy::too_many_arguments)]
+fn row(ty: In, arow: &[f64], bmat: &[f64], cols: usize, step: usize, d: &mut [f64], sum: &mut [f64]) {
+    let d = &mut d[..cols];
+    let sum = &mut sum[..cols];
     match ty {
-        In::F64 => a.iter().zip(b).fold(c, |acc, (x, y)| x.mul_add(*y, acc)),
-        In::I8 => {
-            let s: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
-            (c as i64).wrapping_add(s as i64) as i32 as f64
+        In::F64 => {
+            for (k, &av) in arow.iter().enumerate() {
+                for (x, bv) in d.iter_mut().zip(&bmat[k * cols..][..cols]) {
+                    *x = av.mul_add(*bv, *x);
+                }
+            }
         }
         _ => {
-            let mut acc = c as f32;
-            for (ca, cb) in a.chunks(step).zip(b.chunks(step)) {
-                let s: f64 = ca.iter().zip(cb).map(|(x, y)| x * y).sum();
-                acc = (acc as f64 + s) as f32;
+            for (c, chunk) in arow.chunks(step).enumerate() {
+                sum.fill(0.0);
+                for (t, &av) in chunk.iter().enumerate() {
+                    for (x, bv) in sum.iter_mut().zip(&bmat[(c * step + t) * cols..][..cols]) {
+                        *x += av * bv;
+                    }
+                }
+                if ty != In::I8 {
+                    for (x, s) in d.iter_mut().zip(sum.iter()) {
+                        *x = (*x + s) as f32 as f64;
+                    }
+                } else {
+                    for (x, s) in d.iter_mut().zip(sum.iter()) {
+                        *x += s;
+                    }
+                }
             }
-            acc as f64
+            if ty == In::I8 {
+                // The sum is exact in f64 (|Σ| < 2^53); the i32 result wraps.
+                for x in d.iter_mut() {
+                    *x = *x as i64 as i32 as f64;
+                }
+            }
         }
     }
 }
@@ -189,16 +256,16 @@ fn dot(ty: In, a: &[f64], b: &[f64], c: f64, step: usize) -> f64 {
 fn compute(m: &Mfma, x: &mut Work) {
     let s = &m.shape;
     let (rows, cols, k, blocks) = (s.m as usize, s.n as usize, s.k as usize, s.blocks as usize);
-    let step = m.b_per_lane.max(1) as usize;
+    // Integer sums are exact whatever the grouping: one step.
+    let step = if s.ty == In::I8 { k } else { m.b_per_lane.max(1) as usize };
     for b in 0..blocks {
         let ab = m.a_block[b] as usize;
+        let bmat = &x.b[b * k * cols..][..k * cols];
         for i in 0..rows {
             let arow = &x.a[(ab * rows + i) * k..][..k];
-            for j in 0..cols {
-                let bcol = &x.b[(b * cols + j) * k..][..k];
-                let e = (b * rows + i) * cols + j;
-                x.d[e] = dot(s.ty, arow, bcol, x.c[e], step);
-            }
+            let e = (b * rows + i) * cols;
+            x.d[e..e + cols].copy_from_slice(&x.c[e..e + cols]);
+            row(s.ty, arow, bmat, cols, step, &mut x.d[e..], &mut x.sum);
         }
     }
 }
@@ -218,9 +285,9 @@ fn step(m: &Mfma, w: &mut Wave, x: &mut Work) {
     if s.sparse {
         gather_sparse(w, m, &mut x.a);
     } else {
-        gather(w, m.a, s.ty, rows, blocks, m.a_per_lane, k, None, m.neg[0], &mut x.a);
+        gather(w, m.a, s.ty, rows, blocks, m.a_per_lane, k, None, m.neg[0], Order::RowK, &mut x.a);
     }
-    gather(w, m.b, s.ty, cols, blocks, m.b_per_lane, k, Some(&m.b_lane), m.neg[1], &mut x.b);
+    gather(w, m.b, s.ty, cols, blocks, m.b_per_lane, k, Some(&m.b_lane), m.neg[1], Order::KCol, &mut x.b);
     read_c(w, m, &mut x.c);
     compute(m, x);
     write_d(w, m, &x.d);
