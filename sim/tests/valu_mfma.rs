@@ -447,24 +447,30 @@ fn inline_constant_accumulator() {
     check(Case { code: ONE, c: C::Const(1.0), ..c }, 18);
 }
 
+/// A gfx942 16x16 and 32x32 pair of one input type: 16x16 with A in v[4:5], B in v[6:7] and
+/// C/D in v[0:3]; 32x32 with A in v[16:17], B in v[18:19] and C/D in v[0:15].
+fn gfx942_pair(t: T, k16: usize, sixteen: &'static [u8], thirty_two: &'static [u8], seed: u64) {
+    let c = Case { p: Processor::Gfx942, code: sixteen, m: 16, n: 16, k: k16, t, a: v(4), b: v(6), c: C::Reg(v(0)), d: v(0), ..BASE };
+    check(c, seed);
+    check(Case { code: thirty_two, m: 32, n: 32, k: k16 / 2, a: v(16), b: v(18), ..c }, seed + 1);
+}
+
 #[test]
 fn gfx942_i8_forms_are_exact() {
     // v_mfma_i32_16x16x32_i8 v[0:3], v[4:5], v[6:7], v[0:3]
     const SIXTEEN: &[u8] = &[0x00, 0x00, 0xd7, 0xd3, 0x04, 0x0d, 0x02, 0x04];
-    check(Case { p: Processor::Gfx942, code: SIXTEEN, m: 16, n: 16, k: 32, t: T::I8, a: v(4), b: v(6), c: C::Reg(v(0)), d: v(0), ..BASE }, 20);
     // v_mfma_i32_32x32x16_i8 v[0:15], v[16:17], v[18:19], v[0:15]
     const THIRTY_TWO: &[u8] = &[0x00, 0x00, 0xd6, 0xd3, 0x10, 0x25, 0x02, 0x04];
-    check(Case { p: Processor::Gfx942, code: THIRTY_TWO, m: 32, n: 32, k: 16, t: T::I8, a: v(16), b: v(18), c: C::Reg(v(0)), d: v(0), ..BASE }, 21);
+    gfx942_pair(T::I8, 32, SIXTEEN, THIRTY_TWO, 20);
 }
 
 #[test]
 fn gfx942_xf32_forms() {
     // v_mfma_f32_16x16x8_xf32 v[0:3], v[4:5], v[6:7], v[0:3]
     const SIXTEEN: &[u8] = &[0x00, 0x00, 0xbe, 0xd3, 0x04, 0x0d, 0x02, 0x04];
-    check(Case { p: Processor::Gfx942, code: SIXTEEN, m: 16, n: 16, k: 8, t: T::Xf32, a: v(4), b: v(6), c: C::Reg(v(0)), d: v(0), ..BASE }, 22);
     // v_mfma_f32_32x32x4_xf32 v[0:15], v[16:17], v[18:19], v[0:15]
     const THIRTY_TWO: &[u8] = &[0x00, 0x00, 0xbf, 0xd3, 0x10, 0x25, 0x02, 0x04];
-    check(Case { p: Processor::Gfx942, code: THIRTY_TWO, m: 32, n: 32, k: 4, t: T::Xf32, a: v(16), b: v(18), c: C::Reg(v(0)), d: v(0), ..BASE }, 23);
+    gfx942_pair(T::Xf32, 8, SIXTEEN, THIRTY_TWO, 22);
 }
 
 #[test]

@@ -18,7 +18,8 @@
 //! MFMA with EXEC all ones. We read all 64 lanes and write all of D regardless of EXEC
 //! (an assumption, stated here because no guide sentence was found).
 //!
-//! SMFMAC (MI300 ISA guide, "Sparse matrix" MFMA; calculator `sparse` rules): A holds only
+//! SMFMAC (MI300 ISA guide's SMFMAC instructions, as AMD's Matrix Instruction Calculator
+//! states their A and K (compression index) layouts): A holds only
 //! the two kept values of every group of four consecutive k (4:2 sparsity), packed in half
 //! the slots of a dense A; the `idx` VGPR holds, in the same lane, a 2-bit k index within the
 //! group for each kept value (kept slot `s` at bits `2s+1:2s`); with CBSZ = 0, ABID selects
@@ -35,8 +36,9 @@
 //! (the format's precision; the hardware's conversion is undocumented). MODE denormal and
 //! round controls are not applied. f64 forms are chains of IEEE fused multiply-adds in
 //! ascending k starting from C (exact given that order; the order itself is undocumented).
-//! On gfx940+ the f64 forms use the BLGP field as negate bits for A, B and C (MI300 ISA guide;
-//! LLVM prints them as `neg:[a,b,c]`). All float forms are `Fidelity::Approximate`.
+//! On gfx940+ the f64 forms use the BLGP field as negate bits for A, B and C (CDNA3; stated by
+//! the Matrix Instruction Calculator, and LLVM prints them as `neg:[a,b,c]`). All float forms
+//! are `Fidelity::Approximate`.
 
 pub mod exec;
 pub mod layout;
