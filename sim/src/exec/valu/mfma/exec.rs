@@ -66,14 +66,35 @@ fn put(w: &mut Wave, loc: Loc, k: usize, lane: usize, v: u32) {
     }
 }
 
-/// Up to four dwords of one lane of an input (the most any input holds per lane).
-#[inline]
-fn lane_words(w: &Wave, loc: Loc, words: usize, lane: usize, wide: bool) -> [u32; 4] {
-    let mut out = [0u32; 4];
-    for (k, x) in out.iter_mut().enumerate().take(words) {
-        *x = word(w, loc, k, lane, wide);
+static ZEROS: [u32; MAX_LANES] = [0; MAX_LANES];
+
+/// The (up to four) registers of an input, each as its 64 lanes, looked up once per
+/// instruction; a constant gives its dwords in every lane.
+struct Rows<'w> {
+    rows: [&'w [u32]; 4],
+    konst: Option<[u32; 4]>,
+}
+
+impl<'w> Rows<'w> {
+    fn new(w: &'w Wave, loc: Loc, words: usize, wide: bool) -> Rows<'w> {
+        let mut rows: [&[u32]; 4] = [&ZEROS; 4];
+        match loc {
+            Loc::Reg { base, acc } => {
+                let file = if acc { &w.agpr } else { &w.vgpr };
+                for (k, row) in rows.iter_mut().enumerate().take(words) {
+                    let r = (base as usize + k) % VGPRS;
+                    *row = file.get(r * MAX_LANES..(r + 1) * MAX_LANES).unwrap_or(&ZEROS);
+                }
+                Rows { rows, konst: None }
+            }
+            Loc::Const(_) => Rows { rows, konst: Some([0, 1, 2, 3].map(|k| word(w, loc, k, 0, wide))) },
+        }
     }
-    out
+
+    #[inline]
+    fn lane(&self, lane: usize) -> [u32; 4] {
+        self.konst.unwrap_or_else(|| self.rows.map(|r| r[lane % MAX_LANES]))
+    }
 }
 
 /// Raw bits of element slot `slot` of one lane's dwords.
@@ -138,10 +159,10 @@ enum Order {
 fn gather(w: &Wave, loc: Loc, ty: In, outer: u32, blocks: u32, per_lane: u32, k: usize, lanes: Option<&[u8; LANES]>, neg: bool, order: Order, out: &mut [f64]) {
     let sign = if neg { -1.0 } else { 1.0 };
     let (bits, wide) = (ty.bits(), ty.bits() == 64);
-    let words = (per_lane * bits).div_ceil(32) as usize;
+    let rows = Rows::new(w, loc, (per_lane * bits).div_ceil(32) as usize, wide);
     for lane in 0..LANES as u32 {
         let src = lanes.map_or(lane as usize, |m| m[lane as usize] as usize);
-        let lw = lane_words(w, loc, words, src, wide);
+        let lw = rows.lane(src);
         let (b, r, k0) = input_coord(outer, blocks, per_lane, lane);
         let (b, r, k0, outer) = (b as usize, r as usize, k0 as usize, outer as usize);
         for s in 0..per_lane as usize {
@@ -161,13 +182,14 @@ fn gather_sparse(w: &Wave, m: &Mfma, out: &mut [f64]) {
     let per_lane = m.a_per_lane;
     out[..rows as usize * k].fill(0.0);
     let Some(idx) = m.idx else { return };
+    let ty = m.shape.ty;
+    let regs = Rows::new(w, m.a, (per_lane * ty.bits()).div_ceil(32) as usize, false);
     for lane in 0..LANES as u32 {
         let (_, r, k0) = input_coord(rows, 1, per_lane, lane);
         let base = r as usize * k + 2 * k0 as usize;
         let bits = word(w, idx, 0, lane as usize, false) as u64;
         let set = (bits >> (m.idx_set * 2 * per_lane).min(63)) as u32;
-        let ty = m.shape.ty;
-        let lw = lane_words(w, m.a, (per_lane * ty.bits()).div_ceil(32) as usize, lane as usize, false);
+        let lw = regs.lane(lane as usize);
         for s in 0..per_lane as usize {
             let at = base + 4 * (s / 2) + (set >> (2 * s) & 3) as usize;
             out[at] += value(ty, element(&lw, ty.bits(), s));
