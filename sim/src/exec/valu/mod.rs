@@ -14,7 +14,7 @@
 //! issue.
 //!
 //! Not modelled: MODE round modes other than nearest-even, FP exceptions/TRAPSTS, VGPR
-//! indexing mode (S_SET_GPR_IDX_ON), MFMA/WMMA/SMFMAC, the FP8/BF8 conversions, interpolation,
+//! indexing mode (S_SET_GPR_IDX_ON), WMMA, the FP8/BF8 MFMAs and conversions, interpolation,
 //! (M)QSAD, V_EXP/LOG_LEGACY, V_MULLIT, V_SWAPREL/V_MOVRELSD_2, LDS_DIRECT sources.
 //! Opcodes without semantics classify to `None` (executing them is a kernel fault).
 
