@@ -11,10 +11,11 @@
 //! Modules: [`fp`] float helpers and MODE, [`ty`] operand types, [`src`] source gather,
 //! [`dpp`] lane selection, [`dst`] results and write-back, [`int`]/[`float`]/[`cvt`]/[`cmp`]/
 //! [`packed`] kernels, [`trig`] V_TRIG_PREOP, [`cross`] lane-crossing operations, [`vopd`] dual
-//! issue, [`minifloat`] the FP8/BF8 formats and [`cvt8`] their conversions, [`wmma`] WMMA/SWMMAC.
+//! issue, [`minifloat`] the FP8/BF8 formats and [`cvt8`] their conversions, [`mfma`] MFMA/SMFMAC,
+//! [`wmma`] WMMA/SWMMAC.
 //!
 //! Not modelled: MODE round modes other than nearest-even, FP exceptions/TRAPSTS, VGPR
-//! indexing mode (S_SET_GPR_IDX_ON), MFMA/SMFMAC, interpolation,
+//! indexing mode (S_SET_GPR_IDX_ON), the FP8/BF8 MFMAs and SMFMACs, interpolation,
 //! (M)QSAD, V_EXP/LOG_LEGACY, V_MULLIT, V_SWAPREL/V_MOVRELSD_2, LDS_DIRECT sources.
 //! Opcodes without semantics classify to `None` (executing them is a kernel fault).
 
@@ -30,6 +31,7 @@ pub mod float;
 pub mod fp;
 pub mod int;
 pub mod lanes;
+pub mod mfma;
 pub mod minifloat;
 pub mod packed;
 pub mod src;
@@ -87,6 +89,8 @@ pub enum Kind {
     Wmma(Box<wmma::Wmma>),
     /// V_NOP, V_PIPEFLUSH, V_CLREXCP.
     Nop,
+    /// MFMA / SMFMAC matrix operations ([`mfma`]).
+    Mfma(Box<mfma::Mfma>),
 }
 
 /// A classified VALU instruction.
@@ -115,6 +119,9 @@ pub fn classify(inst: &Inst, env: &Env) -> Option<Op> {
     let exact = |kind| Some(Op { opcode, kind, fid: Fidelity::Exact });
     if let Some(c) = cross(inst) {
         return exact(Kind::Cross(c));
+    }
+    if let Some((m, fid)) = mfma::classify(inst, env) {
+        return Some(Op { opcode, kind: Kind::Mfma(Box::new(m)), fid });
     }
     match opcode {
         Opcode::V_NOP | Opcode::V_PIPEFLUSH => return exact(Kind::Nop),
@@ -188,6 +195,7 @@ pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKin
             commit(&pair[1], cx, x1, m1);
         }),
         Kind::Cross(c) => cross::execute(c, cx),
+        Kind::Mfma(m) => mfma::exec::run(m, cx.wave),
         Kind::Wmma(m) => wmma::exec::execute(m, cx.wave),
         Kind::Nop => {}
     }

@@ -1,0 +1,156 @@
+//! Matrix fused multiply-add: the `V_MFMA_*` instructions of gfx908/gfx90a/gfx942 and the
+//! structured-sparse `V_SMFMAC_*` of gfx942.
+//!
+//! One instruction computes, for each of its blocks, D = A·B + C over the whole wave: the
+//! inputs and results are spread over the lanes of VGPRs/AGPRs ([`layout`], from the ISA
+//! guides' matrix chapters). Each opcode's M×N×K, block count and input type are data
+//! ([`shape`]); [`classify`] resolves the operands once, precomputes the output position table,
+//! the CBSZ/ABID block broadcast and the BLGP lane pattern; [`exec`] unpacks A and B into a
+//! reusable working set, multiplies, and writes D. Nothing on that path allocates.
+//!
+//! Register files: gfx908 reads A/B from VGPRs and C/D from AGPRs; gfx90a+ allows AGPRs for
+//! A/B and either file for C/D (the `acc_cd` bit); the decoder already resolves every operand to
+//! `Reg::Vgpr`/`Reg::Agpr`, so execution just follows it. C may be an inline constant (every
+//! element the same value), as compilers emit for a zero accumulator.
+//!
+//! EXEC: the guides define MFMA on the whole matrix, each result depending on other lanes'
+//! inputs, and say nothing that gives a partial EXEC a lane-wise meaning; compilers issue
+//! MFMA with EXEC all ones. We read all 64 lanes and write all of D regardless of EXEC
+//! (an assumption, stated here because no guide sentence was found).
+//!
+//! SMFMAC (MI300 ISA guide's SMFMAC instructions, as AMD's Matrix Instruction Calculator
+//! states their A and K (compression index) layouts): A holds only
+//! the two kept values of every group of four consecutive k (4:2 sparsity), packed in half
+//! the slots of a dense A; the `idx` VGPR holds, in the same lane, a 2-bit k index within the
+//! group for each kept value (kept slot `s` at bits `2s+1:2s`); with CBSZ = 0, ABID selects
+//! which of the index sets packed in that VGPR (4 for 16-bit inputs, 2 for 8-bit) applies.
+//! The accumulator C is the destination itself (`vdst` is read and written). Two kept values
+//! naming the same index both multiply that k's B value (the sum); undefined in the guide.
+//!
+//! Numerics. Integer forms (i8 → i32) are exact: products and sums in integer arithmetic,
+//! wrapping at 32 bits. For f32/xf32/f16/bf16 inputs the hardware's accumulation order and
+//! internal precision are undocumented; we choose: the products of one K step (the k values
+//! one lane holds, e.g. 4 for `32x32x8f16`, 1 for the f32 forms) are exact and summed in f64,
+//! that sum is added to the f32 accumulator (starting from C) and rounded to nearest even,
+//! steps in ascending k. xf32 inputs are first rounded to nearest even to 10 fraction bits
+//! (the format's precision; the hardware's conversion is undocumented). MODE denormal and
+//! round controls are not applied. f64 forms are chains of IEEE fused multiply-adds in
+//! ascending k starting from C (exact given that order; the order itself is undocumented).
+//! On gfx940+ the f64 forms use the BLGP field as negate bits for A, B and C (CDNA3; stated by
+//! the Matrix Instruction Calculator, and LLVM prints them as `neg:[a,b,c]`). All float forms
+//! are `Fidelity::Approximate`.
+
+pub mod exec;
+pub mod layout;
+pub mod shape;
+
+use super::super::{Env, Fidelity};
+use hipscope_isa::decode::{Inst, Operand, Reg};
+use hipscope_isa::tables::OpName;
+use hipscope_isa::Family;
+use shape::{In, Shape};
+
+/// Where an input or the accumulator comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Loc {
+    /// A VGPR (`acc` false) or AGPR range starting at `base`.
+    Reg { base: u8, acc: bool },
+    /// An inline constant (its bit pattern) for every element.
+    Const(u64),
+}
+
+/// A classified matrix instruction.
+#[derive(Debug, Clone)]
+pub struct Mfma {
+    pub shape: Shape,
+    pub a: Loc,
+    pub b: Loc,
+    /// C: `src2` (MFMA) or the destination (SMFMAC).
+    pub c: Loc,
+    /// SMFMAC index VGPR.
+    pub idx: Option<Loc>,
+    pub d: Loc,
+    /// Elements per lane of A (stored, for SMFMAC) and of B.
+    pub a_per_lane: u32,
+    pub b_per_lane: u32,
+    /// SMFMAC: the index set ABID selects.
+    pub idx_set: u32,
+    /// Negate A, B, C (gfx940 f64 forms).
+    pub neg: [bool; 3],
+    /// The A block each output block uses (CBSZ/ABID).
+    pub a_block: [u8; 16],
+    /// The register lane each logical B lane reads (BLGP).
+    pub b_lane: [u8; layout::LANES],
+    /// Output register unit · 64 + lane of D[(b·M + i)·N + j].
+    pub out: Box<[u16]>,
+}
+
+const NO_FLOAT_ORDER: &str = "matrix float accumulation order and internal precision are undocumented: per K step products summed in f64, rounded to f32 into the accumulator in ascending k";
+const F64_ORDER: &str = "f64 matrix accumulation order is undocumented: chained fused multiply-adds in ascending k";
+
+fn loc(op: Option<Operand>) -> Option<Loc> {
+    Some(match op? {
+        Operand::Reg(Reg::Vgpr { index, .. }) => Loc::Reg { base: index, acc: false },
+        Operand::Reg(Reg::Agpr { index, .. }) => Loc::Reg { base: index, acc: true },
+        Operand::Imm(v) => Loc::Const(v as u64),
+        _ => return None,
+    })
+}
+
+fn field(inst: &Inst, name: OpName) -> u32 {
+    inst.operand(name).map_or(0, |o| o.imm() as u32)
+}
+
+/// Classify a matrix instruction; `None` when `inst` is none (or its operands are unusable).
+pub fn classify(inst: &Inst, env: &Env) -> Option<(Mfma, Fidelity)> {
+    let shape = shape::of(inst.opcode())?;
+    let (m, n, k, blocks) = (shape.m as u32, shape.n as u32, shape.k as u32, shape.blocks as u32);
+    let d = loc(inst.operand(OpName::vdst)).filter(|l| matches!(l, Loc::Reg { .. }))?;
+    let (cbsz, abid, mut blgp) = (field(inst, OpName::cbsz), field(inst, OpName::abid), field(inst, OpName::blgp));
+    let mut neg = [false; 3];
+    if shape.ty == In::F64 && env.family == Family::Gfx940 {
+        neg = [blgp & 1 != 0, blgp & 2 != 0, blgp & 4 != 0];
+        blgp = 0;
+    }
+    let (c, idx, a_k) = if shape.sparse { (d, Some(loc(inst.operand(OpName::idx))?), k / 2) } else { (loc(inst.operand(OpName::src2))?, None, k) };
+    let mut a_block = [0u8; 16];
+    for (b, x) in a_block.iter_mut().enumerate().take(blocks as usize) {
+        *x = if shape.sparse { b as u8 } else { layout::a_block(b as u32, cbsz, abid, blocks) as u8 };
+    }
+    let mut b_lane = [0u8; layout::LANES];
+    for (l, x) in b_lane.iter_mut().enumerate() {
+        *x = layout::blgp_lane(l as u32, blgp) as u8;
+    }
+    let mut out = vec![0u16; (blocks * m * n) as usize];
+    for b in 0..blocks {
+        for i in 0..m {
+            for j in 0..n {
+                let (r, l) = layout::output(&shape, i, j, b);
+                out[((b * m + i) * n + j) as usize] = (r * layout::LANES as u32 + l) as u16;
+            }
+        }
+    }
+    let a_per_lane = layout::per_lane(m, a_k, blocks);
+    let idx_set = if cbsz == 0 { abid } else { 0 };
+    let mfma = Mfma {
+        shape,
+        a: loc(inst.operand(OpName::src0))?,
+        b: loc(inst.operand(OpName::src1))?,
+        c,
+        idx,
+        d,
+        a_per_lane,
+        b_per_lane: layout::per_lane(n, k, blocks),
+        idx_set,
+        neg,
+        a_block,
+        b_lane,
+        out: out.into_boxed_slice(),
+    };
+    let fid = match shape.ty {
+        In::I8 => Fidelity::Exact,
+        In::F64 => Fidelity::Approximate(F64_ORDER),
+        _ => Fidelity::Approximate(NO_FLOAT_ORDER),
+    };
+    Some((mfma, fid))
+}

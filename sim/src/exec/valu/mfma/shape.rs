@@ -1,0 +1,115 @@
+//! The matrix instructions of gfx908 (CDNA1), gfx90a (CDNA2) and gfx940/942 (CDNA3) as data:
+//! M×N×K, the number of blocks and the input type of each opcode.
+//!
+//! Source of the facts: the "Matrix Arithmetic Instructions" chapters of the AMD Instinct
+//! MI100 (CDNA1), MI200 (CDNA2) and MI300 (CDNA3) ISA reference guides, which list each
+//! `V_MFMA_*`/`V_SMFMAC_*` with its dimensions and block count, as tabulated by AMD's Matrix
+//! Instruction Calculator (ROCm/amd_matrix_instruction_calculator, `dict_insts`). LLVM 19
+//! spells the CDNA3 forms differently (`v_mfma_f32_32x32x8_f16` for `v_mfma_f32_32x32x8f16`,
+//! `..._4b_bf16` for `..._bf16_1k`); both spellings are listed, with the same shape.
+//!
+//! Not here yet: the CDNA3 FP8/BF8 forms (`*_fp8_*`, `*_bf8_*`), which need the minifloat
+//! decoders, and gfx950's forms.
+
+use hipscope_isa::tables::Opcode;
+
+/// Element type of the A and B inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum In {
+    F32,
+    /// CDNA3 "xf32": f32 storage, reduced-precision multiply (see the module doc).
+    Xf32,
+    F16,
+    /// bf16, in both the 2-per-VGPR (CDNA1) and the 4-per-VGPR-pair (`_1k`, CDNA2+) forms; the
+    /// layout difference follows from K (see `layout`).
+    Bf16,
+    I8,
+    F64,
+}
+
+impl In {
+    /// Bits of one element in a register.
+    pub fn bits(self) -> u32 {
+        match self {
+            In::F32 | In::Xf32 => 32,
+            In::F16 | In::Bf16 => 16,
+            In::I8 => 8,
+            In::F64 => 64,
+        }
+    }
+
+    /// Result (C/D) element bits: i32 and f32 are 32, f64 is 64.
+    pub fn out_bits(self) -> u32 {
+        if self == In::F64 {
+            64
+        } else {
+            32
+        }
+    }
+}
+
+/// One matrix operation: `blocks` independent products D = A·B + C of an M×K A and a K×N B.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    pub m: u8,
+    pub n: u8,
+    pub k: u8,
+    pub blocks: u8,
+    pub ty: In,
+    /// SMFMAC: A is 4:2 structured-sparse (K is the dense, logical K).
+    pub sparse: bool,
+}
+
+const fn s(m: u8, n: u8, k: u8, blocks: u8, ty: In) -> Shape {
+    Shape { m, n, k, blocks, ty, sparse: false }
+}
+
+const fn sp(m: u8, n: u8, k: u8, ty: In) -> Shape {
+    Shape { m, n, k, blocks: 1, ty, sparse: true }
+}
+
+/// The shape of a matrix opcode; `None` for every other opcode (and the FP8/BF8 forms).
+pub fn of(op: Opcode) -> Option<Shape> {
+    use In::*;
+    use Opcode::*;
+    Some(match op {
+        V_MFMA_F32_32X32X1F32 | V_MFMA_F32_32X32X1_2B_F32 => s(32, 32, 1, 2, F32),
+        V_MFMA_F32_16X16X1F32 | V_MFMA_F32_16X16X1_4B_F32 => s(16, 16, 1, 4, F32),
+        V_MFMA_F32_4X4X1F32 | V_MFMA_F32_4X4X1_16B_F32 => s(4, 4, 1, 16, F32),
+        V_MFMA_F32_32X32X2F32 | V_MFMA_F32_32X32X2_F32 => s(32, 32, 2, 1, F32),
+        V_MFMA_F32_16X16X4F32 | V_MFMA_F32_16X16X4_F32 => s(16, 16, 4, 1, F32),
+        V_MFMA_F32_32X32X4F16 | V_MFMA_F32_32X32X4_2B_F16 => s(32, 32, 4, 2, F16),
+        V_MFMA_F32_16X16X4F16 | V_MFMA_F32_16X16X4_4B_F16 => s(16, 16, 4, 4, F16),
+        V_MFMA_F32_4X4X4F16 | V_MFMA_F32_4X4X4_16B_F16 => s(4, 4, 4, 16, F16),
+        V_MFMA_F32_32X32X8F16 | V_MFMA_F32_32X32X8_F16 => s(32, 32, 8, 1, F16),
+        V_MFMA_F32_16X16X16F16 | V_MFMA_F32_16X16X16_F16 => s(16, 16, 16, 1, F16),
+        V_MFMA_I32_32X32X4I8 | V_MFMA_I32_32X32X4_2B_I8 => s(32, 32, 4, 2, I8),
+        V_MFMA_I32_16X16X4I8 | V_MFMA_I32_16X16X4_4B_I8 => s(16, 16, 4, 4, I8),
+        V_MFMA_I32_4X4X4I8 | V_MFMA_I32_4X4X4_16B_I8 => s(4, 4, 4, 16, I8),
+        V_MFMA_I32_32X32X8I8 => s(32, 32, 8, 1, I8),
+        V_MFMA_I32_16X16X16I8 => s(16, 16, 16, 1, I8),
+        V_MFMA_I32_32X32X16_I8 => s(32, 32, 16, 1, I8),
+        V_MFMA_I32_16X16X32_I8 => s(16, 16, 32, 1, I8),
+        V_MFMA_F32_32X32X2BF16 => s(32, 32, 2, 2, Bf16),
+        V_MFMA_F32_16X16X2BF16 => s(16, 16, 2, 4, Bf16),
+        V_MFMA_F32_4X4X2BF16 => s(4, 4, 2, 16, Bf16),
+        V_MFMA_F32_32X32X4BF16 => s(32, 32, 4, 1, Bf16),
+        V_MFMA_F32_16X16X8BF16 => s(16, 16, 8, 1, Bf16),
+        V_MFMA_F32_32X32X4BF16_1K | V_MFMA_F32_32X32X4_2B_BF16 => s(32, 32, 4, 2, Bf16),
+        V_MFMA_F32_16X16X4BF16_1K | V_MFMA_F32_16X16X4_4B_BF16 => s(16, 16, 4, 4, Bf16),
+        V_MFMA_F32_4X4X4BF16_1K | V_MFMA_F32_4X4X4_16B_BF16 => s(4, 4, 4, 16, Bf16),
+        V_MFMA_F32_32X32X8BF16_1K | V_MFMA_F32_32X32X8_BF16 => s(32, 32, 8, 1, Bf16),
+        V_MFMA_F32_16X16X16BF16_1K | V_MFMA_F32_16X16X16_BF16 => s(16, 16, 16, 1, Bf16),
+        V_MFMA_F32_16X16X8_XF32 => s(16, 16, 8, 1, Xf32),
+        V_MFMA_F32_32X32X4_XF32 => s(32, 32, 4, 1, Xf32),
+        V_MFMA_F64_16X16X4F64 | V_MFMA_F64_16X16X4_F64 => s(16, 16, 4, 1, F64),
+        V_MFMA_F64_4X4X4F64 | V_MFMA_F64_4X4X4_4B_F64 => s(4, 4, 4, 4, F64),
+        V_SMFMAC_F32_16X16X32_F16 => sp(16, 16, 32, F16),
+        V_SMFMAC_F32_32X32X16_F16 => sp(32, 32, 16, F16),
+        V_SMFMAC_F32_16X16X32_BF16 => sp(16, 16, 32, Bf16),
+        V_SMFMAC_F32_32X32X16_BF16 => sp(32, 32, 16, Bf16),
+        V_SMFMAC_I32_16X16X64_I8 => sp(16, 16, 64, I8),
+        V_SMFMAC_I32_32X32X32_I8 => sp(32, 32, 32, I8),
+        _ => return None,
+    })
+}
