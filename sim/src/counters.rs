@@ -36,6 +36,26 @@ counters! {
     SqInsts => "SQ_INSTS",
     /// Vector ALU instructions (incl. MFMA).
     SqInstsValu => "SQ_INSTS_VALU",
+    /// Matrix instructions (MFMA, SMFMAC, WMMA, SWMMAC), all input types.
+    SqInstsMfma => "SQ_INSTS_MFMA",
+    /// Matrix instructions by input type (rocprof-compute MI300 counters; XF32 counts as F32,
+    /// 4-bit integers as I8).
+    SqInstsValuMfmaI8 => "SQ_INSTS_VALU_MFMA_I8",
+    SqInstsValuMfmaF16 => "SQ_INSTS_VALU_MFMA_F16",
+    SqInstsValuMfmaBf16 => "SQ_INSTS_VALU_MFMA_BF16",
+    SqInstsValuMfmaF32 => "SQ_INSTS_VALU_MFMA_F32",
+    SqInstsValuMfmaF64 => "SQ_INSTS_VALU_MFMA_F64",
+    SqInstsValuMfmaF8 => "SQ_INSTS_VALU_MFMA_F8",
+    /// Matrix operations in units of 512 (2 x M x N x K x blocks / 512 per instruction), by
+    /// input type.
+    SqInstsValuMfmaMopsI8 => "SQ_INSTS_VALU_MFMA_MOPS_I8",
+    SqInstsValuMfmaMopsF16 => "SQ_INSTS_VALU_MFMA_MOPS_F16",
+    SqInstsValuMfmaMopsBf16 => "SQ_INSTS_VALU_MFMA_MOPS_BF16",
+    SqInstsValuMfmaMopsF32 => "SQ_INSTS_VALU_MFMA_MOPS_F32",
+    SqInstsValuMfmaMopsF64 => "SQ_INSTS_VALU_MFMA_MOPS_F64",
+    SqInstsValuMfmaMopsF8 => "SQ_INSTS_VALU_MFMA_MOPS_F8",
+    /// Cycles matrix cores were busy, summed over SIMDs.
+    SqValuMfmaBusyCycles => "SQ_VALU_MFMA_BUSY_CYCLES",
     /// Scalar ALU instructions.
     SqInstsSalu => "SQ_INSTS_SALU",
     /// Scalar memory instructions.

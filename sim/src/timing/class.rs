@@ -2,6 +2,7 @@
 //! pipeline issues it, how long it occupies it, what it counts against the wait counters,
 //! and the cache policy of its memory accesses.
 
+use super::matrix::{self, Rate};
 use super::waitcnt::{self, Wait};
 use crate::exec::vmem::buffer::BufWhat;
 use crate::exec::vmem::cache::CacheOp;
@@ -47,6 +48,8 @@ pub enum Class {
     Valu {
         cycles: u32,
     },
+    /// A matrix instruction (MFMA, SMFMAC, WMMA, SWMMAC) on its SIMD's matrix core.
+    Matrix(&'static Rate),
     Smem {
         kind: OpKind,
     },
@@ -89,7 +92,10 @@ fn imm(inst: &Inst) -> u32 {
 /// Classify one instruction for a kernel of wave size `lanes` on a CU with `core`.
 pub fn classify(sem: &Sem, inst: &Inst, fam: Family, lanes: u32, l2s: usize, core: &Core) -> Class {
     match sem {
-        Sem::Valu(_) => Class::Valu { cycles: valu_cycles(inst, lanes, core) },
+        Sem::Valu(_) => match matrix_rate(inst, fam) {
+            Some(r) => Class::Matrix(r),
+            None => Class::Valu { cycles: valu_cycles(inst, lanes, core) },
+        },
         Sem::Salu(_) => Class::Salu,
         Sem::Smem(op) => match op {
             smem::Op::Load { .. } | smem::Op::BufferLoad { .. } => Class::Smem { kind: OpKind::Load },
@@ -121,6 +127,15 @@ pub fn classify(sem: &Sem, inst: &Inst, fam: Family, lanes: u32, l2s: usize, cor
         },
         Sem::Unsupported => Class::Other,
     }
+}
+
+/// The matrix-core rate of a matrix instruction (the `v_accvgpr_*` moves, also flagged as
+/// matrix instructions, are plain VALU work and have none).
+fn matrix_rate(inst: &Inst, fam: Family) -> Option<&'static Rate> {
+    if !inst.has(flags::ISMAI | flags::ISWMMA | flags::ISSWMMAC) {
+        return None;
+    }
+    matrix::rate(fam, inst.opcode())
 }
 
 /// SIMD cycles of a VALU op: passes over the SIMD's lanes, times the rate divisor of f64 and

@@ -10,14 +10,14 @@
 //!    counts in, the wait queues its completion goes to, LDS bank conflicts, cache
 //!    maintenance) and the cycle the wave may issue again.
 //!
-//! Units: [`valu`], [`salu`], [`smem`], [`vmem`], [`lds`], [`control`] (branches, waits,
-//! `s_nop`, `s_sleep`, `s_delay_alu`, barriers, the end), [`cache`] (cache maintenance). A
-//! matrix pipe (MFMA/WMMA) would be one more [`IssuePipe`] with its own unit, once the
-//! classes ([`Class`]) tell matrix operations apart from other VALU work.
+//! Units: [`valu`], [`matrix`] (MFMA/WMMA on the SIMD's matrix core), [`salu`], [`smem`],
+//! [`vmem`], [`lds`], [`control`] (branches, waits, `s_nop`, `s_sleep`, `s_delay_alu`,
+//! barriers, the end), [`cache`] (cache maintenance).
 
 mod cache;
 mod control;
 mod lds;
+mod matrix;
 mod salu;
 mod smem;
 mod valu;
@@ -88,6 +88,8 @@ pub(crate) fn blocked(cls: Class, fam: Family, out: &mut Outstanding, t: u64) ->
 pub(crate) enum IssuePipe {
     /// The wave's SIMD (VALU).
     Simd,
+    /// The matrix core of the wave's SIMD (MFMA, WMMA).
+    Matrix,
     /// The CU's scalar unit (SALU, branches, waits, everything else that issues like them).
     Scalar,
     /// The CU's vector memory unit.
@@ -100,6 +102,7 @@ impl IssuePipe {
     pub fn of(cls: Class) -> Option<IssuePipe> {
         match cls {
             Class::Valu { .. } => Some(IssuePipe::Simd),
+            Class::Matrix(_) => Some(IssuePipe::Matrix),
             Class::Salu | Class::Other | Class::Branch | Class::Wait(_) => Some(IssuePipe::Scalar),
             Class::Vmem { .. } => Some(IssuePipe::VectorMemory),
             _ => None,
@@ -110,6 +113,7 @@ impl IssuePipe {
     pub fn name(self) -> &'static str {
         match self {
             IssuePipe::Simd => "SIMD",
+            IssuePipe::Matrix => "matrix core",
             IssuePipe::VectorMemory => "vector memory unit",
             IssuePipe::Scalar => "scalar unit",
         }
@@ -120,6 +124,8 @@ impl IssuePipe {
 #[derive(Clone, Default)]
 pub(crate) struct Pipes {
     pub simd: Vec<u64>,
+    /// Per SIMD, its matrix core.
+    pub matrix: Vec<u64>,
     pub salu: u64,
     pub vmem: u64,
     /// One LDS per placement unit: a WGP's two CUs use the first CU's.
@@ -129,7 +135,7 @@ pub(crate) struct Pipes {
 impl Pipes {
     /// A CU with `simds` SIMDs, all idle.
     pub fn new(simds: usize) -> Pipes {
-        Pipes { simd: vec![0; simds], ..Pipes::default() }
+        Pipes { simd: vec![0; simds], matrix: vec![0; simds], ..Pipes::default() }
     }
 
     /// Take the pipe an instruction of class `cls` of a wave on SIMD `simd` issues on, at `t`
@@ -138,6 +144,7 @@ impl Pipes {
     pub fn reserve(&mut self, cls: Class, simd: usize, t: u64) -> u64 {
         match cls {
             Class::Valu { cycles } => valu::reserve(&mut self.simd[simd], cycles, t),
+            Class::Matrix(r) => matrix::reserve(self, simd, r, t),
             Class::Salu | Class::Other | Class::Branch | Class::Wait(_) => salu::reserve(&mut self.salu, t),
             Class::Vmem { .. } => vmem::reserve(&mut self.vmem, t),
             _ => t,
@@ -150,6 +157,8 @@ impl Pipes {
         let pipe = IssuePipe::of(cls)?;
         let until = match pipe {
             IssuePipe::Simd => self.simd.get(simd).copied().unwrap_or(0),
+            // Waits for the SIMD too; whichever frees later.
+            IssuePipe::Matrix => self.matrix.get(simd).copied().unwrap_or(0).max(self.simd.get(simd).copied().unwrap_or(0)),
             IssuePipe::VectorMemory => self.vmem,
             IssuePipe::Scalar => self.salu,
         };
@@ -207,6 +216,7 @@ pub(crate) fn finish(f: &mut Finish, cls: Class) -> u64 {
     let next = f.issue + f.t.core.wave_issue_interval_cycles as u64;
     let next = match cls {
         Class::Valu { cycles } => valu::finish(f, cycles, next),
+        Class::Matrix(r) => matrix::finish(f, r, next),
         Class::Salu => salu::finish(f, next),
         Class::Smem { .. } => smem::finish(f, next),
         Class::Vmem { kind, flat, .. } => vmem::finish(f, kind, flat, next),
