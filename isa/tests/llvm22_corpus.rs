@@ -17,7 +17,7 @@ use std::io::Read;
 use std::path::Path;
 
 /// Total agreement the decoder must keep (percent); the goal is 99.5.
-const BAR: f64 = 90.4;
+const BAR: f64 = 91.9;
 const GOAL: f64 = 99.5;
 
 /// Decoding mode of one configuration file name (`gfx1100__+wavefrontsize64,-real-true16`).
@@ -28,9 +28,11 @@ fn config(stem: &str) -> Option<(Processor, bool, bool)> {
     // LLVM 22's gfx11 processors have FeatureRealTrue16Insts (AMDGPU.td,
     // FeatureISAVersion11_Common); gfx12's do not.
     let mut true16 = p.family() == Family::Gfx11;
+    // With both wave sizes asked for, llvm-mc-22 disassembles as wave32 (`vcc_lo`).
+    let wave32 = attrs.to_ascii_lowercase().contains("+wavefrontsize32");
     for a in attrs.split(',').filter(|a| !a.is_empty()) {
         match a.to_ascii_lowercase().as_str() {
-            "+wavefrontsize64" => wave64 = true,
+            "+wavefrontsize64" => wave64 = !wave32,
             "+real-true16" => true16 = true,
             "-real-true16" => true16 = false,
             _ => {}
@@ -94,7 +96,8 @@ fn llvm22_disassembler_corpus() {
                 Err(why) => {
                     let mn = expected.split_whitespace().next().unwrap_or("?").to_string();
                     *by_mnemonic.entry(format!("{}:{mn}", p.family())).or_default() += 1;
-                    if examples.len() < 30 && std::env::var("HIPSCOPE_CORPUS_VERBOSE").is_ok() {
+                    // HIPSCOPE_CORPUS_VERBOSE=<configuration prefix> lists differences.
+                    if examples.len() < 60 && std::env::var("HIPSCOPE_CORPUS_VERBOSE").is_ok_and(|v| stem.starts_with(&v)) {
                         examples.push(format!("{stem} {hex}: {why}"));
                     }
                 }

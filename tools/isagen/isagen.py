@@ -515,6 +515,19 @@ def reg_kinds(recs, rc_name, seen=None):
     return kinds
 
 
+def hw_mode_class(recs, rc_name):
+    """LLVM 22's register classes chosen by hardware mode (RegClassByHwMode: `*_AlignTarget`,
+    `AV_LdSt_*_Target`): the class of the mode the GFX90A+ processors run in
+    (AVAlign2LoadStoreMode: even-aligned tuples, AGPRs allowed in loads and stores), else the
+    default mode's. Other classes are returned unchanged."""
+    r = recs[rc_name]
+    if "RegClassByHwMode" not in r.get("!superclasses", []):
+        return rc_name
+    modes = [m["def"] for m in r["Modes"]]
+    pick = modes.index("AVAlign2LoadStoreMode") if "AVAlign2LoadStoreMode" in modes else modes.index("DefaultMode")
+    return r["Objects"][pick]["def"]
+
+
 def reg_class_info(recs, cls_name, cls):
     """(name, vgpr, sgpr, agpr, bits) of the register class an operand belongs to, if any."""
     if "RegisterClass" in cls.get("!superclasses", []):
@@ -524,6 +537,7 @@ def reg_class_info(recs, cls_name, cls):
         rc = recs[rc_name]
     else:
         return "None"
+    rc_name = hw_mode_class(recs, rc_name)
     kinds = reg_kinds(recs, rc_name)
     return (f'Some(RegClassInfo {{ name: "{rc_name}", vgpr: {str("v" in kinds).lower()}, '
             f'lds_direct: {str("l" in kinds).lower()}, '
