@@ -110,7 +110,7 @@ fn llvm22_disassembler_corpus() {
     let pct = 100.0 * ok as f64 / total.max(1) as f64;
     println!("  total {ok}/{total} = {pct:.3} % (goal {GOAL} %, gap {:.3} points)", (GOAL - pct).max(0.0));
     let mut worst: Vec<_> = by_mnemonic.into_iter().collect();
-    worst.sort_by(|a, b| b.1.cmp(&a.1));
+    worst.sort_by_key(|w| std::cmp::Reverse(w.1));
     for (m, n) in worst.iter().take(40) {
         println!("  differs: {m} x{n}");
     }
