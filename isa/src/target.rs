@@ -104,6 +104,12 @@ processors! {
     Gfx1150 = "gfx1150", 0x043, Gfx11;
     Gfx1200 = "gfx1200", 0x048, Gfx12;
     Gfx1201 = "gfx1201", 0x04e, Gfx12;
+    // Known to LLVM 22 only (machine numbers from LLVM 22.1.8 AMDGPUUsage / BinaryFormat/ELF.h).
+    // gfx950 (CDNA4) extends gfx942's ISA (FeatureGFX940Insts is among its features), so it
+    // shares gfx940's family; gfx1250/gfx1251 are GFX12 (FeatureGFX12 plus GFX1250Insts).
+    Gfx950 = "gfx950", 0x04f, Gfx940;
+    Gfx1250 = "gfx1250", 0x049, Gfx12;
+    Gfx1251 = "gfx1251", 0x05a, Gfx12;
 }
 
 /// Older marketing / LLVM alias names accepted on the command line and in corpus RUN lines.
@@ -125,6 +131,17 @@ const ALIASES: &[(&str, Processor)] = &[
     ("gfx1101", Processor::Gfx1100),
     ("gfx1102", Processor::Gfx1100),
     ("gfx1151", Processor::Gfx1150),
+    ("gfx1152", Processor::Gfx1150),
+    ("gfx1153", Processor::Gfx1150),
+    // Generic processors (AMDGPUUsage "Generic Processor Versioning"): code for one runs on
+    // every member, so its ISA is within each member's; decoding as the first member
+    // accepts every instruction the generic target may hold.
+    ("gfx9-generic", Processor::Gfx900),
+    ("gfx9-4-generic", Processor::Gfx942),
+    ("gfx10-1-generic", Processor::Gfx1010),
+    ("gfx10-3-generic", Processor::Gfx1030),
+    ("gfx11-generic", Processor::Gfx1100),
+    ("gfx12-generic", Processor::Gfx1200),
 ];
 
 /// `EF_AMDGPU_MACH` values of processors that share an instruction set with one we model
@@ -140,6 +157,14 @@ const ALIAS_MACHS: &[(u32, Processor)] = &[
     (0x046, Processor::Gfx1100), // gfx1101
     (0x047, Processor::Gfx1100), // gfx1102
     (0x04a, Processor::Gfx1150), // gfx1151
+    (0x055, Processor::Gfx1150), // gfx1152
+    (0x058, Processor::Gfx1150), // gfx1153
+    (0x051, Processor::Gfx900),  // gfx9-generic
+    (0x05f, Processor::Gfx942),  // gfx9-4-generic
+    (0x052, Processor::Gfx1010), // gfx10-1-generic
+    (0x053, Processor::Gfx1030), // gfx10-3-generic
+    (0x054, Processor::Gfx1100), // gfx11-generic
+    (0x059, Processor::Gfx1200), // gfx12-generic
 ];
 
 impl Processor {
@@ -148,7 +173,7 @@ impl Processor {
     pub fn target_features(self) -> (bool, bool) {
         match self {
             Processor::Gfx810 | Processor::Gfx900 | Processor::Gfx1010 | Processor::Gfx1011 | Processor::Gfx1012 => (true, false),
-            Processor::Gfx906 | Processor::Gfx908 | Processor::Gfx90a | Processor::Gfx940 | Processor::Gfx942 => (true, true),
+            Processor::Gfx906 | Processor::Gfx908 | Processor::Gfx90a | Processor::Gfx940 | Processor::Gfx942 | Processor::Gfx950 => (true, true),
             _ => (false, false),
         }
     }

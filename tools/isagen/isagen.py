@@ -11,7 +11,11 @@ Output: isa/src/tables/generated.rs, plain Rust data (no logic): one row per rea
 The output is a derivative of LLVM's .td files (Apache-2.0 WITH LLVM-exception); the header
 of the generated file says so. Nothing in here is LLVM code: it reads record *values*.
 
-Usage: isagen.py RECORDS.json OUT.rs
+Usage: isagen.py RECORDS19.json OUT.rs [RECORDS22.json]
+
+With LLVM 22.1.8's records as a third argument, the processors only LLVM 22 knows
+(PROCESSORS_22) get their rows from LLVM 22 (see `merge`); every other processor keeps
+exactly LLVM 19's rows.
 """
 import collections
 import json
@@ -24,6 +28,8 @@ NAMESPACES = [
     "GFX8", "GFX80_UNPACKED", "GFX9", "GFX9_DL", "GFX90A", "GFX940",
     "GFX10", "GFX10_B", "GFX11", "GFX11_FAKE16", "GFX11W64",
     "GFX12", "GFX12_FAKE16", "GFX12W64",
+    # LLVM 22 only (gfx950's additions; gfx1250/gfx1251).
+    "GFX950", "GFX1250", "GFX1250_FAKE16",
 ]
 
 # Processors in the order of hipscope_isa::target::Processor (bit index = position).
@@ -31,6 +37,9 @@ PROCESSORS = [
     "gfx802", "gfx803", "gfx810", "gfx900", "gfx906", "gfx908", "gfx90a", "gfx940", "gfx942",
     "gfx1010", "gfx1011", "gfx1012", "gfx1030", "gfx1100", "gfx1150", "gfx1200", "gfx1201",
 ]
+
+# Processors only LLVM 22.1.8 knows, appended in the same order to hipscope_isa::Processor.
+PROCESSORS_22 = ["gfx950", "gfx1250", "gfx1251"]
 
 # Format/property bits read from the instruction's TSFlags (bit positions from
 # SIInstrFormats.td `let TSFlags{N} = ...`); real-encoding records inherit TSFlags from their
@@ -142,6 +151,8 @@ FEATURES = [
     "FeatureSDWA", "FeatureDPP", "FeatureDPP8", "FeatureSMemRealTime", "FeatureScalarStores",
     "FeatureVGPRIndexMode", "FeatureFlatGlobalInsts", "FeatureArchitectedFlatScratch",
     "FeatureFlatInstOffsets", "FeatureXNACK", "FeatureSupportsXNACK", "FeatureVOP3Literal",
+    # LLVM 22 only.
+    "FeatureGFX950Insts", "FeatureGFX1250Insts",
 ]
 
 IMPLICIT_REGS = ["EXEC", "EXEC_LO", "VCC", "VCC_LO", "M0", "SCC", "MODE"]
@@ -243,11 +254,11 @@ def eval_cond(dag, feats):
 MODES = [(False, False), (True, False), (False, True), (True, True)]
 
 
-def feature_sets(recs):
-    """(processor index, mode index) -> feature set, as the disassembler sees the subtarget."""
+def feature_sets(recs, processors):
+    """(processor name, mode index) -> feature set, as the disassembler sees the subtarget."""
     procs = recs.processor_features()
     out = {}
-    for i, name in enumerate(PROCESSORS):
+    for name in processors:
         base = set(procs[name])
         has64 = "FeatureWavefrontSize64" in base
         for m, (w64, t16) in enumerate(MODES):
@@ -260,7 +271,7 @@ def feature_sets(recs):
                 continue  # pre-GFX10 is wave64 only; the wave32 masks stay empty
             if t16:
                 fs.add("FeatureRealTrue16Insts")
-            out[(i, m)] = recs.feature_closure(fs)
+            out[(name, m)] = recs.feature_closure(fs)
     return out
 
 
@@ -331,6 +342,20 @@ def decoder_kind(recs, cls_name, cls):
         enum10 = kind == "AV"
         return (f"DecoderKind::Src {{ width: {w}, imm_width: {immw}, sema: {sema}, acc: {str(acc).lower()}, "
                 f"deferred: {str(deferred).lower()}, enum10: {str(enum10).lower()} }}")
+    m = re.match(r"decodeSrc(RegOrImm|RegOrImmA|Reg|A|AV)(9|10)<(\d+)>$", method)
+    if m:  # LLVM 22: the inline-constant rule comes from the operand type, not the method
+        kind, _, w = m.groups()
+        immw, sema = IMM_SEMANTICS.get(cls.get("OperandType") or "", (0, 0)) if "Imm" in kind else (0, 0)
+        return (f"DecoderKind::Src {{ width: {w}, imm_width: {immw}, sema: {sema}, acc: {str(kind in ('RegOrImmA', 'A')).lower()}, "
+                f"deferred: false, enum10: {str(kind == 'AV').lower()} }}")
+    m = re.match(r"decode(AV10|AVLdSt)<(\d+)>$", method)
+    if m:
+        return f"DecoderKind::{'Av10' if m.group(1) == 'AV10' else 'AvLdSt'} {{ width: {m.group(2)} }}"
+    m = re.match(r"decodeOperand_VSrcT16(_Lo128)?<16>$", method)
+    if m:
+        return f"DecoderKind::SrcT16 {{ lo128: {str(bool(m.group(1))).lower()} }}"
+    if method == "decodeOperand_VGPR_16":
+        return "DecoderKind::Vgpr16 { lo128: false }"
     m = re.match(r"decodeAV10<AMDGPUDisassembler::(\w+)>", method)
     if m:
         return f"DecoderKind::Av10 {{ width: {OPW[m.group(1)]} }}"
@@ -395,13 +420,36 @@ PRINT_METHODS = {
     "printVINTRPDst": "VintrpDst", "printSwizzle": "Swizzle", "printEndpgm": "Endpgm",
     "printSWaitCnt": "SWaitCnt", "printInterpSlot": "InterpSlot", "printDepCtr": "DepCtr",
     "printWaitVAVDst": "WaitVaVdst", "printWaitVMVSrc": "WaitVmVsrc", "printWaitVDST": "WaitVdst",
-    "printSDelayALU": "SDelayAlu", "printGPRIdxMode": "GprIdxMode",
+    "printSDelayALU": "SDelayAlu", "printGPRIdxMode": "GprIdxMode", "printBitOp3": "BitOp3",
 }
+
+
+# LLVM 22 prints several named integers through one generic method; LLVM 19's method of the
+# same operand name (printNamedInt's second argument).
+NAMED_INTS = {"row_mask": "DppRowMask", "dmask": "DMask", "cbsz": "Cbsz", "wait_exp": "WaitExp", "bank_mask": "DppBankMask", "offset": "Offset",
+              "offset0": "Offset0", "offset1": "Offset1", "byte_sel": "ByteSel",
+              "wait_va_vdst": "WaitVaVdst", "wait_vdst": "WaitVdst", "wait_vm_vsrc": "WaitVmVsrc"}
+
+# LLVM 22 operand type -> (inline-constant width, semantics) of LLVM 19's decodeSrcRegOrImm9
+# template arguments (semantics: 0 int, 1 f16, 2 bf16, 3 f32, 4 f64), as LLVM 19's records
+# pair them.
+IMM_SEMANTICS = {}
+for _t, _v in {"INT32": (32, 0), "FP32": (32, 3), "FP16": (16, 1), "BF16": (16, 2), "INT16": (16, 0),
+               "FP64": (64, 4), "INT64": (64, 0), "V2INT16": (32, 0), "V2FP16": (16, 1),
+               "V2BF16": (16, 2), "V2FP32": (32, 3), "V2INT32": (32, 0)}.items():
+    for _k in ("REG_IMM", "REG_INLINE_C", "REG_INLINE_AC"):
+        IMM_SEMANTICS[f"OPERAND_{_k}_{_t}"] = _v
 
 
 def print_kind(method):
     if method is None:
         return "PrintKind::Operand"  # register classes print as plain operands
+    m = re.search(r'printNamedInt\(MI, OpNo, STI, O, "(\w+)"', method)
+    if m and m.group(1) in NAMED_INTS:
+        return "PrintKind::" + NAMED_INTS[m.group(1)]
+    m = re.search(r'printNamedInt\(MI, OpNo, STI, O, "(\w+)", false, false\)', method)
+    if m:  # ` name:N` in decimal when not 0
+        return f'PrintKind::NamedInt("{m.group(1)}")'
     m = re.search(r'printNamedBit\(MI, OpNo, O, "(\w+)"\)', method)
     if m:
         return f'PrintKind::NamedBit("{m.group(1)}")'
@@ -410,10 +458,17 @@ def print_kind(method):
     return "PrintKind::" + PRINT_METHODS[method]
 
 
+# Operand types LLVM 22 added (SIDefines.h) that hipscope's printer does not know yet.
+NEW_OPERAND_TYPES = {"OPERAND_KIMM64", "OPERAND_INLINE_C_AV64_PSEUDO", "OPERAND_REG_IMM_NOINLINE_V2FP16",
+                     "OPERAND_REG_IMM_V2FP16_SPLAT", "OPERAND_REG_INLINE_C_V2INT16"}
+
+
 def operand_type(cls):
     t = cls.get("OperandType")
     if t is None:
         return "OperandType::Register"
+    if t in NEW_OPERAND_TYPES:
+        raise ValueError(f"operand type {t} not modelled")
     return "OperandType::" + "".join(p.capitalize() for p in t.replace("OPERAND_", "").lower().split("_"))
 
 
@@ -460,6 +515,19 @@ def reg_kinds(recs, rc_name, seen=None):
     return kinds
 
 
+def hw_mode_class(recs, rc_name):
+    """LLVM 22's register classes chosen by hardware mode (RegClassByHwMode: `*_AlignTarget`,
+    `AV_LdSt_*_Target`): the class of the mode the GFX90A+ processors run in
+    (AVAlign2LoadStoreMode: even-aligned tuples, AGPRs allowed in loads and stores), else the
+    default mode's. Other classes are returned unchanged."""
+    r = recs[rc_name]
+    if "RegClassByHwMode" not in r.get("!superclasses", []):
+        return rc_name
+    modes = [m["def"] for m in r["Modes"]]
+    pick = modes.index("AVAlign2LoadStoreMode") if "AVAlign2LoadStoreMode" in modes else modes.index("DefaultMode")
+    return r["Objects"][pick]["def"]
+
+
 def reg_class_info(recs, cls_name, cls):
     """(name, vgpr, sgpr, agpr, bits) of the register class an operand belongs to, if any."""
     if "RegisterClass" in cls.get("!superclasses", []):
@@ -469,6 +537,7 @@ def reg_class_info(recs, cls_name, cls):
         rc = recs[rc_name]
     else:
         return "None"
+    rc_name = hw_mode_class(recs, rc_name)
     kinds = reg_kinds(recs, rc_name)
     return (f'Some(RegClassInfo {{ name: "{rc_name}", vgpr: {str("v" in kinds).lower()}, '
             f'lds_direct: {str("l" in kinds).lower()}, '
@@ -492,35 +561,36 @@ def base_mnemonic(asm):
     return re.sub(r"_(e32|e64|sdwa|dpp|dpp8|dpp16|e64_dpp)$", "", mn)
 
 
-def main(src, dst):
+def extract(src, processors, strict, known=None):
+    """Rows, per-processor feature bits and image dimensions from one LLVM's records.
+
+    A row's `valid` holds, per decoding mode, the set of processor names it is valid on.
+    Operand classes are kept as their full descriptor tuple so that rows of two LLVM releases
+    can share a class only when it decodes and prints alike. With `strict` unset, a row whose
+    operands use a decoder or printer rule hipscope does not implement is skipped (counted)."""
     recs = Records(src)
-    fsets = feature_sets(recs)
+    fsets = feature_sets(recs, processors)
     pred_cache = {}
 
-    def valid_mask(rec, mode):
+    def valid_sets(rec):
         preds = [p["def"] for p in rec.get("Predicates", []) if recs[p["def"]].get("AssemblerCondDag")]
-        m = 0
-        for (i, md), fs in fsets.items():
-            if md != mode:
-                continue
+        out = [set() for _ in MODES]
+        for (name, md), fs in fsets.items():
             ok = True
             for p in preds:
-                key = (p, i, md)
+                key = (p, name, md)
                 if key not in pred_cache:
                     pred_cache[key] = eval_cond(recs[p]["AssemblerCondDag"], fs)
                 ok = ok and pred_cache[key]
             if ok:
-                m |= 1 << i
-        return m
+                out[md].add(name)
+        return out
 
     variants = mimg_variants(recs)
     pseudos = pseudo_index(recs)
-    classes = {}        # class name -> index
-    class_rows = []
-    opnames = set()
-    opcodes = set()
-    oplists = {}        # tuple -> index
+    class_cache = {}
     rows = []
+    skipped = collections.Counter()
     for name in recs.instanceof["Instruction"]:
         r = recs[name]
         if r.get("isPseudo") or r.get("isCodeGenOnly") or r.get("isAsmParserOnly"):
@@ -528,52 +598,118 @@ def main(src, dst):
         ns = r.get("DecoderNamespace", "")
         if ns not in NAMESPACES or r.get("Inst") is None or r.get("DisableDecoder") == 1:
             continue
-        mask, val, fields = encoding_bits(r)
-        ties = parse_constraints(r.get("Constraints", ""))
-        ops = []
-        args = r["OutOperandList"]["args"] + r["InOperandList"]["args"]
-        names = [a[1] for a in args]
-        for cls_ref, opname in args:
-            cname = cls_ref["def"]
-            if cname not in classes:
-                cls = recs[cname]
-                classes[cname] = len(class_rows)
-                # s_version's operand prints as a symbolic expression built by its decoder.
-                printer = "PrintKind::VersionImm" if cls.get("DecoderMethod") == "decodeVersionImm" else print_kind(cls.get("PrintMethod"))
-                class_rows.append((cname, decoder_kind(recs, cname, cls), printer,
-                                   operand_type(cls), reg_class_info(recs, cname, cls)))
-            tied = -1
-            if opname in ties and ties[opname] in names:
-                tied = names.index(ties[opname])
-            else:
-                for a, b in ties.items():
-                    if b == opname and a in names and names.index(a) < names.index(opname):
-                        tied = names.index(a)
-            opnames.add(opname)
-            ops.append((opname, classes[cname], tuple(ranges(fields.get(opname, []))), tied))
-        key = tuple(ops)
-        if key not in oplists:
-            oplists[key] = len(oplists)
-        asm = r["AsmString"]
-        mn = base_mnemonic(asm)
-        opcodes.add(mn)
-        ts = r.get("TSFlags") or []
-        flags = [f for f in FLAG_FIELDS
-                 if (ts[TSFLAG_BITS[f]] == 1 if f in TSFLAG_BITS and len(ts) == 64 else r.get(f) == 1)]
-        flags += derived_flags(recs, pseudos, r, mn)
-        uses = [u["def"] for u in r.get("Uses", []) if u["def"] in IMPLICIT_REGS]
-        defs = [u["def"] for u in r.get("Defs", []) if u["def"] in IMPLICIT_REGS]
-        rows.append(dict(name=name, ns=ns, bits=len(r["Inst"]), mask=mask, val=val,
-                         valid=[valid_mask(r, m) for m in range(len(MODES))], asm=asm, mn=mn,
-                         ops=oplists[key], flags=flags, uses=uses, defs=defs,
-                         mimg=mimg_info(recs, r, variants) if ("MIMG" in flags or "VIMAGE" in flags or "VSAMPLE" in flags) else "None"))
-    rows.sort(key=lambda x: (NAMESPACES.index(x["ns"]), x["bits"], x["name"]))
+        try:
+            rows.append(extract_row(recs, r, name, ns, class_cache, pseudos, variants, valid_sets, known))
+        except ValueError as e:
+            if strict:
+                raise
+            skipped[str(e)] += 1
+    for why, n in skipped.most_common():
+        print(f"skipped {n} rows: {why}", file=sys.stderr)
     procs = recs.processor_features()
-    pfeat = [sum(1 << i for i, f in enumerate(FEATURES) if f in procs[p]) for p in PROCESSORS]
+    pfeat = {p: sum(1 << i for i, f in enumerate(FEATURES) if f in procs[p]) for p in processors}
     dims = {n: (bits_value(recs[n]["NumCoords"]), bits_value(recs[n]["NumGradients"])) for n in MIMG_DIM_RECORDS}
     for i, n in enumerate(MIMG_DIM_RECORDS):
         assert bits_value(recs[n]["Encoding"]) == i, f"{n} is not dim encoding {i}"
-    write_rust(dst, rows, class_rows, sorted(opnames), sorted(opcodes), oplists, pfeat, dims)
+    return rows, pfeat, dims, class_cache
+
+
+def class_desc(recs, cname, cache, known=None):
+    """(name, decoder, printer, operand type, register class) of an operand class. `known`
+    holds LLVM 19's descriptors: an LLVM 22 class of the same name over the same register
+    class is taken to decode and print alike (LLVM 22 renamed the decoder methods, not the
+    rules)."""
+    if cname not in cache:
+        cls = recs[cname]
+        same = (known or {}).get(cname)
+        if same is not None and same[4] == reg_class_info(recs, cname, cls):
+            cache[cname] = same
+            return same
+        # s_version's operand prints as a symbolic expression built by its decoder.
+        printer = "PrintKind::VersionImm" if cls.get("DecoderMethod") == "decodeVersionImm" else print_kind(cls.get("PrintMethod"))
+        cache[cname] = (cname, decoder_kind(recs, cname, cls), printer, operand_type(cls), reg_class_info(recs, cname, cls))
+    return cache[cname]
+
+
+def extract_row(recs, r, name, ns, class_cache, pseudos, variants, valid_sets, known):
+    """One table row of the real encoding record `r` (raises ValueError on unknown rules)."""
+    mask, val, fields = encoding_bits(r)
+    ties = parse_constraints(r.get("Constraints", ""))
+    ops = []
+    args = r["OutOperandList"]["args"] + r["InOperandList"]["args"]
+    names = [a[1] for a in args]
+    for cls_ref, opname in args:
+        desc = class_desc(recs, cls_ref["def"], class_cache, known)
+        tied = -1
+        if opname in ties and ties[opname] in names:
+            tied = names.index(ties[opname])
+        else:
+            for a, b in ties.items():
+                if b == opname and a in names and names.index(a) < names.index(opname):
+                    tied = names.index(a)
+        ops.append((opname, desc, tuple(ranges(fields.get(opname, []))), tied))
+    asm = r["AsmString"]
+    mn = base_mnemonic(asm)
+    ts = r.get("TSFlags") or []
+    flags = [f for f in FLAG_FIELDS
+             if (ts[TSFLAG_BITS[f]] == 1 if f in TSFLAG_BITS and len(ts) == 64 else r.get(f) == 1)]
+    flags += derived_flags(recs, pseudos, r, mn)
+    uses = [u["def"] for u in r.get("Uses", []) if u["def"] in IMPLICIT_REGS]
+    defs = [u["def"] for u in r.get("Defs", []) if u["def"] in IMPLICIT_REGS]
+    mimg = mimg_info(recs, r, variants) if ("MIMG" in flags or "VIMAGE" in flags or "VSAMPLE" in flags) else "None"
+    return dict(name=name, ns=ns, bits=len(r["Inst"]), mask=mask, val=val, valid=valid_sets(r), asm=asm,
+                mn=mn, ops=tuple(ops), flags=flags, uses=uses, defs=defs, mimg=mimg)
+
+
+def row_key(row):
+    """Everything of a row but its validity: rows of two releases with equal keys are merged."""
+    return tuple((k, row[k] if not isinstance(row[k], list) else tuple(row[k])) for k in sorted(row) if k != "valid")
+
+
+def merge(base, ext):
+    """LLVM 19's rows keep their validity on the processors LLVM 19 knows; LLVM 22's rows add
+    validity on the processors only LLVM 22 knows (PROCESSORS_22). A row equal in everything
+    else to a base row shares it; otherwise it is added, valid on the new processors only."""
+    index = {row_key(r): r for r in base}
+    out = list(base)
+    for r in ext:
+        r["valid"] = [v & set(PROCESSORS_22) for v in r["valid"]]
+        if not any(r["valid"]):
+            continue
+        same = index.get(row_key(r))
+        if same is not None:
+            same["valid"] = [a | b for a, b in zip(same["valid"], r["valid"])]
+        else:
+            out.append(r)
+    return out
+
+
+def main(src, dst, src22=None):
+    rows, pfeat, dims, known = extract(src, PROCESSORS, strict=True)
+    if src22:
+        rows22, pfeat22, _, _ = extract(src22, PROCESSORS_22, strict=False, known=known)
+        rows = merge(rows, rows22)
+        pfeat.update(pfeat22)
+    procs = PROCESSORS + (PROCESSORS_22 if src22 else [])
+    classes, class_rows, oplists = {}, [], {}
+    opnames, opcodes = set(), set()
+    for r in rows:
+        ops = []
+        for opname, desc, rng, tied in r["ops"]:
+            if desc not in classes:
+                classes[desc] = len(class_rows)
+                class_rows.append(desc)
+            opnames.add(opname)
+            ops.append((opname, classes[desc], rng, tied))
+        key = tuple(ops)
+        if key not in oplists:
+            oplists[key] = len(oplists)
+        r["ops"] = oplists[key]
+        r["valid"] = [sum(1 << procs.index(p) for p in v) for v in r["valid"]]
+        opcodes.add(r["mn"])
+    rows.sort(key=lambda x: (NAMESPACES.index(x["ns"]), x["bits"], x["name"]))
+    write_rust(dst, rows, class_rows, sorted(opnames), sorted(opcodes), oplists,
+               [(p, pfeat[p]) for p in procs], dims, bool(src22))
     print(f"{len(rows)} rows, {len(class_rows)} operand classes, {len(oplists)} operand lists, "
           f"{len(opcodes)} opcodes, {len(opnames)} operand names", file=sys.stderr)
 
@@ -582,11 +718,12 @@ MIMG_DIM_RECORDS = ["AMDGPUDim1D", "AMDGPUDim2D", "AMDGPUDim3D", "AMDGPUDimCube"
                     "AMDGPUDim2DArray", "AMDGPUDim2DMsaa", "AMDGPUDim2DArrayMsaa"]
 
 
-def write_rust(dst, rows, class_rows, opnames, opcodes, oplists, pfeat, dims):
+def write_rust(dst, rows, class_rows, opnames, opcodes, oplists, pfeat, dims, with22):
     opname_idx = {n: i for i, n in enumerate(opnames)}
     out = []
     w = out.append
-    w("// @generated by tools/isagen/isagen.py from LLVM 19.1.7 AMDGPU TableGen records")
+    w("// @generated by tools/isagen/isagen.py from LLVM 19.1.7 AMDGPU TableGen records"
+      + (" merged with LLVM 22.1.8's" if with22 else ""))
     w("// (llvm/lib/Target/AMDGPU/*.td, Apache-2.0 WITH LLVM-exception; see NOTICE). Do not edit.")
     w("#![allow(clippy::all, non_camel_case_types, dead_code)]")
     w("use super::types::*;\n")
@@ -614,7 +751,7 @@ def write_rust(dst, rows, class_rows, opnames, opcodes, oplists, pfeat, dims):
     w("];\n")
     w("/// Subtarget feature bits (see `feature`) per processor, in `Processor` order.")
     w("pub static PROCESSOR_FEATURES: [u64; %d] = [" % len(pfeat))
-    for p, f in zip(PROCESSORS, pfeat):
+    for p, f in pfeat:
         w(f"    {f:#x}, // {p}")
     w("];\n")
     w("pub mod feature {")
@@ -653,6 +790,6 @@ def write_rust(dst, rows, class_rows, opnames, opcodes, oplists, pfeat, dims):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:])

@@ -210,8 +210,11 @@ mod tests {
         assert_eq!(t.target_id(), "gfx90a:sramecc+:xnack-");
         assert_eq!(target_from_flags(&info(5, 0x41)).unwrap().processor, Processor::Gfx1100);
         assert_eq!(target_from_flags(&info(5, 0x4e)).unwrap().processor, Processor::Gfx1201);
-        let e = target_from_flags(&info(5, 0x51)).unwrap_err().to_string();
-        assert!(e.contains("0x51"), "{e}");
+        // LLVM 22 BinaryFormat/ELF.h: 0x04f gfx950, 0x05f gfx9-4-generic, 0x022 gfx700.
+        assert_eq!(target_from_flags(&info(6, 0x14f)).unwrap().processor, Processor::Gfx950);
+        assert_eq!(target_from_flags(&info(6, 0x15f)).unwrap().processor, Processor::Gfx942);
+        let e = target_from_flags(&info(5, 0x22)).unwrap_err().to_string();
+        assert!(e.contains("0x22"), "{e}");
     }
 
     #[test]

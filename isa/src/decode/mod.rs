@@ -186,7 +186,9 @@ impl Decoder {
     /// Longest instruction of the ISA: 20 bytes with NSA image forms (GFX10+), 12 with VOP3
     /// literals (GFX10+), otherwise 8 (a 32-bit literal only follows 32-bit encodings).
     fn max_instruction_bytes(&self) -> usize {
-        if self.ctx.has(feature::NSAENCODING) {
+        if self.ctx.has(feature::GFX950INSTS) {
+            16 // gfx950's 128-bit VOP3PX2 forms (LLVM 22: DecoderTableGFX940128)
+        } else if self.ctx.has(feature::NSAENCODING) {
             20
         } else if self.ctx.has(feature::VOP3LITERAL) {
             12
@@ -246,7 +248,8 @@ fn le_u128(bytes: &[u8]) -> u128 {
     bytes.iter().rev().fold(0u128, |acc, &b| (acc << 8) | b as u128)
 }
 
-/// Table search order per ISA: (encoding bytes, namespace), following LLVM 19's disassembler.
+/// Table search order per ISA: (encoding bytes, namespace), following LLVM 19's disassembler
+/// and, for the tables only LLVM 22 has, LLVM 22.1.8's (AMDGPUDisassembler::getInstruction).
 fn search_order(ctx: &Ctx) -> Vec<(usize, Namespace)> {
     use Namespace::*;
     let f = ctx.family;
@@ -258,25 +261,34 @@ fn search_order(ctx: &Ctx) -> Vec<(usize, Namespace)> {
             order.extend(list.iter().map(|&ns| (bytes, ns)));
         }
     };
+    // gfx950 and gfx1250 (LLVM 22's disassembler adds these tables to the same search).
+    let (gfx950, gfx1250) = (ctx.has(feature::GFX950INSTS), ctx.has(feature::GFX1250INSTS));
+    push(gfx1250, 16, &[GFX1250]);
+    push(gfx950, 16, &[GFX940]);
     push(gfx11, 12, &[GFX11, GFX11_FAKE16]);
+    push(gfx1250, 12, &[GFX1250, GFX1250_FAKE16]);
     push(gfx12, 12, &[GFX12, GFX12_FAKE16, GFX12W64]);
     push(ctx.has(feature::GFX10_BENCODING), 8, &[GFX10_B]);
     push(ctx.has(feature::UNPACKEDD16VMEM), 8, &[GFX80_UNPACKED]);
+    push(gfx950, 8, &[GFX950]);
     push(ctx.has(feature::FMAMIXINSTS), 8, &[GFX9_DL]);
     push(ctx.gfx940_insts, 8, &[GFX940]);
     push(ctx.gfx90a_insts, 8, &[GFX90A]);
     push(gcn, 8, &[GFX8]);
     push(gfx9, 8, &[GFX9]);
     push(gfx10, 8, &[GFX10]);
+    push(gfx1250, 8, &[GFX1250, GFX1250_FAKE16]);
     push(gfx12, 8, &[GFX12, GFX12_FAKE16]);
     push(gfx11, 8, &[GFX11, GFX11_FAKE16, GFX11W64]);
     push(gfx12, 8, &[GFX12W64]);
     push(gcn, 4, &[GFX8]);
     push(gfx9, 4, &[GFX9]);
+    push(gfx950, 4, &[GFX950]);
     push(ctx.gfx90a_insts, 4, &[GFX90A]);
     push(ctx.has(feature::GFX10_BENCODING), 4, &[GFX10_B]);
     push(gfx10, 4, &[GFX10]);
     push(gfx11, 4, &[GFX11, GFX11_FAKE16]);
+    push(gfx1250, 4, &[GFX1250, GFX1250_FAKE16]);
     push(gfx12, 4, &[GFX12, GFX12_FAKE16]);
     order
 }

@@ -200,6 +200,12 @@ impl Printer<'_> {
             PrintKind::SDelayAlu => self.delay_alu(v),
             PrintKind::GprIdxMode => self.gpr_idx_mode(v),
             PrintKind::VersionImm => self.version(v),
+            PrintKind::NamedInt(name) => {
+                if v != 0 {
+                    let _ = write!(self.out, " {name}:{v}");
+                }
+            }
+            PrintKind::BitOp3 => self.bitop3(v),
         }
     }
 
@@ -207,6 +213,19 @@ impl Printer<'_> {
         if v != 0 {
             self.out.push(' ');
             self.out.push_str(name);
+        }
+    }
+
+    /// gfx950 `v_bitop3_*` truth table (LLVM 22 AMDGPUInstPrinter::printBitOp3's format).
+    fn bitop3(&mut self, v: i64) {
+        match v & 0xff {
+            0 => {}
+            t @ 1..=10 => {
+                let _ = write!(self.out, " bitop3:{t}");
+            }
+            t => {
+                let _ = write!(self.out, " bitop3:0x{t:x}");
+            }
         }
     }
 

@@ -20,6 +20,10 @@ pub enum Namespace {
     GFX12,
     GFX12_FAKE16,
     GFX12W64,
+    /// LLVM 22's additional namespaces: gfx950's new encodings, gfx1250's.
+    GFX950,
+    GFX1250,
+    GFX1250_FAKE16,
 }
 
 /// One machine encoding of one instruction.
@@ -218,6 +222,11 @@ pub enum PrintKind {
     VersionImm,
     /// ` name` when the bit is set.
     NamedBit(&'static str),
+    /// ` name:N` (decimal) when not 0 (LLVM 22 `printNamedInt` without hex or always-print).
+    NamedInt(&'static str),
+    /// gfx950 `v_bitop3_*` truth table: ` bitop3:N`, decimal up to 10, hex above (LLVM 22
+    /// `printBitOp3`), nothing when 0.
+    BitOp3,
 }
 
 /// LLVM operand type (`AMDGPU::OPERAND_*`), which decides how immediates print.
