@@ -17,7 +17,6 @@ use crate::host::HostAgent;
 use crate::kernel::LoadedKernel;
 use crate::memory::Memory;
 use crate::observe::{Executed, Observer, Shared, Watched};
-use crate::sched::clock::Rate;
 use crate::sched::{fault, fetch, follow, Dispatch, Ended, Engine, Release, Resident, Sched, Storage};
 use crate::wave::WaveStatus;
 use rand::rngs::StdRng;
@@ -176,7 +175,7 @@ fn run_wave(s: &mut FSched, id: usize, env: &mut Env, mem: &mut Memory, quantum:
             prog.advance(0, stats.instructions);
         }
         let backward = matches!(flow, Flow::Jump(t) if t <= w.pc);
-        Rate::FUNCTIONAL.set(env, env.clock + 1);
+        env.clock += 1;
         stats.retire(w, e.inst.opcode() as usize, opts.max_wave_instructions).map_err(|kind| fault(d, w, kind))?;
         follow(k, w, &mut idx, e.inst.next_address(), flow).map_err(|kind| fault(d, w, kind))?;
         match flow {

@@ -9,6 +9,7 @@
 use crate::backing::HostMemoryError;
 use crate::dispatch::{fill_hidden_args, place_queue, place_runtime_structures, Geometry, KernargPool, RuntimeService};
 use crate::engine::Functional;
+use crate::exec::clock::Rate;
 use crate::exec::{Apertures, Env};
 use crate::fault::{FaultKind, KernelFault};
 use crate::gpus::GpuConfig;
@@ -16,7 +17,6 @@ use crate::host::HostAgent;
 use crate::kernel::{KernelError, LoadedKernel};
 use crate::memory::{Memory, MemoryKind, Unmapped};
 use crate::memsys::{HostAtomics, MemSystem};
-use crate::sched::clock::Rate;
 use crate::sched::{resident_groups, Dispatch, DispatchStats, Engine, EngineOptions};
 use crate::scratch;
 use crate::timing::TimingState;
@@ -174,7 +174,7 @@ impl Device {
             family: self.processor.family(),
             apertures: self.apertures,
             clock: self.clock,
-            realtime: Rate::FUNCTIONAL.realtime(self.clock),
+            rate: Rate::FUNCTIONAL,
             scratch_base: 0,
             scratch_per_lane: 0,
         }

@@ -31,7 +31,7 @@ impl Rig {
             family: processor.family(),
             apertures: Apertures::DEFAULT,
             clock: 0,
-            realtime: 0,
+            rate: crate::exec::clock::Rate::FUNCTIONAL,
             scratch_base: 0,
             scratch_per_lane: 0,
         };

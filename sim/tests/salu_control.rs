@@ -137,11 +137,13 @@ fn gfx10_flat_scratch_and_shader_cycles() {
 fn gfx12_shader_cycles_and_realtime() {
     let mut r = Rig::new(Processor::Gfx1201, false);
     r.env.clock = 0x0000_0012_3456_789a;
-    r.env.realtime = 0x0000_0001_0000_0002;
     r.run(&[0x1d, 0xf8, 0x80, 0xb8]); // s_getreg_b32 s0, hwreg(HW_REG_SHADER_CYCLES_LO)
     assert_eq!(r.wave.sreg[0], 0x3456_789a);
     r.run(&[0x1e, 0xf8, 0x80, 0xb8]); // s_getreg_b32 s0, hwreg(HW_REG_SHADER_CYCLES_HI)
     assert_eq!(r.wave.sreg[0], 0x12);
+    // At 100 MHz the real-time counter equals the shader clock.
+    r.env.rate = hipscope_sim::exec::clock::Rate::of_mhz(100);
+    r.env.clock = 0x0000_0001_0000_0002;
     r.run(&[0x83, 0x4d, 0x82, 0xbe]); // s_sendmsg_rtn_b64 s[2:3], sendmsg(MSG_RTN_GET_REALTIME)
     assert_eq!(get64(&r, 2), 0x0000_0001_0000_0002);
     set64(&mut r, 2, u64::MAX);

@@ -184,9 +184,11 @@ fn scalar_atomics() {
 fn time_counters_and_cache_maintenance() {
     let (mut r, _) = rig(Processor::Gfx900);
     r.env.clock = 0x1_0000_0002;
-    r.env.realtime = 77;
     r.run(&[0x00, 0x00, 0x90, 0xc0, 0x00, 0x00, 0x00, 0x00]); // s_memtime s[0:1]
     assert_eq!(r.wave.sreg[0..2], [2, 1]);
+    // The real-time counter ticks at 100 MHz: 770 cycles of a 1 GHz clock are 77 ticks.
+    r.env.rate = hipscope_sim::exec::clock::Rate::of_mhz(1000);
+    r.env.clock = 770;
     r.run(&[0x00, 0x00, 0x94, 0xc0, 0x00, 0x00, 0x00, 0x00]); // s_memrealtime s[0:1]
     assert_eq!(r.wave.sreg[0..2], [77, 0]);
     assert!(matches!(r.classify(&[0x00, 0x00, 0x90, 0xc0, 0x00, 0x00, 0x00, 0x00]).fidelity(), Fidelity::Approximate(_)));

@@ -14,6 +14,7 @@
 //! Anything a category does not recognise is [`Sem::Unsupported`]; executing it is a kernel
 //! fault naming the instruction.
 
+pub mod clock;
 pub mod ds;
 pub mod operand;
 pub mod salu;
@@ -58,11 +59,19 @@ pub struct Env {
     pub apertures: Apertures,
     /// Shader clock (counts executed instructions in functional mode) for `s_memtime`.
     pub clock: u64,
-    /// Constant-rate "real time" counter for `s_memrealtime` (100 MHz in hardware).
-    pub realtime: u64,
+    /// The rate of the constant-rate "real time" counter (`s_memrealtime`, 100 MHz in
+    /// hardware) against the shader clock; the counter is worked out when read.
+    pub rate: clock::Rate,
     /// Per-lane private memory: base of the scratch backing allocation and bytes per lane.
     pub scratch_base: u64,
     pub scratch_per_lane: u64,
+}
+
+impl Env {
+    /// The real-time counter now (`s_memrealtime`, `s_getreg` of the real-time registers).
+    pub fn realtime(&self) -> u64 {
+        self.rate.realtime(self.clock)
+    }
 }
 
 /// Everything an instruction may touch.

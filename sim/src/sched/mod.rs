@@ -16,7 +16,6 @@
 //! calls or return values, so nothing in the per-instruction path is dynamic. The only
 //! dynamic call is the choice of engine, once per launch ([`Engine`]).
 
-pub mod clock;
 mod faults;
 mod options;
 mod residency;

@@ -297,7 +297,7 @@ mod tests {
             family: p.family(),
             apertures: Apertures::DEFAULT,
             clock: 0,
-            realtime: 0,
+            rate: crate::exec::clock::Rate::FUNCTIONAL,
             scratch_base: 0,
             scratch_per_lane: 0,
         };

@@ -144,7 +144,7 @@ pub const MSG_RTN_GET_REALTIME: u32 = 131;
 /// Value returned by `s_sendmsg_rtn`: only the real-time clock is modelled, others read 0.
 pub fn message_value(msg: u32, env: &Env) -> u64 {
     if msg == MSG_RTN_GET_REALTIME {
-        env.realtime
+        env.realtime()
     } else {
         0
     }

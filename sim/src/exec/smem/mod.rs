@@ -236,7 +236,7 @@ pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKin
             atomic(w, &mut mem, op, wide, ret, data, address)?;
         }
         Op::MemTime { d } => write_s64(w, d, env.clock),
-        Op::MemRealTime { d } => write_s64(w, d, env.realtime),
+        Op::MemRealTime { d } => write_s64(w, d, env.realtime()),
         Op::WaveId { d } => write_s_dword(w, d, 0, w.id.wave),
         Op::NoEffect(_) => {}
     }

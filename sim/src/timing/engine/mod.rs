@@ -22,6 +22,7 @@ use super::issue::{Pipes, WaveTiming};
 use super::placement::{Occupancy, Placed};
 use super::port::Port;
 use crate::counters::{Counter, Counters};
+use crate::exec::clock::Rate;
 use crate::exec::Env;
 use crate::fault::{FaultKind, KernelFault, WaveId};
 use crate::gpus::timing::Timing;
@@ -148,6 +149,7 @@ pub fn run(
     mut observer: Option<&mut dyn Observer>,
 ) -> Result<TimingResult, KernelFault> {
     let k = d.kernel;
+    env.rate = Rate::of_mhz(t.clock_mhz);
     let classes = classes_of(k, ms.l2_count(), t);
     let before = ms.counters.clone();
     ms.set_seed(opts.seed);

@@ -13,7 +13,6 @@ use crate::memory::Memory;
 use crate::memsys::Unit;
 use crate::observe::{Executed, Lazy, MemUnit, MemoryDone, StallCause, Watched};
 use crate::progress;
-use crate::sched::clock::Rate;
 use crate::sched::{fault, fetch, follow};
 use crate::timing::class::Class;
 use crate::timing::issue::{self, stalled, Finish, NotReady};
@@ -83,7 +82,7 @@ impl Sim<'_, '_> {
     /// Returns its flow and when its memory access completes.
     #[inline]
     fn execute(&mut self, id: usize, e: &ExecInst, cls: Class, issue: u64, env: &mut Env, mem: &mut Memory) -> Result<(Flow, Option<u64>), KernelFault> {
-        let Sim { s, port, t, .. } = self;
+        let Sim { s, port, .. } = self;
         let d = s.d;
         let Some(r) = s.waves[id].as_mut() else { return Ok((Flow::End, None)) };
         let cu = r.x.cu;
@@ -91,7 +90,7 @@ impl Sim<'_, '_> {
         if let Some(spec) = mem_op {
             port.ms.borrow_mut().begin(spec);
         }
-        Rate::of_mhz(t.clock_mhz).set(env, issue);
+        env.clock = issue;
         let lds = s.groups[r.group].as_mut().map_or(&mut [][..], |g| &mut g.lds[..]);
         port.lds.borrow_mut().clear();
         let writes = r.w.writes;

@@ -2,8 +2,6 @@
 //! registers) and the constant-rate real-time counter (`s_memrealtime`, 100 MHz in
 //! hardware: ISA manuals, "S_MEMREALTIME").
 
-use crate::exec::Env;
-
 /// The real-time counter's rate against the shader clock: `num` ticks every `den` cycles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rate {
@@ -26,13 +24,6 @@ impl Rate {
     #[inline]
     pub fn realtime(self, cycle: u64) -> u64 {
         cycle * self.num / self.den
-    }
-
-    /// Set `env`'s clocks to shader cycle `cycle`.
-    #[inline]
-    pub fn set(self, env: &mut Env, cycle: u64) {
-        env.clock = cycle;
-        env.realtime = self.realtime(cycle);
     }
 }
 
