@@ -545,11 +545,15 @@ fn gfx942_fp8_bf8_dense_forms() {
 fn gfx942_fp8_bf8_sparse_forms() {
     // v_smfmac_f32_16x16x64_fp8_fp8 v[0:3], v[4:5], v[6:9], v10 abid:1
     const FP8: &[u8] = &[0x00, 0x08, 0xfb, 0xd3, 0x04, 0x0d, 0x2a, 0x04];
-    let c = Case { p: Processor::Gfx942, code: FP8, m: 16, n: 16, k: 64, t: T::Fp8, a: v(4), b: v(6), c: C::Reg(v(0)), d: v(0), abid: 1, idx: Some(10), ..BASE };
+    let c =
+        Case { p: Processor::Gfx942, code: FP8, m: 16, n: 16, k: 64, t: T::Fp8, a: v(4), b: v(6), c: C::Reg(v(0)), d: v(0), abid: 1, idx: Some(10), ..BASE };
     check(c, 33);
     // v_smfmac_f32_32x32x32_bf8_fp8 a[0:15], v[16:17], v[18:21], v22
     const BF8_FP8: &[u8] = &[0x00, 0x80, 0xfd, 0xd3, 0x10, 0x25, 0x5a, 0x04];
-    check(Case { code: BF8_FP8, m: 32, n: 32, k: 32, t: T::Bf8, tb: Some(T::Fp8), a: v(16), b: v(18), c: C::Reg(a(0)), d: a(0), abid: 0, idx: Some(22), ..c }, 34);
+    check(
+        Case { code: BF8_FP8, m: 32, n: 32, k: 32, t: T::Bf8, tb: Some(T::Fp8), a: v(16), b: v(18), c: C::Reg(a(0)), d: a(0), abid: 0, idx: Some(22), ..c },
+        34,
+    );
 }
 
 /// Host speed of the matrix kernels (`cargo test --release --test valu_mfma -- --ignored

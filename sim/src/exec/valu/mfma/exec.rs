@@ -237,12 +237,12 @@ fn gather_sparse<T: Acc>(w: &Wave, m: &Mfma, out: &mut [T], mut conv: impl FnMut
         }
         None => return,
     };
-    let shift = (m.idx_set * 2 * m.a_per_lane).min(31);
+    let shift = m.idx_set * 2 * m.a_per_lane;
     let mut tmp = [T::default(); LANES];
     for s in 0..m.a_per_lane as usize {
         conv(s, &mut tmp);
         for ((&(r, k0), &set), &v) in m.sparse_at.iter().zip(index).zip(&tmp) {
-            let kk = k0 as usize + 4 * (s / 2) + (set >> shift >> (2 * s) & 3) as usize;
+            let kk = k0 as usize + 4 * (s / 2) + (set.checked_shr(shift).unwrap_or(0) >> (2 * s) & 3) as usize;
             if let Some(x) = out.get_mut(kk * rows + r as usize) {
                 *x = x.add(v);
             }

@@ -96,7 +96,8 @@ pub struct Mfma {
     pub f8: Option<Box<[[f32; 256]; 2]>>,
 }
 
-const NO_FLOAT_ORDER: &str = "matrix float accumulation order and internal precision are undocumented: chained f32 fused multiply-adds in ascending k (one rounding per product)";
+const NO_FLOAT_ORDER: &str =
+    "matrix float accumulation order and internal precision are undocumented: chained f32 fused multiply-adds in ascending k (one rounding per product)";
 const F64_ORDER: &str = "f64 matrix accumulation order is undocumented: chained fused multiply-adds in ascending k";
 
 fn loc(op: Option<Operand>) -> Option<Loc> {

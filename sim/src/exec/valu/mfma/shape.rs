@@ -31,7 +31,10 @@ pub enum In {
     I8,
     F64,
     /// 8-bit floats, A's format and B's.
-    F8 { a: Format, b: Format },
+    F8 {
+        a: Format,
+        b: Format,
+    },
 }
 
 impl In {
