@@ -204,16 +204,26 @@ struct Geo {
 /// k = g·per_lane + s of one block for every outer index in order (lane groups go through
 /// the blocks first, then the k groups: [`super::layout`]), is copied as one tile row.
 #[inline(always)]
-fn gather<T: Acc>(g: Geo, out: &mut [T], mut conv: impl FnMut(usize, &mut [T; LANES])) {
+fn gather<T: Acc>(g: Geo, out: &mut [T], conv: impl FnMut(usize, &mut [T; LANES])) {
+    // A compile-time run length makes each copy a few vector moves, not a library call.
+    match g.outer {
+        4 => gather_runs::<T, 4>(g, out, conv),
+        16 => gather_runs::<T, 16>(g, out, conv),
+        _ => gather_runs::<T, 32>(g, out, conv),
+    }
+}
+
+#[inline(always)]
+fn gather_runs<T: Acc, const O: usize>(g: Geo, out: &mut [T], mut conv: impl FnMut(usize, &mut [T; LANES])) {
     let mut tmp = [T::default(); LANES];
-    let groups = LANES / (g.outer * g.blocks).max(1);
+    let groups = LANES / (O * g.blocks).max(1);
     for s in 0..g.per_lane {
         conv(s, &mut tmp);
-        let mut runs = tmp.chunks_exact(g.outer.max(1));
+        let mut runs = tmp.chunks_exact(O);
         for grp in 0..groups {
             for b in 0..g.blocks {
-                let at = (b * g.k + grp * g.per_lane + s) * g.outer;
-                if let (Some(run), Some(dst)) = (runs.next(), out.get_mut(at..at + g.outer)) {
+                let at = (b * g.k + grp * g.per_lane + s) * O;
+                if let (Some(run), Some(dst)) = (runs.next(), out.get_mut(at..at + O)) {
                     dst.copy_from_slice(run);
                 }
             }
