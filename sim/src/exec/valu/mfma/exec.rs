@@ -3,11 +3,13 @@
 //! accumulate every block's D = A·B + C, write D row by row. The numerics are described in
 //! the parent module's documentation.
 //!
-//! Speed: the product ([`kernel`]) runs over contiguous rows of N columns, N a compile-time
-//! constant, with one multiply-add per element and no branches, so the compiler keeps a row of
-//! D in vector registers. On x86-64 hosts with AVX2 and FMA (detected at run time) the same
-//! code is compiled with those features; elsewhere `mul_add` is a correctly rounded library
-//! call: slower, the same bits.
+//! Speed: inputs are converted one element position at a time for all 64 lanes (contiguous,
+//! branch-free, vectorisable) and copied into the tiles as runs of M or N lanes, both tiles
+//! laid out [block][k][row or column]. The product ([`kernel`]) keeps a group of D rows (N a
+//! compile-time constant) in vector registers and adds one B row times a broadcast A value per
+//! k, with no branches or bounds checks in the loop. On x86-64 hosts with AVX2 and FMA
+//! (detected at run time) the whole instruction is compiled with those features; elsewhere
+//! `mul_add` is a correctly rounded library call: slower, the same bits.
 
 use super::layout::LANES;
 use super::shape::In;

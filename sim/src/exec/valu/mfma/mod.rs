@@ -4,7 +4,7 @@
 //! One instruction computes, for each of its blocks, D = A·B + C over the whole wave: the
 //! inputs and results are spread over the lanes of VGPRs/AGPRs ([`layout`], from the ISA
 //! guides' matrix chapters). Each opcode's M×N×K, block count and input type are data
-//! ([`shape`]); [`classify`] resolves the operands once, precomputes the output position table,
+//! ([`shape`]); [`classify`] resolves the operands once, precomputes where each row of C/D sits,
 //! the CBSZ/ABID block broadcast and the BLGP lane pattern; [`exec`] converts A and B once
 //! into dense tiles of a reusable working set, multiplies, and writes D. Nothing on that path
 //! allocates.
