@@ -5,7 +5,7 @@
 //!
 //! Speed: inputs are converted one element position at a time for all 64 lanes (contiguous,
 //! branch-free, vectorisable) and copied into the tiles as runs of M or N lanes, both tiles
-//! laid out [block][k][row or column]. The product ([`kernel`]) keeps a group of D rows (N a
+//! laid out [block][k][row or column]. The product (`kernel`) keeps a group of D rows (N a
 //! compile-time constant) in vector registers and adds one B row times a broadcast A value per
 //! k, with no branches or bounds checks in the loop. On x86-64 hosts with AVX2 and FMA
 //! (detected at run time) the whole instruction is compiled with those features; elsewhere
