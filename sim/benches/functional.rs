@@ -1,5 +1,6 @@
 //! Functional-mode speed in wave-instructions per second on one core:
-//! `cargo bench -p hipscope-sim --bench functional`.
+//! `cargo bench -p hipscope-sim --bench functional` (`-- functional-mfma` for the matrix
+//! instructions alone).
 //!
 //! Inputs are the launch specs in `benches/specs/` (the workload kernels at bench sizes). Each
 //! case first runs its whole spec once; then criterion times one dispatch (buffers placed,
@@ -88,5 +89,46 @@ fn observed(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, functional, observed);
+/// Matrix instructions on one wave (the test rig), classified once and executed repeatedly as
+/// the engine does: throughput in wave-instructions. Encodings from `llvm-mc-19
+/// -show-encoding` (assembly beside each).
+const MATRIX: &[(&str, hipscope_isa::Processor, &[u8])] = &[
+    // v_mfma_f32_32x32x8f16 v[4:19], v[0:1], v[2:3], v[4:19]
+    ("32x32x8f16", hipscope_isa::Processor::Gfx90a, &[0x04, 0x00, 0xcc, 0xd3, 0x00, 0x05, 0x12, 0x04]),
+    // v_mfma_f32_16x16x16f16 v[4:7], v[0:1], v[2:3], v[4:7]
+    ("16x16x16f16", hipscope_isa::Processor::Gfx90a, &[0x04, 0x00, 0xcd, 0xd3, 0x00, 0x05, 0x12, 0x04]),
+    // v_mfma_i32_16x16x32_i8 v[0:3], v[4:5], v[6:7], v[0:3]
+    ("16x16x32_i8", hipscope_isa::Processor::Gfx942, &[0x00, 0x00, 0xd7, 0xd3, 0x04, 0x0d, 0x02, 0x04]),
+    // v_mfma_f64_16x16x4f64 v[0:7], v[8:9], v[10:11], v[0:7]
+    ("16x16x4f64", hipscope_isa::Processor::Gfx90a, &[0x00, 0x00, 0xee, 0xd3, 0x08, 0x15, 0x02, 0x04]),
+    // v_mfma_f32_16x16x32_fp8_bf8 v[0:3], v[4:5], v[6:7], v[0:3]
+    ("16x16x32_fp8_bf8", hipscope_isa::Processor::Gfx942, &[0x00, 0x00, 0xf2, 0xd3, 0x04, 0x0d, 0x02, 0x04]),
+];
+
+/// Wave-instructions per second of single matrix instructions (no fetch, decode or scheduling
+/// around them: the matrix unit's own cost).
+fn matrix(c: &mut Criterion) {
+    use hipscope_sim::exec::{classify, execute, ExecCtx};
+    use hipscope_sim::testing::Rig;
+    const REPEAT: u64 = 100;
+    let mut group = c.benchmark_group("functional-mfma");
+    group.sample_size(10).measurement_time(Duration::from_secs(2)).warm_up_time(Duration::from_millis(500));
+    group.throughput(Throughput::Elements(REPEAT));
+    for &(name, p, code) in MATRIX {
+        let mut r = Rig::new(p, true);
+        let inst = r.decode(code);
+        let sem = classify(&inst, &r.env);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                for _ in 0..REPEAT {
+                    let mut cx = ExecCtx { wave: &mut r.wave, mem: &mut r.mem, port: None, lds: &mut r.lds, env: &r.env };
+                    let _ = execute(&sem, &inst, &mut cx);
+                }
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, functional, observed, matrix);
 criterion_main!(benches);

