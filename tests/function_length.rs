@@ -17,7 +17,7 @@ const ROOTS: &[&str] = &["isa/src", "mm/src", "sim/src", "race/src", "grade/src"
 
 /// Functions allowed to be longer: one arm per opcode or operand kind, where splitting would
 /// scatter a table. Each entry must still be over the limit (the list only shrinks).
-const TABLES: &[(&str, &str)] = &[("sim/src/exec/valu/table.rs", "integer"), ("sim/src/exec/valu/table.rs", "float"), ("isa/src/print/mod.rs", "operand")];
+const TABLES: &[(&str, &str)] = &[("sim/src/exec/valu/table.rs", "integer"), ("sim/src/exec/valu/table.rs", "float")];
 
 /// Files written by a tool, not by hand.
 fn generated(path: &Path) -> bool {

@@ -112,42 +112,19 @@ impl Printer<'_> {
             PrintKind::Offset0 => self.prefixed_u8(v, " offset0:"),
             PrintKind::Offset1 => self.prefixed_u8(v, " offset1:"),
             PrintKind::SmemOffset => imm::signed_hex(&mut self.out, v),
-            PrintKind::SmemOffsetMod => {
-                self.out.push_str(" offset:");
-                imm::signed_hex(&mut self.out, v);
-            }
+            PrintKind::SmemOffsetMod => self.smem_offset_mod(v),
             PrintKind::U32Imm => imm::hex(&mut self.out, v as u64 & 0xffff_ffff),
             PrintKind::U16Imm => self.u16_imm(v),
             PrintKind::Format => {}
             PrintKind::OMod => self.omod(v),
-            PrintKind::DMask => {
-                if v != 0 {
-                    self.out.push_str(" dmask:");
-                    self.u16_imm(v);
-                }
-            }
+            PrintKind::DMask => self.dmask(v),
             PrintKind::Dim => self.dim(v),
-            PrintKind::R128A16 => {
-                let name = if self.ctx.has(crate::tables::feature::R128A16) { "a16" } else { "r128" };
-                self.named_bit(v, name)
-            }
+            PrintKind::R128A16 => self.r128_a16(v),
             PrintKind::DppCtrl => self.dpp_ctrl(v),
-            PrintKind::DppRowMask => {
-                let _ = write!(self.out, " row_mask:{:#x}", v & 0xf);
-            }
-            PrintKind::DppBankMask => {
-                let _ = write!(self.out, " bank_mask:{:#x}", v & 0xf);
-            }
-            PrintKind::DppBoundCtrl => {
-                if v != 0 {
-                    self.out.push_str(" bound_ctrl:1");
-                }
-            }
-            PrintKind::DppFi => {
-                if v == 1 || v == 0xEA {
-                    self.out.push_str(" fi:1");
-                }
-            }
+            PrintKind::DppRowMask => self.hex_nibble(v, " row_mask:"),
+            PrintKind::DppBankMask => self.hex_nibble(v, " bank_mask:"),
+            PrintKind::DppBoundCtrl => self.flag_if(v != 0, " bound_ctrl:1"),
+            PrintKind::DppFi => self.flag_if(v == 1 || v == 0xEA, " fi:1"),
             PrintKind::Dpp8 => self.dpp8(v),
             PrintKind::SdwaSrc0Sel => self.sdwa_sel("src0_sel:", v),
             PrintKind::SdwaSrc1Sel => self.sdwa_sel("src1_sel:", v),
@@ -166,30 +143,11 @@ impl Printer<'_> {
             PrintKind::WaitVaVdst => self.prefixed_u4(v, " wait_va_vdst:"),
             PrintKind::WaitVmVsrc => self.prefixed_u4(v, " wait_vm_vsrc:"),
             PrintKind::WaitVdst => self.prefixed_u4(v, " wait_vdst:"),
-            PrintKind::InterpAttr => {
-                let _ = write!(self.out, "attr{v}");
-            }
-            PrintKind::InterpAttrChan => {
-                self.out.push('.');
-                self.out.push(['x', 'y', 'z', 'w'][(v & 3) as usize]);
-            }
-            PrintKind::InterpSlot => match v {
-                0 => self.out.push_str("p10"),
-                1 => self.out.push_str("p20"),
-                2 => self.out.push_str("p0"),
-                _ => {
-                    let _ = write!(self.out, "invalid_param_{v}");
-                }
-            },
-            PrintKind::VintrpDst => {
-                self.out.push_str("_e32 ");
-                self.regular(i);
-            }
-            PrintKind::Endpgm => {
-                if v as u16 != 0 {
-                    let _ = write!(self.out, " {}", v as u16);
-                }
-            }
+            PrintKind::InterpAttr => self.interp_attr(v),
+            PrintKind::InterpAttrChan => self.interp_attr_chan(v),
+            PrintKind::InterpSlot => self.interp_slot(v),
+            PrintKind::VintrpDst => self.vintrp_dst(i),
+            PrintKind::Endpgm => self.endpgm(v),
             PrintKind::ExpTgt => self.exp_tgt(v),
             PrintKind::ExpSrc(n) => self.exp_src(i, n),
             PrintKind::Hwreg => self.hwreg(v),
@@ -200,12 +158,80 @@ impl Printer<'_> {
             PrintKind::SDelayAlu => self.delay_alu(v),
             PrintKind::GprIdxMode => self.gpr_idx_mode(v),
             PrintKind::VersionImm => self.version(v),
-            PrintKind::NamedInt(name) => {
-                if v != 0 {
-                    let _ = write!(self.out, " {name}:{v}");
-                }
-            }
+            PrintKind::NamedInt(name) => self.named_int(v, name),
             PrintKind::BitOp3 => self.bitop3(v),
+        }
+    }
+
+    /// `offset:` of a scalar memory instruction's modifier form.
+    fn smem_offset_mod(&mut self, v: i64) {
+        self.out.push_str(" offset:");
+        imm::signed_hex(&mut self.out, v);
+    }
+
+    /// Image `dmask:`, left out when zero.
+    fn dmask(&mut self, v: i64) {
+        if v != 0 {
+            self.out.push_str(" dmask:");
+            self.u16_imm(v);
+        }
+    }
+
+    /// The one image bit that is `a16` on targets with R128A16 and `r128` elsewhere.
+    fn r128_a16(&mut self, v: i64) {
+        let name = if self.ctx.has(crate::tables::feature::R128A16) { "a16" } else { "r128" };
+        self.named_bit(v, name)
+    }
+
+    /// A 4-bit field in hex after `prefix` (DPP row and bank masks).
+    fn hex_nibble(&mut self, v: i64, prefix: &str) {
+        let _ = write!(self.out, "{prefix}{:#x}", v & 0xf);
+    }
+
+    /// `text` when `cond` holds.
+    fn flag_if(&mut self, cond: bool, text: &str) {
+        if cond {
+            self.out.push_str(text);
+        }
+    }
+
+    fn interp_attr(&mut self, v: i64) {
+        let _ = write!(self.out, "attr{v}");
+    }
+
+    fn interp_attr_chan(&mut self, v: i64) {
+        self.out.push('.');
+        self.out.push(['x', 'y', 'z', 'w'][(v & 3) as usize]);
+    }
+
+    fn interp_slot(&mut self, v: i64) {
+        match v {
+            0 => self.out.push_str("p10"),
+            1 => self.out.push_str("p20"),
+            2 => self.out.push_str("p0"),
+            _ => {
+                let _ = write!(self.out, "invalid_param_{v}");
+            }
+        }
+    }
+
+    /// VINTRP destinations carry the `_e32` suffix before them.
+    fn vintrp_dst(&mut self, i: usize) {
+        self.out.push_str("_e32 ");
+        self.regular(i);
+    }
+
+    /// `s_endpgm`'s optional 16-bit immediate.
+    fn endpgm(&mut self, v: i64) {
+        if v as u16 != 0 {
+            let _ = write!(self.out, " {}", v as u16);
+        }
+    }
+
+    /// `name:value`, left out when zero.
+    fn named_int(&mut self, v: i64, name: &str) {
+        if v != 0 {
+            let _ = write!(self.out, " {name}:{v}");
         }
     }
 
