@@ -37,6 +37,9 @@
 #                            logs parsed again)
 #     -l, --list             print the selection and exit
 #
+# $HIPSCOPE_ROOT_INSTALL names the directory inside the root that receives hipscope (default
+# /opt/hipscope), so two checkouts can run suites in one root at once.
+#
 # Outputs: target/rocm-suites/VER/GPU-MODE/NN-BINARY.{log,json,report.json,result,
 # failures.tsv,cmd} (logs, gtest JSON, hipscope --report, one TSV result row, one row per
 # failing test, the exact command) and reports/rocm-suites.md, made from every *.result
@@ -54,6 +57,7 @@ ver=6.4
 gpus=mi210
 modes=functional
 select=
+inst=${HIPSCOPE_ROOT_INSTALL:-/opt/hipscope}
 tmo=1200
 resumes=3
 smoke=0
@@ -631,14 +635,14 @@ fi
 for f in target/release/hipscope target/release/deps/libamdhip64.so; do
     [ -f "$f" ] || { echo "rocm-suites.sh: $f missing; run cargo build --release" >&2; exit 1; }
 done
-mkdir -p "$root/opt/hipscope/deps" "$root/tmp"
+mkdir -p "$root$inst/deps" "$root/tmp"
 chmod 1777 "$root/tmp"
 # Copy (not link: the root must see files inside it); keep the times, which hipscope uses to
 # pick the newer runtime and to know when its per-release copies in deps/hipscope-abi/ are
 # stale.
-cp -p target/release/hipscope "$root/opt/hipscope/hipscope"
-cp -p target/release/deps/libamdhip64.so "$root/opt/hipscope/deps/libamdhip64.so"
-rm -f "$root/opt/hipscope/libamdhip64.so"    # an older copy beside the executable would win if newer
+cp -p target/release/hipscope "$root$inst/hipscope"
+cp -p target/release/deps/libamdhip64.so "$root$inst/deps/libamdhip64.so"
+rm -f "$root$inst/libamdhip64.so"    # an older copy beside the executable would win if newer
 
 # --- Mount /proc and /dev in the root; undo on exit --------------------------------------
 mounted=
@@ -678,7 +682,7 @@ run_one() {
     if [ $smoke = 1 ] && [ "$kind" = gtest ]; then
         # The first test the filter selects (listing is cheap except for rocblas-test).
         # shellcheck disable=SC2086
-        first=$(timeout 600 chroot "$root" $runenv /opt/hipscope/hipscope exec --gpu "$gpu" -- "$exe" --gtest_list_tests "--gtest_filter=$filter" 2>/dev/null |
+        first=$(timeout 600 chroot "$root" $runenv $inst/hipscope exec --gpu "$gpu" -- "$exe" --gtest_list_tests "--gtest_filter=$filter" 2>/dev/null |
             awk '/^[^ ]/ {s = ($1 ~ /\.$/) ? $1 : ""} /^  / && s != "" {print s $1; exit}')
         [ -n "$first" ] && filter=$first
     fi
@@ -700,7 +704,7 @@ run_one() {
             set -- "--gtest_filter=$f" "--gtest_output=json:$inroot/$rid.a$a.json"
         fi
         # shellcheck disable=SC2086
-        cmd="chroot ROOT $runenv /opt/hipscope/hipscope exec --gpu $gpu --mode $mode $report_flag -- $exe $*"
+        cmd="chroot ROOT $runenv $inst/hipscope exec --gpu $gpu --mode $mode $report_flag -- $exe $*"
         [ $a = 1 ] && printf '%s\n' "$cmd" | sed "s|ROOT|$(show "$root")|" | sed "s|--gtest_filter=\([^ ]*\)|'--gtest_filter=\1'|" > "$out/$rid.cmd"
         # timeout runs in the background in its own process group (it makes one), so that an
         # interrupt of this script can end the whole test (see cleanup); GNU time inside it
@@ -708,7 +712,7 @@ run_one() {
         t0=$(date +%s.%N)
         # shellcheck disable=SC2086
         timeout -k 30 "$tmo" /usr/bin/time -f '%e %M' -o "$out/$rid.a$a.time" \
-            chroot "$root" $runenv /opt/hipscope/hipscope exec --gpu "$gpu" --mode "$mode" $report_flag -- "$exe" "$@" \
+            chroot "$root" $runenv $inst/hipscope exec --gpu "$gpu" --mode "$mode" $report_flag -- "$exe" "$@" \
             > "$out/$rid.a$a.log" 2>&1 &
         child=$!
         wait $child
@@ -758,7 +762,7 @@ run_one() {
 STARTUP="librocblas.so.*[0-9]|rocblas_create_handle librocsparse.so.*[0-9]|rocsparse_create_handle librocsolver.so.*[0-9]|rocblas_create_handle librocfft.so.*[0-9]|rocfft_setup"
 startup() {
     gpu=$1
-    cc -O2 -o "$root/opt/hipscope/library_start" scripts/probes/library_start.c -ldl || return
+    cc -O2 -o "$root$inst/library_start" scripts/probes/library_start.c -ldl || return
     tsv=$outbase/$ver/startup-$gpu.tsv
     mkdir -p "$outbase/$ver"
     : > "$tsv"
@@ -769,8 +773,8 @@ startup() {
         [ -n "$lib" ] || continue
         size=$(du -shL "$root/usr/lib/x86_64-linux-gnu/$lib" | cut -f1)
         # shellcheck disable=SC2086
-        /usr/bin/time -f '%e %M' -o "$outbase/.startup.time" chroot "$root" $runenv /opt/hipscope/hipscope exec --gpu "$gpu" -- \
-            /opt/hipscope/library_start "$lib" "$create" > "$outbase/.startup.out" 2>&1
+        /usr/bin/time -f '%e %M' -o "$outbase/.startup.time" chroot "$root" $runenv $inst/hipscope exec --gpu "$gpu" -- \
+            $inst/library_start "$lib" "$create" > "$outbase/.startup.out" 2>&1
         line=$(grep '^library_start' "$outbase/.startup.out" | cut -f 3-6)
         [ -n "$line" ] || line=$(printf -- '-\t%s\t-\t%s' "$create" "$(grep -v '^hipscope: .*launch(es)' "$outbase/.startup.out" | tail -n 1 | cut -c1-80)")
         printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$ver" "$gpu" "$lib" "$size" "$line" "$(tr ' ' '\t' < "$outbase/.startup.time" | tail -n 1)" >> "$tsv"
