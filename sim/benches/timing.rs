@@ -6,6 +6,10 @@
 //! references by `studies/tests/bench_specs.rs`), then criterion times one dispatch
 //! on a device whose memory system carries over from the previous iteration (as back-to-back
 //! dispatches do). Throughput = executed wave-instructions.
+//!
+//! `-- timing-gemm`: a 1024³ f16 GEMM on the matrix cores of mi300x (`benches/specs/gemm.ron`),
+//! timed per dispatch as above; it also prints the simulated kernel time and the TFLOP/s the
+//! simulated GPU reaches, for the README.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use hipscope_sim::spec::{self, RunOptions, Session};
@@ -60,5 +64,36 @@ fn timing(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, timing);
+/// The GEMM: host seconds per dispatch, and (printed once) the simulated time and rate.
+fn gemm(c: &mut Criterion) {
+    const FLOPS: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
+    let mut group = c.benchmark_group("timing-gemm");
+    group.sample_size(10).measurement_time(Duration::from_secs(60)).warm_up_time(Duration::from_secs(1));
+    let path = spec_path("gemm.ron");
+    let run = || -> Result<(Session, f64), String> {
+        let mut s = spec::load(&path).map_err(|e| e.to_string())?;
+        s.expect.clear();
+        let opts =
+            RunOptions { gpu: Some("mi300x".into()), code_object: Some("gfx942".into()), seed: 0, mode: hipscope_sim::Mode::Timing, ..RunOptions::default() };
+        let report = spec::run(&s, &path, &opts).map_err(|e| e.to_string())?;
+        let seconds: f64 = report.dispatches.iter().filter_map(|d| d.duration_ns).sum::<f64>() * 1e-9;
+        Ok((Session::new(&s, &path, &opts).map_err(|e| e.to_string())?, seconds))
+    };
+    match run() {
+        Err(why) => println!("gemm 1024^3 mi300x: skipped: {why}"),
+        Ok((mut session, seconds)) => {
+            println!("gemm 1024^3 f16 on mi300x: {:.2} us simulated, {:.1} TFLOP/s simulated", seconds * 1e6, FLOPS / seconds / 1e12);
+            group.bench_function("gemm 1024^3 f16 mi300x", |b| {
+                b.iter(|| {
+                    if let Err(e) = session.launch(0, 0) {
+                        panic!("gemm: {e}");
+                    }
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, timing, gemm);
 criterion_main!(benches);

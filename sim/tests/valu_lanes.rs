@@ -122,6 +122,39 @@ fn swap_and_movrel() {
     assert_eq!(r.wave.v(6, 9), 709, "v[1 + m0] = v[2 + m0]");
 }
 
+/// GFX9 VGPR indexing mode: between s_set_gpr_idx_on and _off the enabled operands' VGPR
+/// numbers move by M0[7:0] (Vega ISA, S_SET_GPR_IDX_ON); others, and everything after _off,
+/// stay where they are. clang-19 emits this for dynamic indexes into VGPR vectors on gfx942.
+#[test]
+fn gpr_index_mode() {
+    const ON_SRC0: &[u8] = &[0x04, 0x01, 0x11, 0xbf]; // s_set_gpr_idx_on s4, gpr_idx(SRC0)
+    const ON_SRC1_DST: &[u8] = &[0x04, 0x0a, 0x11, 0xbf]; // s_set_gpr_idx_on s4, gpr_idx(SRC1,DST)
+    const OFF: &[u8] = &[0x00, 0x00, 0x9c, 0xbf]; // s_set_gpr_idx_off
+    const MOV: &[u8] = &[0x02, 0x03, 0x02, 0x7e]; // v_mov_b32_e32 v1, v2
+    const ADD: &[u8] = &[0x02, 0x07, 0x02, 0x68]; // v_add_u32_e32 v1, v2, v3
+    const MFMA: &[u8] = &[0x00, 0x00, 0xc2, 0xd3, 0x04, 0x0b, 0x02, 0x04]; // v_mfma_f32_4x4x1_16b_f32 v[0:3], v4, v5, v[0:3]
+    let mut r = Rig::new(Processor::Gfx942, true);
+    for reg in 0..16 {
+        r.set_v(reg, |l| (reg * 100 + l) as u32);
+    }
+    r.wave.set_exec(!0);
+    r.wave.sreg[4] = 3;
+    r.run(ON_SRC0);
+    r.run(MOV);
+    assert_eq!(r.wave.v(1, 7), 507, "v1 = v[2 + 3]");
+    r.run(ON_SRC1_DST);
+    r.run(ADD);
+    assert_eq!(r.wave.v(4, 7), 207 + 607, "v[1 + 3] = v2 + v[3 + 3]");
+    assert_eq!(r.wave.v(1, 7), 507, "v1 itself untouched");
+    assert!(r.exec(MFMA).is_err(), "a matrix operation inside the window is refused, not run unindexed");
+    r.run(OFF);
+    r.run(MOV);
+    assert_eq!(r.wave.v(1, 7), 207, "after s_set_gpr_idx_off: v1 = v2");
+    r.wave.sreg[4] = 255;
+    r.run(ON_SRC0);
+    assert!(r.exec(MOV).is_err(), "v[2 + 255] is past the register file: a fault, not a panic");
+}
+
 #[test]
 fn cndmask_forms() {
     const CNDMASK: &[u8] = &[0x02, 0x07, 0x02, 0x00]; // v_cndmask_b32_e32 v1, v2, v3, vcc

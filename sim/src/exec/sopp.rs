@@ -71,14 +71,11 @@ pub enum Op {
 /// MODE.GPR_IDX_EN (GCN3/Vega ISA, "MODE register", bit 27).
 pub const MODE_GPR_IDX_EN: u32 = 1 << 27;
 
-const GPR_IDX: &str = "VGPR index mode: M0 and MODE.GPR_IDX_EN are set; VALU must apply the relative addressing";
-
 impl Op {
     pub fn fidelity(&self) -> Fidelity {
         match self {
             Op::Nop(why) => Fidelity::NoEffect(why),
             Op::SendMsg => Fidelity::Approximate("message not modelled: no effect"),
-            Op::GprIdxOn { .. } | Op::GprIdxOff | Op::GprIdxMode { .. } | Op::GprIdxIdx { .. } => Fidelity::Approximate(GPR_IDX),
             _ => Fidelity::Exact,
         }
     }

@@ -4,6 +4,7 @@ use super::error::{At, SpecError};
 use super::files;
 use super::model::{Buffer, Init, Ty};
 use super::values::{encode, encode_float, encode_int};
+use crate::exec::valu::fp::d2h;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use std::path::Path;
@@ -118,12 +119,15 @@ fn linear(t: Ty, start: f64, step: f64, n: usize, out: &mut Vec<u8>) -> Result<(
     Ok(())
 }
 
-/// Integers: uniform bits; floats: uniform in [-1, 1) on a grid of 2^-23 (f32) / 2^-52 (f64).
+/// Integers: uniform bits; floats: uniform in [-1, 1) on a grid of 2^-9 (f16) / 2^-23 (f32) /
+/// 2^-52 (f64).
 fn random(t: Ty, seed: u64, n: usize, out: &mut Vec<u8>) {
     let mut rng = StdRng::seed_from_u64(seed);
     for _ in 0..n {
         let bits: u64 = rng.random();
         match t {
+            // A grid of 2^-9: every point is exact in binary16.
+            Ty::F16 => out.extend_from_slice(&(d2h(((bits >> 54) as f64) * (1.0 / 512.0) - 1.0) as u16).to_le_bytes()),
             Ty::F32 => out.extend_from_slice(&(((bits >> 40) as f32) * (1.0 / (1u64 << 23) as f32) - 1.0).to_le_bytes()),
             Ty::F64 => out.extend_from_slice(&(((bits >> 11) as f64) * (1.0 / (1u64 << 52) as f64) - 1.0).to_le_bytes()),
             _ => out.extend_from_slice(&bits.to_le_bytes()[..t.size()]),
@@ -135,9 +139,10 @@ fn random_int(t: Ty, lo: i64, hi: i64, seed: u64, n: usize, out: &mut Vec<u8>) -
     if lo > hi {
         return Err(format!("RandomInt range {lo}..={hi} is empty"));
     }
-    // Float buffers hold the integers exactly only up to 2^24 (f32) / 2^53 (f64) in magnitude;
+    // Float buffers hold the integers exactly only up to 2^11 (f16) / 2^24 (f32) / 2^53 (f64) in magnitude;
     // past that the values would round and exact float arithmetic is lost.
     let (tlo, thi) = match t {
+        Ty::F16 => (-(1i128 << 11), 1i128 << 11),
         Ty::F32 => (-(1i128 << 24), 1i128 << 24),
         Ty::F64 => (-(1i128 << 53), 1i128 << 53),
         _ => t.int_range().unwrap_or((i128::MIN, i128::MAX)),

@@ -126,6 +126,8 @@ pub enum Ty {
     I32,
     U64,
     I64,
+    /// IEEE binary16 (`_Float16`, `half`): matrix-core inputs.
+    F16,
     F32,
     F64,
 }
@@ -357,14 +359,14 @@ impl Ty {
     pub fn size(self) -> usize {
         match self {
             Ty::U8 | Ty::I8 => 1,
-            Ty::U16 | Ty::I16 => 2,
+            Ty::U16 | Ty::I16 | Ty::F16 => 2,
             Ty::U32 | Ty::I32 | Ty::F32 => 4,
             Ty::U64 | Ty::I64 | Ty::F64 => 8,
         }
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, Ty::F32 | Ty::F64)
+        matches!(self, Ty::F16 | Ty::F32 | Ty::F64)
     }
 
     pub fn name(self) -> &'static str {
@@ -377,6 +379,7 @@ impl Ty {
             Ty::I32 => "i32",
             Ty::U64 => "u64",
             Ty::I64 => "i64",
+            Ty::F16 => "f16",
             Ty::F32 => "f32",
             Ty::F64 => "f64",
         }
@@ -393,7 +396,7 @@ impl Ty {
             Ty::I32 => (i32::MIN as i128, i32::MAX as i128),
             Ty::U64 => (0, u64::MAX as i128),
             Ty::I64 => (i64::MIN as i128, i64::MAX as i128),
-            Ty::F32 | Ty::F64 => return None,
+            Ty::F16 | Ty::F32 | Ty::F64 => return None,
         })
     }
 }

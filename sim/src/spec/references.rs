@@ -190,6 +190,7 @@ macro_rules! plain {
         }
     };
 }
+plain!(u16, U16);
 plain!(u32, U32);
 plain!(i32, I32);
 plain!(u64, U64);

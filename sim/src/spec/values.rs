@@ -2,6 +2,7 @@
 //! comparisons and references.
 
 use super::model::{Num, Ty};
+use crate::exec::valu::fp::{d2h, h2d};
 
 /// A decoded element.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -40,6 +41,7 @@ pub fn decode(ty: Ty, b: &[u8]) -> Elem {
         Ty::I16 => Elem::Int(u as u16 as i16 as i128),
         Ty::I32 => Elem::Int(u as u32 as i32 as i128),
         Ty::I64 => Elem::Int(u as i64 as i128),
+        Ty::F16 => Elem::Float(h2d(u)),
         Ty::F32 => Elem::Float(f32::from_bits(u as u32) as f64),
         Ty::F64 => Elem::Float(f64::from_bits(u)),
     }
@@ -53,6 +55,7 @@ pub fn decode_all(ty: Ty, b: &[u8]) -> Vec<Elem> {
 /// Encode an integer that is known to fit (wraps otherwise: the bytes are the low bits).
 pub fn encode_int(ty: Ty, v: i128, out: &mut Vec<u8>) {
     match ty {
+        Ty::F16 => out.extend_from_slice(&(d2h(v as f64) as u16).to_le_bytes()),
         Ty::F32 => out.extend_from_slice(&(v as f32).to_le_bytes()),
         Ty::F64 => out.extend_from_slice(&(v as f64).to_le_bytes()),
         _ => out.extend_from_slice(&(v as u128).to_le_bytes()[..ty.size()]),
@@ -62,6 +65,7 @@ pub fn encode_int(ty: Ty, v: i128, out: &mut Vec<u8>) {
 /// Encode a float value (integers types: must be integral and in range, checked by `encode`).
 pub fn encode_float(ty: Ty, v: f64, out: &mut Vec<u8>) {
     match ty {
+        Ty::F16 => out.extend_from_slice(&(d2h(v) as u16).to_le_bytes()),
         Ty::F32 => out.extend_from_slice(&(v as f32).to_le_bytes()),
         Ty::F64 => out.extend_from_slice(&v.to_le_bytes()),
         _ => encode_int(ty, v as i128, out),

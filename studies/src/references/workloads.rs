@@ -2,6 +2,7 @@
 //! the kernel's header comment. Index math follows the comments: `i = blockIdx.x * blockDim.x +
 //! threadIdx.x`, so a 1-D launch of `grid` work-items covers `i < grid.x`.
 
+use hipscope_sim::exec::valu::fp::h2d;
 use hipscope_sim::spec::model::Ty;
 use hipscope_sim::spec::references::{at, slot, store, CpuMemory, DispatchView, Model, ModelError, Plain, View};
 
@@ -33,6 +34,7 @@ pub const MODELS: &[Model] = &[
     Model { set: "spin_wg", kernel: "spin_wg_rmw", run: spin_wg },
     Model { set: "spin_wg", kernel: "spin_wg_init_rmw", run: spin_wg },
     Model { set: "bitonic", kernel: "bitonic_step", run: bitonic_step },
+    Model { set: "gemm", kernel: "gemm_f16_nt", run: gemm_f16_nt },
 ];
 
 /// Indices `i < min(n, grid.x)`: the work-items of a 1-D "if (i < n)" kernel.
@@ -201,6 +203,31 @@ fn lds_transpose(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> 
     }
     m.set(out, &ov)?;
     m.types.insert(out.to_string(), Ty::F32);
+    Ok(())
+}
+
+/// gemm_f16_nt(a, b, c, m, n, k): c[i·n + j] = Σ_{p<k} a[i·k + p] · b[j·k + p] over f16 inputs,
+/// for the 128 × 128 tiles the grid covers ((n / 128 · 256, m / 128) work-items, blocks of 256).
+/// Sums are taken in f64 and stored as f32: exact when the inputs are small integers (the specs
+/// use RandomInt), whatever order the matrix cores add in.
+fn gemm_f16_nt(m: &mut CpuMemory, d: &DispatchView) -> Result<(), ModelError> {
+    let (a, b, c) = (d.buffer(0)?, d.buffer(1)?, d.buffer(2)?);
+    let (rows, cols, k) = (d.u32(3)? as u64, d.u32(4)? as u64, d.u32(5)? as u64);
+    d.require(d.block == [256, 1, 1] && d.grid[0] % 256 == 0 && d.grid[2] == 1 && k % 32 == 0, "the kernel needs blocks of 256 and k a multiple of 32")?;
+    let (tile_rows, tile_cols) = ((d.grid[1] as u64 * 128).min(rows), (d.grid[0] as u64 / 256 * 128).min(cols));
+    let half = |v: Vec<u16>| v.into_iter().map(|h| h2d(h as u64)).collect::<Vec<f64>>();
+    let (av, bv) = (half(m.get::<u16>(a)?), half(m.get::<u16>(b)?));
+    let mut cv = m.get::<f32>(c)?;
+    for i in 0..tile_rows {
+        let ar = av.get((i * k) as usize..((i + 1) * k) as usize).ok_or_else(|| format!("{a} holds no row {i} of {k} elements"))?;
+        for j in 0..tile_cols {
+            let br = bv.get((j * k) as usize..((j + 1) * k) as usize).ok_or_else(|| format!("{b} holds no row {j} of {k} elements"))?;
+            let sum: f64 = ar.iter().zip(br).map(|(x, y)| x * y).sum();
+            *slot(&mut cv, i * cols + j, c)? = sum as f32;
+        }
+    }
+    m.set(c, &cv)?;
+    m.types.insert(c.to_string(), Ty::F32);
     Ok(())
 }
 

@@ -15,7 +15,7 @@
 //! [`wmma`] WMMA/SWMMAC.
 //!
 //! Not modelled: MODE round modes other than nearest-even, FP exceptions/TRAPSTS, VGPR
-//! indexing mode (S_SET_GPR_IDX_ON), gfx950's MFMAs, interpolation,
+//! indexing mode ([`index`]) on anything but plain VALU operations, gfx950's MFMAs, interpolation,
 //! (M)QSAD, V_EXP/LOG_LEGACY, V_MULLIT, V_SWAPREL/V_MOVRELSD_2, LDS_DIRECT sources.
 //! Opcodes without semantics classify to `None` (executing them is a kernel fault).
 
@@ -29,6 +29,7 @@ pub mod dpp;
 pub mod dst;
 pub mod float;
 pub mod fp;
+pub mod index;
 pub mod int;
 pub mod lanes;
 pub mod mfma;
@@ -42,6 +43,7 @@ pub mod vopd;
 pub mod wmma;
 
 use super::operand::{s32, s64};
+use super::sopp::MODE_GPR_IDX_EN;
 use super::{Env, ExecCtx, Fidelity, Flow};
 use crate::fault::FaultKind;
 use cross::Cross;
@@ -179,6 +181,9 @@ fn cross(inst: &Inst) -> Option<Cross> {
 }
 
 pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKind> {
+    if cx.wave.mode & MODE_GPR_IDX_EN != 0 {
+        return execute_indexed(op, cx);
+    }
     match &op.kind {
         Kind::Alu(a) => with_scratch(|x| {
             let m = prepare(a, cx, &mut x[0]);
@@ -199,6 +204,24 @@ pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKin
         Kind::Wmma(m) => wmma::exec::execute(m, cx.wave),
         Kind::Nop => {}
     }
+    Ok(Flow::Next)
+}
+
+/// An instruction inside a VGPR-indexing window ([`index`]).
+#[cold]
+fn execute_indexed(op: &Op, cx: &mut ExecCtx) -> Result<Flow, FaultKind> {
+    let Kind::Alu(a) = &op.kind else {
+        return match op.kind {
+            Kind::Nop => Ok(Flow::Next),
+            _ => Err(FaultKind::NotSupported(format!("{} in VGPR index mode (s_set_gpr_idx_on)", op.opcode.name()))),
+        };
+    };
+    let a = index::indexed(a, cx.wave.sreg[crate::wave::slot::M0])?;
+    with_scratch(|x| {
+        let m = prepare(&a, cx, &mut x[0]);
+        (a.k)(&mut x[0]);
+        commit(&a, cx, &mut x[0], m);
+    });
     Ok(Flow::Next)
 }
 
