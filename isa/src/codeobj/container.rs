@@ -188,15 +188,18 @@ pub fn bundle_extent(data: &[u8]) -> Result<u64, LoadError> {
     }
 }
 
+/// An entry of a bundle and its contents ([`bundle_entries`]).
+pub type EntryBytes<'d> = (BundleEntry, Cow<'d, [u8]>);
+
 /// The entries with ids `ids` of the bundle (plain or compressed) at `data[0]` (which may run
 /// past its end), in bundle order, each with its contents; ids it lacks are left out. Entries
 /// are as [`super::list_targets`] lists them (of a compressed bundle: its range). A plain
 /// bundle's contents are borrowed; of a compressed one, only the wanted entries are kept
 /// while it is decoded, and its size and hash are checked.
-pub fn bundle_entries<'d>(data: &'d [u8], ids: &[&str]) -> Result<Vec<(BundleEntry, Cow<'d, [u8]>)>, LoadError> {
+pub fn bundle_entries<'d>(data: &'d [u8], ids: &[&str]) -> Result<Vec<EntryBytes<'d>>, LoadError> {
     if data.starts_with(bundle::MAGIC) {
         let (entries, _) = bundle::parse(data, 0)?;
-        let mut out: Vec<(BundleEntry, Cow<'d, [u8]>)> = Vec::new();
+        let mut out: Vec<EntryBytes<'d>> = Vec::new();
         for e in entries {
             if ids.contains(&e.id.as_str()) && !out.iter().any(|(o, _)| o.id == e.id) {
                 // `parse` checked the range against `data`.

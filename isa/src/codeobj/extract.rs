@@ -26,13 +26,16 @@ pub enum Want<'w> {
     Entries(&'w [&'w str]),
 }
 
+/// A wanted entry that the bundle holds: its index in [`Extracted::entries`], its contents.
+pub type Contents = (usize, Vec<u8>);
+
 /// What [`extract`] kept.
 #[derive(Debug)]
 pub struct Extracted {
     /// Every entry, with its range in the decompressed bundle.
     pub entries: Vec<BundleEntry>,
-    /// The wanted entries that the bundle holds, in bundle order: index in `entries`, contents.
-    pub kept: Vec<(usize, Vec<u8>)>,
+    /// The wanted entries that the bundle holds, in bundle order.
+    pub kept: Vec<Contents>,
     /// Bytes the compressed bundle occupies in the input.
     pub extent: u64,
     /// The most decoded bytes held at once (see the module comment); the tests bound it.
@@ -155,7 +158,7 @@ impl<'w> Collector<'w> {
 
     /// The entries and the wanted entries' contents, once the stream is decoded (and
     /// checked); an error if the contents are no offload bundle. `base` names the bundle.
-    fn finish(mut self, base: u64) -> Result<(Vec<BundleEntry>, Vec<(usize, Vec<u8>)>), LoadError> {
+    fn finish(mut self, base: u64) -> Result<(Vec<BundleEntry>, Vec<Contents>), LoadError> {
         if self.entries.is_none() && self.problem.is_none() {
             self.parse_table(false);
         }

@@ -78,7 +78,7 @@ mod sgprs;
 mod symbols;
 
 pub use bundle::BundleEntry;
-pub use container::{bundle_entries, bundle_extent, ContainerKind, Source};
+pub use container::{bundle_entries, bundle_extent, ContainerKind, EntryBytes, Source};
 pub use descriptor::{KernargPreload, KernelCodeProperties, KernelDescriptor, KERNEL_DESCRIPTOR_SIZE};
 pub use device_match::{best_entry, load_for_device, rank as target_rank};
 pub use elf::ElfType;
