@@ -328,11 +328,12 @@ mod tests {
 
     #[test]
     fn errors_are_those_of_the_whole_decode() {
-        let plain = bundle(&[(HOST, b""), (A, &noise(70_000, 5)), (C, b"code")]);
+        // Over a chunk, so that pieces follow the one where a bad table is seen.
+        let plain = bundle(&[(HOST, b""), (A, &noise(CHUNK + 70_000, 5)), (C, b"code")]);
         let mut bad_table = plain.clone();
         // The second entry's size (see `contents_overlapping_the_table_are_kept_too`).
-        bad_table[91..99].copy_from_slice(&1_000_000u64.to_le_bytes());
-        let not_a_bundle = noise(1000, 6);
+        bad_table[91..99].copy_from_slice(&(1u64 << 40).to_le_bytes());
+        let not_a_bundle = noise(CHUNK + 1000, 6);
         let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
         for method in [0u16, 1] {
             let ok = compress(2, method, &plain);
