@@ -58,15 +58,46 @@ fn inputs_are_the_formats_they_claim() {
     }
 }
 
+/// The stream of the compressed bundle `d` decoded whole, with the decoders directly (not
+/// through hipscope): the header layout of LLVM's OffloadBundler.cpp, v1 20 bytes, v2 24, v3 32.
+fn decode_whole(d: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let (version, method) = (u16::from_le_bytes([d[4], d[5]]), u16::from_le_bytes([d[6], d[7]]));
+    let stream = &d[[20, 24, 32][usize::from(version) - 1]..];
+    let mut out = Vec::new();
+    if method == 0 {
+        flate2::read::ZlibDecoder::new(stream).read_to_end(&mut out).unwrap();
+    } else {
+        ruzstd::decoding::StreamingDecoder::new(stream).unwrap().read_to_end(&mut out).unwrap();
+    }
+    out
+}
+
 #[test]
-fn compressed_bundles_decompress_to_the_plain_bundle() {
+fn streamed_entries_are_those_of_the_whole_decode() {
     for (name, plain, ..) in COMPRESSED.iter().filter(|c| c.0.ends_with(".hipfb")) {
         let (d, plain) = (data(name), data(plain));
-        let unpacked = codeobj::unpack_bundle(&d).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert!(matches!(unpacked, Cow::Owned(_)), "{name}");
-        assert!(*unpacked == *plain, "{name}: decompressed bundle differs from the plain one");
-        // A plain bundle is returned as it is.
-        assert!(matches!(codeobj::unpack_bundle(&plain), Ok(Cow::Borrowed(b)) if b == plain));
+        // The compiler's plain bundle is what the stream holds.
+        let whole = decode_whole(&d);
+        assert!(whole == plain, "{name}: decompressed bundle differs from the plain one");
+        let listing = codeobj::list_targets(&plain).unwrap();
+        let ids: Vec<&str> = listing.entries.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids.len(), 3, "{name}");
+        for want in [&ids[..], &ids[1..2], &ids[2..], &ids[..1]] {
+            let got = codeobj::bundle_entries(&d, want).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(got.iter().map(|(e, _)| e.id.as_str()).collect::<Vec<_>>(), want, "{name}");
+            for (e, bytes) in &got {
+                assert!(matches!(bytes, Cow::Owned(_)), "{name}");
+                assert_eq!((e.offset, e.size), (0, d.len() as u64), "{name}: listed with the compressed bundle's range");
+                let inner = listing.entries.iter().find(|i| i.id == e.id).unwrap();
+                let range = inner.offset as usize..(inner.offset + inner.size) as usize;
+                assert!(bytes[..] == whole[range], "{name} {}: streamed entry differs from the whole decode", e.id);
+            }
+        }
+        // A plain bundle's entries are borrowed from it.
+        let got = codeobj::bundle_entries(&plain, &ids).unwrap();
+        assert!(got.iter().all(|(_, b)| matches!(b, Cow::Borrowed(_))));
+        assert!(codeobj::bundle_entries(&d, &["hipv4-amdgcn-amd-amdhsa--gfx908"]).unwrap().is_empty());
     }
 }
 

@@ -20,7 +20,7 @@
 use super::bytes;
 use super::compressed;
 use super::error::show_bytes;
-use super::LoadError;
+use super::{extract, LoadError};
 use crate::target::Processor;
 use serde::Serialize;
 
@@ -55,20 +55,32 @@ impl BundleEntry {
 /// Parse the bundle at `data` (which starts with [`MAGIC`]); `base` is its offset in the file.
 /// Returns the entries and the end of the bundle (relative to `data`).
 pub fn parse(data: &[u8], base: u64) -> Result<(Vec<BundleEntry>, u64), LoadError> {
-    parse_within(data, base, data.len() as u64)
+    let incomplete = || LoadError::Bundle { offset: base, problem: "incomplete entry table".into() };
+    parse_head(data, base, data.len() as u64, false)?.ok_or_else(incomplete)
 }
 
-/// [`parse`] of a bundle of `len` bytes of which `data` holds the beginning (at least its
-/// header): the entries' contents are checked against `len`.
-fn parse_within(data: &[u8], base: u64, len: u64) -> Result<(Vec<BundleEntry>, u64), LoadError> {
+/// [`parse`] of a bundle of `len` bytes of which `data` holds the beginning: the entries'
+/// contents are checked against `len`. With `more` (the rest of the bundle is still to come),
+/// `Ok(None)` when `data` ends inside an entry table that `len` bytes can hold.
+pub(super) fn parse_head(data: &[u8], base: u64, len: u64, more: bool) -> Result<Option<(Vec<BundleEntry>, u64)>, LoadError> {
     let err = |problem: String| LoadError::Bundle { offset: base, problem };
+    let short = |need: u64| more && need > data.len() as u64 && need <= len;
+    if short(MAGIC.len() as u64 + 8) {
+        return Ok(None);
+    }
     let count = bytes::u64_at(data, MAGIC.len(), "entry count").map_err(|e| err(e.to_string()))?;
     let mut pos = MAGIC.len() + 8;
     let mut end = pos as u64;
     let mut entries = Vec::new();
     for i in 0..count {
+        if short(pos as u64 + 24) {
+            return Ok(None);
+        }
         let field = |pos: usize, what| bytes::u64_at(data, pos, what).map_err(|e| err(format!("entry {i}: {e}")));
         let (offset, size, id_len) = (field(pos, "offset")?, field(pos + 8, "size")?, field(pos + 16, "id length")?);
+        if short((pos as u64 + 24).saturating_add(id_len)) {
+            return Ok(None);
+        }
         let id =
             bytes::slice(data, pos as u64 + 24, id_len).ok_or_else(|| err(format!("entry {i}: id of {id_len} bytes at {:#x} is past the end", pos + 24)))?;
         pos += 24 + id.len();
@@ -78,7 +90,7 @@ fn parse_within(data: &[u8], base: u64, len: u64) -> Result<(Vec<BundleEntry>, u
         end = end.max(pos as u64).max(offset + size);
         entries.push(entry(String::from_utf8_lossy(id).into_owned(), base + offset, size));
     }
-    Ok((entries, end))
+    Ok(Some((entries, end)))
 }
 
 /// Split an id into kind and AMDGPU target id.
@@ -96,102 +108,35 @@ pub fn processor_of(target_id: &str) -> Option<Processor> {
     target_id.split([':', '+']).next()?.parse().ok()
 }
 
-/// Decompressed bundles kept between listing a file's entries and loading one, so that the
-/// bundle holding the chosen entry is not decompressed twice; up to [`Unpacked::BUDGET`] bytes
-/// in all (past that, a bundle is decompressed again when needed).
-#[derive(Debug, Default)]
-pub struct Unpacked {
-    kept: Vec<(u64, Vec<u8>)>,
-    bytes: usize,
-    /// Listing only: decompress no more of a v2/v3 bundle than its header needs (the entries'
-    /// contents and the hash are checked when an entry is loaded).
-    pub headers_only: bool,
-}
-
-impl Unpacked {
-    pub const BUDGET: usize = 256 << 20;
-
-    /// For listing entries only (see `headers_only`).
-    pub fn for_listing() -> Unpacked {
-        Unpacked { headers_only: true, ..Unpacked::default() }
-    }
-
-    fn keep(&mut self, at: u64, bundle: Vec<u8>) {
-        if self.bytes.saturating_add(bundle.len()) <= Self::BUDGET {
-            self.bytes += bundle.len();
-            self.kept.push((at, bundle));
-        }
-    }
-
-    /// The decompressed bundle of the compressed bundle at file offset `at`, if kept.
-    pub fn take(&mut self, at: u64) -> Option<Vec<u8>> {
-        let i = self.kept.iter().position(|(a, _)| *a == at)?;
-        let (_, bundle) = self.kept.swap_remove(i);
-        self.bytes -= bundle.len();
-        Some(bundle)
-    }
-}
-
-/// The entries of the compressed bundle at `data[0]` from the beginning of its contents
-/// only: a library registers hundreds of bundles, of which a run uses a few. `None` when the
-/// header does not say the bundle's size (CCOB v1: the extent is known only at the stream's
-/// end), or the contents are not an offload bundle (left to the full decompression to report).
-fn list_compressed(data: &[u8], base: u64) -> Result<Option<(Vec<BundleEntry>, u64)>, LoadError> {
-    let h = compressed::header(data, base)?;
-    let Some(extent) = h.total_size else { return Ok(None) };
-    let mut want = 64 << 10;
-    loop {
-        let prefix = compressed::unpack_prefix(data, base, want)?;
-        if !prefix.starts_with(MAGIC) {
-            return Ok(None);
-        }
-        match parse_within(&prefix, 0, h.uncompressed_size) {
-            Ok((mut entries, _)) => {
-                for e in &mut entries {
-                    (e.offset, e.size) = (base, extent);
-                }
-                return Ok(Some((entries, extent)));
-            }
-            Err(_) if (prefix.len() as u64) < h.uncompressed_size => want = want.saturating_mul(4),
-            Err(_) => return Ok(None),
-        }
-    }
-}
-
 /// The bundle at `data[0]`, plain or compressed (`base`: its offset in the file): its entries
-/// and the bytes it occupies. A compressed one is decompressed (and offered to `unpacked`).
-pub fn read(data: &[u8], base: u64, unpacked: &mut Unpacked) -> Result<(Vec<BundleEntry>, u64), LoadError> {
+/// and the bytes it occupies. Of a compressed one only the entry table is kept (see
+/// `extract.rs`; a v2/v3 one is decoded no further than its table, so its contents and hash
+/// are checked when an entry is loaded).
+pub fn read(data: &[u8], base: u64) -> Result<(Vec<BundleEntry>, u64), LoadError> {
     if !data.starts_with(compressed::MAGIC) {
         return parse(data, base);
     }
-    if unpacked.headers_only {
-        if let Some(listed) = list_compressed(data, base)? {
-            return Ok(listed);
-        }
-    }
-    let u = compressed::unpack(data, base)?;
-    let mut entries = parse_unpacked(&u.bundle, base)?;
+    let listed = extract::extract(data, base, extract::Want::List)?;
+    let mut entries = listed.entries;
     for e in &mut entries {
-        (e.offset, e.size) = (base, u.extent);
+        (e.offset, e.size) = (base, listed.extent);
     }
-    unpacked.keep(base, u.bundle);
-    Ok((entries, u.extent))
+    Ok((entries, listed.extent))
 }
 
-/// Entries of a decompressed bundle (offsets relative to it); errors name the compressed
-/// bundle at `base`, since the decompressed one has no place in the file.
-pub fn parse_unpacked(bundle: &[u8], base: u64) -> Result<Vec<BundleEntry>, LoadError> {
-    let problem = if !bundle.starts_with(MAGIC) {
-        let head = bundle.iter().take(8).map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ");
-        format!("the decompressed contents are not an offload bundle (first bytes: {head})")
-    } else {
-        match parse(bundle, 0) {
-            Ok((entries, _)) => return Ok(entries),
-            Err(LoadError::Bundle { problem, .. }) => format!("decompressed bundle: {problem}"),
-            Err(other) => format!("decompressed bundle: {other}"),
+/// Why the decompressed contents whose beginning is `head` are no offload bundle, given the
+/// error of parsing them as one (`None` if they do not start with [`MAGIC`]); errors name the
+/// compressed bundle at `base`, since the decompressed one has no place in the file.
+pub(super) fn unpacked_error(head: &[u8], parsed: Option<LoadError>, base: u64) -> LoadError {
+    let problem = match parsed {
+        None => {
+            let first = head.iter().take(8).map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ");
+            format!("the decompressed contents are not an offload bundle (first bytes: {first})")
         }
+        Some(LoadError::Bundle { problem, .. }) => format!("decompressed bundle: {problem}"),
+        Some(other) => format!("decompressed bundle: {other}"),
     };
-    Err(LoadError::CompressedBundle { offset: base, problem })
+    LoadError::CompressedBundle { offset: base, problem }
 }
 
 #[cfg(test)]
@@ -235,31 +180,45 @@ mod tests {
         use compressed::tests::{ccob, zlib};
         let plain = bundle(&[("host-x86_64-unknown-linux--", b""), ("hipv4-amdgcn-amd-amdhsa--gfx942", b"ELF!")]);
         let c = ccob(2, 0, &plain, &zlib(&plain));
-        let mut unpacked = Unpacked::default();
-        let (entries, end) = read(&c, 0x2000, &mut unpacked).unwrap();
+        let (entries, end) = read(&c, 0x2000).unwrap();
         assert_eq!(end, c.len() as u64);
         let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
         assert_eq!(ids, ["host-x86_64-unknown-linux--", "hipv4-amdgcn-amd-amdhsa--gfx942"]);
         assert!(entries.iter().all(|e| (e.offset, e.size) == (0x2000, c.len() as u64)));
         assert_eq!(entries[1].processor, Some(Processor::Gfx942));
-        // The decompressed bundle is kept for loading, once.
-        assert_eq!(unpacked.take(0x1000), None);
-        assert_eq!(unpacked.take(0x2000).as_deref(), Some(&plain[..]));
-        assert_eq!(unpacked.take(0x2000), None);
         // A plain bundle reads as `parse` does.
-        assert_eq!(read(&plain, 8, &mut unpacked).unwrap(), parse(&plain, 8).unwrap());
+        assert_eq!(read(&plain, 8).unwrap(), parse(&plain, 8).unwrap());
     }
 
     #[test]
     fn bad_decompressed_contents_name_the_compressed_bundle() {
         use compressed::tests::{ccob, zlib};
         let junk = b"not a bundle at all".to_vec();
-        let e = read(&ccob(3, 0, &junk, &zlib(&junk)), 0x40, &mut Unpacked::default()).unwrap_err().to_string();
+        let e = read(&ccob(3, 0, &junk, &zlib(&junk)), 0x40).unwrap_err().to_string();
         assert_eq!(e, "compressed offload bundle at byte 0x40: the decompressed contents are not an offload bundle (first bytes: 6e 6f 74 20 61 20 62 75)");
         let mut plain = bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx942", b"x")]);
         plain[40..48].copy_from_slice(&1000u64.to_le_bytes());
-        let e = read(&ccob(1, 0, &plain, &zlib(&plain)), 0x40, &mut Unpacked::default()).unwrap_err().to_string();
+        let e = read(&ccob(1, 0, &plain, &zlib(&plain)), 0x40).unwrap_err().to_string();
         assert!(e.starts_with("compressed offload bundle at byte 0x40: decompressed bundle: entry 0 (hipv4-amdgcn-amd-amdhsa--gfx942): contents"), "{e}");
+    }
+
+    #[test]
+    fn a_partial_table_waits_for_more_unless_it_cannot_fit() {
+        let b = bundle(&[("host-x86_64-unknown-linux--", b""), ("hipv4-amdgcn-amd-amdhsa--gfx942", b"ELF!")]);
+        let len = b.len() as u64;
+        let whole = parse(&b, 0).unwrap();
+        // The table ends where the first contents start (the host entry's are empty).
+        let table = b.len() - 4;
+        for cut in 0..=b.len() {
+            let got = parse_head(&b[..cut], 0, len, true).unwrap_or_else(|e| panic!("cut {cut}: {e}"));
+            assert_eq!(got, (cut >= table).then(|| whole.clone()), "cut {cut}");
+            // The same bytes taken as the whole bundle are an error.
+            assert_eq!(parse(&b[..cut], 0).is_err(), cut < b.len(), "cut {cut}");
+        }
+        // An id longer than the bundle can hold is an error at once.
+        let mut long = b.clone();
+        long[48..56].copy_from_slice(&(len + 1).to_le_bytes());
+        assert!(parse_head(&long[..60], 0, len, true).is_err());
     }
 
     #[test]

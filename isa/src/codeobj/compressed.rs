@@ -22,9 +22,14 @@
 //! (`MD5Result::low()`); LLVM compares it only in verbose mode, we always do, since LLVM's
 //! zstd frames carry no checksum of their own.
 //!
-//! Input is untrusted: sizes are checked before anything is allocated, the output grows only
-//! as the decoder produces bytes, decoding stops as soon as it passes the size the header
-//! declares, and every problem is a [`LoadError::CompressedBundle`] naming the bundle's offset.
+//! Nothing here keeps the contents: [`decode`] hands them on piece by piece as they are
+//! decoded, and the caller keeps what it wants (`extract.rs`: the bundle's entry table and the
+//! entries asked for). A ROCm library's bundle holds gigabytes of code objects for a dozen
+//! processors, of which a run uses one.
+//!
+//! Input is untrusted: sizes are checked before anything is decoded, decoding stops as soon
+//! as it passes the size the header declares, and every problem is a
+//! [`LoadError::CompressedBundle`] naming the bundle's offset.
 
 use super::bytes;
 use super::LoadError;
@@ -41,8 +46,8 @@ pub const MAX_UNCOMPRESSED: u64 = 4 << 30;
 /// 5-20x (ELF code objects, several targets); anything near this bound is a lying header.
 pub const MAX_RATIO: u64 = 1024;
 
-/// Output is grown by at most this much at a time, so a short stream allocates little.
-const CHUNK: usize = 1 << 20;
+/// Decoded bytes are handed on at most this many at a time.
+pub const CHUNK: usize = 1 << 20;
 
 /// The compression method of a compressed bundle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -74,14 +79,24 @@ pub struct Header {
     pub hash: u64,
 }
 
-/// A decompressed bundle.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unpacked {
+/// What the consumer of decoded bytes ([`decode`]) wants next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Go on decoding.
+    More,
+    /// Stop: nothing after this is wanted, and nothing past it is checked.
+    Enough,
+}
+
+/// How [`decode`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decoded {
     pub header: Header,
-    /// Bytes the compressed bundle occupies in the input (header and stream).
-    pub extent: u64,
-    /// The plain `__CLANG_OFFLOAD_BUNDLE__`.
-    pub bundle: Vec<u8>,
+    /// Bytes the compressed bundle occupies in the input (header and stream): from the header
+    /// (v2/v3), or where the stream ended (v1; `None` if stopped before).
+    pub extent: Option<u64>,
+    /// The whole stream was decoded and its size and hash checked (not stopped by the consumer).
+    pub whole: bool,
 }
 
 fn err(offset: u64, problem: impl Into<String>) -> LoadError {
@@ -121,12 +136,15 @@ pub fn header(data: &[u8], base: u64) -> Result<Header, LoadError> {
 }
 
 /// The bytes the compressed bundle at `data[0]` occupies (`data` may run past its end). For
-/// v2/v3 the header says, for v1 the stream is decoded to find its end.
+/// v2/v3 the header says, for v1 the stream is decoded (and dropped) to find its end.
 pub fn extent(data: &[u8], base: u64) -> Result<u64, LoadError> {
     let h = header(data, base)?;
     match h.total_size {
         Some(total) => stream(data, &h, base).map(|_| total),
-        None => unpack(data, base).map(|u| u.extent),
+        None => {
+            let d = decode(data, base, &mut |_| Flow::More)?;
+            d.extent.ok_or_else(|| err(base, "the stream's end was not found"))
+        }
     }
 }
 
@@ -142,27 +160,43 @@ fn stream<'d>(data: &'d [u8], h: &Header, base: u64) -> Result<&'d [u8], LoadErr
     Ok(data.get(h.len..end).unwrap_or_default())
 }
 
-/// Decompress the bundle at `data[0]` (`base`: its offset in the file, for messages).
-pub fn unpack(data: &[u8], base: u64) -> Result<Unpacked, LoadError> {
+/// Decode the bundle at `data[0]` (`base`: its offset in the file, for messages), handing
+/// its contents to `sink` piece by piece, in order, at most [`CHUNK`] bytes at a time; none
+/// of it is kept here. Unless `sink` has had [`Flow::Enough`], the whole stream is decoded,
+/// its length checked against the header and its hash against every decoded byte. Memory:
+/// one chunk, and for zstd the frame's window (which its header gives, bounded below).
+pub fn decode(data: &[u8], base: u64, sink: &mut dyn FnMut(&[u8]) -> Flow) -> Result<Decoded, LoadError> {
     let h = header(data, base)?;
     let stream = stream(data, &h, base)?;
     let what = format!("CCOB version {}, {}", h.version, h.method.name());
+    let fail = |problem: String| err(base, format!("{what}: {problem}"));
     let expected = checked_size(&h, stream, base)?;
-    let decoded = match h.method {
-        Method::Zlib => inflate(stream, expected),
-        Method::Zstd => unzstd(stream, expected),
-    };
-    let (bundle, used) = decoded.map_err(|problem| err(base, format!("{what}: {problem}")))?;
-    if bundle.len() != expected {
-        return Err(err(base, format!("{what}: the stream holds {} bytes, the header says {expected}", bundle.len())));
+    let mut decoder = Decoder::new(h.method, stream, expected).map_err(fail)?;
+    let mut piece = vec![0u8; CHUNK];
+    let mut digest = Md5::new();
+    let mut produced = 0usize;
+    loop {
+        let n = decoder.next(&mut piece).map_err(fail)?;
+        let Some(out) = piece.get(..n).filter(|o| !o.is_empty()) else { break };
+        produced = produced.saturating_add(n);
+        if produced > expected {
+            return Err(fail(format!("the stream holds more than the {expected} bytes the header says")));
+        }
+        digest.update(out);
+        if sink(out) == Flow::Enough {
+            return Ok(Decoded { header: h, extent: h.total_size, whole: false });
+        }
     }
-    let digest = Md5::digest(&bundle);
+    if produced != expected {
+        return Err(fail(format!("the stream holds {produced} bytes, the header says {expected}")));
+    }
+    let digest = digest.finalize();
     let hash = digest.first_chunk::<8>().map_or(0, |b| u64::from_le_bytes(*b));
     if hash != h.hash {
-        return Err(err(base, format!("{what}: hash mismatch (header {:#018x}, contents {hash:#018x}): corrupt data", h.hash)));
+        return Err(fail(format!("hash mismatch (header {:#018x}, contents {hash:#018x}): corrupt data", h.hash)));
     }
-    let extent = h.total_size.unwrap_or(h.len as u64 + used as u64);
-    Ok(Unpacked { header: h, extent, bundle })
+    let extent = h.total_size.unwrap_or(h.len as u64 + decoder.used() as u64);
+    Ok(Decoded { header: h, extent: Some(extent), whole: true })
 }
 
 /// The uncompressed size the header gives, refused before anything is decoded when it is
@@ -180,89 +214,83 @@ fn checked_size(h: &Header, stream: &[u8], base: u64) -> Result<usize, LoadError
     usize::try_from(expected).map_err(|_| err(base, format!("{what}: uncompressed size {expected} does not fit in memory")))
 }
 
-/// The first `want` bytes of the decompressed contents of the bundle at `data[0]` (fewer if
-/// the contents are shorter), unchecked: for reading the bundle header without decompressing
-/// the code objects behind it.
-pub fn unpack_prefix(data: &[u8], base: u64, want: usize) -> Result<Vec<u8>, LoadError> {
-    let h = header(data, base)?;
-    let stream = stream(data, &h, base)?;
-    let limit = checked_size(&h, stream, base)?;
-    let stop = want.min(limit);
-    let decoded = match h.method {
-        Method::Zlib => inflate_upto(stream, limit, stop),
-        Method::Zstd => unzstd_upto(stream, limit, stop),
-    };
-    let what = format!("CCOB version {}, {}", h.version, h.method.name());
-    decoded.map(|(out, _)| out).map_err(|problem| err(base, format!("{what}: {problem}")))
+/// A zlib or zstd stream being decoded, piece by piece.
+enum Decoder<'s> {
+    /// One zlib stream (RFC 1950: header, deflate data, Adler-32, which miniz_oxide checks).
+    Zlib { z: flate2::Decompress, stream: &'s [u8], ended: bool },
+    /// One zstd frame; `rest` is the part of `stream` not read yet.
+    Zstd { frame: Box<ruzstd::decoding::FrameDecoder>, stream: &'s [u8], rest: &'s [u8] },
 }
 
-/// Room for the next piece of output: at most [`CHUNK`], and one byte past `limit` so that a
-/// stream longer than the header says is caught rather than cut.
-fn grow(out: &mut Vec<u8>, limit: usize) {
-    let room = limit.saturating_add(1).saturating_sub(out.len()).clamp(1, CHUNK);
-    out.reserve(room);
-}
-
-/// Inflate one zlib stream (RFC 1950: header, deflate data, Adler-32, which miniz_oxide
-/// checks). Returns the output and the stream bytes used.
-fn inflate(stream: &[u8], limit: usize) -> Result<(Vec<u8>, usize), String> {
-    inflate_upto(stream, limit, usize::MAX)
-}
-
-/// [`inflate`], stopping once `stop` bytes are out.
-fn inflate_upto(stream: &[u8], limit: usize, stop: usize) -> Result<(Vec<u8>, usize), String> {
-    use flate2::{Decompress, FlushDecompress, Status};
-    let mut z = Decompress::new(true);
-    let mut out = Vec::new();
-    loop {
-        grow(&mut out, limit);
-        let used = usize::try_from(z.total_in()).unwrap_or(usize::MAX);
-        let rest = stream.get(used..).unwrap_or_default();
-        let before = (z.total_in(), z.total_out());
-        let status = z.decompress_vec(rest, &mut out, FlushDecompress::None).map_err(|e| format!("corrupt zlib stream: {e}"))?;
-        if out.len() > limit {
-            return Err(format!("the stream holds more than the {limit} bytes the header says"));
+impl<'s> Decoder<'s> {
+    /// A decoder of `stream`, whose contents should be `limit` bytes.
+    fn new(method: Method, stream: &'s [u8], limit: usize) -> Result<Decoder<'s>, String> {
+        match method {
+            Method::Zlib => Ok(Decoder::Zlib { z: flate2::Decompress::new(true), stream, ended: false }),
+            Method::Zstd => {
+                let mut frame = Box::new(ruzstd::decoding::FrameDecoder::new());
+                // The decoder reserves the frame's window up front. zstd sizes the window to
+                // the content (at most the next power of two above it when compressing a
+                // buffer of known size; LLVM's long-distance matching asks for 128 MiB), so a
+                // larger window only comes from a hostile header.
+                frame.set_max_window_size((limit as u64).checked_next_power_of_two().unwrap_or(u64::MAX).max(1 << 20));
+                let mut rest = stream;
+                frame.reset(&mut rest).map_err(|e| format!("zstd frame header: {e}"))?;
+                Ok(Decoder::Zstd { frame, stream, rest })
+            }
         }
-        if status == Status::StreamEnd || out.len() >= stop {
-            let used = usize::try_from(z.total_in()).unwrap_or(usize::MAX);
-            return Ok((out, used));
+    }
+
+    /// The next decoded bytes, into `out`: how many (at least one), or 0 at the stream's end.
+    fn next(&mut self, out: &mut [u8]) -> Result<usize, String> {
+        match self {
+            Decoder::Zlib { z, stream, ended } => inflate_next(z, stream, ended, out),
+            Decoder::Zstd { frame, rest, .. } => unzstd_next(frame, rest, out),
         }
-        if (z.total_in(), z.total_out()) == before {
-            // No progress with room to write: the input is used up before the stream's end.
-            return Err(format!("truncated zlib stream (ends after {} bytes)", stream.len()));
+    }
+
+    /// Stream bytes decoded so far (all of it once [`Decoder::next`] gave 0: the stream's end).
+    fn used(&self) -> usize {
+        match self {
+            Decoder::Zlib { z, .. } => usize::try_from(z.total_in()).unwrap_or(usize::MAX),
+            Decoder::Zstd { stream, rest, .. } => stream.len() - rest.len(),
         }
     }
 }
 
-/// Decode one zstd frame. Returns the output and the stream bytes used.
-fn unzstd(stream: &[u8], limit: usize) -> Result<(Vec<u8>, usize), String> {
-    unzstd_upto(stream, limit, usize::MAX)
+/// [`Decoder::next`] of a zlib stream; `ended` once its end was seen (a v1 bundle's input
+/// runs on past it).
+fn inflate_next(z: &mut flate2::Decompress, stream: &[u8], ended: &mut bool, out: &mut [u8]) -> Result<usize, String> {
+    use flate2::{FlushDecompress, Status};
+    while !*ended {
+        let used = usize::try_from(z.total_in()).unwrap_or(usize::MAX);
+        let rest = stream.get(used..).unwrap_or_default();
+        let before = (z.total_in(), z.total_out());
+        let status = z.decompress(rest, out, FlushDecompress::None).map_err(|e| format!("corrupt zlib stream: {e}"))?;
+        let made = usize::try_from(z.total_out() - before.1).unwrap_or(usize::MAX);
+        *ended = status == Status::StreamEnd;
+        if made > 0 {
+            return Ok(made);
+        }
+        if z.total_in() == before.0 && !*ended {
+            // No progress with room to write: the input is used up before the stream's end.
+            return Err(format!("truncated zlib stream (ends after {} bytes)", stream.len()));
+        }
+    }
+    Ok(0)
 }
 
-/// [`unzstd`], stopping once `stop` bytes are out.
-fn unzstd_upto(stream: &[u8], limit: usize, stop: usize) -> Result<(Vec<u8>, usize), String> {
-    use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
-    let mut src = stream;
-    let mut frame = FrameDecoder::new();
-    // The decoder reserves the frame's window up front. zstd sizes the window to the content
-    // (at most the next power of two above it when compressing a buffer of known size), so a
-    // larger window only comes from a hostile header.
-    let window = (limit as u64).checked_next_power_of_two().unwrap_or(u64::MAX).max(1 << 20);
-    frame.set_max_window_size(window);
-    frame.reset(&mut src).map_err(|e| format!("zstd frame header: {e}"))?;
-    let mut out = Vec::new();
+/// [`Decoder::next`] of a zstd frame.
+fn unzstd_next(frame: &mut ruzstd::decoding::FrameDecoder, rest: &mut &[u8], out: &mut [u8]) -> Result<usize, String> {
+    use ruzstd::decoding::BlockDecodingStrategy;
+    use std::io::Read;
     loop {
-        let done = frame.decode_blocks(&mut src, BlockDecodingStrategy::UptoBytes(CHUNK)).map_err(|e| format!("corrupt or truncated zstd frame: {e}"))?;
-        // Take what the window no longer needs (everything once the frame is done).
-        if let Some(piece) = frame.collect() {
-            if out.len().saturating_add(piece.len()) > limit {
-                return Err(format!("the stream holds more than the {limit} bytes the header says"));
-            }
-            out.extend_from_slice(&piece);
+        // Before the frame's end this hands out only what the window no longer needs.
+        let n = frame.read(out).map_err(|e| format!("corrupt zstd frame: {e}"))?;
+        if n > 0 || frame.is_finished() {
+            return Ok(n);
         }
-        if done || out.len() >= stop {
-            return Ok((out, stream.len() - src.len()));
-        }
+        frame.decode_blocks(&mut *rest, BlockDecodingStrategy::UptoBytes(CHUNK)).map_err(|e| format!("corrupt or truncated zstd frame: {e}"))?;
     }
 }
 
@@ -290,6 +318,17 @@ pub(crate) mod tests {
         out.extend(&digest[..8]);
         out.extend(stream);
         out
+    }
+
+    /// The whole contents and the extent, decoded piece by piece and put together.
+    pub(crate) fn unpack(data: &[u8], base: u64) -> Result<(Vec<u8>, u64), LoadError> {
+        let mut all = Vec::new();
+        let d = decode(data, base, &mut |piece| {
+            all.extend_from_slice(piece);
+            Flow::More
+        })?;
+        assert!(d.whole);
+        Ok((all, d.extent.unwrap()))
     }
 
     pub(crate) fn zlib(plain: &[u8]) -> Vec<u8> {
@@ -326,9 +365,9 @@ pub(crate) mod tests {
             // Padding and a following bundle, as in a .hip_fatbin: v1 must stop at its stream.
             c.extend([0u8; 100]);
             c.extend(b"__CLANG_OFFLOAD_BUNDLE__");
-            let u = unpack(&c, 0x40).unwrap();
-            assert_eq!(u.bundle, plain, "v{version}");
-            assert_eq!(u.extent, size, "v{version}");
+            let (bundle, end) = unpack(&c, 0x40).unwrap();
+            assert_eq!(bundle, plain, "v{version}");
+            assert_eq!(end, size, "v{version}");
             assert_eq!(extent(&c, 0x40).unwrap(), size, "v{version}");
         }
     }

@@ -2,11 +2,14 @@
 //! and which code object inside it to load.
 //!
 //! An entry of a compressed bundle exists only once decompressed, so the chosen code object's
-//! bytes are borrowed from the input or, for such an entry, owned ([`Cow`]).
+//! bytes are borrowed from the input or, for such an entry, owned ([`Cow`]). Listing decodes
+//! a compressed bundle's entry table only; loading decodes the whole bundle again and keeps
+//! the chosen entry alone (`extract.rs`).
 
-use super::bundle::{self, BundleEntry, Unpacked};
+use super::bundle::{self, BundleEntry};
 use super::elf::{self, EM_AMDGPU};
 use super::error::show;
+use super::extract::{self, Want};
 use super::{compressed, fatbin, LoadError};
 use crate::target::Processor;
 use serde::Serialize;
@@ -42,11 +45,6 @@ pub struct Source {
 
 /// The kind of file and its entries. A bare code object is one synthetic entry.
 pub fn entries(data: &[u8]) -> Result<(ContainerKind, Vec<BundleEntry>), LoadError> {
-    scan(data, &mut Unpacked::for_listing())
-}
-
-/// [`entries`], keeping decompressed bundles in `unpacked` for loading.
-fn scan(data: &[u8], unpacked: &mut Unpacked) -> Result<(ContainerKind, Vec<BundleEntry>), LoadError> {
     if data.is_empty() {
         return Err(LoadError::Empty);
     }
@@ -54,7 +52,7 @@ fn scan(data: &[u8], unpacked: &mut Unpacked) -> Result<(ContainerKind, Vec<Bund
         return Ok((ContainerKind::OffloadBundle, bundle::parse(data, 0)?.0));
     }
     if data.starts_with(compressed::MAGIC) {
-        return Ok((ContainerKind::CompressedOffloadBundle, bundle::read(data, 0, unpacked)?.0));
+        return Ok((ContainerKind::CompressedOffloadBundle, bundle::read(data, 0)?.0));
     }
     if !data.starts_with(ELF_MAGIC) {
         let magic = data.iter().take(8).map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ");
@@ -73,7 +71,7 @@ fn scan(data: &[u8], unpacked: &mut Unpacked) -> Result<(ContainerKind, Vec<Bund
         };
         return Ok((ContainerKind::CodeObject, vec![entry]));
     }
-    Ok((ContainerKind::HostExecutable, fatbin::entries(data, unpacked)?))
+    Ok((ContainerKind::HostExecutable, fatbin::entries(data)?))
 }
 
 /// The kind of a file from its first bytes alone (no entry is read).
@@ -129,8 +127,7 @@ fn available(entries: &[&BundleEntry]) -> String {
 
 /// Choose the code object to load: the one matching `wanted`, or the only one.
 pub fn select<'d>(data: &'d [u8], wanted: Option<&str>) -> Result<(Cow<'d, [u8]>, Source), LoadError> {
-    let mut unpacked = Unpacked::default();
-    let (container, entries) = scan(data, &mut unpacked)?;
+    let (container, entries) = entries(data)?;
     let device: Vec<&BundleEntry> = entries.iter().filter(|e| e.is_amdgpu()).collect();
     let list = available(&device);
     if device.is_empty() {
@@ -151,43 +148,33 @@ pub fn select<'d>(data: &'d [u8], wanted: Option<&str>) -> Result<(Cow<'d, [u8]>
     let [one] = chosen.as_slice() else {
         return Err(LoadError::TargetRequired { available: available(&chosen) });
     };
-    let bytes = bytes_of(data, one, &mut unpacked)?;
+    let bytes = bytes_of(data, one)?;
     let entry = (container != ContainerKind::CodeObject).then(|| one.id.clone());
     Ok((bytes, Source { container, entry, offset: one.offset, size: one.size }))
 }
 
 /// The bytes and source of one entry as [`entries`] listed it (for a caller that loads
 /// entries one by one): borrowed from `data`, or, for an entry of a compressed bundle (one
-/// whose range starts with `CCOB`), taken from that bundle, decompressed again for each call.
+/// whose range starts with `CCOB`), taken from that bundle, decoded again for each call.
 pub fn select_entry<'d>(data: &'d [u8], e: &BundleEntry) -> Result<(Cow<'d, [u8]>, Source), LoadError> {
-    let bytes = bytes_of(data, e, &mut Unpacked::default())?;
+    let bytes = bytes_of(data, e)?;
     let container = kind_of(data);
     let entry = (container != ContainerKind::CodeObject).then(|| e.id.clone());
     Ok((bytes, Source { container, entry, offset: e.offset, size: e.size }))
 }
 
-fn bytes_of<'d>(data: &'d [u8], e: &BundleEntry, unpacked: &mut Unpacked) -> Result<Cow<'d, [u8]>, LoadError> {
+fn bytes_of<'d>(data: &'d [u8], e: &BundleEntry) -> Result<Cow<'d, [u8]>, LoadError> {
     let past = || LoadError::Bundle { offset: e.offset, problem: "entry is past the end of the file".into() };
     let here = super::bytes::slice(data, e.offset, e.size).ok_or_else(past)?;
     if !here.starts_with(compressed::MAGIC) {
         return Ok(Cow::Borrowed(here));
     }
     // An entry of a compressed bundle: `here` is that bundle (see `BundleEntry::offset`).
-    let mut bundle = match unpacked.take(e.offset) {
-        Some(b) => b,
-        None => compressed::unpack(here, e.offset)?.bundle,
-    };
-    let inner = bundle::parse_unpacked(&bundle, e.offset)?;
-    let Some(found) = inner.iter().find(|i| i.id == e.id) else {
-        let problem = format!("holds no entry {}", show(&e.id));
-        return Err(LoadError::CompressedBundle { offset: e.offset, problem });
-    };
-    // `parse_unpacked` checked the range; cut it out of the bundle in place.
-    let start = usize::try_from(found.offset).unwrap_or(usize::MAX).min(bundle.len());
-    let end = usize::try_from(found.offset.saturating_add(found.size)).unwrap_or(usize::MAX).min(bundle.len());
-    bundle.truncate(end);
-    bundle.drain(..start);
-    Ok(Cow::Owned(bundle))
+    let found = extract::extract(here, e.offset, Want::Entries(&[e.id.as_str()]))?;
+    match found.kept.into_iter().next() {
+        Some((_, bytes)) => Ok(Cow::Owned(bytes)),
+        None => Err(LoadError::CompressedBundle { offset: e.offset, problem: format!("holds no entry {}", show(&e.id)) }),
+    }
 }
 
 /// The bytes the bundle (plain or compressed) at `data[0]` occupies; `data` may run past it.
@@ -201,19 +188,33 @@ pub fn bundle_extent(data: &[u8]) -> Result<u64, LoadError> {
     }
 }
 
-/// The plain bundle at `data[0]`: borrowed if it is one, decompressed if compressed. Either
-/// way its entry table has been checked.
-pub fn unpack_bundle(data: &[u8]) -> Result<Cow<'_, [u8]>, LoadError> {
+/// An entry of a bundle and its contents ([`bundle_entries`]).
+pub type EntryBytes<'d> = (BundleEntry, Cow<'d, [u8]>);
+
+/// The entries with ids `ids` of the bundle (plain or compressed) at `data[0]` (which may run
+/// past its end), in bundle order, each with its contents; ids it lacks are left out. Entries
+/// are as [`super::list_targets`] lists them (of a compressed bundle: its range). A plain
+/// bundle's contents are borrowed; of a compressed one, only the wanted entries are kept
+/// while it is decoded, and its size and hash are checked.
+pub fn bundle_entries<'d>(data: &'d [u8], ids: &[&str]) -> Result<Vec<EntryBytes<'d>>, LoadError> {
     if data.starts_with(bundle::MAGIC) {
-        let end = bundle::parse(data, 0)?.1;
-        return Ok(Cow::Borrowed(super::bytes::slice(data, 0, end).unwrap_or(data)));
+        let (entries, _) = bundle::parse(data, 0)?;
+        let mut out: Vec<EntryBytes<'d>> = Vec::new();
+        for e in entries {
+            if ids.contains(&e.id.as_str()) && !out.iter().any(|(o, _)| o.id == e.id) {
+                // `parse` checked the range against `data`.
+                let bytes = super::bytes::slice(data, e.offset, e.size).unwrap_or_default();
+                out.push((e, Cow::Borrowed(bytes)));
+            }
+        }
+        return Ok(out);
     }
     if !data.starts_with(compressed::MAGIC) {
         return Err(not_a_bundle(data));
     }
-    let bundle = compressed::unpack(data, 0)?.bundle;
-    bundle::parse_unpacked(&bundle, 0)?;
-    Ok(Cow::Owned(bundle))
+    let found = extract::extract(data, 0, Want::Entries(ids))?;
+    let listed = |i: usize| found.entries.get(i).map(|e| BundleEntry { offset: 0, size: found.extent, ..e.clone() });
+    Ok(found.kept.into_iter().filter_map(|(i, bytes)| Some((listed(i)?, Cow::Owned(bytes)))).collect())
 }
 
 /// Check that `data` starts with a bundle, for the functions that take nothing else.
@@ -296,13 +297,14 @@ mod tests {
             longer.extend([0u8; 64]);
             longer.extend(&plain);
             assert_eq!(bundle_extent(&longer).unwrap(), len as u64);
-            assert_eq!(&*unpack_bundle(&longer).unwrap(), &plain[..]);
+            let got = bundle_entries(&longer, &[A, B]).unwrap();
+            assert_eq!(got.iter().map(|(e, b)| (e.id.as_str(), &**b)).collect::<Vec<_>>(), [(A, &b"code"[..])]);
             assert!(expect_bundle(&longer).is_ok());
         }
         let elf = b"\x7fELF\x02\x01\x01\0";
         let want = "offload bundle at byte 0x0: does not start with __CLANG_OFFLOAD_BUNDLE__ or CCOB (first bytes: 7f 45 4c 46 02 01 01 00)";
         assert_eq!(bundle_extent(elf).unwrap_err().to_string(), want);
-        assert_eq!(unpack_bundle(elf).unwrap_err().to_string(), want);
+        assert_eq!(bundle_entries(elf, &[A]).unwrap_err().to_string(), want);
         assert!(expect_bundle(elf).is_err());
         assert_eq!(kind_of(elf), ContainerKind::HostExecutable);
         assert_eq!(kind_of(&c), ContainerKind::CompressedOffloadBundle);

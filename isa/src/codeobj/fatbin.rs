@@ -4,7 +4,7 @@
 //! `--offload-compress`), each starts 4096-aligned (the section's alignment in every object),
 //! and the gaps are zeros.
 
-use super::bundle::{self, BundleEntry, Unpacked};
+use super::bundle::{self, BundleEntry};
 use super::compressed;
 use super::elf::{self, EM_AMDGPU};
 use super::error::show_bytes;
@@ -15,16 +15,16 @@ use object::LittleEndian;
 
 pub const SECTION: &[u8] = b".hip_fatbin";
 
-/// Entries of every bundle in the `.hip_fatbin` section of a little-endian ELF64 host file;
-/// compressed bundles are decompressed (and offered to `unpacked`).
-pub fn entries(data: &[u8], unpacked: &mut Unpacked) -> Result<Vec<BundleEntry>, LoadError> {
+/// Entries of every bundle in the `.hip_fatbin` section of a little-endian ELF64 host file
+/// (of a compressed bundle, only its entry table is decoded and kept: see `bundle::read`).
+pub fn entries(data: &[u8]) -> Result<Vec<BundleEntry>, LoadError> {
     let (body, base) = fatbin_section(data)?;
     let mut entries = Vec::new();
     let mut pos = 0usize;
     while let Some(start) = find_bundle(body, pos) {
         let here = body.get(start..).unwrap_or_default();
         let at = base + start as u64;
-        let (found, end) = bundle::read(here, at, unpacked)?;
+        let (found, end) = bundle::read(here, at)?;
         entries.extend(found);
         pos = start.saturating_add(usize::try_from(end).unwrap_or(usize::MAX)).max(start + 1);
     }

@@ -11,7 +11,8 @@
 //!   `image.rs`);
 //! * clang offload bundles (`__CLANG_OFFLOAD_BUNDLE__`), plain or compressed (`CCOB`, zlib or
 //!   zstd, format versions 1..3: `clang --offload-compress`, ROCm 6.x/7.x `hipcc`; see
-//!   `compressed.rs`), decompressed in memory;
+//!   `compressed.rs`), decoded as a stream of which only the entry table and the wanted
+//!   entry are kept (`extract.rs`);
 //! * HIP host executables/objects whose `.hip_fatbin` section holds bundles (one per
 //!   translation unit, each plain or compressed);
 //! * one bundle at the start of a buffer of unknown length, as the HIP runtime gets it from
@@ -59,6 +60,7 @@ mod descriptor;
 mod device_match;
 mod elf;
 mod error;
+mod extract;
 mod fatbin;
 mod image;
 mod kernel_code;
@@ -76,7 +78,7 @@ mod sgprs;
 mod symbols;
 
 pub use bundle::BundleEntry;
-pub use container::{bundle_extent, unpack_bundle, ContainerKind, Source};
+pub use container::{bundle_entries, bundle_extent, ContainerKind, EntryBytes, Source};
 pub use descriptor::{KernargPreload, KernelCodeProperties, KernelDescriptor, KERNEL_DESCRIPTOR_SIZE};
 pub use device_match::{best_entry, load_for_device, rank as target_rank};
 pub use elf::ElfType;
@@ -249,10 +251,11 @@ pub fn fuzz_one(data: &[u8]) -> usize {
             n += load(data, Some(t)).map(|co| summarize(&co)).unwrap_or_else(|e| e.to_string().len());
         }
     }
-    // The paths of the HIP runtime: a bundle's extent and unpacked bytes, the entry ROCm would
-    // pick for a device, loaded at a base address.
+    // The paths of the HIP runtime: a bundle's extent and entries, the entry ROCm would pick
+    // for a device, loaded at a base address.
     n += bundle_extent(data).map_or_else(|e| e.to_string().len(), |x| x as usize % 13);
-    n += unpack_bundle(data).map_or_else(|e| e.to_string().len(), |b| b.len() % 11);
+    let ids = ["hipv4-amdgcn-amd-amdhsa--gfx90a", "host-x86_64-unknown-linux--"];
+    n += bundle_entries(data, &ids).map_or_else(|e| e.to_string().len(), |b| b.iter().map(|(_, b)| b.len() % 11).sum());
     let device = Target { processor: Processor::Gfx90a, xnack: FeatureSetting::Off, sramecc: FeatureSetting::Off };
     n += load_for_device(data, &device, 0x7000_0000).map_or_else(|e| e.to_string().len(), |co| summarize(&co));
     n
