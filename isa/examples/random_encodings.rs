@@ -23,7 +23,8 @@ fn main() {
     let count: usize = count.parse().unwrap_or(1000);
     let mut rng = StdRng::seed_from_u64(seed.parse().unwrap_or(1));
     let bit = 1u32 << processor as u32;
-    let rows: Vec<_> = ROWS.iter().filter(|r| r.valid.iter().any(|v| v & bit != 0)).collect();
+    // LLVM 19's modes (0..4) only: the random test compares with llvm-mc-19.
+    let rows: Vec<_> = ROWS.iter().filter(|r| r.valid[..4].iter().any(|v| v & bit != 0)).collect();
     for _ in 0..count {
         let mut bytes = [0u8; 16];
         rng.fill(&mut bytes[..]);

@@ -271,7 +271,8 @@ def feature_sets(recs, processors):
                 continue  # pre-GFX10 is wave64 only; the wave32 masks stay empty
             if t16:
                 fs.add("FeatureRealTrue16Insts")
-            out[(name, m)] = recs.feature_closure(fs)
+            # LLVM 22's GFX11 processors have real-true16 by default; `-real-true16` removes it.
+            out[(name, m)] = recs.feature_closure(fs) - (set() if t16 else {"FeatureRealTrue16Insts"})
     return out
 
 
@@ -537,12 +538,27 @@ def reg_class_info(recs, cls_name, cls):
         rc = recs[rc_name]
     else:
         return "None"
-    rc_name = hw_mode_class(recs, rc_name)
+    wave = wave_size_class(recs, rc_name)
+    # A lane-mask class chosen by wave size (LLVM 22's SReg_1, SReg_1_XEXEC) keeps its own
+    # name and its wave32 member's kinds and width, as LLVM 19's plain class of that name had;
+    # the `BoolReg` decoder picks the 32- or 64-bit register by wave size.
+    name, rc_name = (rc_name, wave) if wave else (hw_mode_class(recs, rc_name),) * 2
     kinds = reg_kinds(recs, rc_name)
-    return (f'Some(RegClassInfo {{ name: "{rc_name}", vgpr: {str("v" in kinds).lower()}, '
+    return (f'Some(RegClassInfo {{ name: "{name}", vgpr: {str("v" in kinds).lower()}, '
             f'lds_direct: {str("l" in kinds).lower()}, '
             f'sgpr: {str("s" in kinds).lower()}, agpr: {str("a" in kinds).lower()}, '
             f'bits: {class_width(recs, rc_name)} }})')
+
+
+def wave_size_class(recs, rc_name):
+    """The wave32 member of a register class chosen by wave size (RegClassByHwMode whose
+    wave32 and wave64 modes pick different classes), else None."""
+    r = recs[rc_name]
+    if "RegClassByHwMode" not in r.get("!superclasses", []):
+        return None
+    objs = {m["def"]: o["def"] for m, o in zip(r["Modes"], r["Objects"])}
+    w32 = objs.get("AlignedVGPRNoAGPRMode_Wave32")
+    return w32 if w32 is not None and w32 != objs.get("AlignedVGPRNoAGPRMode_Wave64") else None
 
 
 def parse_constraints(s):
@@ -569,6 +585,8 @@ def extract(src, processors, strict, known=None):
     can share a class only when it decodes and prints alike. With `strict` unset, a row whose
     operands use a decoder or printer rule hipscope does not implement is skipped (counted)."""
     recs = Records(src)
+    # LLVM 22 no longer knows some of LLVM 19's processors (gfx940 was folded into gfx942).
+    processors = [p for p in processors if p in recs.processor_features()]
     fsets = feature_sets(recs, processors)
     pred_cache = {}
 
@@ -666,14 +684,25 @@ def row_key(row):
     return tuple((k, row[k] if not isinstance(row[k], list) else tuple(row[k])) for k in sorted(row) if k != "valid")
 
 
+# Decoding modes 4..7 of the merged table (index 4 | real_true16 << 1 | wave64) are LLVM 22's
+# rows on every processor, so that hipscope can decode and print as either release does:
+# LLVM 22 rewrote several forms (true16 VOP3 operands as `.l`/`.h` halves with op_sel folded
+# into the register, op_sel on fake16 VOP3 forms, VOPD with dot2acc, SDWA v_pk_fmac_f16).
+# Modes 0..3 keep LLVM 19's rows, which the simulator executes.
+LLVM22_MODES = [0, 1, 2, 3]
+
+
 def merge(base, ext):
     """LLVM 19's rows keep their validity on the processors LLVM 19 knows; LLVM 22's rows add
-    validity on the processors only LLVM 22 knows (PROCESSORS_22). A row equal in everything
-    else to a base row shares it; otherwise it is added, valid on the new processors only."""
+    validity on the processors only LLVM 22 knows (PROCESSORS_22), and make up the LLVM 22
+    modes (4..7) on every processor. A row equal in everything else to a base row shares it;
+    otherwise it is added, valid on the new processors and in modes 4..7 only."""
+    for r in base:
+        r["valid"] = r["valid"] + [set() for _ in LLVM22_MODES]
     index = {row_key(r): r for r in base}
     out = list(base)
     for r in ext:
-        r["valid"] = [v & set(PROCESSORS_22) for v in r["valid"]]
+        r["valid"] = [v & set(PROCESSORS_22) for v in r["valid"]] + [r["valid"][m] for m in LLVM22_MODES]
         if not any(r["valid"]):
             continue
         same = index.get(row_key(r))
@@ -687,9 +716,12 @@ def merge(base, ext):
 def main(src, dst, src22=None):
     rows, pfeat, dims, known = extract(src, PROCESSORS, strict=True)
     if src22:
-        rows22, pfeat22, _, _ = extract(src22, PROCESSORS_22, strict=False, known=known)
+        rows22, pfeat22, _, _ = extract(src22, PROCESSORS + PROCESSORS_22, strict=False, known=known)
         rows = merge(rows, rows22)
-        pfeat.update(pfeat22)
+        pfeat.update({p: pfeat22[p] for p in PROCESSORS_22})
+    else:
+        for r in rows:
+            r["valid"] += [set() for _ in LLVM22_MODES]
     procs = PROCESSORS + (PROCESSORS_22 if src22 else [])
     classes, class_rows, oplists = {}, [], {}
     opnames, opcodes = set(), set()

@@ -59,6 +59,9 @@ pub struct Ctx {
     /// GFX11+ true 16-bit register operands (`v1.l`/`v1.h`) instead of 32-bit ones
     /// (LLVM `-mattr=+real-true16`; compilers in LLVM 19 emit the 32-bit "fake16" forms).
     pub real_true16: bool,
+    /// Decode and print as LLVM 22.1.8 does (its rows and printer conventions) instead of
+    /// LLVM 19.1.7; the simulator executes LLVM 19's forms.
+    pub llvm22: bool,
     pub features: u64,
     pub vi: bool,
     pub gfx9_plus: bool,
@@ -80,6 +83,7 @@ impl Ctx {
             // GFX6–GFX9 only have wave64.
             wave64: wave64 || !family.is_rdna(),
             real_true16: real_true16 && has(feature::TRUE16BITINSTS),
+            llvm22: false,
             features,
             vi: has(feature::VOLCANICISLANDS),
             gfx9_plus: !has(feature::VOLCANICISLANDS),
@@ -119,7 +123,7 @@ impl Ctx {
     }
 
     fn row_valid(&self, row: &Row) -> bool {
-        let mode = self.wave64 as usize | (self.real_true16 as usize) << 1;
+        let mode = self.wave64 as usize | (self.real_true16 as usize) << 1 | (self.llvm22 as usize) << 2;
         row.valid[mode] & (1 << self.processor as u32) != 0
     }
 }
@@ -174,7 +178,18 @@ impl Decoder {
 
     /// A decoder that also chooses the true 16-bit register forms on GFX11+.
     pub fn with_true16(processor: Processor, wave64: bool, real_true16: bool) -> Decoder {
-        let ctx = Ctx::new(processor, wave64, real_true16);
+        Decoder::with_ctx(Ctx::new(processor, wave64, real_true16))
+    }
+
+    /// A decoder with LLVM 22.1.8's rows and printing (what `llvm-objdump-22` prints); the
+    /// other constructors follow LLVM 19.1.7, whose forms the simulator executes.
+    pub fn llvm22(processor: Processor, wave64: bool, real_true16: bool) -> Decoder {
+        let mut ctx = Ctx::new(processor, wave64, real_true16);
+        ctx.llvm22 = true;
+        Decoder::with_ctx(ctx)
+    }
+
+    fn with_ctx(ctx: Ctx) -> Decoder {
         let order = search_order(&ctx).into_iter().filter_map(|(bytes, ns)| table_slice(ns, bytes).map(|r| (bytes, bucket_rows(&ctx, r)))).collect();
         Decoder { ctx, order }
     }

@@ -146,7 +146,8 @@ impl Printer<'_> {
         let v = v as u32;
         let (id, offset, width) = (v & 0x3f, (v >> 6) & 0x1f, ((v >> 11) & 0x1f) + 1);
         self.out.push_str("hwreg(");
-        match hwreg_name(id, self.ctx) {
+        let name = if self.ctx.llvm22 && self.ctx.family == Family::Gfx12 { hwreg_name_gfx12_llvm22(id, self.ctx) } else { hwreg_name(id, self.ctx) };
+        match name {
             Some(n) => self.out.push_str(n),
             None => {
                 let _ = write!(self.out, "{id}");
@@ -209,6 +210,17 @@ impl Printer<'_> {
             return;
         }
         self.out.push_str(" offset:");
+        // GFX9+ offsets 0xC000.. are the rotate mode (direction bit 10, lanes 9:5) and
+        // 0xE000.. the FFT mode (bits 4:0); LLVM 22 prints them symbolically, LLVM 19 as a
+        // number (SIDefines.h Swizzle encodings, LLVM 22.1.8).
+        if self.ctx.llvm22 && self.ctx.gfx9_plus && v >= 0xc000 {
+            if v >= 0xe000 {
+                let _ = write!(self.out, "swizzle(FFT,{})", v & 0x1f);
+            } else {
+                let _ = write!(self.out, "swizzle(ROTATE,{},{})", (v >> 10) & 1, (v >> 5) & 0x1f);
+            }
+            return;
+        }
         if v & 0xff00 == 0x8000 {
             let _ = write!(self.out, "swizzle(QUAD_PERM,{},{},{},{})", v & 3, (v >> 2) & 3, (v >> 4) & 3, (v >> 6) & 3);
             return;
@@ -380,6 +392,34 @@ impl Printer<'_> {
         let set: Vec<&str> = (0..4).filter(|b| v & (1 << b) != 0).map(|b| names[b]).collect();
         let _ = write!(self.out, "gpr_idx({})", set.join(","));
     }
+}
+
+/// GFX12 hardware register names as LLVM 22 prints them: the wave-state registers under
+/// their `HW_REG_WAVE_*` names, and gfx1250's additions (LLVM 22.1.8 AMDGPUAsmUtils.cpp
+/// `Opr` table, first name per id; ids from SIDefines.h `Hwreg::Id`).
+fn hwreg_name_gfx12_llvm22(id: u32, ctx: &crate::decode::Ctx) -> Option<&'static str> {
+    let gfx1250 = ctx.has(crate::tables::feature::GFX1250INSTS);
+    Some(match id {
+        1 => "HW_REG_WAVE_MODE",
+        2 => "HW_REG_WAVE_STATUS",
+        4 => "HW_REG_WAVE_STATE_PRIV",
+        5 => "HW_REG_WAVE_GPR_ALLOC",
+        6 => "HW_REG_WAVE_LDS_ALLOC",
+        17 => "HW_REG_WAVE_EXCP_FLAG_PRIV",
+        18 => "HW_REG_WAVE_EXCP_FLAG_USER",
+        19 => "HW_REG_WAVE_TRAP_CTRL",
+        20 => "HW_REG_WAVE_SCRATCH_BASE_LO",
+        21 => "HW_REG_WAVE_SCRATCH_BASE_HI",
+        23 => "HW_REG_WAVE_HW_ID1",
+        24 => "HW_REG_WAVE_HW_ID2",
+        26 => "HW_REG_WAVE_SCHED_MODE",
+        28 if gfx1250 => "HW_REG_IB_STS2",
+        31 => "HW_REG_WAVE_DVGPR_ALLOC_LO",
+        32 => "HW_REG_WAVE_DVGPR_ALLOC_HI",
+        33 if gfx1250 => "HW_REG_XNACK_STATE_PRIV",
+        34 if gfx1250 => "HW_REG_XNACK_MASK",
+        _ => return hwreg_name(id, ctx),
+    })
 }
 
 /// Hardware register names for `s_getreg`/`s_setreg` (per ISA generation).

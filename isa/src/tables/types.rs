@@ -39,8 +39,9 @@ pub struct Row {
     pub mask: u128,
     pub value: u128,
     /// Processors (bit = `Processor as u32`) on which the encoding exists, per decoding mode
-    /// (index = wave64 | real_true16 << 1).
-    pub valid: [u32; 4],
+    /// (index = wave64 | real_true16 << 1 | llvm22 << 2: LLVM 19's rows, or LLVM 22.1.8's, see
+    /// `tools/isagen/README.md`).
+    pub valid: [u32; 8],
     /// `flags::*` bits.
     pub flags: u64,
     /// Implicitly read / written registers (`implicit::*` bits).
