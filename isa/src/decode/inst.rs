@@ -132,6 +132,9 @@ pub(super) fn decode_row(ctx: &Ctx, row: &'static Row, word: u128, rest: &[u8], 
         }
     }
     apply_implied_values(ctx, row, &mut operands, state.literal);
+    if ctx.llvm22 {
+        true16_halves_from_op_sel(row, &mut operands);
+    }
     let mut size = row.bytes + if state.literal.is_some() && !has_kimm(row) { 4 } else { 0 };
     if let Some(info) = &row.mimg {
         size += super::mimg::read_nsa_addresses(row, &mut operands, rest)? as u8;
@@ -144,6 +147,30 @@ pub(super) fn decode_row(ctx: &Ctx, row: &'static Row, word: u128, rest: &[u8], 
         0
     };
     Some(Inst { row, operands, size, address, literal: state.literal, opsel })
+}
+
+/// LLVM 22's true16 VOP3 forms name the 16-bit half of each VGPR operand in the register
+/// (`v1.h`): op_sel bit N of `srcN_modifiers` selects the high half of source N, and the
+/// destination's op_sel bit (bit 3, carried in `src0_modifiers`) that of `vdst` (RDNA3 ISA
+/// §7.4 "16-bit Math and VGPRs"; LLVM 22.1.8's disassembler applies the same rule after
+/// decoding). The op_sel bits stay in the modifiers, so `op_sel:[...]` still prints.
+fn true16_halves_from_op_sel(row: &Row, ops: &mut [Operand]) {
+    const OP_SEL: i64 = 4;
+    const DST_OP_SEL: i64 = 8;
+    let pairs = [
+        (OpName::src0, OpName::src0_modifiers, OP_SEL),
+        (OpName::src1, OpName::src1_modifiers, OP_SEL),
+        (OpName::src2, OpName::src2_modifiers, OP_SEL),
+        (OpName::vdst, OpName::src0_modifiers, DST_OP_SEL),
+    ];
+    for (name, mods, bit) in pairs {
+        let (Some(i), Some(m)) = (row.operand_index(name), row.operand_index(mods)) else { continue };
+        if let (Operand::Reg(Reg::Vgpr16 { index, .. }), Operand::Imm(v)) = (ops[i], ops[m]) {
+            if v & bit != 0 {
+                ops[i] = Operand::Reg(Reg::Vgpr16 { index, hi: true });
+            }
+        }
+    }
 }
 
 /// GFX90A memory instructions have one ACC bit: the data operand (`vdata`, DS `data0`) is an
