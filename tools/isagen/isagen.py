@@ -440,6 +440,10 @@ for _t, _v in {"INT32": (32, 0), "FP32": (32, 3), "FP16": (16, 1), "BF16": (16, 
                "V2BF16": (16, 2), "V2FP32": (32, 3), "V2INT32": (32, 0)}.items():
     for _k in ("REG_IMM", "REG_INLINE_C", "REG_INLINE_AC"):
         IMM_SEMANTICS[f"OPERAND_{_k}_{_t}"] = _v
+# LLVM 22's packed-f16 variants: SPLAT takes the f16 inline constants (sema 5: repeated in both
+# halves on GFX11+); NOINLINE takes the 32-bit ones (AMDGPUDisassembler, LLVM 22.1.8).
+IMM_SEMANTICS["OPERAND_REG_IMM_V2FP16_SPLAT"] = (16, 5)
+IMM_SEMANTICS["OPERAND_REG_IMM_NOINLINE_V2FP16"] = (32, 3)
 
 
 def print_kind(method):
@@ -460,8 +464,7 @@ def print_kind(method):
 
 
 # Operand types LLVM 22 added (SIDefines.h) that hipscope's printer does not know yet.
-NEW_OPERAND_TYPES = {"OPERAND_KIMM64", "OPERAND_INLINE_C_AV64_PSEUDO", "OPERAND_REG_IMM_NOINLINE_V2FP16",
-                     "OPERAND_REG_IMM_V2FP16_SPLAT", "OPERAND_REG_INLINE_C_V2INT16"}
+NEW_OPERAND_TYPES = {"OPERAND_KIMM64", "OPERAND_INLINE_C_AV64_PSEUDO"}
 
 
 def operand_type(cls):

@@ -132,7 +132,12 @@ impl State<'_> {
         match v {
             128..=192 => Ok(Operand::Imm(v as i64 - 128)),
             193..=208 => Ok(Operand::Imm(192 - v as i64)),
-            240..=248 => Ok(Operand::Imm(inline_float(v, imm_width, sema))),
+            240..=248 => {
+                let f = inline_float(v, imm_width, sema);
+                // An f16 splat operand (v_pk_fmac_f16) repeats the constant in both halves on
+                // GFX11+ (LLVM 22 OPERAND_REG_IMM_V2FP16_SPLAT).
+                Ok(Operand::Imm(if sema == SEMA_F16_SPLAT && ctx.gfx11_plus { f << 16 | f } else { f }))
+            }
             LITERAL if deferred => Ok(Operand::Imm(LITERAL as i64)),
             LITERAL => {
                 let lit = self.read_literal()?;
@@ -283,6 +288,10 @@ fn special(v: u32, width: u16, ctx: &Ctx) -> Option<Special> {
         _ => None,
     }
 }
+
+/// `sema` of an f16 operand whose inline constants fill both halves on GFX11+ (isagen
+/// `IMM_SEMANTICS`).
+const SEMA_F16_SPLAT: u8 = 5;
 
 /// Inline float constants 240..248 (0.5, −0.5, 1, −1, 2, −2, 4, −4, 1/(2π)) as bit patterns of
 /// the operand's float width (ISA manual, "Inline constants").

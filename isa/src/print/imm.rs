@@ -108,8 +108,11 @@ fn imm_v216(out: &mut String, v: u32, t: T, ctx: &Ctx) {
         return;
     }
     let done = match t {
-        T::RegImmV2int16 => float32(out, v, ctx),
+        T::RegImmV2int16 | T::RegInlineCV2int16 => float32(out, v, ctx),
         T::RegImmV2fp16 | T::RegInlineCV2fp16 => v <= 0xffff && float16(out, v as u16, ctx),
+        // GFX11+ splats the f16 into both halves: a name only when the halves agree.
+        T::RegImmV2fp16Splat if ctx.gfx11_plus => v >> 16 == v & 0xffff && float16(out, v as u16, ctx),
+        T::RegImmV2fp16Splat => v <= 0xffff && float16(out, v as u16, ctx),
         T::RegImmV2bf16 | T::RegInlineCV2bf16 => v <= 0xffff && bfloat16(out, v as u16, ctx),
         _ => false,
     };
@@ -140,7 +143,14 @@ pub fn print(out: &mut String, v: i64, t: T, ctx: &Ctx) -> bool {
         T::RegInlineCInt16 | T::RegImmInt16 => imm_int16(out, lo, ctx),
         T::RegInlineCFp16 | T::RegImmFp16 | T::RegImmFp16Deferred | T::Kimm16 => imm_f16(out, lo, ctx),
         T::RegInlineCBf16 | T::RegImmBf16 => imm_bf16(out, lo, ctx),
-        T::RegImmV2int16 | T::RegImmV2fp16 | T::RegImmV2bf16 | T::RegInlineCV2fp16 | T::RegInlineCV2bf16 => imm_v216(out, lo, t, ctx),
+        T::RegImmV2int16
+        | T::RegImmV2fp16
+        | T::RegImmV2bf16
+        | T::RegInlineCV2fp16
+        | T::RegInlineCV2bf16
+        | T::RegInlineCV2int16
+        | T::RegImmV2fp16Splat
+        | T::RegImmNoinlineV2fp16 => imm_v216(out, lo, t, ctx),
         T::Unknown | T::Pcrel => {
             let _ = write!(out, "{v}");
         }

@@ -18,7 +18,7 @@ use std::fmt::Write;
 
 /// Print one instruction (mnemonic and operands, no address or encoding).
 pub fn format_inst(inst: &Inst, ctx: &Ctx) -> String {
-    let mut p = Printer { inst, ctx, out: String::with_capacity(64) };
+    let mut p = Printer { inst, ctx, out: String::with_capacity(64), unbracket: false };
     p.template(inst.row.asm);
     p.out
 }
@@ -27,6 +27,9 @@ struct Printer<'a> {
     inst: &'a Inst,
     ctx: &'a Ctx,
     out: String,
+    /// A GFX12 image address list of one register, printed without its `[...]`: LLVM 22 decodes
+    /// it as the one-address form (`image_load v0, v0, ...`); set at `$vaddr0`, cleared at `]`.
+    unbracket: bool,
 }
 
 impl Printer<'_> {
@@ -58,7 +61,12 @@ impl Printer<'_> {
                     while i < bytes.len() && !matches!(bytes[i], b'$' | b'{' | b'\\') {
                         i += 1;
                     }
-                    self.out.push_str(&asm[start..i]);
+                    let mut text = &asm[start..i];
+                    if self.unbracket && text.starts_with(']') {
+                        text = &text[1..];
+                        self.unbracket = false;
+                    }
+                    self.out.push_str(text);
                 }
             }
         }
@@ -73,11 +81,23 @@ impl Printer<'_> {
                     self.out.truncate(self.out.len() - 2);
                 }
             }
-            Some(i) => self.operand(i),
+            Some(i) => {
+                if name == "vaddr0" && self.single_image_address() && self.out.ends_with('[') {
+                    self.out.pop();
+                    self.unbracket = true;
+                }
+                self.operand(i)
+            }
             None => {
                 let _ = write!(self.out, "/*Missing {name}*/");
             }
         }
+    }
+
+    /// LLVM 22 on GFX12 image forms: only `vaddr0` of the address list is used.
+    fn single_image_address(&self) -> bool {
+        let row = self.inst.row;
+        self.ctx.llvm22 && row.has(flags::VIMAGE | flags::VSAMPLE) && row.operand_index(OpName::vaddr1).is_some_and(|i| self.op(i) == Operand::Absent)
     }
 
     fn op(&self, i: usize) -> Operand {

@@ -249,6 +249,12 @@ pub enum OperandType {
     RegImmFp64,
     RegImmV2int16,
     RegImmV2fp16,
+    /// LLVM 22: `v_pk_fmac_f16`'s packed-f16 source; GFX11+ repeats an inline f16 constant in
+    /// both halves, earlier targets hold it in the low half.
+    RegImmV2fp16Splat,
+    /// LLVM 22: a packed-f16 source whose inline float constants are the 32-bit ones and
+    /// print as hex (gfx1250 `v_pk_*` forms).
+    RegImmNoinlineV2fp16,
     RegImmV2bf16,
     RegImmV2int32,
     RegImmV2fp32,
@@ -260,6 +266,7 @@ pub enum OperandType {
     RegInlineCInt64,
     RegInlineCFp64,
     RegInlineCV2fp16,
+    RegInlineCV2int16,
     RegInlineCV2bf16,
     RegInlineAcInt32,
     RegInlineAcFp32,
