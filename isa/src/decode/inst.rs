@@ -102,7 +102,11 @@ fn field_value(word: u128, fields: &[(u8, u8, u8)]) -> u64 {
 
 /// Decode `row`'s operands from `word` (and a literal from `rest`). `None` rejects the row.
 pub(super) fn decode_row(ctx: &Ctx, row: &'static Row, word: u128, rest: &[u8], address: u64) -> Option<Inst> {
-    let mut state = State { ctx, rest, literal: None };
+    // A K immediate held in the encoding words is the instruction's one literal, which a
+    // source encoded as 255 reads too (RDNA3 ISA §7.6 VOPD: both halves share one literal;
+    // LLVM 22 encodes K in bits 95:64 of the VOPD word).
+    let literal = row.operands.iter().enumerate().find(|(i, d)| !d.fields.is_empty() && row.class_of(*i).decoder == crate::tables::DecoderKind::KImm);
+    let mut state = State { ctx, rest, literal: literal.map(|(_, d)| field_value(word, d.fields) as u32) };
     let mut operands: Vec<Operand> = Vec::with_capacity(row.operands.len());
     for (i, desc) in row.operands.iter().enumerate() {
         let op = if desc.fields.is_empty() {
