@@ -14,8 +14,8 @@ of the generated file says so. Nothing in here is LLVM code: it reads record *va
 Usage: isagen.py RECORDS19.json OUT.rs [RECORDS22.json]
 
 With LLVM 22.1.8's records as a third argument, the processors only LLVM 22 knows
-(PROCESSORS_22) get their rows from LLVM 22 (see `merge`); every other processor keeps
-exactly LLVM 19's rows.
+(PROCESSORS_22) get their rows from LLVM 22, and decoding modes 4..7 hold LLVM 22's rows for
+every processor (see `merge`); modes 0..3 keep exactly LLVM 19's rows.
 """
 import collections
 import json
@@ -67,7 +67,8 @@ FLAG_FIELDS = [
 
 # Flags hipscope derives for its own classifiers (timing classes, the memory-model recogniser,
 # the scope suite); `derived_flags` says where each comes from; `flags` in isa/src/tables/types.rs lists them after FLAG_FIELDS.
-DERIVED_FLAGS = ["F64", "TRANSCENDENTAL", "WAITCNT", "CACHE_INV", "CACHE_WB", "READS_CLOCK", "VGPR_INDEXING", "WG_BARRIER"]
+DERIVED_FLAGS = ["F64", "TRANSCENDENTAL", "WAITCNT", "CACHE_INV", "CACHE_WB", "READS_CLOCK", "VGPR_INDEXING", "WG_BARRIER",
+                 "F8F6F4_WIDTHS"]
 
 # Record classes of the data-cache maintenance instructions (SMInstructions.td,
 # BUFInstructions.td, FLATInstructions.td).
@@ -137,6 +138,10 @@ def derived_flags(recs, pseudos, r, mn):
         out.append("VGPR_INDEXING")
     if mn in WG_BARRIERS:
         out.append("WG_BARRIER")
+    # F8F6F4_WIDTHS: gfx950's f8f6f4 MFMAs, whose A/B source widths follow the cbsz/blgp
+    # formats; LLVM 22 lists their encodings in MFMA_F8F6F4_WithSizeTable (TableGen).
+    if "MFMA_F8F6F4_WithSizeTable" in classes:
+        out.append("F8F6F4_WIDTHS")
     assert set(out) <= set(DERIVED_FLAGS), out
     return out
 

@@ -138,6 +138,9 @@ pub(super) fn decode_row(ctx: &Ctx, row: &'static Row, word: u128, rest: &[u8], 
     apply_implied_values(ctx, row, &mut operands, state.literal);
     if ctx.llvm22 {
         true16_halves_from_op_sel(row, &mut operands);
+        if row.has(flags::F8F6F4_WIDTHS) {
+            f8f6f4_source_widths(row, &mut operands);
+        }
     }
     let mut size = row.bytes + if state.literal.is_some() && !has_kimm(row) { 4 } else { 0 };
     if let Some(info) = &row.mimg {
@@ -174,6 +177,27 @@ fn true16_halves_from_op_sel(row: &Row, ops: &mut [Operand]) {
                 ops[i] = Operand::Reg(Reg::Vgpr16 { index, hi: true });
             }
         }
+    }
+}
+
+/// gfx950's f8f6f4 MFMAs read as many A (`src0`) and B (`src1`) registers as their formats
+/// need: `cbsz` and `blgp` name the formats FP8 (0), BF8 (1), FP6 (2), BF6 (3), FP4 (4), which
+/// take 8, 8, 6, 6 and 4 VGPRs (CDNA4 ISA, "Matrix Fused Multiply Add" f8f6f4 formats; LLVM
+/// 22.1.8 prints the tuple of that width).
+fn f8f6f4_source_widths(row: &Row, ops: &mut [Operand]) {
+    let regs = |format: i64| match format {
+        2 | 3 => 6,
+        4 => 4,
+        _ => 8,
+    };
+    for (src, fmt) in [(OpName::src0, OpName::cbsz), (OpName::src1, OpName::blgp)] {
+        let (Some(i), Some(f)) = (row.operand_index(src), row.operand_index(fmt)) else { continue };
+        let count = regs(ops[f].imm());
+        ops[i] = match ops[i] {
+            Operand::Reg(Reg::Vgpr { index, .. }) => Operand::Reg(Reg::Vgpr { index, count }),
+            Operand::Reg(Reg::Agpr { index, .. }) => Operand::Reg(Reg::Agpr { index, count }),
+            other => other,
+        };
     }
 }
 

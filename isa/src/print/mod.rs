@@ -1,4 +1,5 @@
-//! Printer: typed instructions → LLVM assembly syntax, as `llvm-objdump-19` prints them.
+//! Printer: typed instructions → LLVM assembly syntax, as `llvm-objdump-19` prints them (as
+//! `llvm-objdump-22` does for a `Decoder::llvm22` decoder, `Ctx::llvm22`).
 //!
 //! Each table row carries its LLVM assembly template (`v_add_f32$vdst, $src0_modifiers, ...`);
 //! the printer walks the template and prints each `$operand` with the rule of its operand class
@@ -339,11 +340,13 @@ impl Printer<'_> {
         match self.op(i) {
             Operand::Reg(r) => {
                 let _ = write!(self.out, "{r}");
-                // Image data/address registers are resized to what dmask/dim imply (another
-                // opcode of the same family in LLVM), so only their register file is checked.
+                // Image data/address registers are resized to what dmask/dim imply, and f8f6f4
+                // MFMA sources to what cbsz/blgp imply (another opcode of the same family in
+                // LLVM), so only their register file is checked.
                 let name = self.inst.row.operands[i].name.name();
-                let resized = self.inst.row.mimg.is_some()
-                    && (name.starts_with("vaddr") || name == "vdata" || name == "vdst")
+                let row = self.inst.row;
+                let resized = ((row.mimg.is_some() && (name.starts_with("vaddr") || name == "vdata" || name == "vdst"))
+                    || (row.has(flags::F8F6F4_WIDTHS) && (name == "src0" || name == "src1")))
                     && matches!(r, Reg::Vgpr { .. } | Reg::Agpr { .. });
                 if let Some(rc) = class.reg_class.filter(|_| !resized) {
                     if !reg_in_class(r, rc) {

@@ -364,6 +364,7 @@ pub mod flags {
         READS_CLOCK,
         VGPR_INDEXING,
         WG_BARRIER,
+        F8F6F4_WIDTHS,
     );
 }
 
