@@ -262,7 +262,7 @@ pub struct SrcMods {
     pub neg: bool,
     /// Float absolute value (VOP3P: negate the high half, `neg_hi`).
     pub abs: bool,
-    /// SDWA integer sign extension (shares the `neg` bit).
+    /// SDWA integer sign extension (the `neg` bit in LLVM 19's rows, bit 4 in LLVM 22's).
     pub sext: bool,
     /// op_sel: take the high 16-bit half of this source (VOP3 16-bit ops, VOP3P low lane).
     pub op_sel: bool,
@@ -277,7 +277,7 @@ impl Inst {
         let Some(v) = name.and_then(|name| self.operand(name)).map(|o| o.imm()) else {
             return SrcMods::default();
         };
-        SrcMods { neg: v & 1 != 0, abs: v & 2 != 0, sext: v & 1 != 0, op_sel: v & 4 != 0, op_sel_hi: v & 8 != 0 }
+        SrcMods { neg: v & 1 != 0, abs: v & 2 != 0, sext: v & (1 | 1 << 4) != 0, op_sel: v & 4 != 0, op_sel_hi: v & 8 != 0 }
     }
 
     /// Source operand `n` (`src0`..`src2`).

@@ -9,7 +9,9 @@ use std::fmt::Write;
 // OP_SEL/OP_SEL_HI/NEG_HI; LLVM packs them into one operand with these bit values).
 pub const NEG: i64 = 1;
 pub const ABS: i64 = 2;
-pub const SEXT: i64 = 1;
+/// SDWA/DPP integer sign extension: LLVM 19's records put it in bit 0, LLVM 22's in bit 4
+/// (SISrcMods::SEXT); a row carries one or the other, so either bit means `sext`.
+pub const SEXT: i64 = 1 | 1 << 4;
 pub const NEG_HI: i64 = 2;
 pub const OP_SEL_0: i64 = 4;
 pub const OP_SEL_1: i64 = 8;
