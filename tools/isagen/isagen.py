@@ -648,6 +648,12 @@ def class_desc(recs, cname, cache, known=None):
     if cname not in cache:
         cls = recs[cname]
         same = (known or {}).get(cname)
+        # LLVM 22's `ds_gws_*` data operand (AV_LdSt_32_Align2_RegOp): an even-aligned pair on
+        # GFX90A+ that prints as its first register (printAVLdSt32Align2RegOp), i.e. the one
+        # 32-bit VGPR/AGPR LLVM 19 decoded and printed as AVLdSt_32.
+        if cls.get("PrintMethod") == "printAVLdSt32Align2RegOp" and "AVLdSt_32" in (known or {}):
+            same = cache[cname] = known["AVLdSt_32"]
+            return same
         if same is not None and same[4] == reg_class_info(recs, cname, cls):
             cache[cname] = same
             return same
