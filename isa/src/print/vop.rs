@@ -269,7 +269,10 @@ impl Printer<'_> {
                 ops.push(self.src_mods(n).unwrap_or(default * bit));
             }
         }
-        let has_dst_sel = !ops.is_empty() && bit == OP_SEL_0 && self.has(flags::VOP3_OPSEL);
+        // LLVM 22 prints the destination's op_sel bit only when there is a destination
+        // (`v_cmpx_*` has none); LLVM 19 printed it for every VOP3_OPSEL form.
+        let has_dst = !self.ctx.llvm22 || self.named(OpName::vdst).is_some() || self.named(OpName::sdst).is_some();
+        let has_dst_sel = has_dst && !ops.is_empty() && bit == OP_SEL_0 && self.has(flags::VOP3_OPSEL);
         let packed_default = (self.has(flags::ISPACKED) && bit == OP_SEL_1) as i64;
         let all_default = ops.iter().all(|m| ((m & bit != 0) as i64) == packed_default) && !(has_dst_sel && ops[0] & DST_OP_SEL != 0);
         if all_default {
