@@ -3,8 +3,8 @@
 //! Every row of `tests/llvm22/<cpu>[__<mattr>].tsv.gz` is an encoding line of LLVM 22's
 //! `llvm/test/MC/Disassembler/AMDGPU` and the text `llvm-mc-22 --disassemble` prints for it with
 //! that `-mcpu`/`-mattr` (`<invalid>`: LLVM rejects it); `tools/llvm22corpus` made them. Decoding
-//! the bytes must consume all of them and print that text (whitespace-normalised), or fail for
-//! `<invalid>`. The test prints agreement per configuration and in total and fails below
+//! the bytes with LLVM 22's rows and printing (`Decoder::llvm22`) must consume all of them and
+//! print that text (whitespace-normalised), or fail for `<invalid>`. The test prints agreement per configuration and in total and fails below
 //! `BAR` — the figure reached, short of the 99.5 % (the gap is printed).
 
 use flate2::read::GzDecoder;
@@ -96,7 +96,8 @@ fn llvm22_disassembler_corpus() {
                 Err(why) => {
                     let mn = expected.split_whitespace().next().unwrap_or("?").to_string();
                     *by_mnemonic.entry(format!("{}:{mn}", p.family())).or_default() += 1;
-                    // HIPSCOPE_CORPUS_VERBOSE=<configuration prefix> lists differences.
+                    // HIPSCOPE_CORPUS_VERBOSE=<configuration prefix> lists differences (the
+                    // first 60, or HIPSCOPE_CORPUS_MAX of them).
                     if std::env::var("HIPSCOPE_CORPUS_VERBOSE").is_ok_and(|v| stem.starts_with(&v)) {
                         examples.push(format!("{stem} {hex}: {why}"));
                     }
