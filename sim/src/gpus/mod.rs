@@ -131,6 +131,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("mi250x", include_str!("../../../configs/mi250x.ron")),
     ("mi300a", include_str!("../../../configs/mi300a.ron")),
     ("mi300x", include_str!("../../../configs/mi300x.ron")),
+    ("mi355x", include_str!("../../../configs/mi355x.ron")),
     ("rx6900xt", include_str!("../../../configs/rx6900xt.ron")),
     ("rx7900xtx", include_str!("../../../configs/rx7900xtx.ron")),
     ("rx9070xt", include_str!("../../../configs/rx9070xt.ron")),
