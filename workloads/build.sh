@@ -25,7 +25,8 @@
 #   hip/bin/<stem>.co                       offload bundle of hip/<stem>.hip (device code only,
 #                                           every processor of HIP_ARCHS) for hipModuleLoad
 #   grading/bin/<config>/<stem>.co          coursework kernel objects (grading/*.hip) per config,
-#                                           with DWARF line tables
+#                                           with DWARF line tables (not gfx950: clang-22 does not
+#                                           link the HIP 5.2 device libraries' __atomic_work_item_fence)
 #   grading/golden/<config>/<stem>.debug_line.txt  llvm-dwarfdump-19 --debug-line <stem>.co
 #                                           (gfx942 and gfx1100-w32-wgp)
 # The HIP test programs include the HIP 5.2 runtime headers, so they need the toolchain of

@@ -65,7 +65,22 @@ impl Target {
     /// `syncscope("agent-one-as")`), so their releases wait for LDS too and their LDS atomics
     /// carry the work-group acquire and release (AMDGPUUsage, "Memory Model GFX942").
     pub fn one_as_atomics(&self) -> bool {
-        !matches!(self.processor, Processor::Gfx950 | Processor::Gfx1250 | Processor::Gfx1251)
+        !self.needs_llvm22()
+    }
+
+    /// Whether only LLVM 22 (of the two the project builds with) knows the processor, so its
+    /// code is clang-22's (`workloads/build.sh` CONFIGS22).
+    pub fn needs_llvm22(&self) -> bool {
+        matches!(self.processor, Processor::Gfx950 | Processor::Gfx1250 | Processor::Gfx1251)
+    }
+
+    /// The compiler whose code the lowering describes, as reports name it.
+    pub fn compiler(&self) -> &'static str {
+        if self.needs_llvm22() {
+            "clang-22"
+        } else {
+            "clang-19"
+        }
     }
 
     /// The target a code object's kernel was built for: its processor, and the modes its

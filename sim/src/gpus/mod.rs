@@ -308,6 +308,20 @@ mod tests {
         }
     }
 
+    /// MI355X against the ROCm docs' "GPU hardware specifications" row (gfx950: 256 CUs, 32 per
+    /// XCD, LDS 160 KiB, L2 4 MiB per XCD, L3 256 MiB, L1 vector 32 KiB, scalar 16 KiB per 2
+    /// CUs) and AMD's MI355X data sheet (288 GB HBM3E, 8192-bit, 2400 MHz peak engine clock).
+    #[test]
+    fn mi355x_has_the_published_cdna4_figures() {
+        let g = resolve("mi355x").unwrap_or_else(|e| panic!("{e}"));
+        let t = g.timing.as_ref().expect("timing section");
+        assert_eq!((g.processor, g.wave_size, g.compute_units, t.topology.xcds), (Processor::Gfx950, 64, 256, 8));
+        assert_eq!((t.lds.size_bytes, t.l2.size_bytes, t.vector_l1.size_bytes), (160 << 10, 4 << 20, 32 << 10));
+        assert_eq!((t.scalar_cache.size_bytes, t.topology.cus_per_scalar_cache), (16 << 10, 2));
+        assert_eq!(t.mall.as_ref().map(|m| m.size_bytes), Some(256 << 20));
+        assert_eq!((g.hip.total_global_mem_bytes, g.hip.memory_bus_width_bits, t.clock_mhz), (288 << 30, 8192, 2400));
+    }
+
     #[test]
     fn resolve_names_files_and_errors() {
         assert_eq!(resolve("mi300x").map(|g| g.processor), Ok(Processor::Gfx942));
