@@ -179,31 +179,25 @@ build_config() {
   echo "built $name"
 }
 
+# build_all <configs> <tgsplit configs>: every source for each config (src/*_cov4.hip as code
+# object v4: the later -mcode-object-version wins), and the tgsplit builds (gfx90a, gfx942,
+# gfx950: a work-group's waves may run on different CUs, so work-group scope needs the L1
+# treatment) of the kernels that show what scope costs.
+build_all() {
+  for c in $1; do
+    name=${c%%:*}; rest=${c#*:}
+    build_config "$name" "${rest%%:*}" "${rest#*:}" "$SOURCES"
+    build_config "$name" "${rest%%:*}" "${rest#*:},-mcode-object-version=4" "$COV4_SOURCES"
+  done
+  for c in $2; do
+    name=${c%%:*}; rest=${c#*:}
+    build_config "$name" "${rest%%:*}" "${rest#*:}" "$TGSPLIT_SOURCES"
+  done
+}
 use_llvm 19
-for c in $CONFIGS; do
-  name=${c%%:*}; rest=${c#*:}
-  build_config "$name" "${rest%%:*}" "${rest#*:}" "$SOURCES"
-  # *_cov4.hip: code object v4 (the later -mcode-object-version wins).
-  build_config "$name" "${rest%%:*}" "${rest#*:},-mcode-object-version=4" "$COV4_SOURCES"
-done
-
-# tgsplit builds (gfx90a, gfx942, gfx950: a work-group's waves may run on different CUs, so
-# work-group scope needs the L1 treatment) of the kernels that show what scope costs.
-for c in $TGSPLIT_CONFIGS; do
-  name=${c%%:*}; rest=${c#*:}
-  build_config "$name" "${rest%%:*}" "${rest#*:}" "$TGSPLIT_SOURCES"
-done
-
+build_all "$CONFIGS" "$TGSPLIT_CONFIGS"
 use_llvm 22
-for c in $CONFIGS22; do
-  name=${c%%:*}; rest=${c#*:}
-  build_config "$name" "${rest%%:*}" "${rest#*:}" "$SOURCES"
-  build_config "$name" "${rest%%:*}" "${rest#*:},-mcode-object-version=4" "$COV4_SOURCES"
-done
-for c in $TGSPLIT_CONFIGS22; do
-  name=${c%%:*}; rest=${c#*:}
-  build_config "$name" "${rest%%:*}" "${rest#*:}" "$TGSPLIT_SOURCES"
-done
+build_all "$CONFIGS22" "$TGSPLIT_CONFIGS22"
 use_llvm 19
 
 # Offload bundles (what hipcc --genco / a .hip_fatbin section holds).
