@@ -1,6 +1,6 @@
 #!/bin/sh
 # rocm-suites.sh: run representative subsets of ROCm's own upstream test suites (rocPRIM,
-# hipCUB, rocThrust, rocRAND/hipRAND, rocSPARSE, rocBLAS, hipBLAS) under `hipscope exec`,
+# hipCUB, rocThrust, rocRAND/hipRAND, rocSPARSE, rocBLAS, hipBLAS, rocWMMA) under `hipscope exec`,
 # i.e. the unmodified Debian test binaries with every kernel on the simulated GPU, and
 # write pass/fail counts, wall and simulated times and the failing tests to
 # reports/rocm-suites.md.
@@ -188,6 +188,19 @@ selection() {
 # axpy, dot (N=1000), gemv, ger (100x100), trsv (lower, n=65), gemm 600x500x33 (NN and TC,
 # every precision), trsm (left-lower). 58 tests.
 7.2|hipblas|libhipblas*-tests|hipblas-test|gtest|_/axpy.blas1/quick_axpy_*_N_1000_*_C:_/dot.blas1/quick_dot*_N_1000_*_C:_/gemv.blas2/quick_gemv_*_M_100_*_C:_/ger.blas2/quick_ger*_M_100_*_C:_/trsv.blas2/quick_trsv_*_uplo_L_transA_N_*_N_65_*_C:_/gemm.blas3/quick_gemm_*_transA_N_transB_N_M_600_*_C:_/gemm.blas3/quick_gemm_*_transA_T_transB_C_M_600_*_C:_/trsm.blas3/quick_trsm_*_side_L_uplo_L_transA_N_diag_N_*_workspace_0_C|hipBLAS wrappers over rocBLAS, BLAS levels 1-3
+# --- rocWMMA (7.2 only; unstable has no rocWMMA): the unit tests Debian packages (its GEMM
+# tests are not in the package) of the wave-level matrix API: fragments filled, loaded and
+# stored (one wave and cooperative), layouts, the contamination checks (a store leaves the
+# neighbouring memory alone), cross-lane operations (DPP, swizzle, permute, blend) and AOS/SOA
+# transforms. /0: each typed suite's first parameter set (one data type per suite, f8 to f64;
+# the block sizes the GPU lacks skip). Every kernel is small; the suites hold 1.6 k-2.2 M tests.
+7.2|rocwmma|librocwmma-tests|fill_fragment_test|gtest|*/0|fill_fragment for matrix_a/b/accumulator fragments of every block size and data type
+7.2|rocwmma|librocwmma-tests|load_store_matrix_sync_test|gtest|*/0|load_matrix_sync/store_matrix_sync, row and column major
+7.2|rocwmma|librocwmma-tests|load_store_matrix_coop_sync_test|gtest|*/0|cooperative loads and stores split over the waves of a block
+7.2|rocwmma|librocwmma-tests|layout_test|gtest|*/0|the register layouts of matrix fragments (what MFMA/WMMA expect)
+7.2|rocwmma|librocwmma-tests|contamination_test|gtest|*/0|loads and stores leave the memory around a fragment untouched
+7.2|rocwmma|librocwmma-tests|cross_lane_ops_test|gtest|*/0|DPP, ds_swizzle, ds_permute/bpermute, blend and permlane operations
+7.2|rocwmma|librocwmma-tests|transforms_test|gtest|*/0|AOS/SOA fragment transforms
 EOF
 }
 
@@ -453,7 +466,7 @@ def report(args):
         r['dir'] = os.path.dirname(p)
         r['id'] = os.path.basename(p)[:-len('.result')]
         rows.append(r)
-    order = ['rocprim', 'hipcub', 'rocthrust', 'rocrand', 'rocsparse', 'rocblas', 'hipblas']
+    order = ['rocprim', 'hipcub', 'rocthrust', 'rocrand', 'rocsparse', 'rocblas', 'hipblas', 'rocwmma']
     modes = {'functional': 0, 'timing': 1}
     rows.sort(key=lambda r: (r['ver'], r['gpu'], r['id'], modes.get(r['mode'], 2)))
     out = []

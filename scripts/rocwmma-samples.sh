@@ -13,6 +13,7 @@
 #   -g           simulated GPUs (default mi300x,rx7900xtx); the samples are built for the
 #                processors of these GPUs
 #   -m           modes (default both)
+#   -r           only rewrite the report from the last run's results (target/rocwmma-samples/rows.tsv)
 #
 # Why this way: Debian's librocwmma-dev 7.2.4 ships only rocWMMA's five top-level headers
 # (rocwmma.hpp includes internal/*.hpp, which the package lacks), and 6.4 has no rocWMMA
@@ -29,15 +30,17 @@ set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 gpus=mi300x,rx7900xtx
 modes="functional timing"
-while getopts g:m: o; do
+report_only=0
+while getopts g:m:r o; do
     case $o in
         g) gpus=$OPTARG ;;
         m) case $OPTARG in both) modes="functional timing" ;; *) modes=$OPTARG ;; esac ;;
-        *) sed -n '2,18p' "$0" >&2; exit 2 ;;
+        r) report_only=1 ;;
+        *) sed -n '2,/^set -eu/p' "$0" >&2; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-[ $# = 1 ] || { sed -n '2,18p' "$0" >&2; exit 2; }
+[ $# = 1 ] || { sed -n '2,/^set -eu/p' "$0" >&2; exit 2; }
 src=$(cd "$1" && pwd)
 [ -d "$src/library/include/rocwmma" ] && [ -d "$src/samples" ] || { echo "rocwmma-samples.sh: $src has no library/include/rocwmma or samples/" >&2; exit 2; }
 root=${HIPSCOPE_ROCM_ROOT_64:-$HOME/.cache/hipscope/rocm-root-6.4}
@@ -75,8 +78,8 @@ build() { # sample processor wave
 }
 
 rows=$out/rows.tsv
-: > "$rows"
-for g in $(echo "$gpus" | tr ',' ' '); do
+[ $report_only = 1 ] || : > "$rows"
+[ $report_only = 1 ] || for g in $(echo "$gpus" | tr ',' ' '); do
     set -- $(proc "$g")
     p=$1 wave=$2
     for s in $SAMPLES; do
@@ -105,14 +108,16 @@ done
     echo "programs, built with clang-22 and ROCm 6.4's HIP headers, run unmodified; each checks"
     echo "its GPU result against its own CPU reference and prints PASSED! or FAILED! (per"
     echo "problem: simple_dlrm runs two). *skipped*: the sample found its data type unsupported"
-    echo "on the device. *sim* is the simulated kernel time (timing mode)."
+    echo "on the device. *exit* 3: hipscope stopped the program at a kernel fault (the log in"
+    echo "target/rocwmma-samples/logs/ names it). *sim* is the simulated kernel time (timing mode)."
     echo
     echo "| sample | GPU | processor | mode | passed | failed | skipped | exit | wall | wave-instructions | sim |"
     echo "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
     while IFS="$(printf '\t')" read -r s g p m pass fail skip rc wall isim; do
-        insts=${isim%%/*} sim=${isim#*/}
-        [ "$m" = timing ] || sim=-
-        echo "| \`$s\` | $g | $p | $m | $pass | $fail | $skip | $rc | $wall s | $insts | $sim ms |"
+        insts=${isim%%/*} sim="${isim#*/} ms"
+        [ "$m" = timing ] && [ "$insts" != 0 ] || sim=-
+        [ "$insts" != 0 ] || insts=-
+        echo "| \`$s\` | $g | $p | $m | $pass | $fail | $skip | $rc | $wall s | $insts | $sim |"
     done < "$rows"
 } > reports/rocwmma-samples.md
 echo "wrote reports/rocwmma-samples.md"

@@ -57,9 +57,12 @@ fn exec(gpu: &str, mode: &'static str, prog: &Path) -> Run {
     Run { gpu: gpu.to_string(), mode, code, stdout: ended.stdout, stderr }
 }
 
-/// Every built-in GPU in functional mode, then the timing GPUs in timing mode.
+/// Every built-in GPU in functional mode, then the timing GPUs in timing mode. Not mi355x: these
+/// programs are built by the HIP 5.2 toolchain's clang-19, which has no gfx950 (the ROCm 7.2
+/// builds of `tests/hip_rocm_builds.rs` carry gfx950 code and run there).
 fn runs() -> Vec<(String, &'static str)> {
-    let mut v: Vec<(String, &'static str)> = gpus::builtin_names().into_iter().map(|g| (g.to_string(), "functional")).collect();
+    let built = |g: &&str| *g != "mi355x";
+    let mut v: Vec<(String, &'static str)> = gpus::builtin_names().into_iter().filter(built).map(|g| (g.to_string(), "functional")).collect();
     v.extend(TIMING_GPUS.iter().map(|g| (g.to_string(), "timing")));
     v
 }

@@ -210,18 +210,21 @@ fn counters_and_traces_need_timing_mode() {
 }
 
 #[test]
-fn gpus_lists_the_nine_builtins() {
+fn gpus_lists_the_ten_builtins() {
     let o = hipscope(&["gpus"]);
     assert_eq!(code(&o), 0);
     let out = stdout(&o);
-    for g in ["r9nano", "mi100", "mi210", "mi250x", "mi300a", "mi300x", "rx6900xt", "rx7900xtx", "rx9070xt"] {
+    for g in ["r9nano", "mi100", "mi210", "mi250x", "mi300a", "mi300x", "mi355x", "rx6900xt", "rx7900xtx", "rx9070xt"] {
         assert!(out.lines().any(|l| l.starts_with(g)), "{g}: {out}");
     }
     let o = hipscope(&["gpus", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
-    assert_eq!(v.as_array().map(Vec::len), Some(9));
+    assert_eq!(v.as_array().map(Vec::len), Some(10));
     assert_eq!(v[5]["processor"], "gfx942");
     assert_eq!(v[5]["hip"]["warp_size"], 64);
+    // MI355X: gfx950, wave64, 256 CUs (ROCm docs "GPU hardware specifications", MI355X row).
+    assert_eq!(v[6]["processor"], "gfx950");
+    assert_eq!(v[6]["compute_units"], 256);
 }
 
 /// `--json` on a kernel fault: the fault as JSON on stdout, still exit status 3.

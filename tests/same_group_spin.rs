@@ -49,7 +49,9 @@ fn a_work_group_sees_its_own_stores_and_atomics_on_every_gpu() {
 fn a_tgsplit_work_group_spread_over_cus_sees_its_own_stores() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/spin_wg.ron");
     let mut failures = Vec::new();
-    for (gpu, dir) in [("mi210", "gfx90a-tgsplit"), ("mi250x", "gfx90a-tgsplit"), ("mi300x", "gfx942-tgsplit"), ("mi300a", "gfx942-tgsplit")] {
+    for (gpu, dir) in
+        [("mi210", "gfx90a-tgsplit"), ("mi250x", "gfx90a-tgsplit"), ("mi300x", "gfx942-tgsplit"), ("mi300a", "gfx942-tgsplit"), ("mi355x", "gfx950-tgsplit")]
+    {
         let mut s = spec::load(&path).expect("workloads/spin_wg.ron loads");
         s.code_objects = OrderedMap(vec![(dir.to_string(), format!("bin/{dir}/spin_wg.co"))]);
         run_checked(&s, &path, gpu, true, dir, &mut failures);

@@ -2,8 +2,8 @@
 //! scope costs have the properties the memory-model lowering implies (LLVM AMDGPUUsage memory
 //! model tables, summarised in ../shared/notes/memory-model-lowering.md §3.2): a wider scope
 //! never costs less; work-group scope needs no cache action on GCN/CDNA; on RDNA it pays the L0
-//! invalidate in WGP mode and not in CU mode; in tgsplit mode (gfx90a, gfx942: a work-group's
-//! waves on several CUs) its acquires pay an L1 invalidate; on the 8-L2 MI300X agent scope
+//! invalidate in WGP mode and not in CU mode; in tgsplit mode (gfx90a, gfx942, gfx950: a work-group's
+//! waves on several CUs) its acquires pay an L1 invalidate; on the 8-L2 MI300X and MI355X agent scope
 //! writes back and invalidates the L2, and costs more the more dirty data there is.
 
 use serde_json::Value;
@@ -121,8 +121,10 @@ fn median(r: Option<&Value>) -> Option<u64> {
 
 #[test]
 fn scope_costs_schema_ranking_and_actions() {
-    let rows = rows(&[], &["mi300x", "mi210", "rx7900xtx", "rx6900xt", "r9nano"]);
+    let rows = rows(&[], &["mi355x", "mi300x", "mi210", "rx7900xtx", "rx6900xt", "r9nano"]);
     let want = [
+        ("mi355x", "CU"),
+        ("mi355x", "tgsplit"),
         ("mi300x", "CU"),
         ("mi300x", "tgsplit"),
         ("mi210", "CU"),
@@ -135,25 +137,33 @@ fn scope_costs_schema_ranking_and_actions() {
     assert_eq!(targets(&rows).iter().map(|(g, m)| (g.as_str(), m.as_str())).collect::<Vec<_>>(), want);
     let mut failures = Vec::new();
     check_targets(&rows, &mut failures);
-    // MI300X (8 L2s in one agent): agent scope writes back and invalidates the L2, and its cost
-    // grows with the dirty footprint.
-    let rel = actions(find(&rows, "mi300x", "CU", "fence_rel", "agent", 65536, "one_workgroup"));
-    let acq = actions(find(&rows, "mi300x", "CU", "fence_acq", "agent", 0, "one_workgroup"));
-    println!("mi300x agent release (64 KiB dirty): {rel}\nmi300x agent acquire: {acq}");
-    if !rel.contains("L2 write-back") || rel.contains(": 0 dirty lines") {
-        failures.push(format!("mi300x agent release did not write back dirty L2 lines: {rel:?}"));
-    }
-    if !acq.contains("L2 invalidate") {
-        failures.push(format!("mi300x agent acquire did not invalidate the L2: {acq:?}"));
-    }
-    for op in ["fence_rel", "store_rel", "fence_acq_rel"] {
-        let by_fp: Vec<Option<u64>> = [0u64, 1 << 20].iter().map(|&f| median(find(&rows, "mi300x", "CU", op, "agent", f, "one_workgroup"))).collect();
-        println!("mi300x agent {op}: no dirty data {:?}, 1 MiB dirty {:?}", by_fp[0], by_fp[1]);
-        if !matches!(by_fp[..], [Some(a), Some(b)] if b > a) {
-            failures.push(format!("mi300x agent {op} does not cost more with 1 MiB dirty: {by_fp:?}"));
-        }
+    // MI300X and MI355X (8 L2s in one agent; AMDGPUUsage "Memory Model GFX942" covers both):
+    // agent scope writes back and invalidates the L2, and its cost grows with the dirty footprint.
+    for gpu in ["mi300x", "mi355x"] {
+        multi_l2_agent_scope(&rows, gpu, &mut failures);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// On a GPU with one L2 per XCD, agent-scope release writes back dirty L2 lines, acquire
+/// invalidates the L2, and releases cost more with 1 MiB dirty than with none.
+fn multi_l2_agent_scope(rows: &[Value], gpu: &str, failures: &mut Vec<String>) {
+    let rel = actions(find(rows, gpu, "CU", "fence_rel", "agent", 65536, "one_workgroup"));
+    let acq = actions(find(rows, gpu, "CU", "fence_acq", "agent", 0, "one_workgroup"));
+    println!("{gpu} agent release (64 KiB dirty): {rel}\n{gpu} agent acquire: {acq}");
+    if !rel.contains("L2 write-back") || rel.contains(": 0 dirty lines") {
+        failures.push(format!("{gpu} agent release did not write back dirty L2 lines: {rel:?}"));
+    }
+    if !acq.contains("L2 invalidate") {
+        failures.push(format!("{gpu} agent acquire did not invalidate the L2: {acq:?}"));
+    }
+    for op in ["fence_rel", "store_rel", "fence_acq_rel"] {
+        let by_fp: Vec<Option<u64>> = [0u64, 1 << 20].iter().map(|&f| median(find(rows, gpu, "CU", op, "agent", f, "one_workgroup"))).collect();
+        println!("{gpu} agent {op}: no dirty data {:?}, 1 MiB dirty {:?}", by_fp[0], by_fp[1]);
+        if !matches!(by_fp[..], [Some(a), Some(b)] if b > a) {
+            failures.push(format!("{gpu} agent {op} does not cost more with 1 MiB dirty: {by_fp:?}"));
+        }
+    }
 }
 
 /// The other built-in GPUs and modes (MI100 gfx908, MI250X gfx90a, MI300A gfx942 with six L2s,

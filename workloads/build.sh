@@ -6,14 +6,16 @@
 #         workloads/build.sh --verify   rebuild into a temporary directory and compare it
 #                                       byte for byte with the committed bin/ and golden/
 #                                       (exit 1 if anything differs)
-# Needs:  apt-get update && apt-get install -y clang-19 lld-19 llvm-19
-# Tools can be overridden: CLANG, LLD, OBJDUMP, READELF, BUNDLER, STRIP.
+# Needs:  apt-get update && apt-get install -y clang-19 lld-19 llvm-19 clang-22 lld-22 llvm-22
+# Tools can be overridden: CLANG, LLD, OBJDUMP, READELF, BUNDLER, STRIP; the gfx950 builds
+# (CONFIGS22: gfx950 is not in LLVM 19) use CLANG22, LLD22, OBJDUMP22, READELF22.
 #
 # Outputs (all paths relative to workloads/):
 #   bin/<config>/<stem>.co                  linked (ET_DYN) code object per source and config
 #   golden/<config>/<stem>.objdump.txt      stdout of llvm-objdump-19 -d --no-show-raw-insn <stem>.co
 #   golden/<config>/<stem>.objdump-w64.txt  the same with --mattr=+wavefrontsize64 (wave64 configs)
 #   golden/<config>/<stem>.notes.txt        stdout of llvm-readelf-19 --notes <stem>.co
+#                                           (llvm-objdump-22 / llvm-readelf-22 for gfx950*)
 #   bin/bundles/<stem>.bundle               clang offload bundle (gfx90a, gfx942, gfx1100)
 #   golden/bundles/<stem>.bundle.list.txt   clang-offload-bundler --list --type=o
 #   bin/host/vadd_host                      stripped x86-64 HIP host executable with .hip_fatbin
@@ -23,7 +25,8 @@
 #   hip/bin/<stem>.co                       offload bundle of hip/<stem>.hip (device code only,
 #                                           every processor of HIP_ARCHS) for hipModuleLoad
 #   grading/bin/<config>/<stem>.co          coursework kernel objects (grading/*.hip) per config,
-#                                           with DWARF line tables
+#                                           with DWARF line tables (not gfx950: clang-22 does not
+#                                           link the HIP 5.2 device libraries' __atomic_work_item_fence)
 #   grading/golden/<config>/<stem>.debug_line.txt  llvm-dwarfdump-19 --debug-line <stem>.co
 #                                           (gfx942 and gfx1100-w32-wgp)
 # The HIP test programs include the HIP 5.2 runtime headers, so they need the toolchain of
@@ -43,6 +46,17 @@ READELF=${READELF:-llvm-readelf-19}
 BUNDLER=${BUNDLER:-/usr/lib/llvm-19/bin/clang-offload-bundler}
 STRIP=${STRIP:-llvm-strip-19}
 DWARFDUMP=${DWARFDUMP:-llvm-dwarfdump-19}
+CLANG22=${CLANG22:-clang-22}
+LLD22=${LLD22:-ld.lld-22}
+OBJDUMP22=${OBJDUMP22:-llvm-objdump-22}
+READELF22=${READELF22:-llvm-readelf-22}
+# The LLVM the next build_config uses (use_llvm 19|22).
+use_llvm() {
+  case "$1" in
+    19) CC_=$CLANG; LD_=$LLD; OD_=$OBJDUMP; RE_=$READELF ;;
+    22) CC_=$CLANG22; LD_=$LLD22; OD_=$OBJDUMP22; RE_=$READELF22 ;;
+  esac
+}
 HIP_TOOLCHAIN=${HIP_TOOLCHAIN:-../../shared/tools/hip-toolchain/setup.sh}
 
 LC_ALL=C
@@ -101,6 +115,13 @@ TGSPLIT_CONFIGS="
 gfx90a-tgsplit:gfx90a:-mtgsplit
 gfx942-tgsplit:gfx942:-mtgsplit
 "
+# gfx950 (MI355X, CDNA4) is not in LLVM 19: clang-22 builds it, every source as for CONFIGS.
+CONFIGS22="
+gfx950:gfx950:
+"
+TGSPLIT_CONFIGS22="
+gfx950-tgsplit:gfx950:-mtgsplit
+"
 TGSPLIT_SOURCES="scopes/scopes.hip src/litmus_mp.hip src/mp.hip src/spin_wg.hip src/mm_lowering.hip"
 BUNDLE_ARCHS="--offload-arch=gfx90a --offload-arch=gfx942 --offload-arch=gfx1100"
 BUNDLE_SOURCES="vadd lds"
@@ -118,11 +139,11 @@ COV4_SOURCES="$(ls src/*_cov4.hip)"
 # llvm-objdump decodes GFX10+ code as wave32 whatever the kernel descriptor says, so wave64
 # builds also get a listing decoded with +wavefrontsize64 (*.objdump-w64.txt).
 listings() {
-  (cd "$1" && "$OBJDUMP" -d --no-show-raw-insn "$4") > "$2/$3.objdump.txt"
+  (cd "$1" && "$OD_" -d --no-show-raw-insn "$4") > "$2/$3.objdump.txt"
   case "$1" in
-    *-w64-*) (cd "$1" && "$OBJDUMP" -d --no-show-raw-insn --mattr=+wavefrontsize64 "$4") > "$2/$3.objdump-w64.txt" ;;
+    *-w64-*) (cd "$1" && "$OD_" -d --no-show-raw-insn --mattr=+wavefrontsize64 "$4") > "$2/$3.objdump-w64.txt" ;;
   esac
-  (cd "$1" && "$READELF" --notes "$4") > "$2/$3.notes.txt"
+  (cd "$1" && "$RE_" --notes "$4") > "$2/$3.notes.txt"
 }
 
 # build_config <name> <cpu> <extra flags, comma separated> <sources>: objects and listings.
@@ -143,13 +164,13 @@ build_config() {
     case "$f" in
       *.cl)
         # shellcheck disable=SC2086
-        "$CLANG" $OCL -mcpu="$cpu" $extra $xflags -c "$f" -o "$TMP/$stem.o"
-        "$LLD" -shared "$TMP/$stem.o" -o "$bdir/$stem.co"
+        "$CC_" $OCL -mcpu="$cpu" $extra $xflags -c "$f" -o "$TMP/$stem.o"
+        "$LD_" -shared "$TMP/$stem.o" -o "$bdir/$stem.co"
         rm -f "$TMP/$stem.o"
         ;;
       *.hip)
         # shellcheck disable=SC2086
-        "$CLANG" $HIP --offload-arch="$cpu" $extra $xflags --no-gpu-bundle-output -cuid="$stem" \
+        "$CC_" $HIP --offload-arch="$cpu" $extra $xflags --no-gpu-bundle-output -cuid="$stem" \
           -c "$f" -o "$bdir/$stem.co"
         ;;
     esac
@@ -158,19 +179,26 @@ build_config() {
   echo "built $name"
 }
 
-for c in $CONFIGS; do
-  name=${c%%:*}; rest=${c#*:}
-  build_config "$name" "${rest%%:*}" "${rest#*:}" "$SOURCES"
-  # *_cov4.hip: code object v4 (the later -mcode-object-version wins).
-  build_config "$name" "${rest%%:*}" "${rest#*:},-mcode-object-version=4" "$COV4_SOURCES"
-done
-
-# tgsplit builds (gfx90a, gfx942: a work-group's waves may run on different CUs, so
-# work-group scope needs the L1 treatment) of the kernels that show what scope costs.
-for c in $TGSPLIT_CONFIGS; do
-  name=${c%%:*}; rest=${c#*:}
-  build_config "$name" "${rest%%:*}" "${rest#*:}" "$TGSPLIT_SOURCES"
-done
+# build_all <configs> <tgsplit configs>: every source for each config (src/*_cov4.hip as code
+# object v4: the later -mcode-object-version wins), and the tgsplit builds (gfx90a, gfx942,
+# gfx950: a work-group's waves may run on different CUs, so work-group scope needs the L1
+# treatment) of the kernels that show what scope costs.
+build_all() {
+  for c in $1; do
+    name=${c%%:*}; rest=${c#*:}
+    build_config "$name" "${rest%%:*}" "${rest#*:}" "$SOURCES"
+    build_config "$name" "${rest%%:*}" "${rest#*:},-mcode-object-version=4" "$COV4_SOURCES"
+  done
+  for c in $2; do
+    name=${c%%:*}; rest=${c#*:}
+    build_config "$name" "${rest%%:*}" "${rest#*:}" "$TGSPLIT_SOURCES"
+  done
+}
+use_llvm 19
+build_all "$CONFIGS" "$TGSPLIT_CONFIGS"
+use_llvm 22
+build_all "$CONFIGS22" "$TGSPLIT_CONFIGS22"
+use_llvm 19
 
 # Offload bundles (what hipcc --genco / a .hip_fatbin section holds).
 cd "$SRC"

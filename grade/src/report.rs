@@ -284,7 +284,8 @@ pub fn text(r: &Report) -> String {
         let _ = writeln!(o, "  fix: {} (re-checked: race-free, outcome {:?})", f.changes.join("; and "), f.outcome_after);
     }
     for isa in &r.isa {
-        let _ = writeln!(o, "  emitted on {} (clang-19, memory-model part):", isa.target);
+        let compiler = lower::CONFIGS.iter().find(|(n, _)| *n == isa.target).map_or("clang-19", |(_, t)| t.compiler());
+        let _ = writeln!(o, "  emitted on {} ({compiler}, memory-model part):", isa.target);
         for op in &isa.operations {
             let _ = writeln!(o, "    {} line {}: {}", op.thread, op.line, op.code);
         }

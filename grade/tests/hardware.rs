@@ -23,10 +23,11 @@ mod common;
 mod isa_text;
 
 /// (label, GPU, mode, every work-group on one XCD).
-const CONFIGS: [(&str, &str, Mode, bool); 5] = [
+const CONFIGS: [(&str, &str, Mode, bool); 6] = [
     ("mi210", "mi210", Mode::CU, false),
     ("mi300x one XCD", "mi300x", Mode::CU, true),
     ("mi300x 2+ XCDs", "mi300x", Mode::CU, false),
+    ("mi355x 2+ XCDs", "mi355x", Mode::CU, false),
     ("rx7900xtx WGP", "rx7900xtx", Mode::WGP, false),
     ("rx7900xtx CU", "rx7900xtx", Mode::CU, false),
 ];

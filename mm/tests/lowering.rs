@@ -1,4 +1,4 @@
-//! The lowering tables equal what clang-19 emits: for every probe kernel of
+//! The lowering tables equal what clang-19 emits (clang-22 for gfx950, which LLVM 19 lacks): for every probe kernel of
 //! `workloads/src/mm_lowering.hip` in every committed build (`workloads/bin/<config>/
 //! mm_lowering.co`), the memory-model instructions between the kernel's two markers are
 //! exactly `lower(op, target)`. Reads committed code objects only; needs no LLVM.

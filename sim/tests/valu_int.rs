@@ -655,3 +655,27 @@ fn scalar_and_constant_sources_broadcast() {
     r.run(MOV_LIT);
     check(&r, 1, |_| 0x1234_5678);
 }
+
+/// gfx950's V_BITOP3: a truth table over (S0, S1, S2) with S0 as its high index bit, so the
+/// tables of the three sources alone are 0xF0, 0xCC and 0xAA (LLVM builds its BITOP3
+/// immediates from these: BitOp3_Op in AMDGPUISelDAGToDAG.cpp). 0xC8 = 0xCC & (0xF0 | 0xAA) is
+/// b & (a | c), 0x96 = a ^ b ^ c, 0xE8 the bitwise majority, 0xCA = 0xF0 & 0xCC | ~0xF0 & 0xAA
+/// the select a ? b : c. Encodings from `llvm-mc-22 -mcpu=gfx950 -show-encoding`.
+#[test]
+fn gfx950_bitop3_truth_tables() {
+    const AND_OR: &[u8] = &[0x01, 0x01, 0x34, 0xd2, 0x02, 0x07, 0x12, 0x1c]; // v_bitop3_b32 v1, v2, v3, v4 bitop3:0xc8
+    const XOR3: &[u8] = &[0x01, 0x02, 0x34, 0xd2, 0x02, 0x07, 0x12, 0xd4]; // v_bitop3_b32 v1, v2, v3, v4 bitop3:0x96
+    const MAJ: &[u8] = &[0x01, 0x05, 0x34, 0xd2, 0x02, 0x07, 0x12, 0x1c]; // v_bitop3_b32 v1, v2, v3, v4 bitop3:0xe8
+    const SEL16: &[u8] = &[0x01, 0x01, 0x33, 0xd2, 0x02, 0x07, 0x12, 0x5c]; // v_bitop3_b16 v1, v2, v3, v4 bitop3:0xca
+    let mut r = setup(Processor::Gfx950, true);
+    r.run(AND_OR);
+    check(&r, 1, |l| b(l) & (a(l) | c(l)));
+    r.run(XOR3);
+    check(&r, 1, |l| a(l) ^ b(l) ^ c(l));
+    r.run(MAJ);
+    check(&r, 1, |l| (a(l) & b(l)) | (a(l) & c(l)) | (b(l) & c(l)));
+    r.set_v(1, |_| 0xabcd_0000);
+    r.run(SEL16);
+    // A 16-bit result in the low half; GFX9-family VOP3 16-bit writes keep the high half.
+    check(&r, 1, |l| 0xabcd_0000 | ((a(l) & b(l)) | (!a(l) & c(l))) & 0xffff);
+}

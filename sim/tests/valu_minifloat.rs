@@ -119,6 +119,20 @@ fn gfx942_conversions_use_fnuz_and_select_bytes() {
     assert_eq!(run(Processor::Gfx942, SR_BF8_B3, 0x1234_5678, &[1.0f32.to_bits()], 0xffff_ffff)[0][0], 0x4034_5678);
 }
 
+/// gfx950 (CDNA4) keeps gfx942's encodings but converts to and from the OCP formats (ROCm's
+/// `hip_fp8.h` selects the OCP types for gfx950): OCP E4M3 0x38 = 1.0, 0x7f = NaN, 0x7e = 448.
+#[test]
+fn gfx950_conversions_use_ocp() {
+    const F32_FP8: &[u8] = &[0x02, 0xa9, 0x02, 0x7e]; // v_cvt_f32_fp8_e32 v1, v2
+    const PK_FP8_HI: &[u8] = &[0x01, 0x40, 0xa2, 0xd2, 0x02, 0x07, 0x02, 0x00]; // v_cvt_pk_fp8_f32 v1, v2, v3 op_sel:[0,0,1]
+    let out = run(Processor::Gfx950, F32_FP8, 0, &[0x38, 0x7f, 0x7e], 0);
+    assert_eq!(out[0][0], 1.0f32.to_bits());
+    assert!(f32::from_bits(out[1][0]).is_nan());
+    assert_eq!(out[2][0], 448.0f32.to_bits());
+    // {S1, S0} = {fp8(2.0)=0x40, fp8(1.0)=0x38} into the high word; low word kept.
+    assert_eq!(run(Processor::Gfx950, PK_FP8_HI, 0x1234_5678, &[1.0f32.to_bits()], 2.0f32.to_bits())[0][0], 0x4038_5678);
+}
+
 #[test]
 fn gfx12_conversions_use_ocp() {
     const F32_FP8_B2: &[u8] = &[0x01, 0x08, 0xec, 0xd5, 0x02, 0x01, 0x00, 0x00]; // v_cvt_f32_fp8_e64 v1, v2 byte_sel:2

@@ -70,6 +70,13 @@ fn dpp16_lane_selections_gfx9() {
     // Broadcasts with the row masks the compiler pairs them with.
     assert_eq!(gfx9(DPP_BCAST15), expect(64, |l| if (l >> 4) % 2 == 1 { Some(Some(row(l) - 1)) } else { None }));
     assert_eq!(gfx9(DPP_BCAST31), expect(64, |l| if l >= 32 { Some(Some(31)) } else { None }));
+    // With every row written, the rows a broadcast has no source for pass their own value
+    // through (what rocWMMA's cross-lane unit tests, run on AMD's GPUs, expect:
+    // getDppWFallBCastExpect in test/unit/cross_lane_ops_test/device/dpp_ops.hpp).
+    const DPP_BCAST15_ALL: &[u8] = &[0xfa, 0x02, 0x02, 0x7e, 0x02, 0x42, 0x01, 0xff]; // v_mov_b32_dpp v1, v2 row_bcast:15 row_mask:0xf bank_mask:0xf
+    const DPP_BCAST31_ALL: &[u8] = &[0xfa, 0x02, 0x02, 0x7e, 0x02, 0x43, 0x01, 0xff]; // v_mov_b32_dpp v1, v2 row_bcast:31 row_mask:0xf bank_mask:0xf
+    assert_eq!(gfx9(DPP_BCAST15_ALL), expect(64, |l| Some(Some(if l < 16 { l } else { row(l) - 1 }))));
+    assert_eq!(gfx9(DPP_BCAST31_ALL), expect(64, |l| Some(Some(if l < 32 { l } else { 31 }))));
     // Row mask 0x5 (rows 0, 2) and bank mask 0x6 (lanes 4..11 of each row).
     assert_eq!(gfx9(DPP_MASKS), expect(64, |l| if (l >> 4) % 2 == 0 && (4..12).contains(&(l & 15)) { Some(Some(l)) } else { None }));
 }

@@ -13,7 +13,7 @@
 # Known: ROCm 6.4's headers define warpSize from __AMDGCN_WAVEFRONT_SIZE, a macro clang-22
 # no longer predefines (6.4 pairs with clang-21), so 6.4 builds define it as 64 and target
 # only wave64 processors (gfx90a, gfx942); 7.2's headers ask the compiler at run time and
-# also build for gfx1100. -cuid fixes the __hip_cuid_* symbol so builds are reproducible.
+# also build for gfx950 (MI355X) and gfx1100. -cuid fixes the __hip_cuid_* symbol so builds are reproducible.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 cd "$HERE"
@@ -30,7 +30,7 @@ for release in ${*:-6.4 7.2}; do
     6.4) root=${HIPSCOPE_ROCM_ROOT_64:-$HOME/.cache/hipscope/rocm-root-6.4}; llvm=21
          archs="--offload-arch=gfx90a --offload-arch=gfx942"; extra="-D__AMDGCN_WAVEFRONT_SIZE=64" ;;
     7.2) root=${HIPSCOPE_ROCM_ROOT_72:-$HOME/.cache/hipscope/rocm-root-7.2}; llvm=22
-         archs="--offload-arch=gfx90a --offload-arch=gfx942 --offload-arch=gfx1100"; extra="" ;;
+         archs="--offload-arch=gfx90a --offload-arch=gfx942 --offload-arch=gfx950 --offload-arch=gfx1100"; extra="" ;;
     *) echo "build-rocm.sh: unknown release $release (6.4 or 7.2)" >&2; exit 2 ;;
   esac
   if [ ! -f "$root/var/lib/hipscope-rocm-root/done" ]; then

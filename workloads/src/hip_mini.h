@@ -23,8 +23,16 @@
 #define BID_Y()  __builtin_amdgcn_workgroup_id_y()
 #define BDIM_X() __builtin_amdgcn_workgroup_size_x()
 #define BDIM_Y() __builtin_amdgcn_workgroup_size_y()
-// warpSize: 32 or 64, a compile-time constant per build.
+// warpSize: 32 or 64, a compile-time constant per build. LLVM 22 no longer defines
+// __AMDGCN_WAVEFRONT_SIZE__ (deprecated since LLVM 20); the gfx950 builds (clang-22) are
+// GFX9, whose waves are always 64 wide (AMDGPUUsage processor table: wave64 only before GFX10).
+#if defined(__AMDGCN_WAVEFRONT_SIZE__)
 #define WAVE_SIZE __AMDGCN_WAVEFRONT_SIZE__
+#elif defined(__GFX9__)
+#define WAVE_SIZE 64
+#else
+#error "wave size unknown: build with clang-19, or for a GFX9 processor"
+#endif
 
 // __syncthreads(): release fence, s_barrier, acquire fence (all at work-group scope).
 static __device__ inline void sync_threads(void) {

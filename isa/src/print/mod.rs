@@ -355,7 +355,9 @@ impl Printer<'_> {
                 }
             }
             Operand::Imm(v) => {
-                if !imm::print(&mut self.out, v, class.op_type, self.ctx) {
+                if let Some(lit) = self.redundant_literal(v, class.op_type) {
+                    let _ = write!(self.out, "lit({lit:#x})");
+                } else if !imm::print(&mut self.out, v, class.op_type, self.ctx) {
                     self.out.push_str("/*Invalid immediate*/");
                 }
             }
@@ -364,6 +366,21 @@ impl Printer<'_> {
             }
         }
         self.after_regular(i);
+    }
+
+    /// A 32-bit literal whose value an inline constant could carry: LLVM 22's disassembler
+    /// prints it as `lit(0x...)` (re-assembled as plain text it would become the inline
+    /// constant), LLVM 19's by value. The processors only LLVM 22 knows (gfx950, gfx1250,
+    /// gfx1251) take LLVM 22's syntax; the rest keep LLVM 19's, the reference of their goldens.
+    fn redundant_literal(&self, v: i64, t: crate::tables::OperandType) -> Option<u32> {
+        use crate::Processor;
+        let lit = self.inst.literal?;
+        if !matches!(self.ctx.processor, Processor::Gfx950 | Processor::Gfx1250 | Processor::Gfx1251) || v as u32 != lit {
+            return None;
+        }
+        let mut text = String::new();
+        let inline = imm::print(&mut text, v, t, self.ctx) && !text.contains("0x");
+        inline.then_some(lit)
     }
 }
 

@@ -57,6 +57,32 @@ impl Target {
         }
     }
 
+    /// Whether the compiler that builds for this processor gives non-seq_cst `__hip_atomic_*`
+    /// builtins a "one address space" syncscope (`agent-one-as`), which orders only the
+    /// accessed space. clang-19 does. clang-22, the compiler `workloads/build.sh` uses for the
+    /// processors LLVM 19 does not know (gfx950, gfx1250/1251), gives them the plain scope
+    /// (`clang-22 -emit-llvm`: `syncscope("agent")` where clang-19 writes
+    /// `syncscope("agent-one-as")`), so their releases wait for LDS too and their LDS atomics
+    /// carry the work-group acquire and release (AMDGPUUsage, "Memory Model GFX942").
+    pub fn one_as_atomics(&self) -> bool {
+        !self.needs_llvm22()
+    }
+
+    /// Whether only LLVM 22 (of the two the project builds with) knows the processor, so its
+    /// code is clang-22's (`workloads/build.sh` CONFIGS22).
+    pub fn needs_llvm22(&self) -> bool {
+        matches!(self.processor, Processor::Gfx950 | Processor::Gfx1250 | Processor::Gfx1251)
+    }
+
+    /// The compiler whose code the lowering describes, as reports name it.
+    pub fn compiler(&self) -> &'static str {
+        if self.needs_llvm22() {
+            "clang-22"
+        } else {
+            "clang-19"
+        }
+    }
+
     /// The target a code object's kernel was built for: its processor, and the modes its
     /// kernel descriptor records (wave size; `WGP_MODE` in COMPUTE_PGM_RSRC1 on GFX10+,
     /// `TG_SPLIT` in COMPUTE_PGM_RSRC3 on GFX90A/GFX942).

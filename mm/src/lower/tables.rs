@@ -21,6 +21,12 @@ pub const CONFIGS: &[(&str, Target)] = &[
     ("gfx90a-tgsplit", t(Processor::Gfx90a, true, false, true)),
     ("gfx942", t(Processor::Gfx942, true, false, false)),
     ("gfx942-tgsplit", t(Processor::Gfx942, true, false, true)),
+    // gfx950 (built by clang-22): family GFX940, whose tables below it shares. LLVM gives it
+    // the GFX9.4 feature set (GFX940 instructions, tgsplit), so SIMemoryLegalizer lowers it
+    // with the GFX940 cache control, AMDGPUUsage's "Memory Model GFX942" sequences;
+    // `mm/tests/lowering.rs` checks that against clang-22's gfx950 code.
+    ("gfx950", t(Processor::Gfx950, true, false, false)),
+    ("gfx950-tgsplit", t(Processor::Gfx950, true, false, true)),
     ("gfx1030-w32-wgp", t(Processor::Gfx1030, false, true, false)),
     ("gfx1030-w32-cu", t(Processor::Gfx1030, false, false, false)),
     ("gfx1030-w64-wgp", t(Processor::Gfx1030, true, true, false)),
@@ -413,7 +419,8 @@ impl Rules {
     /// the LDS counter, which orders LDS against the vector memory of other waves. clang-19
     /// gives non-seq_cst `__hip_atomic_*` builtins a "one address space" scope
     /// (`workgroup-one-as`, …), which orders only the accessed space and so needs no LDS wait;
-    /// seq_cst atomics and fences use the plain scope and wait for LDS too.
+    /// seq_cst atomics and fences use the plain scope and wait for LDS too, as do all atomics
+    /// where the compiler uses no one-as scope ([`Target::one_as_atomics`]: clang-22).
     fn drain(&self, level: Level, lds: bool) -> Vec<Counter> {
         let mut c: Vec<Counter> = match level {
             Level::Wave => return Vec::new(),
@@ -488,7 +495,7 @@ impl Rules {
             Op::Store { access, .. } => {
                 let (order, level) = self.atomic(access);
                 if order.is_some_and(Order::releases) {
-                    self.release(level, order == Some(Order::SeqCst), out);
+                    self.release(level, self.plain_scope(order), out);
                 }
                 let cpol = if order.is_some() { self.bits(&self.t.store_bits, level) } else { 0 };
                 out.push(Step::Inst { mnemonic: self.name(widths::Access::Store, false, self.t.names.store), cpol, counts: Some(self.t.store_ctr) });
@@ -497,7 +504,7 @@ impl Rules {
                 let (order, level) = self.atomic(access);
                 let order = order.unwrap_or(Order::Relaxed);
                 if order.releases() {
-                    self.release(level, order == Order::SeqCst, out);
+                    self.release(level, self.plain_scope(Some(order)), out);
                 }
                 let counter = if returns { self.t.ret_ctr } else { self.t.noret_ctr };
                 let cpol = self.bits(&self.t.rmw_bits, level) | if returns { self.t.ret_bit } else { 0 };
@@ -558,12 +565,13 @@ impl Rules {
         !self.target.tgsplit && (!order.releases() || self.t.lds_only_release_waits)
     }
 
-    /// LDS accesses: the ds_* instruction with no cache bits. A non-seq_cst atomic is "one
-    /// address space" (see [`Rules::drain`]) and LDS is in order per wave, so it needs nothing
-    /// else. A seq_cst one orders global memory as well: the work-group release (writeback and
-    /// drain) before a store or RMW, the drain before a load, and after a load or RMW a wait
-    /// for the LDS counter and the work-group invalidate. In tgsplit mode there is no LDS wait
-    /// after the access (clang-19: the invalidate follows the ds_* directly).
+    /// LDS accesses: the ds_* instruction with no cache bits. A non-seq_cst atomic of clang-19
+    /// is "one address space" (see [`Rules::drain`]) and LDS is in order per wave, so it needs
+    /// nothing else. A seq_cst one, or any acquire/release one with the plain scope (clang-22),
+    /// orders global memory as well: the work-group release (writeback and drain) before a
+    /// releasing store or RMW, the drain before a seq_cst load, and after an acquiring load or
+    /// RMW a wait for the LDS counter and the work-group invalidate. In tgsplit mode there is
+    /// no LDS wait after the access (clang-19 and -22: the invalidate follows the ds_* directly).
     fn lds(&self, access: Access, kind: Kind, out: &mut Vec<Step>) {
         let n = &self.t.names;
         let mnemonic = match kind {
@@ -572,24 +580,34 @@ impl Rules {
             Kind::Rmw(r) => self.name(widths::Access::Rmw(r), true, n.lds_rmw[rmw_index(r)]),
         };
         let inst = Step::Inst { mnemonic, cpol: 0, counts: Some(self.t.lds) };
-        let seq_cst = matches!(access, Access::Atomic { order: Order::SeqCst, scope } if scope >= Scope::Workgroup);
-        if !seq_cst {
-            out.push(inst);
-            return;
-        }
+        let order = match access {
+            Access::Atomic { order, scope } if scope >= Scope::Workgroup && order != Order::Relaxed && self.plain_scope(Some(order)) => order,
+            _ => {
+                out.push(inst);
+                return;
+            }
+        };
         // LDS is work-group memory: a wider scope means work-group scope.
         let level = self.level(Scope::Workgroup);
         match kind {
-            Kind::Load => out.push(Step::Wait(self.drain(level, true))),
-            Kind::Store | Kind::Rmw(_) => self.release(level, true, out),
+            Kind::Load if order == Order::SeqCst => out.push(Step::Wait(self.drain(level, true))),
+            Kind::Store | Kind::Rmw(_) if order.releases() => self.release(level, true, out),
+            _ => {}
         }
         out.push(inst);
-        if matches!(kind, Kind::Load | Kind::Rmw(_)) {
+        if matches!(kind, Kind::Load | Kind::Rmw(_)) && order.acquires() {
             if !self.target.tgsplit {
                 out.push(Step::Wait(vec![self.t.lds]));
             }
             self.invalidate(level, out);
         }
+    }
+
+    /// Whether an atomic of this order uses the plain (not "one address space") scope, so that
+    /// its release drains LDS as well: seq_cst always, every order where the compiler has no
+    /// one-as scopes (see [`Rules::drain`]).
+    fn plain_scope(&self, order: Option<Order>) -> bool {
+        order == Some(Order::SeqCst) || (order.is_some() && !self.target.one_as_atomics())
     }
 
     /// The access instruction for the accessed type: `int32` is the table's own.

@@ -131,6 +131,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("mi250x", include_str!("../../../configs/mi250x.ron")),
     ("mi300a", include_str!("../../../configs/mi300a.ron")),
     ("mi300x", include_str!("../../../configs/mi300x.ron")),
+    ("mi355x", include_str!("../../../configs/mi355x.ron")),
     ("rx6900xt", include_str!("../../../configs/rx6900xt.ron")),
     ("rx7900xtx", include_str!("../../../configs/rx7900xtx.ron")),
     ("rx9070xt", include_str!("../../../configs/rx9070xt.ron")),
@@ -305,6 +306,20 @@ mod tests {
             let e = GpuConfig::from_ron(&edited(gpu, from, to), "bad.ron").map(|_| ()).unwrap_err().to_string();
             assert!(e.starts_with("bad.ron: ") && e.contains(want), "{gpu} with {to}: got '{e}', want '{want}'");
         }
+    }
+
+    /// MI355X against the ROCm docs' "GPU hardware specifications" row (gfx950: 256 CUs, 32 per
+    /// XCD, LDS 160 KiB, L2 4 MiB per XCD, L3 256 MiB, L1 vector 32 KiB, scalar 16 KiB per 2
+    /// CUs) and AMD's MI355X data sheet (288 GB HBM3E, 8192-bit, 2400 MHz peak engine clock).
+    #[test]
+    fn mi355x_has_the_published_cdna4_figures() {
+        let g = resolve("mi355x").unwrap_or_else(|e| panic!("{e}"));
+        let t = g.timing.as_ref().expect("timing section");
+        assert_eq!((g.processor, g.wave_size, g.compute_units, t.topology.xcds), (Processor::Gfx950, 64, 256, 8));
+        assert_eq!((t.lds.size_bytes, t.l2.size_bytes, t.vector_l1.size_bytes), (160 << 10, 4 << 20, 32 << 10));
+        assert_eq!((t.scalar_cache.size_bytes, t.topology.cus_per_scalar_cache), (16 << 10, 2));
+        assert_eq!(t.mall.as_ref().map(|m| m.size_bytes), Some(256 << 20));
+        assert_eq!((g.hip.total_global_mem_bytes, g.hip.memory_bus_width_bits, t.clock_mhz), (288 << 30, 8192, 2400));
     }
 
     #[test]

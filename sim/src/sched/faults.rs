@@ -7,7 +7,10 @@ use crate::fault::{wave_list, FaultKind, KernelFault, WaveId};
 use crate::progress;
 use crate::wave::{Wave, WaveStatus};
 
-/// A fault located at wave `w` (its kernel, work-group, wave and PC).
+/// A fault located at wave `w` (its kernel, work-group, wave and PC). Out of line: the
+/// engines' per-instruction paths only branch to it.
+#[cold]
+#[inline(never)]
 pub fn fault(d: &Dispatch, w: &Wave, kind: FaultKind) -> KernelFault {
     KernelFault { kernel: d.kernel.name.clone(), wave: w.id, pc: w.pc, kind }
 }

@@ -179,11 +179,14 @@ macro_rules! plain {
         impl Plain for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
             const TY: Ty = Ty::$ty;
+            // Inline: the reference models, in another crate, call these per element.
+            #[inline]
             fn read(b: &[u8]) -> Self {
                 let mut a = [0u8; std::mem::size_of::<$t>()];
                 a.copy_from_slice(&b[..Self::SIZE]);
                 <$t>::from_le_bytes(a)
             }
+            #[inline]
             fn write(self, out: &mut [u8]) {
                 out[..Self::SIZE].copy_from_slice(&self.to_le_bytes());
             }

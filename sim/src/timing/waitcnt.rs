@@ -135,6 +135,7 @@ pub struct Outstanding {
 impl Outstanding {
     /// Record an operation of `q` completing at `done`; returns the cycle its counter
     /// decrements (not before the ones issued earlier in the same in-order counter).
+    #[inline]
     pub fn push(&mut self, f: Family, q: Queue, done: u64) -> u64 {
         let group = match q {
             Queue::Store if !f.is_rdna() => Queue::Load,

@@ -19,7 +19,7 @@ use std::process::ExitCode;
 pub enum CuModeArg {
     Cu,
     Wgp,
-    /// CU mode with code built by `-mtgsplit` (gfx90a, gfx942): a work-group's waves spread
+    /// CU mode with code built by `-mtgsplit` (gfx90a, gfx942, gfx950): a work-group's waves spread
     /// over several CUs.
     Tgsplit,
 }
@@ -39,12 +39,13 @@ impl CuModeArg {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// GPUs (built-in names or config files), comma-separated or repeated [default: mi300x and
-    /// mi210 (each also in tgsplit mode), rx7900xtx (WGP and CU mode), rx6900xt, r9nano].
+    /// GPUs (built-in names or config files), comma-separated or repeated [default: mi355x,
+    /// mi300x and mi210 (each also in tgsplit mode), rx7900xtx (WGP and CU mode), rx6900xt,
+    /// r9nano].
     #[arg(long, value_name = "NAME", value_delimiter = ',')]
     pub gpu: Vec<String>,
     /// Only this mode: CU or WGP (RDNA; GCN and CDNA GPUs have CU mode only), or tgsplit
-    /// (gfx90a and gfx942 code built with -mtgsplit).
+    /// (gfx90a, gfx942 and gfx950 code built with -mtgsplit).
     // `--mode`, its old name, stays a hidden alias for scripts written for it.
     #[arg(long, value_enum, alias = "mode")]
     pub cu_mode: Option<CuModeArg>,

@@ -117,7 +117,7 @@ pub const PING_PONG_SCOPES: [Scope; 3] = [Scope::Workgroup, Scope::Agent, Scope:
 /// Round trips each ping-pong dispatch makes.
 pub const PING_PONG_ROUNDS: u32 = 8;
 
-/// A GPU and the CU/WGP mode of the code object run on it; on GFX90A and GFX942 also whether
+/// A GPU and the CU/WGP mode of the code object run on it; on GFX90A and GFX942/GFX950 also whether
 /// the code was built in tgsplit mode (`-mtgsplit`: a work-group's waves may run on different
 /// CUs, so work-group scope needs the L1 treatment).
 #[derive(Debug, Clone)]
@@ -147,7 +147,7 @@ impl Target {
         }
     }
 
-    /// Whether the processor has a tgsplit mode (GFX90A, GFX942).
+    /// Whether the processor has a tgsplit mode (GFX90A, and GFX942 and GFX950 of family GFX940).
     pub fn has_tgsplit(gpu: &GpuConfig) -> bool {
         matches!(gpu.processor.family(), hipscope_isa::Family::Gfx90a | hipscope_isa::Family::Gfx940)
     }
@@ -176,9 +176,11 @@ impl Target {
     }
 }
 
-/// The default suite: MI300X and MI210 (each also in tgsplit mode), RX 7900 XTX in WGP and CU
-/// mode, RX 6900 XT and R9 Nano. (GPU, mode, tgsplit).
-pub const DEFAULT_TARGETS: [(&str, Mode, bool); 8] = [
+/// The default suite: MI355X, MI300X and MI210 (each also in tgsplit mode), RX 7900 XTX in WGP
+/// and CU mode, RX 6900 XT and R9 Nano. (GPU, mode, tgsplit).
+pub const DEFAULT_TARGETS: [(&str, Mode, bool); 10] = [
+    ("mi355x", Mode::CU, false),
+    ("mi355x", Mode::CU, true),
     ("mi300x", Mode::CU, false),
     ("mi300x", Mode::CU, true),
     ("mi210", Mode::CU, false),

@@ -155,7 +155,7 @@ fn profile_spec(n: u64, grid: u64, block: u64, dispatches: usize) -> Result<Spec
         return Err(format!("vecCopy of {n} elements, grid {grid}, block {block}: too large for the kernel's arguments"));
     };
     let mut spec = Spec::builder();
-    for key in ["gfx908", "gfx90a", "gfx942"] {
+    for key in ["gfx908", "gfx90a", "gfx942", "gfx950"] {
         spec = spec.code_object(key, format!("../bin/{key}/vecCopy.co"));
     }
     spec = spec.buffer("a", Buffer::zeroed(bytes).init(Init::Random(Ty::F64, 1))).buffer("b", Buffer::zeroed(bytes)).buffer("c", Buffer::zeroed(bytes));
@@ -243,6 +243,7 @@ mod tests {
         assert_eq!(gpu_for(&sys("gfx942", Some(228))).as_deref(), Ok("mi300a"));
         assert_eq!(gpu_for(&sys("gfx942", Some(304))).as_deref(), Ok("mi300x"));
         assert_eq!(gpu_for(&sys("gfx908", None)).as_deref(), Ok("mi100"));
-        assert!(gpu_for(&sys("gfx950", Some(256))).unwrap_err().contains("no built-in GPU is a gfx950 with 256 CUs"));
+        assert_eq!(gpu_for(&sys("gfx950", Some(256))).as_deref(), Ok("mi355x"));
+        assert!(gpu_for(&sys("gfx950", Some(304))).unwrap_err().contains("no built-in GPU is a gfx950 with 304 CUs"));
     }
 }

@@ -48,6 +48,7 @@ pub fn alu(inst: &Inst, family: Family, d: &Desc) -> Option<Alu> {
         }
     }
     match inst.opcode() {
+        Opcode::V_BITOP3_B32 | Opcode::V_BITOP3_B16 => aux = inst.operand(OpName::bitop3)?.imm() as u32,
         Opcode::V_DOT4_I32_IU8 | Opcode::V_DOT8_I32_IU4 => {
             let (m0, m1) = (inst.src_mods(0), inst.src_mods(1));
             aux = m0.neg as u32 | (m1.neg as u32) << 1;

@@ -26,7 +26,7 @@ use super::minifloat::{decode, encode, encode_sr, Format};
 use super::ty::Ty::{self, PkF32, F32, U32};
 use hipscope_isa::decode::Inst;
 use hipscope_isa::tables::{OpName, Opcode};
-use hipscope_isa::Family;
+use hipscope_isa::{Family, Processor};
 
 /// Why the f32 to FP8/BF8 conversions are approximate.
 pub const OVERFLOW: &str = "f32 to FP8/BF8 overflow (NaN/infinity, or saturation under gfx12 MODE.FP16_OVFL) inferred, not spelled out in the ISA guides";
@@ -54,9 +54,12 @@ fn saturates(code: u8, x: &Lanes) -> bool {
     x.ctl.clamp || (matches!(code, E4M3 | E5M2) && x.ctl.ovfl)
 }
 
-/// The FP8 and BF8 formats of a family, if it has them.
-pub fn formats(fam: Family) -> Option<(Format, Format)> {
-    match fam {
+/// The FP8 and BF8 formats of a processor, if it has them: FNUZ on gfx940-gfx942 (CDNA3),
+/// OCP on gfx950 (CDNA4) and gfx12 (ROCm's "Low precision floating point types": `hip_fp8.h`
+/// picks the OCP types for gfx950 and gfx12, the FNUZ ones for gfx942).
+pub fn formats(processor: Processor) -> Option<(Format, Format)> {
+    match processor.family() {
+        Family::Gfx940 if processor == Processor::Gfx950 => Some((Format::E4M3, Format::E5M2)),
         Family::Gfx940 => Some((Format::E4M3Fnuz, Format::E5M2Fnuz)),
         Family::Gfx12 => Some((Format::E4M3, Format::E5M2)),
         _ => None,
@@ -136,10 +139,11 @@ fn select(inst: &Inst, fam: Family) -> u32 {
     }
 }
 
-/// Describe an FP8/BF8 conversion on `fam`; `None` for other opcodes and families.
-pub fn describe(inst: &Inst, fam: Family) -> Option<Desc> {
+/// Describe an FP8/BF8 conversion on `processor`; `None` for other opcodes and processors.
+pub fn describe(inst: &Inst, processor: Processor) -> Option<Desc> {
     let op = inst.opcode();
-    let (fp8, _) = formats(fam)?;
+    let fam = processor.family();
+    let (fp8, _) = formats(processor)?;
     let code = match (fp8, is_bf8(op)) {
         (Format::E4M3, false) => kernel::<E4M3>(op),
         (Format::E4M3, true) => kernel::<E5M2>(op),

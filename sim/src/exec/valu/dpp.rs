@@ -2,8 +2,9 @@
 //!
 //! DPP16 controls (CDNA3/4 ISA "DPP_CTRL Enumeration"; RDNA ISA "DPP16"): quad_perm
 //! 0x000-0x0FF, row_shl 0x101-0x10F, row_shr 0x111-0x11F, row_ror 0x121-0x12F, and on GFX8/9
-//! only wave_shl 0x130, wave_rol 0x134, wave_shr 0x138, wave_ror 0x13C, row_bcast15 0x142,
-//! row_bcast31 0x143; row_mirror 0x140 and row_half_mirror 0x141 everywhere; 0x150-0x15F is
+//! only wave_shl 0x130, wave_rol 0x134, wave_shr 0x138, wave_ror 0x13C, row_bcast15 0x142 (the
+//! last lane of the row before; row 0 itself), row_bcast31 0x143 (lane 31 to rows 2-3; rows 0-1
+//! themselves); row_mirror 0x140 and row_half_mirror 0x141 everywhere; 0x150-0x15F is
 //! row_newbcast on GFX90A/GFX940 and row_share on GFX10+ (lane `k` of the row to the whole row);
 //! 0x160-0x16F row_xmask on GFX10+ (lane `l ^ k` within the row). Rows are 16 lanes.
 //!
@@ -141,8 +142,11 @@ fn src16(ctrl: u16, l: usize) -> Option<usize> {
         0x13c => (l + 63) & 63,
         0x140 => row | (15 - i),
         0x141 => (l & !7) | (7 - (l & 7)),
+        // Rows without a row before them keep their own value (rocWMMA's cross-lane unit
+        // tests expect exactly this of the hardware: `getDppWFallBCastExpect`).
         0x142 if l > 15 => (l & 0x30) - 1,
         0x143 if l > 31 => 31,
+        0x142 | 0x143 => l,
         0x150..=0x15f => row | k,
         0x160..=0x16f => row | (i ^ k),
         _ => return None,

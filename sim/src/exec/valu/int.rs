@@ -258,3 +258,31 @@ fn perm(data: u64, sel: u64) -> u64 {
         r | byte << (8 * i)
     })
 }
+
+/// V_BITOP3_B32 / V_BITOP3_B16 (gfx950): every result bit looks up the 8-bit truth table
+/// BITOP3 (`x.aux`) at index S0 << 2 | S1 << 1 | S2 of that bit position, so the table of S0
+/// alone is 0xF0, of S1 0xCC, of S2 0xAA (LLVM's `BitOp3_Op`, AMDGPUISelDAGToDAG.cpp, builds
+/// the tables from those three constants).
+fn bitop3(x: &mut super::lanes::Lanes, mask: u64) {
+    let table = x.aux & 0xff;
+    let n = x.n.min(super::lanes::MAX);
+    for l in 0..n {
+        let (a, b, c) = (x.s[0][l], x.s[1][l], x.s[2][l]);
+        let mut r = 0u64;
+        for i in 0..8 {
+            if table >> i & 1 != 0 {
+                let pick = |v: u64, bit: u32| if i >> bit & 1 != 0 { v } else { !v };
+                r |= pick(a, 2) & pick(b, 1) & pick(c, 0);
+            }
+        }
+        x.d[l] = r & mask;
+    }
+}
+
+pub fn bitop3_b32(x: &mut super::lanes::Lanes) {
+    bitop3(x, M32)
+}
+
+pub fn bitop3_b16(x: &mut super::lanes::Lanes) {
+    bitop3(x, M16)
+}

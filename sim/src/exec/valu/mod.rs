@@ -137,7 +137,7 @@ pub fn classify(inst: &Inst, env: &Env) -> Option<Op> {
         let (pair, fid) = vopd::classify(inst, env.family)?;
         return Some(Op { opcode, kind: Kind::Dual(Box::new(pair)), fid });
     }
-    let d = table::describe(opcode, env.family).or_else(|| table::compare(opcode)).or_else(|| cvt8::describe(inst, env.family))?;
+    let d = table::describe(opcode, env.family).or_else(|| table::compare(opcode)).or_else(|| cvt8::describe(inst, env.decode.processor))?;
     let alu = build::alu(inst, env.family, &d)?;
     Some(Op { opcode, kind: Kind::Alu(Box::new(alu)), fid: d.fid })
 }

@@ -111,6 +111,8 @@ fn integer(op: Opcode, fam: Family) -> Option<Desc> {
         V_BFE_U32 => tri(i::bfe_u32, U32),
         V_BFE_I32 => tri(i::bfe_i32, U32),
         V_BFI_B32 => tri(i::bfi_b32, U32),
+        V_BITOP3_B32 => tri(i::bitop3_b32, U32),
+        V_BITOP3_B16 => tri(i::bitop3_b16, U16),
         V_BFM_B32 => bin(i::bfm_b32, U32),
         V_ALIGNBIT_B32 => tri(i::alignbit_b32, U32),
         V_ALIGNBYTE_B32 => tri(i::alignbyte_b32, U32),

@@ -2,6 +2,10 @@
 //! on, its execution (memory through the memory system, observers told), its retirement (the
 //! shared scheduler's counts), its unit's work ([`issue::finish`]), and where the wave goes
 //! next.
+//!
+//! The resident wave is looked up once per instruction and every step works on it through
+//! disjoint borrows of the engine's fields; what only a fault, an observer, a wave's end or a
+//! barrier needs is out of line, so the common path carries none of it.
 
 use super::admit::wake;
 use super::{diagnose, Sim};
@@ -10,16 +14,18 @@ use crate::exec::{execute, Env, ExecCtx, Flow, MemPort};
 use crate::fault::{FaultKind, KernelFault};
 use crate::kernel::ExecInst;
 use crate::memory::Memory;
-use crate::memsys::Unit;
-use crate::observe::{Executed, Lazy, MemUnit, MemoryDone, StallCause, Watched};
+use crate::memsys::{OpResult, OpSpec, Unit};
+use crate::observe::{Executed, Lazy, MemUnit, MemoryDone, Regions, Shared, StallCause, Watched};
 use crate::progress;
 use crate::sched::{fault, fetch, follow};
-use crate::timing::class::Class;
 use crate::timing::issue::{self, stalled, Finish, NotReady};
+use crate::timing::port::Port;
+use crate::wave::Wave;
 
 impl Sim<'_, '_> {
     /// Issue wave `id`'s next instruction; returns the wave's next issue cycle, or `None` when
     /// it stopped (ended, or waits at a barrier).
+    #[inline]
     pub(super) fn step(&mut self, id: usize, env: &mut Env, mem: &mut Memory) -> Result<Option<u64>, KernelFault> {
         let d = self.s.d;
         let Some(r) = self.s.waves[id].as_mut() else { return Ok(None) };
@@ -30,9 +36,29 @@ impl Sim<'_, '_> {
         }
         let issue = self.pipes[r.x.cu].reserve(cls, r.x.simd, t);
         let e = fetch(&d.kernel.code, r.x.idx).map_err(|k| fault(d, &r.w, k))?;
-        let (flow, done) = self.execute(id, e, cls, issue, env, mem)?;
+        // Its memory access is described to the memory system around its execution.
+        let mem_op = issue::memory_op(cls, r.x.cu, issue);
+        if let Some(spec) = mem_op {
+            self.port.ms.borrow_mut().begin(spec);
+        }
+        env.clock = issue;
+        let lds = self.s.groups[r.group].as_mut().map_or(&mut [][..], |g| &mut g.lds[..]);
+        self.port.lds.borrow_mut().clear();
+        let writes = r.w.writes;
+        let mut cx = ExecCtx { wave: &mut r.w, mem, port: Some(&self.port), lds, env };
+        let flow = match &self.s.obs {
+            None => execute(&e.sem, &e.inst, &mut cx),
+            Some(o) => execute_watched(o, self.s.watch_lanes.then_some(&self.s.regions), &self.port, e, issue, cx),
+        };
+        let result = mem_op.map(|_| self.port.ms.borrow_mut().end(mem));
+        let flow = flow.map_err(|k| fault(d, &r.w, k))?;
+        if r.w.writes != writes {
+            self.s.prog.advance(issue, self.s.stats.instructions);
+        }
+        if let (Some(o), Some(res), Some(spec)) = (&self.s.obs, result, mem_op) {
+            memory_done(o, &r.w, e, spec, res);
+        }
         self.time.progress = self.time.progress.max(issue);
-        let Some(r) = self.s.waves[id].as_mut() else { return Ok(None) };
         self.s.stats.retire(&mut r.w, e.inst.opcode() as usize, self.s.opts.max_wave_instructions).map_err(|k| fault(d, &r.w, k))?;
         let mut f = Finish {
             fam: self.fam,
@@ -41,7 +67,7 @@ impl Sim<'_, '_> {
             cus_per_unit: self.admit.cus_per_unit,
             issue,
             flow,
-            done,
+            done: result.map(|r| r.done),
             wave: r,
             counters: &mut self.counters,
             pipes: &mut self.pipes,
@@ -51,11 +77,35 @@ impl Sim<'_, '_> {
             last: &mut self.time.last,
         };
         let next = issue::finish(&mut f, cls);
-        self.advance(id, e, flow, issue, next)
+        // Where the wave goes next.
+        let backward = matches!(flow, Flow::Jump(to) if to <= r.w.pc);
+        follow(d.kernel, &mut r.w, &mut r.x.idx, e.inst.next_address(), flow).map_err(|k| fault(d, &r.w, k))?;
+        match flow {
+            Flow::End => {
+                let end = issue.max(r.x.out.last());
+                self.wave_ended(id, end);
+                return Ok(None);
+            }
+            Flow::Barrier => {
+                r.x.next = issue;
+                self.barrier(id, issue);
+                return Ok(None);
+            }
+            Flow::Jump(_) | Flow::Next | Flow::Yield => {
+                if r.watch.step(&r.w, self.s.prog.epoch, backward, self.s.opts.livelock_check_after) {
+                    self.s.prog.looping += 1;
+                }
+            }
+        }
+        r.x.next = next;
+        self.time.last = self.time.last.max(next);
+        self.check_limits(id, issue)?;
+        Ok(Some(next))
     }
 
     /// Wave `id` may not issue at `t` (`why`): it waits until it may, a stall observers see.
     /// Returns that cycle.
+    #[inline(never)]
     fn hold(&mut self, id: usize, why: NotReady, t: u64) -> u64 {
         let Some(r) = self.s.waves[id].as_mut() else { return t };
         let obs = self.s.obs.as_ref();
@@ -77,96 +127,11 @@ impl Sim<'_, '_> {
         until
     }
 
-    /// Execute instruction `e` (of class `cls`) of wave `id` at cycle `issue`: its memory
-    /// access is described to the memory system around it, observers are told what it does.
-    /// Returns its flow and when its memory access completes.
-    #[inline]
-    fn execute(&mut self, id: usize, e: &ExecInst, cls: Class, issue: u64, env: &mut Env, mem: &mut Memory) -> Result<(Flow, Option<u64>), KernelFault> {
-        let Sim { s, port, .. } = self;
-        let d = s.d;
-        let Some(r) = s.waves[id].as_mut() else { return Ok((Flow::End, None)) };
-        let cu = r.x.cu;
-        let mem_op = issue::memory_op(cls, cu, issue);
-        if let Some(spec) = mem_op {
-            port.ms.borrow_mut().begin(spec);
-        }
-        env.clock = issue;
-        let lds = s.groups[r.group].as_mut().map_or(&mut [][..], |g| &mut g.lds[..]);
-        port.lds.borrow_mut().clear();
-        let writes = r.w.writes;
-        let flow = {
-            let watched;
-            let p: &dyn MemPort = match &s.obs {
-                None => &*port,
-                Some(o) => {
-                    let w = &r.w;
-                    o.borrow_mut().executed(&Executed {
-                        wave: w.id,
-                        wave_index: w.global_index,
-                        pc: w.pc,
-                        exec: w.exec(),
-                        inst: &e.inst,
-                        sem: &e.sem,
-                        cycle: Some(issue),
-                    });
-                    if s.watch_lanes {
-                        watched = Watched { inner: Some(&*port), obs: o, regions: &s.regions };
-                        &watched
-                    } else {
-                        &*port
-                    }
-                }
-            };
-            let mut cx = ExecCtx { wave: &mut r.w, mem, port: Some(p), lds, env };
-            execute(&e.sem, &e.inst, &mut cx)
-        };
-        let result = mem_op.map(|_| port.ms.borrow_mut().end(mem));
-        let flow = flow.map_err(|k| fault(d, &r.w, k))?;
-        if r.w.writes != writes {
-            s.prog.advance(issue, s.stats.instructions);
-        }
-        if let (Some(o), Some(res), Some(spec)) = (&s.obs, result, mem_op) {
-            let unit = if spec.unit == Unit::Vector { MemUnit::Vector } else { MemUnit::Scalar };
-            let w = &r.w;
-            let name = e.inst.mnemonic();
-            let m = MemoryDone { cu, unit, name, wave: w.id, wave_index: w.global_index, pc: w.pc, issue, done: res.done, level: res.level, lines: res.lines };
-            o.borrow_mut().memory_done(&m);
-        }
-        Ok((flow, result.map(|r| r.done)))
-    }
-
-    /// Move wave `id` past instruction `e`, issued at `issue`, that finished with `flow`; its
-    /// unit lets it issue again at `next`. Returns that cycle, or `None` when the wave ended or
-    /// waits at a barrier.
-    #[inline]
-    fn advance(&mut self, id: usize, e: &ExecInst, flow: Flow, issue: u64, next: u64) -> Result<Option<u64>, KernelFault> {
-        let d = self.s.d;
-        let (epoch, check_after) = (self.s.prog.epoch, self.s.opts.livelock_check_after);
-        let Some(r) = self.s.waves[id].as_mut() else { return Ok(None) };
-        let backward = matches!(flow, Flow::Jump(to) if to <= r.w.pc);
-        follow(d.kernel, &mut r.w, &mut r.x.idx, e.inst.next_address(), flow).map_err(|k| fault(d, &r.w, k))?;
-        match flow {
-            Flow::End => {
-                let end = issue.max(r.x.out.last());
-                self.wave_ended(id, end);
-                return Ok(None);
-            }
-            Flow::Barrier => {
-                r.x.next = issue;
-                let heap = &mut self.heap;
-                self.s.arrive(id, issue, |id, tw, rel, obs| wake(heap, id, tw, rel, obs));
-                return Ok(None);
-            }
-            Flow::Jump(_) | Flow::Next | Flow::Yield => {
-                if r.watch.step(&r.w, epoch, backward, check_after) {
-                    self.s.prog.looping += 1;
-                }
-            }
-        }
-        r.x.next = next;
-        self.time.last = self.time.last.max(next);
-        self.check_limits(id, issue)?;
-        Ok(Some(next))
+    /// Wave `id` arrived at its work-group's barrier at `at`; the waves it releases are queued.
+    #[inline(never)]
+    fn barrier(&mut self, id: usize, at: u64) {
+        let heap = &mut self.heap;
+        self.s.arrive(id, at, |id, tw, rel, obs| wake(heap, id, tw, rel, obs));
     }
 
     /// After wave `id` issued at `issue`: a livelock (every running wave repeats its state and
@@ -176,12 +141,59 @@ impl Sim<'_, '_> {
     fn check_limits(&self, id: usize, issue: u64) -> Result<(), KernelFault> {
         let p = &self.s.prog;
         if p.looping > 0 && p.looping >= self.s.running && issue >= p.at_cycle.saturating_add(progress::SETTLE_CYCLES) {
-            let (_, text) = self.s.livelock(self.s.stats.instructions - p.at_instruction, Some(issue - p.at_cycle));
-            return Err(self.s.fault_at(id, FaultKind::Livelock(text)));
+            return Err(self.livelock(id, issue));
         }
         match self.s.limit_reached(Some(issue - self.time.begin)) {
             Some(kind) => Err(self.s.fault_at(id, kind)),
             None => Ok(()),
         }
     }
+
+    /// The livelock fault, found at wave `id` issuing at `issue`.
+    #[cold]
+    #[inline(never)]
+    fn livelock(&self, id: usize, issue: u64) -> KernelFault {
+        let p = &self.s.prog;
+        let (_, text) = self.s.livelock(self.s.stats.instructions - p.at_instruction, Some(issue - p.at_cycle));
+        self.s.fault_at(id, FaultKind::Livelock(text))
+    }
+}
+
+/// Execute instruction `e`, issued at `issue`, with observer `o` watching: it is told the
+/// instruction first, and with `regions` (it wants lane accesses) sees each access through
+/// the memory port.
+#[inline(never)]
+fn execute_watched(o: &Shared, regions: Option<&Regions>, port: &Port, e: &ExecInst, issue: u64, cx: ExecCtx) -> Result<Flow, FaultKind> {
+    let w = &*cx.wave;
+    o.borrow_mut().executed(&Executed { wave: w.id, wave_index: w.global_index, pc: w.pc, exec: w.exec(), inst: &e.inst, sem: &e.sem, cycle: Some(issue) });
+    let watched;
+    let p: &dyn MemPort = match regions {
+        Some(regions) => {
+            watched = Watched { inner: Some(port), obs: o, regions };
+            &watched
+        }
+        None => port,
+    };
+    execute(&e.sem, &e.inst, &mut ExecCtx { wave: cx.wave, mem: cx.mem, port: Some(p), lds: cx.lds, env: cx.env })
+}
+
+/// Tell observer `o` that the memory access `spec` of instruction `e` of wave `w` completed
+/// (`res`).
+#[inline(never)]
+fn memory_done(o: &Shared, w: &Wave, e: &ExecInst, spec: OpSpec, res: OpResult) {
+    let unit = if spec.unit == Unit::Vector { MemUnit::Vector } else { MemUnit::Scalar };
+    let name = e.inst.mnemonic();
+    let m = MemoryDone {
+        cu: spec.cu,
+        unit,
+        name,
+        wave: w.id,
+        wave_index: w.global_index,
+        pc: w.pc,
+        issue: spec.at,
+        done: res.done,
+        level: res.level,
+        lines: res.lines,
+    };
+    o.borrow_mut().memory_done(&m);
 }
