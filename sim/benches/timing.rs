@@ -29,7 +29,7 @@ fn spec_path(file: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/specs").join(file)
 }
 
-fn verified_session(file: &str, gpu: &str, key: &str) -> Result<(Session, u64), String> {
+fn verified_session(file: &str, gpu: &str, key: &str) -> Result<(Session, spec::Report), String> {
     let path = spec_path(file);
     let mut s = spec::load(&path).map_err(|e| e.to_string())?;
     // The reference models are the studies crate's, above the engine: the same runs are checked
@@ -37,9 +37,8 @@ fn verified_session(file: &str, gpu: &str, key: &str) -> Result<(Session, u64), 
     s.expect.clear();
     let opts = RunOptions { gpu: Some(gpu.into()), code_object: Some(key.into()), seed: 0, mode: hipscope_sim::Mode::Timing, ..RunOptions::default() };
     let report = spec::run(&s, &path, &opts).map_err(|e| e.to_string())?;
-    let instructions = report.dispatches.iter().map(|d| d.instructions).sum();
     let session = Session::new(&s, &path, &opts).map_err(|e| e.to_string())?;
-    Ok((session, instructions))
+    Ok((session, report))
 }
 
 fn timing(c: &mut Criterion) {
@@ -49,8 +48,8 @@ fn timing(c: &mut Criterion) {
         let name = format!("{what} {gpu}");
         match verified_session(file, gpu, key) {
             Err(why) => println!("{name}: skipped: {why}"),
-            Ok((mut session, instructions)) => {
-                group.throughput(Throughput::Elements(instructions));
+            Ok((mut session, report)) => {
+                group.throughput(Throughput::Elements(report.dispatches.iter().map(|d| d.instructions).sum()));
                 group.bench_function(&name, |b| {
                     b.iter(|| {
                         if let Err(e) = session.launch(0, 0) {
@@ -69,19 +68,10 @@ fn gemm(c: &mut Criterion) {
     const FLOPS: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
     let mut group = c.benchmark_group("timing-gemm");
     group.sample_size(10).measurement_time(Duration::from_secs(60)).warm_up_time(Duration::from_secs(1));
-    let path = spec_path("gemm.ron");
-    let run = || -> Result<(Session, f64), String> {
-        let mut s = spec::load(&path).map_err(|e| e.to_string())?;
-        s.expect.clear();
-        let opts =
-            RunOptions { gpu: Some("mi300x".into()), code_object: Some("gfx942".into()), seed: 0, mode: hipscope_sim::Mode::Timing, ..RunOptions::default() };
-        let report = spec::run(&s, &path, &opts).map_err(|e| e.to_string())?;
-        let seconds: f64 = report.dispatches.iter().filter_map(|d| d.duration_ns).sum::<f64>() * 1e-9;
-        Ok((Session::new(&s, &path, &opts).map_err(|e| e.to_string())?, seconds))
-    };
-    match run() {
+    match verified_session("gemm.ron", "mi300x", "gfx942") {
         Err(why) => println!("gemm 1024^3 mi300x: skipped: {why}"),
-        Ok((mut session, seconds)) => {
+        Ok((mut session, report)) => {
+            let seconds: f64 = report.dispatches.iter().filter_map(|d| d.duration_ns).sum::<f64>() * 1e-9;
             println!("gemm 1024^3 f16 on mi300x: {:.2} us simulated, {:.1} TFLOP/s simulated", seconds * 1e6, FLOPS / seconds / 1e12);
             group.bench_function("gemm 1024^3 f16 mi300x", |b| {
                 b.iter(|| {

@@ -140,10 +140,12 @@ pub(super) fn unpacked_error(head: &[u8], parsed: Option<LoadError>, base: u64) 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn bundle(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    /// A bundle of `(id, contents)` entries laid out as clang-offload-bundler writes it (the
+    /// table, then the contents in order); the codeobj tests build their inputs with it.
+    pub(crate) fn bundle(entries: &[(&str, &[u8])]) -> Vec<u8> {
         let header: usize = MAGIC.len() + 8 + entries.iter().map(|(id, _)| 24 + id.len()).sum::<usize>();
         let mut out = MAGIC.to_vec();
         out.extend((entries.len() as u64).to_le_bytes());

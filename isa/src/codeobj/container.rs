@@ -234,23 +234,8 @@ fn not_a_bundle(data: &[u8]) -> LoadError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codeobj::bundle::tests::bundle;
     use crate::codeobj::compressed::tests::{ccob, zlib};
-
-    /// A bundle of `(id, contents)` entries, laid out as clang-offload-bundler does.
-    fn bundle(entries: &[(&str, &[u8])]) -> Vec<u8> {
-        let mut head = bundle::MAGIC.to_vec();
-        head.extend((entries.len() as u64).to_le_bytes());
-        let mut at = (head.len() + entries.iter().map(|(id, _)| 24 + id.len()).sum::<usize>()) as u64;
-        for (id, body) in entries {
-            head.extend(at.to_le_bytes());
-            head.extend((body.len() as u64).to_le_bytes());
-            head.extend((id.len() as u64).to_le_bytes());
-            head.extend(id.as_bytes());
-            at += body.len() as u64;
-        }
-        entries.iter().for_each(|(_, body)| head.extend(*body));
-        head
-    }
 
     const A: &str = "hipv4-amdgcn-amd-amdhsa--gfx90a";
     const B: &str = "hipv4-amdgcn-amd-amdhsa--gfx1100";

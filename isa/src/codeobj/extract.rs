@@ -211,6 +211,7 @@ fn offset(n: u64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codeobj::bundle::tests::bundle;
     use crate::codeobj::compressed::tests::{ccob, unpack, zlib};
     use crate::codeobj::compressed::CHUNK;
 
@@ -218,22 +219,6 @@ mod tests {
     const A: &str = "hipv4-amdgcn-amd-amdhsa--gfx90a";
     const BIG: &str = "hipv4-amdgcn-amd-amdhsa--gfx942";
     const C: &str = "hipv4-amdgcn-amd-amdhsa--gfx1100";
-
-    /// A bundle laid out as clang-offload-bundler writes it (table, then the contents in order).
-    fn bundle(entries: &[(&str, &[u8])]) -> Vec<u8> {
-        let mut out = bundle::MAGIC.to_vec();
-        out.extend((entries.len() as u64).to_le_bytes());
-        let mut at = (out.len() + entries.iter().map(|(id, _)| 24 + id.len()).sum::<usize>()) as u64;
-        for (id, body) in entries {
-            out.extend(at.to_le_bytes());
-            out.extend((body.len() as u64).to_le_bytes());
-            out.extend((id.len() as u64).to_le_bytes());
-            out.extend(id.as_bytes());
-            at += body.len() as u64;
-        }
-        entries.iter().for_each(|(_, body)| out.extend(*body));
-        out
-    }
 
     /// `n` bytes that compress poorly (a linear congruential sequence).
     fn noise(n: usize, seed: u32) -> Vec<u8> {

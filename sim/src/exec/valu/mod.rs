@@ -185,11 +185,7 @@ pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKin
         return execute_indexed(op, cx);
     }
     match &op.kind {
-        Kind::Alu(a) => with_scratch(|x| {
-            let m = prepare(a, cx, &mut x[0]);
-            (a.k)(&mut x[0]);
-            commit(a, cx, &mut x[0], m);
-        }),
+        Kind::Alu(a) => run_alu(a, cx),
         Kind::Dual(pair) => with_scratch(|x| {
             let [x0, x1] = x;
             let m0 = prepare(&pair[0], cx, x0);
@@ -217,12 +213,18 @@ fn execute_indexed(op: &Op, cx: &mut ExecCtx) -> Result<Flow, FaultKind> {
         };
     };
     let a = index::indexed(a, cx.wave.sreg[crate::wave::slot::M0])?;
-    with_scratch(|x| {
-        let m = prepare(&a, cx, &mut x[0]);
-        (a.k)(&mut x[0]);
-        commit(&a, cx, &mut x[0], m);
-    });
+    run_alu(&a, cx);
     Ok(Flow::Next)
+}
+
+/// One per-lane operation: gather, compute, write back.
+#[inline]
+fn run_alu(a: &Alu, cx: &mut ExecCtx) {
+    with_scratch(|x| {
+        let m = prepare(a, cx, &mut x[0]);
+        (a.k)(&mut x[0]);
+        commit(a, cx, &mut x[0], m);
+    })
 }
 
 /// Gather sources and the mask input; returns the lanes that may write.
