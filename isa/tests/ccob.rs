@@ -180,6 +180,21 @@ fn shared_library_with_plain_and_compressed_bundles() {
     }
 }
 
+/// A target and a kernel name pick one of several code objects for that target: the one of
+/// the translation unit (LIBK, from build.sh) that defines the kernel.
+#[test]
+fn a_kernel_picks_its_translation_unit() {
+    let so = data("libk.so");
+    for (kernel, _, _) in LIBK {
+        let has = |co: &CodeObject| co.kernels.iter().any(|k| k.name == kernel);
+        let co = codeobj::load_containing(&so, Some("gfx90a"), &has).unwrap_or_else(|e| panic!("{kernel}: {e}"));
+        assert_eq!(co.kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>(), [kernel]);
+    }
+    // No code object has it: the ambiguity is reported as without a kernel.
+    let err = codeobj::load_containing(&so, Some("gfx90a"), &|_| false).unwrap_err();
+    assert!(matches!(err, LoadError::TargetRequired { .. }), "{err}");
+}
+
 /// What the HIP runtime does: it gets a pointer to each registered bundle and knows only an
 /// upper bound of its length (here: the rest of the file).
 #[test]

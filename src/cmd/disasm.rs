@@ -39,7 +39,13 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     let bytes = super::read_input(&args.file)?;
     let bad = |msg: String| CliError::BadInput(format!("{}: {msg}", args.file.display()));
-    let co = codeobj::load(&bytes, args.target.as_deref()).map_err(|e| bad(e.to_string()))?;
+    // With `--kernel`, a file holding several code objects for the target (one per translation
+    // unit of a library) needs no more: the one holding the kernel is taken.
+    let co = match &args.kernel {
+        Some(k) => codeobj::load_containing(&bytes, args.target.as_deref(), &|co| co.code_symbols.iter().any(|s| &s.name == k) || co.find_kernel(k).is_ok()),
+        None => codeobj::load(&bytes, args.target.as_deref()),
+    }
+    .map_err(|e| bad(e.to_string()))?;
     let opts = ListingOptions {
         symbol: args.kernel.as_deref().map(|k| symbol_for(&co, k)).transpose().map_err(bad)?,
         wave64: match args.wave {

@@ -127,6 +127,18 @@ fn available(entries: &[&BundleEntry]) -> String {
 
 /// Choose the code object to load: the one matching `wanted`, or the only one.
 pub fn select<'d>(data: &'d [u8], wanted: Option<&str>) -> Result<(Cow<'d, [u8]>, Source), LoadError> {
+    let (container, chosen) = candidates(data, wanted)?;
+    let [one] = chosen.as_slice() else {
+        return Err(LoadError::TargetRequired { available: available(&chosen.iter().collect::<Vec<_>>()) });
+    };
+    let bytes = bytes_of(data, one)?;
+    let entry = (container != ContainerKind::CodeObject).then(|| one.id.clone());
+    Ok((bytes, Source { container, entry, offset: one.offset, size: one.size }))
+}
+
+/// The device entries of `data` that `wanted` (a target, as for [`select`]) names, in file
+/// order; all device entries without it. Never empty.
+pub fn candidates(data: &[u8], wanted: Option<&str>) -> Result<(ContainerKind, Vec<BundleEntry>), LoadError> {
     let (container, entries) = entries(data)?;
     let device: Vec<&BundleEntry> = entries.iter().filter(|e| e.is_amdgpu()).collect();
     let list = available(&device);
@@ -145,12 +157,7 @@ pub fn select<'d>(data: &'d [u8], wanted: Option<&str>) -> Result<(Cow<'d, [u8]>
         }
         None => device,
     };
-    let [one] = chosen.as_slice() else {
-        return Err(LoadError::TargetRequired { available: available(&chosen) });
-    };
-    let bytes = bytes_of(data, one)?;
-    let entry = (container != ContainerKind::CodeObject).then(|| one.id.clone());
-    Ok((bytes, Source { container, entry, offset: one.offset, size: one.size }))
+    Ok((container, chosen.into_iter().cloned().collect()))
 }
 
 /// The bytes and source of one entry as [`entries`] listed it (for a caller that loads

@@ -207,6 +207,22 @@ pub fn load_at(data: &[u8], target: Option<&str>, base: u64) -> Result<CodeObjec
     Ok(co)
 }
 
+/// [`load`] for a file that may hold several code objects for one target (a library built
+/// from many translation units holds one per unit): the first, in file order, that `wants`
+/// accepts. With one candidate, or none accepted, it is what [`load`] gives.
+pub fn load_containing(data: &[u8], target: Option<&str>, wants: &dyn Fn(&CodeObject) -> bool) -> Result<CodeObject, LoadError> {
+    let (_, candidates) = container::candidates(data, target)?;
+    if candidates.len() > 1 {
+        for e in &candidates {
+            let co = load_entry_at(data, e, 0)?;
+            if wants(&co) {
+                return Ok(co);
+            }
+        }
+    }
+    load(data, target)
+}
+
 /// [`load`] for a buffer that starts with one offload bundle, plain or compressed, and may run
 /// past its end (the HIP runtime knows where a registered fat binary starts, not its length;
 /// [`bundle_extent`] gives that). Offsets in errors and [`Source`] are from the buffer start.
