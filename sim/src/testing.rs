@@ -16,7 +16,7 @@ pub struct Rig {
     pub lds: Vec<u8>,
     pub env: Env,
     decoder: Decoder,
-    true16: Option<Decoder>,
+    true16: Option<crate::kernel::True16Fallback>,
 }
 
 impl Rig {
@@ -37,7 +37,7 @@ impl Rig {
         };
         Rig {
             decoder: Decoder::new(processor, wave.wave64),
-            true16: crate::kernel::true16_fallback(processor, wave.wave64),
+            true16: crate::kernel::True16Fallback::new(processor, wave.wave64),
             wave,
             mem: Memory::new(),
             lds: vec![0; 65536],

@@ -90,3 +90,17 @@ fn true16_vop2_high_half_operands_decode_and_run() {
         assert_eq!(v(&r, 1, l), sum << 16 | (0x2222 + l as u32), "lane {l}");
     }
 }
+
+#[test]
+fn true16_forms_only_llvm22_decodes_run() {
+    // v_cvt_f16_f32_e32 v1.h, v4: 0x7f021504 (`llvm-mc-22 -mattr=+real-true16`; LLVM 19's
+    // tables reject it, clang 21's gfx1100 code has it). The f32 → f16 result goes to the high
+    // half of v1; the low half is kept.
+    let mut r = setup();
+    r.set_v(4, |l| if l % 2 == 0 { 0x3fc0_0000 } else { 0xc080_0000 }); // 1.5, -4.0
+    r.run(&[0x04, 0x15, 0x02, 0x7f]);
+    for l in 0..32 {
+        let half: u32 = if l % 2 == 0 { 0x3e00 } else { 0xc400 }; // 1.5, -4.0 as f16
+        assert_eq!(v(&r, 1, l), half << 16 | (0x2222 + l as u32), "lane {l}");
+    }
+}

@@ -11,7 +11,7 @@ mod reach;
 use crate::exec::{classify, Env, Sem};
 use crate::fault::FaultKind;
 use hipscope_isa::codeobj::{CodeObject, CodeSymbolKind, InitialSgprs, KernargLayout, KernelDescriptor, KernelLookupError, Section};
-use hipscope_isa::decode::{Decoder, Inst};
+use hipscope_isa::decode::{DecodeError, Decoder, Inst};
 use hipscope_isa::{Family, Processor};
 
 /// One instruction with its semantics.
@@ -93,19 +93,33 @@ pub struct RawKernel<'a> {
     pub entry: u64,
 }
 
-/// GFX11+: a decoder of the true 16-bit forms, for words LLVM 19's fake16 tables reject.
+/// GFX11+: decoders of the true 16-bit forms, for words LLVM 19's fake16 tables reject.
 /// Clang emits VOP1/VOP2/VOPC 16-bit operations whose VGPR fields have bit 7 set (the high
 /// half, RDNA3 ISA §7.4 "16-bit Math and VGPRs"), e.g. `v_add_f16_e32 v1.h, v1.h, v6.l`
-/// (0x65020d81), which only the real-true16 tables decode.
-pub fn true16_fallback(processor: Processor, wave64: bool) -> Option<Decoder> {
-    matches!(processor.family(), hipscope_isa::Family::Gfx11 | hipscope_isa::Family::Gfx12).then(|| Decoder::with_true16(processor, wave64, true))
+/// (0x65020d81), which only the real-true16 tables decode. LLVM 19's real-true16 tables
+/// still lack some forms clang 21+ emits (`v_cvt_f16_f32_e32 v1.h, v4`, 0x7f021504, decodes
+/// with LLVM 22 only), so LLVM 22's rows are the last resort.
+pub struct True16Fallback {
+    llvm19: Decoder,
+    llvm22: Decoder,
+}
+
+impl True16Fallback {
+    pub fn new(processor: Processor, wave64: bool) -> Option<True16Fallback> {
+        matches!(processor.family(), hipscope_isa::Family::Gfx11 | hipscope_isa::Family::Gfx12)
+            .then(|| True16Fallback { llvm19: Decoder::with_true16(processor, wave64, true), llvm22: Decoder::llvm22(processor, wave64, true) })
+    }
+
+    pub fn decode(&self, bytes: &[u8], address: u64) -> Result<Inst, DecodeError> {
+        self.llvm19.decode(bytes, address).or_else(|_| self.llvm22.decode(bytes, address))
+    }
 }
 
 /// Decode `bytes` at `address` for the target, classifying each instruction once; words
 /// that do not decode become [`CodeSlot::Invalid`] (a fault only if executed).
 fn decode_code(processor: Processor, wave64: bool, bytes: &[u8], address: u64, env: &Env) -> Vec<CodeSlot> {
     let decoder = Decoder::new(processor, wave64);
-    let true16 = true16_fallback(processor, wave64);
+    let true16 = True16Fallback::new(processor, wave64);
     let mut decoded = Vec::new();
     let mut off = 0usize;
     while off + 4 <= bytes.len() {
