@@ -372,6 +372,8 @@ fn packed(op: Opcode) -> Option<Desc> {
         V_PK_MAX_NUM_F16 => bin(p::pk_max_num_f16, PkF16),
         V_PK_MINIMUM_F16 => bin(p::pk_minimum_f16, PkF16),
         V_PK_MAXIMUM_F16 => bin(p::pk_maximum_f16, PkF16),
+        V_PK_MINIMUM3_F16 => tri(p::pk_minimum3_f16, PkF16),
+        V_PK_MAXIMUM3_F16 => tri(p::pk_maximum3_f16, PkF16),
         V_PK_FMA_F32 => tri(p::pk_fma_f32, PkF32),
         V_PK_MUL_F32 => bin(p::pk_mul_f32, PkF32),
         V_PK_ADD_F32 => bin(p::pk_add_f32, PkF32),
