@@ -414,3 +414,278 @@ fn stochastic_thirty_two_element_form_chains_the_prng() {
         }
     }
 }
+
+/// A row's fixed bits with its sources in v2, v8, v16 and the destination in v24.
+fn encode_row(row: &hipscope_isa::tables::Row) -> Vec<u8> {
+    use hipscope_isa::tables::OpName;
+    let mut word = row.value;
+    for d in row.operands {
+        let value: u128 = match d.name {
+            OpName::src0 => 256 + 2,
+            OpName::src1 => 256 + 8,
+            OpName::src2 => 256 + 16,
+            OpName::vdst => 24,
+            _ => continue,
+        };
+        if let Some(&(lo, len, _)) = d.fields.first() {
+            word = (word & !(((1u128 << len) - 1) << lo)) | (value & ((1 << len) - 1)) << lo;
+        }
+    }
+    word.to_le_bytes()[..row.bytes as usize].to_vec()
+}
+
+/// The rows (both LLVM 19's and LLVM 22's tables, wave64) the isa crate holds for `p` that
+/// `pick` selects, and how many of them classify to an executable operation.
+fn classified(p: Processor, pick: impl Fn(&hipscope_isa::tables::Row) -> bool) -> (usize, Vec<&'static str>) {
+    use hipscope_isa::tables::ROWS;
+    use hipscope_sim::exec::Sem;
+    let rig = Rig::new(p, true);
+    let rows = ROWS.iter().filter(|r| (r.valid[1] | r.valid[5]) >> p as u32 & 1 != 0 && pick(r));
+    let (mut n, mut bad) = (0, Vec::new());
+    for row in rows {
+        n += 1;
+        if !matches!(rig.classify(&encode_row(row)), Sem::Valu(_)) {
+            bad.push(row.record);
+        }
+    }
+    (n, bad)
+}
+
+/// Every FP8/BF8/FP6/FP4 conversion row of gfx940, gfx942, gfx950, gfx1200 and gfx1201
+/// executes (the plain FP8/BF8 conversions everywhere, gfx950's V_CVT_SCALEF32_* family).
+#[test]
+fn every_narrow_float_conversion_classifies() {
+    use hipscope_isa::tables::Opcode::*;
+    let plain = [V_CVT_F32_FP8, V_CVT_F32_BF8, V_CVT_PK_F32_FP8, V_CVT_PK_F32_BF8, V_CVT_PK_FP8_F32, V_CVT_PK_BF8_F32, V_CVT_SR_FP8_F32, V_CVT_SR_BF8_F32];
+    let pick = |r: &hipscope_isa::tables::Row| plain.contains(&r.opcode) || r.opcode.name().starts_with("v_cvt_scalef32_");
+    let mut counts = Vec::new();
+    for p in [Processor::Gfx940, Processor::Gfx942, Processor::Gfx950, Processor::Gfx1200, Processor::Gfx1201] {
+        let (n, bad) = classified(p, pick);
+        assert!(bad.is_empty(), "{}: {bad:?} do not execute", p.name());
+        counts.push(n);
+    }
+    // The plain conversions have 20 rows on CDNA3/4 (VOP1, VOP3, SDWA, DPP) and 28 on gfx12
+    // (DPP8 and the true16 forms too), once in LLVM 19's table and again in LLVM 22's, except
+    // gfx940 (gone from LLVM 22) and gfx950 (one row serves both); gfx950 adds its 49
+    // V_CVT_SCALEF32_* rows.
+    assert_eq!(counts, [20, 2 * 20, 20 + 49, 2 * 28, 2 * 28], "conversion rows per processor");
+}
+
+/// gfx950's other new VALU rows and the older ones the issue lists execute.
+#[test]
+fn every_other_new_gfx950_valu_row_classifies() {
+    use hipscope_isa::tables::Opcode::*;
+    let ops = [
+        V_PRNG_B32,
+        V_PERMLANE16_SWAP_B32,
+        V_PERMLANE32_SWAP_B32,
+        V_ASHR_PK_I8_I32,
+        V_ASHR_PK_U8_I32,
+        V_PK_MAXIMUM3_F16,
+        V_PK_MINIMUM3_F16,
+        V_CVT_PK_BF16_F32,
+        V_CVT_SR_BF16_F32,
+        V_CVT_SR_F16_F32,
+        V_CVT_PK_F16_F32,
+        V_CVT_F32_BF16,
+        V_QSAD_PK_U16_U8,
+        V_MQSAD_PK_U16_U8,
+    ];
+    let (n, bad) = classified(Processor::Gfx950, |r| ops.contains(&r.opcode));
+    assert!(bad.is_empty(), "{bad:?} do not execute");
+    // V_PRNG_B32 and V_CVT_F32_BF16 in VOP1, VOP3, SDWA and DPP; the swaps in VOP1 and VOP3;
+    // the rest VOP3/VOP3P only.
+    assert_eq!(n, 2 * 4 + 2 * 2 + 10, "rows");
+}
+
+/// V_PRNG_B32 per the CDNA4 pseudo-code.
+fn prng(x: u32) -> u32 {
+    (x << 1) ^ if x >> 31 == 1 { 197 } else { 0 }
+}
+
+#[test]
+fn prng_and_packed_shifts() {
+    const PRNG_E32: &[u8] = &[0x02, 0xb1, 0x02, 0x7e]; // v_prng_b32_e32 v1, v2
+    const PRNG_E64: &[u8] = &[0x01, 0x00, 0x98, 0xd1, 0x02, 0x01, 0x00, 0x00]; // v_prng_b32_e64 v1, v2
+    let x = |l: usize| (l as u32).wrapping_mul(0x8765_4321) ^ (l as u32) << 31;
+    for code in [PRNG_E32, PRNG_E64] {
+        let r = run(code, &[(2, &x)]);
+        (0..64).for_each(|l| assert_eq!(r.wave.v(1, l), prng(x(l)), "lane {l}"));
+    }
+    // v_ashr_pk_i8_i32 v1, v2, v3, v4 op_sel:[0,0,0,1] (high half; low kept) and
+    // v_ashr_pk_u8_i32 v1, v2, v3, v4: S0 >> S2[4:0] and S1 >> S2[4:0], saturated.
+    const ASHR_I8_HI: &[u8] = &[0x01, 0x40, 0x65, 0xd2, 0x02, 0x07, 0x12, 0x04];
+    const ASHR_U8: &[u8] = &[0x01, 0x00, 0x66, 0xd2, 0x02, 0x07, 0x12, 0x04];
+    let a = |l: usize| (l as i32 - 32).wrapping_mul(0x0123_4567) as u32;
+    let b = |l: usize| (l as i32 * 977 - 20000) as u32;
+    let s = |l: usize| (l as u32 * 7) | 0xffff_ff00; // only bits [4:0] count
+    let sat = |v: i64, lo: i64, hi: i64| v.clamp(lo, hi) as u8 as u32;
+    let sh = |v: u32, l: usize| (v as i32 as i64) >> (s(l) & 31);
+    let r = run(ASHR_I8_HI, &[(1, &|_| 0x5555_aaaa), (2, &a), (3, &b), (4, &s)]);
+    for l in 0..64 {
+        let want = sat(sh(a(l), l), -128, 127) | sat(sh(b(l), l), -128, 127) << 8;
+        assert_eq!(r.wave.v(1, l), want << 16 | 0xaaaa, "lane {l}");
+    }
+    let r = run(ASHR_U8, &[(1, &|_| 0x5555_aaaa), (2, &a), (3, &b), (4, &s)]);
+    for l in 0..64 {
+        let want = sat(sh(a(l), l), 0, 255) | sat(sh(b(l), l), 0, 255) << 8;
+        assert_eq!(r.wave.v(1, l) & 0xffff, want, "lane {l}");
+    }
+}
+
+/// IEEE 754-2019 minimum/maximum of f16 values: NaN if any input is NaN, -0 below +0.
+fn minmax3(x: [u32; 3], max: bool) -> Option<u32> {
+    if x.iter().any(|&h| f16_value(h).is_nan()) {
+        return None;
+    }
+    let key = |h: &u32| {
+        let v = f16_value(*h);
+        (v, if v == 0.0 && h & 0x8000 != 0 { 0 } else { 1 })
+    };
+    let order = |p: &u32, q: &u32| key(p).partial_cmp(&key(q)).unwrap_or(std::cmp::Ordering::Equal);
+    if max {
+        x.into_iter().max_by(order)
+    } else {
+        x.into_iter().min_by(order)
+    }
+}
+
+#[test]
+fn packed_minimum3_and_maximum3() {
+    const MAX3: &[u8] = &[0x01, 0x40, 0x9c, 0xd3, 0x02, 0x07, 0x12, 0x1c]; // v_pk_maximum3_f16 v1, v2, v3, v4
+    const MIN3: &[u8] = &[0x01, 0x40, 0x9b, 0xd3, 0x02, 0x07, 0x12, 0x1c]; // v_pk_minimum3_f16 v1, v2, v3, v4
+    let pool = [0x0000u32, 0x8000, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x7e00, 0x0400, 0x4248, 0xc248, 0x3555];
+    let h = |l: usize, i: usize| pool[(l * (i + 3) + i * 5) % pool.len()];
+    let pair = |i: usize| move |l: usize| h(l, i) | h(l + 64, i) << 16;
+    for (code, max) in [(MAX3, true), (MIN3, false)] {
+        let (p0, p1, p2) = (pair(0), pair(1), pair(2));
+        let r = run(code, &[(2, &p0), (3, &p1), (4, &p2)]);
+        for l in 0..64 {
+            for (half, lane) in [(0, l), (16, l + 64)] {
+                let got = r.wave.v(1, l) >> half & 0xffff;
+                match minmax3([h(lane, 0), h(lane, 1), h(lane, 2)], max) {
+                    Some(want) => assert_eq!(got, want, "lane {l} half {half}"),
+                    None => assert!(f16_value(got).is_nan(), "lane {l} half {half}"),
+                }
+            }
+        }
+    }
+}
+
+/// The f16 code nearest `x` (ties to the even code), by search; infinity past the range.
+fn f16_nearest(x: f32) -> u32 {
+    let a = (x as f64).abs();
+    let sign = if x.is_sign_negative() { 0x8000 } else { 0 };
+    if a >= 65520.0 {
+        return sign | 0x7c00;
+    }
+    let best = (0..0x7c00u32).min_by(|&p, &q| {
+        let (dp, dq) = ((f16_value(p) - a).abs(), (f16_value(q) - a).abs());
+        dp.partial_cmp(&dq).unwrap_or(std::cmp::Ordering::Equal).then((p & 1).cmp(&(q & 1)))
+    });
+    sign | best.unwrap_or(0)
+}
+
+/// The bf16 code nearest `x` (ties to the even code): the two candidates around it.
+fn bf16_nearest(x: f32) -> u32 {
+    let lo = x.to_bits() >> 16;
+    let (vl, vh) = (f32::from_bits(lo << 16) as f64, f32::from_bits((lo + 1) << 16) as f64);
+    let (dl, dh) = ((x as f64 - vl).abs(), (vh - x as f64).abs());
+    if dh < dl || (dh == dl && lo & 1 == 1) {
+        lo + 1
+    } else {
+        lo
+    }
+}
+
+#[test]
+fn f16_and_bf16_conversions() {
+    const PK_BF16: &[u8] = &[0x01, 0x00, 0x68, 0xd2, 0x02, 0x07, 0x02, 0x00]; // v_cvt_pk_bf16_f32 v1, v2, v3
+    const PK_F16: &[u8] = &[0x01, 0x00, 0x67, 0xd2, 0x02, 0x07, 0x02, 0x00]; // v_cvt_pk_f16_f32 v1, v2, v3
+    let x = |l: usize| f32::from_bits(0x3f80_0000 + (l as u32) * 0x0001_8001 + ((l as u32 & 3) << 15));
+    let y = |l: usize| -x(l) * 1000.0;
+    let r = run(PK_BF16, &[(2, &|l| x(l).to_bits()), (3, &|l| y(l).to_bits())]);
+    (0..64).for_each(|l| assert_eq!(r.wave.v(1, l), bf16_nearest(x(l)) | bf16_nearest(y(l)) << 16, "lane {l}"));
+    let r = run(PK_F16, &[(2, &|l| x(l).to_bits()), (3, &|l| y(l).to_bits())]);
+    (0..64).for_each(|l| assert_eq!(r.wave.v(1, l), f16_nearest(x(l)) | f16_nearest(y(l)) << 16, "lane {l}"));
+    // v_cvt_f32_bf16: {S0.b16, 16'0}; the SDWA form reads word 1, the VOP3 form negates.
+    const F32_BF16: &[u8] = &[0x02, 0xb7, 0x02, 0x7e];
+    const F32_BF16_W1: &[u8] = &[0xf9, 0xb6, 0x02, 0x7e, 0x02, 0x16, 0x05, 0x00];
+    const F32_BF16_NEG: &[u8] = &[0x01, 0x00, 0x9b, 0xd1, 0x02, 0x01, 0x00, 0x20];
+    let v = |l: usize| (l as u32 * 0x0407_0301) ^ 0x3f80_4100;
+    for (code, want) in [(F32_BF16, &(|w: u32| w << 16) as &dyn Fn(u32) -> u32), (F32_BF16_W1, &|w| w & 0xffff_0000), (F32_BF16_NEG, &|w| (w << 16) ^ 0x8000_0000)] {
+        let r = run(code, &[(2, &v)]);
+        (0..64).for_each(|l| assert_eq!(r.wave.v(1, l), want(v(l)), "lane {l}"));
+    }
+}
+
+#[test]
+fn stochastic_f16_and_bf16() {
+    // v_cvt_sr_f16_f32 v1, v2, v3 (low half, high kept) and v_cvt_sr_bf16_f32 v1, v2, v3
+    // op_sel:[0,0,1] (high half, low kept).
+    const SR_F16: &[u8] = &[0x01, 0x00, 0xa6, 0xd2, 0x02, 0x07, 0x02, 0x00];
+    const SR_BF16_HI: &[u8] = &[0x01, 0x40, 0xa7, 0xd2, 0x02, 0x07, 0x02, 0x00];
+    let x = |l: usize| 1.0f32 + (l as f32) / 4096.0 + 1.0 / 65536.0;
+    let seed = |l: usize| (l as u32).wrapping_mul(0x9e37_79b9);
+    // The model: round up when the discarded fraction of the step, scaled to 2^32, plus the
+    // seed carries.
+    let sr = |a: f64, lo: f64, hi: f64, s: u32| ((((a - lo) / (hi - lo)) * 4294967296.0).floor() as u64 + s as u64) >> 32;
+    let r = run(SR_F16, &[(1, &|_| 0xabcd_0000), (2, &|l| x(l).to_bits()), (3, &seed)]);
+    for l in 0..64 {
+        let down = (x(l) as f64 - 1.0) * 1024.0;
+        let code = 0x3c00 + down.floor() as u32;
+        let up = sr(x(l) as f64, f16_value(code), f16_value(code + 1), seed(l)) as u32;
+        assert_eq!(r.wave.v(1, l), 0xabcd_0000 | (code + up), "lane {l}");
+    }
+    let r = run(SR_BF16_HI, &[(1, &|_| 0x1234), (2, &|l| x(l).to_bits()), (3, &seed)]);
+    for l in 0..64 {
+        let code = x(l).to_bits() >> 16;
+        let (lo, hi) = (f32::from_bits(code << 16) as f64, f32::from_bits((code + 1) << 16) as f64);
+        let up = sr(x(l) as f64, lo, hi, seed(l)) as u32;
+        assert_eq!(r.wave.v(1, l), (code + up) << 16 | 0x1234, "lane {l}");
+    }
+}
+
+#[test]
+fn permlane_swaps_exchange_lane_groups() {
+    const SWAP16: &[u8] = &[0x02, 0xb3, 0x02, 0x7e]; // v_permlane16_swap_b32_e32 v1, v2
+    const SWAP32: &[u8] = &[0x02, 0xb5, 0x02, 0x7e]; // v_permlane32_swap_b32_e32 v1, v2
+    let (d, s) = (|l: usize| 0x100 + l as u32, |l: usize| 0x200 + l as u32);
+    // PERMLANE16_SWAP: src lanes 0-15 <-> dst lanes 16-31 in each 32-lane half.
+    let r = run(SWAP16, &[(1, &d), (2, &s)]);
+    for l in 0..64 {
+        let (want_d, want_s) = match l % 32 {
+            0..=15 => (d(l), d(l + 16)),
+            _ => (s(l - 16), s(l)),
+        };
+        assert_eq!((r.wave.v(1, l), r.wave.v(2, l)), (want_d, want_s), "lane {l}");
+    }
+    // PERMLANE32_SWAP: src lanes 0-31 <-> dst lanes 32-63.
+    let r = run(SWAP32, &[(1, &d), (2, &s)]);
+    for l in 0..64 {
+        let (want_d, want_s) = if l < 32 { (d(l), d(l + 32)) } else { (s(l - 32), s(l)) };
+        assert_eq!((r.wave.v(1, l), r.wave.v(2, l)), (want_d, want_s), "lane {l}");
+    }
+}
+
+#[test]
+fn quad_sads() {
+    const QSAD: &[u8] = &[0x06, 0x00, 0xe5, 0xd1, 0x08, 0x07, 0x2a, 0x04]; // v_qsad_pk_u16_u8 v[6:7], v[8:9], v3, v[10:11]
+    const MQSAD: &[u8] = &[0x06, 0x00, 0xe6, 0xd1, 0x08, 0x07, 0x2a, 0x04]; // v_mqsad_pk_u16_u8 v[6:7], v[8:9], v3, v[10:11]
+    let src = |l: usize| (l as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let rf = |l: usize| (l as u32).wrapping_mul(0x0100_7f01) & 0xff00_ffff;
+    let acc = |l: usize| (l as u64).wrapping_mul(0x0003_fff1_0002_fff5);
+    for (code, masked) in [(QSAD, false), (MQSAD, true)] {
+        let r = run(code, &[(8, &|l| src(l) as u32), (9, &|l| (src(l) >> 32) as u32), (3, &rf), (10, &|l| acc(l) as u32), (11, &|l| (acc(l) >> 32) as u32)]);
+        for l in 0..64 {
+            let mut want = 0u64;
+            for i in 0..4 {
+                let win = (src(l) >> (8 * i)) as u32;
+                let bytes = (0..4).map(|b| (win >> (8 * b) & 0xff, rf(l) >> (8 * b) & 0xff));
+                let sad: u64 = bytes.filter(|&(_, y)| !(masked && y == 0)).map(|(x, y)| x.abs_diff(y) as u64).sum();
+                want |= ((acc(l) >> (16 * i) & 0xffff) + sad & 0xffff) << (16 * i);
+            }
+            assert_eq!(r.wave.v(6, l) as u64 | (r.wave.v(7, l) as u64) << 32, want, "lane {l} masked {masked}");
+        }
+    }
+}
