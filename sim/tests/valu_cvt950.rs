@@ -471,7 +471,8 @@ fn every_narrow_float_conversion_classifies() {
     assert_eq!(counts, [20, 2 * 20, 20 + 49, 2 * 28, 2 * 28], "conversion rows per processor");
 }
 
-/// gfx950's other new VALU rows and the older ones the issue lists execute.
+/// gfx950's other new VALU rows and the older ones the issue lists (legacy exp/log, the quad
+/// SADs) execute.
 #[test]
 fn every_other_new_gfx950_valu_row_classifies() {
     use hipscope_isa::tables::Opcode::*;
@@ -490,12 +491,15 @@ fn every_other_new_gfx950_valu_row_classifies() {
         V_CVT_F32_BF16,
         V_QSAD_PK_U16_U8,
         V_MQSAD_PK_U16_U8,
+        V_MQSAD_U32_U8,
+        V_EXP_LEGACY_F32,
+        V_LOG_LEGACY_F32,
     ];
     let (n, bad) = classified(Processor::Gfx950, |r| ops.contains(&r.opcode));
     assert!(bad.is_empty(), "{bad:?} do not execute");
-    // V_PRNG_B32 and V_CVT_F32_BF16 in VOP1, VOP3, SDWA and DPP; the swaps in VOP1 and VOP3;
-    // the rest VOP3/VOP3P only.
-    assert_eq!(n, 2 * 4 + 2 * 2 + 10, "rows");
+    // V_PRNG_B32, V_CVT_F32_BF16 and V_EXP/LOG_LEGACY_F32 in VOP1, VOP3, SDWA and DPP; the
+    // swaps in VOP1 and VOP3; the other 11 VOP3/VOP3P only.
+    assert_eq!(n, 4 * 4 + 2 * 2 + 11, "rows");
 }
 
 /// V_PRNG_B32 per the CDNA4 pseudo-code.
@@ -688,4 +692,37 @@ fn quad_sads() {
             assert_eq!(r.wave.v(6, l) as u64 | (r.wave.v(7, l) as u64) << 32, want, "lane {l} masked {masked}");
         }
     }
+}
+
+#[test]
+fn mqsad_u32_u8_accumulates_four_dwords() {
+    const MQSAD: &[u8] = &[0x14, 0x00, 0xe7, 0xd1, 0x08, 0x07, 0x2a, 0x04]; // v_mqsad_u32_u8 v[20:23], v[8:9], v3, v[10:13]
+    let src = |l: usize| (l as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let rf = |l: usize| (l as u32).wrapping_mul(0x0100_7f01) & 0xff00_ffff;
+    let acc = |l: usize, i: usize| (l as u32 * 1000 + i as u32).wrapping_mul(0x1357_9bdf);
+    let mut rig = Rig::new(Processor::Gfx950, true);
+    rig.set_v(8, |l| src(l) as u32);
+    rig.set_v(9, |l| (src(l) >> 32) as u32);
+    rig.set_v(3, rf);
+    (0..4).for_each(|i| rig.set_v(10 + i, |l| acc(l, i)));
+    rig.run(MQSAD);
+    for l in 0..64 {
+        for i in 0..4 {
+            let win = (src(l) >> (8 * i)) as u32;
+            let bytes = (0..4).map(|b| (win >> (8 * b) & 0xff, rf(l) >> (8 * b) & 0xff));
+            let sad: u32 = bytes.filter(|&(_, y)| y != 0).map(|(x, y)| x.abs_diff(y)).sum();
+            assert_eq!(rig.wave.v(20 + i, l), acc(l, i).wrapping_add(sad), "lane {l} dword {i}");
+        }
+    }
+}
+
+#[test]
+fn legacy_exp_and_log_at_exact_points() {
+    const EXP: &[u8] = &[0x02, 0x97, 0x02, 0x7e]; // v_exp_legacy_f32_e32 v1, v2
+    const LOG: &[u8] = &[0x02, 0x99, 0x02, 0x7e]; // v_log_legacy_f32_e32 v1, v2
+    let k = |l: usize| l as f32 - 32.0;
+    let r = run(EXP, &[(2, &|l| k(l).to_bits())]);
+    (0..64).for_each(|l| assert_eq!(f32::from_bits(r.wave.v(1, l)), 2f32.powi(l as i32 - 32), "lane {l}"));
+    let r = run(LOG, &[(2, &|l| 2f32.powi(l as i32 - 32).to_bits())]);
+    (0..64).for_each(|l| assert_eq!(f32::from_bits(r.wave.v(1, l)), k(l), "lane {l}"));
 }

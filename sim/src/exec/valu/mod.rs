@@ -13,11 +13,12 @@
 //! [`packed`] kernels, [`trig`] V_TRIG_PREOP, [`cross`] lane-crossing operations, [`vopd`] dual
 //! issue, [`minifloat`] the FP8/BF8/FP6/FP4 formats and E8M0, [`cvt8`] the FP8/BF8
 //! conversions, [`cvt_scale`]/[`cvt_scale32`] gfx950's scaled conversions, [`misc950`] gfx950's
-//! other new per-lane operations, [`mfma`] MFMA/SMFMAC, [`wmma`] WMMA/SWMMAC.
+//! other new per-lane operations, [`mqsad`] V_MQSAD_U32_U8, [`mfma`] MFMA/SMFMAC, [`wmma`]
+//! WMMA/SWMMAC.
 //!
 //! Not modelled: MODE round modes other than nearest-even, FP exceptions/TRAPSTS, VGPR
 //! indexing mode ([`index`]) on anything but plain VALU operations, gfx950's MFMAs, interpolation,
-//! V_MQSAD_U32_U8, V_EXP/LOG_LEGACY, V_MULLIT, V_SWAPREL/V_MOVRELSD_2, LDS_DIRECT sources.
+//! V_MULLIT, V_SWAPREL/V_MOVRELSD_2, LDS_DIRECT sources.
 //! Opcodes without semantics classify to `None` (executing them is a kernel fault).
 
 pub mod build;
@@ -38,6 +39,7 @@ pub mod lanes;
 pub mod mfma;
 pub mod minifloat;
 pub mod misc950;
+pub mod mqsad;
 pub mod packed;
 pub mod src;
 pub mod table;
@@ -99,6 +101,8 @@ pub enum Kind {
     Mfma(Box<mfma::Mfma>),
     /// gfx950's 32-element FP6/BF6 conversions ([`cvt_scale32`]).
     Pk32(Box<cvt_scale32::Pk32>),
+    /// V_MQSAD_U32_U8 (128-bit accumulator, [`mqsad`]).
+    Mqsad(mqsad::Mqsad),
 }
 
 /// A classified VALU instruction.
@@ -141,6 +145,9 @@ pub fn classify(inst: &Inst, env: &Env) -> Option<Op> {
     }
     if let Some((p, fid)) = cvt_scale32::classify(inst, env.decode.processor) {
         return Some(Op { opcode, kind: Kind::Pk32(Box::new(p)), fid });
+    }
+    if let Some(m) = mqsad::classify(inst) {
+        return exact(Kind::Mqsad(m));
     }
     if vopd::is_vopd(inst) {
         let (pair, fid) = vopd::classify(inst, env.family)?;
@@ -212,6 +219,7 @@ pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKin
         Kind::Mfma(m) => mfma::exec::run(m, cx.wave),
         Kind::Wmma(m) => wmma::exec::execute(m, cx.wave),
         Kind::Pk32(p) => cvt_scale32::run(p, cx.wave, cx.env),
+        Kind::Mqsad(m) => mqsad::run(m, cx.wave, cx.env),
         Kind::Nop => {}
     }
     Ok(Flow::Next)
