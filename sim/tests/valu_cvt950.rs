@@ -218,9 +218,9 @@ fn widening_pairs_read_their_word_or_byte() {
     }
     // v_cvt_scalef32_pk_f16_fp4 v1, v2, v3 op_sel:[1,1]: byte 3, f16 halves.
     const PK_F16_FP4_B3: &[u8] = &[0x01, 0x18, 0x50, 0xd2, 0x02, 0x07, 0x02, 0x00];
-    let r = run(PK_F16_FP4_B3, &[(2, &|l| (l as u32 * 3 & 0xff) << 24), (3, &|_| scale(4))]);
+    let r = run(PK_F16_FP4_B3, &[(2, &|l| ((l as u32 * 3) & 0xff) << 24), (3, &|_| scale(4))]);
     for l in 0..64 {
-        let b = l as u32 * 3 & 0xff;
+        let b = (l as u32 * 3) & 0xff;
         let want = f16_of(E2M1.value(b & 0xf).unwrap_or(0.0) * 16.0) | f16_of(E2M1.value(b >> 4).unwrap_or(0.0) * 16.0) << 16;
         assert_eq!(r.wave.v(1, l), want, "lane {l}");
     }
@@ -228,7 +228,7 @@ fn widening_pairs_read_their_word_or_byte() {
     const PK_BF16_FP8_W1: &[u8] = &[0x01, 0x08, 0x69, 0xd2, 0x02, 0x07, 0x02, 0x00];
     let r = run(PK_BF16_FP8_W1, &[(2, &|l| (l as u32 * 0x0305) << 16), (3, &|_| scale(-10))]);
     for l in 0..64 {
-        let w = l as u32 * 0x0305 & 0xffff;
+        let w = (l as u32 * 0x0305) & 0xffff;
         // A NaN code gives the quiet NaN with the code's sign.
         let bf = |c: u32| E4M3.value(c).map_or(0x7fc0 | (c & 0x80) << 8, |v| ((v / 1024.0) as f32).to_bits() >> 16);
         assert_eq!(r.wave.v(1, l), bf(w & 0xff) | bf(w >> 8) << 16, "lane {l}");
@@ -349,10 +349,10 @@ fn thirty_two_element_fp6_forms_follow_the_192_bit_layout() {
     // v_cvt_scalef32_pk32_f32_fp6 v[32:63], v[8:13], v3: element i from bits [6i+5:6i].
     const PK32_F32_FP6: &[u8] = &[0x20, 0x00, 0x56, 0xd2, 0x08, 0x07, 0x02, 0x00];
     let word = |l: usize, r: usize| (l as u32 + 1).wrapping_mul(0x2545_f491).rotate_left(r as u32 * 5);
-    let mut regs: Vec<(usize, Box<dyn Fn(usize) -> u32>)> = (0..6).map(|r| (8 + r, Box::new(move |l| word(l, r)) as Box<dyn Fn(usize) -> u32>)).collect();
-    regs.push((3, Box::new(|_| scale(2))));
-    let refs: Vec<(usize, &dyn Fn(usize) -> u32)> = regs.iter().map(|(r, f)| (*r, f.as_ref())).collect();
-    let r = run(PK32_F32_FP6, &refs);
+    let mut r = Rig::new(Processor::Gfx950, true);
+    (0..6).for_each(|reg| r.set_v(8 + reg, |l| word(l, reg)));
+    r.set_v(3, |_| scale(2));
+    r.run(PK32_F32_FP6);
     for l in 0..64 {
         let src: Vec<u32> = (0..6).map(|i| word(l, i)).collect();
         for i in 0..32 {
@@ -617,7 +617,9 @@ fn f16_and_bf16_conversions() {
     const F32_BF16_W1: &[u8] = &[0xf9, 0xb6, 0x02, 0x7e, 0x02, 0x16, 0x05, 0x00];
     const F32_BF16_NEG: &[u8] = &[0x01, 0x00, 0x9b, 0xd1, 0x02, 0x01, 0x00, 0x20];
     let v = |l: usize| (l as u32 * 0x0407_0301) ^ 0x3f80_4100;
-    for (code, want) in [(F32_BF16, &(|w: u32| w << 16) as &dyn Fn(u32) -> u32), (F32_BF16_W1, &|w| w & 0xffff_0000), (F32_BF16_NEG, &|w| (w << 16) ^ 0x8000_0000)] {
+    for (code, want) in
+        [(F32_BF16, &(|w: u32| w << 16) as &dyn Fn(u32) -> u32), (F32_BF16_W1, &|w| w & 0xffff_0000), (F32_BF16_NEG, &|w| (w << 16) ^ 0x8000_0000)]
+    {
         let r = run(code, &[(2, &v)]);
         (0..64).for_each(|l| assert_eq!(r.wave.v(1, l), want(v(l)), "lane {l}"));
     }
@@ -687,7 +689,7 @@ fn quad_sads() {
                 let win = (src(l) >> (8 * i)) as u32;
                 let bytes = (0..4).map(|b| (win >> (8 * b) & 0xff, rf(l) >> (8 * b) & 0xff));
                 let sad: u64 = bytes.filter(|&(_, y)| !(masked && y == 0)).map(|(x, y)| x.abs_diff(y) as u64).sum();
-                want |= ((acc(l) >> (16 * i) & 0xffff) + sad & 0xffff) << (16 * i);
+                want |= (((acc(l) >> (16 * i) & 0xffff) + sad) & 0xffff) << (16 * i);
             }
             assert_eq!(r.wave.v(6, l) as u64 | (r.wave.v(7, l) as u64) << 32, want, "lane {l} masked {masked}");
         }

@@ -14,7 +14,7 @@
 //! Scale, rounding and the meaning of the conversions as in [`cvt_scale`] (the same
 //! inferences, so the narrowing forms are approximate).
 
-use super::cvt_scale::{prng, read, scale_of, widen, narrow, Wide, NARROW, SR};
+use super::cvt_scale::{narrow, prng, read, scale_of, widen, Wide, NARROW, SR};
 use super::minifloat::{Format, Round};
 use crate::exec::operand::s32;
 use crate::exec::{Env, Fidelity};

@@ -153,7 +153,9 @@ pub fn classify(inst: &Inst, env: &Env) -> Option<Op> {
         let (pair, fid) = vopd::classify(inst, env.family)?;
         return Some(Op { opcode, kind: Kind::Dual(Box::new(pair)), fid });
     }
-    let d = table::describe(opcode, env.family).or_else(|| table::compare(opcode)).or_else(|| cvt8::describe(inst, env.decode.processor))
+    let d = table::describe(opcode, env.family)
+        .or_else(|| table::compare(opcode))
+        .or_else(|| cvt8::describe(inst, env.decode.processor))
         .or_else(|| cvt_scale::describe(inst, env.decode.processor))
         .or_else(|| misc950::describe(opcode))?;
     let alu = build::alu(inst, env.family, &d)?;

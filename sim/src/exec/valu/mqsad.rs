@@ -30,7 +30,12 @@ pub fn classify(inst: &Inst) -> Option<Mqsad> {
     if inst.opcode() != Opcode::V_MQSAD_U32_U8 {
         return None;
     }
-    Some(Mqsad { src0: inst.operand(OpName::src0)?, src1: inst.operand(OpName::src1)?, src2: vgpr(inst.operand(OpName::src2))?, dst: vgpr(inst.operand(OpName::vdst))? })
+    Some(Mqsad {
+        src0: inst.operand(OpName::src0)?,
+        src1: inst.operand(OpName::src1)?,
+        src2: vgpr(inst.operand(OpName::src2))?,
+        dst: vgpr(inst.operand(OpName::vdst))?,
+    })
 }
 
 /// The masked byte SAD of V_MSAD_U8 plus `acc`, wrapping at 32 bits.

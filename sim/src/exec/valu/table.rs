@@ -20,7 +20,8 @@ const DOT_F: &str = "dot product summed exactly and rounded once; the hardware's
 const NORM: &str = "the ISA does not spell out the rounding of f32_to_snorm/unorm; round-to-nearest-even assumed";
 const PK_U8: &str = "the ISA does not spell out the rounding of f32_to_u8; truncation with saturation assumed";
 const DIV_FMAS: &str = "post-scale of 2^+-64 (f64: 2^+-128) chosen by the quotient's exponent; the ISA pseudo-code's fixed 2^32 (2^64) cannot undo V_DIV_SCALE and is taken as a documentation error";
-const LEGACY: &str = "V_EXP/LOG_LEGACY_F32: 2^S0 / log2(S0) at the older precision (GCN3 ISA); the legacy forms' special cases are not documented, so computed as V_EXP/LOG_F32";
+const LEGACY: &str =
+    "V_EXP/LOG_LEGACY_F32: 2^S0 / log2(S0) at the older precision (GCN3 ISA); the legacy forms' special cases are not documented, so computed as V_EXP/LOG_F32";
 const MED3_NUM: &str = "GFX12 NaN rule assumed to mirror V_MED3_F32 with minimumNumber/maximumNumber";
 
 fn k3(k: Kernel, t: [Ty; 3], d: Ty) -> Desc {
