@@ -16,6 +16,7 @@
 
 use super::cvt_scale::{narrow, prng, read, scale_of, widen, Wide, NARROW, SR};
 use super::minifloat::{Format, Round};
+use super::vgpr;
 use crate::exec::operand::s32;
 use crate::exec::{Env, Fidelity};
 use crate::wave::{Wave, MAX_LANES};
@@ -77,13 +78,6 @@ fn shape(op: Opcode) -> Option<(Dir, Format, Wide)> {
         V_CVT_SCALEF32_2XPK16_BF6_F32 => (Interleave, BF6, F32),
         _ => return None,
     })
-}
-
-fn vgpr(op: Option<Operand>) -> Option<u8> {
-    match op? {
-        Operand::Reg(Reg::Vgpr { index, .. }) => Some(index),
-        _ => None,
-    }
 }
 
 /// Classify one of these conversions on gfx950; `None` otherwise (or for unusable operands).

@@ -3,6 +3,7 @@
 //! 32-bit field i of S2 (CDNA4 ISA VOP3 pseudo-code: `v_msad_u8(S0[31+8i:8i], S1, S2[32i+31:
 //! 32i])`; V_MSAD_U8 skips the bytes where S1's byte is 0).
 
+use super::vgpr;
 use crate::exec::operand::{s32, s64};
 use crate::exec::Env;
 use crate::wave::{Wave, MAX_LANES};
@@ -16,13 +17,6 @@ pub struct Mqsad {
     pub src1: Operand,
     pub src2: u8,
     pub dst: u8,
-}
-
-fn vgpr(op: Option<Operand>) -> Option<u8> {
-    match op? {
-        Operand::Reg(Reg::Vgpr { index, .. }) => Some(index),
-        _ => None,
-    }
 }
 
 /// Classify V_MQSAD_U32_U8 (its accumulator must be VGPRs); `None` otherwise.
