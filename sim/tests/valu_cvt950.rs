@@ -338,6 +338,28 @@ fn stochastic_forms_use_the_seed_and_its_prng_successor() {
     }
 }
 
+#[test]
+fn stochastic_sixteen_bit_sources_select_their_half() {
+    let seeds = |l: usize| (l as u32 + 7).wrapping_mul(0x85eb_ca6b);
+    // v_cvt_scalef32_sr_bf8_f16 v1, v2, v3, v4 op_sel:[1,0,1,1]: the high f16 of v2, byte 3.
+    const SR_BF8_F16_HI_B3: &[u8] = &[0x01, 0x68, 0x43, 0xd2, 0x02, 0x07, 0x12, 0x04];
+    let h = |l: usize| 0x3c00 + (l as u32) * 0x25;
+    let r = run(SR_BF8_F16_HI_B3, &[(1, &|_| 0x00aa_bbcc), (2, &|l| h(l) << 16 | 0x7c00), (3, &seeds), (4, &|_| scale(3))]);
+    for l in 0..64 {
+        let want = sr_reference(&E5M2, f16_value(h(l)) / 8.0, seeds(l));
+        assert_eq!(r.wave.v(1, l), 0x00aa_bbcc | want << 24, "lane {l}");
+    }
+    // v_cvt_scalef32_sr_pk_fp4_bf16 v1, v2, v3, v4: the bf16 halves of v2, byte 0.
+    const SR_PK_FP4_BF16: &[u8] = &[0x01, 0x00, 0x4f, 0xd2, 0x02, 0x07, 0x12, 0x04];
+    let b = |l: usize| (0.25f32 + l as f32 * 0.09).to_bits() >> 16;
+    let r = run(SR_PK_FP4_BF16, &[(1, &|_| 0xffff_ffff), (2, &|l| b(l) | b(63 - l) << 16), (3, &seeds), (4, &|_| scale(-1))]);
+    for l in 0..64 {
+        let bf = |x: u32| f32::from_bits(x << 16) as f64 * 2.0;
+        let want = sr_reference(&E2M1, bf(b(l)), seeds(l)) | sr_reference(&E2M1, bf(b(63 - l)), prng(seeds(l))) << 4;
+        assert_eq!(r.wave.v(1, l), 0xffff_ff00 | want, "lane {l}");
+    }
+}
+
 /// 6-bit field `i` of a 192-bit value in six dwords.
 fn field6(regs: &[u32], i: usize) -> u32 {
     let bit = |b: usize| regs[b / 32] >> (b % 32) & 1;
