@@ -663,3 +663,19 @@ fn legacy_exp_and_log_at_exact_points() {
     let r = run(LOG, &[(2, &|l| 2f32.powi(l as i32 - 32).to_bits())]);
     (0..64).for_each(|l| assert_eq!(f32::from_bits(r.wave.v(1, l)), k(l), "lane {l}"));
 }
+
+#[test]
+fn inline_float_constants_are_scales() {
+    // v_cvt_scalef32_pk_fp8_f32 v1, v2, v3, 1.0: scale 2^0.
+    const PK_FP8_ONE: &[u8] = &[0x01, 0x00, 0x35, 0xd2, 0x02, 0x07, 0xca, 0x03];
+    let r = run(PK_FP8_ONE, &[(2, &|_| 3.0f32.to_bits()), (3, &|_| (-0.5f32).to_bits())]);
+    assert_eq!(r.wave.v(1, 0), E4M3.nearest(3.0) | E4M3.nearest(-0.5) << 8);
+    // v_cvt_scalef32_pk_f32_fp8 v[6:7], v2, 4.0: scale 2^2.
+    const PK_F32_FOUR: &[u8] = &[0x06, 0x00, 0x39, 0xd2, 0x02, 0xed, 0x01, 0x00];
+    let r = run(PK_F32_FOUR, &[(2, &|_| 0x3840)]);
+    assert_eq!((f32::from_bits(r.wave.v(6, 0)), f32::from_bits(r.wave.v(7, 0))), (8.0, 4.0));
+    // v_cvt_scalef32_pk32_f32_fp6 v[32:63], v[8:13], 0.5: scale 2^-1; E2M3 0x08 = 1.0.
+    const PK32_HALF: &[u8] = &[0x20, 0x00, 0x56, 0xd2, 0x08, 0xe1, 0x01, 0x00];
+    let r = run(PK32_HALF, &[(8, &|_| 0x08)]);
+    assert_eq!((f32::from_bits(r.wave.v(32, 0)), f32::from_bits(r.wave.v(33, 0))), (0.5, 0.0));
+}
