@@ -19,12 +19,12 @@
 //!
 //! Codes are held in the low bits of a `u8`, the sign in bit `bits - 1`.
 //!
-//! Overflow when encoding: with `sat` (and always for the MX formats, which have no code for
-//! it; OCP MX v1.0 §5.3.3 "conversion ... clamps to the maximum normal") the magnitude
-//! saturates to the largest finite value, else it becomes infinity where the format has one
-//! (OCP E5M2) and NaN otherwise. NaN in gives NaN out where the format has a NaN; the MX formats
-//! have none and take the largest magnitude (a choice: the spec leaves it to the
-//! implementation).
+//! Overflow when encoding: with `sat` (and always for the MX formats, which have no infinity or
+//! NaN code to overflow to: saturation is the only choice left) the magnitude saturates to the
+//! largest finite value, else it becomes infinity where the format has one (OCP E5M2) and NaN
+//! otherwise. NaN in gives NaN out where the format has a NaN; the MX formats have none and
+//! take the largest magnitude with the input's sign (a choice, marked approximate by the
+//! instructions that use it).
 
 /// A narrow float format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
