@@ -1,6 +1,8 @@
 //! Coverage: every MFMA/SMFMAC encoding of gfx908, gfx90a and gfx942, every WMMA/SWMMAC
-//! encoding LLVM 19 decodes for gfx1100, gfx1200 and gfx1201 and every FP8/BF8 conversion encoding of gfx940/942 and gfx1200/1201 (all of their rows in the
-//! isa crate's tables: VOP1, VOP3, SDWA, DPP, DPP8) classifies to an executable operation.
+//! encoding LLVM 19 decodes for gfx1100, gfx1200 and gfx1201, every FP8/BF8/FP6/FP4 conversion
+//! encoding of gfx940/942/950 and gfx1200/1201 and gfx950's other new VALU encodings (all of
+//! their rows in the isa crate's tables: VOP1, VOP3, SDWA, DPP, DPP8) classify to an
+//! executable operation.
 
 use hipscope_isa::tables::{flags, Opcode, Row, ROWS};
 use hipscope_isa::Processor;
@@ -116,4 +118,70 @@ fn every_mfma_opcode_classifies() {
     // The rows the isa tables (LLVM 19's) hold: gfx908's 20 MFMAs; gfx90a's and gfx942's in
     // VGPR and AGPR forms, gfx942's with its SMFMACs and its 16 FP8/BF8 forms.
     assert_eq!(seen, [20, 54, 78], "matrix rows per processor");
+}
+
+/// The rows (both LLVM 19's and LLVM 22's tables, wave64) the isa crate holds for `p` that
+/// `pick` selects, and how many of them classify to an executable operation.
+fn classified(p: Processor, pick: impl Fn(&Row) -> bool) -> (usize, Vec<&'static str>) {
+    let rig = Rig::new(p, true);
+    let rows = ROWS.iter().filter(|r| (r.valid[1] | r.valid[5]) >> p as u32 & 1 != 0 && pick(r));
+    let (mut n, mut bad) = (0, Vec::new());
+    for row in rows {
+        n += 1;
+        if !matches!(rig.classify(&encode_vgprs(row)), Sem::Valu(_)) {
+            bad.push(row.record);
+        }
+    }
+    (n, bad)
+}
+
+/// Every FP8/BF8/FP6/FP4 conversion row of gfx940, gfx942, gfx950, gfx1200 and gfx1201
+/// executes (the plain FP8/BF8 conversions everywhere, gfx950's V_CVT_SCALEF32_* family).
+#[test]
+fn every_narrow_float_conversion_classifies() {
+    use Opcode::*;
+    let plain = [V_CVT_F32_FP8, V_CVT_F32_BF8, V_CVT_PK_F32_FP8, V_CVT_PK_F32_BF8, V_CVT_PK_FP8_F32, V_CVT_PK_BF8_F32, V_CVT_SR_FP8_F32, V_CVT_SR_BF8_F32];
+    let pick = |r: &Row| plain.contains(&r.opcode) || r.opcode.name().starts_with("v_cvt_scalef32_");
+    let mut counts = Vec::new();
+    for p in [Processor::Gfx940, Processor::Gfx942, Processor::Gfx950, Processor::Gfx1200, Processor::Gfx1201] {
+        let (n, bad) = classified(p, pick);
+        assert!(bad.is_empty(), "{}: {bad:?} do not execute", p.name());
+        counts.push(n);
+    }
+    // The plain conversions have 20 rows on CDNA3/4 (VOP1, VOP3, SDWA, DPP) and 28 on gfx12
+    // (DPP8 and the true16 forms too), once in LLVM 19's table and again in LLVM 22's, except
+    // gfx940 (gone from LLVM 22) and gfx950 (one row serves both); gfx950 adds its 49
+    // V_CVT_SCALEF32_* rows.
+    assert_eq!(counts, [20, 2 * 20, 20 + 49, 2 * 28, 2 * 28], "conversion rows per processor");
+}
+
+/// gfx950's other new VALU rows and the older ones the issue lists (legacy exp/log, the quad
+/// SADs) execute.
+#[test]
+fn every_other_new_gfx950_valu_row_classifies() {
+    use Opcode::*;
+    let ops = [
+        V_PRNG_B32,
+        V_PERMLANE16_SWAP_B32,
+        V_PERMLANE32_SWAP_B32,
+        V_ASHR_PK_I8_I32,
+        V_ASHR_PK_U8_I32,
+        V_PK_MAXIMUM3_F16,
+        V_PK_MINIMUM3_F16,
+        V_CVT_PK_BF16_F32,
+        V_CVT_SR_BF16_F32,
+        V_CVT_SR_F16_F32,
+        V_CVT_PK_F16_F32,
+        V_CVT_F32_BF16,
+        V_QSAD_PK_U16_U8,
+        V_MQSAD_PK_U16_U8,
+        V_MQSAD_U32_U8,
+        V_EXP_LEGACY_F32,
+        V_LOG_LEGACY_F32,
+    ];
+    let (n, bad) = classified(Processor::Gfx950, |r| ops.contains(&r.opcode));
+    assert!(bad.is_empty(), "{bad:?} do not execute");
+    // V_PRNG_B32, V_CVT_F32_BF16 and V_EXP/LOG_LEGACY_F32 in VOP1, VOP3, SDWA and DPP; the
+    // swaps in VOP1 and VOP3; the other 11 VOP3/VOP3P only.
+    assert_eq!(n, 4 * 4 + 2 * 2 + 11, "rows");
 }

@@ -184,6 +184,9 @@ fn dest(inst: &Inst, enc: &Enc, d: &Desc) -> Option<Dst> {
         op @ Operand::Reg(_) if scalar_result(inst.opcode()) => return Some(Dst::S { op, half: d.dst.bits() == 16 }),
         _ => return None,
     };
+    if let Some(sel) = d.keep {
+        return Some(Dst::V { reg, acc, form: Form::Sdwa { sel, unused: 2 } });
+    }
     if enc.sdwa {
         if let Some(sel) = inst.operand(OpName::dst_sel) {
             let unused = inst.operand(OpName::dst_unused).map_or(0, |o| o.imm() as u8);

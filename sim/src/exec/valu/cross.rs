@@ -6,7 +6,10 @@
 //! EXEC is 0. V_PERMLANE16 gives each lane of a 16-lane row the value of the row's lane named by
 //! its 4-bit selector in {S2, S1}; V_PERMLANEX16 reads the same positions in the other row of
 //! each 32-lane half; OPSEL[0] is FI and OPSEL[1] BOUND_CTRL as in DPP. V_PERMLANE64 swaps the
-//! two 32-lane halves of a wave64. V_MOVRELS/D/SD add M0 to the source / destination VGPR
+//! two 32-lane halves of a wave64. gfx950's V_PERMLANE16_SWAP_B32 swaps lanes 0-15 of the
+//! source VGPR with lanes 16-31 of the destination VGPR in each 32-lane half, and
+//! V_PERMLANE32_SWAP_B32 lanes 0-31 of the source with lanes 32-63 of the destination (CDNA4
+//! ISA VOP1 pseudo-code: a loop over the lanes, EXEC not consulted). V_MOVRELS/D/SD add M0 to the source / destination VGPR
 //! number (CDNA3 ISA §6.6 "VGPR Indexing").
 
 use crate::exec::operand::{s32, write_s32};
@@ -42,6 +45,12 @@ pub enum Cross {
     Permlane64 {
         src: u8,
         dst: u8,
+    },
+    /// V_PERMLANE16_SWAP_B32 (`half` 16) and V_PERMLANE32_SWAP_B32 (`half` 32).
+    PermlaneSwap {
+        src: u8,
+        dst: u8,
+        half: u8,
     },
     Swap {
         a: u8,
@@ -101,6 +110,16 @@ pub fn execute(op: &Cross, cx: &mut ExecCtx) {
             for l in active(w.exec()) {
                 let s = if lanes == 64 { l ^ 32 } else { l };
                 set(w, dst as usize, l, old[s]);
+            }
+        }
+        Cross::PermlaneSwap { src, dst, half } => {
+            let half = half as usize;
+            // Lanes 0..half of each 2*half group of the source trade places with lanes
+            // half..2*half of the destination.
+            for l in (0..lanes).filter(|l| l % (2 * half) < half) {
+                let (x, y) = (v(w, src as usize, l), v(w, dst as usize, l + half));
+                set(w, src as usize, l, y);
+                set(w, dst as usize, l + half, x);
             }
         }
         Cross::Swap { a, b } => {

@@ -30,8 +30,12 @@ use hipscope_isa::{Family, Processor};
 
 /// Why the f32 to FP8/BF8 conversions are approximate.
 pub const OVERFLOW: &str = "f32 to FP8/BF8 overflow (NaN/infinity, or saturation under gfx12 MODE.FP16_OVFL) inferred, not spelled out in the ISA guides";
-/// Why the stochastic-rounding conversions are approximate.
-pub const SR: &str = "stochastic rounding: rounds up when (discarded fraction scaled to 32 bits) + seed carries; which seed bits the hardware adds is not documented; overflow as for the round-to-nearest conversions";
+/// Why the stochastic-rounding conversions are approximate. The CDNA4 guide's pseudo-code adds
+/// S1[31:12] (FP8) or S1[31:11] (BF8) to the f32 mantissa before converting: for normal results
+/// that is this rule (the carry out of the 20 or 21 discarded bits); it also says the sum
+/// "wraps around" and converts to nearest even afterwards, which read literally would drop
+/// carries and bias the result, so it is not followed, and denormal results may differ.
+pub const SR: &str = "stochastic rounding: rounds up when (discarded fraction scaled to 32 bits) + seed carries, which matches the CDNA4 pseudo-code's seed bits for normal results only; overflow as for the round-to-nearest conversions";
 
 /// The format codes kernels are instantiated with (const generics take integers).
 const E4M3: u8 = 0;

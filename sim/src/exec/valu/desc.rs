@@ -36,13 +36,16 @@ pub struct Desc {
     pub ftz_out: Ftz,
     pub fid: Fidelity,
     pub aux: u32,
+    /// Write only this field of the destination (an SDWA select: 0-3 a byte, 4-5 a word) and
+    /// keep the rest: the partial writes of gfx950's narrowing conversions.
+    pub keep: Option<u8>,
 }
 
 const OPS: [OpName; 3] = [OpName::src0, OpName::src1, OpName::src2];
 
 impl Desc {
     pub fn new(k: Kernel, src: [Ty; 3], dst: Ty) -> Desc {
-        Desc { k, src, dst, shape: Shape::Plain, ops: OPS, ftz_in: Ftz::Mode, ftz_out: Ftz::Mode, fid: Fidelity::Exact, aux: 0 }
+        Desc { k, src, dst, shape: Shape::Plain, ops: OPS, ftz_in: Ftz::Mode, ftz_out: Ftz::Mode, fid: Fidelity::Exact, aux: 0, keep: None }
     }
     pub fn shape(mut self, s: Shape) -> Desc {
         self.shape = s;
@@ -72,6 +75,10 @@ impl Desc {
     }
     pub fn aux(mut self, aux: u32) -> Desc {
         self.aux = aux;
+        self
+    }
+    pub fn keep(mut self, field: u8) -> Desc {
+        self.keep = Some(field);
         self
     }
 }

@@ -11,12 +11,14 @@
 //! Modules: [`fp`] float helpers and MODE, [`ty`] operand types, [`src`] source gather,
 //! [`dpp`] lane selection, [`dst`] results and write-back, [`int`]/[`float`]/[`cvt`]/[`cmp`]/
 //! [`packed`] kernels, [`trig`] V_TRIG_PREOP, [`cross`] lane-crossing operations, [`vopd`] dual
-//! issue, [`minifloat`] the FP8/BF8 formats and [`cvt8`] their conversions, [`mfma`] MFMA/SMFMAC,
-//! [`wmma`] WMMA/SWMMAC.
+//! issue, [`minifloat`] the FP8/BF8/FP6/FP4 formats and E8M0, [`cvt8`] the FP8/BF8
+//! conversions, [`cvt_scale`]/[`cvt_scale32`] gfx950's scaled conversions, [`misc950`] gfx950's
+//! other new per-lane operations, [`mqsad`] V_MQSAD_U32_U8, [`mfma`] MFMA/SMFMAC, [`wmma`]
+//! WMMA/SWMMAC.
 //!
 //! Not modelled: MODE round modes other than nearest-even, FP exceptions/TRAPSTS, VGPR
 //! indexing mode ([`index`]) on anything but plain VALU operations, gfx950's MFMAs, interpolation,
-//! (M)QSAD, V_EXP/LOG_LEGACY, V_MULLIT, V_SWAPREL/V_MOVRELSD_2, LDS_DIRECT sources.
+//! V_MULLIT, V_SWAPREL/V_MOVRELSD_2, LDS_DIRECT sources.
 //! Opcodes without semantics classify to `None` (executing them is a kernel fault).
 
 pub mod build;
@@ -24,6 +26,8 @@ pub mod cmp;
 pub mod cross;
 pub mod cvt;
 pub mod cvt8;
+pub mod cvt_scale;
+pub mod cvt_scale32;
 pub mod desc;
 pub mod dpp;
 pub mod dst;
@@ -34,6 +38,8 @@ pub mod int;
 pub mod lanes;
 pub mod mfma;
 pub mod minifloat;
+pub mod misc950;
+pub mod mqsad;
 pub mod packed;
 pub mod src;
 pub mod table;
@@ -93,6 +99,10 @@ pub enum Kind {
     Nop,
     /// MFMA / SMFMAC matrix operations ([`mfma`]).
     Mfma(Box<mfma::Mfma>),
+    /// gfx950's 32-element FP6/BF6 conversions ([`cvt_scale32`]).
+    Pk32(Box<cvt_scale32::Pk32>),
+    /// V_MQSAD_U32_U8 (128-bit accumulator, [`mqsad`]).
+    Mqsad(mqsad::Mqsad),
 }
 
 /// A classified VALU instruction.
@@ -133,11 +143,21 @@ pub fn classify(inst: &Inst, env: &Env) -> Option<Op> {
     if let Some((w, fid)) = wmma::classify(inst, env) {
         return Some(Op { opcode, kind: Kind::Wmma(Box::new(w)), fid });
     }
+    if let Some((p, fid)) = cvt_scale32::classify(inst, env.decode.processor) {
+        return Some(Op { opcode, kind: Kind::Pk32(Box::new(p)), fid });
+    }
+    if let Some(m) = mqsad::classify(inst) {
+        return exact(Kind::Mqsad(m));
+    }
     if vopd::is_vopd(inst) {
         let (pair, fid) = vopd::classify(inst, env.family)?;
         return Some(Op { opcode, kind: Kind::Dual(Box::new(pair)), fid });
     }
-    let d = table::describe(opcode, env.family).or_else(|| table::compare(opcode)).or_else(|| cvt8::describe(inst, env.decode.processor))?;
+    let d = table::describe(opcode, env.family)
+        .or_else(|| table::compare(opcode))
+        .or_else(|| cvt8::describe(inst, env.decode.processor))
+        .or_else(|| cvt_scale::describe(inst, env.decode.processor))
+        .or_else(|| misc950::describe(opcode))?;
     let alu = build::alu(inst, env.family, &d)?;
     Some(Op { opcode, kind: Kind::Alu(Box::new(alu)), fid: d.fid })
 }
@@ -172,6 +192,8 @@ fn cross(inst: &Inst) -> Option<Cross> {
             x: inst.opcode() == V_PERMLANEX16_B32,
         },
         V_PERMLANE64_B32 => Cross::Permlane64 { src: vgpr(op(OpName::src0))?, dst: vgpr(op(OpName::vdst))? },
+        V_PERMLANE16_SWAP_B32 => Cross::PermlaneSwap { src: vgpr(op(OpName::src0))?, dst: vgpr(op(OpName::vdst))?, half: 16 },
+        V_PERMLANE32_SWAP_B32 => Cross::PermlaneSwap { src: vgpr(op(OpName::src0))?, dst: vgpr(op(OpName::vdst))?, half: 32 },
         V_SWAP_B32 => Cross::Swap { a: vgpr(op(OpName::vdst))?, b: vgpr(op(OpName::src0))? },
         V_MOVRELS_B32 => Cross::MovRel { src: op(OpName::src0)?, dst: vgpr(op(OpName::vdst))?, src_rel: true, dst_rel: false },
         V_MOVRELD_B32 => Cross::MovRel { src: op(OpName::src0)?, dst: vgpr(op(OpName::vdst))?, src_rel: false, dst_rel: true },
@@ -198,6 +220,8 @@ pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKin
         Kind::Cross(c) => cross::execute(c, cx),
         Kind::Mfma(m) => mfma::exec::run(m, cx.wave),
         Kind::Wmma(m) => wmma::exec::execute(m, cx.wave),
+        Kind::Pk32(p) => cvt_scale32::run(p, cx.wave, cx.env),
+        Kind::Mqsad(m) => mqsad::run(m, cx.wave, cx.env),
         Kind::Nop => {}
     }
     Ok(Flow::Next)

@@ -68,6 +68,10 @@ map! {
     pk_max_num_f16 = |a, b, c, k| pk16(a, b, c, |x, y, _| num_minmax(x, y, h2d(x), h2d(y), true, 0x200));
     pk_minimum_f16 = |a, b, c, k| pk16(a, b, c, |x, y, _| minimum_maximum(x, y, h2d(x), h2d(y), false, 0x200));
     pk_maximum_f16 = |a, b, c, k| pk16(a, b, c, |x, y, _| minimum_maximum(x, y, h2d(x), h2d(y), true, 0x200));
+    // gfx950 (CDNA4 VOP3P): v_minimum3_f16 / v_maximum3_f16 of each half, i.e. the IEEE
+    // minimum/maximum of the first two, then with the third.
+    pk_minimum3_f16 = |a, b, c, k| pk16(a, b, c, |x, y, z| { let m = minimum_maximum(x, y, h2d(x), h2d(y), false, 0x200); minimum_maximum(m, z, h2d(m), h2d(z), false, 0x200) });
+    pk_maximum3_f16 = |a, b, c, k| pk16(a, b, c, |x, y, z| { let m = minimum_maximum(x, y, h2d(x), h2d(y), true, 0x200); minimum_maximum(m, z, h2d(m), h2d(z), true, 0x200) });
     pk_fma_f32 = |a, b, c, k| pk32(a, b, c, |x, y, z| nan32(f(x).mul_add(f(y), f(z)), &[x, y, z]));
     pk_mul_f32 = |a, b, c, k| pk32(a, b, c, |x, y, _| nan32(f(x) * f(y), &[x, y]));
     pk_add_f32 = |a, b, c, k| pk32(a, b, c, |x, y, _| nan32(f(x) + f(y), &[x, y]));

@@ -20,6 +20,8 @@ const DOT_F: &str = "dot product summed exactly and rounded once; the hardware's
 const NORM: &str = "the ISA does not spell out the rounding of f32_to_snorm/unorm; round-to-nearest-even assumed";
 const PK_U8: &str = "the ISA does not spell out the rounding of f32_to_u8; truncation with saturation assumed";
 const DIV_FMAS: &str = "post-scale of 2^+-64 (f64: 2^+-128) chosen by the quotient's exponent; the ISA pseudo-code's fixed 2^32 (2^64) cannot undo V_DIV_SCALE and is taken as a documentation error";
+const LEGACY: &str =
+    "V_EXP/LOG_LEGACY_F32: 2^S0 / log2(S0) at the older precision (GCN3 ISA); the legacy forms' special cases are not documented, so computed as V_EXP/LOG_F32";
 const MED3_NUM: &str = "GFX12 NaN rule assumed to mirror V_MED3_F32 with minimumNumber/maximumNumber";
 
 fn k3(k: Kernel, t: [Ty; 3], d: Ty) -> Desc {
@@ -213,6 +215,8 @@ fn float(op: Opcode) -> Option<Desc> {
         V_RNDNE_F32 => un(fl::rndne_f32, F32),
         V_EXP_F32 | V_S_EXP_F32 => un(fl::exp_f32, F32).ftz_always().approx(TRANS),
         V_LOG_F32 | V_S_LOG_F32 => un(fl::log_f32, F32).ftz_always().approx(TRANS),
+        V_EXP_LEGACY_F32 => un(fl::exp_f32, F32).ftz_always().approx(LEGACY),
+        V_LOG_LEGACY_F32 => un(fl::log_f32, F32).ftz_always().approx(LEGACY),
         V_RCP_F32 | V_RCP_IFLAG_F32 | V_S_RCP_F32 => un(fl::rcp_f32, F32).ftz_always().approx(RCP),
         V_RSQ_F32 | V_S_RSQ_F32 => un(fl::rsq_f32, F32).ftz_always().approx(RCP),
         V_SQRT_F32 | V_S_SQRT_F32 => un(fl::sqrt_f32, F32).ftz_always().approx(SQRT),
@@ -372,6 +376,8 @@ fn packed(op: Opcode) -> Option<Desc> {
         V_PK_MAX_NUM_F16 => bin(p::pk_max_num_f16, PkF16),
         V_PK_MINIMUM_F16 => bin(p::pk_minimum_f16, PkF16),
         V_PK_MAXIMUM_F16 => bin(p::pk_maximum_f16, PkF16),
+        V_PK_MINIMUM3_F16 => tri(p::pk_minimum3_f16, PkF16),
+        V_PK_MAXIMUM3_F16 => tri(p::pk_maximum3_f16, PkF16),
         V_PK_FMA_F32 => tri(p::pk_fma_f32, PkF32),
         V_PK_MUL_F32 => bin(p::pk_mul_f32, PkF32),
         V_PK_ADD_F32 => bin(p::pk_add_f32, PkF32),
