@@ -13,8 +13,8 @@
 //  * graphs: destroying one twice is hipErrorIllegalState, a null one hipErrorInvalidValue;
 //    launching a destroyed executable graph is hipErrorInvalidValue;
 //  * textures: on a GPU with image support destroying one twice, or asking for its resource
-//    description after destroy, is hipErrorInvalidValue (its memory was freed); gfx94x has
-//    none and answers hipErrorNotSupported.
+//    description after destroy, is hipErrorInvalidValue (its memory was freed); gfx94x and
+//    gfx950 have none and answer hipErrorNotSupported.
 // Where ROCm's runtime uses the freed object without checking (recording a destroyed event,
 // launching a function of an unloaded module), hipscope's answer is checked: the code ROCm
 // gives for a null handle in the same call. module_kernel.co is read from beside the
@@ -117,7 +117,7 @@ static void graphs(int* d) {
 static void textures(int* d) {
   hipDeviceProp_t prop;
   HIP_CHECK(hipGetDeviceProperties(&prop, 0));
-  bool images = strncmp(prop.gcnArchName, "gfx94", 5) != 0;
+  bool images = strncmp(prop.gcnArchName, "gfx94", 5) != 0 && strncmp(prop.gcnArchName, "gfx95", 5) != 0;
   hipResourceDesc r = {};
   r.resType = hipResourceTypeLinear;
   r.res.linear.devPtr = d;

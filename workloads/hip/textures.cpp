@@ -20,9 +20,9 @@
 //    border texels 0). Point results must match exactly; linear ones to the 8-bit precision
 //    of the hardware's filter weights. A pitch that is not a multiple of 256 bytes is refused.
 //
-// gfx94x (MI300) has no image instructions: clang defines __HIP_NO_IMAGE_SUPPORT for it, which
-// makes the texture functions unavailable in its device code, and ROCm's runtime answers
-// hipErrorNotSupported to hipCreateTextureObject there. On such a GPU (by gcnArchName) the
+// gfx94x (MI300) and gfx950 (MI355X) have no image instructions: clang defines
+// __HIP_NO_IMAGE_SUPPORT for them, which makes the texture functions unavailable in their
+// device code, and ROCm's runtime answers hipErrorNotSupported to hipCreateTextureObject there. On such a GPU (by gcnArchName) the
 // program checks exactly that and runs no texture kernel.
 #include "hip_check.h"
 #include <cmath>
@@ -164,7 +164,7 @@ static bool close(float a, float b) { return std::fabs(a - b) <= 1e-6f * std::fm
 int main() {
   hipDeviceProp_t prop;
   HIP_CHECK(hipGetDeviceProperties(&prop, 0));
-  if (strncmp(prop.gcnArchName, "gfx94", 5) == 0) {
+  if (strncmp(prop.gcnArchName, "gfx94", 5) == 0 || strncmp(prop.gcnArchName, "gfx95", 5) == 0) {
     float *p;
     HIP_CHECK(hipMalloc(&p, 4096));
     hipResourceDesc r = {};
@@ -174,7 +174,7 @@ int main() {
     r.res.linear.sizeInBytes = 4096;
     hipTextureDesc td = {};
     hipTextureObject_t t;
-    expect("hipCreateTextureObject on gfx94x", hipCreateTextureObject(&t, &r, &td, nullptr), hipErrorNotSupported);
+    expect("hipCreateTextureObject on gfx94x/gfx950", hipCreateTextureObject(&t, &r, &td, nullptr), hipErrorNotSupported);
     if (expect_failures) FAIL("%d error check(s) failed", expect_failures);
     HIP_CHECK(hipFree(p));
     printf("PASS textures\n");

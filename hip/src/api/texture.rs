@@ -275,9 +275,9 @@ fn create(rt: &mut Runtime, res: &[u8; layout::RES_DESC_SIZE], tex: &[u8; layout
     let normalized = u32_at(tex, layout::TEX_READ_MODE) == READ_MODE_NORMALIZED_FLOAT;
     let fam = rt.gpu.processor.family();
     if fam == Family::Gfx940 {
-        // gfx94x has no image instructions: ROCm's runtime reports no image support there and
+        // gfx94x and gfx950 (family Gfx940) have no image instructions: ROCm's runtime reports no image support there and
         // answers hipErrorNotSupported (clr hip_texture.cpp, `info.imageSupport_`).
-        return Err(rt.unsupported("hipCreateTextureObject on gfx94x (no image support, as ROCm reports)"));
+        return Err(rt.unsupported("hipCreateTextureObject on gfx94x/gfx950 (no image support, as ROCm reports)"));
     }
     let words = match u32_at(res, layout::RES_TYPE) {
         RESOURCE_LINEAR => {
