@@ -128,6 +128,7 @@ pub fn classify(inst: &Inst, env: &Env) -> Option<Op> {
     match opcode {
         Opcode::V_NOP | Opcode::V_PIPEFLUSH => return exact(Kind::Nop),
         Opcode::V_CLREXCP => return Some(Op { opcode, kind: Kind::Nop, fid: Fidelity::NoEffect("VALU exception state is not modelled") }),
+        Opcode::V_MFMA_LD_SCALE_B32 => return Some(Op { opcode, kind: Kind::Nop, fid: Fidelity::Approximate(mfma::scale::LD_SCALE_ALONE) }),
         _ => {}
     }
     if let Some((w, fid)) = wmma::classify(inst, env) {
