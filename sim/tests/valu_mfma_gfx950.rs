@@ -139,7 +139,7 @@ fn fill(r: &mut Rig, o: &Op, g: &mut StdRng) -> Vec<Vec<u64>> {
         for (s, x) in c.iter_mut().enumerate() {
             *x = random(o.f, g);
             let at = s * o.f.bits();
-            let wide = (*x as u64) << (at % 32);
+            let wide = *x << (at % 32);
             w[at / 32] |= wide as u32;
             w[at / 32 + 1] |= (wide >> 32) as u32;
         }
@@ -177,8 +177,8 @@ fn matrices(r: &Rig, c: &Case, ca: &[Vec<u64>], cb: &[Vec<u64>]) -> (Vec<f64>, V
         None => 1.0,
     };
     for l in 0..64 {
-        for s in 0..c.a.per {
-            let v = value(c.a.f, ca[l][s]);
+        for (s, &code) in ca[l].iter().enumerate() {
+            let v = value(c.a.f, code);
             if let Some((idx, abid)) = c.idx {
                 let stored = (l / m) * c.a.per + s;
                 let pick = (r.wave.v(idx, l) >> (2 * c.a.per * abid) >> (2 * s) & 3) as usize;
@@ -188,9 +188,9 @@ fn matrices(r: &Rig, c: &Case, ca: &[Vec<u64>], cb: &[Vec<u64>]) -> (Vec<f64>, V
                 a[i * k + kk] = v * sc(0, i + m * (kk / 32));
             }
         }
-        for s in 0..c.b.per {
+        for (s, &code) in cb[l].iter().enumerate() {
             let (j, kk) = pos(&c.b, m, k, l, s);
-            b[kk * m + j] = value(c.b.f, cb[l][s]) * sc(1, j + m * (kk / 32));
+            b[kk * m + j] = value(c.b.f, code) * sc(1, j + m * (kk / 32));
         }
     }
     (a, b)

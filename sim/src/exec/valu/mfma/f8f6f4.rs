@@ -106,12 +106,12 @@ mod tests {
     #[test]
     fn mx_formats_match_the_specification_tables() {
         // OCP MX v1.0 Table 5 (FP6) and Table 6 (FP4): largest normals and subnormals.
-        assert_eq!(Elem::Fp6.decode(0b0_11_111), 7.5);
-        assert_eq!(Elem::Fp6.decode(0b0_00_001), 0.125);
-        assert_eq!(Elem::Bf6.decode(0b0_111_11), 28.0);
-        assert_eq!(Elem::Bf6.decode(0b1_000_01), -0.0625);
-        assert_eq!(Elem::Fp4.decode(0b0111), 6.0);
-        assert_eq!(Elem::Fp4.decode(0b1001), -0.5);
+        assert_eq!(Elem::Fp6.decode(0x1f), 7.5); // 0 11 111
+        assert_eq!(Elem::Fp6.decode(0x01), 0.125); // 0 00 001
+        assert_eq!(Elem::Bf6.decode(0x1f), 28.0); // 0 111 11
+        assert_eq!(Elem::Bf6.decode(0x21), -0.0625); // 1 000 01
+        assert_eq!(Elem::Fp4.decode(0x7), 6.0); // 0 11 1
+        assert_eq!(Elem::Fp4.decode(0x9), -0.5); // 1 00 1
         assert_eq!(Elem::Fp8.decode(0x7e), 448.0);
         assert!(Elem::from_code(5).is_none());
     }

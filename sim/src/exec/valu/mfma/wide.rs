@@ -11,7 +11,8 @@
 //! operands do (an assumption: no public statement of the SMFMAC B layout was found).
 //!
 //! Execution converts every element once into the tiles of [`super::exec`], applies the block
-//! scales ([`super::scale`]) and reuses its product kernel, C read and D write.
+//! scales ([`super::scale`]) and reuses its product kernel, C read and D write. M and N are 16
+//! or 32 in every wide form.
 
 use super::exec::{half, kernel, read_c, reg, write_d, Acc, Tiles, Work};
 use super::f8f6f4::Elem;
@@ -98,28 +99,43 @@ fn regs<'a>(w: &'a Wave, loc: Loc, konst: &'a [u32; 64]) -> [&'a [u32]; 8] {
     }
 }
 
-/// The `bits`-bit element at bit `off` of lane `lane` (elements may straddle two registers).
+/// Slot `s` (the `bits`-bit element at bit `s · bits`, which may straddle two registers) of
+/// every lane, converted, into `tmp`: branch-free over the lanes.
 #[inline(always)]
-fn extract(rows: &[&[u32]; 8], lane: usize, off: u32, bits: u32) -> u32 {
-    let (w, sh) = ((off / 32) as usize % 8, off % 32);
-    let word = |i: usize| rows[i % 8].get(lane).copied().unwrap_or(0);
-    let mut v = word(w) >> sh;
-    if sh + bits > 32 {
-        v |= word(w + 1) << (32 - sh);
+fn slot<T>(rows: &[&[u32]; 8], s: u32, bits: u32, tmp: &mut [T; 64], conv: &impl Fn(u32) -> T) {
+    let off = s * bits;
+    let (w, sh, mask) = ((off / 32) as usize % 8, off % 32, (1u64 << bits) - 1);
+    // The next register is read only to complete a straddling element (none at the last word).
+    let (lo, hi) = (rows[w], rows[(w + 1) % 8]);
+    for ((x, &a), &b) in tmp.iter_mut().zip(lo).zip(hi) {
+        *x = conv(((a as u64 | (b as u64) << 32) >> sh & mask) as u32);
     }
-    v & ((1u32 << bits) - 1)
 }
 
-/// A dense operand into its [k][outer] tile.
-fn dense<T: Copy>(rows: &[&[u32]; 8], o: &Operand, out: &mut [T], conv: impl Fn(u32) -> T) {
-    let runs = (o.per_lane / o.run.max(1)).max(1);
-    let span = o.k / runs;
-    for s in 0..o.per_lane {
-        let (q, j) = (s / o.run.max(1), s % o.run.max(1));
-        for l in 0..64u32 {
-            let k = q * span + (l / o.outer) * o.run + j;
-            if let Some(x) = out.get_mut((k * o.outer + l % o.outer) as usize) {
-                *x = conv(extract(rows, l as usize, s * o.bits, o.bits));
+/// A dense operand into its [k][outer] tile: slot by slot for all lanes, each group of
+/// `outer` lanes (one k for every row) copied as one tile row.
+fn dense<T: Acc>(rows: &[&[u32]; 8], o: &Operand, out: &mut [T], conv: impl Fn(u32) -> T) {
+    // A compile-time row length makes each copy a few vector moves, not a library call.
+    match o.outer {
+        16 => dense_rows::<T, 16>(rows, o, out, conv),
+        _ => dense_rows::<T, 32>(rows, o, out, conv),
+    }
+}
+
+#[inline(always)]
+fn dense_rows<T: Acc, const OUTER: usize>(rows: &[&[u32]; 8], o: &Operand, out: &mut [T], conv: impl Fn(u32) -> T) {
+    let (run, outer) = (o.run.max(1) as usize, OUTER);
+    let runs = (o.per_lane as usize / run).max(1);
+    let span = o.k as usize / runs;
+    let mut tmp = [T::default(); 64];
+    for q in 0..runs {
+        for j in 0..run {
+            slot(rows, (q * run + j) as u32, o.bits, &mut tmp, &conv);
+            for (g, lanes) in tmp.chunks_exact(outer).enumerate() {
+                let at = (q * span + g * run + j) * outer;
+                if let Some(dst) = out.get_mut(at..at + outer) {
+                    dst.copy_from_slice(lanes);
+                }
             }
         }
     }
@@ -130,7 +146,7 @@ fn dense<T: Copy>(rows: &[&[u32]; 8], o: &Operand, out: &mut [T], conv: impl Fn(
 fn sparse<T: Acc>(w: &Wave, m: &Mfma, rows: &[&[u32]; 8], o: &Operand, out: &mut [T], conv: impl Fn(u32) -> T) {
     let Some(out) = out.get_mut(..(o.outer * o.k) as usize) else { return };
     out.fill(T::default());
-    let index: [u32; 64] = match m.idx {
+    let raw: [u32; 64] = match m.idx {
         Some(Loc::Reg { base, acc }) => {
             let r = reg(w, base, acc, 0);
             std::array::from_fn(|l| r.get(l).copied().unwrap_or(0))
@@ -138,13 +154,15 @@ fn sparse<T: Acc>(w: &Wave, m: &Mfma, rows: &[&[u32]; 8], o: &Operand, out: &mut
         Some(Loc::Const(v)) => [v as u32; 64],
         None => return,
     };
-    let shift = m.idx_set * 2 * o.per_lane;
+    // ABID's index set.
+    let index = raw.map(|v| v.checked_shr(m.idx_set * 2 * o.per_lane).unwrap_or(0));
+    let mut tmp = [T::default(); 64];
     for s in 0..o.per_lane {
-        for (l, (&(r, k0), &set)) in m.sparse_at.iter().zip(&index).enumerate() {
-            let pick = set.checked_shr(shift).unwrap_or(0).checked_shr(2 * s).unwrap_or(0) & 3;
-            let kk = k0 as u32 + 4 * (s / 2) + pick;
+        slot(rows, s, o.bits, &mut tmp, &conv);
+        for ((&(r, k0), &set), &v) in m.sparse_at.iter().zip(&index).zip(&tmp) {
+            let kk = k0 as u32 + 4 * (s / 2) + (set.checked_shr(2 * s).unwrap_or(0) & 3);
             if let Some(x) = out.get_mut((kk * o.outer + r as u32) as usize) {
-                *x = x.add(conv(extract(rows, l, s * o.bits, o.bits)));
+                *x = x.add(v);
             }
         }
     }
@@ -173,9 +191,9 @@ fn konst(loc: Loc) -> [u32; 64] {
 fn apply(w: &Wave, s: Scales, m: &Mfma, t: &mut Tiles<f32>) {
     let (k, sa, sb) = (m.shape.k as usize, scale::lanes(w, s.a), scale::lanes(w, s.b));
     for (tile, outer, sc) in [(&mut t.a, m.shape.m as usize, &sa), (&mut t.b, m.shape.n as usize, &sb)] {
-        for (i, x) in tile.iter_mut().take(k * outer).enumerate() {
-            let (kk, r) = (i / outer, i % outer);
-            *x *= sc[(r + outer * (kk / 32)) % 64];
+        for (kk, row) in tile.chunks_exact_mut(outer.max(1)).take(k).enumerate() {
+            let lanes = sc.get(outer * (kk / 32)..).unwrap_or(&[]);
+            row.iter_mut().zip(lanes).for_each(|(x, &s)| *x *= s);
         }
     }
 }
