@@ -15,7 +15,7 @@
 //! [`wmma`] WMMA/SWMMAC.
 //!
 //! Not modelled: MODE round modes other than nearest-even, FP exceptions/TRAPSTS, VGPR
-//! indexing mode ([`index`]) on anything but plain VALU operations, gfx950's MFMAs, interpolation,
+//! indexing mode ([`index`]) on anything but plain VALU operations, interpolation,
 //! (M)QSAD, V_EXP/LOG_LEGACY, V_MULLIT, V_SWAPREL/V_MOVRELSD_2, LDS_DIRECT sources.
 //! Opcodes without semantics classify to `None` (executing them is a kernel fault).
 
