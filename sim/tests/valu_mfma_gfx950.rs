@@ -372,14 +372,16 @@ fn standalone_ld_scale_changes_no_register() {
     assert_eq!(before, after);
 }
 
-/// An inline-constant scale uses bits 30:23 of its value (LLVM 22's `VOP3PInstructions.td`
-/// on the hardware's handling; LLVM 22 itself only emits VGPR scales): `2.0` (0x40000000)
-/// scales by 2^(128 - 127), as a VGPR holding E8M0 128 does. The encoding is the FP8 case of
-/// `f8f6f4_block_scales` with `scale_src0` set to the inline constant 2.0 (244).
+/// An inline-constant or SGPR scale uses bits 30:23 of its value (LLVM 22's
+/// `VOP3PInstructions.td` on the hardware's handling; LLVM 22 itself only emits VGPR scales):
+/// `2.0` (0x40000000) scales by 2^(128 - 127), as a VGPR holding E8M0 128 does. The encodings
+/// are the FP8 case of `f8f6f4_block_scales` with `scale_src0` set to the inline constant 2.0
+/// (244) and to s5.
 #[test]
 fn inline_constant_scale_uses_exponent_bits() {
     const VGPR: &[u8] = &[0x00, 0x08, 0xac, 0xd3, 0x14, 0x2b, 0x02, 0x10, 0x00, 0x08, 0xad, 0xd3, 0x04, 0x19, 0x02, 0x04];
     const KONST: &[u8] = &[0x00, 0x08, 0xac, 0xd3, 0xf4, 0x2a, 0x02, 0x10, 0x00, 0x08, 0xad, 0xd3, 0x04, 0x19, 0x02, 0x04];
+    const SGPR: &[u8] = &[0x00, 0x08, 0xac, 0xd3, 0x05, 0x2a, 0x02, 0x10, 0x00, 0x08, 0xad, 0xd3, 0x04, 0x19, 0x02, 0x04];
     let run = |code: &[u8], nan_b: bool| {
         let mut g = StdRng::seed_from_u64(40);
         let mut r = Rig::new(Processor::Gfx950, true);
@@ -387,10 +389,12 @@ fn inline_constant_scale_uses_exponent_bits() {
         fill(&mut r, &op(F::Fp8, 12, 32), &mut g);
         r.set_v(20, |_| 128 << 8);
         r.set_v(21, |_| if nan_b { 0xff << 16 } else { 127 << 16 });
+        r.wave.sreg[5] = 0x4000_0000;
         r.run(code);
         (0..4).flat_map(|reg| (0..64).map(move |l| (reg, l))).map(|(reg, l)| r.wave.v(reg, l)).collect::<Vec<u32>>()
     };
     assert_eq!(run(VGPR, false), run(KONST, false));
+    assert_eq!(run(VGPR, false), run(SGPR, false));
     // E8M0 0xFF is NaN: every result.
     assert!(run(VGPR, true).iter().all(|&x| f32::from_bits(x).is_nan()));
 }

@@ -23,18 +23,30 @@
 //! unscaled f8f6f4 MFMA is not stated in public material ([`LD_SCALE_ALONE`]).
 
 use super::exec::reg;
-use super::Loc;
-use crate::wave::Wave;
+use crate::wave::{sreg_index, Wave};
 use hipscope_isa::decode::{Inst, Operand, Reg};
 use hipscope_isa::tables::OpName;
 
 /// Why a standalone V_MFMA_LD_SCALE_B32 is approximate.
 pub const LD_SCALE_ALONE: &str = "standalone V_MFMA_LD_SCALE_B32 is executed as no effect: only its fused 128-bit form (V_MFMA_SCALE_*) applies scales";
 
+/// A scale operand's register or value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Where {
+    /// A VGPR (`acc` false) or AGPR: a scale per lane.
+    Vector {
+        base: u8,
+        acc: bool,
+    },
+    /// A scalar-file slot (`wave::sreg_index`) or an inline constant: one value for all lanes.
+    Scalar(usize),
+    Const(u64),
+}
+
 /// Where one operand's scales come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Src {
-    pub loc: Loc,
+    pub loc: Where,
     /// The byte of each lane's 32-bit value (0..=3).
     pub byte: u32,
 }
@@ -50,9 +62,10 @@ pub struct Scales {
 pub fn classify(inst: &Inst) -> Option<Scales> {
     let src = |name: OpName, n: usize| {
         let loc = match inst.operand(name)? {
-            Operand::Reg(Reg::Vgpr { index, .. }) => Loc::Reg { base: index, acc: false },
-            Operand::Reg(Reg::Agpr { index, .. }) => Loc::Reg { base: index, acc: true },
-            Operand::Imm(v) => Loc::Const(v as u64),
+            Operand::Reg(Reg::Vgpr { index, .. }) => Where::Vector { base: index, acc: false },
+            Operand::Reg(Reg::Agpr { index, .. }) => Where::Vector { base: index, acc: true },
+            Operand::Reg(r) => Where::Scalar(sreg_index(r)?),
+            Operand::Imm(v) => Where::Const(v as u64),
             _ => return None,
         };
         let m = inst.src_mods(n);
@@ -74,11 +87,12 @@ pub fn e8m0(e: u32) -> f32 {
 /// Every lane's scale value.
 pub fn lanes(w: &Wave, s: Src) -> [f32; 64] {
     match s.loc {
-        Loc::Reg { base, acc } => {
+        Where::Vector { base, acc } => {
             let r = reg(w, base, acc, 0);
             std::array::from_fn(|l| e8m0(r.get(l).copied().unwrap_or(0) >> (8 * s.byte)))
         }
-        Loc::Const(v) => [e8m0((v >> 23) as u32); 64],
+        Where::Scalar(slot) => [e8m0(w.sreg.get(slot).copied().unwrap_or(0) >> 23); 64],
+        Where::Const(v) => [e8m0((v >> 23) as u32); 64],
     }
 }
 
