@@ -1,4 +1,4 @@
-//! Coverage: every MFMA/SMFMAC encoding of gfx908, gfx90a and gfx942, every WMMA/SWMMAC
+//! Coverage: every MFMA/SMFMAC encoding of gfx908, gfx90a, gfx942 and gfx950, every WMMA/SWMMAC
 //! encoding LLVM 19 decodes for gfx1100, gfx1200 and gfx1201, every FP8/BF8/FP6/FP4 conversion
 //! encoding of gfx940/942/950 and gfx1200/1201 and gfx950's other new VALU encodings (all of
 //! their rows in the isa crate's tables: VOP1, VOP3, SDWA, DPP, DPP8) classify to an
@@ -91,20 +91,23 @@ fn every_fp8_conversion_classifies() {
     assert_eq!(seen, 2 * 20 + 2 * 2 * 28);
 }
 
-/// Every matrix row (ISMAI, but the `v_accvgpr_*` moves) the decoder has for gfx908, gfx90a
-/// and gfx942 classifies to a matrix operation of its own opcode: integer forms exact, float
+/// Every matrix row (ISMAI, but the `v_accvgpr_*` moves) the decoder has for gfx908, gfx90a,
+/// gfx942 and gfx950 classifies to a matrix operation of its own opcode: integer forms exact, float
 /// forms approximate. None is left out.
 #[test]
 fn every_mfma_opcode_classifies() {
     let accvgpr = [Opcode::V_ACCVGPR_READ_B32, Opcode::V_ACCVGPR_WRITE_B32, Opcode::V_ACCVGPR_MOV_B32];
     let mut seen = Vec::new();
-    for p in [Processor::Gfx908, Processor::Gfx90a, Processor::Gfx942] {
+    for p in [Processor::Gfx908, Processor::Gfx90a, Processor::Gfx942, Processor::Gfx950] {
         let rig = Rig::new(p, true);
         seen.push(0);
         for row in ROWS.iter().filter(|r| r.has(flags::ISMAI) && r.valid[1] >> p as u32 & 1 != 0 && !accvgpr.contains(&r.opcode)) {
             // Every register field names register 256 + 0 (v0/a0 by the row's class); the
             // fields beyond the fixed bits are the operands, so this is a valid encoding.
-            let word = row.value | (256u128 << 32 | 256u128 << 41 | 256u128 << 50) & !row.mask;
+            // gfx950's 128-bit scaled forms: the scale VGPRs in the first word pair, the MFMA's
+            // sources in the second.
+            let fields = 256u128 << 32 | 256u128 << 41 | 256u128 << 50 | 256u128 << 96 | 256u128 << 105 | 256u128 << 114;
+            let word = row.value | fields & !row.mask;
             let sem = rig.classify(&word.to_le_bytes()[..row.bytes as usize]);
             let ok = matches!(&sem, Sem::Valu(op) if matches!(op.kind, Kind::Mfma(_)) && op.opcode == row.opcode);
             assert!(ok, "{p:?} {} classifies as {sem:?}", row.record);
@@ -116,8 +119,10 @@ fn every_mfma_opcode_classifies() {
         }
     }
     // The rows the isa tables (LLVM 19's) hold: gfx908's 20 MFMAs; gfx90a's and gfx942's in
-    // VGPR and AGPR forms, gfx942's with its SMFMACs and its 16 FP8/BF8 forms.
-    assert_eq!(seen, [20, 54, 78], "matrix rows per processor");
+    // VGPR and AGPR forms, gfx942's with its SMFMACs and its 16 FP8/BF8 forms; gfx950's: 40
+    // dense opcodes (gfx942's without xf32, its new f16/bf16/i8 shapes and the plain and scaled
+    // f8f6f4 forms) in both forms, and 28 SMFMACs (one row each).
+    assert_eq!(seen, [20, 54, 78, 2 * 40 + 28], "matrix rows per processor");
 }
 
 /// The rows (both LLVM 19's and LLVM 22's tables, wave64) the isa crate holds for `p` that

@@ -17,7 +17,7 @@
 //! WMMA/SWMMAC.
 //!
 //! Not modelled: MODE round modes other than nearest-even, FP exceptions/TRAPSTS, VGPR
-//! indexing mode ([`index`]) on anything but plain VALU operations, gfx950's MFMAs, interpolation,
+//! indexing mode ([`index`]) on anything but plain VALU operations, interpolation,
 //! V_MULLIT, V_SWAPREL/V_MOVRELSD_2, LDS_DIRECT sources.
 //! Opcodes without semantics classify to `None` (executing them is a kernel fault).
 
@@ -138,6 +138,7 @@ pub fn classify(inst: &Inst, env: &Env) -> Option<Op> {
     match opcode {
         Opcode::V_NOP | Opcode::V_PIPEFLUSH => return exact(Kind::Nop),
         Opcode::V_CLREXCP => return Some(Op { opcode, kind: Kind::Nop, fid: Fidelity::NoEffect("VALU exception state is not modelled") }),
+        Opcode::V_MFMA_LD_SCALE_B32 => return Some(Op { opcode, kind: Kind::Nop, fid: Fidelity::Approximate(mfma::scale::LD_SCALE_ALONE) }),
         _ => {}
     }
     if let Some((w, fid)) = wmma::classify(inst, env) {

@@ -11,6 +11,7 @@
 //! Dependent instructions are not held here: the ISA guides leave the matrix pipeline's
 //! hazards to software (the compiler's `s_nop`s, which the timing model counts).
 
+mod cdna4;
 mod rates;
 
 use crate::counters::Counter;
@@ -23,7 +24,7 @@ pub enum Arch {
     Cdna1,
     Cdna2,
     Cdna3,
-    #[allow(dead_code)] // The calculator snapshot in use has no CDNA4 table yet.
+    /// gfx950's own opcodes ([`cdna4`]: the calculator snapshot in use has no CDNA4 table).
     Cdna4,
     Rdna3,
     Rdna4,
@@ -93,10 +94,11 @@ pub struct Rate {
 }
 
 /// The rate of matrix opcode `op` on family `fam`'s matrix cores (looked up once, when a
-/// kernel is classified).
+/// kernel is classified). The GFX940 family's opcodes only gfx950 has take CDNA4's rates.
 pub fn rate(fam: Family, op: Opcode) -> Option<&'static Rate> {
     let arch = Arch::of(fam)?;
-    rates::RATES.iter().find(|r| r.arch == arch && r.op == op)
+    let cdna4 = || cdna4::RATES.iter().find(|r| r.op == op);
+    rates::RATES.iter().find(|r| r.arch == arch && r.op == op).or_else(|| if arch == Arch::Cdna3 { cdna4() } else { None })
 }
 
 #[cfg(test)]
@@ -116,6 +118,21 @@ mod tests {
         let r = rate(Family::Gfx9, Opcode::V_MFMA_F32_32X32X8F16).expect("listed");
         let mi100 = f64::from(r.flops) / f64::from(r.cycles) * 4.0 * 120.0 * 1.502e9 / 1e12;
         assert!((mi100 - 184.6).abs() < 0.5, "{mi100}");
+        // MI355X (256 CUs, 2.4 GHz) data sheet: dense FP16 2.5 PFLOPS, FP8 5.0, INT8 5.0 POPS;
+        // sparse FP16 5.0, FP8 10.1.
+        let mi355x = |op| {
+            let r = rate(Family::Gfx940, op).expect("listed");
+            f64::from(r.flops) / f64::from(r.cycles) * 4.0 * 256.0 * 2.4e9 / 1e15
+        };
+        for (op, peta) in [
+            (Opcode::V_MFMA_F32_16X16X32_F16, 2.5),
+            (Opcode::V_MFMA_F32_32X32X64_F8F6F4, 5.0),
+            (Opcode::V_MFMA_I32_16X16X64_I8, 5.0),
+            (Opcode::V_SMFMAC_F32_32X32X32_BF16, 5.0),
+            (Opcode::V_SMFMAC_F32_16X16X128_FP8_BF8, 10.1),
+        ] {
+            assert!((mi355x(op) - peta).abs() < 0.05, "{op:?}: {}", mi355x(op));
+        }
     }
 
     #[test]

@@ -17,13 +17,13 @@ use super::{Loc, Mfma};
 use crate::wave::{Wave, MAX_LANES, VGPRS};
 use std::cell::RefCell;
 
-/// Largest input (A or B, logical) and output element counts of any shape: 64 lanes × 16
-/// logical k (SMFMAC 8-bit), and 32 registers × 64 lanes (`32x32x1_2b`).
-const MAX_IN: usize = 1024;
+/// Largest input (A or B, logical) and output element counts of any shape: 64 lanes × 32
+/// logical k (gfx950 f8f6f4 and 8-bit SMFMAC), and 32 registers × 64 lanes (`32x32x1_2b`).
+const MAX_IN: usize = 2048;
 const MAX_OUT: usize = 2048;
 
 /// An accumulator type: `mac` is one step of D += a·b.
-trait Acc: Copy + Default {
+pub(super) trait Acc: Copy + Default {
     fn mac(self, a: Self, b: Self) -> Self;
     fn add(self, b: Self) -> Self;
 }
@@ -62,10 +62,10 @@ impl Acc for i32 {
 }
 
 /// A as [block][row][k], B as [block][k][column], D as [block][row][column].
-struct Tiles<T> {
-    a: [T; MAX_IN],
-    b: [T; MAX_IN],
-    d: [T; MAX_OUT],
+pub(super) struct Tiles<T> {
+    pub(super) a: [T; MAX_IN],
+    pub(super) b: [T; MAX_IN],
+    pub(super) d: [T; MAX_OUT],
 }
 
 impl<T: Acc> Tiles<T> {
@@ -75,10 +75,10 @@ impl<T: Acc> Tiles<T> {
 }
 
 /// The working set of the thread: one set of tiles per accumulator type.
-struct Work {
-    f: Tiles<f32>,
+pub(super) struct Work {
+    pub(super) f: Tiles<f32>,
     g: Tiles<f64>,
-    i: Tiles<i32>,
+    pub(super) i: Tiles<i32>,
     konst: Konst,
 }
 
@@ -96,7 +96,7 @@ static ZEROS: [u32; MAX_LANES] = [0; MAX_LANES];
 
 /// Register `k` of the range at `base` in the VGPR or AGPR file, as its 64 lanes.
 #[inline]
-fn reg(w: &Wave, base: u8, acc: bool, k: usize) -> &[u32] {
+pub(super) fn reg(w: &Wave, base: u8, acc: bool, k: usize) -> &[u32] {
     let r = (base as usize + k) % VGPRS;
     let file = if acc { &w.agpr } else { &w.vgpr };
     file.get(r * MAX_LANES..r * MAX_LANES + LANES).unwrap_or(&ZEROS[..LANES])
@@ -150,7 +150,7 @@ fn sources<'a>(w: &'a Wave, loc: Loc, words: usize, wide: bool, konst: &'a mut [
 /// f16 bits to f32, exactly: the binary16 exponent and fraction shifted into f32 position and
 /// scaled by 2^(127 - 15) (which also normalises denormals); infinities and NaNs kept.
 #[inline(always)]
-fn half(h: u32) -> f32 {
+pub(super) fn half(h: u32) -> f32 {
     let mag = h & 0x7fff;
     let sign = (h & 0x8000) << 16;
     let bits = if mag >= 0x7c00 { 0x7f80_0000 | (mag & 0x3ff) << 13 } else { (f32::from_bits(mag << 13) * f32::from_bits(0x7780_0000)).to_bits() };
@@ -293,7 +293,7 @@ fn inputs<T: Acc>(w: &Wave, m: &Mfma, t: &mut Tiles<T>, kb: &mut Konst, conv: im
 /// C into the D tile, one register row segment (N lanes) per row of C; `conv(lo, hi)` makes
 /// an element of the low and (f64) high dwords.
 #[inline(always)]
-fn read_c<T: Acc>(w: &Wave, m: &Mfma, d: &mut [T], conv: impl Fn(u32, u32) -> T) {
+pub(super) fn read_c<T: Acc>(w: &Wave, m: &Mfma, d: &mut [T], conv: impl Fn(u32, u32) -> T) {
     let n = m.shape.n as usize;
     let wide = m.shape.ty.out_bits() == 64;
     for (&(u, lane0), row) in m.rows.iter().zip(d.chunks_exact_mut(n)) {
@@ -313,7 +313,7 @@ fn read_c<T: Acc>(w: &Wave, m: &Mfma, d: &mut [T], conv: impl Fn(u32, u32) -> T)
 
 /// The D tile into the registers, one row segment at a time; `bits(x)` gives (low, high) dwords.
 #[inline(always)]
-fn write_d<T: Acc>(w: &mut Wave, m: &Mfma, d: &[T], bits: impl Fn(T) -> (u32, u32)) {
+pub(super) fn write_d<T: Acc>(w: &mut Wave, m: &Mfma, d: &[T], bits: impl Fn(T) -> (u32, u32)) {
     let n = m.shape.n as usize;
     let wide = m.shape.ty.out_bits() == 64;
     let Loc::Reg { base, acc } = m.d else { return };
@@ -366,7 +366,7 @@ fn rows_n<T: Acc, const N: usize, const R: usize>(t: &mut Tiles<T>, m: &Mfma) {
 
 /// Row groups of 64 accumulators (eight 8-wide f32 vectors).
 #[inline(always)]
-fn kernel<T: Acc>(t: &mut Tiles<T>, m: &Mfma) {
+pub(super) fn kernel<T: Acc>(t: &mut Tiles<T>, m: &Mfma) {
     match m.shape.n {
         4 => rows_n::<T, 4, 4>(t, m),
         16 => rows_n::<T, 16, 4>(t, m),
@@ -401,6 +401,9 @@ fn step_avx2(m: &Mfma, w: &mut Wave, x: &mut Work) {
 
 #[inline(always)]
 fn step(m: &Mfma, w: &mut Wave, x: &mut Work) {
+    if let Some(wd) = &m.wide {
+        return super::wide::step(wd, m, w, x);
+    }
     let ty = m.shape.ty;
     let kb = &mut x.konst;
     match ty {

@@ -1,5 +1,6 @@
-//! Matrix fused multiply-add: the `V_MFMA_*` instructions of gfx908/gfx90a/gfx942 and the
-//! structured-sparse `V_SMFMAC_*` of gfx942, including the gfx942 FP8/BF8 forms.
+//! Matrix fused multiply-add: the `V_MFMA_*` instructions of gfx908/gfx90a/gfx942/gfx950 and
+//! the structured-sparse `V_SMFMAC_*` of gfx942/gfx950, including the FP8/BF8 forms and
+//! gfx950's f8f6f4 forms with block scales ([`f8f6f4`], [`scale`], [`wide`]).
 //!
 //! One instruction computes, for each of its blocks, D = A·B + C over the whole wave: the
 //! inputs and results are spread over the lanes of VGPRs/AGPRs ([`layout`], from the ISA
@@ -44,13 +45,21 @@
 //! On gfx940+ the f64 forms use the BLGP field as negate bits for A, B and C (CDNA3; stated by
 //! the Matrix Instruction Calculator, and LLVM prints them as `neg:[a,b,c]`). All float forms
 //! are `Fidelity::Approximate`.
+//!
+//! gfx950: FP8/BF8 are the OCP formats (E4M3, E5M2; `cvt8::formats`), for the CDNA3-style
+//! opcodes too. The f8f6f4 forms use CBSZ/BLGP as A/B format selectors (no broadcast, no lane
+//! pattern) and, scaled, multiply 32-k blocks by E8M0 scales; they and the SMFMACs with an
+//! eight-VGPR B run through [`wide`], with the same f32 accumulation model.
 
 pub mod exec;
+pub mod f8f6f4;
 pub mod layout;
+pub mod scale;
 pub mod shape;
+pub mod wide;
 
 use super::super::{Env, Fidelity};
-use super::minifloat;
+use super::{cvt8, minifloat};
 use hipscope_isa::decode::{Inst, Operand, Reg};
 use hipscope_isa::tables::OpName;
 use hipscope_isa::Family;
@@ -94,11 +103,14 @@ pub struct Mfma {
     pub rows: Box<[(u8, u8)]>,
     /// FP8/BF8 forms: the values of every A code and every B code.
     pub f8: Option<Box<[[f32; 256]; 2]>>,
+    /// gfx950's wide forms ([`wide`]): executed by their own gather.
+    pub wide: Option<Box<wide::Wide>>,
 }
 
 const NO_FLOAT_ORDER: &str =
     "matrix float accumulation order and internal precision are undocumented: chained f32 fused multiply-adds in ascending k (one rounding per product)";
 const F64_ORDER: &str = "f64 matrix accumulation order is undocumented: chained fused multiply-adds in ascending k";
+const WIDE: &str = "gfx950 f8f6f4/SMFMAC: accumulation order undocumented (chained f32 fused multiply-adds in ascending k); FP6/BF6 and eight-VGPR SMFMAC B register layouts inferred; block scales applied to the inputs";
 
 fn loc(op: Option<Operand>) -> Option<Loc> {
     Some(match op? {
@@ -115,10 +127,16 @@ fn field(inst: &Inst, name: OpName) -> u32 {
 
 /// Classify a matrix instruction; `None` when `inst` is none (or its operands are unusable).
 pub fn classify(inst: &Inst, env: &Env) -> Option<(Mfma, Fidelity)> {
-    let shape = shape::of(inst.opcode())?;
+    let mut shape = shape::of(inst.opcode())?;
+    ocp_on_gfx950(&mut shape, env);
     let (m, n, k, blocks) = (shape.m as u32, shape.n as u32, shape.k as u32, shape.blocks as u32);
     let d = loc(inst.operand(OpName::vdst)).filter(|l| matches!(l, Loc::Reg { .. }))?;
-    let (cbsz, abid, mut blgp) = (field(inst, OpName::cbsz), field(inst, OpName::abid), field(inst, OpName::blgp));
+    let (mut cbsz, abid, mut blgp) = (field(inst, OpName::cbsz), field(inst, OpName::abid), field(inst, OpName::blgp));
+    // f8f6f4: CBSZ and BLGP name the formats, nothing else.
+    let formats = [cbsz, blgp];
+    if matches!(shape.ty, In::F8f6f4 { .. }) {
+        (cbsz, blgp) = (0, 0);
+    }
     let mut neg = [false; 3];
     if shape.ty == In::F64 && env.family == Family::Gfx940 {
         neg = [blgp & 1 != 0, blgp & 2 != 0, blgp & 4 != 0];
@@ -153,27 +171,25 @@ pub fn classify(inst: &Inst, env: &Env) -> Option<(Mfma, Fidelity)> {
         *x = (r as u8, (2 * k0) as u8);
     }
     let idx_set = if cbsz == 0 { abid } else { 0 };
-    let mfma = Mfma {
-        shape,
-        a: loc(inst.operand(OpName::src0))?,
-        b: loc(inst.operand(OpName::src1))?,
-        c,
-        idx,
-        d,
-        a_per_lane,
-        b_per_lane,
-        idx_set,
-        neg,
-        a_block,
-        b_lane,
-        sparse_at,
-        rows: rows.into_boxed_slice(),
-        f8,
-    };
+    let (a, b) = (loc(inst.operand(OpName::src0))?, loc(inst.operand(OpName::src1))?);
+    let scales = if matches!(shape.ty, In::F8f6f4 { scaled: true }) { scale::classify(inst) } else { None };
+    let wide = wide::describe(&shape, [a, b], formats, [a_per_lane, b_per_lane], scales)?.map(Box::new);
+    let mfma = Mfma { shape, a, b, c, idx, d, a_per_lane, b_per_lane, idx_set, neg, a_block, b_lane, sparse_at, rows: rows.into_boxed_slice(), f8, wide };
     let fid = match shape.ty {
         In::I8 => Fidelity::Exact,
+        _ if mfma.wide.is_some() => Fidelity::Approximate(WIDE),
         In::F64 => Fidelity::Approximate(F64_ORDER),
         _ => Fidelity::Approximate(NO_FLOAT_ORDER),
     };
     Some((mfma, fid))
+}
+
+/// On gfx950 the FP8/BF8 of the CDNA3-style opcodes are the processor's (OCP) formats.
+fn ocp_on_gfx950(shape: &mut Shape, env: &Env) {
+    let Some((fp8, bf8)) = cvt8::formats(env.decode.processor) else { return };
+    if let In::F8 { a, b } = &mut shape.ty {
+        for f in [a, b] {
+            *f = if matches!(*f, minifloat::Format::E4M3Fnuz | minifloat::Format::E4M3) { fp8 } else { bf8 };
+        }
+    }
 }

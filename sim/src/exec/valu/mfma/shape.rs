@@ -13,7 +13,13 @@
 //! ([`Format::E4M3Fnuz`], [`Format::E5M2Fnuz`]). Their layouts are those of the 8-bit integer
 //! forms of the same shape (8 elements per lane in a VGPR pair).
 //!
-//! Not here yet: gfx950's forms.
+//! gfx950 (CDNA4) adds (AMD Instinct MI355X "CDNA4" ISA guide, "Matrix Arithmetic
+//! Instructions"; shapes as LLVM 22 names them, `VOP3PInstructions.td`): f16/bf16 16x16x32 and
+//! 32x32x16, i8 16x16x64 and 32x32x32, the SMFMACs of twice the K of gfx942's, and the f8f6f4
+//! forms 16x16x128 and 32x32x64, whose A and B formats are chosen per instruction by CBSZ and
+//! BLGP ([`super::f8f6f4`]), with or without E8M0 block scales ([`super::scale`]). On gfx950
+//! the FP8/BF8 of the older opcodes are the OCP formats, not FNUZ: [`super::classify`] maps
+//! them through `cvt8::formats`.
 
 use crate::exec::valu::minifloat::Format;
 use hipscope_isa::tables::Opcode;
@@ -35,6 +41,11 @@ pub enum In {
         a: Format,
         b: Format,
     },
+    /// gfx950 FP8/BF8/FP6/BF6/FP4 by CBSZ (A) and BLGP (B); `scaled`: the VOP3PX2 form with
+    /// E8M0 block scales.
+    F8f6f4 {
+        scaled: bool,
+    },
 }
 
 impl In {
@@ -43,7 +54,8 @@ impl In {
         match self {
             In::F32 | In::Xf32 => 32,
             In::F16 | In::Bf16 => 16,
-            In::I8 | In::F8 { .. } => 8,
+            // f8f6f4: nominal; the widths follow the formats (`super::f8f6f4`).
+            In::I8 | In::F8 { .. } | In::F8f6f4 { .. } => 8,
             In::F64 => 64,
         }
     }
@@ -144,6 +156,39 @@ pub fn of(op: Opcode) -> Option<Shape> {
         V_SMFMAC_F32_32X32X32_FP8_BF8 => sp(32, 32, 32, f8(FP8, BF8)),
         V_SMFMAC_F32_32X32X32_BF8_FP8 => sp(32, 32, 32, f8(BF8, FP8)),
         V_SMFMAC_F32_32X32X32_BF8_BF8 => sp(32, 32, 32, f8(BF8, BF8)),
+        _ => return gfx950(op),
+    })
+}
+
+/// The opcodes gfx950 adds (module docs).
+fn gfx950(op: Opcode) -> Option<Shape> {
+    use In::*;
+    use Opcode::*;
+    Some(match op {
+        V_MFMA_F32_16X16X32_F16 => s(16, 16, 32, 1, F16),
+        V_MFMA_F32_16X16X32_BF16 => s(16, 16, 32, 1, Bf16),
+        V_MFMA_F32_32X32X16_F16 => s(32, 32, 16, 1, F16),
+        V_MFMA_F32_32X32X16_BF16 => s(32, 32, 16, 1, Bf16),
+        V_MFMA_I32_16X16X64_I8 => s(16, 16, 64, 1, I8),
+        V_MFMA_I32_32X32X32_I8 => s(32, 32, 32, 1, I8),
+        V_MFMA_F32_16X16X128_F8F6F4 => s(16, 16, 128, 1, F8f6f4 { scaled: false }),
+        V_MFMA_F32_32X32X64_F8F6F4 => s(32, 32, 64, 1, F8f6f4 { scaled: false }),
+        V_MFMA_SCALE_F32_16X16X128_F8F6F4 => s(16, 16, 128, 1, F8f6f4 { scaled: true }),
+        V_MFMA_SCALE_F32_32X32X64_F8F6F4 => s(32, 32, 64, 1, F8f6f4 { scaled: true }),
+        V_SMFMAC_F32_16X16X64_F16 => sp(16, 16, 64, F16),
+        V_SMFMAC_F32_16X16X64_BF16 => sp(16, 16, 64, Bf16),
+        V_SMFMAC_F32_32X32X32_F16 => sp(32, 32, 32, F16),
+        V_SMFMAC_F32_32X32X32_BF16 => sp(32, 32, 32, Bf16),
+        V_SMFMAC_I32_16X16X128_I8 => sp(16, 16, 128, I8),
+        V_SMFMAC_I32_32X32X64_I8 => sp(32, 32, 64, I8),
+        V_SMFMAC_F32_16X16X128_FP8_FP8 => sp(16, 16, 128, f8(FP8, FP8)),
+        V_SMFMAC_F32_16X16X128_FP8_BF8 => sp(16, 16, 128, f8(FP8, BF8)),
+        V_SMFMAC_F32_16X16X128_BF8_FP8 => sp(16, 16, 128, f8(BF8, FP8)),
+        V_SMFMAC_F32_16X16X128_BF8_BF8 => sp(16, 16, 128, f8(BF8, BF8)),
+        V_SMFMAC_F32_32X32X64_FP8_FP8 => sp(32, 32, 64, f8(FP8, FP8)),
+        V_SMFMAC_F32_32X32X64_FP8_BF8 => sp(32, 32, 64, f8(FP8, BF8)),
+        V_SMFMAC_F32_32X32X64_BF8_FP8 => sp(32, 32, 64, f8(BF8, FP8)),
+        V_SMFMAC_F32_32X32X64_BF8_BF8 => sp(32, 32, 64, f8(BF8, BF8)),
         _ => return None,
     })
 }

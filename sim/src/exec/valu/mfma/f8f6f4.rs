@@ -1,0 +1,118 @@
+//! gfx950's f8f6f4 input formats: the value of every element code, and where an operand's
+//! elements sit in its registers.
+//!
+//! Formats. `V_MFMA_[SCALE_]F32_{16X16X128,32X32X64}_F8F6F4` take A's format from CBSZ and
+//! B's from BLGP: 0 FP8 (OCP E4M3), 1 BF8 (OCP E5M2), 2 FP6 (E2M3), 3 BF6 (E3M2), 4 FP4 (E2M1)
+//! (CDNA4 ISA guide, "Matrix Arithmetic Instructions", f8f6f4 formats; LLVM 22's
+//! `AMDGPU::MFMAScaleFormats` uses the same numbering and reads 8, 8, 6, 6 and 4 VGPRs). The
+//! 6- and 4-bit formats are those of the OCP Microscaling (MX) specification v1.0 §5.3
+//! (FP6 E2M3 bias 1, max 7.5; BF6 E3M2 bias 3, max 28; FP4 E2M1 bias 1, max 6): no
+//! infinities and no NaNs, and every code is an exact f32. CBSZ/BLGP values 5..7 name no
+//! format; such an instruction does not classify.
+//!
+//! Layout. Every operand holds 32 elements per lane (M or N = 16 with K = 128; 32 with K = 64),
+//! packed low bits first across consecutive VGPRs. FP4 is one run of 32 consecutive k per lane
+//! (lane `l`: row `l % M`, k from `32 · (l / M)`), FP8/BF8 two runs of 16: the first 16 bytes
+//! cover the first half of K (k from `16 · (l / M)`), the second 16 bytes the second half
+//! (AMD ROCm blog "Matrix Core Programming on AMD CDNA3 and CDNA4 architecture", 2025, its
+//! FP8 and FP4 32x32x64 layouts; Triton's gfx950 scaled-dot lowering, kWidth 16, agrees). The
+//! rule behind both: one 128-bit register group holds one run of consecutive k. FP6/BF6 (24
+//! bytes) are taken to be one run of 32 like FP4, since they issue at FP4's rate, in one
+//! pass: an assumption (no public layout found), stated in the fidelity note.
+
+use super::super::minifloat::{self, Format};
+
+/// An input element format of an f8f6f4 operand (or of any wide gfx950 operand).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Elem {
+    Fp8,
+    Bf8,
+    Fp6,
+    Bf6,
+    Fp4,
+}
+
+impl Elem {
+    /// The format a CBSZ/BLGP value names.
+    pub fn from_code(code: u32) -> Option<Elem> {
+        Some(match code {
+            0 => Elem::Fp8,
+            1 => Elem::Bf8,
+            2 => Elem::Fp6,
+            3 => Elem::Bf6,
+            4 => Elem::Fp4,
+            _ => return None,
+        })
+    }
+
+    pub fn bits(self) -> u32 {
+        match self {
+            Elem::Fp8 | Elem::Bf8 => 8,
+            Elem::Fp6 | Elem::Bf6 => 6,
+            Elem::Fp4 => 4,
+        }
+    }
+
+    /// Elements of one run of consecutive k in a lane (module docs).
+    pub fn run(self) -> u32 {
+        match self {
+            Elem::Fp8 | Elem::Bf8 => 16,
+            Elem::Fp6 | Elem::Bf6 | Elem::Fp4 => 32,
+        }
+    }
+
+    /// The value of `code` (its low `bits()` bits), exactly.
+    pub fn decode(self, code: u32) -> f32 {
+        match self {
+            Elem::Fp8 => minifloat::decode(Format::E4M3, code as u8),
+            Elem::Bf8 => minifloat::decode(Format::E5M2, code as u8),
+            Elem::Fp6 => mx(code, 2, 3, 1),
+            Elem::Bf6 => mx(code, 3, 2, 3),
+            Elem::Fp4 => mx(code, 2, 1, 1),
+        }
+    }
+
+    /// The value of every code (entries past `2^bits` repeat the low codes).
+    pub fn table(self) -> [f32; 256] {
+        std::array::from_fn(|c| self.decode(c as u32 & ((1 << self.bits()) - 1)))
+    }
+}
+
+/// An MX-specification 6- or 4-bit float (no infinities or NaNs): sign, `e` exponent bits with
+/// `bias`, `m` mantissa bits; exponent 0 is subnormal, `m/2^m_bits · 2^(1 - bias)`.
+///
+/// A small decode-only helper: the conversions (V_CVT_SCALEF32_*, `cvt8`/`minifloat`) may
+/// define the same formats; the two can be folded later.
+pub fn mx(code: u32, e: u32, m: u32, bias: i32) -> f32 {
+    let exp = (code >> m & ((1 << e) - 1)) as i32;
+    let man = (code & ((1 << m) - 1)) as f32 / (1u32 << m) as f32;
+    let mag = if exp == 0 { man * pow2(1 - bias) } else { (1.0 + man) * pow2(exp - bias) };
+    if code >> (e + m) & 1 != 0 {
+        -mag
+    } else {
+        mag
+    }
+}
+
+/// 2^e for a small exponent, exactly.
+fn pow2(e: i32) -> f32 {
+    f32::from_bits(((127 + e) as u32) << 23)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mx_formats_match_the_specification_tables() {
+        // OCP MX v1.0 Table 5 (FP6) and Table 6 (FP4): largest normals and subnormals.
+        assert_eq!(Elem::Fp6.decode(0x1f), 7.5); // 0 11 111
+        assert_eq!(Elem::Fp6.decode(0x01), 0.125); // 0 00 001
+        assert_eq!(Elem::Bf6.decode(0x1f), 28.0); // 0 111 11
+        assert_eq!(Elem::Bf6.decode(0x21), -0.0625); // 1 000 01
+        assert_eq!(Elem::Fp4.decode(0x7), 6.0); // 0 11 1
+        assert_eq!(Elem::Fp4.decode(0x9), -0.5); // 1 00 1
+        assert_eq!(Elem::Fp8.decode(0x7e), 448.0);
+        assert!(Elem::from_code(5).is_none());
+    }
+}
