@@ -66,9 +66,9 @@ impl Elem {
         match self {
             Elem::Fp8 => minifloat::decode(Format::E4M3, code as u8),
             Elem::Bf8 => minifloat::decode(Format::E5M2, code as u8),
-            Elem::Fp6 => mx(code, 2, 3, 1),
-            Elem::Bf6 => mx(code, 3, 2, 3),
-            Elem::Fp4 => mx(code, 2, 1, 1),
+            Elem::Fp6 => minifloat::decode(Format::E2M3, code as u8),
+            Elem::Bf6 => minifloat::decode(Format::E3M2, code as u8),
+            Elem::Fp4 => minifloat::decode(Format::E2M1, code as u8),
         }
     }
 
@@ -76,27 +76,6 @@ impl Elem {
     pub fn table(self) -> [f32; 256] {
         std::array::from_fn(|c| self.decode(c as u32 & ((1 << self.bits()) - 1)))
     }
-}
-
-/// An MX-specification 6- or 4-bit float (no infinities or NaNs): sign, `e` exponent bits with
-/// `bias`, `m` mantissa bits; exponent 0 is subnormal, `m/2^m_bits · 2^(1 - bias)`.
-///
-/// A small decode-only helper: the conversions (V_CVT_SCALEF32_*, `cvt8`/`minifloat`) may
-/// define the same formats; the two can be folded later.
-pub fn mx(code: u32, e: u32, m: u32, bias: i32) -> f32 {
-    let exp = (code >> m & ((1 << e) - 1)) as i32;
-    let man = (code & ((1 << m) - 1)) as f32 / (1u32 << m) as f32;
-    let mag = if exp == 0 { man * pow2(1 - bias) } else { (1.0 + man) * pow2(exp - bias) };
-    if code >> (e + m) & 1 != 0 {
-        -mag
-    } else {
-        mag
-    }
-}
-
-/// 2^e for a small exponent, exactly.
-fn pow2(e: i32) -> f32 {
-    f32::from_bits(((127 + e) as u32) << 23)
 }
 
 #[cfg(test)]
