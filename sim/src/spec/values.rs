@@ -55,11 +55,25 @@ pub fn decode_all(ty: Ty, b: &[u8]) -> Vec<Elem> {
 /// Encode an integer that is known to fit (wraps otherwise: the bytes are the low bits).
 pub fn encode_int(ty: Ty, v: i128, out: &mut Vec<u8>) {
     match ty {
-        Ty::F16 => out.extend_from_slice(&(d2h(v as f64) as u16).to_le_bytes()),
+        Ty::F16 => out.extend_from_slice(&small_f16(v).unwrap_or_else(|| d2h(v as f64) as u16).to_le_bytes()),
         Ty::F32 => out.extend_from_slice(&(v as f32).to_le_bytes()),
         Ty::F64 => out.extend_from_slice(&(v as f64).to_le_bytes()),
         _ => out.extend_from_slice(&(v as u128).to_le_bytes()[..ty.size()]),
     }
+}
+
+/// binary16 bits of an integer of magnitude at most 2048, which f16's 11 significant bits
+/// hold exactly (IEEE 754 binary16: 5 exponent bits biased by 15, 10 fraction bits): the
+/// common case of random integer inputs, without the general rounding path.
+fn small_f16(v: i128) -> Option<u16> {
+    let mag = u16::try_from(v.unsigned_abs()).ok().filter(|&m| m <= 2048)?;
+    if mag == 0 {
+        return Some(0);
+    }
+    let p = 15 - mag.leading_zeros() as u16; // position of the leading one
+    let sign = if v < 0 { 0x8000 } else { 0 };
+    let frac = if p <= 10 { mag << (10 - p) } else { mag >> (p - 10) } & 0x3ff;
+    Some(sign | (p + 15) << 10 | frac)
 }
 
 /// Encode a float value (integers types: must be integral and in range, checked by `encode`).
@@ -101,6 +115,16 @@ fn fmt_num(n: Num) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn small_integers_encode_as_the_general_f16_rounding_does() {
+        for v in -2048i128..=2048 {
+            assert_eq!(small_f16(v), Some(d2h(v as f64) as u16), "{v}");
+        }
+        assert_eq!(small_f16(2049), None);
+        assert_eq!(small_f16(-4), Some(0xc400)); // -4 = -1.0 * 2^2
+        assert_eq!(small_f16(3), Some(0x4200)); // 1.5 * 2^1
+    }
 
     #[test]
     fn round_trips_and_range_checks() {

@@ -203,6 +203,9 @@ fn cross(inst: &Inst) -> Option<Cross> {
     })
 }
 
+// Inlined into the instruction dispatch (`exec::execute`), as it was before the VGPR index
+// check joined it: one call less per VALU instruction.
+#[inline]
 pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKind> {
     if cx.wave.mode & MODE_GPR_IDX_EN != 0 {
         return execute_indexed(op, cx);

@@ -102,19 +102,6 @@ pub(super) fn reg(w: &Wave, base: u8, acc: bool, k: usize) -> &[u32] {
     file.get(r * MAX_LANES..r * MAX_LANES + LANES).unwrap_or(&ZEROS[..LANES])
 }
 
-fn reg_mut(w: &mut Wave, base: u8, acc: bool, k: usize) -> Option<&mut [u32]> {
-    let r = (base as usize + k) % VGPRS;
-    let file = if acc {
-        if w.agpr.is_empty() {
-            w.agpr = vec![0; VGPRS * MAX_LANES];
-        }
-        &mut w.agpr
-    } else {
-        &mut w.vgpr
-    };
-    file.get_mut(r * MAX_LANES..r * MAX_LANES + LANES)
-}
-
 /// The identity lane map.
 const IDENT: [u8; LANES] = {
     let mut x = [0u8; LANES];
@@ -290,45 +277,97 @@ fn inputs<T: Acc>(w: &Wave, m: &Mfma, t: &mut Tiles<T>, kb: &mut Konst, conv: im
     gather(g, &mut t.b, |e, tmp| conv(1, &rb, e, map, tmp));
 }
 
+/// The `N` lanes from `l0` of register `k` of the range at `base` in `file`; `None` when
+/// they are not inside one register of the file.
+#[inline(always)]
+fn seg<const N: usize>(file: &[u32], base: u8, k: usize, l0: u8) -> Option<&[u32; N]> {
+    let (r, l0) = ((base as usize + k) % VGPRS, l0 as usize);
+    let at = r * MAX_LANES + l0;
+    (l0 + N <= LANES).then(|| file.get(at..at + N)?.try_into().ok())?
+}
+
+#[inline(always)]
+fn seg_mut<const N: usize>(file: &mut [u32], base: u8, k: usize, l0: u8) -> Option<&mut [u32; N]> {
+    let (r, l0) = ((base as usize + k) % VGPRS, l0 as usize);
+    let at = r * MAX_LANES + l0;
+    (l0 + N <= LANES).then(|| file.get_mut(at..at + N)?.try_into().ok())?
+}
+
 /// C into the D tile, one register row segment (N lanes) per row of C; `conv(lo, hi)` makes
 /// an element of the low and (f64) high dwords.
 #[inline(always)]
 pub(super) fn read_c<T: Acc>(w: &Wave, m: &Mfma, d: &mut [T], conv: impl Fn(u32, u32) -> T) {
-    let n = m.shape.n as usize;
+    // A compile-time row length makes each row a few vector moves (as in `gather`).
+    match m.shape.n {
+        4 => read_c_n::<T, 4>(w, m, d, conv),
+        16 => read_c_n::<T, 16>(w, m, d, conv),
+        _ => read_c_n::<T, 32>(w, m, d, conv),
+    }
+}
+
+#[inline(always)]
+fn read_c_n<T: Acc, const N: usize>(w: &Wave, m: &Mfma, d: &mut [T], conv: impl Fn(u32, u32) -> T) {
     let wide = m.shape.ty.out_bits() == 64;
-    for (&(u, lane0), row) in m.rows.iter().zip(d.chunks_exact_mut(n)) {
-        match m.c {
-            Loc::Const(v) => row.fill(conv(v as u32, (v >> 32) as u32)),
-            Loc::Reg { base, acc } => {
-                let (u, l0) = (u as usize, lane0 as usize);
-                let lo = reg(w, base, acc, if wide { 2 * u } else { u }).get(l0..l0 + n).unwrap_or(&ZEROS[..n]);
-                let hi = if wide { reg(w, base, acc, 2 * u + 1).get(l0..l0 + n).unwrap_or(&ZEROS[..n]) } else { &ZEROS[..n] };
-                for ((x, &l), &h) in row.iter_mut().zip(lo).zip(hi) {
-                    *x = conv(l, h);
-                }
-            }
+    let rows = m.rows.iter().zip(d.chunks_exact_mut(N));
+    let (base, file) = match m.c {
+        Loc::Const(v) => {
+            let x = conv(v as u32, (v >> 32) as u32);
+            rows.for_each(|(_, row)| row.fill(x));
+            return;
         }
+        Loc::Reg { base, acc: true } => (base, &w.agpr[..]),
+        Loc::Reg { base, acc: false } => (base, &w.vgpr[..]),
+    };
+    let zeros = [0u32; N];
+    for (&(u, l0), row) in rows {
+        let u = u as usize;
+        let lo = seg::<N>(file, base, if wide { 2 * u } else { u }, l0).unwrap_or(&zeros);
+        let hi = if wide { seg::<N>(file, base, 2 * u + 1, l0).unwrap_or(&zeros) } else { &zeros };
+        // Converted into a local row first: the compiler cannot tell the register file and
+        // the tile apart, but a local aliases neither, so both loops become vector moves.
+        let mut x = [T::default(); N];
+        for ((x, &l), &h) in x.iter_mut().zip(lo).zip(hi) {
+            *x = conv(l, h);
+        }
+        row.copy_from_slice(&x);
     }
 }
 
 /// The D tile into the registers, one row segment at a time; `bits(x)` gives (low, high) dwords.
 #[inline(always)]
 pub(super) fn write_d<T: Acc>(w: &mut Wave, m: &Mfma, d: &[T], bits: impl Fn(T) -> (u32, u32)) {
-    let n = m.shape.n as usize;
+    match m.shape.n {
+        4 => write_d_n::<T, 4>(w, m, d, bits),
+        16 => write_d_n::<T, 16>(w, m, d, bits),
+        _ => write_d_n::<T, 32>(w, m, d, bits),
+    }
+}
+
+#[inline(always)]
+fn write_d_n<T: Acc, const N: usize>(w: &mut Wave, m: &Mfma, d: &[T], bits: impl Fn(T) -> (u32, u32)) {
     let wide = m.shape.ty.out_bits() == 64;
     let Loc::Reg { base, acc } = m.d else { return };
-    for (&(u, lane0), row) in m.rows.iter().zip(d.chunks_exact(n)) {
-        let (u, l0) = (u as usize, lane0 as usize);
-        if let Some(dst) = reg_mut(w, base, acc, if wide { 2 * u } else { u }).and_then(|r| r.get_mut(l0..l0 + n)) {
-            for (x, &v) in dst.iter_mut().zip(row) {
-                *x = bits(v).0;
-            }
+    let file = if acc {
+        if w.agpr.is_empty() {
+            w.agpr = vec![0; VGPRS * MAX_LANES];
+        }
+        &mut w.agpr
+    } else {
+        &mut w.vgpr
+    };
+    for (&(u, l0), row) in m.rows.iter().zip(d.chunks_exact(N)) {
+        let u = u as usize;
+        // Through local rows, for the reason given in `read_c_n`.
+        let (mut lo, mut hi) = ([0u32; N], [0u32; N]);
+        for ((l, h), &v) in lo.iter_mut().zip(hi.iter_mut()).zip(row) {
+            (*l, *h) = bits(v);
+        }
+        if let Some(dst) = seg_mut::<N>(file, base, if wide { 2 * u } else { u }, l0) {
+            *dst = lo;
         }
         if wide {
-            if let Some(dst) = reg_mut(w, base, acc, 2 * u + 1).and_then(|r| r.get_mut(l0..l0 + n)) {
-                for (x, &v) in dst.iter_mut().zip(row) {
-                    *x = bits(v).1;
-                }
+            if let Some(dst) = seg_mut::<N>(file, base, 2 * u + 1, l0) {
+                *dst = hi;
             }
         }
     }
