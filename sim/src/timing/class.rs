@@ -12,7 +12,7 @@ use crate::gpus::timing::Core;
 use crate::memsys::{OpKind, Policy};
 use hipscope_isa::decode::{CachePolicy, Inst, Operand};
 use hipscope_isa::tables::{flags, Opcode};
-use hipscope_isa::Family;
+use hipscope_isa::{Family, Processor};
 
 /// A cache-maintenance action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,9 +90,10 @@ fn imm(inst: &Inst) -> u32 {
 }
 
 /// Classify one instruction for a kernel of wave size `lanes` on a CU with `core`.
-pub fn classify(sem: &Sem, inst: &Inst, fam: Family, lanes: u32, l2s: usize, core: &Core) -> Class {
+pub fn classify(sem: &Sem, inst: &Inst, processor: Processor, lanes: u32, l2s: usize, core: &Core) -> Class {
+    let fam = processor.family();
     match sem {
-        Sem::Valu(_) => match matrix_rate(inst, fam) {
+        Sem::Valu(_) => match matrix_rate(inst, processor) {
             Some(r) => Class::Matrix(r),
             None => Class::Valu { cycles: valu_cycles(inst, lanes, core) },
         },
@@ -131,11 +132,11 @@ pub fn classify(sem: &Sem, inst: &Inst, fam: Family, lanes: u32, l2s: usize, cor
 
 /// The matrix-core rate of a matrix instruction (the `v_accvgpr_*` moves, also flagged as
 /// matrix instructions, are plain VALU work and have none).
-fn matrix_rate(inst: &Inst, fam: Family) -> Option<&'static Rate> {
+fn matrix_rate(inst: &Inst, p: Processor) -> Option<&'static Rate> {
     if !inst.has(flags::ISMAI | flags::ISWMMA | flags::ISSWMMAC) {
         return None;
     }
-    matrix::rate(fam, inst.opcode())
+    matrix::rate(p, inst.opcode())
 }
 
 /// SIMD cycles of a VALU op: passes over the SIMD's lanes, times the rate divisor of f64 and

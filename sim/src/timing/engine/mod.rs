@@ -126,7 +126,7 @@ fn classes_of(k: &LoadedKernel, l2s: usize, t: &Timing) -> Vec<Class> {
     k.code
         .iter()
         .map(|s| match s {
-            CodeSlot::Inst(e) => classify(&e.sem, &e.inst, k.family, lanes, l2s, &t.core),
+            CodeSlot::Inst(e) => classify(&e.sem, &e.inst, k.processor, lanes, l2s, &t.core),
             CodeSlot::Invalid { .. } | CodeSlot::End { .. } => Class::Other,
         })
         .collect()

@@ -41,13 +41,13 @@ mod tests {
     use crate::timing::class::Class;
     use crate::timing::matrix::rate;
     use hipscope_isa::tables::Opcode;
-    use hipscope_isa::Family;
+    use hipscope_isa::Processor;
 
     #[test]
     fn matrix_instructions_serialise_on_their_simds_matrix_core() {
         // CDNA3 32x32x8 f16: 32 cycles, VALU work may co-issue 4 cycles after it (AMD Matrix
         // Instruction Calculator).
-        let r = rate(Family::Gfx940, Opcode::V_MFMA_F32_32X32X8_F16).expect("listed");
+        let r = rate(Processor::Gfx942, Opcode::V_MFMA_F32_32X32X8_F16).expect("listed");
         let mut p = Pipes::new(4);
         assert_eq!(p.reserve(Class::Matrix(r), 1, 100), 100);
         // The next MFMA of SIMD 1 waits for the matrix core; VALU work of SIMD 1 does not.
@@ -60,7 +60,7 @@ mod tests {
     #[test]
     fn f64_matrix_instructions_keep_the_simd_busy() {
         // CDNA3 16x16x4 f64 cannot co-execute with VALU work: the SIMD is busy for all 32 cycles.
-        let r = rate(Family::Gfx940, Opcode::V_MFMA_F64_16X16X4_F64).expect("listed");
+        let r = rate(Processor::Gfx942, Opcode::V_MFMA_F64_16X16X4_F64).expect("listed");
         let mut p = Pipes::new(4);
         assert_eq!(p.reserve(Class::Matrix(r), 0, 0), 0);
         assert_eq!(p.reserve(Class::Valu { cycles: 4 }, 0, 4), 32);

@@ -12,9 +12,10 @@
 //! Assumed: a rate is per opcode, so the f8f6f4 forms take the FP8 cycle count (the longer:
 //! FP6/FP4-only instructions are modelled at half their rate); VALU work may co-issue after the
 //! same delays as CDNA3's dense (4) and sparse (8) forms of the same width. Opcodes gfx950
-//! shares with gfx942 keep CDNA3's rates (the rates are keyed by ISA family): right for the
-//! [blog]'s f16/bf16/f8/f32 rows, not for f64 16x16x4 (64 cycles on CDNA4 per [blog], 32 on
-//! CDNA3).
+//! shares with gfx942 keep CDNA3's rates, right for the [blog]'s f16/bf16/f8/f32 rows, except
+//! f64 16x16x4: 64 cycles on CDNA4 per [blog] (32 on CDNA3), which the [sheet]'s FP64 matrix
+//! peak, 78.6 TFLOPS = 32 FLOPs per SIMD cycle = 2048 / 64, confirms; like CDNA3's f64 forms
+//! it blocks VALU issue for its whole duration. f64 4x4x4 (not in [blog]) keeps CDNA3's 16.
 
 use super::{Arch, Input, Rate};
 use hipscope_isa::tables::Opcode;
@@ -29,6 +30,7 @@ pub(super) static RATES: &[Rate] = {
     use Input::*;
     use Opcode::*;
     &[
+        r(V_MFMA_F64_16X16X4_F64, 64, 64, F64, 2048),
         r(V_MFMA_F32_16X16X32_F16, 16, 4, F16, 16384),
         r(V_MFMA_F32_16X16X32_BF16, 16, 4, Bf16, 16384),
         r(V_MFMA_F32_32X32X16_F16, 32, 4, F16, 32768),

@@ -16,7 +16,7 @@ mod rates;
 
 use crate::counters::Counter;
 use hipscope_isa::tables::Opcode;
-use hipscope_isa::Family;
+use hipscope_isa::{Family, Processor};
 
 /// The matrix-core generations the calculator describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,12 +93,18 @@ pub struct Rate {
     pub flops: u32,
 }
 
-/// The rate of matrix opcode `op` on family `fam`'s matrix cores (looked up once, when a
-/// kernel is classified). The GFX940 family's opcodes only gfx950 has take CDNA4's rates.
-pub fn rate(fam: Family, op: Opcode) -> Option<&'static Rate> {
-    let arch = Arch::of(fam)?;
+/// The rate of matrix opcode `op` on processor `p`'s matrix cores (looked up once, when a
+/// kernel is classified). gfx950 (CDNA4) takes its own rates where [`cdna4`] lists them (the
+/// opcodes only it has, and those whose rate changed), else CDNA3's.
+pub fn rate(p: Processor, op: Opcode) -> Option<&'static Rate> {
+    let arch = Arch::of(p.family())?;
     let cdna4 = || cdna4::RATES.iter().find(|r| r.op == op);
-    rates::RATES.iter().find(|r| r.arch == arch && r.op == op).or_else(|| if arch == Arch::Cdna3 { cdna4() } else { None })
+    let own = || rates::RATES.iter().find(|r| r.arch == arch && r.op == op);
+    if p == Processor::Gfx950 {
+        cdna4().or_else(own)
+    } else {
+        own()
+    }
 }
 
 #[cfg(test)]
@@ -108,20 +114,20 @@ mod tests {
     #[test]
     fn peak_rates_match_the_data_sheets() {
         // MI300X: 1307.4 TFLOP/s dense FP16 and 163.4 FP64 matrix; 304 CUs x 4 SIMDs at 2.1 GHz.
-        let tflops = |fam, op| {
-            let r = rate(fam, op).expect("listed");
+        let tflops = |p, op| {
+            let r = rate(p, op).expect("listed");
             f64::from(r.flops) / f64::from(r.cycles) * 4.0 * 304.0 * 2.1e9 / 1e12
         };
-        assert!((tflops(Family::Gfx940, Opcode::V_MFMA_F32_32X32X8_F16) - 1307.4).abs() < 1.0);
-        assert!((tflops(Family::Gfx940, Opcode::V_MFMA_F64_16X16X4_F64) - 163.4).abs() < 0.5);
+        assert!((tflops(Processor::Gfx942, Opcode::V_MFMA_F32_32X32X8_F16) - 1307.4).abs() < 1.0);
+        assert!((tflops(Processor::Gfx942, Opcode::V_MFMA_F64_16X16X4_F64) - 163.4).abs() < 0.5);
         // MI100 (120 CUs, 1.502 GHz): 184.6 TFLOP/s FP16 matrix.
-        let r = rate(Family::Gfx9, Opcode::V_MFMA_F32_32X32X8F16).expect("listed");
+        let r = rate(Processor::Gfx908, Opcode::V_MFMA_F32_32X32X8F16).expect("listed");
         let mi100 = f64::from(r.flops) / f64::from(r.cycles) * 4.0 * 120.0 * 1.502e9 / 1e12;
         assert!((mi100 - 184.6).abs() < 0.5, "{mi100}");
         // MI355X (256 CUs, 2.4 GHz) data sheet: dense FP16 2.5 PFLOPS, FP8 5.0, INT8 5.0 POPS;
-        // sparse FP16 5.0, FP8 10.1.
+        // sparse FP16 5.0, FP8 10.1; FP64 matrix 78.6 TFLOPS.
         let mi355x = |op| {
-            let r = rate(Family::Gfx940, op).expect("listed");
+            let r = rate(Processor::Gfx950, op).expect("listed");
             f64::from(r.flops) / f64::from(r.cycles) * 4.0 * 256.0 * 2.4e9 / 1e15
         };
         for (op, peta) in [
@@ -130,6 +136,7 @@ mod tests {
             (Opcode::V_MFMA_I32_16X16X64_I8, 5.0),
             (Opcode::V_SMFMAC_F32_32X32X32_BF16, 5.0),
             (Opcode::V_SMFMAC_F32_16X16X128_FP8_BF8, 10.1),
+            (Opcode::V_MFMA_F64_16X16X4_F64, 0.0786),
         ] {
             assert!((mi355x(op) - peta).abs() < 0.05, "{op:?}: {}", mi355x(op));
         }
@@ -137,7 +144,9 @@ mod tests {
 
     #[test]
     fn families_without_matrix_cores_have_no_rates() {
-        assert!(rate(Family::Gfx10, Opcode::V_MFMA_F32_32X32X8F16).is_none());
-        assert!(rate(Family::Gfx940, Opcode::V_ADD_F32).is_none());
+        assert!(rate(Processor::Gfx1030, Opcode::V_MFMA_F32_32X32X8F16).is_none());
+        assert!(rate(Processor::Gfx942, Opcode::V_ADD_F32).is_none());
+        // gfx942 does not take gfx950's rates.
+        assert!(rate(Processor::Gfx942, Opcode::V_MFMA_F32_16X16X32_F16).is_none());
     }
 }
