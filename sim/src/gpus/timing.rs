@@ -159,6 +159,14 @@ pub struct L2 {
     /// (`buffer_wbl2`, `buffer_inv sc1`): such an operation cannot know where its lines are
     /// without looking at every set, so its cost has a floor of sets ÷ channels ÷ this.
     pub maintenance_sets_per_cycle: u32,
+    /// Passes per cycle of one channel's atomic unit, which performs the read-modify-write of
+    /// the atomics on memory that channel caches. A pass performs one operation on each
+    /// address of one write request, so lanes of a wave on one address take a pass each
+    /// (and the same address is never updated twice in one pass).
+    pub atomic_ops_per_cycle: u32,
+    /// Cycles an atomic spends in the atomic unit (read, modify, write of the line) beyond
+    /// the plain L2 hit path.
+    pub atomic_latency_cycles: u32,
 }
 
 /// Memory-attached last-level cache.
@@ -329,6 +337,8 @@ impl Timing {
             range(name, bytes as u64, b::MIN_REQUEST_BYTES as u64, l2.line_bytes as u64, "bytes (a dword up to the L2 line)")?;
         }
         range("l2.maintenance_sets_per_cycle", l2.maintenance_sets_per_cycle as u64, 1, u32::MAX as u64, "sets")?;
+        range("l2.atomic_ops_per_cycle", l2.atomic_ops_per_cycle as u64, 1, b::MAX_PER_CYCLE as u64, "passes")?;
+        cycles("l2.atomic_latency_cycles", l2.atomic_latency_cycles)?;
         if let Some(m) = &self.mall {
             range("mall.bandwidth_gb_per_s", m.bandwidth_gb_per_s as u64, 1, b::MAX_BANDWIDTH_GB_PER_S as u64, "GB/s")?;
         }

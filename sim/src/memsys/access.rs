@@ -5,7 +5,7 @@ use super::coalesce::{self, LaneAccess};
 use super::lower::L2Op;
 use super::mtype::{l2_mode, L2Mode};
 use super::pipe::SUB;
-use super::MemSystem;
+use super::{atomics, MemSystem};
 use crate::counters::Counter;
 use crate::memory::{Memory, Unmapped};
 
@@ -122,6 +122,8 @@ pub(super) struct OpState {
     scratch: coalesce::Scratch,
     /// An atomic of this access touched memory the GPU cannot update atomically.
     not_atomic: bool,
+    /// Its atomics' requests and lanes, performed at `end`.
+    atomics: atomics::Tally,
 }
 
 impl MemSystem {
@@ -142,6 +144,7 @@ impl MemSystem {
                 lines: [0; Level::COUNT],
                 scratch: coalesce::Scratch::default(),
                 not_atomic: false,
+                atomics: atomics::Tally::default(),
             })
         });
         st.spec = spec;
@@ -152,6 +155,7 @@ impl MemSystem {
         st.open.clear();
         st.lines = [0; Level::COUNT];
         st.not_atomic = false;
+        st.atomics.clear();
         self.op = Some(st);
         self.cur_cu = spec.cu;
         if let Some(r) = self.reorder.as_mut() {
@@ -180,8 +184,8 @@ impl MemSystem {
             let n = ((key + g - a) as usize).min(out.len() - done);
             let o = self.opened(mem, &mut st, key, mode);
             if let OpKind::Atomic { .. } = st.spec.kind {
-                // One atomic operation per lane at the L2's atomic unit.
-                self.atomic_alu(&st.spec, key);
+                // One atomic operation per lane at the unit where the memory lives.
+                st.atomics.lane(key, a);
             }
             self.copy_out(mem, &st.spec, o, a, &mut out[done..done + n]);
             done += n;
@@ -243,6 +247,9 @@ impl MemSystem {
         if st.not_atomic {
             self.counters.inc(Counter::SystemAtomicsNotAtomic);
         }
+        if let Some(t) = self.atomic_units.perform(&st.atomics) {
+            done = done.max(t);
+        }
         let level = Level::ALL.iter().rev().copied().find(|&l| st.lines[l as usize] > 0);
         let lines = st.lines;
         // Closed: a lane access from here on is outside any operation until the next `begin`.
@@ -292,7 +299,11 @@ impl MemSystem {
             (Unit::Vector, OpKind::Load) => self.open_load(mem, &st.spec, key, mode, t),
             (Unit::Scalar, OpKind::Load) => self.open_scalar(mem, &st.spec, key, mode, t),
             (_, OpKind::Store) => self.open_store(mem, &st.spec, key, mode, t),
-            (_, OpKind::Atomic { returns }) => self.open_atomic(mem, &st.spec, key, mode, returns, t),
+            (_, OpKind::Atomic { returns }) => {
+                let (home, ready, request) = self.open_atomic(mem, &st.spec, key, mode, returns, t);
+                st.atomics.request(request);
+                (home, ready)
+            }
         };
         st.done = st.done.max(ready);
         if let Some(l) = self.line_level {
@@ -414,7 +425,11 @@ impl MemSystem {
         }
     }
 
-    fn open_atomic(&mut self, mem: &Memory, spec: &OpSpec, key: u64, mode: L2Mode, returns: bool, t: u64) -> (Home, u64) {
+    /// Open line `key` for atomics: the line reaches the unit that performs them (the L2
+    /// channel's atomic unit, or past the L2s the memory channel's: [`atomics`]). Returns
+    /// where its bytes are, when the request alone would be answered, and the request for
+    /// that unit, which [`MemSystem::end`] times with the lanes' passes.
+    fn open_atomic(&mut self, mem: &Memory, spec: &OpSpec, key: u64, mode: L2Mode, returns: bool, t: u64) -> (Home, u64, atomics::Request) {
         self.counters.inc(if returns { Counter::TcpTccAtomicWithRetReq } else { Counter::TcpTccAtomicWithoutRetReq });
         let cu = spec.cu;
         // Atomics bypass (and drop) the L1 copy (LLVM AMDGPUUsage, GFX942: "atomic RMWs
@@ -433,17 +448,22 @@ impl MemSystem {
         }
         let xcd = self.places[cu].xcd;
         let l1lat = self.cfg.vector_l1.hit_latency_cycles as u64;
+        let l2lat = self.cfg.l2.hit_latency_cycles as u64;
         match mode {
             L2Mode::Uncached => {
                 self.counters.inc(Counter::TccReq);
                 self.counters.inc(Counter::TccAtomic);
                 self.hand_line_to_memory(xcd, key, t);
                 let at = self.memory_read_time(key, self.cfg.vector_l1.write_request_bytes, t);
-                (Home::Memory, at + self.cfg.l2.hit_latency_cycles as u64 + l1lat)
+                let unit = atomics::Unit::Memory(self.dram_channel(key));
+                (Home::Memory, at + l2lat + l1lat, atomics::Request { key, unit, from: at, back: l2lat + l1lat })
             }
             _ => {
                 let (s, at) = self.l2_request(mem, xcd, key, self.cfg.vector_l1.write_request_bytes, L2Op::Atomic, t);
-                (Home::L2(s), at + l1lat)
+                // The line is at the channel once the hit path's lookup is done or its fill is.
+                let from = at.saturating_sub(l2lat).max(self.l2_arrival);
+                let unit = atomics::Unit::L2(self.l2_channel(xcd, key));
+                (Home::L2(s), at + l1lat, atomics::Request { key, unit, from, back: l2lat + l1lat })
             }
         }
     }
@@ -469,15 +489,6 @@ impl MemSystem {
         c.clean(s);
         self.counters.inc(Counter::TccWriteback);
         self.write_below(e, t);
-    }
-
-    /// One lane's atomic operation occupies the L2 channel's atomic unit for a cycle.
-    fn atomic_alu(&mut self, spec: &OpSpec, key: u64) {
-        let xcd = self.places[spec.cu].xcd;
-        let ch = self.l2_channel(xcd, key);
-        if let Some(p) = self.l2_channels.get_mut(ch) {
-            p.reserve(spec.at, SUB);
-        }
     }
 
     /// Time of a write that goes to memory (uncached or written through): counted as a memory

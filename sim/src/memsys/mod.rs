@@ -24,6 +24,7 @@ pub mod mtype;
 pub mod pipe;
 
 mod access;
+mod atomics;
 mod lower;
 mod reorder;
 
@@ -124,6 +125,8 @@ pub struct MemSystem {
     mall: Option<Cache>,
     mall_pipes: Vec<Pipe>,
     dram: Vec<Pipe>,
+    /// The atomic units of the L2 channels and of the memory channels.
+    atomic_units: atomics::Units,
     dram_bytes_per_cycle_per_channel: f64,
     mall_bytes_per_cycle_per_channel: f64,
     pub counters: Counters,
@@ -176,6 +179,7 @@ impl MemSystem {
             mall: cfg.mall.as_ref().map(|m| Cache::new(Geometry { size_bytes: m.size_bytes, line_bytes: m.line_bytes, ways: m.ways }, false).hashed()),
             mall_pipes: vec![Pipe::default(); if cfg.mall.is_some() { mall_channels } else { 0 }],
             dram: vec![Pipe::default(); dram_channels],
+            atomic_units: atomics::Units::new(xcds * cfg.l2.channels.max(1) as usize, dram_channels, cfg.l2.atomic_ops_per_cycle, cfg.l2.atomic_latency_cycles),
             dram_bytes_per_cycle_per_channel: cfg.dram_bytes_per_cycle() / dram_channels as f64,
             mall_bytes_per_cycle_per_channel: cfg
                 .mall
@@ -204,6 +208,7 @@ impl MemSystem {
         for p in self.l1_tags.iter_mut().chain(&mut self.l2_channels).chain(&mut self.mall_pipes).chain(&mut self.dram) {
             p.clear();
         }
+        self.atomic_units.clear();
         for w in &mut self.l1_misses {
             *w = MissWindow::default();
         }

@@ -8,8 +8,13 @@ use crate::memsys::OpKind;
 use crate::timing::waitcnt::{self, Outstanding, Queue};
 use hipscope_isa::Family;
 
-/// The queue a vector memory operation counts in: GFX8/9 count loads and stores in one
-/// in-order `vmcnt`, RDNA stores (and atomics without return) in `vscnt`/`storecnt`.
+/// The queue a vector memory operation counts in: GFX8/9 (CDNA included) count loads, stores
+/// and every atomic in one in-order `vmcnt`, so `s_waitcnt vmcnt(0)` waits for a no-return
+/// atomic to be performed and acknowledged (GFX9 has no other vector memory counter); RDNA
+/// counts stores and atomics without return in `vscnt`/`storecnt` and atomics with return in
+/// `vmcnt`/`loadcnt` (LLVM AMDGPUUsage, *Memory Model GFX10-GFX11*: "Use vmcnt(0) if atomic
+/// with return and vscnt(0) if atomic with no-return"). Either way the counted completion is
+/// the access's end, after the atomic unit performed its last lane ([`crate::memsys`]).
 fn vmem_queue(fam: Family, kind: OpKind) -> Queue {
     match kind {
         OpKind::Load | OpKind::Atomic { returns: true } => Queue::Load,
