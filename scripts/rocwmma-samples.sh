@@ -13,7 +13,8 @@
 #   -g           simulated GPUs (default mi300x,rx7900xtx); the samples are built for the
 #                processors of these GPUs
 #   -m           modes (default both)
-#   -r           only rewrite the report from the last run's results (target/rocwmma-samples/rows.tsv)
+#   -r           only rewrite the report from the last run's results (target/rocwmma-samples/rows.tsv;
+#                no ROCWMMA_SRC needed)
 #
 # Why this way: Debian's librocwmma-dev 7.2.4 ships only rocWMMA's five top-level headers
 # (rocwmma.hpp includes internal/*.hpp, which the package lacks), and 6.4 has no rocWMMA
@@ -40,11 +41,14 @@ while getopts g:m:r o; do
     esac
 done
 shift $((OPTIND - 1))
-[ $# = 1 ] || { sed -n '2,/^set -eu/p' "$0" >&2; exit 2; }
-src=$(cd "$1" && pwd)
-[ -d "$src/library/include/rocwmma" ] && [ -d "$src/samples" ] || { echo "rocwmma-samples.sh: $src has no library/include/rocwmma or samples/" >&2; exit 2; }
 root=${HIPSCOPE_ROCM_ROOT_64:-$HOME/.cache/hipscope/rocm-root-6.4}
-[ -f "$root/usr/include/hip/hip_runtime.h" ] || { echo "rocwmma-samples.sh: no ROCm 6.4 root at $root (scripts/rocm-root.sh 6.4)" >&2; exit 2; }
+# Rewriting the report (-r) needs neither the source tree nor the root.
+if [ $report_only = 0 ]; then
+    [ $# = 1 ] || { sed -n '2,/^set -eu/p' "$0" >&2; exit 2; }
+    src=$(cd "$1" && pwd)
+    [ -d "$src/library/include/rocwmma" ] && [ -d "$src/samples" ] || { echo "rocwmma-samples.sh: $src has no library/include/rocwmma or samples/" >&2; exit 2; }
+    [ -f "$root/usr/include/hip/hip_runtime.h" ] || { echo "rocwmma-samples.sh: no ROCm 6.4 root at $root (scripts/rocm-root.sh 6.4)" >&2; exit 2; }
+fi
 cd "$here"
 hipscope=target/release/hipscope
 [ -x "$hipscope" ] || { echo "rocwmma-samples.sh: build hipscope first (cargo build --release)" >&2; exit 2; }
