@@ -133,7 +133,7 @@ fn capture(w: &Wave, out: &mut Vec<u32>) {
 
 /// Entries of `file` up to the end of its last row that is not all zero.
 fn live_len(file: &[u32]) -> usize {
-    if !file.len().is_multiple_of(MAX_LANES) {
+    if file.len() % MAX_LANES != 0 {
         return file.len();
     }
     // OR-folding a row compiles to vector instructions; `all` would test entry by entry.

@@ -174,10 +174,10 @@ fn random_int(t: Ty, lo: i64, hi: i64, seed: u64, n: usize, out: &mut Vec<u8>) -
 
 /// Fill `out`'s `S`-byte elements with the `table` entries `index` names in turn.
 fn pick<const S: usize>(table: &[u8], out: &mut [u8], mut index: impl FnMut() -> usize) {
-    let (table, _) = table.as_chunks::<S>();
-    for e in out.as_chunks_mut::<S>().0 {
+    let table: Vec<[u8; S]> = table.chunks_exact(S).filter_map(|e| e.try_into().ok()).collect();
+    for e in out.chunks_exact_mut(S) {
         if let Some(v) = table.get(index()) {
-            *e = *v;
+            e.copy_from_slice(v);
         }
     }
 }

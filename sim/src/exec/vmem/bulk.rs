@@ -58,8 +58,6 @@ pub fn load_dwords(w: &mut Wave, mem: &Memory, addrs: &[u64; MAX_LANES], dst: us
 /// address and one check per lane rather than one per dword.
 #[inline(always)]
 fn gather<const D: usize>(rows: &mut [u32], data: &[u8], addrs: &[u64; MAX_LANES], base: u64, exec: u64) {
-    let (rows, _) = rows.as_chunks_mut::<MAX_LANES>();
-    let Some(rows) = rows.get_mut(..D) else { return };
     let mut m = exec;
     while m != 0 {
         let lane = m.trailing_zeros() as usize % MAX_LANES;
@@ -67,7 +65,7 @@ fn gather<const D: usize>(rows: &mut [u32], data: &[u8], addrs: &[u64; MAX_LANES
         let o = (addrs[lane] - base) as usize;
         // `extent` put every lane's access inside `data`; outside would read 0, as `dword_at`.
         let bytes = data.get(o..o.wrapping_add(4 * D));
-        for (k, row) in rows.iter_mut().enumerate() {
+        for (k, row) in rows.chunks_exact_mut(MAX_LANES).take(D).enumerate() {
             row[lane] = bytes.map_or(0, |b| dword_at(b, 4 * k));
         }
     }
