@@ -19,7 +19,7 @@
 //! (`EngineOptions::max_wave_instructions`).
 
 use crate::fault::WaveId;
-use crate::wave::{LastRead, Wave};
+use crate::wave::{LastRead, Wave, MAX_LANES};
 
 /// Instructions a wave runs after the last progress before it is checked for a repeating
 /// state.
@@ -116,22 +116,47 @@ impl Watch {
     }
 }
 
-/// The parts of a wave's state that decide what it does next (PC compared separately).
+/// The parts of a wave's state that decide what it does next (PC compared separately):
+/// SGPRs, SCC, MODE, TRAPSTS, the register files' sizes and how many VGPR entries follow,
+/// then each file up to its last row that is not all zero. Registers a kernel never writes
+/// stay 0 (a unified gfx90a file leaves the VGPRs past `accum_offset`, and AGPRs past the
+/// ones the kernel names, untouched), so the trailing zero rows need no copy; a later state
+/// equals the snapshot when it matches the copied rows and is zero past them.
 fn capture(w: &Wave, out: &mut Vec<u32>) {
+    let (v, a) = (live_len(&w.vgpr), live_len(&w.agpr));
     out.extend_from_slice(&w.sreg);
     out.extend_from_slice(&[w.scc as u32, w.mode, w.trapsts]);
-    out.extend_from_slice(&w.vgpr);
-    out.extend_from_slice(&w.agpr);
+    out.extend_from_slice(&[w.vgpr.len(), w.agpr.len(), v].map(|n| n as u32));
+    out.extend_from_slice(&w.vgpr[..v]);
+    out.extend_from_slice(&w.agpr[..a]);
+}
+
+/// Entries of `file` up to the end of its last row that is not all zero.
+fn live_len(file: &[u32]) -> usize {
+    if file.len() % MAX_LANES != 0 {
+        return file.len();
+    }
+    // OR-folding a row compiles to vector instructions; `all` would test entry by entry.
+    let zero = file.chunks_exact(MAX_LANES).rev().take_while(|r| r.iter().fold(0, |a, &x| a | x) == 0).count();
+    file.len() - zero * MAX_LANES
 }
 
 fn same_state(w: &Wave, snap: &[u32]) -> bool {
     let s = w.sreg.len();
-    let v = s + 3;
-    snap.len() == v + w.vgpr.len() + w.agpr.len()
-        && snap[..s] == w.sreg
-        && snap[s..v] == [w.scc as u32, w.mode, w.trapsts]
-        && snap[v..v + w.vgpr.len()] == w.vgpr[..]
-        && snap[v + w.vgpr.len()..] == w.agpr[..]
+    let files = s + 6;
+    let Some(&[scc, mode, trapsts, vlen, alen, v]) = snap.get(s..files) else { return false };
+    let (v, rest) = (v as usize, &snap[files..]);
+    snap[..s] == w.sreg
+        && [scc, mode, trapsts] == [w.scc as u32, w.mode, w.trapsts]
+        && [vlen, alen] == [w.vgpr.len(), w.agpr.len()].map(|n| n as u32)
+        && v <= rest.len()
+        && same_file(&rest[..v], &w.vgpr)
+        && same_file(&rest[v..], &w.agpr)
+}
+
+/// `file` equals `kept` followed by zeros.
+fn same_file(kept: &[u32], file: &[u32]) -> bool {
+    file.get(..kept.len()) == Some(kept) && file[kept.len()..].iter().all(|&x| x == 0)
 }
 
 /// One line per looping or waiting wave: where it loops and what it last read.
@@ -168,6 +193,28 @@ mod tests {
             watch.step(&w, 1, true, 1)
         });
         assert!(!counted, "a register that changes each iteration is progress of the wave itself");
+    }
+
+    #[test]
+    fn registers_past_the_copied_rows_still_count() {
+        let mut w = wave();
+        w.vgpr[64] = 1; // v1 of lane 0; v2..v7 stay zero and are not copied
+        let mut snap = Vec::new();
+        capture(&w, &mut snap);
+        assert!(same_state(&w, &snap));
+        w.vgpr[7 * 64 + 3] = 5;
+        assert!(!same_state(&w, &snap), "a register past the copy changed");
+        w.vgpr[7 * 64 + 3] = 0;
+        w.vgpr[64] = 0;
+        assert!(!same_state(&w, &snap), "a copied register became zero");
+        w.vgpr[64] = 1;
+        w.agpr = vec![0; 256 * 64];
+        assert!(!same_state(&w, &snap), "an AGPR file appeared");
+        snap.clear();
+        capture(&w, &mut snap);
+        assert!(same_state(&w, &snap));
+        w.agpr[255 * 64 + 63] = 2;
+        assert!(!same_state(&w, &snap), "the last AGPR changed");
     }
 
     #[test]

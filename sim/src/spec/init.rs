@@ -94,7 +94,7 @@ fn generate(init: &Init, bytes: usize) -> Result<Vec<u8>, String> {
         Init::Const(t, v) => {
             let mut one = Vec::new();
             encode(*t, *v, &mut one)?;
-            (0..n).for_each(|_| out.extend_from_slice(&one));
+            out = one.repeat(n);
         }
         Init::Random(t, seed) => random(*t, *seed, n, &mut out),
         Init::RandomInt(t, lo, hi, seed) => random_int(*t, *lo, *hi, *seed, n, &mut out)?,
@@ -151,8 +151,35 @@ fn random_int(t: Ty, lo: i64, hi: i64, seed: u64, n: usize, out: &mut Vec<u8>) -
         return Err(format!("RandomInt range {lo}..={hi} leaves the integers {} holds exactly ({tlo}..={thi})", t.name()));
     }
     let mut rng = StdRng::seed_from_u64(seed);
-    (0..n).for_each(|_| encode_int(t, rng.random_range(lo..=hi) as i128, out));
+    let mut draw = || rng.random_range(lo..=hi);
+    // A small range (the usual -4..=4) is encoded once per value, not once per element.
+    let span = usize::try_from(hi as i128 - lo as i128).ok().filter(|&s| s < 1 << 16);
+    let Some(span) = span else {
+        (0..n).for_each(|_| encode_int(t, draw() as i128, out));
+        return Ok(());
+    };
+    let mut table = Vec::with_capacity((span + 1) * t.size());
+    (lo..=hi).for_each(|v| encode_int(t, v as i128, &mut table));
+    let start = out.len();
+    out.resize(start + n * t.size(), 0);
+    let index = || (draw() as i128 - lo as i128) as usize;
+    match t.size() {
+        1 => pick::<1>(&table, &mut out[start..], index),
+        2 => pick::<2>(&table, &mut out[start..], index),
+        4 => pick::<4>(&table, &mut out[start..], index),
+        _ => pick::<8>(&table, &mut out[start..], index),
+    }
     Ok(())
+}
+
+/// Fill `out`'s `S`-byte elements with the `table` entries `index` names in turn.
+fn pick<const S: usize>(table: &[u8], out: &mut [u8], mut index: impl FnMut() -> usize) {
+    let table: Vec<[u8; S]> = table.chunks_exact(S).filter_map(|e| e.try_into().ok()).collect();
+    for e in out.chunks_exact_mut(S) {
+        if let Some(v) = table.get(index()) {
+            e.copy_from_slice(v);
+        }
+    }
 }
 
 /// Sattolo's algorithm: a uniformly random permutation that is a single cycle.

@@ -42,6 +42,37 @@ pub fn load_dwords(w: &mut Wave, mem: &Memory, addrs: &[u64; MAX_LANES], dst: us
     let first = exec.trailing_zeros() as usize;
     let o = (addrs[first] - base) as usize;
     w.last_read.set(Some(crate::wave::LastRead::new(first as u32, false, addrs[first], &data[o..o + 4 * dwords])));
+    let rows = w.vgpr.get_mut(dst * MAX_LANES..(dst + dwords) * MAX_LANES);
+    match (dwords, rows) {
+        (1, Some(rows)) => gather::<1>(rows, data, addrs, base, exec),
+        (2, Some(rows)) => gather::<2>(rows, data, addrs, base, exec),
+        (3, Some(rows)) => gather::<3>(rows, data, addrs, base, exec),
+        (4, Some(rows)) => gather::<4>(rows, data, addrs, base, exec),
+        _ => gather_rows(w, data, addrs, base, exec, dst, dwords),
+    }
+    true
+}
+
+/// Load `D` consecutive dwords per active lane into the `D` rows of `rows`: all of a lane's
+/// dwords come from one bounds-checked slice of `data`, so a dwordx2 or x4 load costs one
+/// address and one check per lane rather than one per dword.
+#[inline(always)]
+fn gather<const D: usize>(rows: &mut [u32], data: &[u8], addrs: &[u64; MAX_LANES], base: u64, exec: u64) {
+    let mut m = exec;
+    while m != 0 {
+        let lane = m.trailing_zeros() as usize % MAX_LANES;
+        m &= m - 1;
+        let o = (addrs[lane] - base) as usize;
+        // `extent` put every lane's access inside `data`; outside would read 0, as `dword_at`.
+        let bytes = data.get(o..o.wrapping_add(4 * D));
+        for (k, row) in rows.chunks_exact_mut(MAX_LANES).take(D).enumerate() {
+            row[lane] = bytes.map_or(0, |b| dword_at(b, 4 * k));
+        }
+    }
+}
+
+/// The general case of [`gather`]: any count, rows that wrap past v255.
+fn gather_rows(w: &mut Wave, data: &[u8], addrs: &[u64; MAX_LANES], base: u64, exec: u64, dst: usize, dwords: usize) {
     for k in 0..dwords {
         let row = w.row_mut((dst + k) % 256);
         let mut m = exec;
@@ -51,7 +82,6 @@ pub fn load_dwords(w: &mut Wave, mem: &Memory, addrs: &[u64; MAX_LANES], dst: us
             row[lane] = dword_at(data, (addrs[lane] - base) as usize + 4 * k);
         }
     }
-    true
 }
 
 /// Store `dwords` dwords per active lane from VGPRs `src..`; false (nothing done) when the
