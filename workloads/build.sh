@@ -24,9 +24,8 @@
 #                                           .hip_fatbin for every processor of HIP_ARCHS
 #   hip/bin/<stem>.co                       offload bundle of hip/<stem>.hip (device code only,
 #                                           every processor of HIP_ARCHS) for hipModuleLoad
-#   grading/bin/<config>/<stem>.co          coursework kernel objects (grading/*.hip) per config,
-#                                           with DWARF line tables (not gfx950: clang-22 does not
-#                                           link the HIP 5.2 device libraries' __atomic_work_item_fence)
+#   grading/bin/<config>/<stem>.co          coursework kernel objects (grading/*.hip) per config
+#                                           (gfx950 by clang-22), with DWARF line tables
 #   grading/golden/<config>/<stem>.debug_line.txt  llvm-dwarfdump-19 --debug-line <stem>.co
 #                                           (gfx942 and gfx1100-w32-wgp)
 # The HIP test programs include the HIP 5.2 runtime headers, so they need the toolchain of
@@ -273,6 +272,29 @@ if [ -n "${HIPCXX:-}" ]; then
       stem=${f%.hip}
       # shellcheck disable=SC2086
       $HIPCXX --offload-arch="$cpu" $extra --cuda-device-only --no-gpu-bundle-output -cuid="$stem" \
+        $lines -c "$f" -o "$OUT/grading/bin/$name/$stem.co"
+    done
+  done
+  # gfx950 (CONFIGS22): clang-22 with the same HIP 5.2 headers and device libraries. Unlike
+  # clang-19 it does not link hip.bc, where HIP 5.2's __atomic_work_item_fence (behind
+  # __threadfence and __syncthreads) lives, nor predefine __AMDGCN_WAVEFRONT_SIZE, and it asks
+  # for ABI-6 device libraries unless told code object v5; so: hip.bc linked explicitly, the
+  # wave size defined, v5. The device libraries have no gfx950 ISA-version bitcode: gfx940's
+  # stands in, as setup.sh does for gfx942 (only __oclc_ISA_version differs).
+  devlibs=$(echo "$HIPCXX" | sed -n 's/.*--rocm-device-lib-path=\([^ ]*\).*/\1/p')
+  devlibs950="$TMP/devlibs950"
+  mkdir -p "$devlibs950"
+  for b in "$devlibs"/*.bc; do ln -sf "$b" "$devlibs950/$(basename "$b")"; done
+  ln -sf "$devlibs/oclc_isa_version_940.bc" "$devlibs950/oclc_isa_version_950.bc"
+  HIPCXX22="$(echo "$HIPCXX" | sed "s/clang++-19/clang++-22/; s|--rocm-device-lib-path=[^ ]*|--rocm-device-lib-path=$devlibs950|")"
+  HIPCXX22="$HIPCXX22 -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=64 -Xclang -mlink-builtin-bitcode -Xclang $devlibs950/hip.bc"
+  for c in $CONFIGS22; do
+    name=${c%%:*}; rest=${c#*:}; cpu=${rest%%:*}
+    mkdir -p "$OUT/grading/bin/$name"
+    for f in *.hip; do
+      stem=${f%.hip}
+      # shellcheck disable=SC2086
+      $HIPCXX22 --offload-arch="$cpu" --cuda-device-only --no-gpu-bundle-output -cuid="$stem" \
         $lines -c "$f" -o "$OUT/grading/bin/$name/$stem.co"
     done
   done
