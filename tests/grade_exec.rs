@@ -145,7 +145,9 @@ fn grade_spec_on_gfx950_gives_the_coursework_verdicts() {
                 if k["race"] == true {
                     // One side may be a line of the HIP header an atomic was inlined from.
                     let file = format!("{spec}.hip");
-                    let names = |r: &serde_json::Value, side: &str| r[side]["file"].as_str().is_some_and(|f| f.ends_with(&file)) && r[side]["line"].as_u64().is_some_and(|l| l > 0);
+                    let names = |r: &serde_json::Value, side: &str| {
+                        r[side]["file"].as_str().is_some_and(|f| f.ends_with(&file)) && r[side]["line"].as_u64().is_some_and(|l| l > 0)
+                    };
                     let lines = k["races"].as_array().is_some_and(|rs| rs.iter().any(|r| names(r, "first_line") || names(r, "second_line")));
                     assert!(lines, "{spec}/{name}: no race names a line of {file}:\n{k:#}");
                 }
