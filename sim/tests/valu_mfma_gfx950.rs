@@ -20,9 +20,12 @@
 //! the exact sum (one f32 rounding per product at most). Encodings from
 //! `llvm-mc-22 -triple=amdgcn -mcpu=gfx950 -show-encoding` (assembly in the comments).
 
+mod minifloat_ref;
+
 use hipscope_isa::Processor;
 use hipscope_sim::exec::{Fidelity, Sem};
 use hipscope_sim::testing::Rig;
+use minifloat_ref::mini;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -47,18 +50,6 @@ impl F {
             F::Fp6 | F::Bf6 => 6,
             F::Fp4 => 4,
         }
-    }
-}
-
-/// A float with `e` exponent bits of bias `bias` and `m` mantissa bits, without specials.
-fn mini(code: u64, e: u32, m: u32, bias: i32) -> f64 {
-    let sign = if code >> (e + m) & 1 == 1 { -1.0 } else { 1.0 };
-    let exp = (code >> m & ((1 << e) - 1)) as i32;
-    let frac = (code & ((1 << m) - 1)) as f64 / (1u64 << m) as f64;
-    if exp == 0 {
-        sign * frac * 2f64.powi(1 - bias)
-    } else {
-        sign * (1.0 + frac) * 2f64.powi(exp - bias)
     }
 }
 
