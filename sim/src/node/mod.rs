@@ -246,7 +246,9 @@ impl Node {
 
     /// A lone GPU on the host link its config's copy engine describes (`timing.copy_engine`:
     /// h2d one way, d2h back; without it, a link no transfer pays for). An integrated GPU's
-    /// link is the memory it shares with the CPU. So every run has a node.
+    /// link is the memory it shares with the CPU. The host has no figures of its own (memory
+    /// latency 0, unbounded bandwidth): host accesses cost nothing, as before nodes existed. So
+    /// every run has a node.
     pub fn single(gpu: GpuConfig) -> Node {
         let kind = if gpu.hip.integrated { LinkKind::SharedMemory } else { LinkKind::Unspecified };
         let copy = gpu.timing.as_ref().and_then(|t| t.copy_engine.clone());
