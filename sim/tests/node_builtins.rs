@@ -52,6 +52,9 @@ fn mi300x_8_is_fully_connected_by_xgmi_with_pcie_gen5_hosts() {
         assert_eq!(n.link(Agent::Host, Agent::Gpu(i)).map(|l| l.kind), Some(LinkKind::Pcie { gen: 5, lanes: 16 }));
     }
     assert_eq!(n.links().len(), 8 + 28, "8 host links and C(8, 2) = 28 peer links, each once");
+    // Peer access over every pair (MI300X: loads, stores and atomics over xGMI), never to itself.
+    assert!((0..8).all(|i| (0..8).all(|j| n.can_access_peer(i, j) == (i != j))));
+    assert!(!n.can_access_peer(0, 8), "no GPU 8");
 }
 
 /// MI300A data sheet: an APU whose CPU and GPU share 128 GB of unified HBM3; four APUs per
@@ -76,6 +79,7 @@ fn rx7900xtx_pcie_is_one_gpu_on_pcie_gen4_x16() {
     assert_eq!(n.gpus.iter().map(|g| g.name.as_str()).collect::<Vec<_>>(), ["rx7900xtx"]);
     assert_eq!(n.link(Agent::Host, Agent::Gpu(0)).map(|l| l.kind), Some(LinkKind::Pcie { gen: 4, lanes: 16 }));
     assert!(n.links().len() == 1);
+    assert!(!n.can_access_peer(0, 0), "a lone GPU has no peer");
 }
 
 fn close(a: f64, b: f64) -> bool {

@@ -55,6 +55,9 @@ fn bad_nodes_are_one_line_errors_naming_the_field() {
             "Unexpected variant named `Nvlink` in enum `LinkKind`, expected one of `Pcie`, `Xgmi`, or `SharedMemory`",
         ),
     ];
+    let many = format!("gpus: [{}]", vec!["\"rx7900xtx\""; 65].join(", "));
+    let too_many = edited("rx7900xtx-pcie", "gpus: [\"rx7900xtx\"]", &many);
+    assert!(error(&too_many).starts_with("bad.ron: gpus: 65 GPUs is more than 64"), "{}", error(&too_many));
     for (node, from, to, want) in cases {
         let e = error(&edited(node, from, to));
         assert!(e.starts_with("bad.ron") && e.contains(want), "{node} with '{to}': got '{e}', want '{want}'");
@@ -83,4 +86,20 @@ fn files_load_by_path_with_gpu_configs_beside_them() {
     let missing = dir.join("missing.ron").to_string_lossy().into_owned();
     assert!(matches!(Node::load(&missing), Err(NodeError::Read(..))));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every truncation of a built-in node file, and every one with a digit in place of a
+/// character, is an error (or, by chance, a node), never a panic.
+#[test]
+fn mangled_files_never_panic() {
+    let path = format!("{}/../configs/nodes/mi300a-4.ron", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let cuts: Vec<usize> = (0..text.len()).filter(|&i| text.is_char_boundary(i)).step_by(7).collect();
+    for &at in &cuts {
+        let _ = Node::from_ron(&text[..at], "cut.ron", None);
+        let swapped = format!("{}9{}", &text[..at], text[at..].chars().skip(1).collect::<String>());
+        if let Err(e) = Node::from_ron(&swapped, "swapped.ron", None) {
+            assert!(!e.to_string().contains('\n'), "one line: {e}");
+        }
+    }
 }

@@ -8,10 +8,17 @@ use crate::gpus::{bounds, GpuConfig};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// The most GPUs a node may have: a bound on the work a file can ask for (each GPU is a
+/// config parsed and, in a run, a device built). Today's largest nodes have 8 or 16.
+pub const MAX_GPUS: usize = 64;
+
 /// Resolve every GPU the node lists (a built-in name or a config file).
 pub(super) fn resolve_gpus(names: &[String], dir: Option<&Path>) -> Result<Vec<GpuConfig>, String> {
     if names.is_empty() {
         return Err("gpus: the list is empty; a node has at least one GPU".to_string());
+    }
+    if names.len() > MAX_GPUS {
+        return Err(format!("gpus: {} GPUs is more than {MAX_GPUS}", names.len()));
     }
     names.iter().enumerate().map(|(i, n)| resolve_gpu(n, dir).map_err(|e| format!("gpus[{i}]: {e}"))).collect()
 }

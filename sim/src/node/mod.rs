@@ -300,6 +300,11 @@ impl Node {
         }
     }
 
+    /// `hipDeviceCanAccessPeer(i, j)`: two distinct GPUs whose link carries loads and stores.
+    pub fn can_access_peer(&self, i: usize, j: usize) -> bool {
+        self.link(Agent::Gpu(i), Agent::Gpu(j)).is_some_and(|l| l.carries.loads_stores)
+    }
+
     /// The figures of the link from `from` to `to` in that direction.
     pub fn direction(&self, from: Agent, to: Agent) -> Option<Direction> {
         let link = self.link(from, to)?;
