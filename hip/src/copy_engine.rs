@@ -38,7 +38,7 @@ pub fn duration_ms(p: &CopyEngine, kind: Transfer, bytes: u64) -> f64 {
 
 /// The config's parameters, in timing mode only.
 fn params(rt: &Runtime) -> Option<&CopyEngine> {
-    rt.mode.is_timing().then(|| rt.gpu.timing.as_ref().and_then(|t| t.copy_engine.as_ref())).flatten()
+    rt.mode.is_timing().then(|| rt.gpu().timing.as_ref().and_then(|t| t.copy_engine.as_ref())).flatten()
 }
 
 /// A copy of `bytes` on `engine` (0 in functional mode or without `copy_engine`).
@@ -59,7 +59,7 @@ pub fn fill_ms(rt: &Runtime, bytes: u64) -> f64 {
 /// What a kernel launched now on `stream` adds to its own time: the config's
 /// `dispatch.idle_launch_latency_ns` when nothing is queued ahead of it (timing mode only).
 pub fn idle_launch_ms(rt: &Runtime, stream: usize) -> f64 {
-    match rt.gpu.timing.as_ref() {
+    match rt.gpu().timing.as_ref() {
         Some(t) if rt.mode.is_timing() && rt.timeline.idle(stream, Engine::Compute) => f64::from(t.dispatch.idle_launch_latency_ns) / 1e6,
         _ => 0.0,
     }
