@@ -260,15 +260,21 @@ impl Runtime {
     /// device (`hipamd/src/hip_device.cpp`, `Device::Reset`), so afterwards no address of the
     /// program's old buffers is device memory, and a kernel that still uses one faults.
     pub fn free_all(&mut self) {
-        let bases: Vec<u64> = self.memory.map.keys().copied().collect();
+        for d in 0..self.gpus.len() {
+            self.free_device(d);
+        }
+    }
+
+    /// [`Runtime::free_all`] for GPU `d` alone (`hipDeviceReset` resets the current device):
+    /// the allocations made on it, host-visible ones included.
+    pub fn free_device(&mut self, d: usize) {
+        let bases: Vec<u64> = self.memory.map.iter().filter(|(_, a)| a.device == d).map(|(&b, _)| b).collect();
         for base in bases {
             self.free(base, &[AllocKind::Device, AllocKind::Managed, AllocKind::HostPinned]);
         }
-        for d in 0..self.gpus.len() {
-            let g = &mut self.gpus[d];
-            g.heap.release_cached(&mut g.device.mem);
-            self.map_peer_views(d);
-        }
+        let g = &mut self.gpus[d];
+        g.heap.release_cached(&mut g.device.mem);
+        self.map_peer_views(d);
     }
 
     /// Whether the device can reach all of `[address, address + len)`: one of the program's

@@ -7,12 +7,14 @@
 //! `hipMallocManaged`) from the host's range above them. A pointer therefore names its
 //! device, as on a real ROCm system, and `hipPointerGetAttributes` can say which.
 //!
-//! Configured by `HIPSCOPE_GPU` and `HIPSCOPE_DEVICES=N` (N identical GPUs; default 1).
+//! Configured by `HIPSCOPE_NODE` (a built-in node or a node file, `sim::node`), or
+//! `HIPSCOPE_GPU` and `HIPSCOPE_DEVICES=N` (N identical GPUs; default 1).
 
 use crate::heap::Heap;
 use crate::hostcall::Hostcall;
 use hipscope_sim::gpus::{self, GpuConfig};
 use hipscope_sim::memory::{Memory, HEAP_BASE};
+use hipscope_sim::node::{Agent, Node};
 use hipscope_sim::Device;
 use std::collections::BTreeSet;
 
@@ -27,6 +29,10 @@ pub const DEVICE_RANGE_BYTES: u64 = 1 << 42;
 
 /// Where host-visible allocations start: above every GPU's range.
 pub const HOST_BASE: u64 = HEAP_BASE + MAX_DEVICES as u64 * DEVICE_RANGE_BYTES;
+
+// Host-visible memory is mapped at its simulated address: the host's range (as large as a
+// GPU's) must end below 2^47, where Linux x86-64 user space ends.
+const _: () = assert!(HOST_BASE + DEVICE_RANGE_BYTES < 1 << 47);
 
 /// The first address of GPU `ordinal`'s range, and the end of it.
 pub fn range_of(ordinal: usize) -> (u64, u64) {
@@ -79,19 +85,35 @@ impl Gpu {
     }
 }
 
-/// The node: its name and its GPUs' configs.
+/// The node the program runs on: `HIPSCOPE_NODE` (a built-in node or a node file,
+/// `hipscope exec --node`), else `HIPSCOPE_DEVICES` copies of `HIPSCOPE_GPU` (default one).
 #[derive(Debug, Clone)]
 pub struct NodeSpec {
-    pub name: String,
-    pub gpus: Vec<GpuConfig>,
+    /// The node; for `HIPSCOPE_DEVICES`, the lone GPU's ([`Node::single`]).
+    node: Node,
+    /// `HIPSCOPE_DEVICES=N`: `N` copies of the node's one GPU, each on the same host link,
+    /// every pair joined by a link with the GPU config's own device-to-device copy figures
+    /// (`timing.copy_engine.d2d_*`; assumed: the shorthand names no interconnect, `--node`
+    /// does). 1 for a node.
+    copies: usize,
+    gpus: Vec<GpuConfig>,
+    name: String,
 }
 
 impl NodeSpec {
     /// The node the environment names; the error says what is wrong.
     pub fn from_env() -> Result<NodeSpec, String> {
+        if let Some(name) = std::env::var_os("HIPSCOPE_NODE") {
+            let node = Node::load(&name.to_string_lossy()).map_err(|e| e.to_string())?;
+            if node.gpus.len() > MAX_DEVICES {
+                return Err(format!("node {}: {} GPUs, at most {MAX_DEVICES}", node.name(), node.gpus.len()));
+            }
+            let (gpus, name) = (node.gpus.clone(), node.name().to_string());
+            return Ok(NodeSpec { node, copies: 1, gpus, name });
+        }
         let name = std::env::var("HIPSCOPE_GPU").unwrap_or_else(|_| "mi300a".into());
         let gpu = gpus::resolve(&name).map_err(|e| e.to_string())?;
-        let count = match std::env::var("HIPSCOPE_DEVICES") {
+        let copies = match std::env::var("HIPSCOPE_DEVICES") {
             Ok(n) => n
                 .trim()
                 .parse::<usize>()
@@ -100,24 +122,48 @@ impl NodeSpec {
                 .ok_or_else(|| format!("HIPSCOPE_DEVICES={n}: expected 1 to {MAX_DEVICES}"))?,
             Err(_) => 1,
         };
-        let name = if count == 1 { gpu.name.clone() } else { format!("{count} x {}", gpu.name) };
-        Ok(NodeSpec { name, gpus: vec![gpu; count] })
+        let name = if copies == 1 { gpu.name.clone() } else { format!("{copies} x {}", gpu.name) };
+        Ok(NodeSpec { gpus: vec![gpu.clone(); copies], node: Node::single(gpu), copies, name })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn gpus(&self) -> &[GpuConfig] {
+        &self.gpus
     }
 
     /// Whether a kernel on GPU `from` may load, store and update atomically the memory of GPU
-    /// `to` once peer access is enabled. `HIPSCOPE_DEVICES` nodes are fully connected.
+    /// `to` once peer access is enabled: the node links them for loads and stores.
     pub fn can_access_peer(&self, from: usize, to: usize) -> bool {
-        from != to && from < self.gpus.len() && to < self.gpus.len()
+        if self.copies > 1 {
+            return from != to && from < self.copies && to < self.copies;
+        }
+        self.node.link(Agent::Gpu(from), Agent::Gpu(to)).is_some_and(|l| l.carries.loads_stores)
     }
 
-    /// Nanoseconds a copy of `bytes` from GPU `from` to GPU `to` takes on their link.
-    ///
-    /// PLACEHOLDER until node configs give links: the source GPU's own device-to-device copy
-    /// figures (`timing.copy_engine.d2d_*`), i.e. a peer copy priced as a local one. `None`
-    /// without a copy engine section (copies free, as for single-GPU copies).
-    pub fn peer_copy_ns(&self, from: usize, _to: usize, bytes: u64) -> Option<f64> {
-        let p = self.gpus.get(from)?.timing.as_ref()?.copy_engine.as_ref()?;
-        Some(f64::from(p.d2d_latency_ns) + bytes as f64 / f64::from(p.d2d_bandwidth_bytes_per_ns.max(1)))
+    /// Nanoseconds a copy of `bytes` from `from` to `to` takes: on their link, or staged
+    /// through the host when no link carries copies between two GPUs.
+    pub fn copy_ns(&self, from: Agent, to: Agent, bytes: u64) -> Option<f64> {
+        if self.copies > 1 {
+            return self.copies_ns(from, to, bytes);
+        }
+        let direct = self.node.link(from, to).filter(|l| l.carries.copies).and_then(|_| self.node.copy_ns(from, to, bytes));
+        direct.or_else(|| Some(self.node.copy_ns(from, Agent::Host, bytes)? + self.node.copy_ns(Agent::Host, to, bytes)?))
+    }
+
+    /// [`NodeSpec::copy_ns`] on `HIPSCOPE_DEVICES` copies of one GPU.
+    fn copies_ns(&self, from: Agent, to: Agent, bytes: u64) -> Option<f64> {
+        match (from, to) {
+            (Agent::Gpu(_), Agent::Gpu(_)) => {
+                let c = self.gpus[0].timing.as_ref()?.copy_engine.as_ref()?;
+                Some(f64::from(c.d2d_latency_ns) + bytes as f64 / f64::from(c.d2d_bandwidth_bytes_per_ns.max(1)))
+            }
+            (Agent::Host, Agent::Gpu(_)) => self.node.copy_ns(Agent::Host, Agent::Gpu(0), bytes),
+            (Agent::Gpu(_), Agent::Host) => self.node.copy_ns(Agent::Gpu(0), Agent::Host, bytes),
+            _ => None,
+        }
     }
 }
 
@@ -126,12 +172,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_range_names_its_device_and_the_host_range_is_in_user_space() {
+    fn every_range_names_its_device() {
         assert_eq!(home_of(range_of(0).0), Home::Gpu(0));
         assert_eq!(home_of(range_of(3).1 - 1), Home::Gpu(3));
         assert_eq!(home_of(range_of(MAX_DEVICES - 1).1), Home::Host);
         assert_eq!(home_of(0x4000), Home::Image);
-        // Linux x86-64 user space ends below 2^47.
-        assert!(HOST_BASE + DEVICE_RANGE_BYTES < 1 << 47);
     }
 }

@@ -24,6 +24,7 @@ use hipscope_sim::counters::Counter;
 use hipscope_sim::gpus::GpuConfig;
 use hipscope_sim::kernel::LoadedKernel;
 use hipscope_sim::launch::Hooks;
+use hipscope_sim::node::Agent;
 use hipscope_sim::observe::{Fan, Observer};
 use hipscope_sim::{EngineOptions, Geometry, KernelFault, LaunchError, Mode};
 use std::collections::{BTreeMap, BTreeSet};
@@ -172,16 +173,16 @@ pub fn from_env() -> Result<Runtime, String> {
         }
         None => None,
     };
-    let target = node.gpus.first().ok_or("a node without GPUs")?.target();
-    if let Some(g) = node.gpus.iter().find(|g| g.target() != target) {
+    let target = node.gpus().first().ok_or("a node without GPUs")?.target();
+    if let Some(g) = node.gpus().iter().find(|g| g.target() != target) {
         return Err(format!(
             "node {}: GPUs of different targets ({} and {}) in one node are not supported yet",
-            node.name,
+            node.name(),
             target.target_id(),
             g.target().target_id()
         ));
     }
-    let gpus = node.gpus.iter().enumerate().map(|(i, g)| Gpu::new(g.clone(), i, mode.is_timing())).collect::<Result<Vec<_>, _>>()?;
+    let gpus = node.gpus().iter().enumerate().map(|(i, g)| Gpu::new(g.clone(), i, mode.is_timing())).collect::<Result<Vec<_>, _>>()?;
     Ok(Runtime {
         timeline: Timeline::default(),
         target,
@@ -362,9 +363,14 @@ impl Runtime {
         cycles as f64 / (f64::from(mhz) * 1000.0)
     }
 
-    /// Simulated time of a copy of `bytes` on `engine` (`copy_engine`).
-    pub fn copy_ms(&self, engine: Engine, bytes: u64) -> f64 {
-        crate::copy_engine::copy_ms(self, engine, bytes)
+    /// Simulated time of a copy of `bytes` on `engine` of the GPU that holds `device_side`
+    /// (the current one for an address of no GPU's range; `copy_engine`).
+    pub fn copy_ms(&self, engine: Engine, device_side: u64, bytes: u64) -> f64 {
+        let d = match crate::node::home_of(device_side) {
+            crate::node::Home::Gpu(d) if d < self.gpus.len() => d,
+            _ => self.current,
+        };
+        crate::copy_engine::copy_ms(self, engine, d, bytes)
     }
 
     /// Simulated time of a copy of `bytes` from GPU `from`'s memory to GPU `to`'s, on the
@@ -373,7 +379,7 @@ impl Runtime {
         if !self.mode.is_timing() {
             return 0.0;
         }
-        self.node.peer_copy_ns(from, to, bytes).map_or(0.0, |ns| ns / 1e6)
+        self.node.copy_ns(Agent::Gpu(from), Agent::Gpu(to), bytes).map_or(0.0, |ns| ns / 1e6)
     }
 
     /// Simulated time of a device-side fill of `bytes` (`hipMemset`; `copy_engine`).
@@ -443,7 +449,7 @@ impl Runtime {
         });
         let mut doc = doc;
         if self.gpus.len() > 1 {
-            doc["node"] = serde_json::json!(self.node.name);
+            doc["node"] = serde_json::json!(self.node.name());
             doc["devices"] = serde_json::json!(self.gpus.len());
             doc["end_ns"] = serde_json::json!(self.timeline.end_ms() * 1e6);
         }
@@ -528,7 +534,7 @@ impl Runtime {
         if self.gpus.len() > 1 && self.mode.is_timing() {
             out.push_str(&format!(
                 "hipscope: node {}: {} GPUs, the last operation ends at {:.6} ms\n",
-                self.node.name,
+                self.node.name(),
                 self.gpus.len(),
                 self.timeline.end_ms()
             ));

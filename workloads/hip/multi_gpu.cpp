@@ -4,7 +4,10 @@
 // hipMemcpyPeer and read everything back on the host. Every value is checked against what the
 // host computes, and the simulated time of each peer copy is printed (hipEvent around it).
 //
-// Prints `devices N`, one `copy I->J BYTES bytes MS ms` line per copy, and `PASS multi_gpu`.
+// Then a stream of GPU 1 waits for an event of GPU 0 (hipStreamWaitEvent across devices).
+//
+// Prints `devices N`, one `copy I->J BYTES bytes MS ms` line per copy, the two kernels' end
+// times of the wait, and `PASS multi_gpu`.
 // With `--no-peer`, runs only GPU 1's kernel on GPU 0's buffer without enabling peer access:
 // a GPU memory fault, as on hardware (the runtime ends the program with status 3).
 #include "hip_check.h"
@@ -124,6 +127,26 @@ int main(int argc, char **argv) {
     for (int i = 0; i < N; ++i)
       if (host[i] != 2 * (writer * 1000000 + i)) FAIL("GPU %d copy[%d] = %d, expected %d", d, i, host[i], 2 * (writer * 1000000 + i));
   }
+  // An event of GPU 0 orders a stream of GPU 1 (one timeline): GPU 1's kernel, queued
+  // behind hipStreamWaitEvent, ends after GPU 0's kernel ended.
+  hipEvent_t begin, done0, done1;
+  HIP_CHECK(hipSetDevice(0));
+  HIP_CHECK(hipEventCreate(&begin));
+  HIP_CHECK(hipEventCreate(&done0));
+  HIP_CHECK(hipEventRecord(begin, stream[0]));
+  double_it<<<N / 256, 256, 0, stream[0]>>>(buf[0]);
+  HIP_CHECK(hipEventRecord(done0, stream[0]));
+  HIP_CHECK(hipSetDevice(1));
+  HIP_CHECK(hipEventCreate(&done1));
+  HIP_CHECK(hipStreamWaitEvent(stream[1], done0, 0));
+  double_it<<<N / 256, 256, 0, stream[1]>>>(buf[1]);
+  HIP_CHECK(hipEventRecord(done1, stream[1]));
+  HIP_CHECK(hipEventSynchronize(done1));
+  float t0 = 0, t1 = 0;
+  HIP_CHECK(hipEventElapsedTime(&t0, begin, done0));
+  HIP_CHECK(hipEventElapsedTime(&t1, begin, done1));
+  if (t1 < t0) FAIL("GPU 1's kernel ended at %f ms, before the GPU 0 event it waited for (%f ms)", t1, t0);
+  printf("wait across devices: gpu 0 kernel ends %.6f ms, gpu 1 kernel ends %.6f ms\n", t0, t1);
   for (int d = 0; d < count; ++d) {
     HIP_CHECK(hipSetDevice(d));
     HIP_CHECK(hipStreamDestroy(stream[d]));

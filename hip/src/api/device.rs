@@ -195,7 +195,7 @@ pub extern "C" fn hipDeviceSynchronize() -> u32 {
     })
 }
 
-/// Releases the program's allocations (their addresses are no longer device memory) and
+/// Releases the allocations made on the current device (their addresses are no longer device memory) and
 /// destroys the streams it created, as ROCm's reset does (clr `hipamd/src/hip_device.cpp`,
 /// `Device::Reset`; texture objects are memory too); kernels, variables, events and graphs
 /// stay.
@@ -203,7 +203,7 @@ pub extern "C" fn hipDeviceSynchronize() -> u32 {
 pub extern "C" fn hipDeviceReset() -> u32 {
     with_runtime(|rt| {
         rt.timeline.synchronize_device();
-        rt.free_all();
+        rt.free_device(rt.current);
         rt.timeline.destroy_created_streams();
         super::texture::forget_all();
         error::SUCCESS

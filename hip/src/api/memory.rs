@@ -204,7 +204,7 @@ pub(super) fn copy_on(rt: &mut Runtime, dst: u64, src: u64, len: usize, kind: u3
         // Between two GPUs: on the node's link between them.
         let ms = match (home_of(src), home_of(dst)) {
             (Home::Gpu(a), Home::Gpu(b)) if a != b && engine == Engine::DeviceToDevice => rt.peer_copy_ms(a, b, len as u64),
-            _ => rt.copy_ms(engine, len as u64),
+            _ => rt.copy_ms(engine, if engine == Engine::DeviceToHost { src } else { dst }, len as u64),
         };
         on.place(rt, engine, ms);
     }

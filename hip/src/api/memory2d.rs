@@ -332,7 +332,7 @@ pub(super) fn run_copy(rt: &mut Runtime, c: &Copy3d, on: On) -> u32 {
             (Side::Device, _) => Engine::HostToDevice,
             _ => Engine::DeviceToHost,
         };
-        let ms = rt.copy_ms(engine, bytes);
+        let ms = rt.copy_ms(engine, if engine == Engine::DeviceToHost { c.src } else { c.dst }, bytes);
         on.place(rt, engine, ms);
     }
     code
