@@ -1,6 +1,6 @@
 //! Functional-mode speed in wave-instructions per second on one core:
 //! `cargo bench -p hipscope-sim --bench functional` (`-- functional-mfma` for the matrix
-//! instructions alone).
+//! instructions alone, `-- functional-gemm` for the MFMA-heavy GEMM dispatch).
 //!
 //! Inputs are the launch specs in `benches/specs/` (the workload kernels at bench sizes). Each
 //! case first runs its whole spec once; then criterion times one dispatch (buffers placed,
@@ -59,6 +59,29 @@ fn functional(c: &mut Criterion) {
                     })
                 });
             }
+        }
+    }
+    group.finish();
+}
+
+/// MFMA-heavy code: the 1024³ f16 GEMM of `benches/specs/gemm.ron` (`gemm_f16_nt`, about a
+/// fifth of its instructions `v_mfma_f32_32x32x8f16`, each beside an 8-byte GLOBAL load), one
+/// dispatch timed as in [`functional`]; the goal is 5 M wave-instructions/s on one core.
+fn gemm(c: &mut Criterion) {
+    let mut group = c.benchmark_group("functional-gemm");
+    group.sample_size(10).measurement_time(Duration::from_secs(5)).warm_up_time(Duration::from_secs(1));
+    let name = "MFMA-heavy gemm gfx942";
+    match verified_session("gemm.ron", "mi300x", "gfx942") {
+        Err(why) => println!("{name}: skipped: {why}"),
+        Ok((mut session, instructions)) => {
+            group.throughput(Throughput::Elements(instructions));
+            group.bench_function(name, |b| {
+                b.iter(|| {
+                    if let Err(e) = session.launch(0, 0) {
+                        panic!("{name}: {e}");
+                    }
+                })
+            });
         }
     }
     group.finish();
@@ -130,5 +153,5 @@ fn matrix(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, functional, observed, matrix);
+criterion_group!(benches, functional, observed, matrix, gemm);
 criterion_main!(benches);

@@ -628,3 +628,23 @@ fn wide_store_past_the_end_faults_after_earlier_lanes() {
     let m = bytes(&r, "buf");
     assert_eq!((le32(&m, 8 * 62), le32(&m, 8 * 62 + 4)), (0x100 + 62, 0x200 + 62));
 }
+
+/// A wide load with a lane past the allocation's end, or one unmapped, faults on that lane;
+/// the lanes before it have loaded and the lanes from it on keep their registers (the
+/// documented per-lane order, as for stores above).
+#[test]
+fn wide_load_faults_after_earlier_lanes() {
+    let mut r = rig(Processor::Gfx942, true);
+    let m = pattern(8 * 64 - 4);
+    let base = alloc(&mut r, "buf", m.clone());
+    for (bad, at) in [(63, base + 8 * 63), (40, 0x10)] {
+        set_v64(&mut r, 2, |l| if l == bad { at } else { base + 8 * l as u64 });
+        r.set_v(4, |_| SENTINEL);
+        r.set_v(5, |_| SENTINEL);
+        assert_eq!(expect_mem_fault(&mut r, LOAD_X2), (bad as u32, at));
+        for lane in 0..64 {
+            let want = if lane < bad { (le32(&m, 8 * lane), le32(&m, 8 * lane + 4)) } else { (SENTINEL, SENTINEL) };
+            assert_eq!((v(&r, 4, lane), v(&r, 5, lane)), want, "fault at {bad}, lane {lane}");
+        }
+    }
+}

@@ -11,6 +11,7 @@
 //! (detected at run time) the whole instruction is compiled with those features; elsewhere
 //! `mul_add` is a correctly rounded library call: slower, the same bits.
 
+use super::direct::{self, Acc32};
 use super::layout::LANES;
 use super::shape::In;
 use super::{Loc, Mfma};
@@ -374,8 +375,7 @@ fn write_d_n<T: Acc, const N: usize>(w: &mut Wave, m: &Mfma, d: &[T], bits: impl
 }
 
 /// Every block's rows of D (holding C on entry) += A·B, A as [block][k][row] and B as
-/// [block][k][column]: `R` rows of `N` columns at a time, so that R·N independent
-/// accumulators hide the multiply-add latency and each B row is loaded once per group.
+/// [block][k][column]: `R` rows of `N` columns at a time ([`mac_group`]).
 #[inline(always)]
 fn rows_n<T: Acc, const N: usize, const R: usize>(t: &mut Tiles<T>, m: &Mfma) {
     let s = &m.shape;
@@ -388,19 +388,39 @@ fn rows_n<T: Acc, const N: usize, const R: usize>(t: &mut Tiles<T>, m: &Mfma) {
             for (x, d) in acc.iter_mut().zip(dgroup.chunks_exact(N)) {
                 x.copy_from_slice(d);
             }
-            for (brow, acol) in bm.chunks_exact(N).zip(am.chunks_exact(rows)) {
-                let Some(av) = acol.get(g * R..(g + 1) * R) else { return };
-                for (x, &a) in acc.iter_mut().zip(av) {
-                    for (y, &bv) in x.iter_mut().zip(brow) {
-                        *y = y.mac(a, bv);
-                    }
-                }
+            if !mac_group(&mut acc, bm, am, rows, g) {
+                return;
             }
             for (x, d) in acc.iter().zip(dgroup.chunks_exact_mut(N)) {
                 d.copy_from_slice(x);
             }
         }
     }
+}
+
+/// Row group `g` (`R` rows of `N` columns, held in `acc`) += A·B of one block, A (`am`) as
+/// [k][row] with `rows` rows and B (`bm`) as [k][column]: R·N independent accumulators hide
+/// the multiply-add latency and each B row is loaded once per group, with no branches or
+/// bounds checks in the loop. False when the tiles are too short (never, for a classified
+/// shape).
+#[inline(always)]
+// Index loops over compile-time lengths and no iterator adaptors such as `zip`, which the
+// compiler does not always inline into the large instruction function (the accumulators then
+// live in memory); the bounds checks are loop-invariant, so they leave the loop.
+#[allow(clippy::needless_range_loop)]
+pub(super) fn mac_group<T: Acc, const N: usize, const R: usize>(acc: &mut [[T; N]; R], bm: &[T], am: &[T], rows: usize, g: usize) -> bool {
+    let mut acols = am.chunks_exact(rows.max(1));
+    for brow in bm.chunks_exact(N) {
+        let Some(acol) = acols.next() else { break };
+        let Ok(brow) = <&[T; N]>::try_from(brow) else { return false };
+        let Some(av) = acol.get(g * R..g * R + R).and_then(|x| <&[T; R]>::try_from(x).ok()) else { return false };
+        for r in 0..R {
+            for j in 0..N {
+                acc[r][j] = acc[r][j].mac(av[r], brow[j]);
+            }
+        }
+    }
+    true
 }
 
 /// Row groups of 64 accumulators (eight 8-wide f32 vectors).
@@ -410,6 +430,23 @@ pub(super) fn kernel<T: Acc>(t: &mut Tiles<T>, m: &Mfma) {
         4 => rows_n::<T, 4, 4>(t, m),
         16 => rows_n::<T, 16, 4>(t, m),
         _ => rows_n::<T, 32, 2>(t, m),
+    }
+}
+
+/// D = A·B + C for 32-bit results, the inputs already in `t`: straight between the register
+/// files when C and D allow it ([`super::direct`]), else through the D tile. Row groups as
+/// in [`kernel`].
+#[inline(always)]
+pub(super) fn product<T: Acc32>(w: &mut Wave, m: &Mfma, t: &mut Tiles<T>) {
+    if !m.direct {
+        read_c(w, m, &mut t.d, |lo, _| T::from_u32(lo));
+        kernel(t, m);
+        return write_d(w, m, &t.d, |v| (v.to_u32(), 0));
+    }
+    match m.shape.n {
+        4 => direct::product::<T, 4, 4>(t, m, w),
+        16 => direct::product::<T, 16, 4>(t, m, w),
+        _ => direct::product::<T, 32, 2>(t, m, w),
     }
 }
 
@@ -458,9 +495,7 @@ fn step(m: &Mfma, w: &mut Wave, x: &mut Work) {
         In::I8 => {
             let t = &mut x.i;
             inputs(w, m, t, kb, |_, rows, e, map, tmp| lanes(rows, 8, e, map, tmp, |v| v as u8 as i8 as i32));
-            read_c(w, m, &mut t.d, |lo, _| lo as i32);
-            kernel(t, m);
-            write_d(w, m, &t.d, |v| (v as u32, 0));
+            product(w, m, t);
         }
         _ => {
             let t = &mut x.f;
@@ -471,9 +506,7 @@ fn step(m: &Mfma, w: &mut Wave, x: &mut Work) {
                 (In::F8 { .. }, Some(lut)) => inputs(w, m, t, kb, |op, rows, e, map, tmp| lanes(rows, 8, e, map, tmp, |v| lut[op % 2][v as usize & 0xff])),
                 _ => inputs(w, m, t, kb, |_, rows, e, map, tmp| lanes(rows, 32, e, map, tmp, f32::from_bits)),
             }
-            read_c(w, m, &mut t.d, |lo, _| f32::from_bits(lo));
-            kernel(t, m);
-            write_d(w, m, &t.d, |v| (v.to_bits(), 0));
+            product(w, m, t);
         }
     }
 }

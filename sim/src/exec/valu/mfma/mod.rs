@@ -7,7 +7,8 @@
 //! guides' matrix chapters). Each opcode's M×N×K, block count and input type are data
 //! ([`shape`]); [`classify`] resolves the operands once, precomputes where each row of C/D sits,
 //! the CBSZ/ABID block broadcast and the BLGP lane pattern; [`exec`] converts A and B once
-//! into dense tiles of a reusable working set, multiplies, and writes D. Nothing on that path
+//! into dense tiles of a reusable working set, multiplies, and writes D (32-bit results
+//! straight between the register files when C and D allow it, [`direct`]). Nothing on that path
 //! allocates.
 //!
 //! Register files: gfx908 reads A/B from VGPRs and C/D from AGPRs; gfx90a+ allows AGPRs for
@@ -51,6 +52,7 @@
 //! pattern) and, scaled, multiply 32-k blocks by E8M0 scales; they and the SMFMACs with an
 //! eight-VGPR B run through [`wide`], with the same f32 accumulation model.
 
+mod direct;
 pub mod exec;
 pub mod f8f6f4;
 pub mod layout;
@@ -105,6 +107,8 @@ pub struct Mfma {
     pub f8: Option<Box<[[f32; 256]; 2]>>,
     /// gfx950's wide forms ([`wide`]): executed by their own gather.
     pub wide: Option<Box<wide::Wide>>,
+    /// Whether 32-bit results may go straight from C's registers to D's ([`direct`]).
+    pub direct: bool,
 }
 
 const NO_FLOAT_ORDER: &str =
@@ -174,7 +178,26 @@ pub fn classify(inst: &Inst, env: &Env) -> Option<(Mfma, Fidelity)> {
     let (a, b) = (loc(inst.operand(OpName::src0))?, loc(inst.operand(OpName::src1))?);
     let scales = if matches!(shape.ty, In::F8f6f4 { scaled: true }) { scale::classify(inst) } else { None };
     let wide = wide::describe(&shape, [a, b], formats, [a_per_lane, b_per_lane], scales)?.map(Box::new);
-    let mfma = Mfma { shape, a, b, c, idx, d, a_per_lane, b_per_lane, idx_set, neg, a_block, b_lane, sparse_at, rows: rows.into_boxed_slice(), f8, wide };
+    let mut mfma = Mfma {
+        shape,
+        a,
+        b,
+        c,
+        idx,
+        d,
+        a_per_lane,
+        b_per_lane,
+        idx_set,
+        neg,
+        a_block,
+        b_lane,
+        sparse_at,
+        rows: rows.into_boxed_slice(),
+        f8,
+        wide,
+        direct: false,
+    };
+    mfma.direct = direct::applies(&mfma);
     let fid = match shape.ty {
         In::I8 => Fidelity::Exact,
         _ if mfma.wide.is_some() => Fidelity::Approximate(WIDE),

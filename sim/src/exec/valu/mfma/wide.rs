@@ -14,7 +14,7 @@
 //! scales ([`super::scale`]) and reuses its product kernel, C read and D write. M and N are 16
 //! or 32 in every wide form.
 
-use super::exec::{half, kernel, read_c, reg, write_d, Acc, Tiles, Work};
+use super::exec::{half, product, reg, Acc, Tiles, Work};
 use super::f8f6f4::Elem;
 use super::scale::{self, Scales};
 use super::shape::{In, Shape};
@@ -204,10 +204,7 @@ pub(super) fn step(wd: &Wide, m: &Mfma, w: &mut Wave, x: &mut Work) {
     if wd.decode == Decode::I8 {
         let t = &mut x.i;
         operands(wd, m, w, t, |_, v| v as u8 as i8 as i32);
-        read_c(w, m, &mut t.d, |lo, _| lo as i32);
-        kernel(t, m);
-        write_d(w, m, &t.d, |v| (v as u32, 0));
-        return;
+        return product(w, m, t);
     }
     let t = &mut x.f;
     match wd.decode {
@@ -218,7 +215,5 @@ pub(super) fn step(wd: &Wide, m: &Mfma, w: &mut Wave, x: &mut Work) {
     if let Some(s) = wd.scales {
         apply(w, s, m, t);
     }
-    read_c(w, m, &mut t.d, |lo, _| f32::from_bits(lo));
-    kernel(t, m);
-    write_d(w, m, &t.d, |v| (v.to_bits(), 0));
+    product(w, m, t);
 }

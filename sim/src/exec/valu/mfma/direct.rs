@@ -1,0 +1,138 @@
+//! The product of a matrix instruction with 32-bit results (f32 or i32) straight between the
+//! register files: each group of D rows is loaded from C's registers into the accumulators,
+//! multiplied, and stored into D's registers, with no D tile in between. That saves reading
+//! all of C into the tile and writing all of D out of it again (two passes over 4 KiB per
+//! 32x32 instruction, about a quarter of the instruction's host work).
+//!
+//! The hardware reads all of C before it writes any of D; going group by group gives the same
+//! result only when no D row stored early is a C row read later. That holds when C is a
+//! constant, when C and D are the same registers (each group reads and writes only its own
+//! rows), or when their registers do not overlap (different files, or disjoint ranges);
+//! otherwise ([`applies`] false) the caller takes the tile path, which gives the same bits.
+
+use super::exec::{mac_group, Acc, Tiles};
+use super::layout::LANES;
+use super::{Loc, Mfma};
+use crate::wave::{Wave, MAX_LANES, VGPRS};
+
+/// A 32-bit accumulator, held in a register as its bits.
+pub(super) trait Acc32: Acc {
+    fn from_u32(v: u32) -> Self;
+    fn to_u32(self) -> u32;
+}
+
+impl Acc32 for f32 {
+    #[inline(always)]
+    fn from_u32(v: u32) -> f32 {
+        f32::from_bits(v)
+    }
+    #[inline(always)]
+    fn to_u32(self) -> u32 {
+        self.to_bits()
+    }
+}
+
+impl Acc32 for i32 {
+    #[inline(always)]
+    fn from_u32(v: u32) -> i32 {
+        v as i32
+    }
+    #[inline(always)]
+    fn to_u32(self) -> u32 {
+        self as u32
+    }
+}
+
+/// Whether C and D allow the direct path (see the module documentation).
+pub(super) fn applies(m: &Mfma) -> bool {
+    if m.shape.ty.out_bits() == 64 {
+        return false; // register pairs: the tile path
+    }
+    let (Loc::Reg { base: d, acc: dacc }, Loc::Reg { base: c, acc: cacc }) = (m.d, m.c) else {
+        return matches!((m.d, m.c), (Loc::Reg { .. }, Loc::Const(_)));
+    };
+    // Registers of the range: the highest register unit any row uses, plus one.
+    let regs = m.rows.iter().map(|&(u, _)| u as usize + 1).max().unwrap_or(0);
+    let apart = |x: u8, y: u8| (x as usize + VGPRS - y as usize) % VGPRS >= regs;
+    c == d || cacc != dacc || apart(c, d) && apart(d, c)
+}
+
+/// Where the accumulators come from.
+enum Src<'a> {
+    Konst(u32),
+    /// C's base register in D's own file.
+    Same(u8),
+    /// C's file (the other one) and base register.
+    Other(&'a [u32], u8),
+}
+
+/// The `N` lanes from `l0` of register `k` of the range at `base` in `file`; `None` when they
+/// are not inside one register of the file (read as zeros, not written, as the tile path does).
+#[inline(always)]
+fn row<const N: usize>(file: &[u32], base: u8, k: u8, l0: u8) -> Option<&[u32; N]> {
+    let (r, l0) = ((base as usize + k as usize) % VGPRS, l0 as usize);
+    let at = r * MAX_LANES + l0;
+    (l0 + N <= LANES).then(|| file.get(at..at + N)?.try_into().ok())?
+}
+
+#[inline(always)]
+fn row_mut<const N: usize>(file: &mut [u32], base: u8, k: u8, l0: u8) -> Option<&mut [u32; N]> {
+    let (r, l0) = ((base as usize + k as usize) % VGPRS, l0 as usize);
+    let at = r * MAX_LANES + l0;
+    (l0 + N <= LANES).then(|| file.get_mut(at..at + N)?.try_into().ok())?
+}
+
+/// Every block's D = A·B + C, `R` rows of `N` columns at a time, the accumulators loaded from
+/// C's registers and stored to D's (requires [`applies`]). Index loops, as in [`mac_group`].
+#[inline(always)]
+#[allow(clippy::needless_range_loop)]
+pub(super) fn product<T: Acc32, const N: usize, const R: usize>(t: &Tiles<T>, m: &Mfma, w: &mut Wave) {
+    let Loc::Reg { base: dbase, acc: dacc } = m.d else { return };
+    if dacc && w.agpr.is_empty() {
+        w.agpr = vec![0; VGPRS * MAX_LANES];
+    }
+    let (vg, ag) = (&mut w.vgpr[..], &mut w.agpr[..]);
+    let (src, dfile) = match m.c {
+        Loc::Const(v) => (Src::Konst(v as u32), if dacc { ag } else { vg }),
+        Loc::Reg { base, acc } if acc == dacc => (Src::Same(base), if dacc { ag } else { vg }),
+        Loc::Reg { base, acc: true } => (Src::Other(&*ag, base), vg),
+        Loc::Reg { base, acc: false } => (Src::Other(&*vg, base), ag),
+    };
+    let s = &m.shape;
+    let (rows, k) = (s.m as usize, s.k as usize);
+    for (b, brows) in m.rows.chunks_exact(rows).take(s.blocks as usize).enumerate() {
+        let ab = m.a_block[b] as usize;
+        let (Some(bm), Some(am)) = (t.b.get(b * k * N..(b + 1) * k * N), t.a.get(ab * k * rows..(ab + 1) * k * rows)) else { return };
+        for (g, grows) in brows.chunks_exact(R).enumerate() {
+            let mut acc = [[T::default(); N]; R];
+            for (x, &(u, l0)) in acc.iter_mut().zip(grows) {
+                let (file, base) = match src {
+                    Src::Konst(v) => {
+                        x.fill(T::from_u32(v));
+                        continue;
+                    }
+                    Src::Same(base) => (&*dfile, base),
+                    Src::Other(f, base) => (f, base),
+                };
+                match row::<N>(file, base, u, l0) {
+                    Some(c) => {
+                        for j in 0..N {
+                            x[j] = T::from_u32(c[j]);
+                        }
+                    }
+                    None => *x = [T::default(); N],
+                }
+            }
+            if !mac_group(&mut acc, bm, am, rows, g) {
+                return;
+            }
+            for (x, &(u, l0)) in acc.iter().zip(grows) {
+                if let Some(d) = row_mut::<N>(dfile, dbase, u, l0) {
+                    for j in 0..N {
+                        d[j] = x[j].to_u32();
+                    }
+                }
+            }
+        }
+    }
+}
