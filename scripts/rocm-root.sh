@@ -211,8 +211,9 @@ pkgs="$pkgs $(pick '^rocm-device-libs-[0-9]+$')"
 pkgs="$pkgs $(pick '^lib(rocblas|hipblas|rocsparse|hipsparse|rocrand|hiprand|rocfft|rocsolver)[0-9]*(-dev|-tests|-tests-data)?$')"
 # header-only template libraries and their gtests.
 pkgs="$pkgs $(pick '^lib(rocprim|hipcub|rocthrust)-(dev|tests)$')"
-# rocWMMA exists only for 7.2 (experimental); -tests-validate not included.
-pkgs="$pkgs $(pick '^librocwmma-(dev|tests)$')"
+# rocWMMA exists only for 7.2 (experimental); -tests-validate holds its GEMM tests (checked
+# against rocBLAS), which scripts/rocm-suites.sh runs as rocwmma-validate.
+pkgs="$pkgs $(pick '^librocwmma-(dev|tests|tests-validate)$')"
 pkgs="$pkgs $extra"
 pkgs=$(printf '%s\n' $pkgs | sort -u | tr '\n' ' ')
 say "installing: $pkgs"

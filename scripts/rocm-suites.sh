@@ -188,8 +188,8 @@ selection() {
 # axpy, dot (N=1000), gemv, ger (100x100), trsv (lower, n=65), gemm 600x500x33 (NN and TC,
 # every precision), trsm (left-lower). 58 tests.
 7.2|hipblas|libhipblas*-tests|hipblas-test|gtest|_/axpy.blas1/quick_axpy_*_N_1000_*_C:_/dot.blas1/quick_dot*_N_1000_*_C:_/gemv.blas2/quick_gemv_*_M_100_*_C:_/ger.blas2/quick_ger*_M_100_*_C:_/trsv.blas2/quick_trsv_*_uplo_L_transA_N_*_N_65_*_C:_/gemm.blas3/quick_gemm_*_transA_N_transB_N_M_600_*_C:_/gemm.blas3/quick_gemm_*_transA_T_transB_C_M_600_*_C:_/trsm.blas3/quick_trsm_*_side_L_uplo_L_transA_N_diag_N_*_workspace_0_C|hipBLAS wrappers over rocBLAS, BLAS levels 1-3
-# --- rocWMMA (7.2 only; unstable has no rocWMMA): the unit tests Debian packages (its GEMM
-# tests are not in the package) of the wave-level matrix API: fragments filled, loaded and
+# --- rocWMMA (7.2 only; unstable has no rocWMMA): the unit tests of librocwmma-tests (the GEMM
+# tests are in librocwmma-tests-validate, below) of the wave-level matrix API: fragments filled, loaded and
 # stored (one wave and cooperative), layouts, the contamination checks (a store leaves the
 # neighbouring memory alone), cross-lane operations (DPP, swizzle, permute, blend) and AOS/SOA
 # transforms. /0: each typed suite's first parameter set (one data type per suite, f8 to f64;
@@ -201,6 +201,22 @@ selection() {
 7.2|rocwmma|librocwmma-tests|contamination_test|gtest|*/0|loads and stores leave the memory around a fragment untouched
 7.2|rocwmma|librocwmma-tests|cross_lane_ops_test|gtest|*/0|DPP, ds_swizzle, ds_permute/bpermute, blend and permlane operations
 7.2|rocwmma|librocwmma-tests|transforms_test|gtest|*/0|AOS/SOA fragment transforms
+# --- rocWMMA's GEMM tests validated against rocBLAS (7.2 only, librocwmma-tests-validate:
+# scripts/rocm-root.sh 7.2 with HIPSCOPE_ROCM_EXTRA=librocwmma-tests-validate): each test runs
+# one rocWMMA GEMM kernel and rocBLAS's gemm_ex (Tensile) on the same data and compares them.
+# The single-block kernel (PGR0_LB0_MP0_SB_NC). Its tests are numbered kernel x 42 + thread
+# block x 7 + problem size (gtest Combine over 6 thread blocks and 7 problem sizes), kernels
+# type-major over 3 BlockK (16x16: f8, bf8, i8, bf16, f16, h16, f32, xf32, f64) or 2 (32x32:
+# the same without f64). Chosen: i8->i32, bf16->f32, f16->f32 and f32 16x16 NN with BlockK 16,
+# one wave, 32x64x1024 (/253, /379, /505, /757) and with BlockK 32, four waves (64x4),
+# 64x64x1024 (/315, /441, /567, /819); 32x32 TN (A transposed) with BlockK 16, one wave,
+# 32x64x1024 (/169, /253, /337, /505).
+7.2|rocwmma-validate|librocwmma-tests|gemm_PGR0_LB0_MP0_SB_NC-validate|gtest|*_16x16_NN.RunKernel/253:*_16x16_NN.RunKernel/379:*_16x16_NN.RunKernel/505:*_16x16_NN.RunKernel/757:*_16x16_NN.RunKernel/315:*_16x16_NN.RunKernel/441:*_16x16_NN.RunKernel/567:*_16x16_NN.RunKernel/819:*_32x32_TN.RunKernel/169:*_32x32_TN.RunKernel/253:*_32x32_TN.RunKernel/337:*_32x32_TN.RunKernel/505|rocWMMA GEMM (MFMA/WMMA through fragments) against rocBLAS gemm_ex: i8, bf16, f16, f32 inputs, 16x16 and 32x32 blocks, one and four waves
+# The same kernel with f8 and bf8 inputs (f32 out), which the tests check against their CPU
+# reference (rocBLAS has no such gemm_ex), so they run where rocBLAS cannot (Debian's rocBLAS
+# 7.2 has no gfx950 Tensile library): /1, /127 (16x16 NN, BlockK 16, one wave, 32x64x1024),
+# /63, /189 (BlockK 32, four waves, 64x64x1024), 32x32 TN /1, /85 (BlockK 16, one wave).
+7.2|rocwmma-validate|librocwmma-tests|gemm_PGR0_LB0_MP0_SB_NC-validate|gtest|*_16x16_NN.RunKernel/1:*_16x16_NN.RunKernel/127:*_16x16_NN.RunKernel/63:*_16x16_NN.RunKernel/189:*_32x32_TN.RunKernel/1:*_32x32_TN.RunKernel/85|rocWMMA GEMM with f8/bf8 inputs against the tests' CPU reference
 EOF
 }
 
@@ -466,7 +482,7 @@ def report(args):
         r['dir'] = os.path.dirname(p)
         r['id'] = os.path.basename(p)[:-len('.result')]
         rows.append(r)
-    order = ['rocprim', 'hipcub', 'rocthrust', 'rocrand', 'rocsparse', 'rocblas', 'hipblas', 'rocwmma']
+    order = ['rocprim', 'hipcub', 'rocthrust', 'rocrand', 'rocsparse', 'rocblas', 'hipblas', 'rocwmma', 'rocwmma-validate']
     modes = {'functional': 0, 'timing': 1}
     rows.sort(key=lambda r: (r['ver'], r['gpu'], r['id'], modes.get(r['mode'], 2)))
     out = []

@@ -5,6 +5,7 @@ pub(crate) mod device;
 pub(crate) mod errors;
 pub(crate) mod graph;
 pub(crate) mod host_funcs;
+mod image_len;
 pub(crate) mod launch;
 pub(crate) mod memory;
 pub(crate) mod memory2d;

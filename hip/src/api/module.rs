@@ -1,8 +1,9 @@
 //! The module API: a code object the program loads itself (`hipModuleLoad` from a file,
-//! `hipModuleLoadData` from memory; a plain code object or an offload bundle, compressed or
-//! not), its kernels by name and launches with `kernelParams` or a packed `extra` buffer.
-//! Each module is mapped beside the others and the program's own device code, at its own
-//! load base ([`crate::registry`]); how rocBLAS's Tensile loads its kernel libraries.
+//! `hipModuleLoadData` from memory, whose size comes from the image's own headers: see
+//! `image_len.rs`; a plain code object or an offload bundle, compressed or not), its kernels
+//! by name and launches with `kernelParams` or a packed `extra` buffer. Each module is mapped
+//! beside the others and the program's own device code, at its own load base
+//! ([`crate::registry`]); how rocBLAS's Tensile loads its kernel libraries.
 
 use crate::registry::{FunctionRef, ImageError};
 use crate::runtime::{error, LaunchFailure, Runtime};
@@ -56,7 +57,13 @@ pub unsafe extern "C" fn hipModuleLoadData(module: *mut *mut c_void, image: *con
         return with_runtime(|_| error::INVALID_VALUE);
     }
     // SAFETY: the caller's image; its headers bound what is read.
-    let Some(bytes) = (unsafe { image_bytes(image as *const u8) }) else { return with_runtime(|_| error::INVALID_IMAGE) };
+    let bytes = match unsafe { image_bytes(image as *const u8) } {
+        Ok(bytes) => bytes,
+        Err(why) => {
+            eprintln!("hipscope: hipModuleLoadData: {why}");
+            return with_runtime(|_| error::INVALID_IMAGE);
+        }
+    };
     with_runtime(|rt| match load(rt, bytes.to_vec(), "hipModuleLoadData") {
         // SAFETY: non-null, the caller's out-parameter.
         Ok(handle) => unsafe { put(module, handle as *mut c_void) },
@@ -78,22 +85,17 @@ pub unsafe extern "C" fn hipModuleLoadDataEx(
     unsafe { hipModuleLoadData(module, image) }
 }
 
-/// The bytes of an in-memory ELF code object: its size is where its section headers end.
+/// The bytes of an in-memory image (ELF code object, offload bundle or compressed bundle),
+/// as long as its headers say ([`super::image_len`]).
 ///
 /// # Safety
-/// `p` points to at least an ELF header, and to the whole file the header describes.
-unsafe fn image_bytes<'a>(p: *const u8) -> Option<&'a [u8]> {
-    // SAFETY: an ELF64 header is 64 bytes (the caller's contract).
-    let header = unsafe { std::slice::from_raw_parts(p, 64) };
-    if &header[..4] != b"\x7fELF" {
-        return None;
-    }
-    let u64_at = |o: usize| u64::from_le_bytes(header[o..o + 8].try_into().unwrap_or([0; 8]));
-    let u16_at = |o: usize| u64::from(u16::from_le_bytes([header[o], header[o + 1]]));
-    // e_shoff + e_shnum * e_shentsize: the section header table is last in LLVM's output.
-    let len = u64_at(0x28).checked_add(u16_at(0x3c).checked_mul(u16_at(0x3a))?)?;
-    // SAFETY: the file the header describes (the caller's contract).
-    Some(unsafe { std::slice::from_raw_parts(p, usize::try_from(len).ok()?) })
+/// `p` points to the whole image its headers describe.
+unsafe fn image_bytes<'a>(p: *const u8) -> Result<&'a [u8], String> {
+    // SAFETY: each read lies inside the headers of the image (the caller's contract).
+    let at = |offset: usize, n: usize| Some(unsafe { std::slice::from_raw_parts(p.add(offset), n) }.to_vec());
+    let len = super::image_len::image_len(&at)?;
+    // SAFETY: the image its headers describe (the caller's contract).
+    Ok(unsafe { std::slice::from_raw_parts(p, len) })
 }
 
 /// The module's kernels stay decoded and its data mapped (addresses are not reused), but its
