@@ -93,3 +93,30 @@ fn an_unknown_node_is_a_one_line_error() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(err.contains("no-such-node"), "{err}");
 }
+
+/// Cycles of `store_peer` on GPU `d` in a timing run's stderr summary.
+fn store_peer_cycles(stderr: &str, d: usize) -> Option<u64> {
+    let line = stderr.lines().find(|l| l.starts_with(&format!("hipscope: gpu {d}: store_peer(")))?;
+    let w: Vec<&str> = line.split(", ").collect();
+    w.iter().find_map(|p| p.strip_suffix(" cycles")?.parse().ok())
+}
+
+/// In timing mode on a node, `store_peer`'s stores into the next GPU's memory and its
+/// system-scope atomics into GPU 0's travel xGMI (`sim/src/memsys/remote.rs`): the kernel
+/// takes at least a link round trip (the node config's one-way latency twice, at the GPU's
+/// clock) longer than the same kernel on copies of the GPU without a node's links.
+#[test]
+fn peer_accesses_pay_the_xgmi_link_in_timing_mode() {
+    let node = Node::built_in("mi300x-8").expect("built-in node");
+    let (code, _, linked) = exec("mi300x-8", "timing", &[]);
+    assert_eq!(code, Some(0), "{linked}");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hipscope"));
+    cmd.env("HIPSCOPE_DEVICES", "8").args(["exec", "--gpu", "mi300x", "--mode", "timing", "--"]).arg(program());
+    let alone = bounded::run(&mut cmd, Duration::from_secs(300));
+    assert_eq!(alone.code, Some(0), "{}", alone.stderr);
+    let clock = node.gpus[7].timing.as_ref().expect("timing").clock_mhz as f64;
+    let link = node.link(Agent::Gpu(7), Agent::Gpu(0)).expect("xGMI").latency_ns;
+    let round_trip = (2.0 * link * clock / 1000.0).floor() as u64;
+    let (with, without) = (store_peer_cycles(&linked, 7).expect("gpu 7 summary"), store_peer_cycles(&alone.stderr, 7).expect("gpu 7 summary"));
+    assert!(with >= without + round_trip, "store_peer on gpu 7: {with} cycles on mi300x-8, {without} without links; the round trip is {round_trip}");
+}

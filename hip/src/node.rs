@@ -75,11 +75,16 @@ pub struct Gpu {
 
 impl Gpu {
     /// GPU `ordinal` of the node, its address space in its own range.
-    pub fn new(config: GpuConfig, ordinal: usize, timing: bool) -> Result<Gpu, String> {
+    /// In timing mode on a named node (`links`), its accesses to host memory and its peers'
+    /// memory travel that node's links.
+    pub fn new(config: GpuConfig, ordinal: usize, timing: bool, links: Option<&Node>) -> Result<Gpu, String> {
         let mut device = Device::new(config.processor);
         device.mem = Memory::with_base(range_of(ordinal).0);
         if timing {
             device.enable_timing(&config)?;
+            if let Some(node) = links {
+                device.set_node(node, ordinal)?;
+            }
         }
         Ok(Gpu { config, device, heap: Heap::default(), in_use: 0, hostcall: None, peers: BTreeSet::new() })
     }
@@ -98,6 +103,11 @@ pub struct NodeSpec {
     copies: usize,
     gpus: Vec<GpuConfig>,
     name: String,
+    /// `HIPSCOPE_NODE` named the node: its links time kernels' accesses to other agents'
+    /// memory. A lone GPU's link ([`Node::single`]) has only its copy engine's figures (a DMA
+    /// transfer's setup, not a load's latency), so without a node those accesses keep their
+    /// local cost.
+    named: bool,
 }
 
 impl NodeSpec {
@@ -109,7 +119,7 @@ impl NodeSpec {
                 return Err(format!("node {}: {} GPUs, at most {MAX_DEVICES}", node.name(), node.gpus.len()));
             }
             let (gpus, name) = (node.gpus.clone(), node.name().to_string());
-            return Ok(NodeSpec { node, copies: 1, gpus, name });
+            return Ok(NodeSpec { node, copies: 1, gpus, name, named: true });
         }
         let name = std::env::var("HIPSCOPE_GPU").unwrap_or_else(|_| "mi300a".into());
         let gpu = gpus::resolve(&name).map_err(|e| e.to_string())?;
@@ -123,7 +133,7 @@ impl NodeSpec {
             Err(_) => 1,
         };
         let name = if copies == 1 { gpu.name.clone() } else { format!("{copies} x {}", gpu.name) };
-        Ok(NodeSpec { gpus: vec![gpu.clone(); copies], node: Node::single(gpu), copies, name })
+        Ok(NodeSpec { gpus: vec![gpu.clone(); copies], node: Node::single(gpu), copies, name, named: false })
     }
 
     pub fn name(&self) -> &str {
@@ -132,6 +142,11 @@ impl NodeSpec {
 
     pub fn gpus(&self) -> &[GpuConfig] {
         &self.gpus
+    }
+
+    /// The node whose links kernels' remote accesses travel: the named node only.
+    pub fn links(&self) -> Option<&Node> {
+        self.named.then_some(&self.node)
     }
 
     /// Whether a kernel on GPU `from` may load, store and update atomically the memory of GPU

@@ -182,7 +182,7 @@ pub fn from_env() -> Result<Runtime, String> {
             g.target().target_id()
         ));
     }
-    let gpus = node.gpus().iter().enumerate().map(|(i, g)| Gpu::new(g.clone(), i, mode.is_timing())).collect::<Result<Vec<_>, _>>()?;
+    let gpus = node.gpus().iter().enumerate().map(|(i, g)| Gpu::new(g.clone(), i, mode.is_timing(), node.links())).collect::<Result<Vec<_>, _>>()?;
     Ok(Runtime {
         timeline: Timeline::default(),
         target,

@@ -154,6 +154,13 @@ counters! {
     /// (the seed's system-scope atomicity conditions: `hostNativeAtomicSupported` for pinned
     /// host memory, `concurrentManagedAccess` for managed memory). Counted per wave access.
     SystemAtomicsNotAtomic => "HS_SYSTEM_ATOMICS_NOT_ATOMIC",
+    /// Bytes read from another agent's memory (host or peer GPU) over a node link, in timing
+    /// mode with a node ([`crate::memsys::RemotePaths`]); not in the DRAM counters.
+    RemoteReadBytes => "HS_REMOTE_READ_BYTES",
+    /// Bytes written to another agent's memory over a node link.
+    RemoteWriteBytes => "HS_REMOTE_WRITE_BYTES",
+    /// Atomic lane operations performed at a far agent (PCIe AtomicOps, xGMI atomics).
+    RemoteAtomics => "HS_REMOTE_ATOMICS",
     /// Lane accesses to LDS outside the work-group's allocation (GFX8: also past M0[16:0]):
     /// the hardware returns 0 for such reads and drops such writes, and so does hipscope. A
     /// warning sign, not a fault. An atomic's read and write count once each.

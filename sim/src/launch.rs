@@ -118,6 +118,20 @@ impl Device {
         Ok(())
     }
 
+    /// Timing mode on a node: this device is GPU `gpu` of `node`, so its accesses to host
+    /// memory and to peer GPUs' memory travel the node's links ([`crate::memsys::RemotePaths`]).
+    /// Without it a device has no links: other agents' memory costs what its own does. Call
+    /// after [`Device::enable_timing`].
+    pub fn set_node(&mut self, node: &crate::node::Node, gpu: usize) -> Result<(), String> {
+        let t = self.timing.as_mut().ok_or("set_node: timing mode is not enabled")?;
+        if gpu >= node.gpus.len() {
+            return Err(format!("set_node: node {} has no GPU {gpu}", node.name()));
+        }
+        let paths = crate::memsys::RemotePaths::from_node(node, gpu, t.cfg.clock_mhz);
+        t.ms.set_remote_paths(&paths);
+        Ok(())
+    }
+
     /// Allocate `bytes` of `kind` named `name` (a name reports show) in the device's memory;
     /// its address.
     pub fn alloc(&mut self, name: &str, bytes: usize, kind: MemoryKind) -> u64 {

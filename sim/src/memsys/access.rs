@@ -158,6 +158,7 @@ impl MemSystem {
         st.atomics.clear();
         self.op = Some(st);
         self.cur_cu = spec.cu;
+        self.far = None;
         if let Some(r) = self.reorder.as_mut() {
             r.settle(spec.at);
         }
@@ -172,10 +173,13 @@ impl MemSystem {
             return mem.read(address, out);
         };
         record(&mut st.lanes, lane, address, out.len() as u32);
-        if matches!(st.spec.kind, OpKind::Atomic { .. }) && !self.host_atomics.atomic_on(kind) {
+        let atomic = matches!(st.spec.kind, OpKind::Atomic { .. });
+        if atomic && !self.host_atomics.atomic_on(kind) {
             st.not_atomic = true;
         }
+        self.far = self.remote.path_of(mem, address);
         let mode = self.mode_of(&st.spec, kind);
+        let far_atomic = atomic && self.far_atomics();
         let g = self.granule(&st.spec) as u64;
         let mut done = 0;
         while done < out.len() {
@@ -183,9 +187,12 @@ impl MemSystem {
             let key = a & !(g - 1);
             let n = ((key + g - a) as usize).min(out.len() - done);
             let o = self.opened(mem, &mut st, key, mode);
-            if let OpKind::Atomic { .. } = st.spec.kind {
+            if atomic {
                 // One atomic operation per lane at the unit where the memory lives.
                 st.atomics.lane(key, a);
+                if far_atomic && done == 0 {
+                    self.counters.inc(Counter::RemoteAtomics);
+                }
             }
             self.copy_out(mem, &st.spec, o, a, &mut out[done..done + n]);
             done += n;
@@ -207,6 +214,7 @@ impl MemSystem {
         if st.spec.kind == OpKind::Store {
             record(&mut st.lanes, lane, address, bytes.len() as u32);
         }
+        self.far = self.remote.path_of(mem, address);
         let mode = self.mode_of(&st.spec, kind);
         let g = self.granule(&st.spec) as u64;
         let mut done = 0;
@@ -266,13 +274,26 @@ impl MemSystem {
     /// performed beyond the L2s, at memory: device-scope atomics from different XCDs on one
     /// address are coherent on the real GPU (HIP's atomics work device-wide), which per-XCD L2
     /// copies could not give.
+    ///
+    /// Another agent's memory (the line's remote path, `self.far`): fine-grained memory of a
+    /// peer is MTYPE UC, bypassing the L2, and its coarse-grained memory MTYPE NC, cached
+    /// (LLVM AMDGPUUsage, *Memory Model GFX90A*: "NC: remote coarse-grain memory", "UC:
+    /// remote fine-grain memory", `../shared/notes/memory-model-lowering.md` §1.2); host
+    /// memory is UC already ([`l2_mode`]). Atomics on it are performed at the far agent
+    /// when its link carries them, past the L2.
     fn mode_of(&self, spec: &OpSpec, kind: crate::memory::MemoryKind) -> L2Mode {
         let atomic = matches!(spec.kind, OpKind::Atomic { .. });
+        let remote_uc = self.far.is_some() && (kind == crate::memory::MemoryKind::DeviceFineGrain || (atomic && self.far_atomics()));
         match l2_mode(kind) {
-            _ if spec.policy.bypass_l2 || (atomic && self.l2.len() > 1) => L2Mode::Uncached,
+            _ if spec.policy.bypass_l2 || (atomic && self.l2.len() > 1) || remote_uc => L2Mode::Uncached,
             L2Mode::WriteBack if spec.policy.write_through && spec.kind == OpKind::Store => L2Mode::WriteThrough,
             m => m,
         }
+    }
+
+    /// Whether the line's remote path (if any) performs atomics at the far agent.
+    fn far_atomics(&self) -> bool {
+        self.far.and_then(|n| self.remote.path(n)).is_some_and(|p| p.atomics)
     }
 
     /// Bytes handled per open line: the L1 line for loads, the write-request block for stores
@@ -454,6 +475,11 @@ impl MemSystem {
                 self.counters.inc(Counter::TccReq);
                 self.counters.inc(Counter::TccAtomic);
                 self.hand_line_to_memory(xcd, key, t);
+                if let Some(r) = self.far_atomic_request(key, t + l2lat, l1lat + l2lat) {
+                    return (Home::Memory, r.from + r.back, r);
+                }
+                // A link without atomics: performed beside this GPU's memory, as without a node.
+                self.far = None;
                 let at = self.memory_read_time(key, self.cfg.vector_l1.write_request_bytes, t);
                 let unit = atomics::Unit::Memory(self.dram_channel(key));
                 (Home::Memory, at + l2lat + l1lat, atomics::Request { key, unit, from: at, back: l2lat + l1lat })
@@ -488,7 +514,21 @@ impl MemSystem {
         let e = Evicted { address: c.address_of(s), dirty, data: c.bytes(s).to_vec() };
         c.clean(s);
         self.counters.inc(Counter::TccWriteback);
-        self.write_below(e, t);
+        self.write_below(e, t, self.far);
+    }
+
+    /// An atomic request of line `key` on remote memory whose link carries atomics, leaving
+    /// the L2 at `t`: its operands cross the link, the far agent performs it once it has read
+    /// its memory, and the result crosses back (then `back` more cycles to the wave). `None`
+    /// for local memory or a link without atomics.
+    fn far_atomic_request(&mut self, key: u64, t: u64, back: u64) -> Option<atomics::Request> {
+        let n = self.far.filter(|_| self.far_atomics())?;
+        let arrived = self.remote.write(n, self.cfg.vector_l1.write_request_bytes, t)?;
+        let p = self.remote.path(n)?;
+        // `write` times the acknowledgement's return too: the far unit has the line before.
+        let from = arrived - p.back_cycles;
+        self.reached(Level::Dram);
+        Some(atomics::Request { key, unit: atomics::Unit::Remote(n), from, back: p.back_cycles + back })
     }
 
     /// Time of a write that goes to memory (uncached or written through): counted as a memory
@@ -498,7 +538,7 @@ impl MemSystem {
         if bytes >= 64 {
             self.counters.inc(Counter::TccEaWrreq64b);
         }
-        let (t, level) = self.memory_time(key, bytes, t, true);
+        let (t, level) = self.memory_time(key, bytes, t, true, self.far);
         (t + self.cfg.l2.hit_latency_cycles as u64, level)
     }
 

@@ -23,6 +23,8 @@ pub(super) enum Unit {
     L2(usize),
     /// The memory-side unit of memory channel `n`.
     Memory(usize),
+    /// The far agent's unit of remote path `n` ([`super::remote`]).
+    Remote(usize),
 }
 
 /// An open line's atomic request on its way to its unit.
@@ -77,6 +79,7 @@ impl Tally {
 pub(super) struct Units {
     l2: Vec<Pipe>,
     memory: Vec<Pipe>,
+    remote: Vec<Pipe>,
     ops_per_cycle: u64,
     latency: u64,
 }
@@ -86,13 +89,20 @@ impl Units {
         Units {
             l2: vec![Pipe::default(); l2_channels],
             memory: vec![Pipe::default(); memory_channels],
+            remote: Vec::new(),
             ops_per_cycle: ops_per_cycle.max(1) as u64,
             latency: latency_cycles as u64,
         }
     }
 
+    /// One far-side unit for each of `paths` remote paths, at this GPU's atomic rate
+    /// (assumed: [`super::remote`]).
+    pub fn set_remote(&mut self, paths: usize) {
+        self.remote = vec![Pipe::default(); paths];
+    }
+
     pub fn clear(&mut self) {
-        for p in self.l2.iter_mut().chain(&mut self.memory) {
+        for p in self.l2.iter_mut().chain(&mut self.memory).chain(&mut self.remote) {
             p.clear();
         }
     }
@@ -106,6 +116,7 @@ impl Units {
             let pipe = match r.unit {
                 Unit::L2(n) => self.l2.get_mut(n),
                 Unit::Memory(n) => self.memory.get_mut(n),
+                Unit::Remote(n) => self.remote.get_mut(n),
             };
             let Some(pipe) = pipe else { continue };
             let start = pipe.reserve(r.from, passes * SUB / self.ops_per_cycle);

@@ -58,14 +58,20 @@ impl MemSystem {
         if req == 32 {
             self.counters.add(Counter::TccEaRdreq32b, bytes.div_ceil(req) as u64);
         }
-        let (t, level) = self.memory_time(line, bytes, at, false);
+        let (t, level) = self.memory_time(line, bytes, at, false, self.far);
         self.reached(level);
         t
     }
 
     /// MALL lookup and DRAM channel time of a memory access: when it is done, and whether
-    /// the MALL or DRAM answered.
-    pub(super) fn memory_time(&mut self, line: u64, bytes: u32, at: u64, write: bool) -> (u64, Level) {
+    /// the MALL or DRAM answered. Memory of another agent (`far`: its remote path) is reached
+    /// over the link instead ([`super::remote`]); its answer counts as memory's.
+    pub(super) fn memory_time(&mut self, line: u64, bytes: u32, at: u64, write: bool, far: Option<usize>) -> (u64, Level) {
+        let remote = far.and_then(|n| if write { self.remote.write(n, bytes, at) } else { self.remote.read(n, bytes, at) });
+        if let Some(t) = remote {
+            self.counters.add(if write { Counter::RemoteWriteBytes } else { Counter::RemoteReadBytes }, bytes as u64);
+            return (t, Level::Dram);
+        }
         let ch = self.dram_channel(line);
         let mut t = at;
         if let (Some(mall), Some(m)) = (self.mall.as_mut(), self.cfg.mall.as_ref()) {
@@ -87,16 +93,18 @@ impl MemSystem {
 
     /// Write the dirty bytes of a line below the L2 at `at` ([`MemSystem::time_write_below`]),
     /// applied to memory with the next `apply_pending`.
-    pub(super) fn write_below(&mut self, e: Evicted, at: u64) {
-        self.time_write_below(e.address, e.dirty, e.data.len(), at);
+    pub(super) fn write_below(&mut self, e: Evicted, at: u64, far: Option<usize>) {
+        self.time_write_below(e.address, e.dirty, e.data.len(), at, far);
         self.pending.push(e);
     }
 
     /// Count and time the write below the L2 of a `len`-byte line's `dirty` bytes: memory
     /// write requests per 64-byte block with dirty bytes (64-byte if both halves are dirty,
-    /// else 32-byte), timed on DRAM.
-    fn time_write_below(&mut self, address: u64, dirty: LineMask, len: usize, at: u64) {
+    /// else 32-byte), timed on DRAM, or on the link to the agent owning it (`far`).
+    /// Returns when the last write is done.
+    fn time_write_below(&mut self, address: u64, dirty: LineMask, len: usize, at: u64, far: Option<usize>) -> u64 {
         let blocks = (len.max(64) / 64) as u32;
+        let mut done = at;
         for b in 0..blocks {
             let m = dirty >> (64 * b) & mask_of(0, 64);
             if m == 0 {
@@ -108,8 +116,9 @@ impl MemSystem {
                 self.counters.inc(Counter::TccEaWrreq64b);
             }
             let bytes = if both { 64 } else { 32 };
-            self.memory_time(address + 64 * b as u64, bytes, at, true);
+            done = done.max(self.memory_time(address + 64 * b as u64, bytes, at, true, far).0);
         }
+        done
     }
 
     /// A request to the L2 of `xcd` for bytes `off..off+len` of the line at `address`,
@@ -159,7 +168,8 @@ impl MemSystem {
                 let (s, evicted) = self.l2[xcd].allocate(address);
                 if let Some(e) = evicted {
                     self.counters.inc(Counter::TccWriteback);
-                    self.write_below(e, start);
+                    let far = self.remote.path_of(mem, e.address);
+                    self.write_below(e, start, far);
                 }
                 s
             }
@@ -200,8 +210,13 @@ impl MemSystem {
             self.probe(xcd, a);
             self.counters.inc(Counter::TccWriteback);
             let ch = self.dram_channel(a);
-            self.time_write_below(a, dirty, self.l2[xcd].line_bytes() as usize, at);
-            done = done.max(self.dram[ch].free_cycle() + self.cfg.dram.latency_cycles as u64);
+            let far = self.remote.path_of(mem, a);
+            let written = self.time_write_below(a, dirty, self.l2[xcd].line_bytes() as usize, at, far);
+            done = done.max(match far {
+                // Over a link: when the far agent acknowledged the line's last write.
+                Some(_) => written,
+                None => self.dram[ch].free_cycle() + self.cfg.dram.latency_cycles as u64,
+            });
         }
         done
     }

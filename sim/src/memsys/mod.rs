@@ -26,7 +26,10 @@ pub mod pipe;
 mod access;
 mod atomics;
 mod lower;
+mod remote;
 mod reorder;
+
+pub use remote::{ns_to_cycles, RemotePath, RemotePaths};
 
 use crate::counters::{Counter, Counters};
 use crate::gpus::timing::Timing;
@@ -149,6 +152,11 @@ pub struct MemSystem {
     cur_cu: usize,
     /// Arrival at its L2 channel of the latest L2 request.
     l2_arrival: u64,
+    /// The paths to other agents' memory, with their links' queues ([`remote`]); none unless
+    /// [`MemSystem::set_remote_paths`] gave them.
+    remote: remote::Remote,
+    /// The remote path of the line being opened (`None`: local memory).
+    far: Option<usize>,
 }
 
 impl MemSystem {
@@ -196,6 +204,8 @@ impl MemSystem {
             reorder: None,
             cur_cu: 0,
             l2_arrival: 0,
+            remote: remote::Remote::default(),
+            far: None,
         }
     }
 
@@ -209,6 +219,7 @@ impl MemSystem {
             p.clear();
         }
         self.atomic_units.clear();
+        self.remote.clear();
         for w in &mut self.l1_misses {
             *w = MissWindow::default();
         }
@@ -234,6 +245,18 @@ impl MemSystem {
     /// the seeded reordering of requests on their way to the L2 ([`reorder`]).
     pub fn set_seed(&mut self, seed: u64) {
         self.reorder = (seed != 0).then(|| reorder::Reorder::new(seed, self.l1.len(), self.l2_channels.len()));
+    }
+
+    /// The node-side view: accesses to host memory and to peer GPUs' memory go over these
+    /// paths ([`remote`]). Host memory is updated atomically only if the host path, when there
+    /// is one, carries atomics.
+    pub fn set_remote_paths(&mut self, paths: &RemotePaths) {
+        if let Some(h) = paths.host {
+            self.host_atomics.pinned &= h.atomics;
+            self.host_atomics.managed &= h.atomics;
+        }
+        self.remote = remote::Remote::new(paths);
+        self.atomic_units.set_remote(self.remote.len());
     }
 
     pub fn config(&self) -> &Timing {
