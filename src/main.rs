@@ -23,6 +23,9 @@ enum Command {
     Run(cmd::run::Args),
     /// List the built-in GPU configs.
     Gpus(cmd::gpus::Args),
+    /// List the built-in nodes (a host CPU, GPUs and the links between them), or show one
+    /// (`nodes NAME|FILE`).
+    Nodes(cmd::nodes::Args),
     /// Compare simulations with real-device measurements (measured vs simulated, ok/MISS).
     Validate(cmd::validate::Args),
     /// What synchronization costs at each scope, per GPU and mode: cycles, the instructions the
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         Command::Disasm(args) => cmd::disasm::run(&args),
         Command::Run(args) => cmd::run::run(&args),
         Command::Gpus(args) => cmd::gpus::run(&args),
+        Command::Nodes(args) => cmd::nodes::run(&args),
         Command::Validate(args) => cmd::validate::run(&args),
         Command::Scopes(args) => cmd::scopes::run(&args),
         Command::Grade(args) => cmd::grade::run(&args),

@@ -82,6 +82,7 @@ fn every_subcommand_ends_quietly_when_stdout_closes() {
         strings(&["info", code_object]),
         strings(&["info", code_object, "--json"]),
         strings(&["gpus"]),
+        strings(&["nodes", "mi300x-8"]),
         strings(&["--help"]),
         strings(&["run", "workloads/vadd.ron"]),
         strings(&["run", "workloads/vadd.ron", "--json"]),

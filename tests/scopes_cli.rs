@@ -85,7 +85,16 @@ fn check_targets(rows: &[Value], failures: &mut Vec<String>) {
 
 fn schema(r: &Value) {
     let o = r.as_object().expect("row is an object");
-    let keys = ["gpu", "mode", "op", "scope", "footprint_bytes", "contention", "cycles_median", "cycles_min", "cycles_max", "sequence", "actions"];
+    let mut keys = vec!["gpu", "mode", "op", "scope", "footprint_bytes", "contention", "cycles_median", "cycles_min", "cycles_max", "sequence", "actions"];
+    // Contended-atomic rows add their words, lanes, span and rate.
+    let contended = ["addresses", "lanes", "lanes_per_address", "span_cycles", "atomics_per_cycle"];
+    if o["op"].as_str().is_some_and(|op| op.starts_with("contended_")) {
+        keys.extend(contended);
+        for k in &contended[..4] {
+            assert!(o[*k].is_u64(), "{k}: {r}");
+        }
+        assert!(o["atomics_per_cycle"].is_f64(), "atomics_per_cycle: {r}");
+    }
     assert_eq!(o.len(), keys.len(), "row keys: {r}");
     for k in keys {
         assert!(o.contains_key(k), "missing {k}: {r}");

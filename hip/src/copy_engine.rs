@@ -13,9 +13,13 @@
 use crate::runtime::Runtime;
 use crate::timeline::Engine;
 use hipscope_sim::gpus::timing::CopyEngine;
+use hipscope_sim::node::Agent;
 
-/// The kinds of transfer a copy engine prices.
+/// The kinds of transfer a copy engine prices. Host-to-device and device-to-host copies are
+/// priced on the node's host link, which for a lone GPU is built from these same figures
+/// (`sim::node::Node::single`); the tests below check the figures themselves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(test), allow(dead_code))]
 pub enum Transfer {
     HostToDevice,
     DeviceToHost,
@@ -38,17 +42,23 @@ pub fn duration_ms(p: &CopyEngine, kind: Transfer, bytes: u64) -> f64 {
 
 /// The config's parameters, in timing mode only.
 fn params(rt: &Runtime) -> Option<&CopyEngine> {
-    rt.mode.is_timing().then(|| rt.gpu.timing.as_ref().and_then(|t| t.copy_engine.as_ref())).flatten()
+    rt.mode.is_timing().then(|| rt.gpu().timing.as_ref().and_then(|t| t.copy_engine.as_ref())).flatten()
 }
 
-/// A copy of `bytes` on `engine` (0 in functional mode or without `copy_engine`).
-pub fn copy_ms(rt: &Runtime, engine: Engine, bytes: u64) -> f64 {
-    let kind = match engine {
-        Engine::HostToDevice => Transfer::HostToDevice,
-        Engine::DeviceToHost => Transfer::DeviceToHost,
-        Engine::DeviceToDevice | Engine::Compute => Transfer::DeviceToDevice,
+/// A copy of `bytes` on `engine` of GPU `device` (0 in functional mode or without
+/// `copy_engine`): between host and device on the node's host link of that GPU (for a lone
+/// GPU, the link its copy engine describes: the same figures), within the GPU by its copy
+/// engine.
+pub fn copy_ms(rt: &Runtime, engine: Engine, device: usize, bytes: u64) -> f64 {
+    let (from, to) = match engine {
+        Engine::HostToDevice => (Agent::Host, Agent::Gpu(device)),
+        Engine::DeviceToHost => (Agent::Gpu(device), Agent::Host),
+        Engine::DeviceToDevice | Engine::Compute => return params(rt).map_or(0.0, |p| duration_ms(p, Transfer::DeviceToDevice, bytes)),
     };
-    params(rt).map_or(0.0, |p| duration_ms(p, kind, bytes))
+    if !rt.mode.is_timing() {
+        return 0.0;
+    }
+    rt.node.copy_ns(from, to, bytes).map_or(0.0, |ns| ns / 1e6)
 }
 
 /// A fill of `bytes` (`hipMemset`).
@@ -59,7 +69,7 @@ pub fn fill_ms(rt: &Runtime, bytes: u64) -> f64 {
 /// What a kernel launched now on `stream` adds to its own time: the config's
 /// `dispatch.idle_launch_latency_ns` when nothing is queued ahead of it (timing mode only).
 pub fn idle_launch_ms(rt: &Runtime, stream: usize) -> f64 {
-    match rt.gpu.timing.as_ref() {
+    match rt.gpu().timing.as_ref() {
         Some(t) if rt.mode.is_timing() && rt.timeline.idle(stream, Engine::Compute) => f64::from(t.dispatch.idle_launch_latency_ns) / 1e6,
         _ => 0.0,
     }

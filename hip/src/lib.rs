@@ -1,7 +1,7 @@
 //! hipscope's HIP runtime: the functions a clang/hipcc-built executable imports from
 //! `libamdhip64.so.5`, served by the simulator. `hipscope exec` puts this library in front of
 //! any other, so the program's own host code runs unchanged and every kernel it launches runs
-//! on the simulated GPU.
+//! on the simulated GPU (or GPUs: `HIPSCOPE_DEVICES`, [`node`]).
 //!
 //! Layout: `api/` holds the C entry points, one file per area of the HIP API (registration,
 //! launches, memory, devices, streams and events, errors), each a thin shim that checks its
@@ -22,6 +22,8 @@ pub mod fuzzing;
 mod heap;
 mod hostcall;
 mod memory;
+mod node;
+mod peer;
 mod properties;
 mod registry;
 mod runtime;
@@ -94,6 +96,22 @@ extern "C" fn at_exit() {
     });
 }
 
+thread_local! {
+    /// The calling host thread's current device (`hipSetDevice`): HIP's current device is per
+    /// host thread, 0 until the thread sets another.
+    static CURRENT_DEVICE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The calling thread's current device.
+fn current_device() -> usize {
+    CURRENT_DEVICE.with(|c| c.get())
+}
+
+/// `hipSetDevice` for the calling thread.
+fn set_current_device(d: usize) {
+    CURRENT_DEVICE.with(|c| c.set(d));
+}
+
 /// Run an API call on the runtime. Its result becomes the last error, success included: what
 /// `hipGetLastError` returns in the HIP releases before ROCm 7.0, whose library this one
 /// stands in for (HIP docs, "Error handling"; ROCm/hip pull request 3834).
@@ -102,6 +120,7 @@ extern "C" fn at_exit() {
 /// for the simulated GPU ends the process as ROCm's runtime does.
 fn with_runtime(f: impl FnOnce(&mut Runtime) -> u32) -> u32 {
     on_runtime(|rt| {
+        rt.select(CURRENT_DEVICE.with(|c| c.get()));
         if rt.registry.has_pending() {
             rt.check_registrations();
         }
@@ -120,7 +139,10 @@ fn with_runtime(f: impl FnOnce(&mut Runtime) -> u32) -> u32 {
 /// Run a registration call (`__hipRegister*`, made by module constructors before `main`):
 /// no check, no last error.
 fn with_registration(f: impl FnOnce(&mut Runtime)) {
-    on_runtime(f);
+    on_runtime(|rt| {
+        rt.select(CURRENT_DEVICE.with(|c| c.get()));
+        f(rt)
+    });
 }
 
 /// Store `value` through an out-parameter; a null pointer is `hipErrorInvalidValue`.

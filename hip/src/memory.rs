@@ -1,6 +1,8 @@
-//! The program's allocations on the simulated GPU and the copies between host and device.
+//! The program's allocations on the simulated GPUs and the copies between host and device.
 //!
-//! Device memory (`hipMalloc`) lives only in the simulator. Memory the host may dereference
+//! Device memory (`hipMalloc`) lives only in the simulator, in the address range of the GPU it
+//! was allocated on ([`crate::node`]); a GPU that has peer access to it maps the same bytes at
+//! the same address (a shared view, [`hipscope_sim::memory::Memory::map_view`]). Memory the host may dereference
 //! (`hipMallocManaged`, `hipHostMalloc`) is host memory mapped at the very address the
 //! simulated GPU uses for it, so one pointer serves both sides as on a real system. The
 //! simulator keeps its own copy of those bytes: before a kernel runs it takes what the host
@@ -9,9 +11,10 @@
 //! modelled.
 
 use crate::fatal;
-use crate::heap::Heap;
+use crate::node::{self, Gpu, Home, HOST_BASE};
 use crate::runtime::{error, Runtime};
-use hipscope_sim::{Device, MemoryKind};
+use hipscope_sim::memory::{Memory, Owner};
+use hipscope_sim::MemoryKind;
 use std::collections::BTreeMap;
 
 /// GPU virtual-memory page size: allocations come in whole pages.
@@ -56,16 +59,23 @@ pub struct Alloc {
     pub kind: AllocKind,
     /// Bytes the program asked for (`hipMemPtrGetInfo` reports them, as ROCm does).
     pub requested: u64,
+    /// The GPU it was allocated on (for host-visible memory: the current one then).
+    pub device: usize,
 }
 
 /// Base address → allocation.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Allocations {
     map: BTreeMap<u64, Alloc>,
-    /// Where device memory is carved from.
-    pub(crate) heap: Heap,
-    /// Bytes currently allocated (for `hipMemGetInfo`).
-    pub in_use: u64,
+    /// The simulator's bytes of host-visible memory, in the host's address range; every GPU
+    /// maps a view of each allocation.
+    pub(crate) host: Memory,
+}
+
+impl Default for Allocations {
+    fn default() -> Allocations {
+        Allocations { map: BTreeMap::new(), host: Memory::with_base(HOST_BASE) }
+    }
 }
 
 impl Allocations {
@@ -85,31 +95,40 @@ impl Allocations {
         self.holding(address, len).is_some()
     }
 
+    /// Every allocation, by base.
+    pub fn all(&self) -> impl Iterator<Item = (u64, &Alloc)> {
+        self.map.iter().map(|(&b, a)| (b, a))
+    }
+
     /// Before a kernel or device-side copy: what the host wrote into shared memory becomes
-    /// the simulator's. The caches drop the lines of an allocation only when a byte of it
-    /// changed, so a program that does not touch shared memory keeps warm caches between
+    /// the simulator's. The GPUs' caches drop the lines of an allocation only when a byte of
+    /// it changed, so a program that does not touch shared memory keeps warm caches between
     /// kernels.
-    pub fn host_to_device(&self, device: &mut Device) {
+    pub fn host_to_device(&mut self, gpus: &mut [Gpu]) {
         for (&base, a) in self.map.iter().filter(|(_, a)| a.kind.host_visible()) {
             // SAFETY: the range is our own mapping (`map_shared`), alive until freed.
             let host = unsafe { std::slice::from_raw_parts(base as *const u8, a.size as usize) };
-            if device.mem.bytes(base, a.size) == Some(host) {
+            if self.host.bytes(base, a.size) == Some(host) {
                 continue;
             }
-            device.invalidate_caches(base, a.size);
+            for g in gpus.iter_mut() {
+                g.device.invalidate_caches(base, a.size);
+            }
             // The allocation covers the range, so the write cannot miss.
-            let _ = device.write(base, host);
+            let _ = self.host.write(base, host);
         }
     }
 
     /// After a kernel or device-side write: the host sees the simulator's bytes.
-    pub fn device_to_host(&self, device: &mut Device) {
+    pub fn device_to_host(&self, gpus: &mut [Gpu]) {
         if !self.map.values().any(|a| a.kind.host_visible()) {
             return;
         }
-        device.synchronize();
+        for g in gpus.iter_mut() {
+            g.device.synchronize();
+        }
         for (&base, a) in self.map.iter().filter(|(_, a)| a.kind.host_visible()) {
-            if let Some(bytes) = device.mem.bytes(base, a.size) {
+            if let Some(bytes) = self.host.bytes(base, a.size) {
                 // SAFETY: our own mapping of `a.size` bytes at `base`.
                 unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), base as *mut u8, bytes.len()) };
             }
@@ -160,22 +179,48 @@ impl Runtime {
             AllocKind::Managed => "hipMallocManaged",
             AllocKind::HostPinned => "hipHostMalloc",
         };
-        let placed = match kind {
-            AllocKind::Device => self.memory.heap.alloc(size, &mut self.device.mem).map_err(|e| fatal::host_out_of_memory(name, bytes, &e)),
-            _ => usize::try_from(size)
-                .map_err(|_| error::OUT_OF_MEMORY)
-                .and_then(|n| self.device.try_alloc(name, n, kind.memory_kind()).map_err(|e| fatal::host_out_of_memory(name, bytes, &e))),
+        let d = self.current;
+        let base = match kind {
+            AllocKind::Device => self.device_malloc(name, bytes, size)?,
+            _ => self.host_malloc(name, bytes, size, kind)?,
         };
-        let base = placed?;
-        if kind.host_visible() {
-            if let Err(e) = map_shared(base, size) {
-                eprintln!("hipscope: {name}: {e}");
-                self.device.free(base);
-                return Err(error::OUT_OF_MEMORY);
+        self.memory.map.insert(base, Alloc { size, kind, requested: bytes, device: d });
+        self.gpus[d].in_use += size;
+        Ok(base)
+    }
+
+    /// `size` bytes of the current device's memory, mapped at once into every GPU that has
+    /// peer access to it.
+    fn device_malloc(&mut self, name: &str, bytes: u64, size: u64) -> Result<u64, u32> {
+        let d = self.current;
+        let several = self.gpus.len() > 1;
+        let g = &mut self.gpus[d];
+        // A range of its own per GPU: a program that has allocated (and freed) more than the
+        // range holds is out of memory rather than spilling into the next GPU's.
+        if several && g.device.mem.high_water().saturating_add(size.next_multiple_of(crate::heap::BLOCK_BYTES)) > node::range_of(d).1 {
+            return Err(error::OUT_OF_MEMORY);
+        }
+        let base = g.heap.alloc(size, &mut g.device.mem).map_err(|e| fatal::host_out_of_memory(name, bytes, &e))?;
+        self.map_peer_views(d);
+        Ok(base)
+    }
+
+    /// `size` bytes of host memory mapped at the address the simulator gives them, which every
+    /// GPU maps too.
+    fn host_malloc(&mut self, name: &str, bytes: u64, size: u64, kind: AllocKind) -> Result<u64, u32> {
+        let n = usize::try_from(size).map_err(|_| error::OUT_OF_MEMORY)?;
+        let base = self.memory.host.try_alloc(name, n, kind.memory_kind()).map_err(|e| fatal::host_out_of_memory(name, bytes, &e))?;
+        if let Err(e) = map_shared(base, size) {
+            eprintln!("hipscope: {name}: {e}");
+            self.memory.host.free(base);
+            return Err(error::OUT_OF_MEMORY);
+        }
+        for g in &mut self.gpus {
+            // A fresh allocation of the host's range: sharable, and mapped nowhere yet.
+            if let Ok(view) = self.memory.host.share(base) {
+                let _ = g.device.mem.map_view(view, Owner::Host);
             }
         }
-        self.memory.map.insert(base, Alloc { size, kind, requested: bytes });
-        self.memory.in_use += size;
         Ok(base)
     }
 
@@ -190,18 +235,23 @@ impl Runtime {
             Some(a) if kinds.contains(&a.kind) => {}
             _ => return error::INVALID_VALUE,
         }
-        self.device.synchronize();
+        for g in &mut self.gpus {
+            g.device.synchronize();
+        }
         let Some(a) = self.memory.map.remove(&base) else { return error::INVALID_VALUE };
         if a.kind.host_visible() {
             // SAFETY: our own mapping, made by `map_shared`.
             unsafe { libc::munmap(base as *mut libc::c_void, a.size as usize) };
-        }
-        if a.kind == AllocKind::Device {
-            self.memory.heap.free(base, &mut self.device.mem);
+            self.memory.host.free(base);
+            for g in &mut self.gpus {
+                g.device.mem.free(base);
+            }
         } else {
-            self.device.free(base);
+            let g = &mut self.gpus[a.device];
+            g.heap.free(base, &mut g.device.mem);
+            self.map_peer_views(a.device);
         }
-        self.memory.in_use -= a.size;
+        self.gpus[a.device].in_use -= a.size;
         error::SUCCESS
     }
 
@@ -210,34 +260,45 @@ impl Runtime {
     /// device (`hipamd/src/hip_device.cpp`, `Device::Reset`), so afterwards no address of the
     /// program's old buffers is device memory, and a kernel that still uses one faults.
     pub fn free_all(&mut self) {
-        let bases: Vec<u64> = self.memory.map.keys().copied().collect();
+        for d in 0..self.gpus.len() {
+            self.free_device(d);
+        }
+    }
+
+    /// [`Runtime::free_all`] for GPU `d` alone (`hipDeviceReset` resets the current device):
+    /// the allocations made on it, host-visible ones included.
+    pub fn free_device(&mut self, d: usize) {
+        let bases: Vec<u64> = self.memory.map.iter().filter(|(_, a)| a.device == d).map(|(&b, _)| b).collect();
         for base in bases {
             self.free(base, &[AllocKind::Device, AllocKind::Managed, AllocKind::HostPinned]);
         }
-        self.memory.heap.release_cached(&mut self.device.mem);
+        let g = &mut self.gpus[d];
+        g.heap.release_cached(&mut g.device.mem);
+        self.map_peer_views(d);
     }
 
     /// Whether the device can reach all of `[address, address + len)`: one of the program's
-    /// allocations, or a variable of the code object (whose sections are device memory; a
-    /// program may copy to the address `hipGetSymbolAddress`/`hipModuleGetGlobal` gave it).
+    /// allocations, or a variable of the current device's code objects (whose sections are
+    /// device memory; a program may copy to the address `hipGetSymbolAddress` or
+    /// `hipModuleGetGlobal` gave it).
     pub fn reachable(&self, address: u64, len: u64) -> bool {
+        let g = &self.gpus[self.current];
         self.memory.is_device(address, len)
-            || !self.memory.heap.maps(address)
-                && self
-                    .device
+            || node::home_of(address) == Home::Image
+                && g.device
                     .mem
                     .allocation_at(address)
                     .is_some_and(|a| a.kind == MemoryKind::Device && address.checked_add(len).is_some_and(|end| end <= a.end()))
     }
 
-    /// Device memory the program may still allocate.
+    /// Memory the program may still allocate on the current device.
     pub fn free_bytes(&self) -> u64 {
-        self.total_bytes().saturating_sub(self.memory.in_use)
+        self.total_bytes().saturating_sub(self.gpus[self.current].in_use)
     }
 
-    /// The simulated GPU's memory size.
+    /// The current device's memory size.
     pub fn total_bytes(&self) -> u64 {
-        self.gpu.hip.total_global_mem_bytes
+        self.gpu().hip.total_global_mem_bytes
     }
 
     /// The most one allocation may take (see [`SINGLE_ALLOC_PERCENT`]).

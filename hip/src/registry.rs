@@ -8,7 +8,9 @@
 //! the first other HIP call checks that every registered fat binary holds a code object for
 //! the simulated GPU (ROCm aborts with `hipErrorNoBinaryForGpu` otherwise); a module's code
 //! object is loaded and mapped at its first use, each at its own load base below the device
-//! heap; a kernel is decoded at its first launch and kept for the next.
+//! heap; a kernel is decoded at its first launch and kept for the next. On a node of several
+//! GPUs (one target), the code object is loaded once and mapped on each GPU at the first use
+//! there: each GPU has its own copy of the module's variables, at the same addresses.
 
 use crate::abi::Release;
 use hipscope_isa::codeobj::{self, CodeObject};
@@ -61,10 +63,12 @@ enum State {
     NoBinary,
 }
 
-/// A module whose code object is loaded and mapped on the device.
+/// A module whose code object is loaded and mapped on the GPUs that used it.
 pub struct Loaded {
     pub co: CodeObject,
     kernels: HashMap<String, LoadedKernel>,
+    /// The GPUs (ordinals) whose memory holds its sections.
+    mapped: std::collections::BTreeSet<usize>,
 }
 
 pub struct Module {
@@ -174,14 +178,14 @@ impl Registry {
     }
 
     /// A `hipModuleLoad*` image, loaded and mapped at once (the call reports what is wrong).
-    pub fn load_image(&mut self, bytes: Vec<u8>, origin: String, device: &mut Device, target: &Target) -> Result<usize, ImageError> {
+    pub fn load_image(&mut self, bytes: Vec<u8>, origin: String, device: &mut Device, ordinal: usize, target: &Target) -> Result<usize, ImageError> {
         let listing = codeobj::list_targets(&bytes).map_err(|e| ImageError::Invalid(format!("{origin}: {e}")))?;
         if codeobj::best_entry(&listing.entries, target).is_none() {
             let ids: Vec<&str> = listing.entries.iter().filter_map(|e| e.target_id.as_deref()).collect();
             return Err(ImageError::NoBinary(format!("{origin}: no code object for {} (it has: {})", target.target_id(), ids.join(", "))));
         }
         let id = self.add(Module { origin, image: Image::Owned(bytes), state: State::Runnable, gone: false });
-        self.loaded(id, device, target).map_err(ImageError::Invalid)?;
+        self.loaded(id, device, ordinal, target).map_err(ImageError::Invalid)?;
         Ok(id + 1)
     }
 
@@ -229,8 +233,9 @@ impl Registry {
         self.modules.iter_mut().filter(|m| matches!(m.state, State::Registered)).filter_map(|m| check(m, target)).collect()
     }
 
-    /// The module's code object, loaded and mapped on `device` at its first use.
-    pub fn loaded(&mut self, id: ModuleId, device: &mut Device, target: &Target) -> Result<&mut Loaded, String> {
+    /// The module's code object, loaded at its first use and mapped on `device` (GPU
+    /// `ordinal`) at its first use there.
+    pub fn loaded(&mut self, id: ModuleId, device: &mut Device, ordinal: usize, target: &Target) -> Result<&mut Loaded, String> {
         let base = self.next_base;
         let m = self.modules.get_mut(id).ok_or("no such module")?;
         if matches!(m.state, State::Registered | State::Runnable) {
@@ -241,10 +246,16 @@ impl Registry {
                 Ok(co) => {
                     let end = co.image_range().1;
                     self.next_base = end.saturating_add(IMAGE_GAP_BYTES).next_multiple_of(IMAGE_GAP_BYTES);
-                    State::Loaded(Box::new(Loaded { co, kernels: HashMap::new() }))
+                    State::Loaded(Box::new(Loaded { co, kernels: HashMap::new(), mapped: [ordinal].into() }))
                 }
                 Err(e) => State::Failed(format!("{}: {e}", m.origin)),
             };
+        }
+        if let State::Loaded(l) = &mut m.state {
+            if !l.mapped.contains(&ordinal) {
+                device.map_code_object(&l.co).map_err(|e| format!("{}: {e}", m.origin))?;
+                l.mapped.insert(ordinal);
+            }
         }
         match &mut m.state {
             State::Loaded(l) => Ok(l),
@@ -255,7 +266,7 @@ impl Registry {
     }
 
     /// The kernel `f` names, decoded at its first launch.
-    pub fn kernel(&mut self, f: &FunctionRef, device: &mut Device, target: &Target) -> Result<&LoadedKernel, KernelMissing> {
+    pub fn kernel(&mut self, f: &FunctionRef, device: &mut Device, ordinal: usize, target: &Target) -> Result<&LoadedKernel, KernelMissing> {
         if let Some(m) = self.modules.get_mut(f.module).filter(|m| matches!(m.state, State::Registered)) {
             if let Some(missing) = check(m, target) {
                 eprintln!("hipscope: {}", missing.summary(target));
@@ -264,7 +275,7 @@ impl Registry {
         if matches!(self.modules.get(f.module).map(|m| &m.state), Some(State::NoBinary)) {
             return Err(KernelMissing::NoBinary);
         }
-        let loaded = self.loaded(f.module, device, target).map_err(KernelMissing::Module)?;
+        let loaded = self.loaded(f.module, device, ordinal, target).map_err(KernelMissing::Module)?;
         if !loaded.kernels.contains_key(&f.name) {
             let k = device.load_kernel(&loaded.co, &f.name).map_err(|e| KernelMissing::Kernel(e.to_string()))?;
             loaded.kernels.insert(f.name.clone(), k);

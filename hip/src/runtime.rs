@@ -1,9 +1,9 @@
-//! The simulated GPU behind the HIP calls: one device, the code objects the program and its
+//! The simulated GPUs behind the HIP calls: the node's devices ([`crate::node`]), the code objects the program and its
 //! libraries registered ([`crate::registry`]), the allocations, the simulated timeline, and
 //! what each kernel cost.
 //!
 //! Configured by the environment `hipscope exec` sets: `HIPSCOPE_GPU` (a built-in name or a
-//! config file; default mi300a), `HIPSCOPE_MODE` (`functional` or `timing`; default
+//! config file; default mi300a), `HIPSCOPE_DEVICES` (that many of it; default 1), `HIPSCOPE_MODE` (`functional` or `timing`; default
 //! functional), `HIPSCOPE_SEED` (the engine's interleaving seed; default 0) and
 //! `HIPSCOPE_KERNEL_TRACE`, `HIPSCOPE_COUNTERS` (CSV files with one row per launch) and
 //! `HIPSCOPE_REPORT` (a JSON file written at exit).
@@ -11,6 +11,7 @@
 use crate::abi;
 use crate::hostcall::Hostcall;
 use crate::memory::Allocations;
+use crate::node::{Gpu, NodeSpec};
 use crate::registry::{FunctionRef, KernelMissing, Registry};
 use crate::timeline::{Engine, Timeline};
 use crate::trace::{CounterLog, KernelTrace};
@@ -20,11 +21,12 @@ use hipscope_race::runs::KernelGrade;
 use hipscope_race::runs::Names;
 use hipscope_race::story::{Focus, Story, Told};
 use hipscope_sim::counters::Counter;
-use hipscope_sim::gpus::{self, GpuConfig};
+use hipscope_sim::gpus::GpuConfig;
 use hipscope_sim::kernel::LoadedKernel;
 use hipscope_sim::launch::Hooks;
+use hipscope_sim::node::Agent;
 use hipscope_sim::observe::{Fan, Observer};
-use hipscope_sim::{Device, EngineOptions, Geometry, KernelFault, LaunchError, Mode};
+use hipscope_sim::{EngineOptions, Geometry, KernelFault, LaunchError, Mode};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// HIP error codes used by the runtime (`hipError_t`; [`abi::ERRORS`] has them all).
@@ -40,6 +42,7 @@ pub mod error {
     pub const INVALID_MEMCPY_DIRECTION: u32 = 21;
     pub const INVALID_DEVICE_FUNCTION: u32 = 98;
     pub const INVALID_DEVICE: u32 = 101;
+    pub const PEER_ACCESS_UNSUPPORTED: u32 = 217;
     pub const INVALID_IMAGE: u32 = 200;
     pub const NO_BINARY_FOR_GPU: u32 = 209;
     pub const FILE_NOT_FOUND: u32 = 301;
@@ -48,6 +51,8 @@ pub mod error {
     pub const NOT_FOUND: u32 = 500;
     pub const NOT_READY: u32 = 600;
     pub const CONTEXT_IS_DESTROYED: u32 = 709;
+    pub const PEER_ACCESS_ALREADY_ENABLED: u32 = 704;
+    pub const PEER_ACCESS_NOT_ENABLED: u32 = 705;
     pub const LAUNCH_FAILURE: u32 = 719;
     pub const COOPERATIVE_LAUNCH_TOO_LARGE: u32 = 720;
     pub const NOT_SUPPORTED: u32 = 801;
@@ -74,6 +79,9 @@ pub struct KernelStats {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct LaunchRecord {
     pub kernel: String,
+    /// The GPU it ran on (a node of several GPUs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<usize>,
     pub stream: usize,
     pub grid: [u32; 3],
     pub block: [u32; 3],
@@ -87,16 +95,21 @@ pub struct LaunchRecord {
 }
 
 pub struct Runtime {
-    pub gpu: GpuConfig,
+    pub node: NodeSpec,
+    /// The node's GPUs, by ordinal.
+    pub gpus: Vec<Gpu>,
+    /// The calling host thread's current device (`hipSetDevice`), set at each call.
+    pub current: usize,
     pub mode: Mode,
     pub seed: u64,
-    pub device: Device,
-    /// The simulated GPU's target id in its XNACK/SRAMECC modes: which code objects it runs.
+    /// The GPUs' target id in its XNACK/SRAMECC modes: which code objects they run (one
+    /// target per node).
     pub target: hipscope_isa::Target,
     /// Every registered or loaded code object, its kernels and variables.
     pub registry: Registry,
     pub memory: Allocations,
-    pub stats: BTreeMap<String, KernelStats>,
+    /// Per (device, kernel symbol).
+    pub stats: BTreeMap<(usize, String), KernelStats>,
     pub timeline: Timeline,
     pub trace: Option<KernelTrace>,
     pub counter_log: Option<CounterLog>,
@@ -110,8 +123,6 @@ pub struct Runtime {
     /// --timing`): the file holds what to watch, and gets the story at exit.
     pub story: Option<StoryJob>,
     finished: bool,
-    /// The hostcall buffer (device `printf`), placed at the first kernel that has one.
-    hostcall: Option<Hostcall>,
     pub last_error: u32,
     /// The last error any call returned since `hipGetLastError` read it (HIP 7 semantics).
     pub sticky_error: u32,
@@ -134,8 +145,7 @@ pub struct StoryJob {
 
 /// The runtime for the GPU and mode the environment names; the error says what is wrong.
 pub fn from_env() -> Result<Runtime, String> {
-    let name = std::env::var("HIPSCOPE_GPU").unwrap_or_else(|_| "mi300a".into());
-    let gpu = gpus::resolve(&name).map_err(|e| e.to_string())?;
+    let node = NodeSpec::from_env()?;
     let mode = match std::env::var("HIPSCOPE_MODE") {
         Ok(name) => Mode::parse(&name).ok_or_else(|| format!("HIPSCOPE_MODE={name}: expected functional or timing"))?,
         Err(_) => Mode::Functional,
@@ -163,17 +173,24 @@ pub fn from_env() -> Result<Runtime, String> {
         }
         None => None,
     };
-    let mut device = Device::new(gpu.processor);
-    if mode.is_timing() {
-        device.enable_timing(&gpu)?;
+    let target = node.gpus().first().ok_or("a node without GPUs")?.target();
+    if let Some(g) = node.gpus().iter().find(|g| g.target() != target) {
+        return Err(format!(
+            "node {}: GPUs of different targets ({} and {}) in one node are not supported yet",
+            node.name(),
+            target.target_id(),
+            g.target().target_id()
+        ));
     }
+    let gpus = node.gpus().iter().enumerate().map(|(i, g)| Gpu::new(g.clone(), i, mode.is_timing())).collect::<Result<Vec<_>, _>>()?;
     Ok(Runtime {
         timeline: Timeline::default(),
-        target: gpu.target(),
-        gpu,
+        target,
+        node,
+        gpus,
+        current: 0,
         mode,
         seed,
-        device,
         registry: Registry::default(),
         memory: Allocations::default(),
         stats: BTreeMap::new(),
@@ -184,7 +201,6 @@ pub fn from_env() -> Result<Runtime, String> {
         races,
         story,
         finished: false,
-        hostcall: None,
         last_error: error::SUCCESS,
         sticky_error: error::SUCCESS,
         unsupported_seen: BTreeSet::new(),
@@ -192,25 +208,38 @@ pub fn from_env() -> Result<Runtime, String> {
 }
 
 impl Runtime {
-    /// The device address and size of a registered variable (by its host shadow's address);
-    /// its module is loaded at the first such question.
+    /// Make `d` the current device of this call (the calling thread's, `hipSetDevice`).
+    pub fn select(&mut self, d: usize) {
+        self.current = d.min(self.gpus.len() - 1);
+        self.timeline.current = self.current;
+    }
+
+    /// The current device's config.
+    pub fn gpu(&self) -> &GpuConfig {
+        &self.gpus[self.current].config
+    }
+
+    /// The device address and size of a registered variable (by its host shadow's address) on
+    /// the current device; its module is loaded there at the first such question.
     pub fn variable(&mut self, host: usize) -> Option<(u64, u64)> {
         let var = self.registry.variables.get(&host)?.clone();
-        let loaded = self.registry.loaded(var.module, &mut self.device, &self.target).ok()?;
+        let loaded = self.registry.loaded(var.module, &mut self.gpus[self.current].device, self.current, &self.target).ok()?;
         let sym = loaded.co.data_symbols.iter().find(|d| d.name == var.name)?;
         Some((sym.address, sym.size.max(var.size)))
     }
 
-    /// The kernel registered for a host stub (or `hipFunction_t`), prepared for the device.
+    /// The kernel registered for a host stub (or `hipFunction_t`), prepared for the current
+    /// device.
     pub fn kernel(&mut self, stub: usize) -> Result<&LoadedKernel, LaunchFailure> {
         let f = self.registry.functions.get(&stub).ok_or(LaunchFailure::UnknownFunction)?.clone();
-        self.registry.kernel(&f, &mut self.device, &self.target).map_err(LaunchFailure::from)
+        self.registry.kernel(&f, &mut self.gpus[self.current].device, self.current, &self.target).map_err(LaunchFailure::from)
     }
 
     /// Launch the kernel registered for `stub` on `stream` with the arguments' bytes.
     pub fn launch(&mut self, stub: usize, geo: Geometry, args: *const *const u8, stream: usize) -> Result<(), LaunchFailure> {
         let f = self.registry.functions.get(&stub).ok_or(LaunchFailure::UnknownFunction)?.clone();
-        let kernel = self.registry.kernel(&f, &mut self.device, &self.target)?;
+        let d = self.timeline.device_of(stream);
+        let kernel = self.registry.kernel(&f, &mut self.gpus[d].device, d, &self.target)?;
         let user: Vec<u64> = kernel.kernarg.as_ref().map_or_else(Vec::new, |l| l.args.iter().filter(|a| !a.value_kind.is_hidden()).map(|a| a.size).collect());
         if args.is_null() && !user.is_empty() {
             return Err(LaunchFailure::BadArguments);
@@ -229,10 +258,11 @@ impl Runtime {
         self.launch_values(&f, geo, &values, stream)
     }
 
-    /// Launch a registered kernel with its user arguments' bytes.
+    /// Launch a registered kernel with its user arguments' bytes, on the device of `stream`.
     pub fn launch_values(&mut self, f: &FunctionRef, geo: Geometry, values: &[Vec<u8>], stream: usize) -> Result<(), LaunchFailure> {
-        self.registry.kernel(f, &mut self.device, &self.target)?;
-        self.memory.host_to_device(&mut self.device);
+        let d = self.timeline.device_of(stream);
+        self.registry.kernel(f, &mut self.gpus[d].device, d, &self.target)?;
+        self.host_to_device();
         let opts = EngineOptions { seed: self.seed, ..EngineOptions::default() };
         let kernel = self.registry.prepared(f).ok_or(LaunchFailure::UnknownFunction)?;
         let name = kernel.name.as_str();
@@ -240,14 +270,15 @@ impl Runtime {
         let wants_hostcall = kernel.kernarg.as_ref().is_some_and(|l| l.args.iter().any(|a| a.value_kind == ValueKind::Hidden(HiddenKind::HostcallBuffer)));
         let mut detector = self.races.as_ref().map(|_| Detector::new());
         let mut story = self.story.as_ref().filter(|j| j.told.is_none() && j.focus.race.kernel == name).map(|j| Story::new(j.focus.clone()));
-        let host = if wants_hostcall { Some(self.hostcall.get_or_insert_with(|| Hostcall::new(&mut self.device.mem))) } else { None };
+        let gpu = &mut self.gpus[d];
+        let host = if wants_hostcall { Some(gpu.hostcall.get_or_insert_with(|| Hostcall::new(&mut gpu.device.mem))) } else { None };
         // The story and the detector watch the same launch when both are asked for.
         let mut parts: Vec<&mut dyn Observer> = Vec::with_capacity(2);
         parts.extend(story.as_mut().map(|s| s as &mut dyn Observer));
         parts.extend(detector.as_mut().map(|d| d as &mut dyn Observer));
         let mut watchers = Fan::new(&mut parts);
         let hooks = Hooks { host: host.map(|h| h as &mut dyn hipscope_sim::host::HostAgent), observer: watchers.observer() };
-        let result = self.device.launch_hooked(kernel, geo, values, &opts, hooks);
+        let result = gpu.device.launch_hooked(kernel, geo, values, &opts, hooks);
         if let (Some(job), Some(story)) = (&mut self.story, &story) {
             let default = Default::default();
             let lines = code.map_or(&default, |c| &c.lines);
@@ -256,7 +287,7 @@ impl Runtime {
         if let (Some(log), Some(det)) = (&mut self.races, &detector) {
             let lines = code.map(|c| &c.lines);
             let default = Default::default();
-            let target = self.gpu.name.clone();
+            let target = self.gpus[d].config.name.clone();
             log.kernels.entry(name.to_string()).or_insert_with(|| KernelGrade::new(kernel, &target)).add_launch(
                 det,
                 kernel,
@@ -268,9 +299,20 @@ impl Runtime {
             LaunchError::Fault(f) => LaunchFailure::Fault(f),
             other => LaunchFailure::Setup(other.to_string()),
         })?;
-        self.memory.device_to_host(&mut self.device);
+        self.device_to_host();
+        self.after_launch(d);
+        let f = f.clone();
+        self.record_launch(&f, d, geo, stream, &stats);
+        Ok(())
+    }
+
+    /// A finished launch on device `d`: placed on the timeline, traced, logged, counted.
+    fn record_launch(&mut self, f: &FunctionRef, d: usize, geo: Geometry, stream: usize, stats: &hipscope_sim::DispatchStats) {
+        let Some(kernel) = self.registry.prepared(f) else { return };
+        let name = kernel.name.as_str();
+        let code = self.registry.code_object(f.module);
         let cycles = stats.cycles.unwrap_or(0);
-        let ms = self.ms_of(cycles) + crate::copy_engine::idle_launch_ms(self, stream);
+        let ms = self.ms_of(d, cycles) + crate::copy_engine::idle_launch_ms(self, stream);
         let (start, end) = self.timeline.run(stream, Engine::Compute, ms);
         if let Some(t) = &mut self.trace {
             let regs = code.and_then(|c| c.kernel(name)).map(|k| &k.registers);
@@ -285,6 +327,7 @@ impl Runtime {
         if self.report.is_some() {
             self.launches.push(LaunchRecord {
                 kernel: codeobj::demangle(name).unwrap_or_else(|| name.to_string()),
+                device: (self.gpus.len() > 1).then_some(d),
                 stream,
                 grid: geo.grid,
                 block: geo.block,
@@ -297,32 +340,46 @@ impl Runtime {
                 counters: counters.iter().cloned().collect(),
             });
         }
-        let s = self.stats.entry(name.to_string()).or_default();
+        let s = self.stats.entry((d, name.to_string())).or_default();
         s.launches += 1;
         s.cycles += cycles;
         s.instructions += stats.instructions;
         s.l2_hits += hits;
         s.l2_misses += misses;
         (s.grid, s.block) = (geo.grid, geo.block);
-        Ok(())
     }
 
     /// The most LDS one work-group may have: what `hipDeviceProp_t::sharedMemPerBlock` says
     /// (`properties.rs`), ROCm's `localMemSizePerCU_`, against which it checks a launch's
     /// dynamic LDS.
     pub fn lds_limit_bytes(&self) -> u64 {
-        self.gpu.timing.as_ref().map_or(DEFAULT_LDS_BYTES, |t| u64::from(t.lds.size_bytes))
+        self.gpu().timing.as_ref().map_or(DEFAULT_LDS_BYTES, |t| u64::from(t.lds.size_bytes))
     }
 
-    /// Shader cycles as milliseconds at the GPU's clock (0 in functional mode: no timeline).
-    fn ms_of(&self, cycles: u64) -> f64 {
-        let mhz = self.gpu.timing.as_ref().map_or(1000, |t| t.clock_mhz.max(1));
+    /// Shader cycles of device `d` as milliseconds at its clock (0 in functional mode: no
+    /// timeline).
+    fn ms_of(&self, d: usize, cycles: u64) -> f64 {
+        let mhz = self.gpus[d].config.timing.as_ref().map_or(1000, |t| t.clock_mhz.max(1));
         cycles as f64 / (f64::from(mhz) * 1000.0)
     }
 
-    /// Simulated time of a copy of `bytes` on `engine` (`copy_engine`).
-    pub fn copy_ms(&self, engine: Engine, bytes: u64) -> f64 {
-        crate::copy_engine::copy_ms(self, engine, bytes)
+    /// Simulated time of a copy of `bytes` on `engine` of the GPU that holds `device_side`
+    /// (the current one for an address of no GPU's range; `copy_engine`).
+    pub fn copy_ms(&self, engine: Engine, device_side: u64, bytes: u64) -> f64 {
+        let d = match crate::node::home_of(device_side) {
+            crate::node::Home::Gpu(d) if d < self.gpus.len() => d,
+            _ => self.current,
+        };
+        crate::copy_engine::copy_ms(self, engine, d, bytes)
+    }
+
+    /// Simulated time of a copy of `bytes` from GPU `from`'s memory to GPU `to`'s, on the
+    /// node's link between them (0 in functional mode).
+    pub fn peer_copy_ms(&self, from: usize, to: usize, bytes: u64) -> f64 {
+        if !self.mode.is_timing() {
+            return 0.0;
+        }
+        self.node.copy_ns(Agent::Gpu(from), Agent::Gpu(to), bytes).map_or(0.0, |ns| ns / 1e6)
     }
 
     /// Simulated time of a device-side fill of `bytes` (`hipMemset`; `copy_engine`).
@@ -368,24 +425,34 @@ impl Runtime {
         let kernels: Vec<serde_json::Value> = self
             .stats
             .iter()
-            .map(|(name, s)| {
-                serde_json::json!({
+            .map(|((d, name), s)| {
+                let mut k = serde_json::json!({
                     "kernel": codeobj::demangle(name).unwrap_or_else(|| name.clone()),
                     "symbol": name,
                     "launches": s.launches,
                     "cycles": self.mode.is_timing().then_some(s.cycles),
-                    "time_ms": self.mode.is_timing().then(|| self.ms_of(s.cycles)),
+                    "time_ms": self.mode.is_timing().then(|| self.ms_of(*d, s.cycles)),
                     "instructions": s.instructions,
-                })
+                });
+                if self.gpus.len() > 1 {
+                    k["device"] = serde_json::json!(d);
+                }
+                k
             })
             .collect();
         let doc = serde_json::json!({
-            "gpu": self.gpu.name,
+            "gpu": self.gpus[0].config.name,
             "mode": self.mode.name(),
             "seed": self.seed,
             "kernels": kernels,
             "launches": self.launches,
         });
+        let mut doc = doc;
+        if self.gpus.len() > 1 {
+            doc["node"] = serde_json::json!(self.node.name());
+            doc["devices"] = serde_json::json!(self.gpus.len());
+            doc["end_ns"] = serde_json::json!(self.timeline.end_ms() * 1e6);
+        }
         let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
         if let Err(e) = std::fs::write(path, text + "\n") {
             eprintln!("hipscope: {}: {e}", path.display());
@@ -414,7 +481,7 @@ impl Runtime {
                 eprintln!(
                     "hipscope: {} has no code object for the simulated {} ({}){}; it has: {}",
                     m.origin,
-                    self.gpu.name,
+                    self.gpus[0].config.name,
                     self.target.target_id(),
                     if count > 1 { format!(" in any of its {count} fat binaries") } else { String::new() },
                     if has.is_empty() { "none".into() } else { has.join(", ") }
@@ -447,18 +514,29 @@ impl Runtime {
     /// One line per kernel: launches, grid, block, simulated cycles and time.
     pub fn summary(&self) -> String {
         let mut out = String::new();
-        for (name, s) in &self.stats {
-            let shown = codeobj::demangle(name).unwrap_or_else(|| name.clone());
+        for ((d, name), s) in &self.stats {
+            let mut shown = codeobj::demangle(name).unwrap_or_else(|| name.clone());
+            if self.gpus.len() > 1 {
+                shown = format!("gpu {d}: {shown}");
+            }
             let time = if self.mode.is_timing() {
                 let l2 = s.l2_hits + s.l2_misses;
                 let hit = if l2 == 0 { String::new() } else { format!(", L2 hit {:.1} %", 100.0 * s.l2_hits as f64 / l2 as f64) };
-                format!(", {} cycles, {:.3} ms{hit}", s.cycles, self.ms_of(s.cycles))
+                format!(", {} cycles, {:.3} ms{hit}", s.cycles, self.ms_of(*d, s.cycles))
             } else {
                 String::new()
             };
             out.push_str(&format!(
                 "hipscope: {shown}: {} launch(es), grid {:?}, block {:?}, {} wave-instructions{time}\n",
                 s.launches, s.grid, s.block, s.instructions
+            ));
+        }
+        if self.gpus.len() > 1 && self.mode.is_timing() {
+            out.push_str(&format!(
+                "hipscope: node {}: {} GPUs, the last operation ends at {:.6} ms\n",
+                self.node.name(),
+                self.gpus.len(),
+                self.timeline.end_ms()
             ));
         }
         out

@@ -57,27 +57,84 @@ struct Stream {
     /// When the stream's last operation ends (ms).
     ready_ms: f64,
     non_blocking: bool,
+    /// The GPU it belongs to (`hipStreamCreate` on the current device).
+    device: usize,
 }
 
-/// Streams (by handle; 0 is the null stream), engines and host time, in milliseconds.
+/// Keys of the null streams of GPUs 1 and up (GPU 0's is 0): between the created streams'
+/// handles and the per-thread streams'.
+const NULL_BASE: usize = 1 << 47;
+
+/// A per-thread stream's key on GPU `d` is its thread's handle plus `d` shifted by this.
+const PER_THREAD_DEVICE_SHIFT: u32 = 40;
+
+/// Streams (by key; 0 is GPU 0's null stream), each GPU's engines and host time, in
+/// milliseconds. Handles the program passes are read for the current device ([`Timeline::current`]):
+/// the null stream and `hipStreamPerThread` are the current GPU's.
 #[derive(Debug, Default)]
 pub struct Timeline {
     host_ms: f64,
     streams: BTreeMap<usize, Stream>,
-    engines: BTreeMap<Engine, f64>,
+    engines: BTreeMap<(usize, Engine), f64>,
     next_handle: usize,
+    /// The calling thread's current device, set at each call.
+    pub current: usize,
 }
 
 impl Timeline {
-    /// A new stream's handle (never 0, never `hipStreamPerThread`, never reused).
+    /// A new stream's handle (never 0, never `hipStreamPerThread`, never reused), on the
+    /// current device.
     pub fn create_stream(&mut self, flags: u32) -> usize {
         self.next_handle += 1;
         if self.next_handle == STREAM_PER_THREAD {
             self.next_handle += 1;
         }
         let h = self.next_handle;
-        self.streams.insert(h, Stream { ready_ms: self.host_ms, non_blocking: flags & STREAM_NON_BLOCKING != 0 });
+        self.streams.insert(h, Stream { ready_ms: self.host_ms, non_blocking: flags & STREAM_NON_BLOCKING != 0, device: self.current });
         h
+    }
+
+    /// The key a handle names for the calling thread on the current device.
+    fn key(&self, handle: usize) -> usize {
+        match handle {
+            0 if self.current == 0 => 0,
+            0 => NULL_BASE + self.current,
+            STREAM_PER_THREAD => resolve(handle) + (self.current << PER_THREAD_DEVICE_SHIFT),
+            h => h,
+        }
+    }
+
+    /// The GPU of the stream with key `key`.
+    fn device_of_key(&self, key: usize) -> usize {
+        if key == 0 {
+            0
+        } else if key >= PER_THREAD_BASE {
+            (key - PER_THREAD_BASE) >> PER_THREAD_DEVICE_SHIFT
+        } else if key >= NULL_BASE {
+            key - NULL_BASE
+        } else {
+            self.streams.get(&key).map_or(self.current, |s| s.device)
+        }
+    }
+
+    /// The GPU a stream handle belongs to.
+    pub fn device_of(&self, handle: usize) -> usize {
+        self.device_of_key(self.key(handle))
+    }
+
+    /// The null stream's key of GPU `d`.
+    fn null_of(d: usize) -> usize {
+        if d == 0 {
+            0
+        } else {
+            NULL_BASE + d
+        }
+    }
+
+    /// The stream's entry, made at first use for a null or per-thread stream.
+    fn stream_mut(&mut self, key: usize) -> &mut Stream {
+        let device = self.device_of_key(key);
+        self.streams.entry(key).or_insert(Stream { device, ..Stream::default() })
     }
 
     pub fn is_stream(&self, handle: usize) -> bool {
@@ -85,59 +142,67 @@ impl Timeline {
     }
 
     pub fn destroy_stream(&mut self, handle: usize) -> bool {
-        handle != 0 && self.streams.remove(&handle).is_some()
+        handle != 0 && handle < NULL_BASE && self.streams.remove(&handle).is_some()
     }
 
-    /// `hipDeviceReset`: every stream the program created is destroyed (ROCm's reset destroys
-    /// the device's streams, clr `hipamd/src/hip_device.cpp` `Device::Reset`); the null stream
-    /// and the per-thread streams, which exist without being created, remain.
+    /// `hipDeviceReset`: every stream the program created on the current device is destroyed
+    /// (ROCm's reset destroys the device's streams, clr `hipamd/src/hip_device.cpp`
+    /// `Device::Reset`); the null stream and the per-thread streams, which exist without
+    /// being created, remain.
     pub fn destroy_created_streams(&mut self) {
-        self.streams.retain(|&h, _| h == 0 || h >= PER_THREAD_BASE);
+        let current = self.current;
+        self.streams.retain(|&h, s| h == 0 || h >= NULL_BASE || s.device != current);
     }
 
-    /// When an operation issued now on `stream` may start (before engine availability).
-    fn earliest(&self, stream: usize) -> f64 {
-        let stream = resolve(stream);
-        let own = self.streams.get(&stream).map_or(0.0, |s| s.ready_ms);
-        let implicit = if stream == 0 {
-            // The null stream waits for every blocking stream.
-            self.streams.values().filter(|s| !s.non_blocking).map(|s| s.ready_ms).fold(0.0, f64::max)
-        } else if self.streams.get(&stream).is_some_and(|s| s.non_blocking) {
+    /// When an operation issued now on the stream with key `key` may start (before engine
+    /// availability).
+    fn earliest(&self, key: usize) -> f64 {
+        let own = self.streams.get(&key).map_or(0.0, |s| s.ready_ms);
+        let device = self.device_of_key(key);
+        let implicit = if key == Self::null_of(device) {
+            // The null stream waits for every blocking stream of its device.
+            self.streams.iter().filter(|(&k, s)| !s.non_blocking && self.device_of_key(k) == device).map(|(_, s)| s.ready_ms).fold(0.0, f64::max)
+        } else if self.streams.get(&key).is_some_and(|s| s.non_blocking) {
             0.0
         } else {
-            self.streams.get(&0).map_or(0.0, |s| s.ready_ms)
+            self.streams.get(&Self::null_of(device)).map_or(0.0, |s| s.ready_ms)
         };
         self.host_ms.max(own).max(implicit)
     }
 
-    /// Place an operation of `duration_ms` on `stream` and `engine`; its (start, end).
+    /// Place an operation of `duration_ms` on `stream` and its device's `engine`; its (start,
+    /// end).
     pub fn run(&mut self, stream: usize, engine: Engine, duration_ms: f64) -> (f64, f64) {
-        let stream = resolve(stream);
-        let start = self.earliest(stream).max(self.engines.get(&engine).copied().unwrap_or(0.0));
+        let key = self.key(stream);
+        let on = (self.device_of_key(key), engine);
+        let start = self.earliest(key).max(self.engines.get(&on).copied().unwrap_or(0.0));
         let end = start + duration_ms;
-        self.engines.insert(engine, end);
-        self.streams.entry(stream).or_default().ready_ms = end;
+        self.engines.insert(on, end);
+        self.stream_mut(key).ready_ms = end;
         (start, end)
     }
 
     /// Whether an operation issued now on `stream` and `engine` would start at the host's
     /// current time: nothing is queued ahead of it, so the GPU sits idle until it arrives.
     pub fn idle(&self, stream: usize, engine: Engine) -> bool {
-        self.earliest(stream).max(self.engines.get(&engine).copied().unwrap_or(0.0)) <= self.host_ms
+        let key = self.key(stream);
+        let on = (self.device_of_key(key), engine);
+        self.earliest(key).max(self.engines.get(&on).copied().unwrap_or(0.0)) <= self.host_ms
     }
 
     /// When an event recorded now on `stream` completes.
     pub fn record(&mut self, stream: usize) -> f64 {
-        let stream = resolve(stream);
-        let at = self.earliest(stream);
-        self.streams.entry(stream).or_default().ready_ms = at;
+        let key = self.key(stream);
+        let at = self.earliest(key);
+        self.stream_mut(key).ready_ms = at;
         at
     }
 
-    /// `hipStreamWaitEvent`: the stream's later work starts after `at`.
+    /// `hipStreamWaitEvent`: the stream's later work starts after `at` (an event of any
+    /// device: one timeline).
     pub fn wait(&mut self, stream: usize, at: f64) {
-        let stream = resolve(stream);
-        let s = self.streams.entry(stream).or_default();
+        let key = self.key(stream);
+        let s = self.stream_mut(key);
         s.ready_ms = s.ready_ms.max(at);
     }
 
@@ -148,14 +213,21 @@ impl Timeline {
 
     /// The host blocks until `stream`'s work (with the null stream's implicit waits) is done.
     pub fn synchronize_stream(&mut self, stream: usize) {
-        let at = self.earliest(stream);
+        let at = self.earliest(self.key(stream));
         self.host_wait(at);
     }
 
-    /// The host blocks until all work is done.
+    /// The host blocks until all work of the current device is done.
     pub fn synchronize_device(&mut self) {
-        let at = self.streams.values().map(|s| s.ready_ms).chain(self.engines.values().copied()).fold(0.0, f64::max);
+        let d = self.current;
+        let streams = self.streams.iter().filter(|(&k, _)| self.device_of_key(k) == d).map(|(_, s)| s.ready_ms);
+        let at = streams.chain(self.engines.iter().filter(|((e, _), _)| *e == d).map(|(_, &t)| t)).fold(0.0, f64::max);
         self.host_wait(at);
+    }
+
+    /// When the last operation of any device ends: the program's end on the timeline.
+    pub fn end_ms(&self) -> f64 {
+        self.streams.values().map(|s| s.ready_ms).chain(self.engines.values().copied()).fold(self.host_ms, f64::max)
     }
 
     /// Host time now.
@@ -211,6 +283,30 @@ mod tests {
         let done = t.record(a);
         t.wait(b, done);
         assert_eq!(t.run(b, Engine::Compute, 1.0), (4.0, 5.0));
+    }
+
+    #[test]
+    fn devices_have_their_own_null_streams_and_engines_on_one_timeline() {
+        let mut t = Timeline::default();
+        assert_eq!(t.run(0, Engine::Compute, 2.0), (0.0, 2.0));
+        t.current = 1;
+        let s1 = t.create_stream(0);
+        assert_eq!(t.device_of(s1), 1);
+        assert_eq!(t.device_of(0), 1, "the null stream is the current device's");
+        // GPU 1's engines are its own: its kernel overlaps GPU 0's.
+        assert_eq!(t.run(s1, Engine::Compute, 3.0), (0.0, 3.0));
+        // GPU 1's null stream waits for its blocking stream, not for GPU 0's work.
+        assert_eq!(t.record(0), 3.0);
+        t.current = 0;
+        assert_eq!(t.record(0), 2.0);
+        // An event of GPU 1 orders GPU 0's stream after it.
+        let s0 = t.create_stream(STREAM_NON_BLOCKING);
+        t.wait(s0, 3.0);
+        assert_eq!(t.run(s0, Engine::Compute, 1.0), (3.0, 4.0));
+        assert_eq!(t.device_of(s1), 1, "a created stream keeps its device");
+        t.synchronize_device();
+        assert_eq!(t.host_ms(), 4.0);
+        assert_eq!(t.end_ms(), 4.0);
     }
 
     #[test]

@@ -10,8 +10,8 @@
 //! freed, between buffers) is neither, and the call is `hipErrorInvalidValue` — it is never
 //! dereferenced on the host, where nothing is mapped there.
 
+use crate::node::HOST_BASE;
 use crate::runtime::{error, Runtime};
-use hipscope_sim::memory::HEAP_BASE;
 
 /// Where one side of a copy or fill lies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,7 +43,10 @@ impl Runtime {
     /// where the next allocation goes (allocations, their guards, freed ones), or a code
     /// object's section (a range that starts in a variable and runs past its section).
     fn in_device_space(&self, address: u64) -> bool {
-        self.memory.heap.maps(address) || (HEAP_BASE..self.device.mem.high_water()).contains(&address) || self.device.mem.allocation_at(address).is_some()
+        let gpu = |(d, g): (usize, &crate::node::Gpu)| g.heap.maps(address) || (crate::node::range_of(d).0..g.device.mem.high_water()).contains(&address);
+        self.gpus.iter().enumerate().any(gpu)
+            || (HOST_BASE..self.memory.host.high_water()).contains(&address)
+            || self.gpus[self.current].device.mem.allocation_at(address).is_some()
     }
 
     /// `hipMemset` and friends: `count` elements of `pattern` from `address`, which must lie
@@ -61,17 +64,17 @@ impl Runtime {
         // PIECE_BYTES is a multiple of every pattern length (1, 2, 4), so each piece starts
         // with the pattern's first byte.
         let piece: Vec<u8> = pattern.iter().copied().cycle().take(n.min(PIECE_BYTES)).collect();
-        self.memory.host_to_device(&mut self.device);
-        self.device.invalidate_caches(address, len);
+        self.host_to_device();
+        self.invalidate_all(address, len);
         let mut code = error::SUCCESS;
         for at in (0..n).step_by(piece.len()) {
             let k = (n - at).min(piece.len());
-            if self.device.mem.write(address + at as u64, &piece[..k]).is_err() {
+            if self.mem_at(address).write(address + at as u64, &piece[..k]).is_err() {
                 code = error::INVALID_VALUE;
                 break;
             }
         }
-        self.memory.device_to_host(&mut self.device);
+        self.device_to_host();
         code
     }
 
@@ -79,20 +82,20 @@ impl Runtime {
     /// (which drop the lines of the written range, after writing back what was dirty, and
     /// keep the rest). Shared memory is written on both sides.
     pub fn write(&mut self, address: u64, bytes: &[u8]) -> u32 {
-        self.memory.host_to_device(&mut self.device);
-        self.device.invalidate_caches(address, bytes.len() as u64);
-        if self.device.mem.write(address, bytes).is_err() {
+        self.host_to_device();
+        self.invalidate_all(address, bytes.len() as u64);
+        if self.mem_at(address).write(address, bytes).is_err() {
             return error::INVALID_VALUE;
         }
-        self.memory.device_to_host(&mut self.device);
+        self.device_to_host();
         error::SUCCESS
     }
 
     /// Read device-reachable memory after everything before it finished.
     pub fn read(&mut self, address: u64, out: &mut [u8]) -> u32 {
-        self.memory.host_to_device(&mut self.device);
-        self.device.synchronize();
-        match self.device.mem.read(address, out) {
+        self.host_to_device();
+        self.synchronize_all();
+        match self.mem_at(address).read(address, out) {
             Ok(()) => error::SUCCESS,
             Err(_) => error::INVALID_VALUE,
         }
@@ -131,9 +134,9 @@ impl Runtime {
     /// the host so that a copy of any size stages at most [`PIECE_BYTES`]; backwards when the
     /// destination overlaps the source from above, so overlapping ranges copy as `memmove`.
     fn copy_on_device(&mut self, dst: u64, src: u64, n: usize) -> u32 {
-        self.memory.host_to_device(&mut self.device);
-        self.device.synchronize();
-        self.device.invalidate_caches(dst, n as u64);
+        self.host_to_device();
+        self.synchronize_all();
+        self.invalidate_all(dst, n as u64);
         let mut tmp = vec![0u8; n.min(PIECE_BYTES)];
         let mut starts: Vec<usize> = (0..n).step_by(tmp.len()).collect();
         if dst > src && dst < src + n as u64 {
@@ -143,12 +146,12 @@ impl Runtime {
         for at in starts {
             let k = (n - at).min(tmp.len());
             let piece = &mut tmp[..k];
-            if self.device.mem.read(src + at as u64, piece).is_err() || self.device.mem.write(dst + at as u64, piece).is_err() {
+            if self.mem_at(src).read(src + at as u64, piece).is_err() || self.mem_at(dst).write(dst + at as u64, piece).is_err() {
                 code = error::INVALID_VALUE;
                 break;
             }
         }
-        self.memory.device_to_host(&mut self.device);
+        self.device_to_host();
         code
     }
 }

@@ -6,8 +6,13 @@
 //! host's memory: a program may `hipMalloc` 100 GiB of a 192 GB GPU on a 24 GB host and touch
 //! a few pages of it, as on the real device. Small allocations (kernarg, AQL packets, code
 //! object sections) stay ordinary heap memory.
+//!
+//! A backing may also be *shared* ([`Backing::share`]): several views of the same bytes, one
+//! per simulated device whose address space maps them (another GPU's memory after peer access
+//! is enabled, host memory every GPU reaches). The bytes live until the last view is dropped.
 
 use std::ptr::NonNull;
+use std::sync::Arc;
 
 /// From this size up an allocation is its own mapping (below it, the C heap: `calloc` of a
 /// large block maps it lazily too, but without `MAP_NORESERVE`).
@@ -29,15 +34,28 @@ pub fn host_exhausted(bytes: usize) -> ! {
     std::process::exit(3)
 }
 
-/// Zero-initialised bytes owned by one allocation.
+/// Zero-initialised bytes owned by one allocation (or, shared, viewed by several).
 pub struct Backing {
     ptr: NonNull<u8>,
     len: usize,
-    /// Made by `mmap` (unmapped on drop) rather than a boxed slice (freed on drop).
-    mapped: bool,
+    own: Own,
 }
 
-// SAFETY: `Backing` owns its bytes exclusively, like a `Box<[u8]>`.
+/// Who releases the bytes.
+enum Own {
+    /// A boxed slice, freed on drop.
+    Boxed,
+    /// Made by `mmap`, unmapped on drop.
+    Mapped,
+    /// A view of bytes another backing owns, released with the last view.
+    Shared(Arc<Backing>),
+}
+
+// SAFETY: `Backing` owns its bytes exclusively, like a `Box<[u8]>`. Views of shared bytes
+// (`Backing::share`) are each held by one device's address space; their holders touch them
+// one at a time (the HIP runtime runs one device's launch or copy at a time under its lock,
+// and a copy between two devices stages through a buffer of its own), so no two `&mut [u8]`
+// of the same bytes are alive together.
 unsafe impl Send for Backing {}
 // SAFETY: shared references only read, as for `Box<[u8]>`.
 unsafe impl Sync for Backing {}
@@ -56,7 +74,7 @@ impl Backing {
             return Err(HostMemoryError { bytes: len, reason: std::io::Error::last_os_error().to_string() });
         }
         let ptr = NonNull::new(p.cast::<u8>()).ok_or_else(|| HostMemoryError { bytes: len, reason: "mmap returned null".into() })?;
-        Ok(Backing { ptr, len, mapped: true })
+        Ok(Backing { ptr, len, own: Own::Mapped })
     }
 
     /// Bytes already in a vector (kept on the heap, whatever their size).
@@ -65,7 +83,7 @@ impl Backing {
         let len = boxed.len();
         // `Box::into_raw` is never null (a dangling, aligned pointer when empty).
         let ptr = NonNull::new(Box::into_raw(boxed).cast::<u8>()).unwrap_or(NonNull::dangling());
-        Backing { ptr, len, mapped: false }
+        Backing { ptr, len, own: Own::Boxed }
     }
 
     /// No bytes (a freed allocation).
@@ -75,7 +93,30 @@ impl Backing {
 
     /// Whether the bytes are a mapping of their own (large allocations).
     pub fn is_mapped(&self) -> bool {
-        self.mapped
+        match &self.own {
+            Own::Mapped => true,
+            Own::Boxed => false,
+            Own::Shared(owner) => owner.is_mapped(),
+        }
+    }
+
+    /// Make these bytes shared and return another view of them: writes through either view
+    /// are seen by the other (a device's memory that a peer device maps at the same address).
+    /// A backing already shared hands out one more view.
+    pub fn share(&mut self) -> Backing {
+        if let Own::Shared(owner) = &self.own {
+            return Backing { ptr: self.ptr, len: self.len, own: Own::Shared(owner.clone()) };
+        }
+        // Moving the owner moves only its pointer: the bytes stay where they are.
+        let owner = Arc::new(std::mem::take(self));
+        let (ptr, len) = (owner.ptr, owner.len);
+        *self = Backing { ptr, len, own: Own::Shared(owner.clone()) };
+        Backing { ptr, len, own: Own::Shared(owner) }
+    }
+
+    /// Whether the bytes are shared with another view ([`Backing::share`]).
+    pub fn is_shared(&self) -> bool {
+        matches!(self.own, Own::Shared(_))
     }
 }
 
@@ -98,19 +139,23 @@ impl std::ops::DerefMut for Backing {
 
 impl Drop for Backing {
     fn drop(&mut self) {
-        if self.mapped {
+        match self.own {
             // SAFETY: the mapping `zeroed` made, of `len` bytes, unmapped once.
-            unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
-        } else {
+            Own::Mapped => unsafe {
+                libc::munmap(self.ptr.as_ptr().cast(), self.len);
+            },
             // SAFETY: the boxed slice `from_vec` released, rebuilt once.
-            drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.ptr.as_ptr(), self.len)) });
+            Own::Boxed => drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.ptr.as_ptr(), self.len)) }),
+            // The owner releases the bytes when its last view goes.
+            Own::Shared(_) => {}
         }
     }
 }
 
 impl Clone for Backing {
     /// A copy of the bytes, mapped lazily again when large (a clone of a mostly untouched
-    /// mapping reads the zero page and writes only what is not zero).
+    /// mapping reads the zero page and writes only what is not zero). A shared view's clone
+    /// is a private copy: a cloned device is a snapshot, not another view.
     fn clone(&self) -> Backing {
         let mut copy = Backing::zeroed(self.len).unwrap_or_else(|_| Backing::from_vec(vec![0; self.len]));
         for (dst, src) in copy.chunks_mut(PAGE_BYTES).zip(self.chunks(PAGE_BYTES)) {
@@ -133,7 +178,12 @@ impl Default for Backing {
 
 impl std::fmt::Debug for Backing {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Backing({} bytes{})", self.len, if self.mapped { ", mapped" } else { "" })
+        let how = match self.own {
+            Own::Boxed => "",
+            Own::Mapped => ", mapped",
+            Own::Shared(_) => ", shared",
+        };
+        write!(f, "Backing({} bytes{how})", self.len)
     }
 }
 
@@ -160,6 +210,24 @@ mod tests {
         assert!(copy == large && small.clone() == small);
         assert_eq!(Backing::from_vec(vec![1, 2, 3])[..], [1, 2, 3]);
         assert!(Backing::empty().is_empty());
+    }
+
+    #[test]
+    fn shared_views_see_each_others_writes_and_outlive_the_first() {
+        for len in [64, MAPPED_MIN_BYTES * 2] {
+            let mut a = Backing::zeroed(len).expect("host memory");
+            a[3] = 1;
+            let mut b = a.share();
+            assert!(a.is_shared() && b.is_shared() && b[3] == 1);
+            b[len - 1] = 2;
+            assert_eq!(a[len - 1], 2);
+            let c = b.share();
+            drop(a);
+            drop(b);
+            assert_eq!((c[3], c[len - 1]), (1, 2), "the bytes live as long as a view");
+            let private = c.clone();
+            assert!(!private.is_shared() && private == c);
+        }
     }
 
     #[test]

@@ -15,6 +15,8 @@
 //! * [`launch`]: [`launch::Device`], the entry point for clients; [`mode`]: functional or
 //!   timing, the engine a client asks for;
 //! * [`gpus`]: GPU configurations (built-in and from files, with timing parameters);
+//! * [`node`]: node configurations: a host CPU, GPUs and the links between them (built-in
+//!   and from files), the agents of system scope;
 //! * [`memsys`]: the timing mode's memory system (data-carrying caches, L2 channels, MALL,
 //!   DRAM); it knows nothing of instructions;
 //! * [`observe`]: the [`observe::Observer`] seam through which clients watch a run;
@@ -40,6 +42,7 @@ pub mod launch;
 pub mod memory;
 pub mod memsys;
 pub mod mode;
+pub mod node;
 pub mod observe;
 pub mod progress;
 pub mod sched;

@@ -36,12 +36,37 @@ pub enum MemoryKind {
     Scratch,
 }
 
+/// Whose memory an allocation is: the address space's own, or another agent's mapped into it
+/// at the same address ([`Memory::map_view`]: a peer GPU's memory after peer access is
+/// enabled, host memory every GPU reaches). The memory system may route an access by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Owner {
+    /// This device's own memory.
+    Local,
+    /// The host's memory.
+    Host,
+    /// The memory of the GPU with this ordinal.
+    Gpu(u32),
+}
+
+/// An allocation's bytes made shared, to be mapped into another address space at the same
+/// address ([`Memory::share`], [`Memory::map_view`]).
+#[derive(Debug)]
+pub struct View {
+    name: String,
+    kind: MemoryKind,
+    base: u64,
+    data: Backing,
+}
+
 /// One allocation.
 #[derive(Debug, Clone)]
 pub struct Allocation {
     pub name: String,
     pub kind: MemoryKind,
     pub base: u64,
+    /// Whose memory it is (see [`Owner`]).
+    pub owner: Owner,
     /// The bytes: a flat slice, mapped lazily when large ([`Backing`]); empty for a sparse
     /// allocation ([`Memory::alloc_sparse`]), whose bytes are in `sparse`.
     pub data: Backing,
@@ -125,7 +150,51 @@ pub struct Memory {
 
 impl Memory {
     pub fn new() -> Memory {
-        Memory { allocs: Vec::new(), by_base: BTreeMap::new(), next: HEAP_BASE, last: std::cell::Cell::new(0) }
+        Memory::with_base(HEAP_BASE)
+    }
+
+    /// An address space whose allocations start at `base` (at least [`HEAP_BASE`]): several
+    /// devices of one process each place theirs in a range of its own, so that an address
+    /// names its device.
+    pub fn with_base(base: u64) -> Memory {
+        Memory { allocs: Vec::new(), by_base: BTreeMap::new(), next: base.max(HEAP_BASE), last: std::cell::Cell::new(0) }
+    }
+
+    /// The bytes of the allocation at `base` made shared (a sparse one becomes flat first,
+    /// lazily mapped), and a view of them for another address space; `Err` says why not (no
+    /// allocation there, or the host cannot map a sparse one's whole range).
+    pub fn share(&mut self, base: u64) -> Result<View, String> {
+        let &i = self.by_base.get(&base).ok_or_else(|| format!("no allocation at {base:#x}"))?;
+        let a = &mut self.allocs[i];
+        if let Some(sparse) = a.sparse.take() {
+            match sparse.to_flat() {
+                Ok(flat) => a.data = flat,
+                Err(e) => {
+                    a.sparse = Some(sparse);
+                    return Err(e.to_string());
+                }
+            }
+        }
+        Ok(View { name: a.name.clone(), kind: a.kind, base, data: a.data.share() })
+    }
+
+    /// Map `view` (of another address space's allocation) at its own address, as `owner`'s
+    /// memory; `Err` if it would overlap an allocation of this one.
+    pub fn map_view(&mut self, view: View, owner: Owner) -> Result<(), String> {
+        let len = view.data.len() as u64;
+        let end = view.base.saturating_add(len.max(1));
+        let below = self.by_base.range(..end).next_back().map(|(_, &i)| &self.allocs[i]);
+        if let Some(a) = below.filter(|a| a.end() > view.base || a.base == view.base) {
+            return Err(format!("{}: {:#x}..{end:#x} overlaps {} at {:#x}", view.name, view.base, a.name, a.base));
+        }
+        self.by_base.insert(view.base, self.allocs.len());
+        self.allocs.push(Allocation { name: view.name, kind: view.kind, base: view.base, owner, data: view.data, sparse: None, len });
+        Ok(())
+    }
+
+    /// The bases of the live allocations of `owner` mapped here.
+    pub fn views_of(&self, owner: Owner) -> Vec<u64> {
+        self.by_base.iter().filter(|(_, &i)| self.allocs[i].owner == owner).map(|(&b, _)| b).collect()
     }
 
     /// Allocate `bytes` zeroed bytes; returns the base address. The runtime's own regions and
@@ -170,7 +239,7 @@ impl Memory {
         self.next = (base + size + GUARD_BYTES).next_multiple_of(ALIGN);
         self.by_base.insert(base, self.allocs.len());
         let len = data.len() as u64;
-        self.allocs.push(Allocation { name: name.to_string(), kind, base, data, sparse: None, len });
+        self.allocs.push(Allocation { name: name.to_string(), kind, base, owner: Owner::Local, data, sparse: None, len });
         base
     }
 
@@ -193,7 +262,7 @@ impl Memory {
         }
         self.by_base.insert(base, self.allocs.len());
         let len = data.len() as u64;
-        self.allocs.push(Allocation { name: name.to_string(), kind, base, data: Backing::from_vec(data), sparse: None, len });
+        self.allocs.push(Allocation { name: name.to_string(), kind, base, owner: Owner::Local, data: Backing::from_vec(data), sparse: None, len });
         Ok(())
     }
 
@@ -447,6 +516,33 @@ mod tests {
         assert!(m.read_u32(a + len as u64 - 2).is_err(), "past the end");
         m.free(a);
         assert!(m.read_u32(a).is_err());
+    }
+
+    #[test]
+    fn a_view_maps_the_same_bytes_into_another_address_space() {
+        use crate::sparse::CHUNK_BYTES;
+        let mut own = Memory::with_base(HEAP_BASE + (1 << 40));
+        let mut peer = Memory::new();
+        let flat = own.alloc("flat", 256, MemoryKind::Device);
+        let sparse = own.alloc_sparse("sparse", 2 * CHUNK_BYTES, MemoryKind::Device);
+        assert!(flat >= HEAP_BASE + (1 << 40), "placed in its own range");
+        own.write_u32(sparse + CHUNK_BYTES as u64, 5).unwrap();
+        for base in [flat, sparse] {
+            let view = own.share(base).expect("shareable");
+            peer.map_view(view, Owner::Gpu(1)).expect("no overlap");
+        }
+        assert!(own.allocation_at(sparse).is_some_and(|a| !a.is_sparse()), "flattened to share");
+        assert_eq!(peer.read_u32(sparse + CHUNK_BYTES as u64), Ok(5));
+        peer.write_u32(flat + 8, 9).unwrap();
+        assert_eq!(own.read_u32(flat + 8), Ok(9), "the peer's store is the owner's byte");
+        assert_eq!(peer.allocation_at(flat).map(|a| a.owner), Some(Owner::Gpu(1)));
+        assert_eq!(peer.views_of(Owner::Gpu(1)), vec![flat, sparse]);
+        assert!(peer.map_view(own.share(flat).unwrap(), Owner::Gpu(1)).is_err(), "already mapped");
+        assert!(own.share(flat + 4).is_err(), "not a base");
+        own.free(flat);
+        assert_eq!(peer.read_u32(flat + 8), Ok(9), "a view keeps the bytes until it is unmapped");
+        peer.free(flat);
+        assert!(peer.read_u32(flat).is_err());
     }
 
     #[test]

@@ -90,6 +90,18 @@ impl Sparse {
         }
     }
 
+    /// The same bytes as one flat backing (lazily mapped when large: only the touched chunks
+    /// are copied, the rest reads the zero page), or why the host cannot map it.
+    pub fn to_flat(&self) -> Result<Backing, crate::backing::HostMemoryError> {
+        let mut flat = Backing::zeroed(self.len)?;
+        for (c, chunk) in self.chunks.iter().enumerate() {
+            if let Some(bytes) = chunk {
+                flat[c * CHUNK_BYTES..c * CHUNK_BYTES + bytes.len()].copy_from_slice(bytes);
+            }
+        }
+        Ok(flat)
+    }
+
     /// Copy `data` to `off..` (within the allocation), across chunks, making those touched.
     pub fn write(&mut self, off: usize, data: &[u8]) {
         let mut done = 0;
@@ -138,5 +150,7 @@ mod tests {
         assert_eq!(last, [7; 4]);
         assert!(s.window(len - 2, 4).is_none(), "past the end");
         assert_eq!(s.touched_chunks(), 3);
+        let flat = s.to_flat().expect("host address space");
+        assert_eq!((flat.len(), &flat[2 * CHUNK_BYTES - 2..2 * CHUNK_BYTES + 2], &flat[len - 4..]), (len, &[1u8, 2, 3, 4][..], &[7u8; 4][..]));
     }
 }

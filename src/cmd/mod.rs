@@ -9,6 +9,7 @@ pub mod gpus;
 pub mod grade;
 pub mod grade_code;
 pub mod info;
+pub mod nodes;
 pub mod run;
 pub mod scopes;
 pub mod sweep;

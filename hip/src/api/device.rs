@@ -1,4 +1,5 @@
-//! The one simulated device: its count, selection, properties and synchronisation.
+//! The node's simulated devices: their count, selection (per host thread), properties, peer
+//! access and synchronisation.
 
 use crate::abi::Release;
 use crate::properties::Properties;
@@ -16,12 +17,25 @@ pub extern "C" fn hipInit(_flags: u32) -> u32 {
 #[no_mangle]
 pub unsafe extern "C" fn hipGetDeviceCount(count: *mut c_int) -> u32 {
     // SAFETY: the caller's out-parameter (null is refused by `put`).
-    with_runtime(|_| unsafe { put(count, 1) })
+    with_runtime(|rt| unsafe { put(count, rt.gpus.len() as c_int) })
 }
 
+/// The calling host thread's current device from now on.
 #[no_mangle]
 pub extern "C" fn hipSetDevice(device: c_int) -> u32 {
-    with_runtime(|_| if device == 0 { error::SUCCESS } else { error::INVALID_DEVICE })
+    with_runtime(|rt| match usize::try_from(device) {
+        Ok(d) if d < rt.gpus.len() => {
+            crate::set_current_device(d);
+            rt.select(d);
+            error::SUCCESS
+        }
+        _ => error::INVALID_DEVICE,
+    })
+}
+
+/// The GPU ordinal `device` names, if the node has it.
+fn ordinal(rt: &crate::runtime::Runtime, device: c_int) -> Option<usize> {
+    usize::try_from(device).ok().filter(|&d| d < rt.gpus.len())
 }
 
 /// # Safety
@@ -29,7 +43,7 @@ pub extern "C" fn hipSetDevice(device: c_int) -> u32 {
 #[no_mangle]
 pub unsafe extern "C" fn hipGetDevice(device: *mut c_int) -> u32 {
     // SAFETY: the caller's out-parameter (null is refused by `put`).
-    with_runtime(|_| unsafe { put(device, 0) })
+    with_runtime(|rt| unsafe { put(device, rt.current as c_int) })
 }
 
 /// Fill the caller's property struct with `bytes` (its layout's size).
@@ -41,10 +55,8 @@ unsafe fn properties(prop: *mut c_void, device: c_int, bytes: impl FnOnce(&Prope
         return with_runtime(|_| error::INVALID_VALUE);
     }
     with_runtime(|rt| {
-        if device != 0 {
-            return error::INVALID_DEVICE;
-        }
-        let b = bytes(&Properties::of(&rt.gpu));
+        let Some(d) = ordinal(rt, device) else { return error::INVALID_DEVICE };
+        let b = bytes(&Properties::of(&rt.gpus[d].config));
         // SAFETY: the caller's struct of the layout's size.
         unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), prop as *mut u8, b.len()) };
         error::SUCCESS
@@ -110,10 +122,8 @@ pub unsafe extern "C" fn hipChooseDeviceR0600(device: *mut c_int, prop: *const c
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceGetAttribute(value: *mut c_int, attr: c_int, device: c_int) -> u32 {
     with_runtime(|rt| {
-        if device != 0 {
-            return error::INVALID_DEVICE;
-        }
-        match Properties::of(&rt.gpu).attribute_of(Release::current(), attr) {
+        let Some(d) = ordinal(rt, device) else { return error::INVALID_DEVICE };
+        match Properties::of(&rt.gpus[d].config).attribute_of(Release::current(), attr) {
             // SAFETY: the caller's out-parameter (null is refused by `put`).
             Some(v) => unsafe { put(value, v) },
             None => error::INVALID_VALUE,
@@ -129,10 +139,8 @@ pub unsafe extern "C" fn hipDeviceGetName(name: *mut c_char, len: c_int, device:
         return error::INVALID_VALUE;
     }
     with_runtime(|rt| {
-        if device != 0 {
-            return error::INVALID_DEVICE;
-        }
-        let s = rt.gpu.marketing_name.as_bytes();
+        let Some(d) = ordinal(rt, device) else { return error::INVALID_DEVICE };
+        let s = rt.gpus[d].config.marketing_name.as_bytes();
         let n = s.len().min(len as usize - 1);
         // SAFETY: the caller's buffer of `len` bytes; n + 1 <= len.
         unsafe {
@@ -143,6 +151,42 @@ pub unsafe extern "C" fn hipDeviceGetName(name: *mut c_char, len: c_int, device:
     })
 }
 
+/// Whether a kernel on `device` may reach `peer`'s memory once peer access is enabled: the
+/// node links them for loads and stores. A device and itself: 0, as ROCm answers.
+///
+/// # Safety
+/// `can` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceCanAccessPeer(can: *mut c_int, device: c_int, peer: c_int) -> u32 {
+    with_runtime(|rt| {
+        let (Some(d), Some(p)) = (ordinal(rt, device), ordinal(rt, peer)) else { return error::INVALID_DEVICE };
+        match rt.can_access_peer(d, p) {
+            // SAFETY: the caller's out-parameter (null is refused by `put`).
+            Ok(yes) => unsafe { put(can, c_int::from(yes)) },
+            Err(e) => e,
+        }
+    })
+}
+
+/// The current device's kernels may reach `peer`'s memory from now on (`flags` must be 0).
+#[no_mangle]
+pub extern "C" fn hipDeviceEnablePeerAccess(peer: c_int, flags: u32) -> u32 {
+    with_runtime(|rt| match ordinal(rt, peer) {
+        _ if flags != 0 => error::INVALID_VALUE,
+        Some(p) => rt.enable_peer(p),
+        None => error::INVALID_DEVICE,
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hipDeviceDisablePeerAccess(peer: c_int) -> u32 {
+    with_runtime(|rt| match ordinal(rt, peer) {
+        Some(p) => rt.disable_peer(p),
+        None => error::INVALID_DEVICE,
+    })
+}
+
+/// Waits for the current device's work.
 #[no_mangle]
 pub extern "C" fn hipDeviceSynchronize() -> u32 {
     with_runtime(|rt| {
@@ -151,7 +195,7 @@ pub extern "C" fn hipDeviceSynchronize() -> u32 {
     })
 }
 
-/// Releases the program's allocations (their addresses are no longer device memory) and
+/// Releases the allocations made on the current device (their addresses are no longer device memory) and
 /// destroys the streams it created, as ROCm's reset does (clr `hipamd/src/hip_device.cpp`,
 /// `Device::Reset`; texture objects are memory too); kernels, variables, events and graphs
 /// stay.
@@ -159,7 +203,7 @@ pub extern "C" fn hipDeviceSynchronize() -> u32 {
 pub extern "C" fn hipDeviceReset() -> u32 {
     with_runtime(|rt| {
         rt.timeline.synchronize_device();
-        rt.free_all();
+        rt.free_device(rt.current);
         rt.timeline.destroy_created_streams();
         super::texture::forget_all();
         error::SUCCESS

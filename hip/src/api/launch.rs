@@ -61,7 +61,7 @@ pub unsafe extern "C" fn hipLaunchKernel(
             return error::INVALID_DEVICE_FUNCTION;
         }
         // GFX12 takes at most 65536 work-groups in y and z.
-        if rt.gpu.processor.family() == Family::Gfx12 && (grid.y > MAX_GRID_YZ_GFX12 || grid.z > MAX_GRID_YZ_GFX12) {
+        if rt.gpu().processor.family() == Family::Gfx12 && (grid.y > MAX_GRID_YZ_GFX12 || grid.z > MAX_GRID_YZ_GFX12) {
             return error::INVALID_CONFIGURATION;
         }
         let geo = match checked_geometry(rt, function as usize, &Shape::of_blocks(grid, block, shared_mem as u64)) {
@@ -180,7 +180,7 @@ pub unsafe extern "C" fn hipFuncGetAttributes(attr: *mut c_void, function: *cons
 
 /// `hipFuncAttributes` of a registered kernel, from its descriptor.
 fn func_attributes(rt: &mut Runtime, stub: usize) -> Option<Vec<u8>> {
-    let lds_limit = rt.gpu.timing.as_ref().map_or(65_536, |t| t.lds.size_bytes);
+    let lds_limit = rt.gpu().timing.as_ref().map_or(65_536, |t| t.lds.size_bytes);
     let k = rt.kernel(stub).ok()?;
     let d = &k.descriptor;
     let mut b = vec![0u8; fa::SIZE];
@@ -197,7 +197,7 @@ fn func_attributes(rt: &mut Runtime, stub: usize) -> Option<Vec<u8>> {
 /// Work-groups of `block_size` items one CU holds at once (the timing engine's placement
 /// rules: wave slots, VGPRs, LDS, work-group slots).
 fn blocks_per_cu(rt: &mut Runtime, stub: usize, block_size: u32, dynamic_lds: u32) -> Option<u32> {
-    let t = rt.gpu.timing.clone()?;
+    let t = rt.gpu().timing.clone()?;
     let k = rt.kernel(stub).ok()?;
     let lanes = if k.wave64 { 64 } else { 32 };
     let waves = block_size.max(1).div_ceil(lanes);
@@ -241,7 +241,7 @@ pub unsafe extern "C" fn hipOccupancyMaxPotentialBlockSize(
         return error::INVALID_VALUE;
     }
     with_runtime(|rt| {
-        let wave = rt.gpu.wave_size.max(1);
+        let wave = rt.gpu().wave_size.max(1);
         let cap = if limit > 0 { (limit as u32).min(1024) } else { 1024 };
         let mut best = (0u32, 0u32);
         let mut size = wave;
@@ -252,7 +252,7 @@ pub unsafe extern "C" fn hipOccupancyMaxPotentialBlockSize(
             }
             size += wave;
         }
-        let cus = rt.gpu.hip.multi_processor_count;
+        let cus = rt.gpu().hip.multi_processor_count;
         // SAFETY: both non-null, the caller's out-parameters.
         unsafe {
             put(block, best.1 as c_int);

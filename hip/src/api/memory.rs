@@ -4,6 +4,7 @@
 
 use crate::abi::hip_pointer_attribute as pa;
 use crate::memory::AllocKind;
+use crate::node::{home_of, Home};
 use crate::runtime::{error, Runtime};
 use crate::timeline::Engine;
 use crate::transfer::{CopyKind, Side, DEVICE_TO_DEVICE_NO_CU};
@@ -141,6 +142,7 @@ pub unsafe extern "C" fn hipPointerGetAttributes(attr: *mut c_void, ptr: *const 
         let mut b = [0u8; pa::SIZE];
         b[pa::MEMORY_TYPE..pa::MEMORY_TYPE + 4].copy_from_slice(&memory_type.to_le_bytes());
         b[pa::DEVICE_POINTER..pa::DEVICE_POINTER + 8].copy_from_slice(&(ptr as u64).to_le_bytes());
+        b[pa::DEVICE..pa::DEVICE + 4].copy_from_slice(&(a.device as u32).to_le_bytes());
         if a.kind != AllocKind::Device {
             b[pa::HOST_POINTER..pa::HOST_POINTER + 8].copy_from_slice(&(ptr as u64).to_le_bytes());
         }
@@ -199,7 +201,11 @@ pub(super) fn copy_on(rt: &mut Runtime, dst: u64, src: u64, len: usize, kind: u3
             (Side::Device, _) => Engine::HostToDevice,
             _ => Engine::DeviceToHost,
         };
-        let ms = rt.copy_ms(engine, len as u64);
+        // Between two GPUs: on the node's link between them.
+        let ms = match (home_of(src), home_of(dst)) {
+            (Home::Gpu(a), Home::Gpu(b)) if a != b && engine == Engine::DeviceToDevice => rt.peer_copy_ms(a, b, len as u64),
+            _ => rt.copy_ms(engine, if engine == Engine::DeviceToHost { src } else { dst }, len as u64),
+        };
         on.place(rt, engine, ms);
     }
     code
@@ -217,6 +223,38 @@ pub unsafe extern "C" fn hipMemcpy(dst: *mut c_void, src: *const c_void, size: u
 #[no_mangle]
 pub unsafe extern "C" fn hipMemcpyAsync(dst: *mut c_void, src: *const c_void, size: usize, kind: u32, stream: *mut c_void) -> u32 {
     with_runtime(|rt| copy_on(rt, dst as u64, src as u64, size, kind, on_stream(stream)))
+}
+
+/// A copy from GPU `src_device`'s memory to GPU `dst_device`'s, on the link between them; the
+/// pointers say where the bytes are (unified addresses), the ordinals must name GPUs of the
+/// node.
+fn copy_peer(rt: &mut Runtime, dst: u64, dst_device: c_int, src: u64, src_device: c_int, size: usize, on: On) -> u32 {
+    let n = rt.gpus.len();
+    if [dst_device, src_device].iter().any(|&d| usize::try_from(d).map_or(true, |d| d >= n)) {
+        return error::INVALID_DEVICE;
+    }
+    copy_on(rt, dst, src, size, 3, on)
+}
+
+/// # Safety
+/// As `hipMemcpy` between two devices' memory.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyPeer(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_device: c_int, size: usize) -> u32 {
+    with_runtime(|rt| copy_peer(rt, dst as u64, dst_device, src as u64, src_device, size, SYNC))
+}
+
+/// # Safety
+/// As `hipMemcpyPeer`; `stream` is 0 or a stream from `hipStreamCreate`.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyPeerAsync(
+    dst: *mut c_void,
+    dst_device: c_int,
+    src: *const c_void,
+    src_device: c_int,
+    size: usize,
+    stream: *mut c_void,
+) -> u32 {
+    with_runtime(|rt| copy_peer(rt, dst as u64, dst_device, src as u64, src_device, size, on_stream(stream)))
 }
 
 /// `hipMemcpy` host to device.

@@ -248,26 +248,26 @@ unsafe fn host_bytes<'a>(address: u64, len: u64) -> &'a [u8] {
 /// Write rows into device-reachable memory as a copy engine does (memory, not caches), with the
 /// shared-memory bookkeeping of `Runtime::write` done once for all rows.
 fn write_rows(rt: &mut Runtime, rows: &[(u64, Vec<u8>)]) -> u32 {
-    rt.memory.host_to_device(&mut rt.device);
+    rt.host_to_device();
     let mut code = error::SUCCESS;
     for (address, bytes) in rows {
-        rt.device.invalidate_caches(*address, bytes.len() as u64);
-        if rt.device.mem.write(*address, bytes).is_err() {
+        rt.invalidate_all(*address, bytes.len() as u64);
+        if rt.mem_at(*address).write(*address, bytes).is_err() {
             code = error::INVALID_VALUE;
             break;
         }
     }
-    rt.memory.device_to_host(&mut rt.device);
+    rt.device_to_host();
     code
 }
 
 /// Read rows of device-reachable memory after everything before them finished.
 fn read_rows(rt: &mut Runtime, rows: impl Iterator<Item = u64>, len: u64) -> Result<Vec<Vec<u8>>, u32> {
-    rt.memory.host_to_device(&mut rt.device);
-    rt.device.synchronize();
+    rt.host_to_device();
+    rt.synchronize_all();
     rows.map(|a| {
         let mut buf = vec![0u8; len as usize];
-        rt.device.mem.read(a, &mut buf).map(|()| buf).map_err(|_| error::INVALID_VALUE)
+        rt.mem_at(a).read(a, &mut buf).map(|()| buf).map_err(|_| error::INVALID_VALUE)
     })
     .collect()
 }
@@ -332,7 +332,7 @@ pub(super) fn run_copy(rt: &mut Runtime, c: &Copy3d, on: On) -> u32 {
             (Side::Device, _) => Engine::HostToDevice,
             _ => Engine::DeviceToHost,
         };
-        let ms = rt.copy_ms(engine, bytes);
+        let ms = rt.copy_ms(engine, if engine == Engine::DeviceToHost { c.src } else { c.dst }, bytes);
         on.place(rt, engine, ms);
     }
     code
@@ -617,35 +617,6 @@ pub extern "C" fn hipMemset3DAsync(pitched: PitchedPtr, value: c_int, extent: Ex
 #[no_mangle]
 pub unsafe extern "C" fn hipMemcpyWithStream(dst: *mut c_void, src: *const c_void, size: usize, kind: u32, stream: *mut c_void) -> u32 {
     with_runtime(|rt| copy_on(rt, dst as u64, src as u64, size, kind, On { stream: stream as usize, blocking: true }))
-}
-
-/// One device: a peer copy is a device-to-device copy between device 0 and itself.
-///
-/// # Safety
-/// Both pointers are device memory valid for `size` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn hipMemcpyPeer(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_device: c_int, size: usize) -> u32 {
-    if dst_device != 0 || src_device != 0 {
-        return with_runtime(|_| error::INVALID_DEVICE);
-    }
-    with_runtime(|rt| copy_on(rt, dst as u64, src as u64, size, 3, SYNC))
-}
-
-/// # Safety
-/// As `hipMemcpyPeer`.
-#[no_mangle]
-pub unsafe extern "C" fn hipMemcpyPeerAsync(
-    dst: *mut c_void,
-    dst_device: c_int,
-    src: *const c_void,
-    src_device: c_int,
-    size: usize,
-    stream: *mut c_void,
-) -> u32 {
-    if dst_device != 0 || src_device != 0 {
-        return with_runtime(|_| error::INVALID_DEVICE);
-    }
-    with_runtime(|rt| copy_on(rt, dst as u64, src as u64, size, 3, on_stream(stream)))
 }
 
 /// # Safety

@@ -17,7 +17,7 @@ const PARAM_END: usize = 3;
 
 /// Load and map a module; its handle, or the HIP error (the reason is printed).
 fn load(rt: &mut Runtime, image: Vec<u8>, what: &str) -> Result<usize, u32> {
-    rt.registry.load_image(image, what.to_string(), &mut rt.device, &rt.target).map_err(|e| match e {
+    rt.registry.load_image(image, what.to_string(), &mut rt.gpus[rt.current].device, rt.current, &rt.target).map_err(|e| match e {
         ImageError::NoBinary(why) => {
             eprintln!("hipscope: {why}");
             error::NO_BINARY_FOR_GPU

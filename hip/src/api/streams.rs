@@ -69,15 +69,15 @@ pub extern "C" fn hipStreamQuery(stream: *mut c_void) -> u32 {
     hipStreamSynchronize(stream)
 }
 
-/// The device a stream belongs to: hipscope simulates one device, ordinal 0 (-1 for a
-/// handle that names no stream, as ROCm answers).
+/// The device a stream belongs to (-1 for a handle that names no stream, as ROCm answers).
 #[no_mangle]
 pub extern "C" fn hipGetStreamDeviceId(stream: *mut c_void) -> c_int {
-    if crate::on_runtime(|rt| rt.timeline.is_stream(stream as usize)).unwrap_or(false) {
-        0
-    } else {
-        -1
-    }
+    crate::on_runtime(|rt| {
+        rt.select(crate::current_device());
+        rt.timeline.is_stream(stream as usize).then(|| rt.timeline.device_of(stream as usize) as c_int)
+    })
+    .flatten()
+    .unwrap_or(-1)
 }
 
 /// # Safety
@@ -92,7 +92,7 @@ pub unsafe extern "C" fn hipStreamGetDevice(stream: *mut c_void, device: *mut c_
             return error::CONTEXT_IS_DESTROYED;
         }
         // SAFETY: the caller's contract.
-        unsafe { crate::put(device, 0) }
+        unsafe { crate::put(device, rt.timeline.device_of(stream as usize) as c_int) }
     })
 }
 

@@ -273,7 +273,7 @@ fn create(rt: &mut Runtime, res: &[u8; layout::RES_DESC_SIZE], tex: &[u8; layout
         f: u32_at(res, layout::RES_CHANNEL_DESC + 16),
     };
     let normalized = u32_at(tex, layout::TEX_READ_MODE) == READ_MODE_NORMALIZED_FLOAT;
-    let fam = rt.gpu.processor.family();
+    let fam = rt.gpu().processor.family();
     if fam == Family::Gfx940 {
         // gfx94x and gfx950 (family Gfx940) have no image instructions: ROCm's runtime reports no image support there and
         // answers hipErrorNotSupported (clr hip_texture.cpp, `info.imageSupport_`).
@@ -368,7 +368,7 @@ pub extern "C" fn hipDestroyTextureObject(object: *mut c_void) -> u32 {
         if object.is_null() {
             return error::SUCCESS;
         }
-        if rt.gpu.processor.family() == Family::Gfx940 {
+        if rt.gpu().processor.family() == Family::Gfx940 {
             return error::NOT_SUPPORTED;
         }
         if textures().remove(&(object as u64)).is_none() {

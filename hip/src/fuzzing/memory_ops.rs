@@ -104,7 +104,7 @@ pub(super) fn copy(st: &mut State, r: &mut Input) {
             3 => ("hipMemcpyHtoD", m::hipMemcpyHtoD(dst, src, n)),
             4 => ("hipMemcpyDtoH", m::hipMemcpyDtoH(dst, src, n)),
             5 => ("hipMemcpyDtoD", m::hipMemcpyDtoD(dst, src, n)),
-            6 => ("hipMemcpyPeer", m2::hipMemcpyPeer(dst, i32::from(r.u8() % 2), src, 0, n)),
+            6 => ("hipMemcpyPeer", m::hipMemcpyPeer(dst, i32::from(r.u8() % 2), src, 0, n)),
             7 => ("hipMemcpyHtoDAsync", m2::hipMemcpyHtoDAsync(dst, src, n, stream)),
             _ => ("hipMemcpyDtoDAsync", m2::hipMemcpyDtoDAsync(dst, src, n, stream)),
         }

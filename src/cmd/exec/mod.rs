@@ -15,6 +15,11 @@ pub struct Args {
     /// The simulated GPU: a built-in name (see `hipscope gpus`) or a config file.
     #[arg(long, default_value = "mi300a")]
     pub gpu: String,
+    /// Run on a node of several GPUs instead: a built-in node (mi300x-8, mi300a-4,
+    /// rx7900xtx-pcie) or a node file (`configs/nodes/*.ron`). The program sees its GPUs
+    /// (`hipGetDeviceCount`, `hipSetDevice`, peer access, `hipMemcpyPeer`).
+    #[arg(long, value_name = "NAME|FILE", conflicts_with = "gpu")]
+    pub node: Option<String>,
     #[command(flatten)]
     pub engine: EngineArgs,
     /// Write one row per kernel launch, in the columns of rocprofv3's kernel trace CSV.
@@ -70,7 +75,10 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
             check_writable(path).map_err(|e| CliError::BadInput(format!("{flag} {}: cannot write it: {e}", path.display())))?;
         }
     }
-    let mut env = environment(&args.gpu, mode)?;
+    let mut env = match &args.node {
+        Some(node) => Environment::for_node(&executable()?, node, mode).map_err(CliError::BadInput)?,
+        None => environment(&args.gpu, mode)?,
+    };
     let (program, rest) = args.command.split_first().ok_or_else(|| CliError::BadInput("no program given after --".into()))?;
     env.set_seed(args.engine.seed);
     for (flag, output, path) in outputs {

@@ -1,5 +1,6 @@
 //! The scope rows as tables (text and the Markdown report) and CSV.
 
+use hipscope_studies::scopes::contended::{ADDRESSES, CONTENDED_OPS};
 use hipscope_studies::scopes::{Contention, Row, Scope, FOOTPRINTS, OPS, SCOPES};
 use std::fmt::Write;
 
@@ -77,6 +78,7 @@ fn target_section(o: &mut String, rows: &[Row], gpu: &str, mode: &str) {
     for r in rows.iter().filter(|r| r.gpu == gpu && r.mode == mode && r.op == "ping_pong") {
         let _ = writeln!(o, "| {} | {} | {} | {} |", r.scope.name(), r.contention, cell(Some(r)), r.actions.join("; "));
     }
+    contended_section(o, rows, gpu, mode);
     let _ = writeln!(o, "\nWhat the compiler emitted between the clock reads, and the cache actions of one work-group's waves:\n");
     for op in OPS {
         for r in rows.iter().filter(|r| r.gpu == gpu && r.mode == mode && r.op == op.name && r.footprint_bytes == 0 && r.contention == base) {
@@ -86,6 +88,48 @@ fn target_section(o: &mut String, rows: &[Row], gpu: &str, mode: &str) {
         }
     }
     let _ = writeln!(o);
+}
+
+/// Contended atomicAdd: per op × scope × words, the span of all lanes' atomics for each
+/// contention, with the lanes per word and the rate.
+fn contended_section(o: &mut String, rows: &[Row], gpu: &str, mode: &str) {
+    let mine: Vec<&Row> = rows.iter().filter(|r| r.gpu == gpu && r.mode == mode && r.contended.is_some()).collect();
+    if mine.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "\nContended atomicAdd, every lane's atomic performed where the memory lives: cycles from the first wave's start to the last wave's end (lanes per word ×, atomics per cycle):\n");
+    let _ = writeln!(o, "| op | scope | words | one wave | one work-group | all CUs |\n|---|---|---|---|---|---|");
+    for (op, _) in CONTENDED_OPS {
+        for s in SCOPES {
+            for words in ADDRESSES {
+                let cells: Vec<String> = Contention::ALL
+                    .iter()
+                    .map(|c| {
+                        let r = mine
+                            .iter()
+                            .find(|r| r.op == op && r.scope == s && r.contention == c.name() && r.contended.as_ref().is_some_and(|x| x.addresses == words));
+                        match r.and_then(|r| r.contended.as_ref()) {
+                            Some(x) => format!("{} ({}×, {:.3}/cycle)", x.span_cycles, x.lanes_per_address, x.atomics_per_cycle),
+                            None => "—".into(),
+                        }
+                    })
+                    .collect();
+                let _ = writeln!(o, "| {op} | {} | {} | {} |", s.name(), words_name(words), cells.join(" | "));
+            }
+        }
+    }
+    let ret = mine.iter().find(|r| r.op == "contended_add_ret" && r.scope == Scope::Agent);
+    if let Some(r) = ret {
+        let _ = writeln!(o, "\n`contended_add_ret agent` emits `{}`.", r.sequence.join(" ; "));
+    }
+}
+
+fn words_name(w: u64) -> String {
+    match w {
+        w if w >= 1 << 20 => format!("{} Mi", w >> 20),
+        w if w >= 1 << 10 => format!("{} Ki", w >> 10),
+        w => w.to_string(),
+    }
 }
 
 pub fn text(rows: &[Row]) -> String {
@@ -103,6 +147,9 @@ pub fn markdown(rows: &[Row]) -> String {
     for op in OPS {
         let _ = writeln!(o, "- `{}`: {}", op.name, op.source);
     }
+    for (op, source) in CONTENDED_OPS {
+        let _ = writeln!(o, "- `{op}` (`workloads/scopes/contended.hip`): {source}");
+    }
     let _ = writeln!(o, "\nCache actions count what the operation's instructions did in the memory system (L1/GL0, GL1 and L2 invalidations with the lines they dropped, L2 write-backs with the dirty lines written); the dispatch-start invalidation and end-of-kernel write-back are not included. Plots: `scopes-<gpu>.svg`.\n");
     let _ = writeln!(o, "Model assumptions behind the numbers (no public measurement fixes them): an L1/GL0 or GL1 invalidate clears its valid bits at once (it costs the hit latency); an L2 write-back or invalidate walks every channel's tags one set per cycle (`maintenance_sets_per_cycle` in the GPU config), and other waves' requests to those channels queue behind the walk, so many waves synchronizing at once serialise on it (the all-CU rows); with one L2, an invalidate drops no device-memory lines (the L2 keeps device memory coherent) and only pays the walk. A ping-pong that times out used a scope that does not include the other work-group: its flag stays stale in a cache it never invalidates.\n");
     o.push_str(&text(rows));
@@ -110,13 +157,15 @@ pub fn markdown(rows: &[Row]) -> String {
 }
 
 pub fn csv(rows: &[Row]) -> String {
-    let mut o = String::from("gpu,mode,op,scope,footprint_bytes,contention,cycles_median,cycles_min,cycles_max,sequence,actions\n");
+    let mut o = String::from(
+        "gpu,mode,op,scope,footprint_bytes,contention,cycles_median,cycles_min,cycles_max,sequence,actions,addresses,lanes,lanes_per_address,span_cycles,atomics_per_cycle\n",
+    );
     let opt = |v: Option<u64>| v.map_or(String::new(), |x| x.to_string());
     let quote = |s: String| format!("\"{}\"", s.replace('"', "\"\""));
     for r in rows {
         let _ = writeln!(
             o,
-            "{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
             r.gpu,
             r.mode,
             r.op,
@@ -127,7 +176,10 @@ pub fn csv(rows: &[Row]) -> String {
             opt(r.cycles_min),
             opt(r.cycles_max),
             quote(r.sequence.join(" ; ")),
-            quote(r.actions.join("; "))
+            quote(r.actions.join("; ")),
+            r.contended
+                .as_ref()
+                .map_or(",,,,".to_string(), |x| format!("{},{},{},{},{}", x.addresses, x.lanes, x.lanes_per_address, x.span_cycles, x.atomics_per_cycle))
         );
     }
     o

@@ -1,6 +1,8 @@
 //! One SVG per GPU: per mode, the cost of each operation at each scope as grouped bars (one
-//! work-group, no dirty data), and the release costs against the dirty footprint.
+//! work-group, no dirty data), the release costs against the dirty footprint, and the
+//! contended atomicAdd's span against the lanes per word.
 
+use hipscope_studies::scopes::contended::ADDRESSES;
 use hipscope_studies::scopes::{Contention, Row, Scope, FOOTPRINTS, OPS, SCOPES};
 use plotters::prelude::*;
 use std::path::Path;
@@ -24,12 +26,14 @@ fn median(rows: &[Row], gpu: &str, mode: &str, op: &str, scope: Scope, footprint
 pub fn write_svg(path: &Path, gpu: &str, rows: &[Row]) -> Result<(), String> {
     let modes = super::output::distinct(rows.iter().filter(|r| r.gpu == gpu).map(|r| r.mode.as_str()));
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let root = SVGBackend::new(path, (1200, 420 * modes.len().max(1) as u32)).into_drawing_area();
+    let root = SVGBackend::new(path, (1640, 420 * modes.len().max(1) as u32)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     for (area, mode) in root.split_evenly((modes.len().max(1), 1)).iter().zip(&modes) {
-        let (left, right) = area.split_horizontally(760);
+        let (left, rest) = area.split_horizontally(760);
+        let (middle, right) = rest.split_horizontally(440);
         bars(&left, rows, gpu, mode).map_err(|e| err(&e))?;
-        footprint(&right, rows, gpu, mode).map_err(|e| err(&e))?;
+        footprint(&middle, rows, gpu, mode).map_err(|e| err(&e))?;
+        contended(&right, rows, gpu, mode).map_err(|e| err(&e))?;
     }
     root.present().map_err(|e| err(&e))?;
     Ok(())
@@ -105,6 +109,42 @@ fn footprint(area: &Area, rows: &[Row], gpu: &str, mode: &str) -> DrawResult {
             .label(name.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(2)));
         chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))?;
+    }
+    chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
+    Ok(())
+}
+
+/// Points: agent-scope contended atomicAdd (with return), span cycles against the lanes per
+/// word, one series per word count; the serialised rate makes them rise along a line.
+fn contended(area: &Area, rows: &[Row], gpu: &str, mode: &str) -> DrawResult {
+    let series: Vec<(String, Vec<(f64, f64)>)> = ADDRESSES
+        .iter()
+        .map(|&words| {
+            let points = rows
+                .iter()
+                .filter(|r| r.gpu == gpu && r.mode == mode && r.op == "contended_add_ret" && r.scope == Scope::Agent)
+                .filter_map(|r| r.contended.as_ref())
+                .filter(|x| x.addresses == words)
+                .map(|x| (x.lanes_per_address as f64, x.span_cycles as f64 + 1.0))
+                .collect();
+            (format!("{words} words"), points)
+        })
+        .collect();
+    let top = series.iter().flat_map(|(_, p)| p.iter().map(|q| q.1)).fold(10.0, f64::max) * 6.0;
+    let right = series.iter().flat_map(|(_, p)| p.iter().map(|q| q.0)).fold(10.0, f64::max) * 4.0;
+    let mut chart = ChartBuilder::on(area)
+        .caption("contended atomicAdd (agent)", ("sans-serif", 18))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(56)
+        .build_cartesian_2d((0.5..right).log_scale(), (1.0..top).log_scale())?;
+    chart.configure_mesh().x_desc("lanes per word").y_desc("span cycles + 1").draw()?;
+    for (i, (name, points)) in series.iter().enumerate() {
+        let colour = COLOURS[(i + 1) % COLOURS.len()];
+        chart
+            .draw_series(points.iter().map(|&p| Circle::new(p, 4, colour.filled())))?
+            .label(name.as_str())
+            .legend(move |(x, y)| Circle::new((x + 6, y), 4, colour.filled()));
     }
     chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
     Ok(())

@@ -101,6 +101,27 @@ impl Environment {
         if mode.is_timing() && config.timing.is_none() {
             return Err(format!("--gpu {}: the config has no timing section", config.name));
         }
+        Environment::with_target(hipscope, ("HIPSCOPE_GPU", gpu.into()), mode)
+    }
+
+    /// For the node `node` (a built-in name or a node file, checked here: `hipscope exec
+    /// --node`) in `mode`: the program sees its GPUs.
+    pub fn for_node(hipscope: &Path, node: &str, mode: Mode) -> Result<Environment, String> {
+        let loaded = hipscope_sim::node::Node::load(node).map_err(|e| format!("--node: {e}"))?;
+        if let Some(g) = loaded.gpus.iter().find(|g| mode.is_timing() && g.timing.is_none()) {
+            return Err(format!("--node {}: GPU {} has no timing section", loaded.name(), g.name));
+        }
+        // A file is named by its absolute path: the program may change directory.
+        let named: OsString = if hipscope_sim::node::Node::names().contains(&node) {
+            node.into()
+        } else {
+            std::path::absolute(node).map_err(|e| format!("--node {node}: {e}"))?.into_os_string()
+        };
+        Environment::with_target(hipscope, ("HIPSCOPE_NODE", named), mode)
+    }
+
+    /// The directory and environment, with `target` naming what to simulate.
+    fn with_target(hipscope: &Path, target: (&'static str, OsString), mode: Mode) -> Result<Environment, String> {
         let library = runtime_library(hipscope)?;
         let dir = std::env::temp_dir().join(format!("hipscope-exec-{}", unique_suffix()));
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -126,7 +147,7 @@ impl Environment {
                 path = format!("{path}:{old}");
             }
         }
-        this.env = vec![("LD_LIBRARY_PATH", path.into()), ("HIPSCOPE_GPU", gpu.into()), ("HIPSCOPE_MODE", mode.name().into())];
+        this.env = vec![("LD_LIBRARY_PATH", path.into()), target, ("HIPSCOPE_MODE", mode.name().into())];
         Ok(this)
     }
 

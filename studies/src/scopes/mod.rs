@@ -12,6 +12,7 @@
 //! work-groups and report cycles per round trip.
 
 mod actions;
+pub mod contended;
 mod run;
 mod sequence;
 
@@ -214,6 +215,9 @@ pub struct Row {
     pub sequence: Vec<String>,
     /// The cache actions the dispatch's synchronization instructions caused.
     pub actions: Vec<String>,
+    /// Contended-atomic rows only (`contended_*` ops): words, lanes, span and rate.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub contended: Option<contended::Contended>,
 }
 
 #[cfg(test)]

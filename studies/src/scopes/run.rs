@@ -65,7 +65,8 @@ fn cases(t: &Target) -> Vec<Case> {
 
 /// Number of cases [`run_target`] runs on `t` (for progress bars).
 pub fn case_count(t: &Target) -> usize {
-    cases(t).len()
+    let all = Filter::default();
+    cases(t).len() + super::contended::count(&|op, scope, contention| all.keeps_contended(op, scope, contention))
 }
 
 /// A part of the suite: the cases whose operation, scope, footprint and contention are among
@@ -80,6 +81,12 @@ pub struct Filter {
 }
 
 impl Filter {
+    /// Whether a contended case (no dirty footprint) is kept.
+    fn keeps_contended(&self, op: &str, scope: &str, contention: &str) -> bool {
+        let any = |list: &[String], x: &str| list.is_empty() || list.iter().any(|l| l == x);
+        any(&self.ops, op) && any(&self.scopes, scope) && (self.footprints.is_empty() || self.footprints.contains(&0)) && any(&self.contentions, contention)
+    }
+
     fn keeps(&self, c: &Case) -> bool {
         let any = |list: &[String], x: &str| list.is_empty() || list.iter().any(|l| l == x);
         match c {
@@ -134,7 +141,7 @@ fn spec(t: &Target, cases: &[Case], wave: u32) -> SpecBuilder {
 }
 
 /// (median, min, max) of `v` (sorted in place); `None` when empty.
-fn spread(v: &mut [u64]) -> Option<(u64, u64, u64)> {
+pub(super) fn spread(v: &mut [u64]) -> Option<(u64, u64, u64)> {
     v.sort_unstable();
     Some((*v.get(v.len() / 2)?, *v.first()?, *v.last()?))
 }
@@ -183,6 +190,7 @@ pub fn run_target_filtered(t: &Target, workloads: &Path, progress: &dyn Progress
             cycles_max: None,
             sequence: sequence.clone(),
             actions: actions::describe(&tally, &counters, rdna),
+            contended: None,
         };
         match *case {
             Case::Baseline { contention } => {
@@ -217,5 +225,7 @@ pub fn run_target_filtered(t: &Target, workloads: &Path, progress: &dyn Progress
             }
         }
     }
+    // The contended atomics: their own code object (atomic optimizer off), their own session.
+    rows.extend(super::contended::run(t, workloads, progress, &|op, scope, contention| filter.keeps_contended(op, scope, contention))?);
     Ok(rows)
 }
