@@ -483,7 +483,12 @@ enum L {
     H(usize, bool, bool),
 }
 
-fn check_loads(p: Processor, w64: bool, table: &[(&[u8], L)]) {
+/// `keeps`: whether the target's D16 loads leave the other half of the VGPR unchanged (GFX8/9
+/// and RDNA: the ISA manuals' "16-bit memory operations") or zero it (gfx90a and gfx94x/950:
+/// LLVM review D112635 found by hardware testing that their `*_d16_hi` loads do not preserve
+/// the low half, and AMD's gfx942 Tensile kernels rely on it being zero, see
+/// `tensile_packs_two_halves_with_d16_hi_on_cdna3` below).
+fn check_loads(p: Processor, w64: bool, table: &[(&[u8], L)], keeps: bool) {
     for &(enc, k) in table {
         let mut r = rig(p, w64);
         set_s(&mut r, SLOT_M0, u32::MAX);
@@ -507,7 +512,8 @@ fn check_loads(p: Processor, w64: bool, table: &[(&[u8], L)]) {
                 L::H(n, signed, hi) => {
                     let raw = if n == 1 { lds[at] as u32 } else { h };
                     let v16 = if signed { sext(raw, 8) & 0xffff } else { raw };
-                    vec![if hi { (old & 0xffff) | v16 << 16 } else { (old & 0xffff_0000) | v16 }]
+                    let other = if keeps { old } else { 0 };
+                    vec![if hi { (other & 0xffff) | v16 << 16 } else { (other & 0xffff_0000) | v16 }]
                 }
             };
             for (i, w) in want.iter().enumerate() {
@@ -557,12 +563,42 @@ const RDNA_LOADS: [(&[u8], L); 14] = [
 
 #[test]
 fn lds_reads_of_every_size_and_kind() {
-    check_loads(Processor::Gfx803, true, &GCN_LOADS[..8]);
-    check_loads(Processor::Gfx90a, true, &GCN_LOADS);
-    check_loads(Processor::Gfx942, true, &GCN_LOADS);
-    check_loads(Processor::Gfx1030, false, &RDNA_LOADS);
-    check_loads(Processor::Gfx1100, true, &RDNA_LOADS);
-    check_loads(Processor::Gfx1201, false, &RDNA_LOADS);
+    check_loads(Processor::Gfx803, true, &GCN_LOADS[..8], true);
+    check_loads(Processor::Gfx908, true, &GCN_LOADS, true);
+    check_loads(Processor::Gfx90a, true, &GCN_LOADS, false);
+    check_loads(Processor::Gfx942, true, &GCN_LOADS, false);
+    check_loads(Processor::Gfx950, true, &GCN_LOADS, false);
+    check_loads(Processor::Gfx1030, false, &RDNA_LOADS, true);
+    check_loads(Processor::Gfx1100, true, &RDNA_LOADS, true);
+    check_loads(Processor::Gfx1201, false, &RDNA_LOADS, true);
+}
+
+/// rocBLAS 7.2's gfx942 GEMM kernel `Cijk_Ailk_Bljk_HHS_BH_MT16x16x64_MI16x16x16x1_…`
+/// (`TensileLibrary_Type_HH_HPA_Contraction_l_Ailk_Bljk_Cijk_Dijk_XPU_gfx942.co`) builds each
+/// pair of f16 MFMA inputs as `ds_read_u16 v4` + `ds_read_u16_d16_hi v21` + `v_or_b32 v4, v4,
+/// v21`, where v21 still holds an LDS offset from the kernel's prologue: the pair is right (and
+/// the kernel passes on MI300X) only because the D16_HI load zeroes the low half on CDNA3
+/// (LLVM review D112635). Keeping the stale low half made every element of the 64x64x64
+/// f16/bf16 `gemm_ex` wrong (rocblas-test `quick_gemm_small_f16_r…_NN_64_64_64_…`).
+#[test]
+fn tensile_packs_two_halves_with_d16_hi_on_cdna3() {
+    for p in [Processor::Gfx90a, Processor::Gfx942, Processor::Gfx950] {
+        let mut r = rig(p, true);
+        set_s(&mut r, SLOT_M0, u32::MAX);
+        r.lds = pattern(4096);
+        let lds = r.lds.clone();
+        r.set_v(2, |l| 2 * l as u32);
+        r.set_v(21, |l| 0x0a00 + 0x48 * l as u32); // a stale LDS offset, as in the kernel
+        r.run(&[0x00, 0x00, 0x78, 0xd8, 0x02, 0x00, 0x00, 0x04]); // ds_read_u16 v4, v2
+        r.run(&[0x20, 0x00, 0xb6, 0xd8, 0x02, 0x00, 0x00, 0x15]); // ds_read_u16_d16_hi v21, v2 offset:32
+        r.run(&[0x04, 0x2b, 0x08, 0x28]); // v_or_b32_e32 v4, v4, v21
+        for l in 0..64 {
+            let lo = u16::from_le_bytes([lds[2 * l], lds[2 * l + 1]]) as u32;
+            let hi = u16::from_le_bytes([lds[2 * l + 32], lds[2 * l + 33]]) as u32;
+            assert_eq!(v(&r, 21, l), hi << 16, "{p:?} lane {l}: ds_read_u16_d16_hi zeroes the low half");
+            assert_eq!(v(&r, 4, l), hi << 16 | lo, "{p:?} lane {l}: the packed pair");
+        }
+    }
 }
 
 /// Stores: (bytes, from bit 16).

@@ -1,6 +1,7 @@
 //! How memory bytes map to VGPR bits for loads and stores of every size and kind (ISA
 //! manuals: "VGPR usage"; "16-bit memory operations": D16 writes or reads the low 16 bits of
-//! the VGPR, D16_HI the high 16 bits, and a D16 load leaves the other half unchanged).
+//! the VGPR, D16_HI the high 16 bits, and a D16 load leaves the other half unchanged — except
+//! on CDNA2 and later, whose D16 loads zero it: see [`d16_keeps_other_half`]).
 //!
 //! One parser covers every spelling: GCN `ubyte/sbyte/ushort/sshort/dword[xN]`, GFX11+
 //! `u8/i8/u16/i16/b32..b128`, the D16 forms `ubyte_d16[_hi]`, `d16[_hi]_u8`, LDS `u8_d16[_hi]`.
@@ -8,6 +9,24 @@
 use super::super::operand::{v_dword, write_v_dword};
 use crate::wave::Wave;
 use hipscope_isa::decode::Operand;
+use hipscope_isa::Family;
+
+/// Whether a D16 load (`*_d16`, `*_d16_hi`: LDS, buffer, global, flat, scratch) leaves the
+/// other 16 bits of its VGPR as they were on `family`, rather than zeroing them.
+///
+/// GFX9 and RDNA keep them (the ISA manuals' "16-bit memory operations"). CDNA2 and CDNA3/4
+/// (gfx90a, gfx940/942/950) zero them: LLVM stopped relying on the kept half for gfx90a-class
+/// targets after hardware testing showed `*_load_short_d16_hi` does not preserve the low bits
+/// there, SRAMECC on or off (reviews.llvm.org/D112635: `d16PreservesUnusedBits()` is false
+/// for them), and AMD's own gfx942 GEMM kernels (rocBLAS 7.2's Tensile
+/// `TensileLibrary_Type_HH_HPA_*_gfx942.co`) merge `ds_read_u16` with a
+/// `ds_read_u16_d16_hi` into a register holding an unrelated value by `v_or_b32`, which is
+/// right only if the load zeroed the low half.
+// assumed: gfx906/gfx908 with SRAMECC on (LLVM treats them as not preserving either) keep
+// the half here; the simulated GPU's SRAMECC mode does not reach instruction semantics yet.
+pub fn d16_keeps_other_half(family: Family) -> bool {
+    !matches!(family, Family::Gfx90a | Family::Gfx940)
+}
 
 /// Widening of a sub-dword load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +52,8 @@ pub struct LoadShape {
     pub bytes: u8,
     pub ext: Ext,
     pub half: Half,
+    /// A D16 load (`half` Lo or Hi) keeps the other half of the VGPR (else zeroes it).
+    pub keep_other: bool,
 }
 
 /// A store: `bytes` to memory, taken from bit 0 of the data VGPRs, or from bit 16 (`hi`).
@@ -55,7 +76,12 @@ fn dword_bytes(s: &str) -> Option<u8> {
 
 impl LoadShape {
     const fn new(bytes: u8, ext: Ext, half: Half) -> LoadShape {
-        LoadShape { bytes, ext, half }
+        LoadShape { bytes, ext, half, keep_other: true }
+    }
+
+    /// This shape as `family`'s D16 loads behave ([`d16_keeps_other_half`]).
+    pub fn on(self, family: Family) -> LoadShape {
+        LoadShape { keep_other: d16_keeps_other_half(family), ..self }
     }
 
     /// Parse the part of a load mnemonic after `load_` / `read_`.
@@ -106,7 +132,7 @@ impl LoadShape {
             Half::Full => write_v_dword(w, dst, 0, lane, self.widen(buf)),
             Half::Lo | Half::Hi => {
                 let v = self.widen(buf) & 0xffff;
-                let old = v_dword(w, dst, 0, lane);
+                let old = if self.keep_other { v_dword(w, dst, 0, lane) } else { 0 };
                 let new = if self.half == Half::Lo { (old & 0xffff_0000) | v } else { (old & 0xffff) | v << 16 };
                 write_v_dword(w, dst, 0, lane, new);
             }
