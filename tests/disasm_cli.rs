@@ -37,6 +37,20 @@ fn kernel_filter_prints_only_that_kernel() {
     assert!(out.contains("buffer_wbl2 sc1"), "{out}");
 }
 
+/// A symbol asked for runs on through the local labels inside it, up to the next function:
+/// `isa/tests/data/labels/labels.co` (built by its `build.sh` with llvm-mc-19) has
+/// `label_Skip` inside `first`. The instruction text is `llvm-objdump-19 -d`'s for that object.
+#[test]
+fn kernel_filter_runs_through_local_labels() {
+    let o = hipscope(&["disasm", &path("isa/tests/data/labels/labels.co"), "--kernel", "first"]);
+    assert!(o.status.success(), "{o:?}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("<first>:") && out.contains("v_mov_b32_e32 v0, 1"), "{out}");
+    assert!(out.contains("<label_Skip>:"), "{out}");
+    assert!(out.contains("v_mov_b32_e32 v1, 2"), "{out}");
+    assert!(!out.contains("<second>:") && !out.contains("v_mov_b32_e32 v2, 3"), "{out}");
+}
+
 #[test]
 fn wave64_kernel_names_full_vcc_by_default() {
     let o = hipscope(&["disasm", &path("workloads/bin/gfx1100-w64-wgp/vadd.co")]);

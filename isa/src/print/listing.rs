@@ -38,9 +38,16 @@ pub fn listing(co: &CodeObject, file_name: &str, opts: &ListingOptions) -> Resul
     for section in co.text_sections() {
         let _ = write!(out, "\nDisassembly of section {}:\n", section.name);
         let symbols: Vec<&CodeSymbol> = co.code_symbols_in(section).collect();
+        // With one symbol asked for, the local labels inside it (hand-written kernels such as
+        // Tensile's keep theirs in the symbol table) are part of it: its listing runs on
+        // through them to the next function or kernel.
+        let mut inside_wanted = false;
         for (i, sym) in symbols.iter().enumerate() {
-            if opts.symbol.as_ref().is_some_and(|want| &sym.name != want) {
-                continue;
+            if let Some(want) = &opts.symbol {
+                inside_wanted = &sym.name == want || (inside_wanted && sym.kind == CodeSymbolKind::Label);
+                if !inside_wanted {
+                    continue;
+                }
             }
             let end = symbols.get(i + 1).map_or(section.address + section.size, |next| next.address);
             let wave64 = opts.wave64.unwrap_or_else(|| kernel_wave64(co, sym).unwrap_or(default_wave64));
