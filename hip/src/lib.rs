@@ -8,7 +8,8 @@
 //! pointers and calls the runtime; [`runtime`] is the state behind them (device, code object,
 //! kernels, variables), [`memory`] the allocations, [`transfer`] the copies and fills, [`timeline`] where streams and
 //! events place work in simulated time, [`properties`] the device queries, [`trace`] the
-//! kernel-trace CSV. Every function the HIP headers declare and this library does not serve
+//! kernel-trace CSV, [`host_watch`] the host's own loads and stores to host-visible memory while a
+//! kernel runs (not joined to the runtime yet). Every function the HIP headers declare and this library does not serve
 //! answers `hipErrorNotSupported` and says so once (`api/unsupported.rs`, generated from
 //! [`abi::FUNCTIONS`]). A kernel fault prints the GPU-fault report and exits 3, as the real
 //! runtime aborts.
@@ -20,6 +21,7 @@ mod fatal;
 #[doc(hidden)]
 pub mod fuzzing;
 mod heap;
+pub mod host_watch;
 mod hostcall;
 mod memory;
 mod node;
