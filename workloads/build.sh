@@ -8,7 +8,8 @@
 #                                       (exit 1 if anything differs)
 #         workloads/build.sh --only STEM  rebuild in place only the code objects and listings of
 #                                       the kernel source STEM (e.g. contended) for every config,
-#                                       with the same commands as a full build
+#                                       or only the HIP test program hip/STEM.cpp (and its
+#                                       variants), with the same commands as a full build
 # Needs:  apt-get update && apt-get install -y clang-19 lld-19 llvm-19 clang-22 lld-22 llvm-22
 # Tools can be overridden: CLANG, LLD, OBJDUMP, READELF, BUNDLER, STRIP; the gfx950 builds
 # (CONFIGS22: gfx950 is not in LLVM 19) use CLANG22, LLD22, OBJDUMP22, READELF22.
@@ -89,6 +90,51 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# HIP test programs: host code + device code for every processor of a built-in GPU that
+# clang-19 targets, one executable per hip/*.cpp and one device-code bundle per hip/*.hip, compiled from inside hip/ on bare file names
+# (-cuid fixes the __hip_cuid_* symbol, as above), stripped like vadd_host.
+HIP_ARCHS="gfx803 gfx908 gfx90a gfx942 gfx1030 gfx1100 gfx1201"
+# Programs built a second time with more flags, as hip/bin/<stem>_<suffix>: stem:suffix:flags
+# (flags separated by commas).
+HIP_VARIANTS="host_pingpong:agent:-DAGENT_SCOPE"
+# hip_setup: HIPCXX (the toolchain's command unless given; empty without either) and the
+# flags every HIP test program is compiled with.
+hip_setup() {
+  cd "$HERE"
+  if [ -z "${HIPCXX:-}" ] && [ -f "$HIP_TOOLCHAIN" ]; then
+    HIPCXX=$(sh "$HIP_TOOLCHAIN" /opt/hip-devlibs | tail -n 1)
+  fi
+  if [ -z "${HIPCXX:-}" ]; then return 0; fi
+  offload=""
+  for a in $HIP_ARCHS; do offload="$offload --offload-arch=$a"; done
+  # Device code gets line tables (`hipscope grade --exec` names source lines); debug paths
+  # are mapped so that no machine path ends up in an object: the compile directory is ".",
+  # the toolchain's header directory "hip-toolchain".
+  tools_dir=$(cd "$HERE" && cd "$(dirname "$HIP_TOOLCHAIN")" && pwd)
+  lines="-gline-tables-only -fdebug-compilation-dir=. -fdebug-prefix-map=$tools_dir=hip-toolchain"
+  device_lines=""
+  for o in $lines; do device_lines="$device_lines -Xarch_device $o"; done
+}
+# build_hip_program STEM: hip/STEM.cpp and its HIP_VARIANTS into $OUT/hip/bin (after hip_setup).
+build_hip_program() {
+  (
+    cd "$HERE/hip"
+    # shellcheck disable=SC2086
+    $HIPCXX $offload $device_lines -cuid="$1" "$1.cpp" -o "$OUT/hip/bin/$1"
+    "$STRIP" "$OUT/hip/bin/$1"
+    for v in $HIP_VARIANTS; do
+      case "$v" in
+        "$1":*)
+          rest=${v#*:}; suffix=${rest%%:*}; flags=$(echo "${rest#*:}" | tr ',' ' ')
+          # shellcheck disable=SC2086
+          $HIPCXX $offload $device_lines $flags -cuid="$1_$suffix" "$1.cpp" -o "$OUT/hip/bin/$1_$suffix"
+          "$STRIP" "$OUT/hip/bin/$1_$suffix"
+          ;;
+      esac
+    done
+  )
+}
+
 # Flags shared by every device compile. -cuid fixes the HIP compilation-unit id (by default
 # clang hashes the input path into a __hip_cuid_* symbol, which would make objects depend on
 # where the checkout lives).
@@ -142,6 +188,15 @@ COV4_SOURCES="$(ls src/*_cov4.hip)"
 only() {
   for path in $1; do f=${path##*/}; if [ "${f%.*}" = "$ONLY" ]; then echo "$path"; fi; done
 }
+# --only STEM of a HIP test program (hip/STEM.cpp): that program and its variants alone.
+if [ -n "$ONLY" ] && [ -f "$HERE/hip/$ONLY.cpp" ]; then
+  hip_setup
+  if [ -z "${HIPCXX:-}" ]; then echo "--only: no $HIP_TOOLCHAIN and no HIPCXX to build hip/$ONLY.cpp" >&2; exit 2; fi
+  mkdir -p "$OUT/hip/bin"
+  build_hip_program "$ONLY"
+  echo "done: $ONLY"
+  exit 0
+fi
 if [ -n "$ONLY" ]; then
   SOURCES=$(only "$SOURCES"); COV4_SOURCES=$(only "$COV4_SOURCES"); TGSPLIT_SOURCES=$(only "$TGSPLIT_SOURCES")
   if [ -z "$SOURCES$COV4_SOURCES" ]; then echo "--only: no kernel source $ONLY" >&2; exit 2; fi
@@ -240,33 +295,15 @@ mkdir -p "$OUT/bin/host" "$OUT/golden/host"
 (cd "$OUT/bin/host" && "$READELF" -S vadd_host) > "$OUT/golden/host/vadd_host.sections.txt"
 echo "built host executable"
 
-# HIP test programs: host code + device code for every processor of a built-in GPU that
-# clang-19 targets, one executable per hip/*.cpp and one device-code bundle per hip/*.hip, compiled from inside hip/ on bare file names
-# (-cuid fixes the __hip_cuid_* symbol, as above), stripped like vadd_host.
-HIP_ARCHS="gfx803 gfx908 gfx90a gfx942 gfx1030 gfx1100 gfx1201"
+# HIP test programs (hip_setup and build_hip_program, above).
 HIP_BUILT=0
-cd "$HERE"
-if [ -z "${HIPCXX:-}" ] && [ -f "$HIP_TOOLCHAIN" ]; then
-  HIPCXX=$(sh "$HIP_TOOLCHAIN" /opt/hip-devlibs | tail -n 1)
-fi
+hip_setup
 if [ -n "${HIPCXX:-}" ]; then
   rm -rf "$OUT/hip/bin"
   mkdir -p "$OUT/hip/bin"
-  offload=""
-  for a in $HIP_ARCHS; do offload="$offload --offload-arch=$a"; done
-  # Device code gets line tables (`hipscope grade --exec` names source lines); debug paths
-  # are mapped so that no machine path ends up in an object: the compile directory is ".",
-  # the toolchain's header directory "hip-toolchain".
-  tools_dir=$(cd "$HERE" && cd "$(dirname "$HIP_TOOLCHAIN")" && pwd)
-  lines="-gline-tables-only -fdebug-compilation-dir=. -fdebug-prefix-map=$tools_dir=hip-toolchain"
-  device_lines=""
-  for o in $lines; do device_lines="$device_lines -Xarch_device $o"; done
   cd "$HERE/hip"
   for f in *.cpp; do
-    stem=${f%.cpp}
-    # shellcheck disable=SC2086
-    $HIPCXX $offload $device_lines -cuid="$stem" "$f" -o "$OUT/hip/bin/$stem"
-    "$STRIP" "$OUT/hip/bin/$stem"
+    build_hip_program "${f%.cpp}"
   done
   # hip/*.hip: device code only, one offload bundle per file (what hipModuleLoad reads).
   for f in *.hip; do
