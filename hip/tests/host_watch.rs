@@ -515,6 +515,16 @@ fn cost_of_a_trapped_access() {
     const N: usize = 100_000;
     COUNT.0.store(0, Ordering::Relaxed);
     let p = pages(1);
+    // What two mprotect calls cost alone, for comparison.
+    let bare = thread_cpu_ns();
+    for _ in 0..N {
+        // SAFETY: our own page, left read-write.
+        unsafe {
+            libc::mprotect(p as *mut libc::c_void, PAGE_BYTES, libc::PROT_NONE);
+            libc::mprotect(p as *mut libc::c_void, PAGE_BYTES, libc::PROT_READ | libc::PROT_WRITE);
+        }
+    }
+    let bare = (thread_cpu_ns() - bare) as f64 / N as f64;
     let (wall, cpu) = (std::time::Instant::now(), thread_cpu_ns());
     {
         let _armed = Armed::new(&COUNT, p, 1);
@@ -526,5 +536,27 @@ fn cost_of_a_trapped_access() {
     let cpu = (thread_cpu_ns() - cpu) as f64 / N as f64;
     let wall = wall.elapsed().as_nanos() as f64 / N as f64;
     assert_eq!(COUNT.0.load(Ordering::Relaxed), N);
-    eprintln!("host_watch: {N} trapped loads, {cpu:.0} ns of the thread's CPU time each ({wall:.0} ns wall)");
+    eprintln!("host_watch: {N} trapped loads, {cpu:.0} ns of the thread's CPU time each ({wall:.0} ns wall); an mprotect pair alone {bare:.0} ns");
+}
+
+#[test]
+fn bad_ranges_and_changing_hooks_while_armed_are_refused() {
+    use amdhip64::host_watch::Error;
+    let _s = serial();
+    let w = Watch::install().expect("install");
+    let p = pages(1);
+    for (bad, why) in [(p + 1..p + PAGE_BYTES, "unaligned start"), (p..p, "empty")] {
+        assert!(matches!(w.protect(std::slice::from_ref(&bad)), Err(Error::BadRange(_))), "{why}");
+    }
+    // A range over a hole in the address space: mprotect fails, nothing stays protected.
+    let hole = pages(3);
+    // SAFETY: the middle page of our own mapping.
+    unsafe { libc::munmap((hole + PAGE_BYTES) as *mut libc::c_void, PAGE_BYTES) };
+    let r = w.protect(&[p..p + PAGE_BYTES, hole + PAGE_BYTES..hole + 2 * PAGE_BYTES]);
+    assert_eq!(r, Err(Error::System("mprotect", libc::ENOMEM)));
+    assert!(!w.armed());
+    // SAFETY: p is mapped; it must be read-write again.
+    unsafe { write_volatile(p as *mut u32, 7) };
+    let armed = Armed::new(&RECORDER, p, 1);
+    assert_eq!(armed.0.set_hooks(&COUNT), Err(Error::Armed));
 }

@@ -29,6 +29,33 @@
 //! `EFAULT` instead of faulting); while one thread's instruction runs with its page open,
 //! another thread's access to the same page is not seen. Linux on x86-64 only; elsewhere
 //! [`Watch::install`] answers [`Error::Unsupported`].
+//!
+//! # How the host becomes a participant of the node's turns (not joined yet)
+//!
+//! The node's turn coordinator lets participants step one at a time in simulated-time order.
+//! Each host thread that touches watched memory becomes one participant (keyed by its thread
+//! id), its time the host's simulated ns: the time of the call that started the live kernels,
+//! then advanced only by its accesses (host computation between accesses costs no simulated
+//! time, so the count of accesses, not the wall clock, fixes the interleaving).
+//! - What is protected when: every host-visible allocation (`hipHostMalloc`,
+//!   `hipMallocManaged`) from the launch that makes a kernel live until no kernel is; the
+//!   runtime's own copies between host mappings and the simulator run inside
+//!   [`Watch::unprotected`] (or, not to open pages to other host threads, through
+//!   `/proc/self/mem`, which reads and writes protected pages without opening them).
+//! - One access is one turn step. [`Hooks::on_access`] asks the coordinator for the thread's
+//!   turn at its time t and waits on a [`wait::Word`] until granted (the GPUs have run up to
+//!   t); then it writes the simulator's current bytes of the faulting page into the host page,
+//!   so a load sees what the kernels' stores made visible by t. [`Hooks::after_access`] gives
+//!   the written spans to the simulator's copy of host memory at t, advances the thread's time
+//!   by the node config's host `memory_latency_ns` (host DRAM; on an APU its shared HBM) and
+//!   ends the turn. A GPU's load of that memory sees the store when the memory system's remote
+//!   path reaches the host at or after t (`sim::memsys::remote`).
+//! - What breaks: a program's own SIGSEGV/SIGTRAP handlers installed after ours; system calls
+//!   on watched buffers while kernels run (`EFAULT`); a second thread's access to a page during
+//!   another thread's single step (unseen; serialising host turns keeps it rare, not
+//!   impossible); more than [`MAX_RANGES`] allocations (refused); targets other than Linux
+//!   x86-64. (More than [`MAX_THREADS`] threads mid-access at once only wait for a slot.) Each access costs tens of microseconds of host time
+//!   (README, *Nodes*), so a spin loop of millions of host loads is slow, not wrong.
 
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 mod handlers;
@@ -43,6 +70,11 @@ use std::ops::Range;
 
 /// The granule of protection: x86-64's base page.
 pub const PAGE_BYTES: usize = 4096;
+
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+pub use ranges::MAX_RANGES;
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+pub use threads::MAX_THREADS;
 
 /// Why the watch could not do what was asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
