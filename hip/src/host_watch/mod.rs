@@ -63,7 +63,7 @@ mod handlers;
 mod ranges;
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 mod threads;
-#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[cfg(target_os = "linux")]
 pub mod wait;
 
 use std::ops::Range;
