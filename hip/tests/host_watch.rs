@@ -344,32 +344,55 @@ fn child(test: &str, what: &str) -> std::process::ExitStatus {
         .expect("spawn")
 }
 
-#[test]
-fn an_access_outside_the_ranges_still_crashes() {
-    use std::os::unix::process::ExitStatusExt;
-    match std::env::var("HOST_WATCH_CHILD").as_deref() {
-        Ok(what) => {
-            let p = pages(2);
-            let _armed = Armed::new(&RECORDER, p, 1);
-            let target = match what {
-                // A page protected by the program itself, next to the watched one.
-                "protected" => {
-                    // SAFETY: the second page of our own mapping.
-                    unsafe { libc::mprotect((p + PAGE_BYTES) as *mut libc::c_void, PAGE_BYTES, libc::PROT_NONE) };
-                    p + PAGE_BYTES
-                }
-                _ => 16usize,
-            };
-            // SAFETY: not safe: this child is meant to die here.
-            unsafe { read_volatile(target as *const u64) };
-            std::process::exit(0);
-        }
-        Err(_) => {
-            for what in ["protected", "unmapped"] {
-                let status = child("an_access_outside_the_ranges_still_crashes", what);
-                assert_eq!(status.signal(), Some(libc::SIGSEGV), "{what}: {status:?}");
+/// A SIGSEGV handler of the program's own, installed before the watch: ends the process with
+/// status 42.
+extern "C" fn own_handler(_: i32) {
+    // SAFETY: _exit is async-signal-safe.
+    unsafe { libc::_exit(42) };
+}
+
+/// In a child process: set up the handler `what` asks for, then fault outside the watched
+/// ranges (or hit a breakpoint).
+fn crash_in_child(what: &str) -> ! {
+    let p = pages(2);
+    // SAFETY: installing handlers in a process about to die.
+    unsafe {
+        match what {
+            "own handler" => libc::signal(libc::SIGSEGV, own_handler as *const () as usize),
+            // A C++ program's start: no handler at all.
+            _ => libc::signal(libc::SIGSEGV, libc::SIG_DFL),
+        };
+    }
+    let _armed = Armed::new(&RECORDER, p, 1);
+    // SAFETY: not safe: this child is meant to die in here.
+    unsafe {
+        match what {
+            "breakpoint" => std::arch::asm!("int3"),
+            "unmapped" => _ = read_volatile(16 as *const u64),
+            _ => {
+                // A page the program protected itself, next to the watched one.
+                libc::mprotect((p + PAGE_BYTES) as *mut libc::c_void, PAGE_BYTES, libc::PROT_NONE);
+                _ = read_volatile((p + PAGE_BYTES) as *const u64);
             }
         }
+    }
+    std::process::exit(0)
+}
+
+#[test]
+fn faults_and_traps_outside_the_watch_still_crash() {
+    use std::os::unix::process::ExitStatusExt;
+    if let Ok(what) = std::env::var("HOST_WATCH_CHILD") {
+        crash_in_child(&what);
+    }
+    for (what, signal, code) in [
+        ("protected", Some(libc::SIGSEGV), None),
+        ("unmapped", Some(libc::SIGSEGV), None),
+        ("breakpoint", Some(libc::SIGTRAP), None),
+        ("own handler", None, Some(42)),
+    ] {
+        let status = child("faults_and_traps_outside_the_watch_still_crash", what);
+        assert_eq!((status.signal(), status.code()), (signal, code), "{what}: {status:?}");
     }
 }
 
