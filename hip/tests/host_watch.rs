@@ -455,8 +455,8 @@ fn simulated_side(w: Watch, flag: usize) -> (u32, u64) {
         if release_at == Some(n) {
             answered += 1;
             let v = 2 * answered;
-            // SAFETY: the host thread waits in on_access, so the flag is ours for the moment.
-            w.unprotected(|| unsafe { write_volatile(flag as *mut u32, v) }).expect("unprotect");
+            // The host thread waits in on_access; the flag is written without opening its page.
+            w.poke(flag, &v.to_le_bytes()).expect("poke");
             model[..4].copy_from_slice(&v.to_le_bytes());
             release_at = None;
         }
@@ -582,4 +582,26 @@ fn bad_ranges_and_changing_hooks_while_armed_are_refused() {
     unsafe { write_volatile(p as *mut u32, 7) };
     let armed = Armed::new(&RECORDER, p, 1);
     assert_eq!(armed.0.set_hooks(&COUNT), Err(Error::Armed));
+}
+
+#[test]
+fn peek_poke_and_unprotected_run_unreported_and_leave_the_watch_armed() {
+    let _s = serial();
+    RECORDER.reset();
+    let p = pages(1);
+    let armed = Armed::new(&RECORDER, p, 1);
+    let w = armed.0;
+    w.poke(p + 16, &0x1122_3344u32.to_le_bytes()).expect("poke");
+    let mut back = [0u8; 4];
+    w.peek(p + 16, &mut back).expect("peek");
+    assert_eq!(u32::from_le_bytes(back), 0x1122_3344);
+    // SAFETY: an aligned word of the page, open inside the closure.
+    w.unprotected(|| unsafe { write_volatile((p + 32) as *mut u32, 9) }).expect("unprotected");
+    assert!(w.armed(), "protected again after unprotected()");
+    assert_eq!(RECORDER.after.load(Ordering::SeqCst), 0, "none of that was a host access");
+    // SAFETY: aligned words of the watched page.
+    let (x, y) = unsafe { (read_volatile((p + 16) as *const u32), read_volatile((p + 32) as *const u32)) };
+    drop(armed);
+    assert_eq!((x, y), (0x1122_3344, 9), "the host sees what was poked and written");
+    assert_eq!(RECORDER.records().len(), 2);
 }

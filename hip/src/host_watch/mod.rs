@@ -39,13 +39,13 @@
 //! time, so the count of accesses, not the wall clock, fixes the interleaving).
 //! - What is protected when: every host-visible allocation (`hipHostMalloc`,
 //!   `hipMallocManaged`) from the launch that makes a kernel live until no kernel is; the
-//!   runtime's own copies between host mappings and the simulator run inside
-//!   [`Watch::unprotected`] (or, not to open pages to other host threads, through
-//!   `/proc/self/mem`, which reads and writes protected pages without opening them).
+//!   runtime's own copies between host mappings and the simulator go through [`Watch::peek`]
+//!   and [`Watch::poke`] (`/proc/self/mem`: protected pages read and written without opening
+//!   them to other host threads) or run inside [`Watch::unprotected`].
 //! - One access is one turn step. [`Hooks::on_access`] asks the coordinator for the thread's
 //!   turn at its time t and waits on a [`wait::Word`] until granted (the GPUs have run up to
-//!   t); then it writes the simulator's current bytes of the faulting page into the host page,
-//!   so a load sees what the kernels' stores made visible by t. [`Hooks::after_access`] gives
+//!   t); then it writes the simulator's current bytes of the faulting page into the host page
+//!   ([`Watch::poke`]), so a load sees what the kernels' stores made visible by t. [`Hooks::after_access`] gives
 //!   the written spans to the simulator's copy of host memory at t, advances the thread's time
 //!   by the node config's host `memory_latency_ns` (host DRAM; on an APU its shared HBM) and
 //!   ends the turn. A GPU's load of that memory sees the store when the memory system's remote
@@ -59,6 +59,8 @@
 
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 mod handlers;
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+mod proc_mem;
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 mod ranges;
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
@@ -197,6 +199,18 @@ impl Watch {
         ranges::armed()
     }
 
+    /// Read watched memory without opening it (no access is reported, and no other thread sees
+    /// the page open): through `/proc/self/mem`. Async-signal-safe after the first call.
+    pub fn peek(&self, address: usize, buf: &mut [u8]) -> Result<(), Error> {
+        proc_mem::read(address, buf)
+    }
+
+    /// Write watched memory without opening it, as [`Watch::peek`] reads it: how a hook puts
+    /// the simulator's bytes into a page before the host's load runs.
+    pub fn poke(&self, address: usize, bytes: &[u8]) -> Result<(), Error> {
+        proc_mem::write(address, bytes)
+    }
+
     /// Run `f` (the runtime's own copies to and from host memory) with the ranges open, then
     /// protect them again if they were. Other host threads' accesses meanwhile go unseen.
     pub fn unprotected<R>(&self, f: impl FnOnce() -> R) -> Result<R, Error> {
@@ -231,5 +245,11 @@ impl Watch {
     }
     pub fn unprotected<R>(&self, f: impl FnOnce() -> R) -> Result<R, Error> {
         Ok(f())
+    }
+    pub fn peek(&self, _: usize, _: &mut [u8]) -> Result<(), Error> {
+        Err(Error::Unsupported)
+    }
+    pub fn poke(&self, _: usize, _: &[u8]) -> Result<(), Error> {
+        Err(Error::Unsupported)
     }
 }
