@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::OnceLock;
 
 /// EFLAGS.TF: the processor raises a debug trap after the next instruction (Intel SDM vol. 1
-/// §3.4.3.3; AMD APM vol. 2 §13.1.4).
+/// §3.4.3.3; AMD APM vol. 2, the RFLAGS register).
 const TRAP_FLAG: i64 = 1 << 8;
 
 /// A handler found installed before ours, passed what is not ours.

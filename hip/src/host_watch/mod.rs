@@ -5,7 +5,7 @@
 //! `PROT_NONE`). A host thread's load or store there faults; the SIGSEGV handler calls
 //! [`Hooks::on_access`] (where the host thread waits for its simulated turn), opens the page,
 //! copies it, and sets the trap flag (EFLAGS.TF, bit 8: Intel SDM vol. 1 §3.4.3.3; AMD APM
-//! vol. 2 §13.1.4) in the interrupted context, so that when the handler returns exactly the
+//! vol. 2, the RFLAGS register) in the interrupted context, so that when the handler returns exactly the
 //! faulting instruction runs and then raises a single-step debug trap (SIGTRAP). The SIGTRAP
 //! handler compares the page with its copy (a changed byte means the access wrote; no byte
 //! changed means it read, or wrote what was there), closes the page again, clears the flag and
@@ -20,7 +20,7 @@
 //! 2, REP), so each iteration that touches watched memory is one access.
 //!
 //! Handlers are async-signal-safe: atomics, raw system calls and fixed tables (ranges in
-//! [`ranges`], per-thread state in [`threads`] keyed by the kernel's thread id); the hooks must
+//! `ranges.rs`, per-thread state in `threads.rs` keyed by the kernel's thread id); the hooks must
 //! be too (wait with [`wait::Word`], never with a lock). A fault outside the ranges goes to the
 //! handler that was installed before ours, or kills the process as it would have without us.
 //!
@@ -45,17 +45,18 @@
 //! - One access is one turn step. [`Hooks::on_access`] asks the coordinator for the thread's
 //!   turn at its time t and waits on a [`wait::Word`] until granted (the GPUs have run up to
 //!   t); then it writes the simulator's current bytes of the faulting page into the host page
-//!   ([`Watch::poke`]), so a load sees what the kernels' stores made visible by t. [`Hooks::after_access`] gives
-//!   the written spans to the simulator's copy of host memory at t, advances the thread's time
-//!   by the node config's host `memory_latency_ns` (host DRAM; on an APU its shared HBM) and
-//!   ends the turn. A GPU's load of that memory sees the store when the memory system's remote
-//!   path reaches the host at or after t (`sim::memsys::remote`).
+//!   ([`Watch::poke`]), so a load sees what the kernels' stores made visible by t.
+//!   [`Hooks::after_access`] gives the written spans to the simulator's copy of host memory at
+//!   t, advances the thread's time by the node config's host `memory_latency_ns` (host DRAM; on
+//!   an APU its shared HBM) and ends the turn. A GPU's load of that memory sees the store when
+//!   the memory system's remote path reaches the host at or after t (`sim::memsys::remote`).
 //! - What breaks: a program's own SIGSEGV/SIGTRAP handlers installed after ours; system calls
 //!   on watched buffers while kernels run (`EFAULT`); a second thread's access to a page during
 //!   another thread's single step (unseen; serialising host turns keeps it rare, not
 //!   impossible); more than [`MAX_RANGES`] allocations (refused); targets other than Linux
-//!   x86-64. (More than [`MAX_THREADS`] threads mid-access at once only wait for a slot.) Each access costs tens of microseconds of host time
-//!   (README, *Nodes*), so a spin loop of millions of host loads is slow, not wrong.
+//!   x86-64. (More than [`MAX_THREADS`] threads mid-access at once only wait for a slot.) Each
+//!   access costs tens of microseconds of host time (README, *Nodes*), so a spin loop of
+//!   millions of host loads is slow, not wrong.
 
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 mod handlers;
