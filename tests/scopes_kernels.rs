@@ -1,5 +1,5 @@
 //! The scope suite (`workloads/scopes/scopes.hip`): every kernel on every committed config (the
-//! 13 configs, gfx950 and the gfx90a/gfx942/gfx950 tgsplit builds), in
+//! 18 configs, gfx950 and the gfx90a/gfx942/gfx950 tgsplit builds), in
 //! timing mode on the built-in GPU of its processor, with the times buffers read back.
 //!
 //! What is checked is only that each kernel runs and writes plausible figures: every wave of
