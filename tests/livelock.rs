@@ -39,6 +39,8 @@ fn object(gpu: &str) -> String {
         "mi210" | "mi250x" => "gfx90a",
         "mi100" => "gfx908",
         "r9nano" => "gfx803",
+        "vega64" => "gfx900",
+        "rx5700xt" => "gfx1010-w32-wgp",
         "rx6900xt" => "gfx1030-w32-wgp",
         "rx7900xtx" => "gfx1100-w32-wgp",
         _ => "gfx1201",
@@ -48,7 +50,7 @@ fn object(gpu: &str) -> String {
 
 #[test]
 fn a_flag_nobody_sets_is_a_livelock_on_every_gpu() {
-    for gpu in ["mi300x", "mi300a", "mi210", "mi100", "r9nano", "rx6900xt", "rx7900xtx", "rx9070xt"] {
+    for gpu in ["mi300x", "mi300a", "mi210", "mi100", "r9nano", "vega64", "rx5700xt", "rx6900xt", "rx7900xtx", "rx9070xt"] {
         for timing in [false, true] {
             // One work-group per CU of MI300X: 304 × 4 waves polling.
             let t = livelock(

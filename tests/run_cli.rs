@@ -210,21 +210,54 @@ fn counters_and_traces_need_timing_mode() {
 }
 
 #[test]
-fn gpus_lists_the_ten_builtins() {
+fn gpus_lists_the_twelve_builtins() {
     let o = hipscope(&["gpus"]);
     assert_eq!(code(&o), 0);
     let out = stdout(&o);
-    for g in ["r9nano", "mi100", "mi210", "mi250x", "mi300a", "mi300x", "mi355x", "rx6900xt", "rx7900xtx", "rx9070xt"] {
+    let names = ["r9nano", "vega64", "mi100", "mi210", "mi250x", "mi300a", "mi300x", "mi355x", "rx5700xt", "rx6900xt", "rx7900xtx", "rx9070xt"];
+    for g in names {
         assert!(out.lines().any(|l| l.starts_with(g)), "{g}: {out}");
     }
     let o = hipscope(&["gpus", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
-    assert_eq!(v.as_array().map(Vec::len), Some(10));
-    assert_eq!(v[5]["processor"], "gfx942");
-    assert_eq!(v[5]["hip"]["warp_size"], 64);
+    assert_eq!(v.as_array().map(Vec::len), Some(names.len()));
+    let gpu = |name: &str| v.as_array().and_then(|a| a.iter().find(|g| g["name"] == name)).cloned().unwrap_or_else(|| panic!("no {name}"));
+    assert_eq!(gpu("mi300x")["processor"], "gfx942");
+    assert_eq!(gpu("mi300x")["hip"]["warp_size"], 64);
     // MI355X: gfx950, wave64, 256 CUs (ROCm docs "GPU hardware specifications", MI355X row).
-    assert_eq!(v[6]["processor"], "gfx950");
-    assert_eq!(v[6]["compute_units"], 256);
+    assert_eq!(gpu("mi355x")["processor"], "gfx950");
+    assert_eq!(gpu("mi355x")["compute_units"], 256);
+    // The GPUs of the published litmus campaigns (LLVM AMDGPUUsage processor table: Vega 10 is
+    // gfx900, Navi 10 gfx1010; AMD product pages: 64 and 40 CUs; GCN is wave64 only).
+    assert_eq!(
+        (gpu("vega64")["processor"].clone(), gpu("vega64")["compute_units"].clone(), gpu("vega64")["wave_size"].clone()),
+        ("gfx900".into(), 64.into(), 64.into())
+    );
+    assert_eq!((gpu("rx5700xt")["processor"].clone(), gpu("rx5700xt")["compute_units"].clone()), ("gfx1010".into(), 40.into()));
+}
+
+/// The GPUs of the published litmus campaigns run committed specs from their own builds (gfx900;
+/// gfx1010 in both wave sizes and both modes) in timing mode, checked against the CPU references.
+#[test]
+fn vega64_and_rx5700xt_run_specs_in_timing_mode() {
+    let cases = [
+        ("vega64", None, "gfx900"),
+        ("rx5700xt", None, "gfx1010-w32-wgp"),
+        ("rx5700xt", Some("gfx1010-w32-cu"), "gfx1010-w32-cu"),
+        ("rx5700xt", Some("gfx1010-w64-wgp"), "gfx1010-w64-wgp"),
+        ("rx5700xt", Some("gfx1010-w64-cu"), "gfx1010-w64-cu"),
+    ];
+    for spec in ["workloads/vadd.ron", "workloads/saxpy.ron"] {
+        for (gpu, forced, key) in cases {
+            let mut args = vec!["run", spec, "--gpu", gpu, "--mode", "timing"];
+            args.extend(forced.map(|k| ["--code-object", k]).iter().flatten());
+            let o = hipscope(&args);
+            let out = stdout(&o);
+            assert_eq!(code(&o), 0, "{spec} on {gpu}: {out}{}", stderr(&o));
+            assert!(out.contains(&format!("code object \"{key}\"")), "{spec} on {gpu}: {out}");
+            assert!(out.contains(" cycles (") && out.contains("result: 1/1 checks passed"), "{spec} on {gpu}: {out}");
+        }
+    }
 }
 
 /// `--json` on a kernel fault: the fault as JSON on stdout, still exit status 3.

@@ -1,5 +1,5 @@
 //! The scope suite (`workloads/scopes/scopes.hip`): every kernel on every committed config (the
-//! 13 configs, gfx950 and the gfx90a/gfx942/gfx950 tgsplit builds), in
+//! 18 configs, gfx950 and the gfx90a/gfx942/gfx950 tgsplit builds), in
 //! timing mode on the built-in GPU of its processor, with the times buffers read back.
 //!
 //! What is checked is only that each kernel runs and writes plausible figures: every wave of
@@ -39,10 +39,12 @@ fn measurement_kernels() -> Vec<String> {
 fn gpu_for(config: &str) -> Option<&'static str> {
     Some(match config.split('-').next()? {
         "gfx803" => "r9nano",
+        "gfx900" => "vega64",
         "gfx908" => "mi100",
         "gfx90a" => "mi210",
         "gfx942" => "mi300x",
         "gfx950" => "mi355x",
+        "gfx1010" => "rx5700xt",
         "gfx1030" => "rx6900xt",
         "gfx1100" => "rx7900xtx",
         "gfx1201" => "rx9070xt",
@@ -83,7 +85,7 @@ fn every_scope_kernel_runs_on_every_config_in_timing_mode() {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     configs.sort();
-    assert_eq!(configs.len(), 17, "workloads/bin/<config>/scopes.co for the 13 clang-19 configs, gfx950 and the three tgsplit builds: {configs:?}");
+    assert_eq!(configs.len(), 22, "workloads/bin/<config>/scopes.co for the 18 clang-19 configs, gfx950 and the three tgsplit builds: {configs:?}");
     let sc = measurement_kernels();
     assert_eq!(sc.len(), 42);
     let mut table: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -144,7 +146,7 @@ fn smoke_spec_times_are_plausible_on_every_gpu() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/scopes/smoke.ron");
     let s = spec::load(&path).unwrap_or_else(|e| panic!("{e}"));
     let mut problems = Vec::new();
-    for gpu in ["mi355x", "mi300x", "mi210", "mi100", "r9nano", "rx6900xt", "rx7900xtx", "rx9070xt"] {
+    for gpu in ["mi355x", "mi300x", "mi210", "mi100", "vega64", "r9nano", "rx5700xt", "rx6900xt", "rx7900xtx", "rx9070xt"] {
         let opts = RunOptions { gpu: Some(gpu.into()), seed: 0, mode: hipscope_sim::Mode::Timing, ..RunOptions::default() };
         let mut session = Session::new(&s, &path, &opts).unwrap_or_else(|e| panic!("{gpu}: {e}"));
         let waves = (BLOCK / session.wave_size) as usize;

@@ -1,4 +1,4 @@
-//! Every launch spec in `workloads/` on every code object it lists (13 configs), each on the
+//! Every launch spec in `workloads/` on every code object it lists (18 configs), each on the
 //! built-in GPU of the object's processor, checked against the CPU references. Failures must be
 //! listed with a reason in `tests/workload-known-failures.txt` (which shrinks as instruction
 //! semantics land); run with `--nocapture` for the spec × config table. The same runs in timing

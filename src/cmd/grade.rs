@@ -73,12 +73,13 @@ pub struct Args {
     #[arg(long, value_enum)]
     pub expect: Option<Expect>,
     /// List what clang-19 (clang-22 for gfx950) emits for each atomic, fence and barrier on
-    /// these builds (comma-separated: gfx803, gfx908, gfx90a[-tgsplit], gfx942[-tgsplit],
-    /// gfx950[-tgsplit], gfx1030-w32-wgp, gfx1100-w64-cu, …, gfx1201; `none` for no listing).
+    /// these builds (comma-separated: gfx803, gfx900, gfx908, gfx90a[-tgsplit], gfx942[-tgsplit],
+    /// gfx950[-tgsplit], gfx1010-w32-wgp, gfx1030-w32-wgp, gfx1100-w64-cu, …, gfx1201; `none`
+    /// for no listing).
     #[arg(long, value_name = "BUILDS", default_value = "gfx942,gfx1100-w32-wgp")]
     pub isa: String,
     /// Also run each test on these simulated GPUs (comma-separated built-in names or config
-    /// files: mi210,mi300x,mi355x,rx7900xtx) and report the final states they show.
+    /// files: mi210,mi300x,mi355x,rx7900xtx,vega64,rx5700xt) and report the final states they show.
     #[arg(long, value_name = "A,B")]
     pub gpu: Option<String>,
     /// RDNA GPUs: run the code built for CU or WGP mode (default: the GPU's own mode).

@@ -16,6 +16,8 @@ use hipscope_isa::{Family, Processor};
 /// The builds `workloads/build.sh` makes (its CONFIGS and TGSPLIT_CONFIGS), by name.
 pub const CONFIGS: &[(&str, Target)] = &[
     ("gfx803", t(Processor::Gfx803, true, false, false)),
+    // gfx900 (Vega 10): GFX9, AMDGPUUsage's "Memory Model GFX6-GFX9" sequences.
+    ("gfx900", t(Processor::Gfx900, true, false, false)),
     ("gfx908", t(Processor::Gfx908, true, false, false)),
     ("gfx90a", t(Processor::Gfx90a, true, false, false)),
     ("gfx90a-tgsplit", t(Processor::Gfx90a, true, false, true)),
@@ -27,6 +29,11 @@ pub const CONFIGS: &[(&str, Target)] = &[
     // `mm/tests/lowering.rs` checks that against clang-22's gfx950 code.
     ("gfx950", t(Processor::Gfx950, true, false, false)),
     ("gfx950-tgsplit", t(Processor::Gfx950, true, false, true)),
+    // gfx1010 (Navi 10): GFX10, AMDGPUUsage's "Memory Model GFX10-GFX11" sequences, as gfx1030.
+    ("gfx1010-w32-wgp", t(Processor::Gfx1010, false, true, false)),
+    ("gfx1010-w32-cu", t(Processor::Gfx1010, false, false, false)),
+    ("gfx1010-w64-wgp", t(Processor::Gfx1010, true, true, false)),
+    ("gfx1010-w64-cu", t(Processor::Gfx1010, true, false, false)),
     ("gfx1030-w32-wgp", t(Processor::Gfx1030, false, true, false)),
     ("gfx1030-w32-cu", t(Processor::Gfx1030, false, false, false)),
     ("gfx1030-w64-wgp", t(Processor::Gfx1030, true, true, false)),

@@ -126,12 +126,14 @@ mod processor_name {
 /// The built-in configs, in the order `hipscope gpus` lists them.
 const BUILTIN: &[(&str, &str)] = &[
     ("r9nano", include_str!("../../../configs/r9nano.ron")),
+    ("vega64", include_str!("../../../configs/vega64.ron")),
     ("mi100", include_str!("../../../configs/mi100.ron")),
     ("mi210", include_str!("../../../configs/mi210.ron")),
     ("mi250x", include_str!("../../../configs/mi250x.ron")),
     ("mi300a", include_str!("../../../configs/mi300a.ron")),
     ("mi300x", include_str!("../../../configs/mi300x.ron")),
     ("mi355x", include_str!("../../../configs/mi355x.ron")),
+    ("rx5700xt", include_str!("../../../configs/rx5700xt.ron")),
     ("rx6900xt", include_str!("../../../configs/rx6900xt.ron")),
     ("rx7900xtx", include_str!("../../../configs/rx7900xtx.ron")),
     ("rx9070xt", include_str!("../../../configs/rx9070xt.ron")),
@@ -320,6 +322,29 @@ mod tests {
         assert_eq!((t.scalar_cache.size_bytes, t.topology.cus_per_scalar_cache), (16 << 10, 2));
         assert_eq!(t.mall.as_ref().map(|m| m.size_bytes), Some(256 << 20));
         assert_eq!((g.hip.total_global_mem_bytes, g.hip.memory_bus_width_bits, t.clock_mhz), (288 << 30, 8192, 2400));
+    }
+
+    /// The GPUs of the published litmus campaigns against AMD's product pages and white papers:
+    /// RX Vega 64 (gfx900: 64 CUs in 4 shader engines, wave64 only, 16 KiB L1 and 64 KiB LDS
+    /// per CU, 4 MB L2 in 16 channels, 8 GB HBM2 on 2048 bits at 483.8 GB/s, 1546 MHz boost)
+    /// and RX 5700 XT (gfx1010: 40 CUs = 20 WGPs in 2 shader engines of 2 arrays, 16 KiB L0 per
+    /// CU, 128 KiB GL1 per array, 4 MB L2 in 16 channels, no Infinity Cache, 8 GB GDDR6 on 256
+    /// bits at 448 GB/s, 1905 MHz boost).
+    #[test]
+    fn litmus_campaign_gpus_have_the_published_figures() {
+        let g = resolve("vega64").unwrap_or_else(|e| panic!("{e}"));
+        let t = g.timing.as_ref().expect("timing section");
+        assert_eq!((g.processor, g.wave_size, g.mode, g.compute_units), (Processor::Gfx900, 64, Mode::CU, 64));
+        assert_eq!((t.topology.shader_engines, t.vector_l1.size_bytes, t.lds.size_bytes), (4, 16 << 10, 64 << 10));
+        assert_eq!((t.l2.size_bytes, t.l2.channels, t.gl1.is_none(), t.mall.is_none()), (4 << 20, 16, true, true));
+        assert_eq!((g.hip.total_global_mem_bytes, g.hip.memory_bus_width_bits, t.dram.bandwidth_gb_per_s, t.clock_mhz), (8 << 30, 2048, 484, 1546));
+        let g = resolve("rx5700xt").unwrap_or_else(|e| panic!("{e}"));
+        let t = g.timing.as_ref().expect("timing section");
+        assert_eq!((g.processor, g.compute_units, g.hip.multi_processor_count), (Processor::Gfx1010, 40, 20));
+        assert_eq!((t.topology.shader_engines, t.topology.shader_arrays_per_engine, t.vector_l1.size_bytes), (2, 2, 16 << 10));
+        assert_eq!(t.gl1.as_ref().map(|c| c.size_bytes), Some(128 << 10));
+        assert_eq!((t.l2.size_bytes, t.l2.channels, t.mall.is_none()), (4 << 20, 16, true));
+        assert_eq!((g.hip.total_global_mem_bytes, g.hip.memory_bus_width_bits, t.dram.bandwidth_gb_per_s, t.clock_mhz), (8 << 30, 256, 448, 1905));
     }
 
     #[test]
