@@ -66,7 +66,8 @@ pub enum FlatWhat {
     },
     Atomic(AtomicSpec),
     /// `global/scratch_load_lds_*`: the (extended) dword goes to LDS at
-    /// `M0[17:2]*4 + ioffset + lane*4` (CDNA4 ISA §10.3).
+    /// `M0[17:2]*4 + ioffset + lane*4` (CDNA4 ISA §10.3); gfx950's 12/16 bytes at
+    /// `lane*12`/`lane*16` ([`lds_dma_address`]).
     LoadLds {
         shape: LoadShape,
     },

@@ -3,7 +3,7 @@
 //!
 //! Layout: an operand with `outer` rows (M for A, N for B), inner dimension K and `per_lane`
 //! elements per lane packs them low bits first across consecutive registers; they form runs of
-//! `run` consecutive k (one 128-bit register group each: [`super::f8f6f4`] gives the sources),
+//! `run` consecutive k (at most 128 bits each: [`super::f8f6f4`] gives the sources),
 //! lane `l` holding row `l % outer` and, in run `q`, k from `q · K/runs + (l / outer) · run`.
 //! With one run this is the layout of the older forms ([`super::layout`]). The gfx950 SMFMACs
 //! keep A in four VGPRs (one run; the 4:2 index rules of the parent module) and take B in
