@@ -71,7 +71,7 @@ fn transpose_loads_match_the_isa_matrix_transpose() {
         let mut r = Rig::new(Processor::Gfx950, true);
         let lds = pattern(1024);
         r.lds[..1024].copy_from_slice(&lds);
-        r.set_v(2, |l| lane_addr(l));
+        r.set_v(2, lane_addr);
         assert!(matches!(r.classify(&enc).fidelity(), Fidelity::Approximate(_)), "{bits}-bit transpose load is executed");
         r.run(&enc);
         let src: Vec<Vec<u8>> = (0..64).map(|l| lds[lane_addr(l) as usize..][..bytes].to_vec()).collect();
@@ -89,7 +89,7 @@ fn transpose_leaves_lanes_outside_exec_alone() {
     let (enc, bits, bytes) = TR[2];
     let mut r = Rig::new(Processor::Gfx950, true);
     r.lds[..1024].copy_from_slice(&pattern(1024));
-    r.set_v(2, |l| lane_addr(l));
+    r.set_v(2, lane_addr);
     r.set_v(4, |_| 0x5555_5555);
     r.set_v(5, |_| 0x5555_5555);
     // Groups 0 and 2 active, 1 and 3 not: the active groups' results are the full transpose.
@@ -97,9 +97,9 @@ fn transpose_leaves_lanes_outside_exec_alone() {
     r.run(&enc);
     let src: Vec<Vec<u8>> = (0..64).map(|l| r.lds[lane_addr(l) as usize..][..bytes].to_vec()).collect();
     let want = reference(&src, bits, bytes);
-    for l in 0..64 {
+    for (l, w) in want.iter().enumerate() {
         let active = (l / 16) % 2 == 0;
-        let exp = if active { [le32(&want[l], 0), le32(&want[l], 4)] } else { [0x5555_5555; 2] };
+        let exp = if active { [le32(w, 0), le32(w, 4)] } else { [0x5555_5555; 2] };
         assert_eq!([v(&r, 4, l), v(&r, 5, l)], exp, "lane {l}");
     }
 }
