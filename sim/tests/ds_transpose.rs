@@ -166,3 +166,24 @@ fn lds_dma_of_16_bytes_on_the_rig() {
         assert_eq!(&r.lds[at..at + 16], &data[from..from + 16], "lane {l}");
     }
 }
+
+#[test]
+fn buffer_lds_dma_of_16_bytes_on_the_rig() {
+    // buffer_load_dwordx4 v1, s[4:7], 0 offen offset:32 lds (llvm-mc-22 -mcpu=gfx950).
+    let enc = [0x20, 0x10, 0x5d, 0xe0, 0x01, 0x00, 0x01, 0x80];
+    let mut r = Rig::new(Processor::Gfx950, true);
+    let data = pattern(2048);
+    let base = alloc(&mut r, "buf", data.clone());
+    // Raw V#: base, stride 0, 2048 records (bytes), dst_sel XYZW with a 32-bit format.
+    set_s64(&mut r, 4, base);
+    set_s(&mut r, 6, 2048);
+    set_s(&mut r, 7, (4 | 5 << 3 | 6 << 6 | 7 << 9) | 4 << 12 | 4 << 15);
+    r.set_v(1, |l| 16 * ((5 * l as u32) % 64));
+    set_s(&mut r, SLOT_M0, 128);
+    r.run(&enc);
+    // Memory at V# base + VGPR + 32; LDS at M0 + 32 + 16 * lane.
+    for l in 0..64 {
+        let from = 32 + 16 * ((5 * l) % 64);
+        assert_eq!(&r.lds[160 + 16 * l..][..16], &data[from..from + 16], "lane {l}");
+    }
+}

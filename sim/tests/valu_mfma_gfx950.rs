@@ -9,7 +9,8 @@
 //!   of 32); a wider one holds two runs of half its elements, the second for the upper half
 //!   of K: the 256-bit FP8 operands and the 192-bit FP6 ones two runs of 16 (FP6 as Triton's
 //!   gfx950 scaled-dot lowering states: "for mxfp6/mxfp8, there are 2 16-consecutive
-//!   elements blocks"); the eight-VGPR SMFMAC B is taken to follow the FP8 rule;
+//!   elements blocks"); the eight-VGPR SMFMAC B follows the FP8 rule (as AMD's gfx950 SMFMAC
+//!   layout tests, "verified on MI350", place it);
 //! * outputs in 4-row groups (16x16: row i in register i % 4, lanes 16·(i / 4) + j; 32x32:
 //!   register 4·(i / 8) + i % 4, lanes 32·(i / 4 % 2) + j);
 //! * block scales: E8M0 `e` = 2^(e - 127), the byte `op_sel + 2·op_sel_hi` of the scale VGPR,

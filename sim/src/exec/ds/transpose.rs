@@ -12,7 +12,8 @@
 //! element `i` is `K = i`, packed the same way — the MFMA operand layout where a lane holds
 //! K-consecutive values. So `out[t][i] = in[i * (16 / E) + t / E][t % E]`. (For 16-bit
 //! elements this is the 16x4 "base unit" drawn in Triton's gfx950 `ds_read_b64_tr` lowering,
-//! `chooseLLDsReadB64TrLayout`; for 8-bit it is two interleaved 8x8 byte transposes.)
+//! `chooseLLDsReadB64TrLayout`; for 8-bit it is "two interleaved 8x8 byte transposes", as
+//! Modular's documentation of its `ds_read_tr8_b64` wrapper describes the instruction.)
 //!
 //! assumed: a lane outside EXEC supplies zeros to its group's matrix and its result is not
 //! written (the ISA does not say; compilers issue these loads with the group fully active).
