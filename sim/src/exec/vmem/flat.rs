@@ -236,7 +236,9 @@ pub(super) fn lds_dma_address(cx: &ExecCtx, ioff: u32, lane: usize, stride: u32)
 // assumed: lanes `size` bytes apart for the x3/x4 forms. The CDNA4 ISA guide's formula is
 // written for the dword forms (`TID * 4`); public gfx950 kernels that stage tiles with
 // `global_load_lds_dwordx4` give lane `i` the source `base + 16 * i` and one M0 per wave,
-// which is a contiguous copy only with a 16-byte lane stride.
+// which is a contiguous copy only with a 16-byte lane stride; AMD's Composable Kernel treats
+// gfx950's direct-to-LDS loads as each thread writing its 4, 12 or 16 bytes (ROCm/
+// composable_kernel PR 2576, `amd_buffer_addressing_builtins.hpp`).
 fn lds_dma_stride(shape: LoadShape) -> u32 {
     u32::from(shape.bytes).max(4)
 }
