@@ -5,9 +5,12 @@
 //!   bias 3, FP4 E2M1 bias 1, no specials), IEEE binary16 and bf16;
 //! * input layouts as AMD's ROCm blog "Matrix Core Programming on AMD CDNA3 and CDNA4
 //!   architecture" (2025) draws them: lane `l` holds row (A) or column (B) `l % M`; an operand
-//!   of at most 128 bits per lane holds consecutive k from `(l / M) · per_lane`; the 256-bit
-//!   FP8 operands hold two runs of 16, the second for the upper half of K; FP4 (and, assumed,
-//!   FP6) one run of 32; the eight-VGPR SMFMAC B is taken to follow the FP8 rule;
+//!   of at most 128 bits per lane holds consecutive k from `(l / M) · per_lane` (FP4: one run
+//!   of 32); a wider one holds two runs of half its elements, the second for the upper half
+//!   of K: the 256-bit FP8 operands and the 192-bit FP6 ones two runs of 16 (FP6 as Triton's
+//!   gfx950 scaled-dot lowering states: "for mxfp6/mxfp8, there are 2 16-consecutive
+//!   elements blocks"); the eight-VGPR SMFMAC B follows the FP8 rule (as AMD's gfx950 SMFMAC
+//!   layout tests, "verified on MI350", place it);
 //! * outputs in 4-row groups (16x16: row i in register i % 4, lanes 16·(i / 4) + j; 32x32:
 //!   register 4·(i / 8) + i % 4, lanes 32·(i / 4 % 2) + j);
 //! * block scales: E8M0 `e` = 2^(e - 127), the byte `op_sel + 2·op_sel_hi` of the scale VGPR,
@@ -98,10 +101,10 @@ struct Op {
 /// (outer index, k) of slot `s` of lane `l` (module docs).
 fn pos(o: &Op, outer: usize, k: usize, l: usize, s: usize) -> (usize, usize) {
     let g = l / outer;
-    if o.per * o.f.bits() <= 128 || o.f.bits() == 6 {
+    if o.per * o.f.bits() <= 128 {
         return (l % outer, g * o.per + s);
     }
-    let run = 128 / o.f.bits();
+    let run = o.per / 2;
     (l % outer, s / run * (k / 2) + g * run + s % run)
 }
 

@@ -157,6 +157,7 @@ fn ds_dwords(op: &ds::Op) -> u32 {
     use ds::Op::*;
     match op {
         Load { shape, .. } => shape.dwords() as u32,
+        LoadTr { shape, .. } => (shape.bytes as u32).div_ceil(4),
         Store { shape, .. } => (shape.bytes as u32).div_ceil(4),
         Load2 { width, .. } | Store2 { width, .. } | Xchg2 { width, .. } => 2 * width.dwords() as u32,
         Atomic { width, .. } => width.dwords() as u32,

@@ -1,5 +1,6 @@
 //! DS classification: the operation, sizes and operand roles from the mnemonic, once.
 
+use super::transpose::TrShape;
 use super::{DsFp, Op};
 use crate::exec::vmem::atomic::{self, AtomicOp, Width};
 use crate::exec::vmem::shape::{LoadShape, StoreShape};
@@ -88,6 +89,9 @@ fn split_two_address(rest: &str) -> Option<(TwoKind, bool, &str)> {
 
 fn load_store(inst: &Inst, rest: &str, family: Family) -> Option<Op> {
     let (addr, offset) = (op(inst, OpName::addr), imm(inst, OpName::offset));
+    if let Some(shape) = rest.strip_prefix("read_").and_then(TrShape::parse) {
+        return Some(Op::LoadTr { shape, dst: op(inst, OpName::vdst), addr, offset });
+    }
     if let Some(s) = rest.strip_prefix("read_").or_else(|| rest.strip_prefix("load_")) {
         return LoadShape::parse(s).map(|shape| Op::Load { shape: shape.on(family), dst: op(inst, OpName::vdst), addr, offset });
     }

@@ -15,7 +15,7 @@ use hipscope_isa::decode::Operand;
 use hipscope_isa::Family;
 
 /// LDS bytes an access must stay below besides the LDS size: GFX8 clamps with `M0[16:0]`.
-fn limit(cx: &ExecCtx) -> usize {
+pub(super) fn lds_limit(cx: &ExecCtx) -> usize {
     if cx.env.family == Family::Gfx8 {
         (cx.wave.m0() & 0x1_ffff) as usize
     } else {
@@ -27,7 +27,7 @@ fn addr_of(cx: &ExecCtx, addr: Operand, lane: usize, off: u32) -> u32 {
     v32(cx.wave, cx.env, addr, lane).wrapping_add(off)
 }
 
-fn read(cx: &ExecCtx, lim: usize, lane: usize, at: u32, buf: &mut [u8]) -> Result<(), FaultKind> {
+pub(super) fn read(cx: &ExecCtx, lim: usize, lane: usize, at: u32, buf: &mut [u8]) -> Result<(), FaultKind> {
     if let Some(p) = cx.port {
         p.lds_access(lane as u32, at, buf.len() as u32, Dir::Read);
     }
@@ -69,7 +69,7 @@ fn fp_env(fp: DsFp, mode: u32) -> FpEnv {
 }
 
 pub(crate) fn execute(op: &Op, cx: &mut ExecCtx) -> Result<(), FaultKind> {
-    let lim = limit(cx);
+    let lim = lds_limit(cx);
     if let Op::Append { consume, dst, offset } = op {
         return append(cx, lim, *consume, *dst, *offset);
     }

@@ -21,6 +21,7 @@ mod classify;
 pub(crate) mod lanes;
 pub(crate) mod lds;
 pub(crate) mod mem;
+pub mod transpose;
 
 use super::vmem::atomic::{AtomicOp, Width};
 use super::vmem::shape::{LoadShape, StoreShape};
@@ -62,6 +63,13 @@ pub enum Op {
         offset: u32,
     },
     /// `read2`/`load_2addr`: two elements of `width` at byte offsets `off`.
+    /// gfx950 `ds_read_b*_tr_b*`: a transpose within each 16-lane group (`transpose`).
+    LoadTr {
+        shape: transpose::TrShape,
+        dst: Operand,
+        addr: Operand,
+        offset: u32,
+    },
     Load2 {
         width: Width,
         dst: Operand,
@@ -129,10 +137,14 @@ pub enum Op {
 const FLOAT_ATOMIC: &str = "float LDS atomics: denormal flushing per MODE as CDNA4 ISA Table 53, NaN selection per \
      RDNA4 minimumNumber rules";
 
+const TRANSPOSE: &str = "LDS transpose load: lanes outside EXEC give zeros to their 16-lane group's matrix (not \
+     documented)";
+
 impl Op {
     pub fn fidelity(&self) -> Fidelity {
         match self {
             Op::Atomic { op, .. } if op.is_float() => Fidelity::Approximate(FLOAT_ATOMIC),
+            Op::LoadTr { .. } => Fidelity::Approximate(TRANSPOSE),
             _ => Fidelity::Exact,
         }
     }
@@ -147,6 +159,7 @@ pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKin
         Op::Nop => {}
         Op::Swizzle { dst, src, pattern } => lanes::swizzle(cx, *dst, *src, *pattern),
         Op::Permute { backward, dst, addr, src, offset } => lanes::permute(cx, *backward, *dst, *addr, *src, *offset),
+        Op::LoadTr { shape, dst, addr, offset } => transpose::execute(cx, *shape, *dst, *addr, *offset)?,
         _ => mem::execute(op, cx)?,
     }
     Ok(Flow::Next)

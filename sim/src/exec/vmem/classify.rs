@@ -105,9 +105,11 @@ fn flat_what(inst: &Inst, env: &Env, rest: &str) -> Option<FlatWhat> {
     StoreShape::parse(s).map(|shape| FlatWhat::Store { shape, data: op(inst, OpName::vdata) })
 }
 
-/// LDS-DMA loads move at most one dword per lane on our targets.
+/// LDS-DMA loads move a byte, a short or a dword per lane, and on gfx950 also three or four
+/// dwords (`global_load_lds_dwordx3/x4`, `buffer_load_dwordx3/x4 ... lds`: the decoder only
+/// accepts those encodings there, LLVM's `hasLDSLoadB96_B128()` is gfx950-only).
 fn lds_dma(s: &str) -> Option<LoadShape> {
-    LoadShape::parse(s).filter(|sh| sh.bytes <= 4 && sh.half == super::shape::Half::Full)
+    LoadShape::parse(s).filter(|sh| matches!(sh.bytes, 1 | 2 | 4 | 12 | 16) && sh.half == super::shape::Half::Full)
 }
 
 /// Float environment of a memory (L2) atomic: CDNA flushes input denormals of F32 adds

@@ -66,7 +66,8 @@ pub enum FlatWhat {
     },
     Atomic(AtomicSpec),
     /// `global/scratch_load_lds_*`: the (extended) dword goes to LDS at
-    /// `M0[17:2]*4 + ioffset + lane*4` (CDNA4 ISA §10.3).
+    /// `M0[17:2]*4 + ioffset + lane*4` (CDNA4 ISA §10.3); gfx950's 12/16 bytes at
+    /// `lane*12`/`lane*16` ([`lds_dma_address`]).
     LoadLds {
         shape: LoadShape,
     },
@@ -221,17 +222,35 @@ pub(super) fn atomic_lane(cx: &mut ExecCtx, t: Target, lane: usize, a: &AtomicSp
 }
 
 /// LDS address of an LDS-DMA load: `M0` base (GFX8 `M0[15:0]`, later `M0[17:2] * 4`) plus
-/// the instruction offset and `lane * 4` (CDNA4 ISA §9.1.9, §10.3).
-pub(super) fn lds_dma_address(cx: &ExecCtx, ioff: u32, lane: usize) -> u32 {
+/// the instruction offset and `lane * 4` (CDNA4 ISA §9.1.9, §10.3); gfx950's 12- and 16-byte
+/// forms place each lane's data contiguously, `lane * 12` / `lane * 16` (a wave's 64 lanes
+/// fill `64 * size` bytes from the base; see `lds_dma_stride`).
+pub(super) fn lds_dma_address(cx: &ExecCtx, ioff: u32, lane: usize, stride: u32) -> u32 {
     let m0 = cx.wave.m0();
     let base = if cx.env.family == Family::Gfx8 { m0 & 0xffff } else { m0 & 0x3_fffc };
-    base.wrapping_add(ioff).wrapping_add(lane as u32 * 4)
+    base.wrapping_add(ioff).wrapping_add(lane as u32 * stride)
 }
 
-/// Store a dword-extended value into LDS for an LDS-DMA load.
+/// Bytes between consecutive lanes' LDS data: a dword for the byte, short and dword forms
+/// (the value is widened to 32 bits), the data size for gfx950's dwordx3/x4 forms.
+// assumed: lanes `size` bytes apart for the x3/x4 forms. The CDNA4 ISA guide's formula is
+// written for the dword forms (`TID * 4`); public gfx950 kernels that stage tiles with
+// `global_load_lds_dwordx4` give lane `i` the source `base + 16 * i` and one M0 per wave,
+// which is a contiguous copy only with a 16-byte lane stride; AMD's Composable Kernel treats
+// gfx950's direct-to-LDS loads as each thread writing its 4, 12 or 16 bytes (ROCm/
+// composable_kernel PR 2576, `amd_buffer_addressing_builtins.hpp`).
+fn lds_dma_stride(shape: LoadShape) -> u32 {
+    u32::from(shape.bytes).max(4)
+}
+
+/// Store an LDS-DMA load's data into LDS: sub-dword values extended to a dword, dword
+/// multiples as they are.
 pub(super) fn lds_dma_store(cx: &mut ExecCtx, ioff: u32, lane: usize, shape: LoadShape, buf: &[u8]) -> Result<(), FaultKind> {
+    let at = lds_dma_address(cx, ioff, lane, lds_dma_stride(shape));
+    if shape.bytes > 4 {
+        return space::write(cx, Target::Lds(at), lane, &buf[..shape.bytes as usize]);
+    }
     let v = shape.widen(buf);
-    let at = lds_dma_address(cx, ioff, lane);
     space::write(cx, Target::Lds(at), lane, &v.to_le_bytes())
 }
 

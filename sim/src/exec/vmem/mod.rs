@@ -51,7 +51,8 @@ pub enum Op {
 
 const FLOAT_ATOMIC: &str = "float atomics: denormal flushing and NaN selection follow CDNA4 ISA \u{a7}9.2 and \
      RDNA4 minimumNumber rules on every target";
-const LDS_DMA: &str = "LDS-DMA load: LDS address M0-based per CDNA4 ISA \u{a7}9.1.9/\u{a7}10.3, data extended to a dword";
+const LDS_DMA: &str = "LDS-DMA load: LDS address M0-based per CDNA4 ISA \u{a7}9.1.9/\u{a7}10.3, data extended to a dword; gfx950's \
+     12/16-byte forms at lane * size (assumed)";
 const FORMAT: &str = "typed-buffer conversion: documented subset of formats (vmem::format); others fault";
 const CACHE: &str = "cache maintenance: functional mode has no caches";
 const IMAGE: &str = "image sampling: linear 1D/2D images; bilinear blend in f32 with 8-bit coordinate fractions";

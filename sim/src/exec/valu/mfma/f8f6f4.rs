@@ -11,14 +11,16 @@
 //! format; such an instruction does not classify.
 //!
 //! Layout. Every operand holds 32 elements per lane (M or N = 16 with K = 128; 32 with K = 64),
-//! packed low bits first across consecutive VGPRs. FP4 is one run of 32 consecutive k per lane
-//! (lane `l`: row `l % M`, k from `32 · (l / M)`), FP8/BF8 two runs of 16: the first 16 bytes
-//! cover the first half of K (k from `16 · (l / M)`), the second 16 bytes the second half
-//! (AMD ROCm blog "Matrix Core Programming on AMD CDNA3 and CDNA4 architecture", 2025, its
-//! FP8 and FP4 32x32x64 layouts; Triton's gfx950 scaled-dot lowering, kWidth 16, agrees). The
-//! rule behind both: one 128-bit register group holds one run of consecutive k. FP6/BF6 (24
-//! bytes) are taken to be one run of 32 like FP4, since they issue at FP4's rate, in one
-//! pass: an assumption (no public layout found), stated in the fidelity note.
+//! packed low bits first across consecutive VGPRs. FP4 (128 bits) is one run of 32
+//! consecutive k per lane (lane `l`: row `l % M`, k from `32 · (l / M)`); the wider operands,
+//! FP8/BF8 (256 bits) and FP6/BF6 (192 bits), are two runs of 16: the first 16 elements cover
+//! the first half of K (k from `16 · (l / M)`), the next 16 the second half (AMD ROCm blog
+//! "Matrix Core Programming on AMD CDNA3 and CDNA4 architecture", 2025, its FP8 and FP4
+//! 32x32x64 layouts; Triton's gfx950 scaled-dot lowering, `chooseScaledMfmaScaleLayout`:
+//! "for mxfp4, these 32 elements are consecutive ... for mxfp6/mxfp8, there are 2
+//! 16-consecutive elements blocks, so 2 scale elements are required"). FP6's second run
+//! starts at bit 96 (VGPR 3), where gfx950's `ds_read_b96_tr_b6`, which loads 16 k-consecutive
+//! 6-bit values per lane into three VGPRs, puts it when two of them fill the operand.
 
 use super::super::minifloat::{self, Format};
 
@@ -56,8 +58,8 @@ impl Elem {
     /// Elements of one run of consecutive k in a lane (module docs).
     pub fn run(self) -> u32 {
         match self {
-            Elem::Fp8 | Elem::Bf8 => 16,
-            Elem::Fp6 | Elem::Bf6 | Elem::Fp4 => 32,
+            Elem::Fp8 | Elem::Bf8 | Elem::Fp6 | Elem::Bf6 => 16,
+            Elem::Fp4 => 32,
         }
     }
 

@@ -114,7 +114,7 @@ pub struct Mfma {
 const NO_FLOAT_ORDER: &str =
     "matrix float accumulation order and internal precision are undocumented: chained f32 fused multiply-adds in ascending k (one rounding per product)";
 const F64_ORDER: &str = "f64 matrix accumulation order is undocumented: chained fused multiply-adds in ascending k";
-const WIDE: &str = "gfx950 f8f6f4/SMFMAC: accumulation order undocumented (chained f32 fused multiply-adds in ascending k); FP6/BF6 and eight-VGPR SMFMAC B register layouts inferred; block scales applied to the inputs";
+const WIDE: &str = "gfx950 f8f6f4/SMFMAC: accumulation order undocumented (chained f32 fused multiply-adds in ascending k); block scales applied to the inputs";
 
 fn loc(op: Option<Operand>) -> Option<Loc> {
     Some(match op? {

@@ -3,12 +3,17 @@
 //!
 //! Layout: an operand with `outer` rows (M for A, N for B), inner dimension K and `per_lane`
 //! elements per lane packs them low bits first across consecutive registers; they form runs of
-//! `run` consecutive k (one 128-bit register group each: [`super::f8f6f4`] gives the sources),
+//! `run` consecutive k (at most 128 bits each: [`super::f8f6f4`] gives the sources),
 //! lane `l` holding row `l % outer` and, in run `q`, k from `q · K/runs + (l / outer) · run`.
 //! With one run this is the layout of the older forms ([`super::layout`]). The gfx950 SMFMACs
 //! keep A in four VGPRs (one run; the 4:2 index rules of the parent module) and take B in
-//! eight: B's two 128-bit halves are taken to cover the two halves of K as the f8f6f4 FP8
-//! operands do (an assumption: no public statement of the SMFMAC B layout was found).
+//! eight: B's two 128-bit halves cover the two halves of K as the f8f6f4 FP8 operands do
+//! (16x16x64 f16: `B[k][j]` in lane `j + 16·((k % 32) / 8)`, VGPR `(k % 8) / 2 + 4·(k >= 32)`;
+//! 32x32x32 f16: lanes `l % 32` hold column `l % 32`, k `16·(e / 8) + 8·(l / 32) + e % 8`
+//! for element `e`), as AMD's own gfx950 SMFMAC layout tests state them, "verified on MI350"
+//! (an AMD 2026 test suite of the gfx950 matrix builtins, `SmfmacF16_16x16x64.LayoutMatchesHardware`);
+//! the same tests find that a nonzero CBSZ makes the instruction use index set 0 and no A
+//! broadcast, as the parent module does.
 //!
 //! Execution converts every element once into the tiles of [`super::exec`], applies the block
 //! scales ([`super::scale`]) and reuses its product kernel, C read and D write. M and N are 16
