@@ -248,7 +248,7 @@ impl Session {
             .collect();
         let forced = (!flags.is_empty()).then(|| flags.join(" "));
         let entry = &entries[select::choose_entry(at, &entries, &gpu, forced.as_deref(), &first.kernel)?];
-        let mut device = Device::new(gpu.processor);
+        let mut device = Device::for_gpu(&gpu);
         if opts.mode.is_timing() {
             // A missing timing section is the config's fault: name its file.
             gpu.timing.as_ref().ok_or_else(|| SpecError::whole(Path::new(&gpu.origin), "has no timing section, which --mode timing needs"))?;
