@@ -43,7 +43,10 @@
 # Outputs: target/rocm-suites/VER/GPU-MODE/NN-BINARY.{log,json,report.json,result,
 # failures.tsv,cmd} (logs, gtest JSON, hipscope --report, one TSV result row, one row per
 # failing test, the exact command) and reports/rocm-suites.md, made from every *.result
-# under target/rocm-suites/ (so runs for other GPUs, modes or roots add up).
+# under target/rocm-suites/ (so runs for other GPUs, modes or roots add up) merged with the
+# report as it stands: the rows and failure sections of a (ROCm, GPU, suite, mode) that has
+# results here replace the earlier ones, every other (ROCm, GPU, suite, mode) keeps its rows
+# (runs made elsewhere are not lost). tests/rocm_suites_merge.rs checks the merge.
 #
 # Needs: root (chroot, mount), python3 (JSON and report), cc (only for the stand-in),
 # timeout and /usr/bin/time on the host (the roots have no `time`).
@@ -465,8 +468,52 @@ def known_cause(known, r, test):
             return cause
     return None
 
+def cells(line):
+    """The cells of a Markdown table row (pipes escaped as \| stay inside a cell)."""
+    return [c.strip() for c in re.split(r'(?<!\\)\|', line.strip())[1:-1]]
+
+def earlier(dest):
+    """The report as it stands, to merge with: its main-table rows (key, cells, line), its
+    timing/functional rows (cells, line), its start-up section and its failure sections
+    (key, text), where key is (ROCm, GPU, suite, mode)."""
+    old = {'rows': [], 'ratios': [], 'startup': [], 'sections': []}
+    part, section = None, None
+    for line in read(dest).splitlines():
+        if line.startswith('| ROCm | suite | binary |'):
+            part = 'rows'
+        elif line.startswith('| ROCm | GPU | binary |'):
+            part = 'ratios'
+        elif line.startswith('| ROCm | GPU | mode |') or line.startswith('## Failing tests'):
+            part = None
+        elif line.startswith('## Library start-up'):
+            part = 'startup'
+        elif line.startswith('### '):
+            m = re.match(r'^### (\S+) (\S+), (\S+) (\S+): `', line)
+            section = [m.groups() if m else None, [line]]
+            old['sections'].append(section)
+            part = 'section'
+            continue
+        if part in ('rows', 'ratios') and line.startswith('| ') and not line.startswith('| ROCm'):
+            c = cells(line)
+            if part == 'rows' and len(c) >= 13:
+                old['rows'].append(((c[0], c[4], c[1], c[5]), c, line))
+            elif part == 'ratios' and len(c) >= 6:
+                old['ratios'].append((c, line))
+        elif part == 'startup':
+            old['startup'].append(line)
+        elif part == 'section':
+            section[1].append(line)
+    while old['startup'] and not old['startup'][-1].strip():
+        old['startup'].pop()
+    for sec in old['sections']:
+        while sec[1] and (not sec[1][-1].strip() or sec[1][-1] == 'None.'):
+            sec[1].pop()
+    return old
+
 def report(args):
-    """report OUTBASE REPORT.md [KNOWN.tsv]: every *.result under OUTBASE -> Markdown."""
+    """report OUTBASE REPORT.md [KNOWN.tsv]: every *.result under OUTBASE -> Markdown, merged
+    with the report as it stands: a (ROCm, GPU, suite, mode) with results here replaces its
+    earlier rows and failure sections, every other one keeps them."""
     outbase, dest = args[0], args[1]
     known = known_failures(args[2]) if len(args) > 2 else []
     rows = []
@@ -484,7 +531,28 @@ def report(args):
         rows.append(r)
     order = ['rocprim', 'hipcub', 'rocthrust', 'rocrand', 'rocsparse', 'rocblas', 'hipblas', 'rocwmma', 'rocwmma-validate']
     modes = {'functional': 0, 'timing': 1}
-    rows.sort(key=lambda r: (r['ver'], r['gpu'], r['id'], modes.get(r['mode'], 2)))
+    old = earlier(dest)
+    fresh = {(r['ver'], r['gpu'], r['suite'], r['mode']) for r in rows}
+    kept = [o for o in old['rows'] if o[0] not in fresh]
+    # Where a row goes: by root, GPU, suite, the binary's number in the selection (from this
+    # run's result names, else its place in the earlier report), mode.
+    # A binary may be selected twice with two filters: a row is its binary and filter as shown.
+    for r in rows:
+        flt = r['filter'] if len(r['filter']) <= 60 else r['filter'][:57] + '...'
+        r['shown'] = '`%s`' % flt.replace('|', '\\|').replace('*', '\\*').replace('_', '\\_')
+    number = {(r['ver'], r['binary'], r['shown']): int(r['id'].split('-', 1)[0]) for r in rows if r['id'].split('-', 1)[0].isdigit()}
+    first = {}
+    for i, (k, c, _) in enumerate(old['rows']):
+        first.setdefault((k[0], c[2].strip('`'), c[3]), 1000 + i)
+        first.setdefault((k[0], c[2].strip('`'), None), 1000 + i)
+    suite_of = {(c[0], c[2].strip('`')): c[1] for _, c, _ in old['rows']}
+    suite_of.update({(r['ver'], r['binary']): r['suite'] for r in rows})
+
+    def place(ver, gpu, suite, binary, mode, shown=None):
+        rank = number.get((ver, binary, shown), first.get((ver, binary, shown), 10 ** 6))
+        return (ver, gpu, order.index(suite) if suite in order else len(order), rank, modes.get(mode, 2))
+
+    rows.sort(key=lambda r: place(r['ver'], r['gpu'], r['suite'], r['binary'], r['mode'], r['shown']))
     out = []
     w = out.append
     w('# ROCm upstream test suites under `hipscope exec`')
@@ -501,6 +569,7 @@ def report(args):
     w('| ROCm | suite | binary | filter | GPU | mode | tests run | passed | failed | wall | peak RSS | sim (launches) | note |')
     w('|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---|')
     tot = collections.defaultdict(lambda: [0, 0, 0, 0.0])
+    table = []
     for r in rows:
         flt = r['filter'] if len(r['filter']) <= 60 else r['filter'][:57] + '...'
         flt = flt.replace('|', '\\|').replace('*', '\\*').replace('_', '\\_')
@@ -516,11 +585,20 @@ def report(args):
         except ValueError:
             peak = '-'
         simcol = '-' if r['sim'] in ('', '-') else '%s ms (%s)' % (r['sim'], r['launches'])
-        w('| %s | %s | `%s` | `%s` | %s | %s | %s | %s | %s | %s s | %s | %s | %s |' % (
+        table.append((place(r['ver'], r['gpu'], r['suite'], r['binary'], r['mode'], r['shown']), '| %s | %s | `%s` | `%s` | %s | %s | %s | %s | %s | %s s | %s | %s | %s |' % (
             r['ver'], r['suite'], r['binary'], flt, r['gpu'], r['mode'],
-            r['run'], r['passed'], r['failed'], r['wall'], peak, simcol, note.replace('|', '\\|')[:200]))
+            r['run'], r['passed'], r['failed'], r['wall'], peak, simcol, note.replace('|', '\\|')[:200])))
         t = tot[(r['ver'], r['gpu'], r['mode'])]
         t[0] += int(r['run'] or 0); t[1] += int(r['passed'] or 0); t[2] += int(r['failed'] or 0); t[3] += float(r['wall'] or 0)
+    for (ver, gpu, suite, mode), c, line in kept:
+        table.append((place(ver, gpu, suite, c[2].strip('`'), mode, c[3]), line))
+        t = tot[(ver, gpu, mode)]
+        try:
+            t[0] += int(c[6] or 0); t[1] += int(c[7] or 0); t[2] += int(c[8] or 0); t[3] += float(c[9].split()[0])
+        except (ValueError, IndexError):
+            pass
+    for _, line in sorted(table, key=lambda x: x[0]):
+        w(line)
     w('')
     w('Totals:')
     w('')
@@ -533,7 +611,22 @@ def report(args):
     for r in rows:
         pairs[(r['ver'], r['gpu'], r['id'])][r['mode']] = r
     ratios = [(k, v['functional'], v['timing']) for k, v in pairs.items() if 'functional' in v and 'timing' in v]
-    if ratios:
+    lines = []
+    for (v, g, i), f, t in ratios:
+        col = 'cpu' if f.get('cpu') and t.get('cpu') else 'wall'
+        try:
+            ratio = '%.2fx' % (float(t[col]) / max(float(f[col]), 0.01))
+        except ValueError:
+            ratio = '-'
+        unit = 's' if col == 'cpu' else 's *wall*'
+        lines.append((place(v, g, f['suite'], f['binary'], 'functional'),
+                      '| %s | %s | `%s` | %s %s | %s %s | %s |' % (v, g, f['binary'], f[col], unit, t[col], unit, ratio)))
+    for c, line in old['ratios']:
+        binary = c[2].strip('`')
+        suite = suite_of.get((c[0], binary), '')
+        if (c[0], c[1], suite, 'functional') not in fresh and (c[0], c[1], suite, 'timing') not in fresh:
+            lines.append((place(c[0], c[1], suite, binary, 'functional'), line))
+    if lines:
         w('')
         w('Timing mode over functional mode, same selection: CPU time (user + system, what the')
         w('simulation cost whatever else ran on the machine) where both runs recorded it, else wall')
@@ -541,14 +634,8 @@ def report(args):
         w('')
         w('| ROCm | GPU | binary | functional | timing | ratio |')
         w('|---|---|---|---:|---:|---:|')
-        for (v, g, i), f, t in sorted(ratios):
-            col = 'cpu' if f.get('cpu') and t.get('cpu') else 'wall'
-            try:
-                ratio = '%.2fx' % (float(t[col]) / max(float(f[col]), 0.01))
-            except ValueError:
-                ratio = '-'
-            unit = 's' if col == 'cpu' else 's *wall*'
-            w('| %s | %s | `%s` | %s %s | %s %s | %s |' % (v, g, f['binary'], f[col], unit, t[col], unit, ratio))
+        for _, line in sorted(lines, key=lambda x: x[0]):
+            w(line)
     # Failing tests, grouped by their first error (gtest's failure, else hipscope's).
     w('')
     starts = []
@@ -568,6 +655,9 @@ def report(args):
             ver, gpu, lib, size, dl, create, call, st, wall, peak = (f + [''] * 10)[:10]
             w('| %s | %s | `%s` | %s | %s s | %s s (`%s`) | %s | %s s | %.0f MB |' % (ver, gpu, lib, size, dl, call, create, st, wall, float(peak or 0) / 1024))
         w('')
+    elif old['startup']:
+        out.extend(old['startup'])
+        w('')
     w('## Failing tests')
     w('')
     w('Per run: first the hipscope diagnostics printed (some, like `hipXxx is not supported`,')
@@ -577,14 +667,16 @@ def report(args):
     w("one is in the run's `NN-BINARY.failures.tsv` (test, status, hipscope line, failure line).")
     w('A test marked *known* fails for a cause found outside hipscope (a miscompiled test')
     w('binary, say); `scripts/rocm-known-failures.tsv` gives the evidence.')
-    any_fail = False
+    sections = []
     for r in rows:
+        sec = []
+        w = sec.append
         p = os.path.join(r['dir'], r['id'] + '.failures.tsv')
         lines = [l.rstrip('\n').split('\t') for l in read(p).splitlines() if l.strip()]
         diags = [l.rstrip('\n').split('\t') for l in read(os.path.join(r['dir'], r['id'] + '.diagnostics.tsv')).splitlines() if l.strip()]
         if not lines and not r['note']:
             continue
-        any_fail = True
+        sections.append((place(r['ver'], r['gpu'], r['suite'], r['binary'], r['mode']), sec))
         w('')
         w('### %s %s, %s %s: `%s` (%s failed of %s)' % (r['ver'], r['suite'], r['gpu'], r['mode'], r['binary'], r['failed'], r['run']))
         w('')
@@ -614,7 +706,14 @@ def report(args):
                 w('  - `%s`%s' % (n, ' (known: %s)' % cause if cause else ''))
             if len(names) > 8:
                 w('  - ... and %d more' % (len(names) - 8))
-    if not any_fail:
+    for key, text in old['sections']:
+        if key and (key[0], key[2], key[1], key[3]) not in fresh:
+            binary = re.search(r'`([^`]+)`', text[0])
+            sections.append((place(key[0], key[2], key[1], binary.group(1) if binary else '', key[3]), [''] + text))
+    w = out.append
+    for _, sec in sorted(sections, key=lambda x: x[0]):
+        out.extend(sec)
+    if not sections:
         w('')
         w('None.')
     with open(dest, 'w') as f:

@@ -78,7 +78,7 @@ impl Gpu {
     /// In timing mode on a named node (`links`), its accesses to host memory and its peers'
     /// memory travel that node's links.
     pub fn new(config: GpuConfig, ordinal: usize, timing: bool, links: Option<&Node>) -> Result<Gpu, String> {
-        let mut device = Device::new(config.processor);
+        let mut device = Device::for_gpu(&config);
         device.mem = Memory::with_base(range_of(ordinal).0);
         if timing {
             device.enable_timing(&config)?;

@@ -363,16 +363,6 @@ impl Runtime {
         cycles as f64 / (f64::from(mhz) * 1000.0)
     }
 
-    /// Simulated time of a copy of `bytes` on `engine` of the GPU that holds `device_side`
-    /// (the current one for an address of no GPU's range; `copy_engine`).
-    pub fn copy_ms(&self, engine: Engine, device_side: u64, bytes: u64) -> f64 {
-        let d = match crate::node::home_of(device_side) {
-            crate::node::Home::Gpu(d) if d < self.gpus.len() => d,
-            _ => self.current,
-        };
-        crate::copy_engine::copy_ms(self, engine, d, bytes)
-    }
-
     /// Simulated time of a copy of `bytes` from GPU `from`'s memory to GPU `to`'s, on the
     /// node's link between them (0 in functional mode).
     pub fn peer_copy_ms(&self, from: usize, to: usize, bytes: u64) -> f64 {

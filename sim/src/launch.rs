@@ -23,6 +23,7 @@ use crate::timing::TimingState;
 use hipscope_isa::codeobj::limits::{self, Violation};
 use hipscope_isa::codeobj::{CodeObject, DataSymbol};
 use hipscope_isa::decode::Ctx;
+use hipscope_isa::target::FeatureSetting;
 use hipscope_isa::Processor;
 
 /// Why a launch did not run or did not finish.
@@ -71,6 +72,11 @@ pub struct Hooks<'a> {
 #[derive(Debug, Clone)]
 pub struct Device {
     pub processor: Processor,
+    /// The GPU runs with SRAMECC on ([`Device::for_gpu`]: its config's `hip.sramecc`, on a
+    /// processor that has the mode): D16 loads then zero the other half of their VGPR. A code
+    /// object built for one mode (`:sramecc+` / `:sramecc-` in its target id) runs only in
+    /// that mode, so its own setting wins ([`Device::load_kernel`]).
+    pub sramecc: bool,
     pub mem: Memory,
     pub apertures: Apertures,
     dispatches: u64,
@@ -95,6 +101,7 @@ impl Device {
     pub fn new(processor: Processor) -> Device {
         Device {
             processor,
+            sramecc: false,
             mem: Memory::new(),
             apertures: Apertures::DEFAULT,
             dispatches: 0,
@@ -105,6 +112,13 @@ impl Device {
             images: Vec::new(),
             globals: Vec::new(),
         }
+    }
+
+    /// A device of `gpu`'s processor in its SRAMECC mode.
+    pub fn for_gpu(gpu: &GpuConfig) -> Device {
+        let mut d = Device::new(gpu.processor);
+        d.sramecc = gpu.target().sramecc == FeatureSetting::On;
+        d
     }
 
     /// Run later launches with timing, on the memory system of `gpu` (which must have a
@@ -186,6 +200,7 @@ impl Device {
         Env {
             decode: Ctx::new(self.processor, wave64, false),
             family: self.processor.family(),
+            sramecc: self.sramecc,
             apertures: self.apertures,
             clock: self.clock,
             rate: Rate::FUNCTIONAL,
@@ -242,7 +257,13 @@ impl Device {
             }
         }
         let wave64 = co.find_kernel(name).map_or(true, |k| k.wave_size == 64);
-        Ok(LoadedKernel::load(co, name, &self.env(wave64))?)
+        let mut env = self.env(wave64);
+        match co.target.sramecc {
+            FeatureSetting::On => env.sramecc = true,
+            FeatureSetting::Off => env.sramecc = false,
+            FeatureSetting::Any | FeatureSetting::Unsupported => {}
+        }
+        Ok(LoadedKernel::load(co, name, &env)?)
     }
 
     /// Prepare a kernel built in memory (see [`LoadedKernel::from_code`]) for this device.
@@ -333,6 +354,7 @@ impl Device {
         }
         let scratch_base = dispatch.scratch_base;
         let mut env = self.env(kernel.wave64);
+        env.sramecc = kernel.sramecc;
         env.scratch_base = scratch_base;
         env.scratch_per_lane = per_lane as u64;
         self.dispatches += 1;

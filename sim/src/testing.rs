@@ -29,6 +29,7 @@ impl Rig {
         let env = Env {
             decode: Ctx::new(processor, wave.wave64, false),
             family: processor.family(),
+            sramecc: false,
             apertures: Apertures::DEFAULT,
             clock: 0,
             rate: crate::exec::clock::Rate::FUNCTIONAL,

@@ -489,8 +489,14 @@ enum L {
 /// the low half, and AMD's gfx942 Tensile kernels rely on it being zero, see
 /// `tensile_packs_two_halves_with_d16_hi_on_cdna3` below).
 fn check_loads(p: Processor, w64: bool, table: &[(&[u8], L)], keeps: bool) {
+    check_loads_in(p, w64, table, false, keeps);
+}
+
+/// [`check_loads`] on a GPU with SRAMECC on (`sramecc`) or off.
+fn check_loads_in(p: Processor, w64: bool, table: &[(&[u8], L)], sramecc: bool, keeps: bool) {
     for &(enc, k) in table {
         let mut r = rig(p, w64);
+        r.env.sramecc = sramecc;
         set_s(&mut r, SLOT_M0, u32::MAX);
         r.lds = pattern(4096);
         let lds = r.lds.clone();
@@ -571,6 +577,29 @@ fn lds_reads_of_every_size_and_kind() {
     check_loads(Processor::Gfx1030, false, &RDNA_LOADS, true);
     check_loads(Processor::Gfx1100, true, &RDNA_LOADS, true);
     check_loads(Processor::Gfx1201, false, &RDNA_LOADS, true);
+}
+
+/// gfx906 and gfx908 with SRAMECC on zero the other half of a D16 load's VGPR; with it off they
+/// keep it. LLVM's `GCNSubtarget::d16PreservesUnusedBits()` is `hasD16LoadStore() &&
+/// !isSramEccOnOrAny()`: with SRAMECC the half is not preserved, so compiled code never
+/// relies on it. gfx90a and later zero it in both modes.
+#[test]
+fn sramecc_decides_whether_gfx906_and_gfx908_keep_the_other_half() {
+    for p in [Processor::Gfx906, Processor::Gfx908] {
+        check_loads_in(p, true, &GCN_LOADS, true, false);
+        check_loads_in(p, true, &GCN_LOADS, false, true);
+    }
+    check_loads_in(Processor::Gfx942, true, &GCN_LOADS, true, false);
+}
+
+/// A device takes its GPU config's SRAMECC mode, on processors that have the mode: the
+/// Instinct configs run with it on (MI100's gfx908 among them), the Radeon ones have none.
+#[test]
+fn a_device_runs_in_its_configs_sramecc_mode() {
+    for (gpu, on) in [("mi100", true), ("mi300x", true), ("rx6900xt", false), ("rx7900xtx", false)] {
+        let g = hipscope_sim::gpus::builtin(gpu).expect("built-in GPU");
+        assert_eq!(hipscope_sim::Device::for_gpu(&g).sramecc, on, "{gpu}");
+    }
 }
 
 /// rocBLAS 7.2's gfx942 GEMM kernel `Cijk_Ailk_Bljk_HHS_BH_MT16x16x64_MI16x16x16x1_…`

@@ -72,3 +72,21 @@ impl WorkloadsArg {
         super::locate(&self.workloads, "workloads", "--workloads")
     }
 }
+
+/// `--node NAME|FILE` (`hipscope run`, `hipscope exec`): a built-in node or a node file.
+#[derive(clap::Args)]
+pub struct NodeArg {
+    /// Run on a node instead of a lone GPU: a built-in node (mi300x-8, mi300a-4,
+    /// rx7900xtx-pcie; see `hipscope nodes`) or a node file (`configs/nodes/*.ron`). In timing
+    /// mode, accesses to host-pinned and managed memory and to peer GPUs' memory travel the
+    /// node's links.
+    #[arg(long, value_name = "NAME|FILE", conflicts_with = "gpu")]
+    pub node: Option<String>,
+}
+
+impl NodeArg {
+    /// The node the option names, loaded and checked (`None` without the option).
+    pub fn load(&self) -> Result<Option<hipscope_sim::node::Node>, CliError> {
+        self.node.as_deref().map(|n| hipscope_sim::node::Node::load(n).map_err(|e| CliError::BadInput(e.to_string()))).transpose()
+    }
+}

@@ -4,7 +4,7 @@
 //! 3 a kernel faulted (kernel, wave, PC, address/instruction; deadlock and watchdog reports
 //! add one line per waiting wave).
 
-use super::common_args::{CountersArg, EngineArgs};
+use super::common_args::{CountersArg, EngineArgs, NodeArg};
 use super::CliError;
 use hipscope_isa::codeobj;
 use hipscope_sim::counters::Counter;
@@ -36,6 +36,10 @@ pub struct Args {
     /// executable named in the spec, or among the spec's entries. Default: the GPU's processor.
     #[arg(long, value_name = "T")]
     pub target: Option<String>,
+    // `--node`: the spec runs on the node's GPU 0; in timing mode its host-pinned and managed
+    // buffers are reached over that GPU's host link (`Device::set_node`).
+    #[command(flatten)]
+    pub node: NodeArg,
     #[command(flatten)]
     pub engine: EngineArgs,
     /// Print JSON (`{"gpu", "target", "mode", "dispatches", "checks", "fidelity"}`, each dispatch
@@ -104,8 +108,10 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     if let Some(path) = &args.counters.counters {
         writable_dir(path).map_err(|m| CliError::BadInput(format!("--counters {}: {m}", path.display())))?;
     }
+    let node = args.node.load()?;
     let opts = RunOptions {
         gpu: args.gpu.clone(),
+        node,
         code_object: args.code_object.clone(),
         target: args.target.clone(),
         seed: args.engine.seed,
@@ -144,6 +150,10 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
         std::fs::write(file, bytes).map_err(|e| CliError::BadInput(format!("--dump: {}: cannot write: {e}", file.display())))?;
     }
     let mut out = if args.json { json_report(&report, args.fidelity) } else { text_report(&report, args.fidelity) };
+    if let (Some(node), false) = (&opts.node, args.json) {
+        let at = out.find("\nmode:").map_or(0, |i| i + 1);
+        out.insert_str(at, &format!("node: {} (the spec runs on its GPU 0)\n", node.name()));
+    }
     if let (Some(s), Some(path), false) = (traced, &args.trace, args.json) {
         let _ = writeln!(out, "trace: {} ({} events)", path.display(), s.events);
     }

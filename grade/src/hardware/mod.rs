@@ -198,7 +198,7 @@ impl Prepared {
         let groups = place(test, xcds, one_xcd);
         let kernel = codegen::generate(test, &target, target.wave64, &groups)?;
         let asm = assemble::assemble(&kernel, gpu.processor, target.wave64).map_err(|e| err(format!("internal: {e}")))?;
-        let mut device = Device::new(gpu.processor);
+        let mut device = Device::for_gpu(gpu);
         device.enable_timing(gpu).map_err(err)?;
         let kernarg_bytes = (8 * (kernel.locations + kernel.results.len()) + 4 * test.threads.len()) as u32;
         let descriptor = assemble::descriptor(gpu.processor, target.wave64, target.wgp_mode, target.tgsplit, kernel.vgprs, kernarg_bytes, kernel.lds_bytes);

@@ -7,7 +7,7 @@ use crate::{put, with_runtime, Dim3};
 use hipscope_isa::target::Family;
 use hipscope_sim::timing::placement::Occupancy;
 use std::cell::RefCell;
-use std::ffi::{c_int, c_void};
+use std::ffi::{c_int, c_uint, c_void};
 
 thread_local! {
     /// `<<<grid, block, shmem, stream>>>` configurations pushed by launch stubs.
@@ -222,6 +222,90 @@ pub unsafe extern "C" fn hipOccupancyMaxActiveBlocksPerMultiprocessor(
         Some(n) => unsafe { put(blocks, n as c_int) },
         None => error::INVALID_DEVICE_FUNCTION,
     })
+}
+
+/// The occupancy flags ROCm accepts: `hipOccupancyDefault` (0) and
+/// `hipOccupancyDisableCachingOverride` (1); any other value is `hipErrorInvalidValue` (clr
+/// `hipamd/src/hip_module.cpp`, the `...WithFlags` entry points). Neither changes how many
+/// work-groups fit.
+const OCCUPANCY_FLAGS: [c_uint; 2] = [0, 1];
+
+/// # Safety
+/// As `hipOccupancyMaxActiveBlocksPerMultiprocessor`.
+#[no_mangle]
+pub unsafe extern "C" fn hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    blocks: *mut c_int,
+    function: *const c_void,
+    block_size: c_int,
+    dynamic_lds: usize,
+    flags: c_uint,
+) -> u32 {
+    if !OCCUPANCY_FLAGS.contains(&flags) {
+        return error::INVALID_VALUE;
+    }
+    // SAFETY: the caller's contract, passed on.
+    unsafe { hipOccupancyMaxActiveBlocksPerMultiprocessor(blocks, function, block_size, dynamic_lds) }
+}
+
+/// The `hipFunction_t` of `hipModuleGetFunction` names its kernel as a host stub does.
+///
+/// # Safety
+/// `blocks` is writable; `function` is a `hipFunction_t`.
+#[no_mangle]
+pub unsafe extern "C" fn hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(
+    blocks: *mut c_int,
+    function: *const c_void,
+    block_size: c_int,
+    dynamic_lds: usize,
+) -> u32 {
+    // SAFETY: the caller's contract, passed on.
+    unsafe { hipOccupancyMaxActiveBlocksPerMultiprocessor(blocks, function, block_size, dynamic_lds) }
+}
+
+/// # Safety
+/// As `hipModuleOccupancyMaxActiveBlocksPerMultiprocessor`.
+#[no_mangle]
+pub unsafe extern "C" fn hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    blocks: *mut c_int,
+    function: *const c_void,
+    block_size: c_int,
+    dynamic_lds: usize,
+    flags: c_uint,
+) -> u32 {
+    // SAFETY: the caller's contract, passed on.
+    unsafe { hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, function, block_size, dynamic_lds, flags) }
+}
+
+/// # Safety
+/// As `hipOccupancyMaxPotentialBlockSize`; `function` is a `hipFunction_t`.
+#[no_mangle]
+pub unsafe extern "C" fn hipModuleOccupancyMaxPotentialBlockSize(
+    grid: *mut c_int,
+    block: *mut c_int,
+    function: *const c_void,
+    dynamic_lds: usize,
+    limit: c_int,
+) -> u32 {
+    // SAFETY: the caller's contract, passed on.
+    unsafe { hipOccupancyMaxPotentialBlockSize(grid, block, function, dynamic_lds, limit) }
+}
+
+/// # Safety
+/// As `hipModuleOccupancyMaxPotentialBlockSize`.
+#[no_mangle]
+pub unsafe extern "C" fn hipModuleOccupancyMaxPotentialBlockSizeWithFlags(
+    grid: *mut c_int,
+    block: *mut c_int,
+    function: *const c_void,
+    dynamic_lds: usize,
+    limit: c_int,
+    flags: c_uint,
+) -> u32 {
+    if !OCCUPANCY_FLAGS.contains(&flags) {
+        return error::INVALID_VALUE;
+    }
+    // SAFETY: the caller's contract, passed on.
+    unsafe { hipOccupancyMaxPotentialBlockSize(grid, block, function, dynamic_lds, limit) }
 }
 
 /// The block size (a multiple of the wave size, at most `limit`) that keeps the most work-items

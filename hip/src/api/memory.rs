@@ -4,10 +4,9 @@
 
 use crate::abi::hip_pointer_attribute as pa;
 use crate::memory::AllocKind;
-use crate::node::{home_of, Home};
 use crate::runtime::{error, Runtime};
 use crate::timeline::Engine;
-use crate::transfer::{CopyKind, Side, DEVICE_TO_DEVICE_NO_CU};
+use crate::transfer::{CopyKind, DEVICE_TO_DEVICE_NO_CU};
 use crate::{put, with_runtime};
 use std::ffi::{c_int, c_uint, c_void};
 
@@ -196,16 +195,8 @@ pub(super) fn copy_on(rt: &mut Runtime, dst: u64, src: u64, len: usize, kind: u3
     }
     let code = rt.copy(dst, src, len as u64, kind);
     if code == error::SUCCESS && len > 0 {
-        let engine = match (rt.side(dst, len as u64), rt.side(src, len as u64)) {
-            (Side::Device, Side::Device) => Engine::DeviceToDevice,
-            (Side::Device, _) => Engine::HostToDevice,
-            _ => Engine::DeviceToHost,
-        };
-        // Between two GPUs: on the node's link between them.
-        let ms = match (home_of(src), home_of(dst)) {
-            (Home::Gpu(a), Home::Gpu(b)) if a != b && engine == Engine::DeviceToDevice => rt.peer_copy_ms(a, b, len as u64),
-            _ => rt.copy_ms(engine, if engine == Engine::DeviceToHost { src } else { dst }, len as u64),
-        };
+        let bytes = len as u64;
+        let (engine, ms) = crate::copy_engine::route(rt, (dst, rt.side(dst, bytes)), (src, rt.side(src, bytes)), bytes);
         on.place(rt, engine, ms);
     }
     code

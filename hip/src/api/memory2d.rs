@@ -327,12 +327,7 @@ pub(super) fn run_copy(rt: &mut Runtime, c: &Copy3d, on: On) -> u32 {
         },
     };
     if code == error::SUCCESS {
-        let engine = match (dst, src) {
-            (Side::Device, Side::Device) => Engine::DeviceToDevice,
-            (Side::Device, _) => Engine::HostToDevice,
-            _ => Engine::DeviceToHost,
-        };
-        let ms = rt.copy_ms(engine, if engine == Engine::DeviceToHost { c.src } else { c.dst }, bytes);
+        let (engine, ms) = crate::copy_engine::route(rt, (c.dst, dst), (c.src, src), bytes);
         on.place(rt, engine, ms);
     }
     code

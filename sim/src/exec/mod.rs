@@ -56,6 +56,9 @@ impl Apertures {
 pub struct Env {
     pub decode: Ctx,
     pub family: Family,
+    /// SRAMECC is on (only processors that have the mode: gfx906, gfx908, gfx90a, gfx94x,
+    /// gfx950): D16 loads zero the other half of their VGPR (`vmem::shape`).
+    pub sramecc: bool,
     pub apertures: Apertures,
     /// Shader clock (counts executed instructions in functional mode) for `s_memtime`.
     pub clock: u64,

@@ -54,6 +54,8 @@ pub struct LoadedKernel {
     pub name: String,
     pub processor: Processor,
     pub family: Family,
+    /// Classified for a GPU with SRAMECC on (`exec::Env::sramecc`); its launches run so.
+    pub sramecc: bool,
     pub wave64: bool,
     pub entry: u64,
     /// Where the kernel's own code ends: its symbol's size, else its section's end (a section
@@ -252,6 +254,7 @@ impl LoadedKernel {
             name: k.name.clone(),
             processor,
             family: processor.family(),
+            sramecc: env.sramecc,
             wave64,
             entry: k.entry_address,
             code_end,
@@ -280,6 +283,7 @@ impl LoadedKernel {
             name: raw.name.to_string(),
             processor: raw.processor,
             family: raw.processor.family(),
+            sramecc: env.sramecc,
             wave64: raw.wave64,
             entry: raw.entry,
             code_end,

@@ -295,6 +295,7 @@ mod tests {
         let env = Env {
             decode: Ctx::new(p, true, false),
             family: p.family(),
+            sramecc: false,
             apertures: Apertures::DEFAULT,
             clock: 0,
             rate: crate::exec::clock::Rate::FUNCTIONAL,

@@ -34,6 +34,10 @@ const MAX_LDS: u64 = 64 * 1024;
 pub struct RunOptions {
     /// `--gpu NAME|FILE`.
     pub gpu: Option<String>,
+    /// `--node NAME|FILE`: run on the node's GPU 0 (instead of `gpu` and the spec's `gpu`); in
+    /// timing mode its accesses to host-pinned and managed buffers travel that GPU's host link
+    /// ([`Device::set_node`]).
+    pub node: Option<crate::node::Node>,
     /// `--code-object KEY`.
     pub code_object: Option<String>,
     /// `--target T`: only the code objects for target `T` (processor or target id), e.g. one
@@ -233,7 +237,8 @@ impl Session {
         let dir = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         let first = spec.dispatches.first().ok_or_else(|| at.err("dispatches", "empty: nothing to run"))?;
         let entries = select::restrict(at, select::load_entries(at, spec, &dir)?, opts.code_object.as_deref(), opts.target.as_deref())?;
-        let gpu = match gpu {
+        let on_node = opts.node.as_ref().and_then(|n| n.gpus.first());
+        let gpu = match gpu.or(on_node) {
             Some(g) => g.clone(),
             None => select::choose_gpu(at, spec, &entries, opts.gpu.as_deref(), opts.target.is_some() || opts.code_object.is_some())?,
         };
@@ -243,11 +248,14 @@ impl Session {
             .collect();
         let forced = (!flags.is_empty()).then(|| flags.join(" "));
         let entry = &entries[select::choose_entry(at, &entries, &gpu, forced.as_deref(), &first.kernel)?];
-        let mut device = Device::new(gpu.processor);
+        let mut device = Device::for_gpu(&gpu);
         if opts.mode.is_timing() {
             // A missing timing section is the config's fault: name its file.
             gpu.timing.as_ref().ok_or_else(|| SpecError::whole(Path::new(&gpu.origin), "has no timing section, which --mode timing needs"))?;
             device.enable_timing(&gpu).map_err(|e| at.err("gpu", format!("--mode timing: {e}")))?;
+            if let Some(node) = &opts.node {
+                device.set_node(node, 0).map_err(|e| at.err("gpu", format!("--node {}: {e}", node.name())))?;
+            }
         }
         device.map_code_object(&entry.co).map_err(|e| at.err(format!("code_objects.\"{}\"", entry.key), format!("{}: {e}", entry.path.display())))?;
         let mut placed = place_buffers(at, spec, &dir, &mut device)?;

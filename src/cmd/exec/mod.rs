@@ -3,7 +3,7 @@
 //! lands on the simulated GPU (how: `hipscope_studies::program`). The program runs in the
 //! foreground; its exit status is ours.
 
-use super::common_args::{CountersArg, EngineArgs};
+use super::common_args::{CountersArg, EngineArgs, NodeArg};
 use super::CliError;
 use hipscope_sim::Mode;
 use hipscope_studies::program::{exit_code, Environment, Output};
@@ -15,11 +15,10 @@ pub struct Args {
     /// The simulated GPU: a built-in name (see `hipscope gpus`) or a config file.
     #[arg(long, default_value = "mi300a")]
     pub gpu: String,
-    /// Run on a node of several GPUs instead: a built-in node (mi300x-8, mi300a-4,
-    /// rx7900xtx-pcie) or a node file (`configs/nodes/*.ron`). The program sees its GPUs
-    /// (`hipGetDeviceCount`, `hipSetDevice`, peer access, `hipMemcpyPeer`).
-    #[arg(long, value_name = "NAME|FILE", conflicts_with = "gpu")]
-    pub node: Option<String>,
+    // `--node`: the program sees the node's GPUs (`hipGetDeviceCount`, `hipSetDevice`, peer
+    // access, `hipMemcpyPeer`); copies between host and GPU cross its host links.
+    #[command(flatten)]
+    pub node: NodeArg,
     #[command(flatten)]
     pub engine: EngineArgs,
     /// Write one row per kernel launch, in the columns of rocprofv3's kernel trace CSV.
@@ -75,7 +74,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
             check_writable(path).map_err(|e| CliError::BadInput(format!("{flag} {}: cannot write it: {e}", path.display())))?;
         }
     }
-    let mut env = match &args.node {
+    let mut env = match &args.node.node {
         Some(node) => Environment::for_node(&executable()?, node, mode).map_err(CliError::BadInput)?,
         None => environment(&args.gpu, mode)?,
     };

@@ -7,7 +7,6 @@ use crate::exec::vmem::shape::{LoadShape, StoreShape};
 use crate::exec::Env;
 use hipscope_isa::decode::{Inst, Operand};
 use hipscope_isa::tables::OpName;
-use hipscope_isa::Family;
 
 fn op(inst: &Inst, name: OpName) -> Operand {
     inst.operand(name).unwrap_or(Operand::Absent)
@@ -22,7 +21,7 @@ pub fn classify(inst: &Inst, env: &Env) -> Option<Op> {
         return None;
     }
     let rest = inst.mnemonic().strip_prefix("ds_")?;
-    special(inst, rest).or_else(|| two_address(inst, rest)).or_else(|| load_store(inst, rest, env.family)).or_else(|| atomic_op(inst, rest))
+    special(inst, rest).or_else(|| two_address(inst, rest)).or_else(|| load_store(inst, rest, env)).or_else(|| atomic_op(inst, rest))
 }
 
 /// Instructions with their own addressing: lane ops, append/consume, addtid, condxchg.
@@ -87,13 +86,13 @@ fn split_two_address(rest: &str) -> Option<(TwoKind, bool, &str)> {
     FORMS.into_iter().find_map(|(p, kind, st64)| rest.strip_prefix(p).map(|ty| (kind, st64, ty)))
 }
 
-fn load_store(inst: &Inst, rest: &str, family: Family) -> Option<Op> {
+fn load_store(inst: &Inst, rest: &str, env: &Env) -> Option<Op> {
     let (addr, offset) = (op(inst, OpName::addr), imm(inst, OpName::offset));
     if let Some(shape) = rest.strip_prefix("read_").and_then(TrShape::parse) {
         return Some(Op::LoadTr { shape, dst: op(inst, OpName::vdst), addr, offset });
     }
     if let Some(s) = rest.strip_prefix("read_").or_else(|| rest.strip_prefix("load_")) {
-        return LoadShape::parse(s).map(|shape| Op::Load { shape: shape.on(family), dst: op(inst, OpName::vdst), addr, offset });
+        return LoadShape::parse(s).map(|shape| Op::Load { shape: shape.on(env.family, env.sramecc), dst: op(inst, OpName::vdst), addr, offset });
     }
     let s = rest.strip_prefix("write_").or_else(|| rest.strip_prefix("store_"))?;
     StoreShape::parse(s).map(|shape| Op::Store { shape, data: op(inst, OpName::data0), addr, offset })

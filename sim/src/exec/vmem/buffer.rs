@@ -260,7 +260,7 @@ fn write_format(cx: &mut ExecCtx, dst: Operand, lane: usize, fmt: Format, vals: 
         }
         D16::Hi => {
             // The low half stays or is zeroed as for the other D16 loads.
-            let old = if super::shape::d16_keeps_other_half(cx.env.family) { v_dword(w, dst, 0, lane) } else { 0 };
+            let old = if super::shape::d16_keeps_other_half(cx.env.family, cx.env.sramecc) { v_dword(w, dst, 0, lane) } else { 0 };
             write_v_dword(w, dst, 0, lane, (old & 0xffff) | (fmt.to_d16(vals[0]) as u32) << 16);
             1
         }

@@ -99,7 +99,7 @@ fn flat_what(inst: &Inst, env: &Env, rest: &str) -> Option<FlatWhat> {
         if is_lds_dma(inst) {
             return lds_dma(s).map(|shape| FlatWhat::LoadLds { shape });
         }
-        return LoadShape::parse(s).map(|shape| FlatWhat::Load { shape: shape.on(env.family), dst: op(inst, OpName::vdst) });
+        return LoadShape::parse(s).map(|shape| FlatWhat::Load { shape: shape.on(env.family, env.sramecc), dst: op(inst, OpName::vdst) });
     }
     let s = rest.strip_prefix("store_")?;
     StoreShape::parse(s).map(|shape| FlatWhat::Store { shape, data: op(inst, OpName::vdata) })
@@ -167,7 +167,7 @@ fn buf_what(inst: &Inst, env: &Env, rest: &str) -> Option<BufWhat> {
         if lds {
             return lds_dma(s).map(|shape| BufWhat::LoadLds { shape });
         }
-        return LoadShape::parse(s).map(|shape| BufWhat::Load { shape: shape.on(env.family), dst: vdata, tfe });
+        return LoadShape::parse(s).map(|shape| BufWhat::Load { shape: shape.on(env.family, env.sramecc), dst: vdata, tfe });
     }
     let s = rest.strip_prefix("store_")?;
     StoreShape::parse(s).map(|shape| BufWhat::Store { shape, data: vdata })

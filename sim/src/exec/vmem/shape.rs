@@ -1,7 +1,8 @@
 //! How memory bytes map to VGPR bits for loads and stores of every size and kind (ISA
 //! manuals: "VGPR usage"; "16-bit memory operations": D16 writes or reads the low 16 bits of
 //! the VGPR, D16_HI the high 16 bits, and a D16 load leaves the other half unchanged — except
-//! on CDNA2 and later, whose D16 loads zero it: see [`d16_keeps_other_half`]).
+//! on CDNA2 and later, and with SRAMECC on, whose D16 loads zero it: see
+//! [`d16_keeps_other_half`]).
 //!
 //! One parser covers every spelling: GCN `ubyte/sbyte/ushort/sshort/dword[xN]`, GFX11+
 //! `u8/i8/u16/i16/b32..b128`, the D16 forms `ubyte_d16[_hi]`, `d16[_hi]_u8`, LDS `u8_d16[_hi]`.
@@ -12,9 +13,13 @@ use hipscope_isa::decode::Operand;
 use hipscope_isa::Family;
 
 /// Whether a D16 load (`*_d16`, `*_d16_hi`: LDS, buffer, global, flat, scratch) leaves the
-/// other 16 bits of its VGPR as they were on `family`, rather than zeroing them.
+/// other 16 bits of its VGPR as they were on `family` with SRAMECC on or off (`sramecc`),
+/// rather than zeroing them.
 ///
-/// GFX9 and RDNA keep them (the ISA manuals' "16-bit memory operations"). CDNA2 and CDNA3/4
+/// With SRAMECC on (gfx906, gfx908: the only other processors that have the mode) they are
+/// zeroed too: LLVM's `GCNSubtarget::d16PreservesUnusedBits()` is `hasD16LoadStore() &&
+/// !isSramEccOnOrAny()`, so the compiler never relies on the kept half there (a VGPR's ECC
+/// covers the whole dword, which a half write would leave stale). Otherwise GFX9 and RDNA keep them (the ISA manuals' "16-bit memory operations"). CDNA2 and CDNA3/4
 /// (gfx90a, gfx940/942/950) zero them: LLVM stopped relying on the kept half for gfx90a-class
 /// targets after hardware testing showed `*_load_short_d16_hi` does not preserve the low bits
 /// there, SRAMECC on or off (reviews.llvm.org/D112635: `d16PreservesUnusedBits()` is false
@@ -22,10 +27,8 @@ use hipscope_isa::Family;
 /// `TensileLibrary_Type_HH_HPA_*_gfx942.co`) merge `ds_read_u16` with a
 /// `ds_read_u16_d16_hi` into a register holding an unrelated value by `v_or_b32`, which is
 /// right only if the load zeroed the low half.
-// assumed: gfx906/gfx908 with SRAMECC on (LLVM treats them as not preserving either) keep
-// the half here; the simulated GPU's SRAMECC mode does not reach instruction semantics yet.
-pub fn d16_keeps_other_half(family: Family) -> bool {
-    !matches!(family, Family::Gfx90a | Family::Gfx940)
+pub fn d16_keeps_other_half(family: Family, sramecc: bool) -> bool {
+    !sramecc && !matches!(family, Family::Gfx90a | Family::Gfx940)
 }
 
 /// Widening of a sub-dword load.
@@ -79,9 +82,10 @@ impl LoadShape {
         LoadShape { bytes, ext, half, keep_other: true }
     }
 
-    /// This shape as `family`'s D16 loads behave ([`d16_keeps_other_half`]).
-    pub fn on(self, family: Family) -> LoadShape {
-        LoadShape { keep_other: d16_keeps_other_half(family), ..self }
+    /// This shape as D16 loads behave on `family` in SRAMECC mode `sramecc`
+    /// ([`d16_keeps_other_half`]).
+    pub fn on(self, family: Family, sramecc: bool) -> LoadShape {
+        LoadShape { keep_other: d16_keeps_other_half(family, sramecc), ..self }
     }
 
     /// Parse the part of a load mnemonic after `load_` / `read_`.
