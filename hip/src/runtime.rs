@@ -277,7 +277,7 @@ impl Runtime {
         parts.extend(story.as_mut().map(|s| s as &mut dyn Observer));
         parts.extend(detector.as_mut().map(|d| d as &mut dyn Observer));
         let mut watchers = Fan::new(&mut parts);
-        let hooks = Hooks { host: host.map(|h| h as &mut dyn hipscope_sim::host::HostAgent), observer: watchers.observer() };
+        let hooks = Hooks { host: host.map(|h| h as &mut dyn hipscope_sim::host::HostAgent), observer: watchers.observer(), turn: None };
         let result = gpu.device.launch_hooked(kernel, geo, values, &opts, hooks);
         if let (Some(job), Some(story)) = (&mut self.story, &story) {
             let default = Default::default();
