@@ -15,7 +15,7 @@ use hipscope_isa::codeobj::{HiddenKind, ValueKind};
 use hipscope_sim::cosim::{run_together, Launch};
 use hipscope_sim::host::HostAgent;
 use hipscope_sim::kernel::LoadedKernel;
-use hipscope_sim::{EngineOptions, Geometry, LaunchError};
+use hipscope_sim::{EngineOptions, FaultKind, Geometry, LaunchError};
 
 /// A launch waiting for the next flush.
 pub struct Queued {
@@ -108,13 +108,16 @@ impl Runtime {
         }
         let results = run_together(&mut launches);
         drop(launches);
-        let mut stats = Vec::with_capacity(results.len());
-        for r in results {
-            stats.push(r.map_err(|e| match e {
+        // A kernel that failed on its own is the cause; its partners' livelocks (waiting for
+        // it) only follow from it.
+        let spun = |r: &Result<_, LaunchError>| matches!(r, Err(LaunchError::Fault(f)) if matches!(f.kind, FaultKind::Livelock(_)));
+        if let Some(Err(e)) = results.iter().find(|r| r.is_err() && !spun(r)).or_else(|| results.iter().find(|r| r.is_err())) {
+            return Err(match e.clone() {
                 LaunchError::Fault(f) => LaunchFailure::Fault(f),
                 other => LaunchFailure::Setup(other.to_string()),
-            })?);
+            });
         }
+        let stats: Vec<_> = results.into_iter().flatten().collect();
         self.device_to_host();
         for (q, s) in group.iter().zip(&stats) {
             self.select(q.device);
