@@ -17,6 +17,7 @@
 pub mod abi;
 mod api;
 mod copy_engine;
+mod cosim;
 mod fatal;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -121,12 +122,30 @@ fn set_current_device(d: usize) {
 /// Fat binaries registered since the last call are checked first: one with no code object
 /// for the simulated GPU ends the process as ROCm's runtime does.
 fn with_runtime(f: impl FnOnce(&mut Runtime) -> u32) -> u32 {
+    run_call(true, f)
+}
+
+/// [`with_runtime`] for a call that leaves queued launches queued (a multi-GPU node,
+/// [`cosim`]): one that neither reads device results nor orders device work (a launch,
+/// device selection and count, attribute and property queries, the last-error calls, stream
+/// and event creation). Every other call runs the queue first.
+fn with_runtime_queued(f: impl FnOnce(&mut Runtime) -> u32) -> u32 {
+    run_call(false, f)
+}
+
+fn run_call(flush: bool, f: impl FnOnce(&mut Runtime) -> u32) -> u32 {
     on_runtime(|rt| {
         rt.select(CURRENT_DEVICE.with(|c| c.get()));
         if rt.registry.has_pending() {
             rt.check_registrations();
         }
-        let code = f(rt);
+        let code = match flush && !rt.queued.is_empty() {
+            true => match rt.flush() {
+                Ok(()) => f(rt),
+                Err(e) => api::launch::report(Err(e)),
+            },
+            false => f(rt),
+        };
         rt.last_error = code;
         // HIP 7's hipGetLastError: the last error, which neither a success nor "not ready"
         // (a query's answer) replaces.

@@ -3,11 +3,14 @@
 //! at its own address, so `c`'s kernels load, store and update `p`'s bytes), and keeping the
 //! GPUs' caches honest about memory several of them reach.
 //!
-//! Launches and copies run one at a time in host time, so data stays correct if each GPU's
-//! caches drop what another GPU may have changed: after a kernel on GPU `d` writes its dirty
-//! lines back, every other GPU drops its lines of memory `d` also reaches (host-visible
-//! memory, and peer memory either maps). Where a peer access travels and what it costs is the
-//! memory system's business, later; here it is as fast as a local one.
+//! Copies run one at a time, and launches on different GPUs run together only through the
+//! turns of `hipscope_sim::cosim` (one GPU at a time), so data stays correct between
+//! operations if each GPU's caches drop what another GPU may have changed: after a kernel on
+//! GPU `d` writes its dirty lines back, every other GPU drops its lines of memory `d` also
+//! reaches (host-visible memory, and peer memory either maps). While kernels run together,
+//! what one sees of another's writes is the memory model's business (system-scope releases
+//! write back, acquires invalidate). Where a peer access travels and what it costs is the
+//! memory system's (`memsys/remote.rs`).
 
 use crate::memory::AllocKind;
 use crate::node::{self, Home};

@@ -123,6 +123,8 @@ pub struct Runtime {
     /// --timing`): the file holds what to watch, and gets the story at exit.
     pub story: Option<StoryJob>,
     finished: bool,
+    /// Launches waiting for the next flush (a node of several GPUs, [`crate::cosim`]).
+    pub queued: Vec<crate::cosim::Queued>,
     pub last_error: u32,
     /// The last error any call returned since `hipGetLastError` read it (HIP 7 semantics).
     pub sticky_error: u32,
@@ -201,6 +203,7 @@ pub fn from_env() -> Result<Runtime, String> {
         races,
         story,
         finished: false,
+        queued: Vec::new(),
         last_error: error::SUCCESS,
         sticky_error: error::SUCCESS,
         unsupported_seen: BTreeSet::new(),
@@ -258,8 +261,22 @@ impl Runtime {
         self.launch_values(&f, geo, &values, stream)
     }
 
-    /// Launch a registered kernel with its user arguments' bytes, on the device of `stream`.
+    /// Launch a registered kernel with its user arguments' bytes, on the device of `stream`:
+    /// at once on a lone GPU, queued until the next flush on a node of several
+    /// ([`crate::cosim`]).
     pub fn launch_values(&mut self, f: &FunctionRef, geo: Geometry, values: &[Vec<u8>], stream: usize) -> Result<(), LaunchFailure> {
+        if !self.queues_launches() {
+            return self.run_launch(f, geo, values, stream);
+        }
+        let d = self.timeline.device_of(stream);
+        // Loaded now, so that a kernel without code for the GPU fails at its launch.
+        self.registry.kernel(f, &mut self.gpus[d].device, d, &self.target)?;
+        self.queued.push(crate::cosim::Queued { f: f.clone(), geo, values: values.to_vec(), stream, device: d });
+        Ok(())
+    }
+
+    /// Run a launch now, alone.
+    pub fn run_launch(&mut self, f: &FunctionRef, geo: Geometry, values: &[Vec<u8>], stream: usize) -> Result<(), LaunchFailure> {
         let d = self.timeline.device_of(stream);
         self.registry.kernel(f, &mut self.gpus[d].device, d, &self.target)?;
         self.host_to_device();
@@ -277,7 +294,7 @@ impl Runtime {
         parts.extend(story.as_mut().map(|s| s as &mut dyn Observer));
         parts.extend(detector.as_mut().map(|d| d as &mut dyn Observer));
         let mut watchers = Fan::new(&mut parts);
-        let hooks = Hooks { host: host.map(|h| h as &mut dyn hipscope_sim::host::HostAgent), observer: watchers.observer() };
+        let hooks = Hooks { host: host.map(|h| h as &mut dyn hipscope_sim::host::HostAgent), observer: watchers.observer(), turn: None };
         let result = gpu.device.launch_hooked(kernel, geo, values, &opts, hooks);
         if let (Some(job), Some(story)) = (&mut self.story, &story) {
             let default = Default::default();
@@ -307,7 +324,7 @@ impl Runtime {
     }
 
     /// A finished launch on device `d`: placed on the timeline, traced, logged, counted.
-    fn record_launch(&mut self, f: &FunctionRef, d: usize, geo: Geometry, stream: usize, stats: &hipscope_sim::DispatchStats) {
+    pub(crate) fn record_launch(&mut self, f: &FunctionRef, d: usize, geo: Geometry, stream: usize, stats: &hipscope_sim::DispatchStats) {
         let Some(kernel) = self.registry.prepared(f) else { return };
         let name = kernel.name.as_str();
         let code = self.registry.code_object(f.module);
@@ -382,6 +399,10 @@ impl Runtime {
     pub fn finish(&mut self) {
         if std::mem::replace(&mut self.finished, true) {
             return;
+        }
+        // Launches still queued run before the program's results are told.
+        if let Err(e) = self.flush() {
+            crate::api::launch::report(Err(e));
         }
         eprint!("{}", self.summary());
         self.write_report();

@@ -182,6 +182,14 @@ impl Timeline {
         (start, end)
     }
 
+    /// When an operation issued now on `stream` and its device's `engine` would start (what
+    /// [`Timeline::run`] gives, without placing it).
+    pub fn start_of(&self, stream: usize, engine: Engine) -> f64 {
+        let key = self.key(stream);
+        let on = (self.device_of_key(key), engine);
+        self.earliest(key).max(self.engines.get(&on).copied().unwrap_or(0.0))
+    }
+
     /// Whether an operation issued now on `stream` and `engine` would start at the host's
     /// current time: nothing is queued ahead of it, so the GPU sits idle until it arrives.
     pub fn idle(&self, stream: usize, engine: Engine) -> bool {

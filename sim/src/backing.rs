@@ -53,9 +53,11 @@ enum Own {
 
 // SAFETY: `Backing` owns its bytes exclusively, like a `Box<[u8]>`. Views of shared bytes
 // (`Backing::share`) are each held by one device's address space; their holders touch them
-// one at a time (the HIP runtime runs one device's launch or copy at a time under its lock,
-// and a copy between two devices stages through a buffer of its own), so no two `&mut [u8]`
-// of the same bytes are alive together.
+// one at a time, so no two `&mut [u8]` of the same bytes are alive together: the HIP runtime
+// runs one device's copy at a time under its lock (a copy between two devices stages through
+// a buffer of its own), and launches on several devices run together only through
+// `node::turns`, where a device's thread touches memory only while it holds the turn and the
+// turn passes under a mutex, so one thread's writes happen-before the next holder's reads.
 unsafe impl Send for Backing {}
 // SAFETY: shared references only read, as for `Box<[u8]>`.
 unsafe impl Sync for Backing {}

@@ -16,13 +16,14 @@ use crate::fault::{FaultKind, KernelFault};
 use crate::host::HostAgent;
 use crate::kernel::LoadedKernel;
 use crate::memory::Memory;
+use crate::node::turns::{NodeLivelock, Turn};
 use crate::observe::{Executed, Observer, Shared, Watched};
 use crate::sched::{fault, fetch, follow, Dispatch, Ended, Engine, Release, Resident, Sched, Storage};
 use crate::wave::WaveStatus;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
-pub use crate::sched::{DispatchStats, EngineOptions, RunProgress};
+pub use crate::sched::{DispatchStats, EngineOptions, Hooked, RunProgress};
 
 /// The functional engine, as a launch picks it ([`Engine`]).
 #[derive(Debug, Clone, Copy, Default)]
@@ -41,8 +42,9 @@ impl Engine for Functional {
         opts: &EngineOptions,
         host: Option<&mut dyn HostAgent>,
         observer: Option<&mut dyn Observer>,
+        turn: Option<&mut Turn>,
     ) -> Result<DispatchStats, KernelFault> {
-        run(d, env, mem, opts, host, observer)
+        run(d, env, mem, opts, Hooked { host, turn }, observer)
     }
 }
 
@@ -50,21 +52,21 @@ impl Engine for Functional {
 type FSched<'a, 'm> = Sched<'a, 'm, (), ()>;
 
 /// Run a dispatch to completion.
-/// `host`: the host's side of hostcall services, polled between scheduling steps;
-/// `observer`: told what the waves do ([`crate::observe`]).
+/// `hooks`: polled between scheduling steps; `observer`: told what the waves do
+/// ([`crate::observe`]).
 pub fn run(
     d: &Dispatch,
     env: &mut Env,
     mem: &mut Memory,
     opts: &EngineOptions,
-    host: Option<&mut dyn HostAgent>,
+    hooks: Hooked,
     mut observer: Option<&mut dyn Observer>,
 ) -> Result<DispatchStats, KernelFault> {
     if let Some(o) = observer.as_deref_mut() {
         o.dispatch_started(&d.info());
     }
     let mut s = Sched::new(d, *opts, observer, Storage::BySlot);
-    let r = schedule(&mut s, env, mem, host);
+    let r = schedule(&mut s, env, mem, hooks);
     if let Some(o) = s.obs.take() {
         o.into_inner().dispatch_ended();
     }
@@ -73,7 +75,8 @@ pub fn run(
 
 /// The scheduling loop: admit, pick a ready wave and run it for a quantum, settle what it did,
 /// serve the host, look for a livelock or a limit.
-fn schedule(s: &mut FSched, env: &mut Env, mem: &mut Memory, mut host: Option<&mut dyn HostAgent>) -> Result<(), KernelFault> {
+fn schedule(s: &mut FSched, env: &mut Env, mem: &mut Memory, hooks: Hooked) -> Result<(), KernelFault> {
+    let Hooked { mut host, mut turn } = hooks;
     let mut rng = StdRng::seed_from_u64(s.opts.seed);
     // Ids of the ready waves. The list is updated as waves change state, never rebuilt, so
     // picking a wave costs the same however many are resident.
@@ -103,16 +106,37 @@ fn schedule(s: &mut FSched, env: &mut Env, mem: &mut Memory, mut host: Option<&m
                 s.prog.advance(0, s.stats.instructions);
             }
         }
+        if let Some(t) = turn.as_deref_mut() {
+            if t.due(s.stats.instructions) && t.pass(s.stats.instructions, s.prog.epoch).map_err(|n| livelock(s, Some(n)))? {
+                // Another GPU changed something: the waves' loops may end.
+                s.prog.advance(0, s.stats.instructions);
+                t.rebase(s.prog.epoch);
+            }
+        }
         if s.prog.looping > 0 && s.prog.looping == ready.len() {
-            let (first, text) = s.livelock(s.stats.instructions - s.prog.at_instruction, None);
-            let (wave, pc) = first.unwrap_or_default();
-            return Err(KernelFault { kernel: s.d.kernel.name.clone(), wave, pc, kind: FaultKind::Livelock(text) });
+            // Co-simulated, another GPU's kernel may still change what these waves wait on.
+            let Some(t) = turn.as_deref_mut() else { return Err(livelock(s, None)) };
+            t.stall(s.stats.instructions, s.prog.epoch).map_err(|n| livelock(s, Some(n)))?;
+            s.prog.advance(0, s.stats.instructions);
+            t.rebase(s.prog.epoch);
         }
         if let Some(kind) = s.limit_reached(None) {
             return Err(s.fault_at(ready.first().copied().unwrap_or(id), kind));
         }
     }
     Ok(())
+}
+
+/// The livelock fault: every running wave loops, and (`node`) so does every other kernel of
+/// the node co-simulated with this one.
+#[cold]
+fn livelock(s: &FSched, node: Option<NodeLivelock>) -> KernelFault {
+    let (first, mut text) = s.livelock(s.stats.instructions - s.prog.at_instruction, None);
+    if let Some(NodeLivelock(n)) = node {
+        text = format!("{n}; this kernel: {text}");
+    }
+    let (wave, pc) = first.unwrap_or_default();
+    KernelFault { kernel: s.d.kernel.name.clone(), wave, pc, kind: FaultKind::Livelock(text) }
 }
 
 /// Fill free residency slots with the next work-groups in dispatch order; their waves are

@@ -17,6 +17,7 @@ use crate::host::HostAgent;
 use crate::kernel::{KernelError, LoadedKernel};
 use crate::memory::{Memory, MemoryKind, Unmapped};
 use crate::memsys::{HostAtomics, MemSystem};
+use crate::node::turns::{Turn, FUNCTIONAL_PS_PER_INSTRUCTION};
 use crate::sched::{resident_groups, Dispatch, DispatchStats, Engine, EngineOptions};
 use crate::scratch;
 use crate::timing::TimingState;
@@ -65,6 +66,9 @@ pub struct Hooks<'a> {
     /// and in timing mode the timing model's side (a [`crate::timing::trace::Trace`] is one).
     /// Several watch one launch through a [`crate::observe::Fan`].
     pub observer: Option<&'a mut dyn crate::observe::Observer>,
+    /// The launch is co-simulated with launches on other devices ([`crate::node::turns`],
+    /// [`crate::cosim::run_together`]): the engine hands the turn over as its time advances.
+    pub turn: Option<&'a mut Turn>,
 }
 
 /// A simulated device: its memory and target. Dispatches run one after another and share
@@ -314,7 +318,7 @@ impl Device {
         opts: &EngineOptions,
         hooks: Hooks,
     ) -> Result<DispatchStats, LaunchError> {
-        let Hooks { host, observer } = hooks;
+        let Hooks { host, observer, mut turn } = hooks;
         let lds_bytes = check_geometry(kernel, &geo)?;
         let d = &kernel.descriptor;
         let lanes: u64 = if kernel.wave64 { 64 } else { 32 };
@@ -358,7 +362,15 @@ impl Device {
         env.scratch_base = scratch_base;
         env.scratch_per_lane = per_lane as u64;
         self.dispatches += 1;
-        let stats = engine(&mut self.timing, &mut self.functional).run(&dispatch, &mut env, &mut self.mem, opts, host, observer);
+        if let Some(t) = turn.as_deref_mut() {
+            // The engine's local measure: device cycles from where this dispatch starts, or the
+            // dispatch's wave-instructions.
+            match &self.timing {
+                Some(ts) => t.set_rate(ts.clock, 1_000_000, u64::from(ts.cfg.clock_mhz.max(1))),
+                None => t.set_rate(0, FUNCTIONAL_PS_PER_INSTRUCTION, 1),
+            }
+        }
+        let stats = engine(&mut self.timing, &mut self.functional).run(&dispatch, &mut env, &mut self.mem, opts, host, observer, turn);
         self.clock = env.clock;
         let stats = stats.map_err(|mut f| {
             if let FaultKind::MemoryViolation { address, .. } = f.kind {

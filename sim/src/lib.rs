@@ -12,7 +12,8 @@
 //! * [`engine`]: the functional engine; [`progress`]: livelock detection for both engines;
 //! * [`timing`]: the timing engine, its issue units and its trace output;
 //! * [`scratch`]: sizing the private-segment backing store of a dispatch;
-//! * [`launch`]: [`launch::Device`], the entry point for clients; [`mode`]: functional or
+//! * [`launch`]: [`launch::Device`], the entry point for clients; [`cosim`]: launches on
+//!   several devices of a node run together on one timeline ([`node::turns`]); [`mode`]: functional or
 //!   timing, the engine a client asks for;
 //! * [`gpus`]: GPU configurations (built-in and from files, with timing parameters);
 //! * [`node`]: node configurations: a host CPU, GPUs and the links between them (built-in
@@ -28,6 +29,7 @@
 //! It consumes decoded programs from `hipscope-isa` and never decodes in its inner loop.
 
 pub mod backing;
+pub mod cosim;
 pub mod counters;
 pub mod dispatch;
 pub mod engine;
@@ -55,6 +57,7 @@ pub mod testing;
 pub mod timing;
 pub mod wave;
 
+pub use cosim::run_together;
 pub use dispatch::Geometry;
 pub use fault::{FaultKind, KernelFault, WaveId};
 pub use launch::{Device, LaunchError};

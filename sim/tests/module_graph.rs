@@ -23,7 +23,7 @@ const LAYERS: &[&[&str]] = &[
     &["sched"],
     &["engine", "timing"],
     &["launch"],
-    &["spec", "fuzzing"],
+    &["spec", "fuzzing", "cosim"],
     &["testing"],
 ];
 

@@ -4,7 +4,7 @@
 use crate::abi::Release;
 use crate::properties::Properties;
 use crate::runtime::error;
-use crate::{put, with_runtime};
+use crate::{put, with_runtime, with_runtime_queued};
 use std::ffi::{c_char, c_int, c_void};
 
 #[no_mangle]
@@ -17,13 +17,13 @@ pub extern "C" fn hipInit(_flags: u32) -> u32 {
 #[no_mangle]
 pub unsafe extern "C" fn hipGetDeviceCount(count: *mut c_int) -> u32 {
     // SAFETY: the caller's out-parameter (null is refused by `put`).
-    with_runtime(|rt| unsafe { put(count, rt.gpus.len() as c_int) })
+    with_runtime_queued(|rt| unsafe { put(count, rt.gpus.len() as c_int) })
 }
 
 /// The calling host thread's current device from now on.
 #[no_mangle]
 pub extern "C" fn hipSetDevice(device: c_int) -> u32 {
-    with_runtime(|rt| match usize::try_from(device) {
+    with_runtime_queued(|rt| match usize::try_from(device) {
         Ok(d) if d < rt.gpus.len() => {
             crate::set_current_device(d);
             rt.select(d);
@@ -43,7 +43,7 @@ fn ordinal(rt: &crate::runtime::Runtime, device: c_int) -> Option<usize> {
 #[no_mangle]
 pub unsafe extern "C" fn hipGetDevice(device: *mut c_int) -> u32 {
     // SAFETY: the caller's out-parameter (null is refused by `put`).
-    with_runtime(|rt| unsafe { put(device, rt.current as c_int) })
+    with_runtime_queued(|rt| unsafe { put(device, rt.current as c_int) })
 }
 
 /// Fill the caller's property struct with `bytes` (its layout's size).
@@ -52,9 +52,9 @@ pub unsafe extern "C" fn hipGetDevice(device: *mut c_int) -> u32 {
 /// `prop` is null or points to a struct of `bytes.len()` bytes.
 unsafe fn properties(prop: *mut c_void, device: c_int, bytes: impl FnOnce(&Properties) -> Vec<u8>) -> u32 {
     if prop.is_null() {
-        return with_runtime(|_| error::INVALID_VALUE);
+        return with_runtime_queued(|_| error::INVALID_VALUE);
     }
-    with_runtime(|rt| {
+    with_runtime_queued(|rt| {
         let Some(d) = ordinal(rt, device) else { return error::INVALID_DEVICE };
         let b = bytes(&Properties::of(&rt.gpus[d].config));
         // SAFETY: the caller's struct of the layout's size.
@@ -121,7 +121,7 @@ pub unsafe extern "C" fn hipChooseDeviceR0600(device: *mut c_int, prop: *const c
 /// `value` is writable.
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceGetAttribute(value: *mut c_int, attr: c_int, device: c_int) -> u32 {
-    with_runtime(|rt| {
+    with_runtime_queued(|rt| {
         let Some(d) = ordinal(rt, device) else { return error::INVALID_DEVICE };
         match Properties::of(&rt.gpus[d].config).attribute_of(Release::current(), attr) {
             // SAFETY: the caller's out-parameter (null is refused by `put`).
@@ -215,7 +215,7 @@ pub extern "C" fn hipDeviceReset() -> u32 {
 #[no_mangle]
 pub unsafe extern "C" fn hipRuntimeGetVersion(version: *mut c_int) -> u32 {
     // SAFETY: the caller's out-parameter (null is refused by `put`).
-    with_runtime(|_| unsafe { put(version, hip_version()) })
+    with_runtime_queued(|_| unsafe { put(version, hip_version()) })
 }
 
 /// # Safety
@@ -223,7 +223,7 @@ pub unsafe extern "C" fn hipRuntimeGetVersion(version: *mut c_int) -> u32 {
 #[no_mangle]
 pub unsafe extern "C" fn hipDriverGetVersion(version: *mut c_int) -> u32 {
     // SAFETY: the caller's out-parameter (null is refused by `put`).
-    with_runtime(|_| unsafe { put(version, hip_version()) })
+    with_runtime_queued(|_| unsafe { put(version, hip_version()) })
 }
 
 /// HIP_VERSION of the release the program linked (major * 10^7 + minor * 10^5): the

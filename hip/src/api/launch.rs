@@ -3,7 +3,7 @@
 
 use crate::abi::hip_func_attributes as fa;
 use crate::runtime::{error, LaunchFailure, Runtime};
-use crate::{put, with_runtime, Dim3};
+use crate::{put, with_runtime_queued, Dim3};
 use hipscope_isa::target::Family;
 use hipscope_sim::timing::placement::Occupancy;
 use std::cell::RefCell;
@@ -51,7 +51,7 @@ pub unsafe extern "C" fn hipLaunchKernel(
     shared_mem: usize,
     stream: *mut c_void,
 ) -> u32 {
-    with_runtime(|rt| {
+    with_runtime_queued(|rt| {
         // ROCm's order (clr `hipamd/src/hip_platform.cpp`, `ihipLaunchKernel`): the stream,
         // the function, then the shape.
         if !rt.timeline.is_stream(stream as usize) {
@@ -148,7 +148,7 @@ fn launch_bound(rt: &Runtime, stub: usize) -> Option<u64> {
 }
 
 /// A launch's result as a HIP error code.
-pub(super) fn report(result: Result<(), LaunchFailure>) -> u32 {
+pub(crate) fn report(result: Result<(), LaunchFailure>) -> u32 {
     match result {
         Ok(()) => error::SUCCESS,
         Err(LaunchFailure::UnknownFunction) => error::INVALID_DEVICE_FUNCTION,
@@ -170,7 +170,7 @@ pub unsafe extern "C" fn hipFuncGetAttributes(attr: *mut c_void, function: *cons
     if attr.is_null() {
         return error::INVALID_VALUE;
     }
-    with_runtime(|rt| {
+    with_runtime_queued(|rt| {
         let Some(bytes) = func_attributes(rt, function as usize) else { return error::INVALID_DEVICE_FUNCTION };
         // SAFETY: the caller's hipFuncAttributes, `fa::SIZE` bytes.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), attr as *mut u8, fa::SIZE) };
@@ -217,7 +217,7 @@ pub unsafe extern "C" fn hipOccupancyMaxActiveBlocksPerMultiprocessor(
     if blocks.is_null() || block_size <= 0 {
         return error::INVALID_VALUE;
     }
-    with_runtime(|rt| match blocks_per_cu(rt, function as usize, block_size as u32, dynamic_lds as u32) {
+    with_runtime_queued(|rt| match blocks_per_cu(rt, function as usize, block_size as u32, dynamic_lds as u32) {
         // SAFETY: non-null, the caller's out-parameter.
         Some(n) => unsafe { put(blocks, n as c_int) },
         None => error::INVALID_DEVICE_FUNCTION,
@@ -324,7 +324,7 @@ pub unsafe extern "C" fn hipOccupancyMaxPotentialBlockSize(
     if grid.is_null() || block.is_null() {
         return error::INVALID_VALUE;
     }
-    with_runtime(|rt| {
+    with_runtime_queued(|rt| {
         let wave = rt.gpu().wave_size.max(1);
         let cap = if limit > 0 { (limit as u32).min(1024) } else { 1024 };
         let mut best = (0u32, 0u32);
@@ -386,7 +386,7 @@ pub unsafe extern "C" fn hipLaunchCooperativeKernel(
     // an oversized grid or block hipErrorInvalidConfiguration, too much dynamic LDS
     // hipErrorCooperativeLaunchTooLarge; then as any launch. (Its check that every
     // work-group can be resident at once is not modelled.)
-    let early = with_runtime(|rt| {
+    let early = with_runtime_queued(|rt| {
         if !rt.timeline.is_stream(stream as usize) {
             return error::CONTEXT_IS_DESTROYED;
         }

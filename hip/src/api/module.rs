@@ -7,7 +7,7 @@
 
 use crate::registry::{FunctionRef, ImageError};
 use crate::runtime::{error, LaunchFailure, Runtime};
-use crate::{put, with_runtime};
+use crate::{put, with_runtime, with_runtime_queued};
 use std::ffi::{c_char, c_uint, c_void, CStr};
 
 /// `HIP_LAUNCH_PARAM_*` markers of an `extra` array.
@@ -192,7 +192,7 @@ pub unsafe extern "C" fn hipModuleLaunchKernel(
     // SAFETY: the caller's `extra` array, terminated by HIP_LAUNCH_PARAM_END.
     let packed = match unsafe { packed_buffer(extra) } {
         Ok(p) => p,
-        Err(e) => return with_runtime(|_| e),
+        Err(e) => return with_runtime_queued(|_| e),
     };
     with_runtime(|rt| {
         // ROCm's order (clr `hipamd/src/hip_module.cpp`, `hipModuleLaunchKernel`): the stream,
@@ -315,7 +315,7 @@ pub unsafe extern "C" fn hipExtModuleLaunchKernel(
     // SAFETY: the caller's `extra` array, terminated by HIP_LAUNCH_PARAM_END.
     let packed = match unsafe { packed_buffer(extra) } {
         Ok(p) => p,
-        Err(e) => return with_runtime(|_| e),
+        Err(e) => return with_runtime_queued(|_| e),
     };
     let launch = || {
         with_runtime(|rt| {

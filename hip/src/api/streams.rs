@@ -3,7 +3,7 @@
 
 use crate::runtime::error;
 use crate::timeline::STREAM_PER_THREAD;
-use crate::{put, with_runtime};
+use crate::{put, with_runtime, with_runtime_queued};
 use std::collections::BTreeMap;
 use std::ffi::{c_int, c_void};
 use std::sync::Mutex;
@@ -23,7 +23,7 @@ pub unsafe extern "C" fn hipStreamCreateWithFlags(stream: *mut *mut c_void, flag
     if stream.is_null() {
         return error::INVALID_VALUE;
     }
-    with_runtime(|rt| {
+    with_runtime_queued(|rt| {
         let h = rt.timeline.create_stream(flags);
         // SAFETY: non-null, the caller's out-parameter.
         unsafe { put(stream, h as *mut c_void) }
@@ -84,7 +84,7 @@ pub extern "C" fn hipGetStreamDeviceId(stream: *mut c_void) -> c_int {
 /// `device` is where the ordinal is written.
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamGetDevice(stream: *mut c_void, device: *mut c_int) -> u32 {
-    with_runtime(|rt| {
+    with_runtime_queued(|rt| {
         if device.is_null() {
             return error::INVALID_VALUE;
         }
@@ -133,7 +133,7 @@ pub unsafe extern "C" fn hipEventCreate(event: *mut *mut c_void) -> u32 {
 #[no_mangle]
 pub unsafe extern "C" fn hipEventCreateWithFlags(event: *mut *mut c_void, _flags: u32) -> u32 {
     if event.is_null() {
-        return with_runtime(|_| error::INVALID_VALUE);
+        return with_runtime_queued(|_| error::INVALID_VALUE);
     }
     let h = with_events(|map, next| {
         *next += 1;

@@ -33,6 +33,7 @@ use crate::fault::KernelFault;
 use crate::host::HostAgent;
 use crate::kernel::LoadedKernel;
 use crate::memory::Memory;
+use crate::node::turns::Turn;
 use crate::observe::{DispatchInfo, Observer, Regions};
 
 /// What runs a launch's dispatch: the functional engine, or the timing engine with its GPU's
@@ -44,7 +45,10 @@ pub trait Engine {
     fn max_resident_groups(&self, kernel: &LoadedKernel, waves_per_group: u32, lds_bytes: u32, opts: &EngineOptions) -> usize;
 
     /// Run a dispatch to completion. `host`: the host's side of hostcall services, polled
-    /// while the waves run; `observer`: told what the waves do ([`crate::observe`]).
+    /// while the waves run; `observer`: told what the waves do ([`crate::observe`]); `turn`:
+    /// co-simulated with launches on other GPUs, met where the host is polled
+    /// ([`crate::node::turns`]).
+    #[allow(clippy::too_many_arguments)]
     fn run(
         &mut self,
         d: &Dispatch,
@@ -53,7 +57,18 @@ pub trait Engine {
         opts: &EngineOptions,
         host: Option<&mut dyn HostAgent>,
         observer: Option<&mut dyn Observer>,
+        turn: Option<&mut Turn>,
     ) -> Result<DispatchStats, KernelFault>;
+}
+
+/// What an engine meets between scheduling steps: the host's side of hostcall services, and
+/// the turn of a launch co-simulated with others ([`crate::node::turns`]; its local measure is
+/// the dispatch's wave-instructions in the functional engine, the device cycle in the timing
+/// engine).
+#[derive(Default)]
+pub struct Hooked<'h, 't> {
+    pub host: Option<&'h mut dyn HostAgent>,
+    pub turn: Option<&'t mut Turn>,
 }
 
 /// What a dispatch did.

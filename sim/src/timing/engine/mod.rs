@@ -30,8 +30,9 @@ use crate::host::HostAgent;
 use crate::kernel::{CodeSlot, LoadedKernel};
 use crate::memory::Memory;
 use crate::memsys::MemSystem;
+use crate::node::turns::Turn;
 use crate::observe::{DispatchSpan, Layout, Observer, TimingInfo};
-use crate::sched::{Dispatch, DispatchStats, Engine, EngineOptions, Sched, Storage};
+use crate::sched::{Dispatch, DispatchStats, Engine, EngineOptions, Hooked, Sched, Storage};
 use crate::wave::WaveStatus;
 use admit::Admission;
 use hipscope_isa::Family;
@@ -78,8 +79,10 @@ impl Engine for TimingState {
         opts: &EngineOptions,
         host: Option<&mut dyn HostAgent>,
         observer: Option<&mut dyn Observer>,
+        turn: Option<&mut Turn>,
     ) -> Result<DispatchStats, KernelFault> {
-        let r = run(d, env, mem, &mut self.ms, &self.cfg, self.compute_units, self.clock, opts, host, observer)?;
+        let hooks = Hooked { host, turn };
+        let r = run(d, env, mem, &mut self.ms, &self.cfg, self.compute_units, self.clock, opts, hooks, observer)?;
         self.clock = r.end;
         let mut stats = r.stats;
         stats.cycles = Some(r.cycles);
@@ -117,6 +120,10 @@ struct Sim<'a, 'm> {
     /// What the engine counts (the memory system counts its own).
     counters: Counters,
     time: Timeline,
+    /// Co-simulated with other GPUs' launches ([`crate::node::turns`]): a livelock stalls the
+    /// turn (`spinning`, set by the step that proves it) instead of faulting.
+    cosim: bool,
+    spinning: std::cell::Cell<bool>,
 }
 
 /// The timing class of each code slot of `k` (slots that are not instructions fault when
@@ -134,7 +141,8 @@ fn classes_of(k: &LoadedKernel, l2s: usize, t: &Timing) -> Vec<Class> {
 
 /// Run a dispatch with timing, starting at device cycle `t0` (the memory system keeps its
 /// state, including when its pipes are busy, across dispatches on one timeline). With an
-/// `observer`, what happens is reported to it as it happens.
+/// `observer`, what happens is reported to it as it happens; `hooks` are met between
+/// instructions (the turn's local measure is the device cycle).
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     d: &Dispatch,
@@ -145,7 +153,7 @@ pub fn run(
     cus: u32,
     t0: u64,
     opts: &EngineOptions,
-    host: Option<&mut dyn HostAgent>,
+    hooks: Hooked,
     mut observer: Option<&mut dyn Observer>,
 ) -> Result<TimingResult, KernelFault> {
     let k = d.kernel;
@@ -183,10 +191,12 @@ pub fn run(
         port: Port { ms: RefCell::new(ms), lds: RefCell::new(Vec::with_capacity(128)) },
         counters: Counters::default(),
         time: Timeline { begin: start, last: start, progress: start },
+        cosim: hooks.turn.is_some(),
+        spinning: std::cell::Cell::new(false),
     };
     sim.s.prog.at_cycle = start;
     sim.admit_anywhere(start);
-    sim.main_loop(env, mem, host)?;
+    sim.main_loop(env, mem, hooks)?;
     Ok(sim.finish(mem, &before, t0))
 }
 
@@ -216,7 +226,8 @@ impl Sim<'_, '_> {
         TimingResult { stats, cycles, end: t0 + cycles, counters }
     }
 
-    fn main_loop(&mut self, env: &mut Env, mem: &mut Memory, mut host: Option<&mut dyn HostAgent>) -> Result<(), KernelFault> {
+    fn main_loop(&mut self, env: &mut Env, mem: &mut Memory, hooks: Hooked) -> Result<(), KernelFault> {
+        let Hooked { mut host, mut turn } = hooks;
         let mut event = self.heap.pop();
         while let Some(Reverse((t, _, id))) = event.take() {
             let id = id as usize;
@@ -229,6 +240,9 @@ impl Sim<'_, '_> {
                     // answer must let the host answer.
                     if let Some(h) = host.as_deref_mut() {
                         self.serve_host(h, mem, at);
+                    }
+                    if let Some(tn) = turn.as_deref_mut() {
+                        self.meet(tn, id, at)?;
                     }
                     self.watchdog(id, at, env)?;
                     let next = self.step(id, env, mem)?;
@@ -277,6 +291,25 @@ impl Sim<'_, '_> {
         drop(ms);
         self.time.progress = self.time.progress.max(at);
         self.s.prog.advance(at, self.s.stats.instructions);
+    }
+
+    /// Co-simulated: hand the turn over once the local time reaches its horizon, and stall it
+    /// when the last step proved every wave loops (restarting the search once the turn is
+    /// back: something another GPU did may end the loops).
+    #[inline]
+    fn meet(&mut self, tn: &mut Turn, id: usize, at: u64) -> Result<(), KernelFault> {
+        let restart = if self.spinning.replace(false) {
+            tn.stall(at, self.s.prog.epoch).map_err(|n| self.livelock(id, at, Some(n)))?;
+            true
+        } else {
+            tn.due(at) && tn.pass(at, self.s.prog.epoch).map_err(|n| self.livelock(id, at, Some(n)))?
+        };
+        if restart {
+            // Another GPU changed something: the waves' loops may end.
+            self.s.prog.advance(at, self.s.stats.instructions);
+            tn.rebase(self.s.prog.epoch);
+        }
+        Ok(())
     }
 
     /// The watchdog, before wave `id` runs at cycle `at`.

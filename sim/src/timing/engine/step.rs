@@ -15,6 +15,7 @@ use crate::fault::{FaultKind, KernelFault};
 use crate::kernel::ExecInst;
 use crate::memory::Memory;
 use crate::memsys::{OpResult, OpSpec, Unit};
+use crate::node::turns::NodeLivelock;
 use crate::observe::{Executed, Lazy, MemUnit, MemoryDone, Regions, Shared, StallCause, Watched};
 use crate::progress;
 use crate::sched::{fault, fetch, follow};
@@ -141,7 +142,13 @@ impl Sim<'_, '_> {
     fn check_limits(&self, id: usize, issue: u64) -> Result<(), KernelFault> {
         let p = &self.s.prog;
         if p.looping > 0 && p.looping >= self.s.running && issue >= p.at_cycle.saturating_add(progress::SETTLE_CYCLES) {
-            return Err(self.livelock(id, issue));
+            // Co-simulated, another GPU's kernel may still change what these waves wait on:
+            // the main loop stalls its turn instead.
+            if self.cosim {
+                self.spinning.set(true);
+                return Ok(());
+            }
+            return Err(self.livelock(id, issue, None));
         }
         match self.s.limit_reached(Some(issue - self.time.begin)) {
             Some(kind) => Err(self.s.fault_at(id, kind)),
@@ -149,12 +156,16 @@ impl Sim<'_, '_> {
         }
     }
 
-    /// The livelock fault, found at wave `id` issuing at `issue`.
+    /// The livelock fault, found at wave `id` issuing at `issue`; `node`: every other kernel
+    /// co-simulated with this one spins too ([`crate::node::turns`]).
     #[cold]
     #[inline(never)]
-    fn livelock(&self, id: usize, issue: u64) -> KernelFault {
+    pub(super) fn livelock(&self, id: usize, issue: u64, node: Option<NodeLivelock>) -> KernelFault {
         let p = &self.s.prog;
-        let (_, text) = self.s.livelock(self.s.stats.instructions - p.at_instruction, Some(issue - p.at_cycle));
+        let (_, mut text) = self.s.livelock(self.s.stats.instructions - p.at_instruction, Some(issue.saturating_sub(p.at_cycle)));
+        if let Some(NodeLivelock(n)) = node {
+            text = format!("{n}; this kernel: {text}");
+        }
         self.s.fault_at(id, FaultKind::Livelock(text))
     }
 }

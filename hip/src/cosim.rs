@@ -1,0 +1,129 @@
+//! Kernels on a node of several GPUs: a launch is queued (in stream order) instead of run at
+//! once, and the queue is flushed by every call that needs its effects (every API call but a
+//! short list that neither reads nor orders device work: launches, device selection and
+//! count, attribute and property queries, the last-error calls, stream and event creation;
+//! `with_runtime_queued` in `lib.rs`), and at exit. A flush runs the queued launches of
+//! different GPUs together on one simulated timeline (`hipscope_sim::cosim::run_together`,
+//! each starting at its stream's time), so a kernel on one GPU may wait for a flag a kernel on
+//! another sets through peer memory; launches on one GPU run in their order. A lone GPU runs
+//! each launch at once, as before.
+
+use crate::registry::FunctionRef;
+use crate::runtime::{LaunchFailure, Runtime};
+use crate::timeline::Engine;
+use hipscope_isa::codeobj::{HiddenKind, ValueKind};
+use hipscope_sim::cosim::{run_together, Launch};
+use hipscope_sim::host::HostAgent;
+use hipscope_sim::kernel::LoadedKernel;
+use hipscope_sim::{EngineOptions, FaultKind, Geometry, LaunchError};
+
+/// A launch waiting for the next flush.
+pub struct Queued {
+    pub f: FunctionRef,
+    pub geo: Geometry,
+    pub values: Vec<Vec<u8>>,
+    pub stream: usize,
+    pub device: usize,
+}
+
+fn wants_hostcall(k: &LoadedKernel) -> bool {
+    k.kernarg.as_ref().is_some_and(|l| l.args.iter().any(|a| a.value_kind == ValueKind::Hidden(HiddenKind::HostcallBuffer)))
+}
+
+impl Runtime {
+    /// Whether launches wait in the queue: a node of several GPUs.
+    pub fn queues_launches(&self) -> bool {
+        self.gpus.len() > 1
+    }
+
+    /// Run every queued launch: the first queued launch of each GPU together, then the next,
+    /// until none is left. The first failure ends the flush (the rest is dropped).
+    pub fn flush(&mut self) -> Result<(), LaunchFailure> {
+        // A launch's stream handle is resolved on the device that was current at the launch
+        // (the null stream is that device's): each runs with its device selected.
+        let current = self.current;
+        let outcome = self.flush_queue();
+        self.select(current);
+        outcome
+    }
+
+    fn flush_queue(&mut self) -> Result<(), LaunchFailure> {
+        while !self.queued.is_empty() {
+            let mut group = Vec::new();
+            let mut rest = Vec::new();
+            for q in std::mem::take(&mut self.queued) {
+                if group.iter().any(|g: &Queued| g.device == q.device) {
+                    rest.push(q);
+                } else {
+                    group.push(q);
+                }
+            }
+            self.queued = rest;
+            let outcome = match group.len() {
+                1 => {
+                    let q = &group[0];
+                    self.select(q.device);
+                    self.run_launch(&q.f, q.geo, &q.values, q.stream)
+                }
+                _ => self.run_group(&group),
+            };
+            if outcome.is_err() {
+                self.queued.clear();
+                return outcome;
+            }
+        }
+        Ok(())
+    }
+
+    /// Launches on different GPUs, together; then each is placed on the timeline and counted
+    /// as a launch run alone is.
+    fn run_group(&mut self, group: &[Queued]) -> Result<(), LaunchFailure> {
+        for q in group {
+            self.registry.kernel(&q.f, &mut self.gpus[q.device].device, q.device, &self.target)?;
+        }
+        self.host_to_device();
+        let opts = EngineOptions { seed: self.seed, ..EngineOptions::default() };
+        let mut starts = Vec::with_capacity(group.len());
+        for q in group {
+            self.select(q.device);
+            starts.push(self.timeline.start_of(q.stream, Engine::Compute) * 1e6);
+        }
+        for q in group {
+            let k = self.registry.prepared(&q.f).ok_or(LaunchFailure::UnknownFunction)?;
+            let gpu = &mut self.gpus[q.device];
+            if wants_hostcall(k) && gpu.hostcall.is_none() {
+                gpu.hostcall = Some(crate::hostcall::Hostcall::new(&mut gpu.device.mem));
+            }
+        }
+        let mut gpus: Vec<Option<&mut crate::node::Gpu>> = self.gpus.iter_mut().map(Some).collect();
+        let mut launches = Vec::with_capacity(group.len());
+        for (q, &start_ns) in group.iter().zip(&starts) {
+            let kernel = self.registry.prepared(&q.f).ok_or(LaunchFailure::UnknownFunction)?;
+            let gpu = gpus.get_mut(q.device).and_then(Option::take).ok_or(LaunchFailure::UnknownFunction)?;
+            let host = match (wants_hostcall(kernel), gpu.hostcall.as_mut()) {
+                (true, Some(h)) => Some(h as &mut (dyn HostAgent + Send)),
+                _ => None,
+            };
+            launches.push(Launch { device: &mut gpu.device, gpu: q.device, kernel, geo: q.geo, args: &q.values, opts, start_ns, host });
+        }
+        let results = run_together(&mut launches);
+        drop(launches);
+        // A kernel that failed on its own is the cause; its partners' livelocks (waiting for
+        // it) only follow from it.
+        let spun = |r: &Result<_, LaunchError>| matches!(r, Err(LaunchError::Fault(f)) if matches!(f.kind, FaultKind::Livelock(_)));
+        if let Some(Err(e)) = results.iter().find(|r| r.is_err() && !spun(r)).or_else(|| results.iter().find(|r| r.is_err())) {
+            return Err(match e.clone() {
+                LaunchError::Fault(f) => LaunchFailure::Fault(f),
+                other => LaunchFailure::Setup(other.to_string()),
+            });
+        }
+        let stats: Vec<_> = results.into_iter().flatten().collect();
+        self.device_to_host();
+        for (q, s) in group.iter().zip(&stats) {
+            self.select(q.device);
+            self.after_launch(q.device);
+            self.record_launch(&q.f, q.device, q.geo, q.stream, s);
+        }
+        Ok(())
+    }
+}
