@@ -75,7 +75,8 @@ pub struct Args {
     pub cu_mode: Option<CuModeArg>,
     /// Print the rows as JSON (`[{gpu, mode, op, scope, footprint_bytes, contention,
     /// cycles_median, cycles_min, cycles_max, sequence, actions}]`; the contended-atomic rows
-    /// also `addresses, lanes, lanes_per_address, span_cycles, atomics_per_cycle`).
+    /// also `addresses, lanes, lanes_per_address, span_cycles, atomics_per_cycle`; the
+    /// placement rows `placement, node`).
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
     /// Print the rows as CSV.
