@@ -95,6 +95,11 @@ fn schema(r: &Value) {
         }
         assert!(o["atomics_per_cycle"].is_f64(), "atomics_per_cycle: {r}");
     }
+    // Placement rows (`--placement`) add where the data lives and the node.
+    if o.contains_key("placement") {
+        keys.extend(["placement", "node"]);
+        assert!(o["placement"].is_string() && o["node"].is_string(), "placement, node: {r}");
+    }
     assert_eq!(o.len(), keys.len(), "row keys: {r}");
     for k in keys {
         assert!(o.contains_key(k), "missing {k}: {r}");

@@ -39,9 +39,10 @@ pub enum MemoryKind {
 /// Whose memory an allocation is: the address space's own, or another agent's mapped into it
 /// at the same address ([`Memory::map_view`]: a peer GPU's memory after peer access is
 /// enabled, host memory every GPU reaches). The memory system may route an access by it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Owner {
     /// This device's own memory.
+    #[default]
     Local,
     /// The host's memory.
     Host,
@@ -225,6 +226,19 @@ impl Memory {
         a.sparse = Some(Box::new(Sparse::new(bytes)));
         a.len = bytes as u64;
         base
+    }
+
+    /// Say the allocation at `base` is `owner`'s memory (a launch spec placing a buffer in
+    /// host or peer memory: the bytes stay here, the memory system routes the accesses by the
+    /// owner). False when no allocation starts at `base`.
+    pub fn set_owner(&mut self, base: u64, owner: Owner) -> bool {
+        match self.by_base.get(&base) {
+            Some(&i) => {
+                self.allocs[i].owner = owner;
+                true
+            }
+            None => false,
+        }
     }
 
     /// Allocate and fill.

@@ -281,6 +281,23 @@ impl Node {
         Node { config, gpus: vec![gpu], host_links: vec![link], peer_links: Default::default() }
     }
 
+    /// `gpu` alone on this node's host and on the host link of this node's GPU `like`: a
+    /// one-GPU node for a GPU no built-in node holds, borrowing a real host link's figures.
+    /// `None` when this node has no GPU `like`.
+    pub fn alone_like(&self, gpu: GpuConfig, like: usize) -> Option<Node> {
+        let link = self.host_links.get(like)?.clone();
+        let config = NodeConfig {
+            name: format!("{}-alone", gpu.name),
+            description: format!("one {} on the host and host link of {}'s GPU {like}", gpu.marketing_name, self.name()),
+            host: self.config.host.clone(),
+            gpus: vec![gpu.name.clone()],
+            host_links: vec![HostLinks { gpus: vec![0], link: link.clone() }],
+            peer_links: Vec::new(),
+            origin: self.config.origin.clone(),
+        };
+        Some(Node { config, gpus: vec![gpu], host_links: vec![link], peer_links: Default::default() })
+    }
+
     /// The node's name.
     pub fn name(&self) -> &str {
         &self.config.name

@@ -7,6 +7,7 @@ use super::checks;
 use super::error::{At, SpecError};
 use super::expr::Params;
 use super::model::{Arg, Args, Buffer, Dispatch, Expect, Expected, Init, MemoryType, OrderedMap, Spec};
+use crate::memory::Owner;
 use std::path::Path;
 
 /// A spec under construction: code objects, buffers, dispatches and expectations in the order
@@ -81,7 +82,13 @@ fn unique<V>(path: &Path, field: &str, entries: Vec<(String, V)>) -> Result<Orde
 impl Buffer {
     /// `bytes` of zeroed device memory (`(bytes: N)` in a file).
     pub fn zeroed(bytes: u64) -> Buffer {
-        Buffer { bytes: Some(bytes), init: Init::Zero, memory: MemoryType::Device, patch: Vec::new() }
+        Buffer { bytes: Some(bytes), init: Init::Zero, memory: MemoryType::Device, owner: Owner::Local, patch: Vec::new() }
+    }
+
+    /// The buffer as memory of type `memory` owned by `owner` (`Owner::Gpu(1)`: a peer GPU's
+    /// memory; `Owner::Host`: host memory).
+    pub fn placed(self, memory: MemoryType, owner: Owner) -> Buffer {
+        Buffer { memory, owner, ..self }
     }
 
     /// The buffer with initial contents `init` instead.

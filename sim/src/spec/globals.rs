@@ -32,7 +32,7 @@ pub fn place(at: At, spec: &Spec, dir: &Path, dev: &mut Device) -> Result<Vec<Pl
     for (name, init) in spec.globals.iter() {
         let field = format!("globals.{name}");
         let (address, size) = find(at, &field, dev, name)?;
-        let b = Buffer { bytes: Some(size), init: init.clone(), memory: MemoryType::Device, patch: Vec::new() };
+        let b = Buffer { bytes: Some(size), init: init.clone(), memory: MemoryType::Device, owner: crate::memory::Owner::Local, patch: Vec::new() };
         let mut bytes = contents(at, &field, &b, dir)?;
         if bytes.len() as u64 > size {
             return Err(at.err(field, format!("{} bytes do not fit in `{name}`, which is {size} bytes", bytes.len())));

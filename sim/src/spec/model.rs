@@ -51,6 +51,11 @@ pub struct Buffer {
     pub init: Init,
     #[serde(default)]
     pub memory: MemoryType,
+    /// Extension: whose memory the buffer is (`Local`, the default; `Host`; `Gpu(1)`, a peer
+    /// GPU of the device's node): with a node, accesses to another agent's memory travel the
+    /// node's links. `Host` goes with `HostPinned`/`Managed`, `Gpu(n)` with the device types.
+    #[serde(default)]
+    pub owner: crate::memory::Owner,
     /// Extension: single values written over the initial contents, in order
     /// (`patch: [(at: 0, value: U32(0))]`, `at` in bytes).
     #[serde(default)]

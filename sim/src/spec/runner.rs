@@ -17,7 +17,7 @@ use crate::fault::{FaultKind, KernelFault};
 use crate::gpus::{GpuConfig, Mode};
 use crate::kernel::{CodeSlot, LoadedKernel};
 use crate::launch::{Device, LaunchError};
-use crate::memory::MemoryKind;
+use crate::memory::{MemoryKind, Owner};
 use crate::observe::Observer;
 use crate::Geometry;
 use hipscope_isa::tables::OPCODE_NAMES;
@@ -473,6 +473,16 @@ fn memory_kind(m: MemoryType) -> MemoryKind {
     }
 }
 
+/// Host memory is pinned or managed; a GPU's memory is one of the device types.
+fn check_owner(at: At, name: &str, b: &Buffer) -> Result<(), SpecError> {
+    let host_type = matches!(b.memory, MemoryType::HostPinned | MemoryType::Managed);
+    match b.owner {
+        Owner::Host if !host_type => Err(at.err(format!("buffers.{name}.owner"), "Host memory must be HostPinned or Managed")),
+        Owner::Gpu(_) if host_type => Err(at.err(format!("buffers.{name}.owner"), "a GPU's memory must be Device or DeviceFineGrain")),
+        _ => Ok(()),
+    }
+}
+
 /// Allocate and fill the buffers in the spec's order.
 #[allow(clippy::type_complexity)]
 fn place_buffers(at: At, spec: &Spec, dir: &Path, dev: &mut Device) -> Result<BTreeMap<String, Placed>, SpecError> {
@@ -504,7 +514,9 @@ fn place_buffers(at: At, spec: &Spec, dir: &Path, dev: &mut Device) -> Result<BT
         if total > MAX_BUFFER_BYTES {
             return Err(at.err(format!("buffers.{name}"), format!("the buffers add up to more than {MAX_BUFFER_BYTES} bytes")));
         }
+        check_owner(at, name, b)?;
         let base = dev.mem.alloc_init(name, bytes, memory_kind(b.memory));
+        dev.mem.set_owner(base, b.owner);
         placed.insert(name.to_string(), Placed { base, len });
     }
     Ok(placed)

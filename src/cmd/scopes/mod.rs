@@ -37,6 +37,30 @@ impl CuModeArg {
     }
 }
 
+/// `--placement`: which system-scope rows by data placement to add.
+#[derive(Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum PlacementArg {
+    /// None.
+    None,
+    /// On MI300X (GPU 0 of mi300x-8): a fence, an acquire load, a release store and an RMW at
+    /// system scope, one wave, no dirty data, for each placement.
+    #[default]
+    Default,
+    /// Every scoped global operation at agent and system scope, 0 and 64 KiB dirty, every
+    /// contention and placement, on every GPU given (tgsplit builds excepted).
+    All,
+}
+
+impl PlacementArg {
+    fn set(self) -> scopes::Placements {
+        match self {
+            PlacementArg::None => scopes::Placements::None,
+            PlacementArg::Default => scopes::Placements::Default,
+            PlacementArg::All => scopes::Placements::All,
+        }
+    }
+}
+
 #[derive(clap::Args)]
 pub struct Args {
     /// GPUs (built-in names or config files), comma-separated or repeated [default: mi355x,
@@ -51,7 +75,8 @@ pub struct Args {
     pub cu_mode: Option<CuModeArg>,
     /// Print the rows as JSON (`[{gpu, mode, op, scope, footprint_bytes, contention,
     /// cycles_median, cycles_min, cycles_max, sequence, actions}]`; the contended-atomic rows
-    /// also `addresses, lanes, lanes_per_address, span_cycles, atomics_per_cycle`).
+    /// also `addresses, lanes, lanes_per_address, span_cycles, atomics_per_cycle`; the
+    /// placement rows `placement, node`).
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
     /// Print the rows as CSV.
@@ -61,6 +86,11 @@ pub struct Args {
     /// (`--out reports` regenerates the repository's report). Without it nothing is written.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// System-scope rows by where the data lives (device, fine-grained device, pinned host,
+    /// peer GPU memory), each GPU on a node that holds it (mi300x-8, mi300a-4,
+    /// rx7900xtx-pcie; others alone on a PCIe link); the rows add `placement` and `node`.
+    #[arg(long, value_enum, default_value = "default")]
+    pub placement: PlacementArg,
     #[command(flatten)]
     pub workloads: WorkloadsArg,
 }
@@ -107,9 +137,11 @@ impl Progress for Bar {
 pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     let workloads = args.workloads.locate()?;
     let targets = targets(args)?;
-    let bar = Bar(progress(targets.iter().map(scopes::case_count).sum()));
+    let set = args.placement.set();
+    let bar = Bar(progress(targets.iter().map(|t| scopes::case_count(t, set)).sum()));
     // Targets are independent simulations: run them in parallel, keep their order.
-    let results: Vec<Result<Vec<Row>, String>> = targets.par_iter().map(|t| scopes::run_target(t, &workloads, &bar)).collect();
+    let all = scopes::Filter::default();
+    let results: Vec<Result<Vec<Row>, String>> = targets.par_iter().map(|t| scopes::run_target_placed(t, &workloads, &bar, &all, set)).collect();
     bar.0.finish_and_clear();
     let mut rows = Vec::new();
     for r in results {
@@ -124,21 +156,28 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     };
     // The report first: a reader that closes stdout early (SIGPIPE) must not cost the files.
     if let Some(out) = &args.out {
-        write_report(out, &rows)?;
+        let flags = match args.placement {
+            PlacementArg::Default => "",
+            PlacementArg::All => " --placement all",
+            PlacementArg::None => " --placement none",
+        };
+        write_report(out, &rows, flags)?;
     }
     print!("{text}");
     Ok(ExitCode::SUCCESS)
 }
 
 /// `DIR/scopes.md` and `DIR/scopes-<gpu>.svg`; says on stderr what it wrote.
-fn write_report(out: &std::path::Path, rows: &[Row]) -> Result<(), CliError> {
+fn write_report(out: &std::path::Path, rows: &[Row], flags: &str) -> Result<(), CliError> {
     std::fs::create_dir_all(out).map_err(|e| CliError::BadInput(format!("{}: {e}", out.display())))?;
     let md = out.join("scopes.md");
-    std::fs::write(&md, output::markdown(rows)).map_err(|e| CliError::BadInput(format!("{}: {e}", md.display())))?;
+    std::fs::write(&md, output::markdown(rows, flags)).map_err(|e| CliError::BadInput(format!("{}: {e}", md.display())))?;
     let mut written = vec![md.display().to_string()];
+    // The plots show the suite's own rows.
+    let (suite, _) = output::split(rows);
     for gpu in output::gpus(rows) {
         let svg = out.join(format!("scopes-{gpu}.svg"));
-        plot::write_svg(&svg, &gpu, rows).map_err(CliError::BadInput)?;
+        plot::write_svg(&svg, &gpu, &suite).map_err(CliError::BadInput)?;
         written.push(svg.display().to_string());
     }
     eprintln!("wrote {}", written.join(", "));

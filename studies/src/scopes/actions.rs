@@ -51,6 +51,19 @@ pub fn describe(t: &Tally, c: &Counters, rdna: bool) -> Vec<String> {
     out
 }
 
+/// The link traffic of the operation: the dispatch's remote counters `c` less `before` (the
+/// timer kernel's with the same footprint), e.g. `link: 64 B read, 4 B written, 1 atomic at
+/// the far agent`; empty when the operation crossed no link.
+pub fn link(c: &Counters, before: &Counters) -> Vec<String> {
+    let d = |k: Counter| c.get(k).saturating_sub(before.get(k));
+    let (read, written, atomics) = (d(Counter::RemoteReadBytes), d(Counter::RemoteWriteBytes), d(Counter::RemoteAtomics));
+    if read + written + atomics == 0 {
+        return Vec::new();
+    }
+    let s = if atomics == 1 { "" } else { "s" };
+    vec![format!("link: {read} B read, {written} B written, {atomics} atomic{s} at the far agent")]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,5 +86,16 @@ mod tests {
         t.cache_action(&act(CacheOp::InvalidateScalar, 3));
         assert_eq!(describe(&t, &c, false), ["L1 invalidate ×4: 212 valid lines dropped", "L2 write-back ×8: 1024 dirty lines written"]);
         assert_eq!(describe(&t, &c, true)[0], "GL0 invalidate ×4: 212 valid lines dropped");
+    }
+
+    #[test]
+    fn link_words() {
+        let mut before = Counters::default();
+        let mut c = Counters::default();
+        assert!(link(&c, &before).is_empty());
+        before.add(Counter::RemoteReadBytes, 128);
+        c.add(Counter::RemoteReadBytes, 192);
+        c.add(Counter::RemoteAtomics, 1);
+        assert_eq!(link(&c, &before), ["link: 64 B read, 0 B written, 1 atomic at the far agent"]);
     }
 }

@@ -175,6 +175,8 @@ pub fn run(t: &Target, workloads: &Path, progress: &dyn super::Progress, keep: &
                 span_cycles,
                 atomics_per_cycle: lanes as f64 / span_cycles.max(1) as f64,
             }),
+            placement: None,
+            node: None,
         });
         progress.step(&format!("{label}: {} {} {} words", CONTENDED_OPS[op].0, case.scope.name(), case.addresses));
     }

@@ -13,10 +13,12 @@
 
 mod actions;
 pub mod contended;
+pub mod placement;
 mod run;
 mod sequence;
 
-pub use run::{case_count, run_target, run_target_filtered, Filter, Progress};
+pub use placement::{Placement, Placements};
+pub use run::{case_count, run_target, run_target_filtered, run_target_placed, Filter, Progress};
 
 use hipscope_sim::gpus::{GpuConfig, Mode};
 use serde::Serialize;
@@ -218,6 +220,12 @@ pub struct Row {
     /// Contended-atomic rows only (`contended_*` ops): words, lanes, span and rate.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub contended: Option<contended::Contended>,
+    /// Placement rows only: where the data lives ([`Placement::name`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement: Option<String>,
+    /// Placement rows only: the node and GPU the row ran on ([`placement::NodeChoice`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Running the suite on one target: one launch spec with every case as a dispatch, each
 //! launched on fresh caches and buffers, its per-wave times read back.
 
-use super::{actions, sequence, Contention, Row, Scope, Target, FOOTPRINTS, GROUP_ITEMS, OPS, PING_PONG_ROUNDS, PING_PONG_SCOPES};
+use super::{actions, sequence, Contention, Placements, Row, Scope, Target, FOOTPRINTS, GROUP_ITEMS, OPS, PING_PONG_ROUNDS, PING_PONG_SCOPES};
 use hipscope_sim::spec::model::{Arg, Buffer, Dispatch};
 use hipscope_sim::spec::{RunOptions, Session, Spec, SpecBuilder};
 use std::collections::HashMap;
@@ -63,10 +63,10 @@ fn cases(t: &Target) -> Vec<Case> {
     v
 }
 
-/// Number of cases [`run_target`] runs on `t` (for progress bars).
-pub fn case_count(t: &Target) -> usize {
+/// Number of cases [`run_target_placed`] runs on `t` with `placements` (for progress bars).
+pub fn case_count(t: &Target, placements: Placements) -> usize {
     let all = Filter::default();
-    cases(t).len() + super::contended::count(&|op, scope, contention| all.keeps_contended(op, scope, contention))
+    cases(t).len() + super::contended::count(&|op, scope, contention| all.keeps_contended(op, scope, contention)) + super::placement::count(t, placements)
 }
 
 /// A part of the suite: the cases whose operation, scope, footprint and contention are among
@@ -85,6 +85,15 @@ impl Filter {
     fn keeps_contended(&self, op: &str, scope: &str, contention: &str) -> bool {
         let any = |list: &[String], x: &str| list.is_empty() || list.iter().any(|l| l == x);
         any(&self.ops, op) && any(&self.scopes, scope) && (self.footprints.is_empty() || self.footprints.contains(&0)) && any(&self.contentions, contention)
+    }
+
+    /// Whether a placement case is kept.
+    fn keeps_placed(&self, op: &str, scope: Scope, footprint: u64, contention: Contention) -> bool {
+        let any = |list: &[String], x: &str| list.is_empty() || list.iter().any(|l| l == x);
+        any(&self.ops, op)
+            && any(&self.scopes, scope.name())
+            && (self.footprints.is_empty() || self.footprints.contains(&footprint))
+            && any(&self.contentions, contention.name())
     }
 
     fn keeps(&self, c: &Case) -> bool {
@@ -146,14 +155,27 @@ pub(super) fn spread(v: &mut [u64]) -> Option<(u64, u64, u64)> {
     Some((*v.get(v.len() / 2)?, *v.first()?, *v.last()?))
 }
 
-/// Run every case on `t` with the suite's code objects under `workloads`. Errors name the
-/// target and the case.
+/// Run every case on `t` with the suite's code objects under `workloads`, and the default
+/// placement rows. Errors name the target and the case.
 pub fn run_target(t: &Target, workloads: &Path, progress: &dyn Progress) -> Result<Vec<Row>, String> {
-    run_target_filtered(t, workloads, progress, &Filter::default())
+    run_target_placed(t, workloads, progress, &Filter::default(), Placements::Default)
 }
 
-/// [`run_target`] for the cases `filter` keeps.
+/// [`run_target`] for the cases `filter` keeps, without placement rows.
 pub fn run_target_filtered(t: &Target, workloads: &Path, progress: &dyn Progress, filter: &Filter) -> Result<Vec<Row>, String> {
+    run_target_placed(t, workloads, progress, filter, Placements::None)
+}
+
+/// [`run_target_filtered`] and then the placement rows of `placements` that `filter` keeps.
+pub fn run_target_placed(t: &Target, workloads: &Path, progress: &dyn Progress, filter: &Filter, placements: Placements) -> Result<Vec<Row>, String> {
+    let mut rows = run_suite(t, workloads, progress, filter)?;
+    let keep = |op: &str, scope: Scope, footprint: u64, contention: Contention| filter.keeps_placed(op, scope, footprint, contention);
+    rows.extend(super::placement::run(t, workloads, progress, placements, &keep)?);
+    Ok(rows)
+}
+
+/// The suite's own cases and the contended rows.
+fn run_suite(t: &Target, workloads: &Path, progress: &dyn Progress, filter: &Filter) -> Result<Vec<Row>, String> {
     let wave = t.wave();
     let cases: Vec<Case> = cases(t).into_iter().filter(|c| filter.keeps(c)).collect();
     let path = workloads.join(format!("scopes-{}-{}.ron", t.gpu.name, t.mode_name().to_lowercase()));
@@ -191,6 +213,8 @@ pub fn run_target_filtered(t: &Target, workloads: &Path, progress: &dyn Progress
             sequence: sequence.clone(),
             actions: actions::describe(&tally, &counters, rdna),
             contended: None,
+            placement: None,
+            node: None,
         };
         match *case {
             Case::Baseline { contention } => {
