@@ -57,15 +57,6 @@ pub(super) fn applies(m: &Mfma) -> bool {
     c == d || cacc != dacc || apart(c, d) && apart(d, c)
 }
 
-/// Where the accumulators come from.
-enum Src<'a> {
-    Konst(u32),
-    /// C's rows in D's own file.
-    Same,
-    /// C's file (the other one).
-    Other(&'a [u32]),
-}
-
 /// Each row's offset of C and of D in its register file (register · lanes + first lane), for
 /// the classified instruction, so that moving a row costs one bounds check and a copy. A row
 /// not inside one register gets `u32::MAX` (read as zeros, not written, as the tile path does).
@@ -106,21 +97,27 @@ fn load<T: Acc32, const N: usize>(file: &[u32], at: u32) -> [T; N] {
 
 /// Every block's D = A·B + C, `R` rows of `N` columns at a time, the accumulators loaded from
 /// C's registers and stored to D's (requires [`applies`]), at the offsets [`offsets`] gave.
-/// Index loops, as in [`mac_group`].
 #[inline(always)]
-#[allow(clippy::needless_range_loop)]
 pub(super) fn product<T: Acc32, const N: usize, const R: usize>(t: &Tiles<T>, m: &Mfma, w: &mut Wave) {
     let Loc::Reg { acc: dacc, .. } = m.d else { return };
     if dacc && w.agpr.is_empty() {
         w.agpr = vec![0; VGPRS * MAX_LANES];
     }
     let (vg, ag) = (&mut w.vgpr[..], &mut w.agpr[..]);
-    let (src, dfile) = match m.c {
-        Loc::Const(v) => (Src::Konst(v as u32), if dacc { ag } else { vg }),
-        Loc::Reg { acc, .. } if acc == dacc => (Src::Same, if dacc { ag } else { vg }),
-        Loc::Reg { acc: true, .. } => (Src::Other(&*ag), vg),
-        Loc::Reg { acc: false, .. } => (Src::Other(&*vg), ag),
-    };
+    // Where C comes from, decided once per instruction, not per row.
+    match m.c {
+        Loc::Const(v) => groups::<T, N, R>(t, m, if dacc { ag } else { vg }, |_, _| [T::from_u32(v as u32); N]),
+        Loc::Reg { acc, .. } if acc == dacc => groups::<T, N, R>(t, m, if dacc { ag } else { vg }, load),
+        Loc::Reg { acc: true, .. } => groups::<T, N, R>(t, m, vg, |_, at| load(ag, at)),
+        Loc::Reg { acc: false, .. } => groups::<T, N, R>(t, m, ag, |_, at| load(vg, at)),
+    }
+}
+
+/// The row groups of [`product`]: `c(dfile, at)` gives the accumulator row of C at `at` (of
+/// `dfile` when C and D share the file). Index loops, as in [`mac_group`].
+#[inline(always)]
+#[allow(clippy::needless_range_loop)]
+fn groups<T: Acc32, const N: usize, const R: usize>(t: &Tiles<T>, m: &Mfma, dfile: &mut [u32], c: impl Fn(&[u32], u32) -> [T; N]) {
     let s = &m.shape;
     let (rows, k) = (s.m as usize, s.k as usize);
     for (b, bat) in m.at.chunks_exact(rows).take(s.blocks as usize).enumerate() {
@@ -130,11 +127,7 @@ pub(super) fn product<T: Acc32, const N: usize, const R: usize>(t: &Tiles<T>, m:
             let Ok(gat) = <&[[u32; 2]; R]>::try_from(gat) else { return };
             let mut acc = [[T::default(); N]; R];
             for r in 0..R {
-                acc[r] = match src {
-                    Src::Konst(v) => [T::from_u32(v); N],
-                    Src::Same => load(dfile, gat[r][0]),
-                    Src::Other(f) => load(f, gat[r][0]),
-                };
+                acc[r] = c(dfile, gat[r][0]);
             }
             if !mac_group(&mut acc, bm, am, rows, g) {
                 return;
