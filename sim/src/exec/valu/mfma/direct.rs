@@ -57,79 +57,85 @@ pub(super) fn applies(m: &Mfma) -> bool {
     c == d || cacc != dacc || apart(c, d) && apart(d, c)
 }
 
-/// Where the accumulators come from.
-enum Src<'a> {
-    Konst(u32),
-    /// C's base register in D's own file.
-    Same(u8),
-    /// C's file (the other one) and base register.
-    Other(&'a [u32], u8),
+/// Each row's offset of C and of D in its register file (register · lanes + first lane), for
+/// the classified instruction, so that moving a row costs one bounds check and a copy. A row
+/// not inside one register gets `u32::MAX` (read as zeros, not written, as the tile path does).
+pub(super) fn offsets(m: &Mfma) -> Box<[[u32; 2]]> {
+    let n = m.shape.n as usize;
+    let at = |loc: Loc, u: u8, l0: u8| match loc {
+        Loc::Reg { base, .. } if l0 as usize + n <= LANES => ((base as usize + u as usize) % VGPRS * MAX_LANES + l0 as usize) as u32,
+        _ => u32::MAX,
+    };
+    m.rows.iter().map(|&(u, l0)| [at(m.c, u, l0), at(m.d, u, l0)]).collect()
 }
 
-/// The `N` lanes from `l0` of register `k` of the range at `base` in `file`; `None` when they
-/// are not inside one register of the file (read as zeros, not written, as the tile path does).
+/// The `N` words at `at` of `file`, when they are all inside it.
 #[inline(always)]
-fn row<const N: usize>(file: &[u32], base: u8, k: u8, l0: u8) -> Option<&[u32; N]> {
-    let (r, l0) = ((base as usize + k as usize) % VGPRS, l0 as usize);
-    let at = r * MAX_LANES + l0;
-    (l0 + N <= LANES).then(|| file.get(at..at + N)?.try_into().ok())?
+fn row<const N: usize>(file: &[u32], at: u32) -> Option<&[u32; N]> {
+    let at = at as usize;
+    file.get(at..at.wrapping_add(N))?.try_into().ok()
 }
 
 #[inline(always)]
-fn row_mut<const N: usize>(file: &mut [u32], base: u8, k: u8, l0: u8) -> Option<&mut [u32; N]> {
-    let (r, l0) = ((base as usize + k as usize) % VGPRS, l0 as usize);
-    let at = r * MAX_LANES + l0;
-    (l0 + N <= LANES).then(|| file.get_mut(at..at + N)?.try_into().ok())?
+fn row_mut<const N: usize>(file: &mut [u32], at: u32) -> Option<&mut [u32; N]> {
+    let at = at as usize;
+    file.get_mut(at..at.wrapping_add(N))?.try_into().ok()
+}
+
+/// One accumulator row: C's row at `at` of `file` (zeros when outside), as `T`.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)]
+fn load<T: Acc32, const N: usize>(file: &[u32], at: u32) -> [T; N] {
+    let mut x = [T::default(); N];
+    if let Some(c) = row::<N>(file, at) {
+        for j in 0..N {
+            x[j] = T::from_u32(c[j]);
+        }
+    }
+    x
 }
 
 /// Every block's D = A·B + C, `R` rows of `N` columns at a time, the accumulators loaded from
-/// C's registers and stored to D's (requires [`applies`]). Index loops, as in [`mac_group`].
+/// C's registers and stored to D's (requires [`applies`]), at the offsets [`offsets`] gave.
 #[inline(always)]
-#[allow(clippy::needless_range_loop)]
 pub(super) fn product<T: Acc32, const N: usize, const R: usize>(t: &Tiles<T>, m: &Mfma, w: &mut Wave) {
-    let Loc::Reg { base: dbase, acc: dacc } = m.d else { return };
+    let Loc::Reg { acc: dacc, .. } = m.d else { return };
     if dacc && w.agpr.is_empty() {
         w.agpr = vec![0; VGPRS * MAX_LANES];
     }
     let (vg, ag) = (&mut w.vgpr[..], &mut w.agpr[..]);
-    let (src, dfile) = match m.c {
-        Loc::Const(v) => (Src::Konst(v as u32), if dacc { ag } else { vg }),
-        Loc::Reg { base, acc } if acc == dacc => (Src::Same(base), if dacc { ag } else { vg }),
-        Loc::Reg { base, acc: true } => (Src::Other(&*ag, base), vg),
-        Loc::Reg { base, acc: false } => (Src::Other(&*vg, base), ag),
-    };
+    // Where C comes from, decided once per instruction, not per row.
+    match m.c {
+        Loc::Const(v) => groups::<T, N, R>(t, m, if dacc { ag } else { vg }, |_, _| [T::from_u32(v as u32); N]),
+        Loc::Reg { acc, .. } if acc == dacc => groups::<T, N, R>(t, m, if dacc { ag } else { vg }, load),
+        Loc::Reg { acc: true, .. } => groups::<T, N, R>(t, m, vg, |_, at| load(ag, at)),
+        Loc::Reg { acc: false, .. } => groups::<T, N, R>(t, m, ag, |_, at| load(vg, at)),
+    }
+}
+
+/// The row groups of [`product`]: `c(dfile, at)` gives the accumulator row of C at `at` (of
+/// `dfile` when C and D share the file). Index loops, as in [`mac_group`].
+#[inline(always)]
+#[allow(clippy::needless_range_loop)]
+fn groups<T: Acc32, const N: usize, const R: usize>(t: &Tiles<T>, m: &Mfma, dfile: &mut [u32], c: impl Fn(&[u32], u32) -> [T; N]) {
     let s = &m.shape;
     let (rows, k) = (s.m as usize, s.k as usize);
-    for (b, brows) in m.rows.chunks_exact(rows).take(s.blocks as usize).enumerate() {
+    for (b, bat) in m.at.chunks_exact(rows).take(s.blocks as usize).enumerate() {
         let ab = m.a_block[b] as usize;
         let (Some(bm), Some(am)) = (t.b.get(b * k * N..(b + 1) * k * N), t.a.get(ab * k * rows..(ab + 1) * k * rows)) else { return };
-        for (g, grows) in brows.chunks_exact(R).enumerate() {
+        for (g, gat) in bat.chunks_exact(R).enumerate() {
+            let Ok(gat) = <&[[u32; 2]; R]>::try_from(gat) else { return };
             let mut acc = [[T::default(); N]; R];
-            for (x, &(u, l0)) in acc.iter_mut().zip(grows) {
-                let (file, base) = match src {
-                    Src::Konst(v) => {
-                        x.fill(T::from_u32(v));
-                        continue;
-                    }
-                    Src::Same(base) => (&*dfile, base),
-                    Src::Other(f, base) => (f, base),
-                };
-                match row::<N>(file, base, u, l0) {
-                    Some(c) => {
-                        for j in 0..N {
-                            x[j] = T::from_u32(c[j]);
-                        }
-                    }
-                    None => *x = [T::default(); N],
-                }
+            for r in 0..R {
+                acc[r] = c(dfile, gat[r][0]);
             }
             if !mac_group(&mut acc, bm, am, rows, g) {
                 return;
             }
-            for (x, &(u, l0)) in acc.iter().zip(grows) {
-                if let Some(d) = row_mut::<N>(dfile, dbase, u, l0) {
+            for r in 0..R {
+                if let Some(d) = row_mut::<N>(dfile, gat[r][1]) {
                     for j in 0..N {
-                        d[j] = x[j].to_u32();
+                        d[j] = acc[r][j].to_u32();
                     }
                 }
             }

@@ -4,10 +4,11 @@
 //! the parent module's documentation.
 //!
 //! Speed: inputs are converted one element position at a time for all 64 lanes (contiguous,
-//! branch-free, vectorisable) and copied into the tiles as runs of M or N lanes, both tiles
-//! laid out [block][k][row or column]. The product (`kernel`) keeps a group of D rows (N a
-//! compile-time constant) in vector registers and adds one B row times a broadcast A value per
-//! k, with no branches or bounds checks in the loop. On x86-64 hosts with AVX2 and FMA
+//! branch-free, vectorisable; f16 eight lanes per F16C conversion where the host has it) and
+//! copied into the tiles as runs of M or N lanes, both tiles laid out [block][k][row or
+//! column]. The product (`kernel`) keeps a group of D rows (N a compile-time constant) in
+//! vector registers and adds one B row times a broadcast A value per k, two k per iteration,
+//! with no branches or bounds checks in the loop. On x86-64 hosts with AVX2, FMA and F16C
 //! (detected at run time) the whole instruction is compiled with those features; elsewhere
 //! `mul_add` is a correctly rounded library call: slower, the same bits.
 
@@ -153,6 +154,53 @@ fn xf32(bits: u32) -> f32 {
     }
     let r = bits.wrapping_add(0xfff + (bits >> 13 & 1)) & !0x1fff;
     f32::from_bits(r)
+}
+
+/// f16 bits to f32 as F16C's conversion gives them: exactly, signalling NaNs quieted. Every
+/// input value then goes through a fused multiply-add, which quiets a signalling NaN anyway,
+/// so the results are those of [`half`].
+#[inline(always)]
+fn half_quiet(h: u32) -> f32 {
+    let quiet = (((h & 0x7fff) > 0x7c00) as u32) << 22;
+    f32::from_bits(half(h).to_bits() | quiet)
+}
+
+/// Element `s` of every lane (register lane `map[l]` for lane `l`, when given) of an f16
+/// input, as [`half_quiet`] converts it: with `F16C` (the host has it) eight lanes per
+/// vector conversion.
+#[inline(always)]
+fn halves<const F16C: bool>(rows: &[&[u32]; 4], s: usize, map: Option<&[u8; LANES]>, tmp: &mut [f32; LANES]) {
+    #[cfg(target_arch = "x86_64")]
+    if let (true, None, Ok(row)) = (F16C, map, <&[u32; LANES]>::try_from(rows[(s / 2) % 4])) {
+        // SAFETY: `F16C` is true only in `step_avx2`, which runs after `dispatch` checked that
+        // the host has AVX2 and F16C.
+        return unsafe { f16c::halves(row, 16 * (s % 2) as u32, tmp) };
+    }
+    lanes(rows, 16, s, map, tmp, half_quiet)
+}
+
+#[cfg(target_arch = "x86_64")]
+mod f16c {
+    use super::LANES;
+    use std::arch::x86_64::*;
+
+    /// Bits `sh..sh + 16` of each word of `row` as an f16, converted to f32 (`vcvtph2ps`:
+    /// exact, signalling NaNs quieted), eight words at a time.
+    #[target_feature(enable = "avx2,f16c")]
+    #[inline]
+    pub(super) fn halves(row: &[u32; LANES], sh: u32, out: &mut [f32; LANES]) {
+        let count = _mm_cvtsi32_si128(sh as i32);
+        let mask = _mm256_set1_epi32(0xffff);
+        for (src, dst) in row.chunks_exact(8).zip(out.chunks_exact_mut(8)) {
+            // SAFETY: `src` is eight u32s, 32 readable bytes (the load needs no alignment).
+            let v = unsafe { _mm256_loadu_si256(src.as_ptr().cast()) };
+            let v = _mm256_and_si256(_mm256_srl_epi32(v, count), mask);
+            // The eight halves in lane order (each fits 16 bits, so nothing saturates).
+            let h = _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+            // SAFETY: `dst` is eight f32s, 32 writable bytes (the store needs no alignment).
+            unsafe { _mm256_storeu_ps(dst.as_mut_ptr(), _mm256_cvtph_ps(h)) };
+        }
+    }
 }
 
 /// Element `s` of every lane (register lane `map[l]` for lane `l`, when given) of an input of
@@ -401,26 +449,47 @@ fn rows_n<T: Acc, const N: usize, const R: usize>(t: &mut Tiles<T>, m: &Mfma) {
 /// Row group `g` (`R` rows of `N` columns, held in `acc`) += A·B of one block, A (`am`) as
 /// [k][row] with `rows` rows and B (`bm`) as [k][column]: R·N independent accumulators hide
 /// the multiply-add latency and each B row is loaded once per group, with no branches or
-/// bounds checks in the loop. False when the tiles are too short (never, for a classified
-/// shape).
+/// bounds checks in the loop, two k per iteration (in ascending k, as one at a time). False
+/// when the tiles are too short (never, for a classified shape).
 #[inline(always)]
-// Index loops over compile-time lengths and no iterator adaptors such as `zip`, which the
-// compiler does not always inline into the large instruction function (the accumulators then
-// live in memory); the bounds checks are loop-invariant, so they leave the loop.
-#[allow(clippy::needless_range_loop)]
+// No iterator adaptors such as `zip`, which the compiler does not always inline into the
+// large instruction function (the accumulators then live in memory); the bounds checks are
+// loop-invariant, so they leave the loop.
 pub(super) fn mac_group<T: Acc, const N: usize, const R: usize>(acc: &mut [[T; N]; R], bm: &[T], am: &[T], rows: usize, g: usize) -> bool {
-    let mut acols = am.chunks_exact(rows.max(1));
-    for brow in bm.chunks_exact(N) {
-        let Some(acol) = acols.next() else { break };
-        let Ok(brow) = <&[T; N]>::try_from(brow) else { return false };
-        let Some(av) = acol.get(g * R..g * R + R).and_then(|x| <&[T; R]>::try_from(x).ok()) else { return false };
-        for r in 0..R {
-            for j in 0..N {
-                acc[r][j] = acc[r][j].mac(av[r], brow[j]);
-            }
-        }
+    let rows = rows.max(1);
+    let (bpairs, mut apairs) = (bm.chunks_exact(2 * N), am.chunks_exact(2 * rows));
+    let (blast, alast) = (bpairs.remainder(), apairs.remainder());
+    for b2 in bpairs {
+        let Some(a2) = apairs.next() else { return true };
+        let ((b0, b1), (a0, a1)) = (b2.split_at(N), a2.split_at(rows));
+        let (Ok(b0), Ok(b1), Some(a0), Some(a1)) = (<&[T; N]>::try_from(b0), <&[T; N]>::try_from(b1), group::<T, R>(a0, g), group::<T, R>(a1, g)) else {
+            return false;
+        };
+        mac_k(acc, b0, a0);
+        mac_k(acc, b1, a1);
+    }
+    // An odd K: the last k (a lone B row and A column, when both tiles hold it).
+    if let (Ok(b0), Some(a0)) = (<&[T; N]>::try_from(blast), group::<T, R>(alast, g)) {
+        mac_k(acc, b0, a0);
     }
     true
+}
+
+/// Rows `g·R..g·R + R` of a column of A.
+#[inline(always)]
+fn group<T, const R: usize>(acol: &[T], g: usize) -> Option<&[T; R]> {
+    acol.get(g * R..g * R + R)?.try_into().ok()
+}
+
+/// One k of a row group: `acc[r][j] += av[r] · brow[j]`.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)]
+fn mac_k<T: Acc, const N: usize, const R: usize>(acc: &mut [[T; N]; R], brow: &[T; N], av: &[T; R]) {
+    for r in 0..R {
+        for j in 0..N {
+            acc[r][j] = acc[r][j].mac(av[r], brow[j]);
+        }
+    }
 }
 
 /// Row groups of 64 accumulators (eight 8-wide f32 vectors).
@@ -461,22 +530,23 @@ pub fn run(m: &Mfma, w: &mut Wave) {
 
 fn dispatch(m: &Mfma, w: &mut Wave, x: &mut Work) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("f16c") {
         // SAFETY: the host CPU has the features `step_avx2` is compiled for (checked above).
         return unsafe { step_avx2(m, w, x) };
     }
-    step(m, w, x)
+    step::<false>(m, w, x)
 }
 
-/// [`step`] compiled for AVX2 and FMA.
+/// [`step`] compiled for AVX2, FMA and F16C.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
+#[target_feature(enable = "avx2,fma,f16c")]
 fn step_avx2(m: &Mfma, w: &mut Wave, x: &mut Work) {
-    step(m, w, x)
+    step::<true>(m, w, x)
 }
 
+/// One instruction; `F16C`: the host has F16C (and AVX2) and the caller is compiled for them.
 #[inline(always)]
-fn step(m: &Mfma, w: &mut Wave, x: &mut Work) {
+fn step<const F16C: bool>(m: &Mfma, w: &mut Wave, x: &mut Work) {
     if let Some(wd) = &m.wide {
         return super::wide::step(wd, m, w, x);
     }
@@ -500,7 +570,7 @@ fn step(m: &Mfma, w: &mut Wave, x: &mut Work) {
         _ => {
             let t = &mut x.f;
             match (ty, &m.f8) {
-                (In::F16, _) => inputs(w, m, t, kb, |_, rows, e, map, tmp| lanes(rows, 16, e, map, tmp, half)),
+                (In::F16, _) => inputs(w, m, t, kb, |_, rows, e, map, tmp| halves::<F16C>(rows, e, map, tmp)),
                 (In::Bf16, _) => inputs(w, m, t, kb, |_, rows, e, map, tmp| lanes(rows, 16, e, map, tmp, |v| f32::from_bits(v << 16))),
                 (In::Xf32, _) => inputs(w, m, t, kb, |_, rows, e, map, tmp| lanes(rows, 32, e, map, tmp, xf32)),
                 (In::F8 { .. }, Some(lut)) => inputs(w, m, t, kb, |op, rows, e, map, tmp| lanes(rows, 8, e, map, tmp, |v| lut[op % 2][v as usize & 0xff])),

@@ -103,6 +103,8 @@ pub struct Mfma {
     /// Output register unit (a VGPR, or a VGPR pair for f64) and first lane of row `b·M + i`
     /// of C/D: the row's N elements sit in N consecutive lanes of that unit ([`layout::output`]).
     pub rows: Box<[(u8, u8)]>,
+    /// Each row's word offset of C and of D in its register file ([`direct::offsets`]).
+    pub at: Box<[[u32; 2]]>,
     /// FP8/BF8 forms: the values of every A code and every B code.
     pub f8: Option<Box<[[f32; 256]; 2]>>,
     /// gfx950's wide forms ([`wide`]): executed by their own gather.
@@ -193,11 +195,13 @@ pub fn classify(inst: &Inst, env: &Env) -> Option<(Mfma, Fidelity)> {
         b_lane,
         sparse_at,
         rows: rows.into_boxed_slice(),
+        at: Box::new([]),
         f8,
         wide,
         direct: false,
     };
     mfma.direct = direct::applies(&mfma);
+    mfma.at = direct::offsets(&mfma);
     let fid = match shape.ty {
         In::I8 => Fidelity::Exact,
         _ if mfma.wide.is_some() => Fidelity::Approximate(WIDE),
