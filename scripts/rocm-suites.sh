@@ -621,10 +621,13 @@ def report(args):
         unit = 's' if col == 'cpu' else 's *wall*'
         lines.append((place(v, g, f['suite'], f['binary'], 'functional'),
                       '| %s | %s | `%s` | %s %s | %s %s | %s |' % (v, g, f['binary'], f[col], unit, t[col], unit, ratio)))
+    # An earlier ratio stays until both modes of its binary ran here again (one mode alone
+    # gives no new ratio to put in its place).
+    rated = {(v, g, f['binary']) for (v, g, _), f, _ in ratios}
     for c, line in old['ratios']:
         binary = c[2].strip('`')
         suite = suite_of.get((c[0], binary), '')
-        if (c[0], c[1], suite, 'functional') not in fresh and (c[0], c[1], suite, 'timing') not in fresh:
+        if (c[0], c[1], binary) not in rated:
             lines.append((place(c[0], c[1], suite, binary, 'functional'), line))
     if lines:
         w('')
@@ -641,7 +644,17 @@ def report(args):
     starts = []
     for p in sorted(glob.glob(os.path.join(outbase, '*', 'startup-*.tsv'))):
         starts += [l.split('\t') for l in read(p).splitlines() if l.count('\t') >= 8]
-    if starts:
+    # Start-up rows by (ROCm, GPU, library): those measured here replace the earlier ones.
+    startup = []
+    for f in starts:
+        ver, gpu, lib, size, dl, create, call, st, wall, peak = (f + [''] * 10)[:10]
+        startup.append(((ver, gpu, '`%s`' % lib), '| %s | %s | `%s` | %s | %s s | %s s (`%s`) | %s | %s s | %.0f MB |' % (ver, gpu, lib, size, dl, call, create, st, wall, float(peak or 0) / 1024)))
+    measured = {k for k, _ in startup}
+    for line in old['startup']:
+        c = cells(line) if line.startswith('| ') and not line.startswith('| ROCm') else []
+        if len(c) >= 9 and (c[0], c[1], c[2]) not in measured:
+            startup.append(((c[0], c[1], c[2]), line))
+    if startup:
         w('## Library start-up')
         w('')
         w('`scripts/probes/library_start.c` under `hipscope exec`: `dlopen` of the library (its')
@@ -651,12 +664,8 @@ def report(args):
         w('')
         w('| ROCm | GPU | library | size | dlopen | first call | status | wall | peak RSS |')
         w('|---|---|---|---:|---:|---:|---|---:|---:|')
-        for f in starts:
-            ver, gpu, lib, size, dl, create, call, st, wall, peak = (f + [''] * 10)[:10]
-            w('| %s | %s | `%s` | %s | %s s | %s s (`%s`) | %s | %s s | %.0f MB |' % (ver, gpu, lib, size, dl, call, create, st, wall, float(peak or 0) / 1024))
-        w('')
-    elif old['startup']:
-        out.extend(old['startup'])
+        for _, line in sorted(startup, key=lambda x: x[0]):
+            w(line)
         w('')
     w('## Failing tests')
     w('')

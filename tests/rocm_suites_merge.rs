@@ -121,5 +121,45 @@ fn a_run_replaces_only_its_own_rows() {
     let run_of = |r: &Vec<String>| r[6].parse::<u64>().unwrap_or(0);
     let expected: u64 = 3 + others_before.iter().filter(|r| r[0] == "6.4" && r[4] == "mi210" && r[5] == "functional").map(|r| run_of(r)).sum::<u64>();
     assert_eq!(total_run(&merged, "6.4", "mi210", "functional"), Some(expected));
+    // One mode alone gives no new timing/functional ratio: every earlier ratio row stays.
+    for line in table_after(&committed, "| ROCm | GPU | binary |") {
+        assert!(merged.contains(line), "ratio row lost: {line}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The body rows of the table whose header starts with `header`.
+fn table_after<'a>(report: &'a str, header: &str) -> Vec<&'a str> {
+    report.lines().skip_while(|l| !l.starts_with(header)).skip(2).take_while(|l| l.starts_with("| ")).collect()
+}
+
+#[test]
+fn a_start_up_probe_replaces_only_its_own_library_row() {
+    if !python() {
+        println!("SKIPPED: no python3 to run the script's report writer");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("hipscope-suites-startup-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let helper = helper(&dir);
+    let committed = std::fs::read_to_string(root().join("reports/rocm-suites.md")).expect("reports/rocm-suites.md");
+    let header = "| ROCm | GPU | library |";
+    let before = table_after(&committed, header);
+    let ours = "| 7.2 | mi300x | `librocfft.so.0` |";
+    assert!(before.iter().any(|l| l.starts_with(ours)), "the committed report has no 7.2 mi300x rocfft start-up row");
+    let copy = dir.join("report.md");
+    std::fs::write(&copy, &committed).expect("copy");
+    let outbase = dir.join("results");
+    std::fs::create_dir_all(outbase.join("7.2")).expect("outbase");
+    std::fs::write(outbase.join("7.2/startup-mi300x.tsv"), "7.2\tmi300x\tlibrocfft.so.0\t13M\t0.123\trocfft_setup\t0.004\t0\t0.50\t30720\n")
+        .expect("probe row");
+    let merged = merge(&helper, &outbase, &copy);
+    let after = table_after(&merged, header);
+    assert!(after.contains(&"| 7.2 | mi300x | `librocfft.so.0` | 13M | 0.123 s | 0.004 s (`rocfft_setup`) | 0 | 0.50 s | 30 MB |"), "{after:?}");
+    assert_eq!(after.len(), before.len(), "{after:?}");
+    for line in before.iter().filter(|l| !l.starts_with(ours)) {
+        assert!(after.contains(line), "start-up row lost: {line}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
