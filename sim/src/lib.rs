@@ -57,7 +57,7 @@ pub mod testing;
 pub mod timing;
 pub mod wave;
 
-pub use cosim::run_together;
+pub use cosim::{run_together, run_with_agents, NodeAgent};
 pub use dispatch::Geometry;
 pub use fault::{FaultKind, KernelFault, WaveId};
 pub use launch::{Device, LaunchError};
