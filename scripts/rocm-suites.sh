@@ -606,6 +606,12 @@ def report(args):
     w('|---|---|---|---:|---:|---:|---:|')
     for k, t in sorted(tot.items()):
         w('| %s | %s | %s | %d | %d | %d | %.0f s |' % (k + tuple(t[:3]) + (t[3],)))
+    def seconds(cell):
+        try:
+            return float(cell)
+        except (TypeError, ValueError):
+            return None
+
     # Timing vs functional wall time, per row present in both modes.
     pairs = collections.defaultdict(dict)
     for r in rows:
@@ -614,10 +620,11 @@ def report(args):
     lines = []
     for (v, g, i), f, t in ratios:
         col = 'cpu' if f.get('cpu') and t.get('cpu') else 'wall'
-        try:
-            ratio = '%.2fx' % (float(t[col]) / max(float(f[col]), 0.01))
-        except ValueError:
-            ratio = '-'
+        # A time that is not a number (a result file of another field order) gives no row:
+        # a ratio of garbage would read as a measurement.
+        if seconds(f[col]) is None or seconds(t[col]) is None:
+            continue
+        ratio = '%.2fx' % (seconds(t[col]) / max(seconds(f[col]), 0.01))
         unit = 's' if col == 'cpu' else 's *wall*'
         lines.append((place(v, g, f['suite'], f['binary'], 'functional'),
                       '| %s | %s | `%s` | %s %s | %s %s | %s |' % (v, g, f['binary'], f[col], unit, t[col], unit, ratio)))
@@ -627,7 +634,8 @@ def report(args):
     for c, line in old['ratios']:
         binary = c[2].strip('`')
         suite = suite_of.get((c[0], binary), '')
-        if (c[0], c[1], binary) not in rated:
+        times_read = seconds(c[3].split()[0] if c[3].split() else '') is not None
+        if (c[0], c[1], binary) not in rated and times_read:
             lines.append((place(c[0], c[1], suite, binary, 'functional'), line))
     if lines:
         w('')

@@ -125,6 +125,18 @@ fn a_run_replaces_only_its_own_rows() {
     for line in table_after(&committed, "| ROCm | GPU | binary |") {
         assert!(merged.contains(line), "ratio row lost: {line}");
     }
+    // An earlier ratio row whose times are not numbers (result files of another field order)
+    // is dropped, not carried on.
+    let garbage = "| 6.4 | mi210 | `test_bogus` | 2026-12-04T07:49Z s | 2026-12-04T08:36Z s | - |";
+    let with_garbage = committed.replacen(
+        "| ROCm | GPU | binary | functional | timing | ratio |\n|---|---|---|---:|---:|---:|\n",
+        &format!("| ROCm | GPU | binary | functional | timing | ratio |\n|---|---|---|---:|---:|---:|\n{garbage}\n"),
+        1,
+    );
+    assert!(with_garbage.contains(garbage), "the committed report has no ratio table to plant a row in");
+    std::fs::write(&copy, &with_garbage).expect("copy");
+    let cleaned = merge(&helper, &outbase, &copy);
+    assert!(!cleaned.contains("test_bogus"), "a ratio row of dates was carried on");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
