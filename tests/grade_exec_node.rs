@@ -21,9 +21,22 @@ fn hipscope(args: &[&str]) -> (i32, String, String) {
 }
 
 fn grade(program: &str, runs: &str) -> serde_json::Value {
+    grade_with_threads(program, runs, "1")
+}
+
+/// `grade --exec --node mi300x-8 --json` with `RAYON_NUM_THREADS=threads` (host threads for
+/// the engines' parallel parts).
+fn grade_with_threads(program: &str, runs: &str, threads: &str) -> serde_json::Value {
     let path = format!("workloads/hip/bin/{program}");
     assert!(root().join(&path).is_file(), "{path} is missing (workloads/build.sh --only peer_flag builds it)");
-    let (code, out, err) = hipscope(&["grade", "--exec", "--node", "mi300x-8", "--runs", runs, "--json", "--", &path]);
+    let out = Command::new(env!("CARGO_BIN_EXE_hipscope"))
+        .env("RAYON_NUM_THREADS", threads)
+        .args(["grade", "--exec", "--node", "mi300x-8", "--runs", runs, "--json", "--", &path])
+        .current_dir(root())
+        .output()
+        .expect("hipscope runs");
+    let (code, out, err) =
+        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
     assert_eq!(code, 0, "{program}: exit {code}\n{out}\n{err}");
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("{program}: not JSON ({e}):\n{out}"))
 }
@@ -71,8 +84,9 @@ fn agent_scope_flag_between_two_gpus_is_a_heterogeneous_race() {
         doc["outcomes"].as_array().is_some_and(|o| o.iter().all(|o| o["state"].as_str().is_some_and(|s| s.contains("PASS peer_flag (agent scope)")))),
         "{doc:#}"
     );
-    // Deterministic: the same seeds give the same report.
+    // Deterministic: the same seeds give the same report, with one or two host threads.
     assert_eq!(grade("peer_flag_agent", "3"), doc);
+    assert_eq!(grade_with_threads("peer_flag_agent", "3", "2"), doc);
 }
 
 #[test]
@@ -98,4 +112,23 @@ fn node_is_refused_outside_grade_exec() {
     assert!(err.contains("--node") && err.lines().count() <= 2, "{err}");
     let (code, _, err) = hipscope(&["grade", "--exec", "--node", "no-such-node", "--", "workloads/hip/bin/peer_flag"]);
     assert_eq!(code, 2, "{err}");
+}
+
+/// The timing model runs the kernels on the node's links; the detector's verdicts are the
+/// model's, so the same race is reported, again the same for the same seeds.
+#[test]
+fn timing_mode_reports_the_race_between_gpus_too() {
+    let run = || {
+        let (code, out, err) =
+            hipscope(&["grade", "--exec", "--node", "mi300x-8", "--timing", "--runs", "2", "--json", "--", "workloads/hip/bin/peer_flag_agent"]);
+        assert_eq!(code, 0, "{out}\n{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"))
+    };
+    let doc = run();
+    let consume = kernel(&doc, "consume");
+    assert!(across(consume, "ScopeRace") >= 1 && across(consume, "DataRace") >= 1, "{consume:#}");
+    assert_eq!(run(), doc);
+    let (code, out, err) = hipscope(&["grade", "--exec", "--node", "mi300x-8", "--timing", "--runs", "2", "--json", "--", "workloads/hip/bin/peer_flag"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(!out.contains("\"race\": true"), "{out}");
 }
