@@ -12,9 +12,12 @@ use crate::registry::FunctionRef;
 use crate::runtime::{LaunchFailure, Runtime};
 use crate::timeline::Engine;
 use hipscope_isa::codeobj::{HiddenKind, ValueKind};
+use hipscope_race::detector::group::{Group, Watcher};
+use hipscope_race::runs::KernelGrade;
 use hipscope_sim::cosim::{run_together, Launch};
 use hipscope_sim::host::HostAgent;
 use hipscope_sim::kernel::LoadedKernel;
+use hipscope_sim::observe::Observer;
 use hipscope_sim::{EngineOptions, FaultKind, Geometry, LaunchError};
 
 /// A launch waiting for the next flush.
@@ -95,19 +98,29 @@ impl Runtime {
                 gpu.hostcall = Some(crate::hostcall::Hostcall::new(&mut gpu.device.mem));
             }
         }
+        // `grade --exec`: one detector watches the whole group, each GPU's kernel as a
+        // different agent (`hipscope_race::detector::group`).
+        let agents: Vec<u32> = group.iter().map(|q| q.device as u32).collect();
+        let detector = self.races.as_ref().map(|_| Group::new(&agents));
+        let mut watchers: Vec<Option<Watcher>> = (0..group.len()).map(|i| detector.as_ref().map(|d| d.watcher(i))).collect();
         let mut gpus: Vec<Option<&mut crate::node::Gpu>> = self.gpus.iter_mut().map(Some).collect();
         let mut launches = Vec::with_capacity(group.len());
-        for (q, &start_ns) in group.iter().zip(&starts) {
+        for ((q, &start_ns), watcher) in group.iter().zip(&starts).zip(&mut watchers) {
             let kernel = self.registry.prepared(&q.f).ok_or(LaunchFailure::UnknownFunction)?;
             let gpu = gpus.get_mut(q.device).and_then(Option::take).ok_or(LaunchFailure::UnknownFunction)?;
             let host = match (wants_hostcall(kernel), gpu.hostcall.as_mut()) {
                 (true, Some(h)) => Some(h as &mut (dyn HostAgent + Send)),
                 _ => None,
             };
-            launches.push(Launch { device: &mut gpu.device, gpu: q.device, kernel, geo: q.geo, args: &q.values, opts, start_ns, host });
+            let observer = watcher.as_mut().map(|w| w as &mut (dyn Observer + Send));
+            launches.push(Launch { device: &mut gpu.device, gpu: q.device, kernel, geo: q.geo, args: &q.values, opts, start_ns, host, observer });
         }
         let results = run_together(&mut launches);
         drop(launches);
+        drop(watchers);
+        if let Some(d) = detector {
+            self.log_group_races(group, &d.into_detector());
+        }
         // A kernel that failed on its own is the cause; its partners' livelocks (waiting for
         // it) only follow from it.
         let spun = |r: &Result<_, LaunchError>| matches!(r, Err(LaunchError::Fault(f)) if matches!(f.kind, FaultKind::Livelock(_)));
@@ -125,5 +138,19 @@ impl Runtime {
             self.record_launch(&q.f, q.device, q.geo, q.stream, s);
         }
         Ok(())
+    }
+
+    /// What the group's detector saw, filed under each kernel of the group (a race between
+    /// two kernels under the kernel of its later access).
+    fn log_group_races(&mut self, group: &[Queued], det: &hipscope_race::detector::Detector) {
+        let Some(log) = &mut self.races else { return };
+        let default = Default::default();
+        for q in group {
+            let Some(kernel) = self.registry.prepared(&q.f) else { continue };
+            let lines = self.registry.code_object(q.f.module).map_or(&default, |c| &c.lines);
+            let target = self.gpus[q.device].config.name.clone();
+            let grade = log.kernels.entry(kernel.name.clone()).or_insert_with(|| KernelGrade::new(kernel, &target));
+            grade.add_launch(det, kernel, lines, self.seed);
+        }
     }
 }

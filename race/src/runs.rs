@@ -424,6 +424,11 @@ pub fn op_text(op: &Op) -> String {
 
 /// What to change so that the pair no longer races.
 pub fn fix_hint(r: &Race) -> String {
+    if let (Some(a), Some(b)) = (r.first.gpu, r.second.gpu) {
+        if a != b {
+            return across_gpus_hint(r, a, b);
+        }
+    }
     let same_group = r.first.wave.workgroup == r.second.wave.workgroup;
     let narrow = |s: &Side| s.atomic.as_deref().is_some_and(|sc| sc == "workgroup" || sc == "wavefront");
     match r.rule {
@@ -440,6 +445,24 @@ pub fn fix_hint(r: &Race) -> String {
         Rule::DataRace if r.note.is_some() => "the synchronisation between the two is too narrow (see the note): use agent scope on both sides (__threadfence(), or release/acquire atomics with __HIP_MEMORY_SCOPE_AGENT)".into(),
         Rule::DataRace if same_group => "order the accesses: __syncthreads() between them, or a release/acquire pair (a flag) at work-group scope or wider".into(),
         Rule::DataRace => "a barrier does not span work-groups: publish with a release store (or __threadfence() then a flag store) and read after an acquire load of the flag (or the flag load then __threadfence()), both at agent scope; or make both accesses atomic at agent scope".into(),
+    }
+}
+
+/// What to change so that a pair of accesses by kernels on GPUs `a` and `b` no longer races:
+/// only system scope includes threads of another agent (HIP's memory scopes; LLVM
+/// AMDGPUUsage, "Memory Scopes": agent scope is one GPU).
+fn across_gpus_hint(r: &Race, a: u32, b: u32) -> String {
+    let gpus = format!("GPU {a} and GPU {b} are different agents, and agent scope includes the threads of one GPU only");
+    match r.rule {
+        Rule::ScopeRace => format!(
+            "widen both atomics to system scope (__HIP_MEMORY_SCOPE_SYSTEM, or atomicAdd_system/atomicExch_system/atomicCAS_system): {gpus}"
+        ),
+        _ if r.note.is_some() => format!(
+            "the synchronisation between the GPUs is too narrow (see the note): release and acquire at system scope on both sides (__hip_atomic_store/load with __HIP_MEMORY_SCOPE_SYSTEM, or __threadfence_system() around the flag): {gpus}"
+        ),
+        _ => format!(
+            "order the accesses across the GPUs: publish with a system-scope release store of a flag and read after a system-scope acquire load of it (__HIP_MEMORY_SCOPE_SYSTEM), or run the kernels one after the other: {gpus}"
+        ),
     }
 }
 
@@ -520,8 +543,14 @@ fn side_text(s: &Side, line: Option<&SourceLine>) -> String {
         Some(scope) => format!("atomic, {scope} scope"),
     };
     let [x, y, z] = s.wave.workgroup;
+    // Kernels run together on several GPUs: which GPU, and which kernel, made the access.
+    let on = match (s.gpu, &s.kernel) {
+        (Some(g), Some(k)) => format!(" on GPU {g} ({})", hipscope_isa::codeobj::demangle(k).unwrap_or_else(|| k.clone())),
+        (Some(g), None) => format!(" on GPU {g}"),
+        _ => String::new(),
+    };
     format!(
-        "{} at {}{} by block ({x},{y},{z}) wave {} lane {} ({what}{})",
+        "{} at {}{}{on} by block ({x},{y},{z}) wave {} lane {} ({what}{})",
         if s.write { "write" } else { "read" },
         line.map_or_else(|| "?".to_string(), |l| l.to_string()),
         format_args!(" [{:#x}]", s.pc),

@@ -12,6 +12,7 @@ use crate::host::HostAgent;
 use crate::kernel::LoadedKernel;
 use crate::launch::{Device, Hooks, LaunchError};
 use crate::node::turns::{NodeLivelock, Turn, Turns};
+use crate::observe::Observer;
 use crate::sched::{DispatchStats, EngineOptions};
 use std::sync::Arc;
 
@@ -33,6 +34,13 @@ pub struct Launch<'a> {
     pub start_ns: f64,
     /// The host's side of the kernel's hostcalls (device `printf`).
     pub host: Option<&'a mut (dyn HostAgent + Send)>,
+    /// Watches the launch ([`crate::observe`]). It is called on the launch's own host thread,
+    /// but only while the launch holds the turn, so observers of a group's launches are never
+    /// called at the same time, and the order of their calls is the turns' order: it depends
+    /// on simulated times only. Observers of several launches may therefore share state
+    /// behind a lock (one race detector for the whole group) and still see one deterministic
+    /// interleaving.
+    pub observer: Option<&'a mut (dyn Observer + Send)>,
 }
 
 /// A participant of a co-simulated group that is not a kernel launch: a host thread of the
@@ -64,7 +72,11 @@ pub type Outcomes = (Vec<Result<DispatchStats, LaunchError>>, Vec<Result<(), Nod
 /// the agents' after them.
 pub fn run_with_agents(launches: &mut [Launch], agents: &mut [&mut dyn NodeAgent]) -> Outcomes {
     if let ([one], []) = (&mut *launches, &*agents) {
-        let hooks = Hooks { host: one.host.as_deref_mut().map(|h| h as &mut dyn HostAgent), ..Hooks::default() };
+        let hooks = Hooks {
+            host: one.host.as_deref_mut().map(|h| h as &mut dyn HostAgent),
+            observer: one.observer.as_deref_mut().map(|o| o as &mut dyn Observer),
+            turn: None,
+        };
         return (vec![one.device.launch_hooked(one.kernel, one.geo, one.args, &one.opts, hooks)], Vec::new());
     }
     let mut parts: Vec<(String, u64)> =
@@ -127,7 +139,11 @@ fn run_one(l: &mut Launch, mut turn: Turn) -> Result<DispatchStats, LaunchError>
         let kernel = l.kernel.name.clone();
         return Err(LaunchError::Fault(KernelFault { kernel, wave: WaveId::default(), pc: l.kernel.entry, kind: FaultKind::Livelock(text) }));
     }
-    let hooks = Hooks { host: l.host.as_deref_mut().map(|h| h as &mut dyn HostAgent), observer: None, turn: Some(&mut turn) };
+    let hooks = Hooks {
+        host: l.host.as_deref_mut().map(|h| h as &mut dyn HostAgent),
+        observer: l.observer.as_deref_mut().map(|o| o as &mut dyn Observer),
+        turn: Some(&mut turn),
+    };
     let r = l.device.launch_hooked(l.kernel, l.geo, l.args, &l.opts, hooks);
     turn.finish();
     r

@@ -71,8 +71,8 @@ fn together(p: &mut Pair, names: [&str; 2], args: [Vec<Vec<u8>>; 2], seed: u64) 
     let opts = EngineOptions { seed, ..EngineOptions::default() };
     let (d0, d1) = p.devs.split_at_mut(1);
     let mut launches = vec![
-        Launch { device: &mut d0[0], gpu: 0, kernel: &kernels[0], geo, args: &args[0], opts, start_ns: 0.0, host: None },
-        Launch { device: &mut d1[0], gpu: 1, kernel: &kernels[1], geo, args: &args[1], opts, start_ns: 0.0, host: None },
+        Launch { device: &mut d0[0], gpu: 0, kernel: &kernels[0], geo, args: &args[0], opts, start_ns: 0.0, host: None, observer: None },
+        Launch { device: &mut d1[0], gpu: 1, kernel: &kernels[1], geo, args: &args[1], opts, start_ns: 0.0, host: None, observer: None },
     ];
     run_together(&mut launches)
 }

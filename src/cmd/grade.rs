@@ -97,6 +97,10 @@ pub struct Args {
     /// On GPUs with several XCDs, put every work-group on one XCD instead of spreading them.
     #[arg(long)]
     pub one_xcd: bool,
+    // `--exec --node NAME`: the program runs on the node's GPUs; kernels on different GPUs run
+    // together, and a race between them is a race between agents (system scope needed).
+    #[command(flatten)]
+    pub node: super::common_args::NodeArg,
 }
 
 /// `--cu-mode`: the CU/WGP mode of RDNA GPUs.
@@ -149,6 +153,11 @@ fn isa_targets(list: &str) -> Result<Vec<hipscope_mm::lower::Target>, CliError> 
 }
 
 pub fn run(args: &Args) -> Result<ExitCode, CliError> {
+    if let (Some(node), false) = (&args.node.node, args.exec) {
+        return Err(CliError::BadInput(format!(
+            "--node {node}: only `grade --exec` runs a program on a node (a litmus test's threads name their GPU with `@ device D`)"
+        )));
+    }
     if let Some(spec) = &args.spec {
         return super::grade_code::run_spec(args, spec);
     }

@@ -59,8 +59,10 @@ pub fn run_spec(args: &Args, path: &Path) -> Result<ExitCode, CliError> {
 pub fn run_exec(args: &Args) -> Result<ExitCode, CliError> {
     check_expect(args)?;
     let (program, rest) = args.command.split_first().ok_or_else(|| CliError::BadInput("--exec: no program given after --".into()))?;
-    let gpu = one_gpu(args)?.unwrap_or_else(|| "mi300a".into());
-    let prepared = super::exec::environment(&gpu, args.engine_mode())?;
+    let prepared = match &args.node.node {
+        Some(node) => hipscope_studies::program::Environment::for_node(&super::exec::executable()?, node, args.engine_mode()).map_err(CliError::BadInput)?,
+        None => super::exec::environment(&one_gpu(args)?.unwrap_or_else(|| "mi300a".into()), args.engine_mode())?,
+    };
     let count = args.runs.unwrap_or(DEFAULT_RUNS);
     let log = std::env::temp_dir().join(format!("hipscope-grade-{}.json", std::process::id()));
     let bar = super::progress(count as usize);

@@ -10,6 +10,7 @@
 //! to-run variation litmus runners provoke on real GPUs. Seeds are `seed, seed + 1, …`, so a
 //! run is replayed by its seed.
 
+mod agents;
 mod assemble;
 mod codegen;
 pub mod placement;
@@ -362,9 +363,65 @@ fn place(test: &Litmus, xcds: u32, one_xcd: bool) -> Vec<u32> {
     out
 }
 
-/// Run `test` `runs.count` times on `gpu` in `mode`.
+/// Run `test` `runs.count` times on `gpu` in `mode`; a test with threads on several GPUs
+/// (agents) runs on the node of `gpu`s that holds them ([`agents`]).
 pub fn run(test: &Litmus, gpu: &GpuConfig, mode: Mode, runs: Runs) -> Result<HardwareReport, HardwareError> {
+    if agents::spans_agents(test) {
+        return run_on_node(test, gpu, mode, runs);
+    }
     let mut prepared = Prepared::new(test, gpu, mode, runs.one_xcd)?;
+    let (outcomes, observed, first) = tally(test, runs, |seed| prepared.run_once(seed))?;
+    let story = match first {
+        Some(seed) => prepared.story(seed, test)?,
+        None => Vec::new(),
+    };
+    Ok(HardwareReport {
+        gpu: gpu.name.clone(),
+        mode: if prepared.target.wgp_mode { "WGP".into() } else { "CU".into() },
+        build: prepared.target.config_name(),
+        runs: runs.count,
+        first_seed: runs.seed,
+        placement: match gpu.timing.as_ref().map_or(1, |t| t.topology.xcds) {
+            0 | 1 => "one L2".into(),
+            _ if runs.one_xcd => "one XCD".into(),
+            _ => "spread over XCDs".into(),
+        },
+        outcomes,
+        condition_observed: observed,
+        condition_first_seed: first,
+        story,
+        listing: prepared.listing,
+    })
+}
+
+/// A test whose threads run on several GPUs of a node, one kernel per GPU run together. No
+/// memory-system story is told for it (the story follows one GPU's memory system).
+fn run_on_node(test: &Litmus, gpu: &GpuConfig, mode: Mode, runs: Runs) -> Result<HardwareReport, HardwareError> {
+    let mut on = agents::OnNode::new(test, gpu, mode, runs.one_xcd)?;
+    let (outcomes, observed, first) = tally(test, runs, |seed| on.run_once(seed))?;
+    let gpus: Vec<String> = on.gpus().iter().map(usize::to_string).collect();
+    Ok(HardwareReport {
+        gpu: gpu.name.clone(),
+        mode: if on.target.wgp_mode { "WGP".into() } else { "CU".into() },
+        build: on.target.config_name(),
+        runs: runs.count,
+        first_seed: runs.seed,
+        placement: format!("GPUs {} of node {}, run together", gpus.join(", "), on.node),
+        outcomes,
+        condition_observed: observed,
+        condition_first_seed: first,
+        story: Vec::new(),
+        listing: on.listing(),
+    })
+}
+
+/// Run `runs.count` seeds with `run_once`: the final states seen (most frequent first), how
+/// many runs satisfied the condition, and the first seed that did.
+fn tally(
+    test: &Litmus,
+    runs: Runs,
+    mut run_once: impl FnMut(u64) -> Result<FinalValues, HardwareError>,
+) -> Result<(Vec<Observed>, u64, Option<u64>), HardwareError> {
     let mut terms: Vec<Term> = Vec::new();
     let mut add = |t: &Term| {
         if !matches!(t, Term::Const(_)) && !terms.contains(t) {
@@ -387,7 +444,7 @@ pub fn run(test: &Litmus, gpu: &GpuConfig, mode: Mode, runs: Runs) -> Result<Har
     let (mut observed, mut first) = (0, None);
     for i in 0..runs.count {
         let seed = runs.seed + i;
-        let fin = prepared.run_once(seed)?;
+        let fin = run_once(seed)?;
         let value = |t: &Term| fin.value(t);
         let satisfies = test.condition.as_ref().is_some_and(|c| c.prop.holds(&value));
         if satisfies {
@@ -397,29 +454,9 @@ pub fn run(test: &Litmus, gpu: &GpuConfig, mode: Mode, runs: Runs) -> Result<Har
         let state = describe(test, &terms, &fin);
         seen.entry(state.clone()).or_insert(Observed { state, count: 0, first_seed: seed, satisfies }).count += 1;
     }
-    let story = match first {
-        Some(seed) => prepared.story(seed, test)?,
-        None => Vec::new(),
-    };
     let mut outcomes: Vec<Observed> = seen.into_values().collect();
     outcomes.sort_by(|a, b| b.count.cmp(&a.count).then(a.first_seed.cmp(&b.first_seed)));
-    Ok(HardwareReport {
-        gpu: gpu.name.clone(),
-        mode: if prepared.target.wgp_mode { "WGP".into() } else { "CU".into() },
-        build: prepared.target.config_name(),
-        runs: runs.count,
-        first_seed: runs.seed,
-        placement: match gpu.timing.as_ref().map_or(1, |t| t.topology.xcds) {
-            0 | 1 => "one L2".into(),
-            _ if runs.one_xcd => "one XCD".into(),
-            _ => "spread over XCDs".into(),
-        },
-        outcomes,
-        condition_observed: observed,
-        condition_first_seed: first,
-        story,
-        listing: prepared.listing,
-    })
+    Ok((outcomes, observed, first))
 }
 
 /// `P1:r0=1 x=0` for the terms of a final state.

@@ -235,6 +235,10 @@ impl Stmt {
     }
 }
 
+/// The agent of a thread on the host CPU (`@ host` in the HIP dialect): an agent of its own,
+/// apart from every GPU, so only system scope includes it and a GPU's threads.
+pub const HOST_AGENT: u32 = u32::MAX;
+
 /// Where a thread runs. Two threads share a scope instance when their coordinates agree
 /// up to that level: same `wave` → same wavefront, same `workgroup` → same work-group,
 /// same `agent` → same agent. Ids are global (work-group 1 of agent 0 and work-group 1 of

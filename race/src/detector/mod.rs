@@ -23,6 +23,7 @@
 //! one wave synchronise with each other only through barriers.
 
 pub mod clock;
+pub mod group;
 pub mod interp;
 mod shadow;
 
@@ -34,7 +35,7 @@ use hipscope_sim::WaveId;
 use interp::{Atomic, Interp, KernelTags};
 use shadow::{At, Kind, Rec, Shadow, Sweep};
 use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
+use std::sync::Arc as Rc;
 
 /// Which rule a racing pair breaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
@@ -70,6 +71,11 @@ pub struct Side {
     pub atomic: Option<String>,
     /// Operations of another scope (or plain and atomic) compile to the same code here.
     pub shared_code: bool,
+    /// Launches run together on several GPUs ([`group`]): the GPU that ran it and its kernel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
 }
 
 /// A wave's id as `{"workgroup": [x, y, z], "wave": n}` (reports are read back by `grade --exec`).
@@ -149,6 +155,10 @@ struct WaveState {
     failed: Vec<(u32, String)>,
     /// Its work-group's LDS page in the shadow.
     lds_page: u32,
+    /// Its launch's slot in a group run together ([`group`]; 0 alone) and the agent (GPU)
+    /// that runs it: an agent-scope operation includes only the waves of the same agent.
+    slot: u32,
+    agent: u32,
 }
 
 /// The instruction being executed.
@@ -187,18 +197,35 @@ pub struct Detector {
 #[derive(Default)]
 struct State {
     tags: HashMap<(String, u64), Rc<KernelTags>>,
-    kernel: Option<Rc<KernelTags>>,
+    /// The launch whose events arrive now.
+    live: Launch,
+    /// In a group run together ([`group`]), the other launches' state while they do not hold
+    /// the turn (`live` is swapped in and out by [`Detector::enter`]); empty alone.
+    parked: Vec<Launch>,
+    /// Which slot `live` is, and how many launches the group has (1 alone): a wave's id in
+    /// the detector is its index in its dispatch × `slots` + its slot, so ids of different
+    /// launches never meet and a launch alone keeps its waves' own indices.
+    active: u32,
+    slots: u32,
     waves: Vec<Option<WaveState>>,
+    races: Vec<Race>,
+    index: HashMap<(String, u64, u64, Rule), usize>,
+    ambiguities: Vec<Ambiguity>,
+}
+
+/// One launch's dispatch as the detector follows it.
+#[derive(Default)]
+struct Launch {
+    kernel: Option<Rc<KernelTags>>,
     /// Bytes of LDS per work-group.
     lds_bytes: u32,
     /// Resident work-groups' LDS shadows.
     groups: HashMap<[u32; 3], GroupLds>,
     cur: Option<Current>,
-    races: Vec<Race>,
-    index: HashMap<(String, u64, u64, Rule), usize>,
-    ambiguities: Vec<Ambiguity>,
     /// The address of the dispatched kernel's first instruction (records keep offsets).
     code_base: u64,
+    /// The agent (GPU) that runs it.
+    agent: u32,
 }
 
 impl WaveState {
@@ -208,17 +235,44 @@ impl WaveState {
     }
 }
 
+/// Whether the instance of `scope` around wave `a` contains wave `b` (HSA's scope hierarchy:
+/// wavefront < work-group < agent < system; a work-group belongs to one launch, an agent is
+/// one GPU of the node).
 fn includes(scope: Scope, a: &WaveState, a_index: u32, b: &WaveState, b_index: u32) -> bool {
     match scope {
         Scope::WorkItem | Scope::Wavefront => a_index == b_index,
-        Scope::Workgroup => a.id.workgroup == b.id.workgroup,
-        Scope::Agent | Scope::System => true,
+        Scope::Workgroup => a.slot == b.slot && a.id.workgroup == b.id.workgroup,
+        Scope::Agent => a.agent == b.agent,
+        Scope::System => true,
     }
 }
 
 impl Detector {
     pub fn new() -> Detector {
         Detector::default()
+    }
+
+    /// A detector for launches run together on the agents (GPU ordinals) `agents`, one per
+    /// launch ([`group`]).
+    fn for_group(agents: &[u32]) -> Detector {
+        let mut d = Detector::default();
+        d.st.slots = agents.len().max(1) as u32;
+        d.st.parked = agents.iter().map(|&agent| Launch { agent, ..Launch::default() }).collect();
+        if let Some(first) = d.st.parked.first_mut() {
+            d.st.live = std::mem::take(first);
+        }
+        d
+    }
+
+    /// The events that follow are launch `slot`'s: its state becomes the live one.
+    fn enter(&mut self, slot: u32) {
+        let st = &mut self.st;
+        if slot == st.active || slot as usize >= st.parked.len() {
+            return;
+        }
+        std::mem::swap(&mut st.live, &mut st.parked[st.active as usize]);
+        std::mem::swap(&mut st.live, &mut st.parked[slot as usize]);
+        st.active = slot;
     }
 
     /// Every racing pair seen so far, in the order first seen.
@@ -278,7 +332,7 @@ impl Detector {
         } else {
             self.shadow.add_read(at, now);
         }
-        if self.st.cur.as_ref().is_some_and(|c| c.synchronises) {
+        if self.st.live.cur.as_ref().is_some_and(|c| c.synchronises) {
             let mut sync = self.shadow.take_sync(at);
             self.st.synchronise(&mut sync, &now);
             self.shadow.put_sync(at, sync);
@@ -290,7 +344,7 @@ impl Detector {
 
     /// The current instruction's record for an access in direction `dir`, by `lane`.
     fn current_rec(&self, dir: Dir) -> Option<(Rec, bool)> {
-        let c = self.st.cur.as_ref()?;
+        let c = self.st.live.cur.as_ref()?;
         Some((if dir == Dir::Write { c.write } else { c.read }, c.scalar))
     }
 }
@@ -313,20 +367,34 @@ impl State {
         w.vc.get(p.wave) >= p.clock
     }
 
+    /// The launch wave `wave` belongs to.
+    fn launch_of(&self, wave: u32) -> &Launch {
+        let slot = wave % self.slots.max(1);
+        match self.parked.get(slot as usize) {
+            Some(l) if slot != self.active => l,
+            _ => &self.live,
+        }
+    }
+
+    /// The detector's id of the current launch's wave `index` (its index in the dispatch).
+    fn id(&self, index: u32) -> u32 {
+        index.saturating_mul(self.slots.max(1)).saturating_add(self.active)
+    }
+
     /// The address of a record's instruction.
     fn pc(&self, r: &Rec) -> u64 {
-        self.code_base + u64::from(r.at)
+        self.launch_of(r.wave).code_base + u64::from(r.at)
     }
 
     fn same_group(&self, a: u32, b: u32) -> bool {
         match (self.wave(a), self.wave(b)) {
-            (Some(x), Some(y)) => x.id.workgroup == y.id.workgroup,
+            (Some(x), Some(y)) => x.slot == y.slot && x.id.workgroup == y.id.workgroup,
             _ => true,
         }
     }
 
     fn ambiguous(&mut self, first_pc: u64, second_pc: u64, what: &str) {
-        let kernel = self.kernel.as_ref().map_or_else(String::new, |k| k.name.clone());
+        let kernel = self.live.kernel.as_ref().map_or_else(String::new, |k| k.name.clone());
         if !self.ambiguities.iter().any(|a| a.kernel == kernel && a.first_pc == first_pc && a.second_pc == second_pc) {
             self.ambiguities.push(Ambiguity { kernel, first_pc, second_pc, what: what.to_string() });
         }
@@ -344,7 +412,14 @@ impl State {
 
     fn side(&self, r: &Rec, lane: u32) -> Side {
         let wave = self.wave(r.wave).map_or_else(WaveId::default, |w| w.id);
-        Side { wave, lane, pc: self.pc(r), write: r.write(), atomic: r.atomic().map(|s| format!("{s:?}").to_lowercase()), shared_code: r.shared() }
+        let atomic = r.atomic().map(|s| format!("{s:?}").to_lowercase());
+        let mut side = Side { wave, lane, pc: self.pc(r), write: r.write(), atomic, shared_code: r.shared(), gpu: None, kernel: None };
+        if self.slots > 1 {
+            let l = self.launch_of(r.wave);
+            side.gpu = Some(l.agent);
+            side.kernel = l.kernel.as_ref().map(|k| k.name.clone());
+        }
+        side
     }
 
     fn report(&mut self, p: &Rec, now: &Rec, lane: u32, lds: bool, address: u64) {
@@ -355,7 +430,7 @@ impl State {
         } else {
             Rule::DataRace
         };
-        let kernel = self.kernel.as_ref().map_or_else(String::new, |k| k.name.clone());
+        let kernel = self.live.kernel.as_ref().map_or_else(String::new, |k| k.name.clone());
         let key = (kernel.clone(), self.pc(p), self.pc(now), rule);
         if let Some(&i) = self.index.get(&key) {
             self.races[i].count += 1;
@@ -370,7 +445,7 @@ impl State {
 
     /// Release and acquire effects of an atomic access on a granule whose release is `sync`.
     fn synchronise(&mut self, sync: &mut Option<SyncRec>, now: &Rec) {
-        let Some(Interp::Access { atomic, maybe, rmw, .. }) = self.cur.as_ref().and_then(|c| c.interp) else { return };
+        let Some(Interp::Access { atomic, maybe, rmw, .. }) = self.live.cur.as_ref().and_then(|c| c.interp) else { return };
         let Some(a) = atomic.or(maybe) else { return };
         if !now.write() {
             if let Some(rec) = sync.clone() {
@@ -402,13 +477,13 @@ impl State {
     /// The release an atomic write by `wave` carries: its own (release order), or the last
     /// release fence's.
     fn release_record(&mut self, wave: u32, a: Atomic) -> Option<SyncRec> {
-        let pc = self.cur.as_ref().map_or(0, |c| c.pc);
+        let pc = self.live.cur.as_ref().map_or(0, |c| c.pc);
         if let Some(scope) = a.release {
-            let snap = match self.cur.as_mut().and_then(|c| c.snapshot.clone()) {
+            let snap = match self.live.cur.as_mut().and_then(|c| c.snapshot.clone()) {
                 Some(s) => s,
                 None => {
                     let s = Rc::new(self.wave(wave).map(|w| w.snapshot(wave)).unwrap_or_default());
-                    if let Some(c) = self.cur.as_mut() {
+                    if let Some(c) = self.live.cur.as_mut() {
                         c.snapshot = Some(s.clone());
                         c.released = true;
                     }
@@ -432,7 +507,7 @@ impl State {
         // acquire fence of wider scope: keep the release for it.
         let joined = a.acquire.is_some_and(|scope| self.covers(wave, &rec, scope));
         if joined && (rec.narrow || a.narrow) && !self.same_group(rec.wave, wave) {
-            let pc = self.cur.as_ref().map_or(0, |c| c.pc);
+            let pc = self.live.cur.as_ref().map_or(0, |c| c.pc);
             let what = "possible failed synchronisation: this release and acquire, in different work-groups, compile alike at work-group and agent scope on this target; if the source asks for work-group scope on either, they do not synchronise and the accesses they order race";
             self.ambiguous(rec.pc, pc, what);
         }
@@ -459,13 +534,15 @@ impl State {
     fn try_join(&mut self, wave: u32, rec: SyncRec, scope: Scope) {
         let (Some(r), Some(w)) = (self.wave(rec.wave), self.wave(wave)) else { return };
         let covered = includes(rec.scope, r, rec.wave, w, wave) && includes(scope, w, wave, r, rec.wave);
+        // A group's waves are named with their GPU.
+        let who = |x: &WaveState| if self.slots > 1 { format!("{} on GPU {}", x.id, x.agent) } else { x.id.to_string() };
         let why = (!covered).then(|| {
             let (rs, ws) = (format!("{:?}", rec.scope).to_lowercase(), format!("{scope:?}").to_lowercase());
             format!(
                 "the release at {:#x} ({rs} scope, {}) was read by an acquire at {ws} scope ({}), but {} does not include the other side, so they do not synchronise",
                 rec.pc,
-                r.id,
-                w.id,
+                who(r),
+                who(w),
                 if includes(rec.scope, r, rec.wave, w, wave) { format!("{ws} scope") } else { format!("{rs} scope") }
             )
         });
@@ -488,7 +565,7 @@ impl State {
             }
         }
         if release {
-            let pc = self.cur.as_ref().map_or(0, |c| c.pc);
+            let pc = self.live.cur.as_ref().map_or(0, |c| c.pc);
             if let Some(w) = self.waves.get_mut(wave as usize).and_then(|w| w.as_mut()) {
                 w.fence_release = Some(SyncRec { vc: Rc::new(w.snapshot(wave)), scope, wave, pc, narrow: false });
                 w.own += 1;
@@ -498,7 +575,7 @@ impl State {
 
     /// The instruction ended: a release moves its wave's clock on.
     fn finish_instruction(&mut self) {
-        let Some(c) = self.cur.take() else { return };
+        let Some(c) = self.live.cur.take() else { return };
         if c.released {
             if let Some(w) = self.waves.get_mut(c.wave as usize).and_then(|w| w.as_mut()) {
                 w.own += 1;
@@ -510,20 +587,21 @@ impl State {
 impl State {
     /// The current instruction, as [`Observer::executed`] reports it.
     fn begin_instruction(&mut self, e: &Executed) {
-        let interp = self.kernel.as_ref().and_then(|k| k.at(e.pc));
+        let interp = self.live.kernel.as_ref().and_then(|k| k.at(e.pc));
+        let wave = self.id(e.wave_index);
         if let Some(Interp::Fence { acquire, release, scope, .. }) = interp {
-            self.fence(e.wave_index, acquire, release, scope);
+            self.fence(wave, acquire, release, scope);
         }
         let (atomic, maybe, shared) = match interp {
             Some(Interp::Access { atomic, maybe, shared, .. }) => (atomic, maybe, shared),
             _ => (None, None, false),
         };
         let kind = Kind { write: false, atomic: atomic.map(|x| x.scope), maybe: maybe.map(|x| x.scope), narrow: atomic.is_some_and(|x| x.narrow), shared };
-        let at = e.pc.saturating_sub(self.code_base).min(u64::from(u32::MAX)) as u32;
-        let clock = self.clock_of(e.wave_index);
+        let at = e.pc.saturating_sub(self.live.code_base).min(u64::from(u32::MAX)) as u32;
+        let clock = self.clock_of(wave);
         let scalar = matches!(e.sem, Sem::Smem(_));
         let rec = |write| {
-            let r = Rec::new(e.wave_index, clock, at, Kind { write, ..kind });
+            let r = Rec::new(wave, clock, at, Kind { write, ..kind });
             // A scalar access stands for every active lane.
             if scalar {
                 r.by_lanes(e.exec | 1)
@@ -531,8 +609,8 @@ impl State {
                 r
             }
         };
-        self.cur = Some(Current {
-            wave: e.wave_index,
+        self.live.cur = Some(Current {
+            wave,
             pc: e.pc,
             interp,
             read: rec(false),
@@ -547,19 +625,19 @@ impl State {
     /// A wave of work-group `group` starts: its LDS page (the group's, made when its first
     /// wave starts; every wave of a group starts before any of them ends).
     fn join_group(&mut self, shadow: &mut Shadow, group: [u32; 3]) -> u32 {
-        let bytes = self.lds_bytes;
-        let g = self.groups.entry(group).or_insert_with(|| GroupLds { page: shadow.lds_page(bytes), live: 0 });
+        let bytes = self.live.lds_bytes;
+        let g = self.live.groups.entry(group).or_insert_with(|| GroupLds { page: shadow.lds_page(bytes), live: 0 });
         g.live += 1;
         g.page
     }
 
     /// A wave of work-group `group` ended; the last one hands the group's LDS page back.
     fn leave_group(&mut self, shadow: &mut Shadow, group: [u32; 3]) {
-        let Some(g) = self.groups.get_mut(&group) else { return };
+        let Some(g) = self.live.groups.get_mut(&group) else { return };
         g.live = g.live.saturating_sub(1);
         if g.live == 0 {
             shadow.free_lds_page(g.page);
-            self.groups.remove(&group);
+            self.live.groups.remove(&group);
         }
     }
 }
@@ -569,24 +647,40 @@ impl Observer for Detector {
         let k = d.kernel;
         let key = (k.name.clone(), k.entry);
         let tags = self.st.tags.entry(key).or_insert_with(|| Rc::new(KernelTags::new(k))).clone();
-        self.st.kernel = Some(tags);
-        // Dispatches of one stream are ordered: nothing of an earlier one races with this one.
-        self.st.waves.clear();
-        self.shadow.reset();
-        self.st.cur = None;
-        self.st.groups.clear();
-        self.st.lds_bytes = d.lds_bytes;
-        self.st.code_base = k.code.first().map_or(k.entry, hipscope_sim::kernel::CodeSlot::address);
+        if self.st.slots <= 1 {
+            // Dispatches of one stream are ordered: nothing of an earlier one races with this
+            // one. (A group's launches run at the same time: its detector starts fresh.)
+            self.st.waves.clear();
+            self.shadow.reset();
+        }
+        let live = &mut self.st.live;
+        live.kernel = Some(tags);
+        live.cur = None;
+        live.groups.clear();
+        live.lds_bytes = d.lds_bytes;
+        live.code_base = k.code.first().map_or(k.entry, hipscope_sim::kernel::CodeSlot::address);
     }
 
     fn wave_started(&mut self, id: WaveId, index: u32) {
+        let index = self.st.id(index);
         let i = index as usize;
         if self.st.waves.len() <= i {
             self.st.waves.resize_with(i + 1, || None);
         }
         let lds_page = self.st.join_group(&mut self.shadow, id.workgroup);
-        self.st.waves[i] =
-            Some(WaveState { id, own: 1, vc: Clock::default(), lane_sync: 0, fence_release: None, pending: Vec::new(), failed: Vec::new(), lds_page });
+        let (slot, agent) = (self.st.active, self.st.live.agent);
+        self.st.waves[i] = Some(WaveState {
+            id,
+            own: 1,
+            vc: Clock::default(),
+            lane_sync: 0,
+            fence_release: None,
+            pending: Vec::new(),
+            failed: Vec::new(),
+            lds_page,
+            slot,
+            agent,
+        });
     }
 
     fn executed(&mut self, e: &Executed) {
@@ -607,7 +701,7 @@ impl Observer for Detector {
             return;
         }
         let Some((now, scalar)) = self.current_rec(dir) else { return };
-        let plain = !self.st.cur.as_ref().is_some_and(|c| c.synchronises);
+        let plain = !self.st.live.cur.as_ref().is_some_and(|c| c.synchronises);
         if space == Space::Global && !scalar && plain {
             if let Some(s) = sweep(lanes, addresses, bytes, now) {
                 if self.shadow.fresh(&s) {
@@ -626,14 +720,15 @@ impl Observer for Detector {
 
     fn barrier_released(&mut self, waves: &[u32]) {
         self.st.finish_instruction();
+        let waves: Vec<u32> = waves.iter().map(|&w| self.st.id(w)).collect();
         let mut all = Clock::default();
-        for &w in waves {
+        for &w in &waves {
             if let Some(s) = self.st.wave(w) {
                 all.join(&s.vc);
                 all.raise(w, s.own);
             }
         }
-        for &w in waves {
+        for &w in &waves {
             if let Some(s) = self.st.waves.get_mut(w as usize).and_then(|s| s.as_mut()) {
                 s.vc.join(&all);
                 s.own += 1;

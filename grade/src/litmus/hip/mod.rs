@@ -31,7 +31,7 @@ use types::{int_type, int_type_word};
 use super::condition::{self, Names};
 use super::error::{ParseResult, SyntaxError};
 use super::limits::{MAX_LOCATIONS, MAX_THREADS};
-use super::program::{Dialect, Litmus, LocId, Location, Placement, Prop, RegId, Span, Stmt, Target, Term, Thread};
+use super::program::{Dialect, Litmus, LocId, Location, Placement, Prop, RegId, Span, Stmt, Target, Term, Thread, HOST_AGENT};
 use super::text::Cursor;
 use hipscope_mm::{Scope, Space, Value, ValueType};
 
@@ -279,7 +279,19 @@ struct Parsed {
     wrapped: Vec<LocId>,
 }
 
-/// `thread NAME @ block B, thread T[, wave W][, device D][, xcd X] { … }`.
+/// `@ host`: the thread runs on the host CPU, an agent of its own ([`HOST_AGENT`]).
+fn host_placement(cur: &mut Cursor<'_>) -> bool {
+    let mut probe = cur.clone();
+    probe.skip_blank();
+    if probe.expect_ident("").ok() == Some("host") {
+        *cur = probe;
+        return true;
+    }
+    false
+}
+
+/// `thread NAME @ block B, thread T[, wave W][, device D][, xcd X] { … }`, or
+/// `thread NAME @ host { … }` for a thread of the host program.
 fn thread(cur: &mut Cursor<'_>, globals: &Globals, earlier: &[Parsed]) -> ParseResult<Parsed> {
     cur.skip_blank();
     let span = cur.span();
@@ -288,6 +300,17 @@ fn thread(cur: &mut Cursor<'_>, globals: &Globals, earlier: &[Parsed]) -> ParseR
         return Err(SyntaxError::new(span, format!("there is already a thread named `{name}`; the condition names threads by name")));
     }
     cur.expect("@")?;
+    if host_placement(cur) {
+        if !cur.eat("{") {
+            return Err(cur.error(format!("expected `{{` and the host thread's body after `@ host`, found {}", cur.describe_next())));
+        }
+        let body = stmt::thread_body(cur, globals)?;
+        let placement = Placement { agent: HOST_AGENT, workgroup: 0, wave: 0, xcd: None };
+        let thread = Thread { name, placement, regs: body.regs, reg_types: body.reg_types, reg_init: Vec::new(), body: body.stmts, span, lane: None };
+        // A block of its own: no GPU thread shares its work-group or wave.
+        let block = u32::MAX - earlier.len() as u32;
+        return Ok(Parsed { thread, device: HOST_AGENT, block, lane: 0, wave: None, xcd: None, wrapped: body.wrapped });
+    }
     let fields = placement_fields(cur)?;
     let [device, block, lane, wave, xcd] = fields.map(|f| f.map(|(v, _)| v));
     let Some(block) = block else {
