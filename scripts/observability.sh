@@ -101,7 +101,7 @@ for shape, order, stem, published in rows:
 day = datetime.date.today().isoformat()
 with open(out, "w") as f:
     f.write("# Observability per GPU and test\n\n")
-    f.write(f"Written by `scripts/observability.sh {runs}` on {day} ({seconds} s): runs showing the weak outcome, "
+    f.write(f"Written by `scripts/observability.sh {runs}` on {day} ({seconds} s wall): runs showing the weak outcome, "
             f"agent-scope atomics, each thread in a block of its own, `--stress {stress}`; "
             "single-L2 GPUs and \"mi300x one XCD\" with the blocks on different CUs of one L2 "
             "(`--placement same-xcd`), \"mi300x across XCDs\" with each block on an XCD of its own "
@@ -113,7 +113,7 @@ with open(out, "w") as f:
             "workgroups, an AMD Radeon Pro 5500M (RDNA1, gfx1012; `rx5700xt` is the nearest built-in GPU). PTE: 150 stress "
             "environments, 1 885 056 000 test instances per test; SITE: 45 000 single-instance runs. The \"RMW variant\" rows "
             "are the data's tests named \"RMW\" (one access is an atomic read-modify-write). GPUHarbor (Levine et al., "
-            "ISSTA'23) ran the same tests on 106 devices and reports that AMD GPUs show 25.3x more weak behaviours on average "
+            "ISSTA'23) ran litmus tests on 106 devices and reports that AMD GPUs show 25.3x more weak behaviours on average "
             "than Intel's, without per-test AMD counts we could cite.\n\n")
     f.write("[2] Alglave et al., \"GPU concurrency: weak behaviours and programming assumptions\", ASPLOS'15, "
             "Table 6: AMD HD 7970 (GCN 1.0), OpenCL, counts per 100 000 runs over 16 incantation combinations "
