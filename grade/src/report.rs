@@ -57,8 +57,19 @@ pub struct HardwareResult {
 
 /// Run the test on each GPU (with its mode) and attach what they showed.
 pub fn attach_hardware(report: &mut Report, test: &Litmus, gpus: &[(hipscope_sim::gpus::GpuConfig, hipscope_sim::gpus::Mode)], runs: hardware::Runs) {
+    attach_hardware_with(report, test, gpus, runs, &hardware::Setup::default());
+}
+
+/// [`attach_hardware`] with `setup`'s placement and stress.
+pub fn attach_hardware_with(
+    report: &mut Report,
+    test: &Litmus,
+    gpus: &[(hipscope_sim::gpus::GpuConfig, hipscope_sim::gpus::Mode)],
+    runs: hardware::Runs,
+    setup: &hardware::Setup,
+) {
     for (gpu, mode) in gpus {
-        let result = match hardware::run(test, gpu, *mode, runs) {
+        let result = match hardware::run_with(test, gpu, *mode, runs, setup) {
             Ok(r) => {
                 let anomaly = report.outcome == Some(Outcome::Forbidden) && r.condition_observed > 0;
                 HardwareResult { gpu: gpu.name.clone(), skipped: None, anomaly, runs: Some(r) }
@@ -313,7 +324,10 @@ fn hardware_text(o: &mut String, h: &HardwareResult) {
         runs.gpu,
         runs.mode,
         runs.build,
-        runs.placement,
+        match &runs.stress {
+            Some(st) => format!("{}, stress {st}", runs.placement),
+            None => runs.placement.clone(),
+        },
         runs.first_seed,
         runs.first_seed + runs.runs.saturating_sub(1)
     );

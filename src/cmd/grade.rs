@@ -94,13 +94,51 @@ pub struct Args {
     /// First seed (runs use seed, seed+1, …); replay a run with `--seed S --runs 1`.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub seed: u64,
-    /// On GPUs with several XCDs, put every work-group on one XCD instead of spreading them.
-    #[arg(long)]
+    /// On GPUs with several XCDs, put every work-group on one XCD instead of spreading them
+    /// (the same as `--placement same-xcd`).
+    #[arg(long, conflicts_with = "placement")]
     pub one_xcd: bool,
     // `--exec --node NAME`: the program runs on the node's GPUs; kernels on different GPUs run
     // together, and a race between them is a race between agents (system scope needed).
     #[command(flatten)]
     pub node: super::common_args::NodeArg,
+    /// Where the test's work-groups run on the simulated GPU: `spread` (different CUs, over the
+    /// XCDs round-robin: the default), `same-cu` (one CU, or one WGP in WGP mode), `same-xcd`
+    /// (different CUs of one XCD), `other-xcd` (an XCD each). A thread naming its XCD keeps it.
+    #[arg(long, value_enum)]
+    pub placement: Option<PlacementArg>,
+    /// Memory stress beside the test's threads on the simulated GPU: `none` (the default),
+    /// `default` (groups=16,lines=4,stride=256,pattern=store-load,iterations=64), or
+    /// `key=value,…` over the default (keys: groups, lines, stride in bytes, pattern
+    /// store-store|store-load|load-store|load-load, iterations).
+    #[arg(long, value_name = "default|none|PARAMS")]
+    pub stress: Option<String>,
+}
+
+/// `--placement`: where the litmus work-groups run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PlacementArg {
+    Spread,
+    SameCu,
+    SameXcd,
+    OtherXcd,
+}
+
+/// The hardware layer's placement and stress from `--placement`, `--one-xcd`, `--stress`.
+fn setup(args: &Args) -> Result<hipscope_grade::hardware::Setup, CliError> {
+    use hipscope_grade::hardware::placement::Where;
+    let placement = match (args.placement, args.one_xcd) {
+        (Some(PlacementArg::Spread), _) => Some(Where::Spread),
+        (Some(PlacementArg::SameCu), _) => Some(Where::SameCu),
+        (Some(PlacementArg::SameXcd), _) | (None, true) => Some(Where::SameXcd),
+        (Some(PlacementArg::OtherXcd), _) => Some(Where::OtherXcd),
+        (None, false) => None,
+    };
+    let stress = match &args.stress {
+        Some(text) => hipscope_grade::hardware::stress::parse(text).map_err(|e| CliError::BadInput(format!("--stress: {e}")))?,
+        None => None,
+    };
+    Ok(hipscope_grade::hardware::Setup { placement, stress })
 }
 
 /// `--cu-mode`: the CU/WGP mode of RDNA GPUs.
@@ -172,6 +210,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     let targets = isa_targets(&args.isa)?;
     let gpus = gpus(args)?;
     let runs = hipscope_grade::hardware::Runs { count: args.runs.unwrap_or(1000), seed: args.seed, one_xcd: args.one_xcd };
+    let setup = setup(args)?;
     let files = collect(&args.inputs)?;
     if let Some(dir) = &args.dot {
         std::fs::create_dir_all(dir).map_err(|e| CliError::BadInput(format!("--dot {}: cannot create: {e}", dir.display())))?;
@@ -200,7 +239,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
             for w in hipscope_grade::hardware::placement::warnings(&test, &g.0, g.1) {
                 warn(&bar, &format!("{}: {w}", file.display()));
             }
-            report::attach_hardware(&mut r, &test, std::slice::from_ref(g), runs);
+            report::attach_hardware_with(&mut r, &test, std::slice::from_ref(g), runs, &setup);
             if let Some(skipped) = r.hardware.last().and_then(|h| h.skipped.as_ref()) {
                 warn(&bar, &format!("{}: {}: {skipped}", file.display(), g.0.name));
             }

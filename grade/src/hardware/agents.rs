@@ -226,7 +226,7 @@ fn part(test: &Litmus, node: &Node, gpu: usize, target: &Target, one_xcd: bool) 
         .collect();
     let xcds = cfg.timing.as_ref().map_or(1, |t| t.topology.xcds.max(1));
     let groups = place(&sub, xcds, one_xcd);
-    let kernel = codegen::generate(&sub, target, target.wave64, &groups)?;
+    let kernel = codegen::generate(&sub, target, target.wave64, &groups, None)?;
     let asm = assemble::assemble(&kernel, cfg.processor, target.wave64).map_err(|e| err(format!("internal: {e}")))?;
     let mut device = Device::for_gpu(cfg);
     device.mem = Memory::with_base(HEAP_BASE + gpu as u64 * GPU_RANGE);

@@ -14,6 +14,7 @@ mod agents;
 mod assemble;
 mod codegen;
 pub mod placement;
+pub mod stress;
 
 pub use assemble::{Assembled, Listed};
 pub use codegen::Unsupported;
@@ -69,6 +70,15 @@ pub struct Runs {
     pub one_xcd: bool,
 }
 
+/// Where the test's work-groups run and the stress beside them (`Setup::default()`: the
+/// dispatcher's spread as [`Runs::one_xcd`] says, no stress).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Setup {
+    /// Overrides [`Runs::one_xcd`] when given.
+    pub placement: Option<placement::Where>,
+    pub stress: Option<stress::Stress>,
+}
+
 /// Why the hardware layer did not give a table.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HardwareError {
@@ -102,8 +112,11 @@ pub struct HardwareReport {
     pub build: String,
     pub runs: u64,
     pub first_seed: u64,
-    /// Where the work-groups ran: `spread over XCDs`, `one XCD`, or `one L2`.
+    /// Where the work-groups ran: `spread over XCDs`, `one XCD`, `one L2`, `one CU`, `one
+    /// WGP`, or `an XCD each`.
     pub placement: String,
+    /// The stress beside the test (`groups=16,lines=4,…`), if any.
+    pub stress: Option<String>,
     /// Final states, most frequent first.
     pub outcomes: Vec<Observed>,
     /// Runs in which the test's proposition held, and the first such seed.
@@ -150,7 +163,7 @@ pub fn target_of(gpu: &GpuConfig, mode: Mode) -> Target {
 /// constraint): its bytes and listing, without a device.
 pub fn compile(test: &Litmus, target: &Target) -> Result<Assembled, HardwareError> {
     let groups = place(test, 1, false);
-    let kernel = codegen::generate(test, target, target.wave64, &groups)?;
+    let kernel = codegen::generate(test, target, target.wave64, &groups, None)?;
     assemble::assemble(&kernel, target.processor, target.wave64)
         .map_err(|e| HardwareError::Gpu { gpu: target.config_name(), message: format!("internal: {e}") })
 }
@@ -163,8 +176,10 @@ pub struct Prepared {
     kernel: LoadedKernel,
     geometry: Geometry,
     kernarg: Vec<u8>,
-    /// Where the delays start in `kernarg`, and the largest delay in loop iterations.
+    /// Where the delays start in `kernarg`, how many there are (one per thread), and the
+    /// largest delay in loop iterations.
     delays_at: usize,
+    delays: usize,
     max_delay: u64,
     locations: u64,
     results: u64,
@@ -177,6 +192,9 @@ pub struct Prepared {
     /// The type of each result slot's value.
     slot_types: Vec<ValueType>,
     listing: Vec<Listed>,
+    /// The dispatch work-group of each litmus thread, and the stress work-groups.
+    groups: Vec<u32>,
+    stress_groups: Vec<u32>,
 }
 
 /// The type of the value a result slot receives.
@@ -190,18 +208,29 @@ fn slot_type(test: &Litmus, slot: codegen::ResultSlot) -> ValueType {
 impl Prepared {
     /// Compile `test` for `gpu` in `mode` and set up the device.
     pub fn new(test: &Litmus, gpu: &GpuConfig, mode: Mode, one_xcd: bool) -> Result<Prepared, HardwareError> {
+        let want = if one_xcd { placement::Where::SameXcd } else { placement::Where::Spread };
+        Prepared::with(test, gpu, mode, &Setup { placement: Some(want), stress: None })
+    }
+
+    /// Compile `test` for `gpu` in `mode` with `setup`'s placement and stress, and set up the
+    /// device.
+    pub fn with(test: &Litmus, gpu: &GpuConfig, mode: Mode, setup: &Setup) -> Result<Prepared, HardwareError> {
         let err = |message: String| HardwareError::Gpu { gpu: gpu.name.clone(), message };
         if let Some(why) = placement::refusal(test, gpu) {
             return Err(why.into());
         }
         let target = target_of(gpu, mode);
-        let xcds = gpu.timing.as_ref().map_or(1, |t| t.topology.xcds.max(1));
-        let groups = place(test, xcds, one_xcd);
-        let kernel = codegen::generate(test, &target, target.wave64, &groups)?;
+        let groups = placement::dispatch_groups(test, gpu, mode, setup.placement.unwrap_or(placement::Where::Spread))?;
+        let stress_code = setup.stress.map(|s| codegen::StressCode { groups: stress::groups_beside(&groups, s.groups), lines: s.lines, pattern: s.pattern });
+        let kernel = codegen::generate(test, &target, target.wave64, &groups, stress_code.as_ref())?;
         let asm = assemble::assemble(&kernel, gpu.processor, target.wave64).map_err(|e| err(format!("internal: {e}")))?;
         let mut device = Device::for_gpu(gpu);
         device.enable_timing(gpu).map_err(err)?;
-        let kernarg_bytes = (8 * (kernel.locations + kernel.results.len()) + 4 * test.threads.len()) as u32;
+        let stress_at = codegen::stress_args_at(kernel.locations, kernel.results.len(), test.threads.len());
+        let kernarg_bytes = match setup.stress {
+            Some(s) => stress_at + 8 + 8 * s.lines as usize,
+            None => 8 * (kernel.locations + kernel.results.len()) + 4 * test.threads.len(),
+        } as u32;
         let descriptor = assemble::descriptor(gpu.processor, target.wave64, target.wgp_mode, target.tgsplit, kernel.vgprs, kernarg_bytes, kernel.lds_bytes);
         let name = format!("litmus:{}", test.name);
         let raw = RawKernel {
@@ -216,10 +245,15 @@ impl Prepared {
         let loaded = device.load_code(&raw).map_err(|e| err(e.to_string()))?;
         let lanes: u32 = if target.wave64 { 64 } else { 32 };
         let waves = test.threads.iter().map(|t| t.placement.wave + 1).max().unwrap_or(1);
-        let group_count = groups.iter().copied().max().unwrap_or(0) + 1;
+        let last_stress = stress_code.as_ref().and_then(|c| c.groups.iter().copied().max());
+        let group_count = groups.iter().copied().chain(last_stress).max().unwrap_or(0) + 1;
         let block = waves * lanes;
         let geometry = Geometry { grid: [group_count * block, 1, 1], block: [block, 1, 1], dynamic_lds: 0 };
-        let locations = device.alloc("litmus locations", (LOCATION_STRIDE as usize) * kernel.locations.max(1), MemoryKind::Device);
+        // The stress lines after the locations, in the same allocation: line j at
+        // `stride · j` past the channel after the last location's.
+        let stress_bytes = setup.stress.map_or(0, |s| s.stride_bytes as usize * s.lines as usize);
+        let location_bytes = (LOCATION_STRIDE as usize) * kernel.locations.max(1);
+        let locations = device.alloc("litmus locations", location_bytes + stress_bytes, MemoryKind::Device);
         let results = device.alloc("litmus results", (RESULT_STRIDE as usize) * kernel.results.len().max(1), MemoryKind::Device);
         let mut kernarg = Vec::with_capacity(kernarg_bytes as usize);
         for k in 0..kernel.locations as u64 {
@@ -230,6 +264,13 @@ impl Prepared {
         }
         let delays_at = kernarg.len();
         kernarg.resize(delays_at + 4 * test.threads.len(), 0);
+        if let Some(s) = setup.stress {
+            kernarg.resize(stress_at, 0);
+            kernarg.extend_from_slice(&u64::from(s.iterations).to_le_bytes());
+            for j in 0..u64::from(s.lines) {
+                kernarg.extend_from_slice(&(locations + location_bytes as u64 + j * u64::from(s.stride_bytes)).to_le_bytes());
+            }
+        }
         Ok(Prepared {
             gpu: gpu.clone(),
             target,
@@ -238,6 +279,7 @@ impl Prepared {
             geometry,
             kernarg,
             delays_at,
+            delays: test.threads.len(),
             max_delay: delay_window_cycles(gpu) / CYCLES_PER_DELAY_ITERATION,
             locations,
             results,
@@ -246,7 +288,25 @@ impl Prepared {
             first_group: test.threads.first().map_or(0, |t| t.placement.workgroup),
             inits: test.locations.iter().map(|l| (l.init, l.ty)).collect(),
             listing: asm.listing,
+            stress_groups: stress_code.map(|c| c.groups).unwrap_or_default(),
+            groups,
         })
+    }
+
+    /// The dispatch work-group each litmus thread runs in.
+    pub fn thread_groups(&self) -> &[u32] {
+        &self.groups
+    }
+
+    /// The dispatch work-groups that run stress.
+    pub fn stress_groups(&self) -> &[u32] {
+        &self.stress_groups
+    }
+
+    /// One run with `seed` watched by `observer` (where waves were placed, what the memory
+    /// system did).
+    pub fn watch(&mut self, seed: u64, observer: &mut dyn Observer) -> Result<FinalValues, HardwareError> {
+        self.run_observed(seed, Some(observer))
     }
 
     /// The code the test runs as.
@@ -292,7 +352,7 @@ impl Prepared {
         }
         // Each thread's start delay, from the seed (a stream apart from the engine's).
         let mut rng = StdRng::seed_from_u64(seed ^ 0x6c69_746d_7573_0001);
-        for chunk in self.kernarg[self.delays_at..].chunks_exact_mut(4) {
+        for chunk in self.kernarg[self.delays_at..self.delays_at + 4 * self.delays].chunks_exact_mut(4) {
             chunk.copy_from_slice(&(rng.random_range(0..=self.max_delay) as u32).to_le_bytes());
         }
         let opts = EngineOptions { seed, ..EngineOptions::default() };
@@ -366,10 +426,32 @@ fn place(test: &Litmus, xcds: u32, one_xcd: bool) -> Vec<u32> {
 /// Run `test` `runs.count` times on `gpu` in `mode`; a test with threads on several GPUs
 /// (agents) runs on the node of `gpu`s that holds them ([`agents`]).
 pub fn run(test: &Litmus, gpu: &GpuConfig, mode: Mode, runs: Runs) -> Result<HardwareReport, HardwareError> {
+    run_with(test, gpu, mode, runs, &Setup::default())
+}
+
+/// What the report calls `want` on `gpu` in `mode`.
+fn placement_name(gpu: &GpuConfig, mode: Mode, want: placement::Where) -> String {
+    let one_l2 = gpu.timing.as_ref().map_or(1, |t| t.topology.xcds) <= 1;
+    match want {
+        placement::Where::SameCu if target_of(gpu, mode).wgp_mode => "one WGP",
+        placement::Where::SameCu => "one CU",
+        _ if one_l2 => "one L2",
+        placement::Where::SameXcd => "one XCD",
+        placement::Where::OtherXcd => "an XCD each",
+        placement::Where::Spread => "spread over XCDs",
+    }
+    .into()
+}
+
+/// Run `test` `runs.count` times on `gpu` in `mode`, placed and stressed as `setup` says; a
+/// test with threads on several GPUs (agents) runs on the node of `gpu`s that holds them
+/// ([`agents`]), unstressed and placed as its threads say.
+pub fn run_with(test: &Litmus, gpu: &GpuConfig, mode: Mode, runs: Runs, setup: &Setup) -> Result<HardwareReport, HardwareError> {
     if agents::spans_agents(test) {
         return run_on_node(test, gpu, mode, runs);
     }
-    let mut prepared = Prepared::new(test, gpu, mode, runs.one_xcd)?;
+    let want = setup.placement.unwrap_or(if runs.one_xcd { placement::Where::SameXcd } else { placement::Where::Spread });
+    let mut prepared = Prepared::with(test, gpu, mode, &Setup { placement: Some(want), ..*setup })?;
     let (outcomes, observed, first) = tally(test, runs, |seed| prepared.run_once(seed))?;
     let story = match first {
         Some(seed) => prepared.story(seed, test)?,
@@ -381,11 +463,8 @@ pub fn run(test: &Litmus, gpu: &GpuConfig, mode: Mode, runs: Runs) -> Result<Har
         build: prepared.target.config_name(),
         runs: runs.count,
         first_seed: runs.seed,
-        placement: match gpu.timing.as_ref().map_or(1, |t| t.topology.xcds) {
-            0 | 1 => "one L2".into(),
-            _ if runs.one_xcd => "one XCD".into(),
-            _ => "spread over XCDs".into(),
-        },
+        placement: placement_name(gpu, mode, want),
+        stress: setup.stress.map(|s| s.to_string()),
         outcomes,
         condition_observed: observed,
         condition_first_seed: first,
@@ -407,6 +486,7 @@ fn run_on_node(test: &Litmus, gpu: &GpuConfig, mode: Mode, runs: Runs) -> Result
         runs: runs.count,
         first_seed: runs.seed,
         placement: format!("GPUs {} of node {}, run together", gpus.join(", "), on.node),
+        stress: None,
         outcomes,
         condition_observed: observed,
         condition_first_seed: first,

@@ -22,6 +22,9 @@
 mod regs;
 mod scalar;
 mod stmts;
+mod stress;
+
+pub use stress::{args_at as stress_args_at, StressCode};
 
 use crate::litmus::{Litmus, Location, RegId, Stmt, Thread};
 
@@ -202,8 +205,8 @@ struct Gen<'a> {
 }
 
 /// The kernel for `test` on `target` (wave size from `wave64`), with each thread on the
-/// work-group `groups[i]` of the dispatch.
-pub fn generate(test: &Litmus, target: &Target, wave64: bool, groups: &[u32]) -> Result<Kernel, Unsupported> {
+/// work-group `groups[i]` of the dispatch, and stress waves beside them if `stress` is given.
+pub fn generate(test: &Litmus, target: &Target, wave64: bool, groups: &[u32], stress: Option<&StressCode>) -> Result<Kernel, Unsupported> {
     check(test)?;
     let mut g = Gen {
         test,
@@ -243,7 +246,7 @@ pub fn generate(test: &Litmus, target: &Target, wave64: bool, groups: &[u32]) ->
     }
     g.results = results.len();
     let entries: Vec<usize> = (0..test.threads.len()).map(|_| g.label()).collect();
-    g.prologue(wave64, &slots, &entries);
+    g.prologue(wave64, &slots, &entries, stress);
     for (i, t) in test.threads.iter().enumerate() {
         g.thread = Some(i);
         g.line = t.span.line;
@@ -319,8 +322,9 @@ impl Gen<'_> {
         self.items.push(Item::Inst { names, ops, thread: self.thread, line: self.line, lowered: self.lowering });
     }
 
-    /// Wave number, EXEC = lane 0, and the branch to each thread's code.
-    fn prologue(&mut self, wave64: bool, slots: &[Slot], entries: &[usize]) {
+    /// Wave number, EXEC = lane 0, and the branch to each thread's code (then to the stress
+    /// code, for a wave that runs no thread).
+    fn prologue(&mut self, wave64: bool, slots: &[Slot], entries: &[usize], stress: Option<&StressCode>) {
         let shift = if wave64 { 6 } else { 5 };
         self.emit(&["v_readfirstlane_b32"], vec![(OpName::vdst, s(WAVE)), (OpName::src0, v(0))]);
         self.emit(&["s_lshr_b32"], vec![(OpName::sdst, s(WAVE)), (OpName::src0, s(WAVE)), (OpName::src1, imm(shift))]);
@@ -339,6 +343,9 @@ impl Gen<'_> {
             self.emit(&["s_cmp_eq_u32"], vec![(OpName::src0, s(WAVE)), (OpName::src1, imm(slot.wave as i64))]);
             self.items.push(Item::Branch { name: "s_cbranch_scc1", label: entry });
             self.items.push(Item::Label(next));
+        }
+        if let Some(code) = stress {
+            self.stress_dispatch(code);
         }
         self.emit(&["s_endpgm"], vec![]);
     }
