@@ -58,8 +58,10 @@ enum Row {
     Refused(String),
 }
 
-/// The rows of one table whose file is under `root`.
-fn compare(root: &Path, csv_dir: &Path, table: &Table) -> BTreeMap<String, Row> {
+/// The rows of one table whose file is under `root`, and the slowest file (parse and
+/// language layer) with its time.
+fn compare(root: &Path, csv_dir: &Path, table: &Table) -> (BTreeMap<String, Row>, (String, f64)) {
+    let mut slowest = (String::new(), 0.0);
     let expected = rows(&std::fs::read_to_string(csv_dir.join(table.csv)).unwrap_or_default());
     let mut out = BTreeMap::new();
     for (file, want) in expected {
@@ -67,6 +69,7 @@ fn compare(root: &Path, csv_dir: &Path, table: &Table) -> BTreeMap<String, Row> 
         if !path.is_file() {
             continue;
         }
+        let started = Instant::now();
         let row = match litmus::parse_file(&path) {
             Err(e) if e.to_string().contains("goes backwards") => Row::Loop,
             Err(e) => Row::Refused(e.to_string()),
@@ -89,9 +92,13 @@ fn compare(root: &Path, csv_dir: &Path, table: &Table) -> BTreeMap<String, Row> 
                 }
             },
         };
+        let seconds = started.elapsed().as_secs_f64();
+        if seconds > slowest.1 {
+            slowest = (file.clone(), seconds);
+        }
         out.insert(file, row);
     }
-    out
+    (out, slowest)
 }
 
 /// `table<TAB>file<TAB>reason` lines of the committed list.
@@ -112,7 +119,7 @@ fn report(root: &Path, csv_dir: &Path) -> Vec<String> {
     let mut unexplained = Vec::new();
     for table in &TABLES {
         let started = Instant::now();
-        let rows = compare(root, csv_dir, table);
+        let (rows, slowest) = compare(root, csv_dir, table);
         let count = |f: fn(&Row) -> bool| rows.values().filter(|r| f(r)).count();
         let (agree, loops) = (count(|r| *r == Row::Agree), count(|r| *r == Row::Loop));
         let judged = rows.len() - loops;
@@ -130,9 +137,11 @@ fn report(root: &Path, csv_dir: &Path) -> Vec<String> {
         }
         let percent = 100.0 * agree as f64 / judged.max(1) as f64;
         println!(
-            "{}: {agree}/{judged} rows agree ({percent:.1} %), {loops} refused for loops (backward branches), {:.2} s",
+            "{}: {agree}/{judged} rows agree ({percent:.1} %), {loops} refused for loops (backward branches), {:.2} s; slowest {} {:.1} ms",
             table.csv,
-            started.elapsed().as_secs_f64()
+            started.elapsed().as_secs_f64(),
+            slowest.0,
+            slowest.1 * 1e3
         );
     }
     unexplained
