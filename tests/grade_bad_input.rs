@@ -106,11 +106,17 @@ fn hostile_files() -> Vec<(String, String, &'static str)> {
         "thread T1 has no instructions",
     ));
     out.push(("lisa_undeclared.litmus".into(), "LISA t\n{ x=0; }\n P0 ;\n w[] y 1 ;\nexists (x=0)\n".into(), "`y` is not a declared location"));
-    out.push(("ptx_undeclared.litmus".into(), "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.weak y, 1 ;\nexists (x=0)\n".into(), "`y` is not a declared location"));
+    // Dartagnan's PTX and Vulkan formats create a location an instruction names (its
+    // catalogue relies on it); a name only the condition uses is still a typo.
+    out.push((
+        "ptx_undeclared.litmus".into(),
+        "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (y=0)\n".into(),
+        "the condition names `y`, which is not a location",
+    ));
     out.push((
         "vulkan_undeclared.litmus".into(),
-        "Vulkan t\n{ x=0; }\nP0@sg 0, wg 0, qf 0 ;\nst.sc0 y, 1 ;\nexists (x=0)\n".into(),
-        "`y` is not a declared location",
+        "Vulkan t\n{ x=0; }\nP0@sg 0, wg 0, qf 0 ;\nst.sc0 x, 1 ;\nexists (y=0)\n".into(),
+        "the condition names `y`, which is not a location",
     ));
     out.push((
         "opencl_undeclared.litmus".into(),

@@ -217,3 +217,27 @@ fn out_of_range_constants_exit_2_with_their_line() {
     assert!(err.contains("range.litmus:6:14:") && err.contains("out of range"), "{err}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `--model ptx6.0|ptx7.5|vulkan` on files of Dartagnan's catalogue kept in
+/// grade/tests/data/dartagnan: the JSON names the model and gives the verdict Dartagnan's
+/// own table gives (read from the committed CSV, not from our output).
+#[test]
+fn gpu_models_answer_as_dartagnan_tables_say() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("grade/tests/data/dartagnan");
+    let cases = [
+        ("ptx6.0", "PTXv6_0-expected.csv", "litmus/PTX/Manual/SB+named-bar-dyn-reg-const.litmus", "condition_holds"),
+        ("ptx7.5", "PTXv7_5-expected.csv", "litmus/PTX/Manual/SB+named-bar-dyn-reg-const.litmus", "condition_holds"),
+        ("vulkan", "VULKAN-DR-expected.csv", "litmus/VULKAN/Data-Race/ssw2-filter.litmus", "race_free"),
+    ];
+    for (model, csv, file, field) in cases {
+        let table = std::fs::read_to_string(data.join("expected").join(csv)).expect("committed table");
+        let expected = table.lines().find_map(|l| l.strip_prefix(&format!("{file},"))).map(|v| v.trim() == "1");
+        let Some(expected) = expected else { panic!("{file} is not in {csv}") };
+        let path = data.join(file);
+        let (code, out, err) = hipscope(&["grade", "--isa", "none", "--json", "--model", model, path.to_str().expect("utf-8 path")]);
+        assert_eq!(code, 0, "{err}");
+        let report: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        assert_eq!(report[0]["model"], model, "{out}");
+        assert_eq!(report[0][field], expected, "{model} {file}: {out}");
+    }
+}

@@ -19,6 +19,14 @@ pub enum ModelArg {
     Hsa,
     /// The OpenCL 2.0 model (Dartagnan's opencl.cat): synchronization needs equal scopes.
     Opencl,
+    /// NVIDIA PTX 6.0 (Dartagnan's ptx-v6.0.cat): morally strong operations, causality order.
+    #[value(name = "ptx6.0")]
+    Ptx60,
+    /// NVIDIA PTX 7.5 (Dartagnan's ptx-v7.5.cat): PTX 6.0 with proxies and virtual aliases.
+    #[value(name = "ptx7.5")]
+    Ptx75,
+    /// The Vulkan memory model (Dartagnan's vulkan.cat): availability/visibility chains, storage classes.
+    Vulkan,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -206,6 +214,9 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
         ModelArg::Hip => Model::Hip,
         ModelArg::Hsa => Model::Hsa,
         ModelArg::Opencl => Model::Opencl,
+        ModelArg::Ptx60 => Model::Ptx60,
+        ModelArg::Ptx75 => Model::Ptx75,
+        ModelArg::Vulkan => Model::Vulkan,
     };
     let targets = isa_targets(&args.isa)?;
     let gpus = gpus(args)?;

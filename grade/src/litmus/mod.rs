@@ -16,6 +16,7 @@ pub mod error;
 pub mod hip;
 pub mod limits;
 pub mod lisa;
+pub mod marks;
 pub mod opencl;
 pub mod program;
 pub mod ptx;

@@ -62,6 +62,8 @@ pub struct Litmus {
     pub filter: Option<Prop>,
     /// `locations [x; 0:r0]`: extra terms to list in the outcome table.
     pub observed: Vec<Term>,
+    /// PTX proxies and Vulkan availability/visibility marks (empty for other dialects).
+    pub marks: super::marks::GpuMarks,
 }
 
 /// A shared memory location.

@@ -14,6 +14,7 @@
 
 use super::columns::{self, location, register, value, Builder, Item, Key, Placing};
 use super::error::{ParseResult, SyntaxError};
+use super::marks::{bit, Mark};
 use super::program::*;
 use super::text::{first_word, Cursor};
 use hipscope_mm::{Access, Order, RmwOp, Scope, Spaces};
@@ -40,24 +41,39 @@ fn dartagnan_head(t: usize, rest: &mut Cursor<'_>) -> ParseResult<[Key; 3]> {
 fn dartagnan_instruction(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<Item> {
     let (span, op, words) = columns::mnemonic(cur, "a PTX instruction")?;
     let suffix = words.as_slice();
-    let stmt = match op {
-        "ld" => load(cur, b, t, suffix, span)?,
-        "st" => store(cur, b, t, suffix, span)?,
+    b.last_alias = None;
+    let (stmt, bits) = match op {
+        // `ld r0, 1`: Dartagnan's `localValue`, a register set to a value.
+        "ld" if suffix.is_empty() => (columns::three_operand_free_assign(cur, b, t, span)?, 0),
+        "ld" | "tld" | "suld" | "cold" => (load(cur, b, t, suffix, span)?, proxy_of(op)),
+        "st" | "sust" => (store(cur, b, t, suffix, span)?, proxy_of(op)),
         "fence" => fence(suffix, span)?,
-        "atom" | "red" => rmw(cur, b, t, op == "atom", suffix, span)?,
-        "bar" => barrier(cur, suffix, span)?,
-        "add" | "sub" | "mul" | "div" => local(cur, b, t, op, span)?,
+        "atom" | "red" | "suatom" | "sured" => (rmw(cur, b, t, op.ends_with("atom"), suffix, span)?, proxy_of(op)),
+        "bar" => barrier(cur, b, t, suffix, span)?,
+        "add" | "sub" | "mul" | "div" => (local(cur, b, t, op, span)?, 0),
         "goto" => {
             no_suffix(suffix)?;
             return columns::jump_to(cur, None, span);
         }
         "beq" | "bne" | "blt" | "bgt" | "ble" | "bge" => return cond_jump(cur, b, t, op, span),
-        "tld" | "suld" | "cold" | "sust" | "suatom" | "sured" => {
-            return Err(SyntaxError::new(span, format!("`{op}`: texture, surface and constant proxies are not supported")))
-        }
         _ => return Err(SyntaxError::new(span, format!("unknown PTX instruction `{op}`"))),
     };
+    let quorum = b.last_quorum.take();
+    let barrier_register = b.last_barrier_register.take();
+    let mark = Mark { bits, virtual_address: b.last_alias.take(), quorum, barrier_register };
+    b.marks.set(t as u16, stmt.span(), mark);
     Ok(Item::Stmt(stmt))
+}
+
+/// The proxy an instruction accesses memory through (PTX ISA 7.5, "Proxies"): `tld`
+/// texture, `suld`/`sust`/`suatom`/`sured` surface, `cold` constant, the rest generic.
+fn proxy_of(op: &str) -> u32 {
+    match op {
+        "tld" => bit::TEXTURE,
+        "suld" | "sust" | "suatom" | "sured" => bit::SURFACE,
+        "cold" => bit::CONSTANT,
+        _ => 0,
+    }
 }
 
 fn no_suffix(suffix: &[(&str, Span)]) -> ParseResult<()> {
@@ -121,9 +137,22 @@ fn store(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, suffix: &[(&str, Span)
     columns::store_operands(cur, b, t, access, span)
 }
 
-fn fence(suffix: &[(&str, Span)], span: Span) -> ParseResult<Stmt> {
+/// `fence.sc.cta`, `fence.acq_rel.gpu`, or a proxy fence `fence.proxy.surface` /
+/// `fence.proxy.alias`, which orders accesses through different proxies or virtual aliases
+/// and nothing else: it is a relaxed fence with no memory spaces, marked.
+fn fence(suffix: &[(&str, Span)], span: Span) -> ParseResult<(Stmt, u32)> {
     if let Some(("proxy", s)) = suffix.first() {
-        return Err(SyntaxError::new(*s, "proxy fences (`fence.proxy.*`) are not supported"));
+        let bits = match suffix.get(1).map(|w| w.0) {
+            Some("alias") => bit::ALIAS_FENCE,
+            Some("generic") => bit::PROXY_FENCE,
+            Some("surface") => bit::PROXY_FENCE | bit::SURFACE,
+            Some("texture") => bit::PROXY_FENCE | bit::TEXTURE,
+            Some("constant") => bit::PROXY_FENCE | bit::CONSTANT,
+            _ => return Err(SyntaxError::new(*s, "expected `fence.proxy.` and generic, surface, texture, constant or alias")),
+        };
+        no_suffix(suffix.get(2..).unwrap_or(&[]))?;
+        let stmt = Stmt::Fence { order: Order::Relaxed, scope: Scope::Workgroup, spaces: Spaces { global: false, local: false }, span };
+        return Ok((stmt, bits));
     }
     let (order, scope, used) = order_scope(suffix, span)?;
     no_suffix(suffix.get(used..).unwrap_or(&[]))?;
@@ -133,7 +162,7 @@ fn fence(suffix: &[(&str, Span)], span: Span) -> ParseResult<Stmt> {
     let Some(scope) = scope else {
         return Err(SyntaxError::new(span, "a fence needs a scope (`.cta`, `.gpu`, `.sys`)"));
     };
-    Ok(Stmt::Fence { order, scope, spaces: Spaces::ALL, span })
+    Ok((Stmt::Fence { order, scope, spaces: Spaces::ALL, span }, 0))
 }
 
 /// `atom.mo.scope.op r, x, v`, `atom.mo.scope.cas r, x, e, d`, `red.mo.scope.op x, v`.
@@ -182,14 +211,21 @@ fn rmw_op(word: &str) -> Option<RmwOp> {
     }
 }
 
-/// `bar.cta.sync N`.
-fn barrier(cur: &mut Cursor<'_>, suffix: &[(&str, Span)], span: Span) -> ParseResult<Stmt> {
+/// `bar.cta.sync N`, `bar.cta.sync N, id[, quorum]`, `bar.cta.arrive …`: threads meet at
+/// the barrier resource `id` (`N` when no id is given). The quorum (how many threads the
+/// barrier waits for) goes to the marks: the models let a barrier whose quorum is smaller
+/// than the threads meeting at it synchronize nothing (some of them pass it without the
+/// others).
+fn barrier(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, suffix: &[(&str, Span)], span: Span) -> ParseResult<(Stmt, u32)> {
     let words: Vec<&str> = suffix.iter().map(|(w, _)| *w).collect();
-    if words != ["cta", "sync"] && words != ["sync"] {
-        return Err(SyntaxError::new(span, "expected `bar.cta.sync N`"));
-    }
-    let id = cur.expect_integer("a barrier number")?;
-    Ok(Stmt::Barrier { id: Some(id.to_string()), spaces: Spaces::ALL, span })
+    let bits = match words.as_slice() {
+        ["cta", "sync"] | ["sync"] => 0,
+        ["cta", "arrive"] => bit::ARRIVE,
+        _ => return Err(SyntaxError::new(span, "expected `bar.cta.sync N` or `bar.cta.arrive N`")),
+    };
+    let (id, quorum) = columns::barrier_numbers(cur, b, t)?;
+    b.last_quorum = quorum;
+    Ok((Stmt::Barrier { id: Some(id), spaces: Spaces::ALL, span }, bits))
 }
 
 /// `add r1, r2, 3` (and `sub`, `mul`).
@@ -448,6 +484,23 @@ mod tests {
         assert!(matches!(dartagnan("fence.acq_rel.sys")[0], Stmt::Fence { order: Order::AcqRel, scope: Scope::System, .. }));
         assert!(matches!(dartagnan("add r1, r2, 4")[0], Stmt::Assign { value: Expr::Bin(BinOp::Add, _, _), .. }));
         assert!(matches!(dartagnan("ld.relaxed r1, x")[0], Stmt::Load { access: Access::Atomic { order: Order::Relaxed, scope: Scope::Agent }, .. }));
+    }
+
+    #[test]
+    fn dartagnan_proxies_aliases_and_barriers() {
+        let src = "PTX t\n\"a doc string with a stray \" quote\n{ x=0; y @ generic aliases x; s @ surface aliases x; 0:r2=1; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n sust.weak s, 2 | ld r1, 5 ;\n fence.proxy.surface | tld.weak r0, y ;\n fence.proxy.alias | bar.cta.sync 1, r1 ;\n bar.cta.arrive 0, r2, 2 | ;\nexists (1:r0=2)";
+        let l = parse_ok(src);
+        let mark = |t: usize, i: usize| l.marks.get(t as u16, l.threads[t].body[i].span());
+        assert!(matches!(l.threads[0].body[0], Stmt::Store { target: Target { loc: LocId(0), .. }, .. }));
+        assert_eq!(mark(0, 0).bits, bit::SURFACE);
+        assert_eq!(mark(0, 0).virtual_address, Some(0), "a proxy alias reaches its target's virtual address");
+        assert_eq!(mark(0, 1).bits, bit::PROXY_FENCE | bit::SURFACE);
+        assert_eq!(mark(0, 2).bits, bit::ALIAS_FENCE);
+        assert_eq!((mark(0, 3).bits, mark(0, 3).quorum, mark(0, 3).barrier_register.is_some()), (bit::ARRIVE, Some(2), true));
+        assert!(matches!(l.threads[1].body[0], Stmt::Assign { value: Expr::Const(5), .. }));
+        assert_eq!(mark(1, 1).bits, bit::TEXTURE);
+        assert!(mark(1, 1).virtual_address.is_some_and(|v| v != 0), "a generic alias is a virtual address of its own");
+        assert!(matches!(l.threads[1].body[2], Stmt::Barrier { .. }));
     }
 
     #[test]

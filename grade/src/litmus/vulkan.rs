@@ -15,6 +15,7 @@
 
 use super::columns::{self, location, register, value, Builder, Item, Key, Placing};
 use super::error::{ParseResult, SyntaxError};
+use super::marks::{bit, Mark};
 use super::program::*;
 use super::ptx::cond_jump;
 use super::text::Cursor;
@@ -34,21 +35,63 @@ fn head(_: usize, rest: &mut Cursor<'_>) -> ParseResult<[Key; 3]> {
 fn instruction(cur: &mut Cursor<'_>, b: &mut Builder, t: usize) -> ParseResult<Option<Item>> {
     let (span, op, suffix) = columns::mnemonic(cur, "a Vulkan instruction")?;
     let m = modifiers(&suffix, op)?;
+    b.last_alias = None;
     let stmt = match op {
         "ld" => load(cur, b, t, &m, span)?,
         "st" => store(cur, b, t, &m, span)?,
         "rmw" => rmw(cur, b, t, &m, span)?,
         "membar" => membar(&m, span)?,
-        "cbar" => cbar(cur, &m, span)?,
+        "cbar" => cbar(cur, b, t, &m, span)?,
         "add" | "sub" | "mul" | "and" | "or" | "xor" => local(cur, b, t, op, span)?,
         "goto" => return columns::jump_to(cur, None, span).map(Some),
         "beq" | "bne" | "blt" | "bgt" | "ble" | "bge" => return Ok(Some(cond_jump(cur, b, t, op, span)?)),
-        "avdevice" | "visdevice" => return Ok(None),
+        "avdevice" | "visdevice" => device_operation(op, span),
         "div" => return Err(SyntaxError::new(span, "`div` is not supported (register expressions have no division)")),
         _ => return Err(SyntaxError::new(span, format!("unknown Vulkan instruction `{op}`"))),
     };
+    let bits = marks_of(op, &m);
+    let quorum = b.last_quorum.take();
+    let barrier_register = b.last_barrier_register.take();
+    b.marks.set(t as u16, stmt.span(), Mark { bits, virtual_address: b.last_alias.take(), quorum, barrier_register });
     Ok(Some(Item::Stmt(stmt)))
 }
+
+/// `avdevice` / `visdevice`: an availability or visibility operation to the device domain,
+/// ordering nothing by itself (a relaxed fence of no memory space, marked).
+fn device_operation(op: &str, span: Span) -> Stmt {
+    let _ = op;
+    Stmt::Fence { order: Order::Relaxed, scope: Scope::Agent, spaces: Spaces { global: false, local: false }, span }
+}
+
+/// The marks Dartagnan's Vulkan front end gives an instruction: every atomic, `.av` and
+/// `.vis` access is non-private and made available (stores) or visible (loads) at its
+/// scope; release and acquire operations carry their storage-class semantics.
+fn marks_of(op: &str, m: &Modifiers) -> u32 {
+    let mut bits = m.bits | m.scope_bit;
+    match op {
+        "avdevice" => return bit::AVDEVICE,
+        "visdevice" => return bit::VISDEVICE,
+        "cbar" => {
+            bits |= bit::CBAR;
+            match m.order.map(|o| o.0) {
+                Some(Order::Acquire) => bits |= bit::CBAR_ACQ,
+                Some(Order::Release) => bits |= bit::CBAR_REL,
+                Some(_) => bits |= bit::CBAR_ACQ | bit::CBAR_REL,
+                None => bits &= !(bit::SEMAV | bit::SEMVIS | SEMSC_ALL),
+            }
+        }
+        "st" if m.atomic => bits |= bit::NONPRIV | bit::AV,
+        "ld" if m.atomic => bits |= bit::NONPRIV | bit::VIS,
+        "rmw" => bits |= bit::NONPRIV | bit::AV | bit::VIS,
+        _ => {}
+    }
+    if m.avvis {
+        bits |= bit::NONPRIV | if op == "st" { bit::AV } else { bit::VIS };
+    }
+    bits
+}
+
+const SEMSC_ALL: u32 = bit::SEMSC0 * 0b1111;
 
 /// What the dotted suffix of an instruction says.
 #[derive(Default)]
@@ -59,6 +102,13 @@ struct Modifiers {
     /// `.semsc0`/`.semsc1`: the storage classes a barrier's semantics cover.
     semantics: bool,
     rmw_op: Option<RmwOp>,
+    /// Marks read from the suffix: `.nonpriv`, `.semav`, `.semvis`, storage classes and
+    /// their semantics.
+    bits: u32,
+    /// The scope as written (`sg`, `wg`, `qf`, `dv`), for the marks.
+    scope_bit: u32,
+    /// A plain access with `.av`/`.vis` and a scope.
+    avvis: bool,
 }
 
 fn modifiers(suffix: &[(&str, Span)], op: &str) -> ParseResult<Modifiers> {
@@ -72,16 +122,38 @@ fn modifiers(suffix: &[(&str, Span)], op: &str) -> ParseResult<Modifiers> {
             "acq" => m.order = Some((Order::Acquire, at)),
             "rel" => m.order = Some((Order::Release, at)),
             "acq_rel" => m.order = Some((Order::AcqRel, at)),
-            "av" | "vis" => avvis = true,
-            "nonpriv" | "priv" | "semav" | "semvis" | "semavvis" => {}
-            // Two storage classes of one device memory: both global (see module comment).
-            "sc0" | "sc1" => {}
-            "semsc0" | "semsc1" | "semsc01" => m.semantics = true,
-            "sg" | "wg" | "qf" | "dv" if avvis && !m.atomic => avvis = false,
+            "av" | "vis" => {
+                avvis = true;
+                m.avvis = true;
+            }
+            "nonpriv" => m.bits |= bit::NONPRIV,
+            "priv" => {}
+            "semav" => m.bits |= bit::SEMAV,
+            "semvis" => m.bits |= bit::SEMVIS,
+            "semavvis" => m.bits |= bit::SEMAV | bit::SEMVIS,
+            // Storage classes of one device memory: all global (see module comment).
+            "sc0" | "sc1" | "sc2" | "sc3" => m.bits |= bit::SC0 << class_number(word),
+            "semsc0" | "semsc1" | "semsc2" | "semsc3" => {
+                m.semantics = true;
+                m.bits |= bit::SEMSC0 << class_number(word);
+            }
+            "semsc01" => {
+                m.semantics = true;
+                m.bits |= bit::SEMSC0 | bit::SEMSC0 << 1;
+            }
+            "sg" | "wg" | "qf" | "dv" if avvis && !m.atomic => {
+                avvis = false;
+                m.scope_bit = scope_bit(word);
+            }
             "sg" | "wg" | "qf" | "dv" if m.scope.is_some() => return Err(SyntaxError::new(at, "this instruction already has a scope")),
-            "sg" => m.scope = Some(Scope::Wavefront),
-            "wg" => m.scope = Some(Scope::Workgroup),
-            "qf" | "dv" => m.scope = Some(Scope::Agent),
+            "sg" | "wg" | "qf" | "dv" => {
+                m.scope_bit = scope_bit(word);
+                m.scope = Some(match word {
+                    "sg" => Scope::Wavefront,
+                    "wg" => Scope::Workgroup,
+                    _ => Scope::Agent,
+                });
+            }
             _ => match vulkan_rmw_op(word) {
                 Some(rmw) if op == "rmw" && m.rmw_op.is_none() => m.rmw_op = Some(rmw),
                 _ => return Err(SyntaxError::new(at, format!("unexpected `.{word}` on `{op}`"))),
@@ -89,6 +161,20 @@ fn modifiers(suffix: &[(&str, Span)], op: &str) -> ParseResult<Modifiers> {
         }
     }
     Ok(m)
+}
+
+/// The digit of `sc2` / `semsc2`.
+fn class_number(word: &str) -> u32 {
+    word.chars().last().and_then(|c| c.to_digit(10)).unwrap_or(0)
+}
+
+fn scope_bit(word: &str) -> u32 {
+    match word {
+        "sg" => bit::SG,
+        "wg" => bit::WG,
+        "qf" => bit::QF,
+        _ => bit::DV,
+    }
 }
 
 fn vulkan_rmw_op(word: &str) -> Option<RmwOp> {
@@ -163,17 +249,17 @@ fn membar(m: &Modifiers, span: Span) -> ParseResult<Stmt> {
     Ok(Stmt::Fence { order, scope, spaces, span })
 }
 
-/// `cbar[.mo].wg[.semsc…] N`: work-group barrier number N.
-fn cbar(cur: &mut Cursor<'_>, m: &Modifiers, span: Span) -> ParseResult<Stmt> {
-    if m.scope != Some(Scope::Workgroup) {
-        return Err(SyntaxError::new(span, "only work-group control barriers (`cbar….wg…`) are supported"));
+/// `cbar[.mo].scope[.semsc…] N[, id[, quorum]]`: control barrier N (or resource `id`).
+/// Threads of one work-group meet at it; its scope says whose memory operations it
+/// synchronizes with (the Vulkan model reads it from the marks).
+fn cbar(cur: &mut Cursor<'_>, b: &mut Builder, t: usize, m: &Modifiers, span: Span) -> ParseResult<Stmt> {
+    if m.scope.is_none() {
+        return Err(SyntaxError::new(span, "a control barrier needs a scope (`.sg`, `.wg`, `.qf`, `.dv`)"));
     }
-    let id = cur.expect_integer("a barrier number")?;
-    if cur.looking_at(",") {
-        return Err(cur.error("barrier ids and quorums after the number are not supported"));
-    }
+    let (id, quorum) = columns::barrier_numbers(cur, b, t)?;
+    b.last_quorum = quorum;
     let spaces = if m.order.is_some() && m.semantics { Spaces::GLOBAL } else { Spaces { global: false, local: false } };
-    Ok(Stmt::Barrier { id: Some(id.to_string()), spaces, span })
+    Ok(Stmt::Barrier { id: Some(id), spaces, span })
 }
 
 /// `add r1, r2, 3`: `r1 = r2 + 3`.
@@ -218,7 +304,27 @@ mod tests {
         assert!(matches!(one("membar.rel.wg.semsc0.semav"), Stmt::Fence { order: Order::Release, scope: Scope::Workgroup, spaces: Spaces::GLOBAL, .. }));
         assert!(matches!(one("cbar.acq_rel.wg.semsc0 0"), Stmt::Barrier { spaces: Spaces::GLOBAL, .. }));
         assert!(matches!(one("cbar.wg 1"), Stmt::Barrier { spaces: Spaces { global: false, local: false }, .. }));
-        assert!(stmts("avdevice").is_ok_and(|s| s.is_empty()));
+        assert!(matches!(one("avdevice"), Stmt::Fence { order: Order::Relaxed, .. }));
+    }
+
+    #[test]
+    fn marks_aliases_ssw_and_barriers_at_any_scope() {
+        let src = "Vulkan t\n{ x=0; y aliases x; }\n{ ssw 0 1; }\nP0@sg 0, wg 0, qf 0 | P1@sg 1, wg 0, qf 0 ;\nst.av.dv.sc1 y, 1 | cbar.acq_rel.dv.semsc0.semvis 1, 1, 2 ;\nvisdevice | ld.atom.acq.qf.sc0.semsc0 r0, x ;\nexists (1:r0=1)";
+        let l = parse(src).unwrap();
+        assert_eq!(l.marks.ssw, vec![(0, 1)]);
+        let mark = |t: usize, i: usize| l.marks.get(t as u16, l.threads[t].body[i].span());
+        let store = mark(0, 0);
+        assert_eq!(store.bits, bit::NONPRIV | bit::AV | bit::DV | bit::SC0 << 1);
+        assert!(store.virtual_address.is_some(), "the alias `y` is another virtual address of x");
+        assert!(matches!(l.threads[0].body[0], Stmt::Store { target: Target { loc: LocId(0), .. }, .. }));
+        assert_eq!(mark(0, 1).bits, bit::VISDEVICE);
+        let cbar = mark(1, 0);
+        assert_eq!(cbar.quorum, Some(2));
+        assert_eq!(
+            cbar.bits & (bit::CBAR | bit::CBAR_ACQ | bit::CBAR_REL | bit::SEMVIS | bit::DV),
+            bit::CBAR | bit::CBAR_ACQ | bit::CBAR_REL | bit::SEMVIS | bit::DV
+        );
+        assert_eq!(mark(1, 1).bits, bit::NONPRIV | bit::VIS | bit::QF | bit::SC0 | bit::SEMSC0);
     }
 
     #[test]
@@ -230,9 +336,11 @@ mod tests {
         let e = stmts("ld.atom.wg.sc0.bogus r0, x").unwrap_err();
         assert_eq!((e.span.column, e.message.as_str()), (16, "unexpected `.bogus` on `ld`"));
         let e = parse("Vulkan t\n{ x=0; }\n{ ssw P0 P1; }\nP0@sg 0, wg 0, qf 0 ;\n;\nexists (x=0)").unwrap_err();
-        assert_eq!((e.span.line, e.message.as_str()), (3, "a second `{ … }` block (Vulkan `ssw` system-synchronizes-with declarations) is not supported"));
-        let e = stmts("cbar.acq_rel.dv.semsc0 0").unwrap_err();
-        assert!(e.message.contains("work-group control barriers"), "{}", e.message);
+        assert_eq!((e.span.line, e.message.as_str()), (3, "expected a thread number, found `P0`"));
+        let e = parse("Vulkan t\n{ x=0; }\n{ ssw 0 3; }\nP0@sg 0, wg 0, qf 0 ;\n;\nexists (x=0)").unwrap_err();
+        assert!(e.message.contains("names a thread the test does not have"), "{}", e.message);
+        let e = stmts("cbar.acq_rel.semsc0 0").unwrap_err();
+        assert!(e.message.contains("needs a scope"), "{}", e.message);
     }
 
     #[test]

@@ -7,9 +7,11 @@ pub mod execution;
 pub mod hip;
 pub mod hsa;
 pub mod opencl;
+pub mod ptx;
 pub mod relation;
 pub mod scoped;
 pub mod traces;
+pub mod vulkan;
 
 #[cfg(test)]
 mod tests;

@@ -41,6 +41,26 @@ impl Rel {
         r
     }
 
+    /// The pairs `(a, b)` of `0..n` for which `f(a, b)` holds.
+    pub fn from_fn(n: usize, f: impl Fn(usize, usize) -> bool) -> Rel {
+        let mut r = Rel::empty(n);
+        for (a, row) in r.rows.iter_mut().enumerate() {
+            *row = (0..n).filter(|b| f(a, *b)).fold(0, |acc, b| acc | 1 << b);
+        }
+        r
+    }
+
+    /// `self \ id`.
+    pub fn irreflexive_part(&self) -> Rel {
+        let rows = self.rows.iter().enumerate().map(|(a, row)| row & !(1u128 << a)).collect();
+        Rel { rows }
+    }
+
+    /// The sources of the pairs, as a set.
+    pub fn domain(&self) -> u128 {
+        self.rows.iter().enumerate().filter(|(_, r)| **r != 0).fold(0, |acc, (a, _)| acc | 1 << a)
+    }
+
     pub fn len(&self) -> usize {
         self.rows.len()
     }

@@ -23,6 +23,17 @@ pub enum Model {
     /// The OpenCL 2.0 model (Dartagnan's `opencl.cat`): two operations synchronize only when
     /// both name the same scope and share that scope's instance.
     Opencl,
+    /// NVIDIA PTX 6.0 (Dartagnan's `ptx-v6.0.cat`): morally strong operations, causality
+    /// order, coherence that need not be total.
+    #[serde(rename = "ptx6.0")]
+    Ptx60,
+    /// NVIDIA PTX 7.5 (Dartagnan's `ptx-v7.5.cat`): PTX 6.0 with proxies (surface, texture,
+    /// constant) and virtual aliases, ordered only through proxy and alias fences.
+    #[serde(rename = "ptx7.5")]
+    Ptx75,
+    /// The Vulkan memory model (Dartagnan's `vulkan.cat`): availability and visibility
+    /// chains, storage classes, and its data-race rule.
+    Vulkan,
 }
 
 impl Model {
@@ -31,6 +42,9 @@ impl Model {
             Model::Hip => "hip",
             Model::Hsa => "hsa",
             Model::Opencl => "opencl",
+            Model::Ptx60 => "ptx6.0",
+            Model::Ptx75 => "ptx7.5",
+            Model::Vulkan => "vulkan",
         }
     }
 
@@ -38,7 +52,7 @@ impl Model {
     fn scopes_include(self, a: (Placement, Scope), b: (Placement, Scope)) -> bool {
         let both = a.0.shares(&b.0, a.1) && b.0.shares(&a.0, b.1);
         match self {
-            Model::Hip | Model::Hsa => both,
+            Model::Hip | Model::Hsa | Model::Ptx60 | Model::Ptx75 | Model::Vulkan => both,
             Model::Opencl => both && a.1 == b.1,
         }
     }
@@ -85,6 +99,8 @@ pub struct Context {
     /// Locations OpenCL treats as non-atomic (`NAL`): declared with a non-atomic type in
     /// OpenCL tests; in other dialects, never accessed atomically.
     pub nonatomic: Vec<bool>,
+    /// PTX proxies and Vulkan availability/visibility marks, by statement.
+    pub marks: crate::litmus::marks::GpuMarks,
 }
 
 impl Context {
@@ -95,7 +111,13 @@ impl Context {
         }
         let nonatomic =
             test.locations.iter().zip(&accessed_atomically).map(|(l, atomic)| if test.dialect == Dialect::OpenCl { !l.atomic_type } else { !atomic }).collect();
-        Context { model, placements: test.threads.iter().map(|t| t.placement).collect(), spaces: test.locations.iter().map(|l| l.space).collect(), nonatomic }
+        Context {
+            model,
+            placements: test.threads.iter().map(|t| t.placement).collect(),
+            spaces: test.locations.iter().map(|l| l.space).collect(),
+            nonatomic,
+            marks: test.marks.clone(),
+        }
     }
 
     pub fn space(&self, loc: LocId) -> Space {
@@ -149,6 +171,8 @@ impl Context {
             Model::Hip => super::hip::judge(self, x),
             Model::Hsa => super::hsa::judge(self, x),
             Model::Opencl => super::opencl::judge(self, x),
+            Model::Ptx60 | Model::Ptx75 => super::ptx::judge(self, x),
+            Model::Vulkan => super::vulkan::judge(self, x),
         }
     }
 
@@ -259,4 +283,30 @@ pub fn mask(n: usize) -> u128 {
     } else {
         (1u128 << n) - 1
     }
+}
+
+/// PTX and Vulkan barriers that meet: barriers with the same id of two threads of one
+/// work-group (CTA), the second one waiting (a PTX `bar.arrive` does not wait, so nothing
+/// after it is ordered). A barrier with a quorum smaller than the threads meeting at it
+/// releases some of them without the others: it synchronizes nothing here — more
+/// behaviours than a model that also tracks which thread is left waiting, never fewer.
+pub fn gpu_barrier_meetings(ctx: &Context, x: &Execution) -> Rel {
+    use crate::litmus::marks::bit;
+    let ev = &x.events;
+    let key = |e: &Event| match &e.kind {
+        Kind::Barrier { key, .. } => Some(key.clone()),
+        _ => None,
+    };
+    let same_group = |a: &Event, b: &Event| matches!((ctx.placement(a), ctx.placement(b)), (Some(pa), Some(pb)) if pa.shares(&pb, Scope::Workgroup));
+    let short_quorum = |e: &Event| {
+        let Some(q) = ctx.marks.get(e.thread, e.span).quorum else { return false };
+        let meeting: std::collections::BTreeSet<u16> =
+            ev.iter().filter(|o| key(o).is_some() && key(o) == key(e) && same_group(o, e)).map(|o| o.thread).collect();
+        usize::from(q) < meeting.len()
+    };
+    Rel::from_fn(x.n(), |a, b| {
+        let (ea, eb) = (&ev[a], &ev[b]);
+        let waits = ctx.marks.get(eb.thread, eb.span).bits & bit::ARRIVE == 0;
+        key(ea).is_some() && key(ea) == key(eb) && ea.thread != eb.thread && same_group(ea, eb) && waits && !short_quorum(ea) && !short_quorum(eb)
+    })
 }

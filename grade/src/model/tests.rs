@@ -64,6 +64,7 @@ fn test(threads: Vec<(Placement, Vec<Stmt>)>, prop: Prop) -> Litmus {
         condition: Some(Condition { quantifier: Quantifier::Exists, prop, span: Span::default() }),
         filter: None,
         observed: vec![],
+        marks: Default::default(),
     }
 }
 

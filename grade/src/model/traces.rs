@@ -354,7 +354,11 @@ impl Ctx<'_> {
                 out.push(s);
             }
             Stmt::Barrier { id, spaces, span } => {
-                let key = id.clone().unwrap_or_else(|| format!("#{}", s.barriers));
+                let mut key = id.clone().unwrap_or_else(|| format!("#{}", s.barriers));
+                // A PTX/Vulkan barrier whose id a register holds meets at the register's value.
+                if let Some(reg) = self.test.marks.get(self.index, *span).barrier_register {
+                    key = s.regs.get(usize::from(reg)).copied().unwrap_or(0).to_string();
+                }
                 s.barriers += 1;
                 s.events.push(self.event(Kind::Barrier { key, spaces: *spaces }, *span, s.control));
                 out.push(s);

@@ -71,7 +71,16 @@ pub fn parse(source: &str) -> ParseResult<Litmus> {
     let placements = place(&threads)?;
     let threads: Vec<Thread> = threads.into_iter().zip(placements).map(|(t, p)| Thread { placement: p, ..t.thread }).collect();
     let fin = final_part(&mut cur, &threads, &globals)?;
-    Ok(Litmus { name, dialect: Dialect::Hip, locations: globals.locations, threads, condition: fin.condition, filter: fin.filter, observed: fin.observed })
+    Ok(Litmus {
+        name,
+        dialect: Dialect::Hip,
+        locations: globals.locations,
+        threads,
+        condition: fin.condition,
+        filter: fin.filter,
+        observed: fin.observed,
+        marks: Default::default(),
+    })
 }
 
 /// `HIP <name>`: the name is the rest of the first line.

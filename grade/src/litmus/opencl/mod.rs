@@ -78,6 +78,7 @@ pub fn parse(source: &str) -> ParseResult<Litmus> {
         condition: fin.condition,
         filter: fin.filter,
         observed: fin.observed,
+        marks: Default::default(),
     })
 }
 
