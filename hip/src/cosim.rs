@@ -6,13 +6,17 @@
 //! different GPUs together on one simulated timeline (`hipscope_sim::cosim::run_together`,
 //! each starting at its stream's time), so a kernel on one GPU may wait for a flag a kernel on
 //! another sets through peer memory; launches on one GPU run in their order. A lone GPU runs
-//! each launch at once, as before.
+//! each launch at once, as before, unless the program's host threads take turns with its
+//! kernels (host-visible memory, [`crate::host_agent`]): then its launches are queued too, and
+//! each group runs with the host threads as one more participant.
 
+use crate::host_agent::agent::{self, HostThreads};
+use crate::host_agent::link;
 use crate::registry::FunctionRef;
 use crate::runtime::{LaunchFailure, Runtime};
 use crate::timeline::Engine;
 use hipscope_isa::codeobj::{HiddenKind, ValueKind};
-use hipscope_sim::cosim::{run_together, Launch};
+use hipscope_sim::cosim::{run_together, run_with_agents, Launch};
 use hipscope_sim::host::HostAgent;
 use hipscope_sim::kernel::LoadedKernel;
 use hipscope_sim::{EngineOptions, FaultKind, Geometry, LaunchError};
@@ -44,6 +48,8 @@ impl Runtime {
         let current = self.current;
         let outcome = self.flush_queue();
         self.select(current);
+        // The host pages hold the kernels' results by now (each group gave them back).
+        self.host_turns.disarm();
         outcome
     }
 
@@ -60,7 +66,7 @@ impl Runtime {
             }
             self.queued = rest;
             let outcome = match group.len() {
-                1 => {
+                1 if !self.host_turns.armed() => {
                     let q = &group[0];
                     self.select(q.device);
                     self.run_launch(&q.f, q.geo, &q.values, q.stream)
@@ -95,6 +101,17 @@ impl Runtime {
                 gpu.hostcall = Some(crate::hostcall::Hostcall::new(&mut gpu.device.mem));
             }
         }
+        let access_ps = self.host_access_ps();
+        let watch = self.host_turns.watch();
+        let start_ps = starts.iter().copied().fold(f64::INFINITY, f64::min).max(0.0);
+        let host = watch.map(|watch| HostThreads {
+            host: &mut self.memory.host,
+            watched: &self.host_turns.watched,
+            watch,
+            start_ps: (start_ps * 1000.0).round() as u64,
+            access_ps,
+            accesses: 0,
+        });
         let mut gpus: Vec<Option<&mut crate::node::Gpu>> = self.gpus.iter_mut().map(Some).collect();
         let mut launches = Vec::with_capacity(group.len());
         for (q, &start_ns) in group.iter().zip(&starts) {
@@ -106,7 +123,15 @@ impl Runtime {
             };
             launches.push(Launch { device: &mut gpu.device, gpu: q.device, kernel, geo: q.geo, args: &q.values, opts, start_ns, host });
         }
-        let results = run_together(&mut launches);
+        let results = match host {
+            Some(mut host) => {
+                link::LIVE.store(true, std::sync::atomic::Ordering::SeqCst);
+                let (results, _) = run_with_agents(&mut launches, &mut [&mut host]);
+                agent::end_of_flush();
+                results
+            }
+            None => run_together(&mut launches),
+        };
         drop(launches);
         // A kernel that failed on its own is the cause; its partners' livelocks (waiting for
         // it) only follow from it.
