@@ -15,6 +15,14 @@ use std::sync::atomic::Ordering;
 /// `/proc/self/task`.
 const POLL_NS: u64 = 200_000;
 
+/// Host time the participant holds the turn waiting for a request from host threads that run
+/// program code but make none, before it parks anyway: a thread that never touches watched
+/// memory but never sleeps either (a busy progress thread) must not stop the kernels for
+/// good. Far longer than a host thread takes between two accesses (microseconds) or to start
+/// (a millisecond on a loaded machine), so a program it changes the timing of computes for
+/// seconds between touching host memory; assumed.
+const WAIT_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The host threads of the program, as one participant.
 pub struct HostThreads<'a> {
     /// The simulator's bytes of host-visible memory (shared with every GPU's view of it).
@@ -80,6 +88,7 @@ impl NodeAgent for HostThreads<'_> {
 /// waiting).
 fn next(turn: &Turn, fresh: bool) -> Next {
     let mut wait = !fresh;
+    let since = std::time::Instant::now();
     loop {
         if REQ.load() == POSTED {
             return Next::Serve;
@@ -94,7 +103,7 @@ fn next(turn: &Turn, fresh: bool) -> Next {
             }
         }
         wait = true;
-        if !tasks::may_access() {
+        if !tasks::may_access() || since.elapsed() > WAIT_LIMIT {
             return if REQ.load() == POSTED { Next::Serve } else { Next::Park };
         }
     }

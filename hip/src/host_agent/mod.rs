@@ -18,7 +18,9 @@
 //!   wall clock, and while a host thread may still access watched memory ([`tasks`]: it runs
 //!   program code outside HIP calls, or is inside an access) the participant holds the turn and
 //!   waits for it, so the kernels never run ahead of an access that is coming. Only when no
-//!   host thread may access does it park (the kernels run on without it). With one host thread
+//!   host thread may access does it park (the kernels run on without it), or when one that
+//!   runs makes no access for seconds of host time (`agent::WAIT_LIMIT`: a busy thread that
+//!   never touches watched memory must not stop the kernels for good). With one host thread
 //!   touching watched memory the accesses and their simulated times are then fixed by the
 //!   program alone. What is not deterministic: several host threads' accesses interleave in the
 //!   order the host runs them, and a thread that sleeps in the kernel (a `sleep`, a blocking
