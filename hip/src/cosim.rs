@@ -6,15 +6,19 @@
 //! different GPUs together on one simulated timeline (`hipscope_sim::cosim::run_together`,
 //! each starting at its stream's time), so a kernel on one GPU may wait for a flag a kernel on
 //! another sets through peer memory; launches on one GPU run in their order. A lone GPU runs
-//! each launch at once, as before.
+//! each launch at once, as before, unless the program's host threads take turns with its
+//! kernels (host-visible memory, [`crate::host_agent`]): then its launches are queued too, and
+//! each group runs with the host threads as one more participant.
 
+use crate::host_agent::agent::{self, HostThreads};
+use crate::host_agent::link;
 use crate::registry::FunctionRef;
 use crate::runtime::{LaunchFailure, Runtime};
 use crate::timeline::Engine;
 use hipscope_isa::codeobj::{HiddenKind, ValueKind};
 use hipscope_race::detector::group::{Group, Watcher};
 use hipscope_race::runs::KernelGrade;
-use hipscope_sim::cosim::{run_together, Launch};
+use hipscope_sim::cosim::{run_together, run_with_agents, Launch};
 use hipscope_sim::host::HostAgent;
 use hipscope_sim::kernel::LoadedKernel;
 use hipscope_sim::observe::Observer;
@@ -47,6 +51,8 @@ impl Runtime {
         let current = self.current;
         let outcome = self.flush_queue();
         self.select(current);
+        // The host pages hold the kernels' results by now (each group gave them back).
+        self.host_turns.disarm();
         outcome
     }
 
@@ -63,7 +69,7 @@ impl Runtime {
             }
             self.queued = rest;
             let outcome = match group.len() {
-                1 => {
+                1 if !self.host_turns.armed() => {
                     let q = &group[0];
                     self.select(q.device);
                     self.run_launch(&q.f, q.geo, &q.values, q.stream)
@@ -103,6 +109,17 @@ impl Runtime {
         let agents: Vec<u32> = group.iter().map(|q| q.device as u32).collect();
         let detector = self.races.as_ref().map(|_| Group::new(&agents));
         let mut watchers: Vec<Option<Watcher>> = (0..group.len()).map(|i| detector.as_ref().map(|d| d.watcher(i))).collect();
+        let access_ps = self.host_access_ps();
+        let watch = self.host_turns.watch();
+        let start_ps = starts.iter().copied().fold(f64::INFINITY, f64::min).max(0.0);
+        let host = watch.map(|watch| HostThreads {
+            host: &mut self.memory.host,
+            watched: &self.host_turns.watched,
+            watch,
+            start_ps: (start_ps * 1000.0).round() as u64,
+            access_ps,
+            accesses: 0,
+        });
         let mut gpus: Vec<Option<&mut crate::node::Gpu>> = self.gpus.iter_mut().map(Some).collect();
         let mut launches = Vec::with_capacity(group.len());
         for ((q, &start_ns), watcher) in group.iter().zip(&starts).zip(&mut watchers) {
@@ -115,7 +132,15 @@ impl Runtime {
             let observer = watcher.as_mut().map(|w| w as &mut (dyn Observer + Send));
             launches.push(Launch { device: &mut gpu.device, gpu: q.device, kernel, geo: q.geo, args: &q.values, opts, start_ns, host, observer });
         }
-        let results = run_together(&mut launches);
+        let results = match host {
+            Some(mut host) => {
+                link::LIVE.store(true, std::sync::atomic::Ordering::SeqCst);
+                let (results, _) = run_with_agents(&mut launches, &mut [&mut host]);
+                agent::end_of_flush();
+                results
+            }
+            None => run_together(&mut launches),
+        };
         drop(launches);
         drop(watchers);
         if let Some(d) = detector {

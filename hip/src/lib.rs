@@ -9,7 +9,7 @@
 //! kernels, variables), [`memory`] the allocations, [`transfer`] the copies and fills, [`timeline`] where streams and
 //! events place work in simulated time, [`properties`] the device queries, [`trace`] the
 //! kernel-trace CSV, [`host_watch`] the host's own loads and stores to host-visible memory while a
-//! kernel runs (not joined to the runtime yet). Every function the HIP headers declare and this library does not serve
+//! kernel runs, `host_agent` the host threads' turns with the kernels built on it. Every function the HIP headers declare and this library does not serve
 //! answers `hipErrorNotSupported` and says so once (`api/unsupported.rs`, generated from
 //! [`abi::FUNCTIONS`]). A kernel fault prints the GPU-fault report and exits 3, as the real
 //! runtime aborts.
@@ -22,6 +22,7 @@ mod fatal;
 #[doc(hidden)]
 pub mod fuzzing;
 mod heap;
+mod host_agent;
 pub mod host_watch;
 mod hostcall;
 mod memory;
@@ -51,6 +52,8 @@ static RUNTIME: Mutex<Option<Result<Runtime, String>>> = Mutex::new(None);
 
 /// Run `f` on the runtime; a runtime that could not start reports once and gives `None`.
 fn on_runtime<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
+    // Marked before the lock is taken: a thread waiting for it is in a call too.
+    let _inside = host_agent::link::Inside::enter();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut guard = RUNTIME.lock().unwrap_or_else(|p| p.into_inner());
         let state = guard.get_or_insert_with(|| {
@@ -90,6 +93,7 @@ fn fresh_runtime() -> Result<(), String> {
 /// that only loaded modules); after an unregistration it does nothing.
 /// A program exiting from inside a call (a kernel fault exits 3 holding the lock) skips it.
 extern "C" fn at_exit() {
+    let _inside = host_agent::link::Inside::enter();
     let _ = std::panic::catch_unwind(|| {
         if let Ok(mut guard) = RUNTIME.try_lock() {
             if let Some(Ok(rt)) = guard.as_mut() {
@@ -155,6 +159,20 @@ fn run_call(flush: bool, f: impl FnOnce(&mut Runtime) -> u32) -> u32 {
         code
     })
     .unwrap_or(error::NOT_INITIALIZED)
+}
+
+/// A flush asked for by a host thread's access that waits for kernels nobody ran yet
+/// ([`host_agent::flusher`]); a failure is reported as the call that flushes would.
+fn background_flush() {
+    on_runtime(|rt| {
+        if rt.queued.is_empty() {
+            return;
+        }
+        if let Err(e) = rt.flush() {
+            let code = api::launch::report(Err(e));
+            (rt.last_error, rt.sticky_error) = (code, code);
+        }
+    });
 }
 
 /// Run a registration call (`__hipRegister*`, made by module constructors before `main`):

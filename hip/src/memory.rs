@@ -7,10 +7,11 @@
 //! simulated GPU uses for it, so one pointer serves both sides as on a real system. The
 //! simulator keeps its own copy of those bytes: before a kernel runs it takes what the host
 //! wrote, after the kernel (launches complete before the call returns) the host sees what the
-//! kernel wrote. A host thread touching the memory *while* a kernel runs is therefore not
-//! modelled.
+//! kernel wrote. A host thread touching the memory *while* a kernel runs takes turns with it
+//! ([`crate::host_agent`]).
 
 use crate::fatal;
+use crate::host_watch::Watch;
 use crate::node::{self, Gpu, Home, HOST_BASE};
 use crate::runtime::{error, Runtime};
 use hipscope_sim::memory::{Memory, Owner};
@@ -95,6 +96,11 @@ impl Allocations {
         self.holding(address, len).is_some()
     }
 
+    /// The host-visible allocations' ranges (whole pages), by base.
+    pub fn host_visible_ranges(&self) -> Vec<std::ops::Range<u64>> {
+        self.map.iter().filter(|(_, a)| a.kind.host_visible()).map(|(&b, a)| b..b + a.size).collect()
+    }
+
     /// Every allocation, by base.
     pub fn all(&self) -> impl Iterator<Item = (u64, &Alloc)> {
         self.map.iter().map(|(&b, a)| (b, a))
@@ -104,23 +110,54 @@ impl Allocations {
     /// the simulator's. The GPUs' caches drop the lines of an allocation only when a byte of
     /// it changed, so a program that does not touch shared memory keeps warm caches between
     /// kernels.
-    pub fn host_to_device(&mut self, gpus: &mut [Gpu]) {
+    ///
+    /// `watch`: the allocations are protected (host threads take turns, [`crate::host_agent`]),
+    /// so they are read without opening them to other threads.
+    pub fn host_to_device(&mut self, gpus: &mut [Gpu], watch: Option<Watch>) {
         for (&base, a) in self.map.iter().filter(|(_, a)| a.kind.host_visible()) {
-            // SAFETY: the range is our own mapping (`map_shared`), alive until freed.
-            let host = unsafe { std::slice::from_raw_parts(base as *const u8, a.size as usize) };
-            if self.host.bytes(base, a.size) == Some(host) {
-                continue;
+            let changed = match watch {
+                Some(w) => Self::take_protected(&mut self.host, w, base, a.size),
+                None => {
+                    // SAFETY: the range is our own mapping (`map_shared`), alive until freed.
+                    let host = unsafe { std::slice::from_raw_parts(base as *const u8, a.size as usize) };
+                    let changed = self.host.bytes(base, a.size) != Some(host);
+                    if changed {
+                        // The allocation covers the range, so the write cannot miss.
+                        let _ = self.host.write(base, host);
+                    }
+                    changed
+                }
+            };
+            if changed {
+                for g in gpus.iter_mut() {
+                    g.device.invalidate_caches(base, a.size);
+                }
             }
-            for g in gpus.iter_mut() {
-                g.device.invalidate_caches(base, a.size);
-            }
-            // The allocation covers the range, so the write cannot miss.
-            let _ = self.host.write(base, host);
         }
     }
 
+    /// [`Allocations::host_to_device`] of one protected allocation: read a chunk at a time
+    /// (a copy of a whole allocation could be gigabytes); whether a byte changed.
+    fn take_protected(sim: &mut Memory, w: Watch, base: u64, size: u64) -> bool {
+        const CHUNK: u64 = 1 << 16;
+        let mut buf = vec![0u8; CHUNK.min(size) as usize];
+        let mut changed = false;
+        for at in (base..base + size).step_by(CHUNK as usize) {
+            let n = CHUNK.min(base + size - at);
+            let chunk = &mut buf[..n as usize];
+            // A failed read leaves the simulator's bytes as they were.
+            if w.peek(at as usize, chunk).is_err() || sim.bytes(at, n) == Some(chunk) {
+                continue;
+            }
+            changed = true;
+            let _ = sim.write(at, chunk);
+        }
+        changed
+    }
+
     /// After a kernel or device-side write: the host sees the simulator's bytes.
-    pub fn device_to_host(&self, gpus: &mut [Gpu]) {
+    /// `watch`: as for [`Allocations::host_to_device`].
+    pub fn device_to_host(&self, gpus: &mut [Gpu], watch: Option<Watch>) {
         if !self.map.values().any(|a| a.kind.host_visible()) {
             return;
         }
@@ -128,9 +165,15 @@ impl Allocations {
             g.device.synchronize();
         }
         for (&base, a) in self.map.iter().filter(|(_, a)| a.kind.host_visible()) {
-            if let Some(bytes) = self.host.bytes(base, a.size) {
+            let Some(bytes) = self.host.bytes(base, a.size) else { continue };
+            match watch {
+                Some(w) => {
+                    if let Err(e) = w.poke(base as usize, bytes) {
+                        eprintln!("hipscope: the host does not see what the kernels wrote at {base:#x}: {e}");
+                    }
+                }
                 // SAFETY: our own mapping of `a.size` bytes at `base`.
-                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), base as *mut u8, bytes.len()) };
+                None => unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), base as *mut u8, bytes.len()) },
             }
         }
     }

@@ -149,6 +149,23 @@ impl NodeSpec {
         self.named.then_some(&self.node)
     }
 
+    /// What one host load or store to host memory costs (ns): the named node's host
+    /// `memory_latency_ns`. A lone GPU's node has no host figures ([`Node::single`]), so it
+    /// borrows those of the first built-in node that holds the same GPU, or, for a GPU none
+    /// holds, the slowest built-in host (`configs/nodes/*.ron`): a host access is never free,
+    /// which would let a spinning host thread take no simulated time at all.
+    pub fn host_memory_latency_ns(&self) -> f64 {
+        if self.named {
+            return self.node.config.host.memory_latency_ns;
+        }
+        let builtins = Node::builtins();
+        let gpu = self.gpus.first().map(|g| g.name.as_str()).unwrap_or_default();
+        match builtins.iter().find(|n| n.config.gpus.iter().any(|g| g == gpu)) {
+            Some(n) => n.config.host.memory_latency_ns,
+            None => builtins.iter().map(|n| n.config.host.memory_latency_ns).fold(0.0, f64::max),
+        }
+    }
+
     /// Whether a kernel on GPU `from` may load, store and update atomically the memory of GPU
     /// `to` once peer access is enabled: the node links them for loads and stores.
     pub fn can_access_peer(&self, from: usize, to: usize) -> bool {

@@ -45,12 +45,12 @@ impl Runtime {
 
     /// What the host wrote into host-visible memory becomes the simulator's.
     pub fn host_to_device(&mut self) {
-        self.memory.host_to_device(&mut self.gpus);
+        self.memory.host_to_device(&mut self.gpus, self.host_turns.watch());
     }
 
     /// The host sees what the GPUs wrote into host-visible memory.
     pub fn device_to_host(&mut self) {
-        self.memory.device_to_host(&mut self.gpus);
+        self.memory.device_to_host(&mut self.gpus, self.host_turns.watch());
     }
 
     /// After a launch on GPU `d`: its dirty lines are written back, and every other GPU

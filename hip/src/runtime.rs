@@ -130,6 +130,10 @@ pub struct Runtime {
     pub sticky_error: u32,
     /// APIs already reported as not supported (each is reported once).
     pub unsupported_seen: BTreeSet<String>,
+    /// Host threads taking turns with the kernels ([`crate::host_agent`]).
+    pub host_turns: crate::host_agent::Session,
+    /// What one host access to host memory costs (ps), found at the first need.
+    host_access_ps: Option<u64>,
 }
 
 /// Race detection across a program's launches, per kernel symbol.
@@ -207,6 +211,8 @@ pub fn from_env() -> Result<Runtime, String> {
         last_error: error::SUCCESS,
         sticky_error: error::SUCCESS,
         unsupported_seen: BTreeSet::new(),
+        host_turns: Default::default(),
+        host_access_ps: None,
     })
 }
 
@@ -265,7 +271,8 @@ impl Runtime {
     /// at once on a lone GPU, queued until the next flush on a node of several
     /// ([`crate::cosim`]).
     pub fn launch_values(&mut self, f: &FunctionRef, geo: Geometry, values: &[Vec<u8>], stream: usize) -> Result<(), LaunchFailure> {
-        if !self.queues_launches() {
+        let host_turns = self.arm_host_turns();
+        if !self.queues_launches() && !host_turns {
             return self.run_launch(f, geo, values, stream);
         }
         let d = self.timeline.device_of(stream);
@@ -273,6 +280,26 @@ impl Runtime {
         self.registry.kernel(f, &mut self.gpus[d].device, d, &self.target)?;
         self.queued.push(crate::cosim::Queued { f: f.clone(), geo, values: values.to_vec(), stream, device: d });
         Ok(())
+    }
+
+    /// A launch is coming: when the program has host-visible memory, its host threads take
+    /// turns with the kernels until the next flush ([`crate::host_agent`]); whether they do.
+    /// Race detection and the timing story watch a launch run alone (`run_launch`), so on a
+    /// lone GPU with either on, launches keep running at once.
+    fn arm_host_turns(&mut self) -> bool {
+        if !self.queues_launches() && (self.races.is_some() || self.story.is_some()) {
+            return false;
+        }
+        let ranges = self.memory.host_visible_ranges();
+        self.host_turns.arm(ranges)
+    }
+
+    /// What one host load or store to host memory costs, in picoseconds: the node's host
+    /// memory latency ([`crate::node::NodeSpec::host_memory_latency_ns`]), at least 1 ns, so
+    /// a spinning host thread always moves simulated time.
+    pub fn host_access_ps(&mut self) -> u64 {
+        let node = &self.node;
+        *self.host_access_ps.get_or_insert_with(|| ((node.host_memory_latency_ns() * 1000.0).round() as u64).max(1000))
     }
 
     /// Run a launch now, alone.

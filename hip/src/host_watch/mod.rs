@@ -30,26 +30,21 @@
 //! another thread's access to the same page is not seen. Linux on x86-64 only; elsewhere
 //! [`Watch::install`] answers [`Error::Unsupported`].
 //!
-//! # How the host becomes a participant of the node's turns (not joined yet)
+//! # How the host becomes a participant of the node's turns
 //!
-//! The node's turn coordinator lets participants step one at a time in simulated-time order.
-//! Each host thread that touches watched memory becomes one participant (keyed by its thread
-//! id), its time the host's simulated ns: the time of the call that started the live kernels,
-//! then advanced only by its accesses (host computation between accesses costs no simulated
-//! time, so the count of accesses, not the wall clock, fixes the interleaving).
+//! Joined in `crate::host_agent` (its documentation has the rule and why it is deterministic):
 //! - What is protected when: every host-visible allocation (`hipHostMalloc`,
-//!   `hipMallocManaged`) from the launch that makes a kernel live until no kernel is; the
-//!   runtime's own copies between host mappings and the simulator go through [`Watch::peek`]
+//!   `hipMallocManaged`) from a launch until the flush that runs it has ended; the runtime's
+//!   own copies between host mappings and the simulator meanwhile go through [`Watch::peek`]
 //!   and [`Watch::poke`] (`/proc/self/mem`: protected pages read and written without opening
-//!   them to other host threads) or run inside [`Watch::unprotected`].
-//! - One access is one turn step. [`Hooks::on_access`] asks the coordinator for the thread's
-//!   turn at its time t and waits on a [`wait::Word`] until granted (the GPUs have run up to
-//!   t); then it writes the simulator's current bytes of the faulting page into the host page
-//!   ([`Watch::poke`]), so a load sees what the kernels' stores made visible by t.
-//!   [`Hooks::after_access`] gives the written spans to the simulator's copy of host memory at
-//!   t, advances the thread's time by the node config's host `memory_latency_ns` (host DRAM; on
-//!   an APU its shared HBM) and ends the turn. A GPU's load of that memory sees the store when
-//!   the memory system's remote path reaches the host at or after t (`sim::memsys::remote`).
+//!   them to other host threads).
+//! - The host threads are one participant of the flush's turns, its time the host's simulated
+//!   time: the flush's start, then advanced only by accesses. One access is one turn step:
+//!   [`Hooks::on_access`] posts it and waits on a [`wait::Word`] until the participant, holding
+//!   the turn, has written the simulator's current bytes of the page into the host page
+//!   ([`Watch::poke`]); [`Hooks::after_access`] hands the written spans over, which enter the
+//!   simulator's memory at that time, and the participant advances by the node config's host
+//!   `memory_latency_ns` (host DRAM; on an APU its shared HBM).
 //! - What breaks: a program's own SIGSEGV/SIGTRAP handlers installed after ours; system calls
 //!   on watched buffers while kernels run (`EFAULT`); a second thread's access to a page during
 //!   another thread's single step (unseen; serialising host turns keeps it rare, not

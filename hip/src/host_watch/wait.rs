@@ -30,6 +30,28 @@ impl Word {
         old
     }
 
+    /// Store `new` if the word holds `current` (waking every waiter); whether it did.
+    pub fn compare_exchange(&self, current: u32, new: u32) -> bool {
+        let done = self.0.compare_exchange(current, new, Ordering::AcqRel, Ordering::Acquire).is_ok();
+        if done {
+            self.wake();
+        }
+        done
+    }
+
+    /// Wait until the word no longer holds `v`, or `timeout_ns` of host time passed (or a
+    /// signal came); gives what it holds then.
+    pub fn wait_while_for(&self, v: u32, timeout_ns: u64) -> u32 {
+        let t = libc::timespec { tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t, tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long };
+        if self.load() == v {
+            // SAFETY: FUTEX_WAIT on a live aligned u32 with a relative timeout.
+            unsafe {
+                libc::syscall(libc::SYS_futex, self.0.as_ptr(), libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG, v, &t as *const libc::timespec);
+            }
+        }
+        self.load()
+    }
+
     /// Wait until the word no longer holds `v`; gives what it holds then.
     pub fn wait_while(&self, v: u32) -> u32 {
         loop {

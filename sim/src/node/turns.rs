@@ -18,6 +18,14 @@
 //! participant still running is stalled and nothing changed since, nothing ever will: each of
 //! them ends with a livelock fault that names all of them.
 //!
+//! A participant that is not a kernel (a host thread, [`crate::cosim::NodeAgent`]) may also
+//! *park* ([`Turn::park`]): it has nothing to do until something outside the node's timeline
+//! happens (a host thread's next access to watched memory). A parked participant is left out
+//! of the ordering and of the livelock rule until it [`Turn::unpark`]s, which puts it back at
+//! the earliest time of the participants still running: when that happens depends on the host,
+//! so a participant that parks gives up determinism for what it does after (its owner says
+//! when it may park).
+//!
 //! The engines meet their [`Turn`] where they already poll the host agent (the functional
 //! scheduler between quanta, the timing engine between instructions): one comparison of
 //! their local measure against a cached horizon ([`Turn::due`]); the lock is taken only when
@@ -39,6 +47,13 @@ pub const LOOKAHEAD_PS: u64 = 100_000;
 /// time is this nominal measure (1 ns: an instruction every cycle of a 1 GHz wave), which
 /// only decides how often the turn moves.
 pub const FUNCTIONAL_PS_PER_INSTRUCTION: u64 = 1_000;
+
+/// With every other participant parked, the holder looks at the turn after this many
+/// lookaheads (100 us of simulated time) instead of one: a lone kernel beside a parked host
+/// would otherwise take the lock every 100 ns, every 100 wave-instructions in functional mode.
+/// A parked participant that unparks waits for the holder's next look, so this bounds how late
+/// (in the holder's time) it comes back; assumed, not measured.
+pub const PARKED_SPAN: u64 = 1000;
 
 /// The coordinator of one group of participants.
 pub struct Turns {
@@ -63,6 +78,8 @@ struct Part {
     time_ps: u64,
     done: bool,
     stalled: bool,
+    /// Left out of the ordering until it unparks ([`Turn::park`]).
+    parked: bool,
 }
 
 /// Why a participant must stop: every participant of the node spins, and nothing can change
@@ -78,7 +95,7 @@ impl Turns {
     }
 
     pub fn with_lookahead(parts: &[(String, u64)], lookahead_ps: u64) -> Turns {
-        let parts: Vec<Part> = parts.iter().map(|(label, t)| Part { label: label.clone(), time_ps: *t, done: false, stalled: false }).collect();
+        let parts: Vec<Part> = parts.iter().map(|(label, t)| Part { label: label.clone(), time_ps: *t, done: false, stalled: false, parked: false }).collect();
         let holder = (0..parts.len()).min_by_key(|&i| (parts[i].time_ps, i));
         Turns { state: Mutex::new(State { parts, holder, livelock: None, changes: 0 }), turn: Condvar::new(), lookahead_ps }
     }
@@ -112,7 +129,7 @@ impl State {
     /// The participant that should run next: the smallest local time among those neither done
     /// nor stalled.
     fn next(&self) -> Option<usize> {
-        (0..self.parts.len()).filter(|&i| !self.parts[i].done && !self.parts[i].stalled).min_by_key(|&i| (self.parts[i].time_ps, i))
+        (0..self.parts.len()).filter(|&i| self.parts[i].runs()).min_by_key(|&i| (self.parts[i].time_ps, i))
     }
 
     /// The report once every running participant is stalled.
@@ -125,9 +142,16 @@ impl State {
     /// (all stalled), the node is livelocked.
     fn hand_over(&mut self) {
         self.holder = self.next();
-        if self.holder.is_none() && self.parts.iter().any(|p| !p.done) && self.livelock.is_none() {
+        if self.holder.is_none() && self.parts.iter().any(|p| !p.done && !p.parked) && self.livelock.is_none() {
             self.livelock = Some(self.report());
         }
+    }
+}
+
+impl Part {
+    /// Whether it takes part in the ordering: neither done, stalled nor parked.
+    fn runs(&self) -> bool {
+        !self.done && !self.stalled && !self.parked
     }
 }
 
@@ -224,6 +248,46 @@ impl Turn {
         self.epoch = epoch;
     }
 
+    /// At local time `ps` (picoseconds; a participant measured in them, as a
+    /// [`crate::cosim::NodeAgent`] is), with progress epoch `epoch`: give the turn up and leave
+    /// the ordering until [`Turn::unpark`]. Returns at once; the caller waits for what unparks
+    /// it outside the coordinator, and asks [`Turn::others_done`] meanwhile.
+    pub fn park(&mut self, ps: u64, epoch: u64) {
+        let turns = self.turns.clone();
+        let mut st = turns.lock();
+        self.record(&mut st, ps, epoch);
+        st.parts[self.me].parked = true;
+        if st.holder == Some(self.me) {
+            st.hand_over();
+        }
+        drop(st);
+        turns.turn.notify_all();
+    }
+
+    /// Back into the ordering after [`Turn::park`], at the later of its own time and the
+    /// earliest time of the participants still running, and wait for the turn. Gives the local
+    /// time it resumes at.
+    pub fn unpark(&mut self) -> Result<u64, NodeLivelock> {
+        let turns = self.turns.clone();
+        let mut st = turns.lock();
+        let me = self.me;
+        let earliest = (0..st.parts.len()).filter(|&i| i != me && !st.parts[i].done).map(|i| st.parts[i].time_ps).min();
+        let p = &mut st.parts[me];
+        p.parked = false;
+        p.time_ps = p.time_ps.max(earliest.unwrap_or(0));
+        let now = p.time_ps;
+        if st.holder.is_none() && st.livelock.is_none() {
+            st.hand_over();
+        }
+        self.wait(&turns, st).map(|_| now)
+    }
+
+    /// Whether every other participant is done (a parked one may then end too).
+    pub fn others_done(&self) -> bool {
+        let st = self.turns.lock();
+        st.parts.iter().enumerate().all(|(i, p)| i == self.me || p.done)
+    }
+
     /// This participant's launch ended (or failed): the turn moves on for good.
     pub fn finish(&mut self) {
         if std::mem::replace(&mut self.finished, true) {
@@ -231,7 +295,7 @@ impl Turn {
         }
         let mut st = self.turns.lock();
         let p = &mut st.parts[self.me];
-        (p.done, p.stalled) = (true, false);
+        (p.done, p.stalled, p.parked) = (true, false, false);
         // Ending is a change: a kernel waiting for this one's end may now see its results.
         st.parts.iter_mut().for_each(|p| p.stalled = false);
         st.changes += 1;
@@ -268,9 +332,13 @@ impl Turn {
         }
         st.parts[self.me].stalled = false;
         let now = st.parts[self.me].time_ps;
-        let others = (0..st.parts.len()).filter(|&i| i != self.me && !st.parts[i].done && !st.parts[i].stalled).map(|i| st.parts[i].time_ps).min();
+        let others = (0..st.parts.len()).filter(|&i| i != self.me && st.parts[i].runs()).map(|i| st.parts[i].time_ps).min();
         let free = st.parts.iter().enumerate().all(|(i, p)| i == self.me || p.done);
-        self.horizon_ps = if free { u64::MAX } else { others.unwrap_or(now).max(now).saturating_add(turns.lookahead_ps) };
+        // Only parked participants besides this one: look at the turn far less often (a
+        // parked one's return is the host's timing anyway, not the node's).
+        let parked_only = st.parts.iter().enumerate().all(|(i, p)| i == self.me || p.done || p.parked);
+        let step = if parked_only { turns.lookahead_ps.saturating_mul(PARKED_SPAN) } else { turns.lookahead_ps };
+        self.horizon_ps = if free { u64::MAX } else { others.unwrap_or(now).max(now).saturating_add(step) };
         self.horizon = if free { u64::MAX } else { self.units_at(self.horizon_ps) };
         let others_changed = st.changes != self.seen;
         self.seen = st.changes;
@@ -326,6 +394,45 @@ mod tests {
         for run in 1..4 {
             assert_eq!(order(run), first, "run {run}");
         }
+    }
+
+    /// A parked participant holds nobody back: the other runs on alone, and, stalled with
+    /// nothing changed, is told it is livelocked; the parked one coming back is told too.
+    #[test]
+    fn a_parked_participant_is_left_out_until_it_unparks() {
+        let turns = Arc::new(Turns::with_lookahead(&[("kernel".into(), 0), ("host".into(), 0)], 10));
+        let (mut k, mut h) = (turns.participant(0), turns.participant(1));
+        for t in [&mut k, &mut h] {
+            t.set_rate(0, 1, 1);
+        }
+        k.begin().unwrap();
+        std::thread::scope(|s| {
+            let host = s.spawn(move || {
+                h.begin().unwrap();
+                h.park(5, 0);
+                // Parked: the kernel below runs to 1000 without handing the turn over.
+                while !turns.lock().parts[0].stalled {
+                    std::thread::yield_now();
+                }
+                let resumed = h.unpark();
+                (resumed, h.others_done())
+            });
+            let mut units = 0;
+            while units < 1000 {
+                units += 7;
+                if k.due(units) {
+                    k.pass(units, 0).unwrap();
+                }
+            }
+            // Stalled with the host parked: livelocked, unless the host comes back first.
+            let r = k.stall(units, 0);
+            let (resumed, done) = host.join().unwrap();
+            match (r, resumed) {
+                (Err(NodeLivelock(text)), Err(_)) => assert!(text.contains("kernel"), "{text}"),
+                (r, resumed) => panic!("{r:?} {resumed:?}"),
+            }
+            assert!(!done);
+        });
     }
 
     /// Two participants that both stall with nothing changed: both are told, with both named.
