@@ -8,6 +8,7 @@ use crate::explain;
 use crate::fix::{self, Goal};
 use crate::hardware;
 use crate::litmus::{for_each_stmt, Dialect, Litmus, Quantifier, Stmt};
+use crate::model::progress::Progress;
 use crate::model::{self, CheckError, Model, Verdict};
 use hipscope_mm::lower;
 use hipscope_mm::Access;
@@ -32,6 +33,16 @@ pub struct Report {
     pub condition_holds: Option<bool>,
     pub executions: Counts,
     pub race_free: bool,
+    /// `--progress`: does every thread terminate under that progress model (up to the
+    /// loop bound)? Absent without `--progress`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terminates: Option<bool>,
+    /// `--progress`: the model, and the thread and loop that may spin for ever.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub liveness: Option<LivenessReport>,
+    /// A loop the unrolling bound cut: executions needing more iterations were not judged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound_reached: Option<String>,
     pub races: Vec<RaceReport>,
     /// A consistent execution reaching the outcome, as an interleaving.
     pub witness: Option<String>,
@@ -40,6 +51,67 @@ pub struct Report {
     pub isa: Vec<IsaReport>,
     /// What each requested simulated GPU showed over its seeded runs.
     pub hardware: Vec<HardwareResult>,
+}
+
+/// What `--progress` found.
+#[derive(Clone, Debug, Serialize)]
+pub struct LivenessReport {
+    pub progress: &'static str,
+    /// The thread that may never leave its loop, the loop, and why (absent when every
+    /// thread terminates).
+    pub stuck_thread: Option<String>,
+    pub stuck_loop: Option<String>,
+    pub explanation: Option<String>,
+}
+
+/// How to grade: the loop bound, and the progress model to judge termination under.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub bound: u32,
+    pub progress: Option<Progress>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { bound: crate::model::unroll::DEFAULT_BOUND, progress: None }
+    }
+}
+
+/// Judges termination under `progress` and records it in `report`.
+pub fn attach_liveness(report: &mut Report, test: &Litmus, model: Model, progress: Progress, bound: u32) -> Result<(), CheckError> {
+    let l = crate::model::progress::terminates(test, model, progress, bound)?;
+    report.terminates = Some(l.terminates);
+    let name = |t: u16| test.threads.get(t as usize).map_or_else(|| format!("thread {t}"), |th| th.name.clone());
+    let stuck = l.stuck.as_ref();
+    let explanation = stuck.map(|s| {
+        let kind = if s.stores { "a loop that stores" } else { "a spin loop (it only reads)" };
+        let others: Vec<String> = s.unscheduled.iter().map(|t| name(*t)).collect();
+        let left = if others.is_empty() {
+            "every other thread has finished, and no write it waits for comes".to_string()
+        } else {
+            format!(
+                "the {progress} progress model lets {} stay unscheduled, so the write it waits for may never come",
+                others.join(", "),
+                progress = progress.name()
+            )
+        };
+        format!("{} may repeat {kind} for ever: {left}", name(s.thread))
+    });
+    report.liveness = Some(LivenessReport {
+        progress: progress.name(),
+        stuck_thread: stuck.map(|s| name(s.thread)),
+        stuck_loop: stuck.map(|s| format!("back to `{}` at line {}", s.label, s.span.line)),
+        explanation,
+    });
+    if report.bound_reached.is_none() {
+        report.bound_reached = l.bound_reached.map(|b| bound_words(test, &b));
+    }
+    Ok(())
+}
+
+fn bound_words(test: &Litmus, b: &crate::model::BoundReached) -> String {
+    let t = test.threads.get(b.thread as usize).map_or("?", |t| t.name.as_str());
+    format!("{t}'s loop back to `{}` (line {}) wants more than {} iterations; longer executions are not judged (raise --bound)", b.label, b.span.line, b.bound)
 }
 
 /// One GPU's runs of the test, or why it was not run.
@@ -171,15 +243,27 @@ pub fn emitted(test: &Litmus, target: &lower::Target) -> IsaReport {
 }
 
 /// Grades one parsed test; `targets` are the builds whose emitted code the report lists.
-pub fn grade_for(file: &str, test: &Litmus, model: Model, source_lines: &[&str], targets: &[lower::Target]) -> Result<(Report, Verdict), CheckError> {
-    let (mut report, verdict) = grade(file, test, model, source_lines)?;
+pub fn grade_for(
+    file: &str,
+    test: &Litmus,
+    model: Model,
+    source_lines: &[&str],
+    targets: &[lower::Target],
+    opts: &Options,
+) -> Result<(Report, Verdict), CheckError> {
+    let (mut report, verdict) = grade_with(file, test, model, source_lines, opts)?;
     report.isa = targets.iter().map(|t| emitted(test, t)).collect();
     Ok((report, verdict))
 }
 
-/// Grades one parsed test.
+/// Grades one parsed test (loops unrolled to the default bound, no termination verdict).
 pub fn grade(file: &str, test: &Litmus, model: Model, source_lines: &[&str]) -> Result<(Report, Verdict), CheckError> {
-    let v = model::check(test, model)?;
+    grade_with(file, test, model, source_lines, &Options::default())
+}
+
+/// Grades one parsed test with `opts`.
+pub fn grade_with(file: &str, test: &Litmus, model: Model, source_lines: &[&str], opts: &Options) -> Result<(Report, Verdict), CheckError> {
+    let v = model::check_bounded(test, model, model::execution::MAX_CANDIDATES, opts.bound)?;
     let races = v.races.iter().map(|r| race_report(test, model, r)).collect();
     let condition = test.condition.as_ref().map(|c| {
         let q = match c.quantifier {
@@ -223,12 +307,19 @@ pub fn grade(file: &str, test: &Litmus, model: Model, source_lines: &[&str]) -> 
             final_states: v.states,
         },
         race_free: v.race_free(),
+        terminates: None,
+        liveness: None,
+        bound_reached: v.bound_reached.as_ref().map(|b| bound_words(test, b)),
         races,
         witness: v.witness.as_ref().map(|x| explain::interleaving(test, x)),
         fix,
         isa: Vec::new(),
         hardware: Vec::new(),
     };
+    let mut report = report;
+    if let Some(p) = opts.progress {
+        attach_liveness(&mut report, test, model, p, opts.bound)?;
+    }
     Ok((report, v))
 }
 
@@ -283,6 +374,20 @@ pub fn text(r: &Report) -> String {
         for race in &r.races {
             let _ = writeln!(o, "  - {:?} race: {}  ×  {}", race.kind, race.first.event, race.second.event);
             let _ = writeln!(o, "    rule: {}", race.rule);
+        }
+    }
+    if let Some(b) = &r.bound_reached {
+        let _ = writeln!(o, "  bound reached: {b}");
+    }
+    if let (Some(t), Some(l)) = (r.terminates, &r.liveness) {
+        match &l.explanation {
+            Some(why) if !t => {
+                let _ = writeln!(o, "  termination under {} progress: NO — {why}", l.progress);
+                let _ = writeln!(o, "    loop: {} of {}", l.stuck_loop.as_deref().unwrap_or("?"), l.stuck_thread.as_deref().unwrap_or("?"));
+            }
+            _ => {
+                let _ = writeln!(o, "  termination under {} progress: every thread terminates", l.progress);
+            }
         }
     }
     if let Some(w) = &r.witness {

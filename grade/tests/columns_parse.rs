@@ -289,8 +289,11 @@ fn regions_and_missing_scopes_and_errors() {
     // No scope tree: one work-group of one agent, a wavefront per thread.
     let (a, b) = (l.threads[0].placement, l.threads[1].placement);
     assert!(a.shares(&b, Scope::Workgroup) && !a.shares(&b, Scope::Wavefront));
-    let e = parse("LISA r\n{ }\n P0 ;\n Exit:  ;\n b Exit ;\nexists (x=0)").unwrap_err();
-    assert_eq!(e.to_string(), "t.litmus:5:2: the branch to `Exit` goes backwards; only forward branches are supported");
+    // A backward branch is a loop: kept as a label and a jump, unrolled by the model.
+    let looped = parse("LISA r\n{ x=0; }\n P0 ;\n Exit:  ;\n b Exit ;\nexists (x=0)").unwrap();
+    assert!(matches!(looped.threads[0].body.as_slice(), [Stmt::Label { .. }, Stmt::Goto { cond: None, .. }]), "{:?}", looped.threads[0].body);
+    let e = parse("LISA r\n{ }\n P0 ;\n b Nowhere ;\nexists (x=0)").unwrap_err();
+    assert_eq!(e.to_string(), "t.litmus:4:2: this thread has no label `Nowhere`");
     let e = parse("PTX r\n{ }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x=0)").unwrap_err();
     assert_eq!(e.to_string(), "t.litmus:4:2: this row has 1 column but the test has 2 threads");
     let e = parse("Vulkan r\n{ }\n P0@sg 0, wg 0, qf 0 ;\n st.atom.rel.sc0 x, 1 ;\nexists (x=0)").unwrap_err();

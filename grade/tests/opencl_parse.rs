@@ -98,6 +98,7 @@ fn without_span(mut s: Stmt) -> Stmt {
     match &mut s {
         Stmt::Load { span, .. } | Stmt::Store { span, .. } | Stmt::Rmw { span, .. } | Stmt::Cas { span, .. } => *span = zero,
         Stmt::Fence { span, .. } | Stmt::Barrier { span, .. } | Stmt::Assign { span, .. } | Stmt::If { span, .. } => *span = zero,
+        Stmt::Label { span, .. } | Stmt::Goto { span, .. } => *span = zero,
     }
     s
 }

@@ -29,6 +29,37 @@ pub enum ModelArg {
     Vulkan,
 }
 
+/// `--progress`: which threads the scheduler guarantees to run (Sorensen et al., OOPSLA 2021).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProgressArg {
+    /// Every thread that can run eventually runs.
+    Fair,
+    /// Only the lowest-id thread (work-group) that has not finished is guaranteed to run.
+    Hsa,
+    /// Occupancy-bound: a thread (work-group) that has run once keeps being scheduled.
+    Obe,
+    /// HSA and OBE together.
+    HsaObe,
+    /// Linear OBE: once a thread has run, it and every lower-id one keep being scheduled.
+    Lobe,
+    /// No guarantee: any thread may never be scheduled.
+    Unfair,
+}
+
+impl ProgressArg {
+    fn model(self) -> hipscope_grade::model::progress::Progress {
+        use hipscope_grade::model::progress::Progress;
+        match self {
+            ProgressArg::Fair => Progress::Fair,
+            ProgressArg::Hsa => Progress::Hsa,
+            ProgressArg::Obe => Progress::Obe,
+            ProgressArg::HsaObe => Progress::HsaObe,
+            ProgressArg::Lobe => Progress::Lobe,
+            ProgressArg::Unfair => Progress::Unfair,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Expect {
     /// The condition's outcome is reachable.
@@ -70,6 +101,14 @@ pub struct Args {
     /// The memory model to grade under.
     #[arg(long, value_enum, default_value = "hip")]
     pub model: ModelArg,
+    /// Unroll each loop of a litmus test at most this many times (Dartagnan's default, 4);
+    /// the verdict says when an execution needed more.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub bound: u32,
+    /// Also decide whether every thread terminates under this GPU progress model (JSON
+    /// `terminates`), naming the thread and loop that may spin for ever.
+    #[arg(long, value_enum)]
+    pub progress: Option<ProgressArg>,
     /// Print one JSON report per test (an array), for autograders.
     #[arg(long)]
     pub json: bool,
@@ -234,7 +273,8 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     for file in &files {
         // One malformed file in a directory of submissions must not hide the others'
         // grades: report it, grade the rest, and exit 2 at the end.
-        let (test, mut r, verdict) = match grade_file(file, model, &targets) {
+        let opts = report::Options { bound: args.bound, progress: args.progress.map(ProgressArg::model) };
+        let (test, mut r, verdict) = match grade_file(file, model, &targets, &opts) {
             Ok(g) => g,
             Err(e) if files.len() > 1 => {
                 eprintln!("hipscope: {e}");
@@ -292,11 +332,16 @@ fn warn(bar: &Option<indicatif::ProgressBar>, message: &str) {
     }
 }
 
-fn grade_file(file: &Path, model: Model, targets: &[hipscope_mm::lower::Target]) -> Result<(litmus::Litmus, Report, hipscope_grade::model::Verdict), CliError> {
+fn grade_file(
+    file: &Path,
+    model: Model,
+    targets: &[hipscope_mm::lower::Target],
+    opts: &report::Options,
+) -> Result<(litmus::Litmus, Report, hipscope_grade::model::Verdict), CliError> {
     let (test, source) = parse(file)?;
     let lines: Vec<&str> = source.lines().collect();
-    let (r, verdict) =
-        report::grade_for(&file.display().to_string(), &test, model, &lines, targets).map_err(|e| CliError::BadInput(format!("{}: {e}", file.display())))?;
+    let (r, verdict) = report::grade_for(&file.display().to_string(), &test, model, &lines, targets, opts)
+        .map_err(|e| CliError::BadInput(format!("{}: {e}", file.display())))?;
     Ok((test, r, verdict))
 }
 

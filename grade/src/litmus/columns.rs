@@ -781,9 +781,10 @@ where
     Ok(out)
 }
 
-/// Turns forward jumps into `if`s: `b r3 L; A; B; L:` becomes `if (!r3) { A; B }`. Jumps
-/// backwards, to a missing label, or out of an enclosing jump's block are rejected: the
-/// program has structured control flow only.
+/// Turns forward jumps into `if`s: `b r3 L; A; B; L:` becomes `if (!r3) { A; B }`. A thread
+/// whose jumps go backwards (a spin loop) or out of the block an earlier jump skips keeps
+/// its labels and jumps as [`Stmt::Label`] and [`Stmt::Goto`]: the model unrolls it. A jump
+/// to a label the thread does not have is an error.
 pub fn structure(items: Vec<Item>) -> ParseResult<Vec<Stmt>> {
     let mut labels: Vec<(String, usize)> = Vec::new();
     for (i, item) in items.iter().enumerate() {
@@ -797,9 +798,37 @@ pub fn structure(items: Vec<Item>) -> ParseResult<Vec<Stmt>> {
             labels.push((name.clone(), i));
         }
     }
+    let mut jumps = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        if let Item::Jump { label, span, .. } = item {
+            let Some(target) = labels.iter().find(|(n, _)| n == label).map(|(_, at)| *at) else {
+                return Err(SyntaxError::new(*span, format!("this thread has no label `{label}`")));
+            };
+            jumps.push((i, target));
+        }
+    }
+    if !nests(&jumps) {
+        return Ok(items.into_iter().filter_map(unstructured).collect());
+    }
     let len = items.len();
     let mut slots: Vec<Option<Item>> = items.into_iter().map(Some).collect();
     build(&mut slots, &labels, 0, len, 0)
+}
+
+/// Do the jumps `(from, to)` all go forwards and nest (a jump inside the block an earlier
+/// jump skips lands inside that block too)?
+fn nests(jumps: &[(usize, usize)]) -> bool {
+    let forward = jumps.iter().all(|(from, to)| to > from);
+    forward && jumps.iter().all(|(f1, t1)| jumps.iter().all(|(f2, t2)| !(f1 < f2 && f2 < t1) || t2 <= t1))
+}
+
+/// An item of a thread kept with its labels and jumps.
+fn unstructured(item: Item) -> Option<Stmt> {
+    Some(match item {
+        Item::Stmt(s) => s,
+        Item::Label { name, span } => Stmt::Label { name, span },
+        Item::Jump { cond, label, span } => Stmt::Goto { cond, label, span },
+    })
 }
 
 /// The statements of `slots[lo..hi]`, inside `nesting` enclosing branches (each jump nests
@@ -1343,13 +1372,15 @@ mod tests {
     }
 
     #[test]
-    fn backward_missing_and_crossing_jumps_are_rejected() {
+    fn backward_and_crossing_jumps_keep_their_labels_and_missing_ones_are_rejected() {
         let jump = |l: &str| Item::Jump { cond: None, label: l.into(), span: Span::default() };
         let label = |l: &str| Item::Label { name: l.into(), span: Span::default() };
-        assert!(structure(vec![label("L"), jump("L")]).unwrap_err().message.contains("backwards"));
+        let looped = structure(vec![label("L"), jump("L")]).unwrap();
+        assert!(matches!(looped.as_slice(), [Stmt::Label { .. }, Stmt::Goto { .. }]), "{looped:?}");
         assert!(structure(vec![jump("M")]).unwrap_err().message.contains("no label"));
-        let crossing = structure(vec![jump("A"), jump("B"), label("A"), label("B")]).unwrap_err();
-        assert!(crossing.message.contains("nest"), "{}", crossing.message);
+        let crossing = structure(vec![jump("A"), jump("B"), label("A"), label("B")]).unwrap();
+        assert_eq!(crossing.len(), 4);
+        assert!(matches!(crossing[1], Stmt::Goto { ref label, .. } if label == "B"));
     }
 
     #[test]

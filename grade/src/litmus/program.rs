@@ -145,8 +145,10 @@ impl Target {
     }
 }
 
-/// One statement of a thread. Control flow is structured (`if`/`else`); parsers turn
-/// forward branches (`b r3 Exit1 … Exit1:`) into `If`, and reject backward ones.
+/// One statement of a thread. Control flow is structured (`if`/`else`) where the source's
+/// branches nest: parsers turn forward branches (`b r3 Exit1 … Exit1:`) into `If`. A thread
+/// whose branches go backwards (spin loops) or cross keeps them as [`Stmt::Label`] and
+/// [`Stmt::Goto`] at the top level of its body; the model unrolls its loops to a bound.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     /// `reg = load(target)`.
@@ -171,6 +173,11 @@ pub enum Stmt {
     Assign { reg: RegId, value: Expr, span: Span },
     /// `if (cond) { then } else { otherwise }`.
     If { cond: Expr, then: Vec<Stmt>, otherwise: Vec<Stmt>, span: Span },
+    /// `LC00:`: a branch target in a thread with unstructured control flow.
+    Label { name: String, span: Span },
+    /// `bne r0, 0, LC01` / `goto LC00`: jump to the label when `cond` is non-zero (`None`:
+    /// always); only in threads with unstructured control flow, never inside an `If`.
+    Goto { cond: Option<Expr>, label: String, span: Span },
 }
 
 /// Calls `f` with every statement of `body`, nested `if` bodies included (then before else),
@@ -232,6 +239,8 @@ impl Stmt {
             | Stmt::Fence { span, .. }
             | Stmt::Barrier { span, .. }
             | Stmt::Assign { span, .. }
+            | Stmt::Label { span, .. }
+            | Stmt::Goto { span, .. }
             | Stmt::If { span, .. } => *span,
         }
     }

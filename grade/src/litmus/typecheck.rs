@@ -53,8 +53,8 @@ fn check_stmt(test: &Litmus, thread: &Thread, stmt: &Stmt) -> ParseResult<()> {
             }
             Ok(())
         }
-        Stmt::If { cond, .. } => comparisons(thread, cond, span),
-        Stmt::Load { .. } | Stmt::Fence { .. } | Stmt::Barrier { .. } => Ok(()),
+        Stmt::If { cond, .. } | Stmt::Goto { cond: Some(cond), .. } => comparisons(thread, cond, span),
+        Stmt::Load { .. } | Stmt::Fence { .. } | Stmt::Barrier { .. } | Stmt::Label { .. } | Stmt::Goto { cond: None, .. } => Ok(()),
     }
 }
 

@@ -75,8 +75,8 @@ fn exprs(stmt: &Stmt) -> Vec<&Expr> {
         Stmt::Store { value, .. } | Stmt::Assign { value, .. } => vec![value],
         Stmt::Rmw { operand, .. } => vec![operand],
         Stmt::Cas { expected, desired, .. } => vec![expected, desired],
-        Stmt::If { cond, .. } => vec![cond],
-        Stmt::Load { .. } | Stmt::Fence { .. } | Stmt::Barrier { .. } => Vec::new(),
+        Stmt::If { cond, .. } | Stmt::Goto { cond: Some(cond), .. } => vec![cond],
+        Stmt::Load { .. } | Stmt::Fence { .. } | Stmt::Barrier { .. } | Stmt::Label { .. } | Stmt::Goto { cond: None, .. } => Vec::new(),
     }
 }
 

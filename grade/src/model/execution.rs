@@ -72,7 +72,18 @@ pub fn for_each(runs: &Runs, visit: impl FnMut(&Execution)) -> Result<(), TooMan
 
 /// [`for_each`], refusing the test beyond `max_candidates` (at most [`MAX_CANDIDATES`]) in
 /// place of the usual limit, as the fuzzer does to keep each input quick.
-pub fn for_each_within(runs: &Runs, max_candidates: usize, mut visit: impl FnMut(&Execution)) -> Result<(), TooManyEvents> {
+pub fn for_each_within(runs: &Runs, max_candidates: usize, visit: impl FnMut(&Execution)) -> Result<(), TooManyEvents> {
+    for_each_accepted(runs, max_candidates, |_| true, visit)
+}
+
+/// [`for_each_within`] over the combinations of runs (one index per thread) that `accept`
+/// keeps: the others cost one unit of budget each and are not expanded.
+pub fn for_each_accepted(
+    runs: &Runs,
+    max_candidates: usize,
+    accept: impl Fn(&[usize]) -> bool,
+    mut visit: impl FnMut(&Execution),
+) -> Result<(), TooManyEvents> {
     let mut choice = vec![0usize; runs.per_thread.len()];
     if runs.per_thread.iter().any(|r| r.is_empty()) {
         return Ok(());
@@ -80,10 +91,14 @@ pub fn for_each_within(runs: &Runs, max_candidates: usize, mut visit: impl FnMut
     let mut budget = max_candidates.min(MAX_CANDIDATES);
     loop {
         // Combinations of runs whose reads cannot all be satisfied cost budget too, or many
-        // threads with many runs each could loop for ever without one candidate.
-        budget = budget.checked_sub(1).ok_or(TooManyEvents::Candidates)?;
-        if let Some(skeleton) = Skeleton::new(runs, &choice)? {
-            skeleton.for_each_rf_co(&mut visit, &mut budget)?;
+        // threads with many runs each could loop for ever without one candidate. Those
+        // `accept` refuses cost nothing: it looks at the run choice only, and the number of
+        // combinations is bounded by the runs per thread.
+        if accept(&choice) {
+            budget = budget.checked_sub(1).ok_or(TooManyEvents::Candidates)?;
+            if let Some(skeleton) = Skeleton::new(runs, &choice)? {
+                skeleton.for_each_rf_co(&mut visit, &mut budget)?;
+            }
         }
         if !advance(&mut choice, |i| runs.per_thread[i].len()) {
             return Ok(());
@@ -175,13 +190,14 @@ impl Skeleton {
 
     fn for_each_rf_co(&self, visit: &mut impl FnMut(&Execution), budget: &mut usize) -> Result<(), TooManyEvents> {
         let n = self.events.len();
-        // Each cell's write orders are listed up front; refuse before listing more than the
-        // budget could visit (each ordering is a candidate at least).
+        // The write orders of cells without read-modify-writes are listed up front; refuse
+        // before listing more than the budget could visit (each ordering is a candidate at
+        // least). A cell with read-modify-writes has its orders built per reads-from choice.
         let mut orderings = 1usize;
-        for (_, _, ws) in &self.writes_per_cell {
+        for (_, _, ws) in self.writes_per_cell.iter().filter(|(_, _, ws)| !self.chained(ws)) {
             orderings = (1..=ws.len()).try_fold(orderings, |acc, k| acc.checked_mul(k)).filter(|o| *o <= *budget).ok_or(TooManyEvents::Candidates)?;
         }
-        let orders: Vec<Vec<Vec<usize>>> = self.writes_per_cell.iter().map(|(_, _, ws)| permutations(ws)).collect();
+        let fixed: Vec<Option<Vec<Vec<usize>>>> = self.writes_per_cell.iter().map(|(_, _, ws)| (!self.chained(ws)).then(|| permutations(ws))).collect();
         // One execution, whose rf and co are rewritten for each choice: the events and
         // program order are the skeleton's and do not change.
         let mut exec = Execution {
@@ -201,6 +217,13 @@ impl Skeleton {
                 exec.rf.add(from[*pick], *r);
                 exec.rf_source[*r] = Some(from[*pick]);
             }
+            let Some(orders) = self.orders(&fixed, &exec.rf_source, budget)? else {
+                *budget = budget.checked_sub(1).ok_or(TooManyEvents::Candidates)?;
+                if !advance(&mut rf_pick, |i| self.candidates[i].1.len()) {
+                    return Ok(());
+                }
+                continue;
+            };
             let mut co_pick = vec![0usize; orders.len()];
             loop {
                 (exec.co, exec.final_memory) = self.coherence(&orders, &co_pick);
@@ -214,6 +237,58 @@ impl Skeleton {
                 return Ok(());
             }
         }
+    }
+
+    /// Does a cell with writes `ws` have read-modify-writes, all its writes of one width? Its
+    /// coherence orders then follow from reads-from: every model here requires an atomic
+    /// read-modify-write to come immediately after the write it reads in coherence
+    /// (atomicity, `rmw ∩ (fr ; co) = ∅`), so each is chained to its source.
+    fn chained(&self, ws: &[usize]) -> bool {
+        let bytes = ws.first().and_then(|w| self.events[*w].bytes());
+        ws.iter().any(|w| matches!(self.events[*w].kind, Kind::Rmw { .. })) && ws.iter().all(|w| self.events[*w].bytes() == bytes)
+    }
+
+    /// Each cell's write orders under the reads-from choice `rf_source` (`None`: two
+    /// read-modify-writes read the same write, or they read each other in a cycle).
+    #[allow(clippy::type_complexity)]
+    fn orders(&self, fixed: &[Option<Vec<Vec<usize>>>], rf_source: &[Option<usize>], budget: &usize) -> Result<Option<Vec<Vec<Vec<usize>>>>, TooManyEvents> {
+        let mut out = Vec::new();
+        for ((_, init, ws), fixed) in self.writes_per_cell.iter().zip(fixed) {
+            if let Some(f) = fixed {
+                out.push(f.clone());
+                continue;
+            }
+            let mut next: Vec<(usize, usize)> = Vec::new();
+            for w in ws.iter().filter(|w| matches!(self.events[**w].kind, Kind::Rmw { .. })) {
+                let Some(src) = rf_source[*w] else { return Ok(None) };
+                if next.iter().any(|(s, _)| *s == src) {
+                    return Ok(None);
+                }
+                next.push((src, *w));
+            }
+            let chain = |start: usize| {
+                let mut c = vec![start];
+                while let Some((_, n)) = next.iter().find(|(s, _)| Some(s) == c.last()) {
+                    if c.len() > ws.len() {
+                        break;
+                    }
+                    c.push(*n);
+                }
+                c
+            };
+            let head: Vec<usize> = chain(*init).into_iter().skip(1).collect();
+            let others: Vec<Vec<usize>> = ws.iter().filter(|w| !next.iter().any(|(_, n)| n == *w)).map(|w| chain(*w)).collect();
+            if head.len() + others.iter().map(Vec::len).sum::<usize>() != ws.len() {
+                return Ok(None);
+            }
+            let count = (1..=others.len()).try_fold(1usize, |acc, k| acc.checked_mul(k)).filter(|c| c <= budget).ok_or(TooManyEvents::Candidates)?;
+            let mut orders = Vec::with_capacity(count);
+            for perm in permutations(&(0..others.len()).collect::<Vec<_>>()) {
+                orders.push(head.iter().copied().chain(perm.iter().flat_map(|i| others[*i].iter().copied())).collect());
+            }
+            out.push(orders);
+        }
+        Ok(Some(out))
     }
 
     /// `co` for one choice of write order per cell (the initial write first), and the final

@@ -7,10 +7,12 @@ pub mod execution;
 pub mod hip;
 pub mod hsa;
 pub mod opencl;
+pub mod progress;
 pub mod ptx;
 pub mod relation;
 pub mod scoped;
 pub mod traces;
+pub mod unroll;
 pub mod vulkan;
 
 #[cfg(test)]
@@ -67,6 +69,19 @@ pub struct Verdict {
     pub races: Vec<Race>,
     /// A consistent execution satisfying the proposition, if one exists.
     pub witness: Option<Execution>,
+    /// A loop some run wanted to iterate more often than the bound: the executions that
+    /// need more iterations are not judged (the verdict holds up to the bound only).
+    pub bound_reached: Option<BoundReached>,
+}
+
+/// Where the unrolling bound cut a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoundReached {
+    pub thread: u16,
+    /// The loop head's label and the backward jump's position.
+    pub label: String,
+    pub span: Span,
+    pub bound: u32,
 }
 
 impl Verdict {
@@ -97,9 +112,15 @@ pub fn check(test: &Litmus, model: Model) -> Result<Verdict, CheckError> {
 /// [`check`], refusing the test beyond `max_candidates` candidate executions (the fuzzer
 /// judges each input within a small budget).
 pub fn check_within(test: &Litmus, model: Model, max_candidates: usize) -> Result<Verdict, CheckError> {
-    let runs = traces::runs(test, model != Model::Opencl)?;
+    check_bounded(test, model, max_candidates, unroll::DEFAULT_BOUND)
+}
+
+/// [`check_within`], unrolling loops `bound` times.
+pub fn check_bounded(test: &Litmus, model: Model, max_candidates: usize, bound: u32) -> Result<Verdict, CheckError> {
+    let all = traces::runs_bounded(test, model != Model::Opencl, bound)?;
+    let (runs, bound_reached) = finished_runs(all, bound);
     let ctx = Context::new(test, model);
-    let mut v = Verdict { model, candidates: 0, consistent: 0, positive: 0, states: 0, holds: None, races: Vec::new(), witness: None };
+    let mut v = Verdict { model, candidates: 0, consistent: 0, positive: 0, states: 0, holds: None, races: Vec::new(), witness: None, bound_reached };
     let mut states = BTreeSet::new();
     let mut race_keys = BTreeSet::new();
     let mut all_satisfy = true;
@@ -134,6 +155,20 @@ pub fn check_within(test: &Litmus, model: Model, max_candidates: usize) -> Resul
         Quantifier::Forall => all_satisfy,
     });
     Ok(v)
+}
+
+/// The runs that reach their thread's end, and the first loop the bound cut.
+fn finished_runs(mut runs: traces::Runs, bound: u32) -> (traces::Runs, Option<BoundReached>) {
+    let mut reached = None;
+    for (t, per) in runs.per_thread.iter_mut().enumerate() {
+        for run in per.iter() {
+            if let (None, unroll::RunEnd::Bound { label, span }) = (&reached, &run.end) {
+                reached = Some(BoundReached { thread: t as u16, label: label.clone(), span: *span, bound });
+            }
+        }
+        per.retain(|r| r.end == unroll::RunEnd::Exit);
+    }
+    (runs, reached)
 }
 
 /// The final state of one execution, for evaluating conditions.

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::event::{Cell, Event, Kind};
 use super::relation::MAX_EVENTS;
+use super::unroll::{BackJump, Loops, RunEnd, DEFAULT_BOUND};
 use crate::litmus::arith::{self, apply};
 use crate::litmus::{Expr, Litmus, RegId, Span, Stmt, Target, Term, Thread};
 use hipscope_mm::{Space, Value, ValueType};
@@ -38,6 +39,8 @@ const MAX_ROUNDS: usize = 64;
 pub struct Run {
     pub events: Vec<Event>,
     pub regs: Vec<Value>,
+    /// Whether the thread ran to its end, hit the loop bound, or may loop for ever.
+    pub end: RunEnd,
 }
 
 /// The runs of every thread, and the cells with their initial values.
@@ -67,6 +70,12 @@ pub enum TooLarge {
 /// behaves); without it a local location is one object shared by all threads, as
 /// Dartagnan, whose verdicts the OpenCL model reproduces, treats it.
 pub fn runs(test: &Litmus, local_per_workgroup: bool) -> Result<Runs, TooLarge> {
+    runs_bounded(test, local_per_workgroup, DEFAULT_BOUND)
+}
+
+/// [`runs`], unrolling each loop at most `bound` times. The runs that end otherwise than at
+/// the thread's end ([`RunEnd`]) are kept: the caller picks the ones it judges.
+pub fn runs_bounded(test: &Litmus, local_per_workgroup: bool, bound: u32) -> Result<Runs, TooLarge> {
     let cells = cells(test, local_per_workgroup);
     // The condition's constants are candidate values too: a model without a thin-air axiom
     // (OpenCL) allows a value that justifies itself through a cycle of reads, and the
@@ -87,7 +96,7 @@ pub fn runs(test: &Litmus, local_per_workgroup: bool) -> Result<Runs, TooLarge> 
     if let Some((cell, _)) = domain.iter().find(|(_, vs)| vs.len() > MAX_VALUES_PER_CELL) {
         return Err(TooLarge::Values { location: location_name(test, *cell) });
     }
-    let mut per_thread = all_runs(test, &domain, local_per_workgroup)?;
+    let mut per_thread = all_runs(test, &domain, local_per_workgroup, bound)?;
     for _ in 0..rounds {
         let mut grown = domain.clone();
         for ev in per_thread.iter().flatten().flat_map(|r| &r.events) {
@@ -102,7 +111,7 @@ pub fn runs(test: &Litmus, local_per_workgroup: bool) -> Result<Runs, TooLarge> 
             break;
         }
         domain = grown;
-        per_thread = all_runs(test, &domain, local_per_workgroup)?;
+        per_thread = all_runs(test, &domain, local_per_workgroup, bound)?;
     }
     Ok(Runs { per_thread, cells })
 }
@@ -167,9 +176,10 @@ pub fn cell_of(test: &Litmus, thread: &Thread, target: Target, local_per_workgro
     Cell { loc: target.loc, workgroup: local.then_some(thread.placement.workgroup) }
 }
 
-fn all_runs(test: &Litmus, domain: &BTreeMap<Cell, BTreeSet<Value>>, per_wg: bool) -> Result<Vec<Vec<Run>>, TooLarge> {
+fn all_runs(test: &Litmus, domain: &BTreeMap<Cell, BTreeSet<Value>>, per_wg: bool, bound: u32) -> Result<Vec<Vec<Run>>, TooLarge> {
     let mut budget = MAX_RUNS_BYTES;
-    test.threads.iter().enumerate().map(|(i, t)| thread_runs(test, i as u16, t, domain, per_wg, &mut budget)).collect()
+    let space = Enumeration { domain, per_wg, bound };
+    test.threads.iter().enumerate().map(|(i, t)| thread_runs(test, i as u16, t, &space, &mut budget)).collect()
 }
 
 /// Bytes a finished run holds.
@@ -177,16 +187,47 @@ fn run_bytes(run: &Run) -> usize {
     std::mem::size_of::<Run>() + run.events.len() * std::mem::size_of::<Event>() + run.regs.len() * std::mem::size_of::<Value>()
 }
 
-/// A thread's statements flattened into straight-line code with forward jumps.
+/// A thread's statements flattened into code with jumps.
 enum Op<'a> {
     Do(&'a Stmt),
     /// Jump to the target when the expression is zero.
     JumpIfZero(&'a Expr, usize),
     Jump(usize),
+    /// A label of a thread with unstructured control flow (a loop head, maybe).
+    Label,
+    /// A `goto` (taken when the condition is non-zero or absent), resolved to its label's
+    /// position; `usize::MAX` until resolved.
+    Goto(&'a Stmt, usize),
+}
+
+/// `body` flattened, with every `goto` resolved to its label's position (the parser has
+/// checked that each label exists).
+fn flatten_thread(body: &[Stmt]) -> Vec<Op<'_>> {
+    let mut out = Vec::new();
+    flatten(body, &mut out);
+    let labels: Vec<(&str, usize)> = body
+        .iter()
+        .filter_map(|s| if let Stmt::Label { name, .. } = s { Some(name.as_str()) } else { None })
+        .zip(out.iter().enumerate().filter(|(_, op)| matches!(op, Op::Label)).map(|(i, _)| i))
+        .collect();
+    for op in &mut out {
+        if let Op::Goto(Stmt::Goto { label, .. }, to) = op {
+            *to = labels.iter().find(|(n, _)| n == label).map_or(usize::MAX, |(_, at)| *at);
+        }
+    }
+    out
 }
 
 fn flatten<'a>(body: &'a [Stmt], out: &mut Vec<Op<'a>>) {
     for stmt in body {
+        if let Stmt::Label { .. } = stmt {
+            out.push(Op::Label);
+            continue;
+        }
+        if let Stmt::Goto { .. } = stmt {
+            out.push(Op::Goto(stmt, usize::MAX));
+            continue;
+        }
         if let Stmt::If { cond, then, otherwise, .. } = stmt {
             let branch = out.len();
             out.push(Op::Jump(0));
@@ -213,6 +254,9 @@ struct State {
     control: u64,
     events: Vec<Event>,
     barriers: usize,
+    loops: Loops,
+    /// Set when the run ends before the thread's end (bound reached, or stuck in a loop).
+    ended: Option<RunEnd>,
 }
 
 impl State {
@@ -239,34 +283,34 @@ impl State {
 }
 
 /// Every run of one thread; `budget` is what the runs of all threads may still take (bytes).
-fn thread_runs(
-    test: &Litmus,
-    index: u16,
-    thread: &Thread,
-    domain: &BTreeMap<Cell, BTreeSet<Value>>,
+/// What the runs of a thread are enumerated over: the values each cell may hold, whether
+/// local memory is per work-group, and the loop bound.
+struct Enumeration<'a> {
+    domain: &'a BTreeMap<Cell, BTreeSet<Value>>,
     per_wg: bool,
-    budget: &mut usize,
-) -> Result<Vec<Run>, TooLarge> {
-    let mut code = Vec::new();
-    flatten(&thread.body, &mut code);
+    bound: u32,
+}
+
+fn thread_runs(test: &Litmus, index: u16, thread: &Thread, space: &Enumeration<'_>, budget: &mut usize) -> Result<Vec<Run>, TooLarge> {
+    let code = flatten_thread(&thread.body);
     let mut regs = vec![0; thread.regs.len()];
     for (r, v) in &thread.reg_init {
         if let Some(slot) = regs.get_mut(r.0 as usize) {
             *slot = thread.reg_type(*r).wrap(*v);
         }
     }
-    let ctx = Ctx { test, index, thread, domain, code: &code, per_wg };
+    let ctx = Ctx { test, index, thread, domain: space.domain, code: &code, per_wg: space.per_wg, bound: space.bound };
     let mut done = Vec::new();
     let taint = vec![0; regs.len()];
-    let mut pending = vec![State { pc: 0, regs, taint, control: 0, events: Vec::new(), barriers: 0 }];
+    let mut pending = vec![State { pc: 0, regs, taint, control: 0, events: Vec::new(), barriers: 0, loops: Loops::default(), ended: None }];
     while let Some(state) = pending.pop() {
         // A run longer than an execution can hold is refused as soon as it gets there: the
         // forks of a long run would otherwise fill memory before any limit is looked at.
         if state.events.len() > MAX_EVENTS {
             return Err(TooLarge::Events { thread: thread.name.clone() });
         }
-        if state.pc >= code.len() {
-            let run = Run { events: state.events, regs: state.regs };
+        if state.pc >= code.len() || state.ended.is_some() {
+            let run = Run { events: state.events, regs: state.regs, end: state.ended.unwrap_or(RunEnd::Exit) };
             *budget = budget.checked_sub(run_bytes(&run)).ok_or(TooLarge::Memory)?;
             done.push(run);
             if done.len() > MAX_RUNS_PER_THREAD {
@@ -291,6 +335,7 @@ struct Ctx<'a> {
     domain: &'a BTreeMap<Cell, BTreeSet<Value>>,
     code: &'a [Op<'a>],
     per_wg: bool,
+    bound: u32,
 }
 
 impl Ctx<'_> {
@@ -303,6 +348,43 @@ impl Ctx<'_> {
                 s.pc = if self.eval(cond, &s.regs) == 0 { *to } else { s.pc + 1 };
             }
             Op::Do(stmt) => return self.execute(stmt, s, out),
+            Op::Label => {
+                s.loops.arrive(s.pc, s.events.len(), &s.regs);
+                s.pc += 1;
+            }
+            Op::Goto(stmt, to) => return self.goto(stmt, *to, s, out),
+        }
+        out.push(s);
+    }
+
+    /// A `goto` at `s.pc` to the label at `to`: a backward one taken ends an iteration of
+    /// its loop ([`Loops::back`]).
+    fn goto(&self, stmt: &Stmt, to: usize, mut s: State, out: &mut Vec<State>) {
+        let Stmt::Goto { cond, label, span } = stmt else { return };
+        if let Some(c) = cond {
+            s.control |= s.taint_of(c);
+            if self.eval(c, &s.regs) == 0 {
+                s.pc += 1;
+                out.push(s);
+                return;
+            }
+        }
+        if to > s.pc {
+            s.pc = to;
+            out.push(s);
+            return;
+        }
+        let jump = BackJump { at: s.pc, head: to, label, span: *span };
+        let back = s.loops.back(&jump, &s.events, &s.regs, self.bound);
+        if let Some(stuck) = back.stuck {
+            let mut forever = s.clone();
+            forever.ended = Some(RunEnd::Stuck(stuck));
+            out.push(forever);
+        }
+        if back.bound {
+            s.ended = Some(RunEnd::Bound { label: label.clone(), span: *span });
+        } else {
+            s.pc = to;
         }
         out.push(s);
     }
@@ -397,7 +479,7 @@ impl Ctx<'_> {
                 }
                 s.events.push(ctx.event(kind, *span, deps));
             }),
-            Stmt::If { .. } => unreachable!("flatten removes every If"),
+            Stmt::If { .. } | Stmt::Label { .. } | Stmt::Goto { .. } => unreachable!("flatten removes every If, Label and Goto"),
         }
     }
 

@@ -235,7 +235,11 @@ fn stmt_ids<'a>(stmt: &'a Stmt, stack: &mut Vec<&'a Stmt>) -> (Vec<Option<RegId>
             stack.extend(then.iter().chain(otherwise));
             None
         }
-        Stmt::Fence { .. } | Stmt::Barrier { .. } => None,
+        Stmt::Goto { cond: Some(cond), .. } => {
+            expr_regs(cond, &mut regs);
+            None
+        }
+        Stmt::Fence { .. } | Stmt::Barrier { .. } | Stmt::Label { .. } | Stmt::Goto { cond: None, .. } => None,
     };
     (regs, target)
 }

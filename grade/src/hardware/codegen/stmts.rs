@@ -23,6 +23,8 @@ impl Gen<'_> {
                 self.regs.set_raw(*reg, ty);
             }
             Stmt::If { cond, then, otherwise, .. } => self.branch(cond, then, otherwise)?,
+            // A loop would need the wave's branch and a bound the hardware run cannot give.
+            Stmt::Label { .. } | Stmt::Goto { .. } => return Err(Unsupported("loops and branches that do not nest are judged by the model only".into())),
             Stmt::Load { reg, target, .. } => {
                 self.access(st, Some(*reg), AccessKind::Load)?;
                 self.regs.set_raw(*reg, self.test.loc_type(target.loc));

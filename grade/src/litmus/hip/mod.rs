@@ -533,7 +533,7 @@ fn accesses(body: &[Stmt], loc: LocId) -> bool {
     body.iter().any(|s| match s {
         Stmt::Load { target, .. } | Stmt::Store { target, .. } | Stmt::Rmw { target, .. } | Stmt::Cas { target, .. } => target.loc == loc,
         Stmt::If { then, otherwise, .. } => accesses(then, loc) || accesses(otherwise, loc),
-        Stmt::Fence { .. } | Stmt::Barrier { .. } | Stmt::Assign { .. } => false,
+        Stmt::Fence { .. } | Stmt::Barrier { .. } | Stmt::Assign { .. } | Stmt::Label { .. } | Stmt::Goto { .. } => false,
     })
 }
 

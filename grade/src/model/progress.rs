@@ -1,0 +1,310 @@
+//! Does every thread of a litmus test terminate under a GPU progress model?
+//!
+//! The reference is Dartagnan's liveness check (`Property.TERMINATION`): a test fails to
+//! terminate when some consistent execution has a thread stuck in a loop for ever
+//! (`NonTerminationEncoder`) while every thread the progress model guarantees to be
+//! scheduled has done all it can (`ProgramEncoder.ForwardProgressEncoder`). Concretely, an
+//! execution witnesses non-termination when
+//!
+//! - each thread has run to its end, is stuck in a loop (its last iteration, or its last two
+//!   for a loop that stores, repeat for ever: [`super::unroll`]), or has stopped anywhere
+//!   (not started at all, or part-way), and no loop wanted more iterations than the bound;
+//! - at least one thread is stuck;
+//! - the repetition is fair: a stuck iteration's reads read the coherence-last write of
+//!   their location or a write of the repeated iterations, no other read reads a write of
+//!   the repeated suffix, earlier writes are coherence-before the suffix's, and the
+//!   reads-from and coherence edges among the repeated infix iterations are those among
+//!   the suffix iterations they match;
+//! - the threads that stopped are ones the progress model lets stay unscheduled.
+//!
+//! Progress is granted down the scope hierarchy (root, agent, work-group, wavefront,
+//! thread), as Dartagnan's `ThreadHierarchy`: the root has progress; a group with
+//! progress gives it to children as its model says (`ProgressModel`): fair, every child;
+//! HSA, each child no lower-id sibling of which can still be scheduled; OBE, each child
+//! that has started; HSA_OBE, both; LOBE, each child with a same- or higher-id sibling that
+//! has started; unfair, none. A group with progress and a schedulable child also gives
+//! progress to some schedulable child. A thread with progress does not stop: it ends,
+//! or is stuck. Threads that ended are not schedulable; stuck and stopped ones are.
+//! Control barriers do not block here (a thread waiting at a barrier nobody else reaches
+//! is not detected).
+
+use std::ops::Range;
+
+use super::execution::{self, Execution};
+use super::scoped::Context;
+use super::traces::{self, Run, Runs};
+use super::unroll::{RunEnd, Stuck};
+use super::{BoundReached, CheckError, Model};
+use crate::litmus::{Litmus, Span};
+
+/// A GPU forward-progress model (Sorensen et al., "Specifying and testing GPU workgroup
+/// progress models", OOPSLA 2021; Dartagnan's `ProgressModel`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    Fair,
+    Hsa,
+    Obe,
+    HsaObe,
+    Lobe,
+    Unfair,
+}
+
+impl Progress {
+    pub const ALL: [Progress; 6] = [Progress::Fair, Progress::Hsa, Progress::Obe, Progress::HsaObe, Progress::Lobe, Progress::Unfair];
+
+    /// The command-line name (`fair`, `hsa`, `obe`, `hsa-obe`, `lobe`, `unfair`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Progress::Fair => "fair",
+            Progress::Hsa => "hsa",
+            Progress::Obe => "obe",
+            Progress::HsaObe => "hsa-obe",
+            Progress::Lobe => "lobe",
+            Progress::Unfair => "unfair",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Progress> {
+        Progress::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+/// What the liveness check says of one test.
+#[derive(Clone, Debug)]
+pub struct Liveness {
+    pub progress: Progress,
+    pub terminates: bool,
+    /// The thread stuck in the witnessing execution, if one does not terminate.
+    pub stuck: Option<StuckThread>,
+    /// A loop the bound cut (the answer holds up to the bound).
+    pub bound_reached: Option<BoundReached>,
+}
+
+/// A thread that may loop for ever, and the threads the progress model leaves unscheduled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StuckThread {
+    pub thread: u16,
+    pub label: String,
+    pub span: Span,
+    /// Whether the loop stores (a loop that only reads is a spin loop).
+    pub stores: bool,
+    /// Threads that stopped (never ran, or stopped part-way) in the witness.
+    pub unscheduled: Vec<u16>,
+}
+
+/// How a thread's run ends in a liveness candidate.
+#[derive(Clone, Debug, PartialEq)]
+enum Status {
+    Done,
+    Stuck(Stuck),
+    /// Stopped after `events` events (0: never started).
+    Stopped {
+        events: usize,
+    },
+}
+
+impl Status {
+    fn schedulable(&self) -> bool {
+        !matches!(self, Status::Done)
+    }
+    fn started(&self) -> bool {
+        !matches!(self, Status::Stopped { events: 0 })
+    }
+}
+
+/// Judges whether every thread of `test` terminates under `progress`, with loops unrolled
+/// `bound` times and executions consistent under `model`.
+///
+/// The bound is deepened from 1: an execution cut at a smaller bound is one at the larger
+/// bound too (with the same iterations), so a witness found early is one at `bound`, and
+/// most non-terminating tests are settled before the executions of the full bound are
+/// enumerated.
+pub fn terminates(test: &Litmus, model: Model, progress: Progress, bound: u32) -> Result<Liveness, CheckError> {
+    let mut at = 1;
+    loop {
+        let found = terminates_at(test, model, progress, at.min(bound))?;
+        if !found.terminates || at >= bound {
+            return Ok(found);
+        }
+        at += 1;
+    }
+}
+
+fn terminates_at(test: &Litmus, model: Model, progress: Progress, bound: u32) -> Result<Liveness, CheckError> {
+    let all = traces::runs_bounded(test, model != Model::Opencl, bound)?;
+    let bound_reached = first_bound(&all, bound);
+    let (runs, statuses) = candidates(all);
+    let tree = Tree::of(test);
+    let ctx = Context::new(test, model);
+    let mut stuck = None;
+    let accept = |choice: &[usize]| {
+        let st: Vec<&Status> = choice.iter().enumerate().map(|(t, c)| &statuses[t][*c]).collect();
+        st.iter().any(|s| matches!(s, Status::Stuck(_))) && tree.allows(progress, &st)
+    };
+    execution::for_each_accepted(&runs, execution::MAX_CANDIDATES, accept, |x| {
+        if stuck.is_some() || ctx.judge(x).is_err() {
+            return;
+        }
+        let st: Vec<&Status> = x.run_of_thread.iter().enumerate().map(|(t, c)| &statuses[t][*c]).collect();
+        if fair_repetition(x, &runs, &st) {
+            stuck = witness(&st);
+        }
+    })?;
+    Ok(Liveness { progress, terminates: stuck.is_none(), stuck, bound_reached })
+}
+
+fn first_bound(runs: &Runs, bound: u32) -> Option<BoundReached> {
+    runs.per_thread.iter().enumerate().find_map(|(t, per)| {
+        per.iter().find_map(|r| match &r.end {
+            RunEnd::Bound { label, span } => Some(BoundReached { thread: t as u16, label: label.clone(), span: *span, bound }),
+            _ => None,
+        })
+    })
+}
+
+fn witness(st: &[&Status]) -> Option<StuckThread> {
+    let unscheduled: Vec<u16> = st.iter().enumerate().filter(|(_, s)| matches!(s, Status::Stopped { .. })).map(|(t, _)| t as u16).collect();
+    st.iter().enumerate().find_map(|(t, s)| match s {
+        Status::Stuck(k) => {
+            Some(StuckThread { thread: t as u16, label: k.label.clone(), span: k.span, stores: k.infix.is_some(), unscheduled: unscheduled.clone() })
+        }
+        _ => None,
+    })
+}
+
+/// Per thread: its finished runs, its stuck runs, and the distinct prefixes of any run (a
+/// thread stopped there), each with its status. Only prefixes that are empty or end with a
+/// write are kept: a later read or fence of a stopped thread adds constraints and nothing
+/// another thread could observe, and starting only obliges the scheduler more.
+fn candidates(all: Runs) -> (Runs, Vec<Vec<Status>>) {
+    let mut per_thread = Vec::new();
+    let mut statuses = Vec::new();
+    for runs in all.per_thread {
+        let mut kept: Vec<Run> = Vec::new();
+        let mut st = Vec::new();
+        let mut prefixes: Vec<Run> = Vec::new();
+        for run in runs {
+            for n in (0..=run.events.len()).filter(|n| *n == 0 || run.events[n - 1].writes()) {
+                let events = run.events[..n].to_vec();
+                if !prefixes.iter().any(|p| p.events == events) {
+                    prefixes.push(Run { events, regs: run.regs.clone(), end: RunEnd::Exit });
+                }
+            }
+            match &run.end {
+                RunEnd::Exit => st.push(Status::Done),
+                RunEnd::Stuck(k) => st.push(Status::Stuck(k.clone())),
+                RunEnd::Bound { .. } => continue,
+            }
+            kept.push(run);
+        }
+        for p in prefixes {
+            st.push(Status::Stopped { events: p.events.len() });
+            kept.push(p);
+        }
+        per_thread.push(kept);
+        statuses.push(st);
+    }
+    (Runs { per_thread, cells: all.cells }, statuses)
+}
+
+/// Is repeating the stuck threads' suffixes for ever fair and consistent in `x`
+/// (`NonTerminationEncoder`'s strong suffix extension and infix-suffix equivalence)?
+fn fair_repetition(x: &Execution, runs: &Runs, st: &[&Status]) -> bool {
+    let mut offset = runs.cells.len();
+    let (mut suffix, mut infix, mut pairs) = (0u128, 0u128, Vec::new());
+    for (t, s) in st.iter().enumerate() {
+        if let Status::Stuck(k) = s {
+            suffix |= span_set(&k.suffix, offset);
+            if let Some(i) = &k.infix {
+                infix |= span_set(i, offset);
+                pairs.extend(i.clone().zip(k.suffix.clone()).map(|(a, b)| (a + offset, b + offset)));
+            }
+        }
+        offset += runs.per_thread[t][x.run_of_thread[t]].events.len();
+    }
+    let prefix = !(suffix | infix);
+    let writes = x.set(|e| e.writes());
+    let co_last = |w: usize| (0..x.n()).all(|v| !x.co.has(w, v));
+    // Earlier writes are coherence-before the suffix's writes.
+    let co_ok = super::relation::bits(suffix & writes).all(|s| (0..x.n()).all(|w| prefix & writes & 1 << w == 0 || !x.co.has(s, w)));
+    let rf_ok = (0..x.n()).all(|r| match x.rf_source[r] {
+        // Only the suffix reads the suffix's writes, and it reads earlier writes only when
+        // they are coherence-last.
+        Some(w) => (suffix & 1 << w == 0 || suffix & 1 << r != 0) && (suffix & 1 << r == 0 || prefix & 1 << w == 0 || co_last(w)),
+        None => true,
+    });
+    co_ok && rf_ok && mirrored(x, &pairs)
+}
+
+/// The reads-from and coherence edges among infix events are those among their suffix matches.
+fn mirrored(x: &Execution, pairs: &[(usize, usize)]) -> bool {
+    pairs.iter().all(|(a, a2)| pairs.iter().all(|(b, b2)| x.rf.has(*a, *b) == x.rf.has(*a2, *b2) && x.co.has(*a, *b) == x.co.has(*a2, *b2)))
+}
+
+fn span_set(range: &Range<usize>, offset: usize) -> u128 {
+    range.clone().fold(0, |acc, i| acc | 1u128.checked_shl((i + offset) as u32).unwrap_or(0))
+}
+
+/// The scope hierarchy progress is granted down: agents, work-groups, wavefronts, threads.
+enum Tree {
+    Group(Vec<(u32, Tree)>),
+    Thread(usize),
+}
+
+impl Tree {
+    fn of(test: &Litmus) -> Tree {
+        let levels: [fn(&crate::litmus::Placement) -> u32; 3] = [|p| p.agent, |p| p.workgroup, |p| p.wave];
+        Tree::build(test, &(0..test.threads.len()).collect::<Vec<_>>(), &levels)
+    }
+
+    fn build(test: &Litmus, threads: &[usize], levels: &[fn(&crate::litmus::Placement) -> u32]) -> Tree {
+        let Some((level, rest)) = levels.split_first() else {
+            return Tree::Group(threads.iter().map(|t| (*t as u32, Tree::Thread(*t))).collect());
+        };
+        let mut ids: Vec<u32> = threads.iter().map(|t| level(&test.threads[*t].placement)).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let children = ids
+            .into_iter()
+            .map(|id| {
+                let inside: Vec<usize> = threads.iter().copied().filter(|t| level(&test.threads[*t].placement) == id).collect();
+                (id, Tree::build(test, &inside, rest))
+            })
+            .collect();
+        Tree::Group(children)
+    }
+
+    fn any(&self, st: &[&Status], f: fn(&Status) -> bool) -> bool {
+        match self {
+            Tree::Thread(t) => st.get(*t).is_some_and(|s| f(s)),
+            Tree::Group(cs) => cs.iter().any(|(_, c)| c.any(st, f)),
+        }
+    }
+
+    /// Can this node have progress with the threads' statuses `st` (no thread with
+    /// progress stopped)? The root always has it.
+    fn allows(&self, model: Progress, st: &[&Status]) -> bool {
+        let children = match self {
+            Tree::Thread(t) => return !matches!(st.get(*t), Some(Status::Stopped { .. })),
+            Tree::Group(cs) => cs,
+        };
+        let sched: Vec<bool> = children.iter().map(|(_, c)| c.any(st, Status::schedulable)).collect();
+        let started: Vec<bool> = children.iter().map(|(_, c)| c.any(st, Status::started)).collect();
+        let forced = |i: usize| {
+            let hsa = !sched[..i].iter().any(|s| *s);
+            let obe = started[i];
+            match model {
+                Progress::Fair => true,
+                Progress::Hsa => hsa,
+                Progress::Obe => obe,
+                Progress::HsaObe => hsa || obe,
+                Progress::Lobe => started[i..].iter().any(|s| *s),
+                Progress::Unfair => false,
+            }
+        };
+        let ok: Vec<bool> = children.iter().map(|(_, c)| c.allows(model, st)).collect();
+        let obligations = (0..children.len()).all(|i| !forced(i) || ok[i]);
+        let someone = !sched.iter().any(|s| *s) || (0..children.len()).any(|i| sched[i] && ok[i]);
+        obligations && someone
+    }
+}
