@@ -48,8 +48,15 @@ fn rows(csv: &str) -> Vec<(String, bool)> {
 
 /// The model executions are judged under: the PTX and Vulkan models are not in this
 /// branch, so the scoped C++ model stands in (liveness depends on coherence, which all share).
-fn model_for(_file: &str) -> Model {
-    Model::Hip
+/// The memory model a table was made under: its name says.
+fn model_for(table: &str) -> Model {
+    if table.starts_with("PTXv6_0") {
+        Model::Ptx60
+    } else if table.starts_with("PTXv7_5") {
+        Model::Ptx75
+    } else {
+        Model::Vulkan
+    }
 }
 
 fn known() -> Vec<(String, String, String)> {
@@ -84,7 +91,7 @@ fn compare(root: &Path) -> (usize, usize, Vec<String>) {
             n += 1;
             let ours = litmus::parse_file(&path)
                 .map_err(|e| e.to_string())
-                .and_then(|t| terminates(&t, model_for(&file), progress, BOUND).map(|l| l.terminates).map_err(|e| e.to_string()));
+                .and_then(|t| terminates(&t, model_for(table), progress, BOUND).map(|l| l.terminates).map_err(|e| e.to_string()));
             if ours.as_ref() == Ok(&expected) {
                 ok += 1;
                 continue;
