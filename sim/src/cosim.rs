@@ -11,6 +11,8 @@ use crate::fault::{FaultKind, KernelFault, WaveId};
 use crate::host::HostAgent;
 use crate::kernel::LoadedKernel;
 use crate::launch::{Device, Hooks, LaunchError};
+use crate::memory::Memory;
+use crate::node::cpu::{CpuCore, HostMemory};
 use crate::node::turns::{NodeLivelock, Turn, Turns};
 use crate::observe::Observer;
 use crate::sched::{DispatchStats, EngineOptions};
@@ -55,6 +57,31 @@ pub trait NodeAgent: Send {
     fn start_ps(&self) -> u64;
     /// Run with the turn held; a node livelock ends it.
     fn run(&mut self, turn: &mut Turn) -> Result<(), NodeLivelock>;
+}
+
+/// A modelled host CPU core ([`crate::node::cpu`]) on a memory takes its turns like any
+/// other agent.
+impl<M: HostMemory + Send> NodeAgent for CpuCore<M> {
+    fn label(&self) -> String {
+        self.name.clone()
+    }
+    fn start_ps(&self) -> u64 {
+        self.start_ps
+    }
+    fn run(&mut self, turn: &mut Turn) -> Result<(), NodeLivelock> {
+        self.run_script(turn)
+    }
+}
+
+/// A core reads and writes an address space's words (host memory, and whatever else is
+/// mapped into it).
+impl HostMemory for Memory {
+    fn load_u32(&self, address: u64) -> Option<u32> {
+        self.read_u32(address).ok()
+    }
+    fn store_u32(&mut self, address: u64, value: u32) -> bool {
+        self.write_u32(address, value).is_ok()
+    }
 }
 
 /// Run `launches` (each on a different device) together; each one's result, in order. A

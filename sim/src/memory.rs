@@ -26,6 +26,9 @@ pub enum MemoryKind {
     DeviceFineGrain,
     /// Pinned host memory mapped into the device address space.
     HostPinned,
+    /// Pinned host memory allocated non-coherent (`hipHostMallocNonCoherent`): the GPU's L2
+    /// may cache it (MTYPE NC, [`crate::memsys::mtype`]).
+    HostNonCoherent,
     /// Managed (unified) memory.
     Managed,
     /// Kernel arguments (read-only for the kernel; uncached on GFX90A/GFX942).

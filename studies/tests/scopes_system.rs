@@ -164,3 +164,44 @@ fn a_buffer_owner_that_does_not_fit_its_memory_type_is_refused() {
         assert!(err.contains("buffers.sync.owner") && !err.contains('\n'), "{memory:?} {owner:?}: {err:?}");
     }
 }
+
+/// Lines dropped by the row's L2 invalidates (`L2 invalidate ×N: M lines dropped`).
+fn l2_dropped(r: &Row) -> u64 {
+    r.actions.iter().filter_map(|a| a.strip_prefix("L2 invalidate ×")).filter_map(|a| a.split(": ").nth(1)?.split(' ').next()?.parse::<u64>().ok()).sum()
+}
+
+fn row<'a>(rows: &'a [Row], op: &str, scope: &str, placement: &str) -> &'a Row {
+    rows.iter()
+        .find(|r| r.op == op && r.scope.name() == scope && r.placement.as_deref() == Some(placement) && r.contention == "one_wave" && r.footprint_bytes == 0)
+        .unwrap_or_else(|| panic!("no row {op} {scope} {placement}"))
+}
+
+/// MI300X (gfx942, eight L2s in one agent), after LLVM AMDGPUUsage, *Memory Model GFX942*:
+/// the system-scope acquire's `buffer_inv sc0 sc1` is what keeps loads from seeing "stale MTYPE
+/// NC global data", so on memory of another agent the L2 caches as NC (a peer's coarse-grained
+/// memory, non-coherent host memory) it drops the line the warm-up cached and the agent-scope
+/// `buffer_inv sc1` leaves it (the agent row says the line may be read stale). On memory the
+/// doc says is never stale in the L2 (this agent's own, MTYPE RW/CC: "never be stale due to the
+/// memory probes") or never in it (MTYPE UC: "bypasses the L2") the two scopes do the same
+/// thing and cost the same.
+#[test]
+fn mi300x_agent_and_system_rows_part_exactly_on_other_agents_nc_memory() {
+    let rows = rows("mi300x", Mode::CU);
+    for p in ["peer", "host_pinned_nc"] {
+        let (a, s) = (row(&rows, "load_acq", "agent", p), row(&rows, "load_acq", "system", p));
+        println!("{p}: agent {:?}; system {:?}", a.actions, s.actions);
+        assert!(l2_dropped(s) >= 1 && l2_dropped(a) == 0, "{p}: system dropped {}, agent {}", l2_dropped(s), l2_dropped(a));
+        assert!(a.actions.iter().any(|x| x.contains("stale")), "{p}: the agent row does not say its lines stay stale: {:?}", a.actions);
+        assert!(!s.actions.iter().any(|x| x.contains("stale")), "{p}: {:?}", s.actions);
+    }
+    let mut failures = Vec::new();
+    for p in ["device", "device_fine", "host_pinned", "peer_fine"] {
+        for op in OPS {
+            let (a, s) = (cycles(&rows, op, "agent", Some(p)), cycles(&rows, op, "system", Some(p)));
+            if a != s {
+                failures.push(format!("{op} on {p}: agent {a} cycles, system {s}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

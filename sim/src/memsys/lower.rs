@@ -2,7 +2,7 @@
 
 use super::cache::{mask_of, Evicted, LineMask};
 use super::channel;
-use super::mtype::L2Mode;
+use super::mtype::{other_agents, L2Mode};
 use super::pipe::{occupancy, SUB};
 use super::{Level, MemSystem};
 use crate::counters::Counter;
@@ -270,16 +270,27 @@ impl MemSystem {
     }
 
     /// An invalidate instruction on the L2 of `xcd` at `at` (`buffer_invl2`, `buffer_inv
-    /// sc1` / `sc0 sc1`, `global_inv scope:SYS`). It drops the clean lines the L2 does not
-    /// keep coherent: with several L2s in the agent (MI300 SPX) that is the lines of memory
-    /// not local to this L2, which an interleaved layout makes nearly all of them (LLVM
-    /// AMDGPUUsage, *Memory Model GFX942*); a single L2 keeps device memory coherent itself
-    /// and only drops MTYPE NC lines (remote memory), which this single-device model has
-    /// none of, so it only pays the walk. Dirty lines stay. Counted. Returns (done, lines).
-    pub fn invalidate_l2_op(&mut self, xcd: usize, at: u64) -> (u64, u64) {
+    /// sc1` / `sc0 sc1`, `global_inv scope:SYS`), reaching `reach`. Dirty lines stay. Counted.
+    /// Returns (done, lines dropped). What it drops follows LLVM AMDGPUUsage, *Memory Model
+    /// GFX942*:
+    /// * lines of this agent's own memory: "MTYPE RW and CC memory will never be stale due to
+    ///   the memory probes", so a single L2 keeps them; with several L2s in the agent (MI300
+    ///   SPX) `buffer_inv sc1` "will invalidate non-local L2 cache lines", which an interleaved
+    ///   layout makes nearly all of them — at agent and at system scope alike;
+    /// * lines of another agent's memory held as MTYPE NC (a peer's coarse-grained memory,
+    ///   host memory allocated non-coherent): only a system-scope invalidate, whose purpose
+    ///   the doc gives as "following loads will not see stale MTYPE NC global data"; the
+    ///   agent-scope one is for "coherence of local memory reads of CUs with different L1
+    ///   caches in the same agent" and leaves them (`buffer_invl2` on GFX90A, the system-scope
+    ///   acquire, likewise drops them: "invalidates L2 lines of MTYPE NC").
+    ///
+    /// Whose memory a line is comes from its allocation's kind and owner ([`other_agents`]).
+    pub fn invalidate_l2_op(&mut self, mem: &Memory, xcd: usize, at: u64, reach: Reach) -> (u64, u64) {
         let before = self.l2[xcd].valid_lines();
-        if self.l2.len() > 1 {
-            self.invalidate_l2_where(xcd, |_| true);
+        let several = self.l2.len() > 1;
+        let owners = |a: u64| mem.allocation_at(a).is_some_and(|x| other_agents(x.kind, x.owner));
+        if several || reach == Reach::System {
+            self.invalidate_l2_where(xcd, |a| if owners(a) { reach == Reach::System } else { several });
         }
         let lines = before - self.l2[xcd].valid_lines();
         self.counters.inc(Counter::L2Invalidates);
@@ -288,21 +299,42 @@ impl MemSystem {
     }
 
     /// A write-back instruction on the L2 of `xcd` at `at` (`buffer_wbl2`, `global_wb
-    /// scope:SYS`): after the tag walk finds them, every dirty line is read out of its channel
-    /// and written to memory, so the cost grows with the dirty footprint. Counted. Returns
-    /// (done, lines written).
-    pub fn writeback_l2_op(&mut self, mem: &mut Memory, xcd: usize, at: u64) -> (u64, u64) {
+    /// scope:SYS`), reaching `reach`: after the tag walk finds them, every dirty line it acts
+    /// on is read out of its channel and written to memory, so the cost grows with the dirty
+    /// footprint. Counted. Returns (done, lines written). An agent-scope write-back
+    /// (`buffer_wbl2 sc1`) makes stores "visible at agent scope" (LLVM AMDGPUUsage, *Memory
+    /// Model GFX942*, release sequences): the dirty lines of the agent's own memory, which its
+    /// other L2s read; dirty lines of another agent's memory held as MTYPE NC stay until a
+    /// system-scope write-back (`buffer_wbl2 sc0 sc1`: "visible at system scope") or the end
+    /// of the kernel.
+    pub fn writeback_l2_op(&mut self, mem: &mut Memory, xcd: usize, at: u64, reach: Reach) -> (u64, u64) {
         let walked = self.walk_l2(xcd, at);
         let line_read = occupancy(self.cfg.l2.line_bytes as u64, self.cfg.l2.channel_bytes_per_cycle as f64);
-        let dirty = self.l2[xcd].dirty_slots();
+        let acts = |mem: &Memory, a: u64| reach == Reach::System || !mem.allocation_at(a).is_some_and(|x| other_agents(x.kind, x.owner));
+        let dirty: Vec<usize> = self.l2[xcd].dirty_slots().into_iter().filter(|&s| acts(mem, self.l2[xcd].address_of(s))).collect();
         for &s in &dirty {
             let ch = self.l2_channel(xcd, self.l2[xcd].address_of(s));
             self.l2_channels[ch].reserve(at, line_read);
         }
         let lines = dirty.len() as u64;
-        let done = self.writeback_l2_where(mem, xcd, at, |_| true);
+        let done = if reach == Reach::System {
+            self.writeback_l2_where(mem, xcd, at, |_| true)
+        } else {
+            let keep: std::collections::HashSet<u64> = dirty.iter().map(|&s| self.l2[xcd].address_of(s)).collect();
+            self.writeback_l2_where(mem, xcd, at, |a| keep.contains(&a))
+        };
         self.counters.inc(Counter::L2Writebacks);
         self.counters.add(Counter::TccAllTcOpWbWriteback, lines);
         (walked.max(done), lines)
     }
+}
+
+/// How far an L2 maintenance instruction reaches: the scope its bits name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// `buffer_inv sc1`, `buffer_wbl2 sc1`: the agent's own memory.
+    Agent,
+    /// `buffer_inv sc0 sc1`, `buffer_wbl2 sc0 sc1`, GFX90A `buffer_invl2` / `buffer_wbl2`,
+    /// GFX12 `scope:SYS`: also other agents' memory the L2 holds.
+    System,
 }

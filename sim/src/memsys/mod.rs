@@ -29,6 +29,7 @@ mod lower;
 mod remote;
 mod reorder;
 
+pub use lower::Reach;
 pub use remote::{ns_to_cycles, RemotePath, RemotePaths};
 
 use crate::counters::{Counter, Counters};
@@ -104,7 +105,7 @@ impl HostAtomics {
     pub fn atomic_on(self, kind: crate::memory::MemoryKind) -> bool {
         use crate::memory::MemoryKind;
         match kind {
-            MemoryKind::HostPinned => self.pinned,
+            MemoryKind::HostPinned | MemoryKind::HostNonCoherent => self.pinned,
             MemoryKind::Managed => self.managed,
             _ => true,
         }

@@ -128,7 +128,7 @@ impl Remote {
         let n = match a.owner {
             Owner::Host => 0,
             Owner::Gpu(j) => 1 + j as usize,
-            Owner::Local if matches!(a.kind, MemoryKind::HostPinned | MemoryKind::Managed) => 0,
+            Owner::Local if matches!(a.kind, MemoryKind::HostPinned | MemoryKind::HostNonCoherent | MemoryKind::Managed) => 0,
             Owner::Local => return None,
         };
         self.path(n).map(|_| n)

@@ -10,6 +10,7 @@
 //! [`Node::single`]: the one GPU on the host link its own config's copy engine describes.
 
 pub mod check;
+pub mod cpu;
 pub mod turns;
 
 use crate::gpus::{self, GpuConfig};

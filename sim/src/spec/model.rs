@@ -107,6 +107,8 @@ pub enum MemoryType {
     DeviceFineGrain,
     /// `hipHostMalloc`: pinned host memory mapped into the device.
     HostPinned,
+    /// `hipHostMalloc(hipHostMallocNonCoherent)`: pinned host memory the GPU's L2 may cache.
+    HostNonCoherent,
     /// `hipMallocManaged`.
     Managed,
 }

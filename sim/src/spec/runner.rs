@@ -469,15 +469,16 @@ fn memory_kind(m: MemoryType) -> MemoryKind {
         MemoryType::Device => MemoryKind::Device,
         MemoryType::DeviceFineGrain => MemoryKind::DeviceFineGrain,
         MemoryType::HostPinned => MemoryKind::HostPinned,
+        MemoryType::HostNonCoherent => MemoryKind::HostNonCoherent,
         MemoryType::Managed => MemoryKind::Managed,
     }
 }
 
 /// Host memory is pinned or managed; a GPU's memory is one of the device types.
 fn check_owner(at: At, name: &str, b: &Buffer) -> Result<(), SpecError> {
-    let host_type = matches!(b.memory, MemoryType::HostPinned | MemoryType::Managed);
+    let host_type = matches!(b.memory, MemoryType::HostPinned | MemoryType::HostNonCoherent | MemoryType::Managed);
     match b.owner {
-        Owner::Host if !host_type => Err(at.err(format!("buffers.{name}.owner"), "Host memory must be HostPinned or Managed")),
+        Owner::Host if !host_type => Err(at.err(format!("buffers.{name}.owner"), "Host memory must be HostPinned, HostNonCoherent or Managed")),
         Owner::Gpu(_) if host_type => Err(at.err(format!("buffers.{name}.owner"), "a GPU's memory must be Device or DeviceFineGrain")),
         _ => Ok(()),
     }

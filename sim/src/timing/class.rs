@@ -9,7 +9,7 @@ use crate::exec::vmem::cache::CacheOp;
 use crate::exec::vmem::flat::{FlatWhat, Seg};
 use crate::exec::{ds, smem, sopp, vmem, Sem};
 use crate::gpus::timing::Core;
-use crate::memsys::{OpKind, Policy};
+use crate::memsys::{OpKind, Policy, Reach};
 use hipscope_isa::decode::{CachePolicy, Inst, Operand};
 use hipscope_isa::tables::{flags, Opcode};
 use hipscope_isa::{Family, Processor};
@@ -25,14 +25,16 @@ pub enum Maintenance {
     InvGl1,
     /// Invalidate the vector L1 and the shader array's GL1 (`global_inv scope:DEV`).
     InvL1Gl1,
-    /// Invalidate the L1 and this XCD's L2 (`buffer_inv sc1` with several L2s, `buffer_inv
-    /// sc0 sc1`, `global_inv scope:SYS`; what the L2 drops: [`crate::memsys::MemSystem::invalidate_l2_op`]).
-    InvL1L2,
-    /// Invalidate this XCD's L2 only (`buffer_invl2`, which the compiler follows with
-    /// `buffer_wbinvl1_vol`).
+    /// Invalidate the L1 and this XCD's L2 (`buffer_inv sc1` with several L2s: agent reach;
+    /// `buffer_inv sc0 sc1`, `global_inv scope:SYS`: system reach; what the L2 drops:
+    /// [`crate::memsys::MemSystem::invalidate_l2_op`]).
+    InvL1L2(Reach),
+    /// Invalidate this XCD's L2 only (`buffer_invl2`, the GFX90A system-scope acquire, which
+    /// the compiler follows with `buffer_wbinvl1_vol`).
     InvL2,
-    /// Write back this XCD's dirty L2 lines (`buffer_wbl2`, `global_wb scope:SYS`).
-    WbL2,
+    /// Write back this XCD's dirty L2 lines (`buffer_wbl2 sc1` with several L2s: agent reach;
+    /// `buffer_wbl2 sc0 sc1`, GFX90A `buffer_wbl2`, `global_wb scope:SYS`: system reach).
+    WbL2(Reach),
     /// Invalidate the scalar cache `cu` uses (`s_dcache_inv`, `s_dcache_inv_vol`).
     InvScalar,
     /// Nothing to do on this configuration (e.g. `buffer_wbl2 sc1` with one L2; `s_dcache_wb`,
@@ -229,16 +231,21 @@ fn maintenance(op: CacheOp, cpol: CachePolicy, fam: Family, l2s: usize) -> Maint
         CacheOp::InvL2 => Maintenance::InvL2,
         CacheOp::Inv => {
             // GFX942: sc0 = work-group, sc1 = agent, both = system.
-            if cpol.sc1() && (several || cpol.sc0()) {
-                Maintenance::InvL1L2
+            if cpol.sc1() && cpol.sc0() {
+                Maintenance::InvL1L2(Reach::System)
+            } else if cpol.sc1() && several {
+                Maintenance::InvL1L2(Reach::Agent)
             } else {
                 Maintenance::InvL1
             }
         }
         CacheOp::WbL2 => {
-            // GFX90A: always; GFX942: agent scope only with several L2s, system always.
-            if fam != Family::Gfx940 || several || (cpol.sc0() && cpol.sc1()) {
-                Maintenance::WbL2
+            // GFX90A: always (system scope); GFX942: agent scope only with several L2s, system
+            // always.
+            if fam != Family::Gfx940 || (cpol.sc0() && cpol.sc1()) {
+                Maintenance::WbL2(Reach::System)
+            } else if several {
+                Maintenance::WbL2(Reach::Agent)
             } else {
                 Maintenance::None
             }
@@ -247,11 +254,11 @@ fn maintenance(op: CacheOp, cpol: CachePolicy, fam: Family, l2s: usize) -> Maint
             0 => Maintenance::None,
             1 => Maintenance::InvL1,
             2 => Maintenance::InvL1Gl1,
-            _ => Maintenance::InvL1L2,
+            _ => Maintenance::InvL1L2(Reach::System),
         },
         CacheOp::GlobalWb | CacheOp::GlobalWbInv => {
             if cpol.scope() == 3 {
-                Maintenance::WbL2
+                Maintenance::WbL2(Reach::System)
             } else {
                 Maintenance::None
             }

@@ -15,10 +15,13 @@ pub fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
     v
 }
 
-/// GPU names in the order the rows have them.
+/// GPU names in the order the rows have them (the node ping-pong rows' GPUs aside).
 pub fn gpus(rows: &[Row]) -> Vec<String> {
-    distinct(rows.iter().map(|r| r.gpu.clone()))
+    distinct(rows.iter().filter(|r| r.op != NODE_OP).map(|r| r.gpu.clone()))
 }
+
+/// The operation of the ping-pong rows between agents of a node ([`scopes::nodepp`]).
+const NODE_OP: &str = "node_ping_pong";
 
 /// (GPU, mode) pairs in row order.
 fn targets(rows: &[Row]) -> Vec<(String, String)> {
@@ -138,13 +141,40 @@ pub fn split(rows: &[Row]) -> (Vec<Row>, Vec<Row>) {
 }
 
 pub fn text(rows: &[Row]) -> String {
-    let (suite, placed) = split(rows);
+    let (node, rows): (Vec<Row>, Vec<Row>) = rows.iter().cloned().partition(|r| r.op == NODE_OP);
+    let (suite, placed) = split(&rows);
     let mut o = String::new();
-    for (gpu, mode) in targets(rows) {
+    for (gpu, mode) in targets(&rows) {
         target_section(&mut o, &suite, &gpu, &mode);
         placement_section(&mut o, &placed, &gpu, &mode);
     }
+    node_section(&mut o, &node);
     o
+}
+
+/// Round trips between agents of a node: one row per (node, partner) with the agent- and the
+/// system-scope figure, then each row's notes.
+fn node_section(o: &mut String, rows: &[Row]) {
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "### Ping-pong between agents of a node
+"
+    );
+    let _ = writeln!(o, "A flag handed back and forth {} times by one wave on GPU 0 and its partner (`workloads/scopes/nodepp.hip`); cycles of GPU 0 per round trip (ns at its clock in the notes).
+", scopes::nodepp::ROUNDS);
+    let _ = writeln!(o, "| node | partner | agent | system |\n|---|---|---|---|");
+    for (node, partner) in distinct(rows.iter().map(|r| (r.node.clone().unwrap_or_default(), r.contention.clone()))) {
+        let at = |s: Scope| cell(rows.iter().find(|r| r.node.as_deref() == Some(node.as_str()) && r.contention == partner && r.scope == s));
+        let _ = writeln!(o, "| {node} | {partner} | {} | {} |", at(Scope::Agent), at(Scope::System));
+    }
+    let _ = writeln!(o);
+    for r in rows {
+        let _ = writeln!(o, "- {} {} at {} scope: {}", r.node.as_deref().unwrap_or(""), r.contention, r.scope.name(), r.actions.join("; "));
+    }
+    let _ = writeln!(o);
 }
 
 /// System scope by where the data lives: per (contention, footprint) a table of op × scope
@@ -188,11 +218,16 @@ pub fn markdown(rows: &[Row], flags: &str) -> String {
         let _ = writeln!(o, "- `{op}` (`workloads/scopes/contended.hip`): {source}");
     }
     let _ = writeln!(o, "\nCache actions count what the operation's instructions did in the memory system (L1/GL0, GL1 and L2 invalidations with the lines they dropped, L2 write-backs with the dirty lines written); the dispatch-start invalidation and end-of-kernel write-back are not included. Plots: `scopes-<gpu>.svg`.\n");
-    let _ = writeln!(o, "Model assumptions behind the numbers (no public measurement fixes them): an L1/GL0 or GL1 invalidate clears its valid bits at once (it costs the hit latency); an L2 write-back or invalidate walks every channel's tags one set per cycle (`maintenance_sets_per_cycle` in the GPU config), and other waves' requests to those channels queue behind the walk, so many waves synchronizing at once serialise on it (the all-CU rows); with one L2, an invalidate drops no device-memory lines (the L2 keeps device memory coherent) and only pays the walk. A ping-pong that times out used a scope that does not include the other work-group: its flag stays stale in a cache it never invalidates.\n");
-    let _ = writeln!(o, "Sections \"by where the data lives\" (`--placement default`: on MI300X a fence, an acquire load, a release store and an RMW at system scope, one wave; `--placement all`: every scoped global operation at agent and system scope, 0 and 64 KiB dirty, every contention, on every non-tgsplit target) run the same kernels with their `sync` and `dirty` buffers in one placement each, the GPU on a node that holds it (`configs/nodes/`): {}. Accesses to host or peer memory travel the node's links at the config's latency and bandwidth; link actions are the operation's own traffic (the dispatch's `HS_REMOTE_*` counters less the timer kernel's with the same footprint).\n", scopes::Placement::ALL.iter().map(|p| format!("`{}` = {}", p.name(), p.source())).collect::<Vec<_>>().join(", "));
+    let _ = writeln!(o, "Model assumptions behind the numbers (no public measurement fixes them): an L1/GL0 or GL1 invalidate clears its valid bits at once (it costs the hit latency); an L2 write-back or invalidate walks every channel's tags one set per cycle (`maintenance_sets_per_cycle` in the GPU config), and other waves' requests to those channels queue behind the walk, so many waves synchronizing at once serialise on it (the all-CU rows); with one L2, an invalidate drops no device-memory lines (the L2 keeps device memory coherent) and, at system scope only, drops the lines of other agents' memory it holds. A ping-pong that times out used a scope that does not include the other work-group: its flag stays stale in a cache it never invalidates.\n");
+    let _ = writeln!(o, "Sections \"by where the data lives\" (`--placement default`: on MI300X a fence, an acquire load, a release store and an RMW at agent and system scope, one wave, no dirty data, and the fence and the release store also with 64 KiB dirty; `--placement all`: every scoped global operation at agent and system scope, 0 and 64 KiB dirty, every contention, on every non-tgsplit target) run the same kernels with their `sync` and `dirty` buffers in one placement each, the GPU on a node that holds it (`configs/nodes/`): {}. Accesses to host or peer memory travel the node's links at the config's latency and bandwidth; link actions are the operation's own traffic (the dispatch's `HS_REMOTE_*` counters less the timer kernel's with the same footprint).\n", scopes::Placement::ALL.iter().map(|p| format!("`{}` = {}", p.name(), p.source())).collect::<Vec<_>>().join(", "));
+    let _ = writeln!(o, "{AGENT_VS_SYSTEM}\n");
     o.push_str(&text(rows));
     o
 }
+
+/// Where agent- and system-scope rows of the placement sections differ, and why they are equal
+/// elsewhere (the report says it once).
+const AGENT_VS_SYSTEM: &str = "Agent versus system scope on gfx942 (MI300X, MI300A), following LLVM AMDGPUUsage, *Memory Model GFX942* (`sim/src/memsys/lower.rs`): the system-scope acquire `buffer_inv sc0 sc1` is there so that \"following loads will not see stale MTYPE NC global data\", and the system-scope release `buffer_wbl2 sc0 sc1` makes stores \"visible at system scope\"; the agent-scope `buffer_inv sc1` / `buffer_wbl2 sc1` serve \"coherence of local memory ... of CUs with different L1 caches in the same agent\". The model therefore has the agent-scope operations act on lines of the GPU's own memory only (with several L2s: every clean line, as the L2 holding a line is rarely its home), and the system-scope ones also on lines of other agents' memory the L2 caches as MTYPE NC: `peer` (a peer GPU's coarse-grained memory) and `host_pinned_nc` (`hipHostMallocNonCoherent`). Those two placements are where agent and system rows differ: the agent-scope invalidate keeps their lines, so a load after an agent-scope acquire may read a stale value (the rows say so), and the agent-scope write-back leaves their dirty lines in the L2. Elsewhere the hardware does the same thing at both scopes and the rows are equal: `device` and `device_fine` are this agent's memory (MTYPE RW / CC, kept coherent by the probes the PTE C-bit causes: \"MTYPE RW and CC memory will never be stale due to the memory probes\"), and `host_pinned` and `peer_fine` are MTYPE UC, which the L2 never holds (\"PCIe access from the GPU to the CPU can be kept coherent by using the MTYPE UC (uncached) which bypasses the L2\"), so there is nothing in the L2 for the wider scope to act on; the instructions differ only in their scope bits. The doc does not say in so many words that `buffer_inv sc1` on a multi-L2 agent skips other agents' NC lines (it says it \"will invalidate non-local L2 cache lines\"); this is the model's reading of the per-scope purposes quoted above.";
 
 pub fn csv(rows: &[Row]) -> String {
     let mut o = String::from(

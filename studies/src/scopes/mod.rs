@@ -13,6 +13,7 @@
 
 mod actions;
 pub mod contended;
+pub mod nodepp;
 pub mod placement;
 mod run;
 mod sequence;

@@ -7,9 +7,8 @@
 //! `HS_REMOTE_*` counters less those of the timer kernel with the same footprint, which does
 //! everything but the operation).
 //!
-//! Ping-pong rows across agents (GPU↔CPU, GPU↔GPU) need a partner running concurrently on the
-//! host or on another GPU; they would be a further [`Placement`]-keyed case of this module,
-//! run on the node co-simulation rather than on one `Session`.
+//! Ping-pong rows across agents (GPU↔CPU, GPU↔GPU) run on the node co-simulation instead
+//! ([`super::nodepp`]).
 
 use super::{actions, sequence, Contention, Row, Scope, Target, FOOTPRINTS, GROUP_ITEMS};
 use hipscope_sim::counters::Counters;
@@ -31,6 +30,9 @@ pub enum Placement {
     /// `hipHostMalloc`: the host's memory over the GPU's host link (MTYPE UC); on an APU the
     /// HBM the CPU and GPU share.
     HostPinned,
+    /// `hipHostMalloc(hipHostMallocNonCoherent)`: the host's memory, cached in this GPU's L2
+    /// (MTYPE NC, `sim/src/memsys/mtype.rs`).
+    HostPinnedNc,
     /// `hipMalloc` on GPU 1 after `hipDeviceEnablePeerAccess`: coarse-grained peer memory
     /// (MTYPE NC: cached in this GPU's L2), over the link between the two GPUs.
     Peer,
@@ -39,13 +41,15 @@ pub enum Placement {
 }
 
 impl Placement {
-    pub const ALL: [Placement; 5] = [Placement::Device, Placement::DeviceFine, Placement::HostPinned, Placement::Peer, Placement::PeerFine];
+    pub const ALL: [Placement; 6] =
+        [Placement::Device, Placement::DeviceFine, Placement::HostPinned, Placement::HostPinnedNc, Placement::Peer, Placement::PeerFine];
 
     pub fn name(self) -> &'static str {
         match self {
             Placement::Device => "device",
             Placement::DeviceFine => "device_fine",
             Placement::HostPinned => "host_pinned",
+            Placement::HostPinnedNc => "host_pinned_nc",
             Placement::Peer => "peer",
             Placement::PeerFine => "peer_fine",
         }
@@ -57,6 +61,7 @@ impl Placement {
             Placement::Device => "hipMalloc (coarse-grained device memory)",
             Placement::DeviceFine => "hipExtMallocWithFlags(hipDeviceMallocFinegrained)",
             Placement::HostPinned => "hipHostMalloc (pinned host memory)",
+            Placement::HostPinnedNc => "hipHostMalloc(hipHostMallocNonCoherent) (pinned host memory the L2 may cache)",
             Placement::Peer => "hipMalloc on GPU 1, peer access enabled",
             Placement::PeerFine => "hipExtMallocWithFlags(hipDeviceMallocFinegrained) on GPU 1, peer access enabled",
         }
@@ -68,6 +73,7 @@ impl Placement {
             Placement::Device => (MemoryType::Device, Owner::Local),
             Placement::DeviceFine => (MemoryType::DeviceFineGrain, Owner::Local),
             Placement::HostPinned => (MemoryType::HostPinned, Owner::Host),
+            Placement::HostPinnedNc => (MemoryType::HostNonCoherent, Owner::Host),
             Placement::Peer => (MemoryType::Device, Owner::Gpu(1)),
             Placement::PeerFine => (MemoryType::DeviceFineGrain, Owner::Gpu(1)),
         }
@@ -75,6 +81,13 @@ impl Placement {
 
     fn needs_peer(self) -> bool {
         matches!(self, Placement::Peer | Placement::PeerFine)
+    }
+
+    /// Whether the GPU's L2 holds this placement's lines as another agent's memory (MTYPE NC):
+    /// the lines agent-scope L2 maintenance leaves and system-scope maintenance acts on
+    /// (`sim/src/memsys/lower.rs`), so an agent-scope acquire may read them stale.
+    pub fn cached_other_agents(self) -> bool {
+        matches!(self, Placement::HostPinnedNc | Placement::Peer)
     }
 }
 
@@ -84,8 +97,9 @@ pub enum Placements {
     /// None (sweeps, filtered runs).
     #[default]
     None,
-    /// A representative subset: [`DEFAULT_OPS`] at system scope, one wave, no dirty data, on
-    /// MI300X (the GPU whose system rows used to copy its agent rows).
+    /// A representative subset: [`DEFAULT_OPS`] at agent and system scope, one wave, no dirty
+    /// data (and [`DEFAULT_DIRTY_OPS`] also with 64 KiB), on MI300X (the GPU whose system rows
+    /// used to copy its agent rows).
     Default,
     /// The matrix: [`ALL_OPS`] at agent and system scope, [`ALL_FOOTPRINTS`], every
     /// contention, on every target but tgsplit builds.
@@ -94,6 +108,10 @@ pub enum Placements {
 
 /// The operations of the default subset: a fence, an acquire load, a release store, an RMW.
 pub const DEFAULT_OPS: [&str; 4] = ["fence_seq_cst", "load_acq", "store_rel", "rmw_acq_rel"];
+/// The operations of the default subset also measured with [`ALL_FOOTPRINTS`]' dirty data: the
+/// releases, whose L2 write-back is where agent and system scope part on dirty lines of other
+/// agents' memory.
+pub const DEFAULT_DIRTY_OPS: [&str; 2] = ["fence_seq_cst", "store_rel"];
 /// The operations of the matrix: every scoped global-memory operation of the suite.
 pub const ALL_OPS: [&str; 9] = ["fence_acq", "fence_rel", "fence_acq_rel", "fence_seq_cst", "load_acq", "store_rel", "rmw_acq_rel", "add_noret", "add_ret"];
 /// Dirty footprints of the matrix (the whole dispatch's).
@@ -142,7 +160,7 @@ struct Case {
 fn matrix(set: Placements) -> (&'static [&'static str], &'static [Scope], &'static [u64], &'static [Contention]) {
     match set {
         Placements::None => (&[], &[], &[], &[]),
-        Placements::Default => (&DEFAULT_OPS, &[Scope::System], &[0], &[Contention::OneWave]),
+        Placements::Default => (&DEFAULT_OPS, &[Scope::Agent, Scope::System], &ALL_FOOTPRINTS, &[Contention::OneWave]),
         Placements::All => (&ALL_OPS, &[Scope::Agent, Scope::System], &ALL_FOOTPRINTS, &Contention::ALL),
     }
 }
@@ -163,7 +181,9 @@ fn cases(set: Placements, keep: &dyn Fn(&str, Scope, u64, Contention) -> bool) -
     for &op in ops {
         for &scope in scopes {
             for &contention in contentions {
-                for &footprint in footprints.iter().filter(|&&f| keep(op, scope, f, contention)) {
+                for &footprint in
+                    footprints.iter().filter(|&&f| keep(op, scope, f, contention) && (f == 0 || set != Placements::Default || DEFAULT_DIRTY_OPS.contains(&op)))
+                {
                     measured.push(Case { op: Some(op), scope, footprint, contention });
                 }
             }
@@ -279,6 +299,11 @@ fn run_placement(t: &Target, workloads: &Path, progress: &dyn super::Progress, c
         let spread = super::run::spread(&mut net);
         let mut acts = actions::describe(&tally, &counters, rdna);
         acts.extend(actions::link(&counters, before));
+        if case.scope == Scope::Agent && p.cached_other_agents() {
+            acts.push(
+                "agent scope leaves this placement's L2 lines (another agent's memory, MTYPE NC): a later acquire at this scope may read them stale".into(),
+            );
+        }
         rows.push(Row {
             gpu: t.gpu.name.clone(),
             mode: t.mode_name(),

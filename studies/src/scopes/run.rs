@@ -66,7 +66,11 @@ fn cases(t: &Target) -> Vec<Case> {
 /// Number of cases [`run_target_placed`] runs on `t` with `placements` (for progress bars).
 pub fn case_count(t: &Target, placements: Placements) -> usize {
     let all = Filter::default();
-    cases(t).len() + super::contended::count(&|op, scope, contention| all.keeps_contended(op, scope, contention)) + super::placement::count(t, placements)
+    let nodepp = if placements == Placements::None { 0 } else { super::nodepp::count(t) };
+    cases(t).len()
+        + super::contended::count(&|op, scope, contention| all.keeps_contended(op, scope, contention))
+        + super::placement::count(t, placements)
+        + nodepp
 }
 
 /// A part of the suite: the cases whose operation, scope, footprint and contention are among
@@ -171,6 +175,11 @@ pub fn run_target_placed(t: &Target, workloads: &Path, progress: &dyn Progress, 
     let mut rows = run_suite(t, workloads, progress, filter)?;
     let keep = |op: &str, scope: Scope, footprint: u64, contention: Contention| filter.keeps_placed(op, scope, footprint, contention);
     rows.extend(super::placement::run(t, workloads, progress, placements, &keep)?);
+    // The ping-pong between agents of a node goes with any placement rows (a filtered run has
+    // none).
+    if placements != Placements::None {
+        rows.extend(super::nodepp::run(t, workloads, progress)?);
+    }
     Ok(rows)
 }
 

@@ -4,6 +4,7 @@
 use super::Finish;
 use crate::gpus::timing::Timing;
 use crate::memory::Memory;
+use crate::memsys::Reach;
 use crate::observe::{CacheAction, CacheOp};
 use crate::timing::class::Maintenance;
 use crate::timing::port::Port;
@@ -52,15 +53,15 @@ fn maintain(port: &Port, t: &Timing, m: Maintenance, cu: usize, at: u64, mem: &m
             acts[1] = ms.invalidate_gl1(cu).map(|n| (CacheOp::InvalidateGl1, n));
             at + l1
         }
-        Maintenance::InvL1L2 => {
+        Maintenance::InvL1L2(reach) => {
             acts[0] = ms.invalidate_l1(cu).map(|n| (CacheOp::InvalidateL1, n));
             acts[1] = ms.invalidate_gl1(cu).map(|n| (CacheOp::InvalidateGl1, n));
-            let (done, lines) = ms.invalidate_l2_op(x, at);
+            let (done, lines) = ms.invalidate_l2_op(mem, x, at, reach);
             acts[2] = Some((CacheOp::InvalidateL2, lines));
             done.max(at + l1)
         }
         Maintenance::InvL2 => {
-            let (done, lines) = ms.invalidate_l2_op(x, at);
+            let (done, lines) = ms.invalidate_l2_op(mem, x, at, Reach::System);
             acts[0] = Some((CacheOp::InvalidateL2, lines));
             done
         }
@@ -68,8 +69,8 @@ fn maintain(port: &Port, t: &Timing, m: Maintenance, cu: usize, at: u64, mem: &m
             acts[0] = ms.invalidate_scalar(cu).map(|n| (CacheOp::InvalidateScalar, n));
             at + t.scalar_cache.hit_latency_cycles as u64
         }
-        Maintenance::WbL2 => {
-            let (done, lines) = ms.writeback_l2_op(mem, x, at);
+        Maintenance::WbL2(reach) => {
+            let (done, lines) = ms.writeback_l2_op(mem, x, at, reach);
             acts[0] = Some((CacheOp::WritebackL2, lines));
             done + l1
         }
