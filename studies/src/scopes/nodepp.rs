@@ -172,8 +172,8 @@ pub fn round_trips(node: &Node, partner: Partner, scope: Scope, co: &codeobj::Co
             let (w0, w1) = if partner == Partner::Gpu1 { (flag[0], flag[1]) } else { (flag[1], flag[0]) };
             let (a0, a1) = (args(w0, w1, 0, times0), args(w1, w0, 1, times1));
             let mut launches = [
-                Launch { device: &mut d0, gpu: 0, kernel: &k0, geo, args: &a0, opts, start_ns: 0.0, host: None },
-                Launch { device: &mut d1, gpu: 1, kernel: &k1, geo, args: &a1, opts, start_ns: 0.0, host: None },
+                Launch { device: &mut d0, gpu: 0, kernel: &k0, geo, args: &a0, opts, start_ns: 0.0, host: None, observer: None },
+                Launch { device: &mut d1, gpu: 1, kernel: &k1, geo, args: &a1, opts, start_ns: 0.0, host: None, observer: None },
             ];
             let (r, _) = run_with_agents(&mut launches, &mut []);
             for x in r {
@@ -196,7 +196,7 @@ pub fn round_trips(node: &Node, partner: Partner, scope: Scope, co: &codeobj::Co
             });
             let mut core = CpuCore::new("host core 0", host, script.collect(), node.config.host.memory_latency_ns);
             let a0 = args(flag[0], flag[1], 0, times0);
-            let mut launches = [Launch { device: &mut d0, gpu: 0, kernel: &k0, geo, args: &a0, opts, start_ns: 0.0, host: None }];
+            let mut launches = [Launch { device: &mut d0, gpu: 0, kernel: &k0, geo, args: &a0, opts, start_ns: 0.0, host: None, observer: None }];
             let (r, agents) = run_with_agents(&mut launches, &mut [&mut core as &mut dyn NodeAgent]);
             for x in r {
                 x.map_err(|e| e.to_string())?;
