@@ -163,6 +163,7 @@ impl MemSystem {
             r.settle(spec.at);
         }
         self.read_lines.clear();
+        self.late.clear();
     }
 
     /// Lane `lane` reads `out.len()` bytes at `address`, as part of the access being described
@@ -181,12 +182,17 @@ impl MemSystem {
         let mode = self.mode_of(&st.spec, kind);
         let far_atomic = atomic && self.far_atomics();
         let g = self.granule(&st.spec) as u64;
+        let late = self.reorder.is_some() && st.spec.kind == OpKind::Load && st.spec.unit == Unit::Vector;
+        let mut pieces = super::late::Pieces::default();
         let mut done = 0;
         while done < out.len() {
             let a = address + done as u64;
             let key = a & !(g - 1);
             let n = ((key + g - a) as usize).min(out.len() - done);
             let o = self.opened(mem, &mut st, key, mode);
+            if late {
+                pieces.piece(n, matches!(o.home, Home::L2(_)).then_some(o.at));
+            }
             if atomic {
                 // One atomic operation per lane at the unit where the memory lives.
                 st.atomics.lane(key, a);
@@ -196,6 +202,9 @@ impl MemSystem {
             }
             self.copy_out(mem, &st.spec, o, a, &mut out[done..done + n]);
             done += n;
+        }
+        if late {
+            self.read_late(lane, address, out.len(), pieces);
         }
         self.op = Some(st);
         Ok(())
@@ -545,9 +554,12 @@ impl MemSystem {
     /// With seeded reordering, before a store or atomic changes bytes of L2 line `slot`: what a
     /// read arriving before the store would see (the line's bytes where valid, else memory's),
     /// or, for an atomic (which sees every earlier store), drop the hidden stores' records.
+    /// `bytes` are what the store writes; they become what the line is to hold, which differs
+    /// where a store already made arrives later ([`super::reorder::Reorder::stored`]).
     #[allow(clippy::too_many_arguments)]
-    fn record_store(&mut self, mem: &Memory, spec: &OpSpec, x: usize, slot: usize, address: u64, len: usize, at: u64) {
+    fn record_store(&mut self, mem: &Memory, spec: &OpSpec, x: usize, slot: usize, address: u64, bytes: &mut [u8], at: u64) {
         let atomic = matches!(spec.kind, OpKind::Atomic { .. });
+        let len = bytes.len();
         let mut old = [0u8; 128];
         let old = &mut old[..len.min(128)];
         if !atomic {
@@ -562,8 +574,8 @@ impl MemSystem {
         if let Some(r) = self.reorder.as_mut() {
             if atomic {
                 r.executed(x, address, len);
-            } else {
-                r.stored(x, address, old, at);
+            } else if old.len() == len {
+                r.stored(x, address, old, bytes, at);
             }
         }
     }
@@ -628,19 +640,33 @@ impl MemSystem {
         match (o.home, o.mode) {
             (Home::L2(s), mode) if self.l2[x].address_of(s) == self.l2[x].line_address(address) => {
                 let off = (address - self.l2[x].address_of(s)) as u32;
-                if self.reorder.is_some() {
-                    self.record_store(mem, spec, x, s, address, bytes.len(), o.at);
-                }
-                self.l2_write(x, s, off, bytes, mode);
-                if mode != L2Mode::WriteBack {
-                    let _ = mem.write(address, bytes);
-                    self.probe(x, address);
+                if self.reorder.is_some() && bytes.len() <= 128 {
+                    let mut merged = [0u8; 128];
+                    let merged = &mut merged[..bytes.len()];
+                    merged.copy_from_slice(bytes);
+                    self.record_store(mem, spec, x, s, address, merged, o.at);
+                    self.l2_store(mem, x, s, off, address, merged, mode);
+                } else {
+                    self.l2_store(mem, x, s, off, address, bytes, mode);
                 }
             }
             _ => {
                 let _ = mem.write(address, bytes);
                 self.probe(usize::MAX, address);
             }
+        }
+    }
+}
+
+impl MemSystem {
+    /// Write `bytes` into L2 line `slot` of `xcd` at `off` (`address` in memory), and through
+    /// to memory unless the line is written back.
+    #[allow(clippy::too_many_arguments)]
+    fn l2_store(&mut self, mem: &mut Memory, xcd: usize, slot: usize, off: u32, address: u64, bytes: &[u8], mode: L2Mode) {
+        self.l2_write(xcd, slot, off, bytes, mode);
+        if mode != L2Mode::WriteBack {
+            let _ = mem.write(address, bytes);
+            self.probe(xcd, address);
         }
     }
 }

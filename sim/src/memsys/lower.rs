@@ -144,7 +144,7 @@ impl MemSystem {
         }
         let ch = self.l2_channel(xcd, address);
         let at = match self.reorder.as_mut() {
-            Some(r) => r.arrival(self.cur_cu, ch, at),
+            Some(r) => r.arrival(self.cur_cu, ch, at, op == L2Op::Read),
             None => at,
         };
         self.l2_arrival = at;

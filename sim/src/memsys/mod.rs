@@ -25,10 +25,12 @@ pub mod pipe;
 
 mod access;
 mod atomics;
+mod late;
 mod lower;
 mod remote;
 mod reorder;
 
+pub use late::LateRead;
 pub use lower::Reach;
 pub use remote::{ns_to_cycles, RemotePath, RemotePaths};
 
@@ -149,6 +151,9 @@ pub struct MemSystem {
     pub host_atomics: HostAtomics,
     /// Seeded reordering of requests to the L2 (seed ≠ 0 only).
     reorder: Option<reorder::Reorder>,
+    /// Lane reads of the current access whose value is decided when they reach the L2
+    /// (reordering only, [`late`]).
+    late: Vec<LateRead>,
     /// The CU of the access being described.
     cur_cu: usize,
     /// Arrival at its L2 channel of the latest L2 request.
@@ -203,6 +208,7 @@ impl MemSystem {
             line_level: None,
             host_atomics: HostAtomics::default(),
             reorder: None,
+            late: Vec::new(),
             cur_cu: 0,
             l2_arrival: 0,
             remote: remote::Remote::default(),
@@ -229,6 +235,7 @@ impl MemSystem {
         self.read_lines.clear();
         self.line_level = None;
         self.reorder = None;
+        self.late.clear();
     }
 
     /// Drop every cached line overlapping `[start, end)` from every cache, as a copy engine

@@ -15,6 +15,7 @@
 
 mod admit;
 mod diagnose;
+mod landing;
 mod step;
 
 use super::class::{classify, Class};
@@ -124,6 +125,9 @@ struct Sim<'a, 'm> {
     /// turn (`spinning`, set by the step that proves it) instead of faulting.
     cosim: bool,
     spinning: std::cell::Cell<bool>,
+    /// Loads whose value is decided at their arrival at the L2, still to land (seeded
+    /// reordering only, [`landing`]).
+    landings: landing::Landings,
 }
 
 /// The timing class of each code slot of `k` (slots that are not instructions fault when
@@ -193,6 +197,7 @@ pub fn run(
         time: Timeline { begin: start, last: start, progress: start },
         cosim: hooks.turn.is_some(),
         spinning: std::cell::Cell::new(false),
+        landings: landing::Landings::new(opts.seed != 0),
     };
     sim.s.prog.at_cycle = start;
     sim.admit_anywhere(start);
@@ -245,6 +250,9 @@ impl Sim<'_, '_> {
                         self.meet(tn, id, at)?;
                     }
                     self.watchdog(id, at, env)?;
+                    if self.landings.due <= at {
+                        self.landings.land(at, &mut self.port.ms.borrow_mut(), mem, &mut self.s.waves);
+                    }
                     let next = self.step(id, env, mem)?;
                     let Some(next) = next else { break };
                     let prio = self.s.waves[id].as_ref().map_or(0, |r| r.x.prio);

@@ -52,6 +52,9 @@ impl Sim<'_, '_> {
             Some(o) => execute_watched(o, self.s.watch_lanes.then_some(&self.s.regions), &self.port, e, issue, cx),
         };
         let result = mem_op.map(|_| self.port.ms.borrow_mut().end(mem));
+        if self.landings.on && result.is_some() {
+            self.landings.after_access(&mut self.port.ms.borrow_mut(), id, r.w.global_index, &e.sem);
+        }
         let flow = flow.map_err(|k| fault(d, &r.w, k))?;
         if r.w.writes != writes {
             self.s.prog.advance(issue, self.s.stats.instructions);
