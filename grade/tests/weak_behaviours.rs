@@ -35,8 +35,10 @@ const CONFIGS: [(&str, &str, Mode, bool); 6] = [
     ("rx7900xtx", "rx7900xtx", Mode::CU, false),
 ];
 
-/// Runs per test and GPU: the rates below are a few percent, so a few dozen are expected.
-const RUNS: u64 = 1500;
+/// Runs per test and GPU: the rates are 1–4 % (README, *Observability*), so a dozen or more
+/// are expected in 600; fewer runs keep this test near a minute in CI. The 10 000-run checks of
+/// what must never appear are in `hardware.rs`.
+const RUNS: u64 = 600;
 
 fn load(rel: &str) -> Litmus {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../workloads/litmus").join(rel);
