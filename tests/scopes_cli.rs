@@ -32,7 +32,9 @@ fn rows(args: &[&str], svgs: &[&str]) -> Vec<Value> {
 /// (GPU, mode) pairs in row order.
 fn targets(rows: &[Value]) -> Vec<(String, String)> {
     let mut targets: Vec<(String, String)> = Vec::new();
-    for r in rows {
+    // Ping-pong rows between the agents of a node name the node's GPU (an mi300a on
+    // `mi300a-4`), not a target of the suite.
+    for r in rows.iter().filter(|r| r["op"] != "node_ping_pong") {
         let t = (r["gpu"].as_str().unwrap_or("").to_string(), r["mode"].as_str().unwrap_or("").to_string());
         if !targets.contains(&t) {
             targets.push(t);

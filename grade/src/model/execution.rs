@@ -128,6 +128,9 @@ struct Skeleton {
     candidates: Vec<(usize, Vec<usize>)>,
     /// Per cell: its writes other than the initial one.
     writes_per_cell: Vec<(Cell, usize, Vec<usize>)>,
+    /// Whether the model makes every read-modify-write atomic against every write
+    /// ([`Runs::chain_rmws`]).
+    chain_rmws: bool,
 }
 
 impl Skeleton {
@@ -185,7 +188,7 @@ impl Skeleton {
                 (*cell, init, ws)
             })
             .collect();
-        Ok(Some(Skeleton { events, run_of_thread: choice.to_vec(), po, dep, candidates, writes_per_cell }))
+        Ok(Some(Skeleton { events, run_of_thread: choice.to_vec(), po, dep, candidates, writes_per_cell, chain_rmws: runs.chain_rmws }))
     }
 
     fn for_each_rf_co(&self, visit: &mut impl FnMut(&Execution), budget: &mut usize) -> Result<(), TooManyEvents> {
@@ -244,6 +247,9 @@ impl Skeleton {
     /// read-modify-write to come immediately after the write it reads in coherence
     /// (atomicity, `rmw ∩ (fr ; co) = ∅`), so each is chained to its source.
     fn chained(&self, ws: &[usize]) -> bool {
+        if !self.chain_rmws {
+            return false;
+        }
         let bytes = ws.first().and_then(|w| self.events[*w].bytes());
         ws.iter().any(|w| matches!(self.events[*w].kind, Kind::Rmw { .. })) && ws.iter().all(|w| self.events[*w].bytes() == bytes)
     }

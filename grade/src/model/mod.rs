@@ -117,7 +117,8 @@ pub fn check_within(test: &Litmus, model: Model, max_candidates: usize) -> Resul
 
 /// [`check_within`], unrolling loops `bound` times.
 pub fn check_bounded(test: &Litmus, model: Model, max_candidates: usize, bound: u32) -> Result<Verdict, CheckError> {
-    let all = traces::runs_bounded(test, model != Model::Opencl, bound)?;
+    let mut all = traces::runs_bounded(test, model != Model::Opencl, bound)?;
+    all.chain_rmws = !matches!(model, Model::Ptx60 | Model::Ptx75);
     let (runs, bound_reached) = finished_runs(all, bound);
     let ctx = Context::new(test, model);
     let mut v = Verdict { model, candidates: 0, consistent: 0, positive: 0, states: 0, holds: None, races: Vec::new(), witness: None, bound_reached };

@@ -131,7 +131,8 @@ pub fn terminates(test: &Litmus, model: Model, progress: Progress, bound: u32) -
 }
 
 fn terminates_at(test: &Litmus, model: Model, progress: Progress, bound: u32) -> Result<Liveness, CheckError> {
-    let all = traces::runs_bounded(test, model != Model::Opencl, bound)?;
+    let mut all = traces::runs_bounded(test, model != Model::Opencl, bound)?;
+    all.chain_rmws = !matches!(model, Model::Ptx60 | Model::Ptx75);
     let bound_reached = first_bound(&all, bound);
     let (runs, statuses) = candidates(all);
     let tree = Tree::of(test);
@@ -204,7 +205,7 @@ fn candidates(all: Runs) -> (Runs, Vec<Vec<Status>>) {
         per_thread.push(kept);
         statuses.push(st);
     }
-    (Runs { per_thread, cells: all.cells }, statuses)
+    (Runs { per_thread, cells: all.cells, chain_rmws: all.chain_rmws }, statuses)
 }
 
 /// Is repeating the stuck threads' suffixes for ever fair and consistent in `x`

@@ -48,6 +48,12 @@ pub struct Run {
 pub struct Runs {
     pub per_thread: Vec<Vec<Run>>,
     pub cells: Vec<(Cell, Value)>,
+    /// Whether the model makes every read-modify-write atomic against every write of its
+    /// location, so that enumeration may chain each one right after the write it reads. PTX
+    /// does not: atomicity holds only against morally strong writes (PTX ISA, "Memory
+    /// Consistency Model", *Atomicity*), so a weak write or one of a scope that does not
+    /// include both may come between.
+    pub chain_rmws: bool,
 }
 
 /// Why a test cannot be enumerated.
@@ -113,7 +119,7 @@ pub fn runs_bounded(test: &Litmus, local_per_workgroup: bool, bound: u32) -> Res
         domain = grown;
         per_thread = all_runs(test, &domain, local_per_workgroup, bound)?;
     }
-    Ok(Runs { per_thread, cells })
+    Ok(Runs { per_thread, cells, chain_rmws: true })
 }
 
 fn location_name(test: &Litmus, cell: Cell) -> String {
