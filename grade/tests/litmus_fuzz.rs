@@ -191,6 +191,12 @@ fn mutated_litmus_files_end_in_an_outcome() {
         for _ in 0..1 + rng.below(3) {
             mutant = mutate(&mutant, other, &mut rng);
         }
+        // A stack overflow aborts the process before the case can be written: with
+        // `LITMUS_FUZZ_TRACE` set, each mutant is written before it runs.
+        if std::env::var_os("LITMUS_FUZZ_TRACE").is_some() {
+            let _ = std::fs::write(std::env::temp_dir().join("litmus-fuzz-current.litmus"), &mutant);
+            eprintln!("mutant {k} of {}", path.display());
+        }
         match run(mutant.clone()) {
             Ok(outcome) => *counts.entry(outcome).or_insert(0) += 1,
             Err(why) => {

@@ -76,6 +76,9 @@ pub fn flat_expressions() -> Vec<Case> {
         case("opencl stored sum", opencl(&format!(" *x = {sum};")), "more than 256 operators"),
         case("opencl local sum", opencl(&format!(" int r1 = {sum};")), "more than 256 operators"),
         case("opencl if &&", opencl(&format!(" if ({all}) {{ *x = 1; }}")), "more than 256 operators"),
+        // Parentheses around a dereferenced pointer recurse in the parser (found by the
+        // litmus fuzzer: 3 000 of them overflowed a 2 MiB stack).
+        case("opencl parenthesised pointer", opencl(&format!(" *{}x{} = 1;", "(".repeat(3000), ")".repeat(3000))), "levels deep"),
     ]
 }
 

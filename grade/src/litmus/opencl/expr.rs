@@ -230,7 +230,10 @@ pub fn deref(cur: &mut Cursor<'_>, cx: &mut ThreadCx<'_>, out: &mut Vec<Stmt>) -
 /// A pointer argument: `x`, `y + r0`, `&y[1]`, `(…)`.
 pub fn pointer(cur: &mut Cursor<'_>, cx: &mut ThreadCx<'_>, out: &mut Vec<Stmt>) -> ParseResult<Addr> {
     if cur.eat("(") {
+        // Parentheses around a pointer recurse: bounded like every other nesting.
+        cx.enter(cur.span())?;
         let addr = pointer(cur, cx, out)?;
+        cx.leave();
         cur.expect(")")?;
         return Ok(addr);
     }
