@@ -56,6 +56,11 @@ impl Execution {
 /// the catalogues, a global barrier, 648), so beyond this the input is not a litmus test.
 pub const MAX_CANDIDATES: usize = 1_000_000;
 
+/// Most partial candidates one test's search may cut ([`Prune`]): a cut costs a few word
+/// operations, against the judge's fixed points over every relation for a candidate, so
+/// the search may cut many more than it may visit.
+pub const MAX_CUTS: usize = 16 * MAX_CANDIDATES;
+
 /// The test is too large to enumerate.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum TooManyEvents {
@@ -115,6 +120,7 @@ pub fn for_each_pruned(
         return Ok(());
     }
     let mut budget = max_candidates.min(MAX_CANDIDATES);
+    let mut cuts = budget.saturating_mul(MAX_CUTS / MAX_CANDIDATES);
     loop {
         // Combinations of runs whose reads cannot all be satisfied cost budget too, or many
         // threads with many runs each could loop for ever without one candidate. Those
@@ -124,7 +130,7 @@ pub fn for_each_pruned(
             budget = budget.checked_sub(1).ok_or(TooManyEvents::Candidates)?;
             if let Some(skeleton) = Skeleton::new(runs, &choice)? {
                 let sealed = prune.sealed.map_or(0, |f| f(&choice));
-                let mut search = Search::new(&skeleton, prune.po_coherent, sealed, &mut budget)?;
+                let mut search = Search::new(&skeleton, prune.po_coherent, sealed, &mut budget, &mut cuts)?;
                 search.assign(0, &mut visit)?;
             }
         }

@@ -6,15 +6,17 @@
 //! scheduled has done all it can (`ProgramEncoder.ForwardProgressEncoder`). Concretely, an
 //! execution witnesses non-termination when
 //!
-//! - each thread has run to its end, is stuck in a loop (its last iteration, or its last two
-//!   for a loop that stores, repeat for ever: [`super::unroll`]), or has stopped anywhere
-//!   (not started at all, or part-way), and no loop wanted more iterations than the bound;
+//! - each thread has run to its end, is stuck in a loop (its last iteration, or for a loop
+//!   that stores its last iterations, whose last ones repeat the infix iterations before
+//!   them, repeat for ever: [`super::unroll`]), is blocked at a barrier (below), or has
+//!   stopped anywhere (not started at all, or part-way), and no loop wanted more iterations
+//!   than the bound;
 //! - at least one thread is stuck;
 //! - the repetition is fair: a stuck iteration's reads read the coherence-last write of
 //!   their location or a write of the repeated iterations, no other read reads a write of
 //!   the repeated suffix, earlier writes are coherence-before the suffix's, and the
-//!   reads-from and coherence edges among the repeated infix iterations are those among
-//!   the suffix iterations they match;
+//!   reads-from and coherence edges among the infix iterations are those among the suffix
+//!   iterations they match (the suffix's last ones);
 //! - the threads that stopped are ones the progress model lets stay unscheduled.
 //!
 //! Progress is granted down the scope hierarchy (root, agent, work-group, wavefront,
@@ -325,7 +327,9 @@ fn fair_repetition(x: &Execution, runs: &Runs, st: &[&Status]) -> bool {
             suffix |= span_set(&k.suffix, offset);
             if let Some(i) = &k.infix {
                 infix |= span_set(i, offset);
-                pairs.extend(i.clone().zip(k.suffix.clone()).map(|(a, b)| (a + offset, b + offset)));
+                // Each infix event with its match among the suffix's last iterations.
+                let tail = k.suffix.end.saturating_sub(i.len())..k.suffix.end;
+                pairs.extend(i.clone().zip(tail).map(|(a, b)| (a + offset, b + offset)));
             }
         }
         offset += runs.per_thread[t][x.run_of_thread[t]].events.len();

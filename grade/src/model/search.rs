@@ -26,6 +26,8 @@ pub(super) struct Search<'s, 'b> {
     /// Writes only reads of this set may read ([`super::execution::Prune::sealed`]).
     sealed: u128,
     budget: &'b mut usize,
+    /// How many more partial choices may be cut ([`super::execution::MAX_CUTS`]).
+    cuts: &'b mut usize,
     /// Per cell: its write orders when they do not depend on reads-from.
     fixed: Vec<Option<Vec<Vec<usize>>>>,
     /// Indices into the skeleton's reads, in the order they are given sources: the chained
@@ -41,7 +43,7 @@ pub(super) struct Search<'s, 'b> {
 }
 
 impl<'s, 'b> Search<'s, 'b> {
-    pub(super) fn new(sk: &'s Skeleton, po_coherent: PoCoherent<'s>, sealed: u128, budget: &'b mut usize) -> Result<Self, TooManyEvents> {
+    pub(super) fn new(sk: &'s Skeleton, po_coherent: PoCoherent<'s>, sealed: u128, budget: &'b mut usize, cuts: &'b mut usize) -> Result<Self, TooManyEvents> {
         let n = sk.events.len();
         // The write orders of cells without read-modify-writes are listed up front; refuse
         // before listing more than the budget could visit (each ordering is a candidate at
@@ -73,7 +75,7 @@ impl<'s, 'b> Search<'s, 'b> {
             co: Rel::empty(n),
             final_memory: BTreeMap::new(),
         };
-        Ok(Search { sk, po_coherent, sealed, budget, fixed, order, chained, chains_checked_at, taken: 0, exec })
+        Ok(Search { sk, po_coherent, sealed, budget, cuts, fixed, order, chained, chains_checked_at, taken: 0, exec })
     }
 
     /// The orders of a cell's writes `ws` that keep each thread's writes in program order
@@ -97,9 +99,18 @@ impl<'s, 'b> Search<'s, 'b> {
         Ok(())
     }
 
+    /// A partial choice cut before it is complete.
+    fn cut(&mut self) -> Result<(), TooManyEvents> {
+        *self.cuts = self.cuts.checked_sub(1).ok_or(TooManyEvents::Candidates)?;
+        Ok(())
+    }
+
     /// Gives the `k`-th read (of [`Self::order`]) each of its sources in turn.
     pub(super) fn assign(&mut self, k: usize, visit: &mut impl FnMut(&Execution)) -> Result<(), TooManyEvents> {
-        if k == self.chains_checked_at && !self.chains_follow_po() {
+        if k == self.chains_checked_at && k < self.order.len() && !self.chains_follow_po() {
+            return self.cut();
+        }
+        if k == self.order.len() && self.chains_checked_at == k && !self.chains_follow_po() {
             return self.spend();
         }
         if k == self.order.len() {
@@ -110,7 +121,7 @@ impl<'s, 'b> Search<'s, 'b> {
         let chained = self.chained[self.order[k]];
         for &w in from {
             if !self.admissible(chained, *r, w) {
-                self.spend()?;
+                self.cut()?;
                 continue;
             }
             self.exec.rf.add(w, *r);
