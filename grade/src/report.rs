@@ -95,7 +95,10 @@ pub fn attach_liveness(report: &mut Report, test: &Litmus, model: Model, progres
         }
         let kind = if s.stores { "a loop that stores" } else { "a spin loop (it only reads)" };
         let others: Vec<String> = s.unscheduled.iter().map(|t| name(*t)).collect();
-        let left = if others.is_empty() {
+        let looping: Vec<String> = s.also_stuck.iter().map(|t| name(*t)).collect();
+        let left = if others.is_empty() && !looping.is_empty() {
+            format!("{} never finish(es) either (in a loop or at a barrier), so the writes that would let it out never come", looping.join(", "))
+        } else if others.is_empty() {
             "every other thread has finished, and no write it waits for comes".to_string()
         } else {
             format!(

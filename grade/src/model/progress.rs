@@ -98,6 +98,8 @@ pub struct StuckThread {
     pub unscheduled: Vec<u16>,
     /// Set when the thread waits at a barrier rather than loops (`label` is then empty).
     pub barrier: Option<Blocked>,
+    /// The other threads stuck in the witness (looping with it, or blocked).
+    pub also_stuck: Vec<u16>,
 }
 
 /// How a thread's run ends in a liveness candidate.
@@ -197,6 +199,8 @@ fn first_bound(runs: &Runs, bound: u32) -> Option<BoundReached> {
 
 fn witness(st: &[&Status]) -> Option<StuckThread> {
     let unscheduled: Vec<u16> = st.iter().enumerate().filter(|(_, s)| matches!(s, Status::Stopped { .. })).map(|(t, _)| t as u16).collect();
+    let stuck: Vec<u16> = st.iter().enumerate().filter(|(_, s)| s.stuck()).map(|(t, _)| t as u16).collect();
+    let also = |t: usize| stuck.iter().copied().filter(|o| usize::from(*o) != t).collect::<Vec<u16>>();
     st.iter().enumerate().find_map(|(t, s)| match s {
         Status::Stuck(k) => Some(StuckThread {
             thread: t as u16,
@@ -205,6 +209,7 @@ fn witness(st: &[&Status]) -> Option<StuckThread> {
             stores: k.infix.is_some(),
             unscheduled: unscheduled.clone(),
             barrier: None,
+            also_stuck: also(t),
         }),
         Status::Blocked(b) => Some(StuckThread {
             thread: t as u16,
@@ -213,6 +218,7 @@ fn witness(st: &[&Status]) -> Option<StuckThread> {
             stores: false,
             unscheduled: unscheduled.clone(),
             barrier: Some(b.clone()),
+            also_stuck: also(t),
         }),
         _ => None,
     })
