@@ -84,9 +84,21 @@ pub fn attach_liveness(report: &mut Report, test: &Litmus, model: Model, progres
     let name = |t: u16| test.threads.get(t as usize).map_or_else(|| format!("thread {t}"), |th| th.name.clone());
     let stuck = l.stuck.as_ref();
     let explanation = stuck.map(|s| {
+        if let Some(b) = &s.barrier {
+            return format!(
+                "{} waits for ever at the barrier on line {}: it needs {} threads to meet, and at most {} barrier(s) with its id can be reached in its work-group",
+                name(s.thread),
+                b.span.line,
+                b.quorum,
+                b.reachable
+            );
+        }
         let kind = if s.stores { "a loop that stores" } else { "a spin loop (it only reads)" };
         let others: Vec<String> = s.unscheduled.iter().map(|t| name(*t)).collect();
-        let left = if others.is_empty() {
+        let looping: Vec<String> = s.also_stuck.iter().map(|t| name(*t)).collect();
+        let left = if others.is_empty() && !looping.is_empty() {
+            format!("{} never finish(es) either (in a loop or at a barrier), so the writes that would let it out never come", looping.join(", "))
+        } else if others.is_empty() {
             "every other thread has finished, and no write it waits for comes".to_string()
         } else {
             format!(
@@ -100,7 +112,10 @@ pub fn attach_liveness(report: &mut Report, test: &Litmus, model: Model, progres
     report.liveness = Some(LivenessReport {
         progress: progress.name(),
         stuck_thread: stuck.map(|s| name(s.thread)),
-        stuck_loop: stuck.map(|s| format!("back to `{}` at line {}", s.label, s.span.line)),
+        stuck_loop: stuck.map(|s| match s.barrier {
+            Some(_) => format!("the barrier at line {}", s.span.line),
+            None => format!("back to `{}` at line {}", s.label, s.span.line),
+        }),
         explanation,
     });
     if report.bound_reached.is_none() {

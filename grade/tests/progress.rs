@@ -68,3 +68,24 @@ fn the_verdict_says_when_the_bound_cut_a_spin() {
     let b = v.bound_reached.expect("a spin may need more than 4 iterations");
     assert_eq!((b.thread, b.label.as_str(), b.bound), (0, "LC00", 4));
 }
+
+/// A barrier released by `quorum` threads, met by the three threads of one CTA (Dartagnan's
+/// `litmus/PTX/Barrier/quorum1-*`: quorum 4 hangs, 2 and 3 pass — its PTX liveness tables).
+fn quorum(q: u16) -> litmus::Litmus {
+    let src = format!(
+        "PTX quorum\n{{ x=0; }}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 ;\n st.weak x, 1 | bar.cta.sync 1, 1, {q} | bar.cta.sync 1, 1, {q} ;\n bar.cta.sync 1, 1, {q} | ld.weak r0, x | ;\nexists (P1:r0 == 0)"
+    );
+    litmus::parse(Path::new("quorum.litmus"), &src).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_barrier_whose_quorum_cannot_gather_blocks_for_ever() {
+    for q in [2, 3] {
+        assert!(terminates(&quorum(q), Model::Ptx75, Progress::Fair, 4).expect("judged").terminates, "quorum {q}");
+    }
+    let l = terminates(&quorum(4), Model::Ptx75, Progress::Fair, 4).expect("judged");
+    assert!(!l.terminates);
+    let b = l.stuck.and_then(|s| s.barrier).expect("a thread blocked at the barrier");
+    // Three threads reach one barrier each; four must meet.
+    assert_eq!((b.quorum, b.reachable), (4, 3));
+}

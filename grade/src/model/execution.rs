@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use super::event::{Cell, Event, Kind, INIT};
 use super::relation::{Rel, MAX_EVENTS};
+use super::search::Search;
 use super::traces::Runs;
 use crate::litmus::Span;
 use hipscope_mm::{Access, Value};
@@ -55,6 +56,11 @@ impl Execution {
 /// the catalogues, a global barrier, 648), so beyond this the input is not a litmus test.
 pub const MAX_CANDIDATES: usize = 1_000_000;
 
+/// Most partial candidates one test's search may cut ([`Prune`]): a cut costs a few word
+/// operations, against the judge's fixed points over every relation for a candidate, so
+/// the search may cut many more than it may visit.
+pub const MAX_CUTS: usize = 16 * MAX_CANDIDATES;
+
 /// The test is too large to enumerate.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum TooManyEvents {
@@ -78,10 +84,35 @@ pub fn for_each_within(runs: &Runs, max_candidates: usize, visit: impl FnMut(&Ex
 
 /// [`for_each_within`] over the combinations of runs (one index per thread) that `accept`
 /// keeps: the others cost one unit of budget each and are not expanded.
-pub fn for_each_accepted(
+pub fn for_each_accepted(runs: &Runs, max_candidates: usize, accept: impl Fn(&[usize]) -> bool, visit: impl FnMut(&Execution)) -> Result<(), TooManyEvents> {
+    for_each_pruned(runs, max_candidates, accept, &Prune::default(), visit)
+}
+
+/// [`Prune::po_coherent`]'s predicate.
+pub type PoCoherent<'a> = &'a dyn Fn(&Event, &Event) -> bool;
+/// [`Prune::sealed`]'s function.
+pub type Sealed<'a> = &'a dyn Fn(&[usize]) -> u128;
+
+/// What a caller knows rules candidates out before they are built: each cut must follow
+/// from the axioms the candidates are judged by (or the question asked of them), so that
+/// no candidate the caller would keep is lost, only the enumeration of hopeless ones.
+#[derive(Default)]
+pub struct Prune<'a> {
+    /// `po_coherent(a, b)`, for `a` before `b` in one thread's program order at one cell:
+    /// the model makes coherence follow program order between them — `b` is never read by
+    /// `a`, and, both writes, `a` is coherence-before `b`.
+    pub po_coherent: Option<PoCoherent<'a>>,
+    /// For a combination of runs: events (bit positions in the execution) whose writes
+    /// only reads of the same set may read.
+    pub sealed: Option<Sealed<'a>>,
+}
+
+/// [`for_each_accepted`] with the cuts of `prune` made while reads-from is chosen.
+pub fn for_each_pruned(
     runs: &Runs,
     max_candidates: usize,
     accept: impl Fn(&[usize]) -> bool,
+    prune: &Prune<'_>,
     mut visit: impl FnMut(&Execution),
 ) -> Result<(), TooManyEvents> {
     let mut choice = vec![0usize; runs.per_thread.len()];
@@ -89,6 +120,7 @@ pub fn for_each_accepted(
         return Ok(());
     }
     let mut budget = max_candidates.min(MAX_CANDIDATES);
+    let mut cuts = budget.saturating_mul(MAX_CUTS / MAX_CANDIDATES);
     loop {
         // Combinations of runs whose reads cannot all be satisfied cost budget too, or many
         // threads with many runs each could loop for ever without one candidate. Those
@@ -97,7 +129,9 @@ pub fn for_each_accepted(
         if accept(&choice) {
             budget = budget.checked_sub(1).ok_or(TooManyEvents::Candidates)?;
             if let Some(skeleton) = Skeleton::new(runs, &choice)? {
-                skeleton.for_each_rf_co(&mut visit, &mut budget)?;
+                let sealed = prune.sealed.map_or(0, |f| f(&choice));
+                let mut search = Search::new(&skeleton, prune.po_coherent, sealed, &mut budget, &mut cuts)?;
+                search.assign(0, &mut visit)?;
             }
         }
         if !advance(&mut choice, |i| runs.per_thread[i].len()) {
@@ -107,7 +141,7 @@ pub fn for_each_accepted(
 }
 
 /// Odometer step over `digits`, digit `i` counting to `limit(i)`; false after the last.
-fn advance(digits: &mut [usize], limit: impl Fn(usize) -> usize) -> bool {
+pub(super) fn advance(digits: &mut [usize], limit: impl Fn(usize) -> usize) -> bool {
     for i in (0..digits.len()).rev() {
         digits[i] += 1;
         if digits[i] < limit(i) {
@@ -119,18 +153,18 @@ fn advance(digits: &mut [usize], limit: impl Fn(usize) -> usize) -> bool {
 }
 
 /// The events of one combination of runs, with what each read may read from.
-struct Skeleton {
-    events: Vec<Event>,
-    run_of_thread: Vec<usize>,
-    po: Rel,
-    dep: Rel,
+pub(super) struct Skeleton {
+    pub(super) events: Vec<Event>,
+    pub(super) run_of_thread: Vec<usize>,
+    pub(super) po: Rel,
+    pub(super) dep: Rel,
     /// Per reading event: the writes with the same cell and the value it read.
-    candidates: Vec<(usize, Vec<usize>)>,
+    pub(super) candidates: Vec<(usize, Vec<usize>)>,
     /// Per cell: its writes other than the initial one.
-    writes_per_cell: Vec<(Cell, usize, Vec<usize>)>,
+    pub(super) writes_per_cell: Vec<(Cell, usize, Vec<usize>)>,
     /// Whether the model makes every read-modify-write atomic against every write
     /// ([`Runs::chain_rmws`]).
-    chain_rmws: bool,
+    pub(super) chain_rmws: bool,
 }
 
 impl Skeleton {
@@ -191,62 +225,11 @@ impl Skeleton {
         Ok(Some(Skeleton { events, run_of_thread: choice.to_vec(), po, dep, candidates, writes_per_cell, chain_rmws: runs.chain_rmws }))
     }
 
-    fn for_each_rf_co(&self, visit: &mut impl FnMut(&Execution), budget: &mut usize) -> Result<(), TooManyEvents> {
-        let n = self.events.len();
-        // The write orders of cells without read-modify-writes are listed up front; refuse
-        // before listing more than the budget could visit (each ordering is a candidate at
-        // least). A cell with read-modify-writes has its orders built per reads-from choice.
-        let mut orderings = 1usize;
-        for (_, _, ws) in self.writes_per_cell.iter().filter(|(_, _, ws)| !self.chained(ws)) {
-            orderings = (1..=ws.len()).try_fold(orderings, |acc, k| acc.checked_mul(k)).filter(|o| *o <= *budget).ok_or(TooManyEvents::Candidates)?;
-        }
-        let fixed: Vec<Option<Vec<Vec<usize>>>> = self.writes_per_cell.iter().map(|(_, _, ws)| (!self.chained(ws)).then(|| permutations(ws))).collect();
-        // One execution, whose rf and co are rewritten for each choice: the events and
-        // program order are the skeleton's and do not change.
-        let mut exec = Execution {
-            events: self.events.clone(),
-            run_of_thread: self.run_of_thread.clone(),
-            rf_source: vec![None; n],
-            po: self.po.clone(),
-            dep: self.dep.clone(),
-            rf: Rel::empty(n),
-            co: Rel::empty(n),
-            final_memory: BTreeMap::new(),
-        };
-        let mut rf_pick = vec![0usize; self.candidates.len()];
-        loop {
-            exec.rf = Rel::empty(n);
-            for ((r, from), pick) in self.candidates.iter().zip(&rf_pick) {
-                exec.rf.add(from[*pick], *r);
-                exec.rf_source[*r] = Some(from[*pick]);
-            }
-            let Some(orders) = self.orders(&fixed, &exec.rf_source, budget)? else {
-                *budget = budget.checked_sub(1).ok_or(TooManyEvents::Candidates)?;
-                if !advance(&mut rf_pick, |i| self.candidates[i].1.len()) {
-                    return Ok(());
-                }
-                continue;
-            };
-            let mut co_pick = vec![0usize; orders.len()];
-            loop {
-                (exec.co, exec.final_memory) = self.coherence(&orders, &co_pick);
-                *budget = budget.checked_sub(1).ok_or(TooManyEvents::Candidates)?;
-                visit(&exec);
-                if !advance(&mut co_pick, |i| orders[i].len()) {
-                    break;
-                }
-            }
-            if !advance(&mut rf_pick, |i| self.candidates[i].1.len()) {
-                return Ok(());
-            }
-        }
-    }
-
     /// Does a cell with writes `ws` have read-modify-writes, all its writes of one width? Its
     /// coherence orders then follow from reads-from: every model here requires an atomic
     /// read-modify-write to come immediately after the write it reads in coherence
     /// (atomicity, `rmw ∩ (fr ; co) = ∅`), so each is chained to its source.
-    fn chained(&self, ws: &[usize]) -> bool {
+    pub(super) fn chained(&self, ws: &[usize]) -> bool {
         if !self.chain_rmws {
             return false;
         }
@@ -257,7 +240,12 @@ impl Skeleton {
     /// Each cell's write orders under the reads-from choice `rf_source` (`None`: two
     /// read-modify-writes read the same write, or they read each other in a cycle).
     #[allow(clippy::type_complexity)]
-    fn orders(&self, fixed: &[Option<Vec<Vec<usize>>>], rf_source: &[Option<usize>], budget: &usize) -> Result<Option<Vec<Vec<Vec<usize>>>>, TooManyEvents> {
+    pub(super) fn orders(
+        &self,
+        fixed: &[Option<Vec<Vec<usize>>>],
+        rf_source: &[Option<usize>],
+        budget: &usize,
+    ) -> Result<Option<Vec<Vec<Vec<usize>>>>, TooManyEvents> {
         let mut out = Vec::new();
         for ((_, init, ws), fixed) in self.writes_per_cell.iter().zip(fixed) {
             if let Some(f) = fixed {
@@ -299,7 +287,7 @@ impl Skeleton {
 
     /// `co` for one choice of write order per cell (the initial write first), and the final
     /// values it implies.
-    fn coherence(&self, orders: &[Vec<Vec<usize>>], pick: &[usize]) -> (Rel, BTreeMap<Cell, Value>) {
+    pub(super) fn coherence(&self, orders: &[Vec<Vec<usize>>], pick: &[usize]) -> (Rel, BTreeMap<Cell, Value>) {
         let mut co = Rel::empty(self.events.len());
         let mut final_memory = BTreeMap::new();
         for ((cell, init, _), (order, p)) in self.writes_per_cell.iter().zip(orders.iter().zip(pick)) {
@@ -317,7 +305,7 @@ impl Skeleton {
 }
 
 /// Every ordering of `items` (the first ordering is `items` itself).
-fn permutations(items: &[usize]) -> Vec<Vec<usize>> {
+pub(super) fn permutations(items: &[usize]) -> Vec<Vec<usize>> {
     if items.len() <= 1 {
         return vec![items.to_vec()];
     }

@@ -11,6 +11,7 @@ pub mod progress;
 pub mod ptx;
 pub mod relation;
 pub mod scoped;
+mod search;
 pub mod traces;
 pub mod unroll;
 pub mod vulkan;

@@ -6,15 +6,17 @@
 //! scheduled has done all it can (`ProgramEncoder.ForwardProgressEncoder`). Concretely, an
 //! execution witnesses non-termination when
 //!
-//! - each thread has run to its end, is stuck in a loop (its last iteration, or its last two
-//!   for a loop that stores, repeat for ever: [`super::unroll`]), or has stopped anywhere
-//!   (not started at all, or part-way), and no loop wanted more iterations than the bound;
+//! - each thread has run to its end, is stuck in a loop (its last iteration, or for a loop
+//!   that stores its last iterations, whose last ones repeat the infix iterations before
+//!   them, repeat for ever: [`super::unroll`]), is blocked at a barrier (below), or has
+//!   stopped anywhere (not started at all, or part-way), and no loop wanted more iterations
+//!   than the bound;
 //! - at least one thread is stuck;
 //! - the repetition is fair: a stuck iteration's reads read the coherence-last write of
 //!   their location or a write of the repeated iterations, no other read reads a write of
 //!   the repeated suffix, earlier writes are coherence-before the suffix's, and the
-//!   reads-from and coherence edges among the repeated infix iterations are those among
-//!   the suffix iterations they match;
+//!   reads-from and coherence edges among the infix iterations are those among the suffix
+//!   iterations they match (the suffix's last ones);
 //! - the threads that stopped are ones the progress model lets stay unscheduled.
 //!
 //! Progress is granted down the scope hierarchy (root, agent, work-group, wavefront,
@@ -25,11 +27,15 @@
 //! has started; unfair, none. A group with progress and a schedulable child also gives
 //! progress to some schedulable child. A thread with progress does not stop: it ends,
 //! or is stuck. Threads that ended are not schedulable; stuck and stopped ones are.
-//! Control barriers do not block here (a thread waiting at a barrier nobody else reaches
-//! is not detected).
+//! A thread also stays stuck when it waits at a barrier whose quorum more threads than can
+//! reach it would have to meet (`bar.cta.sync 1, 1, 4` with three threads); other control
+//! barriers do not block here (a thread waiting at a barrier nobody else reaches is not
+//! detected).
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 
+use super::event::{Event, Kind};
 use super::execution::{self, Execution};
 use super::scoped::Context;
 use super::traces::{self, Run, Runs};
@@ -90,6 +96,10 @@ pub struct StuckThread {
     pub stores: bool,
     /// Threads that stopped (never ran, or stopped part-way) in the witness.
     pub unscheduled: Vec<u16>,
+    /// Set when the thread waits at a barrier rather than loops (`label` is then empty).
+    pub barrier: Option<Blocked>,
+    /// The other threads stuck in the witness (looping with it, or blocked).
+    pub also_stuck: Vec<u16>,
 }
 
 /// How a thread's run ends in a liveness candidate.
@@ -101,6 +111,20 @@ enum Status {
     Stopped {
         events: usize,
     },
+    /// Waiting for ever after `events` events at a barrier that never gathers its quorum.
+    Blocked(Blocked),
+}
+
+/// A barrier a thread waits at for ever: its quorum is more than the barrier events with
+/// its id that its work-group's threads can reach (Dartagnan's `NamedBarrier`: a barrier
+/// with a quorum executes only once that many barriers of its id synchronize).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Blocked {
+    pub events: usize,
+    pub span: Span,
+    pub quorum: u16,
+    /// The most barrier events with its id its work-group can reach.
+    pub reachable: usize,
 }
 
 impl Status {
@@ -109,6 +133,10 @@ impl Status {
     }
     fn started(&self) -> bool {
         !matches!(self, Status::Stopped { events: 0 })
+    }
+    /// Stuck for ever: in a loop, or at a barrier.
+    fn stuck(&self) -> bool {
+        matches!(self, Status::Stuck(_) | Status::Blocked(_))
     }
 }
 
@@ -134,15 +162,21 @@ fn terminates_at(test: &Litmus, model: Model, progress: Progress, bound: u32) ->
     let mut all = traces::runs_bounded(test, model != Model::Opencl, bound)?;
     all.chain_rmws = !matches!(model, Model::Ptx60 | Model::Ptx75);
     let bound_reached = first_bound(&all, bound);
-    let (runs, statuses) = candidates(all);
-    let tree = Tree::of(test);
     let ctx = Context::new(test, model);
+    let short = short_barriers(test, &ctx, &all);
+    let (runs, statuses) = candidates(all, &short);
+    let tree = Tree::of(test);
     let mut stuck = None;
     let accept = |choice: &[usize]| {
         let st: Vec<&Status> = choice.iter().enumerate().map(|(t, c)| &statuses[t][*c]).collect();
-        st.iter().any(|s| matches!(s, Status::Stuck(_))) && tree.allows(progress, &st)
+        st.iter().any(|s| s.stuck()) && tree.allows(progress, &st)
     };
-    execution::for_each_accepted(&runs, execution::MAX_CANDIDATES, accept, |x| {
+    // Cuts made while reads-from is chosen: only a stuck suffix reads a suffix's writes
+    // (as `fair_repetition` requires), and, under Vulkan, coherence follows program order.
+    let sealed = |choice: &[usize]| suffix_set(&runs, &statuses, choice);
+    let vulkan_po = super::vulkan::po_coherent(&ctx);
+    let prune = execution::Prune { po_coherent: (model == Model::Vulkan).then_some(&vulkan_po as _), sealed: Some(&sealed) };
+    execution::for_each_pruned(&runs, execution::MAX_CANDIDATES, accept, &prune, |x| {
         if stuck.is_some() || ctx.judge(x).is_err() {
             return;
         }
@@ -165,10 +199,27 @@ fn first_bound(runs: &Runs, bound: u32) -> Option<BoundReached> {
 
 fn witness(st: &[&Status]) -> Option<StuckThread> {
     let unscheduled: Vec<u16> = st.iter().enumerate().filter(|(_, s)| matches!(s, Status::Stopped { .. })).map(|(t, _)| t as u16).collect();
+    let stuck: Vec<u16> = st.iter().enumerate().filter(|(_, s)| s.stuck()).map(|(t, _)| t as u16).collect();
+    let also = |t: usize| stuck.iter().copied().filter(|o| usize::from(*o) != t).collect::<Vec<u16>>();
     st.iter().enumerate().find_map(|(t, s)| match s {
-        Status::Stuck(k) => {
-            Some(StuckThread { thread: t as u16, label: k.label.clone(), span: k.span, stores: k.infix.is_some(), unscheduled: unscheduled.clone() })
-        }
+        Status::Stuck(k) => Some(StuckThread {
+            thread: t as u16,
+            label: k.label.clone(),
+            span: k.span,
+            stores: k.infix.is_some(),
+            unscheduled: unscheduled.clone(),
+            barrier: None,
+            also_stuck: also(t),
+        }),
+        Status::Blocked(b) => Some(StuckThread {
+            thread: t as u16,
+            label: String::new(),
+            span: b.span,
+            stores: false,
+            unscheduled: unscheduled.clone(),
+            barrier: Some(b.clone()),
+            also_stuck: also(t),
+        }),
         _ => None,
     })
 }
@@ -177,14 +228,21 @@ fn witness(st: &[&Status]) -> Option<StuckThread> {
 /// thread stopped there), each with its status. Only prefixes that are empty or end with a
 /// write are kept: a later read or fence of a stopped thread adds constraints and nothing
 /// another thread could observe, and starting only obliges the scheduler more.
-fn candidates(all: Runs) -> (Runs, Vec<Vec<Status>>) {
+fn candidates(all: Runs, short: &impl Fn(&Event) -> Option<Blocked>) -> (Runs, Vec<Vec<Status>>) {
     let mut per_thread = Vec::new();
     let mut statuses = Vec::new();
     for runs in all.per_thread {
         let mut kept: Vec<Run> = Vec::new();
         let mut st = Vec::new();
         let mut prefixes: Vec<Run> = Vec::new();
+        let mut blocked: Vec<(Run, Blocked)> = Vec::new();
         for run in runs {
+            for (n, b) in run.events.iter().enumerate().filter_map(|(n, e)| Some((n, short(e)?))) {
+                let events = run.events[..n].to_vec();
+                if !blocked.iter().any(|(p, _)| p.events == events) {
+                    blocked.push((Run { events, regs: run.regs.clone(), end: RunEnd::Exit }, Blocked { events: n, ..b }));
+                }
+            }
             for n in (0..=run.events.len()).filter(|n| *n == 0 || run.events[n - 1].writes()) {
                 let events = run.events[..n].to_vec();
                 if !prefixes.iter().any(|p| p.events == events) {
@@ -202,10 +260,67 @@ fn candidates(all: Runs) -> (Runs, Vec<Vec<Status>>) {
             st.push(Status::Stopped { events: p.events.len() });
             kept.push(p);
         }
+        for (p, b) in blocked {
+            st.push(Status::Blocked(b));
+            kept.push(p);
+        }
         per_thread.push(kept);
         statuses.push(st);
     }
     (Runs { per_thread, cells: all.cells, chain_rmws: all.chain_rmws }, statuses)
+}
+
+/// The barriers that never gather their quorum: per barrier event, its quorum and the
+/// most barrier events with its id the threads of its work-group can reach (each thread's
+/// run with the most), when the quorum is more. A barrier that only arrives (`bar.arrive`)
+/// does not wait. Barriers without a quorum, which wait for every thread of the
+/// work-group that reaches one of their id, are not judged here.
+fn short_barriers<'a>(test: &'a Litmus, ctx: &'a Context, all: &Runs) -> impl Fn(&Event) -> Option<Blocked> + 'a {
+    let group = |t: u16| test.threads.get(usize::from(t)).map(|th| (th.placement.agent, th.placement.workgroup));
+    let key = |e: &Event| match &e.kind {
+        Kind::Barrier { key, .. } => Some(key.clone()),
+        _ => None,
+    };
+    // Per (work-group, barrier id): the most events of that id each thread's runs have.
+    let mut most: BTreeMap<((u32, u32), String), BTreeMap<u16, usize>> = BTreeMap::new();
+    for runs in &all.per_thread {
+        for run in runs {
+            let mut count: BTreeMap<(u16, String), usize> = BTreeMap::new();
+            for e in &run.events {
+                if let Some(k) = key(e) {
+                    *count.entry((e.thread, k)).or_default() += 1;
+                }
+            }
+            for ((t, k), c) in count {
+                if let Some(g) = group(t) {
+                    let slot = most.entry((g, k)).or_default().entry(t).or_default();
+                    *slot = (*slot).max(c);
+                }
+            }
+        }
+    }
+    move |e: &Event| {
+        let mark = ctx.marks.get(e.thread, e.span);
+        let quorum = mark.quorum?;
+        if mark.bits & crate::litmus::marks::bit::ARRIVE != 0 {
+            return None;
+        }
+        let reachable: usize = most.get(&(group(e.thread)?, key(e)?)).map_or(0, |m| m.values().sum());
+        (usize::from(quorum) > reachable).then_some(Blocked { events: 0, span: e.span, quorum, reachable })
+    }
+}
+
+/// The events of the stuck threads' repeated suffixes, for the combination of runs `choice`.
+fn suffix_set(runs: &Runs, statuses: &[Vec<Status>], choice: &[usize]) -> u128 {
+    let mut offset = runs.cells.len();
+    let mut suffix = 0u128;
+    for (t, c) in choice.iter().enumerate() {
+        if let Status::Stuck(k) = &statuses[t][*c] {
+            suffix |= span_set(&k.suffix, offset);
+        }
+        offset += runs.per_thread[t][*c].events.len();
+    }
+    suffix
 }
 
 /// Is repeating the stuck threads' suffixes for ever fair and consistent in `x`
@@ -218,7 +333,9 @@ fn fair_repetition(x: &Execution, runs: &Runs, st: &[&Status]) -> bool {
             suffix |= span_set(&k.suffix, offset);
             if let Some(i) = &k.infix {
                 infix |= span_set(i, offset);
-                pairs.extend(i.clone().zip(k.suffix.clone()).map(|(a, b)| (a + offset, b + offset)));
+                // Each infix event with its match among the suffix's last iterations.
+                let tail = k.suffix.end.saturating_sub(i.len())..k.suffix.end;
+                pairs.extend(i.clone().zip(tail).map(|(a, b)| (a + offset, b + offset)));
             }
         }
         offset += runs.per_thread[t][x.run_of_thread[t]].events.len();

@@ -382,7 +382,7 @@ impl Ctx<'_> {
         }
         let jump = BackJump { at: s.pc, head: to, label, span: *span };
         let back = s.loops.back(&jump, &s.events, &s.regs, self.bound);
-        if let Some(stuck) = back.stuck {
+        for stuck in back.stuck {
             let mut forever = s.clone();
             forever.ended = Some(RunEnd::Stuck(stuck));
             out.push(forever);

@@ -8,12 +8,13 @@
 //! the verdict says the bound was reached.
 //!
 //! At the end of each iteration the run may also stop for good, marked [`RunEnd::Stuck`],
-//! when repeating that iteration for ever is a possible future of the run. Dartagnan's
+//! when repeating its last iterations for ever is a possible future of the run. Dartagnan's
 //! `NonTerminationEncoder` decomposes a non-terminating loop into a prefix, an infix and a
 //! repeatable suffix: a side-effect-free iteration (no store) that leaves the thread's
-//! registers as it found them is a suffix on its own (a spin loop); an iteration that
-//! stores is a suffix only when it repeats an infix iteration before it (same events,
-//! same values, same registers at its end). Which reads-from and coherence choices make
+//! registers as it found them is a suffix on its own (a spin loop); iterations that store
+//! are a suffix only when its last ones repeat the infix iterations before it (same
+//! events, same values, same registers at their end); the suffix may have more iterations
+//! than the infix, so one thread may loop several times per iteration of another. Which reads-from and coherence choices make
 //! the repetition fair is decided per execution by [`super::progress`].
 
 use std::ops::Range;
@@ -42,9 +43,10 @@ pub struct Stuck {
     /// The loop's head label and its backward jump.
     pub label: String,
     pub span: Span,
-    /// Positions (in the run's events) of the iteration repeated for ever.
+    /// Positions (in the run's events) of the iterations repeated for ever.
     pub suffix: Range<usize>,
-    /// The earlier iteration it repeats, for a loop that stores (`None` for a spin loop).
+    /// The earlier iterations the suffix's last ones repeat, for a loop that stores (`None`
+    /// for a spin loop).
     pub infix: Option<Range<usize>>,
 }
 
@@ -56,9 +58,13 @@ pub struct Loops {
     arrivals: Vec<(usize, usize, Vec<Value>)>,
     /// Per backward jump position: iterations completed.
     counts: Vec<(usize, u32)>,
-    /// Per backward jump position: the last iteration's events and registers at its end.
-    last: Vec<(usize, Range<usize>, Vec<Value>)>,
+    /// Per backward jump position: its iterations so far, each one's events and the
+    /// registers at its end.
+    iterations: Vec<(usize, Vec<Iteration>)>,
 }
+
+/// One iteration of a loop: its events in the run, and the registers at its end.
+type Iteration = (Range<usize>, Vec<Value>);
 
 /// A backward jump: its code position, its label's, the label's name and where it is.
 pub struct BackJump<'a> {
@@ -70,8 +76,8 @@ pub struct BackJump<'a> {
 
 /// What taking a backward jump does to a run.
 pub struct Back {
-    /// A run that stops here for ever, if this iteration may repeat.
-    pub stuck: Option<Stuck>,
+    /// The ways the run may stop here for ever (none if no iteration may repeat).
+    pub stuck: Vec<Stuck>,
     /// The bound is reached: the run ends here.
     pub bound: bool,
 }
@@ -93,11 +99,16 @@ impl Loops {
             None => (0, regs.to_vec()),
         };
         let iteration = start..events.len();
-        let stuck =
-            self.repeatable(jump, &iteration, events, regs, &at_start).map(|infix| Stuck { label: label.to_string(), span, suffix: iteration.clone(), infix });
-        match self.last.iter_mut().find(|(p, ..)| *p == jump) {
-            Some(slot) => *slot = (jump, iteration, regs.to_vec()),
-            None => self.last.push((jump, iteration, regs.to_vec())),
+        let mut history = self.iterations.iter().find(|(p, _)| *p == jump).map(|(_, h)| h.clone()).unwrap_or_default();
+        history.push((iteration.clone(), regs.to_vec()));
+        let stuck = self
+            .repeatable(&history, events, regs, &at_start)
+            .into_iter()
+            .map(|(suffix, infix)| Stuck { label: label.to_string(), span, suffix, infix })
+            .collect();
+        match self.iterations.iter_mut().find(|(p, _)| *p == jump) {
+            Some(slot) => slot.1 = history,
+            None => self.iterations.push((jump, history)),
         }
         let count = match self.counts.iter_mut().find(|(p, _)| *p == jump) {
             Some((_, c)) => {
@@ -112,16 +123,48 @@ impl Loops {
         Back { stuck, bound: count >= bound }
     }
 
-    /// `Some(None)`: a side-effect-free iteration that leaves the registers unchanged;
-    /// `Some(Some(infix))`: an iteration that stores and repeats the one just before it.
-    fn repeatable(&self, jump: usize, iteration: &Range<usize>, events: &[Event], regs: &[Value], at_start: &[Value]) -> Option<Option<Range<usize>>> {
-        let body = events.get(iteration.clone())?;
+    /// The decompositions of the run's last iterations (`history`, the current one last)
+    /// into an infix and a suffix repeated for ever, as `(suffix, infix)` event ranges:
+    /// a side-effect-free iteration that leaves the registers unchanged is a suffix on its
+    /// own (no infix); for one that stores, `k` contiguous iterations (the infix) followed
+    /// by `m + k` (the suffix) whose last `k` do what the infix's did (same events, same
+    /// values) and end with the registers the infix ended with (Dartagnan's
+    /// `NonTerminationEncoder`: every infix iteration has an equivalent suffix iteration,
+    /// and the suffix may be longer, so one thread may loop several times per iteration
+    /// of another's).
+    fn repeatable(
+        &self,
+        history: &[(Range<usize>, Vec<Value>)],
+        events: &[Event],
+        regs: &[Value],
+        at_start: &[Value],
+    ) -> Vec<(Range<usize>, Option<Range<usize>>)> {
+        let Some((current, _)) = history.last() else { return Vec::new() };
+        let Some(body) = events.get(current.clone()) else { return Vec::new() };
         if !body.iter().any(Event::writes) {
-            return (regs == at_start).then_some(None);
+            return if regs == at_start { vec![(current.clone(), None)] } else { Vec::new() };
         }
-        let (_, prev, regs_then) = self.last.iter().find(|(p, ..)| *p == jump)?;
-        let before = events.get(prev.clone())?;
-        let same = prev.end == iteration.start && before.len() == body.len() && before.iter().zip(body).all(|(a, b)| a.kind == b.kind && a.span == b.span);
-        (same && regs_then.as_slice() == regs).then(|| Some(prev.clone()))
+        let n = history.len();
+        // The contiguous iterations that end with the current one.
+        let mut first = n - 1;
+        while first > 0 && history[first - 1].0.end == history[first].0.start {
+            first -= 1;
+        }
+        let same = |a: &Range<usize>, b: &Range<usize>| {
+            a.len() == b.len() && events[a.clone()].iter().zip(&events[b.clone()]).all(|(x, y)| x.kind == y.kind && x.span == y.span)
+        };
+        let mut out = Vec::new();
+        for k in 1..=n {
+            for m in 0..=n {
+                let Some(infix_first) = n.checked_sub(2 * k + m).filter(|i| *i >= first) else { continue };
+                let infix = &history[infix_first..infix_first + k];
+                let tail = &history[n - k..];
+                let matches = infix.iter().zip(tail).all(|((a, _), (b, _))| same(a, b)) && infix[k - 1].1 == tail[k - 1].1;
+                if matches {
+                    out.push((history[n - k - m].0.start..current.end, Some(infix[0].0.start..infix[k - 1].0.end)));
+                }
+            }
+        }
+        out
     }
 }

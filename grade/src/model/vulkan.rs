@@ -150,6 +150,23 @@ pub fn judge(ctx: &Context, x: &Execution) -> Result<Derived, Broken> {
     Ok(Derived { hb: locord, sw, incl: mutordatom })
 }
 
+/// Does coherence follow program order from `a` to a later `b` of the same thread at the
+/// same cell? It does when both are atomic with a scope and name the cell through one
+/// virtual address: location order contains `hb ∩ int ∩ vloc` and `hb` contains `po`, so
+/// `b` read by `a` closes a cycle of `locord ∪ rf`, and, both writes, `b` before `a` in
+/// coherence is in `asmo` (`mutordatom` holds: atomic, same location and virtual address,
+/// each in the other's scope, the same thread being in every instance) and closes one of
+/// `locord ∪ asmo` — both forbidden by the coherence axiom [`judge`] checks. The
+/// enumeration cuts such candidates early ([`super::execution::Prune`]).
+pub fn po_coherent(ctx: &Context) -> impl Fn(&super::event::Event, &super::event::Event) -> bool + '_ {
+    let scopes = bit::SG | bit::WG | bit::QF | bit::DV;
+    move |a, b| {
+        let va = |e: &super::event::Event| e.cell().map(|c| ctx.marks.get(e.thread, e.span).virtual_address.unwrap_or(c.loc.0));
+        let scoped = |e: &super::event::Event| e.is_atomic() && ctx.marks.get(e.thread, e.span).bits & scopes != 0;
+        a.thread == b.thread && a.cell().is_some() && a.cell() == b.cell() && va(a) == va(b) && scoped(a) && scoped(b)
+    }
+}
+
 /// `vloc`: the same virtual address (an alias names the same location through another).
 fn virtual_location(ctx: &Context, x: &Execution) -> Rel {
     let va = |i: usize| {
