@@ -101,7 +101,7 @@ trap 'exit 130' INT TERM
 HIP_ARCHS="gfx803 gfx908 gfx90a gfx942 gfx1030 gfx1100 gfx1201"
 # Programs built a second time with more flags, as hip/bin/<stem>_<suffix>: stem:suffix:flags
 # (flags separated by commas).
-HIP_VARIANTS="host_pingpong:agent:-DAGENT_SCOPE peer_flag:agent:-DAGENT_SCOPE"
+HIP_VARIANTS="host_pingpong:agent:-DAGENT_SCOPE host_pingpong:nc:-DNON_COHERENT host_pingpong:nc_agent:-DNON_COHERENT,-DAGENT_SCOPE peer_flag:agent:-DAGENT_SCOPE"
 # hip_setup: HIPCXX (the toolchain's command unless given; empty without either) and the
 # flags every HIP test program is compiled with.
 hip_setup() {

@@ -105,12 +105,13 @@ impl Runtime {
             }
         }
         // `grade --exec`: one detector watches the whole group, each GPU's kernel as a
-        // different agent (`hipscope_race::detector::group`).
+        // different agent (`hipscope_race::detector::group`), and the host threads as one more
+        // when they take turns (`hipscope_race::detector::host`).
         let agents: Vec<u32> = group.iter().map(|q| q.device as u32).collect();
-        let detector = self.races.as_ref().map(|_| Group::new(&agents));
+        let watch = self.host_turns.watch();
+        let detector = self.races.as_ref().map(|_| if watch.is_some() { Group::with_host(&agents) } else { Group::new(&agents) });
         let mut watchers: Vec<Option<Watcher>> = (0..group.len()).map(|i| detector.as_ref().map(|d| d.watcher(i))).collect();
         let access_ps = self.host_access_ps();
-        let watch = self.host_turns.watch();
         let start_ps = starts.iter().copied().fold(f64::INFINITY, f64::min).max(0.0);
         let host = watch.map(|watch| HostThreads {
             host: &mut self.memory.host,
@@ -119,6 +120,7 @@ impl Runtime {
             start_ps: (start_ps * 1000.0).round() as u64,
             access_ps,
             accesses: 0,
+            races: detector.as_ref().map(Group::host),
         });
         let mut gpus: Vec<Option<&mut crate::node::Gpu>> = self.gpus.iter_mut().map(Some).collect();
         let mut launches = Vec::with_capacity(group.len());

@@ -36,9 +36,17 @@ pub enum AllocKind {
     Managed,
     /// `hipHostMalloc`: pinned host memory the device reads and writes.
     HostPinned,
+    /// `hipHostMalloc` with `hipHostMallocNonCoherent`: pinned host memory the GPU's L2 may
+    /// cache (MTYPE NC, `hipscope_sim::memsys::mtype`).
+    HostNonCoherent,
 }
 
 impl AllocKind {
+    /// Every kind (what `hipFree` releases).
+    pub const ALL: [AllocKind; 4] = [AllocKind::Device, AllocKind::Managed, AllocKind::HostPinned, AllocKind::HostNonCoherent];
+    /// What `hipHostMalloc` makes (what `hipHostFree` releases).
+    pub const HOST: [AllocKind; 2] = [AllocKind::HostPinned, AllocKind::HostNonCoherent];
+
     fn host_visible(self) -> bool {
         self != AllocKind::Device
     }
@@ -48,6 +56,7 @@ impl AllocKind {
             AllocKind::Device => MemoryKind::Device,
             AllocKind::Managed => MemoryKind::Managed,
             AllocKind::HostPinned => MemoryKind::HostPinned,
+            AllocKind::HostNonCoherent => MemoryKind::HostNonCoherent,
         }
     }
 }
@@ -220,7 +229,7 @@ impl Runtime {
         let name = match kind {
             AllocKind::Device => "hipMalloc",
             AllocKind::Managed => "hipMallocManaged",
-            AllocKind::HostPinned => "hipHostMalloc",
+            AllocKind::HostPinned | AllocKind::HostNonCoherent => "hipHostMalloc",
         };
         let d = self.current;
         let base = match kind {
@@ -313,7 +322,7 @@ impl Runtime {
     pub fn free_device(&mut self, d: usize) {
         let bases: Vec<u64> = self.memory.map.iter().filter(|(_, a)| a.device == d).map(|(&b, _)| b).collect();
         for base in bases {
-            self.free(base, &[AllocKind::Device, AllocKind::Managed, AllocKind::HostPinned]);
+            self.free(base, &AllocKind::ALL);
         }
         let g = &mut self.gpus[d];
         g.heap.release_cached(&mut g.device.mem);

@@ -284,10 +284,11 @@ impl Runtime {
 
     /// A launch is coming: when the program has host-visible memory, its host threads take
     /// turns with the kernels until the next flush ([`crate::host_agent`]); whether they do.
-    /// Race detection and the timing story watch a launch run alone (`run_launch`), so on a
-    /// lone GPU with either on, launches keep running at once.
+    /// Race detection watches the host threads as one more agent of the group
+    /// (`hipscope_race::detector::host`); the timing story watches a launch run alone
+    /// (`run_launch`), so on a lone GPU with it on, launches keep running at once.
     fn arm_host_turns(&mut self) -> bool {
-        if !self.queues_launches() && (self.races.is_some() || self.story.is_some()) {
+        if !self.queues_launches() && self.story.is_some() {
             return false;
         }
         let ranges = self.memory.host_visible_ranges();

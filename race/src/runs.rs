@@ -243,8 +243,9 @@ impl KernelGrade {
                 Some(f) => f.seeds.push(seed),
                 None => self.races.push(Found {
                     race: race.clone(),
-                    first_line: lines.at(race.first.pc),
-                    second_line: lines.at(race.second.pc),
+                    // A host thread's side has no line of the kernel's.
+                    first_line: lines.at(race.first.pc).filter(|_| !race.first.host),
+                    second_line: lines.at(race.second.pc).filter(|_| !race.second.host),
                     fix: fix_hint(race),
                     seeds: vec![seed],
                 }),
@@ -310,7 +311,16 @@ impl KernelGrade {
 
 /// The same two instructions breaking the same rule, in either order.
 fn same_pair(a: &Race, b: &Race) -> bool {
-    let pcs = |r: &Race| if r.first.pc <= r.second.pc { (r.first.pc, r.second.pc) } else { (r.second.pc, r.first.pc) };
+    // A host thread's side has no instruction: whether it wrote tells its accesses apart.
+    let end = |s: &Side| (s.pc, s.host && s.write);
+    let pcs = |r: &Race| {
+        let (x, y) = (end(&r.first), end(&r.second));
+        if x <= y {
+            (x, y)
+        } else {
+            (y, x)
+        }
+    };
     a.rule == b.rule && pcs(a) == pcs(b)
 }
 
@@ -424,6 +434,9 @@ pub fn op_text(op: &Op) -> String {
 
 /// What to change so that the pair no longer races.
 pub fn fix_hint(r: &Race) -> String {
+    if r.first.host || r.second.host {
+        return with_host_hint(r);
+    }
     if let (Some(a), Some(b)) = (r.first.gpu, r.second.gpu) {
         if a != b {
             return across_gpus_hint(r, a, b);
@@ -462,6 +475,26 @@ fn across_gpus_hint(r: &Race, a: u32, b: u32) -> String {
         ),
         _ => format!(
             "order the accesses across the GPUs: publish with a system-scope release store of a flag and read after a system-scope acquire load of it (__HIP_MEMORY_SCOPE_SYSTEM), or run the kernels one after the other: {gpus}"
+        ),
+    }
+}
+
+/// What to change so that a kernel's access and a host thread's no longer race: the host's
+/// side is taken to be a system-scope atomic already (`detector::host`), so the kernel's side
+/// is the one to change; only system scope includes the host (LLVM AMDGPUUsage, "Memory
+/// Scopes").
+fn with_host_hint(r: &Race) -> String {
+    let kernel = if r.first.host { &r.second } else { &r.first };
+    let host = "the host is another agent, and agent scope includes the threads of one GPU only";
+    match (&kernel.atomic, &r.note) {
+        (Some(_), _) => format!(
+            "widen the kernel's atomic at {:#x} to system scope (__hip_atomic_load/store with __HIP_MEMORY_SCOPE_SYSTEM, or atomicAdd_system/atomicExch_system/atomicCAS_system): {host}",
+            kernel.pc
+        ),
+        (None, Some(_)) => format!("the synchronisation with the host is too narrow (see the note): release and acquire at system scope in the kernel: {host}"),
+        (None, None) => format!(
+            "make the kernel's access at {:#x} a system-scope atomic, or order it by a flag the kernel reads with a system-scope acquire (after the host's release store) or writes with a system-scope release: {host}",
+            kernel.pc
         ),
     }
 }
@@ -538,6 +571,13 @@ pub fn render(g: &KernelGrade) -> String {
 }
 
 fn side_text(s: &Side, line: Option<&SourceLine>) -> String {
+    if s.host {
+        return format!(
+            "{} by a host thread (the host agent; counted as a system-scope atomic {}: the host's side is not seen to be atomic or not)",
+            if s.write { "write" } else { "read" },
+            if s.write { "release store" } else { "acquire load" }
+        );
+    }
     let what = match &s.atomic {
         None => "plain".to_string(),
         Some(scope) => format!("atomic, {scope} scope"),

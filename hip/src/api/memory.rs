@@ -55,9 +55,24 @@ pub unsafe extern "C" fn hipMallocManaged(ptr: *mut *mut c_void, size: usize, _f
 /// # Safety
 /// `ptr` is where the address is written.
 #[no_mangle]
-pub unsafe extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize, _flags: c_uint) -> u32 {
+pub unsafe extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> u32 {
     // SAFETY: the caller's contract.
-    unsafe { allocate(ptr, size, AllocKind::HostPinned) }
+    unsafe { allocate(ptr, size, host_kind(flags)) }
+}
+
+/// `hipHostMallocNonCoherent` (`hip_runtime_api.h`): memory the GPU may cache, coherent only
+/// at synchronisation points (HIP documentation, *Coherence control*).
+const HOST_MALLOC_NON_COHERENT: c_uint = 0x8000_0000;
+
+/// What `hipHostMalloc`/`hipHostAlloc` with `flags` allocates: non-coherent memory when asked
+/// for, else coherent (fine-grained, MTYPE UC) pinned memory; with no coherence flag ROCm's
+/// choice depends on `HIP_HOST_COHERENT`, so the runtime keeps the coherent kind it always used.
+fn host_kind(flags: c_uint) -> AllocKind {
+    if flags & HOST_MALLOC_NON_COHERENT != 0 {
+        AllocKind::HostNonCoherent
+    } else {
+        AllocKind::HostPinned
+    }
 }
 
 /// The deprecated name of `hipHostMalloc`.
@@ -73,20 +88,20 @@ pub unsafe extern "C" fn hipMallocHost(ptr: *mut *mut c_void, size: usize) -> u3
 /// # Safety
 /// `ptr` is where the address is written.
 #[no_mangle]
-pub unsafe extern "C" fn hipHostAlloc(ptr: *mut *mut c_void, size: usize, _flags: c_uint) -> u32 {
+pub unsafe extern "C" fn hipHostAlloc(ptr: *mut *mut c_void, size: usize, flags: c_uint) -> u32 {
     // SAFETY: the caller's contract.
-    unsafe { allocate(ptr, size, AllocKind::HostPinned) }
+    unsafe { allocate(ptr, size, host_kind(flags)) }
 }
 
 #[no_mangle]
 pub extern "C" fn hipFree(ptr: *mut c_void) -> u32 {
     // ROCm's hipFree releases any allocation: device, managed or host-pinned.
-    with_runtime(|rt| rt.free(ptr as u64, &[AllocKind::Device, AllocKind::Managed, AllocKind::HostPinned]))
+    with_runtime(|rt| rt.free(ptr as u64, &AllocKind::ALL))
 }
 
 #[no_mangle]
 pub extern "C" fn hipHostFree(ptr: *mut c_void) -> u32 {
-    with_runtime(|rt| rt.free(ptr as u64, &[AllocKind::HostPinned]))
+    with_runtime(|rt| rt.free(ptr as u64, &AllocKind::HOST))
 }
 
 #[no_mangle]
@@ -134,7 +149,7 @@ pub unsafe extern "C" fn hipPointerGetAttributes(attr: *mut c_void, ptr: *const 
         // `memoryType` in 5.2 and `type` from 6.0 on, stays at offset 0).
         let types = crate::abi::Release::current().memory_types();
         let memory_type = match a.kind {
-            AllocKind::HostPinned => types.host,
+            AllocKind::HostPinned | AllocKind::HostNonCoherent => types.host,
             AllocKind::Managed => types.managed,
             AllocKind::Device => types.device,
         };
@@ -455,6 +470,6 @@ pub extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: *mut c_void) -> u32 {
         if !rt.timeline.is_stream(stream as usize) {
             return error::INVALID_HANDLE;
         }
-        rt.free(ptr as u64, &[AllocKind::Device, AllocKind::Managed, AllocKind::HostPinned])
+        rt.free(ptr as u64, &AllocKind::ALL)
     })
 }

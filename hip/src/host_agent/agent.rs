@@ -4,6 +4,7 @@
 use super::link::{self, ADDRESS, DONE, GRANTED, IDLE, POSTED, REQ, WRITTEN};
 use super::tasks;
 use crate::host_watch::{Watch, PAGE_BYTES};
+use hipscope_race::detector::group::HostWatcher;
 use hipscope_sim::cosim::NodeAgent;
 use hipscope_sim::memory::Memory;
 use hipscope_sim::node::turns::{NodeLivelock, Turn};
@@ -35,6 +36,9 @@ pub struct HostThreads<'a> {
     pub access_ps: u64,
     /// Accesses served.
     pub accesses: u64,
+    /// `grade --exec`: the race detector the kernels of the flush report to, told of each
+    /// access as the host agent's ([`hipscope_race::detector::host`]).
+    pub races: Option<HostWatcher<'a>>,
 }
 
 /// What the participant does next.
@@ -141,10 +145,19 @@ impl HostThreads<'_> {
         REQ.store(GRANTED);
         // One instruction's time: the thread single-steps it and reports.
         REQ.wait_until(|v| v == DONE);
-        let mut wrote = false;
+        let (mut wrote, mut changed) = (false, false);
         // SAFETY: this is the participant and the request is DONE.
         for (address, bytes) in unsafe { WRITTEN.spans() } {
             wrote |= self.host.write(address as u64, bytes).is_ok();
+            changed = true;
+            if let Some(r) = &self.races {
+                r.access(address as u64, bytes.len() as u32, true);
+            }
+        }
+        if let (Some(r), false) = (&self.races, changed) {
+            // A load (or a store of the bytes already there): its size is not seen, so the
+            // 4-byte granule it faulted in.
+            r.access(ADDRESS.load(Ordering::Acquire) as u64 & !3, 4, false);
         }
         REQ.store(IDLE);
         self.accesses += 1;

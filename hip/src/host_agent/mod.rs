@@ -5,8 +5,10 @@
 //!
 //! - When: once a program has host-visible allocations (`hipHostMalloc`, `hipMallocManaged`),
 //!   each launch is queued (on a one-GPU node too) and the watch is armed over every such
-//!   allocation until the queue is flushed ([`Session`]). Race detection and the timing story
-//!   watch launches run alone, so with them on launches run at once, as before.
+//!   allocation until the queue is flushed ([`Session`]). Race detection (`grade --exec`)
+//!   watches the flush's group with the host threads as one more agent
+//!   (`hipscope_race::detector::host`: each served access is an event of the host agent); the
+//!   timing story watches a launch run alone, so with it on launches run at once, as before.
 //! - Who flushes: any call that needs the kernels' effects, as on a node of several GPUs, or
 //!   the background flusher ([`flusher`]) when a host thread's access waits and no flush runs.
 //! - During a flush the host threads are one participant ([`agent::HostThreads`]) started at

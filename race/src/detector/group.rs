@@ -27,6 +27,17 @@ impl Group {
         Group { det: Mutex::new(Detector::for_group(agents)) }
     }
 
+    /// A fresh detector for launches on `agents`, as [`Group::new`], and the program's host
+    /// threads as one more agent ([`super::host`]), watched by [`Group::host`].
+    pub fn with_host(agents: &[u32]) -> Group {
+        Group { det: Mutex::new(Detector::for_group_with_host(agents)) }
+    }
+
+    /// The host threads' watcher (a group made [`Group::with_host`]).
+    pub fn host(&self) -> HostWatcher<'_> {
+        HostWatcher { det: &self.det }
+    }
+
     /// The observer of launch `slot`.
     pub fn watcher(&self, slot: usize) -> Watcher<'_> {
         Watcher { det: &self.det, slot: slot as u32 }
@@ -79,5 +90,19 @@ impl Observer for Watcher<'_> {
     }
     fn dispatch_ended(&mut self) {
         self.det().dispatch_ended();
+    }
+}
+
+/// The host threads' view of a [`Group`]'s detector: called with each access while the host
+/// holds the node's turn, so its events fall between the kernels' in the turns' order.
+pub struct HostWatcher<'a> {
+    det: &'a Mutex<Detector>,
+}
+
+impl HostWatcher<'_> {
+    /// A host access to `bytes` bytes at `address`; `write`: it changed them.
+    pub fn access(&self, address: u64, bytes: u32, write: bool) {
+        let mut d = self.det.lock().unwrap_or_else(|e| e.into_inner());
+        d.host_access(address, bytes, write);
     }
 }

@@ -24,6 +24,7 @@
 
 pub mod clock;
 pub mod group;
+pub mod host;
 pub mod interp;
 mod shadow;
 
@@ -76,6 +77,10 @@ pub struct Side {
     pub gpu: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel: Option<String>,
+    /// The access is a host thread's (the host as an agent of a group, [`host`]): `wave`,
+    /// `lane` and `pc` mean nothing then.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub host: bool,
 }
 
 /// A wave's id as `{"workgroup": [x, y, z], "wave": n}` (reports are read back by `grade --exec`).
@@ -413,9 +418,13 @@ impl State {
     fn side(&self, r: &Rec, lane: u32) -> Side {
         let wave = self.wave(r.wave).map_or_else(WaveId::default, |w| w.id);
         let atomic = r.atomic().map(|s| format!("{s:?}").to_lowercase());
-        let mut side = Side { wave, lane, pc: self.pc(r), write: r.write(), atomic, shared_code: r.shared(), gpu: None, kernel: None };
+        let mut side = Side { wave, lane, pc: self.pc(r), write: r.write(), atomic, shared_code: r.shared(), gpu: None, kernel: None, host: false };
         if self.slots > 1 {
             let l = self.launch_of(r.wave);
+            if host::is_host(l) {
+                side.host = true;
+                return side;
+            }
             side.gpu = Some(l.agent);
             side.kernel = l.kernel.as_ref().map(|k| k.name.clone());
         }
@@ -430,7 +439,8 @@ impl State {
         } else {
             Rule::DataRace
         };
-        let kernel = self.live.kernel.as_ref().map_or_else(String::new, |k| k.name.clone());
+        // A host access races with a kernel's: filed under that kernel.
+        let kernel = self.live.kernel.as_ref().or(self.launch_of(p.wave).kernel.as_ref()).map_or_else(String::new, |k| k.name.clone());
         let key = (kernel.clone(), self.pc(p), self.pc(now), rule);
         if let Some(&i) = self.index.get(&key) {
             self.races[i].count += 1;
@@ -535,7 +545,11 @@ impl State {
         let (Some(r), Some(w)) = (self.wave(rec.wave), self.wave(wave)) else { return };
         let covered = includes(rec.scope, r, rec.wave, w, wave) && includes(scope, w, wave, r, rec.wave);
         // A group's waves are named with their GPU.
-        let who = |x: &WaveState| if self.slots > 1 { format!("{} on GPU {}", x.id, x.agent) } else { x.id.to_string() };
+        let who = |x: &WaveState| match x.agent {
+            host::HOST_AGENT => "a host thread".to_string(),
+            agent if self.slots > 1 => format!("{} on GPU {agent}", x.id),
+            _ => x.id.to_string(),
+        };
         let why = (!covered).then(|| {
             let (rs, ws) = (format!("{:?}", rec.scope).to_lowercase(), format!("{scope:?}").to_lowercase());
             format!(
