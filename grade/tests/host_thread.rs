@@ -130,3 +130,25 @@ fn a_host_thread_runs_on_the_gpus_node_or_is_refused() {
         other => panic!("mi210: {:?}", other.map(|r| r.outcomes)),
     }
 }
+
+/// What the modelled core cannot run is refused with the reason, before any run: it reads and
+/// writes 32-bit words only.
+#[test]
+fn a_host_thread_the_core_cannot_run_is_refused() {
+    let source = r#"HIP host_wide
+__device__ long x = 0;
+thread T0 @ device 0, block 0, thread 0 {
+  __hip_atomic_store(&x, 1, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+thread H @ host {
+  long r0 = __hip_atomic_load(&x, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+exists (H:r0 == 1)
+"#;
+    let test = litmus::parse(Path::new("host_wide.litmus"), source).expect("parses");
+    let g = gpus::builtin("mi300x").expect("built-in GPU");
+    match hardware::run(&test, &g, Mode::CU, Runs { count: 1, seed: 1, one_xcd: false }) {
+        Err(HardwareError::Unsupported(u)) => assert!(u.0.contains("host thread H") && u.0.contains("32-bit"), "{}", u.0),
+        other => panic!("{:?}", other.map(|r| r.outcomes)),
+    }
+}
