@@ -39,7 +39,7 @@ const CONFIGS: [(&str, &str, Mode, Where); 5] = [
 ];
 
 fn stressed(placement: Where) -> Setup {
-    Setup { placement: Some(placement), stress: Some(stress::DEFAULT) }
+    Setup { placement: Some(placement), stress: Some(stress::DEFAULT), ..Setup::default() }
 }
 
 /// The model forbids the condition; with the default stress no run may show it.
@@ -109,7 +109,7 @@ fn stress_waves_run_their_pattern_beside_the_test() {
     let test = load("14_lb_relaxed.litmus");
     for (pattern, iterations) in [("store-store", 5), ("load-store", 64), ("load-load", 17)] {
         let s: Stress = stress::parse(&format!("pattern={pattern},iterations={iterations},groups=3,lines=2")).expect("parses").expect("stress");
-        let setup = Setup { placement: None, stress: Some(s) };
+        let setup = Setup { placement: None, stress: Some(s), ..Setup::default() };
         let mut p = Prepared::with(&test, &gpu("mi210"), Mode::CU, &setup).expect("prepared");
         let mut w = Watch::default();
         p.watch(11, &mut w).expect("runs");
@@ -130,7 +130,7 @@ fn xcd_of(g: &GpuConfig, cu: usize) -> usize {
 
 /// Each litmus thread's CU in one run placed as `want`.
 fn thread_cus(test: &Litmus, g: &GpuConfig, mode: Mode, want: Where, stress: Option<Stress>) -> Vec<usize> {
-    let mut p = Prepared::with(test, g, mode, &Setup { placement: Some(want), stress }).expect("prepared");
+    let mut p = Prepared::with(test, g, mode, &Setup { placement: Some(want), stress, ..Setup::default() }).expect("prepared");
     let mut w = Watch::default();
     p.watch(5, &mut w).expect("runs");
     test.threads.iter().zip(p.thread_groups()).map(|(t, grp)| *w.cus.get(&(*grp, t.placement.wave)).expect("the thread's wave was placed")).collect()
@@ -145,7 +145,7 @@ fn placements_put_the_threads_where_asked() {
             let g = gpu(name);
             let wgp = mode == Mode::WGP;
             for stress in [None, Some(stress::DEFAULT)] {
-                let setup = Setup { placement: Some(Where::SameCu), stress };
+                let setup = Setup { placement: Some(Where::SameCu), stress, ..Setup::default() };
                 if let Err(e) = Prepared::with(&test, &g, mode, &setup) {
                     // Refused only when the test's work-groups cannot be resident on one CU
                     // together; two one-wave work-groups always can.
@@ -166,7 +166,7 @@ fn placements_put_the_threads_where_asked() {
                 assert_eq!(units.len(), cus.len(), "{rel} same-xcd on {name}: different CUs {cus:?}");
                 assert!(cus.windows(2).all(|w| xcd_of(&g, w[0]) == xcd_of(&g, w[1])), "{rel} same-xcd on {name}: {cus:?}");
             }
-            let other = Prepared::with(&test, &g, mode, &Setup { placement: Some(Where::OtherXcd), stress: None });
+            let other = Prepared::with(&test, &g, mode, &Setup { placement: Some(Where::OtherXcd), stress: None, ..Setup::default() });
             if g.timing.as_ref().is_some_and(|t| t.topology.xcds > 1) {
                 let cus = thread_cus(&test, &g, mode, Where::OtherXcd, Some(stress::DEFAULT));
                 let mut xcds: Vec<usize> = cus.iter().map(|&c| xcd_of(&g, c)).collect();

@@ -12,7 +12,7 @@ use crate::host::HostAgent;
 use crate::kernel::LoadedKernel;
 use crate::launch::{Device, Hooks, LaunchError};
 use crate::memory::Memory;
-use crate::node::cpu::{CpuCore, HostMemory};
+use crate::node::cpu::{CpuCore, HostMemory, Script};
 use crate::node::turns::{NodeLivelock, Turn, Turns};
 use crate::observe::Observer;
 use crate::sched::{DispatchStats, EngineOptions};
@@ -61,7 +61,7 @@ pub trait NodeAgent: Send {
 
 /// A modelled host CPU core ([`crate::node::cpu`]) on a memory takes its turns like any
 /// other agent.
-impl<M: HostMemory + Send> NodeAgent for CpuCore<M> {
+impl<M: HostMemory + Send, S: Script + Send> NodeAgent for CpuCore<M, S> {
     fn label(&self) -> String {
         self.name.clone()
     }

@@ -160,6 +160,18 @@ pub struct Args {
     /// store-store|store-load|load-store|load-load, iterations).
     #[arg(long, value_name = "default|none|PARAMS")]
     pub stress: Option<String>,
+    /// How a test with a thread on the host (`@ host`) allocates its locations on the node:
+    /// `coherent` (`hipHostMalloc`, placement host_pinned: the default) or `non-coherent`
+    /// (`hipHostMallocNonCoherent`, host_pinned_nc: a GPU's L2 may keep a copy).
+    #[arg(long, value_enum, default_value = "coherent")]
+    pub host_memory: HostMemoryArg,
+}
+
+/// `--host-memory`: how the locations of a test with host threads are allocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum HostMemoryArg {
+    Coherent,
+    NonCoherent,
 }
 
 /// `--placement`: where the litmus work-groups run.
@@ -185,7 +197,11 @@ fn setup(args: &Args) -> Result<hipscope_grade::hardware::Setup, CliError> {
         Some(text) => hipscope_grade::hardware::stress::parse(text).map_err(|e| CliError::BadInput(format!("--stress: {e}")))?,
         None => None,
     };
-    Ok(hipscope_grade::hardware::Setup { placement, stress })
+    let host_memory = match args.host_memory {
+        HostMemoryArg::Coherent => hipscope_grade::hardware::host::HostAlloc::Coherent,
+        HostMemoryArg::NonCoherent => hipscope_grade::hardware::host::HostAlloc::NonCoherent,
+    };
+    Ok(hipscope_grade::hardware::Setup { placement, stress, host_memory })
 }
 
 /// `--cu-mode`: the CU/WGP mode of RDNA GPUs.

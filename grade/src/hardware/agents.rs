@@ -1,24 +1,35 @@
 //! The hardware layer on a node: a test whose threads run on several GPUs (`@ device D` in
 //! the HIP dialect, `(agent …)` subtrees in a LISA scope tree) runs as one kernel per GPU,
-//! launched together on one simulated timeline ([`hipscope_sim::cosim::run_together`]).
+//! launched together on one simulated timeline ([`hipscope_sim::cosim::run_with_agents`]).
 //!
 //! Agent `D` is GPU `D` of the node that holds the tested GPU (`mi300x` → `mi300x-8`). Each
 //! GPU's kernel is the test with only that GPU's threads, compiled as a one-GPU test is; the
 //! test's locations live in the memory of the GPU of the lowest agent and the other GPUs reach
 //! them as peer memory (in timing mode over the node's links, `Device::set_node`). Each GPU's
-//! memory is a range of its own, so an address names its GPU. Threads on the host (`@ host`)
-//! are refused here: running them needs a modelled CPU core taking turns with the kernels,
-//! which the simulator does not have yet.
+//! memory is a range of its own, so an address names its GPU.
+//!
+//! Threads on the host (`@ host`) run on modelled cores of the node's host CPU, one core each
+//! ([`super::host`]), taking turns with the kernels. A test with a host thread keeps all its
+//! locations in host memory that every GPU of the node reaches (coherent or not as
+//! [`HostAlloc`] says), so the GPUs' accesses travel their links to the host. The tested GPU
+//! needs no node of its own: the first built-in node made of it is used (`mi300x` →
+//! `mi300x-8`, `mi300a` → `mi300a-4`, `rx7900xtx` → `rx7900xtx-pcie`); a GPU no built-in node
+//! holds is refused with the list of nodes. A host thread's start on the timeline is drawn
+//! from the seed (the stream of the GPU threads' delays, after them) anywhere from the kernels'
+//! launch to the end of the longest kernel of an undelayed run ([`OnNode::calibrate`]), so
+//! that seeds put its accesses before, among and after the GPU threads'; a seed replays it.
 
 use super::codegen::{self, ResultSlot, Unsupported};
+use super::host::{self, HostAlloc, HostThread};
 use super::{assemble, delay_window_cycles, place, slot_type, target_of, FinalValues, HardwareError, Listed, LOCATION_STRIDE, RESULT_STRIDE};
-use crate::litmus::{Litmus, HOST_AGENT};
+use crate::litmus::{Litmus, RegId, HOST_AGENT};
 use hipscope_mm::lower::Target;
 use hipscope_mm::{Value, ValueType};
-use hipscope_sim::cosim::{run_together, Launch};
+use hipscope_sim::cosim::{run_with_agents, Launch, NodeAgent};
 use hipscope_sim::gpus::{GpuConfig, Mode};
 use hipscope_sim::kernel::{LoadedKernel, RawKernel};
 use hipscope_sim::memory::{Memory, Owner, HEAP_BASE};
+use hipscope_sim::node::cpu::CpuCore;
 use hipscope_sim::node::Node;
 use hipscope_sim::{Device, EngineOptions, Geometry, MemoryKind};
 use rand::rngs::StdRng;
@@ -30,23 +41,25 @@ const GPU_RANGE: u64 = 1 << 40;
 
 /// Whether `test` puts threads on more than one agent, or on an agent other than GPU 0.
 pub fn spans_agents(test: &Litmus) -> bool {
+    // The host's agent is not 0 either.
     test.threads.iter().any(|t| t.placement.agent != 0)
 }
 
-/// The built-in node whose GPUs are all `gpu` and that has GPUs `0..=highest`.
-fn node_for(gpu: &GpuConfig, highest: u32) -> Result<Node, Unsupported> {
+/// The built-in node whose GPUs are all `gpu` and that has GPUs `0..=highest` (every node
+/// has a host CPU; `host` only words the refusal).
+fn node_for(gpu: &GpuConfig, highest: u32, host: bool) -> Result<Node, Unsupported> {
     let fits = |n: &Node| n.gpus.len() > highest as usize && n.gpus.iter().all(|g| g.name == gpu.name);
     if let Some(n) = Node::builtins().into_iter().find(fits) {
         return Ok(n);
     }
     let names =
         Node::builtins().iter().map(|n| format!("{} ({} × {})", n.name(), n.gpus.len(), n.gpus.first().map_or("?", |g| g.name.as_str()))).collect::<Vec<_>>();
-    Err(Unsupported(format!(
-        "the test places threads on GPUs 0 to {highest}, but no built-in node has {} {}s (built-in nodes: {})",
-        highest + 1,
-        gpu.name,
-        names.join(", ")
-    )))
+    let wanted = match (host, highest) {
+        (true, 0) => format!("a thread on the host CPU, which runs on a node of {}s, but no built-in node has one", gpu.name),
+        (true, _) => format!("a thread on the host CPU and threads on GPUs 0 to {highest}, but no built-in node has {} {}s", highest + 1, gpu.name),
+        (false, _) => format!("threads on GPUs 0 to {highest}, but no built-in node has {} {}s", highest + 1, gpu.name),
+    };
+    Err(Unsupported(format!("the test places {wanted} (built-in nodes: {})", names.join(", "))))
 }
 
 /// One GPU's share of the test.
@@ -77,41 +90,58 @@ pub struct OnNode {
     max_delay: u64,
     threads: usize,
     gpu: String,
+    /// The threads on the host, each on a core of its own.
+    hosts: Vec<OnHost>,
+    host_latency_ns: f64,
+    /// Picoseconds of one cycle of the tested GPU's clock.
+    ps_per_cycle: f64,
+    /// The widest start a host thread draws (picoseconds; [`OnNode::calibrate`]).
+    host_window_ps: u64,
+    /// Where the locations live when a thread runs on the host.
+    pub host_alloc: Option<HostAlloc>,
+}
+
+/// A host thread: its script (copied fresh for each run) and its core's address space.
+struct OnHost {
+    thread: usize,
+    script: HostThread,
+    mem: Memory,
 }
 
 impl OnNode {
-    pub fn new(test: &Litmus, gpu: &GpuConfig, mode: Mode, one_xcd: bool) -> Result<OnNode, HardwareError> {
-        if let Some(t) = test.threads.iter().find(|t| t.placement.agent == HOST_AGENT) {
-            return Err(Unsupported(format!(
-                "{} runs on the host, which the hardware layer does not run yet: it has no modelled CPU core for host threads (the language layer grades them)",
-                t.name
-            ))
-            .into());
+    /// `test` set up on the node of `gpu`; `host_alloc` says how its locations are allocated
+    /// when a thread runs on the host.
+    pub fn new(test: &Litmus, gpu: &GpuConfig, mode: Mode, one_xcd: bool, host_alloc: HostAlloc) -> Result<OnNode, HardwareError> {
+        let on_host: Vec<usize> = (0..test.threads.len()).filter(|&t| test.threads[t].placement.agent == HOST_AGENT).collect();
+        if let Some(why) = on_host.iter().find_map(|&t| host::refusal(test, &test.threads[t])) {
+            return Err(why.into());
         }
-        let mut agents: Vec<u32> = test.threads.iter().map(|t| t.placement.agent).collect();
+        let mut agents: Vec<u32> = test.threads.iter().map(|t| t.placement.agent).filter(|&a| a != HOST_AGENT).collect();
         agents.sort_unstable();
         agents.dedup();
-        let node = node_for(gpu, agents.last().copied().unwrap_or(0))?;
+        let Some(&highest) = agents.last() else {
+            return Err(Unsupported(
+                "every thread of the test runs on the host: the hardware layer runs host threads beside a GPU's, and there is none".into(),
+            )
+            .into());
+        };
+        let node = node_for(gpu, highest, !on_host.is_empty())?;
         let target = target_of(gpu, mode);
         let mut parts = Vec::with_capacity(agents.len());
         for &a in &agents {
             parts.push(part(test, &node, a as usize, &target, one_xcd)?);
         }
-        let err = |message: String| HardwareError::Gpu { gpu: gpu.name.clone(), message };
-        // The locations, in the lowest agent's memory, mapped into the others' as peer memory.
-        let home = &mut parts[0];
-        let locations = home.device.alloc("litmus locations", (LOCATION_STRIDE as usize) * test.locations.len().max(1), MemoryKind::Device);
-        let owner = Owner::Gpu(home.gpu as u32);
-        for i in 1..parts.len() {
-            let view = parts[0].device.mem.share(locations).map_err(err)?;
-            parts[i].device.mem.map_view(view, owner).map_err(err)?;
-        }
-        for p in &mut parts {
-            for k in 0..test.locations.len() as u64 {
-                p.kernarg[8 * k as usize..8 * k as usize + 8].copy_from_slice(&(locations + k * LOCATION_STRIDE).to_le_bytes());
-            }
-        }
-        Ok(OnNode {
+        let host_alloc = (!on_host.is_empty()).then_some(host_alloc);
+        let (locations, mut host_mems) =
+            place_locations(test, &mut parts, host_alloc, on_host.len()).map_err(|message| HardwareError::Gpu { gpu: gpu.name.clone(), message })?;
+        let addresses: Vec<u64> = (0..test.locations.len() as u64).map(|k| locations + k * LOCATION_STRIDE).collect();
+        let hosts = on_host
+            .iter()
+            .zip(host_mems.drain(..))
+            .map(|(&t, mem)| OnHost { thread: t, script: HostThread::new(test, &test.threads[t], &addresses), mem })
+            .collect();
+        let clock_mhz = gpu.timing.as_ref().map_or(1000, |t| t.clock_mhz).max(1);
+        let mut on = OnNode {
             node: node.name().to_string(),
             target,
             parts,
@@ -121,7 +151,19 @@ impl OnNode {
             max_delay: delay_window_cycles(gpu) / super::CYCLES_PER_DELAY_ITERATION,
             threads: test.threads.len(),
             gpu: gpu.name.clone(),
-        })
+            hosts,
+            host_latency_ns: node.config.host.memory_latency_ns,
+            ps_per_cycle: 1e6 / f64::from(clock_mhz),
+            host_window_ps: 0,
+            host_alloc,
+        };
+        on.calibrate()?;
+        Ok(on)
+    }
+
+    /// The threads that run on the host.
+    pub fn host_threads(&self) -> usize {
+        self.hosts.len()
     }
 
     /// The GPUs the test runs on.
@@ -136,6 +178,29 @@ impl OnNode {
 
     /// One run from empty caches with `seed`: every register and location value.
     pub fn run_once(&mut self, seed: u64) -> Result<FinalValues, HardwareError> {
+        // Each thread's start delay, drawn in the test's thread order (a stream apart from
+        // the engines'), whichever GPU runs it; then each host thread's start.
+        let mut rng = StdRng::seed_from_u64(seed ^ 0x6c69_746d_7573_0001);
+        let delays: Vec<u32> = (0..self.threads).map(|_| rng.random_range(0..=self.max_delay) as u32).collect();
+        let starts: Vec<u64> = self.hosts.iter().map(|_| rng.random_range(0..=self.host_window_ps)).collect();
+        self.run_from(seed, &delays, &starts).map(|(values, _)| values)
+    }
+
+    /// Where a host thread may start: anywhere from the kernels' launch to the end of the
+    /// longest of them, as a run with no delays and every host thread starting at the launch
+    /// takes (seed 0: no variation), so that seeds put the host's accesses before, among and
+    /// after the GPU threads'.
+    fn calibrate(&mut self) -> Result<(), HardwareError> {
+        if !self.hosts.is_empty() {
+            let (delays, starts) = (vec![0; self.threads], vec![0; self.hosts.len()]);
+            self.host_window_ps = self.run_from(0, &delays, &starts)?.1;
+        }
+        Ok(())
+    }
+
+    /// One run with the GPU threads' `delays` (loop iterations) and the host threads' `starts`
+    /// (picoseconds): its values, and when its longest kernel ended (picoseconds).
+    fn run_from(&mut self, seed: u64, delays: &[u32], starts: &[u64]) -> Result<(FinalValues, u64), HardwareError> {
         let fault = |message: String| HardwareError::Fault { gpu: self.gpu.clone(), seed, message };
         for p in &mut self.parts {
             p.device.reset_caches();
@@ -147,10 +212,6 @@ impl OnNode {
             let bytes = (*init as u64).to_le_bytes();
             self.parts[0].device.write(self.locations + k as u64 * LOCATION_STRIDE, &bytes[..usize::from(ty.bytes())]).map_err(|e| fault(format!("{e:?}")))?;
         }
-        // Each thread's start delay, drawn in the test's thread order (a stream apart from
-        // the engines'), whichever GPU runs it.
-        let mut rng = StdRng::seed_from_u64(seed ^ 0x6c69_746d_7573_0001);
-        let delays: Vec<u32> = (0..self.threads).map(|_| rng.random_range(0..=self.max_delay) as u32).collect();
         for p in &mut self.parts {
             for (j, &t) in p.threads.iter().enumerate() {
                 let at = p.delays_at + 4 * j;
@@ -173,16 +234,34 @@ impl OnNode {
                 observer: None,
             })
             .collect();
-        let results = run_together(&mut launches);
-        drop(launches);
-        if let Some(Err(e)) = results.into_iter().find(Result::is_err) {
-            return Err(fault(e.to_string()));
+        let host_threads: Vec<usize> = self.hosts.iter().map(|h| h.thread).collect();
+        let mut cores: Vec<CpuCore<&mut Memory, HostThread>> = self
+            .hosts
+            .iter_mut()
+            .enumerate()
+            .map(|(k, h)| {
+                let mut core = CpuCore::new(&format!("host core {k}"), &mut h.mem, h.script.clone(), self.host_latency_ns);
+                core.start_ps = starts.get(k).copied().unwrap_or(0);
+                core
+            })
+            .collect();
+        let mut agents: Vec<&mut dyn NodeAgent> = cores.iter_mut().map(|c| c as &mut dyn NodeAgent).collect();
+        let (results, host_results) = run_with_agents(&mut launches, &mut agents);
+        drop((launches, agents));
+        let mut cycles = 0;
+        for r in results {
+            cycles = cycles.max(r.map_err(|e| fault(e.to_string()))?.cycles.unwrap_or(0));
         }
-        self.read(seed)
+        if let Some(Err(e)) = host_results.into_iter().find(Result::is_err) {
+            return Err(fault(e.0));
+        }
+        let host_regs: Vec<(usize, Vec<Value>)> = host_threads.into_iter().zip(&cores).map(|(t, c)| (t, c.script.registers().to_vec())).collect();
+        drop(cores);
+        Ok((self.read(seed, host_regs)?, (cycles as f64 * self.ps_per_cycle).round() as u64))
     }
 
     /// The values a run ended with.
-    fn read(&mut self, seed: u64) -> Result<FinalValues, HardwareError> {
+    fn read(&mut self, seed: u64, host_regs: Vec<(usize, Vec<Value>)>) -> Result<FinalValues, HardwareError> {
         let fault = |message: String| HardwareError::Fault { gpu: self.gpu.clone(), seed, message };
         for p in &mut self.parts {
             p.device.synchronize();
@@ -202,11 +281,51 @@ impl OnNode {
                 };
             }
         }
+        for (t, values) in host_regs {
+            for (r, v) in values.into_iter().enumerate() {
+                regs.insert((t, RegId(r as u16)), v);
+            }
+        }
         let home = &self.parts[0].device.mem;
         let memory =
             self.inits.iter().enumerate().map(|(k, (_, ty))| value(home, self.locations + k as u64 * LOCATION_STRIDE, *ty)).collect::<Result<Vec<_>, _>>()?;
         Ok(FinalValues { regs, memory, local, first_group: self.first_group })
     }
+}
+
+/// The test's locations, every kernel argument naming them filled in: in the memory of the
+/// lowest agent's GPU, mapped into the other GPUs' as peer memory; or, with threads on the host
+/// (`host`), in host memory allocated as `host` says, mapped into every GPU's address space as
+/// the host's and into one address space per host thread (`hosts` of them, returned).
+fn place_locations(test: &Litmus, parts: &mut [Part], host: Option<HostAlloc>, hosts: usize) -> Result<(u64, Vec<Memory>), String> {
+    let kind = match host {
+        None => MemoryKind::Device,
+        Some(HostAlloc::Coherent) => MemoryKind::HostPinned,
+        Some(HostAlloc::NonCoherent) => MemoryKind::HostNonCoherent,
+    };
+    let (first, rest) = parts.split_first_mut().ok_or("no GPU runs a thread of the test")?;
+    let locations = first.device.alloc("litmus locations", (LOCATION_STRIDE as usize) * test.locations.len().max(1), kind);
+    let owner = if host.is_some() {
+        first.device.mem.set_owner(locations, Owner::Host);
+        Owner::Host
+    } else {
+        Owner::Gpu(first.gpu as u32)
+    };
+    for p in rest {
+        p.device.mem.map_view(first.device.mem.share(locations)?, owner)?;
+    }
+    let mut host_mems = Vec::with_capacity(hosts);
+    for _ in 0..hosts {
+        let mut mem = Memory::new();
+        mem.map_view(first.device.mem.share(locations)?, Owner::Local)?;
+        host_mems.push(mem);
+    }
+    for p in parts.iter_mut() {
+        for k in 0..test.locations.len() as u64 {
+            p.kernarg[8 * k as usize..8 * k as usize + 8].copy_from_slice(&(locations + k * LOCATION_STRIDE).to_le_bytes());
+        }
+    }
+    Ok((locations, host_mems))
 }
 
 /// GPU `gpu`'s share of `test`: its threads compiled as a one-GPU test, on a device of its

@@ -13,6 +13,7 @@
 mod agents;
 mod assemble;
 mod codegen;
+pub mod host;
 pub mod placement;
 pub mod stress;
 
@@ -77,6 +78,8 @@ pub struct Setup {
     /// Overrides [`Runs::one_xcd`] when given.
     pub placement: Option<placement::Where>,
     pub stress: Option<stress::Stress>,
+    /// How a test with a thread on the host allocates its locations (`host_pinned` by default).
+    pub host_memory: host::HostAlloc,
 }
 
 /// Why the hardware layer did not give a table.
@@ -209,7 +212,7 @@ impl Prepared {
     /// Compile `test` for `gpu` in `mode` and set up the device.
     pub fn new(test: &Litmus, gpu: &GpuConfig, mode: Mode, one_xcd: bool) -> Result<Prepared, HardwareError> {
         let want = if one_xcd { placement::Where::SameXcd } else { placement::Where::Spread };
-        Prepared::with(test, gpu, mode, &Setup { placement: Some(want), stress: None })
+        Prepared::with(test, gpu, mode, &Setup { placement: Some(want), stress: None, ..Setup::default() })
     }
 
     /// Compile `test` for `gpu` in `mode` with `setup`'s placement and stress, and set up the
@@ -448,7 +451,7 @@ fn placement_name(gpu: &GpuConfig, mode: Mode, want: placement::Where) -> String
 /// ([`agents`]), unstressed and placed as its threads say.
 pub fn run_with(test: &Litmus, gpu: &GpuConfig, mode: Mode, runs: Runs, setup: &Setup) -> Result<HardwareReport, HardwareError> {
     if agents::spans_agents(test) {
-        return run_on_node(test, gpu, mode, runs);
+        return run_on_node(test, gpu, mode, runs, setup.host_memory);
     }
     let want = setup.placement.unwrap_or(if runs.one_xcd { placement::Where::SameXcd } else { placement::Where::Spread });
     let mut prepared = Prepared::with(test, gpu, mode, &Setup { placement: Some(want), ..*setup })?;
@@ -473,19 +476,25 @@ pub fn run_with(test: &Litmus, gpu: &GpuConfig, mode: Mode, runs: Runs, setup: &
     })
 }
 
-/// A test whose threads run on several GPUs of a node, one kernel per GPU run together. No
-/// memory-system story is told for it (the story follows one GPU's memory system).
-fn run_on_node(test: &Litmus, gpu: &GpuConfig, mode: Mode, runs: Runs) -> Result<HardwareReport, HardwareError> {
-    let mut on = agents::OnNode::new(test, gpu, mode, runs.one_xcd)?;
+/// A test whose threads run on several agents of a node (GPUs, host CPU cores), one kernel per
+/// GPU and one core per host thread, run together. No memory-system story is told for it (the
+/// story follows one GPU's memory system).
+fn run_on_node(test: &Litmus, gpu: &GpuConfig, mode: Mode, runs: Runs, host_memory: host::HostAlloc) -> Result<HardwareReport, HardwareError> {
+    let mut on = agents::OnNode::new(test, gpu, mode, runs.one_xcd, host_memory)?;
     let (outcomes, observed, first) = tally(test, runs, |seed| on.run_once(seed))?;
     let gpus: Vec<String> = on.gpus().iter().map(usize::to_string).collect();
+    let (gpus, hosts) = (if gpus.len() == 1 { format!("GPU {}", gpus[0]) } else { format!("GPUs {}", gpus.join(", ")) }, on.host_threads());
+    let placement = match on.host_alloc {
+        Some(alloc) => format!("{gpus} and {hosts} host CPU core(s) of node {}, run together; locations {}", on.node, alloc.name()),
+        None => format!("{gpus} of node {}, run together", on.node),
+    };
     Ok(HardwareReport {
         gpu: gpu.name.clone(),
         mode: if on.target.wgp_mode { "WGP".into() } else { "CU".into() },
         build: on.target.config_name(),
         runs: runs.count,
         first_seed: runs.seed,
-        placement: format!("GPUs {} of node {}, run together", gpus.join(", "), on.node),
+        placement,
         stress: None,
         outcomes,
         condition_observed: observed,

@@ -194,7 +194,7 @@ pub fn round_trips(node: &Node, partner: Partner, scope: Scope, co: &codeobj::Co
             let script = (0..ROUNDS).flat_map(|r| {
                 [HostOp::SpinUntil { address: flag[1], value: 2 * r + 1, max_polls: CPU_MAX_POLLS }, HostOp::Store { address: flag[0], value: 2 * r + 2 }]
             });
-            let mut core = CpuCore::new("host core 0", host, script.collect(), node.config.host.memory_latency_ns);
+            let mut core = CpuCore::new("host core 0", host, script.collect::<Vec<_>>(), node.config.host.memory_latency_ns);
             let a0 = args(flag[0], flag[1], 0, times0);
             let mut launches = [Launch { device: &mut d0, gpu: 0, kernel: &k0, geo, args: &a0, opts, start_ns: 0.0, host: None, observer: None }];
             let (r, agents) = run_with_agents(&mut launches, &mut [&mut core as &mut dyn NodeAgent]);
