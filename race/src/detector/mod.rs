@@ -412,9 +412,15 @@ impl State {
             // Other targets' code was looked at: why it did not decide.
             let mut what = what.to_string();
             let tags = self.live.kernel.as_ref();
-            for pc in [first_pc, second_pc] {
-                if let Some(why) = tags.and_then(|t| t.why_undecided(pc)) {
-                    what.push_str(&format!(" (undecided at {pc:#x}: {why})"));
+            let why = |pc: u64| tags.and_then(|t| t.why_undecided(pc));
+            match (why(first_pc), why(second_pc)) {
+                (Some(a), Some(b)) if a == b => what.push_str(&format!(" (undecided at {first_pc:#x} and {second_pc:#x}: {a})")),
+                (a, b) => {
+                    for (pc, why) in [(first_pc, a), (second_pc, b)] {
+                        if let Some(why) = why {
+                            what.push_str(&format!(" (undecided at {pc:#x}: {why})"));
+                        }
+                    }
                 }
             }
             self.ambiguities.push(Ambiguity { kernel, first_pc, second_pc, what });
