@@ -28,7 +28,8 @@
 #   bin/host/vadd_host                      stripped x86-64 HIP host executable with .hip_fatbin
 #   golden/host/vadd_host.sections.txt      llvm-readelf-19 -S vadd_host
 #   hip/bin/<prog>                          stripped x86-64 HIP test program per hip/<prog>.cpp, its
-#                                           .hip_fatbin for every processor of HIP_ARCHS
+#                                           .hip_fatbin for every processor of HIP_ARCHS (or of
+#                                           HIP_PROGRAM_ARCHS), and its HIP_VARIANTS
 #   hip/bin/<stem>.co                       offload bundle of hip/<stem>.hip (device code only,
 #                                           every processor of HIP_ARCHS) for hipModuleLoad
 #   grading/bin/<config>/<stem>.co          coursework kernel objects (grading/*.hip) per config

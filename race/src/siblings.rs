@@ -78,11 +78,14 @@ impl Siblings {
 
 /// The decisions for `kernel` (the running code, with its line table `lines`) from the other
 /// targets' code (`siblings`, asked for only if some operation of the kernel needs it): for
-/// each operation whose readings span work-group and wider scopes.
+/// each atomic or fence whose readings span several scopes of work-group and wider. (Accesses
+/// that may also be plain are left as they are: the detector reads them as plain whatever
+/// their atomic readings, and on gfx11 every plain store is one, so looking would load every
+/// other target's code for nearly every kernel.)
 pub fn decide<'s>(kernel: &LoadedKernel, lines: &LineTable, siblings: impl FnOnce() -> &'s Siblings) -> Decided {
     let tags = KernelTags::new(kernel);
     let mut out = Decided::default();
-    let open: Vec<&Recovered> = tags.recovery.ops.iter().filter(|r| spans_scopes(&r.readings)).collect();
+    let open: Vec<&Recovered> = tags.recovery.ops.iter().filter(|r| is_sync(r) && spans_scopes(&r.readings)).collect();
     if open.is_empty() {
         return out;
     }
