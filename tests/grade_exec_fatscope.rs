@@ -18,7 +18,12 @@ fn root() -> PathBuf {
 
 /// `grade --exec --gpu rx7900xtx --json` on `program`: the one kernel's grade.
 fn grade(program: &str) -> serde_json::Value {
-    let args = ["grade", "--exec", "--gpu", "rx7900xtx", "--runs", "2", "--json", "--", program];
+    grade_on(&["--gpu", "rx7900xtx"], program)
+}
+
+/// `grade --exec` on the GPU or node `on` (`--gpu NAME` / `--node NAME`).
+fn grade_on(on: &[&str], program: &str) -> serde_json::Value {
+    let args = [&["grade", "--exec"][..], on, &["--runs", "2", "--json", "--", program]].concat();
     let out = Command::new(env!("CARGO_BIN_EXE_hipscope")).args(args).current_dir(root()).output().expect("hipscope runs");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert_eq!(out.status.code(), Some(0), "{program}: {text}\n{}", String::from_utf8_lossy(&out.stderr));
@@ -67,4 +72,16 @@ fn a_gfx1100_only_build_stays_undecided() {
     assert_eq!(k["race"], false, "{k:#}");
     let u = undecided(&k);
     assert!(!u.is_empty() && u.iter().all(|w| w.contains("no other target")), "{k:#}");
+}
+
+#[test]
+fn on_a_node_of_gfx1100_gpus_the_scope_is_recovered_too() {
+    // Launches on a node of several GPUs run through the co-simulation and its shared detector.
+    let k = grade_on(&["--node", "rx7900xtx-pcie"], "workloads/hip/bin/seed_mp_fat");
+    assert_eq!(k["race"], true, "{k:#}");
+    let text = k.to_string();
+    assert!(text.contains("recovered from the gfx942 code of the same kernel"), "{k:#}");
+    let k = grade_on(&["--node", "rx7900xtx-pcie"], "workloads/hip/bin/seed_mp_fat_agent");
+    assert_eq!(k["race"], false, "{k:#}");
+    assert!(undecided(&k).is_empty(), "{k:#}");
 }
