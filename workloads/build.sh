@@ -28,7 +28,8 @@
 #   bin/host/vadd_host                      stripped x86-64 HIP host executable with .hip_fatbin
 #   golden/host/vadd_host.sections.txt      llvm-readelf-19 -S vadd_host
 #   hip/bin/<prog>                          stripped x86-64 HIP test program per hip/<prog>.cpp, its
-#                                           .hip_fatbin for every processor of HIP_ARCHS
+#                                           .hip_fatbin for every processor of HIP_ARCHS (or of
+#                                           HIP_PROGRAM_ARCHS), and its HIP_VARIANTS
 #   hip/bin/<stem>.co                       offload bundle of hip/<stem>.hip (device code only,
 #                                           every processor of HIP_ARCHS) for hipModuleLoad
 #   grading/bin/<config>/<stem>.co          coursework kernel objects (grading/*.hip) per config
@@ -100,8 +101,13 @@ trap 'exit 130' INT TERM
 # (-cuid fixes the __hip_cuid_* symbol, as above), stripped like vadd_host.
 HIP_ARCHS="gfx803 gfx908 gfx90a gfx942 gfx1030 gfx1100 gfx1201"
 # Programs built a second time with more flags, as hip/bin/<stem>_<suffix>: stem:suffix:flags
-# (flags separated by commas).
-HIP_VARIANTS="host_pingpong:agent:-DAGENT_SCOPE host_pingpong:nc:-DNON_COHERENT host_pingpong:nc_agent:-DNON_COHERENT,-DAGENT_SCOPE peer_flag:agent:-DAGENT_SCOPE"
+# (flags separated by commas). Flags that name an --offload-arch replace the program's processors.
+HIP_VARIANTS="host_pingpong:agent:-DAGENT_SCOPE host_pingpong:nc:-DNON_COHERENT host_pingpong:nc_agent:-DNON_COHERENT,-DAGENT_SCOPE peer_flag:agent:-DAGENT_SCOPE
+seed_mp_fat:agent:-DAGENT_SCOPE seed_mp_fat:gfx1100:--offload-arch=gfx1100"
+# Programs built for other processors than HIP_ARCHS: stem:processors (comma separated).
+# seed_mp_fat: a fat binary of two targets that compile a work-group-scope release differently
+# (gfx942) and alike (gfx1100), and its gfx1100-only build.
+HIP_PROGRAM_ARCHS="seed_mp_fat:gfx942,gfx1100"
 # hip_setup: HIPCXX (the toolchain's command unless given; empty without either) and the
 # flags every HIP test program is compiled with.
 hip_setup() {
@@ -124,15 +130,21 @@ hip_setup() {
 build_hip_program() {
   (
     cd "$HERE/hip"
+    archs=$offload
+    for p in $HIP_PROGRAM_ARCHS; do
+      if [ "${p%%:*}" = "$1" ]; then archs=""; for a in $(echo "${p#*:}" | tr ',' ' '); do archs="$archs --offload-arch=$a"; done; fi
+    done
     # shellcheck disable=SC2086
-    $HIPCXX $offload $device_lines -cuid="$1" "$1.cpp" -o "$OUT/hip/bin/$1"
+    $HIPCXX $archs $device_lines -cuid="$1" "$1.cpp" -o "$OUT/hip/bin/$1"
     "$STRIP" "$OUT/hip/bin/$1"
     for v in $HIP_VARIANTS; do
       case "$v" in
         "$1":*)
           rest=${v#*:}; suffix=${rest%%:*}; flags=$(echo "${rest#*:}" | tr ',' ' ')
+          v_archs=$archs
+          case "$flags" in *--offload-arch=*) v_archs="" ;; esac
           # shellcheck disable=SC2086
-          $HIPCXX $offload $device_lines $flags -cuid="$1_$suffix" "$1.cpp" -o "$OUT/hip/bin/$1_$suffix"
+          $HIPCXX $v_archs $device_lines $flags -cuid="$1_$suffix" "$1.cpp" -o "$OUT/hip/bin/$1_$suffix"
           "$STRIP" "$OUT/hip/bin/$1_$suffix"
           ;;
       esac

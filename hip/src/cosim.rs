@@ -110,6 +110,15 @@ impl Runtime {
         let agents: Vec<u32> = group.iter().map(|q| q.device as u32).collect();
         let watch = self.host_turns.watch();
         let detector = self.races.as_ref().map(|_| if watch.is_some() { Group::with_host(&agents) } else { Group::new(&agents) });
+        if let Some(d) = &detector {
+            // Scopes the code cannot show, decided from the program's code for other targets.
+            for q in group {
+                let name = self.registry.prepared(&q.f).map(|k| k.name.clone());
+                if let (Some(name), Some(decided)) = (name, self.registry.decided(&q.f)) {
+                    d.decide(&name, decided);
+                }
+            }
+        }
         let mut watchers: Vec<Option<Watcher>> = (0..group.len()).map(|i| detector.as_ref().map(|d| d.watcher(i))).collect();
         let access_ps = self.host_access_ps();
         let start_ps = starts.iter().copied().fold(f64::INFINITY, f64::min).max(0.0);

@@ -15,9 +15,11 @@
 use crate::abi::Release;
 use hipscope_isa::codeobj::{self, CodeObject};
 use hipscope_isa::Target;
+use hipscope_race::siblings::{self, Decided, Siblings};
 use hipscope_sim::kernel::LoadedKernel;
 use hipscope_sim::Device;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// A module's index in the registry.
 pub type ModuleId = usize;
@@ -67,6 +69,10 @@ enum State {
 pub struct Loaded {
     pub co: CodeObject,
     kernels: HashMap<String, LoadedKernel>,
+    /// The other targets' code objects of its bundle, loaded when a kernel's scopes need them.
+    siblings: Option<Siblings>,
+    /// Scopes decided from them, by kernel name ([`Registry::decided`]).
+    decided: HashMap<String, Arc<Decided>>,
     /// The GPUs (ordinals) whose memory holds its sections.
     mapped: std::collections::BTreeSet<usize>,
 }
@@ -246,7 +252,7 @@ impl Registry {
                 Ok(co) => {
                     let end = co.image_range().1;
                     self.next_base = end.saturating_add(IMAGE_GAP_BYTES).next_multiple_of(IMAGE_GAP_BYTES);
-                    State::Loaded(Box::new(Loaded { co, kernels: HashMap::new(), mapped: [ordinal].into() }))
+                    State::Loaded(Box::new(Loaded { co, kernels: HashMap::new(), siblings: None, decided: HashMap::new(), mapped: [ordinal].into() }))
                 }
                 Err(e) => State::Failed(format!("{}: {e}", m.origin)),
             };
@@ -281,6 +287,22 @@ impl Registry {
             loaded.kernels.insert(f.name.clone(), k);
         }
         loaded.kernels.get(&f.name).ok_or(KernelMissing::Kernel(format!("kernel {} is not in its code object", f.name)))
+    }
+
+    /// What the same kernel's code for the bundle's other targets decides of the scopes that
+    /// the code of kernel `f` (prepared by [`Registry::kernel`]) cannot show
+    /// ([`hipscope_race::siblings`]); worked out at its first use.
+    pub fn decided(&mut self, f: &FunctionRef) -> Option<Arc<Decided>> {
+        let Module { image, state, .. } = self.modules.get_mut(f.module)?;
+        let State::Loaded(l) = state else { return None };
+        if let Some(d) = l.decided.get(&f.name) {
+            return Some(d.clone());
+        }
+        let k = l.kernels.get(&f.name)?;
+        let (co, cache) = (&l.co, &mut l.siblings);
+        let d = Arc::new(siblings::decide(k, &co.lines, || cache.get_or_insert_with(|| Siblings::load(image.bytes(), co.source.entry.as_deref()))));
+        l.decided.insert(f.name.clone(), d.clone());
+        Some(d)
     }
 
     /// A kernel [`Registry::kernel`] prepared.

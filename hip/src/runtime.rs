@@ -308,12 +308,17 @@ impl Runtime {
         let d = self.timeline.device_of(stream);
         self.registry.kernel(f, &mut self.gpus[d].device, d, &self.target)?;
         self.host_to_device();
+        // Scopes the code cannot show, decided from the program's code for other targets.
+        let decided = self.races.as_ref().and_then(|_| self.registry.decided(f));
         let opts = EngineOptions { seed: self.seed, ..EngineOptions::default() };
         let kernel = self.registry.prepared(f).ok_or(LaunchFailure::UnknownFunction)?;
         let name = kernel.name.as_str();
         let code = self.registry.code_object(f.module);
         let wants_hostcall = kernel.kernarg.as_ref().is_some_and(|l| l.args.iter().any(|a| a.value_kind == ValueKind::Hidden(HiddenKind::HostcallBuffer)));
         let mut detector = self.races.as_ref().map(|_| Detector::new());
+        if let (Some(det), Some(decided)) = (detector.as_mut(), decided) {
+            det.decide(name, decided);
+        }
         let mut story = self.story.as_ref().filter(|j| j.told.is_none() && j.focus.race.kernel == name).map(|j| Story::new(j.focus.clone()));
         let gpu = &mut self.gpus[d];
         let host = if wants_hostcall { Some(gpu.hostcall.get_or_insert_with(|| Hostcall::new(&mut gpu.device.mem))) } else { None };

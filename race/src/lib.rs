@@ -11,4 +11,5 @@
 
 pub mod detector;
 pub mod runs;
+pub mod siblings;
 pub mod story;

@@ -52,6 +52,10 @@ pub struct SyncOp {
     pub readings: Vec<String>,
     /// The instruction sequence, waits and cache maintenance included.
     pub instructions: Vec<String>,
+    /// The scope another target's code of the same kernel decided, and how
+    /// ([`crate::siblings`]): "agent scope, recovered from the gfx942 code of the same kernel".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided: Option<String>,
 }
 
 /// One final state of the buffers, and how often the runs ended in it.
@@ -366,6 +370,7 @@ fn sync_ops(det: &Detector, kernel: &LoadedKernel, lines: &LineTable) -> Vec<Syn
             line: lines.at(r.pc),
             readings: summarise(&r.readings),
             instructions: r.parts.iter().map(|&pc| format!("{pc:#x}: {}", text(pc))).collect(),
+            decided: tags.decided_how(r.pc).map(|d| format!("{} scope, {}", format!("{:?}", d.scope).to_lowercase(), d.how)),
         })
         .collect()
 }
@@ -536,6 +541,9 @@ pub fn render(g: &KernelGrade) -> String {
         for s in &g.sync {
             let at = s.line.as_ref().map_or_else(String::new, |l| format!(" ({l})"));
             out.push_str(&format!("    {:#x}{at}: {}\n", s.pc, s.readings.join(" | ")));
+            if let Some(d) = &s.decided {
+                out.push_str(&format!("      the source's scope: {d}\n"));
+            }
             for i in &s.instructions {
                 out.push_str(&format!("        {i}\n"));
             }
@@ -578,9 +586,10 @@ fn side_text(s: &Side, line: Option<&SourceLine>) -> String {
             if s.write { "release store" } else { "acquire load" }
         );
     }
-    let what = match &s.atomic {
-        None => "plain".to_string(),
-        Some(scope) => format!("atomic, {scope} scope"),
+    let what = match (&s.atomic, &s.scope_from) {
+        (None, _) => "plain".to_string(),
+        (Some(scope), None) => format!("atomic, {scope} scope"),
+        (Some(scope), Some(how)) => format!("atomic, {scope} scope, {how}"),
     };
     let [x, y, z] = s.wave.workgroup;
     // Kernels run together on several GPUs: which GPU, and which kernel, made the access.

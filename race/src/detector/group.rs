@@ -38,6 +38,12 @@ impl Group {
         HostWatcher { det: &self.det }
     }
 
+    /// Read kernel `name`'s operations as `decided` decides them ([`Detector::decide`]).
+    pub fn decide(&self, name: &str, decided: std::sync::Arc<crate::siblings::Decided>) {
+        let mut det = self.det.lock().unwrap_or_else(|e| e.into_inner());
+        det.decide(name, decided);
+    }
+
     /// The observer of launch `slot`.
     pub fn watcher(&self, slot: usize) -> Watcher<'_> {
         Watcher { det: &self.det, slot: slot as u32 }

@@ -11,10 +11,12 @@
 //! * where a work-group-scope fence compiles to waits only, an atomic is read as if that fence
 //!   stood next to it ([`FreeFences`]).
 
+use crate::siblings::Decided;
 use hipscope_mm::lower::{lower, Line, Op, Target};
 use hipscope_mm::recover::{recover, Recovery, What};
 use hipscope_mm::{Access, Order, Scope, Spaces};
 use hipscope_sim::kernel::{CodeSlot, LoadedKernel};
+use std::sync::Arc;
 
 /// An atomic access's synchronisation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,10 +64,18 @@ pub struct KernelTags {
     base: u64,
     /// By (address - `base`) / 4: asked once per executed instruction, so no hashing.
     by_slot: Vec<Option<Interp>>,
+    /// Scopes decided from other targets' code of the same kernel ([`crate::siblings`]).
+    pub decided: Option<Arc<Decided>>,
 }
 
 impl KernelTags {
     pub fn new(k: &LoadedKernel) -> KernelTags {
+        KernelTags::with_decided(k, None)
+    }
+
+    /// [`KernelTags::new`], an operation that `decided` decides read as its decision's
+    /// readings only.
+    pub fn with_decided(k: &LoadedKernel, decided: Option<Arc<Decided>>) -> KernelTags {
         let target = Target::of(k.processor, k.wave64, &k.descriptor);
         let code = k.code.iter().filter_map(|s| if let CodeSlot::Inst(e) = s { Some(&e.inst) } else { None });
         let recovery = recover(code, &target);
@@ -73,14 +83,25 @@ impl KernelTags {
         let base = k.code.first().map_or(k.entry, CodeSlot::address);
         let mut by_slot = Vec::new();
         for r in &recovery.ops {
-            let Some(i) = interpret(r.what, &r.readings, free) else { continue };
+            let readings = decided.as_ref().and_then(|d| d.by_pc.get(&r.pc)).map_or(&r.readings, |d| &d.readings);
+            let Some(i) = interpret(r.what, readings, free) else { continue };
             let Some(slot) = slot_of(base, r.pc) else { continue };
             if by_slot.len() <= slot {
                 by_slot.resize(slot + 1, None);
             }
             by_slot[slot] = Some(i);
         }
-        KernelTags { name: k.name.clone(), target, recovery, base, by_slot }
+        KernelTags { name: k.name.clone(), target, recovery, base, by_slot, decided }
+    }
+
+    /// How the scope of the operation at `pc` was decided, if another target's code decided it.
+    pub fn decided_how(&self, pc: u64) -> Option<&crate::siblings::Decision> {
+        self.decided.as_ref()?.by_pc.get(&pc)
+    }
+
+    /// Why the operation at `pc` stays undecided, if other targets' code was looked at.
+    pub fn why_undecided(&self, pc: u64) -> Option<&str> {
+        self.decided.as_ref()?.why_not.get(&pc).map(String::as_str)
     }
 
     /// The meaning of the instruction at `pc` (`None`: an access the recogniser did not tag,

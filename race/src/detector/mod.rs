@@ -28,6 +28,7 @@ pub mod host;
 pub mod interp;
 mod shadow;
 
+use crate::siblings::Decided;
 use clock::Clock;
 use hipscope_mm::Scope;
 use hipscope_sim::exec::Sem;
@@ -72,6 +73,10 @@ pub struct Side {
     pub atomic: Option<String>,
     /// Operations of another scope (or plain and atomic) compile to the same code here.
     pub shared_code: bool,
+    /// The scope was decided from another target's code of the same kernel: how
+    /// ([`crate::siblings`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope_from: Option<String>,
     /// Launches run together on several GPUs ([`group`]): the GPU that ran it and its kernel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu: Option<u32>,
@@ -216,6 +221,8 @@ struct State {
     races: Vec<Race>,
     index: HashMap<(String, u64, u64, Rule), usize>,
     ambiguities: Vec<Ambiguity>,
+    /// Scopes decided from other targets' code, by kernel name ([`Detector::decide`]).
+    decided: HashMap<String, Rc<Decided>>,
 }
 
 /// One launch's dispatch as the detector follows it.
@@ -278,6 +285,12 @@ impl Detector {
         std::mem::swap(&mut st.live, &mut st.parked[st.active as usize]);
         std::mem::swap(&mut st.live, &mut st.parked[slot as usize]);
         st.active = slot;
+    }
+
+    /// Read the operations of kernel `name` that `decided` decides as it says (call before
+    /// the kernel's first dispatch).
+    pub fn decide(&mut self, name: &str, decided: Rc<Decided>) {
+        self.st.decided.insert(name.to_string(), decided);
     }
 
     /// Every racing pair seen so far, in the order first seen.
@@ -401,7 +414,21 @@ impl State {
     fn ambiguous(&mut self, first_pc: u64, second_pc: u64, what: &str) {
         let kernel = self.live.kernel.as_ref().map_or_else(String::new, |k| k.name.clone());
         if !self.ambiguities.iter().any(|a| a.kernel == kernel && a.first_pc == first_pc && a.second_pc == second_pc) {
-            self.ambiguities.push(Ambiguity { kernel, first_pc, second_pc, what: what.to_string() });
+            // Other targets' code was looked at: why it did not decide.
+            let mut what = what.to_string();
+            let tags = self.live.kernel.as_ref();
+            let why = |pc: u64| tags.and_then(|t| t.why_undecided(pc));
+            match (why(first_pc), why(second_pc)) {
+                (Some(a), Some(b)) if a == b => what.push_str(&format!(" (undecided at {first_pc:#x} and {second_pc:#x}: {a})")),
+                (a, b) => {
+                    for (pc, why) in [(first_pc, a), (second_pc, b)] {
+                        if let Some(why) = why {
+                            what.push_str(&format!(" (undecided at {pc:#x}: {why})"));
+                        }
+                    }
+                }
+            }
+            self.ambiguities.push(Ambiguity { kernel, first_pc, second_pc, what });
         }
     }
 
@@ -418,7 +445,9 @@ impl State {
     fn side(&self, r: &Rec, lane: u32) -> Side {
         let wave = self.wave(r.wave).map_or_else(WaveId::default, |w| w.id);
         let atomic = r.atomic().map(|s| format!("{s:?}").to_lowercase());
-        let mut side = Side { wave, lane, pc: self.pc(r), write: r.write(), atomic, shared_code: r.shared(), gpu: None, kernel: None, host: false };
+        let pc = self.pc(r);
+        let scope_from = self.launch_of(r.wave).kernel.as_ref().and_then(|k| k.decided_how(pc)).map(|d| d.how.clone());
+        let mut side = Side { wave, lane, pc, write: r.write(), atomic, shared_code: r.shared(), scope_from, gpu: None, kernel: None, host: false };
         if self.slots > 1 {
             let l = self.launch_of(r.wave);
             if host::is_host(l) {
@@ -660,7 +689,8 @@ impl Observer for Detector {
     fn dispatch_started(&mut self, d: &DispatchInfo) {
         let k = d.kernel;
         let key = (k.name.clone(), k.entry);
-        let tags = self.st.tags.entry(key).or_insert_with(|| Rc::new(KernelTags::new(k))).clone();
+        let decided = self.st.decided.get(&k.name).cloned();
+        let tags = self.st.tags.entry(key).or_insert_with(|| Rc::new(KernelTags::with_decided(k, decided))).clone();
         if self.st.slots <= 1 {
             // Dispatches of one stream are ordered: nothing of an earlier one races with this
             // one. (A group's launches run at the same time: its detector starts fresh.)
