@@ -299,6 +299,16 @@ impl Memory {
         &self.allocs
     }
 
+    /// Bytes the host holds for the allocations (a sparse one's touched chunks only): what a
+    /// copy of the address space costs.
+    pub fn held_bytes(&self) -> u64 {
+        let held = |a: &Allocation| match &a.sparse {
+            Some(s) => (s.touched_chunks() * crate::sparse::CHUNK_BYTES) as u64,
+            None => a.len(),
+        };
+        self.allocs.iter().map(held).sum()
+    }
+
     /// The live allocation named `name`.
     pub fn find(&self, name: &str) -> Option<&Allocation> {
         self.allocs.iter().find(|a| a.name == name && self.by_base.contains_key(&a.base))
