@@ -22,9 +22,12 @@
 //! interleaving decides as it always has. The decision depends on the kernel's accesses,
 //! never on the thread count or on which thread ran which group, so `--threads 1` and
 //! `--threads N` give bit-identical memory, counts and output for every kernel and seed.
-//! Dispatches with a hostcall service (device `printf`), an observer (race detection, the
-//! story, traces) or a co-simulation turn always run sequentially: their events must come in
-//! the seed's order.
+//! Dispatches with an observer (race detection, the story, traces) or a co-simulation turn
+//! always run sequentially: their events must come in the seed's order. So does one whose
+//! waves use a hostcall service (device `printf`): HIP compilers hand most kernels the
+//! hostcall buffer whether they print or not, so a parallel run is discarded only when a
+//! wave touched the buffer's allocation (a kernel that prints waits for the host's answer,
+//! which only the sequential engine gives).
 //!
 //! Residency, barriers, retirement and faults are the shared scheduler's ([`crate::sched`]);
 //! this module is the policy: which wave runs next and for how long.
@@ -86,8 +89,9 @@ pub fn run(
     hooks: Hooked,
     mut observer: Option<&mut dyn Observer>,
 ) -> Result<DispatchStats, KernelFault> {
-    if observer.is_none() && hooks.host.is_none() && hooks.turn.is_none() && par::eligible(d, mem, opts) {
-        if let Some(stats) = par::run(d, env, mem, opts) {
+    if observer.is_none() && hooks.turn.is_none() && par::eligible(d, mem, opts) {
+        let hostcall = hooks.host.as_ref().map(|h| h.hostcall_buffer());
+        if let Some(stats) = par::run(d, env, mem, opts, hostcall) {
             return Ok(stats);
         }
     }

@@ -88,8 +88,11 @@ struct Done {
 }
 
 /// Run the dispatch on `opts.threads` threads; `None` (memory untouched) when the result
-/// might differ from the sequential engine's, which the caller then runs.
-pub(super) fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions) -> Option<DispatchStats> {
+/// might differ from the sequential engine's, which the caller then runs. `hostcall`: the
+/// buffer of the host's call service, if one is attached (a wave that touches its
+/// allocation needs the host, which serves the sequential engine only).
+pub(super) fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions, hostcall: Option<u64>) -> Option<DispatchStats> {
+    let host = hostcall.and_then(|a| mem.allocation_at(a)).map_or(0..0, |a| a.base..a.end());
     let groups = d.geo.group_count();
     let threads = opts.threads.min(usize::try_from(groups).unwrap_or(usize::MAX));
     let pool = pool(threads)?;
@@ -97,13 +100,14 @@ pub(super) fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOp
     // claiming costs nothing.
     let chunk = (groups / (threads as u64 * 16)).clamp(1, 64);
     let job = Job { d, opts: *opts, first_wave: first_waves(d), next: AtomicU64::new(0), chunk, abort: AtomicBool::new(false) };
-    let copies: Vec<Memory> = (0..threads).map(|_| mem.clone()).collect();
     let results: Vec<Mutex<Option<Done>>> = (0..threads).map(|_| Mutex::new(None)).collect();
+    let start: &Memory = mem;
     pool.scope(|sc| {
-        for (copy, slot) in copies.into_iter().zip(&results) {
+        for slot in &results {
             let (job, env) = (&job, env.clone());
             sc.spawn(move |_| {
-                let done = worker(job, copy, env);
+                // Each worker copies the starting memory itself: the copies are made in parallel.
+                let done = worker(job, start.clone(), env);
                 if let Ok(mut s) = slot.lock() {
                     *s = done;
                 }
@@ -116,6 +120,9 @@ pub(super) fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOp
         return None;
     }
     let logs: Vec<&[super::track::Span]> = done.iter().map(|x| &x.log[..]).collect();
+    if logs.iter().flat_map(|l| l.iter()).any(|s| s.lo < host.end && host.start < s.hi) {
+        return None;
+    }
     let writes = spans::independent(&logs)?;
     commit(mem, &writes, &done);
     STOOD.with(|n| n.set(n.get() + 1));

@@ -161,12 +161,27 @@ impl MemPort for Tracker {
         true
     }
 
+    /// Lanes whose ranges continue one another are logged as one range (a coalesced access
+    /// is one entry, noted once).
     fn moved(&self, lanes: u64, addrs: &[u64; crate::wave::MAX_LANES], bytes: u32, dir: Dir) {
+        let (n, write) = (u64::from(bytes), dir == Dir::Write);
+        let mut run: Option<(u64, u64)> = None;
         let mut m = lanes;
         while m != 0 {
             let lane = m.trailing_zeros() as usize;
             m &= m - 1;
-            self.note(addrs[lane], u64::from(bytes), dir == Dir::Write);
+            let a = addrs[lane];
+            run = match run {
+                Some((lo, hi)) if a == hi => Some((lo, hi.saturating_add(n))),
+                Some((lo, hi)) => {
+                    self.note(lo, hi - lo, write);
+                    Some((a, a.saturating_add(n)))
+                }
+                None => Some((a, a.saturating_add(n))),
+            };
+        }
+        if let Some((lo, hi)) = run {
+            self.note(lo, hi - lo, write);
         }
     }
 }
