@@ -104,8 +104,10 @@ impl Tracker {
         let mut log = self.log.borrow_mut();
         let mut last = self.last.get();
         if let Some(l) = log.get_mut(last[usize::from(write)]) {
-            if l.agent == agent && lo >= l.lo && lo <= l.hi {
-                l.hi = l.hi.max(hi);
+            // Overlapping or touching (a filter's taps read the same range shifted by one
+            // element per instruction): one range.
+            if l.agent == agent && lo <= l.hi && hi >= l.lo {
+                (l.lo, l.hi) = (l.lo.min(lo), l.hi.max(hi));
                 return;
             }
         }
@@ -198,13 +200,14 @@ mod tests {
         t.note(104, 4, false);
         t.note(200, 4, true);
         t.note(108, 8, false);
+        t.note(96, 8, false);
         t.set_wave(4, 1);
         t.note(116, 4, false);
         let log = t.into_log();
         assert_eq!(
             log,
             [
-                Span { lo: 100, hi: 116, agent: 3, write: false },
+                Span { lo: 96, hi: 116, agent: 3, write: false },
                 Span { lo: 200, hi: 204, agent: 3, write: true },
                 Span { lo: 116, hi: 120, agent: 4, write: false }
             ]
