@@ -4,7 +4,8 @@
 //!
 //! Configured by the environment `hipscope exec` sets: `HIPSCOPE_GPU` (a built-in name or a
 //! config file; default mi300a), `HIPSCOPE_DEVICES` (that many of it; default 1), `HIPSCOPE_MODE` (`functional` or `timing`; default
-//! functional), `HIPSCOPE_SEED` (the engine's interleaving seed; default 0) and
+//! functional), `HIPSCOPE_SEED` (the engine's interleaving seed; default 0), `HIPSCOPE_THREADS` (host threads a
+//! functional dispatch may run on; default 1) and
 //! `HIPSCOPE_KERNEL_TRACE`, `HIPSCOPE_COUNTERS` (CSV files with one row per launch) and
 //! `HIPSCOPE_REPORT` (a JSON file written at exit).
 
@@ -102,6 +103,8 @@ pub struct Runtime {
     pub current: usize,
     pub mode: Mode,
     pub seed: u64,
+    /// Host threads a functional dispatch may run on.
+    pub threads: usize,
     /// The GPUs' target id in its XNACK/SRAMECC modes: which code objects they run (one
     /// target per node).
     pub target: hipscope_isa::Target,
@@ -160,6 +163,10 @@ pub fn from_env() -> Result<Runtime, String> {
         Ok(s) => s.parse().map_err(|_| format!("HIPSCOPE_SEED={s}: expected an unsigned integer"))?,
         Err(_) => 0,
     };
+    let threads = match std::env::var("HIPSCOPE_THREADS") {
+        Ok(s) => s.parse().map_err(|_| format!("HIPSCOPE_THREADS={s}: expected an unsigned integer"))?,
+        Err(_) => 1,
+    };
     let trace = match std::env::var_os("HIPSCOPE_KERNEL_TRACE") {
         Some(path) => Some(KernelTrace::create(path.into())?),
         None => None,
@@ -197,6 +204,7 @@ pub fn from_env() -> Result<Runtime, String> {
         current: 0,
         mode,
         seed,
+        threads,
         registry: Registry::default(),
         memory: Allocations::default(),
         stats: BTreeMap::new(),
@@ -310,7 +318,7 @@ impl Runtime {
         self.host_to_device();
         // Scopes the code cannot show, decided from the program's code for other targets.
         let decided = self.races.as_ref().and_then(|_| self.registry.decided(f));
-        let opts = EngineOptions { seed: self.seed, ..EngineOptions::default() };
+        let opts = EngineOptions { seed: self.seed, threads: self.threads, ..EngineOptions::default() };
         let kernel = self.registry.prepared(f).ok_or(LaunchFailure::UnknownFunction)?;
         let name = kernel.name.as_str();
         let code = self.registry.code_object(f.module);

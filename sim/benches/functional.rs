@@ -30,12 +30,18 @@ fn spec_path(file: &str) -> PathBuf {
 
 /// Run the whole spec once; `Err` says why the case is skipped.
 fn verified_session(file: &str, gpu: &str, key: &str) -> Result<(Session, u64), String> {
+    verified_session_on(file, gpu, key, 1)
+}
+
+/// [`verified_session`] with its dispatches' work-groups on `threads` host threads.
+fn verified_session_on(file: &str, gpu: &str, key: &str, threads: usize) -> Result<(Session, u64), String> {
     let path = spec_path(file);
     let mut s = spec::load(&path).map_err(|e| e.to_string())?;
     // The reference models are the studies crate's, above the engine: the same runs are checked
     // against them by `studies/tests/bench_specs.rs`, so here only a fault stops the case.
     s.expect.clear();
-    let opts = RunOptions { gpu: Some(gpu.into()), code_object: Some(key.into()), seed: 0, mode: hipscope_sim::Mode::Functional, ..RunOptions::default() };
+    let opts =
+        RunOptions { gpu: Some(gpu.into()), code_object: Some(key.into()), seed: 0, threads, mode: hipscope_sim::Mode::Functional, ..RunOptions::default() };
     let report = spec::run(&s, &path, &opts).map_err(|e| e.to_string())?;
     let instructions = report.dispatches.iter().map(|d| d.instructions).sum();
     let session = Session::new(&s, &path, &opts).map_err(|e| e.to_string())?;
@@ -82,6 +88,34 @@ fn gemm(c: &mut Criterion) {
                     }
                 })
             });
+        }
+    }
+    group.finish();
+}
+
+/// Race-free 1M-work-item dispatches (element-wise; LDS with barriers) with their work-groups
+/// on one and on two host threads (`--threads`): the same results, the time divided by up to
+/// the thread count (`cargo bench -p hipscope-sim --bench functional -- functional-threads`;
+/// on a machine with other work the two-thread figure says little).
+fn threads(c: &mut Criterion) {
+    let mut group = c.benchmark_group("functional-threads");
+    group.sample_size(10).measurement_time(Duration::from_secs(5)).warm_up_time(Duration::from_secs(1));
+    for (what, file) in [("vadd", "vadd.ron"), ("lds_reduce", "lds_reduce.ron")] {
+        for n in [1, 2] {
+            let name = format!("{what} gfx942 {n} thread(s)");
+            match verified_session_on(file, "mi300x", "gfx942", n) {
+                Err(why) => println!("{name}: skipped: {why}"),
+                Ok((mut session, instructions)) => {
+                    group.throughput(Throughput::Elements(instructions));
+                    group.bench_function(&name, |b| {
+                        b.iter(|| {
+                            if let Err(e) = session.launch(0, 0) {
+                                panic!("{name}: {e}");
+                            }
+                        })
+                    });
+                }
+            }
         }
     }
     group.finish();
@@ -153,5 +187,5 @@ fn matrix(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, functional, observed, matrix, gemm);
+criterion_group!(benches, functional, observed, matrix, gemm, threads);
 criterion_main!(benches);

@@ -8,10 +8,37 @@
 //! litmus tests need). Memory is updated immediately (sequential consistency): the cache model
 //! of the timing mode is what makes stale values observable.
 //!
+//! **Seeds and threads.** The seed alone orders racing accesses: with `--threads N` (N > 1) a
+//! dispatch first runs its work-groups on N host threads (`par`), each group alone on a
+//! private copy of the starting memory, logging which bytes each wave read and wrote
+//! (`track`). The parallel result is kept only if it is the result of *every* interleaving:
+//! no wave read or wrote bytes another wave of the dispatch wrote, no two waves of a group
+//! touched an LDS dword between the same two barriers with one of them writing (`spans`),
+//! nothing faulted or hit a limit, and the kernel reads no clock and uses no scratch. Then
+//! the sequential engine, whatever the seed, computes the same memory and the same counts
+//! (every wave executes the same instructions on the same values), so the parallel run
+//! stands in for it. Otherwise — a race, waves that communicate, atomics on a shared word —
+//! the dispatch runs again here, sequentially, from the untouched memory, and the seed's
+//! interleaving decides as it always has. The decision depends on the kernel's accesses,
+//! never on the thread count or on which thread ran which group, so `--threads 1` and
+//! `--threads N` give bit-identical memory, counts and output for every kernel and seed.
+//! Dispatches with an observer (race detection, the story, traces) or a co-simulation turn
+//! always run sequentially: their events must come in the seed's order. So does one whose
+//! waves use a hostcall service (device `printf`): HIP compilers hand most kernels the
+//! hostcall buffer whether they print or not, so a parallel run is discarded only when a
+//! wave touched the buffer's allocation (a kernel that prints waits for the host's answer,
+//! which only the sequential engine gives).
+//!
 //! Residency, barriers, retirement and faults are the shared scheduler's ([`crate::sched`]);
 //! this module is the policy: which wave runs next and for how long.
 
-use crate::exec::{execute, Env, ExecCtx, Flow};
+mod par;
+mod spans;
+
+pub use par::stood as dispatches_run_in_parallel;
+mod track;
+
+use crate::exec::{execute, Env, ExecCtx, Flow, MemPort};
 use crate::fault::{FaultKind, KernelFault};
 use crate::host::HostAgent;
 use crate::kernel::LoadedKernel;
@@ -62,6 +89,12 @@ pub fn run(
     hooks: Hooked,
     mut observer: Option<&mut dyn Observer>,
 ) -> Result<DispatchStats, KernelFault> {
+    if observer.is_none() && hooks.turn.is_none() && par::eligible(d, mem, opts) {
+        let hostcall = hooks.host.as_ref().map(|h| h.hostcall_buffer());
+        if let Some(stats) = par::run(d, env, mem, opts, hostcall) {
+            return Ok(stats);
+        }
+    }
     if let Some(o) = observer.as_deref_mut() {
         o.dispatch_started(&d.info());
     }
@@ -93,7 +126,7 @@ fn schedule(s: &mut FSched, env: &mut Env, mem: &mut Memory, hooks: Hooked) -> R
         let pick = rng.random_range(0..ready.len());
         let quantum = rng.random_range(1..=s.opts.quantum.max(1));
         let id = ready[pick];
-        run_wave(s, id, env, mem, quantum)?;
+        run_wave(s, id, env, mem, quantum, None)?;
         let status = s.waves[id].as_ref().map_or(WaveStatus::Done, |r| r.w.status);
         if status != WaveStatus::Ready {
             ready.swap_remove(pick);
@@ -172,8 +205,9 @@ fn settle(s: &mut FSched, id: usize, status: WaveStatus, free: &mut Vec<u32>, re
 }
 
 /// Run wave `id` for up to `quantum` instructions, telling the scheduler's progress when it
-/// changes memory and its watch what it executes.
-fn run_wave(s: &mut FSched, id: usize, env: &mut Env, mem: &mut Memory, quantum: u32) -> Result<(), KernelFault> {
+/// changes memory and its watch what it executes; `port`: where global accesses go when no
+/// observer watches (a parallel worker's [`track::Tracker`]).
+fn run_wave(s: &mut FSched, id: usize, env: &mut Env, mem: &mut Memory, quantum: u32, port: Option<&dyn MemPort>) -> Result<(), KernelFault> {
     let d = s.d;
     let k = d.kernel;
     let Sched { waves, groups, stats, prog, obs, opts, regions, watch_lanes, .. } = s;
@@ -191,7 +225,7 @@ fn run_wave(s: &mut FSched, id: usize, env: &mut Env, mem: &mut Memory, quantum:
             o.borrow_mut().executed(&Executed { wave: w.id, wave_index: w.global_index, pc: w.pc, exec: w.exec(), inst: &e.inst, sem: &e.sem, cycle: None });
         }
         let flow = {
-            let port = watched.as_ref().map(|wp| wp as &dyn crate::exec::MemPort);
+            let port = watched.as_ref().map(|wp| wp as &dyn MemPort).or(port);
             let mut cx = ExecCtx { wave: w, mem, port, lds, env };
             execute(&e.sem, &e.inst, &mut cx).map_err(|kind| fault(d, w, kind))?
         };

@@ -141,6 +141,30 @@ pub struct Unmapped {
     pub size: u32,
 }
 
+/// The allocation the last access hit: an atomic, not a cell, so that several threads may copy
+/// one address space at once (the parallel functional engine); relaxed loads and stores cost
+/// what a cell's do.
+#[derive(Debug, Default)]
+struct LastHit(std::sync::atomic::AtomicUsize);
+
+impl LastHit {
+    #[inline]
+    fn get(&self) -> usize {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    #[inline]
+    fn set(&self, i: usize) {
+        self.0.store(i, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl Clone for LastHit {
+    fn clone(&self) -> LastHit {
+        LastHit(std::sync::atomic::AtomicUsize::new(self.get()))
+    }
+}
+
 /// The address space.
 #[derive(Debug, Clone, Default)]
 pub struct Memory {
@@ -149,7 +173,7 @@ pub struct Memory {
     by_base: BTreeMap<u64, usize>,
     next: u64,
     /// The allocation the last access hit (accesses cluster).
-    last: std::cell::Cell<usize>,
+    last: LastHit,
 }
 
 impl Memory {
@@ -161,7 +185,7 @@ impl Memory {
     /// devices of one process each place theirs in a range of its own, so that an address
     /// names its device.
     pub fn with_base(base: u64) -> Memory {
-        Memory { allocs: Vec::new(), by_base: BTreeMap::new(), next: base.max(HEAP_BASE), last: std::cell::Cell::new(0) }
+        Memory { allocs: Vec::new(), by_base: BTreeMap::new(), next: base.max(HEAP_BASE), last: LastHit::default() }
     }
 
     /// The bytes of the allocation at `base` made shared (a sparse one becomes flat first,
@@ -297,6 +321,16 @@ impl Memory {
 
     pub fn allocations(&self) -> &[Allocation] {
         &self.allocs
+    }
+
+    /// Bytes the host holds for the allocations (a sparse one's touched chunks only): what a
+    /// copy of the address space costs.
+    pub fn held_bytes(&self) -> u64 {
+        let held = |a: &Allocation| match &a.sparse {
+            Some(s) => (s.touched_chunks() * crate::sparse::CHUNK_BYTES) as u64,
+            None => a.len(),
+        };
+        self.allocs.iter().map(held).sum()
     }
 
     /// The live allocation named `name`.

@@ -23,7 +23,7 @@ impl From<ModeArg> for Mode {
     }
 }
 
-/// How the engine runs: `--mode` and `--seed` (`hipscope run`, `hipscope exec`).
+/// How the engine runs: `--mode`, `--seed` and `--threads` (`hipscope run`, `hipscope exec`).
 #[derive(clap::Args)]
 pub struct EngineArgs {
     #[arg(long, value_enum, default_value = "functional")]
@@ -31,11 +31,23 @@ pub struct EngineArgs {
     /// Seed of the engine's choices among legal interleavings (same seed, same results).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Host threads a functional dispatch's work-groups may run on (0: every core); the
+    /// result is bit-identical whatever the count.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
 }
 
 impl EngineArgs {
     pub fn mode(&self) -> Mode {
         self.mode.into()
+    }
+
+    /// `--threads`, with 0 resolved to the host's cores.
+    pub fn threads(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
     }
 }
 

@@ -115,6 +115,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
         code_object: args.code_object.clone(),
         target: args.target.clone(),
         seed: args.engine.seed,
+        threads: args.engine.threads(),
         mode,
         watchdog_cycles: args.watchdog_cycles,
         livelock_after: args.livelock_after,

@@ -32,6 +32,9 @@ pub struct EngineOptions {
     /// Work-groups finished, counted as they finish, for a progress display that another
     /// thread reads (the engines only add to it).
     pub progress: Option<&'static RunProgress>,
+    /// Host threads the functional engine may run a dispatch's work-groups on (`--threads`;
+    /// 1: one). The thread count never changes a result ([`crate::engine`] says why).
+    pub threads: usize,
 }
 
 impl Default for EngineOptions {
@@ -46,6 +49,7 @@ impl Default for EngineOptions {
             max_instructions: u64::MAX,
             max_cycles: u64::MAX,
             progress: None,
+            threads: 1,
         }
     }
 }

@@ -170,6 +170,12 @@ impl<'a, 'm, W, G> Sched<'a, 'm, W, G> {
         gid
     }
 
+    /// The index in the dispatch that the next work-group's first wave gets: a parallel
+    /// worker of the functional engine starts groups out of dispatch order.
+    pub fn set_next_wave_index(&mut self, index: u32) {
+        self.next_wave_index = index;
+    }
+
     /// A free wave id (`scratch`: the wave's scratch slot), with room for it in the slab.
     fn wave_id(&mut self, scratch: u32) -> usize {
         let id = match self.storage {

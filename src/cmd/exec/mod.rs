@@ -80,6 +80,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     };
     let (program, rest) = args.command.split_first().ok_or_else(|| CliError::BadInput("no program given after --".into()))?;
     env.set_seed(args.engine.seed);
+    env.set_threads(args.engine.threads());
     for (flag, output, path) in outputs {
         if let Some(path) = path {
             env.set_output(output, path).map_err(|e| CliError::BadInput(format!("{flag} {}: {e}", path.display())))?;

@@ -156,6 +156,11 @@ impl Environment {
         self.env.push(("HIPSCOPE_SEED", seed.to_string().into()));
     }
 
+    /// Host threads a functional dispatch may run on (the runtime's default: 1).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.env.push(("HIPSCOPE_THREADS", threads.to_string().into()));
+    }
+
     /// Have the runtime write `output` to `path`, made absolute here because the program may
     /// change directory.
     pub fn set_output(&mut self, output: Output, path: &Path) -> std::io::Result<()> {
