@@ -160,6 +160,12 @@ pub struct Args {
     /// store-store|store-load|load-store|load-load, iterations).
     #[arg(long, value_name = "default|none|PARAMS")]
     pub stress: Option<String>,
+    /// `--spec`, `--exec`: a kernel in which nothing visible changes for N cycles (`--timing`)
+    /// or N wave-instructions (functional), although its waves are not proven to loop (a spin
+    /// counting its polls), stops with a "no progress" report, explained like a livelock: a
+    /// bound, not a proof. 0 turns it off. [default: 10000000]
+    #[arg(long, value_name = "N")]
+    pub no_progress_cycles: Option<u64>,
 }
 
 /// `--placement`: where the litmus work-groups run.
