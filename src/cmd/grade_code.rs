@@ -22,6 +22,12 @@ fn run_error(e: RunError) -> CliError {
     }
 }
 
+/// `--no-progress-cycles`, on by default when grading: a student's counter-bounded spin is
+/// reported instead of running to the runaway limit.
+fn no_progress(args: &Args) -> u64 {
+    args.no_progress_cycles.unwrap_or(hipscope_sim::sched::DEFAULT_NO_PROGRESS)
+}
+
 fn check_expect(args: &Args) -> Result<(), CliError> {
     match args.expect {
         Some(Expect::Allowed | Expect::Forbidden) => {
@@ -50,7 +56,7 @@ pub fn run_spec(args: &Args, path: &Path) -> Result<ExitCode, CliError> {
         code_object: args.code_object.clone(),
         mode: args.engine_mode(),
         references,
-        no_progress: args.no_progress_cycles,
+        no_progress: Some(no_progress(args)),
         ..RunOptions::default()
     };
     let plan = Plan { runs: args.runs.unwrap_or(DEFAULT_RUNS), first_seed: args.seed, only: args.only.clone() };
@@ -70,9 +76,7 @@ pub fn run_exec(args: &Args) -> Result<ExitCode, CliError> {
         Some(node) => hipscope_studies::program::Environment::for_node(&super::exec::executable()?, node, args.engine_mode()).map_err(CliError::BadInput)?,
         None => super::exec::environment(&one_gpu(args)?.unwrap_or_else(|| "mi300a".into()), args.engine_mode())?,
     };
-    if let Some(n) = args.no_progress_cycles {
-        prepared.set_no_progress(n);
-    }
+    prepared.set_no_progress(no_progress(args));
     let count = args.runs.unwrap_or(DEFAULT_RUNS);
     let log = std::env::temp_dir().join(format!("hipscope-grade-{}.json", std::process::id()));
     let bar = super::progress(count as usize);

@@ -33,7 +33,7 @@ pub struct Args {
     /// No-progress bound: a kernel in which nothing visible changes for N cycles (timing) or
     /// N wave-instructions (functional), although its waves are not proven to loop (a spin
     /// counting its polls), stops with a "no progress" report (exit 3): a bound, not a proof.
-    /// 0 turns it off. [default: 10000000]
+    /// 0 (the default) turns it off; `grade` uses 10000000.
     #[arg(long, value_name = "N")]
     pub no_progress_cycles: Option<u64>,
     /// The program and its arguments (after `--`).
