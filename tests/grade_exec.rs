@@ -104,7 +104,10 @@ fn bad_grade_invocations_are_one_line_errors() {
 #[test]
 fn grade_exec_timing_tells_what_the_memory_system_did() {
     for (gpu, printed, stale) in [("mi300a", "mp_block read -1", true), ("mi210", "mp_block read 42", false)] {
-        let (code, out, err) = hipscope(&["grade", "--exec", "--timing", "--gpu", gpu, "--runs", "1", "--json", "--", "workloads/hip/bin/seed_mp"]);
+        // The reader gives up after 2^16 polls (about 39 M cycles on MI300A), past the default
+        // no-progress bound: that stop would be a "no progress" report instead of the story.
+        let args = ["grade", "--exec", "--timing", "--gpu", gpu, "--runs", "1", "--no-progress-cycles", "0", "--json", "--"];
+        let (code, out, err) = hipscope(&[&args[..], &["workloads/hip/bin/seed_mp"]].concat());
         assert_eq!(code, 0, "{gpu}: exit {code}\n{out}\n{err}");
         let doc: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{gpu}: not JSON ({e}):\n{out}"));
         assert!(doc["outcomes"][0]["state"].as_str().is_some_and(|s| s.contains(printed)), "{gpu}: the program printed something else:\n{doc:#}");

@@ -22,7 +22,8 @@ fn livelock(gpu: &str, object: &str, buffers: &str, dispatch: &str, timing: bool
     let opts = RunOptions { gpu: Some(gpu.to_string()), mode: hipscope_sim::Mode::with_timing(timing), ..RunOptions::default() };
     match spec::run(&s, &path, &opts) {
         Err(RunError::Fault { fault, .. }) => match fault.kind {
-            FaultKind::Livelock(t) => {
+            FaultKind::Livelock(stuck) => {
+                let t = stuck.text;
                 println!("{gpu} timing={timing}: {}", t.lines().take(3).collect::<Vec<_>>().join(" / "));
                 t
             }

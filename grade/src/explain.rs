@@ -3,6 +3,8 @@
 
 use std::fmt::Write as _;
 
+pub mod stuck;
+
 use crate::litmus::Litmus;
 
 use crate::model::event::{Event, Kind};

@@ -22,7 +22,7 @@ use hipscope_sim::cosim::{run_together, run_with_agents, Launch};
 use hipscope_sim::host::HostAgent;
 use hipscope_sim::kernel::LoadedKernel;
 use hipscope_sim::observe::Observer;
-use hipscope_sim::{EngineOptions, FaultKind, Geometry, LaunchError};
+use hipscope_sim::{FaultKind, Geometry, LaunchError};
 
 /// A launch waiting for the next flush.
 pub struct Queued {
@@ -91,7 +91,7 @@ impl Runtime {
             self.registry.kernel(&q.f, &mut self.gpus[q.device].device, q.device, &self.target)?;
         }
         self.host_to_device();
-        let opts = EngineOptions { seed: self.seed, ..EngineOptions::default() };
+        let opts = self.engine_options();
         let mut starts = Vec::with_capacity(group.len());
         for q in group {
             self.select(q.device);

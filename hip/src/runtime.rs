@@ -27,7 +27,7 @@ use hipscope_sim::kernel::LoadedKernel;
 use hipscope_sim::launch::Hooks;
 use hipscope_sim::node::Agent;
 use hipscope_sim::observe::{Fan, Observer};
-use hipscope_sim::{EngineOptions, Geometry, KernelFault, LaunchError, Mode};
+use hipscope_sim::{EngineOptions, FaultKind, Geometry, KernelFault, LaunchError, Mode};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// HIP error codes used by the runtime (`hipError_t`; [`abi::ERRORS`] has them all).
@@ -105,6 +105,9 @@ pub struct Runtime {
     pub seed: u64,
     /// Host threads a functional dispatch may run on.
     pub threads: usize,
+    /// `HIPSCOPE_NO_PROGRESS`: the no-progress bound (`EngineOptions::no_progress`); `None`:
+    /// the engine's default.
+    pub no_progress: Option<u64>,
     /// The GPUs' target id in its XNACK/SRAMECC modes: which code objects they run (one
     /// target per node).
     pub target: hipscope_isa::Target,
@@ -139,6 +142,27 @@ pub struct Runtime {
     host_access_ps: Option<u64>,
 }
 
+/// `hipscope grade --exec`: a launch of `kernel` on a GPU of `config` stopped by a livelock or
+/// the no-progress bound (`f`): its facts, with how many of its work-groups the GPU holds at
+/// once, join the kernel's findings in `log`. Whether they did (the caller writes the log now:
+/// the fault ends the program).
+fn log_stuck(
+    log: &mut RaceLog,
+    config: &GpuConfig,
+    k: &LoadedKernel,
+    f: &KernelFault,
+    lines: Option<&hipscope_isa::codeobj::lines::LineTable>,
+    geo: Geometry,
+    seed: u64,
+) -> bool {
+    let (FaultKind::Livelock(stuck) | FaultKind::NoProgressBound(stuck)) = &f.kind else { return false };
+    let Some(grade) = log.kernels.get_mut(&k.name) else { return false };
+    let facts = hipscope_sim::fault::Stuck { gpu_groups_fit: hipscope_race::runs::gpu_groups_fit(config, k, geo), ..(**stuck).clone() };
+    let default = Default::default();
+    grade.stuck.get_or_insert_with(|| hipscope_race::runs::StuckRun::new(facts, seed, lines.unwrap_or(&default)));
+    true
+}
+
 /// Race detection across a program's launches, per kernel symbol.
 pub struct RaceLog {
     pub path: std::path::PathBuf,
@@ -166,6 +190,9 @@ pub fn from_env() -> Result<Runtime, String> {
     let threads = match std::env::var("HIPSCOPE_THREADS") {
         Ok(s) => s.parse().map_err(|_| format!("HIPSCOPE_THREADS={s}: expected an unsigned integer"))?,
         Err(_) => 1,
+    let no_progress = match std::env::var("HIPSCOPE_NO_PROGRESS") {
+        Ok(s) => Some(s.parse().map_err(|_| format!("HIPSCOPE_NO_PROGRESS={s}: expected an unsigned integer"))?),
+        Err(_) => None,
     };
     let trace = match std::env::var_os("HIPSCOPE_KERNEL_TRACE") {
         Some(path) => Some(KernelTrace::create(path.into())?),
@@ -205,6 +232,7 @@ pub fn from_env() -> Result<Runtime, String> {
         mode,
         seed,
         threads,
+        no_progress,
         registry: Registry::default(),
         memory: Allocations::default(),
         stats: BTreeMap::new(),
@@ -311,6 +339,13 @@ impl Runtime {
         *self.host_access_ps.get_or_insert_with(|| ((node.host_memory_latency_ns() * 1000.0).round() as u64).max(1000))
     }
 
+    /// The engine's options for a launch: the seed and the no-progress bound the environment
+    /// set.
+    pub fn engine_options(&self) -> EngineOptions {
+        let d = EngineOptions::default();
+        EngineOptions { seed: self.seed, threads: self.threads, no_progress: self.no_progress.unwrap_or(d.no_progress), ..d }
+    }
+
     /// Run a launch now, alone.
     pub fn run_launch(&mut self, f: &FunctionRef, geo: Geometry, values: &[Vec<u8>], stream: usize) -> Result<(), LaunchFailure> {
         let d = self.timeline.device_of(stream);
@@ -318,7 +353,7 @@ impl Runtime {
         self.host_to_device();
         // Scopes the code cannot show, decided from the program's code for other targets.
         let decided = self.races.as_ref().and_then(|_| self.registry.decided(f));
-        let opts = EngineOptions { seed: self.seed, threads: self.threads, ..EngineOptions::default() };
+        let opts = self.engine_options();
         let kernel = self.registry.prepared(f).ok_or(LaunchFailure::UnknownFunction)?;
         let name = kernel.name.as_str();
         let code = self.registry.code_object(f.module);
@@ -352,6 +387,12 @@ impl Runtime {
                 lines.unwrap_or(&default),
                 self.seed,
             );
+        }
+        if let Err(LaunchError::Fault(f)) = &result {
+            let logged = self.races.as_mut().is_some_and(|log| log_stuck(log, &self.gpus[d].config, kernel, f, code.map(|c| &c.lines), geo, self.seed));
+            if logged {
+                self.write_races();
+            }
         }
         let stats = result.map_err(|e| match e {
             LaunchError::Fault(f) => LaunchFailure::Fault(f),

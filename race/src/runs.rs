@@ -16,6 +16,7 @@ use hipscope_isa::decode::Ctx;
 use hipscope_isa::print::format_inst;
 use hipscope_mm::lower::Op;
 use hipscope_mm::recover::What;
+use hipscope_sim::fault::FaultKind;
 use hipscope_sim::kernel::{CodeSlot, LoadedKernel};
 use hipscope_sim::launch::Hooks;
 use hipscope_sim::spec::{RunError, RunOptions, Session, Spec};
@@ -84,6 +85,43 @@ pub struct KernelGrade {
     /// Timing mode: a racing read against its racing write in replays of the racing seeds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub story: Option<RaceStory>,
+    /// A run in which the kernel stopped making progress (a livelock, or the no-progress
+    /// bound reached): the engine's facts, the first such run's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stuck: Option<StuckRun>,
+}
+
+/// The engine's facts about a run that stopped making progress, with the source line of
+/// each PC its waves stopped at.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct StuckRun {
+    pub seed: u64,
+    pub facts: hipscope_sim::fault::Stuck,
+    pub lines: Vec<PcLine>,
+}
+
+/// A PC and its source line (when the code object has a line table).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct PcLine {
+    pub pc: u64,
+    pub line: Option<SourceLine>,
+}
+
+impl StuckRun {
+    /// `facts` of a run with `seed`, the PCs its waves stopped and loop at located in
+    /// `lines`.
+    pub fn new(facts: hipscope_sim::fault::Stuck, seed: u64, lines: &LineTable) -> StuckRun {
+        let mut pcs: Vec<u64> = facts.waves.iter().flat_map(|w| [Some(w.pc), w.loop_pc]).flatten().collect();
+        pcs.sort_unstable();
+        pcs.dedup();
+        let lines = pcs.into_iter().map(|pc| PcLine { pc, line: lines.at(pc) }).collect();
+        StuckRun { seed, facts, lines }
+    }
+
+    /// The source line of `pc`, if known.
+    pub fn line_of(&self, pc: u64) -> Option<&SourceLine> {
+        self.lines.iter().find(|l| l.pc == pc).and_then(|l| l.line.as_ref())
+    }
 }
 
 /// What the timing model did with a race over the seeds that showed it.
@@ -135,7 +173,15 @@ fn grade_dispatch(session: &mut Session, i: usize, kernel: &LoadedKernel, names:
         session.reset()?;
         let initial = read_all(session, names);
         let mut det = Detector::new();
-        session.launch_hooked(i, seed, Hooks { observer: Some(&mut det), ..Hooks::default() })?;
+        let launched = session.launch_hooked(i, seed, Hooks { observer: Some(&mut det), ..Hooks::default() });
+        if let Some(facts) = stuck_facts(&launched) {
+            // Every seed would run to the same stop: one run tells it.
+            let fit = session.geometry(i).and_then(|geo| gpu_groups_fit(&session.gpu, kernel, geo));
+            grade.stuck = Some(StuckRun::new(hipscope_sim::fault::Stuck { gpu_groups_fit: fit, ..facts }, seed, lines));
+            grade.add_run(&det, kernel, lines, seed, "stopped: no progress".into());
+            break;
+        }
+        launched?;
         let outcome = changes(&initial, &read_all(session, names));
         grade.add_run(&det, kernel, lines, seed, outcome);
     }
@@ -144,6 +190,28 @@ fn grade_dispatch(session: &mut Session, i: usize, kernel: &LoadedKernel, names:
         grade.story = race_story(session, i, kernel, lines, &grade)?;
     }
     Ok(grade)
+}
+
+/// The facts of a launch stopped by a livelock or the no-progress bound.
+fn stuck_facts<T>(r: &Result<T, RunError>) -> Option<hipscope_sim::fault::Stuck> {
+    match r {
+        Err(RunError::Fault { fault, .. }) => match &fault.kind {
+            FaultKind::Livelock(s) | FaultKind::NoProgressBound(s) => Some((**s).clone()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Work-groups of `kernel` launched with `geo` that a GPU of `config` holds at once, by the
+/// timing engine's placement rules (its CUs' wave slots, VGPRs, LDS, work-group slots);
+/// `None` for a config without a timing section.
+pub fn gpu_groups_fit(config: &hipscope_sim::gpus::GpuConfig, kernel: &LoadedKernel, geo: hipscope_sim::Geometry) -> Option<u64> {
+    let t = config.timing.as_ref()?;
+    let lanes = if kernel.wave64 { 64 } else { 32 };
+    let waves = geo.block.iter().product::<u32>().max(1).div_ceil(lanes);
+    let occ = hipscope_sim::timing::placement::Occupancy::of(kernel, waves, kernel.descriptor.group_segment_fixed_size + geo.dynamic_lds);
+    Some(occ.max_resident_groups(t, config.compute_units))
 }
 
 /// Replays kept for a story at most.
@@ -230,6 +298,7 @@ impl KernelGrade {
             sync: Vec::new(),
             outcomes: Vec::new(),
             story: None,
+            stuck: None,
         }
     }
 
@@ -296,6 +365,9 @@ impl KernelGrade {
         }
         if self.story.is_none() {
             self.story = other.story;
+        }
+        if self.stuck.is_none() {
+            self.stuck = other.stuck;
         }
         for o in other.outcomes {
             self.add_outcome(o);

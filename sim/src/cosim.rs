@@ -7,7 +7,7 @@
 //! seeds. A launch alone runs as [`Device::launch_hooked`] runs it, with no coordinator.
 
 use crate::dispatch::Geometry;
-use crate::fault::{FaultKind, KernelFault, WaveId};
+use crate::fault::{FaultKind, KernelFault, Stuck, WaveId};
 use crate::host::HostAgent;
 use crate::kernel::LoadedKernel;
 use crate::launch::{Device, Hooks, LaunchError};
@@ -164,7 +164,12 @@ fn run_agent(agent: &mut dyn NodeAgent, mut turn: Turn) -> Result<(), NodeLivelo
 fn run_one(l: &mut Launch, mut turn: Turn) -> Result<DispatchStats, LaunchError> {
     if let Err(NodeLivelock(text)) = turn.begin() {
         let kernel = l.kernel.name.clone();
-        return Err(LaunchError::Fault(KernelFault { kernel, wave: WaveId::default(), pc: l.kernel.entry, kind: FaultKind::Livelock(text) }));
+        return Err(LaunchError::Fault(KernelFault {
+            kernel,
+            wave: WaveId::default(),
+            pc: l.kernel.entry,
+            kind: FaultKind::Livelock(Box::new(Stuck::from_text(text))),
+        }));
     }
     let hooks = Hooks {
         host: l.host.as_deref_mut().map(|h| h as &mut dyn HostAgent),

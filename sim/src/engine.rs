@@ -153,6 +153,9 @@ fn schedule(s: &mut FSched, env: &mut Env, mem: &mut Memory, hooks: Hooked) -> R
             s.prog.advance(0, s.stats.instructions);
             t.rebase(s.prog.epoch);
         }
+        if s.opts.no_progress > 0 && s.stats.instructions - s.prog.at_instruction >= s.opts.no_progress && turn.is_none() {
+            return Err(no_progress(s));
+        }
         if let Some(kind) = s.limit_reached(None) {
             return Err(s.fault_at(ready.first().copied().unwrap_or(id), kind));
         }
@@ -164,12 +167,21 @@ fn schedule(s: &mut FSched, env: &mut Env, mem: &mut Memory, hooks: Hooked) -> R
 /// the node co-simulated with this one.
 #[cold]
 fn livelock(s: &FSched, node: Option<NodeLivelock>) -> KernelFault {
-    let (first, mut text) = s.livelock(s.stats.instructions - s.prog.at_instruction, None);
+    let (first, mut stuck) = s.stuck(s.stats.instructions - s.prog.at_instruction, None, None);
     if let Some(NodeLivelock(n)) = node {
-        text = format!("{n}; this kernel: {text}");
+        stuck.text = format!("{n}; this kernel: {}", stuck.text);
     }
     let (wave, pc) = first.unwrap_or_default();
-    KernelFault { kernel: s.d.kernel.name.clone(), wave, pc, kind: FaultKind::Livelock(text) }
+    KernelFault { kernel: s.d.kernel.name.clone(), wave, pc, kind: FaultKind::Livelock(Box::new(stuck)) }
+}
+
+/// The no-progress fault: no wave changed memory for `--no-progress-cycles` (here
+/// instructions) although not every wave was proven to loop.
+#[cold]
+fn no_progress(s: &FSched) -> KernelFault {
+    let (first, stuck) = s.stuck(s.stats.instructions - s.prog.at_instruction, None, Some(s.opts.no_progress));
+    let (wave, pc) = first.unwrap_or_default();
+    KernelFault { kernel: s.d.kernel.name.clone(), wave, pc, kind: FaultKind::NoProgressBound(Box::new(stuck)) }
 }
 
 /// Fill free residency slots with the next work-groups in dispatch order; their waves are

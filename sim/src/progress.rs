@@ -15,8 +15,10 @@
 //! wave's states at backward branches, once the wave has run [`Limits::check_after`]
 //! instructions since the last progress (so ordinary code pays one comparison per
 //! instruction). A loop that changes a register every iteration (a bounded spin counting its
-//! polls) is not a livelock: it ends on its own, or at the runaway limit
-//! (`EngineOptions::max_wave_instructions`).
+//! polls) is not a livelock: it ends on its own, at the no-progress bound
+//! (`EngineOptions::no_progress`: nothing visible changed for that many cycles, or functional
+//! wave-instructions; a bound, not a proof, reported as "no progress" with the same facts), or
+//! at the runaway limit (`EngineOptions::max_wave_instructions`).
 
 use crate::fault::WaveId;
 use crate::wave::{LastRead, Wave, MAX_LANES};
@@ -159,11 +161,13 @@ fn same_file(kept: &[u32], file: &[u32]) -> bool {
     file.get(..kept.len()) == Some(kept) && file[kept.len()..].iter().all(|&x| x == 0)
 }
 
-/// One line per looping or waiting wave: where it loops and what it last read.
-pub fn describe(wave: WaveId, pc: u64, loop_pc: Option<u64>, last: Option<LastRead>) -> (WaveId, u64, String) {
+/// One line per live wave of a stuck dispatch: where it loops (or waits at the barrier, or,
+/// not proven to loop, where it runs) and what it last read.
+pub fn describe(wave: WaveId, pc: u64, loop_pc: Option<u64>, at_barrier: bool, last: Option<LastRead>) -> (WaveId, u64, String) {
     let what = match loop_pc {
         Some(p) => format!("repeats the same state at pc {p:#x}"),
-        None => "waits at s_barrier".to_string(),
+        None if at_barrier => "waits at s_barrier".to_string(),
+        None => "runs without changing memory".to_string(),
     };
     let read = last.map_or_else(|| ", no memory read yet".to_string(), |r| format!("; {r}"));
     (wave, pc, format!("{what}{read}"))

@@ -96,35 +96,15 @@ pub struct Wave {
     pub writes: u64,
     /// The last memory read (for livelock and deadlock reports). A cell for the same reason.
     pub last_read: std::cell::Cell<Option<LastRead>>,
+    /// The last write another wave could see (a store, an atomic that changed its location,
+    /// an LDS write that changed bytes): whose lock or flag a stuck wave polls (livelock
+    /// reports, `crate::progress`).
+    pub last_write: std::cell::Cell<Option<LastRead>>,
 }
 
-/// What a wave last read from memory: the one-line answer to "what is it waiting for".
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LastRead {
-    pub lane: u32,
-    pub lds: bool,
-    pub address: u64,
-    pub size: u32,
-    /// The bytes read (little-endian, up to 8).
-    pub value: u64,
-}
-
-impl LastRead {
-    pub fn new(lane: u32, lds: bool, address: u64, bytes: &[u8]) -> LastRead {
-        let mut b = [0u8; 8];
-        let n = bytes.len().min(8);
-        b[..n].copy_from_slice(&bytes[..n]);
-        LastRead { lane, lds, address, size: bytes.len() as u32, value: u64::from_le_bytes(b) }
-    }
-}
-
-impl std::fmt::Display for LastRead {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let space = if self.lds { "LDS offset" } else { "address" };
-        let digits = (2 * self.size.min(8)) as usize;
-        write!(f, "lane {} last read {space} {:#x} ({} bytes) = {:#0w$x}", self.lane, self.address, self.size, self.value, w = digits + 2)
-    }
-}
+/// What a wave last read or wrote (one lane's access; defined with the fault reports that
+/// carry it).
+pub use crate::fault::LastRead;
 
 impl Wave {
     pub fn new(id: WaveId, wave64: bool) -> Wave {
@@ -153,6 +133,7 @@ impl Wave {
             lds_out_of_range: std::cell::Cell::new(0),
             writes: 0,
             last_read: std::cell::Cell::new(None),
+            last_write: std::cell::Cell::new(None),
         }
     }
 

@@ -157,7 +157,8 @@ fn when_every_kernel_spins_each_faults_naming_all() {
         let args = [vec![arg(p.flag[0]), arg(p.out[0])], vec![arg(p.flag[1]), arg(p.out[1])]];
         for r in together(&mut p, ["wait_forever", "wait_forever"], args, 3) {
             let Err(LaunchError::Fault(f)) = r else { panic!("timing {timing}: {r:?}") };
-            let FaultKind::Livelock(text) = &f.kind else { panic!("timing {timing}: {f}") };
+            let FaultKind::Livelock(stuck) = &f.kind else { panic!("timing {timing}: {f}") };
+            let text = &stuck.text;
             for who in ["kernel 'wait_forever' on GPU 0", "kernel 'wait_forever' on GPU 1"] {
                 assert!(text.contains(who), "timing {timing}: {text}");
             }

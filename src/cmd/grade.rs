@@ -165,6 +165,12 @@ pub struct Args {
     /// (`hipHostMallocNonCoherent`, host_pinned_nc: a GPU's L2 may keep a copy).
     #[arg(long, value_enum, default_value = "coherent")]
     pub host_memory: HostMemoryArg,
+    /// `--spec`, `--exec`: a kernel in which nothing visible changes for N cycles (`--timing`)
+    /// or N wave-instructions (functional), although its waves are not proven to loop (a spin
+    /// counting its polls), stops with a "no progress" report, explained like a livelock: a
+    /// bound, not a proof. 0 turns it off. [default: 10000000]
+    #[arg(long, value_name = "N")]
+    pub no_progress_cycles: Option<u64>,
 }
 
 /// `--host-memory`: how the locations of a test with host threads are allocated.

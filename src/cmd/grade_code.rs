@@ -22,6 +22,12 @@ fn run_error(e: RunError) -> CliError {
     }
 }
 
+/// `--no-progress-cycles`, on by default when grading: a student's counter-bounded spin is
+/// reported instead of running to the runaway limit.
+fn no_progress(args: &Args) -> u64 {
+    args.no_progress_cycles.unwrap_or(hipscope_sim::sched::DEFAULT_NO_PROGRESS)
+}
+
 fn check_expect(args: &Args) -> Result<(), CliError> {
     match args.expect {
         Some(Expect::Allowed | Expect::Forbidden) => {
@@ -45,7 +51,14 @@ pub fn run_spec(args: &Args, path: &Path) -> Result<ExitCode, CliError> {
     let spec = spec::load(path).map_err(|e| CliError::BadInput(e.to_string()))?;
     // The spec's expectations are validated (not evaluated) when its session is set up.
     let references = Some(hipscope_studies::references::BUILT_IN);
-    let opts = RunOptions { gpu: one_gpu(args)?, code_object: args.code_object.clone(), mode: args.engine_mode(), references, ..RunOptions::default() };
+    let opts = RunOptions {
+        gpu: one_gpu(args)?,
+        code_object: args.code_object.clone(),
+        mode: args.engine_mode(),
+        references,
+        no_progress: Some(no_progress(args)),
+        ..RunOptions::default()
+    };
     let plan = Plan { runs: args.runs.unwrap_or(DEFAULT_RUNS), first_seed: args.seed, only: args.only.clone() };
     let grades = runs::grade_spec(&spec, path, &opts, &plan).map_err(run_error)?;
     if grades.is_empty() {
@@ -59,10 +72,11 @@ pub fn run_spec(args: &Args, path: &Path) -> Result<ExitCode, CliError> {
 pub fn run_exec(args: &Args) -> Result<ExitCode, CliError> {
     check_expect(args)?;
     let (program, rest) = args.command.split_first().ok_or_else(|| CliError::BadInput("--exec: no program given after --".into()))?;
-    let prepared = match &args.node.node {
+    let mut prepared = match &args.node.node {
         Some(node) => hipscope_studies::program::Environment::for_node(&super::exec::executable()?, node, args.engine_mode()).map_err(CliError::BadInput)?,
         None => super::exec::environment(&one_gpu(args)?.unwrap_or_else(|| "mi300a".into()), args.engine_mode())?,
     };
+    prepared.set_no_progress(no_progress(args));
     let count = args.runs.unwrap_or(DEFAULT_RUNS);
     let log = std::env::temp_dir().join(format!("hipscope-grade-{}.json", std::process::id()));
     let bar = super::progress(count as usize);
@@ -157,16 +171,48 @@ fn one_line(bytes: &[u8]) -> String {
     joined.chars().take(240).collect()
 }
 
+/// The explanation of a kernel that stopped making progress in some run, if one did.
+fn stuck(g: &KernelGrade) -> Option<hipscope_grade::explain::stuck::Explanation> {
+    let s = g.stuck.as_ref()?;
+    Some(hipscope_grade::explain::stuck::explain(&s.facts, &g.target, &|pc| s.line_of(pc).map(|l| l.to_string())))
+}
+
+/// Text: a stuck kernel's explanation and its waves, indented under the kernel.
+fn render_stuck(g: &KernelGrade) -> String {
+    let (Some(e), Some(s)) = (stuck(g), g.stuck.as_ref()) else { return String::new() };
+    let mut out = format!(
+        "  {} (replay with --seed {}): {}
+",
+        e.verdict, s.seed, e.explanation
+    );
+    for w in &e.waves {
+        out.push_str(&format!(
+            "    {w}
+"
+        ));
+    }
+    if s.facts.live_waves > e.waves.len() as u64 {
+        out.push_str(&format!("    … {} more live wave(s)\n", s.facts.live_waves - e.waves.len() as u64));
+    }
+    out
+}
+
 fn report(args: &Args, grades: &[KernelGrade], program: Option<(&String, &Vec<Outcome>)>) -> Result<ExitCode, CliError> {
     if args.json {
+        let mut kernels = serde_json::to_value(grades).unwrap_or_default();
+        for (k, g) in kernels.as_array_mut().into_iter().flatten().zip(grades) {
+            if let (Some(e), Some(obj)) = (stuck(g), k.as_object_mut()) {
+                obj.insert("progress".into(), serde_json::to_value(e).unwrap_or_default());
+            }
+        }
         let doc = match program {
-            None => serde_json::json!({ "kernels": grades }),
-            Some((name, outcomes)) => serde_json::json!({ "program": name, "outcomes": outcomes, "kernels": grades }),
+            None => serde_json::json!({ "kernels": kernels }),
+            Some((name, outcomes)) => serde_json::json!({ "program": name, "outcomes": outcomes, "kernels": kernels }),
         };
         println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
         for g in grades {
-            println!("{}", runs::render(g));
+            println!("{}{}", runs::render(g), render_stuck(g));
         }
         if let Some((name, outcomes)) = program {
             println!("{name}: what the program printed, over {} run(s):", outcomes.iter().map(|o| o.runs).sum::<u64>());

@@ -84,6 +84,12 @@ pub struct Args {
     /// one, the run stops with a livelock report (exit 3). 0 turns it off. [default: 256]
     #[arg(long, value_name = "N")]
     pub livelock_after: Option<u64>,
+    /// No-progress bound (both modes): a dispatch in which nothing visible changes for N
+    /// cycles (timing) or N wave-instructions (functional), although its waves are not proven
+    /// to loop (a spin counting its polls), stops with a "no progress" report (exit 3): a
+    /// bound, not a proof. 0 (the default) turns it off; `grade` uses 10000000.
+    #[arg(long, value_name = "N")]
+    pub no_progress_cycles: Option<u64>,
     /// A wave running more than N instructions is a runaway loop (exit 3). [default: 50000000]
     #[arg(long, value_name = "N")]
     pub max_wave_instructions: Option<u64>,
@@ -119,6 +125,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
         mode,
         watchdog_cycles: args.watchdog_cycles,
         livelock_after: args.livelock_after,
+        no_progress: args.no_progress_cycles,
         max_wave_instructions: args.max_wave_instructions,
         max_instructions: args.max_instructions,
         max_cycles: args.max_cycles,

@@ -3,7 +3,7 @@
 //! `timing::engine::diagnose`).
 
 use super::{Dispatch, Sched};
-use crate::fault::{wave_list, FaultKind, KernelFault, WaveId};
+use crate::fault::{wave_list, FaultKind, KernelFault, Stuck, StuckWave, WaveId, LISTED_WAVES};
 use crate::progress;
 use crate::wave::{Wave, WaveStatus};
 
@@ -24,20 +24,57 @@ impl<W, G> Sched<'_, '_, W, G> {
         }
     }
 
-    /// The livelock report: every live wave's loop or barrier and what it last read, after
-    /// how long nothing visible changed (`instructions`, and in timing mode `cycles`); and the
-    /// first wave listed with its PC.
-    pub fn livelock(&self, instructions: u64, cycles: Option<u64>) -> (Option<(WaveId, u64)>, String) {
+    /// The livelock report (`bound: None`: proven, every running wave repeats a state) or
+    /// the no-progress report (`bound`: the `--no-progress-cycles` bound reached): every live
+    /// wave's loop or barrier, what it last read and wrote, after how long nothing visible
+    /// changed (`instructions`, and in timing mode `cycles`); and the first wave listed with
+    /// its PC.
+    pub fn stuck(&self, instructions: u64, cycles: Option<u64>, bound: Option<u64>) -> (Option<(WaveId, u64)>, Stuck) {
         let epoch = self.prog.epoch;
-        let lines: Vec<_> = self.live_waves().map(|r| progress::describe(r.w.id, r.w.pc, r.watch.looping_at(epoch), r.w.last_read.get())).collect();
-        let first = lines.first().map(|l| (l.0, l.1));
-        let cycles = cycles.map_or(String::new(), |c| format!(" ({c} cycles)"));
-        let heading = format!(
-            "every running wave repeats the same state and no wave has changed memory for {instructions} instructions{cycles}, so none ever will ({} of {} work-groups not started); live waves:",
-            self.groups_not_started(),
-            self.d.geo.group_count()
-        );
-        (first, wave_list(&heading, lines))
+        let waves: Vec<StuckWave> = self.live_waves().map(|r| self.stuck_wave(&r.w, r.watch.looping_at(epoch))).collect();
+        let lines = waves.iter().map(|s| progress::describe(s.wave, s.pc, s.loop_pc, s.at_barrier, s.last_read));
+        let first = waves.first().map(|s| (s.wave, s.pc));
+        let since = cycles.map_or(String::new(), |c| format!(" ({c} cycles)"));
+        let groups = format!("{} of {} work-groups not started", self.groups_not_started(), self.d.geo.group_count());
+        let heading = match bound {
+            None => format!("every running wave repeats the same state and no wave has changed memory for {instructions} instructions{since}, so none ever will ({groups}); live waves:"),
+            Some(b) => format!(
+                "no wave has changed memory for {instructions} instructions{since}, the --no-progress-cycles bound of {b} (a bound, not a proof: the waves still change their own registers, as a spin counting its polls does) ({groups}); live waves:"
+            ),
+        };
+        let text = wave_list(&heading, lines);
+        let live_waves = waves.len() as u64;
+        let stuck = Stuck {
+            text,
+            proven: bound.is_none(),
+            instructions,
+            cycles,
+            bound,
+            groups: self.d.geo.group_count(),
+            groups_started: self.stats.groups,
+            groups_resident: self.d.resident_groups(),
+            gpu_groups_fit: None,
+            waves: waves.into_iter().take(2 * LISTED_WAVES).collect(),
+            live_waves,
+        };
+        (first, stuck)
+    }
+
+    /// The facts of one live wave for [`Sched::stuck`].
+    fn stuck_wave(&self, w: &Wave, loop_pc: Option<u64>) -> StuckWave {
+        let width = if self.d.kernel.wave64 { 64 } else { 32 };
+        let items: u64 = self.d.geo.block.iter().map(|&b| u64::from(b)).product();
+        let lanes = items.saturating_sub(u64::from(w.id.wave) * width).min(width) as u32;
+        StuckWave {
+            wave: w.id,
+            pc: w.pc,
+            loop_pc,
+            at_barrier: w.status == WaveStatus::AtBarrier,
+            lanes,
+            exec: w.exec(),
+            last_read: w.last_read.get(),
+            last_write: w.last_write.get(),
+        }
     }
 
     /// Work-groups of the dispatch not started yet.

@@ -6,6 +6,11 @@ use crate::progress;
 /// otherwise.
 pub const DEFAULT_WATCHDOG_CYCLES: u64 = 10_000_000;
 
+/// Cycles (timing) or wave-instructions (functional) without progress before a dispatch stops
+/// with "no progress" ([`EngineOptions::no_progress`]) where a client turns the bound on by
+/// default (`grade --spec/--exec`).
+pub const DEFAULT_NO_PROGRESS: u64 = 10_000_000;
+
 /// Scheduling and safety limits.
 #[derive(Debug, Clone, Copy)]
 pub struct EngineOptions {
@@ -23,6 +28,11 @@ pub struct EngineOptions {
     /// Instructions a wave runs after the last visible change before it is checked for a
     /// repeating state (livelock detection, [`crate::progress`]; 0: no detection).
     pub livelock_check_after: u64,
+    /// No progress bound (`--no-progress-cycles`): the dispatch stops with a "no progress"
+    /// fault when nothing visible changed ([`crate::progress`]) for this many cycles (timing)
+    /// or dispatch wave-instructions (functional), although not every wave was proven to
+    /// loop (a spin that counts its polls). A bound, not a proof; 0: no bound.
+    pub no_progress: u64,
     /// The dispatch stops with a kernel fault after this many wave-instructions
     /// (`--max-instructions`; `u64::MAX`: no limit).
     pub max_instructions: u64,
@@ -46,6 +56,9 @@ impl Default for EngineOptions {
             quantum: 64,
             watchdog_cycles: DEFAULT_WATCHDOG_CYCLES,
             livelock_check_after: progress::DEFAULT_CHECK_AFTER,
+            // Off unless asked for: legal bounded spins (a reader giving up after 2^16 polls of
+            // a stale flag) run longer than any default; `grade` asks for DEFAULT_NO_PROGRESS.
+            no_progress: 0,
             max_instructions: u64::MAX,
             max_cycles: u64::MAX,
             progress: None,

@@ -65,6 +65,10 @@ pub struct RunOptions {
     /// `--livelock-after N`: instructions a wave runs after the last visible change before
     /// it is checked for a repeating state (0: no livelock detection); `None`: the default.
     pub livelock_after: Option<u64>,
+    /// `--no-progress-cycles N`: a dispatch that changes nothing visible for N cycles
+    /// (timing) or wave-instructions (functional) stops with "no progress" (0: never);
+    /// `None`: the default.
+    pub no_progress: Option<u64>,
     /// `--max-instructions N` / `--max-cycles N`: a dispatch stops with a kernel fault after
     /// this many wave-instructions / cycles (timing mode).
     pub max_instructions: Option<u64>,
@@ -317,6 +321,11 @@ impl Session {
         self.prepared.get(i).map(|p| &p.kernel)
     }
 
+    /// The geometry of dispatch `i`.
+    pub fn geometry(&self, i: usize) -> Option<crate::dispatch::Geometry> {
+        self.prepared.get(i).map(|p| p.geo)
+    }
+
     /// The bytes of buffer `name` as the host would read them after synchronizing (the
     /// device's caches written back first); `None` for an unknown name.
     pub fn read_buffer(&mut self, name: &str) -> Option<Vec<u8>> {
@@ -383,6 +392,7 @@ fn limits(opts: &RunOptions) -> EngineOptions {
         watchdog_cycles: opts.watchdog_cycles.unwrap_or(d.watchdog_cycles),
         max_wave_instructions: opts.max_wave_instructions.unwrap_or(d.max_wave_instructions),
         livelock_check_after: opts.livelock_after.unwrap_or(d.livelock_check_after),
+        no_progress: opts.no_progress.unwrap_or(d.no_progress),
         max_instructions: opts.max_instructions.unwrap_or(d.max_instructions),
         max_cycles: opts.max_cycles.unwrap_or(d.max_cycles),
         progress: opts.progress,

@@ -30,6 +30,12 @@ pub struct Args {
     /// counters, and per-kernel totals.
     #[arg(long, value_name = "FILE.json")]
     pub report: Option<PathBuf>,
+    /// No-progress bound: a kernel in which nothing visible changes for N cycles (timing) or
+    /// N wave-instructions (functional), although its waves are not proven to loop (a spin
+    /// counting its polls), stops with a "no progress" report (exit 3): a bound, not a proof.
+    /// 0 (the default) turns it off; `grade` uses 10000000.
+    #[arg(long, value_name = "N")]
+    pub no_progress_cycles: Option<u64>,
     /// The program and its arguments (after `--`).
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     pub command: Vec<String>,
@@ -81,6 +87,9 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     let (program, rest) = args.command.split_first().ok_or_else(|| CliError::BadInput("no program given after --".into()))?;
     env.set_seed(args.engine.seed);
     env.set_threads(args.engine.threads());
+    if let Some(n) = args.no_progress_cycles {
+        env.set_no_progress(n);
+    }
     for (flag, output, path) in outputs {
         if let Some(path) = path {
             env.set_output(output, path).map_err(|e| CliError::BadInput(format!("{flag} {}: {e}", path.display())))?;

@@ -161,6 +161,12 @@ impl Environment {
         self.env.push(("HIPSCOPE_THREADS", threads.to_string().into()));
     }
 
+    /// The no-progress bound (`--no-progress-cycles`: cycles in timing mode, wave-instructions
+    /// in functional mode; 0: none; the runtime's default: the engine's).
+    pub fn set_no_progress(&mut self, n: u64) {
+        self.env.push(("HIPSCOPE_NO_PROGRESS", n.to_string().into()));
+    }
+
     /// Have the runtime write `output` to `path`, made absolute here because the program may
     /// change directory.
     pub fn set_output(&mut self, output: Output, path: &Path) -> std::io::Result<()> {

@@ -42,6 +42,7 @@ fn write(cx: &mut ExecCtx, lim: usize, lane: usize, at: u32, bytes: &[u8]) -> Re
     }
     if lds::write(cx.lds, lim, &cx.wave.lds_out_of_range, at, bytes) {
         cx.wave.writes += 1;
+        cx.wave.last_write.set(Some(LastRead::new(lane as u32, true, at as u64, bytes)));
     }
     Ok(())
 }

@@ -144,6 +144,10 @@ pub fn store_dwords(w: &mut Wave, mem: &mut Memory, addrs: &[u64; MAX_LANES], sr
     let Some((lo, end)) = extent(addrs, exec, 4 * dwords as u64) else { return false };
     let Some((base, data)) = mem.span_mut(lo, end) else { return false };
     w.writes += 1;
+    let first = exec.trailing_zeros() as usize;
+    if first < MAX_LANES {
+        w.last_write.set(Some(crate::wave::LastRead::new(first as u32, false, addrs[first], &w.v(src % 256, first).to_le_bytes())));
+    }
     let mut m = exec;
     while m != 0 {
         let lane = m.trailing_zeros() as usize;

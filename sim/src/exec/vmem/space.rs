@@ -122,7 +122,10 @@ pub fn write(cx: &mut ExecCtx, t: Target, lane: usize, bytes: &[u8]) -> Result<(
 pub fn store(cx: &mut ExecCtx, t: Target, lane: usize, bytes: &[u8], visible: bool) -> Result<(), FaultKind> {
     match t {
         Target::Mem(a) => {
-            cx.wave.writes += u64::from(visible);
+            if visible {
+                cx.wave.writes += 1;
+                cx.wave.last_write.set(Some(LastRead::new(lane as u32, false, a, bytes)));
+            }
             cx.write_global(lane as u32, a, bytes).map_err(mem_fault(lane))
         }
         Target::Lds(o) => {
@@ -132,6 +135,7 @@ pub fn store(cx: &mut ExecCtx, t: Target, lane: usize, bytes: &[u8], visible: bo
             let len = cx.lds.len();
             if lds::write(cx.lds, len, &cx.wave.lds_out_of_range, o, bytes) {
                 cx.wave.writes += 1;
+                cx.wave.last_write.set(Some(LastRead::new(lane as u32, true, o as u64, bytes)));
             }
             Ok(())
         }

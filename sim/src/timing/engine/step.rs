@@ -153,6 +153,10 @@ impl Sim<'_, '_> {
             }
             return Err(self.livelock(id, issue, None));
         }
+        let bound = self.s.opts.no_progress;
+        if bound > 0 && issue >= p.at_cycle.saturating_add(bound) && !self.cosim {
+            return Err(self.no_progress(id, issue));
+        }
         match self.s.limit_reached(Some(issue - self.time.begin)) {
             Some(kind) => Err(self.s.fault_at(id, kind)),
             None => Ok(()),
@@ -165,11 +169,22 @@ impl Sim<'_, '_> {
     #[inline(never)]
     pub(super) fn livelock(&self, id: usize, issue: u64, node: Option<NodeLivelock>) -> KernelFault {
         let p = &self.s.prog;
-        let (_, mut text) = self.s.livelock(self.s.stats.instructions - p.at_instruction, Some(issue.saturating_sub(p.at_cycle)));
+        let (_, mut stuck) = self.s.stuck(self.s.stats.instructions - p.at_instruction, Some(issue.saturating_sub(p.at_cycle)), None);
         if let Some(NodeLivelock(n)) = node {
-            text = format!("{n}; this kernel: {text}");
+            stuck.text = format!("{n}; this kernel: {}", stuck.text);
         }
-        self.s.fault_at(id, FaultKind::Livelock(text))
+        self.s.fault_at(id, FaultKind::Livelock(Box::new(stuck)))
+    }
+
+    /// The no-progress fault (`--no-progress-cycles` reached without a proof), found at wave
+    /// `id` issuing at `issue`.
+    #[cold]
+    #[inline(never)]
+    fn no_progress(&self, id: usize, issue: u64) -> KernelFault {
+        let p = &self.s.prog;
+        let bound = Some(self.s.opts.no_progress);
+        let (_, stuck) = self.s.stuck(self.s.stats.instructions - p.at_instruction, Some(issue.saturating_sub(p.at_cycle)), bound);
+        self.s.fault_at(id, FaultKind::NoProgressBound(Box::new(stuck)))
     }
 }
 
