@@ -190,6 +190,7 @@ pub fn from_env() -> Result<Runtime, String> {
     let threads = match std::env::var("HIPSCOPE_THREADS") {
         Ok(s) => s.parse().map_err(|_| format!("HIPSCOPE_THREADS={s}: expected an unsigned integer"))?,
         Err(_) => 1,
+    };
     let no_progress = match std::env::var("HIPSCOPE_NO_PROGRESS") {
         Ok(s) => Some(s.parse().map_err(|_| format!("HIPSCOPE_NO_PROGRESS={s}: expected an unsigned integer"))?),
         Err(_) => None,

@@ -355,7 +355,8 @@ mod tests {
 
     /// A write at 0x100 by W racing with a later read at 0x200 by R, on one XCD or two.
     fn story(xcds: u32) -> Story {
-        let side = |wave, pc, write| Side { wave, lane: 0, pc, write, atomic: None, shared_code: false, scope_from: None, gpu: None, kernel: None, host: false };
+        let side =
+            |wave, pc, write| Side { wave, lane: 0, pc, write, atomic: None, shared_code: false, scope_from: None, gpu: None, kernel: None, host: false };
         let race = Race {
             kernel: "k".into(),
             rule: Rule::DataRace,
