@@ -9,7 +9,8 @@
 //! yet) is reported and skipped. That these runs compute what the CPU references say is
 //! checked by `studies/tests/bench_specs.rs` (the models live above the engine).
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use hipscope_sim::spec::{self, RunOptions, Session};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -48,24 +49,30 @@ fn verified_session_on(file: &str, gpu: &str, key: &str, threads: usize) -> Resu
     Ok((session, instructions))
 }
 
+/// One case: the session's first launch timed over and over (skipped, with the reason, when
+/// the session could not be set up).
+fn bench_launch(group: &mut BenchmarkGroup<'_, WallTime>, name: &str, case: Result<(Session, u64), String>) {
+    match case {
+        Err(why) => println!("{name}: skipped: {why}"),
+        Ok((mut session, instructions)) => {
+            group.throughput(Throughput::Elements(instructions));
+            group.bench_function(name, |b| {
+                b.iter(|| {
+                    if let Err(e) = session.launch(0, 0) {
+                        panic!("{name}: {e}");
+                    }
+                })
+            });
+        }
+    }
+}
+
 fn functional(c: &mut Criterion) {
     let mut group = c.benchmark_group("functional");
     group.sample_size(10).measurement_time(Duration::from_secs(5)).warm_up_time(Duration::from_secs(1));
     for &(what, file, gpu, key) in CASES {
         let name = format!("{what} {key}");
-        match verified_session(file, gpu, key) {
-            Err(why) => println!("{name}: skipped: {why}"),
-            Ok((mut session, instructions)) => {
-                group.throughput(Throughput::Elements(instructions));
-                group.bench_function(&name, |b| {
-                    b.iter(|| {
-                        if let Err(e) = session.launch(0, 0) {
-                            panic!("{name}: {e}");
-                        }
-                    })
-                });
-            }
-        }
+        bench_launch(&mut group, &name, verified_session(file, gpu, key));
     }
     group.finish();
 }
@@ -103,19 +110,7 @@ fn threads(c: &mut Criterion) {
     for (what, file) in [("vadd", "vadd.ron"), ("lds_reduce", "lds_reduce.ron")] {
         for n in [1, 2] {
             let name = format!("{what} gfx942 {n} thread(s)");
-            match verified_session_on(file, "mi300x", "gfx942", n) {
-                Err(why) => println!("{name}: skipped: {why}"),
-                Ok((mut session, instructions)) => {
-                    group.throughput(Throughput::Elements(instructions));
-                    group.bench_function(&name, |b| {
-                        b.iter(|| {
-                            if let Err(e) = session.launch(0, 0) {
-                                panic!("{name}: {e}");
-                            }
-                        })
-                    });
-                }
-            }
+            bench_launch(&mut group, &name, verified_session_on(file, "mi300x", "gfx942", n));
         }
     }
     group.finish();

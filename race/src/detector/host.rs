@@ -18,7 +18,6 @@
 //! order the host made them. A read is one 4-byte granule (the faulting address's; the size
 //! of a load is not seen), a write the granules of the bytes it changed.
 
-use super::clock::Clock;
 use super::interp::{Atomic, Interp};
 use super::shadow::{Kind, Rec};
 use super::{Current, Detector, Launch, WaveState};
@@ -80,18 +79,7 @@ impl Detector {
         }
         if self.st.waves[i].is_none() {
             self.st.live.agent = HOST_AGENT;
-            self.st.waves[i] = Some(WaveState {
-                id: WaveId::default(),
-                own: 1,
-                vc: Clock::default(),
-                lane_sync: 0,
-                fence_release: None,
-                pending: Vec::new(),
-                failed: Vec::new(),
-                lds_page: 0,
-                slot,
-                agent: HOST_AGENT,
-            });
+            self.st.waves[i] = Some(WaveState::new(WaveId::default(), 0, slot, HOST_AGENT));
         }
     }
 }

@@ -171,6 +171,13 @@ struct WaveState {
     agent: u32,
 }
 
+impl WaveState {
+    /// A wave that has synchronised with nothing yet.
+    fn new(id: WaveId, lds_page: u32, slot: u32, agent: u32) -> WaveState {
+        WaveState { id, own: 1, vc: Clock::default(), lane_sync: 0, fence_release: None, pending: Vec::new(), failed: Vec::new(), lds_page, slot, agent }
+    }
+}
+
 /// The instruction being executed.
 struct Current {
     wave: u32,
@@ -713,18 +720,7 @@ impl Observer for Detector {
         }
         let lds_page = self.st.join_group(&mut self.shadow, id.workgroup);
         let (slot, agent) = (self.st.active, self.st.live.agent);
-        self.st.waves[i] = Some(WaveState {
-            id,
-            own: 1,
-            vc: Clock::default(),
-            lane_sync: 0,
-            fence_release: None,
-            pending: Vec::new(),
-            failed: Vec::new(),
-            lds_page,
-            slot,
-            agent,
-        });
+        self.st.waves[i] = Some(WaveState::new(id, lds_page, slot, agent));
     }
 
     fn executed(&mut self, e: &Executed) {

@@ -187,6 +187,17 @@ mod tests {
         }
     }
 
+    /// Run `core`'s script alone on a timeline of its own.
+    fn run_alone<S: Script>(core: &mut CpuCore<HashMap<u64, u32>, S>) -> Result<(), NodeLivelock> {
+        let turns = std::sync::Arc::new(super::super::turns::Turns::new(&[("core".into(), 0)]));
+        let mut turn = turns.participant(0);
+        turn.set_rate(0, 1, 1);
+        turn.begin().unwrap();
+        let result = core.run_script(&mut turn);
+        turn.finish();
+        result
+    }
+
     /// Alone on the timeline, each access costs the memory latency: a store, an RMW and a
     /// spin that sees its value at once finish 1, 2 and 3 latencies in.
     #[test]
@@ -198,12 +209,7 @@ mod tests {
             HostOp::SpinUntil { address: 0x100, value: 7, max_polls: 3 },
         ];
         let mut core = CpuCore::new("core", mem, script, 130.0);
-        let turns = std::sync::Arc::new(super::super::turns::Turns::new(&[("core".into(), 0)]));
-        let mut turn = turns.participant(0);
-        turn.set_rate(0, 1, 1);
-        turn.begin().unwrap();
-        core.run_script(&mut turn).unwrap();
-        turn.finish();
+        run_alone(&mut core).unwrap();
         let seen: Vec<(u32, u64)> = core.log.iter().map(|s| (s.value, s.done_ps)).collect();
         assert_eq!(seen, [(7, 130_000), (5, 260_000), (7, 390_000)]);
         assert_eq!(core.mem[&0x200], 7);
@@ -231,12 +237,7 @@ mod tests {
         for (start, ops, end) in [(5, 2, 10), (4, 1, 4)] {
             let mem: HashMap<u64, u32> = [(0x100, start)].into();
             let mut core = CpuCore::new("core", mem, Doubler, 100.0);
-            let turns = std::sync::Arc::new(super::super::turns::Turns::new(&[("core".into(), 0)]));
-            let mut turn = turns.participant(0);
-            turn.set_rate(0, 1, 1);
-            turn.begin().unwrap();
-            core.run_script(&mut turn).unwrap();
-            turn.finish();
+            run_alone(&mut core).unwrap();
             assert_eq!(core.log.len(), ops, "start {start}");
             assert!(core.log.iter().all(|s| s.value == start), "{:?}", core.log);
             assert_eq!(core.log.last().map(|s| s.done_ps), Some(ops as u64 * 100_000));
@@ -249,12 +250,7 @@ mod tests {
     fn a_spin_gives_up_after_its_polls() {
         let mem: HashMap<u64, u32> = [(0x100, 0)].into();
         let mut core = CpuCore::new("core", mem, vec![HostOp::SpinUntil { address: 0x100, value: 1, max_polls: 4 }], 100.0);
-        let turns = std::sync::Arc::new(super::super::turns::Turns::new(&[("core".into(), 0)]));
-        let mut turn = turns.participant(0);
-        turn.set_rate(0, 1, 1);
-        turn.begin().unwrap();
-        let e = core.run_script(&mut turn).unwrap_err();
-        turn.finish();
+        let e = run_alone(&mut core).unwrap_err();
         assert!(e.0.contains("gave up after 4 reads"), "{}", e.0);
     }
 }
