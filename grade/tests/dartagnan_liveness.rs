@@ -47,8 +47,6 @@ fn rows(csv: &str) -> Vec<(String, bool)> {
         .collect()
 }
 
-/// The model executions are judged under: the PTX and Vulkan models are not in this
-/// branch, so the scoped C++ model stands in (liveness depends on coherence, which all share).
 /// The memory model a table was made under: its name says.
 fn model_for(table: &str) -> Model {
     if table.starts_with("PTXv6_0") {

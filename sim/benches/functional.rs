@@ -83,20 +83,7 @@ fn functional(c: &mut Criterion) {
 fn gemm(c: &mut Criterion) {
     let mut group = c.benchmark_group("functional-gemm");
     group.sample_size(10).measurement_time(Duration::from_secs(5)).warm_up_time(Duration::from_secs(1));
-    let name = "MFMA-heavy gemm gfx942";
-    match verified_session("gemm.ron", "mi300x", "gfx942") {
-        Err(why) => println!("{name}: skipped: {why}"),
-        Ok((mut session, instructions)) => {
-            group.throughput(Throughput::Elements(instructions));
-            group.bench_function(name, |b| {
-                b.iter(|| {
-                    if let Err(e) = session.launch(0, 0) {
-                        panic!("{name}: {e}");
-                    }
-                })
-            });
-        }
-    }
+    bench_launch(&mut group, "MFMA-heavy gemm gfx942", verified_session("gemm.ron", "mi300x", "gfx942"));
     group.finish();
 }
 
