@@ -10,6 +10,7 @@
 
 pub mod bounds;
 pub mod footprint;
+pub mod provenance;
 pub mod timing;
 
 use hipscope_isa::Processor;
@@ -214,6 +215,12 @@ pub(crate) fn host_available_bytes() -> Option<u64> {
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib.saturating_mul(1024))
+}
+
+/// The built-in configs as written (name, RON text), comments included: `gpus --fidelity`
+/// reads each value's provenance marker from them ([`provenance`]).
+pub fn builtin_texts() -> &'static [(&'static str, &'static str)] {
+    BUILTIN
 }
 
 /// Names of the built-in GPUs.

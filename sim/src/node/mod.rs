@@ -204,6 +204,11 @@ impl Node {
         BUILTIN.iter().map(|(n, _)| *n).collect()
     }
 
+    /// The built-in node files as written (name, RON text), comments included.
+    pub fn builtin_texts() -> &'static [(&'static str, &'static str)] {
+        BUILTIN
+    }
+
     /// Every built-in node (they are checked by the tests, so a broken one is a build bug).
     pub fn builtins() -> Vec<Node> {
         BUILTIN.iter().filter_map(|(n, _)| Node::built_in(n).ok()).collect()
