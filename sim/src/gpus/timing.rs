@@ -93,6 +93,9 @@ pub struct Lds {
     pub size_bytes: u32,
     pub banks: u32,
     pub bank_width_bytes: u32,
+    /// Bytes the LDS moves per cycle at most between its banks and the SIMDs: an instruction
+    /// keeps it busy for at least its lanes' bytes over this, whatever its bank conflicts.
+    pub bandwidth_bytes_per_cycle: u32,
     /// Issue to data return of a conflict-free access.
     pub latency_cycles: u32,
 }
@@ -381,6 +384,7 @@ impl Timing {
         pow2("lds.bank_width_bytes", l.bank_width_bytes as u64)?;
         let w = &b::LDS_BANK_WIDTH_BYTES;
         range("lds.bank_width_bytes", l.bank_width_bytes as u64, *w.start() as u64, *w.end() as u64, "bytes")?;
+        range("lds.bandwidth_bytes_per_cycle", l.bandwidth_bytes_per_cycle as u64, 1, b::MAX_LDS_BANKS as u64 * *w.end() as u64, "bytes per cycle")?;
         cycles("lds.latency_cycles", l.latency_cycles)
     }
 

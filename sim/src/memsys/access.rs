@@ -441,14 +441,17 @@ impl MemSystem {
             L2Mode::Uncached => {
                 self.counters.inc(Counter::TccReq);
                 self.counters.inc(Counter::TccWrite);
-                let (ack, level) = self.uncached_write_time(key, bytes, t);
+                let (ack, level, _) = self.uncached_write_time(key, bytes, t);
                 self.reached(level);
                 (Home::Memory, ack)
             }
             _ => {
                 let (s, ack) = self.l2_request(mem, xcd, key, bytes, L2Op::Write, t);
                 if mode == L2Mode::WriteThrough {
-                    self.uncached_write_time(key, bytes, t);
+                    // The L2 acknowledges once the written-through bytes have left it: stores
+                    // arriving faster than memory takes them wait for it.
+                    let (_, _, taken) = self.uncached_write_time(key, bytes, t);
+                    return (Home::L2(s), ack.max(taken + self.cfg.l2.hit_latency_cycles as u64));
                 }
                 (Home::L2(s), ack)
             }
@@ -541,14 +544,15 @@ impl MemSystem {
     }
 
     /// Time of a write that goes to memory (uncached or written through): counted as a memory
-    /// write request, timed on DRAM. Returns the acknowledgement cycle and who acknowledged.
-    fn uncached_write_time(&mut self, key: u64, bytes: u32, t: u64) -> (u64, Level) {
+    /// write request, timed on DRAM. Returns the acknowledgement cycle, who acknowledged, and
+    /// when the memory side took the bytes ([`super::lower::Below::taken`]).
+    fn uncached_write_time(&mut self, key: u64, bytes: u32, t: u64) -> (u64, Level, u64) {
         self.counters.inc(Counter::TccEaWrreq);
         if bytes >= 64 {
             self.counters.inc(Counter::TccEaWrreq64b);
         }
-        let (t, level) = self.memory_time(key, bytes, t, true, self.far);
-        (t + self.cfg.l2.hit_latency_cycles as u64, level)
+        let below = self.memory_time(key, bytes, t, true, self.far);
+        (below.done + self.cfg.l2.hit_latency_cycles as u64, below.level, below.taken)
     }
 
     /// With seeded reordering, before a store or atomic changes bytes of L2 line `slot`: what a

@@ -8,6 +8,19 @@ use super::{Level, MemSystem};
 use crate::counters::Counter;
 use crate::memory::Memory;
 
+/// A memory access below the L2, timed.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Below {
+    /// When it is done (data at the L2, or the write performed).
+    pub done: u64,
+    /// Who answered: the MALL or DRAM (memory of another agent counts as DRAM).
+    pub level: Level,
+    /// When the memory side took its bytes: its arrival plus the cycles it queued for the
+    /// MALL's and DRAM's bandwidth. Until then the bytes are still in the L2 (no write buffer
+    /// between the L2 and memory is modelled), so a write-back holds its L2 slot until then.
+    pub taken: u64,
+}
+
 /// What an L2 request does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum L2Op {
@@ -58,53 +71,68 @@ impl MemSystem {
         if req == 32 {
             self.counters.add(Counter::TccEaRdreq32b, bytes.div_ceil(req) as u64);
         }
-        let (t, level) = self.memory_time(line, bytes, at, false, self.far);
-        self.reached(level);
-        t
+        let below = self.memory_time(line, bytes, at, false, self.far);
+        self.reached(below.level);
+        below.done
     }
 
-    /// MALL lookup and DRAM channel time of a memory access: when it is done, and whether
-    /// the MALL or DRAM answered. Memory of another agent (`far`: its remote path) is reached
-    /// over the link instead ([`super::remote`]); its answer counts as memory's.
-    pub(super) fn memory_time(&mut self, line: u64, bytes: u32, at: u64, write: bool, far: Option<usize>) -> (u64, Level) {
+    /// MALL lookup and DRAM channel time of a memory access: when it is done, whether the MALL
+    /// or DRAM answered, and when the memory side took its bytes. Memory of another agent
+    /// (`far`: its remote path) is reached over the link instead ([`super::remote`]); its
+    /// answer counts as memory's, and the link's queue is its own (taken at `at`).
+    pub(super) fn memory_time(&mut self, line: u64, bytes: u32, at: u64, write: bool, far: Option<usize>) -> Below {
         let remote = far.and_then(|n| if write { self.remote.write(n, bytes, at) } else { self.remote.read(n, bytes, at) });
         if let Some(t) = remote {
             self.counters.add(if write { Counter::RemoteWriteBytes } else { Counter::RemoteReadBytes }, bytes as u64);
-            return (t, Level::Dram);
+            return Below { done: t, level: Level::Dram, taken: at };
         }
         let ch = self.dram_channel(line);
         let mut t = at;
+        // Cycles the access waited for bandwidth (MALL channel, DRAM channel) on its way.
+        let mut queued = 0;
         if let (Some(mall), Some(m)) = (self.mall.as_mut(), self.cfg.mall.as_ref()) {
             let start = self.mall_pipes[ch].reserve(at, occupancy(bytes as u64, self.mall_bytes_per_cycle_per_channel));
+            queued += start - at;
             t = start + m.hit_latency_cycles as u64;
             if let Some(s) = mall.find(line) {
                 mall.touch(s);
                 self.counters.inc(Counter::MallHit);
-                return (t, Level::Mall);
+                if !write {
+                    return Below { done: t, level: Level::Mall, taken: at + queued };
+                }
+                // A write hit is answered by the MALL, but its bytes still go on to DRAM: the
+                // MALL holds no dirty data (tag-only, coherent with memory by construction),
+                // so it never writes anything back later and DRAM must take every write now.
+                let start = self.dram[ch].reserve(t, occupancy(bytes as u64, self.dram_bytes_per_cycle_per_channel));
+                self.counters.add(Counter::DramWriteBytes, bytes as u64);
+                return Below { done: t, level: Level::Mall, taken: at + queued + (start - t) };
             }
             self.counters.inc(Counter::MallMiss);
             // Memory-side: reads and writes allocate; DRAM traffic is charged now.
             mall.allocate(line);
         }
         let start = self.dram[ch].reserve(t, occupancy(bytes as u64, self.dram_bytes_per_cycle_per_channel));
+        queued += start - t;
         self.counters.add(if write { Counter::DramWriteBytes } else { Counter::DramReadBytes }, bytes as u64);
-        (start + self.cfg.dram.latency_cycles as u64, Level::Dram)
+        Below { done: start + self.cfg.dram.latency_cycles as u64, level: Level::Dram, taken: at + queued }
     }
 
     /// Write the dirty bytes of a line below the L2 at `at` ([`MemSystem::time_write_below`]),
-    /// applied to memory with the next `apply_pending`.
-    pub(super) fn write_below(&mut self, e: Evicted, at: u64, far: Option<usize>) {
-        self.time_write_below(e.address, e.dirty, e.data.len(), at, far);
+    /// applied to memory with the next `apply_pending`. Returns when the line has left the
+    /// L2: when the memory side took its last block.
+    pub(super) fn write_below(&mut self, e: Evicted, at: u64, far: Option<usize>) -> u64 {
+        let (_, taken) = self.time_write_below(e.address, e.dirty, e.data.len(), at, far);
         self.pending.push(e);
+        taken
     }
 
     /// Count and time the write below the L2 of a `len`-byte line's `dirty` bytes: memory
     /// write requests per 64-byte block with dirty bytes (64-byte if both halves are dirty,
     /// else 32-byte), timed on DRAM, or on the link to the agent owning it (`far`).
-    /// Returns when the last write is done.
-    fn time_write_below(&mut self, address: u64, dirty: LineMask, len: usize, at: u64, far: Option<usize>) -> u64 {
+    /// Returns when the last write is done and when the memory side took the last block.
+    fn time_write_below(&mut self, address: u64, dirty: LineMask, len: usize, at: u64, far: Option<usize>) -> (u64, u64) {
         let blocks = (len.max(64) / 64) as u32;
-        let mut done = at;
+        let (mut done, mut taken) = (at, at);
         for b in 0..blocks {
             let m = dirty >> (64 * b) & mask_of(0, 64);
             if m == 0 {
@@ -116,9 +144,10 @@ impl MemSystem {
                 self.counters.inc(Counter::TccEaWrreq64b);
             }
             let bytes = if both { 64 } else { 32 };
-            done = done.max(self.memory_time(address + 64 * b as u64, bytes, at, true, far).0);
+            let below = self.memory_time(address + 64 * b as u64, bytes, at, true, far);
+            (done, taken) = (done.max(below.done), taken.max(below.taken));
         }
-        done
+        (done, taken)
     }
 
     /// A request to the L2 of `xcd` for bytes `off..off+len` of the line at `address`,
@@ -162,6 +191,8 @@ impl MemSystem {
             }
         }
         self.counters.inc(Counter::TccMiss);
+        // The cycle the slot is free: a dirty victim must first leave for memory.
+        let mut freed = start;
         let slot = match found {
             Some(s) => s,
             None => {
@@ -169,20 +200,21 @@ impl MemSystem {
                 if let Some(e) = evicted {
                     self.counters.inc(Counter::TccWriteback);
                     let far = self.remote.path_of(mem, e.address);
-                    self.write_below(e, start, far);
+                    freed = self.write_below(e, start, far);
                 }
                 s
             }
         };
         if op == L2Op::Write {
-            // A write miss allocates without a fetch: the L2 alone acknowledges it.
+            // A write miss allocates without a fetch: the L2 alone acknowledges it, once the
+            // slot's dirty victim has left.
             self.reached(Level::L2);
-            return (slot, start + lat);
+            return (slot, freed + lat);
         }
         let lb = self.l2[xcd].line_bytes();
         let mut buf = [0u8; 128];
         self.memory_bytes(mem, line, &mut buf[..lb as usize]);
-        let t = self.memory_read_time(line, lb, start);
+        let t = self.memory_read_time(line, lb, start).max(freed);
         self.l2[xcd].fill(slot, &buf[..lb as usize]);
         self.l2[xcd].set_ready_cycle(slot, t);
         (slot, t + lat)
@@ -211,7 +243,7 @@ impl MemSystem {
             self.counters.inc(Counter::TccWriteback);
             let ch = self.dram_channel(a);
             let far = self.remote.path_of(mem, a);
-            let written = self.time_write_below(a, dirty, self.l2[xcd].line_bytes() as usize, at, far);
+            let (written, _) = self.time_write_below(a, dirty, self.l2[xcd].line_bytes() as usize, at, far);
             done = done.max(match far {
                 // Over a link: when the far agent acknowledged the line's last write.
                 Some(_) => written,

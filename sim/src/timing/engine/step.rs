@@ -35,7 +35,7 @@ impl Sim<'_, '_> {
         if let Some(why) = issue::blocked(cls, self.fam, &mut r.x.out, t) {
             return Ok(Some(self.hold(id, why, t)));
         }
-        let issue = self.pipes[r.x.cu].reserve(cls, r.x.simd, t);
+        let issue = issue::reserve(&mut self.pipes, r.x.cu, self.admit.cus_per_unit, cls, r.x.simd, t);
         let e = fetch(&d.kernel.code, r.x.idx).map_err(|k| fault(d, &r.w, k))?;
         // Its memory access is described to the memory system around its execution.
         let mem_op = issue::memory_op(cls, r.x.cu, issue);

@@ -4,8 +4,9 @@
 //! timestamps:
 //! 1. [`blocked`]: whether it may issue at all yet, or a typed reason it may not
 //!    ([`NotReady`]: a wait whose counters are not low enough, a counter without room);
-//! 2. [`Pipes::reserve`]: the pipe it issues on (its SIMD, the CU's scalar unit or vector
-//!    memory unit), which sets the issue cycle;
+//! 2. [`reserve`]: the pipe it issues on (its SIMD, the CU's scalar unit or vector memory
+//!    unit, [`Pipes::reserve`]; for a DS instruction its LDS, once that can take it), which
+//!    sets the issue cycle;
 //! 3. [`finish`], after the engine executed it: what its unit does with it (the counters it
 //!    counts in, the wait queues its completion goes to, LDS bank conflicts, cache
 //!    maintenance) and the cycle the wave may issue again.
@@ -163,6 +164,17 @@ impl Pipes {
             IssuePipe::Scalar => self.salu,
         };
         Some((pipe, until))
+    }
+}
+
+/// The issue cycle of an instruction of class `cls` of a wave on SIMD `simd` of `cu`, ready at
+/// `t`: its pipe's ([`Pipes::reserve`]), or for a DS instruction the first cycle its LDS (which a
+/// WGP's two CUs share: `cus_per_unit`) can take it ([`lds::reserve`]).
+#[inline]
+pub(crate) fn reserve(pipes: &mut [Pipes], cu: usize, cus_per_unit: usize, cls: Class, simd: usize, t: u64) -> u64 {
+    match cls {
+        Class::Lds { .. } => lds::reserve(pipes, cu, cus_per_unit, t),
+        _ => pipes[cu].reserve(cls, simd, t),
     }
 }
 
