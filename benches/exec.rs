@@ -2,7 +2,10 @@
 //! the smallest upstream size, one timed iteration) run whole under `hipscope exec`, against
 //! its two kernel launches simulated in-process through the device API (the same code object
 //! and geometry), and an empty program (`/bin/true`) under `hipscope exec` (process start,
-//! library set-up). The difference of the first two is the runtime's overhead.
+//! library set-up). The difference of the first two is the runtime's overhead. The same
+//! program in timing mode adds what building the memory system and its per-launch walks
+//! (invalidating the L1s and L2s at each launch, writing back at each synchronisation) cost
+//! a short run.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use hipscope_isa::codeobj;
@@ -30,6 +33,16 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let out =
                 Command::new(hipscope).args(["exec", "--gpu", "mi300a", "--"]).arg(&app).args(["--size", &SIZE.to_string(), "--iterations", "1"]).output();
+            out.map(|o| o.status.success())
+        })
+    });
+    g.bench_function("vectoradd_1024_timing_under_exec", |b| {
+        b.iter(|| {
+            let out = Command::new(hipscope)
+                .args(["exec", "--gpu", "mi300a", "--mode", "timing", "--"])
+                .arg(&app)
+                .args(["--size", &SIZE.to_string(), "--iterations", "1"])
+                .output();
             out.map(|o| o.status.success())
         })
     });

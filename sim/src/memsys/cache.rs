@@ -279,14 +279,27 @@ impl Cache {
         dropped
     }
 
-    /// Every slot holding a line.
+    /// Every slot holding a line, in slot order. While the slots allocated since the last
+    /// clear are tracked (and fewer than the cache has), only they are looked at: a short
+    /// kernel's L1s and L2s hold a few lines of many thousand slots, and every launch, copy
+    /// and synchronisation walks them.
     pub fn occupied(&self) -> impl Iterator<Item = Slot> + '_ {
-        self.tags.iter().enumerate().filter(|(_, &t)| t != 0).map(|(s, _)| s)
+        let few = !self.touched_all && self.touched.len() < self.tags.len();
+        let listed = few.then(|| {
+            let mut s: Vec<Slot> = self.touched.iter().map(|&s| s as usize).filter(|&s| self.tags[s] != 0).collect();
+            // A slot allocated again after an invalidation is listed twice; the order of the
+            // walk (write-backs book channels in it) stays the slot order of a full sweep.
+            s.sort_unstable();
+            s.dedup();
+            s
+        });
+        let all = (!few).then(|| self.tags.iter().enumerate().filter(|(_, &t)| t != 0).map(|(s, _)| s));
+        listed.into_iter().flatten().chain(all.into_iter().flatten())
     }
 
     /// Number of slots holding a line.
     pub fn valid_lines(&self) -> u64 {
-        self.tags.iter().filter(|&&t| t != 0).count() as u64
+        self.occupied().count() as u64
     }
 
     /// Sets of this cache.
@@ -316,11 +329,20 @@ impl Cache {
         self.clock = 0;
     }
 
-    /// Drop every line (dirty bytes are lost: write them back first).
+    /// Drop every line (dirty bytes are lost: write them back first). Only the slots
+    /// allocated since the last clear can hold one while they are tracked; the list stays
+    /// (their LRU stamps and fill cycles are not reset, as a clear would).
     pub fn invalidate_all(&mut self) {
-        self.tags.fill(0);
-        self.valid.fill(0);
-        self.dirty.fill(0);
+        if self.touched_all {
+            self.tags.fill(0);
+            self.valid.fill(0);
+            self.dirty.fill(0);
+        } else {
+            for &s in &self.touched {
+                let s = s as usize;
+                (self.tags[s], self.valid[s], self.dirty[s]) = (0, 0, 0);
+            }
+        }
     }
 }
 
@@ -401,6 +423,58 @@ mod tests {
             assert_eq!(c.valid_lines(), 0);
             assert_eq!(c.invalidate_range(5, 5), 0);
         }
+    }
+
+    /// What a full sweep of the tags finds: the reference the tracked walk must agree with.
+    fn swept(c: &Cache) -> Vec<Slot> {
+        (0..c.tags.len()).filter(|&s| c.tags[s] != 0).collect()
+    }
+
+    #[test]
+    fn the_tracked_walk_finds_what_a_sweep_finds() {
+        use rand::{RngExt, SeedableRng};
+        // 64 sets × 4 ways (256 slots): a short tracked list is walked, a longer one or one past
+        // the tracking limit is swept; invalidations make slots be allocated (and listed) again.
+        let mut c = Cache::new(Geometry { size_bytes: 16384, line_bytes: 64, ways: 4 }, true).hashed();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let (mut listed, mut swept_all) = (false, false);
+        for step in 0..(TOUCH_LIMIT as u64 * 2) {
+            // One clear part-way: before it the tracking limit is passed (about 9 in 10 steps
+            // allocate), after it the tracked list is short again.
+            if step == 24_000 {
+                c.clear();
+            }
+            (listed, swept_all) = (listed || c.touched.len() < 256, swept_all || c.touched_all);
+            let a = rng.random_range(0..4096u64) * 64;
+            match rng.random_range(0..100) {
+                0 => c.invalidate_all(),
+                1..=9 => {
+                    if let Some(s) = c.find(a) {
+                        c.invalidate(s);
+                    }
+                }
+                _ => {
+                    let s = match c.find(a) {
+                        Some(s) => s,
+                        None => c.allocate(a).0,
+                    };
+                    c.write(s, 0, &[1], step % 3 == 0);
+                }
+            }
+            if step % 97 == 0 {
+                let all = swept(&c);
+                assert_eq!(c.occupied().collect::<Vec<_>>(), all, "step {step}");
+                assert_eq!(c.valid_lines(), all.len() as u64);
+                let dirty: Vec<Slot> = all.iter().copied().filter(|&s| c.dirty[s] != 0).collect();
+                assert_eq!(c.dirty_slots(), dirty);
+            }
+            if step % 1009 == 0 {
+                c.invalidate_all();
+                assert!(swept(&c).is_empty(), "step {step}");
+                assert!(c.valid.iter().chain(&c.dirty).all(|&m| m == 0), "step {step}");
+            }
+        }
+        assert!(listed && swept_all, "both ways of walking were exercised");
     }
 
     #[test]
