@@ -10,7 +10,8 @@
 //!
 //! **Seeds and threads.** The seed alone orders racing accesses: with `--threads N` (N > 1) a
 //! dispatch first runs its work-groups on N host threads (`par`), each group alone on a
-//! private copy of the starting memory, logging which bytes each wave read and wrote
+//! copy-on-write view of the starting memory (a worker copies a page at its first write into
+//! it, [`crate::memory::Memory::overlay`]), logging which bytes each wave read and wrote
 //! (`track`). The parallel result is kept only if it is the result of *every* interleaving:
 //! no wave read or wrote bytes another wave of the dispatch wrote, no two waves of a group
 //! touched an LDS dword between the same two barriers with one of them writing (`spans`),
@@ -89,7 +90,7 @@ pub fn run(
     hooks: Hooked,
     mut observer: Option<&mut dyn Observer>,
 ) -> Result<DispatchStats, KernelFault> {
-    if observer.is_none() && hooks.turn.is_none() && par::eligible(d, mem, opts) {
+    if observer.is_none() && hooks.turn.is_none() && par::eligible(d, opts) {
         let hostcall = hooks.host.as_ref().map(|h| h.hostcall_buffer());
         if let Some(stats) = par::run(d, env, mem, opts, hostcall) {
             return Ok(stats);

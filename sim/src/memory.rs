@@ -7,7 +7,12 @@
 
 use crate::backing::{Backing, HostMemoryError};
 use crate::sparse::Sparse;
+use overlay::Overlay;
+pub use overlay::{Pages, PAGE_BYTES};
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+mod overlay;
 
 /// Where device allocations start (above 4 GiB, canonical, below the LDS/private apertures).
 pub const HEAP_BASE: u64 = 0x0000_0001_0000_0000;
@@ -174,6 +179,9 @@ pub struct Memory {
     next: u64,
     /// The allocation the last access hit (accesses cluster).
     last: LastHit,
+    /// A copy-on-write view of another address space ([`Memory::overlay`]): then this one
+    /// holds no allocations of its own and every access goes to the view.
+    cow: Option<Box<Overlay>>,
 }
 
 impl Memory {
@@ -185,7 +193,36 @@ impl Memory {
     /// devices of one process each place theirs in a range of its own, so that an address
     /// names its device.
     pub fn with_base(base: u64) -> Memory {
-        Memory { allocs: Vec::new(), by_base: BTreeMap::new(), next: base.max(HEAP_BASE), last: LastHit::default() }
+        Memory { allocs: Vec::new(), by_base: BTreeMap::new(), next: base.max(HEAP_BASE), last: LastHit::default(), cow: None }
+    }
+
+    /// A copy-on-write view of `base` (a worker of the parallel functional engine): reads see
+    /// `base` until this view writes a page, which it then copies into bytes of its own;
+    /// `base` itself is never written. `spare`: private pages of an earlier view to reuse.
+    /// Only accesses are served (reads, writes, spans, what an address holds); the view
+    /// allocates nothing.
+    pub fn overlay(base: Arc<Memory>, spare: Pages) -> Memory {
+        Memory { cow: Some(Box::new(Overlay::new(base, spare))), ..Memory::default() }
+    }
+
+    /// The private pages of a view made by [`Memory::overlay`] (its shared memory released);
+    /// empty for an address space of its own.
+    pub fn into_pages(self) -> Pages {
+        self.cow.map_or_else(Pages::default, |c| c.into_pages())
+    }
+
+    /// Copy `lo..hi`, which a view of this address space wrote, from the view's `pages` into
+    /// this address space; false (nothing copied) if the view did not write all of it or no
+    /// allocation holds it. `buf`: scratch space, reused.
+    pub fn commit_from(&mut self, pages: &Pages, lo: u64, hi: u64, buf: &mut Vec<u8>) -> bool {
+        let Some(n) = hi.checked_sub(lo) else { return false };
+        let Ok((i, off)) = self.locate(lo, n) else { return false };
+        buf.resize(n as usize, 0);
+        if !pages.copy_out(i, off, buf) {
+            return false;
+        }
+        self.allocs[i].write_at(off, buf);
+        true
     }
 
     /// The bytes of the allocation at `base` made shared (a sparse one becomes flat first,
@@ -339,15 +376,22 @@ impl Memory {
     }
 
     fn locate(&self, address: u64, size: u64) -> Result<(usize, usize), Unmapped> {
+        self.locate_with(&self.last, address, size)
+    }
+
+    /// The allocation holding `address..address + size` and the offset into it; `last`: the
+    /// hint of the allocation hit before (tried first, updated on a miss).
+    #[inline]
+    fn locate_with(&self, last: &LastHit, address: u64, size: u64) -> Result<(usize, usize), Unmapped> {
         let miss = || Unmapped { address, size: u32::try_from(size).unwrap_or(u32::MAX) };
         let hit = |a: &Allocation| address >= a.base && address.checked_add(size).is_some_and(|e| e <= a.end());
-        if let Some(a) = self.allocs.get(self.last.get()) {
+        if let Some(a) = self.allocs.get(last.get()) {
             if hit(a) {
-                return Ok((self.last.get(), (address - a.base) as usize));
+                return Ok((last.get(), (address - a.base) as usize));
             }
         }
         let (_, &i) = self.by_base.range(..=address).next_back().ok_or_else(miss)?;
-        self.last.set(i);
+        last.set(i);
         let a = &self.allocs[i];
         let off = address - a.base;
         if off.checked_add(size).is_none_or(|end| end > a.len()) {
@@ -360,6 +404,9 @@ impl Memory {
     /// whole instruction's lanes be served by one lookup. The whole allocation, or for a
     /// sparse one the chunk holding the range (`None` if it straddles two).
     pub fn span(&self, lo: u64, end: u64) -> Option<(u64, &[u8])> {
+        if let Some(c) = &self.cow {
+            return c.span(lo, end);
+        }
         let n = end.checked_sub(lo)?;
         let (i, off) = self.locate(lo, n).ok()?;
         let a = &self.allocs[i];
@@ -370,6 +417,11 @@ impl Memory {
     /// The `len` bytes at `address`, if one allocation holds them all (and, for a sparse
     /// allocation, one chunk).
     pub fn bytes(&self, address: u64, len: u64) -> Option<&[u8]> {
+        if let Some(c) = &self.cow {
+            let (start, bytes) = c.span(address, address.checked_add(len)?)?;
+            let lo = usize::try_from(address - start).ok()?;
+            return bytes.get(lo..lo + usize::try_from(len).ok()?);
+        }
         let (_, &i) = self.by_base.range(..=address).next_back()?;
         let a = &self.allocs[i];
         let lo = usize::try_from(address - a.base).ok()?;
@@ -383,6 +435,9 @@ impl Memory {
 
     /// Mutable [`Memory::span`].
     pub fn span_mut(&mut self, lo: u64, end: u64) -> Option<(u64, &mut [u8])> {
+        if self.cow.is_some() {
+            return self.cow.as_mut().and_then(|c| c.span_mut(lo, end));
+        }
         let n = end.checked_sub(lo)?;
         let (i, off) = self.locate(lo, n).ok()?;
         let a = &mut self.allocs[i];
@@ -393,6 +448,9 @@ impl Memory {
 
     /// The memory type of the allocation holding all of `address..address+size`.
     pub fn kind_at(&self, address: u64, size: u32) -> Result<MemoryKind, Unmapped> {
+        if let Some(c) = &self.cow {
+            return c.base().kind_at(address, size);
+        }
         self.locate(address, u64::from(size)).map(|(i, _)| self.allocs[i].kind)
     }
 
@@ -400,6 +458,10 @@ impl Memory {
     /// unmapped space) become zero. For cache lines, which may reach past an allocation or,
     /// with a code object's sections at their linked addresses, start before one or span two.
     pub fn read_clamped(&self, address: u64, out: &mut [u8]) {
+        if let Some(c) = &self.cow {
+            c.read_clamped(address, out);
+            return;
+        }
         out.fill(0);
         let end = address.saturating_add(out.len() as u64);
         // Fast path: the whole range in the allocation that holds its start.
@@ -425,6 +487,10 @@ impl Memory {
     /// mapped; bytes outside every allocation are dropped (a cache writing back a line of a
     /// freed buffer, or a line reaching into a gap).
     pub fn write_masked(&mut self, address: u64, data: &[u8], mask: u128) {
+        if let Some(c) = &mut self.cow {
+            c.write_masked(address, data, mask);
+            return;
+        }
         let end = address.saturating_add(data.len() as u64);
         let first = self.by_base.range(..=address).next_back().map_or(address, |(&b, _)| b);
         let idx: Vec<usize> = self.by_base.range(first..end).map(|(_, &i)| i).collect();
@@ -457,17 +523,28 @@ impl Memory {
     }
 
     /// The allocation containing `address`, if any.
+    /// For a view ([`Memory::overlay`]), the shared allocation: its bytes are the starting
+    /// ones, not the view's writes.
     pub fn allocation_at(&self, address: u64) -> Option<&Allocation> {
+        if let Some(c) = &self.cow {
+            return c.base().allocation_at(address);
+        }
         self.locate(address, 1).ok().map(|(i, _)| &self.allocs[i])
     }
 
     pub fn read(&self, address: u64, out: &mut [u8]) -> Result<(), Unmapped> {
+        if let Some(c) = &self.cow {
+            return c.read(address, out);
+        }
         let (i, off) = self.locate(address, out.len() as u64)?;
         self.allocs[i].read_at(off, out);
         Ok(())
     }
 
     pub fn write(&mut self, address: u64, bytes: &[u8]) -> Result<(), Unmapped> {
+        if let Some(c) = &mut self.cow {
+            return c.write(address, bytes);
+        }
         let (i, off) = self.locate(address, bytes.len() as u64)?;
         self.allocs[i].write_at(off, bytes);
         Ok(())

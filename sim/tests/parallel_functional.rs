@@ -11,9 +11,9 @@ use std::path::PathBuf;
 /// every buffer's final bytes, and how many dispatches ran in parallel.
 type Outcome = (Vec<(String, u64, u64, u64, u64)>, Vec<(String, Vec<u8>)>, u64);
 
-fn run(file: &str, threads: usize, seed: u64) -> Outcome {
+fn run(file: &str, params: &[(String, i128)], threads: usize, seed: u64) -> Outcome {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../workloads").join(file);
-    let mut s = spec::load(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let mut s = spec::load_with(&path, params).unwrap_or_else(|e| panic!("{file}: {e}"));
     // The CPU reference models live above the engine; here the two thread counts are
     // compared with each other, byte for byte.
     s.expect.clear();
@@ -29,13 +29,18 @@ fn run(file: &str, threads: usize, seed: u64) -> Outcome {
 /// The runs with 1, 2 and 3 threads agree for `seeds`; returns how many dispatches of the
 /// last run went parallel, and the dispatches of a run.
 fn agree(file: &str, seeds: std::ops::Range<u64>) -> (u64, usize) {
+    agree_with(file, &[], seeds)
+}
+
+/// [`agree`] with the spec's parameters `params` replaced.
+fn agree_with(file: &str, params: &[(String, i128)], seeds: std::ops::Range<u64>) -> (u64, usize) {
     let mut parallel = 0;
     let mut dispatches = 0;
     for seed in seeds {
-        let (stats1, dumps1, p1) = run(file, 1, seed);
+        let (stats1, dumps1, p1) = run(file, params, 1, seed);
         assert_eq!(p1, 0, "{file}: one thread never runs in parallel");
         for threads in [2, 3] {
-            let (stats, dumps, p) = run(file, threads, seed);
+            let (stats, dumps, p) = run(file, params, threads, seed);
             assert_eq!(stats, stats1, "{file} seed {seed}: counts with {threads} threads");
             for ((name, a), (_, b)) in dumps.iter().zip(&dumps1) {
                 let first = a.iter().zip(b).position(|(x, y)| x != y);
@@ -72,4 +77,16 @@ fn racing_and_communicating_kernels_fall_back_to_the_seeded_interleaving() {
 fn kernels_with_scratch_run_sequentially_and_agree() {
     let (parallel, _) = agree("private.ron", 0..2);
     assert_eq!(parallel, 0, "scratch slots follow residency");
+}
+
+#[test]
+fn copy_on_write_pages_of_large_buffers_merge_into_the_one_thread_result() {
+    // vadd over 1 200 003 elements: each buffer is 4.8 MB, more than two of the workers'
+    // 2 MiB private chunks, and its end is no multiple of a 4 KiB page. The threads claim the
+    // 4 689 groups in runs of 64 (64 KiB of `c`), so every worker copies and writes pages in
+    // every private chunk of `c`, reads pages of `a` and `b` that no worker writes, and the
+    // commit takes each run's bytes from the worker that wrote them.
+    let n = [("n".to_string(), 1_200_003)];
+    let (parallel, dispatches) = agree_with("vadd.ron", &n, 0..1);
+    assert_eq!(parallel, dispatches as u64, "element-wise: independent");
 }

@@ -2,12 +2,15 @@
 //! with the result the sequential engine gives for the same seed ([`super`] says when).
 //!
 //! Each worker thread runs whole work-groups, claimed in chunks from a shared counter, on a
-//! private copy of the dispatch's starting memory, through a [`Tracker`] that logs every
-//! global access by wave and checks LDS between barriers. When all groups are done the logs
+//! copy-on-write view of the dispatch's starting memory ([`Memory::overlay`]: the starting
+//! memory is shared read-only, a worker copies a page at its first write into it, so a worker
+//! costs what it writes, not the size of device memory), through a [`Tracker`] that logs
+//! every global access by wave and checks LDS between barriers. When all groups are done the logs
 //! are compared ([`spans::independent`]): if no wave read or wrote bytes another wave wrote,
 //! every wave saw the starting memory and its own writes only, exactly as in any sequential
-//! interleaving, so the written bytes are copied into the dispatch's memory (their owners are
-//! disjoint: order does not matter) and the workers' counts are summed. Otherwise — waves
+//! interleaving, so the written bytes are copied from the workers' private pages into the
+//! dispatch's memory (their owners are disjoint: order does not matter) and the workers'
+//! counts are summed. The private pages are kept for the next dispatch's workers. Otherwise — waves
 //! that communicate, racing writes, atomics on shared words, an LDS race, a fault, a limit —
 //! the caller runs the dispatch again on the sequential engine from the unchanged memory.
 //! Which groups a thread ran and in which order changes neither outcome (a wave's accesses up
@@ -19,7 +22,7 @@ use super::track::Tracker;
 use super::{run_wave, FSched};
 use crate::exec::{ds, salu, smem, Env, Sem};
 use crate::kernel::CodeSlot;
-use crate::memory::Memory;
+use crate::memory::{Memory, Pages};
 use crate::observe::Shared;
 use crate::sched::{Dispatch, DispatchStats, Ended, EngineOptions, Release, Resident, Sched, Storage};
 use crate::wave::WaveStatus;
@@ -28,21 +31,20 @@ use rand::{RngExt, SeedableRng};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// Host bytes of device memory above which a dispatch runs sequentially: every worker copies
-/// the address space, and copying several GiB costs more than the threads gain. // assumed:
-/// a quarter of a small host's memory for two copies.
-const COPY_BUDGET_BYTES: u64 = 1 << 30;
+/// Host bytes of private pages kept between dispatches for the next workers (beyond it they
+/// are released). // assumed: a quarter of a small host's memory, as the copies of device
+/// memory the workers made before they were copy-on-write were allowed.
+const SPARE_BUDGET_BYTES: usize = 1 << 30;
 
 /// Whether the dispatch may run on several threads: asked for, at least two groups, and a
 /// kernel whose result cannot depend on anything the workers do not see or check — it reads
 /// no clock (which counts the instructions of all waves, in interleaving order), uses no
 /// scratch (whose slots follow residency), and has no LDS instruction that bypasses the
 /// memory port's LDS hook.
-pub(super) fn eligible(d: &Dispatch, mem: &Memory, opts: &EngineOptions) -> bool {
+pub(super) fn eligible(d: &Dispatch, opts: &EngineOptions) -> bool {
     opts.threads > 1
         && d.geo.group_count() >= 2
         && d.scratch_per_lane == 0
-        && mem.held_bytes().saturating_mul(opts.threads as u64) <= COPY_BUDGET_BYTES
         && d.kernel.code.iter().all(|c| !matches!(c, CodeSlot::Inst(e) if order_dependent(&e.sem)))
 }
 
@@ -84,7 +86,8 @@ struct Job<'a> {
 struct Done {
     stats: DispatchStats,
     log: Vec<super::track::Span>,
-    mem: Memory,
+    /// What it wrote (and more: every page it wrote into).
+    pages: Pages,
 }
 
 /// Run the dispatch on `opts.threads` threads; `None` (memory untouched) when the result
@@ -101,21 +104,32 @@ pub(super) fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOp
     let chunk = (groups / (threads as u64 * 16)).clamp(1, 64);
     let job = Job { d, opts: *opts, first_wave: first_waves(d), next: AtomicU64::new(0), chunk, abort: AtomicBool::new(false) };
     let results: Vec<Mutex<Option<Done>>> = (0..threads).map(|_| Mutex::new(None)).collect();
-    let start: &Memory = mem;
+    // The starting memory, shared by the workers' views while they run and taken back after.
+    let start = Arc::new(std::mem::take(mem));
     pool.scope(|sc| {
-        for slot in &results {
-            let (job, env) = (&job, env.clone());
+        for (slot, spare) in results.iter().zip(spare_pages(threads)) {
+            let (job, env, view) = (&job, env.clone(), Memory::overlay(start.clone(), spare));
             sc.spawn(move |_| {
-                // Each worker copies the starting memory itself: the copies are made in parallel.
-                let done = worker(job, start.clone(), env);
+                let done = worker(job, view, env);
                 if let Ok(mut s) = slot.lock() {
                     *s = done;
                 }
             });
         }
     });
+    // Every view is gone (a worker releases its view when it ends): the memory is the
+    // caller's again.
+    *mem = Arc::try_unwrap(start).unwrap_or_else(|shared| (*shared).clone());
     let done: Vec<Done> = results.into_iter().map(|m| m.into_inner().ok().flatten()).collect::<Option<_>>()?;
-    let stats = sum(&done);
+    let stood = decide(env, mem, opts, &host, &done);
+    keep_pages(done.into_iter().map(|x| x.pages));
+    stood
+}
+
+/// Whether the workers' result stands (then it is committed to `mem` and counted) or the
+/// sequential engine must run the dispatch; `host`: the hostcall buffer's addresses.
+fn decide(env: &mut Env, mem: &mut Memory, opts: &EngineOptions, host: &std::ops::Range<u64>, done: &[Done]) -> Option<DispatchStats> {
+    let stats = sum(done);
     if stats.instructions >= opts.max_instructions {
         return None;
     }
@@ -124,7 +138,7 @@ pub(super) fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOp
         return None;
     }
     let writes = spans::independent(&logs)?;
-    commit(mem, &writes, &done);
+    commit(mem, &writes, done);
     STOOD.with(|n| n.set(n.get() + 1));
     env.clock += stats.instructions;
     if let Some(p) = opts.progress {
@@ -142,6 +156,8 @@ fn worker(job: &Job, mut mem: Memory, mut env: Env) -> Option<Done> {
     let t = Tracker::new(job.d.lds_bytes);
     let total = job.d.geo.group_count();
     let mut ready = Vec::new();
+    // Log entries at the last look for waves of this worker that already share written bytes.
+    let mut looked = 0;
     loop {
         let start = job.next.fetch_add(job.chunk, Ordering::Relaxed);
         if start >= total {
@@ -153,8 +169,21 @@ fn worker(job: &Job, mut mem: Memory, mut env: Env) -> Option<Done> {
                 return None;
             }
         }
+        // Waves that communicate through global memory (a kernel that stages data in a
+        // global buffer every group writes, as one n-body port does) show it in the first
+        // groups: stop then rather than after the whole dispatch. A conflict among some of the
+        // waves' accesses is one among all of them (the final check would find it too), so
+        // this changes when the dispatch falls back, never whether. Looking again only when
+        // the log has doubled keeps the looks' cost within that of the final check.
+        if t.log_len() >= 2 * looked.max(32) {
+            looked = t.log_len();
+            if t.with_log(|log| spans::independent(&[log]).is_none()) {
+                job.abort.store(true, Ordering::Relaxed);
+                return None;
+            }
+        }
     }
-    Some(Done { stats: s.stats, log: t.into_log(), mem })
+    Some(Done { stats: s.stats, log: t.into_log(), pages: mem.into_pages() })
 }
 
 /// Run group `n` alone to its end, its waves interleaved by a generator seeded from the seed
@@ -235,23 +264,35 @@ fn sum(done: &[Done]) -> DispatchStats {
     total
 }
 
-/// Copy the bytes each wave wrote from its worker's memory into `mem`.
+/// Copy the bytes each wave wrote from its worker's private pages into `mem`.
 fn commit(mem: &mut Memory, writes: &[Written], done: &[Done]) {
     let mut buf = Vec::new();
     for w in writes {
-        let from = &done[w.worker].mem;
-        let n = w.hi - w.lo;
-        // The same allocations at the same addresses: neither can fail.
-        match from.bytes(w.lo, n) {
-            Some(bytes) => {
-                let _ = mem.write(w.lo, bytes);
-            }
-            None => {
-                buf.resize(n as usize, 0);
-                if from.read(w.lo, &mut buf).is_ok() {
-                    let _ = mem.write(w.lo, &buf);
-                }
-            }
+        // The worker wrote these bytes through a view of this memory: they are in its pages.
+        let copied = mem.commit_from(&done[w.worker].pages, w.lo, w.hi, &mut buf);
+        debug_assert!(copied, "{:#x}..{:#x} not in worker {}'s pages", w.lo, w.hi, w.worker);
+    }
+}
+
+/// Private pages kept from earlier dispatches ([`keep_pages`]), one set per worker.
+static SPARE: Mutex<Vec<Pages>> = Mutex::new(Vec::new());
+
+/// `threads` sets of private pages for the workers' views: kept ones first.
+fn spare_pages(threads: usize) -> Vec<Pages> {
+    let mut kept = SPARE.lock().map(|mut s| std::mem::take(&mut *s)).unwrap_or_default();
+    kept.resize_with(threads.max(kept.len()), Pages::default);
+    kept.truncate(threads);
+    kept
+}
+
+/// Keep the workers' private pages for the next dispatch, up to [`SPARE_BUDGET_BYTES`].
+fn keep_pages(pages: impl Iterator<Item = Pages>) {
+    let Ok(mut spare) = SPARE.lock() else { return };
+    let mut held: usize = spare.iter().map(Pages::held_bytes).sum();
+    for p in pages {
+        held += p.held_bytes();
+        if held <= SPARE_BUDGET_BYTES {
+            spare.push(p);
         }
     }
 }

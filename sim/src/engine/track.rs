@@ -97,6 +97,16 @@ impl Tracker {
         self.log.into_inner()
     }
 
+    /// Entries in the log so far.
+    pub fn log_len(&self) -> usize {
+        self.log.borrow().len()
+    }
+
+    /// `f` of the log so far.
+    pub fn with_log<R>(&self, f: impl FnOnce(&[Span]) -> R) -> R {
+        f(&self.log.borrow())
+    }
+
     /// Log an access of `n` bytes at `lo`.
     #[inline]
     fn note(&self, lo: u64, n: u64, write: bool) {
