@@ -27,6 +27,7 @@ use hipscope_sim::kernel::LoadedKernel;
 use hipscope_sim::launch::Hooks;
 use hipscope_sim::node::Agent;
 use hipscope_sim::observe::{Fan, Observer};
+use hipscope_sim::sched::WorkGroupSampling;
 use hipscope_sim::{EngineOptions, FaultKind, Geometry, KernelFault, LaunchError, Mode};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -74,12 +75,21 @@ pub struct KernelStats {
     /// Timing mode: L2 hits and misses over its launches.
     pub l2_hits: u64,
     pub l2_misses: u64,
+    /// Work-group sampling: launches sampled, work-groups detailed and fast-forwarded, and
+    /// the largest estimated error of a launch (percent).
+    pub sampled_launches: u64,
+    pub detailed_groups: u64,
+    pub fast_forwarded_groups: u64,
+    pub sampled_error_pct: f64,
 }
 
 /// One launch, for `--report`.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct LaunchRecord {
     pub kernel: String,
+    /// Work-group sampling asked for: what was detailed, fast-forwarded, the estimated error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<String>,
     /// The GPU it ran on (a node of several GPUs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device: Option<usize>,
@@ -108,6 +118,9 @@ pub struct Runtime {
     /// `HIPSCOPE_NO_PROGRESS`: the no-progress bound (`EngineOptions::no_progress`); `None`:
     /// the engine's default.
     pub no_progress: Option<u64>,
+    /// `HIPSCOPE_WG_SAMPLE`: work-group-level sampling of long dispatches in timing mode
+    /// (`EngineOptions::work_group_sampling`).
+    pub work_group_sampling: Option<WorkGroupSampling>,
     /// The GPUs' target id in its XNACK/SRAMECC modes: which code objects they run (one
     /// target per node).
     pub target: hipscope_isa::Target,
@@ -195,6 +208,10 @@ pub fn from_env() -> Result<Runtime, String> {
         Ok(s) => Some(s.parse().map_err(|_| format!("HIPSCOPE_NO_PROGRESS={s}: expected an unsigned integer"))?),
         Err(_) => None,
     };
+    let work_group_sampling = match std::env::var("HIPSCOPE_WG_SAMPLE") {
+        Ok(s) => wg_sampling(&s).map_err(|e| format!("HIPSCOPE_WG_SAMPLE={s}: {e}"))?,
+        Err(_) => None,
+    };
     let trace = match std::env::var_os("HIPSCOPE_KERNEL_TRACE") {
         Some(path) => Some(KernelTrace::create(path.into())?),
         None => None,
@@ -234,6 +251,7 @@ pub fn from_env() -> Result<Runtime, String> {
         seed,
         threads,
         no_progress,
+        work_group_sampling,
         registry: Registry::default(),
         memory: Allocations::default(),
         stats: BTreeMap::new(),
@@ -344,7 +362,13 @@ impl Runtime {
     /// set.
     pub fn engine_options(&self) -> EngineOptions {
         let d = EngineOptions::default();
-        EngineOptions { seed: self.seed, threads: self.threads, no_progress: self.no_progress.unwrap_or(d.no_progress), ..d }
+        EngineOptions {
+            seed: self.seed,
+            threads: self.threads,
+            no_progress: self.no_progress.unwrap_or(d.no_progress),
+            work_group_sampling: self.work_group_sampling,
+            ..d
+        }
     }
 
     /// Run a launch now, alone.
@@ -438,6 +462,7 @@ impl Runtime {
                 instructions: stats.instructions,
                 waves: stats.waves,
                 counters: counters.iter().cloned().collect(),
+                sampled: stats.sampled.as_ref().map(|s| s.to_string()),
             });
         }
         let s = self.stats.entry((d, name.to_string())).or_default();
@@ -447,6 +472,12 @@ impl Runtime {
         s.l2_hits += hits;
         s.l2_misses += misses;
         (s.grid, s.block) = (geo.grid, geo.block);
+        if let Some(sampled) = &stats.sampled {
+            s.sampled_launches += 1;
+            s.detailed_groups += sampled.detailed_groups;
+            s.fast_forwarded_groups += sampled.fast_forwarded_groups;
+            s.sampled_error_pct = s.sampled_error_pct.max(sampled.error_pct);
+        }
     }
 
     /// The most LDS one work-group may have: what `hipDeviceProp_t::sharedMemPerBlock` says
@@ -616,7 +647,15 @@ impl Runtime {
             let time = if self.mode.is_timing() {
                 let l2 = s.l2_hits + s.l2_misses;
                 let hit = if l2 == 0 { String::new() } else { format!(", L2 hit {:.1} %", 100.0 * s.l2_hits as f64 / l2 as f64) };
-                format!(", {} cycles, {:.3} ms{hit}", s.cycles, self.ms_of(*d, s.cycles))
+                let sampled = if s.sampled_launches == 0 {
+                    String::new()
+                } else {
+                    format!(
+                        ", sampled: work-groups {} detailed, {} fast-forwarded, estimated error ±{:.1} % (the largest of a launch)",
+                        s.detailed_groups, s.fast_forwarded_groups, s.sampled_error_pct
+                    )
+                };
+                format!(", {} cycles, {:.3} ms{hit}{sampled}", s.cycles, self.ms_of(*d, s.cycles))
             } else {
                 String::new()
             };
@@ -635,6 +674,32 @@ impl Runtime {
         }
         out
     }
+}
+
+/// `HIPSCOPE_WG_SAMPLE`: `off` (none), `on` (the defaults), or `key=value` pairs separated by
+/// commas over the defaults: `window` (cycles), `windows`, `tolerance` (a fraction),
+/// `min_groups`.
+fn wg_sampling(text: &str) -> Result<Option<WorkGroupSampling>, String> {
+    match text.trim() {
+        "off" | "0" | "" => return Ok(None),
+        "on" | "1" => return Ok(Some(WorkGroupSampling::default())),
+        _ => {}
+    }
+    let mut c = WorkGroupSampling::default();
+    for pair in text.split(',') {
+        let (key, value) = pair.split_once('=').ok_or_else(|| format!("`{pair}`: expected on, off or key=value"))?;
+        fn num<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
+            value.trim().parse().map_err(|_| format!("{key}={value}: not a number"))
+        }
+        match key.trim() {
+            "window" => c.window_cycles = num(key, value)?,
+            "windows" => c.windows = num(key, value)?,
+            "tolerance" => c.tolerance = num(key, value)?,
+            "min_groups" => c.min_detailed_groups = num(key, value)?,
+            other => return Err(format!("unknown key `{other}` (window, windows, tolerance, min_groups)")),
+        }
+    }
+    Ok(Some(c))
 }
 
 impl From<KernelMissing> for LaunchFailure {

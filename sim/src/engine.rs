@@ -34,9 +34,11 @@
 //! this module is the policy: which wave runs next and for how long.
 
 mod par;
+mod resume;
 mod spans;
 
 pub use par::stood as dispatches_run_in_parallel;
+pub(crate) use resume::resume;
 mod track;
 
 use crate::exec::{execute, Env, ExecCtx, Flow, MemPort};
@@ -110,15 +112,35 @@ pub fn run(
 /// The scheduling loop: admit, pick a ready wave and run it for a quantum, settle what it did,
 /// serve the host, look for a livelock or a limit.
 fn schedule(s: &mut FSched, env: &mut Env, mem: &mut Memory, hooks: Hooked) -> Result<(), KernelFault> {
+    // Free residency slots, highest first (the lowest is reused first).
+    let free: Vec<u32> = (0..s.d.resident_groups() as u32).rev().collect();
+    schedule_from(s, env, mem, hooks, free, Vec::new(), Queue::InOrder)
+}
+
+/// Which work-groups start next.
+enum Queue {
+    /// Every group of the dispatch, in dispatch order.
+    InOrder,
+    /// These, in this order (the rest of a sampled timing dispatch, [`resume`]).
+    Listed(std::iter::Peekable<std::vec::IntoIter<u64>>),
+}
+
+/// [`schedule`] from free slots `free`, ready waves `ready` (ids), and groups to start `queue`.
+fn schedule_from(
+    s: &mut FSched,
+    env: &mut Env,
+    mem: &mut Memory,
+    hooks: Hooked,
+    mut free: Vec<u32>,
+    mut ready: Vec<usize>,
+    mut queue: Queue,
+) -> Result<(), KernelFault> {
     let Hooked { mut host, mut turn } = hooks;
     let mut rng = StdRng::seed_from_u64(s.opts.seed);
-    // Ids of the ready waves. The list is updated as waves change state, never rebuilt, so
-    // picking a wave costs the same however many are resident.
-    let mut ready: Vec<usize> = Vec::new();
-    // Free residency slots, highest first (the lowest is reused first).
-    let mut free: Vec<u32> = (0..s.d.resident_groups() as u32).rev().collect();
+    // `ready`: ids of the ready waves. The list is updated as waves change state, never
+    // rebuilt, so picking a wave costs the same however many are resident.
     loop {
-        admit(s, &mut free, &mut ready);
+        admit(s, &mut free, &mut ready, &mut queue);
         if ready.is_empty() {
             // Only reachable when every live wave waits at a barrier that cannot complete.
             let Some(first) = s.waves.iter().flatten().next() else { break };
@@ -187,10 +209,21 @@ fn no_progress(s: &FSched) -> KernelFault {
 
 /// Fill free residency slots with the next work-groups in dispatch order; their waves are
 /// ready.
-fn admit(s: &mut FSched, free: &mut Vec<u32>, ready: &mut Vec<usize>) {
-    while s.stats.groups < s.d.geo.group_count() {
+fn admit(s: &mut FSched, free: &mut Vec<u32>, ready: &mut Vec<usize>, queue: &mut Queue) {
+    loop {
+        let n = match queue {
+            Queue::InOrder if s.stats.groups < s.d.geo.group_count() => s.stats.groups,
+            Queue::Listed(list) => match list.peek() {
+                Some(&n) => n,
+                None => break,
+            },
+            Queue::InOrder => break,
+        };
         let Some(slot) = free.pop() else { break };
-        let gid = s.start_group(s.stats.groups, slot, 0, (), |_, _, _, _, _| ());
+        if let Queue::Listed(list) = queue {
+            list.next();
+        }
+        let gid = s.start_group(n, slot, 0, (), |_, _, _, _, _| ());
         if let Some(g) = &s.groups[gid] {
             ready.extend(&g.waves);
         }

@@ -132,7 +132,7 @@ impl Device {
         let mut ms = MemSystem::new(&cfg, gpu.compute_units);
         let p = &gpu.hip;
         ms.host_atomics = HostAtomics { pinned: p.host_native_atomic_supported, managed: p.concurrent_managed_access };
-        self.timing = Some(TimingState { cfg, compute_units: gpu.compute_units, ms, clock: 0 });
+        self.timing = Some(TimingState { cfg, compute_units: gpu.compute_units, ms, clock: 0, fast_forward: Some(crate::engine::resume) });
         Ok(())
     }
 

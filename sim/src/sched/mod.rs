@@ -20,12 +20,15 @@ mod faults;
 mod options;
 mod residency;
 mod retire;
+mod sample;
 
 pub use faults::fault;
 pub(crate) use options::count_group;
 pub use options::{EngineOptions, RunProgress, DEFAULT_NO_PROGRESS, DEFAULT_WATCHDOG_CYCLES};
 pub(crate) use residency::{Ended, Release, Resident, Sched, Storage};
 pub(crate) use retire::{fetch, follow};
+pub(crate) use sample::FastForward;
+pub use sample::{Sampled, Windows, WorkGroupSampling};
 
 use crate::dispatch::{Geometry, RuntimeAddresses};
 use crate::exec::Env;
@@ -85,6 +88,9 @@ pub struct DispatchStats {
     /// Timing mode: the dispatch's duration in shader cycles, and its counters.
     pub cycles: Option<u64>,
     pub counters: Option<crate::counters::Counters>,
+    /// Timing mode with work-group sampling asked for ([`EngineOptions::work_group_sampling`]):
+    /// what was simulated in detail, what was fast-forwarded, and the estimated error.
+    pub sampled: Option<Sampled>,
 }
 
 /// A dispatch in progress.

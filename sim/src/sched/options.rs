@@ -45,6 +45,10 @@ pub struct EngineOptions {
     /// Host threads the functional engine may run a dispatch's work-groups on (`--threads`;
     /// 1: one). The thread count never changes a result ([`crate::engine`] says why).
     pub threads: usize,
+    /// Timing mode: simulate a long dispatch in detail only until its rate is stable, then
+    /// fast-forward the rest functionally and extrapolate its cycles ([`super::sample`]);
+    /// `None`: every dispatch in full detail.
+    pub work_group_sampling: Option<super::WorkGroupSampling>,
 }
 
 impl Default for EngineOptions {
@@ -63,6 +67,7 @@ impl Default for EngineOptions {
             max_cycles: u64::MAX,
             progress: None,
             threads: 1,
+            work_group_sampling: None,
         }
     }
 }

@@ -283,6 +283,35 @@ impl<'a, 'm, W, G> Sched<'a, 'm, W, G> {
     pub fn live_waves(&self) -> impl Iterator<Item = &Resident<W>> {
         self.waves.iter().flatten().filter(|r| r.w.status != WaveStatus::Done)
     }
+
+    /// The same dispatch, its waves and work-groups as they are, handed to another engine:
+    /// `wave` and `group` make that engine's state of each from this one's (a sampled timing
+    /// dispatch goes on in the functional engine, [`super::sample`]).
+    pub fn hand_over<W2, G2>(self, mut wave: impl FnMut(W) -> W2, mut group: impl FnMut(G) -> G2) -> Sched<'a, 'm, W2, G2> {
+        let waves = self.waves.into_iter().map(|r| r.map(|r| Resident { w: r.w, watch: r.watch, group: r.group, x: wave(r.x) })).collect();
+        let groups = self
+            .groups
+            .into_iter()
+            .map(|g| g.map(|g| Group { waves: g.waves, lds: g.lds, live: g.live, arrived: g.arrived, barrier_at: g.barrier_at, slot: g.slot, x: group(g.x) }))
+            .collect();
+        Sched {
+            d: self.d,
+            opts: self.opts,
+            setup: self.setup,
+            waves,
+            free_waves: self.free_waves,
+            groups,
+            storage: self.storage,
+            pool: self.pool,
+            next_wave_index: self.next_wave_index,
+            running: self.running,
+            stats: self.stats,
+            prog: self.prog,
+            obs: self.obs,
+            watch_lanes: self.watch_lanes,
+            regions: self.regions,
+        }
+    }
 }
 
 #[cfg(test)]

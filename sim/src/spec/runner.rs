@@ -82,6 +82,9 @@ pub struct RunOptions {
     /// (`hipscope_studies::references::BUILT_IN` for ours); `None`: a spec naming a reference
     /// set is an error.
     pub references: Option<References>,
+    /// Timing mode: work-group-level sampling of long dispatches
+    /// ([`crate::sched::WorkGroupSampling`]); `None`: full detail.
+    pub work_group_sampling: Option<crate::sched::WorkGroupSampling>,
 }
 
 /// What one dispatch did.
@@ -100,6 +103,8 @@ pub struct DispatchReport {
     pub cycles: Option<u64>,
     pub duration_ns: Option<f64>,
     pub counters: Option<Counters>,
+    /// Timing mode with sampling asked for: what was detailed, fast-forwarded, the error.
+    pub sampled: Option<crate::sched::Sampled>,
 }
 
 /// Executed count and modelling fidelity of one opcode, over all dispatches.
@@ -397,6 +402,7 @@ fn limits(opts: &RunOptions) -> EngineOptions {
         max_cycles: opts.max_cycles.unwrap_or(d.max_cycles),
         progress: opts.progress,
         threads: opts.threads.max(1),
+        work_group_sampling: opts.work_group_sampling,
         ..d
     }
 }
@@ -452,6 +458,7 @@ fn run_session(mut s: Session, spec: &Spec, path: &Path, opts: &RunOptions, mut 
             cycles: stats.cycles,
             duration_ns: stats.cycles.map(|c| c as f64 * 1000.0 / clock as f64),
             counters: stats.counters,
+            sampled: stats.sampled,
         });
     }
     s.device.synchronize();

@@ -46,6 +46,8 @@ pub(super) struct Admission {
     seed: u64,
     /// Per shader engine: its first wave's launch and last wave's end (`SQ_BUSY_CYCLES`).
     engine_span: Vec<(u64, u64)>,
+    /// The latest start of a work-group so far.
+    pub(super) last_start: u64,
 }
 
 impl Admission {
@@ -66,7 +68,21 @@ impl Admission {
             rng: StdRng::seed_from_u64(seed),
             seed,
             engine_span: Vec::new(),
+            last_start: 0,
         }
+    }
+
+    /// The work-groups not started yet, in dispatch order.
+    pub(super) fn pending(&self) -> Vec<u64> {
+        let step = self.next_group.len() as u64;
+        let mut groups: Vec<u64> = self.next_group.iter().flat_map(|&first| (first..self.groups).step_by(step.max(1) as usize)).collect();
+        groups.sort_unstable();
+        groups
+    }
+
+    /// The free scratch slots (the last one is taken first).
+    pub(super) fn free_slots(&self) -> Vec<u32> {
+        self.free_slots.clone()
     }
 
     /// Whether a work-group fits on an empty CU at all.
@@ -126,6 +142,7 @@ impl Admission {
             self.engine_span.resize(se + 1, (u64::MAX, 0));
         }
         self.engine_span[se].0 = self.engine_span[se].0.min(at);
+        self.last_start = self.last_start.max(at);
         (group, slot, at)
     }
 

@@ -16,6 +16,7 @@
 mod admit;
 mod diagnose;
 mod landing;
+mod sample;
 mod step;
 
 use super::class::{classify, Class};
@@ -33,7 +34,7 @@ use crate::memory::Memory;
 use crate::memsys::MemSystem;
 use crate::node::turns::Turn;
 use crate::observe::{DispatchSpan, Layout, Observer, TimingInfo};
-use crate::sched::{Dispatch, DispatchStats, Engine, EngineOptions, Hooked, Sched, Storage};
+use crate::sched::{Dispatch, DispatchStats, Engine, EngineOptions, FastForward, Hooked, Sched, Storage};
 use crate::wave::WaveStatus;
 use admit::Admission;
 use hipscope_isa::Family;
@@ -63,6 +64,9 @@ pub struct TimingState {
     pub ms: MemSystem,
     /// Device cycle at which the next dispatch starts (dispatches run back to back).
     pub clock: u64,
+    /// The functional engine's continuation of a sampled dispatch
+    /// ([`EngineOptions::work_group_sampling`]), given by the device.
+    pub(crate) fast_forward: Option<FastForward>,
 }
 
 impl Engine for TimingState {
@@ -83,7 +87,7 @@ impl Engine for TimingState {
         turn: Option<&mut Turn>,
     ) -> Result<DispatchStats, KernelFault> {
         let hooks = Hooked { host, turn };
-        let r = run(d, env, mem, &mut self.ms, &self.cfg, self.compute_units, self.clock, opts, hooks, observer)?;
+        let r = run(d, env, mem, &mut self.ms, &self.cfg, self.compute_units, self.clock, opts, hooks, observer, self.fast_forward)?;
         self.clock = r.end;
         let mut stats = r.stats;
         stats.cycles = Some(r.cycles);
@@ -128,6 +132,8 @@ struct Sim<'a, 'm> {
     /// Loads whose value is decided at their arrival at the L2, still to land (seeded
     /// reordering only, [`landing`]).
     landings: landing::Landings,
+    /// Work-group-level sampling ([`sample`]).
+    sampler: sample::Sampler,
 }
 
 /// The timing class of each code slot of `k` (slots that are not instructions fault when
@@ -146,9 +152,10 @@ fn classes_of(k: &LoadedKernel, l2s: usize, t: &Timing) -> Vec<Class> {
 /// Run a dispatch with timing, starting at device cycle `t0` (the memory system keeps its
 /// state, including when its pipes are busy, across dispatches on one timeline). With an
 /// `observer`, what happens is reported to it as it happens; `hooks` are met between
-/// instructions (the turn's local measure is the device cycle).
+/// instructions (the turn's local measure is the device cycle). `resume`: the functional
+/// engine's continuation, for work-group sampling.
 #[allow(clippy::too_many_arguments)]
-pub fn run(
+pub(crate) fn run(
     d: &Dispatch,
     env: &mut Env,
     mem: &mut Memory,
@@ -159,6 +166,7 @@ pub fn run(
     opts: &EngineOptions,
     hooks: Hooked,
     mut observer: Option<&mut dyn Observer>,
+    resume: Option<FastForward>,
 ) -> Result<TimingResult, KernelFault> {
     let k = d.kernel;
     env.rate = Rate::of_mhz(t.clock_mhz);
@@ -183,6 +191,7 @@ pub fn run(
             kind: FaultKind::Deadlock(format!("no wave can start: {what}")),
         });
     }
+    let sampler = sample::Sampler::new(k, &classes, opts, resume, observer.is_some(), hooks.turn.is_some());
     let mut sim = Sim {
         // The observer's trait-object lifetime shortened to the memory system's.
         s: Sched::new(d, *opts, observer.map(|o| o as &mut dyn Observer), Storage::Reused),
@@ -198,10 +207,16 @@ pub fn run(
         cosim: hooks.turn.is_some(),
         spinning: std::cell::Cell::new(false),
         landings: landing::Landings::new(opts.seed != 0),
+        sampler,
     };
     sim.s.prog.at_cycle = start;
     sim.admit_anywhere(start);
-    sim.main_loop(env, mem, hooks)?;
+    sim.sampler.start(sim.admit.last_start);
+    let mut hooks = hooks;
+    if let Some((at, rate)) = sim.main_loop(env, mem, &mut hooks)? {
+        sim.fast_forward(at, rate, env, mem, hooks)?;
+    }
+    sim.note_full_detail();
     Ok(sim.finish(mem, &before, t0))
 }
 
@@ -222,6 +237,10 @@ impl Sim<'_, '_> {
         // Per shader engine, summed as the hardware counter is (vcopy on MI210: SQ_CYCLES = 8 ×
         // GRBM_GUI_ACTIVE on its 8 engines, SQ_BUSY_CYCLES below that sum).
         counters.set(Counter::SqBusyCycles, self.admit.busy_cycles());
+        if let Some(s) = &self.s.stats.sampled {
+            sample::scale(&mut counters, s);
+            counters.set(Counter::GrbmGuiActive, cycles);
+        }
         let stats = self.s.stats;
         if let Some(o) = self.s.obs {
             let o = o.into_inner();
@@ -231,10 +250,19 @@ impl Sim<'_, '_> {
         TimingResult { stats, cycles, end: t0 + cycles, counters }
     }
 
-    fn main_loop(&mut self, env: &mut Env, mem: &mut Memory, hooks: Hooked) -> Result<(), KernelFault> {
-        let Hooked { mut host, mut turn } = hooks;
+    /// Run the waves to the dispatch's end, or (work-group sampling) to the cycle where the
+    /// rate is stable: returns that cycle and the rate.
+    fn main_loop(&mut self, env: &mut Env, mem: &mut Memory, hooks: &mut Hooked) -> Result<Option<(u64, f64)>, KernelFault> {
+        let Hooked { host, turn } = hooks;
         let mut event = self.heap.pop();
         while let Some(Reverse((t, _, id))) = event.take() {
+            // Where the next wave is taken, not per instruction: one compare when not sampling.
+            if t >= self.sampler.next_check {
+                let resident = self.s.groups.iter().flatten().count();
+                if let Some(rate) = self.sampler.window_ended(t, self.s.stats.instructions, self.s.stats.groups, resident) {
+                    return Ok(Some((t, rate)));
+                }
+            }
             let id = id as usize;
             let ready = self.s.waves[id].as_ref().is_some_and(|r| r.w.status == WaveStatus::Ready && r.x.next == t);
             // Run this wave while it stays the earliest (a stale entry runs nothing).
@@ -278,7 +306,7 @@ impl Sim<'_, '_> {
             let text = self.describe_waves(now, &env.decode, "every live wave waits and none can resume");
             return Err(self.s.fault_at(id, FaultKind::Deadlock(text)));
         }
-        Ok(())
+        Ok(None)
     }
 
     /// Let the host serve what the kernel posted: it reads memory after the caches wrote their

@@ -1,0 +1,167 @@
+//! Work-group-level sampled timing within one long dispatch (Photon's idea: once the GPU's
+//! throughput is stable, the rest of the dispatch tells little new; written from the idea).
+//!
+//! The timing engine simulates in full detail and measures, over windows of
+//! [`WorkGroupSampling::window_cycles`], the dispatch's throughput in wave-instructions per
+//! cycle. Once the GPU is full (every work-group of the first round started, or no room for
+//! the next; windows count only while as many work-groups are resident as ever were), at least [`WorkGroupSampling::min_detailed_groups`] work-groups started, and the
+//! last [`WorkGroupSampling::windows`] windows agree within [`WorkGroupSampling::tolerance`]
+//! of their mean, it stops at that cycle `C_s`: the caches write their dirty lines back to
+//! memory, every resident wave goes on from its exact state and the work-groups not started
+//! yet run in the functional engine (on the same residency slots, so results are exactly the
+//! functional engine's, which programs check), and the dispatch's duration is extrapolated:
+//!
+//! ```text
+//! end = max(last detailed event, C_s + ceil(I_ff / R))
+//! ```
+//!
+//! with `I_ff` the wave-instructions the functional part executed and `R` the mean rate of the
+//! stable windows. Wave-instructions rather than finished work-groups measure the rate because
+//! a streaming kernel with grid-stride loops keeps its whole grid resident for most of its
+//! time: no work-group finishes before the end, yet its instruction rate settles within a few
+//! windows. The rate is assumed to hold to the end, including the drain of the last
+//! work-groups (a dispatch whose drain is long against its steady part is over-estimated or
+//! under-estimated by that part; the error estimate below does not include it).
+//!
+//! Estimated error: the stable windows' spread, `(max - min) / (2 × mean)`, times the share of
+//! the duration that was extrapolated. Counters of the fast-forwarded part are scaled: every
+//! counter of the detailed part × (all wave-instructions / detailed wave-instructions).
+//!
+//! When the remainder could behave differently in the functional engine, or its instruction
+//! count would say nothing of time, the dispatch runs in full detail and says why
+//! ([`Sampled::full_detail`]): kernels with atomics, cache maintenance (the acquire and
+//! release of inter-work-group flags), `s_sleep`, or clock reads; runs with an observer, a
+//! nonzero seed (reordered requests whose values land late), or co-simulated with other GPUs.
+
+use super::{Hooked, Sched};
+use crate::exec::Env;
+use crate::fault::KernelFault;
+use crate::memory::Memory;
+
+/// Parameters of work-group-level sampling ([`super::EngineOptions::work_group_sampling`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WorkGroupSampling {
+    /// Cycles of one window over which the rate is measured.
+    pub window_cycles: u64,
+    /// Consecutive windows that must agree.
+    pub windows: u32,
+    /// Most relative spread `(max - min) / mean` of those windows' rates.
+    pub tolerance: f64,
+    /// Work-groups that must have started in detail before the rest may be fast-forwarded
+    /// (besides the GPU being full).
+    pub min_detailed_groups: u64,
+}
+
+impl Default for WorkGroupSampling {
+    fn default() -> WorkGroupSampling {
+        // assumed: 4 windows of 4096 cycles (16 k cycles, about 10 µs at 1.7 GHz, several DRAM
+        // round trips) within 3 %: long enough that one wave's burst does not move the rate.
+        WorkGroupSampling { window_cycles: 4096, windows: 4, tolerance: 0.03, min_detailed_groups: 0 }
+    }
+}
+
+/// What sampling did to a dispatch: every sampled result carries it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sampled {
+    /// Work-groups that started in the timing engine (some may have ended functionally).
+    pub detailed_groups: u64,
+    /// Work-groups that ran only in the functional engine.
+    pub fast_forwarded_groups: u64,
+    /// Wave-instructions executed in detail and in the functional engine.
+    pub detailed_instructions: u64,
+    pub fast_forwarded_instructions: u64,
+    /// Cycle (from the dispatch's start) where detail stopped, and the rate used after it.
+    pub stopped_at_cycle: u64,
+    pub rate: f64,
+    /// Estimated error of the dispatch's cycles, in percent.
+    pub error_pct: f64,
+    /// Why the dispatch ran in full detail although sampling was asked for.
+    pub full_detail: Option<&'static str>,
+}
+
+impl std::fmt::Display for Sampled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "work-groups: {} detailed, {} fast-forwarded, estimated error ±{:.1} %", self.detailed_groups, self.fast_forwarded_groups, self.error_pct)?;
+        if let Some(why) = self.full_detail {
+            write!(f, " (full detail: {why})")?;
+        }
+        Ok(())
+    }
+}
+
+/// The functional engine's continuation of a dispatch the timing engine stopped: the resident
+/// waves (`s`, in the state the timing engine left them) run to their end, and the work-groups
+/// `pending` (in dispatch order) start in the free scratch slots `free` (the last one first).
+/// The timing engine is given it by the device ([`crate::launch`]), as it cannot name the
+/// functional engine.
+pub(crate) type FastForward =
+    fn(s: &mut Sched<'_, '_, (), ()>, free: Vec<u32>, pending: Vec<u64>, env: &mut Env, mem: &mut Memory, hooks: Hooked) -> Result<(), KernelFault>;
+
+/// The rates of the last windows, and whether they agree.
+#[derive(Debug, Clone)]
+pub struct Windows {
+    cfg: WorkGroupSampling,
+    rates: std::collections::VecDeque<f64>,
+}
+
+impl Windows {
+    pub fn new(cfg: WorkGroupSampling) -> Windows {
+        Windows { cfg, rates: std::collections::VecDeque::with_capacity(cfg.windows as usize + 1) }
+    }
+
+    /// A window ended with `rate`.
+    pub fn push(&mut self, rate: f64) {
+        self.rates.push_back(rate);
+        while self.rates.len() > self.cfg.windows.max(1) as usize {
+            self.rates.pop_front();
+        }
+    }
+
+    /// The mean rate of the last windows if there are enough of them and they agree.
+    pub fn stable(&self) -> Option<f64> {
+        if self.rates.len() < self.cfg.windows.max(1) as usize {
+            return None;
+        }
+        let mean = self.mean();
+        (mean > 0.0 && self.spread() <= self.cfg.tolerance).then_some(mean)
+    }
+
+    fn mean(&self) -> f64 {
+        self.rates.iter().sum::<f64>() / self.rates.len().max(1) as f64
+    }
+
+    /// `(max - min) / mean` of the last windows' rates (0 with none).
+    pub fn spread(&self) -> f64 {
+        let mean = self.mean();
+        if mean <= 0.0 {
+            return 0.0;
+        }
+        let max = self.rates.iter().copied().fold(f64::MIN, f64::max);
+        let min = self.rates.iter().copied().fold(f64::MAX, f64::min);
+        (max - min) / mean
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_agree_only_when_enough_of_them_are_within_the_tolerance() {
+        let mut w = Windows::new(WorkGroupSampling { windows: 3, tolerance: 0.1, ..WorkGroupSampling::default() });
+        w.push(10.0);
+        w.push(10.5);
+        assert_eq!(w.stable(), None, "two windows of three");
+        w.push(30.0);
+        assert_eq!(w.stable(), None, "a window far off");
+        for r in [10.0, 10.4, 10.2] {
+            w.push(r);
+        }
+        let mean = w.stable().unwrap_or(0.0);
+        assert!((mean - 10.2).abs() < 1e-9, "{mean}");
+        assert!((w.spread() - 0.4 / 10.2).abs() < 1e-9);
+        let mut zero = Windows::new(WorkGroupSampling { windows: 1, ..WorkGroupSampling::default() });
+        zero.push(0.0);
+        assert_eq!(zero.stable(), None, "no rate to extrapolate with");
+    }
+}
