@@ -5,7 +5,8 @@
 //! Configured by the environment `hipscope exec` sets: `HIPSCOPE_GPU` (a built-in name or a
 //! config file; default mi300a), `HIPSCOPE_DEVICES` (that many of it; default 1), `HIPSCOPE_MODE` (`functional` or `timing`; default
 //! functional), `HIPSCOPE_SEED` (the engine's interleaving seed; default 0), `HIPSCOPE_THREADS` (host threads a
-//! functional dispatch may run on; default 1) and
+//! functional dispatch may run on; default 1), `HIPSCOPE_SAMPLE` (sampled timing: `off`, `on`,
+//! `kernels`, `work-groups`; default off) and
 //! `HIPSCOPE_KERNEL_TRACE`, `HIPSCOPE_COUNTERS` (CSV files with one row per launch) and
 //! `HIPSCOPE_REPORT` (a JSON file written at exit).
 
@@ -27,6 +28,7 @@ use hipscope_sim::kernel::LoadedKernel;
 use hipscope_sim::launch::Hooks;
 use hipscope_sim::node::Agent;
 use hipscope_sim::observe::{Fan, Observer};
+use hipscope_sim::sample::{SamplePolicy, SampleSummary};
 use hipscope_sim::{EngineOptions, FaultKind, Geometry, KernelFault, LaunchError, Mode};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -74,6 +76,8 @@ pub struct KernelStats {
     /// Timing mode: L2 hits and misses over its launches.
     pub l2_hits: u64,
     pub l2_misses: u64,
+    /// Sampled timing: launches run functionally and charged a predicted time.
+    pub predicted: u64,
 }
 
 /// One launch, for `--report`.
@@ -93,6 +97,10 @@ pub struct LaunchRecord {
     pub instructions: u64,
     pub waves: u64,
     pub counters: BTreeMap<String, u64>,
+    /// Sampled timing: the launch ran functionally; its cycles and counters are its cluster's
+    /// prediction ([`hipscope_sim::sample`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub predicted: bool,
 }
 
 pub struct Runtime {
@@ -105,6 +113,9 @@ pub struct Runtime {
     pub seed: u64,
     /// Host threads a functional dispatch may run on.
     pub threads: usize,
+    /// `HIPSCOPE_SAMPLE`: sampled timing; the kernel level is each device's
+    /// ([`hipscope_sim::launch::Device::set_sampling`]), set where launches run alone.
+    pub sample: SamplePolicy,
     /// `HIPSCOPE_NO_PROGRESS`: the no-progress bound (`EngineOptions::no_progress`); `None`:
     /// the engine's default.
     pub no_progress: Option<u64>,
@@ -191,6 +202,10 @@ pub fn from_env() -> Result<Runtime, String> {
         Ok(s) => s.parse().map_err(|_| format!("HIPSCOPE_THREADS={s}: expected an unsigned integer"))?,
         Err(_) => 1,
     };
+    let sample = match std::env::var("HIPSCOPE_SAMPLE") {
+        Ok(s) => SamplePolicy::parse(&s).ok_or_else(|| format!("HIPSCOPE_SAMPLE={s}: expected off, on, kernels or work-groups"))?,
+        Err(_) => SamplePolicy::OFF,
+    };
     let no_progress = match std::env::var("HIPSCOPE_NO_PROGRESS") {
         Ok(s) => Some(s.parse().map_err(|_| format!("HIPSCOPE_NO_PROGRESS={s}: expected an unsigned integer"))?),
         Err(_) => None,
@@ -223,7 +238,13 @@ pub fn from_env() -> Result<Runtime, String> {
             g.target().target_id()
         ));
     }
-    let gpus = node.gpus().iter().enumerate().map(|(i, g)| Gpu::new(g.clone(), i, mode.is_timing(), node.links())).collect::<Result<Vec<_>, _>>()?;
+    let mut gpus = node.gpus().iter().enumerate().map(|(i, g)| Gpu::new(g.clone(), i, mode.is_timing(), node.links())).collect::<Result<Vec<_>, _>>()?;
+    // Launches a race detector or a story watches run in detail: they watch every cycle.
+    if mode.is_timing() && races.is_none() && story.is_none() {
+        for g in &mut gpus {
+            g.device.set_sampling(sample);
+        }
+    }
     Ok(Runtime {
         timeline: Timeline::default(),
         target,
@@ -233,6 +254,7 @@ pub fn from_env() -> Result<Runtime, String> {
         mode,
         seed,
         threads,
+        sample,
         no_progress,
         registry: Registry::default(),
         memory: Allocations::default(),
@@ -421,6 +443,7 @@ impl Runtime {
         let counters = stats.counters.as_ref().map_or_else(Vec::new, |c| c.named(kernel.family.is_rdna()));
         let l2 = |c: Counter| stats.counters.as_ref().map_or(0, |cs| cs.get(c));
         let (hits, misses) = (l2(Counter::TccHit), l2(Counter::TccMiss));
+        let predicted = self.gpus[d].device.sampling().is_some_and(|s| s.last_predicted());
         if let Some(log) = &mut self.counter_log {
             log.launch(name, start, end, &counters);
         }
@@ -438,6 +461,7 @@ impl Runtime {
                 instructions: stats.instructions,
                 waves: stats.waves,
                 counters: counters.iter().cloned().collect(),
+                predicted,
             });
         }
         let s = self.stats.entry((d, name.to_string())).or_default();
@@ -446,6 +470,7 @@ impl Runtime {
         s.instructions += stats.instructions;
         s.l2_hits += hits;
         s.l2_misses += misses;
+        s.predicted += u64::from(predicted);
         (s.grid, s.block) = (geo.grid, geo.block);
     }
 
@@ -542,6 +567,10 @@ impl Runtime {
             "launches": self.launches,
         });
         let mut doc = doc;
+        if let Some(sampled) = self.sampled() {
+            doc["sample"] = serde_json::json!(self.sample.name());
+            doc["sampled"] = sampled.to_json();
+        }
         if self.gpus.len() > 1 {
             doc["node"] = serde_json::json!(self.node.name());
             doc["devices"] = serde_json::json!(self.gpus.len());
@@ -605,6 +634,11 @@ impl Runtime {
         error::NOT_SUPPORTED
     }
 
+    /// What kernel-level sampling did over every device (`None`: sampling is off).
+    pub fn sampled(&self) -> Option<SampleSummary> {
+        self.gpus.iter().filter_map(|g| g.device.sampling()).map(|s| s.summary()).reduce(SampleSummary::merge)
+    }
+
     /// One line per kernel: launches, grid, block, simulated cycles and time.
     pub fn summary(&self) -> String {
         let mut out = String::new();
@@ -616,7 +650,8 @@ impl Runtime {
             let time = if self.mode.is_timing() {
                 let l2 = s.l2_hits + s.l2_misses;
                 let hit = if l2 == 0 { String::new() } else { format!(", L2 hit {:.1} %", 100.0 * s.l2_hits as f64 / l2 as f64) };
-                format!(", {} cycles, {:.3} ms{hit}", s.cycles, self.ms_of(*d, s.cycles))
+                let predicted = if s.predicted == 0 { String::new() } else { format!(" ({} launch(es) predicted)", s.predicted) };
+                format!(", {} cycles, {:.3} ms{predicted}{hit}", s.cycles, self.ms_of(*d, s.cycles))
             } else {
                 String::new()
             };
@@ -624,6 +659,9 @@ impl Runtime {
                 "hipscope: {shown}: {} launch(es), grid {:?}, block {:?}, {} wave-instructions{time}\n",
                 s.launches, s.grid, s.block, s.instructions
             ));
+        }
+        if let Some(sampled) = self.sampled() {
+            out.push_str(&format!("hipscope: {}\n", sampled.line()));
         }
         if self.gpus.len() > 1 && self.mode.is_timing() {
             out.push_str(&format!(
