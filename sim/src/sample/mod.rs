@@ -236,7 +236,8 @@ impl Sampler {
             launches: self.launches,
             predicted: self.clusters.values().map(|c| c.predicted).sum(),
             clusters: predicted_clusters.count() as u64,
-            error_percent: if self.total_cycles == 0 { 0.0 } else { 100.0 * err_cycles / self.total_cycles as f64 },
+            // `max(0.0)`: an empty float sum is −0.0, which would print as "±-0.00 %".
+            error_percent: if self.total_cycles == 0 { 0.0 } else { (100.0 * err_cycles / self.total_cycles as f64).max(0.0) },
         }
     }
 }
