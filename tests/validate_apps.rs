@@ -47,7 +47,8 @@ fn a_handful_of_small_rows_run_and_are_tabled() {
     let Some(apps) = apps() else { return };
     let dir = fixture("small", ROWS, &apps.join("bin"));
     let d = dir.to_string_lossy().into_owned();
-    let o = hipscope(&["validate", "--only", "apps", "--apps", &d, "--json"]);
+    // Unsampled: the cost cap (1 ms real) applies, as it does without sampling.
+    let o = hipscope(&["validate", "--only", "apps", "--apps", &d, "--json", "--sample", "off"]);
     assert!(code(&o) == 0 || code(&o) == 1, "exit {}: {}", code(&o), stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
     let rows = v["apps"]["rows"].as_array().expect("apps.rows");

@@ -5,7 +5,8 @@
 //! Configured by the environment `hipscope exec` sets: `HIPSCOPE_GPU` (a built-in name or a
 //! config file; default mi300a), `HIPSCOPE_DEVICES` (that many of it; default 1), `HIPSCOPE_MODE` (`functional` or `timing`; default
 //! functional), `HIPSCOPE_SEED` (the engine's interleaving seed; default 0), `HIPSCOPE_THREADS` (host threads a
-//! functional dispatch may run on; default 1) and
+//! functional dispatch may run on; default 1), `HIPSCOPE_SAMPLE` (sampled timing: `off`, `on`,
+//! `kernels`, `work-groups`; default off) and
 //! `HIPSCOPE_KERNEL_TRACE`, `HIPSCOPE_COUNTERS` (CSV files with one row per launch) and
 //! `HIPSCOPE_REPORT` (a JSON file written at exit).
 
@@ -28,6 +29,7 @@ use hipscope_sim::launch::Hooks;
 use hipscope_sim::node::Agent;
 use hipscope_sim::observe::{Fan, Observer};
 use hipscope_sim::sched::WorkGroupSampling;
+use hipscope_sim::sample::{SamplePolicy, SampleSummary};
 use hipscope_sim::{EngineOptions, FaultKind, Geometry, KernelFault, LaunchError, Mode};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -81,6 +83,8 @@ pub struct KernelStats {
     pub detailed_groups: u64,
     pub fast_forwarded_groups: u64,
     pub sampled_error_pct: f64,
+    /// Sampled timing: launches run functionally and charged a predicted time.
+    pub predicted: u64,
 }
 
 /// One launch, for `--report`.
@@ -103,6 +107,10 @@ pub struct LaunchRecord {
     pub instructions: u64,
     pub waves: u64,
     pub counters: BTreeMap<String, u64>,
+    /// Sampled timing: the launch ran functionally; its cycles and counters are its cluster's
+    /// prediction ([`hipscope_sim::sample`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub predicted: bool,
 }
 
 pub struct Runtime {
@@ -115,6 +123,9 @@ pub struct Runtime {
     pub seed: u64,
     /// Host threads a functional dispatch may run on.
     pub threads: usize,
+    /// `HIPSCOPE_SAMPLE`: sampled timing; the kernel level is each device's
+    /// ([`hipscope_sim::launch::Device::set_sampling`]), set where launches run alone.
+    pub sample: SamplePolicy,
     /// `HIPSCOPE_NO_PROGRESS`: the no-progress bound (`EngineOptions::no_progress`); `None`:
     /// the engine's default.
     pub no_progress: Option<u64>,
@@ -204,13 +215,18 @@ pub fn from_env() -> Result<Runtime, String> {
         Ok(s) => s.parse().map_err(|_| format!("HIPSCOPE_THREADS={s}: expected an unsigned integer"))?,
         Err(_) => 1,
     };
+    let sample = match std::env::var("HIPSCOPE_SAMPLE") {
+        Ok(s) => SamplePolicy::parse(&s).ok_or_else(|| format!("HIPSCOPE_SAMPLE={s}: expected off, on, kernels or work-groups"))?,
+        Err(_) => SamplePolicy::OFF,
+    };
     let no_progress = match std::env::var("HIPSCOPE_NO_PROGRESS") {
         Ok(s) => Some(s.parse().map_err(|_| format!("HIPSCOPE_NO_PROGRESS={s}: expected an unsigned integer"))?),
         Err(_) => None,
     };
     let work_group_sampling = match std::env::var("HIPSCOPE_WG_SAMPLE") {
         Ok(s) => wg_sampling(&s).map_err(|e| format!("HIPSCOPE_WG_SAMPLE={s}: {e}"))?,
-        Err(_) => None,
+        // `--sample on|work-groups` without parameters of its own: the defaults.
+        Err(_) => sample.work_groups.then(WorkGroupSampling::default),
     };
     let trace = match std::env::var_os("HIPSCOPE_KERNEL_TRACE") {
         Some(path) => Some(KernelTrace::create(path.into())?),
@@ -240,7 +256,13 @@ pub fn from_env() -> Result<Runtime, String> {
             g.target().target_id()
         ));
     }
-    let gpus = node.gpus().iter().enumerate().map(|(i, g)| Gpu::new(g.clone(), i, mode.is_timing(), node.links())).collect::<Result<Vec<_>, _>>()?;
+    let mut gpus = node.gpus().iter().enumerate().map(|(i, g)| Gpu::new(g.clone(), i, mode.is_timing(), node.links())).collect::<Result<Vec<_>, _>>()?;
+    // Launches a race detector or a story watches run in detail: they watch every cycle.
+    if mode.is_timing() && races.is_none() && story.is_none() {
+        for g in &mut gpus {
+            g.device.set_sampling(sample);
+        }
+    }
     Ok(Runtime {
         timeline: Timeline::default(),
         target,
@@ -250,6 +272,7 @@ pub fn from_env() -> Result<Runtime, String> {
         mode,
         seed,
         threads,
+        sample,
         no_progress,
         work_group_sampling,
         registry: Registry::default(),
@@ -445,6 +468,7 @@ impl Runtime {
         let counters = stats.counters.as_ref().map_or_else(Vec::new, |c| c.named(kernel.family.is_rdna()));
         let l2 = |c: Counter| stats.counters.as_ref().map_or(0, |cs| cs.get(c));
         let (hits, misses) = (l2(Counter::TccHit), l2(Counter::TccMiss));
+        let predicted = self.gpus[d].device.sampling().is_some_and(|s| s.last_predicted());
         if let Some(log) = &mut self.counter_log {
             log.launch(name, start, end, &counters);
         }
@@ -463,6 +487,7 @@ impl Runtime {
                 waves: stats.waves,
                 counters: counters.iter().cloned().collect(),
                 sampled: stats.sampled.as_ref().map(|s| s.to_string()),
+                predicted,
             });
         }
         let s = self.stats.entry((d, name.to_string())).or_default();
@@ -471,6 +496,7 @@ impl Runtime {
         s.instructions += stats.instructions;
         s.l2_hits += hits;
         s.l2_misses += misses;
+        s.predicted += u64::from(predicted);
         (s.grid, s.block) = (geo.grid, geo.block);
         if let Some(sampled) = &stats.sampled {
             s.sampled_launches += 1;
@@ -573,6 +599,10 @@ impl Runtime {
             "launches": self.launches,
         });
         let mut doc = doc;
+        if let Some(sampled) = self.sampled() {
+            doc["sample"] = serde_json::json!(self.sample.name());
+            doc["sampled"] = sampled.to_json();
+        }
         if self.gpus.len() > 1 {
             doc["node"] = serde_json::json!(self.node.name());
             doc["devices"] = serde_json::json!(self.gpus.len());
@@ -636,6 +666,11 @@ impl Runtime {
         error::NOT_SUPPORTED
     }
 
+    /// What kernel-level sampling did over every device (`None`: sampling is off).
+    pub fn sampled(&self) -> Option<SampleSummary> {
+        self.gpus.iter().filter_map(|g| g.device.sampling()).map(|s| s.summary()).reduce(SampleSummary::merge)
+    }
+
     /// One line per kernel: launches, grid, block, simulated cycles and time.
     pub fn summary(&self) -> String {
         let mut out = String::new();
@@ -655,7 +690,8 @@ impl Runtime {
                         s.detailed_groups, s.fast_forwarded_groups, s.sampled_error_pct
                     )
                 };
-                format!(", {} cycles, {:.3} ms{hit}{sampled}", s.cycles, self.ms_of(*d, s.cycles))
+                let predicted = if s.predicted == 0 { String::new() } else { format!(" ({} launch(es) predicted)", s.predicted) };
+                format!(", {} cycles, {:.3} ms{predicted}{hit}{sampled}", s.cycles, self.ms_of(*d, s.cycles))
             } else {
                 String::new()
             };
@@ -663,6 +699,9 @@ impl Runtime {
                 "hipscope: {shown}: {} launch(es), grid {:?}, block {:?}, {} wave-instructions{time}\n",
                 s.launches, s.grid, s.block, s.instructions
             ));
+        }
+        if let Some(sampled) = self.sampled() {
+            out.push_str(&format!("hipscope: {}\n", sampled.line()));
         }
         if self.gpus.len() > 1 && self.mode.is_timing() {
             out.push_str(&format!(

@@ -18,9 +18,12 @@ use crate::kernel::{KernelError, LoadedKernel};
 use crate::memory::{Memory, MemoryKind, Unmapped};
 use crate::memsys::{HostAtomics, MemSystem};
 use crate::node::turns::{Turn, FUNCTIONAL_PS_PER_INSTRUCTION};
+use crate::sample::Sampler;
 use crate::sched::{resident_groups, Dispatch, DispatchStats, Engine, EngineOptions};
 use crate::scratch;
 use crate::timing::TimingState;
+
+mod sampled;
 use hipscope_isa::codeobj::limits::{self, Violation};
 use hipscope_isa::codeobj::{CodeObject, DataSymbol};
 use hipscope_isa::decode::Ctx;
@@ -96,6 +99,12 @@ pub struct Device {
     /// their variables.
     images: Vec<(u64, u64)>,
     globals: Vec<DataSymbol>,
+    /// Kernel-level sampling of timing launches ([`Device::set_sampling`]; `None`: off).
+    sampler: Option<Sampler>,
+    /// Launches run functionally wrote memory behind the caches' back since their dirty bytes
+    /// were written back: the cached lines take memory's bytes before anything reads or
+    /// writes back a cache ([`sampled`]).
+    caches_behind: bool,
 }
 
 /// Data sections of a code object a device maps at most (a `.bss` is sized by a field).
@@ -115,6 +124,8 @@ impl Device {
             functional: Functional,
             images: Vec::new(),
             globals: Vec::new(),
+            sampler: None,
+            caches_behind: false,
         }
     }
 
@@ -177,6 +188,7 @@ impl Device {
     /// Make memory show what the host sees after a device synchronization: dirty data still
     /// in the caches is written to memory (cache state and counters are unchanged).
     pub fn synchronize(&mut self) {
+        self.catch_up_caches();
         if let Some(t) = &self.timing {
             t.ms.flush_to(&mut self.mem);
         }
@@ -188,6 +200,7 @@ impl Device {
         if let Some(t) = &mut self.timing {
             t.ms.reset();
         }
+        self.caches_behind = false;
     }
 
     /// Drop the cached lines of `[address, address + len)` from the timing model's caches after
@@ -309,7 +322,9 @@ impl Device {
         self.launch_hooked(kernel, geo, args, opts, Hooks { host: Some(host), ..Hooks::default() })
     }
 
-    /// [`Device::launch`] with any of the [`Hooks`]: the host's services, an observer.
+    /// [`Device::launch`] with any of the [`Hooks`]: the host's services, an observer. With
+    /// kernel-level sampling on ([`Device::set_sampling`]) an unwatched timing launch may run
+    /// functionally and be charged a predicted time ([`sampled`]).
     pub fn launch_hooked(
         &mut self,
         kernel: &LoadedKernel,
@@ -318,12 +333,32 @@ impl Device {
         opts: &EngineOptions,
         hooks: Hooks,
     ) -> Result<DispatchStats, LaunchError> {
+        match self.sample_key(kernel, &geo, args, &hooks) {
+            Some(key) => self.launch_sampled(kernel, geo, args, opts, hooks, key),
+            None => self.launch_engine(kernel, geo, args, opts, hooks, true),
+        }
+    }
+
+    /// Run a launch on the timing engine (`timed`, when the device has one) or the functional
+    /// engine.
+    fn launch_engine(
+        &mut self,
+        kernel: &LoadedKernel,
+        geo: Geometry,
+        args: &[Vec<u8>],
+        opts: &EngineOptions,
+        hooks: Hooks,
+        timed: bool,
+    ) -> Result<DispatchStats, LaunchError> {
         let Hooks { host, observer, mut turn } = hooks;
+        if timed {
+            self.catch_up_caches();
+        }
         let lds_bytes = check_geometry(kernel, &geo)?;
         let d = &kernel.descriptor;
         let lanes: u64 = if kernel.wave64 { 64 } else { 32 };
         let waves_per_group = geo.block.iter().map(|&b| u64::from(b)).product::<u64>().div_ceil(lanes) as u32;
-        let max_resident_groups = engine(&mut self.timing, &mut self.functional).max_resident_groups(kernel, waves_per_group, lds_bytes, opts);
+        let max_resident_groups = engine(&mut self.timing, &mut self.functional, timed).max_resident_groups(kernel, waves_per_group, lds_bytes, opts);
         let per_lane = scratch::per_lane_bytes(d.private_segment_fixed_size);
         let scratch_bytes = if per_lane == 0 {
             0
@@ -365,12 +400,12 @@ impl Device {
         if let Some(t) = turn.as_deref_mut() {
             // The engine's local measure: device cycles from where this dispatch starts, or the
             // dispatch's wave-instructions.
-            match &self.timing {
+            match self.timing.as_ref().filter(|_| timed) {
                 Some(ts) => t.set_rate(ts.clock, 1_000_000, u64::from(ts.cfg.clock_mhz.max(1))),
                 None => t.set_rate(0, FUNCTIONAL_PS_PER_INSTRUCTION, 1),
             }
         }
-        let stats = engine(&mut self.timing, &mut self.functional).run(&dispatch, &mut env, &mut self.mem, opts, host, observer, turn);
+        let stats = engine(&mut self.timing, &mut self.functional, timed).run(&dispatch, &mut env, &mut self.mem, opts, host, observer, turn);
         self.clock = env.clock;
         let stats = stats.map_err(|mut f| {
             if let FaultKind::MemoryViolation { address, .. } = f.kind {
@@ -426,10 +461,12 @@ impl Device {
 
 /// The engine a launch runs on: the timing engine once timing is enabled, else the functional
 /// one (the one place that chooses).
-fn engine<'e>(timing: &'e mut Option<TimingState>, functional: &'e mut Functional) -> &'e mut dyn Engine {
+/// The engine a launch runs on: the timing engine when the device has one and the launch is
+/// `timed`, else the functional one.
+fn engine<'e>(timing: &'e mut Option<TimingState>, functional: &'e mut Functional, timed: bool) -> &'e mut dyn Engine {
     match timing {
-        Some(t) => t,
-        None => functional,
+        Some(t) if timed => t,
+        _ => functional,
     }
 }
 

@@ -24,6 +24,8 @@
 //! * [`counters`]: performance counters with rocprof names;
 //! * [`spec`]: launch specs (RON, or built as values) and the seam through which CPU reference
 //!   models check them;
+//! * [`sample`]: sampled timing at the level of launches (clusters of like launches, a few
+//!   in detail, the rest predicted);
 //! * `fuzzing`: one bounded launch from arbitrary bytes, for the fuzzer and the robustness test.
 //!
 //! It consumes decoded programs from `hipscope-isa` and never decodes in its inner loop.
@@ -47,6 +49,7 @@ pub mod mode;
 pub mod node;
 pub mod observe;
 pub mod progress;
+pub mod sample;
 pub mod sched;
 pub mod scratch;
 pub mod sparse;

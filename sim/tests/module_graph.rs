@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 /// layer are independent of each other). Keep in step with ARCHITECTURE.md, "Inside `sim`".
 const LAYERS: &[&[&str]] = &[
     &["fault", "backing", "counters", "gpus", "mode"],
-    &["wave", "sparse", "node"],
+    &["wave", "sparse", "node", "sample"],
     &["memory", "progress"],
     &["host", "memsys", "exec"],
     &["kernel"],

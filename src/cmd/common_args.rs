@@ -2,6 +2,7 @@
 //! commands' arguments with `#[command(flatten)]`, so that they read and check alike.
 
 use super::CliError;
+use hipscope_sim::sample::SamplePolicy;
 use hipscope_sim::Mode;
 use std::path::PathBuf;
 
@@ -100,5 +101,61 @@ impl NodeArg {
     /// The node the option names, loaded and checked (`None` without the option).
     pub fn load(&self) -> Result<Option<hipscope_sim::node::Node>, CliError> {
         self.node.as_deref().map(|n| hipscope_sim::node::Node::load(n).map_err(|e| CliError::BadInput(e.to_string()))).transpose()
+    }
+}
+
+/// `--sample` as the command line spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SampleArg {
+    /// Every launch in full timing detail.
+    Off,
+    /// Every kind of sampling there is: kernels and work-groups.
+    On,
+    /// Kernel-level only: launches like ones already simulated are predicted from them.
+    Kernels,
+    /// Work-group level only: a long launch is simulated in detail until its rate settles,
+    /// the rest runs functionally and its time is extrapolated.
+    WorkGroups,
+}
+
+impl From<SampleArg> for SamplePolicy {
+    fn from(s: SampleArg) -> SamplePolicy {
+        match s {
+            SampleArg::Off => SamplePolicy::OFF,
+            SampleArg::On => SamplePolicy::ON,
+            SampleArg::Kernels => SamplePolicy::KERNELS,
+            SampleArg::WorkGroups => SamplePolicy::WORK_GROUPS,
+        }
+    }
+}
+
+/// `--sample off|on|kernels|work-groups` (`hipscope run`, `exec`, `validate`).
+#[derive(clap::Args)]
+pub struct SampleArgs {
+    /// Sampled timing: like launches (same kernel, grid, block and buffer sizes) are
+    /// simulated in detail until their times agree within 2 %, later ones run functionally and
+    /// are charged that time (every 16th checked in detail again); within a long launch
+    /// (work-groups), detail runs until the launch's instruction rate settles, the rest runs
+    /// functionally and its time is extrapolated. `on` does both. Results say what was
+    /// predicted and the estimated error. Timing mode only. [default: off; `validate --only
+    /// apps`: kernels]
+    #[arg(long, value_enum, value_name = "off|on|kernels|work-groups")]
+    pub sample: Option<SampleArg>,
+}
+
+impl SampleArgs {
+    /// The policy asked for, else `default`.
+    pub fn policy(&self, default: SamplePolicy) -> SamplePolicy {
+        self.sample.map_or(default, SamplePolicy::from)
+    }
+
+    /// The policy for a run in `mode` (off unless asked for); sampling a functional run is
+    /// refused, as it samples timing.
+    pub fn for_mode(&self, mode: Mode) -> Result<SamplePolicy, CliError> {
+        let policy = self.policy(SamplePolicy::OFF);
+        if policy.any() && !mode.is_timing() {
+            return Err(CliError::BadInput("--sample: sampling predicts simulated time; add --mode timing".into()));
+        }
+        Ok(policy)
     }
 }

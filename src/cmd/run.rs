@@ -4,7 +4,7 @@
 //! 3 a kernel faulted (kernel, wave, PC, address/instruction; deadlock and watchdog reports
 //! add one line per waiting wave).
 
-use super::common_args::{CountersArg, EngineArgs, NodeArg};
+use super::common_args::{CountersArg, EngineArgs, NodeArg, SampleArgs};
 use super::CliError;
 use hipscope_isa::codeobj;
 use hipscope_sim::counters::Counter;
@@ -42,6 +42,8 @@ pub struct Args {
     pub node: NodeArg,
     #[command(flatten)]
     pub engine: EngineArgs,
+    #[command(flatten)]
+    pub sample: SampleArgs,
     /// Print JSON (`{"gpu", "target", "mode", "dispatches", "checks", "fidelity"}`, each dispatch
     /// with its executed `instructions`); on a kernel fault `{"fault": {"kernel", "workgroup",
     /// "wave", "pc", "address", "what"}, "spec", "dispatch"}` (exit status 3).
@@ -109,6 +111,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     let mode = args.engine.mode();
     args.counters.check(mode)?;
     check_timing_flags(args, mode.is_timing())?;
+    let sample = args.sample.for_mode(mode)?;
     let params = args.set.iter().map(|s| expr::parse_override(s)).collect::<Result<Vec<_>, _>>().map_err(CliError::BadInput)?;
     let dumps = args.dump.iter().map(|d| dump_target(d)).collect::<Result<Vec<_>, _>>()?;
     if let Some(path) = &args.counters.counters {
@@ -134,6 +137,8 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
         skip_checks: args.no_check,
         dump: dumps.iter().map(|(b, _)| b.clone()).collect(),
         references: Some(hipscope_studies::references::BUILT_IN),
+        sample,
+        work_group_sampling: sample.work_groups.then(Default::default),
         ..RunOptions::default()
     };
     let bar = super::RunBar::start(&PROGRESS);
@@ -251,6 +256,9 @@ fn text_report(r: &Report, fidelity: bool) -> String {
         r.mode
     );
     let _ = writeln!(o, "mode: {}, seed {}", r.run_mode, r.seed);
+    if let Some(sampled) = &r.sampled {
+        let _ = writeln!(o, "{}", sampled.line());
+    }
     if !r.params.is_empty() {
         let p: Vec<String> = r.params.iter().map(|(n, v)| format!("{n}={v}")).collect();
         let _ = writeln!(o, "params: {}", p.join(", "));
@@ -389,6 +397,9 @@ fn json_report(r: &Report, fidelity: bool) -> String {
     });
     if let (true, Some(obj)) = (r.checks_skipped, v.as_object_mut()) {
         obj.insert("checks_skipped".into(), json!(true));
+    }
+    if let (Some(sampled), Some(obj)) = (&r.sampled, v.as_object_mut()) {
+        obj.insert("sampled".into(), sampled.to_json());
     }
     let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
     s.push('\n');

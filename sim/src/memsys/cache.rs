@@ -279,6 +279,40 @@ impl Cache {
         dropped
     }
 
+    /// Make every valid byte of every line equal what `mem` holds there, after something
+    /// wrote memory behind the cache's back (a launch run functionally under sampled timing,
+    /// with the dirty bytes written back first): the lines stay where they are with their
+    /// dirty marks, so a later write-back writes what memory already holds. Returns the lines
+    /// whose bytes changed. Only the slots allocated since the last clear are looked at,
+    /// unless too many were.
+    pub fn refresh_from(&mut self, mem: &crate::memory::Memory) -> u64 {
+        if self.data.is_empty() {
+            return 0;
+        }
+        let n = self.line_bytes as usize;
+        let candidates = if self.touched_all { self.tags.len() } else { self.touched.len() };
+        let mut line = vec![0u8; n];
+        let mut changed = 0;
+        for i in 0..candidates {
+            let s = if self.touched_all { i } else { self.touched[i] as usize };
+            if self.tags[s] == 0 {
+                continue;
+            }
+            mem.read_clamped(self.address_of(s), &mut line);
+            let valid = self.valid[s];
+            let mut differs = false;
+            for (j, (b, m)) in self.data[s * n..s * n + n].iter_mut().zip(&line).enumerate() {
+                if valid >> j & 1 != 0 && b != m {
+                    *b = *m;
+                    differs = true;
+                }
+            }
+            changed += u64::from(differs);
+        }
+        changed
+    }
+
+
     /// Every slot holding a line, in slot order. While the slots allocated since the last
     /// clear are tracked (and fewer than the cache has), only they are looked at: a short
     /// kernel's L1s and L2s hold a few lines of many thousand slots, and every launch, copy

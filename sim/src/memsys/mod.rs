@@ -330,6 +330,18 @@ impl MemSystem {
         }
     }
 
+    /// Give every cached line the bytes `mem` holds now ([`cache::Cache::refresh_from`]): a
+    /// launch that ran functionally (sampled timing) wrote memory without the caches, after
+    /// [`MemSystem::flush_to`]. The caches keep the lines they held, as if the launch had
+    /// touched nothing else; not counted. Returns the lines whose bytes changed.
+    pub fn refresh_from(&mut self, mem: &Memory) -> u64 {
+        let mut changed = 0;
+        for c in self.l1.iter_mut().chain(&mut self.scalar).chain(&mut self.gl1).chain(&mut self.l2).chain(self.mall.iter_mut()) {
+            changed += c.refresh_from(mem);
+        }
+        changed
+    }
+
     /// The 8 bytes at `address` (8-aligned) as the host would see them once the device's
     /// writes reached the L2s: an L2's dirty bytes where it holds some, memory elsewhere. No
     /// cache state or counter changes: a cheap look for the host agent's polling.

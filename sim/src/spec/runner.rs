@@ -85,6 +85,9 @@ pub struct RunOptions {
     /// Timing mode: work-group-level sampling of long dispatches
     /// ([`crate::sched::WorkGroupSampling`]); `None`: full detail.
     pub work_group_sampling: Option<crate::sched::WorkGroupSampling>,
+    /// Sampled timing (`--sample`): timing launches of a multi-dispatch spec may be predicted
+    /// from like launches ([`crate::sample`]); off by default.
+    pub sample: crate::sample::SamplePolicy,
 }
 
 /// What one dispatch did.
@@ -141,6 +144,8 @@ pub struct Report {
     pub dumps: Vec<(String, Vec<u8>)>,
     /// Sorted by opcode name.
     pub fidelity: Vec<OpcodeFidelity>,
+    /// What kernel-level sampling did (`None`: off).
+    pub sampled: Option<crate::sample::SampleSummary>,
 }
 
 impl Report {
@@ -264,6 +269,7 @@ impl Session {
             // A missing timing section is the config's fault: name its file.
             gpu.timing.as_ref().ok_or_else(|| SpecError::whole(Path::new(&gpu.origin), "has no timing section, which --mode timing needs"))?;
             device.enable_timing(&gpu).map_err(|e| at.err("gpu", format!("--mode timing: {e}")))?;
+            device.set_sampling(opts.sample);
             if let Some(node) = &opts.node {
                 device.set_node(node, 0).map_err(|e| at.err("gpu", format!("--node {}: {e}", node.name())))?;
             }
@@ -481,6 +487,7 @@ fn run_session(mut s: Session, spec: &Spec, path: &Path, opts: &RunOptions, mut 
         checks_skipped: opts.skip_checks,
         dumps,
         fidelity: counts.into_iter().map(|(opcode, (count, fidelity))| OpcodeFidelity { opcode, count, fidelity }).collect(),
+        sampled: s.device.sampling().map(|x| x.summary()),
     })
 }
 

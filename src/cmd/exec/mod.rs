@@ -3,7 +3,7 @@
 //! lands on the simulated GPU (how: `hipscope_studies::program`). The program runs in the
 //! foreground; its exit status is ours.
 
-use super::common_args::{CountersArg, EngineArgs, NodeArg};
+use super::common_args::{CountersArg, EngineArgs, NodeArg, SampleArgs};
 use super::CliError;
 use hipscope_sim::Mode;
 use hipscope_studies::program::{exit_code, Environment, Output};
@@ -21,6 +21,8 @@ pub struct Args {
     pub node: NodeArg,
     #[command(flatten)]
     pub engine: EngineArgs,
+    #[command(flatten)]
+    pub sample: SampleArgs,
     /// Write one row per kernel launch, in the columns of rocprofv3's kernel trace CSV.
     #[arg(long, value_name = "FILE.csv")]
     pub kernel_trace: Option<PathBuf>,
@@ -68,6 +70,7 @@ fn check_writable(path: &Path) -> std::io::Result<()> {
 pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     let mode = args.engine.mode();
     args.counters.check(mode)?;
+    let sample = args.sample.for_mode(mode)?;
     let outputs = [
         ("--kernel-trace", Output::KernelTrace, &args.kernel_trace),
         ("--counters", Output::Counters, &args.counters.counters),
@@ -87,6 +90,9 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     let (program, rest) = args.command.split_first().ok_or_else(|| CliError::BadInput("no program given after --".into()))?;
     env.set_seed(args.engine.seed);
     env.set_threads(args.engine.threads());
+    if sample.any() {
+        env.set_sample(sample);
+    }
     if let Some(n) = args.no_progress_cycles {
         env.set_no_progress(n);
     }

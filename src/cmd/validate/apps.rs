@@ -20,7 +20,10 @@ impl Progress for Bar<'_> {
 
 fn status_text(r: &AppRow) -> String {
     match &r.status {
-        Status::Simulated(_) => "simulated".into(),
+        Status::Simulated(_) => match r.sampled.filter(|s| s.predicted > 0) {
+            Some(s) => format!("simulated, sampled: {} of {} launches predicted, estimated error ±{:.2} %", s.predicted, s.launches, s.error_percent),
+            None => "simulated".into(),
+        },
         Status::Skipped(w) => format!("skipped: {w}"),
         Status::Failed(w) => format!("failed: {w}"),
     }
@@ -37,8 +40,10 @@ fn ms(v: Option<f64>) -> String {
 /// The rule and the definition, for text and the report.
 pub fn method(o: &AppsOutcome) -> String {
     format!(
-        "Each row of `mi300a-real.csv` (real MI300A, ROCm, hipEvent timing, the mean of 51 timed iterations after one warm-up) is matched to the program's arguments in upstream `run_all.sh` (the printed problem_size; bfs rows of one node count in the script's degree order), then the unmodified program runs under hipscope's HIP runtime on the simulated mi300a in timing mode with `--iterations {ITERATIONS}` (the simulator is deterministic, so one timed iteration after the warm-up is their mean) and its printed avg_ms is compared with the real one. Sampling: a row whose program launches kernels is simulated only if its real time is at most {} ms (simulation cost grows with GPU work); copy-only rows (memcopy) always run; a run is stopped after {} s. Skipped and failed rows are listed with the reason and left out of the scores. MAPE = mean over a program's simulated rows of |sim − real| / real. WMAPE = Σ |sim − real| / Σ real over all simulated rows (each row weighted by its real time); bar {WMAPE_BAR_PERCENT:.0} %.",
-        o.max_real_ms, o.timeout_s
+        "Each row of `mi300a-real.csv` (real MI300A, ROCm, hipEvent timing, the mean of 51 timed iterations after one warm-up) is matched to the program's arguments in upstream `run_all.sh` (the printed problem_size; bfs rows of one node count in the script's degree order), then the unmodified program runs under hipscope's HIP runtime on the simulated mi300a in timing mode with `--iterations {ITERATIONS}` (the simulator is deterministic, so one timed iteration after the warm-up is their mean) and its printed avg_ms is compared with the real one. Sampling: a row whose program launches kernels is simulated only if its real time is at most {} ms (simulation cost grows with GPU work); copy-only rows (memcopy) always run; a run is stopped after {} s. Sampled timing (`--sample {}`): launches of one kernel, grid, block and buffer sizes are simulated in detail until five agree within 2 %, later ones run functionally and are charged their mean (every 16th checked in detail again); a row with predicted launches says how many and its estimated error (the spread of its clusters' detailed samples, weighted by predicted time). Skipped and failed rows are listed with the reason and left out of the scores. MAPE = mean over a program's simulated rows of |sim − real| / real. WMAPE = Σ |sim − real| / Σ real over all simulated rows (each row weighted by its real time); bar {WMAPE_BAR_PERCENT:.0} %.",
+        if o.max_real_ms.is_finite() { o.max_real_ms.to_string() } else { "∞".into() },
+        o.timeout_s,
+        o.sample.name()
     )
 }
 
@@ -90,7 +95,8 @@ pub fn json(o: &AppsOutcome) -> serde_json::Value {
                 Status::Failed(w) => ("failed", Some(w.as_str())),
             };
             json!({"line": r.real.line, "program": r.program, "kernel_name": r.real.kernel_name, "problem_size": r.real.problem_size, "args": r.args,
-                   "real_ms": r.real.avg_ms, "real_min_ms": r.real.min_ms, "real_max_ms": r.real.max_ms, "real_iterations": r.real.iterations, "simulated_ms": r.simulated(), "error_percent": r.error_percent(), "status": status, "reason": why})
+                   "real_ms": r.real.avg_ms, "real_min_ms": r.real.min_ms, "real_max_ms": r.real.max_ms, "real_iterations": r.real.iterations, "simulated_ms": r.simulated(), "error_percent": r.error_percent(), "status": status, "reason": why,
+                   "sampled": r.sampled.map(|s| s.to_json())})
         })
         .collect();
     let scores: Vec<_> = o
@@ -98,7 +104,7 @@ pub fn json(o: &AppsOutcome) -> serde_json::Value {
         .iter()
         .map(|s| json!({"program": s.name, "simulated": s.simulated, "rows": s.total, "mape_percent": s.mape.is_finite().then_some(s.mape), "wmape_percent": s.wmape.is_finite().then_some(s.wmape)}))
         .collect();
-    json!({"gpu": GPU, "max_real_ms": o.max_real_ms, "timeout_s": o.timeout_s, "iterations": ITERATIONS, "rows": rows, "scores": scores})
+    json!({"gpu": GPU, "max_real_ms": o.max_real_ms.is_finite().then_some(o.max_real_ms), "sample": o.sample.name(), "timeout_s": o.timeout_s, "iterations": ITERATIONS, "rows": rows, "scores": scores})
 }
 
 /// The report page (`calibration-apps.md`), linking `plot` (relative to it).

@@ -79,9 +79,13 @@ pub struct Args {
     pub apps: Option<PathBuf>,
     /// apps: simulate a row whose program launches kernels only if its real time is at most
     /// this many ms (simulation cost grows with the GPU work); other rows are listed as
-    /// sampled out.
-    #[arg(long, value_name = "MS", default_value_t = 1.0)]
-    pub apps_max_real_ms: f64,
+    /// sampled out. [default: none with --sample on or kernels (the default for the apps),
+    /// 1 with --sample off]
+    #[arg(long, value_name = "MS")]
+    pub apps_max_real_ms: Option<f64>,
+    /// apps: sampled timing of the programs' launches (the other datasets always run in full).
+    #[command(flatten)]
+    pub sample: super::common_args::SampleArgs,
     /// apps: stop a program still running after this many seconds (its rows are listed as
     /// timed out).
     #[arg(long, value_name = "S", default_value_t = 600)]
@@ -146,8 +150,8 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     let workloads = args.workloads.locate()?;
     // `--gpu` is resolved once: a config file is simulated as written, whatever its name.
     let gpu = args.gpu.as_deref().map(gpus::resolve).transpose().map_err(|e| CliError::BadInput(format!("--gpu: {e}")))?;
-    if args.apps_max_real_ms.is_nan() || args.apps_max_real_ms <= 0.0 {
-        return Err(CliError::BadInput(format!("--apps-max-real-ms {}: must be a positive number", args.apps_max_real_ms)));
+    if let Some(ms) = args.apps_max_real_ms.filter(|ms| ms.is_nan() || *ms <= 0.0) {
+        return Err(CliError::BadInput(format!("--apps-max-real-ms {ms}: must be a positive number")));
     }
     let outcome = match &args.profile {
         Some(dir) => run_profile(&workloads, dir, gpu.as_ref())?,
@@ -240,7 +244,10 @@ fn run_datasets(workloads: &Path, data: &Path, args: &Args, gpu: Option<&GpuConf
         let dir = locate(&args.apps, "../shared/apps/mgpusim-gpu-perf", "--apps");
         let compared = dir.and_then(|d| {
             let timeout = std::time::Duration::from_secs(args.apps_timeout);
-            let opts = apps::Options { max_real_ms: args.apps_max_real_ms, timeout, gpu: gpu_arg, hipscope: exe? };
+            let sample = args.sample.policy(hipscope_sim::sample::SamplePolicy::KERNELS);
+            // Sampled runs lift the cost cap: every row is tried, the time-out still holds.
+            let max_real_ms = args.apps_max_real_ms.unwrap_or(if sample.kernels { f64::INFINITY } else { 1.0 });
+            let opts = apps::Options { max_real_ms, timeout, gpu: gpu_arg, hipscope: exe?, sample };
             apps::compare(&d, &opts, &apps::Bar(&bar)).map_err(CliError::BadInput)
         });
         match compared {

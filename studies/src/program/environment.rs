@@ -167,6 +167,12 @@ impl Environment {
         self.env.push(("HIPSCOPE_NO_PROGRESS", n.to_string().into()));
     }
 
+    /// Sampled timing (`--sample`; the runtime's default: off): launches the runtime may
+    /// predict instead of simulating in detail ([`hipscope_sim::sample`]).
+    pub fn set_sample(&mut self, policy: hipscope_sim::sample::SamplePolicy) {
+        self.env.push(("HIPSCOPE_SAMPLE", policy.name().into()));
+    }
+
     /// Have the runtime write `output` to `path`, made absolute here because the program may
     /// change directory.
     pub fn set_output(&mut self, output: Output, path: &Path) -> std::io::Result<()> {

@@ -2,6 +2,7 @@
 //! collected, stderr read line by line as it comes (the runtime's messages, a kernel fault).
 
 use super::Environment;
+use hipscope_sim::sample::SampleSummary;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Child, ExitStatus, Stdio};
@@ -39,8 +40,10 @@ pub struct Finished {
     /// The last line of standard error that is not blank: why a failing program says it failed.
     pub last_line: String,
     /// The runtime's last message other than its launch summary: the last `hipscope: ` line
-    /// without ` launch(es), `.
+    /// without ` launch(es), ` and not the sampling line.
     pub last_message: String,
+    /// What sampled timing did (the runtime's `hipscope: sampled: ...` line), when it was on.
+    pub sampled: Option<SampleSummary>,
 }
 
 /// Why a program could not be run or watched.
@@ -78,6 +81,7 @@ struct Stderr {
     fault: Option<String>,
     last_line: String,
     last_message: String,
+    sampled: Option<SampleSummary>,
 }
 
 /// Read `stream` line by line into `seen` until it closes.
@@ -97,7 +101,9 @@ fn watch_stderr(stream: impl Read, seen: &Mutex<Stderr>) {
         if line.contains("kernel fault") || line.contains("cannot start the simulated GPU") {
             s.fault.get_or_insert_with(|| line.to_string());
         }
-        if line.starts_with("hipscope: ") && !line.contains(" launch(es), ") {
+        if let Some(summary) = line.strip_prefix("hipscope: ").and_then(SampleSummary::parse_line) {
+            s.sampled = Some(summary);
+        } else if line.starts_with("hipscope: ") && !line.contains(" launch(es), ") {
             s.last_message = line.to_string();
         }
         if !line.trim().is_empty() {
@@ -128,8 +134,8 @@ impl Environment {
         let stdout = out_thread.join().unwrap_or_default();
         let _ = err_thread.join();
         let ending = ending?;
-        let (last_line, last_message) = seen.lock().map(|s| (s.last_line.clone(), s.last_message.clone())).unwrap_or_default();
-        Ok(Finished { ending, stdout, last_line, last_message })
+        let (last_line, last_message, sampled) = seen.lock().map(|s| (s.last_line.clone(), s.last_message.clone(), s.sampled)).unwrap_or_default();
+        Ok(Finished { ending, stdout, last_line, last_message, sampled })
     }
 }
 

@@ -16,6 +16,7 @@
 
 use super::{Row, Tolerance};
 use crate::program::{Bounds, Ending, Environment, Failure};
+use hipscope_sim::sample::{SamplePolicy, SampleSummary};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -43,6 +44,8 @@ pub struct Options {
     pub gpu: String,
     /// The `hipscope` executable, beside which its HIP runtime is.
     pub hipscope: PathBuf,
+    /// Sampled timing for every run (`--sample`; `validate` turns it on for the apps).
+    pub sample: SamplePolicy,
 }
 
 /// One program of the data set: its binary, the `kernel_name`s it prints, the argument sets
@@ -196,6 +199,8 @@ pub struct AppRow {
     /// The command-line arguments (without `--iterations`), or empty when unmatched.
     pub args: String,
     pub status: Status,
+    /// Sampled timing: what the run of this row predicted and its estimated error.
+    pub sampled: Option<SampleSummary>,
 }
 
 impl AppRow {
@@ -217,6 +222,8 @@ pub struct AppsOutcome {
     pub rows: Vec<AppRow>,
     pub max_real_ms: f64,
     pub timeout_s: u64,
+    /// The sampled timing the runs used.
+    pub sample: SamplePolicy,
 }
 
 /// Per program and overall: rows simulated, MAPE, WMAPE (percent).
@@ -319,8 +326,9 @@ fn args_text(args: &[(&'static str, u64)]) -> String {
     args.iter().map(|(f, v)| format!("{f} {v}")).collect::<Vec<_>>().join(" ")
 }
 
-/// What one run printed: (kernel_name, problem_size) → avg_ms, or why it gave nothing.
-type Printed = Result<BTreeMap<(String, String), f64>, String>;
+/// What one run printed: (kernel_name, problem_size) → avg_ms, with what sampling did; or why
+/// it gave nothing.
+type Printed = Result<(BTreeMap<(String, String), f64>, Option<SampleSummary>), String>;
 
 /// One program run: which rows it answers.
 struct Run {
@@ -343,6 +351,7 @@ fn plan(real: &[RealRow], opts: &Options) -> (Vec<Run>, Vec<AppRow>) {
                 program: "?",
                 args: String::new(),
                 status: Status::Skipped(format!("no program prints kernel_name {}", r.kernel_name)),
+                sampled: None,
             });
             continue;
         };
@@ -352,20 +361,20 @@ fn plan(real: &[RealRow], opts: &Options) -> (Vec<Run>, Vec<AppRow>) {
         let matching: Vec<_> = (p.sweep)().into_iter().filter(|a| (p.problem_size)(a) == r.problem_size).collect();
         let Some(args) = matching.get(nth).cloned() else {
             let why = format!("no run_all.sh arguments of {} give problem_size {} (occurrence {})", p.name, r.problem_size, nth + 1);
-            rows.push(AppRow { real: r.clone(), program: p.name, args: String::new(), status: Status::Skipped(why) });
+            rows.push(AppRow { real: r.clone(), program: p.name, args: String::new(), status: Status::Skipped(why), sampled: None });
             continue;
         };
         let text = args_text(&args);
         if p.kernels && r.avg_ms > opts.max_real_ms {
             let why = format!("sampled out: {:.4} ms real > {} ms, the cost cap for simulated kernels", r.avg_ms, opts.max_real_ms);
-            rows.push(AppRow { real: r.clone(), program: p.name, args: text, status: Status::Skipped(why) });
+            rows.push(AppRow { real: r.clone(), program: p.name, args: text, status: Status::Skipped(why), sampled: None });
             continue;
         }
         match runs.iter_mut().find(|run| run.program == p.name && run.args == args) {
             Some(run) => run.rows.push(i),
             None => runs.push(Run { program: p.name, args, rows: vec![i] }),
         }
-        rows.push(AppRow { real: r.clone(), program: p.name, args: text, status: Status::Failed("not run".into()) });
+        rows.push(AppRow { real: r.clone(), program: p.name, args: text, status: Status::Failed("not run".into()), sampled: None });
     }
     (runs, rows)
 }
@@ -402,7 +411,7 @@ fn run_one(env: &Environment, bin: &Path, run: &Run, timeout: Duration) -> Print
             }
         }
     }
-    Ok(found)
+    Ok((found, finished.sampled))
 }
 
 /// Told how many program runs the comparison makes, then after each.
@@ -421,7 +430,10 @@ pub fn compare(apps: &Path, opts: &Options, progress: &dyn Progress) -> Result<A
     let real = read_real(&apps.join("mi300a-real.csv"))?;
     let bin: PathBuf = apps.join("bin");
     let (runs, mut rows) = plan(&real, opts);
-    let env = Environment::new(&opts.hipscope, &opts.gpu, hipscope_sim::Mode::Timing)?;
+    let mut env = Environment::new(&opts.hipscope, &opts.gpu, hipscope_sim::Mode::Timing)?;
+    if opts.sample.any() {
+        env.set_sample(opts.sample);
+    }
     progress.planned(runs.len() as u64);
     // Each run is a process of its own; results are keyed by run, so the order in which
     // they finish does not matter.
@@ -436,7 +448,8 @@ pub fn compare(apps: &Path, opts: &Options, progress: &dyn Progress) -> Result<A
     for (run, result) in runs.iter().zip(results) {
         for &i in &run.rows {
             let row = &mut rows[i];
-            row.status = match &result {
+            row.sampled = result.as_ref().ok().and_then(|r| r.1);
+            row.status = match result.as_ref().map(|r| &r.0) {
                 Ok(found) => match found.get(&(row.real.kernel_name.clone(), row.real.problem_size.clone())) {
                     Some(&v) if v > 0.0 => Status::Simulated(v),
                     Some(&v) => Status::Failed(format!("the program printed avg_ms {v}")),
@@ -446,7 +459,7 @@ pub fn compare(apps: &Path, opts: &Options, progress: &dyn Progress) -> Result<A
             };
         }
     }
-    Ok(AppsOutcome { rows, max_real_ms: opts.max_real_ms, timeout_s: opts.timeout.as_secs() })
+    Ok(AppsOutcome { rows, max_real_ms: opts.max_real_ms, timeout_s: opts.timeout.as_secs(), sample: opts.sample })
 }
 
 #[cfg(test)]
@@ -471,7 +484,8 @@ mod tests {
             row(8, "floydwarshall", "4095_nodes", 0.1),
             row(9, "nosuch", "1", 0.1),
         ];
-        let (runs, rows) = plan(&real, &Options { max_real_ms: 2.0, timeout: Duration::from_secs(1), gpu: GPU.into(), hipscope: PathBuf::new() });
+        let (runs, rows) =
+            plan(&real, &Options { max_real_ms: 2.0, timeout: Duration::from_secs(1), gpu: GPU.into(), hipscope: PathBuf::new(), sample: SamplePolicy::OFF });
         assert_eq!(runs.len(), 4);
         assert_eq!((runs[0].program, runs[0].rows.clone()), ("memcopy", vec![0, 1]));
         assert_eq!(rows[2].args, "--nodes 1024 --degree 4");
@@ -484,8 +498,14 @@ mod tests {
 
     #[test]
     fn scores_weight_by_real_time() {
-        let mk = |p: &'static str, real: f64, sim: f64| AppRow { real: row(2, p, "x", real), program: p, args: String::new(), status: Status::Simulated(sim) };
-        let o = AppsOutcome { rows: vec![mk("atax", 1.0, 1.5), mk("nw", 9.0, 9.0)], max_real_ms: 1.0, timeout_s: 1 };
+        let mk = |p: &'static str, real: f64, sim: f64| AppRow {
+            real: row(2, p, "x", real),
+            program: p,
+            args: String::new(),
+            status: Status::Simulated(sim),
+            sampled: None,
+        };
+        let o = AppsOutcome { rows: vec![mk("atax", 1.0, 1.5), mk("nw", 9.0, 9.0)], max_real_ms: 1.0, timeout_s: 1, sample: SamplePolicy::OFF };
         let s = o.scores();
         let all = s.last().expect("overall score");
         assert!((all.mape - 25.0).abs() < 1e-9 && (all.wmape - 5.0).abs() < 1e-9, "{all:?}");

@@ -1,0 +1,102 @@
+//! Kernel-level sampled timing on a device ([`crate::sample`] decides): a launch the sampler
+//! predicts runs on the functional engine — memory ends exactly as a detailed run leaves it —
+//! and is charged the cluster's predicted cycles and its last detailed launch's counters.
+//!
+//! The caches: the functional engine bypasses them, so before it runs their dirty bytes are
+//! written to memory (it must read what the kernels before it wrote), and before anything
+//! next reads or writes back a cache (a timed launch, a synchronization, an invalidation)
+//! every cached line takes memory's bytes again ([`crate::memsys::MemSystem::refresh_from`],
+//! once after a run of predicted launches), so that no stale byte is ever read or written
+//! back. The lines stay: the next detailed launch finds
+//! what the caches held before the predicted ones, with today's data. What that misses: lines
+//! a predicted launch would have brought in or evicted (a detailed launch after one that
+//! streamed other data finds warmer caches than the real one would; after one that touched
+//! data not cached before, colder ones), and the dirty lines it would have left. The
+//! re-checks ([`crate::sample::RECHECK_EVERY`]) see that error and re-sample a cluster it
+//! moves by more than the tolerance.
+
+use super::{Device, Hooks, LaunchError};
+use crate::dispatch::Geometry;
+use crate::kernel::LoadedKernel;
+use crate::sample::{ClusterKey, Decision, SamplePolicy, Sampler};
+use crate::sched::{DispatchStats, EngineOptions};
+
+impl Device {
+    /// Sample later timing launches as `policy` says (its kernel level; the work-group level
+    /// is the timing engine's); a new policy starts from no history.
+    pub fn set_sampling(&mut self, policy: SamplePolicy) {
+        self.sampler = policy.kernels.then(Sampler::new);
+    }
+
+    /// The kernel-level sampler, when sampling is on.
+    pub fn sampling(&self) -> Option<&Sampler> {
+        self.sampler.as_ref()
+    }
+
+    /// The cluster of a launch the sampler may predict: a timing launch with sampling on and
+    /// nothing watching its timeline (an observer or a co-simulated turn wants every cycle).
+    pub(super) fn sample_key(&mut self, kernel: &LoadedKernel, geo: &Geometry, args: &[Vec<u8>], hooks: &Hooks) -> Option<ClusterKey> {
+        let sampler = self.sampler.as_mut()?;
+        sampler.skip();
+        self.timing.as_ref()?;
+        if hooks.observer.is_some() || hooks.turn.is_some() {
+            return None;
+        }
+        let arg_shape = args.iter().map(|a| pointee_size(&self.mem, a)).collect();
+        Some(ClusterKey { kernel: kernel.name.clone(), entry: kernel.entry, grid: geo.grid, block: geo.block, dynamic_lds: geo.dynamic_lds, arg_shape })
+    }
+
+    /// Run a launch of cluster `key` as the sampler decides.
+    pub(super) fn launch_sampled(
+        &mut self,
+        kernel: &LoadedKernel,
+        geo: Geometry,
+        args: &[Vec<u8>],
+        opts: &EngineOptions,
+        hooks: Hooks,
+        key: ClusterKey,
+    ) -> Result<DispatchStats, LaunchError> {
+        let decision = self.sampler.as_mut().map_or(Decision::Detailed, |s| s.decide(&key));
+        let Decision::Predicted { cycles } = decision else {
+            let stats = self.launch_engine(kernel, geo, args, opts, hooks, true)?;
+            if let Some(s) = &mut self.sampler {
+                s.record(&key, stats.cycles.unwrap_or(0), stats.counters.clone());
+            }
+            return Ok(stats);
+        };
+        if !self.caches_behind {
+            self.synchronize();
+            self.caches_behind = true;
+        }
+        let mut stats = self.launch_engine(kernel, geo, args, opts, hooks, false)?;
+        if let Some(t) = &mut self.timing {
+            // Dispatches run back to back: the next starts after the predicted one.
+            t.clock = t.clock.saturating_add(cycles);
+        }
+        stats.cycles = Some(cycles);
+        stats.counters = self.sampler.as_ref().and_then(|s| s.counters(&key));
+        Ok(stats)
+    }
+}
+
+impl Device {
+    /// After launches that ran functionally: every cached line takes memory's bytes, once,
+    /// before the next timed launch, write-back or cache change (not after each predicted
+    /// launch: a run of them shares one catch-up).
+    pub(super) fn catch_up_caches(&mut self) {
+        if std::mem::take(&mut self.caches_behind) {
+            if let Some(t) = &mut self.timing {
+                t.ms.refresh_from(&self.mem);
+            }
+        }
+    }
+}
+
+/// The shape of one argument's bytes: an 8-byte value that points into an allocation stands
+/// for that allocation's size (buffers of one size are alike to the timing model whatever
+/// their address); any other value for 0 (scalars vary from launch to launch of one loop).
+fn pointee_size(mem: &crate::memory::Memory, arg: &[u8]) -> u64 {
+    let Ok(bytes) = <[u8; 8]>::try_from(arg) else { return 0 };
+    let value = u64::from_le_bytes(bytes);
+    mem.allocation_at(value).map_or(0, |a| a.len())
+}

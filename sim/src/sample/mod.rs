@@ -1,0 +1,312 @@
+//! Sampled timing at the level of kernel launches: which launches of a timing run are
+//! simulated in detail and which run functionally and are charged a predicted time.
+//!
+//! The idea (from the sampling literature on GPU simulation: cluster the launches of a program,
+//! simulate a few of each cluster in detail, predict the rest): launches of the same kernel
+//! (symbol and entry address) with the same grid, block, dynamic LDS and argument shape (the
+//! size of the allocation each pointer argument points into; scalar values are left out, so
+//! that a loop passing its counter — a Floyd–Warshall step, a bitonic stage — stays one
+//! cluster) form a [`ClusterKey`]. A cluster runs in detail until its last [`WINDOW`] detailed
+//! times agree within [`TOLERANCE`] of their mean; from then on its launches are predicted
+//! (charged that mean), except every [`RECHECK_EVERY`]-th, which runs in detail again: a
+//! re-check further than the tolerance from the prediction makes the cluster unstable, and it
+//! runs in detail until it settles again (data-dependent kernels, caches warming up).
+//!
+//! Everything here is a function of the order of launches and their detailed times, so a
+//! sampled run is as deterministic as a full one. The engine-side part (running a predicted
+//! launch functionally and keeping the caches' bytes right) is in [`crate::launch`].
+
+use std::collections::BTreeMap;
+
+/// Detailed times a cluster needs, all within [`TOLERANCE`] of their mean, before it is
+/// predicted. Five, not one: the first launches of a kernel find colder caches than the ones
+/// after them (data just copied in), and a launch run functionally warms no cache, so the
+/// caches must warm through detailed launches before any is predicted. Measured on
+/// floydwarshall (256 nodes, mi300a): the first five launches take 7175, 6530, 6503, 6484 and
+/// 6416 cycles, the rest about 5750; a window of three agreed on the warming 6506 and
+/// predicted 13 % too much.
+pub const WINDOW: usize = 5;
+
+/// How far (relative) the detailed times of a cluster may stray from their mean for it to be
+/// predicted, and how far a re-check may stray from the prediction before the cluster runs in
+/// detail again. 2 %: the error sampling may add to a program's time is bounded by this times
+/// the share of predicted launches, and the bar for sampled against full simulation is 2 %
+/// WMAPE (issue 35), so a cluster that cannot hold 2 % stays in detail.
+pub const TOLERANCE: f64 = 0.02;
+
+/// Every this many launches of a predicted cluster, one runs in detail again, so that a
+/// cluster whose time drifts (other data, other cache contents) is re-sampled. 16 keeps
+/// the detailed share of a long stable cluster near 1/16 (a speed-up of about 10x at most
+/// when a detailed launch costs 10x a functional one and more otherwise).
+pub const RECHECK_EVERY: u64 = 16;
+
+/// What a run samples (`--sample`): launches by cluster ([`Sampler`]), and work-groups within
+/// a long launch (the timing engine's [`crate::sched::WorkGroupSampling`], which `on` and
+/// `work-groups` switch on with its defaults).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SamplePolicy {
+    pub kernels: bool,
+    pub work_groups: bool,
+}
+
+impl SamplePolicy {
+    /// No sampling: every launch in full detail.
+    pub const OFF: SamplePolicy = SamplePolicy { kernels: false, work_groups: false };
+    /// Kernel-level sampling only.
+    pub const KERNELS: SamplePolicy = SamplePolicy { kernels: true, work_groups: false };
+    /// Work-group-level sampling only ([`crate::sched::WorkGroupSampling`]).
+    pub const WORK_GROUPS: SamplePolicy = SamplePolicy { kernels: false, work_groups: true };
+    /// Every kind of sampling there is.
+    pub const ON: SamplePolicy = SamplePolicy { kernels: true, work_groups: true };
+
+    /// The policy's name as `--sample` and `HIPSCOPE_SAMPLE` spell it.
+    pub fn name(self) -> &'static str {
+        match (self.kernels, self.work_groups) {
+            (false, false) => "off",
+            (true, false) => "kernels",
+            (false, true) => "work-groups",
+            (true, true) => "on",
+        }
+    }
+
+    /// The policy a name spells (`off`, `on`, `kernels`, `work-groups`).
+    pub fn parse(name: &str) -> Option<SamplePolicy> {
+        match name {
+            "off" => Some(SamplePolicy::OFF),
+            "on" => Some(SamplePolicy::ON),
+            "kernels" => Some(SamplePolicy::KERNELS),
+            "work-groups" => Some(SamplePolicy::WORK_GROUPS),
+            _ => None,
+        }
+    }
+
+    pub fn any(self) -> bool {
+        self.kernels || self.work_groups
+    }
+}
+
+/// What makes launches one cluster: the kernel, the launch geometry and the argument shape.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ClusterKey {
+    pub kernel: String,
+    /// The kernel's entry address: the same symbol in two code objects is two kernels.
+    pub entry: u64,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dynamic_lds: u32,
+    /// Per user argument: the size of the allocation it points into, or 0 for a value that is
+    /// no pointer into one.
+    pub arg_shape: Vec<u64>,
+}
+
+/// How a launch is to run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// In full timing detail; its time is recorded with [`Sampler::record`].
+    Detailed,
+    /// Functionally, charged these cycles and the counters of the cluster's last detailed
+    /// launch.
+    Predicted { cycles: u64 },
+}
+
+/// One cluster's history.
+#[derive(Debug, Clone, Default)]
+struct Cluster {
+    /// The last [`WINDOW`] detailed times.
+    window: Vec<u64>,
+    /// The prediction while the cluster is stable.
+    prediction: Option<u64>,
+    /// Launches since the last detailed one, while stable.
+    since_detail: u64,
+    launches: u64,
+    predicted: u64,
+    predicted_cycles: u64,
+    /// Largest relative deviation seen: of a window's samples from their mean, or of a
+    /// re-check from the prediction it checked.
+    spread: f64,
+    /// Counters of the last detailed launch, charged to the predicted ones.
+    counters: Option<crate::counters::Counters>,
+}
+
+impl Cluster {
+    /// The window's mean and the largest relative deviation from it.
+    fn window_stats(&self) -> (f64, f64) {
+        let n = self.window.len().max(1) as f64;
+        let mean = self.window.iter().map(|&c| c as f64).sum::<f64>() / n;
+        let dev = self.window.iter().map(|&c| rel(c as f64, mean)).fold(0.0, f64::max);
+        (mean, dev)
+    }
+}
+
+/// |x − reference| / reference (0 for a zero reference and x).
+fn rel(x: f64, reference: f64) -> f64 {
+    if reference == 0.0 {
+        if x == 0.0 {
+            0.0
+        } else {
+            1.0
+        }
+    } else {
+        (x - reference).abs() / reference
+    }
+}
+
+/// The kernel-level predictor of one device: clusters and their histories.
+#[derive(Debug, Clone, Default)]
+pub struct Sampler {
+    clusters: BTreeMap<ClusterKey, Cluster>,
+    /// Cycles of every launch, detailed or predicted.
+    total_cycles: u64,
+    launches: u64,
+    last_predicted: bool,
+}
+
+impl Sampler {
+    pub fn new() -> Sampler {
+        Sampler::default()
+    }
+
+    /// How the next launch of `key` runs.
+    pub fn decide(&mut self, key: &ClusterKey) -> Decision {
+        let c = self.clusters.entry(key.clone()).or_default();
+        let decision = match c.prediction {
+            Some(cycles) if c.since_detail + 1 < RECHECK_EVERY => Decision::Predicted { cycles },
+            _ => Decision::Detailed,
+        };
+        if let Decision::Predicted { cycles } = decision {
+            c.since_detail += 1;
+            c.launches += 1;
+            c.predicted += 1;
+            c.predicted_cycles += cycles;
+            self.total_cycles += cycles;
+            self.launches += 1;
+        }
+        self.last_predicted = decision != Decision::Detailed;
+        decision
+    }
+
+    /// The counters a predicted launch of `key` is charged (its last detailed launch's).
+    pub fn counters(&self, key: &ClusterKey) -> Option<crate::counters::Counters> {
+        self.clusters.get(key).and_then(|c| c.counters.clone())
+    }
+
+    /// A detailed launch of `key` took `cycles`.
+    pub fn record(&mut self, key: &ClusterKey, cycles: u64, counters: Option<crate::counters::Counters>) {
+        let c = self.clusters.entry(key.clone()).or_default();
+        c.launches += 1;
+        c.since_detail = 0;
+        c.counters = counters;
+        self.total_cycles += cycles;
+        self.launches += 1;
+        if let Some(p) = c.prediction {
+            let dev = rel(cycles as f64, p as f64);
+            c.spread = c.spread.max(dev);
+            if dev > TOLERANCE {
+                // Drifted: detailed again until a new window agrees.
+                c.prediction = None;
+                c.window.clear();
+            }
+        }
+        c.window.push(cycles);
+        if c.window.len() > WINDOW {
+            c.window.remove(0);
+        }
+        if c.prediction.is_none() && c.window.len() == WINDOW {
+            let (mean, dev) = c.window_stats();
+            if dev <= TOLERANCE {
+                c.prediction = Some(mean.round() as u64);
+                c.spread = c.spread.max(dev);
+            }
+        }
+    }
+
+    /// Whether the last launch decided was predicted.
+    pub fn last_predicted(&self) -> bool {
+        self.last_predicted
+    }
+
+    /// A launch the sampler is not asked about (one that is watched) comes next.
+    pub fn skip(&mut self) {
+        self.last_predicted = false;
+    }
+
+    /// What sampling did so far.
+    pub fn summary(&self) -> SampleSummary {
+        let predicted_clusters = self.clusters.values().filter(|c| c.predicted > 0);
+        // Each predicted launch may be off by its cluster's spread; weighted by time.
+        let err_cycles: f64 = predicted_clusters.clone().map(|c| c.predicted_cycles as f64 * c.spread).sum();
+        SampleSummary {
+            launches: self.launches,
+            predicted: self.clusters.values().map(|c| c.predicted).sum(),
+            clusters: predicted_clusters.count() as u64,
+            // `max(0.0)`: an empty float sum is −0.0, which would print as "±-0.00 %".
+            error_percent: if self.total_cycles == 0 { 0.0 } else { (100.0 * err_cycles / self.total_cycles as f64).max(0.0) },
+        }
+    }
+}
+
+/// What kernel-level sampling did in a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SampleSummary {
+    /// Every launch the sampler saw.
+    pub launches: u64,
+    /// Launches run functionally and charged a predicted time.
+    pub predicted: u64,
+    /// Clusters that had launches predicted.
+    pub clusters: u64,
+    /// Estimated error of the run's total time from the prediction, in percent: each predicted
+    /// launch weighted by its time and its cluster's spread (the largest deviation seen among
+    /// its detailed samples), over the run's total time.
+    pub error_percent: f64,
+}
+
+impl SampleSummary {
+    /// Add another device's (or process's) summary; the error stays time-weighted only
+    /// approximately (the larger of the two), since the summaries carry no totals.
+    pub fn merge(self, other: SampleSummary) -> SampleSummary {
+        SampleSummary {
+            launches: self.launches + other.launches,
+            predicted: self.predicted + other.predicted,
+            clusters: self.clusters + other.clusters,
+            error_percent: self.error_percent.max(other.error_percent),
+        }
+    }
+
+    /// "sampled: N of M launches predicted from K clusters, estimated error ±X %".
+    pub fn line(&self) -> String {
+        format!(
+            "sampled: {} of {} launches predicted from {} clusters, estimated error ±{:.2} %",
+            self.predicted, self.launches, self.clusters, self.error_percent
+        )
+    }
+
+    /// As reports write it: `{"launches", "predicted", "clusters", "estimated_error_percent",
+    /// "summary"}` (the last is [`SampleSummary::line`]).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "launches": self.launches,
+            "predicted": self.predicted,
+            "clusters": self.clusters,
+            "estimated_error_percent": self.error_percent,
+            "summary": self.line(),
+        })
+    }
+
+    /// The summary a [`SampleSummary::line`] states (`None`: not such a line).
+    pub fn parse_line(line: &str) -> Option<SampleSummary> {
+        let rest = line.strip_prefix("sampled: ")?;
+        let (predicted, rest) = rest.split_once(" of ")?;
+        let (launches, rest) = rest.split_once(" launches predicted from ")?;
+        let (clusters, rest) = rest.split_once(" clusters, estimated error ±")?;
+        let error = rest.strip_suffix(" %")?;
+        Some(SampleSummary {
+            launches: launches.parse().ok()?,
+            predicted: predicted.parse().ok()?,
+            clusters: clusters.parse().ok()?,
+            error_percent: error.parse().ok()?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;
