@@ -28,8 +28,8 @@ use hipscope_sim::kernel::LoadedKernel;
 use hipscope_sim::launch::Hooks;
 use hipscope_sim::node::Agent;
 use hipscope_sim::observe::{Fan, Observer};
-use hipscope_sim::sched::WorkGroupSampling;
 use hipscope_sim::sample::{SamplePolicy, SampleSummary};
+use hipscope_sim::sched::WorkGroupSampling;
 use hipscope_sim::{EngineOptions, FaultKind, Geometry, KernelFault, LaunchError, Mode};
 use std::collections::{BTreeMap, BTreeSet};
 

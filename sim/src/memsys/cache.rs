@@ -312,7 +312,6 @@ impl Cache {
         changed
     }
 
-
     /// Every slot holding a line, in slot order. While the slots allocated since the last
     /// clear are tracked (and fewer than the cache has), only they are looked at: a short
     /// kernel's L1s and L2s hold a few lines of many thousand slots, and every launch, copy
