@@ -82,7 +82,7 @@ fn a_handful_of_small_rows_run_and_are_tabled() {
     assert!(group["rows"].as_array().is_some_and(|r| r.iter().any(|r| r["metric"].as_str().is_some_and(|m| m.starts_with("WMAPE")))));
 
     // The text form prints the table.
-    let o = hipscope(&["validate", "--only", "apps", "--apps", &d]);
+    let o = hipscope(&["validate", "--only", "apps", "--apps", &d, "--sample", "off"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("real ms") && out.contains("sim ms") && out.contains("WMAPE"), "{out}");
     assert!(out.lines().any(|l| l.contains("floydwarshall") && l.contains("skipped: sampled out")), "{out}");
