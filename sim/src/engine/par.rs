@@ -134,7 +134,7 @@ fn decide(env: &mut Env, mem: &mut Memory, opts: &EngineOptions, host: &std::ops
         return None;
     }
     let logs: Vec<&[super::track::Span]> = done.iter().map(|x| &x.log[..]).collect();
-    if logs.iter().flat_map(|l| l.iter()).any(|s| s.lo < host.end && host.start < s.hi) {
+    if logs.iter().flat_map(|l| l.iter()).any(|s| s.overlaps(host.start, host.end)) {
         return None;
     }
     let writes = spans::independent(&logs)?;

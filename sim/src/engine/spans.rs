@@ -18,16 +18,25 @@ pub(super) struct Written {
 /// The writes of every worker's log (`logs[i]`: worker `i`'s), sorted, disjoint, ranges of
 /// one wave merged; `None` when the waves did not touch memory independently.
 pub(super) fn independent(logs: &[&[Span]]) -> Option<Vec<Written>> {
+    // A strided write is its elements (each is what the commit copies).
     let mut writes: Vec<Written> = logs
         .iter()
         .enumerate()
-        .flat_map(|(worker, l)| l.iter().filter(|s| s.write).map(move |s| Written { lo: s.lo, hi: s.hi, agent: s.agent, worker }))
+        .flat_map(|(worker, l)| {
+            l.iter().filter(|s| s.write).flat_map(move |s| {
+                (0..s.count.max(1)).map(move |k| {
+                    let (lo, hi) = s.element(k);
+                    Written { lo, hi, agent: s.agent, worker }
+                })
+            })
+        })
         .collect();
     writes.sort_unstable_by_key(|w| (w.lo, w.hi, w.agent));
     let writes = merge(writes)?;
     let reads_own = logs.iter().flat_map(|l| l.iter()).filter(|s| !s.write).all(|r| {
+        // The writes within the read's hull; another wave's may fall between its elements.
         let first = writes.partition_point(|w| w.hi <= r.lo);
-        writes[first..].iter().take_while(|w| w.lo < r.hi).all(|w| w.agent == r.agent)
+        writes[first..].iter().take_while(|w| w.lo < r.end()).all(|w| w.agent == r.agent || !r.overlaps(w.lo, w.hi))
     });
     reads_own.then_some(writes)
 }
@@ -56,7 +65,11 @@ mod tests {
     use super::*;
 
     fn span(lo: u64, hi: u64, agent: u32, write: bool) -> Span {
-        Span { lo, hi, agent, write }
+        Span::range(lo, hi, agent, write)
+    }
+
+    fn strided(lo: u64, hi: u64, stride: u32, count: u32, agent: u32, write: bool) -> Span {
+        Span { lo, hi, agent, write, stride, count }
     }
 
     #[test]
@@ -74,5 +87,20 @@ mod tests {
         assert!(independent(&[&a, &[span(6, 7, 1, false)]]).is_none(), "a byte read that the other wrote");
         assert!(independent(&[&[span(0, 100, 2, true), span(50, 60, 2, true)], &[span(20, 30, 1, false)]]).is_none(), "inside a long write");
         assert!(independent(&[&a, &[span(7, 9, 0, true)]]).is_some(), "one wave twice");
+    }
+
+    #[test]
+    fn strided_spans_conflict_on_their_elements_only() {
+        // Wave 0 reads 0..12, 24..36, 48..60 (the positions of three 24-byte structures);
+        // wave 1 writes 12..24, 36..48 (their velocities): no byte in common.
+        let reads = [strided(0, 12, 24, 3, 0, false)];
+        let writes = [strided(12, 24, 24, 2, 1, true)];
+        let w = independent(&[&reads, &writes]).expect("gaps are not read");
+        assert_eq!(w, [Written { lo: 12, hi: 24, agent: 1, worker: 1 }, Written { lo: 36, hi: 48, agent: 1, worker: 1 }]);
+        assert!(independent(&[&reads, &[span(59, 61, 1, true)]]).is_none(), "the last element's last byte");
+        assert!(independent(&[&reads, &[span(60, 72, 1, true)]]).is_some(), "just past the last element");
+        assert!(independent(&[&reads, &[span(35, 37, 1, true)]]).is_none(), "the second element's last byte");
+        assert!(independent(&[&writes, &[span(40, 41, 2, true)]]).is_none(), "inside a strided write");
+        assert!(independent(&[&writes, &[span(30, 31, 2, false)]]).is_some(), "a read between two written elements");
     }
 }
