@@ -493,24 +493,31 @@ impl Memory {
         }
         let end = address.saturating_add(data.len() as u64);
         let first = self.by_base.range(..=address).next_back().map_or(address, |(&b, _)| b);
-        let idx: Vec<usize> = self.by_base.range(first..end).map(|(_, &i)| i).collect();
-        for i in idx {
-            let a = &mut self.allocs[i];
+        let (by_base, allocs) = (&self.by_base, &mut self.allocs);
+        for (_, &i) in by_base.range(first..end) {
+            let a = &mut allocs[i];
             let (lo, hi) = (a.base.max(address), a.end().min(end));
             if lo >= hi {
                 continue;
             }
-            // The bytes once, outside the byte loop (a cache line's write-back is hot); a
-            // sparse allocation's chunk holds an aligned line whole.
+            // The bytes once, outside the copies (a cache line's write-back is hot); a sparse
+            // allocation's chunk holds an aligned line whole.
             let base = a.base;
             match a.window_mut((lo - base) as usize, (hi - lo) as usize) {
                 Some((start, bytes)) => {
+                    // Each run of selected bytes in `lo..hi` as one copy (a written-back line
+                    // is usually dirty whole).
+                    let (k0, k1) = ((lo - address) as u32, ((hi - address) as u32).min(128));
+                    let span = if k1 - k0 >= 128 { u128::MAX } else { ((1u128 << (k1 - k0)) - 1) << k0 };
+                    let mut m = mask & span;
                     let from = base + start as u64;
-                    for p in lo..hi {
-                        let k = (p - address) as usize;
-                        if mask >> k & 1 != 0 {
-                            bytes[(p - from) as usize] = data[k];
-                        }
+                    while m != 0 {
+                        let k = m.trailing_zeros();
+                        let run = (!(m >> k)).trailing_zeros().min(128 - k);
+                        // Selected bytes lie in `lo..hi`, inside the window from `from`.
+                        let (at, k, n) = ((address + k as u64 - from) as usize, k as usize, run as usize);
+                        bytes[at..at + n].copy_from_slice(&data[k..k + n]);
+                        m &= if run >= 128 { 0 } else { !(((1u128 << run) - 1) << k) };
                     }
                 }
                 None => {
@@ -695,5 +702,39 @@ mod tests {
         assert_eq!(m.read_u32(0x457c), Ok(0x0707_0707));
         assert_eq!(m.read_u32(0x4580), Ok(0x0202_0202));
         assert!(m.read_u32(0x4500).is_err(), "the gap stays unmapped");
+    }
+
+    #[test]
+    fn masked_writes_take_exactly_the_selected_mapped_bytes() {
+        use rand::{RngExt, SeedableRng};
+        // Lines over a gap, .data, .bss and past its end; masks with runs of every length.
+        // The reference writes the selected bytes one at a time where they are mapped.
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let fresh = || {
+            let mut m = Memory::new();
+            m.alloc_at(".data", 0x4530, vec![1; 0x20], MemoryKind::Device).unwrap();
+            m.alloc_at(".bss", 0x4550, vec![2; 0x45], MemoryKind::Device).unwrap();
+            m
+        };
+        for round in 0..400 {
+            let (mut fast, mut slow) = (fresh(), fresh());
+            let address = 0x4500 + rng.random_range(0..4u64) * 0x40;
+            let len = [128usize, 64, 100][round % 3];
+            let data: Vec<u8> = (0..len).map(|_| rng.random_range(3..255u8)).collect();
+            let mask = match round % 4 {
+                0 => u128::MAX,
+                1 => rng.random::<u128>(),
+                // Long runs: a few bits flipped in a full mask.
+                _ => (0..3).fold(u128::MAX, |m, _| m ^ 1u128 << rng.random_range(0..128u32)),
+            };
+            fast.write_masked(address, &data, mask);
+            for (k, &b) in data.iter().enumerate().filter(|&(k, _)| mask >> k & 1 != 0) {
+                let _ = slow.write(address + k as u64, &[b]);
+            }
+            let (mut x, mut y) = ([0u8; 0x100], [0u8; 0x100]);
+            fast.read_clamped(0x4500, &mut x);
+            slow.read_clamped(0x4500, &mut y);
+            assert_eq!(x, y, "round {round}: {address:#x} {mask:#x}");
+        }
     }
 }

@@ -5,6 +5,9 @@
 //! written bytes are valid), and a later read of bytes that are not valid is a miss that fills
 //! them from below while keeping the dirty ones. A cache may also be tag-only (no data: a
 //! memory-side cache is coherent with memory by construction, so it need not carry bytes).
+//! A tag-only cache keeps no byte masks or fill times either (nothing in it is ever dirty or
+//! still filling): only tags and LRU stamps, so a 256 MB MALL, whose hashed sets spread even a
+//! small working set over every page of its arrays, costs 16 bytes a slot rather than 56.
 //!
 //! `ready_cycle` is when a line's fill arrives: a hit on a line still being filled waits for it
 //! (an MSHR merge, in hardware terms).
@@ -54,6 +57,7 @@ pub struct Cache {
     tags: Vec<u64>,
     /// Last use per slot (LRU); larger is more recent.
     stamps: Vec<u64>,
+    /// Byte masks and fill cycles per slot; empty for a tag-only cache (read as 0).
     valid: Vec<LineMask>,
     dirty: Vec<LineMask>,
     ready: Vec<u64>,
@@ -89,9 +93,9 @@ impl Cache {
             ways: g.ways as usize,
             tags: vec![0; slots],
             stamps: vec![0; slots],
-            valid: vec![0; slots],
-            dirty: vec![0; slots],
-            ready: vec![0; slots],
+            valid: if with_data { vec![0; slots] } else { Vec::new() },
+            dirty: if with_data { vec![0; slots] } else { Vec::new() },
+            ready: if with_data { vec![0; slots] } else { Vec::new() },
             hashed: false,
             data: if with_data { vec![0; slots * g.line_bytes as usize] } else { Vec::new() },
             clock: 0,
@@ -160,15 +164,13 @@ impl Cache {
         let line = address >> self.line_shift;
         let base = self.set_of(line) * self.ways;
         let slot = (base..base + self.ways).min_by_key(|&s| if self.tags[s] == 0 { (0, 0) } else { (1, self.stamps[s]) }).unwrap_or(base);
-        let evicted = (self.tags[slot] != 0 && self.dirty[slot] != 0).then(|| Evicted {
+        let evicted = (self.tags[slot] != 0 && self.dirty(slot) != 0).then(|| Evicted {
             address: (self.tags[slot] - 1) << self.line_shift,
-            dirty: self.dirty[slot],
+            dirty: self.dirty(slot),
             data: self.bytes(slot).to_vec(),
         });
         self.tags[slot] = line + 1;
-        self.valid[slot] = 0;
-        self.dirty[slot] = 0;
-        self.ready[slot] = 0;
+        self.reset_masks(slot);
         self.touch(slot);
         if !self.touched_all {
             if self.touched.len() < TOUCH_LIMIT {
@@ -180,20 +182,34 @@ impl Cache {
         (slot, evicted)
     }
 
+    #[inline]
     pub fn valid(&self, slot: Slot) -> LineMask {
-        self.valid[slot]
+        self.valid.get(slot).copied().unwrap_or(0)
     }
 
+    #[inline]
     pub fn dirty(&self, slot: Slot) -> LineMask {
-        self.dirty[slot]
+        self.dirty.get(slot).copied().unwrap_or(0)
     }
 
+    #[inline]
     pub fn ready_cycle(&self, slot: Slot) -> u64 {
-        self.ready[slot]
+        self.ready.get(slot).copied().unwrap_or(0)
     }
 
+    /// When the slot's fill arrives (not kept by a tag-only cache: its lines are ready at once).
     pub fn set_ready_cycle(&mut self, slot: Slot, cycle: u64) {
-        self.ready[slot] = cycle;
+        if let Some(r) = self.ready.get_mut(slot) {
+            *r = cycle;
+        }
+    }
+
+    /// No valid or dirty bytes and no fill pending (a tag-only cache keeps none of them).
+    #[inline]
+    fn reset_masks(&mut self, slot: Slot) {
+        if let (Some(v), Some(d), Some(r)) = (self.valid.get_mut(slot), self.dirty.get_mut(slot), self.ready.get_mut(slot)) {
+            (*v, *d, *r) = (0, 0, 0);
+        }
     }
 
     /// Address of the slot's line.
@@ -211,7 +227,7 @@ impl Cache {
     /// valid bytes (possibly dirty) are kept. Afterwards the whole line is valid.
     pub fn fill(&mut self, slot: Slot, source: &[u8]) {
         let n = self.line_bytes as usize;
-        let keep = self.valid[slot];
+        let keep = self.valid(slot);
         if let Some(line) = self.data.get_mut(slot * n..slot * n + n) {
             for (i, (d, s)) in line.iter_mut().zip(source).enumerate() {
                 if keep >> i & 1 == 0 {
@@ -219,7 +235,9 @@ impl Cache {
                 }
             }
         }
-        self.valid[slot] = mask_of(0, self.line_bytes);
+        if let Some(v) = self.valid.get_mut(slot) {
+            *v = mask_of(0, self.line_bytes);
+        }
     }
 
     /// Write bytes at `off` of the slot's line; they become valid, and dirty if `dirty`.
@@ -229,22 +247,27 @@ impl Cache {
         if let Some(line) = self.data.get_mut(slot * n..slot * n + n) {
             line[off as usize..off as usize + bytes.len()].copy_from_slice(bytes);
         }
-        self.valid[slot] |= m;
-        if dirty {
-            self.dirty[slot] |= m;
+        if let Some(v) = self.valid.get_mut(slot) {
+            *v |= m;
+        }
+        if let Some(d) = self.dirty.get_mut(slot).filter(|_| dirty) {
+            *d |= m;
         }
     }
 
     /// The slot's line is clean now (its dirty bytes were written below).
     pub fn clean(&mut self, slot: Slot) {
-        self.dirty[slot] = 0;
+        if let Some(d) = self.dirty.get_mut(slot) {
+            *d = 0;
+        }
     }
 
     /// Drop a line (its dirty bytes are lost: write them back first).
     pub fn invalidate(&mut self, slot: Slot) {
         self.tags[slot] = 0;
-        self.valid[slot] = 0;
-        self.dirty[slot] = 0;
+        if let (Some(v), Some(d)) = (self.valid.get_mut(slot), self.dirty.get_mut(slot)) {
+            (*v, *d) = (0, 0);
+        }
     }
 
     /// Drop every line overlapping `[start, end)` (dirty bytes are lost: write them back
@@ -299,7 +322,7 @@ impl Cache {
                 continue;
             }
             mem.read_clamped(self.address_of(s), &mut line);
-            let valid = self.valid[s];
+            let valid = self.valid(s);
             let mut differs = false;
             for (j, (b, m)) in self.data[s * n..s * n + n].iter_mut().zip(&line).enumerate() {
                 if valid >> j & 1 != 0 && b != m {
@@ -342,7 +365,7 @@ impl Cache {
 
     /// Every slot holding dirty bytes.
     pub fn dirty_slots(&self) -> Vec<Slot> {
-        self.occupied().filter(|&s| self.dirty[s] != 0).collect()
+        self.occupied().filter(|&s| self.dirty(s) != 0).collect()
     }
 
     /// Back to the state of a new cache (dirty bytes are lost: write them back first).
@@ -352,9 +375,10 @@ impl Cache {
             self.stamps.fill(0);
             self.ready.fill(0);
         } else {
-            for &s in &self.touched {
-                let s = s as usize;
-                (self.tags[s], self.valid[s], self.dirty[s], self.stamps[s], self.ready[s]) = (0, 0, 0, 0, 0);
+            for i in 0..self.touched.len() {
+                let s = self.touched[i] as usize;
+                (self.tags[s], self.stamps[s]) = (0, 0);
+                self.reset_masks(s);
             }
         }
         self.touched.clear();
@@ -371,9 +395,9 @@ impl Cache {
             self.valid.fill(0);
             self.dirty.fill(0);
         } else {
-            for &s in &self.touched {
-                let s = s as usize;
-                (self.tags[s], self.valid[s], self.dirty[s]) = (0, 0, 0);
+            for i in 0..self.touched.len() {
+                let s = self.touched[i] as usize;
+                self.invalidate(s);
             }
         }
     }
@@ -498,7 +522,7 @@ mod tests {
                 let all = swept(&c);
                 assert_eq!(c.occupied().collect::<Vec<_>>(), all, "step {step}");
                 assert_eq!(c.valid_lines(), all.len() as u64);
-                let dirty: Vec<Slot> = all.iter().copied().filter(|&s| c.dirty[s] != 0).collect();
+                let dirty: Vec<Slot> = all.iter().copied().filter(|&s| c.dirty(s) != 0).collect();
                 assert_eq!(c.dirty_slots(), dirty);
             }
             if step % 1009 == 0 {
