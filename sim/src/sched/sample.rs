@@ -2,26 +2,43 @@
 //! throughput is stable, the rest of the dispatch tells little new; written from the idea).
 //!
 //! The timing engine simulates in full detail and measures, over windows of
-//! [`WorkGroupSampling::window_cycles`], the dispatch's throughput in wave-instructions per
-//! cycle. Once the GPU is full (every work-group of the first round started, or no room for
-//! the next; windows count only while as many work-groups are resident as ever were), at least [`WorkGroupSampling::min_detailed_groups`] work-groups started, and the
-//! last [`WorkGroupSampling::windows`] windows agree within [`WorkGroupSampling::tolerance`]
-//! of their mean, it stops at that cycle `C_s`: the caches write their dirty lines back to
-//! memory, every resident wave goes on from its exact state and the work-groups not started
-//! yet run in the functional engine (on the same residency slots, so results are exactly the
+//! [`WorkGroupSampling::window_cycles`], the dispatch's throughput in wave-instructions
+//! *completed* per cycle: issued, and for a memory or LDS instruction its wait counter
+//! decremented (its data returned or its store acknowledged), i.e. issued minus what is still
+//! outstanding at the window's end. Issued instructions overstate a memory-bound kernel while
+//! its queues fill (loads issue long before memory delivers); completed ones are what memory
+//! actually delivered, and they count the same for a streaming kernel with grid-stride loops
+//! (whose whole grid stays resident and where no work-group finishes before the end) and for a
+//! tiled one, which finished work-groups would not. Once the GPU is full (every work-group
+//! of the first round started, or no room for the next; windows count only while as many
+//! work-groups are resident as ever were), at least [`WorkGroupSampling::min_detailed_groups`]
+//! work-groups started, the last [`WorkGroupSampling::windows`] windows agree within
+//! [`WorkGroupSampling::tolerance`] of their mean, and that mean agrees within half the
+//! tolerance with the mean of the as many windows before them (a phase check: a slow drift,
+//! such as a write-back L2 filling with dirty lines, passes the first test alone), detail
+//! stops at that cycle `C_s`. The caches write their dirty lines to memory, every resident
+//! wave goes on from its exact state in the functional engine (results are exactly the
 //! functional engine's, which programs check), and the dispatch's duration is extrapolated:
 //!
 //! ```text
-//! end = max(last detailed event, C_s + ceil(I_ff / R))
+//! end = max(last detailed event, C_s + ceil((I_ff + I_out) / R))
 //! ```
 //!
-//! with `I_ff` the wave-instructions the functional part executed and `R` the mean rate of the
-//! stable windows. Wave-instructions rather than finished work-groups measure the rate because
-//! a streaming kernel with grid-stride loops keeps its whole grid resident for most of its
-//! time: no work-group finishes before the end, yet its instruction rate settles within a few
-//! windows. The rate is assumed to hold to the end, including the drain of the last
-//! work-groups (a dispatch whose drain is long against its steady part is over-estimated or
-//! under-estimated by that part; the error estimate below does not include it).
+//! with `I_ff` the wave-instructions the functional part executed, `I_out` those issued but
+//! outstanding at `C_s`, and `R` the mean rate of the stable windows. The work-groups not
+//! started yet run functionally too when there are at least as many of them as resident ones
+//! (a round or more; the rate of full rounds holds for them). Fewer than that are the last,
+//! partial round, which runs with fewer waves than the rate was measured with (a grid-stride
+//! kernel of 1 024 work-groups on a GPU holding 832: the last 192 are latency-bound, not
+//! bandwidth-bound): then only the resident waves are fast-forwarded, and detail resumes at
+//! their extrapolated end with the partial round, sampled again once its own rate is stable.
+//! The caches keep their lines across a fast-forward with the bytes the functional part left
+//! in memory (dirty lines stay dirty, so the end-of-kernel write-back costs what it costs in
+//! full detail); they are not warmed with the functional part's addresses (not cheap: the
+//! functional engine does not track them). The rate is assumed to hold to the end, including
+//! the drain of the last work-groups, and every wave-instruction is assumed to cost the
+//! windows' mean: code that ran little or not at all in the windows (a GEMM's epilogue of
+//! stores after its k loop) is costed at the loop's rate.
 //!
 //! Estimated error: the stable windows' spread, `(max - min) / (2 × mean)`, times the share of
 //! the duration that was extrapolated. Counters of the fast-forwarded part are scaled: every
@@ -101,33 +118,51 @@ pub(crate) type FastForward =
 #[derive(Debug, Clone)]
 pub struct Windows {
     cfg: WorkGroupSampling,
+    /// The last `2 × windows` rates: the last `windows` must agree, and their mean must agree
+    /// with the mean of the `windows` before them (a slow drift passes the first test alone).
     rates: std::collections::VecDeque<f64>,
 }
 
 impl Windows {
     pub fn new(cfg: WorkGroupSampling) -> Windows {
-        Windows { cfg, rates: std::collections::VecDeque::with_capacity(cfg.windows as usize + 1) }
+        Windows { cfg, rates: std::collections::VecDeque::with_capacity(2 * cfg.windows as usize + 1) }
+    }
+
+    fn n(&self) -> usize {
+        self.cfg.windows.max(1) as usize
     }
 
     /// A window ended with `rate`.
     pub fn push(&mut self, rate: f64) {
         self.rates.push_back(rate);
-        while self.rates.len() > self.cfg.windows.max(1) as usize {
+        while self.rates.len() > 2 * self.n() {
             self.rates.pop_front();
         }
     }
 
-    /// The mean rate of the last windows if there are enough of them and they agree.
+    /// The mean rate of the last windows if there are enough of them, they agree, and their
+    /// mean agrees with the earlier windows' within half the tolerance.
     pub fn stable(&self) -> Option<f64> {
-        if self.rates.len() < self.cfg.windows.max(1) as usize {
+        if self.rates.len() < 2 * self.n() {
             return None;
         }
-        let mean = self.mean();
-        (mean > 0.0 && self.spread() <= self.cfg.tolerance).then_some(mean)
+        let (mean, before) = (self.mean(), self.mean_before());
+        let trend = (mean - before).abs() / mean.max(f64::MIN_POSITIVE);
+        (mean > 0.0 && self.spread() <= self.cfg.tolerance && trend <= self.cfg.tolerance / 2.0).then_some(mean)
+    }
+
+    fn last(&self) -> impl Iterator<Item = f64> + '_ {
+        self.rates.iter().copied().skip(self.rates.len().saturating_sub(self.n()))
     }
 
     fn mean(&self) -> f64 {
-        self.rates.iter().sum::<f64>() / self.rates.len().max(1) as f64
+        let n = self.rates.len().min(self.n()).max(1);
+        self.last().sum::<f64>() / n as f64
+    }
+
+    fn mean_before(&self) -> f64 {
+        let k = self.rates.len().saturating_sub(self.n());
+        self.rates.iter().take(k).sum::<f64>() / k.max(1) as f64
     }
 
     /// `(max - min) / mean` of the last windows' rates (0 with none).
@@ -136,8 +171,8 @@ impl Windows {
         if mean <= 0.0 {
             return 0.0;
         }
-        let max = self.rates.iter().copied().fold(f64::MIN, f64::max);
-        let min = self.rates.iter().copied().fold(f64::MAX, f64::min);
+        let max = self.last().fold(f64::MIN, f64::max);
+        let min = self.last().fold(f64::MAX, f64::min);
         (max - min) / mean
     }
 }
@@ -157,11 +192,28 @@ mod tests {
         for r in [10.0, 10.4, 10.2] {
             w.push(r);
         }
+        assert_eq!(w.stable(), None, "the windows before them differ (the one far off)");
+        for r in [10.1, 10.3, 10.2] {
+            w.push(r);
+        }
         let mean = w.stable().unwrap_or(0.0);
         assert!((mean - 10.2).abs() < 1e-9, "{mean}");
-        assert!((w.spread() - 0.4 / 10.2).abs() < 1e-9);
+        assert!((w.spread() - 0.2 / 10.2).abs() < 1e-9);
         let mut zero = Windows::new(WorkGroupSampling { windows: 1, ..WorkGroupSampling::default() });
         zero.push(0.0);
+        zero.push(0.0);
         assert_eq!(zero.stable(), None, "no rate to extrapolate with");
+    }
+
+    #[test]
+    fn a_slow_drift_is_not_stable() {
+        // 2 % a window: any three agree within 10 %, but the last three are 5.6 % above the
+        // three before them, more than half the tolerance.
+        let mut w = Windows::new(WorkGroupSampling { windows: 3, tolerance: 0.1, ..WorkGroupSampling::default() });
+        for i in 0..6 {
+            w.push(10.0 + 0.2 * i as f64);
+        }
+        assert!(w.spread() <= 0.1);
+        assert_eq!(w.stable(), None);
     }
 }

@@ -116,7 +116,7 @@ impl Admission {
     }
 
     /// Give back what a retired work-group held.
-    fn release(&mut self, placed: &Placed, slot: u32) {
+    pub(super) fn release(&mut self, placed: &Placed, slot: u32) {
         if self.split {
             self.place.release_split(placed, &self.needs);
         } else {

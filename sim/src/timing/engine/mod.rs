@@ -213,10 +213,15 @@ pub(crate) fn run(
     sim.admit_anywhere(start);
     sim.sampler.start(sim.admit.last_start);
     let mut hooks = hooks;
-    if let Some((at, rate)) = sim.main_loop(env, mem, &mut hooks)? {
-        sim.fast_forward(at, rate, env, mem, hooks)?;
+    while let Some((at, rate)) = sim.main_loop(env, mem, &mut hooks)? {
+        // Reborrowed: detail may go on after the fast-forward (a partial round left).
+        let host = hooks.host.as_mut().map(|h| &mut **h as &mut dyn HostAgent);
+        let again = Hooked { host, turn: hooks.turn.as_deref_mut() };
+        if !sim.fast_forward(at, rate, env, mem, again)? {
+            break;
+        }
     }
-    sim.note_full_detail();
+    sim.note_sampling();
     Ok(sim.finish(mem, &before, t0))
 }
 
@@ -259,7 +264,8 @@ impl Sim<'_, '_> {
             // Where the next wave is taken, not per instruction: one compare when not sampling.
             if t >= self.sampler.next_check {
                 let resident = self.s.groups.iter().flatten().count();
-                if let Some(rate) = self.sampler.window_ended(t, self.s.stats.instructions, self.s.stats.groups, resident) {
+                let completed = self.s.stats.instructions - self.in_flight(t);
+                if let Some(rate) = self.sampler.window_ended(t, completed, self.s.stats.groups, resident) {
                     return Ok(Some((t, rate)));
                 }
             }

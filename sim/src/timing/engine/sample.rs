@@ -16,6 +16,8 @@ use crate::memory::Memory;
 use crate::memsys::OpKind;
 use crate::sched::{EngineOptions, FastForward, Hooked, Sampled, Sched, Storage, Windows, WorkGroupSampling};
 use crate::timing::class::{Class, Maintenance};
+use crate::timing::issue::WaveTiming;
+use crate::timing::placement::Placed;
 
 /// The sampling state of a dispatch.
 pub(super) struct Sampler {
@@ -33,6 +35,8 @@ pub(super) struct Sampler {
     /// Most work-groups resident at a window's end so far: windows count only while the GPU
     /// holds that many (a draining GPU's rate is not the rest's).
     peak_groups: usize,
+    /// What the fast-forwards so far did (`None`: none yet).
+    done: Option<Sampled>,
 }
 
 impl Sampler {
@@ -61,20 +65,26 @@ impl Sampler {
             windows: Windows::new(cfg.unwrap_or_default()),
             full_detail: why,
             peak_groups: 0,
+            done: None,
         }
     }
 
-    /// The GPU is full from cycle `at` on: the first window starts there.
+    /// The GPU is full from cycle `at` on: the first window starts there (the windows and
+    /// the peak of resident work-groups start over: detail resumed on a later round).
     pub(super) fn start(&mut self, at: u64) {
-        if self.on.is_some() {
+        if let Some((cfg, _)) = self.on {
             self.next_check = at;
+            self.windows = Windows::new(cfg);
+            self.window_start = None;
+            self.peak_groups = 0;
         }
     }
 
     /// The main loop reached cycle `t` (at or past [`Sampler::next_check`]) with
-    /// `instructions` executed, `started` work-groups started and `resident` resident: a
+    /// `completed` wave-instructions completed (issued, and for a memory or LDS instruction
+    /// its counter decremented), `started` work-groups started and `resident` resident: a
     /// window ends, and the rate to extrapolate with if detail may stop here.
-    pub(super) fn window_ended(&mut self, t: u64, instructions: u64, started: u64, resident: usize) -> Option<f64> {
+    pub(super) fn window_ended(&mut self, t: u64, completed: u64, started: u64, resident: usize) -> Option<f64> {
         let Some((cfg, _)) = self.on else {
             self.next_check = u64::MAX;
             return None;
@@ -87,10 +97,10 @@ impl Sampler {
         self.peak_groups = self.peak_groups.max(resident);
         if let Some((c0, i0)) = self.window_start {
             if t > c0 {
-                self.windows.push(instructions.saturating_sub(i0) as f64 / (t - c0) as f64);
+                self.windows.push(completed.saturating_sub(i0) as f64 / (t - c0) as f64);
             }
         }
-        self.window_start = Some((t, instructions));
+        self.window_start = Some((t, completed));
         self.next_check = t.saturating_add(cfg.window_cycles.max(1));
         if started < cfg.min_detailed_groups {
             return None;
@@ -136,47 +146,100 @@ pub(super) fn scale(counters: &mut Counters, s: &Sampled) {
 }
 
 impl Sim<'_, '_> {
-    /// Detail stops at cycle `at` with the stable `rate`: the caches' dirty lines go to
-    /// memory, the functional engine runs the resident waves and the work-groups not started
-    /// to the end, the caches forget what they held (the functional part wrote memory behind
-    /// them), and the dispatch's end moves to where the rate puts it.
-    pub(super) fn fast_forward(&mut self, at: u64, rate: f64, env: &mut Env, mem: &mut Memory, hooks: Hooked) -> Result<(), KernelFault> {
-        let Some((_, resume)) = self.sampler.on else { return Ok(()) };
+    /// Wave-instructions issued but not completed at `t`: memory and LDS instructions whose
+    /// counter has not decremented yet.
+    pub(super) fn in_flight(&self, t: u64) -> u64 {
+        self.s.waves.iter().flatten().map(|r| r.x.out.pending(t).iter().sum::<usize>() as u64).sum()
+    }
+
+    /// Detail stops at cycle `at` with the stable `rate` (completed wave-instructions per
+    /// cycle): the caches' dirty lines go to memory and the functional engine runs the resident
+    /// waves to their end, and the work-groups not started too unless they are fewer than the
+    /// resident ones (one partial round left, [`crate::sched::sample`]). Returns whether
+    /// detail goes on with that partial round.
+    pub(super) fn fast_forward(&mut self, at: u64, rate: f64, env: &mut Env, mem: &mut Memory, hooks: Hooked) -> Result<bool, KernelFault> {
+        let Some((_, resume)) = self.sampler.on else { return Ok(false) };
+        let in_flight = self.in_flight(at);
         self.port.ms.borrow().flush_to(mem);
-        let (pending, free) = (self.admit.pending(), self.admit.free_slots());
+        let (mut pending, mut free) = (self.admit.pending(), self.admit.free_slots());
+        let resident: Vec<(Placed, u32)> = self.s.groups.iter().flatten().map(|g| (g.x.clone(), g.slot)).collect();
+        let tail = !pending.is_empty() && pending.len() < resident.len();
+        if tail {
+            (pending, free) = (Vec::new(), Vec::new());
+        }
         let (d, opts) = (self.s.d, self.s.opts);
         let detailed = std::mem::replace(&mut self.s, Sched::new(d, opts, None, Storage::Reused));
-        let (groups, instructions) = (detailed.stats.groups, detailed.stats.instructions);
+        let instructions = detailed.stats.instructions;
         let fast_forwarded_groups = pending.len() as u64;
         let mut f = detailed.hand_over(|_| (), |_| ());
         resume(&mut f, free, pending, env, mem, hooks)?;
-        self.port.ms.borrow_mut().invalidate_range(0, u64::MAX);
+        // The caches keep their lines (dirty ones stay dirty, to be written back at the end as
+        // in full detail), with the bytes the functional part left in memory.
+        self.port.ms.borrow_mut().refresh_from(mem);
         let ff = f.stats.instructions - instructions;
-        self.s.stats = f.stats;
-        let extra = (ff as f64 / rate).ceil() as u64;
-        self.time.last = self.time.last.max(at.saturating_add(extra));
-        let total = self.time.last.saturating_sub(self.time.begin).max(1);
-        let error_pct = 100.0 * self.sampler.windows.spread() / 2.0 * extra.min(total) as f64 / total as f64;
-        self.s.stats.sampled = Some(Sampled {
-            detailed_groups: groups,
-            fast_forwarded_groups,
-            detailed_instructions: instructions,
-            fast_forwarded_instructions: ff,
-            stopped_at_cycle: at - self.time.begin,
-            rate,
-            error_pct,
-            full_detail: None,
-        });
-        Ok(())
+        let extra = ((ff + in_flight) as f64 / rate).ceil() as u64;
+        let end = at.saturating_add(extra);
+        self.sampler.note(at - self.time.begin, rate, fast_forwarded_groups, ff, extra);
+        if tail {
+            self.s = f.hand_over(|_| parked(), |_| Placed::default());
+            self.resume_detail(end, &resident);
+        } else {
+            self.s.stats = f.stats;
+            self.time.last = self.time.last.max(end);
+        }
+        Ok(tail)
     }
 
-    /// A dispatch that asked for sampling and ran in full detail says so, and why.
-    pub(super) fn note_full_detail(&mut self) {
-        if !self.sampler.asked || self.s.stats.sampled.is_some() {
+    /// Detail resumes at `end` (the extrapolated end of the work-groups `resident` held, now
+    /// retired functionally) with the work-groups not started yet.
+    fn resume_detail(&mut self, end: u64, resident: &[(Placed, u32)]) {
+        for (placed, slot) in resident {
+            self.admit.release(placed, *slot);
+        }
+        self.heap.clear();
+        self.time.last = self.time.last.max(end);
+        self.time.progress = self.time.progress.max(end);
+        self.s.prog.advance(end, self.s.stats.instructions);
+        self.admit_anywhere(end);
+        self.sampler.start(self.admit.last_start);
+    }
+
+    /// The dispatch's end: a dispatch that asked for sampling says what it did, or that it
+    /// ran in full detail and why.
+    pub(super) fn note_sampling(&mut self) {
+        if !self.sampler.asked {
             return;
         }
-        let why = self.sampler.full_detail.unwrap_or("the rate was not stable before the end");
         let (groups, instructions) = (self.s.stats.groups, self.s.stats.instructions);
-        self.s.stats.sampled = Some(Sampled { detailed_groups: groups, detailed_instructions: instructions, full_detail: Some(why), ..Sampled::default() });
+        let Some(mut s) = self.sampler.done.take() else {
+            let why = self.sampler.full_detail.unwrap_or("the rate was not stable before the end");
+            self.s.stats.sampled = Some(Sampled { detailed_groups: groups, detailed_instructions: instructions, full_detail: Some(why), ..Sampled::default() });
+            return;
+        };
+        s.detailed_groups = groups.saturating_sub(s.fast_forwarded_groups);
+        s.detailed_instructions = instructions.saturating_sub(s.fast_forwarded_instructions);
+        let total = self.time.last.saturating_sub(self.time.begin).max(1);
+        // `error_pct` holds, until here, the spreads' share of the extrapolated cycles.
+        s.error_pct = 100.0 * s.error_pct / total as f64;
+        self.s.stats.sampled = Some(s);
+    }
+}
+
+/// The timing state of a wave that is never scheduled: only to name the type when the
+/// functional engine hands a dispatch back with no wave resident.
+fn parked() -> WaveTiming {
+    WaveTiming { cu: 0, simd: 0, idx: 0, next: u64::MAX, prio: 0, start: 0, out: Default::default(), sleep_until: 0 }
+}
+
+impl Sampler {
+    /// A fast-forward from `at` (cycles from the dispatch's start) at `rate`: `groups`
+    /// work-groups and `instructions` wave-instructions ran functionally, `extra` cycles
+    /// were extrapolated.
+    fn note(&mut self, at: u64, rate: f64, groups: u64, instructions: u64, extra: u64) {
+        let spread = self.windows.spread() / 2.0;
+        let s = self.done.get_or_insert_with(|| Sampled { stopped_at_cycle: at, rate, ..Sampled::default() });
+        s.fast_forwarded_groups += groups;
+        s.fast_forwarded_instructions += instructions;
+        s.error_pct += spread * extra as f64;
     }
 }
