@@ -5,6 +5,7 @@
 use super::desc::{Desc, Shape};
 use super::dpp::Dpp;
 use super::dst::{Cout, Dst, Form, MaskDst};
+use super::fast;
 use super::src::{Loc, Src};
 use super::ty::Ty;
 use super::{Alu, Cin};
@@ -67,7 +68,7 @@ pub fn alu(inst: &Inst, family: Family, d: &Desc) -> Option<Alu> {
         // Element 1 of the result comes from S1's dword chosen by op_sel[1].
         src[1].hi2 = mods(inst, OpName::src1).is_some_and(|m| m.0.op_sel);
     }
-    Some(Alu {
+    let mut alu = Alu {
         k: d.k,
         src,
         dst: dest(inst, &enc, d)?,
@@ -79,7 +80,10 @@ pub fn alu(inst: &Inst, family: Family, d: &Desc) -> Option<Alu> {
         clamp: inst.clamp(),
         ftz_out: d.ftz_out,
         aux,
-    })
+        fast: None,
+    };
+    alu.fast = d.fast.filter(|&f| fast::eligible(f, &alu));
+    Some(alu)
 }
 
 /// Modifiers of a source operand and whether they are float (abs/neg) or integer (sext).

@@ -1,6 +1,7 @@
 //! Per-opcode description: kernel, operand types, operand roles and modelling notes. Built by
 //! `table::describe` once per instruction at classification.
 
+use super::fast::Fast;
 use super::lanes::Kernel;
 use super::src::Ftz;
 use super::ty::Ty;
@@ -39,13 +40,15 @@ pub struct Desc {
     /// Write only this field of the destination (an SDWA select: 0-3 a byte, 4-5 a word) and
     /// keep the rest: the partial writes of gfx950's narrowing conversions.
     pub keep: Option<u8>,
+    /// The direct path that computes it when its operands allow ([`super::fast`]).
+    pub fast: Option<Fast>,
 }
 
 const OPS: [OpName; 3] = [OpName::src0, OpName::src1, OpName::src2];
 
 impl Desc {
     pub fn new(k: Kernel, src: [Ty; 3], dst: Ty) -> Desc {
-        Desc { k, src, dst, shape: Shape::Plain, ops: OPS, ftz_in: Ftz::Mode, ftz_out: Ftz::Mode, fid: Fidelity::Exact, aux: 0, keep: None }
+        Desc { k, src, dst, shape: Shape::Plain, ops: OPS, ftz_in: Ftz::Mode, ftz_out: Ftz::Mode, fid: Fidelity::Exact, aux: 0, keep: None, fast: None }
     }
     pub fn shape(mut self, s: Shape) -> Desc {
         self.shape = s;
@@ -75,6 +78,10 @@ impl Desc {
     }
     pub fn aux(mut self, aux: u32) -> Desc {
         self.aux = aux;
+        self
+    }
+    pub fn fast(mut self, f: Fast) -> Desc {
+        self.fast = Some(f);
         self
     }
     pub fn keep(mut self, field: u8) -> Desc {

@@ -7,6 +7,8 @@
 //! every lane's sources into a reusable working set ([`lanes`]), runs the kernel over all
 //! lanes, post-processes float results and writes back the lanes EXEC (and DPP masks) enable.
 //! Nothing on that path allocates or looks at strings.
+//! The commonest plain 32-bit operations skip the working set: [`fast`] computes them on the
+//! VGPR rows directly, with the same results.
 //!
 //! Modules: [`fp`] float helpers and MODE, [`ty`] operand types, [`src`] source gather,
 //! [`dpp`] lane selection, [`dst`] results and write-back, [`int`]/[`float`]/[`cvt`]/[`cmp`]/
@@ -31,6 +33,7 @@ pub mod cvt_scale32;
 pub mod desc;
 pub mod dpp;
 pub mod dst;
+pub mod fast;
 pub mod float;
 pub mod fp;
 pub mod index;
@@ -85,6 +88,8 @@ pub struct Alu {
     pub clamp: bool,
     pub ftz_out: Ftz,
     pub aux: u32,
+    /// The direct path that computes it ([`fast`]), when its operands allow.
+    pub fast: Option<fast::Fast>,
 }
 
 #[derive(Debug, Clone)]
@@ -240,14 +245,25 @@ fn execute_indexed(op: &Op, cx: &mut ExecCtx) -> Result<Flow, FaultKind> {
             _ => Err(FaultKind::NotSupported(format!("{} in VGPR index mode (s_set_gpr_idx_on)", op.opcode.name()))),
         };
     };
+    // The moved operands go through the general path alone.
     let a = index::indexed(a, cx.wave.sreg[crate::wave::slot::M0])?;
-    run_alu(&a, cx);
+    run_general(&a, cx);
     Ok(Flow::Next)
 }
 
-/// One per-lane operation: gather, compute, write back.
+/// One per-lane operation: on the direct path when it applies, else the general one.
 #[inline]
 fn run_alu(a: &Alu, cx: &mut ExecCtx) {
+    if let Some(f) = a.fast {
+        if fast::run(f, a, cx.wave, cx.env) {
+            return;
+        }
+    }
+    run_general(a, cx)
+}
+
+/// One per-lane operation: gather, compute, write back.
+fn run_general(a: &Alu, cx: &mut ExecCtx) {
     with_scratch(|x| {
         let m = prepare(a, cx, &mut x[0]);
         (a.k)(&mut x[0]);

@@ -4,6 +4,7 @@
 //! V_CLZ_I32_U32, V_MAD_U64_U32 to V_MAD_CO_U64_U32 on GFX12, and so on).
 
 use super::desc::{any, bin, cvt, tri, un, Desc, Shape};
+use super::fast::Fast as F;
 use super::lanes::Kernel;
 use super::src::Ftz;
 use super::ty::Ty::{self, Mix, PkB16, PkB32, PkF16, PkF32, PkI16, B16, B32, B64, F16, F32, F64, I16, I32, I64, U16, U32, U64};
@@ -37,7 +38,7 @@ fn integer(op: Opcode, fam: Family) -> Option<Desc> {
     use Opcode::*;
     let gfx8 = fam == Family::Gfx8;
     Some(match op {
-        V_MOV_B32 | V_ACCVGPR_MOV_B32 | V_ACCVGPR_READ_B32 | V_ACCVGPR_WRITE_B32 => un(i::mov, B32),
+        V_MOV_B32 | V_ACCVGPR_MOV_B32 | V_ACCVGPR_READ_B32 | V_ACCVGPR_WRITE_B32 => un(i::mov, B32).fast(F::Mov),
         V_MOV_B64 => un(i::mov, B64),
         V_MOV_B16 => un(i::mov, B16),
         V_NOT_B32 => un(i::not32, U32),
@@ -46,15 +47,15 @@ fn integer(op: Opcode, fam: Family) -> Option<Desc> {
         V_FFBH_U32 | V_CLZ_I32_U32 => un(i::ffbh_u32, U32),
         V_FFBL_B32 | V_CTZ_I32_B32 => un(i::ffbl, U32),
         V_FFBH_I32 | V_CLS_I32 => un(i::ffbh_i32, U32),
-        V_CNDMASK_B32 => bin(carry(i::cndmask), B32).shape(Shape::Select),
+        V_CNDMASK_B32 => bin(carry(i::cndmask), B32).shape(Shape::Select).fast(F::Cndmask),
         V_CNDMASK_B16 => bin(carry(i::cndmask), B16).shape(Shape::Select),
 
         // GFX8's V_ADD/SUB/SUBREV_U32 are GFX9's *_CO_U32 (carry-out to VCC / sdst).
         V_ADD_U32 if gfx8 => bin(carry(i::add_co_u32), U32).shape(Shape::CarryOut),
         V_SUB_U32 if gfx8 => bin(carry(i::sub_co_u32), U32).shape(Shape::CarryOut),
         V_SUBREV_U32 if gfx8 => bin(carry(i::subrev_co_u32), U32).shape(Shape::CarryOut),
-        V_ADD_U32 | V_ADD_NC_U32 => bin(i::add_u32, U32),
-        V_SUB_U32 | V_SUB_NC_U32 => bin(i::sub_u32, U32),
+        V_ADD_U32 | V_ADD_NC_U32 => bin(i::add_u32, U32).fast(F::Add),
+        V_SUB_U32 | V_SUB_NC_U32 => bin(i::sub_u32, U32).fast(F::Sub),
         V_SUBREV_U32 | V_SUBREV_NC_U32 => bin(i::subrev_u32, U32),
         V_ADD_I32 | V_ADD_NC_I32 => bin(i::add_i32, I32),
         V_SUB_I32 | V_SUB_NC_I32 => bin(i::sub_i32, I32),
@@ -64,26 +65,26 @@ fn integer(op: Opcode, fam: Family) -> Option<Desc> {
         V_ADDC_U32 | V_ADDC_CO_U32 | V_ADD_CO_CI_U32 => bin(carry(i::addc_u32), U32).shape(Shape::CarryInOut),
         V_SUBB_U32 | V_SUBB_CO_U32 | V_SUB_CO_CI_U32 => bin(carry(i::subb_u32), U32).shape(Shape::CarryInOut),
         V_SUBBREV_U32 | V_SUBBREV_CO_U32 | V_SUBREV_CO_CI_U32 => bin(carry(i::subbrev_u32), U32).shape(Shape::CarryInOut),
-        V_ADD3_U32 => tri(i::add3_u32, U32),
+        V_ADD3_U32 => tri(i::add3_u32, U32).fast(F::Add3),
         V_ADD_LSHL_U32 => tri(i::add_lshl_u32, U32),
-        V_LSHL_ADD_U32 => tri(i::lshl_add_u32, U32),
+        V_LSHL_ADD_U32 => tri(i::lshl_add_u32, U32).fast(F::LshlAdd),
         V_LSHL_OR_B32 => tri(i::lshl_or_b32, U32),
         V_AND_OR_B32 => tri(i::and_or_b32, U32),
         V_OR3_B32 => tri(i::or3_b32, U32),
         V_XOR3_B32 => tri(i::xor3_b32, U32),
         V_XAD_U32 => tri(i::xad_u32, U32),
-        V_AND_B32 => bin(i::and_b32, U32),
-        V_OR_B32 => bin(i::or_b32, U32),
-        V_XOR_B32 => bin(i::xor_b32, U32),
+        V_AND_B32 => bin(i::and_b32, U32).fast(F::And),
+        V_OR_B32 => bin(i::or_b32, U32).fast(F::Or),
+        V_XOR_B32 => bin(i::xor_b32, U32).fast(F::Xor),
         V_XNOR_B32 => bin(i::xnor_b32, U32),
-        V_LSHLREV_B32 => bin(i::lshlrev_b32, U32),
-        V_LSHRREV_B32 => bin(i::lshrrev_b32, U32),
-        V_ASHRREV_I32 => bin(i::ashrrev_i32, U32),
+        V_LSHLREV_B32 => bin(i::lshlrev_b32, U32).fast(F::LshlRev),
+        V_LSHRREV_B32 => bin(i::lshrrev_b32, U32).fast(F::LshrRev),
+        V_ASHRREV_I32 => bin(i::ashrrev_i32, U32).fast(F::AshrRev),
         V_LSHLREV_B64 => k3(i::lshlrev_b64, [U32, U64, Ty::None], U64),
         V_LSHRREV_B64 => k3(i::lshrrev_b64, [U32, U64, Ty::None], U64),
         V_ASHRREV_I64 => k3(i::ashrrev_i64, [U32, I64, Ty::None], I64),
-        V_LSHL_ADD_U64 => k3(i::lshl_add_u64, [U64, U32, U64], U64),
-        V_MUL_LO_U32 | V_MUL_LO_I32 => bin(i::mul_lo_u32, U32),
+        V_LSHL_ADD_U64 => k3(i::lshl_add_u64, [U64, U32, U64], U64).fast(F::LshlAddU64),
+        V_MUL_LO_U32 | V_MUL_LO_I32 => bin(i::mul_lo_u32, U32).fast(F::MulLo),
         V_MUL_HI_U32 => bin(i::mul_hi_u32, U32),
         V_MUL_HI_I32 => bin(i::mul_hi_i32, U32),
         V_MUL_U32_U24 => bin(i::mul_u32_u24, U32),
@@ -110,7 +111,7 @@ fn integer(op: Opcode, fam: Family) -> Option<Desc> {
         V_MINMAX_U32 => tri(i::minmax_u32, U32),
         V_MAXMIN_I32 => tri(i::maxmin_i32, I32),
         V_MINMAX_I32 => tri(i::minmax_i32, I32),
-        V_BFE_U32 => tri(i::bfe_u32, U32),
+        V_BFE_U32 => tri(i::bfe_u32, U32).fast(F::Bfe),
         V_BFE_I32 => tri(i::bfe_i32, U32),
         V_BFI_B32 => tri(i::bfi_b32, U32),
         V_BITOP3_B32 => tri(i::bitop3_b32, U32),
@@ -169,13 +170,13 @@ fn carry(k: Kernel) -> Kernel {
 fn float(op: Opcode) -> Option<Desc> {
     use Opcode::*;
     Some(match op {
-        V_ADD_F32 => bin(fl::add_f32, F32),
+        V_ADD_F32 => bin(fl::add_f32, F32).fast(F::AddF32),
         V_SUB_F32 => bin(fl::sub_f32, F32),
         V_SUBREV_F32 => bin(fl::subrev_f32, F32),
-        V_MUL_F32 => bin(fl::mul_f32, F32),
+        V_MUL_F32 => bin(fl::mul_f32, F32).fast(F::MulF32),
         V_MUL_LEGACY_F32 | V_MUL_DX9_ZERO_F32 => bin(fl::mul_legacy_f32, F32),
-        V_FMA_F32 => tri(fl::fma_f32, F32),
-        V_FMAC_F32 => tri(fl::fma_f32, F32).acc(),
+        V_FMA_F32 => tri(fl::fma_f32, F32).fast(F::FmaF32),
+        V_FMAC_F32 => tri(fl::fma_f32, F32).acc().fast(F::FmaF32),
         V_FMAAK_F32 => tri(fl::fma_f32, F32).ops([OpName::src0, OpName::src1, OpName::imm]),
         V_FMAMK_F32 => tri(fl::fma_f32, F32).ops([OpName::src0, OpName::imm, OpName::src1]),
         V_FMA_LEGACY_F32 | V_FMA_DX9_ZERO_F32 => tri(fl::fma_legacy_f32, F32),
@@ -188,7 +189,7 @@ fn float(op: Opcode) -> Option<Desc> {
         V_MAD_LEGACY_F32 => tri(fl::mad_legacy_f32, F32).ftz_always(),
         V_MAC_LEGACY_F32 => tri(fl::mad_legacy_f32, F32).acc().ftz_always(),
         V_MIN_F32 => bin(fl::min_f32, F32),
-        V_MAX_F32 => bin(fl::max_f32, F32),
+        V_MAX_F32 => bin(fl::max_f32, F32).fast(F::MaxF32),
         V_MIN3_F32 => tri(fl::min3_f32, F32),
         V_MAX3_F32 => tri(fl::max3_f32, F32),
         V_MED3_F32 => tri(fl::med3_f32, F32),
@@ -440,7 +441,11 @@ pub fn compare(op: Opcode) -> Option<Desc> {
         cmp::float(F.iter().position(|&c| c == cond)? as u8, bits)
     } else {
         const I: [&str; 8] = ["f", "lt", "eq", "le", "gt", "ne", "ge", "t"];
-        cmp::int(I.iter().position(|&c| c == cond)? as u8, bits, matches!(t, I16 | I32 | I64))
+        let (c, signed) = (I.iter().position(|&c| c == cond)? as u8, matches!(t, I16 | I32 | I64));
+        if bits == 32 {
+            return Some(any(cmp::int(c, bits, signed), [t, t, Ty::None], Ty::None).shape(shape).fast(F::Cmp { cond: c, signed }));
+        }
+        cmp::int(c, bits, signed)
     };
     Some(any(k, [t, t, Ty::None], Ty::None).shape(shape))
 }

@@ -108,6 +108,8 @@ fn half(inst: &Inst, family: Family, mnemonic: &str, is_x: bool) -> Option<(Alu,
         clamp: false,
         ftz_out: d.ftz_out,
         aux: 0,
+        // Both halves read their sources before either writes: the general path only.
+        fast: None,
     };
     Some((alu, d.fid))
 }

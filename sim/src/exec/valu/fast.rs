@@ -1,0 +1,351 @@
+//! The direct path of the commonest plain 32-bit operations (and V_LSHL_ADD_U64): sources read
+//! in place from the VGPR rows (a scalar or constant broadcast once), every lane computed in
+//! one branch-free loop over whole 64-lane rows, results blended into the destination row
+//! under the write mask. It skips the general path's working set ([`super::lanes`]): no
+//! widening to 64 bits, no modifier passes, no float post-processing.
+//!
+//! Only operations whose general-path result is the plain per-lane expression take it (chosen
+//! once, when the instruction is built, [`eligible`]): VGPR, scalar or constant sources without
+//! op_sel, SDWA, DPP or abs/neg; a 32-bit (64-bit for V_LSHL_ADD_U64) VGPR destination; no
+//! clamp or output modifier. Float operations also need MODE to keep f32 denormals on input
+//! and output (no flushing), checked per instruction; otherwise, and for a register row past
+//! the wave's file, the general path runs. Each expression is the general kernel's (same
+//! helpers for floats), so results are bit-identical.
+
+use super::dst::{write_mask, Cout, Dst, Form, MaskDst};
+use super::fp::{self, Ctl};
+use super::src::{Loc, Src};
+use super::{Alu, Cin};
+use crate::exec::operand::{s32, s64};
+use crate::exec::Env;
+use crate::wave::{Wave, MAX_LANES};
+
+type Row = [u32; MAX_LANES];
+
+/// An operation the direct path computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fast {
+    Mov,
+    Add,
+    Sub,
+    And,
+    Or,
+    Xor,
+    LshlRev,
+    LshrRev,
+    AshrRev,
+    MulLo,
+    Add3,
+    LshlAdd,
+    Bfe,
+    /// V_CNDMASK_B32: S1 where the mask bit is set, else S0.
+    Cndmask,
+    /// 32-bit integer compare, condition as `cmp::int` numbers it (0 F .. 7 T).
+    Cmp {
+        cond: u8,
+        signed: bool,
+    },
+    AddF32,
+    MulF32,
+    FmaF32,
+    MaxF32,
+    /// V_LSHL_ADD_U64: 64-bit sources 0 and 2, 64-bit result.
+    LshlAddU64,
+}
+
+impl Fast {
+    fn float(self) -> bool {
+        matches!(self, Fast::AddF32 | Fast::MulF32 | Fast::FmaF32 | Fast::MaxF32)
+    }
+}
+
+fn plain(s: &Src, bits: u32) -> bool {
+    let loc = match s.loc {
+        Loc::V { acc, .. } => !acc,
+        Loc::S(_) | Loc::K(_) | Loc::None => true,
+    };
+    loc && !s.hi && s.sdwa.is_none() && !s.neg && !s.abs && !s.dpp && (s.loc == Loc::None || s.ty.bits() == bits)
+}
+
+/// Whether the built operation `a` may take the direct path for `f`.
+pub fn eligible(f: Fast, a: &Alu) -> bool {
+    let wide = f == Fast::LshlAddU64;
+    let bits = |i: usize| if wide && i != 1 { 64 } else { 32 };
+    let srcs = a.src.iter().enumerate().all(|(i, s)| plain(s, bits(i)));
+    let form = if wide { Form::B64 } else { Form::B32 };
+    let dst = match (f, a.dst) {
+        (Fast::Cmp { .. }, Dst::None) => true,
+        (Fast::Cmp { .. }, _) => false,
+        (_, Dst::V { acc, form: fm, .. }) => !acc && fm == form,
+        _ => false,
+    };
+    let masks = match f {
+        Fast::Cmp { .. } => a.cin == Cin::None,
+        Fast::Cndmask => a.cin != Cin::None && a.cout == Cout::NONE,
+        _ => a.cin == Cin::None && a.cout == Cout::NONE,
+    };
+    srcs && dst && masks && a.dpp.is_none() && a.omod == 0 && !a.clamp
+}
+
+/// A source's wave-uniform value (scalar or constant; `wide`: the low half of a 64-bit
+/// value, `high`: the high half), `None` for a VGPR.
+#[inline(always)]
+fn uniform(w: &Wave, env: &Env, s: &Src, wide: bool, high: bool) -> Option<u32> {
+    let v = match s.loc {
+        Loc::V { .. } => return None,
+        Loc::S(op) if wide => s64(w, env, op),
+        Loc::S(op) => s32(w, env, op) as u64,
+        Loc::K(v) => v,
+        Loc::None => 0,
+    };
+    Some(if high { (v >> 32) as u32 } else { v as u32 })
+}
+
+/// Source `s` as a whole row: its VGPR row (`high`: the next one) in place, or its uniform
+/// value broadcast in `splat`. `None` for a row past the wave's register file.
+#[inline(always)]
+fn row<'w>(w: &'w Wave, s: &Src, splat: &'w Option<Row>, high: bool) -> Option<&'w Row> {
+    match (s.loc, splat) {
+        (_, Some(r)) => Some(r),
+        (Loc::V { reg, .. }, None) => vrow(w, (reg as usize + high as usize) % 256),
+        _ => None,
+    }
+}
+
+#[inline(always)]
+fn vrow(w: &Wave, r: usize) -> Option<&Row> {
+    w.vgpr.get(r * MAX_LANES..(r + 1) * MAX_LANES).and_then(|x| x.try_into().ok())
+}
+
+/// `out[l] = f(a[l], b[l], c[l])` over every lane (inactive ones too: the kernels are pure).
+#[inline(always)]
+fn map(out: &mut Row, [a, b, c]: [&Row; 3], f: impl Fn(u32, u32, u32) -> u32) {
+    for l in 0..MAX_LANES {
+        out[l] = f(a[l], b[l], c[l]);
+    }
+}
+
+/// A float operation over every lane: its bits where the result is a number; if any lane's
+/// is NaN, every lane again through `fp::nan32` (the NaN an input carries, quieted), as the
+/// general kernels compute it. The first pass has no branch, so it vectorises.
+#[inline(always)]
+fn fmap(out: &mut Row, [a, b, c]: [&Row; 3], f: impl Fn(f32, f32, f32) -> f32) {
+    let g = |x: u32| f32::from_bits(x);
+    let mut nan = false;
+    for l in 0..MAX_LANES {
+        let r = f(g(a[l]), g(b[l]), g(c[l]));
+        nan |= r.is_nan();
+        out[l] = r.to_bits();
+    }
+    if nan {
+        for l in 0..MAX_LANES {
+            let r = f(g(a[l]), g(b[l]), g(c[l]));
+            out[l] = fp::nan32(r, &[a[l] as u64, b[l] as u64, c[l] as u64]) as u32;
+        }
+    }
+}
+
+/// Bit `l` set where `f(a[l], b[l])`: one byte per lane, then eight lanes packed at a time
+/// (a multiply gathers the low bits of eight bytes into the top byte).
+#[inline(always)]
+fn test(a: &Row, b: &Row, f: impl Fn(u32, u32) -> bool) -> u64 {
+    let mut bits = [0u8; MAX_LANES];
+    for l in 0..MAX_LANES {
+        bits[l] = f(a[l], b[l]) as u8;
+    }
+    let mut m = 0u64;
+    for (j, c) in bits.chunks_exact(8).enumerate() {
+        let x = c.iter().enumerate().fold(0u64, |x, (i, &v)| x | (v as u64) << (8 * i));
+        m |= (x.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * j);
+    }
+    m
+}
+
+/// Every lane's bit of `m` as an all-ones or all-zeros word, eight lanes from each byte (a
+/// test against constant bit positions, no per-lane shift).
+#[inline(always)]
+fn lane_masks(m: u64) -> Row {
+    const BIT: [u32; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
+    let mut out = [0u32; MAX_LANES];
+    for (j, c) in out.chunks_exact_mut(8).enumerate() {
+        let byte = (m >> (8 * j)) as u32 & 0xff;
+        for (o, &bit) in c.iter_mut().zip(&BIT) {
+            *o = 0u32.wrapping_sub((byte & bit != 0) as u32);
+        }
+    }
+    out
+}
+
+#[inline(always)]
+fn compare(cond: u8, signed: bool, a: &Row, b: &Row) -> u64 {
+    let i = |x: u32| x as i32;
+    match (cond & 7, signed) {
+        (0, _) => 0,
+        (1, false) => test(a, b, |x, y| x < y),
+        (2, _) => test(a, b, |x, y| x == y),
+        (3, false) => test(a, b, |x, y| x <= y),
+        (4, false) => test(a, b, |x, y| x > y),
+        (5, _) => test(a, b, |x, y| x != y),
+        (6, false) => test(a, b, |x, y| x >= y),
+        (1, true) => test(a, b, |x, y| i(x) < i(y)),
+        (3, true) => test(a, b, |x, y| i(x) <= i(y)),
+        (4, true) => test(a, b, |x, y| i(x) > i(y)),
+        (6, true) => test(a, b, |x, y| i(x) >= i(y)),
+        _ => !0,
+    }
+}
+
+/// Every lane's 32-bit result of `f` (not the compares, the select or the 64-bit form).
+#[inline(always)]
+fn compute(f: Fast, s: [&Row; 3], k: &Ctl, out: &mut Row) {
+    match f {
+        Fast::Mov => map(out, s, |a, _, _| a),
+        Fast::Add => map(out, s, |a, b, _| a.wrapping_add(b)),
+        Fast::Sub => map(out, s, |a, b, _| a.wrapping_sub(b)),
+        Fast::And => map(out, s, |a, b, _| a & b),
+        Fast::Or => map(out, s, |a, b, _| a | b),
+        Fast::Xor => map(out, s, |a, b, _| a ^ b),
+        Fast::LshlRev => map(out, s, |a, b, _| b << (a & 31)),
+        Fast::LshrRev => map(out, s, |a, b, _| b >> (a & 31)),
+        Fast::AshrRev => map(out, s, |a, b, _| ((b as i32) >> (a & 31)) as u32),
+        Fast::MulLo => map(out, s, |a, b, _| a.wrapping_mul(b)),
+        Fast::Add3 => map(out, s, |a, b, c| a.wrapping_add(b).wrapping_add(c)),
+        Fast::LshlAdd => map(out, s, |a, b, c| (a << (b & 31)).wrapping_add(c)),
+        Fast::Bfe => map(out, s, |a, b, c| (a >> (b & 31)) & (1u32 << (c & 31)).wrapping_sub(1)),
+        Fast::AddF32 => fmap(out, s, |a, b, _| a + b),
+        Fast::MulF32 => fmap(out, s, |a, b, _| a * b),
+        Fast::FmaF32 => fmap(out, s, |a, b, c| a.mul_add(b, c)),
+        Fast::MaxF32 => map(out, s, |a, b, _| fp::max32(a as u64, b as u64, k.ieee) as u32),
+        Fast::Cndmask | Fast::Cmp { .. } | Fast::LshlAddU64 => {}
+    }
+}
+
+/// `dst[l] = v[l]` for the lanes of `mask` (a select per lane, no branches).
+#[inline(always)]
+fn blend(dst: &mut [u32], v: &Row, mask: u64) {
+    if mask == u64::MAX {
+        dst.copy_from_slice(v);
+        return;
+    }
+    let keep = lane_masks(mask);
+    for ((d, &x), &k) in dst.iter_mut().zip(v).zip(&keep) {
+        *d = (x & k) | (*d & !k);
+    }
+}
+
+#[inline(always)]
+fn dst_row(w: &mut Wave, reg: usize) -> Option<&mut [u32]> {
+    w.vgpr.get_mut(reg * MAX_LANES..(reg + 1) * MAX_LANES)
+}
+
+/// Run `a` (whose [`Alu::fast`] is `f`) on the direct path; false (nothing done) when it must
+/// take the general one.
+pub fn run(f: Fast, a: &Alu, w: &mut Wave, env: &Env) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the host CPU has the features `run_avx2` is compiled for (checked above).
+        return unsafe { run_avx2(f, a, w, env) };
+    }
+    run_on(f, a, w, env)
+}
+
+/// [`run_on`] compiled for AVX2 and FMA: wider lane loops, and `mul_add` as one instruction
+/// (the same fused result the portable build gets from a library call).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn run_avx2(f: Fast, a: &Alu, w: &mut Wave, env: &Env) -> bool {
+    run_on(f, a, w, env)
+}
+
+#[inline(always)]
+fn run_on(f: Fast, a: &Alu, w: &mut Wave, env: &Env) -> bool {
+    let k = Ctl::from_mode(w.mode, false);
+    if f.float() && !(k.den32_in && k.den32_out) {
+        return false;
+    }
+    let exec = w.exec();
+    let wide = f == Fast::LshlAddU64;
+    let splat = |i: usize, wide: bool, high: bool| uniform(w, env, &a.src[i], wide, high).map(|v| [v; MAX_LANES]);
+    let (k0, k1, k2) = (splat(0, wide, false), splat(1, false, false), splat(2, wide, false));
+    let (Some(s0), Some(s1), Some(s2)) = (row(w, &a.src[0], &k0, false), row(w, &a.src[1], &k1, false), row(w, &a.src[2], &k2, false)) else {
+        return false;
+    };
+    let Dst::V { reg, .. } = a.dst else {
+        // A compare: the lane mask goes where the general path's `commit` puts it.
+        let Fast::Cmp { cond, signed } = f else { return false };
+        let bits = compare(cond, signed, s0, s1) & exec;
+        commit_mask(w, a.cout, bits);
+        return true;
+    };
+    let reg = reg as usize;
+    let mut out = [0u32; MAX_LANES];
+    match f {
+        Fast::Cndmask => {
+            let sel = lane_masks(cin(w, env, a.cin));
+            for l in 0..MAX_LANES {
+                out[l] = (s1[l] & sel[l]) | (s0[l] & !sel[l]);
+            }
+        }
+        Fast::LshlAddU64 => {
+            let (h0, h2) = (splat(0, true, true), splat(2, true, true));
+            let (Some(h0), Some(h2)) = (row(w, &a.src[0], &h0, true), row(w, &a.src[2], &h2, true)) else { return false };
+            let hi = lshl_add_u64([s0, s1, s2], [h0, h2], &mut out);
+            return store_pair(w, reg, &out, &hi, exec);
+        }
+        _ => compute(f, [s0, s1, s2], &k, &mut out),
+    }
+    let Some(d) = dst_row(w, reg) else { return false };
+    blend(d, &out, exec);
+    true
+}
+
+#[inline(always)]
+fn cin(w: &Wave, env: &Env, c: Cin) -> u64 {
+    (match c {
+        Cin::None => 0,
+        Cin::Vcc => w.vcc(),
+        Cin::Reg(op) if w.wave64 => s64(w, env, op),
+        Cin::Reg(op) => s32(w, env, op) as u64,
+    }) & w.lane_mask()
+}
+
+#[inline(always)]
+fn commit_mask(w: &mut Wave, c: Cout, bits: u64) {
+    if c.to != MaskDst::None || c.exec {
+        write_mask(w, c.to, bits);
+        if c.exec {
+            w.set_exec(bits);
+        }
+    }
+}
+
+/// V_LSHL_ADD_U64: `(S0.u64 << (S1 & 7, counts above 4 acting as 0)) + S2.u64`, as the
+/// general kernel computes it, from the sources' low rows `lo` and sources 0 and 2's high rows
+/// `hi`; the low halves into `out`, the high halves returned.
+#[inline(always)]
+fn lshl_add_u64(lo: [&Row; 3], hi: [&Row; 2], out: &mut Row) -> Row {
+    let mut out_hi = [0u32; MAX_LANES];
+    for l in 0..MAX_LANES {
+        let x = lo[0][l] as u64 | (hi[0][l] as u64) << 32;
+        let z = lo[2][l] as u64 | (hi[1][l] as u64) << 32;
+        let s = lo[1][l] & 7;
+        let r = (x << if s > 4 { 0 } else { s }).wrapping_add(z);
+        out[l] = r as u32;
+        out_hi[l] = (r >> 32) as u32;
+    }
+    out_hi
+}
+
+/// A 64-bit result into the pair `reg`, `reg + 1`; false (nothing written) when the pair is
+/// not both in the wave's register file.
+#[inline(always)]
+fn store_pair(w: &mut Wave, reg: usize, lo: &Row, hi: &Row, exec: u64) -> bool {
+    if w.vgpr.len() < (reg + 2) * MAX_LANES {
+        return false;
+    }
+    let Some(d) = dst_row(w, reg) else { return false };
+    blend(d, lo, exec);
+    let Some(d) = dst_row(w, reg + 1) else { return false };
+    blend(d, hi, exec);
+    true
+}
