@@ -47,11 +47,11 @@ fn bad_sampling_combinations_exit_2_with_one_line() {
     let out = dir.join("out").display().to_string();
     refused(&["sweep", &functional, "--out", &out, "--sample", "kernels"], "the plan's mode is Functional");
     // The same asked for in the plan itself.
-    let in_plan = plan(&dir, "in-plan.ron", &format!(r#"gpu: "mi210", mode: Functional, sample: "on", {spec}"#));
+    let in_plan = plan(&dir, "in-plan.ron", &format!(r#"gpu: "mi210", mode: Functional, sample: Some("on"), {spec}"#));
     refused(&["sweep", &in_plan, "--out", &out], "sample \"on\"");
     let scopes = plan(&dir, "scopes.ron", r#"gpu: "mi210", workloads: [Scopes(name: "s")], metrics: ["scope:fence_rel:agent"],"#);
     refused(&["sweep", &scopes, "--out", &out, "--sample", "on"], "workloads[0] (s) has no kernel launches to sample");
-    let unknown = plan(&dir, "unknown.ron", &format!(r#"gpu: "mi210", sample: "often", {spec}"#));
+    let unknown = plan(&dir, "unknown.ron", &format!(r#"gpu: "mi210", sample: Some("often"), {spec}"#));
     refused(&["sweep", &unknown, "--out", &out], "sample \"often\": one of off, on, kernels, work-groups");
     let (status, _, err) = hipscope(&["sweep", &unknown, "--out", &out, "--sample", "sometimes"]);
     assert_eq!(status, 2, "{err}");
