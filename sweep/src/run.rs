@@ -108,7 +108,7 @@ pub fn prepare_sampled(path: &Path, workloads: Option<&Path>, sample: Option<Sam
     let err = |m: String| PlanError::new(path, m);
     if let Some(policy) = sample {
         plan.sample = policy.any().then(|| policy.name().to_string());
-        crate::validate::sample(&plan).map(|()| ()).map_err(|m| PlanError::new(path, format!("--sample: {m}")))?;
+        crate::validate::sample(&plan).map_err(|m| PlanError::new(path, format!("--sample: {m}")))?;
     }
     let base = base_gpu(&plan, dir).map_err(err)?;
     if plan.mode.is_timing() && base.timing.is_none() {

@@ -82,7 +82,7 @@ fn a_worker_that_exits_without_answering_or_answers_nonsense_fails_the_point() {
 #[test]
 fn a_live_worker_answers_every_point_and_its_other_output_is_skipped() {
     let dir = tmp("live");
-    let answer = r#"{"Metrics":{"observed":0.25}}"#;
+    let answer = r#"{"Metrics":[{"observed":0.25},null]}"#;
     let exe = script(&dir, "w", &format!("while read line; do echo 'a workload printing to stdout'; echo '{OUTCOME_MARK}{answer}'; done"));
     let mut w = WorkerProcess::new(&exe, dir.join("w.stderr"));
     for i in 0..5 {
