@@ -21,7 +21,13 @@ fn bench(c: &mut Criterion) {
     };
     assert_eq!(prepared.points.len(), 64, "the plan has 64 points");
     let out = std::env::temp_dir().join(format!("hipscope-sweep-bench-{}", std::process::id()));
-    let cx = Context { plan_dir: plan.parent().unwrap_or(root).to_path_buf(), workloads: root.join("workloads"), hipscope: None, scratch: out.join("scratch") };
+    let cx = Context {
+        plan_dir: plan.parent().unwrap_or(root).to_path_buf(),
+        workloads: root.join("workloads"),
+        hipscope: None,
+        scratch: out.join("scratch"),
+        sample: Default::default(),
+    };
     let mut g = c.benchmark_group("sweep-64-points");
     g.sample_size(10).measurement_time(Duration::from_secs(40)).warm_up_time(Duration::from_secs(1));
     for jobs in [1, 2] {

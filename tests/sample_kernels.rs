@@ -84,3 +84,52 @@ fn sampling_a_functional_run_is_refused() {
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(stderr(&o).contains("--sample"), "{}", stderr(&o));
 }
+
+/// Total cycles of every launch in a `--report` file, and its `sampled` summary if any.
+fn report_cycles(path: &std::path::Path) -> (f64, Option<serde_json::Value>) {
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).expect("the report")).expect("JSON");
+    let cycles = doc["launches"].as_array().into_iter().flatten().map(|l| l["cycles"].as_f64().unwrap_or(0.0)).sum();
+    (cycles, doc.get("sampled").cloned())
+}
+
+/// The estimated error against the measured one on several programs at small sizes: the
+/// sampled run's total cycles must differ from the full simulation's (the independent
+/// reference) by no more than the printed estimate, and the estimate must not be vacuous
+/// (under 10 %, where the largest deviation ever seen printed ±7 to ±23 % on these programs).
+#[test]
+fn the_estimated_error_covers_the_measured_difference_on_several_programs() {
+    let cases: [(&str, &[&str]); 3] =
+        [("floydwarshall", &["--nodes", "64"]), ("bitonicsort", &["--size", "8192"]), ("fastwalshtransform", &["--size", "65536"])];
+    let dir = std::env::temp_dir().join(format!("hipscope-sample-estimate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    for (name, args) in cases {
+        let Some(bin) = program(name) else { continue };
+        let run = |sample: &str| {
+            let report = dir.join(format!("{name}-{sample}.json"));
+            let bin = bin.to_string_lossy().into_owned();
+            let mut a = vec!["exec", "--gpu", "mi300a", "--mode", "timing", "--sample", sample, "--report"];
+            let r = report.to_string_lossy().into_owned();
+            a.push(&r);
+            a.extend_from_slice(&["--", &bin]);
+            a.extend_from_slice(args);
+            a.extend_from_slice(&["--iterations", "1"]);
+            let o = Command::new(env!("CARGO_BIN_EXE_hipscope")).current_dir(root()).args(&a).output().expect("run hipscope");
+            assert_eq!(code(&o), 0, "{name} --sample {sample}: {}", stderr(&o));
+            report_cycles(&report)
+        };
+        let (full, _) = run("off");
+        let (sampled, summary) = run("kernels");
+        let summary = summary.unwrap_or_else(|| panic!("{name}: no sampled summary in the report"));
+        let error = summary["estimated_error_percent"].as_f64().expect("an estimate");
+        let measured = 100.0 * (sampled - full).abs() / full;
+        println!("{name} {args:?}: sampled {sampled} against full {full} cycles: {measured:.3} %, estimated ±{error:.3} % ({})", summary["summary"]);
+        if summary["predicted"].as_u64().unwrap_or(0) == 0 {
+            // Nothing predicted: the run is the full one.
+            assert_eq!(sampled, full, "{name}");
+            continue;
+        }
+        assert!(measured <= error, "{name}: measured {measured:.3} % outside the estimate ±{error:.3} %");
+        assert!(error < 10.0, "{name}: an estimate of ±{error:.3} % says little");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -3,8 +3,9 @@
 //! submits) a job array with a dependent merge job; `hipscope sweep merge DIR` checks the
 //! shards and writes results.csv, results.json and plots.
 
-use super::common_args::WorkloadsArg;
+use super::common_args::{SampleArgs, WorkloadsArg};
 use super::CliError;
+use hipscope_sim::sample::SamplePolicy;
 use hipscope_sweep::record::Record;
 use hipscope_sweep::run::{self, Shard};
 use hipscope_sweep::worker::Isolation;
@@ -65,6 +66,9 @@ pub struct Args {
     pub submit: bool,
     #[command(flatten)]
     pub workloads: WorkloadsArg,
+    /// Sampling of every point (the plan's `sample` field says it too; this overrides it).
+    #[command(flatten)]
+    pub sample: SampleArgs,
     /// Without a merge after a one-process run.
     #[arg(long)]
     pub no_merge: bool,
@@ -106,7 +110,8 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     if let Some(n) = hipscope_sweep::plan::load(plan_path).ok().and_then(|p| hipscope_sweep::points::count(&p).ok()).filter(|&n| n >= NOTICE_POINTS) {
         eprintln!("hipscope: {}: checking the configs of {n} points", plan_path.display());
     }
-    let prepared = run::prepare_in(plan_path, workloads.as_ref().ok().map(PathBuf::as_path)).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let sample = args.sample.sample.map(SamplePolicy::from);
+    let prepared = run::prepare_sampled(plan_path, workloads.as_ref().ok().map(PathBuf::as_path), sample).map_err(|e| CliError::BadInput(e.to_string()))?;
     let points = prepared.points.len();
     if shard.count > points {
         return Err(CliError::BadInput(format!(
@@ -116,7 +121,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     }
     let out = args.out.clone().unwrap_or_else(|| Path::new("sweeps").join(plan_path.file_stem().unwrap_or_default()));
     if args.slurm {
-        return write_slurm(args, plan_path, &out, points);
+        return write_slurm(args, plan_path, &out, points, sample);
     }
     let workloads = workloads?;
     run::open(&prepared, &out, shard).map_err(|e| CliError::BadInput(e.to_string()))?;
@@ -129,11 +134,14 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
         workloads,
         hipscope: Some(exe.clone()),
         scratch: scratch.clone(),
+        sample: prepared.plan.sample_policy(),
     };
+    let policy = prepared.plan.sample_policy();
     eprintln!(
-        "hipscope: {}: {points} point(s) on {} (plan {}){}; results in {}",
+        "hipscope: {}: {points} point(s) on {}{} (plan {}){}; results in {}",
         plan_path.display(),
         prepared.base.name,
+        if policy.any() { format!(", sampled ({})", policy.name()) } else { String::new() },
         prepared.hash,
         if shard == Shard::ALL { String::new() } else { format!(", shard {}/{}", shard.index, shard.count) },
         out.display()
@@ -215,13 +223,19 @@ fn merge_dir(dir: &Path) -> Result<ExitCode, CliError> {
         merged.plan_hash,
         if failed > 0 { format!(", {failed} without metrics") } else { String::new() }
     ));
+    if let Some((n, error)) = merged.sampled() {
+        say(&format!(
+            "  sampled: {n} of {} point(s) ran with sampled timing, estimated error up to ±{error:.2} % (per point: results.csv `sampled`, results.json `\"sampled\"`)",
+            merged.records.len()
+        ));
+    }
     for f in files {
         say(&format!("  {}", f.display()));
     }
     Ok(status(failed, faults, merged.records.len()))
 }
 
-fn write_slurm(args: &Args, plan: &Path, out: &Path, points: usize) -> Result<ExitCode, CliError> {
+fn write_slurm(args: &Args, plan: &Path, out: &Path, points: usize, sample: Option<SamplePolicy>) -> Result<ExitCode, CliError> {
     if args.shards == 0 || args.shards > points {
         return Err(CliError::BadInput(format!("--shards {}: from 1 to the plan's {points} point(s)", args.shards)));
     }
@@ -229,7 +243,13 @@ fn write_slurm(args: &Args, plan: &Path, out: &Path, points: usize) -> Result<Ex
         return Err(CliError::BadInput("--shard with --slurm: the job array runs every shard".into()));
     }
     let exe = std::env::current_exe().map_err(|e| CliError::BadInput(format!("cannot find the hipscope executable: {e}")))?;
-    let o = slurm::Options { shards: args.shards, partition: args.partition.clone(), time: args.time.clone(), cpus: args.jobs };
+    let o = slurm::Options {
+        shards: args.shards,
+        partition: args.partition.clone(),
+        time: args.time.clone(),
+        cpus: args.jobs,
+        sample: sample.map(|s| s.name().to_string()),
+    };
     let scripts = slurm::write(&exe, plan, out, &o).map_err(CliError::BadInput)?;
     say(&format!("{} point(s) in {} shard(s): {} (array), {} (merge)", points, args.shards, scripts.array.display(), scripts.merge.display()));
     if args.submit {

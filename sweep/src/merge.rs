@@ -137,10 +137,16 @@ impl Merged {
             .iter()
             .map(|r| {
                 let params: serde_json::Map<String, serde_json::Value> = r.params.iter().map(|(f, v)| (f.clone(), v.to_json())).collect();
-                serde_json::json!({
+                let mut point = serde_json::json!({
                     "point": r.point, "workload": r.workload, "seed": r.seed, "base": r.base,
                     "params": params, "metrics": r.metrics, "error": r.error, "hipscope": r.hipscope,
-                })
+                });
+                // Sampled metrics are estimates: the point says so, with the estimated error.
+                if let Some(s) = &r.sampled {
+                    point["sampled"] = serde_json::json!(s);
+                    point["sampled"]["summary"] = serde_json::json!(s.label());
+                }
+                point
             })
             .collect();
         let doc = serde_json::json!({ "plan_hash": self.plan_hash, "gpu": self.gpu, "points": points });
@@ -156,6 +162,10 @@ impl Merged {
         head.extend(fields.iter().cloned());
         head.extend(metrics.iter().cloned());
         head.push("error".into());
+        let sampled = self.records.iter().any(|r| r.sampled.is_some());
+        if sampled {
+            head.extend(["sampled".to_string(), "sample_error_percent".into()]);
+        }
         w.write_record(&head).map_err(|e| MergeError(e.to_string()))?;
         for r in &self.records {
             let mut row = vec![r.point.to_string(), r.workload.clone(), r.seed.to_string(), r.base.to_string()];
@@ -166,10 +176,21 @@ impl Merged {
                 row.push(r.metrics.get(m).map_or_else(String::new, plain));
             }
             row.push(r.error.clone().unwrap_or_default());
+            if sampled {
+                row.push(r.sampled.as_ref().map_or_else(String::new, |s| s.label()));
+                row.push(r.sampled.as_ref().map_or_else(String::new, |s| format!("{:.4}", s.estimated_error_percent)));
+            }
             w.write_record(&row).map_err(|e| MergeError(e.to_string()))?;
         }
         let bytes = w.into_inner().map_err(|e| MergeError(e.to_string()))?;
         String::from_utf8(bytes).map_err(|e| MergeError(e.to_string()))
+    }
+
+    /// Points run sampled, and the largest estimated error among them (%), or `None` when no
+    /// point was sampled.
+    pub fn sampled(&self) -> Option<(usize, f64)> {
+        let errors: Vec<f64> = self.records.iter().filter_map(|r| r.sampled.as_ref()).map(|s| s.estimated_error_percent).collect();
+        (!errors.is_empty()).then(|| (errors.len(), errors.iter().copied().fold(0.0, f64::max)))
     }
 
     /// Write `results.csv`, `results.json` and the plots into `dir`; returns the files written.

@@ -41,6 +41,19 @@ pub struct Plan {
     /// What to collect: `cycles`, `duration_us`, `instructions`, `waves`, `counter:NAME`,
     /// `scope:OP:SCOPE[:FOOTPRINT[:CONTENTION]]`, `observed` (litmus).
     pub metrics: Vec<String>,
+    /// Sampled timing (`off`, `on`, `kernels`, `work-groups`; default off), as `hipscope run
+    /// --sample` does it ([`hipscope_sim::sample`]); `hipscope sweep --sample` overrides it.
+    /// Every sampled point's result says so and carries its estimated error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<String>,
+}
+
+impl Plan {
+    /// The sampling policy the plan asks for (off when it names none; a bad name is refused
+    /// when the plan is read).
+    pub fn sample_policy(&self) -> hipscope_sim::sample::SamplePolicy {
+        self.sample.as_deref().and_then(hipscope_sim::sample::SamplePolicy::parse).unwrap_or_default()
+    }
 }
 
 fn one_seed() -> Vec<u64> {

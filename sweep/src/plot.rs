@@ -175,7 +175,11 @@ pub fn all(m: &Merged, dir: &Path) -> Result<Vec<PathBuf>, String> {
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let workloads: Vec<String> = m.plan.workloads.iter().map(|w| w.name().to_string()).collect();
-    let title = m.plan.title.clone().unwrap_or_else(|| format!("sweep on {}", m.gpu));
+    let mut title = m.plan.title.clone().unwrap_or_else(|| format!("sweep on {}", m.gpu));
+    // Sampled times are estimates: every plot's title says so, with the largest error.
+    if let Some((n, error)) = m.sampled() {
+        title.push_str(&format!(" [sampled: {n} of {} points, estimated error up to ±{error:.2} %]", m.records.len()));
+    }
     let rest =
         if axes.len() > 2 { format!(" (mean over {})", axes[2..].iter().map(|a| a.field.as_str()).collect::<Vec<_>>().join(", ")) } else { String::new() };
     if axes.len() == 1 {

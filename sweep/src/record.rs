@@ -29,8 +29,37 @@ pub struct Record {
     pub error: Option<String>,
     #[serde(default)]
     pub fault: bool,
+    /// Sampled timing's account when the point ran sampled: its times are estimates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<Sampling>,
     /// The hipscope version that ran it.
     pub hipscope: String,
+}
+
+/// What sampled timing did in a point's run ([`hipscope_sim::sample`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sampling {
+    /// The policy the point ran with (`on`, `kernels`, `work-groups`).
+    pub policy: String,
+    /// Kernel launches, and those predicted from like launches instead of simulated.
+    pub launches: u64,
+    pub predicted: u64,
+    /// Launches part of whose work-groups were fast-forwarded and their time extrapolated.
+    pub work_group_sampled: u64,
+    /// Estimated error of the point's summed time, in percent: the kernel level's estimate
+    /// plus each work-group-sampled launch's estimate weighted by its share of the time.
+    pub estimated_error_percent: f64,
+}
+
+impl Sampling {
+    /// One cell or legend entry: `sampled (kernels): 12 of 40 launches predicted, 0
+    /// work-group-sampled, estimated error ±0.40 %`.
+    pub fn label(&self) -> String {
+        format!(
+            "sampled ({}): {} of {} launches predicted, {} work-group-sampled, estimated error ±{:.2} %",
+            self.policy, self.predicted, self.launches, self.work_group_sampled, self.estimated_error_percent
+        )
+    }
 }
 
 /// The hash every result line carries: of the plan as parsed, of the base GPU config and of

@@ -9,6 +9,7 @@ use crate::record::{self, Record};
 use crate::worker::{self, Isolation, Job, WorkerProcess};
 use crate::workload::{Context, Outcome};
 use hipscope_sim::gpus::GpuConfig;
+use hipscope_sim::sample::SamplePolicy;
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -95,9 +96,20 @@ pub fn prepare(path: &Path) -> Result<Prepared, PlanError> {
 /// Read `path`, resolve its GPU, check every point and digest the files it reads
 /// (`workloads`: the repository's workloads directory, for the scope suite's code objects).
 pub fn prepare_in(path: &Path, workloads: Option<&Path>) -> Result<Prepared, PlanError> {
-    let plan = crate::plan::load(path)?;
+    prepare_sampled(path, workloads, None)
+}
+
+/// [`prepare_in`] with the plan's `sample` replaced by `sample` when it is given (`hipscope
+/// sweep --sample`); the policy is part of the plan and so of its hash, and `off` leaves the
+/// hash of a plan that names none.
+pub fn prepare_sampled(path: &Path, workloads: Option<&Path>, sample: Option<SamplePolicy>) -> Result<Prepared, PlanError> {
+    let mut plan = crate::plan::load(path)?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let err = |m: String| PlanError::new(path, m);
+    if let Some(policy) = sample {
+        plan.sample = policy.any().then(|| policy.name().to_string());
+        crate::validate::sample(&plan).map_err(|m| PlanError::new(path, format!("--sample: {m}")))?;
+    }
     let base = base_gpu(&plan, dir).map_err(err)?;
     if plan.mode.is_timing() && base.timing.is_none() {
         return Err(err(format!("gpu: {} has no timing section (mode: Functional runs without)", base.name)));
@@ -378,10 +390,11 @@ fn record(p: &Prepared, pt: &Point, shard: Shard, outcome: Outcome) -> Record {
         metrics: Default::default(),
         error: None,
         fault: false,
+        sampled: None,
         hipscope: record::version(),
     };
     match outcome {
-        Outcome::Metrics(m) => r.metrics = m,
+        Outcome::Metrics(m, sampled) => (r.metrics, r.sampled) = (m, sampled),
         Outcome::Failed { fault, message } => {
             r.error = Some(record::error_text(message));
             r.fault = fault;

@@ -14,6 +14,8 @@ pub struct Options {
     pub time: Option<String>,
     /// Threads per shard (`--cpus-per-task`, and the shard's `--jobs`).
     pub cpus: usize,
+    /// `--sample`, passed on to every shard (`None`: the plan's own).
+    pub sample: Option<String>,
 }
 
 /// The scripts written.
@@ -55,10 +57,11 @@ pub fn write(hipscope: &Path, plan: &Path, out: &Path, o: &Options) -> Result<Sc
     let mut array = header("hipscope-sweep", &out.join("slurm-%A_%a.out"), o);
     array.push_str(&format!("#SBATCH --array=0-{}\n#SBATCH --cpus-per-task={}\n", n - 1, o.cpus.max(1)));
     array.push_str(&format!(
-        "# One shard of the sweep per array task; a task run again resumes its shard.\n{} sweep {} --out {} --shard \"$SLURM_ARRAY_TASK_ID/{n}\" --jobs \"${{SLURM_CPUS_PER_TASK:-1}}\"\n{SHARD_STATUS}",
+        "# One shard of the sweep per array task; a task run again resumes its shard.\n{} sweep {} --out {} --shard \"$SLURM_ARRAY_TASK_ID/{n}\" --jobs \"${{SLURM_CPUS_PER_TASK:-1}}\"{}\n{SHARD_STATUS}",
         quote(&exe.display().to_string()),
         quote(&plan.display().to_string()),
-        quote(&out.display().to_string())
+        quote(&out.display().to_string()),
+        o.sample.as_ref().map_or_else(String::new, |s| format!(" --sample {}", quote(s)))
     ));
     let mut merge = header("hipscope-sweep-merge", &out.join("slurm-merge-%j.out"), o);
     merge.push_str(&format!(
@@ -116,7 +119,7 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let dir = std::env::temp_dir().join(format!("hipscope-slurm-script-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let o = Options { shards: 2, partition: None, time: None, cpus: 1 };
+        let o = Options { shards: 2, partition: None, time: None, cpus: 1, sample: None };
         for (sweep_status, task_status) in [(0, 0), (1, 0), (3, 0), (2, 2), (137, 137)] {
             let exe = dir.join(format!("fake-{sweep_status}"));
             std::fs::write(&exe, format!("#!/bin/sh\nexit {sweep_status}\n")).unwrap();

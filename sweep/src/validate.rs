@@ -33,8 +33,28 @@ pub fn check(plan: &Plan) -> Result<(), String> {
         return Err(format!("seeds[{i}]: {s} again (each seed once: a point is deterministic by its seed)"));
     }
     metrics(plan)?;
+    sample(plan)?;
     axes(plan)?;
     crate::points::count(plan)?;
+    Ok(())
+}
+
+/// `sample`: a policy's name, and sampling only where there is simulated time of kernel
+/// launches to predict (timing mode; launch specs and programs, not the scope suite's or a
+/// litmus test's counts).
+pub fn sample(plan: &Plan) -> Result<(), String> {
+    let Some(name) = &plan.sample else { return Ok(()) };
+    let policy =
+        hipscope_sim::sample::SamplePolicy::parse(name).ok_or_else(|| format!("sample \"{}\": one of off, on, kernels, work-groups", name.escape_debug()))?;
+    if !policy.any() {
+        return Ok(());
+    }
+    if !plan.mode.is_timing() {
+        return Err(format!("sample \"{name}\": sampling predicts simulated time; the plan's mode is Functional"));
+    }
+    if let Some((i, w)) = plan.workloads.iter().enumerate().find(|(_, w)| w.gives() != Source::Kernels) {
+        return Err(format!("sample \"{name}\": workloads[{i}] ({}) has no kernel launches to sample (only Spec and Exec workloads do)", w.name()));
+    }
     Ok(())
 }
 

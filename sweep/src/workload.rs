@@ -3,8 +3,10 @@
 use crate::metrics::{Metric, Source};
 use crate::plan::Workload;
 use crate::points::Point;
+use crate::record::Sampling;
 use hipscope_sim::counters::{CounterName, Counters};
 use hipscope_sim::gpus::GpuConfig;
+use hipscope_sim::sample::{SamplePolicy, SampleSummary};
 use hipscope_sim::spec::{self, RunError, RunOptions};
 use hipscope_sim::Mode;
 use hipscope_studies::program::{exit_code, Bounds, Ending, Environment, Failure, Finished, Output};
@@ -26,13 +28,17 @@ pub struct Context {
     pub hipscope: Option<PathBuf>,
     /// Where `Exec` points write their config and report (the sweep's output directory).
     pub scratch: PathBuf,
+    /// Sampled timing for `Spec` and `Exec` points (the plan's `sample`).
+    #[serde(default)]
+    pub sample: SamplePolicy,
 }
 
 /// How a point ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Outcome {
-    /// Metric name → value (`null` where the metric is not one of this workload's).
-    Metrics(BTreeMap<String, Value>),
+    /// Metric name → value (`null` where the metric is not one of this workload's), and what
+    /// sampled timing did when the point ran sampled.
+    Metrics(BTreeMap<String, Value>, Option<Sampling>),
     /// The workload could not run on this config: bad input (exit 2) or a kernel fault (exit 3).
     Failed { fault: bool, message: String },
 }
@@ -40,17 +46,20 @@ pub enum Outcome {
 /// Run workload `w` of `point` on `cfg` in `mode`.
 pub fn run(w: &Workload, mode: Mode, metrics: &[Metric], point: &Point, cfg: &GpuConfig, cx: &Context) -> Outcome {
     let result = match w {
-        Workload::Spec { path, code_object, params, .. } => spec_metrics(&cx.plan_dir.join(path), code_object, params, cfg, mode, point.seed, metrics),
+        Workload::Spec { path, code_object, params, .. } => {
+            let run = SpecRun { code_object, params, mode, seed: point.seed, sample: cx.sample };
+            spec_metrics(&cx.plan_dir.join(path), &run, cfg, metrics)
+        }
         Workload::Exec { program, args, .. } => exec_metrics(&cx.plan_dir.join(program), args, cfg, mode, point, metrics, cx),
         Workload::Scopes { ops, scopes, footprints, contentions, tgsplit, .. } => {
             let filter =
                 hipscope_studies::scopes::Filter { ops: ops.clone(), scopes: scopes.clone(), footprints: footprints.clone(), contentions: contentions.clone() };
-            scope_metrics(cfg, *tgsplit, &filter, metrics, cx)
+            scope_metrics(cfg, *tgsplit, &filter, metrics, cx).map(|m| (m, None))
         }
-        Workload::Litmus { path, runs, .. } => litmus_metrics(&cx.plan_dir.join(path), *runs, cfg, point.seed, metrics),
+        Workload::Litmus { path, runs, .. } => litmus_metrics(&cx.plan_dir.join(path), *runs, cfg, point.seed, metrics).map(|m| (m, None)),
     };
     match result {
-        Ok(m) => Outcome::Metrics(m),
+        Ok((m, sampled)) => Outcome::Metrics(m, sampled),
         Err((fault, message)) => failed(fault, format!("{}: {message}", w.name())),
     }
 }
@@ -61,6 +70,9 @@ fn failed(fault: bool, message: String) -> Outcome {
 
 type Result<T> = std::result::Result<T, (bool, String)>;
 
+/// A point's metrics and, sampled, what sampling did.
+type Measured = (BTreeMap<String, Value>, Option<Sampling>);
+
 fn bad(message: impl std::fmt::Display) -> (bool, String) {
     (false, message.to_string())
 }
@@ -68,6 +80,7 @@ fn bad(message: impl std::fmt::Display) -> (bool, String) {
 /// Totals of a workload's kernel launches.
 #[derive(Default)]
 struct Totals {
+    launches: u64,
     cycles: u64,
     duration_us: f64,
     instructions: u64,
@@ -76,11 +89,37 @@ struct Totals {
     counters: Option<Counters>,
     /// The GPU names its L2 counters the RDNA way (`GL2C_*`).
     rdna: bool,
+    /// Launches whose work-groups were sampled, and Σ cycles × their estimated error (%).
+    wg_sampled: u64,
+    wg_error_cycles: f64,
 }
 
 impl Totals {
     fn for_gpu(cfg: &GpuConfig) -> Totals {
         Totals { rdna: cfg.processor.family().is_rdna(), ..Totals::default() }
+    }
+
+    /// A launch of `cycles` whose work-groups were sampled, with its estimated error (%).
+    fn work_groups_sampled(&mut self, cycles: u64, error_percent: f64) {
+        self.wg_sampled += 1;
+        self.wg_error_cycles += cycles as f64 * error_percent.max(0.0);
+    }
+
+    /// The account of a run with `policy` (`None` unsampled). The errors add: the kernel
+    /// level's is already a share of the whole time; a work-group-sampled launch's is its own
+    /// time's, so it counts by that time's share.
+    fn sampling(&self, policy: SamplePolicy, kernels: Option<&SampleSummary>) -> Option<Sampling> {
+        if !policy.any() {
+            return None;
+        }
+        let wg = if self.cycles == 0 { 0.0 } else { self.wg_error_cycles / self.cycles as f64 };
+        Some(Sampling {
+            policy: policy.name().to_string(),
+            launches: kernels.map_or(self.launches, |k| k.launches),
+            predicted: kernels.map_or(0, |k| k.predicted),
+            work_group_sampled: self.wg_sampled,
+            estimated_error_percent: kernels.map_or(0.0, |k| k.error_percent) + wg,
+        })
     }
 
     fn metrics(&self, metrics: &[Metric], mode: Mode) -> Result<BTreeMap<String, Value>> {
@@ -108,25 +147,28 @@ impl Totals {
     }
 }
 
-fn spec_metrics(
-    path: &Path,
-    code_object: &Option<String>,
-    params: &BTreeMap<String, i64>,
-    cfg: &GpuConfig,
+/// How a launch spec runs at a point.
+struct SpecRun<'a> {
+    code_object: &'a Option<String>,
+    params: &'a BTreeMap<String, i64>,
     mode: Mode,
     seed: u64,
-    metrics: &[Metric],
-) -> Result<BTreeMap<String, Value>> {
-    let params: Vec<(String, i128)> = params.iter().map(|(k, v)| (k.clone(), i128::from(*v))).collect();
+    sample: SamplePolicy,
+}
+
+fn spec_metrics(path: &Path, run: &SpecRun<'_>, cfg: &GpuConfig, metrics: &[Metric]) -> Result<Measured> {
+    let params: Vec<(String, i128)> = run.params.iter().map(|(k, v)| (k.clone(), i128::from(*v))).collect();
     let parsed = spec::load_with(path, &params).map_err(bad)?;
+    let (mode, seed, sample) = (run.mode, run.seed, run.sample);
     // The checks are not run, but a spec's references are still validated against the models.
-    let opts = RunOptions { code_object: code_object.clone(), mode, seed, skip_checks: true, references: Some(BUILT_IN), ..RunOptions::default() };
+    let opts = RunOptions { code_object: run.code_object.clone(), mode, seed, skip_checks: true, references: Some(BUILT_IN), sample, ..RunOptions::default() };
     let report = spec::run_on(&parsed, path, &opts, cfg).map_err(|e| match e {
         RunError::Spec(s) => bad(s),
         f @ RunError::Fault { .. } => (true, f.to_string()),
     })?;
     let mut t = Totals::for_gpu(cfg);
     for d in &report.dispatches {
+        t.launches += 1;
         t.cycles += d.cycles.unwrap_or(0);
         t.duration_us += d.duration_ns.unwrap_or(0.0) / 1000.0;
         t.instructions += d.instructions;
@@ -134,27 +176,22 @@ fn spec_metrics(
         if let Some(c) = &d.counters {
             t.counters.get_or_insert_with(Counters::default).add_all(c);
         }
+        if let Some(s) = &d.sampled {
+            t.work_groups_sampled(d.cycles.unwrap_or(0), s.error_pct);
+        }
     }
-    t.metrics(metrics, mode)
+    Ok((t.metrics(metrics, mode)?, t.sampling(sample, report.sampled.as_ref())))
 }
 
 /// A HIP program on `cfg` as `hipscope exec --gpu CONFIG --report REPORT` runs it
 /// ([`hipscope_studies::program`]), its launches summed.
-fn exec_metrics(
-    program: &Path,
-    args: &[String],
-    cfg: &GpuConfig,
-    mode: Mode,
-    point: &Point,
-    metrics: &[Metric],
-    cx: &Context,
-) -> Result<BTreeMap<String, Value>> {
+fn exec_metrics(program: &Path, args: &[String], cfg: &GpuConfig, mode: Mode, point: &Point, metrics: &[Metric], cx: &Context) -> Result<Measured> {
     let hipscope = cx.hipscope.as_ref().ok_or_else(|| bad("Exec workloads need the hipscope executable"))?;
     let stem = cx.scratch.join(format!("point-{}", point.index));
     let (config, report) = (stem.with_extension("gpu.ron"), stem.with_extension("report.json"));
     let text = ron::ser::to_string_pretty(cfg, ron::ser::PrettyConfig::default()).map_err(bad)?;
     std::fs::write(&config, text).map_err(|e| bad(format!("{}: {e}", config.display())))?;
-    let finished = run_program(hipscope, &config, mode, point.seed, &report, program, args);
+    let finished = run_program(hipscope, &config, (mode, cx.sample), point.seed, &report, program, args);
     let _ = std::fs::remove_file(&config);
     let text = std::fs::read_to_string(&report);
     let _ = std::fs::remove_file(&report);
@@ -176,7 +213,12 @@ fn exec_metrics(
     let mut t = Totals::for_gpu(cfg);
     for l in doc["launches"].as_array().into_iter().flatten() {
         let cycles = l["cycles"].as_u64().unwrap_or(0);
+        t.launches += 1;
         t.cycles += cycles;
+        // The runtime states a work-group-sampled launch as a line ending in its estimate.
+        if let Some(text) = l["sampled"].as_str() {
+            t.work_groups_sampled(cycles, stated_error(text).unwrap_or(0.0));
+        }
         t.duration_us += cycles as f64 / clock_mhz;
         t.instructions += l["instructions"].as_u64().unwrap_or(0);
         t.waves += l["waves"].as_u64().unwrap_or(0);
@@ -187,15 +229,41 @@ fn exec_metrics(
             }
         }
     }
-    t.metrics(metrics, mode)
+    // The runtime's summary: `sampled` as `SampleSummary::to_json` writes it.
+    let s = &doc["sampled"];
+    let kernels = s.is_object().then(|| SampleSummary {
+        launches: s["launches"].as_u64().unwrap_or(0),
+        predicted: s["predicted"].as_u64().unwrap_or(0),
+        clusters: s["clusters"].as_u64().unwrap_or(0),
+        error_percent: s["estimated_error_percent"].as_f64().unwrap_or(0.0),
+    });
+    Ok((t.metrics(metrics, mode)?, t.sampling(cx.sample, kernels.as_ref())))
 }
 
-/// Run `program args...` on the GPU config in file `config` with seed `seed`, the runtime's
-/// report going to `report`; errors as `hipscope exec` words them.
-fn run_program(hipscope: &Path, config: &Path, mode: Mode, seed: u64, report: &Path, program: &Path, args: &[String]) -> std::result::Result<Finished, String> {
+/// The `X` of a line ending in `estimated error ±X %` (and perhaps a parenthesis after it).
+fn stated_error(text: &str) -> Option<f64> {
+    let (_, rest) = text.split_once("estimated error ±")?;
+    rest.split_once(" %").and_then(|(x, _)| x.parse().ok())
+}
+
+/// Run `program args...` on the GPU config in file `config` in `mode` with sampling `sample`
+/// and seed `seed`, the runtime's report going to `report`; errors as `hipscope exec` words
+/// them.
+fn run_program(
+    hipscope: &Path,
+    config: &Path,
+    (mode, sample): (Mode, SamplePolicy),
+    seed: u64,
+    report: &Path,
+    program: &Path,
+    args: &[String],
+) -> std::result::Result<Finished, String> {
     let gpu = config.to_str().ok_or_else(|| format!("--gpu {}: not a UTF-8 path", config.display()))?;
     let mut env = Environment::new(hipscope, gpu, mode)?;
     env.set_seed(seed);
+    if sample.any() {
+        env.set_sample(sample);
+    }
     env.set_output(Output::Report, report).map_err(|e| format!("--report {}: {e}", report.display()))?;
     env.run(program, args, Bounds::default()).map_err(|e| match e {
         Failure::CannotRun(e) => format!("{}: cannot run: {e}", program.display()),

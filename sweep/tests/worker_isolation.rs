@@ -34,7 +34,7 @@ fn job(dir: &Path, index: usize) -> Job {
         metrics: vec!["observed".into()],
         base: hipscope_sim::gpus::builtin("mi210").unwrap(),
         origin: "configs/mi210.ron".into(),
-        cx: Context { plan_dir: dir.to_path_buf(), workloads: dir.to_path_buf(), hipscope: None, scratch: dir.to_path_buf() },
+        cx: Context { plan_dir: dir.to_path_buf(), workloads: dir.to_path_buf(), hipscope: None, scratch: dir.to_path_buf(), sample: Default::default() },
     }
 }
 
@@ -82,12 +82,12 @@ fn a_worker_that_exits_without_answering_or_answers_nonsense_fails_the_point() {
 #[test]
 fn a_live_worker_answers_every_point_and_its_other_output_is_skipped() {
     let dir = tmp("live");
-    let answer = r#"{"Metrics":{"observed":0.25}}"#;
+    let answer = r#"{"Metrics":[{"observed":0.25},null]}"#;
     let exe = script(&dir, "w", &format!("while read line; do echo 'a workload printing to stdout'; echo '{OUTCOME_MARK}{answer}'; done"));
     let mut w = WorkerProcess::new(&exe, dir.join("w.stderr"));
     for i in 0..5 {
         match w.run(&job(&dir, i)) {
-            Outcome::Metrics(m) => assert_eq!(m["observed"], 0.25),
+            Outcome::Metrics(m, _) => assert_eq!(m["observed"], 0.25),
             other => panic!("{other:?}"),
         }
     }
@@ -128,10 +128,10 @@ fn in_process_points_have_a_large_stack_and_their_panics_are_recorded() {
     let outcome = worker::run_guarded(|| {
         let marker = std::hint::black_box([0u8; 16]);
         let top = marker.as_ptr() as usize;
-        Outcome::Metrics([("used".to_string(), serde_json::json!(deep(12 * 1024, top)))].into())
+        Outcome::Metrics([("used".to_string(), serde_json::json!(deep(12 * 1024, top)))].into(), None)
     });
     match outcome {
-        Outcome::Metrics(m) => {
+        Outcome::Metrics(m, _) => {
             let used = m["used"].as_u64().unwrap() as usize;
             // More than the 8 MiB a main thread has, which would have overflowed.
             assert!(used > 12 << 20 && used < POINT_STACK_BYTES, "{used} bytes of stack");

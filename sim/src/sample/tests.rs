@@ -83,7 +83,7 @@ fn clusters_are_apart_by_kernel_and_shape() {
 }
 
 #[test]
-fn the_error_estimate_weights_the_spread_by_predicted_time() {
+fn the_error_estimate_is_the_standard_error_weighted_by_predicted_time() {
     let mut s = Sampler::new();
     let k = key("k", 1);
     // Samples 990 to 1010: spread 1 % around 1000.
@@ -95,8 +95,13 @@ fn the_error_estimate_weights_the_spread_by_predicted_time() {
         assert_eq!(s.decide(&k), Decision::Predicted { cycles: 1000 });
     }
     let sum = s.summary();
-    // 5000 predicted cycles at 1 % over 10000 cycles in all.
-    assert!((sum.error_percent - 100.0 * 5000.0 * 0.01 / 10000.0).abs() < 1e-9, "{sum:?}");
+    // Deviations 1, 0.5, 0, 0.5, 1 % from the mean: σ = √(0.00025 / 4); 5 predicted launches of
+    // 5000 cycles, n = 5 samples: one standard error is 5000·σ·√(1/5 + 1/5) = 25 cycles, Z = 3
+    // of them over 10000 cycles in all.
+    let sigma = (0.00025f64 / 4.0).sqrt();
+    let want = 100.0 * 3.0 * 5000.0 * sigma * (0.4f64).sqrt() / 10000.0;
+    assert!((want - 0.75).abs() < 1e-3, "{want}");
+    assert!((sum.error_percent - want).abs() < 1e-9, "{sum:?}");
     assert!(sum.line().starts_with("sampled: 5 of 10 launches predicted from 1 clusters"));
     let back = SampleSummary::parse_line(&sum.line()).expect("the line parses");
     assert_eq!((back.launches, back.predicted, back.clusters), (10, 5, 1));
