@@ -129,13 +129,13 @@ impl From<SampleArg> for SamplePolicy {
     }
 }
 
-/// `--sample off|on|kernels|work-groups` (`hipscope run`, `exec`, `validate`).
+/// `--sample off|on|kernels|work-groups` (`hipscope run`, `exec`, `validate`, `sweep`).
 #[derive(clap::Args)]
 pub struct SampleArgs {
     /// Sampled timing: like launches (same kernel, grid, block and buffer sizes) are
     /// simulated in detail until their times agree within 2 %, later ones run functionally and
     /// are charged that time (every 16th checked in detail again); within a long launch
-    /// (work-groups), detail runs until the launch's instruction rate settles, the rest runs
+    /// (work-groups), detail runs until the launch's completed-instruction rate settles, the rest runs
     /// functionally and its time is extrapolated. `on` does both. Results say what was
     /// predicted and the estimated error. Timing mode only. [default: off; `validate --only
     /// apps`: kernels]
