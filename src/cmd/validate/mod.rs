@@ -86,8 +86,8 @@ pub struct Args {
     /// apps: sampled timing of the programs' launches (the other datasets always run in full).
     #[command(flatten)]
     pub sample: super::common_args::SampleArgs,
-    /// apps: stop a program still running after this many seconds (its rows are listed as
-    /// timed out).
+    /// apps: stop a program once it has used this many seconds of CPU time, or four times
+    /// that of wall time (its rows are listed as timed out).
     #[arg(long, value_name = "S", default_value_t = 600)]
     pub apps_timeout: u64,
 }

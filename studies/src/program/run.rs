@@ -12,13 +12,19 @@ use std::time::{Duration, Instant};
 /// When to stop a program that has not ended by itself.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Bounds {
-    /// Stop it once it has run this long (`None`: however long it takes).
+    /// Stop it once it has used this much CPU time (`None`: however long it takes). CPU
+    /// time, not wall time, so a loaded machine does not turn slow rows into time-outs; the
+    /// wall clock stops it at [`WALL_BACKSTOP`] times this (a program blocked without using
+    /// the CPU), and where the CPU time cannot be read the wall clock counts alone.
     pub timeout: Option<Duration>,
     /// Stop it once the runtime reports a kernel fault or that the simulated GPU cannot
     /// start: the runtime reports it, then the process may not end by itself (it exits from
     /// inside a HIP call).
     pub stop_on_fault: bool,
 }
+
+/// How many times the CPU-time bound the wall clock may run before a program is stopped anyway.
+pub const WALL_BACKSTOP: u32 = 4;
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,6 +145,27 @@ impl Environment {
     }
 }
 
+/// Whether the process `pid`, started at `begin`, has used more than `bound` of CPU time or
+/// run [`WALL_BACKSTOP`] times `bound` on the wall clock.
+fn over_time(pid: u32, begin: Instant, bound: Duration) -> bool {
+    let wall = begin.elapsed();
+    match cpu_time(pid) {
+        Some(cpu) => cpu > bound || wall > bound * WALL_BACKSTOP,
+        None => wall > bound,
+    }
+}
+
+/// User + system CPU time of process `pid`, all its threads (`/proc/PID/stat` fields 14 and
+/// 15, in clock ticks of 1/100 s: `USER_HZ`, fixed at 100 by the Linux ABI, proc(5)).
+fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: count after its end.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let ticks = fields.next()?.parse::<u64>().ok()? + fields.next()?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
 /// Wait for `child`, stopping it at a bound.
 fn watch(child: &mut Child, bounds: Bounds, seen: &Mutex<Stderr>) -> Result<Ending, Failure> {
     let begin = Instant::now();
@@ -152,7 +179,7 @@ fn watch(child: &mut Child, bounds: Bounds, seen: &Mutex<Stderr>) -> Result<Endi
                 return Err(Failure::Waiting(e));
             }
         }
-        if let Some(timeout) = bounds.timeout.filter(|t| begin.elapsed() > *t) {
+        if let Some(timeout) = bounds.timeout.filter(|t| over_time(child.id(), begin, *t)) {
             stop(child);
             return Ok(Ending::TimedOut(timeout));
         }
@@ -166,5 +193,26 @@ fn watch(child: &mut Child, bounds: Bounds, seen: &Mutex<Stderr>) -> Result<Endi
             return Ok(Ending::Faulted(f.trim_start_matches("hipscope: ").to_string()));
         }
         std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_time_counts_this_process_work_and_not_its_sleep() {
+        let before = cpu_time(std::process::id()).expect("this process's /proc stat");
+        let start = Instant::now();
+        let mut x = 1u64;
+        while start.elapsed() < Duration::from_millis(400) {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        let used = cpu_time(std::process::id()).expect("this process's /proc stat") - before;
+        // Busy 400 ms of wall time (at least 100 ms of CPU even when shared with other work),
+        // then asleep: the sleep must not count.
+        assert!(used >= Duration::from_millis(100) && used <= start.elapsed(), "{used:?} of CPU");
+        assert!(cpu_time(u32::MAX).is_none());
     }
 }

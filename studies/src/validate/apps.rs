@@ -394,7 +394,7 @@ fn run_one(env: &Environment, bin: &Path, run: &Run, timeout: Duration) -> Print
     })?;
     let status = match finished.ending {
         Ending::Exited(status) => status,
-        Ending::TimedOut(t) => return Err(format!("timed out after {} s", t.as_secs())),
+        Ending::TimedOut(t) => return Err(format!("timed out after {} s of CPU time (or four times that of wall time)", t.as_secs())),
         Ending::Faulted(why) => return Err(why),
     };
     if !status.success() {
