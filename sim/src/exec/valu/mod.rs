@@ -34,6 +34,9 @@ pub mod desc;
 pub mod dpp;
 pub mod dst;
 pub mod fast;
+#[cfg(test)]
+mod fast_diff;
+pub mod fast_fp;
 pub mod float;
 pub mod fp;
 pub mod index;
