@@ -336,9 +336,7 @@ fn run_on(f: Fast, a: &Alu, w: &mut Wave, env: &Env) -> bool {
         }
         _ => {
             // abs/neg on the f32 operations: applied to copies, as the general gather does.
-            let mut m = [[0u32; MAX_LANES]; 3];
-            let [m0, m1, m2] = &mut m;
-            let s = [fast_fp::signed(s0, &a.src[0], m0), fast_fp::signed(s1, &a.src[1], m1), fast_fp::signed(s2, &a.src[2], m2)];
+            fast_fp::signed_rows!(s = a, [s0, s1, s2]; c0, c1, c2);
             compute(f, s, &k, &mut out)
         }
     }

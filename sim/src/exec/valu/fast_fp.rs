@@ -42,18 +42,51 @@ pub fn packed_eligible(a: &Alu) -> bool {
     a.src.iter().all(src) && dst && a.cin == Cin::None && a.cout == Cout::NONE && a.dpp.is_none() && a.omod == 0 && !a.clamp
 }
 
-/// `r` with the f32 sign modifiers of `s` applied (in `buf`), or `r` itself without any.
+/// Whether source `s` carries an f32 sign modifier.
 #[inline(always)]
-pub fn signed<'a>(r: &'a Row, s: &Src, buf: &'a mut Row) -> &'a Row {
-    if !(s.neg || s.abs) {
-        return r;
-    }
-    let (clear, flip) = (if s.abs { 0x7fff_ffff } else { !0 }, if s.neg { 0x8000_0000 } else { 0 });
-    for (b, &x) in buf.iter_mut().zip(r) {
-        *b = (x & clear) ^ flip;
-    }
-    buf
+pub fn modified(s: &Src) -> bool {
+    s.neg || s.abs
 }
+
+/// `r` with the f32 sign modifiers of `s` applied.
+#[inline(always)]
+pub fn signed(r: &Row, s: &Src) -> Row {
+    let (clear, flip) = (if s.abs { 0x7fff_ffff } else { !0 }, if s.neg { 0x8000_0000 } else { 0 });
+    r.map(|x| (x & clear) ^ flip)
+}
+
+/// `let $s = [rows]`: rows `$r` with the sign modifiers of `$a`'s sources applied, a copy
+/// (into `$c0..$c2`) only of a source that has any, so that the common case copies and clears
+/// nothing.
+macro_rules! signed_rows {
+    ($s:ident = $a:expr, $r:expr; $c0:ident, $c1:ident, $c2:ident) => {
+        let ($c0, $c1, $c2);
+        let src = &$a.src;
+        let [r0, r1, r2]: [&$crate::exec::valu::fast::Row; 3] = $r;
+        let m = |i: usize| $crate::exec::valu::fast_fp::modified(&src[i]);
+        let $s: [&$crate::exec::valu::fast::Row; 3] = [
+            if m(0) {
+                $c0 = $crate::exec::valu::fast_fp::signed(r0, &src[0]);
+                &$c0
+            } else {
+                r0
+            },
+            if m(1) {
+                $c1 = $crate::exec::valu::fast_fp::signed(r1, &src[1]);
+                &$c1
+            } else {
+                r1
+            },
+            if m(2) {
+                $c2 = $crate::exec::valu::fast_fp::signed(r2, &src[2]);
+                &$c2
+            } else {
+                r2
+            },
+        ];
+    };
+}
+pub(super) use signed_rows;
 
 /// Run `p` for `a` on the direct path; false (nothing written) when the general path must.
 #[inline(always)]
@@ -72,9 +105,7 @@ pub fn run(p: Fp, a: &Alu, w: &mut Wave, env: &Env) -> bool {
         Dst::V { .. } => return false,
         _ => None,
     };
-    let mut m = [[0u32; MAX_LANES]; 3];
-    let [m0, m1, m2] = &mut m;
-    let s = [signed(r0, &a.src[0], m0), signed(r1, &a.src[1], m1), signed(r2, &a.src[2], m2)];
+    signed_rows!(s = a, [r0, r1, r2]; c0, c1, c2);
     let mut out = [0u32; MAX_LANES];
     let bits = match p {
         Fp::Cmp(c) => Some(compare(c, s[0], s[1])),
