@@ -6,11 +6,13 @@
 //!
 //! Only operations whose general-path result is the plain per-lane expression take it (chosen
 //! once, when the instruction is built, [`eligible`]): VGPR, scalar or constant sources without
-//! op_sel, SDWA, DPP or abs/neg; a 32-bit (64-bit for V_LSHL_ADD_U64) VGPR destination; no
-//! clamp or output modifier. Float operations also need MODE to keep f32 denormals on input
-//! and output (no flushing), checked per instruction; otherwise, and for a register row past
-//! the wave's file, the general path runs. Each expression is the general kernel's (same
-//! helpers for floats), so results are bit-identical.
+//! op_sel, SDWA or DPP (abs/neg only on f32 sources, applied to a copy of the row); a 32-bit
+//! (64-bit for V_LSHL_ADD_U64) VGPR destination; no clamp or output modifier. Float operations
+//! also need MODE to keep f32 denormals on input and output (no flushing), checked per
+//! instruction; otherwise, and for a register row past the wave's file, the general path runs.
+//! Each expression is the general kernel's (same helpers for floats), so results are
+//! bit-identical; [`super::fast_fp`] holds the f32 operations beyond add/mul/fma/max and the
+//! packed pairs, and the unit test `fast_diff` runs every taken opcode on both paths.
 
 use super::dst::{write_mask, Cout, Dst, Form, MaskDst};
 use super::fast_fp;
