@@ -7,10 +7,45 @@
 //! Encodings from `llvm-mc-19 -arch=amdgcn -mcpu=gfx942 -show-encoding`.
 
 use super::{fast, run_general, Kind};
-use crate::exec::{ExecCtx, Sem};
-use crate::testing::Rig;
+use crate::exec::clock::Rate;
+use crate::exec::{classify, Apertures, Env, ExecCtx, Sem};
+use crate::fault::WaveId;
+use crate::memory::Memory;
 use crate::wave::{Wave, MAX_LANES};
+use hipscope_isa::decode::{Ctx, Decoder};
 use hipscope_isa::Processor;
+
+/// One gfx942 wave64 wave with EXEC all ones, its memory and LDS, and its environment.
+struct Rig {
+    wave: Wave,
+    mem: Memory,
+    lds: Vec<u8>,
+    env: Env,
+}
+
+impl Rig {
+    fn new() -> Rig {
+        let p = Processor::Gfx942;
+        let mut wave = Wave::new(WaveId::default(), true);
+        wave.set_exec(!0);
+        let env = Env {
+            decode: Ctx::new(p, true, false),
+            family: p.family(),
+            sramecc: false,
+            apertures: Apertures::DEFAULT,
+            clock: 0,
+            rate: Rate::FUNCTIONAL,
+            scratch_base: 0,
+            scratch_per_lane: 0,
+        };
+        Rig { wave, mem: Memory::new(), lds: vec![0; 65536], env }
+    }
+
+    fn classify(&self, bytes: &[u8]) -> Sem {
+        let inst = Decoder::new(Processor::Gfx942, true).decode(bytes, 0x1000).unwrap_or_else(|e| panic!("{bytes:02x?} does not decode: {e}"));
+        classify(&inst, &self.env)
+    }
+}
 
 const CASES: &[(&str, &[u8])] = &[
     ("v_sub_f32_e64 v5, |v1|, -v2", &[0x05, 0x01, 0x02, 0xd1, 0x01, 0x05, 0x02, 0x40]),
@@ -139,7 +174,7 @@ fn randomise(w: &mut Wave, r: &mut Rng, t: usize) {
 
 /// Runs case `asm` on both paths for `trials` random states; the number the direct path took.
 fn differ(asm: &str, bytes: &[u8], r: &mut Rng, trials: usize) -> usize {
-    let mut rig = Rig::new(Processor::Gfx942, true);
+    let mut rig = Rig::new();
     let Sem::Valu(op) = rig.classify(bytes) else { panic!("{asm}: not a VALU operation") };
     let Kind::Alu(a) = &op.kind else { panic!("{asm}: not a per-lane operation") };
     let f = a.fast.unwrap_or_else(|| panic!("{asm}: does not take the direct path"));
@@ -177,7 +212,7 @@ fn direct_path_matches_general_path_bit_for_bit() {
 
 #[test]
 fn float_operations_decline_when_mode_flushes_denormals() {
-    let mut rig = Rig::new(Processor::Gfx942, true);
+    let mut rig = Rig::new();
     rig.wave.mode = 0;
     let (asm, bytes) = CASES[0];
     let Sem::Valu(op) = rig.classify(bytes) else { panic!("{asm}: not a VALU operation") };
