@@ -40,11 +40,20 @@ fn ms(v: Option<f64>) -> String {
 /// The rule and the definition, for text and the report.
 pub fn method(o: &AppsOutcome) -> String {
     format!(
-        "Each row of `mi300a-real.csv` (real MI300A, ROCm, hipEvent timing, the mean of 51 timed iterations after one warm-up) is matched to the program's arguments in upstream `run_all.sh` (the printed problem_size; bfs rows of one node count in the script's degree order), then the unmodified program runs under hipscope's HIP runtime on the simulated mi300a in timing mode with `--iterations {ITERATIONS}` (the simulator is deterministic, so one timed iteration after the warm-up is their mean) and its printed avg_ms is compared with the real one. Sampling: a row whose program launches kernels is simulated only if its real time is at most {} ms (simulation cost grows with GPU work); copy-only rows (memcopy) always run; a run is stopped after {} s. Sampled timing (`--sample {}`): launches of one kernel, grid, block and buffer sizes are simulated in detail until five agree within 2 %, later ones run functionally and are charged their mean (every 16th checked in detail again); a row with predicted launches says how many and its estimated error (the spread of its clusters' detailed samples, weighted by predicted time). Skipped and failed rows are listed with the reason and left out of the scores. MAPE = mean over a program's simulated rows of |sim − real| / real. WMAPE = Σ |sim − real| / Σ real over all simulated rows (each row weighted by its real time); bar {WMAPE_BAR_PERCENT:.0} %.",
+        "Each row of `mi300a-real.csv` (real MI300A, ROCm, hipEvent timing, the mean of 51 timed iterations after one warm-up) is matched to the program's arguments in upstream `run_all.sh` (the printed problem_size; bfs rows of one node count in the script's degree order), then the unmodified program runs under hipscope's HIP runtime on the simulated mi300a in timing mode with `--iterations {ITERATIONS}` (the simulator is deterministic, so one timed iteration after the warm-up is their mean) and its printed avg_ms is compared with the real one. Sampling: a row whose program launches kernels is simulated only if its real time is at most {} ms (simulation cost grows with GPU work); copy-only rows (memcopy) always run; a run is stopped after {} s. Sampled timing (`--sample {}`): launches of one kernel, grid, block and buffer sizes are simulated in detail until five agree within 2 %, later ones run functionally and are charged their mean (re-checked in detail 16 launches on, the gap doubling after each re-check that agrees, up to 256); a row with predicted launches says how many and its estimated error (the spread of its clusters' detailed samples, weighted by predicted time). Skipped and failed rows are listed with the reason and left out of the scores. MAPE = mean over a program's simulated rows of |sim − real| / real. WMAPE = Σ |sim − real| / Σ real over all simulated rows (each row weighted by its real time); bar {WMAPE_BAR_PERCENT:.0} %.",
         if o.max_real_ms.is_finite() { o.max_real_ms.to_string() } else { "∞".into() },
         o.timeout_s,
         o.sample.name()
     )
+}
+
+/// What the run cost: "Run: N program runs, J at a time, W s wall, C s CPU, load A → B."
+pub fn cost_text(o: &AppsOutcome) -> String {
+    let c = &o.cost;
+    let cpu = c.cpu_s.map_or(String::new(), |s| format!(", {s:.0} s of CPU (the program runs)"));
+    let load = c.load.map_or(String::new(), |(a, b)| format!("; 1-minute load average {a:.1} at the start, {b:.1} at the end"));
+    let simulated = o.rows.iter().filter(|r| r.simulated().is_some()).count();
+    format!("Run: {simulated} of {} rows simulated, {} program runs at a time, {:.0} s wall{cpu}{load}.", o.rows.len(), c.jobs, c.wall_s)
 }
 
 /// Text: the score table, then every row.
@@ -66,6 +75,7 @@ pub fn text(o: &AppsOutcome) -> String {
             status_text(r)
         );
     }
+    let _ = writeln!(s, "{}", cost_text(o));
     let _ = writeln!(s, "{:<14}  {:>9}  {:>8}  {:>8}", "program", "simulated", "MAPE", "WMAPE");
     for sc in o.scores() {
         let _ = writeln!(s, "{:<14}  {:>5} / {:<3}  {:>8}  {:>8}", sc.name, sc.simulated, sc.total, pct_abs(sc.mape), pct_abs(sc.wmape));
@@ -104,7 +114,8 @@ pub fn json(o: &AppsOutcome) -> serde_json::Value {
         .iter()
         .map(|s| json!({"program": s.name, "simulated": s.simulated, "rows": s.total, "mape_percent": s.mape.is_finite().then_some(s.mape), "wmape_percent": s.wmape.is_finite().then_some(s.wmape)}))
         .collect();
-    json!({"gpu": GPU, "max_real_ms": o.max_real_ms.is_finite().then_some(o.max_real_ms), "sample": o.sample.name(), "timeout_s": o.timeout_s, "iterations": ITERATIONS, "rows": rows, "scores": scores})
+    json!({"gpu": GPU, "max_real_ms": o.max_real_ms.is_finite().then_some(o.max_real_ms), "sample": o.sample.name(), "timeout_s": o.timeout_s, "iterations": ITERATIONS, "rows": rows, "scores": scores,
+           "cost": {"wall_s": o.cost.wall_s, "cpu_s": o.cost.cpu_s, "load_start": o.cost.load.map(|l| l.0), "load_end": o.cost.load.map(|l| l.1), "jobs": o.cost.jobs}})
 }
 
 /// The report page (`calibration-apps.md`), linking `plot` (relative to it).
@@ -115,6 +126,7 @@ pub fn markdown(o: &AppsOutcome, command: &str, plot: &str) -> String {
     let _ = writeln!(s, "# Whole programs against real MI300A times\n");
     let _ = writeln!(s, "Written by `{command}` (with `calibration.md`; do not edit by hand). Programs and real times: `../shared/apps/mgpusim-gpu-perf` (provenance in its `SOURCES.md`).\n");
     let _ = writeln!(s, "{}\n", method(o));
+    let _ = writeln!(s, "{}\n", cost_text(o));
     let _ = writeln!(s, "| program | simulated rows | MAPE | WMAPE |\n|---|---:|---:|---:|");
     for sc in o.scores() {
         let name = if sc.name == "all" { "**all**".to_string() } else { sc.name.clone() };
