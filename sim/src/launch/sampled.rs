@@ -12,8 +12,8 @@
 //! a predicted launch would have brought in or evicted (a detailed launch after one that
 //! streamed other data finds warmer caches than the real one would; after one that touched
 //! data not cached before, colder ones), and the dirty lines it would have left. The
-//! re-checks ([`crate::sample::RECHECK_EVERY`] up to [`crate::sample::RECHECK_MAX`] apart)
-//! see that error and re-sample a cluster it moves by more than the tolerance.
+//! re-checks ([`crate::sample::RECHECK_EVERY`]) see that error and re-sample a cluster it
+//! moves by more than the tolerance.
 
 use super::{Device, Hooks, LaunchError};
 use crate::dispatch::Geometry;

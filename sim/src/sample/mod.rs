@@ -8,11 +8,9 @@
 //! that a loop passing its counter — a Floyd–Warshall step, a bitonic stage — stays one
 //! cluster) form a [`ClusterKey`]. A cluster runs in detail until its last [`WINDOW`] detailed
 //! times agree within [`TOLERANCE`] of their mean; from then on its launches are predicted
-//! (charged that mean), except a re-check now and then, which runs in detail again: a
+//! (charged that mean), except every [`RECHECK_EVERY`]-th, which runs in detail again: a
 //! re-check further than the tolerance from the prediction makes the cluster unstable, and it
-//! runs in detail until it settles again (data-dependent kernels, caches warming up). The
-//! first re-check comes [`RECHECK_EVERY`] launches after the window; each one that agrees
-//! doubles the gap to the next, up to [`RECHECK_MAX`].
+//! runs in detail until it settles again (data-dependent kernels, caches warming up).
 //!
 //! The estimated error ([`SampleSummary::error_percent`]). A cluster's predicted launches are
 //! each charged the prediction `p`, the mean of a window of `n_w` detailed times. Take a
@@ -57,22 +55,11 @@ pub const WINDOW: usize = 5;
 /// WMAPE (issue 35), so a cluster that cannot hold 2 % stays in detail.
 pub const TOLERANCE: f64 = 0.02;
 
-/// This many launches after a cluster is first predicted (or after a re-check that drifted),
-/// one runs in detail again, so that a cluster whose time drifts (other data, other cache
-/// contents) is re-sampled; re-checks that agree widen the gap ([`RECHECK_MAX`]).
+/// Every this many launches of a predicted cluster, one runs in detail again, so that a
+/// cluster whose time drifts (other data, other cache contents) is re-sampled. 16 keeps
+/// the detailed share of a long stable cluster near 1/16 (a speed-up of about 10x at most
+/// when a detailed launch costs 10x a functional one and more otherwise).
 pub const RECHECK_EVERY: u64 = 16;
-
-/// The widest gap between re-checks of a cluster whose re-checks keep agreeing with its
-/// prediction (each agreeing re-check doubles the gap, from [`RECHECK_EVERY`]). Why the gap
-/// grows: a re-check is a detailed launch, and after a run of predicted ones the caches must
-/// first take memory's bytes again, a walk over every cached line (`launch/sampled.rs`); on
-/// floydwarshall (1536 launches of one cluster per iteration at 1536 nodes) the fixed gap of 16
-/// kept the detailed launches and those walks at most of the run's CPU time (measured on
-/// 384 nodes, mi300a: 47 % of it in the walk). 256: a cluster of thousands of launches is
-/// still re-checked a dozen times or more, and the cold start of a later iteration (the
-/// program copies its input again) falls on at most one gap of predicted launches, whose
-/// share of the run the re-checks' deviations then carry into the estimated error.
-pub const RECHECK_MAX: u64 = 256;
 
 /// Standard errors in the estimated error ([`SampleSummary::error_percent`]; the module
 /// documentation derives it): 3, a 95 % interval for Student's t with the four degrees of
@@ -157,9 +144,6 @@ struct Cluster {
     prediction: Option<u64>,
     /// Launches since the last detailed one, while stable.
     since_detail: u64,
-    /// Launches from one detailed launch to the next re-check, while stable (0: not yet set,
-    /// [`RECHECK_EVERY`]).
-    recheck_gap: u64,
     launches: u64,
     predicted: u64,
     predicted_cycles: u64,
@@ -172,15 +156,6 @@ struct Cluster {
 }
 
 impl Cluster {
-    /// Launches from one detailed launch to the next re-check.
-    fn gap(&self) -> u64 {
-        if self.recheck_gap == 0 {
-            RECHECK_EVERY
-        } else {
-            self.recheck_gap
-        }
-    }
-
     /// A detailed time deviated by `d` (relative) from the prediction or window mean.
     fn deviated(&mut self, d: f64) {
         self.deviations += 1;
@@ -239,7 +214,7 @@ impl Sampler {
     pub fn decide(&mut self, key: &ClusterKey) -> Decision {
         let c = self.clusters.entry(key.clone()).or_default();
         let decision = match c.prediction {
-            Some(cycles) if c.since_detail + 1 < c.gap() => Decision::Predicted { cycles },
+            Some(cycles) if c.since_detail + 1 < RECHECK_EVERY => Decision::Predicted { cycles },
             _ => Decision::Detailed,
         };
         if let Decision::Predicted { cycles } = decision {
@@ -271,12 +246,9 @@ impl Sampler {
             let dev = rel(cycles as f64, p as f64);
             c.deviated(dev);
             if dev > TOLERANCE {
-                // Drifted: detailed again until a new window agrees, then re-checked often.
+                // Drifted: detailed again until a new window agrees.
                 c.prediction = None;
                 c.window.clear();
-                c.recheck_gap = RECHECK_EVERY;
-            } else {
-                c.recheck_gap = (c.gap() * 2).min(RECHECK_MAX);
             }
         }
         c.window.push(cycles);

@@ -7,13 +7,14 @@
 //! Encodings from `llvm-mc-19 -arch=amdgcn -mcpu=gfx942 -show-encoding`.
 
 use super::{fast, run_general, Kind};
-use crate::exec::clock::Rate;
-use crate::exec::{classify, Apertures, Env, ExecCtx, Sem};
+use crate::exec::{classify, Env, ExecCtx, Sem};
 use crate::fault::WaveId;
 use crate::memory::Memory;
 use crate::wave::{Wave, MAX_LANES};
-use hipscope_isa::decode::{Ctx, Decoder};
+use hipscope_isa::decode::Decoder;
 use hipscope_isa::Processor;
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
 
 /// One gfx942 wave64 wave with EXEC all ones, its memory and LDS, and its environment.
 struct Rig {
@@ -28,16 +29,7 @@ impl Rig {
         let p = Processor::Gfx942;
         let mut wave = Wave::new(WaveId::default(), true);
         wave.set_exec(!0);
-        let env = Env {
-            decode: Ctx::new(p, true, false),
-            family: p.family(),
-            sramecc: false,
-            apertures: Apertures::DEFAULT,
-            clock: 0,
-            rate: Rate::FUNCTIONAL,
-            scratch_base: 0,
-            scratch_per_lane: 0,
-        };
+        let env = Env::plain(p);
         Rig { wave, mem: Memory::new(), lds: vec![0; 65536], env }
     }
 
@@ -109,21 +101,8 @@ const CASES: &[(&str, &[u8])] = &[
     ("v_fma_f32 v11, v1, v2, v3", &[0x0b, 0x00, 0xcb, 0xd1, 0x01, 0x05, 0x0e, 0x04]),
 ];
 
-/// SplitMix64: a fixed seed gives the same operands on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
 /// One operand: a special f32 encoding, random bits, a moderate float, or a small integer.
-fn value(r: &mut Rng) -> u32 {
+fn value(r: &mut StdRng) -> u32 {
     const SPECIAL: [u32; 16] = [
         0x0000_0000,
         0x8000_0000,
@@ -142,7 +121,7 @@ fn value(r: &mut Rng) -> u32 {
         0x0080_0000,
         0x1f80_0000,
     ];
-    let x = r.next();
+    let x = r.random::<u64>();
     match x % 5 {
         0 => SPECIAL[(x >> 8) as usize % SPECIAL.len()],
         1 => (x >> 16) as u32,
@@ -154,26 +133,26 @@ fn value(r: &mut Rng) -> u32 {
 
 /// Random registers, EXEC, VCC and MODE for trial `t` (MODE keeps f32 denormals except on
 /// every eighth trial; IEEE on or off).
-fn randomise(w: &mut Wave, r: &mut Rng, t: usize) {
+fn randomise(w: &mut Wave, r: &mut StdRng, t: usize) {
     for v in w.vgpr.iter_mut().take(24 * MAX_LANES) {
         *v = value(r);
     }
     for s in 0..16 {
         w.sreg[s] = value(r);
     }
-    w.set_vcc(r.next());
+    w.set_vcc(r.random::<u64>());
     let exec = match t % 4 {
         0 => !0,
-        1 => r.next() & r.next(),
-        _ => r.next(),
+        1 => r.random::<u64>() & r.random::<u64>(),
+        _ => r.random::<u64>(),
     };
     w.set_exec(exec);
-    let ieee = (r.next() as u32 & 1) << 9;
+    let ieee = (r.random::<u64>() as u32 & 1) << 9;
     w.mode = if t % 8 == 7 { ieee } else { 0xf0 | ieee };
 }
 
 /// Runs case `asm` on both paths for `trials` random states; the number the direct path took.
-fn differ(asm: &str, bytes: &[u8], r: &mut Rng, trials: usize) -> usize {
+fn differ(asm: &str, bytes: &[u8], r: &mut StdRng, trials: usize) -> usize {
     let mut rig = Rig::new();
     let Sem::Valu(op) = rig.classify(bytes) else { panic!("{asm}: not a VALU operation") };
     let Kind::Alu(a) = &op.kind else { panic!("{asm}: not a per-lane operation") };
@@ -202,7 +181,7 @@ fn differ(asm: &str, bytes: &[u8], r: &mut Rng, trials: usize) -> usize {
 
 #[test]
 fn direct_path_matches_general_path_bit_for_bit() {
-    let mut r = Rng(0x6869_7073_636f_7065);
+    let mut r = StdRng::seed_from_u64(0x6869_7073_636f_7065);
     for (asm, bytes) in CASES {
         let took = differ(asm, bytes, &mut r, 400);
         // MODE keeps denormals on 7 trials in 8: the direct path must take those.
