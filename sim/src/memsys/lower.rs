@@ -94,29 +94,31 @@ impl MemSystem {
             let start = self.mall_pipes[ch].reserve(at, occupancy(bytes as u64, self.mall_bytes_per_cycle_per_channel));
             queued += start - at;
             t = start + m.hit_latency_cycles as u64;
-            if let Some(s) = mall.find(line) {
-                mall.touch(s);
-                self.counters.inc(Counter::MallHit);
-                if !write {
-                    return Below { done: t, level: Level::Mall, taken: at + queued };
+            let hit = match mall.find(line) {
+                Some(s) => {
+                    mall.touch(s);
+                    self.counters.inc(Counter::MallHit);
+                    true
                 }
-                // A write hit is answered by the MALL, but its bytes still go on to DRAM: the
-                // MALL holds no dirty data (tag-only, coherent with memory by construction),
-                // so it never writes anything back later and DRAM must take every write now.
-                let start = self.dram[ch].reserve(t, occupancy(bytes as u64, self.dram_bytes_per_cycle_per_channel));
-                self.counters.add(Counter::DramWriteBytes, bytes as u64);
-                return Below { done: t, level: Level::Mall, taken: at + queued + (start - t) };
+                None => {
+                    self.counters.inc(Counter::MallMiss);
+                    // Memory-side: reads and writes allocate; DRAM traffic is charged now.
+                    mall.allocate(line);
+                    false
+                }
+            };
+            if hit && !write {
+                return Below { done: t, level: Level::Mall, taken: at + queued };
             }
-            self.counters.inc(Counter::MallMiss);
-            // Memory-side: reads and writes allocate; DRAM traffic is charged now.
-            mall.allocate(line);
             if write {
-                // A write miss is acknowledged as a write hit is: the MALL is memory-side, part
-                // of memory for coherence (AMDGPUUsage: "fully coherent with memory"), so a
-                // write it has accepted is performed; DRAM takes the bytes behind it.
+                // A write, hit or miss, is answered by the MALL: it is memory-side, part of
+                // memory for coherence (AMDGPUUsage: "fully coherent with memory"), so a write
+                // it accepted is performed. Its bytes still go on to DRAM now: the MALL holds
+                // no dirty data (tag-only), so it never writes anything back later.
                 let start = self.dram[ch].reserve(t, occupancy(bytes as u64, self.dram_bytes_per_cycle_per_channel));
                 self.counters.add(Counter::DramWriteBytes, bytes as u64);
-                return Below { done: t, level: Level::Dram, taken: at + queued + (start - t) };
+                let level = if hit { Level::Mall } else { Level::Dram };
+                return Below { done: t, level, taken: at + queued + (start - t) };
             }
         }
         let start = self.dram[ch].reserve(t, occupancy(bytes as u64, self.dram_bytes_per_cycle_per_channel));
