@@ -15,7 +15,7 @@
 //! number of them.
 
 use super::{Row, Tolerance};
-use crate::program::{Bounds, Ending, Environment, Failure};
+use crate::program::{children_cpu_time, Bounds, Ending, Environment, Failure};
 use hipscope_sim::sample::{SamplePolicy, SampleSummary};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -244,17 +244,6 @@ pub struct RunCost {
     pub load: Option<(f64, f64)>,
     /// Program runs at a time.
     pub jobs: usize,
-}
-
-/// User + system CPU time of this process's waited-for children, in seconds (/proc/self/stat
-/// fields 16 and 17, cutime and cstime, in clock ticks of 1/100 s: proc(5)).
-fn children_cpu_s() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    let rest = &stat[stat.rfind(')')? + 1..];
-    // After the name: field 3 is the first; cutime is field 16.
-    let mut f = rest.split_whitespace().skip(13);
-    let ticks = f.next()?.parse::<u64>().ok()? + f.next()?.parse::<u64>().ok()?;
-    Some(ticks as f64 / 100.0)
 }
 
 /// The 1-minute load average.
@@ -499,7 +488,7 @@ pub fn compare(apps: &Path, opts: &Options, progress: &dyn Progress) -> Result<A
         env.set_sample(opts.sample);
     }
     progress.planned(runs.len() as u64);
-    let (begin, cpu_before, load_before) = (std::time::Instant::now(), children_cpu_s(), load_1min());
+    let (begin, cpu_before, load_before) = (std::time::Instant::now(), children_cpu_time(), load_1min());
     // Each run is a process of its own; results are keyed by run, so the order in which
     // they finish does not matter.
     let cost: Vec<f64> = runs.iter().map(|run| run.rows.iter().map(|&i| real[i].avg_ms).sum()).collect();
@@ -524,7 +513,7 @@ pub fn compare(apps: &Path, opts: &Options, progress: &dyn Progress) -> Result<A
     }
     let cost = RunCost {
         wall_s: begin.elapsed().as_secs_f64(),
-        cpu_s: children_cpu_s().zip(cpu_before).map(|(after, before)| after - before),
+        cpu_s: children_cpu_time().zip(cpu_before).map(|(after, before)| after.saturating_sub(before).as_secs_f64()),
         load: load_before.zip(load_1min()),
         jobs: opts.jobs,
     };
