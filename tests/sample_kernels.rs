@@ -98,14 +98,20 @@ fn report_cycles(path: &std::path::Path) -> (f64, Option<serde_json::Value>) {
 /// (under 10 %, where the largest deviation ever seen printed ±7 to ±23 % on these programs).
 #[test]
 fn the_estimated_error_covers_the_measured_difference_on_several_programs() {
-    let cases: [(&str, &[&str]); 3] =
-        [("floydwarshall", &["--nodes", "64"]), ("bitonicsort", &["--size", "8192"]), ("fastwalshtransform", &["--size", "65536"])];
+    // floydwarshall 256: 512 launches of one cluster, long enough that its re-checks grow
+    // rare (up to sample::RECHECK_MAX apart), where drift between them goes unseen longest.
+    let cases: [(&str, &[&str]); 4] = [
+        ("floydwarshall", &["--nodes", "64"]),
+        ("bitonicsort", &["--size", "8192"]),
+        ("fastwalshtransform", &["--size", "65536"]),
+        ("floydwarshall", &["--nodes", "256"]),
+    ];
     let dir = std::env::temp_dir().join(format!("hipscope-sample-estimate-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a scratch directory");
     for (name, args) in cases {
         let Some(bin) = program(name) else { continue };
         let run = |sample: &str| {
-            let report = dir.join(format!("{name}-{sample}.json"));
+            let report = dir.join(format!("{name}-{}-{sample}.json", args.join("")));
             let bin = bin.to_string_lossy().into_owned();
             let mut a = vec!["exec", "--gpu", "mi300a", "--mode", "timing", "--sample", sample, "--report"];
             let r = report.to_string_lossy().into_owned();

@@ -134,7 +134,8 @@ impl From<SampleArg> for SamplePolicy {
 pub struct SampleArgs {
     /// Sampled timing: like launches (same kernel, grid, block and buffer sizes) are
     /// simulated in detail until their times agree within 2 %, later ones run functionally and
-    /// are charged that time (every 16th checked in detail again); within a long launch
+    /// are charged that time (re-checked in detail 16 launches on, then up to 256 apart as
+    /// the drift seen allows); within a long launch
     /// (work-groups), detail runs until the launch's completed-instruction rate settles, the rest runs
     /// functionally and its time is extrapolated. `on` does both. Results say what was
     /// predicted and the estimated error. Timing mode only. [default: off; `validate --only

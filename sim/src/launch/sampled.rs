@@ -12,8 +12,11 @@
 //! a predicted launch would have brought in or evicted (a detailed launch after one that
 //! streamed other data finds warmer caches than the real one would; after one that touched
 //! data not cached before, colder ones), and the dirty lines it would have left. The
-//! re-checks ([`crate::sample::RECHECK_EVERY`]) see that error and re-sample a cluster it
-//! moves by more than the tolerance.
+//! re-checks ([`crate::sample::RECHECK_EVERY`] to [`crate::sample::RECHECK_MAX`] launches
+//! apart) see that error and re-sample a cluster it moves by more than the tolerance. The
+//! catch-up compares each cached line with memory and rewrites only lines that differ
+//! ([`crate::memsys::cache::Cache::refresh_from`]), so a run of predicted launches that wrote
+//! little costs a compare of what the caches hold, not a rewrite of it.
 
 use super::{Device, Hooks, LaunchError};
 use crate::dispatch::Geometry;

@@ -8,9 +8,13 @@
 //! that a loop passing its counter — a Floyd–Warshall step, a bitonic stage — stays one
 //! cluster) form a [`ClusterKey`]. A cluster runs in detail until its last [`WINDOW`] detailed
 //! times agree within [`TOLERANCE`] of their mean; from then on its launches are predicted
-//! (charged that mean), except every [`RECHECK_EVERY`]-th, which runs in detail again: a
-//! re-check further than the tolerance from the prediction makes the cluster unstable, and it
-//! runs in detail until it settles again (data-dependent kernels, caches warming up).
+//! (charged that mean), except for re-checks, which run in detail again: a re-check further
+//! than the tolerance from the prediction makes the cluster unstable, and it runs in detail
+//! until it settles again (data-dependent kernels, caches warming up). The first re-check
+//! comes [`RECHECK_EVERY`] launches after the window; each re-check that agrees may double
+//! the distance to the next, up to [`RECHECK_MAX`], as far as the drift seen so far allows
+//! (below): a long stable cluster (floydwarshall's thousands of passes) needs few detailed
+//! launches, a drifting one keeps being looked at.
 //!
 //! The estimated error ([`SampleSummary::error_percent`]). A cluster's predicted launches are
 //! each charged the prediction `p`, the mean of a window of `n_w` detailed times. Take a
@@ -26,7 +30,28 @@
 //! by its predicted share of the run's time, summed (not added in quadrature: clusters of one
 //! program share its cache state, so their errors need not be independent), with [`Z`] = 3,
 //! about a 99 % interval for a normal error and 95 % for Student's t with four degrees of
-//! freedom (a cluster predicted after one window of five has only those). It replaces the
+//! freedom (a cluster predicted after one window of five has only those).
+//!
+//! The drift term. The standard error above treats the deviations as independent noise that
+//! averages out over `N` launches; a time that drifts between two detailed launches does not
+//! average out, and the further a predicted launch lies from the last detailed one, the more
+//! drift it may carry unseen (measured: floydwarshall 64 re-checked every 256th launch came
+//! out 1.2 % from full simulation against a noise-only estimate of ±0.7 %). Each detailed
+//! launch of a predicted cluster is a checkpoint: its signed relative deviation `d` from the
+//! prediction at the cluster's launch count `x` (the window's mean counts as `d = 0` at the
+//! window's middle). Two successive checkpoints give a drift rate `(d₂ − d₁)/(x₂ − x₁)` per
+//! launch; `δ` is the root mean square of those rates (before the first re-check, the slope
+//! of the window's times). Noise between checkpoints counts as drift too (it inflates `δ` by
+//! about `√2·σ_r` over the distance), so the term is an upper estimate. A predicted launch `k`
+//! launches after the cluster's last detailed one may be off by `δ·k` of its charge `p`,
+//! all in one direction: the term adds `δ · Σ p·k` over the predicted launches, unreduced by
+//! `N`. A cluster's error is `Z · (N·p·σ_r·√(1/n + 1/N) + δ·Σ p·k)`: the drift term is
+//! multiplied by [`Z`] like a standard error though noise already inflates it, which makes
+//! the estimate conservative (floydwarshall 384 on mi300a: ±5.2 %). The same `δ` sets the
+//! distance to the next re-check: at most `TOLERANCE / δ` launches, so that drift at the
+//! measured rate stays within the tolerance before it is checked.
+//!
+//! The estimate replaces the
 //! largest deviation ever seen, charged to every predicted launch, which printed ±22.9 %,
 //! ±7.0 % and ±9.4 % for floydwarshall 256, bitonicsort 65536 and fastwalshtransform 1M on
 //! mi300a whose sampled times were measured +0.07 %, +0.03 % and +0.12 % from full
@@ -60,6 +85,11 @@ pub const TOLERANCE: f64 = 0.02;
 /// the detailed share of a long stable cluster near 1/16 (a speed-up of about 10x at most
 /// when a detailed launch costs 10x a functional one and more otherwise).
 pub const RECHECK_EVERY: u64 = 16;
+
+/// The longest distance between re-checks of a cluster whose re-checks keep agreeing: 256, so
+/// that a cluster of thousands of launches (floydwarshall's passes over thousands of nodes) is
+/// still looked at a few dozen times, while its detailed share falls to about 1/256.
+pub const RECHECK_MAX: u64 = 256;
 
 /// Standard errors in the estimated error ([`SampleSummary::error_percent`]; the module
 /// documentation derives it): 3, a 95 % interval for Student's t with the four degrees of
@@ -153,6 +183,22 @@ struct Cluster {
     deviations_squared: f64,
     /// Counters of the last detailed launch, charged to the predicted ones.
     counters: Option<crate::counters::Counters>,
+    /// Launches between detailed ones while stable (from [`RECHECK_EVERY`] to [`RECHECK_MAX`]).
+    interval: u64,
+    /// The last checkpoint (module documentation): launch count and signed relative deviation
+    /// from the prediction.
+    anchor: Option<(f64, f64)>,
+    /// Drift rates between successive checkpoints: how many, and their sum of squares.
+    drifts: u64,
+    drifts_squared: f64,
+    /// The window's relative slope per launch when its prediction was made (the drift rate
+    /// until a re-check measures one).
+    window_slope: f64,
+    /// Σ p·k over predicted launches, `k` the launches since the cluster's last detailed one.
+    unchecked: f64,
+    /// Drift cycles of stable periods that ended (a re-check outside the tolerance), each
+    /// charged at its own period's rate, the failing re-check's included.
+    drift_closed: f64,
 }
 
 impl Cluster {
@@ -173,12 +219,89 @@ impl Cluster {
         self.predicted_cycles as f64 * sigma * (1.0 / n + 1.0 / self.predicted as f64).sqrt()
     }
 
+    /// The drift rate `δ` (relative, per launch): the root mean square of the rates between
+    /// successive checkpoints, or the window's slope before there are any.
+    fn drift_rate(&self) -> f64 {
+        if self.drifts == 0 {
+            self.window_slope.abs()
+        } else {
+            (self.drifts_squared / self.drifts as f64).sqrt()
+        }
+    }
+
+    /// The cycles drift may have moved the predicted launches by unseen: `δ · Σ p·k` of the
+    /// current stable period and of every earlier one.
+    fn drift_cycles(&self) -> f64 {
+        self.drift_closed + self.drift_rate() * self.unchecked
+    }
+
+    /// A re-check left the tolerance: the stable period ends, its drift charged at its rate
+    /// (the failing re-check's included); the next period measures its own.
+    fn close_period(&mut self) {
+        self.drift_closed += self.drift_rate() * self.unchecked;
+        (self.unchecked, self.drifts, self.drifts_squared, self.anchor) = (0.0, 0, 0.0, None);
+        self.prediction = None;
+        self.window.clear();
+    }
+
+    /// A checkpoint: a detailed launch at launch count `x` deviated by `d` (signed, relative)
+    /// from the prediction; the drift rate from the last checkpoint is recorded.
+    fn checkpoint(&mut self, x: f64, d: f64) {
+        if let Some((x0, d0)) = self.anchor {
+            if x > x0 {
+                let rate = (d - d0) / (x - x0);
+                self.drifts += 1;
+                self.drifts_squared += rate * rate;
+            }
+        }
+        self.anchor = Some((x, d));
+    }
+
+    /// The distance to the next re-check after one that agreed: double the last, but no more
+    /// than drift at the measured rate allows within the tolerance.
+    fn widen(&mut self) {
+        let allowed = match self.drift_rate() {
+            r if r > 0.0 => (TOLERANCE / r).min(RECHECK_MAX as f64) as u64,
+            _ => RECHECK_MAX,
+        };
+        self.interval = (self.interval * 2).min(allowed).clamp(RECHECK_EVERY, RECHECK_MAX);
+    }
+
     /// The window's mean and the largest relative deviation from it.
     fn window_stats(&self) -> (f64, f64) {
         let n = self.window.len().max(1) as f64;
         let mean = self.window.iter().map(|&c| c as f64).sum::<f64>() / n;
         let dev = self.window.iter().map(|&c| rel(c as f64, mean)).fold(0.0, f64::max);
         (mean, dev)
+    }
+
+    /// The least-squares slope of the window's times against their position, over `mean`
+    /// (the window's launches are consecutive: it fills only while the cluster is detailed).
+    fn window_slope(&self, mean: f64) -> f64 {
+        let n = self.window.len() as f64;
+        let centre = (n - 1.0) / 2.0;
+        let (mut sxy, mut sxx) = (0.0, 0.0);
+        for (i, &t) in self.window.iter().enumerate() {
+            let x = i as f64 - centre;
+            sxy += x * (t as f64 - mean);
+            sxx += x * x;
+        }
+        if sxx == 0.0 || mean == 0.0 {
+            0.0
+        } else {
+            sxy / sxx / mean
+        }
+    }
+
+    /// The window agrees: predict its mean from now on, its middle the first checkpoint.
+    fn predict_from_window(&mut self, mean: f64) {
+        self.prediction = Some(mean.round() as u64);
+        let deviations: Vec<f64> = self.window.iter().map(|&t| rel(t as f64, mean)).collect();
+        deviations.into_iter().for_each(|d| self.deviated(d));
+        self.window_slope = self.window_slope(mean);
+        self.interval = RECHECK_EVERY;
+        self.anchor = None;
+        self.checkpoint(self.launches as f64 - (self.window.len() as f64 - 1.0) / 2.0 - 1.0, 0.0);
     }
 }
 
@@ -214,7 +337,7 @@ impl Sampler {
     pub fn decide(&mut self, key: &ClusterKey) -> Decision {
         let c = self.clusters.entry(key.clone()).or_default();
         let decision = match c.prediction {
-            Some(cycles) if c.since_detail + 1 < RECHECK_EVERY => Decision::Predicted { cycles },
+            Some(cycles) if c.since_detail + 1 < c.interval.max(RECHECK_EVERY) => Decision::Predicted { cycles },
             _ => Decision::Detailed,
         };
         if let Decision::Predicted { cycles } = decision {
@@ -222,6 +345,7 @@ impl Sampler {
             c.launches += 1;
             c.predicted += 1;
             c.predicted_cycles += cycles;
+            c.unchecked += cycles as f64 * c.since_detail as f64;
             self.total_cycles += cycles;
             self.launches += 1;
         }
@@ -245,10 +369,13 @@ impl Sampler {
         if let Some(p) = c.prediction {
             let dev = rel(cycles as f64, p as f64);
             c.deviated(dev);
+            let signed = if cycles >= p { dev } else { -dev };
+            c.checkpoint((c.launches - 1) as f64, signed);
             if dev > TOLERANCE {
                 // Drifted: detailed again until a new window agrees.
-                c.prediction = None;
-                c.window.clear();
+                c.close_period();
+            } else {
+                c.widen();
             }
         }
         c.window.push(cycles);
@@ -258,9 +385,7 @@ impl Sampler {
         if c.prediction.is_none() && c.window.len() == WINDOW {
             let (mean, dev) = c.window_stats();
             if dev <= TOLERANCE {
-                c.prediction = Some(mean.round() as u64);
-                let deviations: Vec<f64> = c.window.iter().map(|&t| rel(t as f64, mean)).collect();
-                deviations.into_iter().for_each(|d| c.deviated(d));
+                c.predict_from_window(mean);
             }
         }
     }
@@ -278,8 +403,9 @@ impl Sampler {
     /// What sampling did so far.
     pub fn summary(&self) -> SampleSummary {
         let predicted_clusters = self.clusters.values().filter(|c| c.predicted > 0);
-        // Each cluster's standard error, by its predicted share of the time (module docs).
-        let err_cycles: f64 = Z * predicted_clusters.clone().map(Cluster::standard_error_cycles).sum::<f64>();
+        // Each cluster's standard error and drift, by its predicted share of the time (module
+        // docs).
+        let err_cycles: f64 = Z * predicted_clusters.clone().map(|c| c.standard_error_cycles() + c.drift_cycles()).sum::<f64>();
         SampleSummary {
             launches: self.launches,
             predicted: self.clusters.values().map(|c| c.predicted).sum(),
@@ -299,10 +425,12 @@ pub struct SampleSummary {
     pub predicted: u64,
     /// Clusters that had launches predicted.
     pub clusters: u64,
-    /// Estimated error of the run's total time from the prediction, in percent: [`Z`] standard
-    /// errors of each cluster's predicted cycles (the standard deviation of its detailed
-    /// samples and re-checks times `√(1/n + 1/N)`), summed over clusters, over the run's
-    /// total time (module documentation).
+    /// Estimated error of the run's total time from the prediction, in percent: [`Z`] times
+    /// each cluster's standard error of its predicted cycles (the standard deviation of its
+    /// detailed samples and re-checks times `√(1/n + 1/N)`) plus its drift term (the drift
+    /// rate between detailed launches times each predicted launch's distance from the last
+    /// detailed one, times its charge),
+    /// summed over clusters, over the run's total time (module documentation).
     pub error_percent: f64,
 }
 

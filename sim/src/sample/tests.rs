@@ -23,17 +23,74 @@ fn drive(s: &mut Sampler, k: &ClusterKey, times: &[u64]) -> Vec<Decision> {
 fn a_stable_cluster_is_predicted_after_its_window_and_rechecked() {
     let mut s = Sampler::new();
     let k = key("k", 1024);
-    let d = drive(&mut s, &k, &[1000; 40]);
+    let n = 1200;
+    let d = drive(&mut s, &k, &vec![1000; n]);
     assert!(d[..WINDOW].iter().all(|d| *d == Decision::Detailed));
     assert_eq!(d[WINDOW], Decision::Predicted { cycles: 1000 });
-    let detailed = d.iter().filter(|d| **d == Decision::Detailed).count();
-    // The window's, then one in every RECHECK_EVERY.
-    assert_eq!(detailed, WINDOW + (40 - WINDOW) / RECHECK_EVERY as usize);
+    let detailed: Vec<usize> = (0..n).filter(|&i| d[i] == Decision::Detailed).collect();
+    // The window's, then re-checks RECHECK_EVERY launches apart, the distance doubling while
+    // they agree (no drift at all here), up to RECHECK_MAX.
+    let mut want: Vec<usize> = (0..WINDOW).collect();
+    let (mut at, mut gap) = (WINDOW - 1, RECHECK_EVERY as usize);
+    while at + gap < n {
+        at += gap;
+        want.push(at);
+        gap = (gap * 2).min(RECHECK_MAX as usize);
+    }
+    assert_eq!(detailed, want);
     let sum = s.summary();
-    assert_eq!(sum.launches, 40);
-    assert_eq!(sum.predicted, 40 - detailed as u64);
+    assert_eq!(sum.launches, n as u64);
+    assert_eq!(sum.predicted, (n - detailed.len()) as u64);
     assert_eq!(sum.clusters, 1);
     assert_eq!(sum.error_percent, 0.0);
+}
+
+/// Times that drift linearly by `rate` (relative) per launch from 1000 cycles, with `noise`
+/// (relative) alternating in sign; returns the sampler's summary and the true and sampled
+/// totals.
+fn drifting(rate: f64, noise: f64, n: usize) -> (SampleSummary, f64, f64, usize) {
+    let mut s = Sampler::new();
+    let k = key("k", 1);
+    let truth: Vec<u64> = (0..n).map(|i| (1000.0 * (1.0 + rate * i as f64 + if i % 2 == 0 { noise } else { -noise })).round() as u64).collect();
+    let mut charged = 0.0;
+    let mut detailed = 0;
+    for &t in &truth {
+        match s.decide(&k) {
+            Decision::Detailed => {
+                s.record(&k, t, None);
+                charged += t as f64;
+                detailed += 1;
+            }
+            Decision::Predicted { cycles } => charged += cycles as f64,
+        }
+    }
+    (s.summary(), truth.iter().map(|&t| t as f64).sum(), charged, detailed)
+}
+
+#[test]
+fn the_estimate_covers_a_slow_drift_between_rare_rechecks() {
+    // A slow drift, 0.2 % per hundred launches, under the tolerance between re-checks of any
+    // distance up to RECHECK_MAX: the cluster stays predicted; the sampled total's error
+    // against the true one (the synthetic times) must lie inside the stated estimate.
+    for (rate, noise) in [(2e-5, 0.0), (2e-5, 0.004), (-3e-5, 0.002), (0.0, 0.008)] {
+        let (sum, truth, charged, detailed) = drifting(rate, noise, 3000);
+        let measured = 100.0 * (charged - truth).abs() / truth;
+        assert!(sum.predicted > 2500, "{rate} {noise}: {sum:?}");
+        assert!(measured <= sum.error_percent, "{rate} {noise}: measured {measured:.3} % outside ±{:.3} %", sum.error_percent);
+        assert!(sum.error_percent < 10.0, "{rate} {noise}: {sum:?}");
+        // Rare re-checks: far fewer detailed launches than one in RECHECK_EVERY.
+        assert!(detailed < 3000 / RECHECK_EVERY as usize / 2, "{rate} {noise}: {detailed} detailed");
+    }
+}
+
+#[test]
+fn a_faster_drift_keeps_rechecks_frequent() {
+    // 0.1 % per launch: 256 launches would carry 25 %; the distance stays where drift at that
+    // rate fits in the tolerance (20 launches), and a cluster re-sampled as it leaves it.
+    let (sum, truth, charged, detailed) = drifting(1e-3, 0.0, 400);
+    let measured = 100.0 * (charged - truth).abs() / truth;
+    assert!(detailed >= 400 / 21, "{detailed} detailed ({sum:?})");
+    assert!(measured <= sum.error_percent, "measured {measured:.3} % outside ±{:.3} %", sum.error_percent);
 }
 
 #[test]
@@ -96,11 +153,13 @@ fn the_error_estimate_is_the_standard_error_weighted_by_predicted_time() {
     }
     let sum = s.summary();
     // Deviations 1, 0.5, 0, 0.5, 1 % from the mean: σ = √(0.00025 / 4); 5 predicted launches of
-    // 5000 cycles, n = 5 samples: one standard error is 5000·σ·√(1/5 + 1/5) = 25 cycles, Z = 3
-    // of them over 10000 cycles in all.
+    // 5000 cycles, n = 5 samples: one standard error is 5000·σ·√(1/5 + 1/5) = 25 cycles. The
+    // drift term: the window rises 5 cycles a launch, 0.5 % of 1000; the predicted launches lie
+    // 1 to 5 launches after the last detailed one, Σ p·k = 1000·15, so 0.005·15000 = 75
+    // cycles. Z = 3 times their sum over 10000 cycles in all.
     let sigma = (0.00025f64 / 4.0).sqrt();
-    let want = 100.0 * 3.0 * 5000.0 * sigma * (0.4f64).sqrt() / 10000.0;
-    assert!((want - 0.75).abs() < 1e-3, "{want}");
+    let want = 100.0 * 3.0 * (5000.0 * sigma * (0.4f64).sqrt() + 75.0) / 10000.0;
+    assert!((want - 3.0).abs() < 1e-3, "{want}");
     assert!((sum.error_percent - want).abs() < 1e-9, "{sum:?}");
     assert!(sum.line().starts_with("sampled: 5 of 10 launches predicted from 1 clusters"));
     let back = SampleSummary::parse_line(&sum.line()).expect("the line parses");
