@@ -134,7 +134,7 @@ fn classified(p: Processor, pick: impl Fn(&Row) -> bool) -> (usize, Vec<&'static
     for row in rows {
         n += 1;
         if !matches!(rig.classify(&encode_vgprs(row)), Sem::Valu(_)) {
-            bad.push(row.record);
+            bad.push(row.record.get());
         }
     }
     (n, bad)

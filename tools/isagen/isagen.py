@@ -813,23 +813,46 @@ def write_rust(dst, rows, class_rows, opnames, opcodes, oplists, pfeat, dims, wi
     for cname, dec, pk, ot, rc in class_rows:
         w(f'    ClassDesc {{ name: "{cname}", decoder: {dec}, printer: {pk}, op_type: {ot}, reg_class: {rc} }},')
     w("];\n")
+    # No pointers below this line: `ROWS` and `OPERANDS` hold offsets into `TEXT` and `OPERANDS`
+    # instead of references, so the linker places them in read-only data that needs no
+    # relocation when the program or the runtime library loads (a table of references is
+    # rewritten page by page by the dynamic loader in every process that loads it).
+    w("/// Every row's operand list, one after another (`Row::operands`: a range of this array).")
+    total = sum(len(key) for key in oplists)
+    w("pub static OPERANDS: [OperandDesc; %d] = [" % total)
+    starts = {}
+    at = 0
     for key, idx in sorted(oplists.items(), key=lambda x: x[1]):
         items = []
         for opname, cls, rngs, tied in key:
             f = ", ".join(f"({a}, {b}, {c})" for a, b, c in rngs)
-            items.append(f"OperandDesc {{ name: OpName::{rust_ident(opname)}, class: {cls}, fields: &[{f}], tied: {tied} }}")
-        w(f"static OPS_{idx}: [OperandDesc; {len(items)}] = [" + ", ".join(items) + "];")
-    w("")
-    w("pub static ROWS: [Row; %d] = [" % len(rows))
+            items.append(f"OperandDesc {{ name: OpName::{rust_ident(opname)}, class: {cls}, fields: Fields::of([{f}]), tied: {tied} }},")
+        starts[idx] = (at, len(key))
+        at += len(key)
+        w(f"    /* {idx} */ " + " ".join(items) if items else f"    /* {idx} */")
+    w("];\n")
+    w("/// Every row's record name and assembly template, one after another (`Row::record`, `Row::asm`).")
+    w("pub static TEXT: &str = concat!(")
+    placed = []
+    at = 0
     for r in rows:
+        asm = r["asm"].replace("\\", "\\\\").replace('"', '\\"')
+        w(f'    "{r["name"]}", "{asm}",')
+        rec = (at, len(r["name"].encode()))
+        at += rec[1]
+        placed.append((rec, (at, len(r["asm"].encode()))))
+        at += len(r["asm"].encode())
+    w(");\n")
+    w("pub static ROWS: [Row; %d] = [" % len(rows))
+    for r, (rec, asm) in zip(rows, placed):
         flags = " | ".join(f"flags::{f.upper()}" for f in r["flags"]) or "0"
         uses = " | ".join(f"implicit::{u}" for u in r["uses"]) or "0"
         defs = " | ".join(f"implicit::{u}" for u in r["defs"]) or "0"
-        asm = r["asm"].replace("\\", "\\\\").replace('"', '\\"')
-        w(f'    Row {{ record: "{r["name"]}", opcode: Opcode::{rust_ident(r["mn"].upper())}, '
+        ops = starts[r["ops"]]
+        w(f'    Row {{ record: Text({rec[0]}, {rec[1]}), opcode: Opcode::{rust_ident(r["mn"].upper())}, '
           f'table: Namespace::{r["ns"]}, bytes: {r["bits"] // 8}, mask: {r["mask"]:#x}, value: {r["val"]:#x}, '
           f'valid: [{", ".join(f"{v:#x}" for v in r["valid"])}], flags: {flags}, uses: {uses}, defs: {defs}, '
-          f'asm: "{asm}", operands: &OPS_{r["ops"]}, mimg: {r["mimg"]} }},')
+          f'asm: Text({asm[0]}, {asm[1]}), operands: Ops({ops[0]}, {ops[1]}), mimg: {r["mimg"]} }},')
     w("];")
     with open(dst, "w") as f:
         f.write("\n".join(out) + "\n")

@@ -80,7 +80,7 @@ impl Decoder {
                 None if is_immediate(kind) => Operand::Imm(0),
                 None => return Err(format!("operand {} needs a value", desc.name.name())),
             };
-            let mask = value_mask(desc.fields);
+            let mask = value_mask(&desc.fields);
             // Returning atomics carry GLC in the opcode bits, not in the cache-policy field.
             let want = match want {
                 Operand::Imm(v) if desc.name == OpName::cpol && implies_glc(row) && mask & 1 == 0 => Operand::Imm(v & !1),
@@ -93,7 +93,7 @@ impl Decoder {
                 }
                 literal = Some(l);
             }
-            for &(lo, len, at) in desc.fields {
+            for &(lo, len, at) in desc.fields.iter() {
                 let part = (value >> at) & ((1u64 << len) - 1);
                 word = (word & !(((1u128 << len) - 1) << lo)) | (u128::from(part) << lo);
             }
@@ -175,7 +175,7 @@ fn check_round_trip(row: &'static Row, inst: &Inst, operands: &[(OpName, Operand
         let same = match (got, want) {
             (Some(Operand::Imm(g)), Operand::Imm(w)) if row.operand_index(name).is_some_and(|i| is_immediate(row.class_of(i).decoder)) => {
                 let implied = u64::from(name == OpName::cpol && implies_glc(row));
-                let mask = row.operand_index(name).map_or(u64::MAX, |i| value_mask(row.operands[i].fields)) | implied;
+                let mask = row.operand_index(name).map_or(u64::MAX, |i| value_mask(&row.operands[i].fields)) | implied;
                 fits(w, mask) && g as u64 & mask == w as u64 & mask
             }
             // A zero the encoding implies: an immediate-offset form and a register-offset form

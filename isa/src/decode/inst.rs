@@ -106,7 +106,7 @@ pub(super) fn decode_row(ctx: &Ctx, row: &'static Row, word: u128, rest: &[u8], 
     // source encoded as 255 reads too (RDNA3 ISA §7.6 VOPD: both halves share one literal;
     // LLVM 22 encodes K in bits 95:64 of the VOPD word).
     let literal = row.operands.iter().enumerate().find(|(i, d)| !d.fields.is_empty() && row.class_of(*i).decoder == crate::tables::DecoderKind::KImm);
-    let mut state = State { ctx, rest, literal: literal.map(|(_, d)| field_value(word, d.fields) as u32) };
+    let mut state = State { ctx, rest, literal: literal.map(|(_, d)| field_value(word, &d.fields) as u32) };
     let mut operands: Vec<Operand> = Vec::with_capacity(row.operands.len());
     for (i, desc) in row.operands.iter().enumerate() {
         let op = if desc.fields.is_empty() {
@@ -118,7 +118,7 @@ pub(super) fn decode_row(ctx: &Ctx, row: &'static Row, word: u128, rest: &[u8], 
         } else {
             let class = row.class_of(i);
             let inherit = agpr_partner(row, desc.name, &operands);
-            state.decode(class.decoder, field_value(word, desc.fields), &operands, inherit).ok()?
+            state.decode(class.decoder, field_value(word, &desc.fields), &operands, inherit).ok()?
         };
         operands.push(op);
     }

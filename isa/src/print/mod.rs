@@ -20,7 +20,7 @@ use std::fmt::Write;
 /// Print one instruction (mnemonic and operands, no address or encoding).
 pub fn format_inst(inst: &Inst, ctx: &Ctx) -> String {
     let mut p = Printer { inst, ctx, out: String::with_capacity(64), unbracket: false };
-    p.template(inst.row.asm);
+    p.template(&inst.row.asm);
     p.out
 }
 

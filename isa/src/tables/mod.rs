@@ -6,7 +6,7 @@
 mod generated;
 pub mod types;
 
-pub use generated::{feature, OpName, Opcode, CLASSES, MIMG_DIMS, OPCODE_NAMES, OPNAME_NAMES, PROCESSOR_FEATURES, ROWS};
+pub use generated::{feature, OpName, Opcode, CLASSES, MIMG_DIMS, OPCODE_NAMES, OPERANDS, OPNAME_NAMES, PROCESSOR_FEATURES, ROWS, TEXT};
 pub use types::*;
 
 impl Opcode {
@@ -36,5 +36,31 @@ impl OpName {
     /// LLVM operand name, e.g. `src0_modifiers`.
     pub fn name(self) -> &'static str {
         OPNAME_NAMES[self as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows hold ranges of `TEXT` and `OPERANDS` instead of references: every range must lie
+    /// inside its array (on character boundaries for text), or a row would read as empty.
+    #[test]
+    fn every_row_range_is_inside_its_array() {
+        let mut bad = Vec::new();
+        for (i, r) in ROWS.iter().enumerate() {
+            let text_ok = |t: Text| TEXT.get(t.0 as usize..(t.0 + t.1) as usize).is_some();
+            let ops_ok = OPERANDS.get(r.operands.0 as usize..(r.operands.0 + r.operands.1) as usize).is_some();
+            if !text_ok(r.record) || !text_ok(r.asm) || r.record.is_empty() || !ops_ok {
+                bad.push(i);
+            }
+        }
+        assert!(bad.is_empty(), "rows with a range outside TEXT or OPERANDS: {bad:?}");
+        // The text of a row is its own: the record names its mnemonic's encoding, and the
+        // template starts with the mnemonic (LLVM's AsmString).
+        let vadd = ROWS.iter().find(|r| r.record == "V_ADD_F32_e32_vi").expect("V_ADD_F32_e32_vi row");
+        assert_eq!(vadd.opcode.name(), "v_add_f32");
+        assert!(vadd.asm.starts_with("v_add_f32"), "{}", vadd.asm);
+        assert_eq!(vadd.operands.len(), 3, "{:?}", vadd.operands);
     }
 }

@@ -26,11 +26,12 @@ pub enum Namespace {
     GFX1250_FAKE16,
 }
 
-/// One machine encoding of one instruction.
+/// One machine encoding of one instruction. Rows hold no references (text and operand lists
+/// are ranges of `TEXT` and `OPERANDS`), so the table needs no load-time relocation.
 #[derive(Debug)]
 pub struct Row {
     /// LLVM record name (e.g. `V_ADD_F32_e64_vi`), for diagnostics.
-    pub record: &'static str,
+    pub record: Text,
     pub opcode: super::Opcode,
     pub table: Namespace,
     /// Encoding size without a trailing literal: 4, 8 or 12 bytes.
@@ -48,9 +49,9 @@ pub struct Row {
     pub uses: u8,
     pub defs: u8,
     /// Assembly template in LLVM AsmString syntax (`$operand` references).
-    pub asm: &'static str,
+    pub asm: Text,
     /// Operands in LLVM MCInst order: definitions first, then uses.
-    pub operands: &'static [OperandDesc],
+    pub operands: Ops,
     /// Image instructions: register counts and base-opcode properties.
     pub mimg: Option<MimgInfo>,
 }
@@ -100,9 +101,108 @@ pub struct OperandDesc {
     pub class: u16,
     /// Where the operand's bits sit: (bit in instruction, number of bits, bit in operand value).
     /// Empty when the encoding does not carry the operand (default value or tied copy).
-    pub fields: &'static [(u8, u8, u8)],
+    pub fields: Fields,
     /// Index of the operand this one is tied to (same register), or -1.
     pub tied: i8,
+}
+
+/// A row's text: `len` bytes of `TEXT` from byte `at`; reads as a `&str`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Text(pub u32, pub u32);
+
+impl Text {
+    pub fn get(self) -> &'static str {
+        super::TEXT.get(self.0 as usize..(self.0 + self.1) as usize).unwrap_or("")
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.get()
+    }
+}
+
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.get())
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.get(), f)
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        self.get() == *other
+    }
+}
+
+/// A row's operands: `len` entries of `OPERANDS` from entry `at`; reads as a slice.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Ops(pub u32, pub u32);
+
+impl Ops {
+    pub fn get(self) -> &'static [OperandDesc] {
+        super::OPERANDS.get(self.0 as usize..(self.0 + self.1) as usize).unwrap_or(&[])
+    }
+}
+
+impl std::ops::Deref for Ops {
+    type Target = [OperandDesc];
+    fn deref(&self) -> &[OperandDesc] {
+        self.get()
+    }
+}
+
+impl std::fmt::Debug for Ops {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
+impl IntoIterator for Ops {
+    type Item = &'static OperandDesc;
+    type IntoIter = std::slice::Iter<'static, OperandDesc>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.get().iter()
+    }
+}
+
+/// An operand's bit fields, at most four, held in place; reads as a slice.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Fields {
+    fields: [(u8, u8, u8); 4],
+    len: u8,
+}
+
+impl Fields {
+    /// The fields `f` (the generated table's constructor; more than four fail to compile).
+    pub const fn of<const N: usize>(f: [(u8, u8, u8); N]) -> Fields {
+        let mut fields = [(0, 0, 0); 4];
+        let mut i = 0;
+        while i < N {
+            fields[i] = f[i];
+            i += 1;
+        }
+        Fields { fields, len: N as u8 }
+    }
+}
+
+impl std::ops::Deref for Fields {
+    type Target = [(u8, u8, u8)];
+    fn deref(&self) -> &[(u8, u8, u8)] {
+        &self.fields[..usize::from(self.len)]
+    }
+}
+
+impl std::fmt::Debug for Fields {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
 }
 
 /// How an operand class is decoded, printed and typed.
