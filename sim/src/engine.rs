@@ -265,6 +265,10 @@ fn run_wave(s: &mut FSched, id: usize, env: &mut Env, mem: &mut Memory, quantum:
     let mut idx = k.index_of(w.pc).map_err(|kind| fault(d, w, kind))?;
     let code = &k.code[..];
     for _ in 0..quantum {
+        if opts.pc_stop.is_some_and(|(lo, hi)| w.pc < lo || w.pc > hi) {
+            // Out of the sampled loop: the timing engine goes on with it (resume::until_exit).
+            return Ok(());
+        }
         let e = fetch(code, idx).map_err(|kind| fault(d, w, kind))?;
         let writes = w.writes;
         if let Some(o) = obs {

@@ -49,6 +49,11 @@ pub struct EngineOptions {
     /// fast-forward the rest functionally and extrapolate its cycles ([`super::sample`]);
     /// `None`: every dispatch in full detail.
     pub work_group_sampling: Option<super::WorkGroupSampling>,
+    /// Set only by work-group sampling on the functional engine's continuation of a sampled
+    /// dispatch (clients leave it `None`): a wave whose PC leaves this range (first and last
+    /// address, the loop the detailed windows ran) stops there and goes back to the timing
+    /// engine ([`super::sample`]).
+    pub pc_stop: Option<(u64, u64)>,
 }
 
 impl Default for EngineOptions {
@@ -68,6 +73,7 @@ impl Default for EngineOptions {
             progress: None,
             threads: 1,
             work_group_sampling: None,
+            pc_stop: None,
         }
     }
 }

@@ -288,6 +288,11 @@ impl Sim<'_, '_> {
                     if self.landings.due <= at {
                         self.landings.land(at, &mut self.port.ms.borrow_mut(), mem, &mut self.s.waves);
                     }
+                    if self.sampler.tracks {
+                        // The loop a fast-forwarded wave stops leaving (work-group sampling).
+                        let pc = self.s.waves[id].as_ref().map_or(0, |r| r.w.pc);
+                        self.sampler.saw(pc);
+                    }
                     let next = self.step(id, env, mem)?;
                     let Some(next) = next else { break };
                     let prio = self.s.waves[id].as_ref().map_or(0, |r| r.x.prio);

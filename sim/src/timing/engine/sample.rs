@@ -18,6 +18,8 @@ use crate::sched::{EngineOptions, FastForward, Hooked, Sampled, Sched, Storage, 
 use crate::timing::class::{Class, Maintenance};
 use crate::timing::issue::WaveTiming;
 use crate::timing::placement::Placed;
+use crate::wave::WaveStatus;
+use std::cmp::Reverse;
 
 /// The sampling state of a dispatch.
 pub(super) struct Sampler {
@@ -43,7 +45,16 @@ pub(super) struct Sampler {
     /// Memory-side busy cycles per channel per completed wave-instruction over the stable
     /// windows: what the fast-forwarded part is charged ([`crate::sched::sample`]).
     cost: Vec<f64>,
+    /// Sampling on (the main loop notes each instruction's PC, [`Sampler::saw`]).
+    pub(super) tracks: bool,
+    /// Lowest and highest PC issued in the current window, and in each of the last windows:
+    /// the loop the stable windows ran, where a fast-forwarded wave stops ([`FastForward`]).
+    seen: (u64, u64),
+    pcs: std::collections::VecDeque<(u64, u64)>,
 }
+
+/// No PC seen yet.
+const NONE_SEEN: (u64, u64) = (u64::MAX, 0);
 
 impl Sampler {
     /// Sampling of a dispatch of `k` (timing classes `classes`) with `opts`; `resume`: the
@@ -74,6 +85,9 @@ impl Sampler {
             done: None,
             marks: std::collections::VecDeque::new(),
             cost: Vec::new(),
+            tracks: on.is_some(),
+            seen: NONE_SEEN,
+            pcs: std::collections::VecDeque::new(),
         }
     }
 
@@ -86,6 +100,8 @@ impl Sampler {
             self.window_start = None;
             self.peak_groups = 0;
             self.marks.clear();
+            self.pcs.clear();
+            self.seen = NONE_SEEN;
         }
     }
 
@@ -104,18 +120,25 @@ impl Sampler {
             self.windows = Windows::new(cfg);
             self.window_start = None;
             self.marks.clear();
+            self.pcs.clear();
         }
         self.peak_groups = self.peak_groups.max(resident);
         if let Some((c0, i0)) = self.window_start {
             if t > c0 {
                 self.windows.push(completed.saturating_sub(i0) as f64 / (t - c0) as f64);
+                self.pcs.push_back(self.seen);
             }
         }
+        self.seen = NONE_SEEN;
         self.window_start = Some((t, completed));
         self.marks.push_back((completed, busy));
         let n = cfg.windows.max(1) as usize;
-        while self.marks.len() > n + 1 {
+        // The marks span the windows the rate is the mean of.
+        while self.marks.len() > 2 * n + 1 {
             self.marks.pop_front();
+        }
+        while self.pcs.len() > 2 * n {
+            self.pcs.pop_front();
         }
         self.next_check = t.saturating_add(cfg.window_cycles.max(1));
         if started < cfg.min_detailed_groups {
@@ -124,6 +147,17 @@ impl Sampler {
         let rate = self.windows.stable()?;
         self.cost = self.cost_of_last_windows();
         Some(rate)
+    }
+
+    /// A wave issues the instruction at `pc`.
+    pub(super) fn saw(&mut self, pc: u64) {
+        self.seen = (self.seen.0.min(pc), self.seen.1.max(pc));
+    }
+
+    /// The first and last PC the stable windows issued (`None`: none seen).
+    fn loop_range(&self) -> Option<(u64, u64)> {
+        let (lo, hi) = self.pcs.iter().fold(NONE_SEEN, |a, b| (a.0.min(b.0), a.1.max(b.1)));
+        (lo <= hi).then_some((lo, hi))
     }
 
     /// Memory-side busy cycles booked per completed wave-instruction, per channel, from the
@@ -180,16 +214,20 @@ impl Sim<'_, '_> {
 
     /// Detail stops at cycle `at` with the stable `rate` (completed wave-instructions per
     /// cycle): the caches' dirty lines go to memory and the functional engine runs the resident
-    /// waves to their end, and the work-groups not started too unless they are fewer than the
-    /// resident ones (one partial round left, [`crate::sched::sample`]). Returns whether
-    /// detail goes on with that partial round.
+    /// waves on, and the work-groups not started too unless they are fewer than the resident
+    /// ones (one partial round left, [`crate::sched::sample`]). With no work-group left to
+    /// start, the resident waves run only until they leave the loop the stable windows ran, and
+    /// detail goes on with what follows it (a GEMM's epilogue). Returns whether detail goes on.
     pub(super) fn fast_forward(&mut self, at: u64, rate: f64, env: &mut Env, mem: &mut Memory, hooks: Hooked) -> Result<bool, KernelFault> {
         let Some((_, resume)) = self.sampler.on else { return Ok(false) };
         let in_flight = self.in_flight(at);
         self.port.ms.borrow().flush_to(mem);
         let (mut pending, mut free) = (self.admit.pending(), self.admit.free_slots());
-        let resident: Vec<(Placed, u32)> = self.s.groups.iter().flatten().map(|g| (g.x.clone(), g.slot)).collect();
-        let tail = !pending.is_empty() && pending.len() < resident.len();
+        let kept = Kept::of(&self.s);
+        // Only the dispatch's last waves stop leaving the loop: a partial round waiting for
+        // room must find the resident work-groups gone.
+        let stop = if pending.is_empty() { self.sampler.loop_range() } else { None };
+        let tail = !pending.is_empty() && pending.len() < kept.resident();
         if tail {
             (pending, free) = (Vec::new(), Vec::new());
         }
@@ -198,7 +236,7 @@ impl Sim<'_, '_> {
         let instructions = detailed.stats.instructions;
         let fast_forwarded_groups = pending.len() as u64;
         let mut f = detailed.hand_over(|_| (), |_| ());
-        resume(&mut f, free, pending, env, mem, hooks)?;
+        resume(&mut f, free, pending, stop, env, mem, hooks)?;
         // The caches keep their lines (dirty ones stay dirty, to be written back at the end as
         // in full detail), with the bytes the functional part left in memory.
         self.port.ms.borrow_mut().refresh_from(mem);
@@ -209,23 +247,39 @@ impl Sim<'_, '_> {
         let extra = ((ff + in_flight) as f64 / rate).ceil() as u64;
         let end = at.saturating_add(extra);
         self.sampler.note(at - self.time.begin, rate, fast_forwarded_groups, ff, extra);
-        if tail {
+        let back = tail || f.waves.iter().any(Option::is_some);
+        if back {
             self.s = f.hand_over(|_| parked(), |_| Placed::default());
-            self.resume_detail(end, &resident);
+            self.resume_detail(end, &kept);
         } else {
             self.s.stats = f.stats;
             self.time.last = self.time.last.max(end);
         }
-        Ok(tail)
+        Ok(back)
     }
 
-    /// Detail resumes at `end` (the extrapolated end of the work-groups `resident` held, now
-    /// retired functionally) with the work-groups not started yet.
-    fn resume_detail(&mut self, end: u64, resident: &[(Placed, u32)]) {
-        for (placed, slot) in resident {
-            self.admit.release(placed, *slot);
-        }
+    /// Detail resumes at `end` (the extrapolated end of what ran functionally): the waves that
+    /// stopped leaving their loop issue there, where they ran before (`kept`), with nothing
+    /// outstanding; the work-groups that ended functionally free their room for those not
+    /// started yet.
+    fn resume_detail(&mut self, end: u64, kept: &Kept) {
         self.heap.clear();
+        for (i, p) in kept.groups.iter().enumerate() {
+            let Some((placed, slot)) = p else { continue };
+            match self.s.groups.get_mut(i).and_then(Option::as_mut) {
+                Some(g) => g.x = placed.clone(),
+                None => self.admit.release(placed, *slot),
+            }
+        }
+        let k = self.s.d.kernel;
+        for (id, r) in self.s.waves.iter_mut().enumerate() {
+            let (Some(r), Some(&Some((cu, simd, prio, start)))) = (r.as_mut(), kept.waves.get(id)) else { continue };
+            let idx = k.index_of(r.w.pc).unwrap_or(0);
+            r.x = WaveTiming { cu, simd, idx, next: end, prio, start, out: Default::default(), sleep_until: 0 };
+            if r.w.status == WaveStatus::Ready {
+                self.heap.push(Reverse((end, prio, id as u32)));
+            }
+        }
         self.time.last = self.time.last.max(end);
         self.time.progress = self.time.progress.max(end);
         self.s.prog.advance(end, self.s.stats.instructions);
@@ -248,9 +302,30 @@ impl Sim<'_, '_> {
         s.detailed_groups = groups.saturating_sub(s.fast_forwarded_groups);
         s.detailed_instructions = instructions.saturating_sub(s.fast_forwarded_instructions);
         let total = self.time.last.saturating_sub(self.time.begin).max(1);
-        // `error_pct` holds, until here, the spreads' share of the extrapolated cycles.
+        // `error_pct` holds, until here, the rates' errors times the cycles extrapolated with them.
         s.error_pct = 100.0 * s.error_pct / total as f64;
         self.s.stats.sampled = Some(s);
+    }
+}
+
+/// What the timing engine keeps of a dispatch while the functional engine runs it on: per
+/// wave id where it runs, its priority and start (cu, SIMD, priority, start cycle), and per
+/// work-group position where it was placed and its scratch slot.
+struct Kept {
+    waves: Vec<Option<(usize, usize, u32, u64)>>,
+    groups: Vec<Option<(Placed, u32)>>,
+}
+
+impl Kept {
+    fn of(s: &Sched<'_, '_, WaveTiming, Placed>) -> Kept {
+        let waves = s.waves.iter().map(|r| r.as_ref().map(|r| (r.x.cu, r.x.simd, r.x.prio, r.x.start))).collect();
+        let groups = s.groups.iter().map(|g| g.as_ref().map(|g| (g.x.clone(), g.slot))).collect();
+        Kept { waves, groups }
+    }
+
+    /// Work-groups resident.
+    fn resident(&self) -> usize {
+        self.groups.iter().flatten().count()
     }
 }
 
@@ -265,10 +340,10 @@ impl Sampler {
     /// work-groups and `instructions` wave-instructions ran functionally, `extra` cycles
     /// were extrapolated.
     fn note(&mut self, at: u64, rate: f64, groups: u64, instructions: u64, extra: u64) {
-        let spread = self.windows.spread() / 2.0;
+        let error = self.windows.error();
         let s = self.done.get_or_insert_with(|| Sampled { stopped_at_cycle: at, rate, ..Sampled::default() });
         s.fast_forwarded_groups += groups;
         s.fast_forwarded_instructions += instructions;
-        s.error_pct += spread * extra as f64;
+        s.error_pct += error * extra as f64;
     }
 }
