@@ -243,8 +243,8 @@ fn div_fixup([q, den, num]: [&Row; 3], out: &mut Row) {
         pass &= fixup_passes(den[l], num[l]);
     }
     if pass {
-        for l in 0..MAX_LANES {
-            out[l] = plain(l);
+        for (l, o) in out.iter_mut().enumerate() {
+            *o = plain(l);
         }
         return;
     }
