@@ -121,26 +121,51 @@ fn value(r: &mut StdRng) -> u32 {
         0x0080_0000,
         0x1f80_0000,
     ];
+    // Biased exponents at the edges of the direct path's own tests (normal range, the division
+    // macro's thresholds 23/24, the differences 96 and 100 and 150 from the middle, the
+    // reciprocal's 252/253).
+    const EDGE: [u32; 20] = [0, 1, 2, 23, 24, 25, 27, 28, 31, 32, 126, 127, 128, 151, 152, 222, 223, 252, 253, 254];
     let x = r.random::<u64>();
-    match x % 5 {
+    match x % 6 {
         0 => SPECIAL[(x >> 8) as usize % SPECIAL.len()],
         1 => (x >> 16) as u32,
-        2 => (x >> 32) as u32 & 0x807f_ffff | ((100 + (x >> 8) % 55) as u32) << 23,
+        2 => moderate(x),
         3 => (x >> 40) as u32 % 70,
+        4 => (x >> 32) as u32 & 0x807f_ffff | EDGE[(x >> 8) as usize % EDGE.len()] << 23,
         _ => (x >> 20) as u32 & 0x3ff,
     }
 }
 
+/// A positive normal float of the smallest or largest exponents the square root's and
+/// reciprocal's all-lanes branches take (1, 2, 251, 252).
+fn extreme(x: u64) -> u32 {
+    (x >> 32) as u32 & 0x007f_ffff | [1, 2, 251, 252][(x >> 8) as usize % 4] << 23
+}
+
+/// A float of moderate magnitude (biased exponent 100..155), either sign.
+fn moderate(x: u64) -> u32 {
+    (x >> 32) as u32 & 0x807f_ffff | ((100 + (x >> 8) % 55) as u32) << 23
+}
+
 /// Random registers, EXEC, VCC and MODE for trial `t` (MODE keeps f32 denormals except on
-/// every eighth trial; IEEE on or off).
+/// every eighth trial; IEEE on or off). Trials 3 and 11 of every 16 draw moderate floats only
+/// (positive ones and VCC clear in trial 3), so that whole rows pass the direct path's
+/// exponent tests and its all-lanes branches run too; trial 5 draws positive normal floats
+/// at the ends of the range, whose square roots and reciprocals come closest to them.
 fn randomise(w: &mut Wave, r: &mut StdRng, t: usize) {
+    let draw = |r: &mut StdRng| match t % 16 {
+        3 => moderate(r.random::<u64>()) & 0x7fff_ffff,
+        11 => moderate(r.random::<u64>()),
+        5 => extreme(r.random::<u64>()),
+        _ => value(r),
+    };
     for v in w.vgpr.iter_mut().take(24 * MAX_LANES) {
-        *v = value(r);
+        *v = draw(r);
     }
     for s in 0..16 {
-        w.sreg[s] = value(r);
+        w.sreg[s] = draw(r);
     }
-    w.set_vcc(r.random::<u64>());
+    w.set_vcc(if t % 16 == 3 { 0 } else { r.random::<u64>() });
     let exec = match t % 4 {
         0 => !0,
         1 => r.random::<u64>() & r.random::<u64>(),

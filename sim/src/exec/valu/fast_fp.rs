@@ -138,33 +138,118 @@ fn flushed(a: u32, op: impl Fn(f32) -> f32) -> u32 {
     ftz(nan32(op(f32::from_bits(x as u32)), &[x]), 32) as u32
 }
 
+/// Whether `f` holds in every lane of `r` (one branch-free pass).
+#[inline(always)]
+fn every(r: &Row, f: impl Fn(u32) -> bool) -> bool {
+    // An index loop, not `Iterator::fold`: that one is not inlined into the AVX2 build and
+    // reads the row in 16-byte pieces.
+    let mut all = true;
+    for &x in r {
+        all &= f(x);
+    }
+    all
+}
+
 #[inline(always)]
 fn compute(p: Fp, s: [&Row; 3], out: &mut Row) {
     match p {
         Fp::Sub => fast::fmap(out, s, |a, b, _| a - b),
+        // A positive normal input has a normal square root: nothing to flush, no NaN.
+        Fp::Sqrt if every(s[0], |a| a >> 31 == 0 && normal(exponent(a))) => fast::fmap(out, s, |a, _, _| a.sqrt()),
         Fp::Sqrt => fast::map(out, s, |a, _, _| flushed(a, f32::sqrt)),
+        // |a| in [2^-126, 2^126): 1/a is a normal finite f32 (at most 2^126, above 2^-126).
+        Fp::Rcp if every(s[0], |a| (1..=252).contains(&exponent(a))) => fast::fmap(out, s, |a, _, _| 1.0 / a),
         Fp::Rcp => fast::map(out, s, |a, _, _| flushed(a, |x| 1.0 / x)),
         Fp::Rsq => fast::map(out, s, |a, _, _| flushed(a, |x| (1.0 / (x as f64).sqrt()) as f32)),
-        Fp::DivFixup => fast::map(out, s, |a, b, c| div_fixup32(a as u64, b as u64, c as u64) as u32),
+        Fp::DivFixup => div_fixup(s, out),
         _ => {}
     }
 }
 
+/// A biased f32 exponent of a normal finite value (1..=254; 0 is zero or denormal, 255 an
+/// infinity or NaN).
+#[inline(always)]
+fn normal(e: i32) -> bool {
+    (1..=254).contains(&e)
+}
+
+#[inline(always)]
+fn exponent(x: u32) -> i32 {
+    (x >> 23 & 0xff) as i32
+}
+
+/// Whether V_DIV_SCALE_F32 returns S0 as it is with its flag clear, read from the exponents of
+/// the denominator `b` and the numerator `c` alone: both normal and finite, the numerator's
+/// biased exponent at least 24 and the exponents' difference in (-100, 96). Then no rule of
+/// `div_scale32` applies: neither is zero or denormal, 1/b is a normal f64, the quotient is
+/// above 2^(difference - 1) >= 2^-99 (a normal f32), the difference is below 96 and the
+/// numerator's exponent above 23.
+#[inline(always)]
+fn scale_passes(b: u32, c: u32) -> bool {
+    let (e1, e2) = (exponent(b), exponent(c));
+    normal(e1) & normal(e2) & (e2 >= 24) & (e2 - e1 > -100) & (e2 - e1 < 96)
+}
+
+/// V_DIV_SCALE_F32 over the row: when every lane passes ([`scale_passes`], one branch-free
+/// pass) S0 itself and no flag, else lane by lane, the passing ones without the rules.
 #[inline(always)]
 fn div_scale([a, b, c]: [&Row; 3], out: &mut Row) -> u64 {
+    let mut pass = true;
+    for l in 0..MAX_LANES {
+        pass &= scale_passes(b[l], c[l]);
+    }
+    if pass {
+        *out = *a;
+        return 0;
+    }
     let mut bits = 0u64;
     for l in 0..MAX_LANES {
-        let (r, co) = div_scale32(a[l] as u64, b[l] as u64, c[l] as u64);
+        let (r, co) = if scale_passes(b[l], c[l]) { (a[l] as u64, false) } else { div_scale32(a[l] as u64, b[l] as u64, c[l] as u64) };
         out[l] = r as u32;
         bits |= (co as u64) << l;
     }
     bits
 }
 
+/// V_DIV_FMAS_F32 over the row: with no VCC bit set nothing is post-scaled, which is the plain
+/// fused multiply-add with `div_fmas32`'s NaN rule ([`fast::fmap`] applies the same one).
 #[inline(always)]
-fn div_fmas([a, b, c]: [&Row; 3], ci: u64, out: &mut Row) {
+fn div_fmas(s @ [a, b, c]: [&Row; 3], ci: u64, out: &mut Row) {
+    if ci == 0 {
+        return fast::fmap(out, s, |x, y, z| x.mul_add(y, z));
+    }
     for l in 0..MAX_LANES {
         out[l] = div_fmas32(a[l] as u64, b[l] as u64, c[l] as u64, ci >> l & 1 != 0) as u32;
+    }
+}
+
+/// Whether V_DIV_FIXUP_F32 passes the quotient through (with the sign of `den ^ num`), read
+/// from the exponents: denominator and numerator normal and finite (no NaN, zero or infinity
+/// case of `div_fixup32`) and the numerator's exponent at most 150 below the denominator's
+/// (no underflow).
+#[inline(always)]
+fn fixup_passes(den: u32, num: u32) -> bool {
+    let (ed, en) = (exponent(den), exponent(num));
+    normal(ed) & normal(en) & (en - ed >= -150)
+}
+
+/// V_DIV_FIXUP_F32 over the row (`q` quotient, `den`, `num`): the passing lanes as
+/// `div_fixup32` computes them without its case tests, every lane branch-free when all pass.
+#[inline(always)]
+fn div_fixup([q, den, num]: [&Row; 3], out: &mut Row) {
+    let plain = |l: usize| (den[l] ^ num[l]) & 0x8000_0000 | q[l] & 0x7fff_ffff;
+    let mut pass = true;
+    for l in 0..MAX_LANES {
+        pass &= fixup_passes(den[l], num[l]);
+    }
+    if pass {
+        for (l, o) in out.iter_mut().enumerate() {
+            *o = plain(l);
+        }
+        return;
+    }
+    for l in 0..MAX_LANES {
+        out[l] = if fixup_passes(den[l], num[l]) { plain(l) } else { div_fixup32(q[l] as u64, den[l] as u64, num[l] as u64) as u32 };
     }
 }
 
@@ -195,17 +280,24 @@ fn compare(c: u8, a: &Row, b: &Row) -> u64 {
 
 /// Element `e` (0 low, 1 high) of packed source `s` in every lane: the register or scalar
 /// half op_sel (`e` 0) or op_sel_hi (`e` 1) picks, its sign flipped by neg_lo / neg_hi.
+/// A register row without a sign flip is read in place; otherwise the element is built in `buf`.
 #[inline(always)]
-fn element(w: &Wave, env: &Env, s: &Src, e: usize) -> Option<Row> {
+fn element<'r>(w: &'r Wave, env: &Env, s: &Src, e: usize, buf: &'r mut Row) -> Option<&'r Row> {
     let (sel, neg) = if e == 0 { (s.hi, s.neg) } else { (s.hi2, s.abs) };
-    let mut r = match s.loc {
-        Loc::V { reg, .. } => *fast::vrow(w, (reg as usize + sel as usize) % 256)?,
-        _ => [fast::uniform(w, env, s, true, sel)?; MAX_LANES],
-    };
-    if neg {
-        r.iter_mut().for_each(|x| *x ^= 0x8000_0000);
+    match s.loc {
+        Loc::V { reg, .. } => {
+            let r = fast::vrow(w, (reg as usize + sel as usize) % 256)?;
+            if !neg {
+                return Some(r);
+            }
+            *buf = *r;
+        }
+        _ => *buf = [fast::uniform(w, env, s, true, sel)?; MAX_LANES],
     }
-    Some(r)
+    if neg {
+        buf.iter_mut().for_each(|x| *x ^= 0x8000_0000);
+    }
+    Some(buf)
 }
 
 #[inline(always)]
@@ -213,10 +305,12 @@ fn run_packed(p: Fp, a: &Alu, w: &mut Wave, env: &Env) -> bool {
     let Dst::V { reg, .. } = a.dst else { return false };
     let mut res = [[0u32; MAX_LANES]; 2];
     for (e, out) in res.iter_mut().enumerate() {
-        let (Some(x), Some(y), Some(z)) = (element(w, env, &a.src[0], e), element(w, env, &a.src[1], e), element(w, env, &a.src[2], e)) else {
+        let mut bufs = [[0u32; MAX_LANES]; 3];
+        let [b0, b1, b2] = &mut bufs;
+        let (Some(x), Some(y), Some(z)) = (element(w, env, &a.src[0], e, b0), element(w, env, &a.src[1], e, b1), element(w, env, &a.src[2], e, b2)) else {
             return false;
         };
-        let s = [&x, &y, &z];
+        let s = [x, y, z];
         match p {
             Fp::PkAdd => fast::fmap(out, s, |a, b, _| a + b),
             Fp::PkMul => fast::fmap(out, s, |a, b, _| a * b),
