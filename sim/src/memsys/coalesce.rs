@@ -31,8 +31,38 @@ pub fn lookups(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32) -> L
 /// path allocates nothing).
 #[derive(Debug, Clone, Default)]
 pub struct Scratch {
-    blocks: Vec<u64>,
-    pass_blocks: Vec<u64>,
+    blocks: Distinct,
+    pass_blocks: Distinct,
+}
+
+/// A small set of block numbers. Lanes mostly walk up through memory, so a block above every
+/// one seen so far is new without a search; only a block below the highest is looked up.
+#[derive(Debug, Clone, Default)]
+struct Distinct {
+    items: Vec<u64>,
+    top: u64,
+}
+
+impl Distinct {
+    fn clear(&mut self) {
+        self.items.clear();
+        self.top = 0;
+    }
+
+    #[inline]
+    fn insert(&mut self, b: u64) {
+        match self.items.last() {
+            Some(&l) if l == b => return,
+            Some(_) if b <= self.top && self.items.contains(&b) => return,
+            _ => {}
+        }
+        self.items.push(b);
+        self.top = self.top.max(b);
+    }
+
+    fn len(&self) -> usize {
+        self.items.len()
+    }
 }
 
 /// [`lookups`] with caller-owned buffers.
@@ -53,18 +83,13 @@ pub fn lookups_with(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32,
                 if k * 4 < size.max(1) {
                     let at = a.wrapping_add(4 * k as u64);
                     let last = at.wrapping_add((size - 4 * k).clamp(1, 4) as u64 - 1);
-                    for b in [at / block_bytes as u64, last / block_bytes as u64] {
-                        if !blocks.contains(&b) {
-                            blocks.push(b);
-                        }
-                    }
+                    blocks.insert(at / block_bytes as u64);
+                    blocks.insert(last / block_bytes as u64);
                 }
             }
             total += blocks.len() as u64;
-            for &b in blocks.iter() {
-                if !pass_blocks.contains(&b) {
-                    pass_blocks.push(b);
-                }
+            for &b in blocks.items.iter() {
+                pass_blocks.insert(b);
             }
         }
         cycles += pass_blocks.len() as u64;
