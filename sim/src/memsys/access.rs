@@ -658,7 +658,12 @@ impl MemSystem {
         if let Some((c, s)) = cache {
             let off = address.wrapping_sub(c.address_of(s)) as usize;
             if let Some(b) = c.bytes(s).get(off..off + out.len()) {
-                out.copy_from_slice(b);
+                // A lane's dword, the common case, moves without a call to `memcpy`.
+                if let (Ok(o), Ok(b)) = (<&mut [u8; 4]>::try_from(&mut *out), <&[u8; 4]>::try_from(b)) {
+                    *o = *b;
+                } else {
+                    out.copy_from_slice(b);
+                }
                 return;
             }
         }
