@@ -71,6 +71,22 @@ pub struct Env {
 }
 
 impl Env {
+    /// A functional-mode environment on `p`, wave64, SRAMECC off, default apertures and no
+    /// scratch: what unit tests that run single instructions or build kernels need.
+    #[cfg(test)]
+    pub(crate) fn plain(p: hipscope_isa::Processor) -> Env {
+        Env {
+            decode: Ctx::new(p, true, false),
+            family: p.family(),
+            sramecc: false,
+            apertures: Apertures::DEFAULT,
+            clock: 0,
+            rate: clock::Rate::FUNCTIONAL,
+            scratch_base: 0,
+            scratch_per_lane: 0,
+        }
+    }
+
     /// The real-time counter now (`s_memrealtime`, `s_getreg` of the real-time registers).
     pub fn realtime(&self) -> u64 {
         self.rate.realtime(self.clock)

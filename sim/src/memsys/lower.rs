@@ -94,22 +94,32 @@ impl MemSystem {
             let start = self.mall_pipes[ch].reserve(at, occupancy(bytes as u64, self.mall_bytes_per_cycle_per_channel));
             queued += start - at;
             t = start + m.hit_latency_cycles as u64;
-            if let Some(s) = mall.find(line) {
-                mall.touch(s);
-                self.counters.inc(Counter::MallHit);
-                if !write {
-                    return Below { done: t, level: Level::Mall, taken: at + queued };
+            let hit = match mall.find(line) {
+                Some(s) => {
+                    mall.touch(s);
+                    self.counters.inc(Counter::MallHit);
+                    true
                 }
-                // A write hit is answered by the MALL, but its bytes still go on to DRAM: the
-                // MALL holds no dirty data (tag-only, coherent with memory by construction),
-                // so it never writes anything back later and DRAM must take every write now.
+                None => {
+                    self.counters.inc(Counter::MallMiss);
+                    // Memory-side: reads and writes allocate; DRAM traffic is charged now.
+                    mall.allocate(line);
+                    false
+                }
+            };
+            if hit && !write {
+                return Below { done: t, level: Level::Mall, taken: at + queued };
+            }
+            if write {
+                // A write, hit or miss, is answered by the MALL: it is memory-side, part of
+                // memory for coherence (AMDGPUUsage: "fully coherent with memory"), so a write
+                // it accepted is performed. Its bytes still go on to DRAM now: the MALL holds
+                // no dirty data (tag-only), so it never writes anything back later.
                 let start = self.dram[ch].reserve(t, occupancy(bytes as u64, self.dram_bytes_per_cycle_per_channel));
                 self.counters.add(Counter::DramWriteBytes, bytes as u64);
-                return Below { done: t, level: Level::Mall, taken: at + queued + (start - t) };
+                let level = if hit { Level::Mall } else { Level::Dram };
+                return Below { done: t, level, taken: at + queued + (start - t) };
             }
-            self.counters.inc(Counter::MallMiss);
-            // Memory-side: reads and writes allocate; DRAM traffic is charged now.
-            mall.allocate(line);
         }
         let start = self.dram[ch].reserve(t, occupancy(bytes as u64, self.dram_bytes_per_cycle_per_channel));
         queued += start - t;
@@ -231,6 +241,7 @@ impl MemSystem {
         // Earlier evictions reach memory first; these lines then go straight from the cache.
         self.apply_pending(mem);
         let mut done = at;
+        let mall_ack = self.cfg.mall.as_ref().map(|m| m.hit_latency_cycles as u64);
         for s in self.l2[xcd].dirty_slots() {
             let a = self.l2[xcd].address_of(s);
             if !keep(a) {
@@ -243,11 +254,16 @@ impl MemSystem {
             self.counters.inc(Counter::TccWriteback);
             let ch = self.dram_channel(a);
             let far = self.remote.path_of(mem, a);
-            let (written, _) = self.time_write_below(a, dirty, self.l2[xcd].line_bytes() as usize, at, far);
-            done = done.max(match far {
+            let (written, taken) = self.time_write_below(a, dirty, self.l2[xcd].line_bytes() as usize, at, far);
+            done = done.max(match (far, mall_ack) {
                 // Over a link: when the far agent acknowledged the line's last write.
-                Some(_) => written,
-                None => self.dram[ch].free_cycle() + self.cfg.dram.latency_cycles as u64,
+                (Some(_), _) => written,
+                // A memory-side MALL (MI300's Infinity Cache) is part of memory for coherence,
+                // so the release needs only its acknowledgement: a hit latency after the memory
+                // side took the line's last block, which waits for DRAM's bandwidth (the MALL
+                // holds no dirty data), not for DRAM's latency.
+                (None, Some(ack)) => taken + ack,
+                (None, None) => self.dram[ch].free_cycle() + self.cfg.dram.latency_cycles as u64,
             });
         }
         done

@@ -395,6 +395,24 @@ impl MemSystem {
     pub fn l2_count(&self) -> usize {
         self.l2.len()
     }
+
+    /// Busy cycles booked so far on each memory-side channel (the MALL's, then DRAM's): what
+    /// work-group sampling measures per instruction over its stable windows.
+    pub fn memory_busy_cycles(&self) -> Vec<u64> {
+        self.mall_pipes.iter().chain(&self.dram).map(Pipe::busy_cycles).collect()
+    }
+
+    /// Book `cycles[i]` busy cycles on memory-side channel `i` (in the order of
+    /// [`MemSystem::memory_busy_cycles`]) from cycle `at`, wherever each has room: the traffic
+    /// of the part of a dispatch that ran functionally (work-group sampling) queues behind what
+    /// detail booked, as it would have. Not counted: no access asked for it.
+    pub fn charge_memory(&mut self, at: u64, cycles: &[u64]) {
+        for (p, &c) in self.mall_pipes.iter_mut().chain(&mut self.dram).zip(cycles) {
+            if c > 0 {
+                p.reserve(at, c * pipe::SUB);
+            }
+        }
+    }
 }
 
 /// Invalidate `cache` (if there is one) by an instruction: one operation counted in `ops`,

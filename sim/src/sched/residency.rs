@@ -318,25 +318,15 @@ impl<'a, 'm, W, G> Sched<'a, 'm, W, G> {
 mod tests {
     use super::*;
     use crate::dispatch::{Geometry, RuntimeAddresses};
-    use crate::exec::{Apertures, Env};
+    use crate::exec::Env;
     use crate::kernel::{LoadedKernel, RawKernel};
     use hipscope_isa::codeobj::KernelDescriptor;
-    use hipscope_isa::decode::Ctx;
     use hipscope_isa::Processor;
 
     /// A gfx942 kernel of one `s_endpgm` (SOPP opcode 1: 0xbf810000), never run here.
     fn kernel() -> LoadedKernel {
         let p = Processor::Gfx942;
-        let env = Env {
-            decode: Ctx::new(p, true, false),
-            family: p.family(),
-            sramecc: false,
-            apertures: Apertures::DEFAULT,
-            clock: 0,
-            rate: crate::exec::clock::Rate::FUNCTIONAL,
-            scratch_base: 0,
-            scratch_per_lane: 0,
-        };
+        let env = Env::plain(p);
         let code = 0xbf81_0000u32.to_le_bytes();
         // An all-zero 64-byte descriptor: nothing enabled, no segments.
         let Ok(descriptor) = KernelDescriptor::parse(&[0; 64], p.family()) else { panic!("a 64-byte descriptor parses") };

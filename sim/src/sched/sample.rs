@@ -25,20 +25,32 @@
 //! ```
 //!
 //! with `I_ff` the wave-instructions the functional part executed, `I_out` those issued but
-//! outstanding at `C_s`, and `R` the mean rate of the stable windows. The work-groups not
-//! started yet run functionally too when there are at least as many of them as resident ones
-//! (a round or more; the rate of full rounds holds for them). Fewer than that are the last,
-//! partial round, which runs with fewer waves than the rate was measured with (a grid-stride
+//! outstanding at `C_s`, and `R` the mean rate of the stable windows. The memory side is
+//! extrapolated too: over the stable windows, each MALL and DRAM channel's busy cycles booked
+//! per completed wave-instruction are measured, and `I_ff` times that is booked on the channel
+//! from `C_s`, wherever it has room. A store completes when the L2 takes it, while the dirty
+//! line it evicts queues for DRAM: a store-bound kernel (a fill, micro_membw's stream_write)
+//! builds a DRAM backlog early, while the L2 still absorbs stores faster than DRAM drains
+//! them, and in full detail the end-of-kernel write-back (and a partial round after it) waits
+//! for that backlog plus everything queued behind it. Without the charge the fast-forwarded
+//! stores' write-backs were never queued, and the dispatch ended early by about the backlog
+//! (a 512 MiB fill on an MI210, 1 024 work-groups: 37.5 % early, micro_membw's stream_write
+//! ~40 µs per launch); with it, the channels are left as busy as full detail leaves them, to
+//! within the windows' spread. A channel with idle gaps (a compute-bound kernel, or loads that
+//! wait for their data) fills them, so the charge moves no end that DRAM does not bound.
+//!
+//! The work-groups not started yet run functionally too when there are at least as many of them as
+//! resident ones (a round or more; the rate of full rounds holds for them). Fewer than that are the
+//! last, partial round, which runs with fewer waves than the rate was measured with (a grid-stride
 //! kernel of 1 024 work-groups on a GPU holding 832: the last 192 are latency-bound, not
-//! bandwidth-bound): then only the resident waves are fast-forwarded, and detail resumes at
-//! their extrapolated end with the partial round, sampled again once its own rate is stable.
-//! The caches keep their lines across a fast-forward with the bytes the functional part left
-//! in memory (dirty lines stay dirty, so the end-of-kernel write-back costs what it costs in
-//! full detail); they are not warmed with the functional part's addresses (not cheap: the
-//! functional engine does not track them). The rate is assumed to hold to the end, including
-//! the drain of the last work-groups, and every wave-instruction is assumed to cost the
-//! windows' mean: code that ran little or not at all in the windows (a GEMM's epilogue of
-//! stores after its k loop) is costed at the loop's rate.
+//! bandwidth-bound): then only the resident waves are fast-forwarded, and detail resumes at their
+//! extrapolated end with the partial round, sampled again once its own rate is stable. The caches
+//! keep their lines across a fast-forward with the bytes the functional part left in memory (dirty
+//! lines stay dirty, so the end-of-kernel write-back costs what it costs in full detail); they are
+//! not warmed with the functional part's addresses (not cheap: the functional engine does not track
+//! them). The rate is assumed to hold to the end, including the drain of the last work-groups, and
+//! every wave-instruction is assumed to cost the windows' mean: code that ran little or not at all
+//! in the windows (a GEMM's epilogue of stores after its k loop) is costed at the loop's rate.
 //!
 //! Estimated error: the stable windows' spread, `(max - min) / (2 × mean)`, times the share of
 //! the duration that was extrapolated. Counters of the fast-forwarded part are scaled: every

@@ -47,6 +47,15 @@ pub fn method(o: &AppsOutcome) -> String {
     )
 }
 
+/// What the run cost: "Run: N program runs, J at a time, W s wall, C s CPU, load A → B."
+pub fn cost_text(o: &AppsOutcome) -> String {
+    let c = &o.cost;
+    let cpu = c.cpu_s.map_or(String::new(), |s| format!(", {s:.0} s of CPU (the program runs)"));
+    let load = c.load.map_or(String::new(), |(a, b)| format!("; 1-minute load average {a:.1} at the start, {b:.1} at the end"));
+    let simulated = o.rows.iter().filter(|r| r.simulated().is_some()).count();
+    format!("Run: {simulated} of {} rows simulated, {} program runs at a time, {:.0} s wall{cpu}{load}.", o.rows.len(), c.jobs, c.wall_s)
+}
+
 /// Text: the score table, then every row.
 pub fn text(o: &AppsOutcome) -> String {
     use std::fmt::Write as _;
@@ -66,6 +75,7 @@ pub fn text(o: &AppsOutcome) -> String {
             status_text(r)
         );
     }
+    let _ = writeln!(s, "{}", cost_text(o));
     let _ = writeln!(s, "{:<14}  {:>9}  {:>8}  {:>8}", "program", "simulated", "MAPE", "WMAPE");
     for sc in o.scores() {
         let _ = writeln!(s, "{:<14}  {:>5} / {:<3}  {:>8}  {:>8}", sc.name, sc.simulated, sc.total, pct_abs(sc.mape), pct_abs(sc.wmape));
@@ -104,7 +114,8 @@ pub fn json(o: &AppsOutcome) -> serde_json::Value {
         .iter()
         .map(|s| json!({"program": s.name, "simulated": s.simulated, "rows": s.total, "mape_percent": s.mape.is_finite().then_some(s.mape), "wmape_percent": s.wmape.is_finite().then_some(s.wmape)}))
         .collect();
-    json!({"gpu": GPU, "max_real_ms": o.max_real_ms.is_finite().then_some(o.max_real_ms), "sample": o.sample.name(), "timeout_s": o.timeout_s, "iterations": ITERATIONS, "rows": rows, "scores": scores})
+    json!({"gpu": GPU, "max_real_ms": o.max_real_ms.is_finite().then_some(o.max_real_ms), "sample": o.sample.name(), "timeout_s": o.timeout_s, "iterations": ITERATIONS, "rows": rows, "scores": scores,
+           "cost": {"wall_s": o.cost.wall_s, "cpu_s": o.cost.cpu_s, "load_start": o.cost.load.map(|l| l.0), "load_end": o.cost.load.map(|l| l.1), "jobs": o.cost.jobs}})
 }
 
 /// The report page (`calibration-apps.md`), linking `plot` (relative to it).
@@ -115,6 +126,7 @@ pub fn markdown(o: &AppsOutcome, command: &str, plot: &str) -> String {
     let _ = writeln!(s, "# Whole programs against real MI300A times\n");
     let _ = writeln!(s, "Written by `{command}` (with `calibration.md`; do not edit by hand). Programs and real times: `../shared/apps/mgpusim-gpu-perf` (provenance in its `SOURCES.md`).\n");
     let _ = writeln!(s, "{}\n", method(o));
+    let _ = writeln!(s, "{}\n", cost_text(o));
     let _ = writeln!(s, "| program | simulated rows | MAPE | WMAPE |\n|---|---:|---:|---:|");
     for sc in o.scores() {
         let name = if sc.name == "all" { "**all**".to_string() } else { sc.name.clone() };

@@ -247,7 +247,7 @@ fn run_datasets(workloads: &Path, data: &Path, args: &Args, gpu: Option<&GpuConf
             let sample = args.sample.policy(hipscope_sim::sample::SamplePolicy::KERNELS);
             // Sampled runs lift the cost cap: every row is tried, the time-out still holds.
             let max_real_ms = args.apps_max_real_ms.unwrap_or(if sample.kernels { f64::INFINITY } else { 1.0 });
-            let opts = apps::Options { max_real_ms, timeout, gpu: gpu_arg, hipscope: exe?, sample };
+            let opts = apps::Options { max_real_ms, timeout, gpu: gpu_arg, hipscope: exe?, sample, jobs: rayon::current_num_threads() };
             apps::compare(&d, &opts, &apps::Bar(&bar)).map_err(CliError::BadInput)
         });
         match compared {

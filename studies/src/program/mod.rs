@@ -15,4 +15,4 @@ mod environment;
 mod run;
 
 pub use environment::{Environment, Output};
-pub use run::{exit_code, Bounds, Ending, Failure, Finished};
+pub use run::{children_cpu_time, exit_code, Bounds, Ending, Failure, Finished};

@@ -156,12 +156,25 @@ fn over_time(pid: u32, begin: Instant, bound: Duration) -> bool {
 }
 
 /// User + system CPU time of process `pid`, all its threads (`/proc/PID/stat` fields 14 and
-/// 15, in clock ticks of 1/100 s: `USER_HZ`, fixed at 100 by the Linux ABI, proc(5)).
+/// 15, utime and stime).
 fn cpu_time(pid: u32) -> Option<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) is in parentheses and may hold spaces: count after its end.
+    stat_ticks(&pid.to_string(), 14)
+}
+
+/// User + system CPU time of this process's waited-for children, all their threads
+/// (`/proc/self/stat` fields 16 and 17, cutime and cstime).
+pub fn children_cpu_time() -> Option<Duration> {
+    stat_ticks("self", 16)
+}
+
+/// The sum of `/proc/<who>/stat` fields `first` and `first + 1` (numbered from 1 as in
+/// proc(5)), clock ticks of 1/100 s (`USER_HZ`, fixed at 100 by the Linux ABI).
+fn stat_ticks(who: &str, first: usize) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{who}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: count after its end,
+    // where field 3 is the first.
     let rest = &stat[stat.rfind(')')? + 1..];
-    let mut fields = rest.split_whitespace().skip(11);
+    let mut fields = rest.split_whitespace().skip(first.checked_sub(3)?);
     let ticks = fields.next()?.parse::<u64>().ok()? + fields.next()?.parse::<u64>().ok()?;
     Some(Duration::from_millis(ticks * 10))
 }

@@ -15,11 +15,12 @@
 //! number of them.
 
 use super::{Row, Tolerance};
-use crate::program::{Bounds, Ending, Environment, Failure};
+use crate::program::{children_cpu_time, Bounds, Ending, Environment, Failure};
 use hipscope_sim::sample::{SamplePolicy, SampleSummary};
-use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// The GPU the real times were measured on.
@@ -46,6 +47,9 @@ pub struct Options {
     pub hipscope: PathBuf,
     /// Sampled timing for every run (`--sample`; `validate` turns it on for the apps).
     pub sample: SamplePolicy,
+    /// Program runs at a time (each a process of its own; `validate` gives the number of
+    /// cores, `RAYON_NUM_THREADS` when set). The results do not depend on it.
+    pub jobs: usize,
 }
 
 /// One program of the data set: its binary, the `kernel_name`s it prints, the argument sets
@@ -224,6 +228,27 @@ pub struct AppsOutcome {
     pub timeout_s: u64,
     /// The sampled timing the runs used.
     pub sample: SamplePolicy,
+    /// What the comparison cost: wall time, the runs' CPU time, and the machine's load.
+    pub cost: RunCost,
+}
+
+/// What running the comparison cost, for the report (timing a shared machine needs the CPU
+/// time and the load beside the wall time).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RunCost {
+    pub wall_s: f64,
+    /// User + system CPU time of the program runs (this process's waited-for children, all
+    /// their threads), `None` where /proc cannot tell.
+    pub cpu_s: Option<f64>,
+    /// The 1-minute load average (/proc/loadavg) when the runs started and when they ended.
+    pub load: Option<(f64, f64)>,
+    /// Program runs at a time.
+    pub jobs: usize,
+}
+
+/// The 1-minute load average.
+fn load_1min() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg").ok()?.split_whitespace().next()?.parse().ok()
 }
 
 /// Per program and overall: rows simulated, MAPE, WMAPE (percent).
@@ -414,6 +439,34 @@ fn run_one(env: &Environment, bin: &Path, run: &Run, timeout: Duration) -> Print
     Ok((found, finished.sampled))
 }
 
+/// `work(i)` for every `i` of `cost`, on `jobs` threads, each taking the costliest item not
+/// yet started (longest processing time first: the runs' costs span five orders of
+/// magnitude, and a long run started last would leave one core idle for its whole length);
+/// the results in index order, whatever the order they finish in.
+pub fn longest_first<T: Send>(cost: &[f64], jobs: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let mut order: Vec<usize> = (0..cost.len()).collect();
+    // Stable, with NaN last: equal costs keep their order, so the start order is a function
+    // of the input alone.
+    order.sort_by(|&a, &b| cost[b].partial_cmp(&cost[a]).unwrap_or_else(|| cost[a].is_nan().cmp(&cost[b].is_nan())));
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<Option<T>>> = Mutex::new((0..cost.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, cost.len().max(1)) {
+            scope.spawn(|| {
+                while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let r = work(i);
+                    if let Ok(mut d) = done.lock() {
+                        d[i] = Some(r);
+                    }
+                }
+            });
+        }
+    });
+    // Every index was taken by one worker; a worker that panicked has poisoned the lock and
+    // the panic has already gone up through the scope.
+    done.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().flatten().collect()
+}
+
 /// Told how many program runs the comparison makes, then after each.
 pub trait Progress: Sync {
     fn planned(&self, runs: u64);
@@ -435,16 +488,15 @@ pub fn compare(apps: &Path, opts: &Options, progress: &dyn Progress) -> Result<A
         env.set_sample(opts.sample);
     }
     progress.planned(runs.len() as u64);
+    let (begin, cpu_before, load_before) = (std::time::Instant::now(), children_cpu_time(), load_1min());
     // Each run is a process of its own; results are keyed by run, so the order in which
     // they finish does not matter.
-    let results: Vec<Printed> = runs
-        .par_iter()
-        .map(|run| {
-            let r = run_one(&env, &bin, run, opts.timeout);
-            progress.ran();
-            r
-        })
-        .collect();
+    let cost: Vec<f64> = runs.iter().map(|run| run.rows.iter().map(|&i| real[i].avg_ms).sum()).collect();
+    let results: Vec<Printed> = longest_first(&cost, opts.jobs, |i| {
+        let r = run_one(&env, &bin, &runs[i], opts.timeout);
+        progress.ran();
+        r
+    });
     for (run, result) in runs.iter().zip(results) {
         for &i in &run.rows {
             let row = &mut rows[i];
@@ -459,7 +511,13 @@ pub fn compare(apps: &Path, opts: &Options, progress: &dyn Progress) -> Result<A
             };
         }
     }
-    Ok(AppsOutcome { rows, max_real_ms: opts.max_real_ms, timeout_s: opts.timeout.as_secs(), sample: opts.sample })
+    let cost = RunCost {
+        wall_s: begin.elapsed().as_secs_f64(),
+        cpu_s: children_cpu_time().zip(cpu_before).map(|(after, before)| after.saturating_sub(before).as_secs_f64()),
+        load: load_before.zip(load_1min()),
+        jobs: opts.jobs,
+    };
+    Ok(AppsOutcome { rows, max_real_ms: opts.max_real_ms, timeout_s: opts.timeout.as_secs(), sample: opts.sample, cost })
 }
 
 #[cfg(test)]
@@ -484,8 +542,10 @@ mod tests {
             row(8, "floydwarshall", "4095_nodes", 0.1),
             row(9, "nosuch", "1", 0.1),
         ];
-        let (runs, rows) =
-            plan(&real, &Options { max_real_ms: 2.0, timeout: Duration::from_secs(1), gpu: GPU.into(), hipscope: PathBuf::new(), sample: SamplePolicy::OFF });
+        let (runs, rows) = plan(
+            &real,
+            &Options { max_real_ms: 2.0, timeout: Duration::from_secs(1), gpu: GPU.into(), hipscope: PathBuf::new(), sample: SamplePolicy::OFF, jobs: 1 },
+        );
         assert_eq!(runs.len(), 4);
         assert_eq!((runs[0].program, runs[0].rows.clone()), ("memcopy", vec![0, 1]));
         assert_eq!(rows[2].args, "--nodes 1024 --degree 4");
@@ -494,6 +554,24 @@ mod tests {
         assert!(matches!(&rows[5].status, Status::Skipped(w) if w.starts_with("sampled out")));
         assert!(matches!(&rows[6].status, Status::Skipped(w) if w.contains("no run_all.sh arguments")));
         assert!(matches!(&rows[7].status, Status::Skipped(w) if w.contains("no program")));
+    }
+
+    /// Any number of jobs gives the one-job results, in index order; the costliest start first.
+    #[test]
+    fn runs_start_longest_first_and_results_keep_their_order() {
+        let cost = [0.5, 30.0, f64::NAN, 2.0, 30.0, 0.01];
+        let started = Mutex::new(Vec::new());
+        let one = longest_first(&cost, 1, |i| {
+            started.lock().expect("lock").push(i);
+            i * 10
+        });
+        assert_eq!(one, vec![0, 10, 20, 30, 40, 50]);
+        // Longest first; ties in index order; NaN last.
+        assert_eq!(*started.lock().expect("lock"), vec![1, 4, 3, 0, 5, 2]);
+        for jobs in [2, 3, 64, 0] {
+            assert_eq!(longest_first(&cost, jobs, |i| i * 10), one, "{jobs} jobs");
+        }
+        assert!(longest_first(&[], 2, |i| i).is_empty());
     }
 
     #[test]
@@ -505,7 +583,13 @@ mod tests {
             status: Status::Simulated(sim),
             sampled: None,
         };
-        let o = AppsOutcome { rows: vec![mk("atax", 1.0, 1.5), mk("nw", 9.0, 9.0)], max_real_ms: 1.0, timeout_s: 1, sample: SamplePolicy::OFF };
+        let o = AppsOutcome {
+            rows: vec![mk("atax", 1.0, 1.5), mk("nw", 9.0, 9.0)],
+            max_real_ms: 1.0,
+            timeout_s: 1,
+            sample: SamplePolicy::OFF,
+            cost: RunCost::default(),
+        };
         let s = o.scores();
         let all = s.last().expect("overall score");
         assert!((all.mape - 25.0).abs() < 1e-9 && (all.wmape - 5.0).abs() < 1e-9, "{all:?}");

@@ -6,13 +6,16 @@
 //!
 //! Only operations whose general-path result is the plain per-lane expression take it (chosen
 //! once, when the instruction is built, [`eligible`]): VGPR, scalar or constant sources without
-//! op_sel, SDWA, DPP or abs/neg; a 32-bit (64-bit for V_LSHL_ADD_U64) VGPR destination; no
-//! clamp or output modifier. Float operations also need MODE to keep f32 denormals on input
-//! and output (no flushing), checked per instruction; otherwise, and for a register row past
-//! the wave's file, the general path runs. Each expression is the general kernel's (same
-//! helpers for floats), so results are bit-identical.
+//! op_sel, SDWA or DPP (abs/neg only on f32 sources, applied to a copy of the row); a 32-bit
+//! (64-bit for V_LSHL_ADD_U64) VGPR destination; no clamp or output modifier. Float operations
+//! also need MODE to keep f32 denormals on input and output (no flushing), checked per
+//! instruction; otherwise, and for a register row past the wave's file, the general path runs.
+//! Each expression is the general kernel's (same helpers for floats), so results are
+//! bit-identical; [`super::fast_fp`] holds the f32 operations beyond add/mul/fma/max and the
+//! packed pairs, and the unit test `fast_diff` runs every taken opcode on both paths.
 
 use super::dst::{write_mask, Cout, Dst, Form, MaskDst};
+use super::fast_fp;
 use super::fp::{self, Ctl};
 use super::src::{Loc, Src};
 use super::{Alu, Cin};
@@ -20,7 +23,7 @@ use crate::exec::operand::{s32, s64};
 use crate::exec::Env;
 use crate::wave::{Wave, MAX_LANES};
 
-type Row = [u32; MAX_LANES];
+pub(super) type Row = [u32; MAX_LANES];
 
 /// An operation the direct path computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,37 +54,75 @@ pub enum Fast {
     MaxF32,
     /// V_LSHL_ADD_U64: 64-bit sources 0 and 2, 64-bit result.
     LshlAddU64,
+    /// The f32 operations of [`super::fast_fp`]: arithmetic beyond the plain four, the
+    /// division macro's steps, compares and the packed pairs.
+    Fp(Fp),
+}
+
+/// A float operation of [`super::fast_fp`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fp {
+    Sub,
+    /// V_SQRT/V_RCP/V_RSQ_F32: denormals flushed on input and output whatever MODE says.
+    Sqrt,
+    Rcp,
+    Rsq,
+    /// V_DIV_SCALE_F32: the value and a lane mask (to the instruction's SGPR destination).
+    DivScale,
+    /// V_DIV_FMAS_F32: VCC selects the post-scale per lane.
+    DivFmas,
+    DivFixup,
+    /// f32 compare, condition as `cmp::float` numbers it (0 F .. 15 TRU).
+    Cmp(u8),
+    /// V_CMP_CLASS_F32: S1 holds the class mask.
+    Class,
+    /// V_PK_ADD/MUL/FMA_F32: two f32 elements per lane in a register pair.
+    PkAdd,
+    PkMul,
+    PkFma,
 }
 
 impl Fast {
     fn float(self) -> bool {
-        matches!(self, Fast::AddF32 | Fast::MulF32 | Fast::FmaF32 | Fast::MaxF32)
+        matches!(self, Fast::AddF32 | Fast::MulF32 | Fast::FmaF32 | Fast::MaxF32 | Fast::Fp(_))
+    }
+    /// A result that is a lane mask only (no VGPR destination).
+    fn mask_only(self) -> bool {
+        matches!(self, Fast::Cmp { .. } | Fast::Fp(Fp::Cmp(_) | Fp::Class))
     }
 }
 
-fn plain(s: &Src, bits: u32) -> bool {
+/// A source the direct path reads: a VGPR (not an AGPR), scalar or constant of `bits` bits,
+/// no selection or DPP; sign modifiers only on the f32 operations (`float`).
+fn plain(s: &Src, bits: u32, float: bool) -> bool {
     let loc = match s.loc {
         Loc::V { acc, .. } => !acc,
         Loc::S(_) | Loc::K(_) | Loc::None => true,
     };
-    loc && !s.hi && s.sdwa.is_none() && !s.neg && !s.abs && !s.dpp && (s.loc == Loc::None || s.ty.bits() == bits)
+    let mods = !(s.neg || s.abs) || (float && s.ty.float_elem() == Some(32));
+    loc && !s.hi && s.sdwa.is_none() && mods && !s.dpp && (s.loc == Loc::None || s.ty.bits() == bits)
 }
 
 /// Whether the built operation `a` may take the direct path for `f`.
 pub fn eligible(f: Fast, a: &Alu) -> bool {
+    if let Fast::Fp(p) = f {
+        if fast_fp::packed(p) {
+            return fast_fp::packed_eligible(a);
+        }
+    }
     let wide = f == Fast::LshlAddU64;
     let bits = |i: usize| if wide && i != 1 { 64 } else { 32 };
-    let srcs = a.src.iter().enumerate().all(|(i, s)| plain(s, bits(i)));
+    let srcs = a.src.iter().enumerate().all(|(i, s)| plain(s, bits(i), f.float()));
     let form = if wide { Form::B64 } else { Form::B32 };
-    let dst = match (f, a.dst) {
-        (Fast::Cmp { .. }, Dst::None) => true,
-        (Fast::Cmp { .. }, _) => false,
-        (_, Dst::V { acc, form: fm, .. }) => !acc && fm == form,
+    let dst = match (f.mask_only(), a.dst) {
+        (true, Dst::None) => true,
+        (true, _) => false,
+        (false, Dst::V { acc, form: fm, .. }) => !acc && fm == form,
         _ => false,
     };
     let masks = match f {
-        Fast::Cmp { .. } => a.cin == Cin::None,
-        Fast::Cndmask => a.cin != Cin::None && a.cout == Cout::NONE,
+        Fast::Cmp { .. } | Fast::Fp(Fp::Cmp(_) | Fp::Class) | Fast::Fp(Fp::DivScale) => a.cin == Cin::None,
+        Fast::Cndmask | Fast::Fp(Fp::DivFmas) => a.cin != Cin::None && a.cout == Cout::NONE,
         _ => a.cin == Cin::None && a.cout == Cout::NONE,
     };
     srcs && dst && masks && a.dpp.is_none() && a.omod == 0 && !a.clamp
@@ -90,7 +131,7 @@ pub fn eligible(f: Fast, a: &Alu) -> bool {
 /// A source's wave-uniform value (scalar or constant; `wide`: the low half of a 64-bit
 /// value, `high`: the high half), `None` for a VGPR.
 #[inline(always)]
-fn uniform(w: &Wave, env: &Env, s: &Src, wide: bool, high: bool) -> Option<u32> {
+pub(super) fn uniform(w: &Wave, env: &Env, s: &Src, wide: bool, high: bool) -> Option<u32> {
     let v = match s.loc {
         Loc::V { .. } => return None,
         Loc::S(op) if wide => s64(w, env, op),
@@ -104,7 +145,7 @@ fn uniform(w: &Wave, env: &Env, s: &Src, wide: bool, high: bool) -> Option<u32> 
 /// Source `s` as a whole row: its VGPR row (`high`: the next one) in place, or its uniform
 /// value broadcast in `splat`. `None` for a row past the wave's register file.
 #[inline(always)]
-fn row<'w>(w: &'w Wave, s: &Src, splat: &'w Option<Row>, high: bool) -> Option<&'w Row> {
+pub(super) fn row<'w>(w: &'w Wave, s: &Src, splat: &'w Option<Row>, high: bool) -> Option<&'w Row> {
     match (s.loc, splat) {
         (_, Some(r)) => Some(r),
         (Loc::V { reg, .. }, None) => vrow(w, (reg as usize + high as usize) % 256),
@@ -113,13 +154,13 @@ fn row<'w>(w: &'w Wave, s: &Src, splat: &'w Option<Row>, high: bool) -> Option<&
 }
 
 #[inline(always)]
-fn vrow(w: &Wave, r: usize) -> Option<&Row> {
+pub(super) fn vrow(w: &Wave, r: usize) -> Option<&Row> {
     w.vgpr.get(r * MAX_LANES..(r + 1) * MAX_LANES).and_then(|x| x.try_into().ok())
 }
 
 /// `out[l] = f(a[l], b[l], c[l])` over every lane (inactive ones too: the kernels are pure).
 #[inline(always)]
-fn map(out: &mut Row, [a, b, c]: [&Row; 3], f: impl Fn(u32, u32, u32) -> u32) {
+pub(super) fn map(out: &mut Row, [a, b, c]: [&Row; 3], f: impl Fn(u32, u32, u32) -> u32) {
     for l in 0..MAX_LANES {
         out[l] = f(a[l], b[l], c[l]);
     }
@@ -129,7 +170,7 @@ fn map(out: &mut Row, [a, b, c]: [&Row; 3], f: impl Fn(u32, u32, u32) -> u32) {
 /// is NaN, every lane again through `fp::nan32` (the NaN an input carries, quieted), as the
 /// general kernels compute it. The first pass has no branch, so it vectorises.
 #[inline(always)]
-fn fmap(out: &mut Row, [a, b, c]: [&Row; 3], f: impl Fn(f32, f32, f32) -> f32) {
+pub(super) fn fmap(out: &mut Row, [a, b, c]: [&Row; 3], f: impl Fn(f32, f32, f32) -> f32) {
     let g = |x: u32| f32::from_bits(x);
     let mut nan = false;
     for l in 0..MAX_LANES {
@@ -148,7 +189,7 @@ fn fmap(out: &mut Row, [a, b, c]: [&Row; 3], f: impl Fn(f32, f32, f32) -> f32) {
 /// Bit `l` set where `f(a[l], b[l])`: one byte per lane, then eight lanes packed at a time
 /// (a multiply gathers the low bits of eight bytes into the top byte).
 #[inline(always)]
-fn test(a: &Row, b: &Row, f: impl Fn(u32, u32) -> bool) -> u64 {
+pub(super) fn test(a: &Row, b: &Row, f: impl Fn(u32, u32) -> bool) -> u64 {
     let mut bits = [0u8; MAX_LANES];
     for l in 0..MAX_LANES {
         bits[l] = f(a[l], b[l]) as u8;
@@ -164,7 +205,7 @@ fn test(a: &Row, b: &Row, f: impl Fn(u32, u32) -> bool) -> u64 {
 /// Every lane's bit of `m` as an all-ones or all-zeros word, eight lanes from each byte (a
 /// test against constant bit positions, no per-lane shift).
 #[inline(always)]
-fn lane_masks(m: u64) -> Row {
+pub(super) fn lane_masks(m: u64) -> Row {
     const BIT: [u32; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
     let mut out = [0u32; MAX_LANES];
     for (j, c) in out.chunks_exact_mut(8).enumerate() {
@@ -216,13 +257,13 @@ fn compute(f: Fast, s: [&Row; 3], k: &Ctl, out: &mut Row) {
         Fast::MulF32 => fmap(out, s, |a, b, _| a * b),
         Fast::FmaF32 => fmap(out, s, |a, b, c| a.mul_add(b, c)),
         Fast::MaxF32 => map(out, s, |a, b, _| fp::max32(a as u64, b as u64, k.ieee) as u32),
-        Fast::Cndmask | Fast::Cmp { .. } | Fast::LshlAddU64 => {}
+        Fast::Cndmask | Fast::Cmp { .. } | Fast::LshlAddU64 | Fast::Fp(_) => {}
     }
 }
 
 /// `dst[l] = v[l]` for the lanes of `mask` (a select per lane, no branches).
 #[inline(always)]
-fn blend(dst: &mut [u32], v: &Row, mask: u64) {
+pub(super) fn blend(dst: &mut [u32], v: &Row, mask: u64) {
     if mask == u64::MAX {
         dst.copy_from_slice(v);
         return;
@@ -234,7 +275,7 @@ fn blend(dst: &mut [u32], v: &Row, mask: u64) {
 }
 
 #[inline(always)]
-fn dst_row(w: &mut Wave, reg: usize) -> Option<&mut [u32]> {
+pub(super) fn dst_row(w: &mut Wave, reg: usize) -> Option<&mut [u32]> {
     w.vgpr.get_mut(reg * MAX_LANES..(reg + 1) * MAX_LANES)
 }
 
@@ -262,6 +303,9 @@ fn run_on(f: Fast, a: &Alu, w: &mut Wave, env: &Env) -> bool {
     let k = Ctl::from_mode(w.mode, false);
     if f.float() && !(k.den32_in && k.den32_out) {
         return false;
+    }
+    if let Fast::Fp(p) = f {
+        return fast_fp::run(p, a, w, env);
     }
     let exec = w.exec();
     let wide = f == Fast::LshlAddU64;
@@ -292,7 +336,11 @@ fn run_on(f: Fast, a: &Alu, w: &mut Wave, env: &Env) -> bool {
             let hi = lshl_add_u64([s0, s1, s2], [h0, h2], &mut out);
             return store_pair(w, reg, &out, &hi, exec);
         }
-        _ => compute(f, [s0, s1, s2], &k, &mut out),
+        _ => {
+            // abs/neg on the f32 operations: applied to copies, as the general gather does.
+            fast_fp::signed_rows!(s = a, [s0, s1, s2]; c0, c1, c2);
+            compute(f, s, &k, &mut out)
+        }
     }
     let Some(d) = dst_row(w, reg) else { return false };
     blend(d, &out, exec);
@@ -300,7 +348,7 @@ fn run_on(f: Fast, a: &Alu, w: &mut Wave, env: &Env) -> bool {
 }
 
 #[inline(always)]
-fn cin(w: &Wave, env: &Env, c: Cin) -> u64 {
+pub(super) fn cin(w: &Wave, env: &Env, c: Cin) -> u64 {
     (match c {
         Cin::None => 0,
         Cin::Vcc => w.vcc(),
@@ -310,7 +358,7 @@ fn cin(w: &Wave, env: &Env, c: Cin) -> u64 {
 }
 
 #[inline(always)]
-fn commit_mask(w: &mut Wave, c: Cout, bits: u64) {
+pub(super) fn commit_mask(w: &mut Wave, c: Cout, bits: u64) {
     if c.to != MaskDst::None || c.exec {
         write_mask(w, c.to, bits);
         if c.exec {
@@ -339,7 +387,7 @@ fn lshl_add_u64(lo: [&Row; 3], hi: [&Row; 2], out: &mut Row) -> Row {
 /// A 64-bit result into the pair `reg`, `reg + 1`; false (nothing written) when the pair is
 /// not both in the wave's register file.
 #[inline(always)]
-fn store_pair(w: &mut Wave, reg: usize, lo: &Row, hi: &Row, exec: u64) -> bool {
+pub(super) fn store_pair(w: &mut Wave, reg: usize, lo: &Row, hi: &Row, exec: u64) -> bool {
     if w.vgpr.len() < (reg + 2) * MAX_LANES {
         return false;
     }

@@ -252,11 +252,7 @@ carry! {
     // either direction; the scale is taken as 2^+-64 (2^+-128), up when the quotient estimate
     // S2 is large (biased exponent above the bias), down otherwise, which makes the division
     // macro return the quotient. See `div_fmas_scale`.
-    div_fmas_f32 = |a, b, c, ci, k| {
-        let r = f(a).mul_add(f(b), f(c));
-        let s = if exp32(c) > 127 { 64 } else { -64 };
-        (nan32(if ci { ldexp32(r, s) } else { r }, &[a, b, c]), false)
-    };
+    div_fmas_f32 = |a, b, c, ci, k| (div_fmas32(a, b, c, ci), false);
     div_fmas_f64 = |a, b, c, ci, k| {
         let r = d(a).mul_add(d(b), d(c));
         let s = if exp64(c) > 1023 { 128 } else { -128 };
@@ -277,10 +273,18 @@ fn is_denorm32(x: f32) -> bool {
     x != 0.0 && x.is_subnormal()
 }
 
+/// V_DIV_FMAS_F32 of one lane (`ci`: its VCC bit), as the kernel above says.
+#[inline]
+pub(super) fn div_fmas32(a: u64, b: u64, c: u64, ci: bool) -> u64 {
+    let r = f(a).mul_add(f(b), f(c));
+    let s = if exp32(c) > 127 { 64 } else { -64 };
+    nan32(if ci { ldexp32(r, s) } else { r }, &[a, b, c])
+}
+
 /// V_DIV_SCALE_F32 (VOP3 pseudo-code): S1 = denominator, S2 = numerator, S0 = the value to
 /// scale (one of them). Result is S0 unless a scaling rule applies; the flag asks
 /// V_DIV_FMAS_F32 to post-scale.
-fn div_scale32(s0: u64, s1: u64, s2: u64) -> (u64, bool) {
+pub(super) fn div_scale32(s0: u64, s1: u64, s2: u64) -> (u64, bool) {
     let (x0, x1, x2) = (f(s0), f(s1), f(s2));
     let up = |x: f32| bf(ldexp32(x, 64));
     if x2 == 0.0 || x1 == 0.0 {
@@ -362,7 +366,7 @@ fn fixup_case(den: f64, num: f64) -> Option<Fixup> {
 
 /// V_DIV_FIXUP_F32: the exponent-difference underflow case returns a signed zero (the ISA
 /// names the value UNDERFLOW_F32 without defining it; zero is the correctly rounded quotient).
-fn div_fixup32(q: u64, den: u64, num: u64) -> u64 {
+pub(super) fn div_fixup32(q: u64, den: u64, num: u64) -> u64 {
     let neg = (den ^ num) >> 31 & 1 != 0;
     let s = if neg { 0x8000_0000 } else { 0 };
     match fixup_case(f(den) as f64, f(num) as f64) {

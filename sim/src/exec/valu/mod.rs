@@ -7,8 +7,9 @@
 //! every lane's sources into a reusable working set ([`lanes`]), runs the kernel over all
 //! lanes, post-processes float results and writes back the lanes EXEC (and DPP masks) enable.
 //! Nothing on that path allocates or looks at strings.
-//! The commonest plain 32-bit operations skip the working set: [`fast`] computes them on the
-//! VGPR rows directly, with the same results.
+//! The commonest plain 32-bit operations skip the working set: [`fast`] (and [`fast_fp`] for
+//! the f32 ones beyond add/mul/fma/max and the packed f32 pairs) computes them on the VGPR rows
+//! directly, with the same results.
 //!
 //! Modules: [`fp`] float helpers and MODE, [`ty`] operand types, [`src`] source gather,
 //! [`dpp`] lane selection, [`dst`] results and write-back, [`int`]/[`float`]/[`cvt`]/[`cmp`]/
@@ -34,6 +35,9 @@ pub mod desc;
 pub mod dpp;
 pub mod dst;
 pub mod fast;
+#[cfg(test)]
+mod fast_diff;
+pub mod fast_fp;
 pub mod float;
 pub mod fp;
 pub mod index;

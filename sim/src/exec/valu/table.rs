@@ -4,7 +4,7 @@
 //! V_CLZ_I32_U32, V_MAD_U64_U32 to V_MAD_CO_U64_U32 on GFX12, and so on).
 
 use super::desc::{any, bin, cvt, tri, un, Desc, Shape};
-use super::fast::Fast as F;
+use super::fast::{Fast as F, Fp};
 use super::lanes::Kernel;
 use super::src::Ftz;
 use super::ty::Ty::{self, Mix, PkB16, PkB32, PkF16, PkF32, PkI16, B16, B32, B64, F16, F32, F64, I16, I32, I64, U16, U32, U64};
@@ -171,7 +171,7 @@ fn float(op: Opcode) -> Option<Desc> {
     use Opcode::*;
     Some(match op {
         V_ADD_F32 => bin(fl::add_f32, F32).fast(F::AddF32),
-        V_SUB_F32 => bin(fl::sub_f32, F32),
+        V_SUB_F32 => bin(fl::sub_f32, F32).fast(F::Fp(Fp::Sub)),
         V_SUBREV_F32 => bin(fl::subrev_f32, F32),
         V_MUL_F32 => bin(fl::mul_f32, F32).fast(F::MulF32),
         V_MUL_LEGACY_F32 | V_MUL_DX9_ZERO_F32 => bin(fl::mul_legacy_f32, F32),
@@ -218,14 +218,14 @@ fn float(op: Opcode) -> Option<Desc> {
         V_LOG_F32 | V_S_LOG_F32 => un(fl::log_f32, F32).ftz_always().approx(TRANS),
         V_EXP_LEGACY_F32 => un(fl::exp_f32, F32).ftz_always().approx(LEGACY),
         V_LOG_LEGACY_F32 => un(fl::log_f32, F32).ftz_always().approx(LEGACY),
-        V_RCP_F32 | V_RCP_IFLAG_F32 | V_S_RCP_F32 => un(fl::rcp_f32, F32).ftz_always().approx(RCP),
-        V_RSQ_F32 | V_S_RSQ_F32 => un(fl::rsq_f32, F32).ftz_always().approx(RCP),
-        V_SQRT_F32 | V_S_SQRT_F32 => un(fl::sqrt_f32, F32).ftz_always().approx(SQRT),
+        V_RCP_F32 | V_RCP_IFLAG_F32 | V_S_RCP_F32 => un(fl::rcp_f32, F32).ftz_always().approx(RCP).fast(F::Fp(Fp::Rcp)),
+        V_RSQ_F32 | V_S_RSQ_F32 => un(fl::rsq_f32, F32).ftz_always().approx(RCP).fast(F::Fp(Fp::Rsq)),
+        V_SQRT_F32 | V_S_SQRT_F32 => un(fl::sqrt_f32, F32).ftz_always().approx(SQRT).fast(F::Fp(Fp::Sqrt)),
         V_SIN_F32 => un(fl::sin_f32, F32).approx(SINCOS),
         V_COS_F32 => un(fl::cos_f32, F32).approx(SINCOS),
-        V_DIV_SCALE_F32 => tri(carry(fl::div_scale_f32), F32).shape(Shape::CarryOut),
-        V_DIV_FMAS_F32 => tri(carry(fl::div_fmas_f32), F32).shape(Shape::VccIn).ftz_in(Ftz::Never).approx(DIV_FMAS),
-        V_DIV_FIXUP_F32 => tri(fl::div_fixup_f32, F32),
+        V_DIV_SCALE_F32 => tri(carry(fl::div_scale_f32), F32).shape(Shape::CarryOut).fast(F::Fp(Fp::DivScale)),
+        V_DIV_FMAS_F32 => tri(carry(fl::div_fmas_f32), F32).shape(Shape::VccIn).ftz_in(Ftz::Never).approx(DIV_FMAS).fast(F::Fp(Fp::DivFmas)),
+        V_DIV_FIXUP_F32 => tri(fl::div_fixup_f32, F32).fast(F::Fp(Fp::DivFixup)),
         V_CUBEID_F32 => tri(fl::cubeid_f32, F32),
         V_CUBESC_F32 => tri(fl::cubesc_f32, F32),
         V_CUBETC_F32 => tri(fl::cubetc_f32, F32),
@@ -379,9 +379,9 @@ fn packed(op: Opcode) -> Option<Desc> {
         V_PK_MAXIMUM_F16 => bin(p::pk_maximum_f16, PkF16),
         V_PK_MINIMUM3_F16 => tri(p::pk_minimum3_f16, PkF16),
         V_PK_MAXIMUM3_F16 => tri(p::pk_maximum3_f16, PkF16),
-        V_PK_FMA_F32 => tri(p::pk_fma_f32, PkF32),
-        V_PK_MUL_F32 => bin(p::pk_mul_f32, PkF32),
-        V_PK_ADD_F32 => bin(p::pk_add_f32, PkF32),
+        V_PK_FMA_F32 => tri(p::pk_fma_f32, PkF32).fast(F::Fp(Fp::PkFma)),
+        V_PK_MUL_F32 => bin(p::pk_mul_f32, PkF32).fast(F::Fp(Fp::PkMul)),
+        V_PK_ADD_F32 => bin(p::pk_add_f32, PkF32).fast(F::Fp(Fp::PkAdd)),
         V_PK_MOV_B32 => bin(p::pk_mov_b32, PkB32),
         V_FMA_MIX_F32 | V_MAD_MIX_F32 => k3(p::mix_f32, [Mix, Mix, Mix], F32),
         V_FMA_MIXLO_F16 | V_MAD_MIXLO_F16 | V_FMA_MIXHI_F16 | V_MAD_MIXHI_F16 => k3(p::mix_f16, [Mix, Mix, Mix], F16),
@@ -432,13 +432,18 @@ pub fn compare(op: Opcode) -> Option<Desc> {
             _ => cmp::class_f64,
         };
         let mask = if bits == 16 { U16 } else { U32 };
-        return Some(any(k, [t, mask, Ty::None], Ty::None).shape(shape).ftz_in(Ftz::Never));
+        let d = any(k, [t, mask, Ty::None], Ty::None).shape(shape).ftz_in(Ftz::Never);
+        return Some(if bits == 32 { d.fast(F::Fp(Fp::Class)) } else { d });
     }
     let k = if t.is_float() {
-        const F: [&str; 16] = ["f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq", "nlt", "tru"];
+        const FC: [&str; 16] = ["f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq", "nlt", "tru"];
         // GFX11+ spells TRU as T.
         let cond = if cond == "t" { "tru" } else { cond };
-        cmp::float(F.iter().position(|&c| c == cond)? as u8, bits)
+        let c = FC.iter().position(|&c| c == cond)? as u8;
+        if bits == 32 {
+            return Some(any(cmp::float(c, bits), [t, t, Ty::None], Ty::None).shape(shape).fast(F::Fp(Fp::Cmp(c))));
+        }
+        cmp::float(c, bits)
     } else {
         const I: [&str; 8] = ["f", "lt", "eq", "le", "gt", "ne", "ge", "t"];
         let (c, signed) = (I.iter().position(|&c| c == cond)? as u8, matches!(t, I16 | I32 | I64));

@@ -37,6 +37,12 @@ pub(super) struct Sampler {
     peak_groups: usize,
     /// What the fast-forwards so far did (`None`: none yet).
     done: Option<Sampled>,
+    /// At each of the last window ends: wave-instructions completed and the busy cycles booked
+    /// on each memory-side channel ([`crate::memsys::MemSystem::memory_busy_cycles`]).
+    marks: std::collections::VecDeque<(u64, Vec<u64>)>,
+    /// Memory-side busy cycles per channel per completed wave-instruction over the stable
+    /// windows: what the fast-forwarded part is charged ([`crate::sched::sample`]).
+    cost: Vec<f64>,
 }
 
 impl Sampler {
@@ -66,6 +72,8 @@ impl Sampler {
             full_detail: why,
             peak_groups: 0,
             done: None,
+            marks: std::collections::VecDeque::new(),
+            cost: Vec::new(),
         }
     }
 
@@ -77,14 +85,16 @@ impl Sampler {
             self.windows = Windows::new(cfg);
             self.window_start = None;
             self.peak_groups = 0;
+            self.marks.clear();
         }
     }
 
     /// The main loop reached cycle `t` (at or past [`Sampler::next_check`]) with
     /// `completed` wave-instructions completed (issued, and for a memory or LDS instruction
-    /// its counter decremented), `started` work-groups started and `resident` resident: a
-    /// window ends, and the rate to extrapolate with if detail may stop here.
-    pub(super) fn window_ended(&mut self, t: u64, completed: u64, started: u64, resident: usize) -> Option<f64> {
+    /// its counter decremented), `started` work-groups started and `resident` resident, and
+    /// `busy` cycles booked on each memory-side channel: a window ends, and the rate to
+    /// extrapolate with if detail may stop here.
+    pub(super) fn window_ended(&mut self, t: u64, completed: u64, started: u64, resident: usize, busy: Vec<u64>) -> Option<f64> {
         let Some((cfg, _)) = self.on else {
             self.next_check = u64::MAX;
             return None;
@@ -93,6 +103,7 @@ impl Sampler {
             // Draining (or between rounds): the windows start over once the GPU is full again.
             self.windows = Windows::new(cfg);
             self.window_start = None;
+            self.marks.clear();
         }
         self.peak_groups = self.peak_groups.max(resident);
         if let Some((c0, i0)) = self.window_start {
@@ -101,11 +112,26 @@ impl Sampler {
             }
         }
         self.window_start = Some((t, completed));
+        self.marks.push_back((completed, busy));
+        let n = cfg.windows.max(1) as usize;
+        while self.marks.len() > n + 1 {
+            self.marks.pop_front();
+        }
         self.next_check = t.saturating_add(cfg.window_cycles.max(1));
         if started < cfg.min_detailed_groups {
             return None;
         }
-        self.windows.stable()
+        let rate = self.windows.stable()?;
+        self.cost = self.cost_of_last_windows();
+        Some(rate)
+    }
+
+    /// Memory-side busy cycles booked per completed wave-instruction, per channel, from the
+    /// first to the last mark kept (the stable windows).
+    fn cost_of_last_windows(&self) -> Vec<f64> {
+        let (Some((i0, b0)), Some((i1, b1))) = (self.marks.front(), self.marks.back()) else { return Vec::new() };
+        let done = i1.saturating_sub(*i0).max(1) as f64;
+        b0.iter().zip(b1).map(|(a, b)| b.saturating_sub(*a) as f64 / done).collect()
     }
 }
 
@@ -177,6 +203,9 @@ impl Sim<'_, '_> {
         // in full detail), with the bytes the functional part left in memory.
         self.port.ms.borrow_mut().refresh_from(mem);
         let ff = f.stats.instructions - instructions;
+        // The functional part's memory traffic queues behind detail's on each channel.
+        let charge: Vec<u64> = self.sampler.cost.iter().map(|c| (c * ff as f64).round() as u64).collect();
+        self.port.ms.borrow_mut().charge_memory(at, &charge);
         let extra = ((ff + in_flight) as f64 / rate).ceil() as u64;
         let end = at.saturating_add(extra);
         self.sampler.note(at - self.time.begin, rate, fast_forwarded_groups, ff, extra);

@@ -1,0 +1,228 @@
+//! The direct path's f32 operations beyond V_ADD/MUL/FMA/MAX_F32 ([`super::fast`]): V_SUB_F32,
+//! V_SQRT/RCP/RSQ_F32, the division macro's V_DIV_SCALE/FMAS/FIXUP_F32, the f32 compares and
+//! V_CMP_CLASS_F32, and V_PK_ADD/MUL/FMA_F32. Sources may carry abs/neg (packed: neg_lo/neg_hi
+//! and op_sel/op_sel_hi), applied to a copy of the row before the operation as the general
+//! path's gather applies them; every lane's expression is the general kernel's, through the
+//! same helpers ([`super::float`], [`super::fp`]), so results are bit-identical. The caller
+//! has checked that MODE keeps f32 denormals on input and output (then the general path
+//! flushes nothing but what V_SQRT/RCP/RSQ always flush).
+
+// NaN-aware spellings are deliberate, as in `cmp`: `!(x >= y)` is not `x < y` for floats.
+#![allow(clippy::neg_cmp_op_on_partial_ord, clippy::nonminimal_bool)]
+
+use super::dst::{Cout, Dst, Form};
+use super::fast::{self, Fp, Row};
+use super::float::{div_fixup32, div_fmas32, div_scale32};
+use super::fp::{class_index, ftz, nan32};
+use super::src::{Loc, Src};
+use super::ty::Ty;
+use super::{Alu, Cin};
+use crate::exec::Env;
+use crate::wave::{Wave, MAX_LANES};
+
+/// The packed pair operations (their sources and destination are register pairs).
+pub fn packed(p: Fp) -> bool {
+    matches!(p, Fp::PkAdd | Fp::PkMul | Fp::PkFma)
+}
+
+/// Whether a packed operation's operands fit the direct path: VGPR pairs or scalar pairs
+/// (constants go the general way, whose widening of them for packed types is its own), no
+/// DPP/SDWA, a 64-bit VGPR destination, no clamp.
+pub fn packed_eligible(a: &Alu) -> bool {
+    let src = |s: &Src| {
+        let loc = match s.loc {
+            Loc::V { acc, .. } => !acc && s.ty == Ty::PkF32,
+            Loc::S(_) => s.ty == Ty::PkF32,
+            Loc::None => true,
+            Loc::K(_) => false,
+        };
+        loc && s.sdwa.is_none() && !s.dpp
+    };
+    let dst = matches!(a.dst, Dst::V { acc: false, form: Form::B64, .. });
+    a.src.iter().all(src) && dst && a.cin == Cin::None && a.cout == Cout::NONE && a.dpp.is_none() && a.omod == 0 && !a.clamp
+}
+
+/// Whether source `s` carries an f32 sign modifier.
+#[inline(always)]
+pub fn modified(s: &Src) -> bool {
+    s.neg || s.abs
+}
+
+/// `r` with the f32 sign modifiers of `s` applied.
+#[inline(always)]
+pub fn signed(r: &Row, s: &Src) -> Row {
+    let (clear, flip) = (if s.abs { 0x7fff_ffff } else { !0 }, if s.neg { 0x8000_0000 } else { 0 });
+    r.map(|x| (x & clear) ^ flip)
+}
+
+/// `let $s = [rows]`: rows `$r` with the sign modifiers of `$a`'s sources applied, a copy
+/// (into `$c0..$c2`) only of a source that has any, so that the common case copies and clears
+/// nothing.
+macro_rules! signed_rows {
+    ($s:ident = $a:expr, $r:expr; $c0:ident, $c1:ident, $c2:ident) => {
+        let ($c0, $c1, $c2);
+        let src = &$a.src;
+        let [r0, r1, r2]: [&$crate::exec::valu::fast::Row; 3] = $r;
+        let m = |i: usize| $crate::exec::valu::fast_fp::modified(&src[i]);
+        let $s: [&$crate::exec::valu::fast::Row; 3] = [
+            if m(0) {
+                $c0 = $crate::exec::valu::fast_fp::signed(r0, &src[0]);
+                &$c0
+            } else {
+                r0
+            },
+            if m(1) {
+                $c1 = $crate::exec::valu::fast_fp::signed(r1, &src[1]);
+                &$c1
+            } else {
+                r1
+            },
+            if m(2) {
+                $c2 = $crate::exec::valu::fast_fp::signed(r2, &src[2]);
+                &$c2
+            } else {
+                r2
+            },
+        ];
+    };
+}
+pub(super) use signed_rows;
+
+/// Run `p` for `a` on the direct path; false (nothing written) when the general path must.
+#[inline(always)]
+pub fn run(p: Fp, a: &Alu, w: &mut Wave, env: &Env) -> bool {
+    if packed(p) {
+        return run_packed(p, a, w, env);
+    }
+    let exec = w.exec();
+    let splat = |i: usize| fast::uniform(w, env, &a.src[i], false, false).map(|v| [v; MAX_LANES]);
+    let (k0, k1, k2) = (splat(0), splat(1), splat(2));
+    let (Some(r0), Some(r1), Some(r2)) = (fast::row(w, &a.src[0], &k0, false), fast::row(w, &a.src[1], &k1, false), fast::row(w, &a.src[2], &k2, false)) else {
+        return false;
+    };
+    let reg = match a.dst {
+        Dst::V { reg, .. } if w.vgpr.len() >= (reg as usize + 1) * MAX_LANES => Some(reg as usize),
+        Dst::V { .. } => return false,
+        _ => None,
+    };
+    signed_rows!(s = a, [r0, r1, r2]; c0, c1, c2);
+    let mut out = [0u32; MAX_LANES];
+    let bits = match p {
+        Fp::Cmp(c) => Some(compare(c, s[0], s[1])),
+        Fp::Class => Some(fast::test(s[0], s[1], |x, m| m >> class_index(x as u64, 32) & 1 != 0)),
+        Fp::DivScale => Some(div_scale(s, &mut out)),
+        Fp::DivFmas => {
+            let ci = fast::cin(w, env, a.cin);
+            div_fmas(s, ci, &mut out);
+            None
+        }
+        _ => {
+            compute(p, s, &mut out);
+            None
+        }
+    };
+    if let Some(b) = bits {
+        fast::commit_mask(w, a.cout, b & exec);
+    }
+    if let Some(d) = reg.and_then(|r| fast::dst_row(w, r)) {
+        fast::blend(d, &out, exec);
+    }
+    true
+}
+
+/// One lane of V_SQRT/RCP/RSQ_F32: the input flushed, the kernel's expression, the result
+/// flushed.
+#[inline(always)]
+fn flushed(a: u32, op: impl Fn(f32) -> f32) -> u32 {
+    let x = ftz(a as u64, 32);
+    ftz(nan32(op(f32::from_bits(x as u32)), &[x]), 32) as u32
+}
+
+#[inline(always)]
+fn compute(p: Fp, s: [&Row; 3], out: &mut Row) {
+    match p {
+        Fp::Sub => fast::fmap(out, s, |a, b, _| a - b),
+        Fp::Sqrt => fast::map(out, s, |a, _, _| flushed(a, f32::sqrt)),
+        Fp::Rcp => fast::map(out, s, |a, _, _| flushed(a, |x| 1.0 / x)),
+        Fp::Rsq => fast::map(out, s, |a, _, _| flushed(a, |x| (1.0 / (x as f64).sqrt()) as f32)),
+        Fp::DivFixup => fast::map(out, s, |a, b, c| div_fixup32(a as u64, b as u64, c as u64) as u32),
+        _ => {}
+    }
+}
+
+#[inline(always)]
+fn div_scale([a, b, c]: [&Row; 3], out: &mut Row) -> u64 {
+    let mut bits = 0u64;
+    for l in 0..MAX_LANES {
+        let (r, co) = div_scale32(a[l] as u64, b[l] as u64, c[l] as u64);
+        out[l] = r as u32;
+        bits |= (co as u64) << l;
+    }
+    bits
+}
+
+#[inline(always)]
+fn div_fmas([a, b, c]: [&Row; 3], ci: u64, out: &mut Row) {
+    for l in 0..MAX_LANES {
+        out[l] = div_fmas32(a[l] as u64, b[l] as u64, c[l] as u64, ci >> l & 1 != 0) as u32;
+    }
+}
+
+/// The f32 conditions in VOPC order (0 F, LT, EQ, LE, GT, LG, GE, O, U, NGE, NLG, NGT, NLE,
+/// NEQ, NLT, 15 TRU); ordered ones false and negated ones true on a NaN operand.
+#[inline(always)]
+fn compare(c: u8, a: &Row, b: &Row) -> u64 {
+    let g = f32::from_bits;
+    match c & 15 {
+        0 => 0,
+        1 => fast::test(a, b, |x, y| g(x) < g(y)),
+        2 => fast::test(a, b, |x, y| g(x) == g(y)),
+        3 => fast::test(a, b, |x, y| g(x) <= g(y)),
+        4 => fast::test(a, b, |x, y| g(x) > g(y)),
+        5 => fast::test(a, b, |x, y| g(x) < g(y) || g(x) > g(y)),
+        6 => fast::test(a, b, |x, y| g(x) >= g(y)),
+        7 => fast::test(a, b, |x, y| !g(x).is_nan() && !g(y).is_nan()),
+        8 => fast::test(a, b, |x, y| g(x).is_nan() || g(y).is_nan()),
+        9 => fast::test(a, b, |x, y| !(g(x) >= g(y))),
+        10 => fast::test(a, b, |x, y| !(g(x) < g(y) || g(x) > g(y))),
+        11 => fast::test(a, b, |x, y| !(g(x) > g(y))),
+        12 => fast::test(a, b, |x, y| !(g(x) <= g(y))),
+        13 => fast::test(a, b, |x, y| g(x) != g(y)),
+        14 => fast::test(a, b, |x, y| !(g(x) < g(y))),
+        _ => !0,
+    }
+}
+
+/// Element `e` (0 low, 1 high) of packed source `s` in every lane: the register or scalar
+/// half op_sel (`e` 0) or op_sel_hi (`e` 1) picks, its sign flipped by neg_lo / neg_hi.
+#[inline(always)]
+fn element(w: &Wave, env: &Env, s: &Src, e: usize) -> Option<Row> {
+    let (sel, neg) = if e == 0 { (s.hi, s.neg) } else { (s.hi2, s.abs) };
+    let mut r = match s.loc {
+        Loc::V { reg, .. } => *fast::vrow(w, (reg as usize + sel as usize) % 256)?,
+        _ => [fast::uniform(w, env, s, true, sel)?; MAX_LANES],
+    };
+    if neg {
+        r.iter_mut().for_each(|x| *x ^= 0x8000_0000);
+    }
+    Some(r)
+}
+
+#[inline(always)]
+fn run_packed(p: Fp, a: &Alu, w: &mut Wave, env: &Env) -> bool {
+    let Dst::V { reg, .. } = a.dst else { return false };
+    let mut res = [[0u32; MAX_LANES]; 2];
+    for (e, out) in res.iter_mut().enumerate() {
+        let (Some(x), Some(y), Some(z)) = (element(w, env, &a.src[0], e), element(w, env, &a.src[1], e), element(w, env, &a.src[2], e)) else {
+            return false;
+        };
+        let s = [&x, &y, &z];
+        match p {
+            Fp::PkAdd => fast::fmap(out, s, |a, b, _| a + b),
+            Fp::PkMul => fast::fmap(out, s, |a, b, _| a * b),
+            _ => fast::fmap(out, s, |a, b, c| a.mul_add(b, c)),
+        }
+    }
+    let exec = w.exec();
+    fast::store_pair(w, reg as usize, &res[0], &res[1], exec)
+}
