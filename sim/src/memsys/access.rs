@@ -757,3 +757,6 @@ fn record(lanes: &mut Vec<LaneAccess>, lane: u32, address: u64, size: u32) {
     }
     lanes.push((lane, address, size));
 }
+
+#[cfg(test)]
+mod tests;
