@@ -110,6 +110,26 @@ struct Open {
     at: u64,
 }
 
+/// An open line a lane read or wrote in one piece, clipped to the allocation holding it:
+/// another lane's access inside `lo..hi` has the same memory kind and remote path, so the
+/// same L2 mode and the same open line, and needs only its bytes moved. Loads and stores
+/// only (an atomic's lanes count atomics per lane; reordered loads record each lane).
+#[derive(Debug, Clone, Copy)]
+struct LastLine {
+    lo: u64,
+    hi: u64,
+    open: Open,
+}
+
+impl LastLine {
+    /// The line when `address..address + len` lies in it.
+    #[inline]
+    fn holds(last: Option<LastLine>, address: u64, len: usize) -> Option<Open> {
+        let l = last?;
+        (address >= l.lo && address.checked_add(len as u64)? <= l.hi).then_some(l.open)
+    }
+}
+
 #[derive(Clone)]
 pub(super) struct OpState {
     spec: OpSpec,
@@ -118,6 +138,11 @@ pub(super) struct OpState {
     done: u64,
     lanes: Vec<LaneAccess>,
     open: Vec<Open>,
+    /// The last lane's line, while the next lane may take it without the per-lane checks.
+    last: Option<LastLine>,
+    /// The highest key in `open`: a lane's line above it is not open yet, so lanes walking up
+    /// through memory (coalesced or strided) never search `open`.
+    top: u64,
     lines: [u32; Level::COUNT],
     scratch: coalesce::Scratch,
     /// An atomic of this access touched memory the GPU cannot update atomically.
@@ -141,6 +166,8 @@ impl MemSystem {
                 done: spec.at,
                 lanes: Vec::with_capacity(64),
                 open: Vec::with_capacity(16),
+                top: 0,
+                last: None,
                 lines: [0; Level::COUNT],
                 scratch: coalesce::Scratch::default(),
                 not_atomic: false,
@@ -153,6 +180,8 @@ impl MemSystem {
         st.done = spec.at;
         st.lanes.clear();
         st.open.clear();
+        st.top = 0;
+        st.last = None;
         st.lines = [0; Level::COUNT];
         st.not_atomic = false;
         st.atomics.clear();
@@ -169,10 +198,19 @@ impl MemSystem {
     /// Lane `lane` reads `out.len()` bytes at `address`, as part of the access being described
     /// (outside one, straight from memory).
     pub fn read(&mut self, mem: &Memory, lane: u32, address: u64, out: &mut [u8]) -> Result<(), Unmapped> {
+        if let Some(st) = self.op.as_deref_mut() {
+            if let Some(o) = LastLine::holds(st.last, address, out.len()) {
+                record(&mut st.lanes, lane, address, out.len() as u32);
+                let spec = st.spec;
+                self.copy_out(mem, &spec, o, address, out);
+                return Ok(());
+            }
+        }
         let kind = mem.kind_at(address, out.len() as u32)?;
         let Some(mut st) = self.op.take() else {
             return mem.read(address, out);
         };
+        st.last = None;
         record(&mut st.lanes, lane, address, out.len() as u32);
         let atomic = matches!(st.spec.kind, OpKind::Atomic { .. });
         if atomic && !self.host_atomics.atomic_on(kind) {
@@ -201,6 +239,9 @@ impl MemSystem {
                 }
             }
             self.copy_out(mem, &st.spec, o, a, &mut out[done..done + n]);
+            if n == out.len() && !late && st.spec.kind == OpKind::Load {
+                st.last = last_line(mem, o, g, address);
+            }
             done += n;
         }
         if late {
@@ -213,10 +254,20 @@ impl MemSystem {
     /// Lane `lane` writes `bytes` at `address`, as part of the access being described (outside
     /// one, straight to memory).
     pub fn write(&mut self, mem: &mut Memory, lane: u32, address: u64, bytes: &[u8]) -> Result<(), Unmapped> {
+        if let Some(st) = self.op.as_deref_mut().filter(|_| self.pending.is_empty()) {
+            if let Some(o) = LastLine::holds(st.last, address, bytes.len()) {
+                record(&mut st.lanes, lane, address, bytes.len() as u32);
+                let spec = st.spec;
+                self.copy_in(mem, &spec, o, address, bytes);
+                self.apply_pending(mem);
+                return Ok(());
+            }
+        }
         let kind = mem.kind_at(address, bytes.len() as u32)?;
         let Some(mut st) = self.op.take() else {
             return mem.write(address, bytes);
         };
+        st.last = None;
         // Lines written back while this access opened its lines (an atomic's own line:
         // `hand_line_to_memory`) reach memory before its lanes write there.
         self.apply_pending(mem);
@@ -233,6 +284,9 @@ impl MemSystem {
             let n = ((key + g - a) as usize).min(bytes.len() - done);
             let o = self.opened(mem, &mut st, key, mode);
             self.copy_in(mem, &st.spec, o, a, &bytes[done..done + n]);
+            if n == bytes.len() && st.spec.kind == OpKind::Store {
+                st.last = last_line(mem, o, g, address);
+            }
             done += n;
         }
         self.apply_pending(mem);
@@ -317,8 +371,14 @@ impl MemSystem {
 
     /// The open line `key` of this access, opening it if this is the first touch.
     fn opened(&mut self, mem: &Memory, st: &mut OpState, key: u64, mode: L2Mode) -> Open {
-        if let Some(o) = st.open.iter().rev().find(|o| o.key == key) {
-            return *o;
+        match st.open.last() {
+            Some(o) if o.key == key => return *o,
+            Some(_) if key <= st.top => {
+                if let Some(o) = st.open.iter().rev().find(|o| o.key == key) {
+                    return *o;
+                }
+            }
+            _ => {}
         }
         let apc = self.cfg.vector_l1.accesses_per_cycle.max(1) as u64;
         let t = st.start + st.opens / apc;
@@ -341,6 +401,7 @@ impl MemSystem {
         }
         let o = Open { key, home, mode, at: self.l2_arrival };
         st.open.push(o);
+        st.top = st.top.max(key);
         o
     }
 
@@ -597,7 +658,12 @@ impl MemSystem {
         if let Some((c, s)) = cache {
             let off = address.wrapping_sub(c.address_of(s)) as usize;
             if let Some(b) = c.bytes(s).get(off..off + out.len()) {
-                out.copy_from_slice(b);
+                // A lane's dword, the common case, moves without a call to `memcpy`.
+                if let (Ok(o), Ok(b)) = (<&mut [u8; 4]>::try_from(&mut *out), <&[u8; 4]>::try_from(b)) {
+                    *o = *b;
+                } else {
+                    out.copy_from_slice(b);
+                }
                 return;
             }
         }
@@ -675,6 +741,12 @@ impl MemSystem {
     }
 }
 
+/// The open line `o` (`granule` bytes) clipped to the allocation holding `address`.
+fn last_line(mem: &Memory, o: Open, granule: u64, address: u64) -> Option<LastLine> {
+    let a = mem.allocation_at(address)?;
+    Some(LastLine { lo: o.key.max(a.base), hi: (o.key + granule).min(a.end()), open: o })
+}
+
 /// Append a lane access, merging consecutive pieces of one lane.
 fn record(lanes: &mut Vec<LaneAccess>, lane: u32, address: u64, size: u32) {
     if let Some(last) = lanes.last_mut() {
@@ -685,3 +757,6 @@ fn record(lanes: &mut Vec<LaneAccess>, lane: u32, address: u64, size: u32) {
     }
     lanes.push((lane, address, size));
 }
+
+#[cfg(test)]
+mod tests;

@@ -31,8 +31,38 @@ pub fn lookups(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32) -> L
 /// path allocates nothing).
 #[derive(Debug, Clone, Default)]
 pub struct Scratch {
-    blocks: Vec<u64>,
-    pass_blocks: Vec<u64>,
+    blocks: Distinct,
+    pass_blocks: Distinct,
+}
+
+/// A small set of block numbers. Lanes mostly walk up through memory, so a block above every
+/// one seen so far is new without a search; only a block below the highest is looked up.
+#[derive(Debug, Clone, Default)]
+struct Distinct {
+    items: Vec<u64>,
+    top: u64,
+}
+
+impl Distinct {
+    fn clear(&mut self) {
+        self.items.clear();
+        self.top = 0;
+    }
+
+    #[inline]
+    fn insert(&mut self, b: u64) {
+        match self.items.last() {
+            Some(&l) if l == b => return,
+            Some(_) if b <= self.top && self.items.contains(&b) => return,
+            _ => {}
+        }
+        self.items.push(b);
+        self.top = self.top.max(b);
+    }
+
+    fn len(&self) -> usize {
+        self.items.len()
+    }
 }
 
 /// [`lookups`] with caller-owned buffers.
@@ -40,12 +70,23 @@ pub fn lookups_with(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32,
     let mut total = 0u64;
     let mut cycles = 0u64;
     let Scratch { blocks, pass_blocks } = scratch;
+    // Block sizes are powers of two in every config; a shift then replaces the division.
+    let shift = block_bytes.is_power_of_two().then(|| block_bytes.trailing_zeros());
+    let block_of = |a: u64| shift.map_or_else(|| a / block_bytes as u64, |s| a >> s);
     let mut i = 0;
     while i < lanes.len() {
         let pass = lanes[i].0 / lanes_per_pass;
         let end = lanes[i..].iter().position(|l| l.0 / lanes_per_pass != pass).map_or(lanes.len(), |n| i + n);
         let group = &lanes[i..end];
         let dwords = group.iter().map(|l| l.2.div_ceil(4)).max().unwrap_or(1);
+        if dwords == 1 {
+            if let Some(n) = ascending_blocks(group, block_of) {
+                total += n;
+                cycles += n;
+                i = end;
+                continue;
+            }
+        }
         pass_blocks.clear();
         for k in 0..dwords {
             blocks.clear();
@@ -53,24 +94,45 @@ pub fn lookups_with(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32,
                 if k * 4 < size.max(1) {
                     let at = a.wrapping_add(4 * k as u64);
                     let last = at.wrapping_add((size - 4 * k).clamp(1, 4) as u64 - 1);
-                    for b in [at / block_bytes as u64, last / block_bytes as u64] {
-                        if !blocks.contains(&b) {
-                            blocks.push(b);
-                        }
-                    }
+                    blocks.insert(block_of(at));
+                    blocks.insert(block_of(last));
                 }
             }
             total += blocks.len() as u64;
-            for &b in blocks.iter() {
-                if !pass_blocks.contains(&b) {
-                    pass_blocks.push(b);
-                }
+            if dwords == 1 {
+                // One step: the pass's blocks are this step's.
+                std::mem::swap(blocks, pass_blocks);
+                break;
+            }
+            for &b in blocks.items.iter() {
+                pass_blocks.insert(b);
             }
         }
         cycles += pass_blocks.len() as u64;
         i = end;
     }
     Lookups { tag_accesses: total, block_cycles: cycles }
+}
+
+/// The distinct blocks of a one-step pass (every lane at most a dword) whose lanes walk up
+/// through memory: each lane's blocks are new unless its first is the previous lane's last.
+/// `None` when a lane steps back (the general count then applies).
+#[inline]
+fn ascending_blocks(group: &[LaneAccess], block_of: impl Fn(u64) -> u64) -> Option<u64> {
+    let mut n = 0;
+    let mut prev: Option<u64> = None;
+    for &(_, a, size) in group {
+        let first = block_of(a);
+        let last = block_of(a.wrapping_add(size.clamp(1, 4) as u64 - 1));
+        match prev {
+            Some(p) if first < p || last < first => return None,
+            Some(p) if first == p => {}
+            _ => n += 1,
+        }
+        n += u64::from(last != first);
+        prev = Some(last);
+    }
+    Some(n)
 }
 
 /// Tag accesses of one wave instruction (see [`lookups`]).
@@ -101,6 +163,56 @@ mod tests {
         assert_eq!(lookups(&wave(4), 16, 64).block_cycles, 4, "dword: 64 B per pass");
         assert_eq!(lookups(&wave(8), 16, 64).block_cycles, 8, "dwordx2: 128 B per pass");
         assert_eq!(lookups(&wave(16), 16, 64), Lookups { tag_accesses: 64, block_cycles: 16 }, "dwordx4");
+    }
+
+    /// The definition, written plainly: per pass and dword step, the distinct blocks the
+    /// step's bytes touch (counted), and per pass the distinct blocks of all its steps (cycles).
+    fn reference(lanes: &[LaneAccess], per_pass: u32, block: u32) -> Lookups {
+        let mut out = Lookups { tag_accesses: 0, block_cycles: 0 };
+        let passes: std::collections::BTreeSet<u32> = lanes.iter().map(|l| l.0 / per_pass).collect();
+        for p in passes {
+            let group: Vec<LaneAccess> = lanes.iter().copied().filter(|l| l.0 / per_pass == p).collect();
+            let dwords = group.iter().map(|l| l.2.div_ceil(4)).max().unwrap_or(1);
+            let mut pass = std::collections::BTreeSet::new();
+            for k in 0..dwords {
+                let mut step = std::collections::BTreeSet::new();
+                for &(_, a, size) in group.iter().filter(|l| k * 4 < l.2.max(1)) {
+                    let first = a + 4 * k as u64;
+                    let last = first + (size - 4 * k).clamp(1, 4) as u64 - 1;
+                    step.insert(first / block as u64);
+                    step.insert(last / block as u64);
+                }
+                out.tag_accesses += step.len() as u64;
+                pass.extend(step);
+            }
+            out.block_cycles += pass.len() as u64;
+        }
+        out
+    }
+
+    /// Ascending, descending, repeated and scattered lane addresses of every width.
+    #[test]
+    fn random_waves_match_the_definition() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let mut scratch = Scratch::default();
+        for _ in 0..3000 {
+            let bytes = [1, 2, 4, 8, 12, 16][rng.random_range(0..6)];
+            let block = [32, 64, 128, 48][rng.random_range(0..4)];
+            let stride: i64 = [0, 4, 8, 16, 64, 4096, -4, -64][rng.random_range(0..8)];
+            let n = rng.random_range(1..=64u32);
+            let base = 1 << 20;
+            let mut lanes: Vec<LaneAccess> = Vec::new();
+            for l in 0..n {
+                if rng.random_range(0..8) == 0 {
+                    continue; // an inactive lane
+                }
+                let jitter = if rng.random_range(0..4) == 0 { rng.random_range(0..256) * 4 } else { 0 };
+                lanes.push((l, (base + stride * l as i64) as u64 + jitter, bytes));
+            }
+            let per_pass = [16, 32, 64][rng.random_range(0..3)];
+            assert_eq!(lookups_with(&lanes, per_pass, block, &mut scratch), reference(&lanes, per_pass, block), "{lanes:?}");
+        }
     }
 
     #[test]

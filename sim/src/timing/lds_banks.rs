@@ -60,6 +60,9 @@ struct StepWords {
     head: [u16; MAX_LDS_BANKS as usize],
     per_bank: [u32; MAX_LDS_BANKS as usize],
     n: usize,
+    /// The highest word recorded: a word above it is new without a search (lanes mostly walk
+    /// up through the LDS, strided ones too, which would otherwise search their whole bank).
+    top: u32,
 }
 
 impl StepWords {
@@ -70,6 +73,7 @@ impl StepWords {
             head: [NONE; MAX_LDS_BANKS as usize],
             per_bank: [0; MAX_LDS_BANKS as usize],
             n: 0,
+            top: 0,
         }
     }
 
@@ -77,6 +81,7 @@ impl StepWords {
         self.head[..banks as usize].fill(NONE);
         self.per_bank[..banks as usize].fill(0);
         self.n = 0;
+        self.top = 0;
     }
 
     /// Count word `w` in its bank unless the step already touched it. A word past the buffer
@@ -85,7 +90,7 @@ impl StepWords {
     #[inline]
     fn add(&mut self, w: u32, banks: u32) {
         let bank = (w % banks) as usize;
-        let mut j = self.head[bank];
+        let mut j = if self.n > 0 && w <= self.top { self.head[bank] } else { NONE };
         while j != NONE {
             if self.words[j as usize] == w {
                 return;
@@ -97,6 +102,7 @@ impl StepWords {
             self.next[self.n] = self.head[bank];
             self.head[bank] = self.n as u16;
             self.n += 1;
+            self.top = self.top.max(w);
         }
         self.per_bank[bank] += 1;
     }

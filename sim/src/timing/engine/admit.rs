@@ -161,14 +161,14 @@ fn physical(cus_per_unit: usize, simds_per_cu: usize, unit: usize, simd: usize) 
 }
 
 /// A wave a barrier released at `r.at` issues then.
-pub(super) fn wake(heap: &mut BinaryHeap<Reverse<(u64, u32, u32)>>, id: usize, tw: &mut Resident<WaveTiming>, r: Release, obs: Option<&Shared>) {
+pub(super) fn wake(heap: &mut BinaryHeap<Reverse<super::Event>>, id: usize, tw: &mut Resident<WaveTiming>, r: Release, obs: Option<&Shared>) {
     if obs.is_some() {
         // The wave's PC is already past the barrier, a one-dword SOPP.
         let detail = Lazy(|| format!("{} waves of the work-group", r.arrived));
         stalled(obs, &tw.w, StallCause::Barrier, tw.w.pc.saturating_sub(4), tw.x.next..r.at, &detail);
     }
     tw.x.next = r.at;
-    heap.push(Reverse((r.at, tw.x.prio, id as u32)));
+    heap.push(Reverse(super::Event::new(r.at, tw.x.prio, id as u32)));
 }
 
 impl Sim<'_, '_> {
@@ -216,7 +216,7 @@ impl Sim<'_, '_> {
             if let Some(o) = obs {
                 o.borrow_mut().wave_placed(&WavePlaced { wave: w.id, wave_index: w.global_index, cu, simd, at });
             }
-            heap.push(Reverse((at, prio, id as u32)));
+            heap.push(Reverse(super::Event::new(at, prio, id as u32)));
             WaveTiming { cu, simd, idx, next: at, prio, start: at, out: Outstanding::default(), sleep_until: 0 }
         });
         self.counters.add(Counter::SqWaves, self.s.stats.waves - waves);

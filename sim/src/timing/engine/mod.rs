@@ -120,7 +120,7 @@ struct Sim<'a, 'm> {
     pipes: Vec<Pipes>,
     /// Waves by the cycle they issue next, then priority, then id (an entry whose wave moved
     /// on is stale and skipped).
-    heap: BinaryHeap<Reverse<(u64, u32, u32)>>,
+    heap: BinaryHeap<Reverse<Event>>,
     port: Port<'m>,
     /// What the engine counts (the memory system counts its own).
     counters: Counters,
@@ -260,7 +260,8 @@ impl Sim<'_, '_> {
     fn main_loop(&mut self, env: &mut Env, mem: &mut Memory, hooks: &mut Hooked) -> Result<Option<(u64, f64)>, KernelFault> {
         let Hooked { host, turn } = hooks;
         let mut event = self.heap.pop();
-        while let Some(Reverse((t, _, id))) = event.take() {
+        while let Some(Reverse(e)) = event.take() {
+            let (t, id) = (e.at(), e.wave());
             // Where the next wave is taken, not per instruction: one compare when not sampling.
             if t >= self.sampler.next_check {
                 let resident = self.s.groups.iter().flatten().count();
@@ -296,7 +297,7 @@ impl Sim<'_, '_> {
                     let next = self.step(id, env, mem)?;
                     let Some(next) = next else { break };
                     let prio = self.s.waves[id].as_ref().map_or(0, |r| r.x.prio);
-                    let ours = Reverse((next, prio, id as u32));
+                    let ours = Reverse(Event::new(next, prio, id as u32));
                     match self.heap.peek_mut() {
                         // The earliest other wave goes next and this one takes its place in the
                         // heap: one sift instead of a push and a pop.
@@ -371,5 +372,25 @@ impl Sim<'_, '_> {
         let heading = format!("at cycle {now}, nothing since cycle {progress}");
         let waves = self.describe_waves(now, &env.decode, &heading);
         Err(self.s.fault_at(id, FaultKind::NoProgress { cycles: limit, waves }))
+    }
+}
+
+/// A wave's next turn in the event heap: (cycle, priority, wave) packed into one integer that
+/// orders as the tuple does (cycle first, then priority, then wave), so each of the heap's
+/// sift steps is one comparison of two numbers instead of up to three.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Event(u128);
+
+impl Event {
+    pub(super) fn new(at: u64, prio: u32, wave: u32) -> Event {
+        Event((at as u128) << 64 | (prio as u128) << 32 | wave as u128)
+    }
+
+    fn at(self) -> u64 {
+        (self.0 >> 64) as u64
+    }
+
+    fn wave(self) -> u32 {
+        self.0 as u32
     }
 }
