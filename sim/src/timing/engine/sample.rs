@@ -277,7 +277,7 @@ impl Sim<'_, '_> {
             let idx = k.index_of(r.w.pc).unwrap_or(0);
             r.x = WaveTiming { cu, simd, idx, next: end, prio, start, out: Default::default(), sleep_until: 0 };
             if r.w.status == WaveStatus::Ready {
-                self.heap.push(Reverse((end, prio, id as u32)));
+                self.heap.push(Reverse(super::Event::new(end, prio, id as u32)));
             }
         }
         self.time.last = self.time.last.max(end);
