@@ -362,19 +362,23 @@ fn init_vgprs(w: &mut Wave, k: &crate::kernel::LoadedKernel, size: [u32; 3], fir
     // per lane.
     let (mut x, mut y, mut z) = (first % size[0], first / size[0] % size[1], first / (size[0] * size[1]));
     let (y_on, z_on) = (if want_y { u32::MAX } else { 0 }, if want_z { u32::MAX } else { 0 });
-    for l in 0..n as usize {
-        if packed {
-            w.set_v(0, l, x | (y & y_on) << 10 | (z & z_on) << 20);
-        } else {
-            w.set_v(0, l, x);
-            if want_y {
-                w.set_v(1, l, y);
-            }
-            if want_z {
-                w.set_v(2, l, z);
-            }
+    // A run of lanes with one y and z (the rest of a row of the group) is filled at once.
+    let mut l = 0usize;
+    while l < n as usize {
+        let run = ((size[0] - x) as usize).min(n as usize - l);
+        let lanes = l..l + run;
+        let hi = if packed { (y & y_on) << 10 | (z & z_on) << 20 } else { 0 };
+        for (i, v) in w.row_mut(0)[lanes.clone()].iter_mut().enumerate() {
+            *v = (x + i as u32) | hi;
         }
-        x += 1;
+        if !packed && want_y {
+            w.row_mut(1)[lanes.clone()].fill(y);
+        }
+        if !packed && want_z {
+            w.row_mut(2)[lanes].fill(z);
+        }
+        l += run;
+        x += run as u32;
         if x == size[0] {
             x = 0;
             y += 1;

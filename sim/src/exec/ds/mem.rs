@@ -6,8 +6,9 @@ use super::super::operand::{v32, v_dword, write_v_dword};
 use super::super::vmem::atomic::{self, Width};
 use super::super::vmem::flat::{read_wide, write_wide};
 use super::super::vmem::fp::FpEnv;
+use super::super::vmem::shape::Half;
 use super::super::ExecCtx;
-use super::{lds, DsFp, Op};
+use super::{lds, rows, DsFp, Op};
 use crate::exec::Dir;
 use crate::fault::FaultKind;
 use crate::wave::LastRead;
@@ -74,6 +75,9 @@ pub(crate) fn execute(op: &Op, cx: &mut ExecCtx) -> Result<(), FaultKind> {
     if let Op::Append { consume, dst, offset } = op {
         return append(cx, lim, *consume, *dst, *offset);
     }
+    if whole_rows(op, cx, lim) {
+        return Ok(());
+    }
     let mut m = cx.wave.exec();
     while m != 0 {
         let lane = m.trailing_zeros() as usize;
@@ -81,6 +85,31 @@ pub(crate) fn execute(op: &Op, cx: &mut ExecCtx) -> Result<(), FaultKind> {
         lane_op(op, cx, lim, lane)?;
     }
     Ok(())
+}
+
+/// [`execute`] lane by lane only, never through [`rows`]: what the fast path is checked against.
+#[cfg(test)]
+pub(super) fn execute_by_lane(op: &Op, cx: &mut ExecCtx) -> Result<(), FaultKind> {
+    let lim = lds_limit(cx);
+    let mut m = cx.wave.exec();
+    while m != 0 {
+        let lane = m.trailing_zeros() as usize;
+        m &= m - 1;
+        lane_op(op, cx, lim, lane)?;
+    }
+    Ok(())
+}
+
+/// Whole-dword reads and writes take [`rows`] (same results as [`lane_op`] lane by lane);
+/// whether it did the instruction.
+fn whole_rows(op: &Op, cx: &mut ExecCtx, lim: usize) -> bool {
+    match *op {
+        Op::Load { shape, dst, addr, offset } if shape.half == Half::Full && shape.bytes % 4 == 0 => {
+            rows::load(cx, lim, dst, addr, offset, shape.bytes as usize)
+        }
+        Op::Store { shape, data, addr, offset } if shape.bytes % 4 == 0 => rows::store(cx, lim, data, addr, offset, shape.bytes as usize),
+        _ => false,
+    }
 }
 
 fn lane_op(op: &Op, cx: &mut ExecCtx, lim: usize, lane: usize) -> Result<(), FaultKind> {

@@ -7,7 +7,8 @@
 //! * `mem`: reads, writes, two-address forms and atomics (operations shared with memory
 //!   atomics, `vmem::atomic`);
 //! * `lanes`: `ds_swizzle_b32`, `ds_permute_b32`, `ds_bpermute_b32` (no LDS access);
-//! * `lds`: bounds-checked byte access.
+//! * `lds`: bounds-checked byte access;
+//! * `rows`: the common whole-dword reads and writes, all lanes in one pass.
 //!
 //! Address = `VGPR[addr] + offset` (32-bit wrap), two-address forms `VGPR[addr] + offsetN *
 //! size` (`* 64` more for `st64`/`stride64`) (CDNA4 ISA §11.3 "LDS Access"). Out-of-range
@@ -21,6 +22,7 @@ mod classify;
 pub(crate) mod lanes;
 pub(crate) mod lds;
 pub(crate) mod mem;
+mod rows;
 pub mod transpose;
 
 use super::vmem::atomic::{AtomicOp, Width};

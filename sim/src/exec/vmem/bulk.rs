@@ -148,15 +148,39 @@ pub fn store_dwords(w: &mut Wave, mem: &mut Memory, addrs: &[u64; MAX_LANES], sr
     if first < MAX_LANES {
         w.last_write.set(Some(crate::wave::LastRead::new(first as u32, false, addrs[first], &w.v(src % 256, first).to_le_bytes())));
     }
-    let mut m = exec;
-    while m != 0 {
-        let lane = m.trailing_zeros() as usize;
-        m &= m - 1;
-        let o = (addrs[lane] - base) as usize;
+    let at = Span { data: &[], addrs, base, limit: 0, exec };
+    match (dwords, w.vgpr.get(src * MAX_LANES..(src + dwords) * MAX_LANES)) {
+        (1, Some(rows)) if src + dwords <= 256 => scatter::<1>(rows, &at, data),
+        (2, Some(rows)) if src + dwords <= 256 => scatter::<2>(rows, &at, data),
+        (3, Some(rows)) if src + dwords <= 256 => scatter::<3>(rows, &at, data),
+        (4, Some(rows)) if src + dwords <= 256 => scatter::<4>(rows, &at, data),
+        _ => scatter_rows(w, &at, data, src, dwords),
+    }
+    true
+}
+
+/// Store the `D` rows of `rows` lane by lane into `data` (every active lane's access is
+/// inside it, [`extent`]): a lane's dwords go out through one slice of `data`.
+#[inline(always)]
+fn scatter<const D: usize>(rows: &[u32], at: &Span, data: &mut [u8]) {
+    at.each(|lane| {
+        let o = (at.addrs[lane] - at.base) as usize;
+        let out = &mut data[o..o + 4 * D];
+        for (k, row) in rows.chunks_exact(MAX_LANES).take(D).enumerate() {
+            out[4 * k..4 * k + 4].copy_from_slice(&row[lane].to_le_bytes());
+        }
+        true
+    });
+}
+
+/// The general case of [`scatter`]: any count, rows that wrap past v255.
+fn scatter_rows(w: &Wave, at: &Span, data: &mut [u8], src: usize, dwords: usize) {
+    at.each(|lane| {
+        let o = (at.addrs[lane] - at.base) as usize;
         for k in 0..dwords {
             let v = w.v((src + k) % 256, lane);
             data[o + 4 * k..o + 4 * k + 4].copy_from_slice(&v.to_le_bytes());
         }
-    }
-    true
+        true
+    });
 }
