@@ -147,11 +147,24 @@ mod tests {
     //! Differential: every whole-dword read and write gives what the per-lane path gives, on
     //! overlapping, out-of-range and wrapping addresses, unchanged bytes, partial EXEC, and an
     //! address register that is also the destination.
-    use super::super::{classify, mem, Op};
-    use crate::exec::ExecCtx;
-    use crate::testing::Rig;
-    use crate::wave::MAX_LANES;
+    use super::super::super::vmem::shape::{LoadShape, StoreShape};
+    use super::super::{mem, Op};
+    use crate::exec::{Env, ExecCtx};
+    use crate::fault::WaveId;
+    use crate::memory::Memory;
+    use crate::wave::{Wave, MAX_LANES};
+    use hipscope_isa::decode::{Operand, Reg};
     use hipscope_isa::Processor;
+
+    /// One wave and its LDS (the instruction rig of `crate::testing` sits above `exec`).
+    struct Rig {
+        wave: Wave,
+        lds: Vec<u8>,
+    }
+
+    fn v(index: u8, count: u8) -> Operand {
+        Operand::Reg(Reg::Vgpr { index, count })
+    }
 
     fn rng(s: &mut u64) -> u64 {
         *s ^= *s << 13;
@@ -162,9 +175,8 @@ mod tests {
 
     /// A rig with 256 bytes of LDS, addresses in v2 and data in v8.. from `seed`.
     fn rig(seed: u64, exec: u64) -> Rig {
-        let mut r = Rig::new(Processor::Gfx942, true);
+        let mut r = Rig { wave: Wave::new(WaveId::default(), true), lds: vec![0; 256] };
         let mut s = seed | 1;
-        r.lds.truncate(256);
         for b in r.lds.iter_mut() {
             *b = if rng(&mut s) % 3 == 0 { 0 } else { rng(&mut s) as u8 };
         }
@@ -185,44 +197,45 @@ mod tests {
         r
     }
 
-    fn run(bytes: &[u8], seed: u64, exec: u64, by_lane: bool) -> Rig {
+    fn run(op: &Op, seed: u64, exec: u64, by_lane: bool) -> Rig {
         let mut r = rig(seed, exec);
-        let inst = r.decode(bytes);
-        let op: Op = classify(&inst, &r.env).expect("a DS memory instruction");
-        let mut cx = ExecCtx { wave: &mut r.wave, mem: &mut r.mem, port: None, lds: &mut r.lds, env: &r.env };
+        let (env, mut memory) = (Env::plain(Processor::Gfx942), Memory::new());
+        let mut cx = ExecCtx { wave: &mut r.wave, mem: &mut memory, port: None, lds: &mut r.lds, env: &env };
         if by_lane {
-            mem::execute_by_lane(&op, &mut cx).expect("no fault");
+            mem::execute_by_lane(op, &mut cx).expect("no fault");
         } else {
-            mem::execute(&op, &mut cx).expect("no fault");
+            mem::execute(op, &mut cx).expect("no fault");
         }
         r
     }
 
     #[test]
     fn whole_rows_match_the_per_lane_path() {
-        let cases: &[&[u8]] = &[
-            &[0x03, 0x00, 0x6c, 0xd8, 0x02, 0x00, 0x00, 0x04], // ds_read_b32 v4, v2 offset:3
-            &[0x03, 0x00, 0x6c, 0xd8, 0x02, 0x00, 0x00, 0x02], // ds_read_b32 v2, v2 offset:3
-            &[0x03, 0x00, 0xec, 0xd8, 0x02, 0x00, 0x00, 0x04], // ds_read_b64 v[4:5], v2 offset:3
-            &[0x03, 0x00, 0xfc, 0xd9, 0x02, 0x00, 0x00, 0x04], // ds_read_b96 v[4:6], v2 offset:3
-            &[0x03, 0x00, 0xfe, 0xd9, 0x02, 0x00, 0x00, 0x01], // ds_read_b128 v[1:4], v2 offset:3
-            &[0x03, 0x00, 0x1a, 0xd8, 0x02, 0x08, 0x00, 0x00], // ds_write_b32 v2, v8 offset:3
-            &[0x03, 0x00, 0x9a, 0xd8, 0x02, 0x08, 0x00, 0x00], // ds_write_b64 v2, v[8:9] offset:3
-            &[0x03, 0x00, 0xbc, 0xd9, 0x02, 0x08, 0x00, 0x00], // ds_write_b96 v2, v[8:10] offset:3
-            &[0x03, 0x00, 0xbe, 0xd9, 0x02, 0x08, 0x00, 0x00], // ds_write_b128 v2, v[8:11] offset:3
+        let load = |b: &str| LoadShape::parse(b).expect("a load shape");
+        let store = |b: &str| StoreShape::parse(b).expect("a store shape");
+        let cases = [
+            Op::Load { shape: load("b32"), dst: v(4, 1), addr: v(2, 1), offset: 3 },
+            Op::Load { shape: load("b32"), dst: v(2, 1), addr: v(2, 1), offset: 3 },
+            Op::Load { shape: load("b64"), dst: v(4, 2), addr: v(2, 1), offset: 3 },
+            Op::Load { shape: load("b96"), dst: v(4, 3), addr: v(2, 1), offset: 3 },
+            Op::Load { shape: load("b128"), dst: v(1, 4), addr: v(2, 1), offset: 3 },
+            Op::Store { shape: store("b32"), data: v(8, 1), addr: v(2, 1), offset: 3 },
+            Op::Store { shape: store("b64"), data: v(8, 2), addr: v(2, 1), offset: 3 },
+            Op::Store { shape: store("b96"), data: v(8, 3), addr: v(2, 1), offset: 3 },
+            Op::Store { shape: store("b128"), data: v(8, 4), addr: v(2, 1), offset: 3 },
         ];
         let mut checked = 0;
-        for bytes in cases {
+        for op in &cases {
             for seed in 1..40u64 {
                 let mut s = seed * 0x9e37_79b9;
                 let exec = if seed % 3 == 0 { u64::MAX } else { rng(&mut s) };
-                let (fast, slow) = (run(bytes, seed, exec, false), run(bytes, seed, exec, true));
-                assert_eq!(fast.wave.vgpr, slow.wave.vgpr, "{bytes:02x?} seed {seed}: registers");
-                assert_eq!(fast.lds, slow.lds, "{bytes:02x?} seed {seed}: LDS");
-                assert_eq!(fast.wave.writes, slow.wave.writes, "{bytes:02x?} seed {seed}: writes");
-                assert_eq!(fast.wave.lds_out_of_range.get(), slow.wave.lds_out_of_range.get(), "{bytes:02x?} seed {seed}: out of range");
-                assert_eq!(fast.wave.last_read.get(), slow.wave.last_read.get(), "{bytes:02x?} seed {seed}: last read");
-                assert_eq!(fast.wave.last_write.get(), slow.wave.last_write.get(), "{bytes:02x?} seed {seed}: last write");
+                let (fast, slow) = (run(op, seed, exec, false), run(op, seed, exec, true));
+                assert_eq!(fast.wave.vgpr, slow.wave.vgpr, "{op:?} seed {seed}: registers");
+                assert_eq!(fast.lds, slow.lds, "{op:?} seed {seed}: LDS");
+                assert_eq!(fast.wave.writes, slow.wave.writes, "{op:?} seed {seed}: writes");
+                assert_eq!(fast.wave.lds_out_of_range.get(), slow.wave.lds_out_of_range.get(), "{op:?} seed {seed}: out of range");
+                assert_eq!(fast.wave.last_read.get(), slow.wave.last_read.get(), "{op:?} seed {seed}: last read");
+                assert_eq!(fast.wave.last_write.get(), slow.wave.last_write.get(), "{op:?} seed {seed}: last write");
                 checked += u64::from(slow.wave.lds_out_of_range.get() > 0 && slow.wave.writes + u64::from(slow.wave.last_read.get().is_some()) > 0);
             }
         }
