@@ -202,18 +202,21 @@ pub(super) fn test(a: &Row, b: &Row, f: impl Fn(u32, u32) -> bool) -> u64 {
     m
 }
 
-/// Every lane's bit of `m` as an all-ones or all-zeros word, eight lanes from each byte (a
-/// test against constant bit positions, no per-lane shift).
+/// Every lane's bit of `m` as an all-ones or all-zeros word: each half of the mask broadcast
+/// and shifted by the lane's constant position, so the loops vectorise into whole-register
+/// shifts and the row is written with full-width stores (a row assembled from narrower
+/// pieces stalls the loads that read it back).
 #[inline(always)]
 pub(super) fn lane_masks(m: u64) -> Row {
-    const BIT: [u32; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
     let mut out = [0u32; MAX_LANES];
-    for (j, c) in out.chunks_exact_mut(8).enumerate() {
-        let byte = (m >> (8 * j)) as u32 & 0xff;
-        for (o, &bit) in c.iter_mut().zip(&BIT) {
-            *o = 0u32.wrapping_sub((byte & bit != 0) as u32);
+    let (lo, hi) = out.split_at_mut(MAX_LANES / 2);
+    let half = |h: &mut [u32], bits: u32| {
+        for (l, o) in h.iter_mut().enumerate() {
+            *o = 0u32.wrapping_sub((bits >> l) & 1);
         }
-    }
+    };
+    half(lo, m as u32);
+    half(hi, (m >> 32) as u32);
     out
 }
 
@@ -265,8 +268,13 @@ fn compute(f: Fast, s: [&Row; 3], k: &Ctl, out: &mut Row) {
 #[inline(always)]
 pub(super) fn blend(dst: &mut [u32], v: &Row, mask: u64) {
     if mask == u64::MAX {
-        dst.copy_from_slice(v);
-        return;
+        // A fixed-size copy, inlined as full-width moves: the library copy a slice copy
+        // becomes writes the row in 16-byte pieces, and the next instruction's 32-byte loads
+        // of it cannot be forwarded from those stores.
+        if let Ok(d) = <&mut Row>::try_from(&mut *dst) {
+            *d = *v;
+            return;
+        }
     }
     let keep = lane_masks(mask);
     for ((d, &x), &k) in dst.iter_mut().zip(v).zip(&keep) {
