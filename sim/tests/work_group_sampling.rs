@@ -98,7 +98,8 @@ fn a_short_dispatch_runs_in_full_detail_and_says_so() {
 fn kernels_whose_work_groups_communicate_fall_back_to_full_detail() {
     // Lane 0 of each group spins on an agent-scope lock another group holds.
     let (full, full_mem) = run("spin_lock.ron", &[], None);
-    let (asked, asked_mem) = run("spin_lock.ron", &[], Some(WorkGroupSampling { window_cycles: 256, windows: 2, tolerance: 1.0, min_detailed_groups: 0 }));
+    let (asked, asked_mem) =
+        run("spin_lock.ron", &[], Some(WorkGroupSampling { window_cycles: 256, windows: 2, tolerance: 1.0, min_detailed_groups: 0, skip: false }));
     for (f, a) in full.iter().zip(&asked) {
         let s = sampled(a);
         assert_eq!(s.full_detail, Some("the kernel has atomics"), "{}: {s}", a.kernel);
