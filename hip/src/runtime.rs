@@ -216,7 +216,7 @@ pub fn from_env() -> Result<Runtime, String> {
         Err(_) => 1,
     };
     let sample = match std::env::var("HIPSCOPE_SAMPLE") {
-        Ok(s) => SamplePolicy::parse(&s).ok_or_else(|| format!("HIPSCOPE_SAMPLE={s}: expected off, on, kernels or work-groups"))?,
+        Ok(s) => SamplePolicy::parse(&s).ok_or_else(|| format!("HIPSCOPE_SAMPLE={s}: expected off, on, kernels, work-groups or skip"))?,
         Err(_) => SamplePolicy::OFF,
     };
     let no_progress = match std::env::var("HIPSCOPE_NO_PROGRESS") {
@@ -224,9 +224,9 @@ pub fn from_env() -> Result<Runtime, String> {
         Err(_) => None,
     };
     let work_group_sampling = match std::env::var("HIPSCOPE_WG_SAMPLE") {
-        Ok(s) => wg_sampling(&s).map_err(|e| format!("HIPSCOPE_WG_SAMPLE={s}: {e}"))?,
-        // `--sample on|work-groups` without parameters of its own: the defaults.
-        Err(_) => sample.work_groups.then(WorkGroupSampling::default),
+        Ok(s) => wg_sampling(&s).map_err(|e| format!("HIPSCOPE_WG_SAMPLE={s}: {e}"))?.map(|w| WorkGroupSampling { skip: sample.skip, ..w }),
+        // `--sample on|work-groups|skip` without parameters of its own: the defaults.
+        Err(_) => WorkGroupSampling::for_policy(sample),
     };
     let trace = match std::env::var_os("HIPSCOPE_KERNEL_TRACE") {
         Some(path) => Some(KernelTrace::create(path.into())?),

@@ -116,6 +116,11 @@ pub enum SampleArg {
     /// Work-group level only: a long launch is simulated in detail until its rate settles,
     /// the rest runs functionally and its time is extrapolated.
     WorkGroups,
+    /// Both kinds, and what they predict is not executed: a predicted launch is charged its
+    /// prediction without running, a work-group-sampled launch's rest is extrapolated
+    /// without running. Much faster; memory is then not what the program computes (results
+    /// say how many launches and work-groups were not executed).
+    Skip,
 }
 
 impl From<SampleArg> for SamplePolicy {
@@ -125,11 +130,12 @@ impl From<SampleArg> for SamplePolicy {
             SampleArg::On => SamplePolicy::ON,
             SampleArg::Kernels => SamplePolicy::KERNELS,
             SampleArg::WorkGroups => SamplePolicy::WORK_GROUPS,
+            SampleArg::Skip => SamplePolicy::SKIP,
         }
     }
 }
 
-/// `--sample off|on|kernels|work-groups` (`hipscope run`, `exec`, `validate`, `sweep`).
+/// `--sample off|on|kernels|work-groups|skip` (`hipscope run`, `exec`, `validate`, `sweep`).
 #[derive(clap::Args)]
 pub struct SampleArgs {
     /// Sampled timing: like launches (same kernel, grid, block and buffer sizes) are
@@ -137,10 +143,12 @@ pub struct SampleArgs {
     /// are charged that time (re-checked in detail 16 launches on, then up to 256 apart as
     /// the drift seen allows); within a long launch
     /// (work-groups), detail runs until the launch's completed-instruction rate settles, the rest runs
-    /// functionally and its time is extrapolated. `on` does both. Results say what was
-    /// predicted and the estimated error. Timing mode only. [default: off; `validate --only
-    /// apps`: kernels]
-    #[arg(long, value_enum, value_name = "off|on|kernels|work-groups")]
+    /// functionally and its time is extrapolated. `on` does both. `skip` does both without
+    /// executing what it predicts or extrapolates (memory is then not what the program
+    /// computes; results say how many launches and work-groups were not executed). Results say
+    /// what was predicted and the estimated error. Timing mode only. [default: off; `validate
+    /// --only apps`: skip]
+    #[arg(long, value_enum, value_name = "off|on|kernels|work-groups|skip")]
     pub sample: Option<SampleArg>,
 }
 

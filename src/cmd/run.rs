@@ -138,7 +138,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
         dump: dumps.iter().map(|(b, _)| b.clone()).collect(),
         references: Some(hipscope_studies::references::BUILT_IN),
         sample,
-        work_group_sampling: sample.work_groups.then(Default::default),
+        work_group_sampling: hipscope_sim::sched::WorkGroupSampling::for_policy(sample),
         ..RunOptions::default()
     };
     let bar = super::RunBar::start(&PROGRESS);

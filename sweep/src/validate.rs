@@ -44,8 +44,8 @@ pub fn check(plan: &Plan) -> Result<(), String> {
 /// litmus test's counts).
 pub fn sample(plan: &Plan) -> Result<(), String> {
     let Some(name) = &plan.sample else { return Ok(()) };
-    let policy =
-        hipscope_sim::sample::SamplePolicy::parse(name).ok_or_else(|| format!("sample \"{}\": one of off, on, kernels, work-groups", name.escape_debug()))?;
+    let policy = hipscope_sim::sample::SamplePolicy::parse(name)
+        .ok_or_else(|| format!("sample \"{}\": one of off, on, kernels, work-groups, skip", name.escape_debug()))?;
     if !policy.any() {
         return Ok(());
     }

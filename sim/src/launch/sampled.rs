@@ -17,18 +17,25 @@
 //! catch-up compares each cached line with memory and rewrites only lines that differ
 //! ([`crate::memsys::cache::Cache::refresh_from`]), so a run of predicted launches that wrote
 //! little costs a compare of what the caches hold, not a rewrite of it.
+//!
+//! With [`SamplePolicy::skip`] a predicted launch does not run at all: it is charged its
+//! prediction and the counters, and memory keeps what it held (the program's results are then
+//! not what it computes, which every summary says). Nothing wrote memory behind the caches'
+//! back, so nothing needs catching up: the caches keep their lines and bytes as the last
+//! detailed launch left them, and the next detailed launch finds them so.
 
 use super::{Device, Hooks, LaunchError};
 use crate::dispatch::Geometry;
 use crate::kernel::LoadedKernel;
 use crate::sample::{ClusterKey, Decision, SamplePolicy, Sampler};
 use crate::sched::{DispatchStats, EngineOptions};
+use hipscope_isa::tables::OPCODE_NAMES;
 
 impl Device {
     /// Sample later timing launches as `policy` says (its kernel level; the work-group level
     /// is the timing engine's); a new policy starts from no history.
     pub fn set_sampling(&mut self, policy: SamplePolicy) {
-        self.sampler = policy.kernels.then(Sampler::new);
+        self.sampler = policy.kernels.then(|| Sampler::for_policy(policy));
     }
 
     /// The kernel-level sampler, when sampling is on.
@@ -64,9 +71,19 @@ impl Device {
             let stats = self.launch_engine(kernel, geo, args, opts, hooks, true)?;
             if let Some(s) = &mut self.sampler {
                 s.record(&key, stats.cycles.unwrap_or(0), stats.counters.clone());
+                s.skipped_groups(stats.sampled.as_ref().map_or(0, |w| w.unexecuted_groups));
             }
             return Ok(stats);
         };
+        if let Some(s) = self.sampler.as_mut().filter(|s| s.skips()) {
+            // Not executed: charged the prediction; memory and the caches stay as they are.
+            s.skipped_launch();
+            let counters = s.counters(&key);
+            if let Some(t) = &mut self.timing {
+                t.clock = t.clock.saturating_add(cycles);
+            }
+            return Ok(DispatchStats { opcode_counts: vec![0; OPCODE_NAMES.len()], cycles: Some(cycles), counters, ..DispatchStats::default() });
+        }
         if !self.caches_behind {
             self.synchronize();
             self.caches_behind = true;

@@ -170,8 +170,27 @@ fn the_error_estimate_is_the_standard_error_weighted_by_predicted_time() {
 
 #[test]
 fn policies_round_trip_their_names() {
-    for p in [SamplePolicy::OFF, SamplePolicy::ON, SamplePolicy::KERNELS, SamplePolicy { kernels: false, work_groups: true }] {
+    for p in [SamplePolicy::OFF, SamplePolicy::ON, SamplePolicy::KERNELS, SamplePolicy { kernels: false, work_groups: true, skip: false }, SamplePolicy::SKIP] {
         assert_eq!(SamplePolicy::parse(p.name()), Some(p));
     }
     assert_eq!(SamplePolicy::parse("sometimes"), None);
+}
+
+/// A run that did not execute what it predicted says so, and the line reads back.
+#[test]
+fn a_summary_states_what_was_not_executed() {
+    let mut s = Sampler::for_policy(SamplePolicy::SKIP);
+    assert!(s.skips() && !Sampler::for_policy(SamplePolicy::ON).skips());
+    let k = key("k", 1);
+    drive(&mut s, &k, &[1000; 10]);
+    s.skipped_launch();
+    s.skipped_groups(7);
+    let sum = s.summary();
+    assert!(sum.skipped_any());
+    assert!(sum.line().ends_with("; not executed: 1 launches, 7 work-groups (memory is not what the program computes)"), "{}", sum.line());
+    let back = SampleSummary::parse_line(&sum.line()).expect("the line parses");
+    assert_eq!((back.skipped_launches, back.skipped_groups, back.predicted), (1, 7, sum.predicted));
+    assert_eq!(sum.to_json()["not_executed_launches"], 1);
+    let plain = Sampler::new().summary();
+    assert!(!plain.skipped_any() && !plain.line().contains("not executed"));
 }

@@ -60,6 +60,19 @@
 //! summed over the dispatch's fast-forwards. Counters of the fast-forwarded part are scaled: every
 //! counter of the detailed part × (all wave-instructions / detailed wave-instructions).
 //!
+//! Not executed ([`WorkGroupSampling::skip`]). The rest need not run for its time: with a
+//! full round of waves or more ended in detail, each wave is taken to execute their mean
+//! number of instructions `I_w` (the waves of one kernel doing alike work, as in a Photon-style
+//! sampler), so `I_ff = pending groups × waves per group × I_w + Σ over resident waves of
+//! max(0, I_w − issued so far)`, and the formula above extrapolates with it; nothing is
+//! written to memory (the program's results are not what it computes, and every summary
+//! says how many work-groups were not executed), so nothing is flushed from or refreshed in
+//! the caches. Before a full round has ended (one-round grids, grid-stride loops) the count
+//! cannot be estimated, and the rest runs functionally as without `skip`; so does the last
+//! partial round. What the estimate cannot see: work-groups that do more or less work than
+//! the ones that ended (data-dependent loops); the kernel-level re-checks see such a launch
+//! if it repeats, the error estimate does not cover it.
+//!
 //! When the remainder could behave differently in the functional engine, or its instruction
 //! count would say nothing of time, the dispatch runs in full detail and says why
 //! ([`Sampled::full_detail`]): kernels with atomics, cache maintenance (the acquire and
@@ -85,6 +98,16 @@ pub struct WorkGroupSampling {
     /// Work-groups that must have started in detail before the rest may be fast-forwarded
     /// (besides the GPU being full).
     pub min_detailed_groups: u64,
+    /// The rest is extrapolated without running it ([`crate::sample::SamplePolicy::skip`];
+    /// the section "Not executed" above).
+    pub skip: bool,
+}
+
+impl WorkGroupSampling {
+    /// The work-group sampling `policy` asks for (its defaults), if any.
+    pub fn for_policy(policy: crate::sample::SamplePolicy) -> Option<WorkGroupSampling> {
+        policy.work_groups.then(|| WorkGroupSampling { skip: policy.skip, ..WorkGroupSampling::default() })
+    }
 }
 
 impl Default for WorkGroupSampling {
@@ -93,7 +116,7 @@ impl Default for WorkGroupSampling {
         // round trips), the mean within 3 %: one wave's burst does not move a window's rate
         // far, and an error of 3 % on the rate of a fast-forwarded part costs a dispatch at most
         // 3 % times that part's share.
-        WorkGroupSampling { window_cycles: 4096, windows: 4, tolerance: 0.03, min_detailed_groups: 0 }
+        WorkGroupSampling { window_cycles: 4096, windows: 4, tolerance: 0.03, min_detailed_groups: 0, skip: false }
     }
 }
 
@@ -114,11 +137,18 @@ pub struct Sampled {
     pub error_pct: f64,
     /// Why the dispatch ran in full detail although sampling was asked for.
     pub full_detail: Option<&'static str>,
+    /// Work-groups whose rest was extrapolated without running (the not started ones and
+    /// the resident ones, [`WorkGroupSampling::skip`]); their instructions are estimated.
+    pub unexecuted_groups: u64,
 }
 
 impl std::fmt::Display for Sampled {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "work-groups: {} detailed, {} fast-forwarded, estimated error ±{:.1} %", self.detailed_groups, self.fast_forwarded_groups, self.error_pct)?;
+        write!(f, "work-groups: {} detailed, {} fast-forwarded", self.detailed_groups, self.fast_forwarded_groups)?;
+        if self.unexecuted_groups > 0 {
+            write!(f, " ({} not executed)", self.unexecuted_groups)?;
+        }
+        write!(f, ", estimated error ±{:.1} %", self.error_pct)?;
         if let Some(why) = self.full_detail {
             write!(f, " (full detail: {why})")?;
         }

@@ -20,8 +20,12 @@ impl Progress for Bar<'_> {
 
 fn status_text(r: &AppRow) -> String {
     match &r.status {
-        Status::Simulated(_) => match r.sampled.filter(|s| s.predicted > 0) {
-            Some(s) => format!("simulated, sampled: {} of {} launches predicted, estimated error ±{:.2} %", s.predicted, s.launches, s.error_percent),
+        Status::Simulated(_) => match r.sampled.filter(|s| s.predicted > 0 || s.skipped_any()) {
+            Some(s) => {
+                let skipped =
+                    if s.skipped_any() { format!("; not executed: {} launches, {} work-groups", s.skipped_launches, s.skipped_groups) } else { String::new() };
+                format!("simulated, sampled: {} of {} launches predicted, estimated error ±{:.2} %{skipped}", s.predicted, s.launches, s.error_percent)
+            }
             None => "simulated".into(),
         },
         Status::Skipped(w) => format!("skipped: {w}"),
@@ -40,7 +44,7 @@ fn ms(v: Option<f64>) -> String {
 /// The rule and the definition, for text and the report.
 pub fn method(o: &AppsOutcome) -> String {
     format!(
-        "Each row of `mi300a-real.csv` (real MI300A, ROCm, hipEvent timing, the mean of 51 timed iterations after one warm-up) is matched to the program's arguments in upstream `run_all.sh` (the printed problem_size; bfs rows of one node count in the script's degree order), then the unmodified program runs under hipscope's HIP runtime on the simulated mi300a in timing mode with `--iterations {ITERATIONS}` (the simulator is deterministic, so one timed iteration after the warm-up is their mean) and its printed avg_ms is compared with the real one. Sampling: a row whose program launches kernels is simulated only if its real time is at most {} ms (simulation cost grows with GPU work); copy-only rows (memcopy) always run; a run is stopped after {} s. Sampled timing (`--sample {}`): launches of one kernel, grid, block and buffer sizes are simulated in detail until five agree within 2 %, later ones run functionally and are charged their mean (re-checked in detail 16 launches on, then up to 256 apart as the drift seen allows); a row with predicted launches says how many and its estimated error (the spread of its clusters' detailed samples and the drift between them, weighted by predicted time). Skipped and failed rows are listed with the reason and left out of the scores. MAPE = mean over a program's simulated rows of |sim − real| / real. WMAPE = Σ |sim − real| / Σ real over all simulated rows (each row weighted by its real time); bar {WMAPE_BAR_PERCENT:.0} %.",
+        "Each row of `mi300a-real.csv` (real MI300A, ROCm, hipEvent timing, the mean of 51 timed iterations after one warm-up) is matched to the program's arguments in upstream `run_all.sh` (the printed problem_size; bfs rows of one node count in the script's degree order), then the unmodified program runs under hipscope's HIP runtime on the simulated mi300a in timing mode with `--iterations {ITERATIONS}` (the simulator is deterministic, so one timed iteration after the warm-up is their mean) and its printed avg_ms is compared with the real one. Sampling: a row whose program launches kernels is simulated only if its real time is at most {} ms (simulation cost grows with GPU work); copy-only rows (memcopy) always run; a run is stopped after {} s. Sampled timing (`--sample {}`): launches of one kernel, grid, block and buffer sizes are simulated in detail until five agree within 2 %, later ones are charged their mean (re-checked in detail 16 launches on, then up to 256 apart as the drift seen allows); a row with predicted launches says how many and its estimated error (the spread of its clusters' detailed samples and the drift between them, weighted by predicted time). With `skip` (the default here: these programs never check their results, they print hipEvent times only) predicted launches are not executed at all, and within a detailed launch whose rate has settled the rest of the work-groups is extrapolated without running; such a row's memory is not what the program computes, and its status says how many launches and work-groups were not executed. Skipped and failed rows are listed with the reason and left out of the scores. MAPE = mean over a program's simulated rows of |sim − real| / real. WMAPE = Σ |sim − real| / Σ real over all simulated rows (each row weighted by its real time); bar {WMAPE_BAR_PERCENT:.0} %.",
         if o.max_real_ms.is_finite() { o.max_real_ms.to_string() } else { "∞".into() },
         o.timeout_s,
         o.sample.name()

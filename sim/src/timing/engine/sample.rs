@@ -219,11 +219,20 @@ impl Sim<'_, '_> {
     /// start, the resident waves run only until they leave the loop the stable windows ran, and
     /// detail goes on with what follows it (a GEMM's epilogue). Returns whether detail goes on.
     pub(super) fn fast_forward(&mut self, at: u64, rate: f64, env: &mut Env, mem: &mut Memory, hooks: Hooked) -> Result<bool, KernelFault> {
-        let Some((_, resume)) = self.sampler.on else { return Ok(false) };
+        let Some((cfg, resume)) = self.sampler.on else { return Ok(false) };
         let in_flight = self.in_flight(at);
-        self.port.ms.borrow().flush_to(mem);
         let (mut pending, mut free) = (self.admit.pending(), self.admit.free_slots());
         let kept = Kept::of(&self.s);
+        let (groups, resident) = (pending.len() as u64, kept.resident() as u64);
+        // Not executed: a whole number of rounds or none left (the last partial round runs
+        // in detail, as below), and a count of the rest's instructions to extrapolate with.
+        if cfg.skip && (groups == 0 || groups >= resident) {
+            if let Some(ff) = self.unexecuted_instructions(groups) {
+                self.skip_rest(at, rate, in_flight, groups, resident, ff);
+                return Ok(false);
+            }
+        }
+        self.port.ms.borrow().flush_to(mem);
         // Only the dispatch's last waves stop leaving the loop: a partial round waiting for
         // room must find the resident work-groups gone.
         let stop = if pending.is_empty() { self.sampler.loop_range() } else { None };
@@ -256,6 +265,44 @@ impl Sim<'_, '_> {
             self.time.last = self.time.last.max(end);
         }
         Ok(back)
+    }
+
+    /// The wave-instructions the rest of the dispatch would execute, `groups` work-groups not
+    /// started ([`crate::sched::sample`], "Not executed"): each wave is taken to execute the
+    /// mean of the waves that ended. `None` before a full round of waves has ended.
+    fn unexecuted_instructions(&self, groups: u64) -> Option<u64> {
+        let issued: Vec<u64> = self.s.waves.iter().flatten().map(|r| r.w.instructions).collect();
+        let ended = self.s.stats.waves.saturating_sub(issued.len() as u64);
+        if ended == 0 || ended < issued.len() as u64 {
+            return None;
+        }
+        let per_wave = self.s.stats.instructions.saturating_sub(issued.iter().sum()) as f64 / ended as f64;
+        let rest: f64 = issued.iter().map(|&i| (per_wave - i as f64).max(0.0)).sum();
+        let waves = groups as f64 * f64::from(self.s.d.waves_per_group());
+        Some((waves * per_wave + rest).round() as u64)
+    }
+
+    /// The rest of the dispatch (`groups` not started, `resident` resident, `ff`
+    /// wave-instructions) is extrapolated from `at` at `rate` without running: nothing is
+    /// written to memory, so the caches keep their lines and bytes; the memory side is charged
+    /// as for a fast-forward, and the dispatch ends at the extrapolated end.
+    fn skip_rest(&mut self, at: u64, rate: f64, in_flight: u64, groups: u64, resident: u64, ff: u64) {
+        let charge: Vec<u64> = self.sampler.cost.iter().map(|c| (c * ff as f64).round() as u64).collect();
+        self.port.ms.borrow_mut().charge_memory(at, &charge);
+        let extra = ((ff + in_flight) as f64 / rate).ceil() as u64;
+        self.sampler.note(at - self.time.begin, rate, groups, ff, extra);
+        if let Some(done) = self.sampler.done.as_mut() {
+            done.unexecuted_groups += groups + resident;
+        }
+        let (d, opts) = (self.s.d, self.s.opts);
+        let wpg = u64::from(d.waves_per_group());
+        let mut stats = std::mem::replace(&mut self.s, Sched::new(d, opts, None, Storage::Reused)).stats;
+        stats.groups += groups;
+        stats.waves += groups * wpg;
+        stats.instructions += ff;
+        self.s.stats = stats;
+        self.heap.clear();
+        self.time.last = self.time.last.max(at.saturating_add(extra));
     }
 
     /// Detail resumes at `end` (the extrapolated end of what ran functionally): the waves that
