@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Grades Dartagnan's whole PTX and Vulkan litmus catalogue under --model ptx6.0, ptx7.5 and
 # vulkan and prints the agreement with Dartagnan's expected tables (the ignored test
-# `whole_catalogue_agreement` of grade/tests/dartagnan_gpu.rs).
+# `whole_catalogue_agreement` of grade/tests/suite/dartagnan_gpu.rs).
 #
 # Usage: scripts/dartagnan-gpu-catalogue.sh DAT3M
 #   DAT3M: a Dat3M checkout (with litmus/PTX), or a bare git clone of it, whose HEAD is
@@ -16,4 +16,4 @@ else
     git -C "$src" archive HEAD litmus/PTX litmus/VULKAN dartagnan/src/test/resources | tar -x -C "$dir"
 fi
 export CARGO_PROFILE_RELEASE_DEBUG=false
-DAT3M_DIR=$dir cargo test --release -p hipscope-grade --test dartagnan_gpu -- --ignored --nocapture whole_catalogue_agreement
+DAT3M_DIR=$dir cargo test --release -p hipscope-grade --test suite dartagnan_gpu:: -- --ignored --nocapture whole_catalogue_agreement

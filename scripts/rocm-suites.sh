@@ -46,7 +46,7 @@
 # under target/rocm-suites/ (so runs for other GPUs, modes or roots add up) merged with the
 # report as it stands: the rows and failure sections of a (ROCm, GPU, suite, mode) that has
 # results here replace the earlier ones, every other (ROCm, GPU, suite, mode) keeps its rows
-# (runs made elsewhere are not lost). tests/rocm_suites_merge.rs checks the merge.
+# (runs made elsewhere are not lost). tests/suite/rocm_suites_merge.rs checks the merge.
 #
 # Needs: root (chroot, mount), python3 (JSON and report), cc (only for the stand-in),
 # timeout and /usr/bin/time on the host (the roots have no `time`).

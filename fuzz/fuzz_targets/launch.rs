@@ -1,6 +1,6 @@
 //! Fuzz a launch: a header picks GPU, mode, geometry, kernel, seed and argument bytes, the
 //! rest is a code object that is loaded, launched with small buffers and run for a bounded
-//! number of instructions (`fuzzing::fuzz_one`, which `sim/tests/launch_robustness.rs` also
+//! number of instructions (`fuzzing::fuzz_one`, which `sim/tests/suite/launch_robustness.rs` also
 //! runs on mutated workload code objects).
 #![no_main]
 

@@ -1,6 +1,6 @@
 //! Fuzz a litmus file in any dialect: parsed, judged under the three models within a small
 //! budget, reported, lowered and compiled for the hardware layer (`fuzzing::fuzz_one`, which
-//! `grade/tests/litmus_fuzz.rs` also runs on mutated litmus files).
+//! `grade/tests/suite/litmus_fuzz.rs` also runs on mutated litmus files).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -9,7 +9,7 @@ use hipscope_grade::model::{check, Model};
 use hipscope_grade::report;
 
 // The tests' helpers: where the litmus files are.
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/suite/common/mod.rs"]
 mod common;
 
 fn load(path: &Path) -> Option<(Litmus, String)> {

@@ -1,5 +1,5 @@
 //! One litmus file from arbitrary bytes, through every layer a grade runs: the `litmus`
-//! cargo-fuzz target and `grade/tests/litmus_fuzz.rs` both call [`fuzz_one`], so that whatever a
+//! cargo-fuzz target and `grade/tests/suite/litmus_fuzz.rs` both call [`fuzz_one`], so that whatever a
 //! file says, in any dialect, grading it ends in a verdict or a one-line located error —
 //! never a panic, an abort, a stack overflow or a hang.
 //!

@@ -16,7 +16,7 @@ fn session(file: &str) -> Result<(Session, u64), String> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../sim/benches/specs").join(file);
     let mut s = spec::load(&path).map_err(|e| e.to_string())?;
     // The engine's bench specs: their results are checked against the CPU references (the
-    // studies crate's, above the grader) by `studies/tests/bench_specs.rs`.
+    // studies crate's, above the grader) by `studies/tests/suite/bench_specs.rs`.
     s.expect.clear();
     let opts = RunOptions { gpu: Some("mi300x".into()), code_object: Some("gfx942".into()), ..RunOptions::default() };
     let report = spec::run(&s, &path, &opts).map_err(|e| e.to_string())?;

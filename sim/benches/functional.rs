@@ -7,7 +7,7 @@
 //! kernel decoded beforehand) with throughput = `DispatchStats.instructions` executed
 //! wave-instructions. A case whose kernel still faults (instruction semantics not implemented
 //! yet) is reported and skipped. That these runs compute what the CPU references say is
-//! checked by `studies/tests/bench_specs.rs` (the models live above the engine).
+//! checked by `studies/tests/suite/bench_specs.rs` (the models live above the engine).
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
@@ -39,7 +39,7 @@ fn verified_session_on(file: &str, gpu: &str, key: &str, threads: usize) -> Resu
     let path = spec_path(file);
     let mut s = spec::load(&path).map_err(|e| e.to_string())?;
     // The reference models are the studies crate's, above the engine: the same runs are checked
-    // against them by `studies/tests/bench_specs.rs`, so here only a fault stops the case.
+    // against them by `studies/tests/suite/bench_specs.rs`, so here only a fault stops the case.
     s.expect.clear();
     let opts =
         RunOptions { gpu: Some(gpu.into()), code_object: Some(key.into()), seed: 0, threads, mode: hipscope_sim::Mode::Functional, ..RunOptions::default() };

@@ -3,7 +3,7 @@
 //!
 //! Same inputs as the functional bench (`benches/specs/`), run with `--mode timing` semantics:
 //! each case first runs its whole spec once (its results are checked against the CPU
-//! references by `studies/tests/bench_specs.rs`), then criterion times one dispatch
+//! references by `studies/tests/suite/bench_specs.rs`), then criterion times one dispatch
 //! on a device whose memory system carries over from the previous iteration (as back-to-back
 //! dispatches do). Throughput = executed wave-instructions.
 //!
@@ -33,7 +33,7 @@ fn verified_session(file: &str, gpu: &str, key: &str) -> Result<(Session, spec::
     let path = spec_path(file);
     let mut s = spec::load(&path).map_err(|e| e.to_string())?;
     // The reference models are the studies crate's, above the engine: the same runs are checked
-    // against them by `studies/tests/bench_specs.rs`, so here only a fault stops the case.
+    // against them by `studies/tests/suite/bench_specs.rs`, so here only a fault stops the case.
     s.expect.clear();
     let opts = RunOptions { gpu: Some(gpu.into()), code_object: Some(key.into()), seed: 0, mode: hipscope_sim::Mode::Timing, ..RunOptions::default() };
     let report = spec::run(&s, &path, &opts).map_err(|e| e.to_string())?;

@@ -1,5 +1,5 @@
 //! One bounded launch from arbitrary bytes: the `launch` cargo-fuzz target and
-//! `sim/tests/launch_robustness.rs` both run [`fuzz_one`], so that whatever a code object
+//! `sim/tests/suite/launch_robustness.rs` both run [`fuzz_one`], so that whatever a code object
 //! says (descriptor, metadata, code) a launch ends in a value, never a panic, an abort or a
 //! hang.
 //!

@@ -50,7 +50,7 @@
 //!
 //! # Errors
 //! [`LoadError`]'s `Display` is one line naming the problem and its place. Nothing here panics
-//! on malformed input; `isa/tests/codeobj_robustness.rs` and `fuzz/` check that.
+//! on malformed input; `isa/tests/suite/codeobj_robustness.rs` and `fuzz/` check that.
 
 mod bundle;
 mod bytes;

@@ -331,7 +331,7 @@ pub(crate) fn is_memory_with_cpol(row: &Row) -> bool {
 
 /// Fuzzing entry point: the first byte picks the processor and wave size, the rest is decoded
 /// as a code range and every instruction printed. Returns the length of all printed text.
-/// Used by `fuzz/fuzz_targets/decode.rs` and `isa/tests/decode_robustness.rs`.
+/// Used by `fuzz/fuzz_targets/decode.rs` and `isa/tests/suite/decode_robustness.rs`.
 #[doc(hidden)]
 pub fn fuzz_one(data: &[u8]) -> usize {
     static DECODERS: OnceLock<Vec<Decoder>> = OnceLock::new();

@@ -4,7 +4,7 @@
 //! Each table row carries its LLVM assembly template (`v_add_f32$vdst, $src0_modifiers, ...`);
 //! the printer walks the template and prints each `$operand` with the rule of its operand class
 //! (`PrintKind`). The rules are written from the syntax LLVM's disassembler tests expect; the
-//! corpus test (`tests/llvm_mc_corpus.rs`) holds them to it.
+//! corpus test (`tests/suite/llvm_mc_corpus.rs`) holds them to it.
 
 mod imm;
 mod listing;

@@ -1,6 +1,6 @@
 //! Machine code as the lowering tables see it: waits with their counters, memory and
 //! cache-maintenance instructions with their cache bits, everything else dropped. Shared by
-//! the lowering test (clang-19's code) and the hardware test (`grade/tests/hardware.rs`, the
+//! the lowering test (clang-19's code) and the hardware test (`grade/tests/suite/hardware.rs`, the
 //! grader's own kernels; it includes this file by path).
 
 // Each test binary compiles this module on its own and uses only part of it.

@@ -1,6 +1,6 @@
 //! The probe kernels of `workloads/src/mm_lowering.hip`: the memory operation each performs,
 //! from its name (the file's header lists the names). Shared by the lowering test
-//! (`mm/tests/lowering.rs`) and the recogniser test (`grade/tests/recover.rs`, which reads
+//! (`mm/tests/lowering.rs`) and the recogniser test (`grade/tests/suite/recover.rs`, which reads
 //! kernels through the engine's loader and includes this file by path).
 
 // Each test binary compiles this module on its own.

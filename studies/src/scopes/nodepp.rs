@@ -40,7 +40,7 @@ const CPU_MAX_POLLS: u64 = 100_000;
 pub enum Partner {
     /// One wave on GPU 1; each flag in its waiter's own device memory (coarse-grained): each
     /// side stores into the other's memory by peer access and polls its own (as
-    /// `sim/tests/cosim.rs`).
+    /// `sim/tests/suite/cosim.rs`).
     Gpu1,
     /// One wave on GPU 1; each flag in the other GPU's memory: each side polls a line of
     /// peer memory, which its L2 caches as MTYPE NC, and stores into its own.

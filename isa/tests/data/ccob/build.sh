@@ -1,5 +1,5 @@
 #!/bin/sh
-# Rebuilds the compressed offload bundle (CCOB) test inputs of isa/tests/ccob.rs from k.hip.
+# Rebuilds the compressed offload bundle (CCOB) test inputs of isa/tests/suite/ccob.rs from k.hip.
 # The tests read the committed outputs and need no LLVM; run this only to regenerate them.
 # Needs clang++-19, clang++-22 (Debian's LLVM packages), python3 and the zstd command.
 #

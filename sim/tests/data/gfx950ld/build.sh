@@ -1,6 +1,6 @@
 #!/bin/sh
 # Rebuilds k.co (gfx950 code object) and its llvm-objdump-22 listing from k.hip. The tests
-# (sim/tests/ds_transpose.rs) read the committed outputs and need no LLVM. Needs clang++-22
+# (sim/tests/suite/ds_transpose.rs) read the committed outputs and need no LLVM. Needs clang++-22
 # and llvm-objdump-22.
 set -eu
 cd "$(dirname "$0")"

@@ -1,0 +1,59 @@
+//! The crate's integration tests, one module per former test binary: one binary links
+//! the workspace once instead of once per test file (build time). Run one file's tests
+//! with `cargo test --release --test suite <file>::`.
+
+mod minifloat_ref;
+mod vmem_util;
+
+mod config_provenance;
+mod cosim;
+mod ds_lanes;
+mod ds_mem;
+mod ds_transpose;
+mod launch_limits;
+mod launch_robustness;
+mod matrix_fidelity;
+mod memsys_atomics;
+mod memsys_behaviour;
+mod memsys_late_loads;
+mod memsys_remote;
+mod module_graph;
+mod node_builtins;
+mod node_errors;
+mod observe;
+mod parallel_functional;
+mod salu_control;
+mod salu_exec;
+mod salu_float;
+mod salu_int;
+mod salu_unary;
+mod salu_workload_coverage;
+mod smem_memory;
+mod sopp_control;
+mod spec_params;
+mod spec_select;
+mod spec_validation;
+mod vadd_smoke;
+mod valu_cmp;
+mod valu_cvt;
+mod valu_cvt950;
+mod valu_float;
+mod valu_gfx11_opsel;
+mod valu_int;
+mod valu_lanes;
+mod valu_matrix_coverage;
+mod valu_mfma;
+mod valu_mfma_gfx950;
+mod valu_minifloat;
+mod valu_modifiers;
+mod valu_robustness;
+mod valu_wmma;
+mod valu_workload_coverage;
+mod vmem_atomic;
+mod vmem_buffer;
+mod vmem_global;
+mod vmem_image;
+mod vmem_robustness;
+mod vmem_scratch;
+mod vmem_workloads;
+mod work_group_sampling;

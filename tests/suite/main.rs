@@ -1,0 +1,77 @@
+//! The crate's integration tests, one module per former test binary: one binary links
+//! the workspace once instead of once per test file (build time). Run one file's tests
+//! with `cargo test --release --test suite <file>::`.
+
+mod bounded;
+mod cli;
+#[path = "../../isa/tests/suite/codeobj_common/mod.rs"]
+mod codeobj_common;
+mod common;
+mod sources;
+mod spec_harness;
+
+mod cli_pipes;
+mod crate_graph;
+mod disasm_cli;
+mod external_specs;
+mod function_length;
+mod globals;
+mod gpu_config_mutations;
+mod gpu_file_cli;
+mod grade_bad_input;
+mod grade_cli;
+mod grade_exec;
+mod grade_exec_fatscope;
+mod grade_exec_host;
+mod grade_exec_node;
+mod grade_stress_cli;
+mod hip_copy_bandwidth;
+mod hip_exec;
+mod hip_host_pingpong;
+mod hip_libraries;
+mod hip_misuse;
+mod hip_multi_gpu;
+mod hip_ring_allreduce;
+mod hip_rocm_builds;
+mod hip_runtime;
+mod hip_workloads;
+mod import_device_data;
+mod info_cli;
+mod info_vs_readelf;
+mod kernel_names_cli;
+mod launch_limits_cli;
+mod litmus_mp;
+mod livelock;
+mod mi300x_coherence;
+mod nbody_threads;
+mod no_mnemonic_classification;
+mod nodes_cli;
+mod profile_mutations;
+mod rocm_suites_merge;
+mod run_cli;
+mod run_inputs;
+mod run_limits;
+mod run_node;
+mod run_params;
+mod same_group_spin;
+mod sample_kernels;
+mod scopes_cli;
+mod scopes_kernels;
+mod student_spin;
+mod sweep;
+mod sweep_robustness;
+mod sweep_sample;
+mod sweep_slurm;
+mod timing_counters;
+mod timing_determinism;
+mod timing_lds_banks;
+mod timing_lds_rate;
+mod timing_writeback;
+mod trace_cli;
+mod validate_apps;
+mod validate_bandwidth;
+mod validate_cli;
+mod validate_latency;
+mod validate_mixbench;
+mod validate_vcopy;
+mod workload_specs;
