@@ -78,19 +78,18 @@ pub(crate) fn execute(op: &Op, cx: &mut ExecCtx) -> Result<(), FaultKind> {
     if whole_rows(op, cx, lim) {
         return Ok(());
     }
-    let mut m = cx.wave.exec();
-    while m != 0 {
-        let lane = m.trailing_zeros() as usize;
-        m &= m - 1;
-        lane_op(op, cx, lim, lane)?;
-    }
-    Ok(())
+    each_lane(op, cx, lim)
 }
 
 /// [`execute`] lane by lane only, never through [`rows`]: what the fast path is checked against.
 #[cfg(test)]
 pub(super) fn execute_by_lane(op: &Op, cx: &mut ExecCtx) -> Result<(), FaultKind> {
     let lim = lds_limit(cx);
+    each_lane(op, cx, lim)
+}
+
+/// `op` on every active lane, in ascending lane order.
+fn each_lane(op: &Op, cx: &mut ExecCtx, lim: usize) -> Result<(), FaultKind> {
     let mut m = cx.wave.exec();
     while m != 0 {
         let lane = m.trailing_zeros() as usize;
