@@ -142,14 +142,15 @@ pub(super) fn uniform(w: &Wave, env: &Env, s: &Src, wide: bool, high: bool) -> O
     Some(if high { (v >> 32) as u32 } else { v as u32 })
 }
 
-/// Source `s` as a whole row: its VGPR row (`high`: the next one) in place, or its uniform
-/// value broadcast in `splat`. `None` for a row past the wave's register file.
+/// Source `s` as a whole row: its VGPR row (`high`: the next one) read in place, or its
+/// uniform value ([`uniform`] with `wide`, `high`) broadcast into `splat`, which is written
+/// only then (a broadcast built before the test was three rows of stores on every
+/// instruction). `None` for a row past the wave's register file.
 #[inline(always)]
-pub(super) fn row<'w>(w: &'w Wave, s: &Src, splat: &'w Option<Row>, high: bool) -> Option<&'w Row> {
-    match (s.loc, splat) {
-        (_, Some(r)) => Some(r),
-        (Loc::V { reg, .. }, None) => vrow(w, (reg as usize + high as usize) % 256),
-        _ => None,
+pub(super) fn row<'w>(w: &'w Wave, env: &Env, s: &Src, wide: bool, high: bool, splat: &'w mut Option<Row>) -> Option<&'w Row> {
+    match s.loc {
+        Loc::V { reg, .. } => vrow(w, (reg as usize + high as usize) % 256),
+        _ => Some(splat.insert([uniform(w, env, s, wide, high)?; MAX_LANES])),
     }
 }
 
@@ -317,9 +318,10 @@ fn run_on(f: Fast, a: &Alu, w: &mut Wave, env: &Env) -> bool {
     }
     let exec = w.exec();
     let wide = f == Fast::LshlAddU64;
-    let splat = |i: usize, wide: bool, high: bool| uniform(w, env, &a.src[i], wide, high).map(|v| [v; MAX_LANES]);
-    let (k0, k1, k2) = (splat(0, wide, false), splat(1, false, false), splat(2, wide, false));
-    let (Some(s0), Some(s1), Some(s2)) = (row(w, &a.src[0], &k0, false), row(w, &a.src[1], &k1, false), row(w, &a.src[2], &k2, false)) else {
+    let (mut k0, mut k1, mut k2) = (None, None, None);
+    let (Some(s0), Some(s1), Some(s2)) =
+        (row(w, env, &a.src[0], wide, false, &mut k0), row(w, env, &a.src[1], false, false, &mut k1), row(w, env, &a.src[2], wide, false, &mut k2))
+    else {
         return false;
     };
     let Dst::V { reg, .. } = a.dst else {
@@ -339,8 +341,8 @@ fn run_on(f: Fast, a: &Alu, w: &mut Wave, env: &Env) -> bool {
             }
         }
         Fast::LshlAddU64 => {
-            let (h0, h2) = (splat(0, true, true), splat(2, true, true));
-            let (Some(h0), Some(h2)) = (row(w, &a.src[0], &h0, true), row(w, &a.src[2], &h2, true)) else { return false };
+            let (mut k0, mut k2) = (None, None);
+            let (Some(h0), Some(h2)) = (row(w, env, &a.src[0], true, true, &mut k0), row(w, env, &a.src[2], true, true, &mut k2)) else { return false };
             let hi = lshl_add_u64([s0, s1, s2], [h0, h2], &mut out);
             return store_pair(w, reg, &out, &hi, exec);
         }

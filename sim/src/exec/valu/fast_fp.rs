@@ -95,9 +95,9 @@ pub fn run(p: Fp, a: &Alu, w: &mut Wave, env: &Env) -> bool {
         return run_packed(p, a, w, env);
     }
     let exec = w.exec();
-    let splat = |i: usize| fast::uniform(w, env, &a.src[i], false, false).map(|v| [v; MAX_LANES]);
-    let (k0, k1, k2) = (splat(0), splat(1), splat(2));
-    let (Some(r0), Some(r1), Some(r2)) = (fast::row(w, &a.src[0], &k0, false), fast::row(w, &a.src[1], &k1, false), fast::row(w, &a.src[2], &k2, false)) else {
+    let (mut k0, mut k1, mut k2) = (None, None, None);
+    let row = |i: usize, k| fast::row(w, env, &a.src[i], false, false, k);
+    let (Some(r0), Some(r1), Some(r2)) = (row(0, &mut k0), row(1, &mut k1), row(2, &mut k2)) else {
         return false;
     };
     let reg = match a.dst {
@@ -280,24 +280,25 @@ fn compare(c: u8, a: &Row, b: &Row) -> u64 {
 
 /// Element `e` (0 low, 1 high) of packed source `s` in every lane: the register or scalar
 /// half op_sel (`e` 0) or op_sel_hi (`e` 1) picks, its sign flipped by neg_lo / neg_hi.
-/// A register row without a sign flip is read in place; otherwise the element is built in `buf`.
+/// A register row without a sign flip is read in place; otherwise the element is built in `buf`
+/// (written only then: zeroing three buffers per element was most of a packed operation's stores).
 #[inline(always)]
-fn element<'r>(w: &'r Wave, env: &Env, s: &Src, e: usize, buf: &'r mut Row) -> Option<&'r Row> {
+fn element<'r>(w: &'r Wave, env: &Env, s: &Src, e: usize, buf: &'r mut Option<Row>) -> Option<&'r Row> {
     let (sel, neg) = if e == 0 { (s.hi, s.neg) } else { (s.hi2, s.abs) };
-    match s.loc {
+    let b = match s.loc {
         Loc::V { reg, .. } => {
             let r = fast::vrow(w, (reg as usize + sel as usize) % 256)?;
             if !neg {
                 return Some(r);
             }
-            *buf = *r;
+            buf.insert(*r)
         }
-        _ => *buf = [fast::uniform(w, env, s, true, sel)?; MAX_LANES],
-    }
+        _ => buf.insert([fast::uniform(w, env, s, true, sel)?; MAX_LANES]),
+    };
     if neg {
-        buf.iter_mut().for_each(|x| *x ^= 0x8000_0000);
+        b.iter_mut().for_each(|x| *x ^= 0x8000_0000);
     }
-    Some(buf)
+    Some(b)
 }
 
 #[inline(always)]
@@ -305,7 +306,7 @@ fn run_packed(p: Fp, a: &Alu, w: &mut Wave, env: &Env) -> bool {
     let Dst::V { reg, .. } = a.dst else { return false };
     let mut res = [[0u32; MAX_LANES]; 2];
     for (e, out) in res.iter_mut().enumerate() {
-        let mut bufs = [[0u32; MAX_LANES]; 3];
+        let mut bufs = [None, None, None];
         let [b0, b1, b2] = &mut bufs;
         let (Some(x), Some(y), Some(z)) = (element(w, env, &a.src[0], e, b0), element(w, env, &a.src[1], e, b1), element(w, env, &a.src[2], e, b2)) else {
             return false;
