@@ -296,6 +296,13 @@ pub fn run(f: Fast, a: &Alu, w: &mut Wave, env: &Env) -> bool {
         // SAFETY: the host CPU has the features `run_avx2` is compiled for (checked above).
         return unsafe { run_avx2(f, a, w, env) };
     }
+    run_portable(f, a, w, env)
+}
+
+/// [`run_on`] for hosts without AVX2 and FMA, out of line: inlined into [`run`], its large
+/// frame was set up on every call, the AVX2 ones too.
+#[inline(never)]
+fn run_portable(f: Fast, a: &Alu, w: &mut Wave, env: &Env) -> bool {
     run_on(f, a, w, env)
 }
 
