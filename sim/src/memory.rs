@@ -274,7 +274,7 @@ impl Memory {
     /// device memory, which may be far larger than the host's (the GPU's capacity decides
     /// what a program may allocate, not the host's).
     pub fn try_alloc(&mut self, name: &str, bytes: usize, kind: MemoryKind) -> Result<u64, HostMemoryError> {
-        let data = Backing::zeroed(bytes)?;
+        let data = Backing::zeroed_dense(bytes)?;
         Ok(self.place(name, data, kind))
     }
 

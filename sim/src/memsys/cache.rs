@@ -12,6 +12,8 @@
 //! `ready_cycle` is when a line's fill arrives: a hit on a line still being filled waits for it
 //! (an MSHR merge, in hardware terms).
 
+use crate::backing::zeroed_vec_huge;
+
 /// Byte mask of a line (bit i = byte i).
 pub type LineMask = u128;
 
@@ -82,7 +84,9 @@ pub type Slot = usize;
 
 impl Cache {
     /// An empty cache. Data storage is zero-initialised lazily by the allocator, so a large
-    /// cache costs memory only for the lines it fills.
+    /// cache costs memory only for the lines it fills; its arrays ask for huge pages
+    /// ([`zeroed_vec_huge`]): hashed sets and a short run's scattered lines would otherwise
+    /// fault in one 4 KiB page at a time.
     pub fn new(g: Geometry, with_data: bool) -> Cache {
         let sets = g.sets();
         let slots = sets as usize * g.ways as usize;
@@ -91,13 +95,13 @@ impl Cache {
             line_shift: g.line_bytes.trailing_zeros(),
             sets,
             ways: g.ways as usize,
-            tags: vec![0; slots],
-            stamps: vec![0; slots],
-            valid: if with_data { vec![0; slots] } else { Vec::new() },
-            dirty: if with_data { vec![0; slots] } else { Vec::new() },
-            ready: if with_data { vec![0; slots] } else { Vec::new() },
+            tags: zeroed_vec_huge(slots),
+            stamps: zeroed_vec_huge(slots),
+            valid: if with_data { zeroed_vec_huge(slots) } else { Vec::new() },
+            dirty: if with_data { zeroed_vec_huge(slots) } else { Vec::new() },
+            ready: if with_data { zeroed_vec_huge(slots) } else { Vec::new() },
             hashed: false,
-            data: if with_data { vec![0; slots * g.line_bytes as usize] } else { Vec::new() },
+            data: if with_data { zeroed_vec_huge(slots * g.line_bytes as usize) } else { Vec::new() },
             clock: 0,
             touched: Vec::new(),
             touched_all: false,

@@ -59,28 +59,31 @@ pub(super) fn load(cx: &mut ExecCtx, lim: usize, dst: Operand, addr: Operand, of
 fn load_d<const D: usize>(cx: &mut ExecCtx, lim: usize, dst: usize, addr: usize, offset: u32) {
     let limit = lim.min(cx.lds.len());
     let (lds, port, w) = (&*cx.lds, cx.port, &mut *cx.wave);
+    // The addresses copied out first: the address register may be a destination, and each
+    // lane reads its own address before its destination is written either way.
+    let Some(addrs) = row_of(&w.vgpr, addr).copied() else { return };
+    let mut m = w.exec();
+    let Some(rows) = w.vgpr.get_mut(dst * MAX_LANES..(dst + D) * MAX_LANES) else { return };
     let mut oob = 0u64;
     let mut last = None;
-    let mut m = w.exec();
     while m != 0 {
-        let lane = m.trailing_zeros() as usize;
+        let lane = m.trailing_zeros() as usize % MAX_LANES;
         m &= m - 1;
-        let at = w.vgpr[addr * MAX_LANES + lane].wrapping_add(offset);
+        let at = addrs[lane].wrapping_add(offset);
         if let Some(p) = port {
             p.lds_access(lane as u32, at, 4 * D as u32, Dir::Read);
         }
         let mut v = [0u32; D];
-        match in_range(at, 4 * D, limit) {
-            Some(s) => {
-                for (k, x) in v.iter_mut().enumerate() {
-                    let b = &lds[s + 4 * k..s + 4 * k + 4];
+        match in_range(at, 4 * D, limit).and_then(|s| lds.get(s..s + 4 * D)) {
+            Some(bytes) => {
+                for (x, b) in v.iter_mut().zip(bytes.chunks_exact(4)) {
                     *x = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
                 }
             }
             None => oob += 1,
         }
-        for (k, x) in v.iter().enumerate() {
-            w.vgpr[(dst + k) * MAX_LANES + lane] = *x;
+        for (row, x) in rows.chunks_exact_mut(MAX_LANES).zip(v) {
+            row[lane] = x;
         }
         last = Some((lane, at, v));
     }
@@ -88,6 +91,12 @@ fn load_d<const D: usize>(cx: &mut ExecCtx, lim: usize, dst: usize, addr: usize,
     if let Some((lane, at, v)) = last {
         w.last_read.set(Some(LastRead::new(lane as u32, true, u64::from(at), &dwords_bytes(&v)[..4 * D])));
     }
+}
+
+/// VGPR row `r` of a register file as a whole row (`None` past the file).
+#[inline(always)]
+fn row_of(vgpr: &[u32], r: usize) -> Option<&[u32; MAX_LANES]> {
+    vgpr.get(r * MAX_LANES..(r + 1) * MAX_LANES).and_then(|x| x.try_into().ok())
 }
 
 /// `ds_write_b{32·bytes/4}` from VGPRs `data..`; false (nothing done) when the shape or
@@ -110,29 +119,32 @@ fn store_d<const D: usize>(cx: &mut ExecCtx, lim: usize, data: usize, addr: usiz
     let (lds, port, w) = (&mut *cx.lds, cx.port, &mut *cx.wave);
     let (mut oob, mut changed) = (0u64, 0u64);
     let mut last = None;
-    let mut m = w.exec();
-    while m != 0 {
-        let lane = m.trailing_zeros() as usize;
-        m &= m - 1;
-        let at = w.vgpr[addr * MAX_LANES + lane].wrapping_add(offset);
-        if let Some(p) = port {
-            p.lds_access(lane as u32, at, 4 * D as u32, Dir::Write);
-        }
-        let Some(s) = in_range(at, 4 * D, limit) else {
-            oob += 1;
-            continue;
-        };
-        let mut v = [0u32; D];
-        let mut same = true;
-        for (k, x) in v.iter_mut().enumerate() {
-            *x = w.vgpr[(data + k) * MAX_LANES + lane];
-            let b = &mut lds[s + 4 * k..s + 4 * k + 4];
-            same &= u32::from_le_bytes([b[0], b[1], b[2], b[3]]) == *x;
-            b.copy_from_slice(&x.to_le_bytes());
-        }
-        if !same {
-            changed += 1;
-            last = Some((lane, at, v));
+    {
+        // Every row looked up once, so the lane loop indexes fixed-size rows only.
+        let (Some(addrs), Some(rows)) = (row_of(&w.vgpr, addr), w.vgpr.get(data * MAX_LANES..(data + D) * MAX_LANES)) else { return };
+        let mut m = w.exec();
+        while m != 0 {
+            let lane = m.trailing_zeros() as usize % MAX_LANES;
+            m &= m - 1;
+            let at = addrs[lane].wrapping_add(offset);
+            if let Some(p) = port {
+                p.lds_access(lane as u32, at, 4 * D as u32, Dir::Write);
+            }
+            let Some(out) = in_range(at, 4 * D, limit).and_then(|s| lds.get_mut(s..s + 4 * D)) else {
+                oob += 1;
+                continue;
+            };
+            let mut v = [0u32; D];
+            let mut same = true;
+            for ((x, row), b) in v.iter_mut().zip(rows.chunks_exact(MAX_LANES)).zip(out.chunks_exact_mut(4)) {
+                *x = row[lane];
+                same &= u32::from_le_bytes([b[0], b[1], b[2], b[3]]) == *x;
+                b.copy_from_slice(&x.to_le_bytes());
+            }
+            if !same {
+                changed += 1;
+                last = Some((lane, at, v));
+            }
         }
     }
     w.lds_out_of_range.set(w.lds_out_of_range.get() + oob);
