@@ -6,15 +6,26 @@
 //! (symbol and entry address) with the same grid, block, dynamic LDS and argument shape (the
 //! size of the allocation each pointer argument points into; scalar values are left out, so
 //! that a loop passing its counter — a Floyd–Warshall step, a bitonic stage — stays one
-//! cluster) form a [`ClusterKey`]. A cluster runs in detail until its last [`WINDOW`] detailed
-//! times agree within [`TOLERANCE`] of their mean; from then on its launches are predicted
-//! (charged that mean), except for re-checks, which run in detail again: a re-check further
-//! than the tolerance from the prediction makes the cluster unstable, and it runs in detail
-//! until it settles again (data-dependent kernels, caches warming up). The first re-check
-//! comes [`RECHECK_EVERY`] launches after the window; each re-check that agrees may double
-//! the distance to the next, up to [`RECHECK_MAX`], as far as the drift seen so far allows
-//! (below): a long stable cluster (floydwarshall's thousands of passes) needs few detailed
-//! launches, a drifting one keeps being looked at.
+//! cluster) form a [`ClusterKey`]. A cluster runs in detail until the mean of its last
+//! detailed times is known: at least [`WINDOW`] of them (up to [`WINDOW_MAX`]), [`Z`] standard
+//! errors of their mean within [`TOLERANCE`] of it, and the means of the window's older and
+//! newer halves within [`TOLERANCE`] of each other (times older than such a trend, caches
+//! warming up, are dropped). A scatter launch to launch larger than the tolerance is no
+//! reason to stay in detail when the mean is known (measured: floydwarshall 512 on mi300a
+//! scatters ±3 % around a steady mean; the rule "every time of a window of five within 2 %
+//! of the mean", used before, kept 112 of its 1 024 launches in detail, floydwarshall 1024
+//! 228 of 2 048 (155 s of CPU with `skip`); this one 17 and 82 (66 s)). From then on its launches are predicted (charged that mean), except for
+//! re-checks, which run in detail again. A re-check has *moved* when it, or the mean of the
+//! stable period's re-checks with it, lies further from the prediction than the tolerance
+//! and than [`Z`] standard deviations of the window's scatter (of one time; of that mean);
+//! the next launch then runs in detail too, and if it moved as well the cluster is unstable
+//! and runs in detail until a new window settles (data-dependent kernels, caches warming
+//! up); if it did not, the one that moved was a launch that found the caches cold (the first
+//! after a copy, or after launches `skip` did not execute) and the prediction stands. The
+//! first re-check comes [`RECHECK_EVERY`] launches after the window; each re-check that
+//! agrees may double the distance to the next, up to [`RECHECK_MAX`], as far as the drift
+//! seen so far allows (below): a long stable cluster (floydwarshall's thousands of passes)
+//! needs few detailed launches, a drifting one keeps being looked at.
 //!
 //! The estimated error ([`SampleSummary::error_percent`]). A cluster's predicted launches are
 //! each charged the prediction `p`, the mean of a window of `n_w` detailed times. Take a
@@ -39,10 +50,13 @@
 //! out 1.2 % from full simulation against a noise-only estimate of ±0.7 %). Each detailed
 //! launch of a predicted cluster is a checkpoint: its signed relative deviation `d` from the
 //! prediction at the cluster's launch count `x` (the window's mean counts as `d = 0` at the
-//! window's middle). Two successive checkpoints give a drift rate `(d₂ − d₁)/(x₂ − x₁)` per
-//! launch; `δ` is the root mean square of those rates (before the first re-check, the slope
-//! of the window's times). Noise between checkpoints counts as drift too (it inflates `δ` by
-//! about `√2·σ_r` over the distance), so the term is an upper estimate. A predicted launch `k`
+//! window's middle). `δ` is the magnitude of the least-squares slope of `d` against `x` over
+//! the stable period's checkpoints plus one standard error of that slope (the window's
+//! scatter `σ_w` over `√Σ(x − x̄)²`); before the first re-check, the slope of the window's
+//! times. Noise makes the slope up to about its standard error, which shrinks as the
+//! checkpoints spread out: the differences of successive checkpoints, used before, charged
+//! every re-check's noise over its distance as drift, so that a cluster scattering ±1.5 %
+//! never had its re-checks more than 16 launches apart. A predicted launch `k`
 //! launches after the cluster's last detailed one may be off by `δ·k` of its charge `p`,
 //! all in one direction: the term adds `δ · Σ p·k` over the predicted launches, unreduced by
 //! `N`. A cluster's error is `Z · (N·p·σ_r·√(1/n + 1/N) + δ·Σ p·k)`: the drift term is
@@ -56,7 +70,12 @@
 //! ±7.0 % and ±9.4 % for floydwarshall 256, bitonicsort 65536 and fastwalshtransform 1M on
 //! mi300a whose sampled times were measured +0.07 %, +0.03 % and +0.12 % from full
 //! simulation. What it cannot see: error the detailed samples never show (a cache state that
-//! only predicted launches would have); the re-checks are the guard against that.
+//! only predicted launches would have); the re-checks are the guard against that. Nor, with
+//! `skip`, what launches not executed would have done to the data: a kernel whose time
+//! depends on the data its earlier launches computed keeps the time of data that stopped
+//! changing (measured: floydwarshall 512 on mi300a, whose passes write less as the distances
+//! converge, 17 detailed launches of 1 024 came out 7.0 % above full simulation; sampled with
+//! `kernels`, memory exact, 0.65 % above, in 12.7 s of CPU against 214 s in full detail).
 //!
 //! Everything here is a function of the order of launches and their detailed times, so a
 //! sampled run is as deterministic as a full one. The engine-side part (running a predicted
@@ -64,14 +83,20 @@
 
 use std::collections::BTreeMap;
 
-/// Detailed times a cluster needs, all within [`TOLERANCE`] of their mean, before it is
-/// predicted. Five, not one: the first launches of a kernel find colder caches than the ones
+/// Detailed times a cluster needs at least, their mean known within [`TOLERANCE`], before
+/// it is predicted. Five, not one: the first launches of a kernel find colder caches than the ones
 /// after them (data just copied in), and a launch run functionally warms no cache, so the
 /// caches must warm through detailed launches before any is predicted. Measured on
 /// floydwarshall (256 nodes, mi300a): the first five launches take 7175, 6530, 6503, 6484 and
 /// 6416 cycles, the rest about 5750; a window of three agreed on the warming 6506 and
 /// predicted 13 % too much.
 pub const WINDOW: usize = 5;
+
+/// The most detailed times a window keeps: a cluster whose launches scatter (another
+/// launch's cache contents, a data-dependent loop) needs more than [`WINDOW`] for their mean
+/// to be known within [`TOLERANCE`], `(Z·σ / TOLERANCE)²` of them; 32 admits a scatter σ of
+/// up to about 3.7 %, and a cluster scattering more stays in detail.
+pub const WINDOW_MAX: usize = 32;
 
 /// How far (relative) the detailed times of a cluster may stray from their mean for it to be
 /// predicted, and how far a re-check may stray from the prediction before the cluster runs in
@@ -193,7 +218,7 @@ pub enum Decision {
 /// One cluster's history.
 #[derive(Debug, Clone, Default)]
 struct Cluster {
-    /// The last [`WINDOW`] detailed times.
+    /// The last detailed times, up to [`WINDOW_MAX`].
     window: Vec<u64>,
     /// The prediction while the cluster is stable.
     prediction: Option<u64>,
@@ -210,12 +235,19 @@ struct Cluster {
     counters: Option<crate::counters::Counters>,
     /// Launches between detailed ones while stable (from [`RECHECK_EVERY`] to [`RECHECK_MAX`]).
     interval: u64,
-    /// The last checkpoint (module documentation): launch count and signed relative deviation
-    /// from the prediction.
-    anchor: Option<(f64, f64)>,
-    /// Drift rates between successive checkpoints: how many, and their sum of squares.
-    drifts: u64,
-    drifts_squared: f64,
+    /// The checkpoints of the current stable period (module documentation): launch count
+    /// against signed relative deviation from the prediction, for their least-squares slope.
+    checkpoints: Line,
+    /// The relative standard deviation of one launch's time about the window's mean when the
+    /// prediction was made: the noise a re-check is judged against.
+    noise: f64,
+    /// Times in the window the prediction is the mean of.
+    window_len: usize,
+    /// Re-checks of the current stable period, and the sum of their signed deviations.
+    rechecks: u64,
+    recheck_sum: f64,
+    /// A re-check that moved, waiting for the next detailed launch to confirm it: its cycles.
+    suspect: Option<u64>,
     /// The window's relative slope per launch when its prediction was made (the drift rate
     /// until a re-check measures one).
     window_slope: f64,
@@ -247,10 +279,9 @@ impl Cluster {
     /// The drift rate `δ` (relative, per launch): the root mean square of the rates between
     /// successive checkpoints, or the window's slope before there are any.
     fn drift_rate(&self) -> f64 {
-        if self.drifts == 0 {
-            self.window_slope.abs()
-        } else {
-            (self.drifts_squared / self.drifts as f64).sqrt()
+        match self.checkpoints.slope() {
+            Some((slope, sxx)) => slope.abs() + self.noise / sxx.sqrt(),
+            None => self.window_slope.abs(),
         }
     }
 
@@ -264,22 +295,15 @@ impl Cluster {
     /// (the failing re-check's included); the next period measures its own.
     fn close_period(&mut self) {
         self.drift_closed += self.drift_rate() * self.unchecked;
-        (self.unchecked, self.drifts, self.drifts_squared, self.anchor) = (0.0, 0, 0.0, None);
+        (self.unchecked, self.checkpoints) = (0.0, Line::default());
         self.prediction = None;
         self.window.clear();
     }
 
     /// A checkpoint: a detailed launch at launch count `x` deviated by `d` (signed, relative)
-    /// from the prediction; the drift rate from the last checkpoint is recorded.
+    /// from the prediction.
     fn checkpoint(&mut self, x: f64, d: f64) {
-        if let Some((x0, d0)) = self.anchor {
-            if x > x0 {
-                let rate = (d - d0) / (x - x0);
-                self.drifts += 1;
-                self.drifts_squared += rate * rate;
-            }
-        }
-        self.anchor = Some((x, d));
+        self.checkpoints.add(x, d);
     }
 
     /// The distance to the next re-check after one that agreed: double the last, but no more
@@ -292,12 +316,76 @@ impl Cluster {
         self.interval = (self.interval * 2).min(allowed).clamp(RECHECK_EVERY, RECHECK_MAX);
     }
 
-    /// The window's mean and the largest relative deviation from it.
+    /// The window's mean and the relative standard deviation of one time about it.
     fn window_stats(&self) -> (f64, f64) {
         let n = self.window.len().max(1) as f64;
         let mean = self.window.iter().map(|&c| c as f64).sum::<f64>() / n;
-        let dev = self.window.iter().map(|&c| rel(c as f64, mean)).fold(0.0, f64::max);
-        (mean, dev)
+        if self.window.len() < 2 || mean <= 0.0 {
+            return (mean, 0.0);
+        }
+        let var = self.window.iter().map(|&c| (c as f64 - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        (mean, var.sqrt() / mean)
+    }
+
+    /// How far apart (relative) the means of the window's older and newer halves are.
+    fn halves_apart(&self) -> f64 {
+        let h = self.window.len() / 2;
+        if h == 0 {
+            return 0.0;
+        }
+        let mean = |w: &[u64]| w.iter().map(|&c| c as f64).sum::<f64>() / w.len() as f64;
+        let (older, newer) = (mean(&self.window[..h]), mean(&self.window[self.window.len() - h..]));
+        rel(newer, older)
+    }
+
+    /// The window's mean, if it may become the prediction (module documentation): at least
+    /// [`WINDOW`] times whose mean is known within [`TOLERANCE`] ([`Z`] standard errors), the
+    /// older and newer halves within [`TOLERANCE`] of each other. Times older than a trend
+    /// (caches warming up) are dropped first, down to [`WINDOW`].
+    fn settled(&mut self) -> Option<f64> {
+        while self.window.len() > WINDOW && self.halves_apart() > TOLERANCE {
+            self.window.remove(0);
+        }
+        if self.window.len() < WINDOW || self.halves_apart() > TOLERANCE {
+            return None;
+        }
+        let (mean, sd) = self.window_stats();
+        (Z * sd / (self.window.len() as f64).sqrt() <= TOLERANCE).then_some(mean)
+    }
+
+    /// Whether a re-check `d` (signed, relative) from the prediction says the cluster moved:
+    /// it, or the mean of the period's re-checks with it, lies further than [`TOLERANCE`] and
+    /// than [`Z`] standard deviations of the window's noise (of one time about a mean of the
+    /// window's length; of a mean of the re-checks) from the prediction.
+    fn moved(&self, d: f64) -> bool {
+        let one = self.noise * (1.0 + 1.0 / self.window_len.max(1) as f64).sqrt();
+        let m = (self.rechecks + 1) as f64;
+        let mean = (self.recheck_sum + d) / m;
+        d.abs() > TOLERANCE.max(Z * one) || (m >= 2.0 && mean.abs() > TOLERANCE.max(Z * one / m.sqrt()))
+    }
+
+    /// A detailed launch of a predicted cluster took `cycles`, `d` (signed, relative) from the
+    /// prediction, at launch count `x`. One that moved is a suspect: the next launch runs in
+    /// detail too, and only if it moved as well does the stable period end (both start the
+    /// next window). One launch alone that moved is a launch that found the caches cold (the
+    /// first after a copy wrote the data, or after launches not executed left them as they
+    /// were): charged its own time, it leaves the prediction standing.
+    fn rechecked(&mut self, cycles: u64, x: f64, d: f64) {
+        if self.moved(d) {
+            if let Some(first) = self.suspect.take() {
+                self.checkpoint(x, d);
+                self.close_period();
+                self.window.push(first);
+            } else {
+                self.suspect = Some(cycles);
+            }
+            return;
+        }
+        self.suspect = None;
+        self.checkpoint(x, d);
+        self.rechecks += 1;
+        self.recheck_sum += d;
+        self.widen();
     }
 
     /// The least-squares slope of the window's times against their position, over `mean`
@@ -321,11 +409,13 @@ impl Cluster {
     /// The window agrees: predict its mean from now on, its middle the first checkpoint.
     fn predict_from_window(&mut self, mean: f64) {
         self.prediction = Some(mean.round() as u64);
+        self.noise = self.window_stats().1;
+        (self.window_len, self.rechecks, self.recheck_sum) = (self.window.len(), 0, 0.0);
         let deviations: Vec<f64> = self.window.iter().map(|&t| rel(t as f64, mean)).collect();
         deviations.into_iter().for_each(|d| self.deviated(d));
         self.window_slope = self.window_slope(mean);
         self.interval = RECHECK_EVERY;
-        self.anchor = None;
+        self.checkpoints = Line::default();
         self.checkpoint(self.launches as f64 - (self.window.len() as f64 - 1.0) / 2.0 - 1.0, 0.0);
     }
 }
@@ -340,6 +430,36 @@ fn rel(x: f64, reference: f64) -> f64 {
         }
     } else {
         (x - reference).abs() / reference
+    }
+}
+
+/// Points `(x, y)` for a least-squares line through them: their count and sums.
+#[derive(Debug, Clone, Copy, Default)]
+struct Line {
+    n: f64,
+    sx: f64,
+    sy: f64,
+    sxx: f64,
+    sxy: f64,
+}
+
+impl Line {
+    fn add(&mut self, x: f64, y: f64) {
+        self.n += 1.0;
+        self.sx += x;
+        self.sy += y;
+        self.sxx += x * x;
+        self.sxy += x * y;
+    }
+
+    /// The slope and `Σ (x − x̄)²` (the slope's standard error is the points' noise over its
+    /// square root), with two points or more at different `x`.
+    fn slope(&self) -> Option<(f64, f64)> {
+        if self.n < 2.0 {
+            return None;
+        }
+        let sxx = self.sxx - self.sx * self.sx / self.n;
+        (sxx > 0.0).then(|| ((self.sxy - self.sx * self.sy / self.n) / sxx, sxx))
     }
 }
 
@@ -388,7 +508,7 @@ impl Sampler {
     pub fn decide(&mut self, key: &ClusterKey) -> Decision {
         let c = self.clusters.entry(key.clone()).or_default();
         let decision = match c.prediction {
-            Some(cycles) if c.since_detail + 1 < c.interval.max(RECHECK_EVERY) => Decision::Predicted { cycles },
+            Some(cycles) if c.suspect.is_none() && c.since_detail + 1 < c.interval.max(RECHECK_EVERY) => Decision::Predicted { cycles },
             _ => Decision::Detailed,
         };
         if let Decision::Predicted { cycles } = decision {
@@ -421,21 +541,14 @@ impl Sampler {
             let dev = rel(cycles as f64, p as f64);
             c.deviated(dev);
             let signed = if cycles >= p { dev } else { -dev };
-            c.checkpoint((c.launches - 1) as f64, signed);
-            if dev > TOLERANCE {
-                // Drifted: detailed again until a new window agrees.
-                c.close_period();
-            } else {
-                c.widen();
-            }
+            c.rechecked(cycles, (c.launches - 1) as f64, signed);
         }
         c.window.push(cycles);
-        if c.window.len() > WINDOW {
+        if c.window.len() > WINDOW_MAX {
             c.window.remove(0);
         }
-        if c.prediction.is_none() && c.window.len() == WINDOW {
-            let (mean, dev) = c.window_stats();
-            if dev <= TOLERANCE {
+        if c.prediction.is_none() {
+            if let Some(mean) = c.settled() {
                 c.predict_from_window(mean);
             }
         }

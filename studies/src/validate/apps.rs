@@ -19,7 +19,6 @@ use crate::program::{children_cpu_time, Bounds, Ending, Environment, Failure};
 use hipscope_sim::sample::{SamplePolicy, SampleSummary};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -62,6 +61,10 @@ struct Program {
     kernels: bool,
     sweep: fn() -> Vec<Vec<(&'static str, u64)>>,
     problem_size: fn(&[(&'static str, u64)]) -> String,
+    /// The bytes a run holds at its peak, host and simulated device memory together (from the
+    /// program's allocations; a device allocation is host memory of the simulator's process):
+    /// what the scheduler keeps the runs at a time within ([`longest_first`]).
+    footprint: fn(&[(&'static str, u64)]) -> u64,
 }
 
 fn one(flag: &'static str, values: &[u64]) -> Vec<Vec<(&'static str, u64)>> {
@@ -89,6 +92,8 @@ const PROGRAMS: &[Program] = &[
         kernels: false,
         sweep: || one("--size", &pow2(0, 9)),
         problem_size: |a| format!("{}MB", arg(a, 0)),
+        // Two host buffers and two device buffers of --size MiB (memcopy.cpp).
+        footprint: |a| 4 * (arg(a, 0) << 20),
     },
     Program {
         name: "floydwarshall",
@@ -96,6 +101,8 @@ const PROGRAMS: &[Program] = &[
         kernels: true,
         sweep: || one("--nodes", &[8, 16, 24, 32, 48, 64, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024, 1280, 1536, 2048, 2560, 3072, 4096]),
         problem_size: |a| format!("{}_nodes", arg(a, 0)),
+        // Two host and two device matrices of nodes² 32-bit words (floydwarshall.cpp).
+        footprint: |a| 16 * arg(a, 0) * arg(a, 0),
     },
     Program {
         name: "bitonicsort",
@@ -103,6 +110,8 @@ const PROGRAMS: &[Program] = &[
         kernels: true,
         sweep: || one("--size", &pow2(10, 24)),
         problem_size: |a| format!("{}", arg(a, 0)),
+        // The array on the host and the device (bitonicsort.cpp), 32-bit keys.
+        footprint: |a| 8 * arg(a, 0),
     },
     Program {
         name: "kmeans",
@@ -111,6 +120,8 @@ const PROGRAMS: &[Program] = &[
         sweep: || two("--points", &[1024, 4096, 16384, 65536, 262144], "--features", &[8, 16, 32, 64]),
         // `--clusters` keeps its default, 5.
         problem_size: |a| format!("pts{}_feat{}_clus5", arg(a, 0), arg(a, 1)),
+        // Points × features floats, twice on the device and once on the host (kmeans.cpp).
+        footprint: |a| 12 * arg(a, 0) * arg(a, 1),
     },
     Program {
         name: "atax",
@@ -118,6 +129,8 @@ const PROGRAMS: &[Program] = &[
         kernels: true,
         sweep: || one("--size", &[48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768]),
         problem_size: |a| format!("{0}x{0}", arg(a, 0)),
+        // The size² float matrix on the host and the device (atax.cpp).
+        footprint: |a| 8 * arg(a, 0) * arg(a, 0),
     },
     Program {
         name: "pagerank",
@@ -125,6 +138,9 @@ const PROGRAMS: &[Program] = &[
         kernels: true,
         sweep: || one("--nodes", &[64, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152]),
         problem_size: |a| format!("nodes{}_sparsity0.5_priters2", arg(a, 0)),
+        // CSR of about nodes²/2 nonzeros (a 32-bit column and a float each) on the host and the
+        // device (pagerank.cpp).
+        footprint: |a| 8 * arg(a, 0) * arg(a, 0),
     },
     Program {
         name: "stencil2d",
@@ -132,6 +148,8 @@ const PROGRAMS: &[Program] = &[
         kernels: true,
         sweep: || one("--size", &[64, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152, 65536]),
         problem_size: |a| format!("{0}x{0}", arg(a, 0)),
+        // The padded size² float grid on the host and twice on the device (stencil2d.cpp).
+        footprint: |a| 12 * arg(a, 0) * arg(a, 0),
     },
     Program {
         name: "bfs",
@@ -141,6 +159,8 @@ const PROGRAMS: &[Program] = &[
         // The degree is not in the text: the rows of one node count come in run_all.sh's
         // degree order (4, 8, 16, 32).
         problem_size: |a| format!("nodes{}", arg(a, 0)),
+        // Nodes × degree edges and per-node arrays, host and device (bfs.cpp), 32-bit words.
+        footprint: |a| 8 * arg(a, 0) * (arg(a, 1) + 4),
     },
     Program {
         name: "nw",
@@ -150,6 +170,8 @@ const PROGRAMS: &[Program] = &[
             one("--size", &[64, 128, 192, 256, 320, 384, 448, 512, 640, 768, 896, 1024, 1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096, 5120, 6144, 7168, 8192])
         },
         problem_size: |a| format!("length={}", arg(a, 0)),
+        // Two host and three device (length + 1)² int matrices (nw.cpp).
+        footprint: |a| 20 * (arg(a, 0) + 1) * (arg(a, 0) + 1),
     },
     Program {
         name: "nbody",
@@ -162,6 +184,8 @@ const PROGRAMS: &[Program] = &[
             )
         },
         problem_size: |a| format!("{}_particles", arg(a, 0)),
+        // A few float4 arrays of the bodies (nbody.cpp): small.
+        footprint: |a| 64 * arg(a, 0),
     },
     Program {
         name: "conv2d",
@@ -169,6 +193,8 @@ const PROGRAMS: &[Program] = &[
         kernels: true,
         sweep: || two("--size", &[8, 16, 32, 64, 128, 256, 512, 1024], "--mask", &[3, 5, 7]),
         problem_size: |a| format!("N1_C1_{0}x{0}_k{1}x{1}_OC3", arg(a, 0), arg(a, 1)),
+        // size² images and a mask (conv2d.cpp): small.
+        footprint: |a| 32 * arg(a, 0) * arg(a, 0),
     },
 ];
 
@@ -360,6 +386,8 @@ struct Run {
     program: &'static str,
     args: Vec<(&'static str, u64)>,
     rows: Vec<usize>,
+    /// Its program's footprint for these arguments, in bytes.
+    footprint: u64,
 }
 
 /// The runs the rows need (one per program and argument set, in first-row order) and the
@@ -397,7 +425,10 @@ fn plan(real: &[RealRow], opts: &Options) -> (Vec<Run>, Vec<AppRow>) {
         }
         match runs.iter_mut().find(|run| run.program == p.name && run.args == args) {
             Some(run) => run.rows.push(i),
-            None => runs.push(Run { program: p.name, args, rows: vec![i] }),
+            None => {
+                let footprint = (p.footprint)(&args);
+                runs.push(Run { program: p.name, args, rows: vec![i], footprint })
+            }
         }
         rows.push(AppRow { real: r.clone(), program: p.name, args: text, status: Status::Failed("not run".into()), sampled: None });
     }
@@ -441,23 +472,48 @@ fn run_one(env: &Environment, bin: &Path, run: &Run, timeout: Duration) -> Print
 
 /// `work(i)` for every `i` of `cost`, on `jobs` threads, each taking the costliest item not
 /// yet started (longest processing time first: the runs' costs span five orders of
-/// magnitude, and a long run started last would leave one core idle for its whole length);
-/// the results in index order, whatever the order they finish in.
-pub fn longest_first<T: Send>(cost: &[f64], jobs: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
+/// magnitude, and a long run started last would leave one core idle for its whole length)
+/// among those whose `bytes` fit beside the items running within `budget` bytes (an item
+/// larger than the budget runs alone); the results in index order, whatever the order they
+/// finish in. Which items run together never changes a result, only when it comes.
+pub fn longest_first<T: Send>(cost: &[f64], bytes: &[u64], budget: u64, jobs: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let mut order: Vec<usize> = (0..cost.len()).collect();
     // Stable, with NaN last: equal costs keep their order, so the start order is a function
     // of the input alone.
     order.sort_by(|&a, &b| cost[b].partial_cmp(&cost[a]).unwrap_or_else(|| cost[a].is_nan().cmp(&cost[b].is_nan())));
-    let next = AtomicUsize::new(0);
+    let size = |i: usize| bytes.get(i).copied().unwrap_or(0);
+    // Items not started (in start order), and the bytes and items running.
+    let state = Mutex::new((order, 0u64, 0usize));
+    let room = std::sync::Condvar::new();
     let done: Mutex<Vec<Option<T>>> = Mutex::new((0..cost.len()).map(|_| None).collect());
+    let take = || -> Option<usize> {
+        let mut s = state.lock().ok()?;
+        loop {
+            let (waiting, used, running) = &mut *s;
+            if waiting.is_empty() {
+                return None;
+            }
+            let fits = waiting.iter().position(|&i| *running == 0 || used.saturating_add(size(i)) <= budget);
+            if let Some(k) = fits {
+                let i = waiting.remove(k);
+                (*used, *running) = (used.saturating_add(size(i)), *running + 1);
+                return Some(i);
+            }
+            s = room.wait(s).ok()?;
+        }
+    };
     std::thread::scope(|scope| {
         for _ in 0..jobs.clamp(1, cost.len().max(1)) {
             scope.spawn(|| {
-                while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                while let Some(i) = take() {
                     let r = work(i);
                     if let Ok(mut d) = done.lock() {
                         d[i] = Some(r);
                     }
+                    if let Ok(mut s) = state.lock() {
+                        (s.1, s.2) = (s.1.saturating_sub(size(i)), s.2.saturating_sub(1));
+                    }
+                    room.notify_all();
                 }
             });
         }
@@ -465,6 +521,15 @@ pub fn longest_first<T: Send>(cost: &[f64], jobs: usize, work: impl Fn(usize) ->
     // Every index was taken by one worker; a worker that panicked has poisoned the lock and
     // the panic has already gone up through the scope.
     done.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().flatten().collect()
+}
+
+/// The memory the runs at a time may hold together: most of what the host has available when
+/// they start (`MemAvailable`, /proc/meminfo), leaving a fifth for everything else; unbounded
+/// where it cannot be read.
+fn memory_budget() -> u64 {
+    let text = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let kib = text.lines().find_map(|l| l.strip_prefix("MemAvailable:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
+    kib.map_or(u64::MAX, |k| k.saturating_mul(1024) / 5 * 4)
 }
 
 /// Told how many program runs the comparison makes, then after each.
@@ -492,7 +557,8 @@ pub fn compare(apps: &Path, opts: &Options, progress: &dyn Progress) -> Result<A
     // Each run is a process of its own; results are keyed by run, so the order in which
     // they finish does not matter.
     let cost: Vec<f64> = runs.iter().map(|run| run.rows.iter().map(|&i| real[i].avg_ms).sum()).collect();
-    let results: Vec<Printed> = longest_first(&cost, opts.jobs, |i| {
+    let bytes: Vec<u64> = runs.iter().map(|run| run.footprint).collect();
+    let results: Vec<Printed> = longest_first(&cost, &bytes, memory_budget(), opts.jobs, |i| {
         let r = run_one(&env, &bin, &runs[i], opts.timeout);
         progress.ran();
         r
@@ -561,7 +627,7 @@ mod tests {
     fn runs_start_longest_first_and_results_keep_their_order() {
         let cost = [0.5, 30.0, f64::NAN, 2.0, 30.0, 0.01];
         let started = Mutex::new(Vec::new());
-        let one = longest_first(&cost, 1, |i| {
+        let one = longest_first(&cost, &[], u64::MAX, 1, |i| {
             started.lock().expect("lock").push(i);
             i * 10
         });
@@ -569,9 +635,39 @@ mod tests {
         // Longest first; ties in index order; NaN last.
         assert_eq!(*started.lock().expect("lock"), vec![1, 4, 3, 0, 5, 2]);
         for jobs in [2, 3, 64, 0] {
-            assert_eq!(longest_first(&cost, jobs, |i| i * 10), one, "{jobs} jobs");
+            assert_eq!(longest_first(&cost, &[], u64::MAX, jobs, |i| i * 10), one, "{jobs} jobs");
         }
-        assert!(longest_first(&[], 2, |i| i).is_empty());
+        assert!(longest_first(&[], &[], u64::MAX, 2, |i| i).is_empty());
+    }
+
+    /// Items whose bytes together exceed the budget never run at the same time; one larger
+    /// than the budget runs alone; the results are those of one job.
+    #[test]
+    fn runs_at_a_time_stay_within_the_memory_budget() {
+        let cost = [9.0, 8.0, 7.0, 6.0, 5.0, 4.0];
+        let bytes = [60, 50, 30, 120, 10, 40];
+        let (now, peak, most) = (Mutex::new((0u64, 0usize)), Mutex::new(0u64), Mutex::new(0usize));
+        let got = longest_first(&cost, &bytes, 100, 3, |i| {
+            {
+                let mut n = now.lock().expect("lock");
+                *n = (n.0 + bytes[i], n.1 + 1);
+                let mut p = peak.lock().expect("lock");
+                if n.1 > 1 {
+                    *p = (*p).max(n.0);
+                }
+                let mut m = most.lock().expect("lock");
+                *m = (*m).max(n.1);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+            let mut n = now.lock().expect("lock");
+            *n = (n.0 - bytes[i], n.1 - 1);
+            i
+        });
+        assert_eq!(got, (0..6).collect::<Vec<_>>());
+        // Runs together held at most the budget (the 120-byte one ran alone), and some did run
+        // together.
+        assert!(*peak.lock().expect("lock") <= 100);
+        assert!(*most.lock().expect("lock") >= 2);
     }
 
     #[test]
