@@ -77,11 +77,12 @@ pub struct KernelStats {
     /// Timing mode: L2 hits and misses over its launches.
     pub l2_hits: u64,
     pub l2_misses: u64,
-    /// Work-group sampling: launches sampled, work-groups detailed and fast-forwarded, and
-    /// the largest estimated error of a launch (percent).
+    /// Work-group sampling: launches sampled, work-groups detailed, fast-forwarded and not
+    /// executed (`--sample skip`), and the largest estimated error of a launch (percent).
     pub sampled_launches: u64,
     pub detailed_groups: u64,
     pub fast_forwarded_groups: u64,
+    pub unexecuted_groups: u64,
     pub sampled_error_pct: f64,
     /// Sampled timing: launches run functionally and charged a predicted time.
     pub predicted: u64,
@@ -502,6 +503,7 @@ impl Runtime {
             s.sampled_launches += 1;
             s.detailed_groups += sampled.detailed_groups;
             s.fast_forwarded_groups += sampled.fast_forwarded_groups;
+            s.unexecuted_groups += sampled.unexecuted_groups;
             s.sampled_error_pct = s.sampled_error_pct.max(sampled.error_pct);
         }
     }
@@ -685,8 +687,9 @@ impl Runtime {
                 let sampled = if s.sampled_launches == 0 {
                     String::new()
                 } else {
+                    let skipped = if s.unexecuted_groups == 0 { String::new() } else { format!(" ({} not executed)", s.unexecuted_groups) };
                     format!(
-                        ", sampled: work-groups {} detailed, {} fast-forwarded, estimated error ±{:.1} % (the largest of a launch)",
+                        ", sampled: work-groups {} detailed, {} fast-forwarded{skipped}, estimated error ±{:.1} % (the largest of a launch)",
                         s.detailed_groups, s.fast_forwarded_groups, s.sampled_error_pct
                     )
                 };

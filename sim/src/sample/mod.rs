@@ -31,13 +31,16 @@
 //! each charged the prediction `p`, the mean of a window of `n_w` detailed times. Take a
 //! launch's true time as `t = μ + e`, `e` of standard deviation `σ`: over `N` predicted
 //! launches the charge `N·p` misses the true total by `N·(p − μ) − Σ e`, whose standard
-//! deviation is `N·p·σ_r·√(1/n + 1/N)` with `σ_r = σ/p` — the standard error of the mean the
-//! prediction is (`1/n`) and the launches' own scatter, which partly cancels over `N`
+//! deviation is `N·p·σ_r·√(1/n_w + 1/N)` with `σ_r = σ/p` — the standard error of the mean the
+//! prediction is (`1/n_w`) and the launches' own scatter, which partly cancels over `N`
 //! (`1/N`). `σ_r` is estimated from every detailed time the cluster's predictions were
 //! checked against: each window sample's relative deviation from the window's mean, and each
 //! re-check's from the prediction it checked (so a cluster seen to drift carries that drift);
-//! `n` counts those deviations, `σ_r = √(Σ d² / (n − 1))`. The run's estimate is
-//! `Z · Σ_clusters N·p·σ_r·√(1/n + 1/N) / total cycles`: each cluster's standard error weighted
+//! `n` counts those deviations, `σ_r = √(Σ d² / (n − 1))`; the prediction's own error shrinks
+//! with its window's `n_w` only (re-checks sharpen `σ_r`, they do not move the prediction), so
+//! with several predictions the cluster's standard error is `σ_r·√((Σ p/√n_w)² + Σ p²)` over
+//! its predicted launches. The run's estimate is
+//! `Z · Σ_clusters N·p·σ_r·√(1/n_w + 1/N) / total cycles`: each cluster's standard error weighted
 //! by its predicted share of the run's time, summed (not added in quadrature: clusters of one
 //! program share its cache state, so their errors need not be independent), with [`Z`] = 3,
 //! about a 99 % interval for a normal error and 95 % for Student's t with four degrees of
@@ -59,7 +62,7 @@
 //! never had its re-checks more than 16 launches apart. A predicted launch `k`
 //! launches after the cluster's last detailed one may be off by `δ·k` of its charge `p`,
 //! all in one direction: the term adds `δ · Σ p·k` over the predicted launches, unreduced by
-//! `N`. A cluster's error is `Z · (N·p·σ_r·√(1/n + 1/N) + δ·Σ p·k)`: the drift term is
+//! `N`. A cluster's error is `Z · (N·p·σ_r·√(1/n_w + 1/N) + δ·Σ p·k)`: the drift term is
 //! multiplied by [`Z`] like a standard error though noise already inflates it, which makes
 //! the estimate conservative (floydwarshall 384 on mi300a: ±5.2 %). The same `δ` sets the
 //! distance to the next re-check: at most `TOLERANCE / δ` launches, so that drift at the
@@ -231,6 +234,11 @@ struct Cluster {
     /// and of re-checks from the prediction they checked: how many, and their sum of squares.
     deviations: u64,
     deviations_squared: f64,
+    /// Over the predicted launches: the sum of each one's charge over the square root of the
+    /// window its prediction is the mean of, and the sum of their squared charges (the
+    /// standard error's two parts, [`Cluster::standard_error_cycles`]).
+    charge_over_root_window: f64,
+    charge_squared: f64,
     /// Counters of the last detailed launch, charged to the predicted ones.
     counters: Option<crate::counters::Counters>,
     /// Launches between detailed ones while stable (from [`RECHECK_EVERY`] to [`RECHECK_MAX`]).
@@ -266,14 +274,16 @@ impl Cluster {
     }
 
     /// One standard error of the cluster's predicted cycles, in cycles (module documentation):
-    /// `N·p·σ_r·√(1/n + 1/N)`.
+    /// `σ_r·√((Σ p/√n_w)² + Σ p²)`, which is `N·p·σ_r·√(1/n_w + 1/N)` for one prediction. The
+    /// re-checks sharpen `σ_r` but not the prediction, which stays the window's mean: its error
+    /// shrinks with the window's `n_w`, not with every detailed time seen.
     fn standard_error_cycles(&self) -> f64 {
         if self.predicted == 0 || self.deviations < 2 {
             return 0.0;
         }
         let n = self.deviations as f64;
         let sigma = (self.deviations_squared / (n - 1.0)).sqrt();
-        self.predicted_cycles as f64 * sigma * (1.0 / n + 1.0 / self.predicted as f64).sqrt()
+        sigma * (self.charge_over_root_window.powi(2) + self.charge_squared).sqrt()
     }
 
     /// The drift rate `δ` (relative, per launch): the root mean square of the rates between
@@ -516,6 +526,9 @@ impl Sampler {
             c.launches += 1;
             c.predicted += 1;
             c.predicted_cycles += cycles;
+            let p = cycles as f64;
+            c.charge_over_root_window += p / (c.window_len.max(1) as f64).sqrt();
+            c.charge_squared += p * p;
             c.unchecked += cycles as f64 * c.since_detail as f64;
             self.total_cycles += cycles;
             self.launches += 1;
@@ -597,7 +610,7 @@ pub struct SampleSummary {
     pub clusters: u64,
     /// Estimated error of the run's total time from the prediction, in percent: [`Z`] times
     /// each cluster's standard error of its predicted cycles (the standard deviation of its
-    /// detailed samples and re-checks times `√(1/n + 1/N)`) plus its drift term (the drift
+    /// detailed samples and re-checks times `√(1/n_w + 1/N)`, `n_w` the window the prediction is the mean of) plus its drift term (the drift
     /// rate between detailed launches times each predicted launch's distance from the last
     /// detailed one, times its charge),
     /// summed over clusters, over the run's total time (module documentation).
