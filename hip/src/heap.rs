@@ -22,8 +22,10 @@ pub const BLOCK_BYTES: u64 = 2 * 1024 * 1024;
 /// Blocks from this size up are held sparsely by the simulator (`Memory::alloc_sparse`):
 /// nothing of them takes host memory or address space until a kernel or copy writes it, so
 /// a program may allocate most of a large GPU on a small host. Smaller ones are flat, the
-/// simulator's fastest layout (a sparse block costs a chunk lookup per access).
-pub const SPARSE_MIN_BYTES: u64 = 64 << 20;
+/// simulator's fastest layout (a sparse block costs a chunk lookup per access), and backed
+/// by huge pages: the simulator advises flat blocks up to this size
+/// ([`hipscope_sim::backing::DENSE_HUGE_MAX_BYTES`], one figure for both).
+pub const SPARSE_MIN_BYTES: u64 = hipscope_sim::backing::DENSE_HUGE_MAX_BYTES as u64;
 
 /// One fragment of a block: in use or free.
 #[derive(Debug, Clone, Copy)]

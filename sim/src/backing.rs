@@ -47,9 +47,10 @@ pub fn prefer_huge_pages<T>(data: &mut [T]) {
     }
 }
 
-/// The largest allocation [`Backing::zeroed_dense`] advises: the HIP runtime's sparse size
-/// (`hip/src/heap.rs`), so at most this much host memory more than small pages would take
-/// for an allocation written at scattered places.
+/// The largest allocation [`Backing::zeroed_dense`] advises, so at most this much host
+/// memory more than small pages would take for an allocation written at scattered places;
+/// the HIP runtime holds blocks from this size up sparsely (`hip/src/heap.rs` takes it from
+/// here).
 pub const DENSE_HUGE_MAX_BYTES: usize = 64 << 20;
 
 /// `n` zeros in a vector whose whole huge pages are advised as [`prefer_huge_pages`] says:
