@@ -146,27 +146,34 @@ pub struct Unmapped {
     pub size: u32,
 }
 
-/// The allocation the last access hit: an atomic, not a cell, so that several threads may copy
-/// one address space at once (the parallel functional engine); relaxed loads and stores cost
-/// what a cell's do.
+/// The two allocations the last accesses hit, the latest in the low half (a loop reading
+/// two arrays, a filter's input and its taps, alternates between them): an atomic, not a
+/// cell, so that several threads may copy one address space at once (the parallel
+/// functional engine); relaxed loads and stores cost what a cell's do.
 #[derive(Debug, Default)]
-struct LastHit(std::sync::atomic::AtomicUsize);
+struct LastHit(std::sync::atomic::AtomicU64);
 
 impl LastHit {
+    /// The latest and the one before, as indices into the allocations.
     #[inline]
-    fn get(&self) -> usize {
-        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    fn get(&self) -> (usize, usize) {
+        let v = self.0.load(std::sync::atomic::Ordering::Relaxed);
+        ((v & 0xffff_ffff) as usize, (v >> 32) as usize)
     }
 
+    /// Allocation `i` was hit (indices beyond 32 bits are not remembered).
     #[inline]
     fn set(&self, i: usize) {
-        self.0.store(i, std::sync::atomic::Ordering::Relaxed);
+        let (latest, _) = self.get();
+        if let (Ok(i), Ok(latest)) = (u32::try_from(i), u32::try_from(latest)) {
+            self.0.store(u64::from(i) | u64::from(latest) << 32, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 }
 
 impl Clone for LastHit {
     fn clone(&self) -> LastHit {
-        LastHit(std::sync::atomic::AtomicUsize::new(self.get()))
+        LastHit(std::sync::atomic::AtomicU64::new(self.0.load(std::sync::atomic::Ordering::Relaxed)))
     }
 }
 
@@ -385,9 +392,16 @@ impl Memory {
     fn locate_with(&self, last: &LastHit, address: u64, size: u64) -> Result<(usize, usize), Unmapped> {
         let miss = || Unmapped { address, size: u32::try_from(size).unwrap_or(u32::MAX) };
         let hit = |a: &Allocation| address >= a.base && address.checked_add(size).is_some_and(|e| e <= a.end());
-        if let Some(a) = self.allocs.get(last.get()) {
+        let (latest, before) = last.get();
+        if let Some(a) = self.allocs.get(latest) {
             if hit(a) {
-                return Ok((last.get(), (address - a.base) as usize));
+                return Ok((latest, (address - a.base) as usize));
+            }
+        }
+        if let Some(a) = self.allocs.get(before) {
+            if hit(a) {
+                last.set(before);
+                return Ok((before, (address - a.base) as usize));
             }
         }
         let (_, &i) = self.by_base.range(..=address).next_back().ok_or_else(miss)?;

@@ -36,14 +36,15 @@ use std::sync::{Arc, Mutex};
 /// memory the workers made before they were copy-on-write were allowed.
 const SPARE_BUDGET_BYTES: usize = 1 << 30;
 
-/// Whether the dispatch may run on several threads: asked for, at least two groups, and a
-/// kernel whose result cannot depend on anything the workers do not see or check — it reads
-/// no clock (which counts the instructions of all waves, in interleaving order), uses no
-/// scratch (whose slots follow residency), and has no LDS instruction that bypasses the
-/// memory port's LDS hook.
+/// Whether the dispatch may run on several threads: asked for, at least two groups of
+/// waves the LDS check can tell apart, and a kernel whose result cannot depend on anything
+/// the workers do not see or check — it reads no clock (which counts the instructions of all
+/// waves, in interleaving order), uses no scratch (whose slots follow residency), and has no
+/// LDS instruction that bypasses the memory port's LDS hook.
 pub(super) fn eligible(d: &Dispatch, opts: &EngineOptions) -> bool {
     opts.threads > 1
         && d.geo.group_count() >= 2
+        && d.waves_per_group() <= super::track::MAX_GROUP_WAVES
         && d.scratch_per_lane == 0
         && d.kernel.code.iter().all(|c| !matches!(c, CodeSlot::Inst(e) if order_dependent(&e.sem)))
 }
@@ -85,7 +86,8 @@ struct Job<'a> {
 /// A worker's result.
 struct Done {
     stats: DispatchStats,
-    log: Vec<super::track::Span>,
+    /// Its log, split and sorted on its own thread.
+    log: spans::Sorted,
     /// What it wrote (and more: every page it wrote into).
     pages: Pages,
 }
@@ -107,10 +109,10 @@ pub(super) fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOp
     // The starting memory, shared by the workers' views while they run and taken back after.
     let start = Arc::new(std::mem::take(mem));
     pool.scope(|sc| {
-        for (slot, spare) in results.iter().zip(spare_pages(threads)) {
+        for (k, (slot, spare)) in results.iter().zip(spare_pages(threads)).enumerate() {
             let (job, env, view) = (&job, env.clone(), Memory::overlay(start.clone(), spare));
             sc.spawn(move |_| {
-                let done = worker(job, view, env);
+                let done = worker(job, k, view, env);
                 if let Ok(mut s) = slot.lock() {
                     *s = done;
                 }
@@ -133,11 +135,11 @@ fn decide(env: &mut Env, mem: &mut Memory, opts: &EngineOptions, host: &std::ops
     if stats.instructions >= opts.max_instructions {
         return None;
     }
-    let logs: Vec<&[super::track::Span]> = done.iter().map(|x| &x.log[..]).collect();
-    if logs.iter().flat_map(|l| l.iter()).any(|s| s.overlaps(host.start, host.end)) {
+    if done.iter().any(|x| x.log.touches(host.start, host.end)) {
         return None;
     }
-    let writes = spans::independent(&logs)?;
+    let parts: Vec<&spans::Sorted> = done.iter().map(|x| &x.log).collect();
+    let writes = spans::independent_sorted(&parts)?;
     commit(mem, &writes, done);
     STOOD.with(|n| n.set(n.get() + 1));
     env.clock += stats.instructions;
@@ -147,8 +149,8 @@ fn decide(env: &mut Env, mem: &mut Memory, opts: &EngineOptions, host: &std::ops
     Some(stats)
 }
 
-/// A worker: claim chunks of groups and run each to its end; `None` when it gave up.
-fn worker(job: &Job, mut mem: Memory, mut env: Env) -> Option<Done> {
+/// Worker `k`: claim chunks of groups and run each to its end; `None` when it gave up.
+fn worker(job: &Job, k: usize, mut mem: Memory, mut env: Env) -> Option<Done> {
     // Progress is told once the dispatch is known to stand; one group at a time is enough
     // (the groups are independent or the run is discarded).
     let opts = EngineOptions { progress: None, max_resident_groups: 1, ..job.opts };
@@ -183,7 +185,8 @@ fn worker(job: &Job, mut mem: Memory, mut env: Env) -> Option<Done> {
             }
         }
     }
-    Some(Done { stats: s.stats, log: t.into_log(), pages: mem.into_pages() })
+    let log = spans::Sorted::new(k, &t.into_log());
+    Some(Done { stats: s.stats, log, pages: mem.into_pages() })
 }
 
 /// Run group `n` alone to its end, its waves interleaved by a generator seeded from the seed
@@ -264,13 +267,24 @@ fn sum(done: &[Done]) -> DispatchStats {
     total
 }
 
-/// Copy the bytes each wave wrote from its worker's private pages into `mem`.
+/// Copy the bytes each wave wrote from its worker's private pages into `mem`: one copy per
+/// run of touching ranges of one worker (consecutive groups' waves of a worker usually write
+/// one block), each range alone if the run does not go at once (it spans allocations).
 fn commit(mem: &mut Memory, writes: &[Written], done: &[Done]) {
     let mut buf = Vec::new();
-    for w in writes {
-        // The worker wrote these bytes through a view of this memory: they are in its pages.
-        let copied = mem.commit_from(&done[w.worker].pages, w.lo, w.hi, &mut buf);
-        debug_assert!(copied, "{:#x}..{:#x} not in worker {}'s pages", w.lo, w.hi, w.worker);
+    let mut rest = writes;
+    while let Some(first) = rest.first() {
+        let n = 1 + rest.windows(2).take_while(|p| p[1].lo == p[0].hi && p[1].worker == first.worker).count();
+        let (run, after) = rest.split_at(n);
+        let hi = run.last().map_or(first.hi, |w| w.hi);
+        if !mem.commit_from(&done[first.worker].pages, first.lo, hi, &mut buf) {
+            for w in run {
+                // The worker wrote these bytes through a view of this memory: they are in its pages.
+                let copied = mem.commit_from(&done[w.worker].pages, w.lo, w.hi, &mut buf);
+                debug_assert!(copied, "{:#x}..{:#x} not in worker {}'s pages", w.lo, w.hi, w.worker);
+            }
+        }
+        rest = after;
     }
 }
 

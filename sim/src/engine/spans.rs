@@ -18,27 +18,87 @@ pub(super) struct Written {
 /// The writes of every worker's log (`logs[i]`: worker `i`'s), sorted, disjoint, ranges of
 /// one wave merged; `None` when the waves did not touch memory independently.
 pub(super) fn independent(logs: &[&[Span]]) -> Option<Vec<Written>> {
-    // A strided write is its elements (each is what the commit copies).
-    let mut writes: Vec<Written> = logs
-        .iter()
-        .enumerate()
-        .flat_map(|(worker, l)| {
-            l.iter().filter(|s| s.write).flat_map(move |s| {
+    let parts: Vec<Sorted> = logs.iter().enumerate().map(|(worker, l)| Sorted::new(worker, l)).collect();
+    independent_sorted(&parts.iter().collect::<Vec<_>>())
+}
+
+/// One worker's log split into its writes, sorted, and its reads: what a worker prepares on
+/// its own thread, so that the check after the dispatch merges sorted runs.
+#[derive(Debug, Default)]
+pub(super) struct Sorted {
+    /// Every element of a strided write (each is what the commit copies), by address.
+    writes: Vec<Written>,
+    /// In the log's order (a wave's reads come near each other: the check looks near the
+    /// last one's place first).
+    reads: Vec<Span>,
+}
+
+impl Sorted {
+    /// Worker `worker`'s `log`, sorted.
+    pub fn new(worker: usize, log: &[Span]) -> Sorted {
+        let mut writes: Vec<Written> = log
+            .iter()
+            .filter(|s| s.write)
+            .flat_map(|s| {
                 (0..s.count.max(1)).map(move |k| {
                     let (lo, hi) = s.element(k);
                     Written { lo, hi, agent: s.agent, worker }
                 })
             })
-        })
-        .collect();
-    writes.sort_unstable_by_key(|w| (w.lo, w.hi, w.agent));
+            .collect();
+        // Mostly ascending runs (groups are claimed in order): the stable sort merges runs.
+        writes.sort_by_key(write_key);
+        let reads: Vec<Span> = log.iter().filter(|s| !s.write).copied().collect();
+        Sorted { writes, reads }
+    }
+
+    /// Whether some access shares a byte with `lo..hi` (a pass over all: one wave's writes
+    /// may nest, so their ends are not sorted).
+    pub fn touches(&self, lo: u64, hi: u64) -> bool {
+        lo < hi && (self.writes.iter().any(|w| w.lo < hi && w.hi > lo) || self.reads.iter().any(|r| r.overlaps(lo, hi)))
+    }
+}
+
+/// The order writes are merged in; no two waves' writes have the same key (the key holds the
+/// wave), so any sort of them gives one order.
+fn write_key(w: &Written) -> (u64, u64, u32) {
+    (w.lo, w.hi, w.agent)
+}
+
+/// [`independent`] of logs already split and sorted per worker.
+pub(super) fn independent_sorted(parts: &[&Sorted]) -> Option<Vec<Written>> {
+    // Concatenated sorted runs: the stable sort merges them in linear time.
+    let mut writes: Vec<Written> = parts.iter().flat_map(|p| p.writes.iter().copied()).collect();
+    writes.sort_by_key(write_key);
     let writes = merge(writes)?;
-    let reads_own = logs.iter().flat_map(|l| l.iter()).filter(|s| !s.write).all(|r| {
+    let mut hints = [0usize; 2];
+    let reads_own = parts.iter().flat_map(|p| p.reads.iter()).all(|r| {
+        let first = seek(&writes, &mut hints, r.lo);
         // The writes within the read's hull; another wave's may fall between its elements.
-        let first = writes.partition_point(|w| w.hi <= r.lo);
         writes[first..].iter().take_while(|w| w.lo < r.end()).all(|w| w.agent == r.agent || !r.overlaps(w.lo, w.hi))
     });
     reads_own.then_some(writes)
+}
+
+/// The first of the sorted, disjoint `writes` that ends after `lo`. `hints`: the last two
+/// answers, tried first (reads alternate between a few arrays, each read a little past the
+/// last one there), then a binary search.
+#[inline]
+fn seek(writes: &[Written], hints: &mut [usize; 2], lo: u64) -> usize {
+    let fits = |i: usize| (i == 0 || writes[i - 1].hi <= lo) && writes.get(i).is_none_or(|w| w.hi > lo);
+    for k in 0..2 {
+        // Near the hint: it, or a few writes further on.
+        let h = hints[k].min(writes.len());
+        if let Some(i) = (h..(h + 4).min(writes.len() + 1)).find(|&i| fits(i)) {
+            hints.swap(0, k);
+            hints[0] = i;
+            return i;
+        }
+    }
+    let i = writes.partition_point(|w| w.hi <= lo);
+    hints[1] = hints[0];
+    hints[0] = i;
+    i
 }
 
 /// Sorted writes merged into disjoint ranges, one wave's each; `None` if two waves' overlap.
@@ -87,6 +147,30 @@ mod tests {
         assert!(independent(&[&a, &[span(6, 7, 1, false)]]).is_none(), "a byte read that the other wrote");
         assert!(independent(&[&[span(0, 100, 2, true), span(50, 60, 2, true)], &[span(20, 30, 1, false)]]).is_none(), "inside a long write");
         assert!(independent(&[&a, &[span(7, 9, 0, true)]]).is_some(), "one wave twice");
+    }
+
+    #[test]
+    fn a_read_several_waves_shared_conflicts_with_any_write_into_it() {
+        let shared = span(100, 120, super::super::track::SHARED_READ, false);
+        assert!(independent(&[&[shared], &[span(0, 8, 1, true), span(120, 130, 2, true)]]).is_some(), "writes beside it");
+        assert!(independent(&[&[shared], &[span(119, 121, 1, true)]]).is_none(), "one byte of it, by any wave");
+    }
+
+    #[test]
+    fn reads_in_any_order_find_the_writes_they_overlap() {
+        // Many writes, reads jumping between far places and back: the hints must not miss one.
+        let writes: Vec<Span> = (0..100).map(|k| span(1000 * k, 1000 * k + 8, k as u32, true)).collect();
+        for lo in [50_000u64, 3_000, 3_004, 99_000, 0, 50_004, 7_000] {
+            let own = [span(lo, lo + 4, (lo / 1000) as u32, false)];
+            assert!(independent(&[&writes, &own]).is_some(), "wave {} reads its own write at {lo}", lo / 1000);
+            let other = [span(lo + 2, lo + 4, 1000, false)];
+            assert!(independent(&[&writes, &other]).is_none(), "another wave reads {}", lo + 2);
+        }
+        let reads: Vec<Span> = [50_000u64, 3_000, 99_004, 0, 3_004, 98_000].iter().map(|&lo| span(lo, lo + 4, (lo / 1000) as u32, false)).collect();
+        assert!(independent(&[&writes, &reads]).is_some());
+        let mut bad = reads.clone();
+        bad.push(span(42_006, 42_007, 7, false));
+        assert!(independent(&[&writes, &bad]).is_none(), "the last read, after many hints");
     }
 
     #[test]

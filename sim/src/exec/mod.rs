@@ -130,6 +130,17 @@ pub trait MemPort {
     }
     /// After a bulk move: every lane of `lanes` accessed `bytes` bytes at `addrs[lane]`.
     fn moved(&self, _lanes: u64, _addrs: &[u64; crate::wave::MAX_LANES], _bytes: u32, _dir: Dir) {}
+    /// A whole instruction's LDS accesses: every lane of `lanes` accessed `bytes` bytes at
+    /// `offsets[lane]`, told before the data moves. By default [`MemPort::lds_access`] per
+    /// lane in ascending order, as the per-lane path tells them; a port may take them at once.
+    fn lds_moved(&self, lanes: u64, offsets: &[u32; crate::wave::MAX_LANES], bytes: u32, dir: Dir) {
+        let mut m = lanes;
+        while m != 0 {
+            let lane = m.trailing_zeros();
+            m &= m - 1;
+            self.lds_access(lane, offsets[lane as usize % crate::wave::MAX_LANES], bytes, dir);
+        }
+    }
 }
 
 /// Global memory as an instruction sees it: `Memory` directly, or through a [`MemPort`].

@@ -28,9 +28,11 @@ const CHUNK_PAGES: usize = CHUNK_BYTES / PAGE_BYTES;
 /// The most shared pages a bulk store copies before it writes (a store whose lanes spread
 /// wider takes the per-lane path, which copies only the pages it writes).
 const BULK_COPY_PAGES: usize = 16;
-/// How far from an access a run of shared pages is looked for (pages each way): lanes of one
-/// instruction farther apart take the per-lane path.
-const SHARED_RUN_PAGES: usize = CHUNK_PAGES;
+/// How far from an access a run of pages in one state is looked for (pages each way): lanes
+/// of one instruction farther apart take the per-lane path. One word of the page bitmap
+/// each way: a wider look cost a parallel worker's coalesced loads more than they move (a
+/// wave's lanes span a few pages at most).
+const RUN_LOOK_PAGES: usize = 64;
 
 /// One allocation's private pages.
 #[derive(Debug, Clone, Default)]
@@ -234,9 +236,9 @@ impl Overlay {
         let pages = (a.len() as usize).div_ceil(PAGE_BYTES);
         let (lo_page, hi_page) = if set {
             let c = first / CHUNK_PAGES * CHUNK_PAGES;
-            (c, (c + CHUNK_PAGES).min(pages))
+            (c.max(first.saturating_sub(RUN_LOOK_PAGES)), (c + CHUNK_PAGES).min(pages).min(first + RUN_LOOK_PAGES))
         } else {
-            (first.saturating_sub(SHARED_RUN_PAGES), (first + SHARED_RUN_PAGES).min(pages))
+            (first.saturating_sub(RUN_LOOK_PAGES), (first + RUN_LOOK_PAGES).min(pages))
         };
         let (r0, r1) = p.run(first, set, lo_page, hi_page);
         if last >= r1 {
@@ -264,7 +266,9 @@ impl Overlay {
         }
         let pages = (a.len() as usize).div_ceil(PAGE_BYTES);
         let c = first / CHUNK_PAGES * CHUNK_PAGES;
-        let (r0, r1) = p.run(first, true, c, (c + CHUNK_PAGES).min(pages));
+        // The run holds every page of the store (all private now, in this chunk).
+        let reach = (first + RUN_LOOK_PAGES).max(last + 1);
+        let (r0, r1) = p.run(first, true, c.max(first.saturating_sub(RUN_LOOK_PAGES)), (c + CHUNK_PAGES).min(pages).min(reach));
         let (from, to) = (r0 * PAGE_BYTES, (r1 * PAGE_BYTES).min(a.len() as usize));
         let (start, bytes) = p.bytes.window_mut(off, n)?;
         let (from, to) = (from.max(start), to.min(start + bytes.len()));

@@ -8,7 +8,8 @@
 //! ascending order (so lanes writing overlapping bytes leave the same final bytes), the same
 //! range check and out-of-range count per lane, a lane's address read before its
 //! destination is written (the address register may be a destination), the port told of
-//! each lane's access in lane order, a write counted when it changes bytes, and the last
+//! every lane's access in lane order (all before the data moves, in one call:
+//! [`crate::exec::MemPort::lds_moved`]), a write counted when it changes bytes, and the last
 //! read and last changing write recorded as the per-lane path leaves them (the last lane's).
 
 use super::super::ExecCtx;
@@ -66,13 +67,13 @@ fn load_d<const D: usize>(cx: &mut ExecCtx, lim: usize, dst: usize, addr: usize,
     let Some(rows) = w.vgpr.get_mut(dst * MAX_LANES..(dst + D) * MAX_LANES) else { return };
     let mut oob = 0u64;
     let mut last = None;
+    if let Some(p) = port {
+        p.lds_moved(m, &addrs.map(|a| a.wrapping_add(offset)), 4 * D as u32, Dir::Read);
+    }
     while m != 0 {
         let lane = m.trailing_zeros() as usize % MAX_LANES;
         m &= m - 1;
         let at = addrs[lane].wrapping_add(offset);
-        if let Some(p) = port {
-            p.lds_access(lane as u32, at, 4 * D as u32, Dir::Read);
-        }
         let mut v = [0u32; D];
         match in_range(at, 4 * D, limit).and_then(|s| lds.get(s..s + 4 * D)) {
             Some(bytes) => {
@@ -123,13 +124,13 @@ fn store_d<const D: usize>(cx: &mut ExecCtx, lim: usize, data: usize, addr: usiz
         // Every row looked up once, so the lane loop indexes fixed-size rows only.
         let (Some(addrs), Some(rows)) = (row_of(&w.vgpr, addr), w.vgpr.get(data * MAX_LANES..(data + D) * MAX_LANES)) else { return };
         let mut m = w.exec();
+        if let Some(p) = port {
+            p.lds_moved(m, &addrs.map(|a| a.wrapping_add(offset)), 4 * D as u32, Dir::Write);
+        }
         while m != 0 {
             let lane = m.trailing_zeros() as usize % MAX_LANES;
             m &= m - 1;
             let at = addrs[lane].wrapping_add(offset);
-            if let Some(p) = port {
-                p.lds_access(lane as u32, at, 4 * D as u32, Dir::Write);
-            }
             let Some(out) = in_range(at, 4 * D, limit).and_then(|s| lds.get_mut(s..s + 4 * D)) else {
                 oob += 1;
                 continue;
