@@ -105,9 +105,11 @@ impl Totals {
         self.wg_error_cycles += cycles as f64 * error_percent.max(0.0);
     }
 
-    /// The account of a run with `policy` (`None` unsampled). The errors add: the kernel
-    /// level's is already a share of the whole time; a work-group-sampled launch's is its own
-    /// time's, so it counts by that time's share.
+    /// The account of a run with `policy` (`None` unsampled). With the kernel level on, its
+    /// estimate is the run's: it already holds each work-group-sampled launch's error (every
+    /// such launch goes through it, [`hipscope_sim::sample::Sampler::extrapolated`]); without
+    /// it, a work-group-sampled launch's error is its own time's, so it counts by that time's
+    /// share.
     fn sampling(&self, policy: SamplePolicy, kernels: Option<&SampleSummary>) -> Option<Sampling> {
         if !policy.any() {
             return None;
@@ -118,7 +120,7 @@ impl Totals {
             launches: kernels.map_or(self.launches, |k| k.launches),
             predicted: kernels.map_or(0, |k| k.predicted),
             work_group_sampled: self.wg_sampled,
-            estimated_error_percent: kernels.map_or(0.0, |k| k.error_percent) + wg,
+            estimated_error_percent: kernels.map_or(wg, |k| k.error_percent),
         })
     }
 

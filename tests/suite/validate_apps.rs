@@ -71,7 +71,11 @@ fn a_handful_of_small_rows_run_and_are_tabled() {
         let r = by(k, p);
         assert_eq!(r["status"], "simulated", "{r}");
         assert!(r["simulated_ms"].as_f64().is_some_and(|ms| ms > 0.0), "{r}");
+        // The run's CPU seconds, read while it ran (these runs are short: under the 10 ms
+        // granularity of /proc's clock ticks some read 0).
+        assert!(r["cpu_s"].as_f64().is_some_and(|s| s >= 0.0), "{r}");
     }
+    assert!(big["cpu_s"].is_null(), "a row not run used no CPU: {big}");
     // A 2 MiB host-to-device copy moves 2 MiB over the host link: it takes time now.
     assert!(by("memcopy_h2d", "2MB")["simulated_ms"].as_f64().is_some_and(|ms| ms > 0.01));
     let scores = v["apps"]["scores"].as_array().expect("scores");

@@ -70,8 +70,12 @@ impl Device {
         let Decision::Predicted { cycles } = decision else {
             let stats = self.launch_engine(kernel, geo, args, opts, hooks, true)?;
             if let Some(s) = &mut self.sampler {
-                s.record(&key, stats.cycles.unwrap_or(0), stats.counters.clone());
-                s.skipped_groups(stats.sampled.as_ref().map_or(0, |w| w.unexecuted_groups));
+                let cycles = stats.cycles.unwrap_or(0);
+                s.record(&key, cycles, stats.counters.clone());
+                if let Some(w) = &stats.sampled {
+                    s.skipped_groups(w.unexecuted_groups);
+                    s.extrapolated(&key, cycles, w.error_pct);
+                }
             }
             return Ok(stats);
         };

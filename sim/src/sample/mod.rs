@@ -68,6 +68,12 @@
 //! distance to the next re-check: at most `TOLERANCE / δ` launches, so that drift at the
 //! measured rate stays within the tolerance before it is checked.
 //!
+//! Work-group sampling's error. A detailed launch whose rest work-group sampling extrapolated
+//! has an estimated error of its own ([`crate::sched::Sampled::error_pct`], already [`Z`]
+//! standard errors of the rate); the run's estimate adds it for that launch, and for each
+//! predicted launch of the cluster the largest such error seen times its charge (the
+//! prediction is a mean of such times and may carry their error), summed, not in quadrature.
+//!
 //! The estimate replaces the
 //! largest deviation ever seen, charged to every predicted launch, which printed ±22.9 %,
 //! ±7.0 % and ±9.4 % for floydwarshall 256, bitonicsort 65536 and fastwalshtransform 1M on
@@ -264,6 +270,11 @@ struct Cluster {
     /// Drift cycles of stable periods that ended (a re-check outside the tolerance), each
     /// charged at its own period's rate, the failing re-check's included.
     drift_closed: f64,
+    /// The largest estimated error (relative) of a detailed launch's time that work-group
+    /// sampling extrapolated, and what it adds to the predicted launches (their charges
+    /// times it): a prediction is the mean of such times and may carry their error.
+    extrapolated_error: f64,
+    extrapolated_charged: f64,
 }
 
 impl Cluster {
@@ -487,6 +498,9 @@ pub struct Sampler {
     /// running ([`crate::sched::Sampled::unexecuted_groups`]).
     skipped_launches: u64,
     skipped_groups: u64,
+    /// The estimated error, in cycles, of the detailed launches' times that work-group
+    /// sampling extrapolated ([`Sampler::extrapolated`]).
+    extrapolated_cycles: f64,
 }
 
 impl Sampler {
@@ -530,6 +544,7 @@ impl Sampler {
             c.charge_over_root_window += p / (c.window_len.max(1) as f64).sqrt();
             c.charge_squared += p * p;
             c.unchecked += cycles as f64 * c.since_detail as f64;
+            c.extrapolated_charged += p * c.extrapolated_error;
             self.total_cycles += cycles;
             self.launches += 1;
         }
@@ -567,6 +582,19 @@ impl Sampler {
         }
     }
 
+    /// The detailed launch of `key` just recorded took `cycles`, of which work-group
+    /// sampling extrapolated part with an estimated error of `error_percent` of the launch's
+    /// time ([`crate::sched::Sampled::error_pct`], already [`Z`] standard errors). The run's
+    /// estimate adds it, and every later predicted launch of the cluster adds the largest
+    /// such error seen times its charge (module documentation).
+    pub fn extrapolated(&mut self, key: &ClusterKey, cycles: u64, error_percent: f64) {
+        let e = (error_percent / 100.0).max(0.0);
+        if let Some(c) = self.clusters.get_mut(key) {
+            c.extrapolated_error = c.extrapolated_error.max(e);
+        }
+        self.extrapolated_cycles += e * cycles as f64;
+    }
+
     /// Whether the last launch decided was predicted.
     pub fn last_predicted(&self) -> bool {
         self.last_predicted
@@ -583,6 +611,9 @@ impl Sampler {
         // Each cluster's standard error and drift, by its predicted share of the time (module
         // docs).
         let err_cycles: f64 = Z * predicted_clusters.clone().map(|c| c.standard_error_cycles() + c.drift_cycles()).sum::<f64>();
+        // Work-group sampling's errors, already that many standard errors: the detailed
+        // launches it extrapolated and the predictions made of them, summed as the clusters'.
+        let err_cycles = err_cycles + self.extrapolated_cycles + self.clusters.values().map(|c| c.extrapolated_charged).sum::<f64>();
         SampleSummary {
             launches: self.launches,
             predicted: self.clusters.values().map(|c| c.predicted).sum(),

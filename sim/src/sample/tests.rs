@@ -293,3 +293,26 @@ fn the_estimate_covers_the_error_whatever_the_scatter_drawn() {
         }
     }
 }
+
+/// Work-group sampling's estimated error of the detailed launches it extrapolated carries into
+/// the run's estimate: those launches' own and, through the prediction that is their mean, the
+/// predicted launches'. A steady cluster without scatter has no error of its own, so a 2 %
+/// error on every detailed time is 2 % of the whole run.
+#[test]
+fn the_estimate_carries_the_error_of_extrapolated_detailed_launches() {
+    let mut s = Sampler::new();
+    let k = key("k", 1024);
+    for _ in 0..300 {
+        if s.decide(&k) == Decision::Detailed {
+            s.record(&k, 1000, None);
+            s.extrapolated(&k, 1000, 2.0);
+        }
+    }
+    let sum = s.summary();
+    assert!(sum.predicted > 250, "{sum:?}");
+    assert!((sum.error_percent - 2.0).abs() < 1e-9, "{sum:?}");
+    // A launch that was not extrapolated adds nothing.
+    let mut plain = Sampler::new();
+    drive(&mut plain, &k, &[1000; 300]);
+    assert_eq!(plain.summary().error_percent, 0.0);
+}

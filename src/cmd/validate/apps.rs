@@ -65,17 +65,22 @@ pub fn text(o: &AppsOutcome) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let _ = writeln!(s, "== {TITLE}: {GPU} (every row)");
-    let _ = writeln!(s, "{:<4}  {:<14}  {:<34}  {:>10}  {:>10}  {:>9}  status", "line", "kernel_name", "problem_size", "real ms", "sim ms", "error");
+    let _ = writeln!(
+        s,
+        "{:<4}  {:<14}  {:<34}  {:>10}  {:>10}  {:>9}  {:>8}  status",
+        "line", "kernel_name", "problem_size", "real ms", "sim ms", "error", "CPU s"
+    );
     for r in &o.rows {
         let _ = writeln!(
             s,
-            "{:<4}  {:<14}  {:<34}  {:>10}  {:>10}  {:>9}  {}",
+            "{:<4}  {:<14}  {:<34}  {:>10}  {:>10}  {:>9}  {:>8}  {}",
             r.real.line,
             r.real.kernel_name,
             r.real.problem_size,
             ms(Some(r.real.avg_ms)),
             ms(r.simulated()),
             pct(r.error_percent()),
+            cpu(r.cpu_s),
             status_text(r)
         );
     }
@@ -86,6 +91,11 @@ pub fn text(o: &AppsOutcome) -> String {
     }
     let _ = writeln!(s);
     s
+}
+
+/// A run's CPU seconds (rows of one run repeat it), or a dash.
+fn cpu(v: Option<f64>) -> String {
+    v.map_or("—".into(), |c| format!("{c:.1}"))
 }
 
 fn pct_abs(v: f64) -> String {
@@ -110,7 +120,7 @@ pub fn json(o: &AppsOutcome) -> serde_json::Value {
             };
             json!({"line": r.real.line, "program": r.program, "kernel_name": r.real.kernel_name, "problem_size": r.real.problem_size, "args": r.args,
                    "real_ms": r.real.avg_ms, "real_min_ms": r.real.min_ms, "real_max_ms": r.real.max_ms, "real_iterations": r.real.iterations, "simulated_ms": r.simulated(), "error_percent": r.error_percent(), "status": status, "reason": why,
-                   "sampled": r.sampled.map(|s| s.to_json())})
+                   "sampled": r.sampled.map(|s| s.to_json()), "cpu_s": r.cpu_s})
         })
         .collect();
     let scores: Vec<_> = o
@@ -137,11 +147,11 @@ pub fn markdown(o: &AppsOutcome, command: &str, plot: &str) -> String {
         let _ = writeln!(s, "| {name} | {} of {} | {} | {} |", sc.simulated, sc.total, pct_abs(sc.mape), pct_abs(sc.wmape));
     }
     let _ = writeln!(s, "\n![real against simulated, log-log]({plot})\n");
-    let _ = writeln!(s, "## Every row\n\n| line | kernel_name | problem_size | arguments | real ms | real min–max ms | simulated ms | error | status |\n|---:|---|---|---|---:|---:|---:|---:|---|");
+    let _ = writeln!(s, "## Every row\n\n| line | kernel_name | problem_size | arguments | real ms | real min–max ms | simulated ms | error | CPU s | status |\n|---:|---|---|---|---:|---:|---:|---:|---:|---|");
     for r in &o.rows {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {}–{} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {}–{} | {} | {} | {} | {} |",
             r.real.line,
             cell(&r.real.kernel_name),
             cell(&r.real.problem_size),
@@ -151,6 +161,7 @@ pub fn markdown(o: &AppsOutcome, command: &str, plot: &str) -> String {
             ms(Some(r.real.max_ms)),
             ms(r.simulated()),
             pct(r.error_percent()),
+            cpu(r.cpu_s),
             cell(&status_text(r))
         );
     }

@@ -50,7 +50,14 @@ pub struct Finished {
     pub last_message: String,
     /// What sampled timing did (the runtime's `hipscope: sampled: ...` line), when it was on.
     pub sampled: Option<SampleSummary>,
+    /// User + system CPU time the program had used when last seen running (read every poll,
+    /// [`POLL`], so short of its total by at most about one poll's worth); `None` where /proc
+    /// cannot tell.
+    pub cpu: Option<Duration>,
 }
+
+/// How often a running program is looked at (its end, its CPU time, a fault).
+const POLL: Duration = Duration::from_millis(20);
 
 /// Why a program could not be run or watched.
 #[derive(Debug)]
@@ -136,20 +143,21 @@ impl Environment {
             let seen = seen.clone();
             std::thread::spawn(move || watch_stderr(stderr, &seen))
         };
-        let ending = watch(&mut child, bounds, &seen);
+        let mut cpu = None;
+        let ending = watch(&mut child, bounds, &seen, &mut cpu);
         let stdout = out_thread.join().unwrap_or_default();
         let _ = err_thread.join();
         let ending = ending?;
         let (last_line, last_message, sampled) = seen.lock().map(|s| (s.last_line.clone(), s.last_message.clone(), s.sampled)).unwrap_or_default();
-        Ok(Finished { ending, stdout, last_line, last_message, sampled })
+        Ok(Finished { ending, stdout, last_line, last_message, sampled, cpu })
     }
 }
 
-/// Whether the process `pid`, started at `begin`, has used more than `bound` of CPU time or
-/// run [`WALL_BACKSTOP`] times `bound` on the wall clock.
-fn over_time(pid: u32, begin: Instant, bound: Duration) -> bool {
+/// Whether the process that has used `cpu` (`None`: unknown), started at `begin`, has used
+/// more than `bound` of CPU time or run [`WALL_BACKSTOP`] times `bound` on the wall clock.
+fn over_time(cpu: Option<Duration>, begin: Instant, bound: Duration) -> bool {
     let wall = begin.elapsed();
-    match cpu_time(pid) {
+    match cpu {
         Some(cpu) => cpu > bound || wall > bound * WALL_BACKSTOP,
         None => wall > bound,
     }
@@ -179,8 +187,8 @@ fn stat_ticks(who: &str, first: usize) -> Option<Duration> {
     Some(Duration::from_millis(ticks * 10))
 }
 
-/// Wait for `child`, stopping it at a bound.
-fn watch(child: &mut Child, bounds: Bounds, seen: &Mutex<Stderr>) -> Result<Ending, Failure> {
+/// Wait for `child`, stopping it at a bound; `cpu`: its CPU time when last seen running.
+fn watch(child: &mut Child, bounds: Bounds, seen: &Mutex<Stderr>, cpu: &mut Option<Duration>) -> Result<Ending, Failure> {
     let begin = Instant::now();
     loop {
         match child.try_wait() {
@@ -192,7 +200,8 @@ fn watch(child: &mut Child, bounds: Bounds, seen: &Mutex<Stderr>) -> Result<Endi
                 return Err(Failure::Waiting(e));
             }
         }
-        if let Some(timeout) = bounds.timeout.filter(|t| over_time(child.id(), begin, *t)) {
+        *cpu = cpu_time(child.id()).or(*cpu);
+        if let Some(timeout) = bounds.timeout.filter(|t| over_time(*cpu, begin, *t)) {
             stop(child);
             return Ok(Ending::TimedOut(timeout));
         }
@@ -205,7 +214,7 @@ fn watch(child: &mut Child, bounds: Bounds, seen: &Mutex<Stderr>) -> Result<Endi
             }
             return Ok(Ending::Faulted(f.trim_start_matches("hipscope: ").to_string()));
         }
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(POLL);
     }
 }
 

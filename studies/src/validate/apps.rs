@@ -231,6 +231,9 @@ pub struct AppRow {
     pub status: Status,
     /// Sampled timing: what the run of this row predicted and its estimated error.
     pub sampled: Option<SampleSummary>,
+    /// CPU seconds of the program run that answered this row (rows of one run share it;
+    /// `None`: not run, or /proc could not tell): where the comparison's time goes.
+    pub cpu_s: Option<f64>,
 }
 
 impl AppRow {
@@ -405,6 +408,7 @@ fn plan(real: &[RealRow], opts: &Options) -> (Vec<Run>, Vec<AppRow>) {
                 args: String::new(),
                 status: Status::Skipped(format!("no program prints kernel_name {}", r.kernel_name)),
                 sampled: None,
+                cpu_s: None,
             });
             continue;
         };
@@ -414,13 +418,13 @@ fn plan(real: &[RealRow], opts: &Options) -> (Vec<Run>, Vec<AppRow>) {
         let matching: Vec<_> = (p.sweep)().into_iter().filter(|a| (p.problem_size)(a) == r.problem_size).collect();
         let Some(args) = matching.get(nth).cloned() else {
             let why = format!("no run_all.sh arguments of {} give problem_size {} (occurrence {})", p.name, r.problem_size, nth + 1);
-            rows.push(AppRow { real: r.clone(), program: p.name, args: String::new(), status: Status::Skipped(why), sampled: None });
+            rows.push(AppRow { real: r.clone(), program: p.name, args: String::new(), status: Status::Skipped(why), sampled: None, cpu_s: None });
             continue;
         };
         let text = args_text(&args);
         if p.kernels && r.avg_ms > opts.max_real_ms {
             let why = format!("sampled out: {:.4} ms real > {} ms, the cost cap for simulated kernels", r.avg_ms, opts.max_real_ms);
-            rows.push(AppRow { real: r.clone(), program: p.name, args: text, status: Status::Skipped(why), sampled: None });
+            rows.push(AppRow { real: r.clone(), program: p.name, args: text, status: Status::Skipped(why), sampled: None, cpu_s: None });
             continue;
         }
         match runs.iter_mut().find(|run| run.program == p.name && run.args == args) {
@@ -430,13 +434,21 @@ fn plan(real: &[RealRow], opts: &Options) -> (Vec<Run>, Vec<AppRow>) {
                 runs.push(Run { program: p.name, args, rows: vec![i], footprint })
             }
         }
-        rows.push(AppRow { real: r.clone(), program: p.name, args: text, status: Status::Failed("not run".into()), sampled: None });
+        rows.push(AppRow { real: r.clone(), program: p.name, args: text, status: Status::Failed("not run".into()), sampled: None, cpu_s: None });
     }
     (runs, rows)
 }
 
-/// What one run printed: (kernel_name, problem_size) → avg_ms; or why it gave nothing.
-fn run_one(env: &Environment, bin: &Path, run: &Run, timeout: Duration) -> Printed {
+/// What one run printed: (kernel_name, problem_size) → avg_ms; or why it gave nothing. And
+/// the CPU seconds it used, when known.
+fn run_one(env: &Environment, bin: &Path, run: &Run, timeout: Duration) -> (Printed, Option<f64>) {
+    let mut cpu = None;
+    let printed = run_and_read(env, bin, run, timeout, &mut cpu);
+    (printed, cpu)
+}
+
+/// [`run_one`]'s run and reading; `cpu`: the run's CPU seconds once it has ended.
+fn run_and_read(env: &Environment, bin: &Path, run: &Run, timeout: Duration, cpu: &mut Option<f64>) -> Printed {
     let mut args = vec!["--iterations".to_string(), ITERATIONS.to_string()];
     for (f, v) in &run.args {
         args.push(f.to_string());
@@ -448,6 +460,7 @@ fn run_one(env: &Environment, bin: &Path, run: &Run, timeout: Duration) -> Print
         Failure::NoPipe(what) => what.to_string(),
         Failure::Waiting(e) => format!("waiting for {}: {e}", run.program),
     })?;
+    *cpu = finished.cpu.map(|c| c.as_secs_f64());
     let status = match finished.ending {
         Ending::Exited(status) => status,
         Ending::TimedOut(t) => return Err(format!("timed out after {} s of CPU time (or four times that of wall time)", t.as_secs())),
@@ -558,14 +571,15 @@ pub fn compare(apps: &Path, opts: &Options, progress: &dyn Progress) -> Result<A
     // they finish does not matter.
     let cost: Vec<f64> = runs.iter().map(|run| run.rows.iter().map(|&i| real[i].avg_ms).sum()).collect();
     let bytes: Vec<u64> = runs.iter().map(|run| run.footprint).collect();
-    let results: Vec<Printed> = longest_first(&cost, &bytes, memory_budget(), opts.jobs, |i| {
+    let results: Vec<(Printed, Option<f64>)> = longest_first(&cost, &bytes, memory_budget(), opts.jobs, |i| {
         let r = run_one(&env, &bin, &runs[i], opts.timeout);
         progress.ran();
         r
     });
-    for (run, result) in runs.iter().zip(results) {
+    for (run, (result, cpu_s)) in runs.iter().zip(results) {
         for &i in &run.rows {
             let row = &mut rows[i];
+            row.cpu_s = cpu_s;
             row.sampled = result.as_ref().ok().and_then(|r| r.1);
             row.status = match result.as_ref().map(|r| &r.0) {
                 Ok(found) => match found.get(&(row.real.kernel_name.clone(), row.real.problem_size.clone())) {
@@ -678,6 +692,7 @@ mod tests {
             args: String::new(),
             status: Status::Simulated(sim),
             sampled: None,
+            cpu_s: None,
         };
         let o = AppsOutcome {
             rows: vec![mk("atax", 1.0, 1.5), mk("nw", 9.0, 9.0)],
