@@ -67,13 +67,14 @@ fn load_d<const D: usize>(cx: &mut ExecCtx, lim: usize, dst: usize, addr: usize,
     let Some(rows) = w.vgpr.get_mut(dst * MAX_LANES..(dst + D) * MAX_LANES) else { return };
     let mut oob = 0u64;
     let mut last = None;
+    let ats = addrs.map(|a| a.wrapping_add(offset));
     if let Some(p) = port {
-        p.lds_moved(m, &addrs.map(|a| a.wrapping_add(offset)), 4 * D as u32, Dir::Read);
+        p.lds_moved(m, &ats, 4 * D as u32, Dir::Read);
     }
     while m != 0 {
         let lane = m.trailing_zeros() as usize % MAX_LANES;
         m &= m - 1;
-        let at = addrs[lane].wrapping_add(offset);
+        let at = ats[lane];
         let mut v = [0u32; D];
         match in_range(at, 4 * D, limit).and_then(|s| lds.get(s..s + 4 * D)) {
             Some(bytes) => {
@@ -124,13 +125,14 @@ fn store_d<const D: usize>(cx: &mut ExecCtx, lim: usize, data: usize, addr: usiz
         // Every row looked up once, so the lane loop indexes fixed-size rows only.
         let (Some(addrs), Some(rows)) = (row_of(&w.vgpr, addr), w.vgpr.get(data * MAX_LANES..(data + D) * MAX_LANES)) else { return };
         let mut m = w.exec();
+        let ats = addrs.map(|a| a.wrapping_add(offset));
         if let Some(p) = port {
-            p.lds_moved(m, &addrs.map(|a| a.wrapping_add(offset)), 4 * D as u32, Dir::Write);
+            p.lds_moved(m, &ats, 4 * D as u32, Dir::Write);
         }
         while m != 0 {
             let lane = m.trailing_zeros() as usize % MAX_LANES;
             m &= m - 1;
-            let at = addrs[lane].wrapping_add(offset);
+            let at = ats[lane];
             let Some(out) = in_range(at, 4 * D, limit).and_then(|s| lds.get_mut(s..s + 4 * D)) else {
                 oob += 1;
                 continue;
