@@ -73,6 +73,7 @@ mod validate_apps;
 mod validate_bandwidth;
 mod validate_cli;
 mod validate_latency;
+mod validate_launch_rate;
 mod validate_mixbench;
 mod validate_vcopy;
 mod workload_specs;

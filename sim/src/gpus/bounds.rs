@@ -93,8 +93,9 @@ pub const MAX_CHANNEL_BYTES_PER_CYCLE: u32 = 4096;
 /// Shader arrays per shader engine: 1 or 2 on AMD parts (Mesa ac_gpu_info, configs).
 pub const MAX_ARRAYS_PER_ENGINE: u32 = 16;
 
-/// Work-groups the dispatcher admits per cycle: one per shader engine at most in practice.
-pub const MAX_WORKGROUPS_PER_CYCLE: u32 = 1024;
+/// Work-groups the dispatchers start per microsecond: measured rates are about 1 000-2 000
+/// (gpu-benches gpu-small-kernels); the bound allows 1 024 a cycle at the highest clock.
+pub const MAX_WORKGROUPS_PER_US: u32 = 1024 * MAX_CLOCK_MHZ;
 
 /// Host memory the timing model's caches and pipes may take. The largest built-in config,
 /// MI300X, needs about 0.3 GiB (most of it the MALL's tags); the host's available memory is

@@ -207,8 +207,10 @@ pub struct Dispatch {
     /// From the last wave's end to the dispatch's end timestamp (end-of-kernel cache actions
     /// not included: they are simulated).
     pub kernel_end_cycles: u32,
-    /// Work-groups the dispatcher admits per cycle (whole GPU).
-    pub workgroups_per_cycle: u32,
+    /// Work-groups the dispatchers start per microsecond, whole GPU: the launch rate that
+    /// bounds a kernel of many small work-groups (per microsecond rather than per cycle
+    /// because measured rates are fractions of a work-group per cycle).
+    pub workgroups_per_us: u32,
     /// Extra time, in ns, of a kernel launched while the GPU has nothing queued (after the
     /// host waited for it: a synchronize, a blocking copy): the runtime's submission is then
     /// exposed instead of overlapping the kernels before it. Charged by the HIP runtime
@@ -255,7 +257,7 @@ impl Timing {
         cycles("dispatch.kernel_start_cycles", d.kernel_start_cycles)?;
         cycles("dispatch.kernel_end_cycles", d.kernel_end_cycles)?;
         range("dispatch.idle_launch_latency_ns", d.idle_launch_latency_ns as u64, 0, b::MAX_COPY_LATENCY_NS, "ns")?;
-        range("dispatch.workgroups_per_cycle", d.workgroups_per_cycle as u64, 1, b::MAX_WORKGROUPS_PER_CYCLE as u64, "work-groups")?;
+        range("dispatch.workgroups_per_us", d.workgroups_per_us as u64, 1, b::MAX_WORKGROUPS_PER_US as u64, "work-groups/us")?;
         if let Some(c) = &self.copy_engine {
             for (dir, latency, bandwidth) in [
                 ("h2d", c.h2d_latency_ns, c.h2d_bandwidth_bytes_per_ns),

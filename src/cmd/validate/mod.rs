@@ -31,6 +31,8 @@ pub enum Only {
     Bandwidth,
     /// mixbench-ro float duration sweep (MAPE) against rocprof-compute profiles.
     Mixbench,
+    /// Work-group launch rate against gpu-benches gpu-small-kernels bandwidths.
+    LaunchRate,
     /// Whole HIP benchmark programs (mgpusim-gpu-perf) against real MI300A times (WMAPE).
     /// Runs processes, so it is not an entry of the datasets' registry.
     Apps,
@@ -44,6 +46,7 @@ impl Only {
             Only::Latency => "latency",
             Only::Bandwidth => "bandwidth",
             Only::Mixbench => "mixbench",
+            Only::LaunchRate => "launch-rate",
             Only::Apps => "apps",
         }
     }

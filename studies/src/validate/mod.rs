@@ -12,6 +12,7 @@ pub mod device_data;
 pub mod import;
 pub mod known;
 pub mod latency;
+pub mod launch_rate;
 pub mod mixbench;
 pub mod registry;
 pub mod vcopy;

@@ -3,7 +3,7 @@
 //! method, and its `compare` (and optionally `curves`) function, all with the signatures
 //! below.
 
-use super::{bandwidth, latency, mixbench, vcopy, Curve, Row};
+use super::{bandwidth, latency, launch_rate, mixbench, vcopy, Curve, Row};
 use hipscope_sim::gpus::GpuConfig;
 use std::path::Path;
 
@@ -61,7 +61,14 @@ pub const DATASETS: &[Dataset] = &[
         compare: mixbench::compare,
         curves: Some(mixbench::curves),
     },
-    // Dataset { name: "mixbench", .., compare: mixbench::compare, curves: .. },
+    Dataset {
+        name: "launch-rate",
+        title: "work-group launch rate (gpu-benches gpu-small-kernels)",
+        method: "A kernel moving 16 bytes an item (our `vecCopy`, as gpu-small-kernels' `scale`) over 2 084 864 items with groups of 16, 32, 64 and 128 items, launched twice back to back; the second launch's bandwidth against the measured one, ±15 %. Groups of up to 64 items are single waves whose bandwidth doubles with the group size: the rate at which work-groups start bounds them, not the memory.",
+        gpus: || launch_rate::GPUS.iter().map(|g| g.0).collect(),
+        compare: launch_rate::compare,
+        curves: None,
+    },
 ];
 
 pub fn find(name: &str) -> Option<&'static Dataset> {

@@ -149,7 +149,7 @@ fn vcopy_dispatches(profile: &Profile) -> Vec<&DispatchRecord> {
 }
 
 /// The spec of a profiled vcopy run: its element count, block size and number of dispatches.
-fn profile_spec(n: u64, grid: u64, block: u64, dispatches: usize) -> Result<SpecBuilder, String> {
+pub(super) fn profile_spec(n: u64, grid: u64, block: u64, dispatches: usize) -> Result<SpecBuilder, String> {
     let bytes = n * 8;
     let (Ok(n), Ok(grid), Ok(block)) = (i32::try_from(n), u32::try_from(grid), u32::try_from(block)) else {
         return Err(format!("vecCopy of {n} elements, grid {grid}, block {block}: too large for the kernel's arguments"));

@@ -132,9 +132,8 @@ impl Admission {
         let x = self.place.xcd_of(unit);
         let group = self.next_group[x];
         self.next_group[x] += self.next_group.len() as u64;
-        let rate = t.dispatch.workgroups_per_cycle.max(1) as u64;
         let when = (at * SUB).max(self.dispatcher_free);
-        self.dispatcher_free = when + SUB / rate;
+        self.dispatcher_free = when + dispatch_interval(t);
         let at = when.div_ceil(SUB) + t.core.wave_launch_cycles as u64 + self.jitter.next_delay();
         let slot = self.free_slots.pop().unwrap_or(0);
         let se = self.place.engine_of(unit);
@@ -153,6 +152,13 @@ impl Admission {
             s.1 = s.1.max(end);
         }
     }
+}
+
+/// Sub-cycles ([`SUB`] a cycle) between two work-groups the dispatchers start: the configured
+/// rate per microsecond at the shader clock, to the nearest sub-cycle and at least one.
+fn dispatch_interval(t: &Timing) -> u64 {
+    let rate = u64::from(t.dispatch.workgroups_per_us.max(1));
+    ((SUB * u64::from(t.clock_mhz) + rate / 2) / rate).max(1)
 }
 
 /// The CU and its SIMD of SIMD `simd` of placement unit `unit`.

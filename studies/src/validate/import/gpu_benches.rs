@@ -11,6 +11,9 @@
 //!   The SC25 build prints `block threads blocks_per_CU occ%` (its header words are shifted:
 //!   the second value is block × CUs, i.e. threads).
 //! - gpu-latency: `iterations clock_MHz working_set_KiB <time> cycles [cycles ...]`.
+//! - gpu-small-kernels: `<items> <size>kB <GB/s> [<GB/s> ...]`: a `scale` kernel (8 bytes read,
+//!   8 written per item) launched back to back over `items`, one column per work-group size,
+//!   16, 32, 64, … items (the program's loop over group sizes).
 
 use super::{parse_number, read_text, size_bytes, DataError};
 use std::path::Path;
@@ -58,6 +61,17 @@ pub struct LatencyPoint {
     /// Cycles per hop (the first cycles column; the SC25 build prints more repeats after it).
     pub cycles: f64,
 }
+
+/// gpu-small-kernels: one problem size, the bandwidth at every work-group size.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SmallKernelsPoint {
+    pub items: u64,
+    /// (work-group size, GB/s), in column order.
+    pub gbps: Vec<(u32, f64)>,
+}
+
+/// The work-group size of gpu-small-kernels' first column; each next column doubles it.
+pub const SMALL_KERNELS_FIRST_GROUP: u32 = 16;
 
 /// Measurement lines: (1-based line number, whitespace-separated words).
 fn measurement_lines(text: &str) -> impl Iterator<Item = (u64, Vec<&str>)> {
@@ -183,6 +197,28 @@ pub fn read_latency(path: &Path) -> Result<Vec<LatencyPoint>, DataError> {
     nonempty(path, out)
 }
 
+pub fn read_small_kernels(path: &Path) -> Result<Vec<SmallKernelsPoint>, DataError> {
+    let text = read_text(path)?;
+    let mut out = Vec::new();
+    for (line, w) in measurement_lines(&text) {
+        let items = w[0].parse::<u64>().map_err(|_| DataError::field(path, line, "items", format!("'{}' is not a whole number", w[0])))?;
+        if w.get(1).is_none_or(|s| !s.ends_with("kB")) {
+            return Err(DataError::field(path, line, "size", "expected '<n>kB' after the item count".to_string()));
+        }
+        let mut gbps = Vec::new();
+        for (i, v) in w.iter().skip(2).enumerate() {
+            let group =
+                u32::try_from(i).ok().and_then(|i| SMALL_KERNELS_FIRST_GROUP.checked_shl(i)).ok_or_else(|| DataError::at(path, line, "too many columns"))?;
+            gbps.push((group, parse_number(v).ok_or_else(|| DataError::field(path, line, "bandwidth", format!("'{v}' is not a number")))?));
+        }
+        if gbps.is_empty() {
+            return Err(DataError::at(path, line, "no bandwidth columns"));
+        }
+        out.push(SmallKernelsPoint { items, gbps });
+    }
+    nonempty(path, out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,6 +256,9 @@ mod tests {
         let l = read_latency(&file("l.txt", "clock: 800 1700\n  1000000  1700        2     73.6   125.1\n   100000  2051      3.1      5.6   115.7 113.7\n"))
             .unwrap();
         assert_eq!((l[0].working_set_bytes, l[0].cycles, l[1].working_set_bytes, l[1].cycles), (2048.0, 125.1, 3.1 * 1024.0, 115.7));
+        let k = read_small_kernels(&file("k.txt", "4096  64kB     20     21  \n2084864  32576kB    210    414    804\n")).unwrap();
+        assert_eq!((k[0].items, k[1].items), (4096, 2084864));
+        assert_eq!(k[1].gbps, vec![(16, 210.0), (32, 414.0), (64, 804.0)]);
     }
 
     #[test]
@@ -238,6 +277,10 @@ mod tests {
             (read_latency(&file("t1.txt", "1000 1700 2 73.6\n")).map(|_| ()), "t1.txt:1: 4 values, expected at least 5"),
             (read_latency(&file("t2.txt", "1000 1700 2 73.6 1x5\n")).map(|_| ()), "'1x5' is not a number"),
             (read_latency(&file("t3.txt", "1000 1700 -2 73.6 125\n")).map(|_| ()), "field 'working set'"),
+            (read_small_kernels(&file("k1.txt", "4096.5 64kB 20\n")).map(|_| ()), "k1.txt:1: field 'items': '4096.5' is not a whole number"),
+            (read_small_kernels(&file("k2.txt", "4096 64 20\n")).map(|_| ()), "field 'size'"),
+            (read_small_kernels(&file("k3.txt", "4096 64kB\n")).map(|_| ()), "no bandwidth columns"),
+            (read_small_kernels(&file("k4.txt", "4096 64kB 2o\n")).map(|_| ()), "'2o' is not a number"),
             (read_latency(Path::new("/nonexistent/gpu-latency.out")).map(|_| ()), "cannot read"),
         ];
         for (r, want) in cases {
