@@ -241,13 +241,11 @@ fn settle(s: &mut FSched, id: usize, status: WaveStatus, ready: &mut Vec<usize>)
 /// The index in the dispatch of each group's first wave (groups are created in dispatch
 /// order, each with as many waves as its work-items need).
 fn first_waves(d: &Dispatch) -> Vec<u32> {
-    let lanes = if d.kernel.wave64 { 64 } else { 32 };
     let mut next = 0u32;
     (0..d.geo.group_count())
         .map(|n| {
-            let size = d.geo.group_size(d.geo.group_at(n));
             let first = next;
-            next = next.wrapping_add((size[0] * size[1] * size[2]).div_ceil(lanes));
+            next = next.wrapping_add(d.waves_in_group(n));
             first
         })
         .collect()

@@ -344,6 +344,28 @@ impl Cache {
         changed
     }
 
+    /// `lines` lines that this cache never saw were allocated (a part of a dispatch that ran
+    /// functionally): in each set, as many of the least recently used clean lines as its share
+    /// (spread evenly over the sets, hashed or streaming traffic) are dropped. Dirty lines stay.
+    pub fn age_out(&mut self, lines: u64) {
+        let per_set = ((lines as f64 / self.sets.max(1) as f64).round() as usize).min(self.ways);
+        if per_set == 0 {
+            return;
+        }
+        let mut clean: Vec<Slot> = Vec::with_capacity(self.ways);
+        for base in (0..self.tags.len()).step_by(self.ways.max(1)) {
+            clean.clear();
+            clean.extend((base..base + self.ways).filter(|&s| self.tags[s] != 0 && self.dirty(s) == 0));
+            if per_set < clean.len() {
+                clean.sort_unstable_by_key(|&s| self.stamps[s]);
+                clean.truncate(per_set);
+            }
+            for &s in &clean {
+                self.invalidate(s);
+            }
+        }
+    }
+
     /// Every slot holding a line, in slot order. While the slots allocated since the last
     /// clear are tracked (and fewer than the cache has), only they are looked at: a short
     /// kernel's L1s and L2s hold a few lines of many thousand slots, and every launch, copy
@@ -487,6 +509,31 @@ mod tests {
         assert_eq!(c.refresh_from(&mem), 2);
         assert_eq!(&c.bytes(whole)[60..], &[9; 4][..]);
         assert_eq!(&c.bytes(part)[..4], &[9; 4][..]);
+    }
+
+    #[test]
+    fn aging_out_drops_the_least_recently_used_clean_lines_of_each_set() {
+        // 8 sets of 4 ways of 64 B, plain indexing: line n goes to set n mod 8.
+        let mut c = Cache::new(Geometry { size_bytes: 2048, line_bytes: 64, ways: 4 }, true);
+        for round in 0..4u64 {
+            for set in 0..8u64 {
+                let (s, _) = c.allocate((round * 8 + set) * 64);
+                c.fill(s, &[1; 64]);
+            }
+        }
+        // Set 0's oldest line is dirty: it stays, and the next oldest clean ones go.
+        let oldest = c.find(0).unwrap_or(0);
+        c.write(oldest, 0, &[2], true);
+        c.age_out(16);
+        assert!(c.find(0).is_some(), "a dirty line stays");
+        assert!(c.find(8 * 64).is_none() && c.find(16 * 64).is_none(), "set 0's two oldest clean lines went");
+        assert!(c.find(24 * 64).is_some(), "the most recent stays");
+        for set in 1..8u64 {
+            let kept: Vec<bool> = (0..4).map(|round| c.find((round * 8 + set) * 64).is_some()).collect();
+            assert_eq!(kept, [false, false, true, true], "set {set}: two lines a set, the oldest first");
+        }
+        c.age_out(1000);
+        assert_eq!(c.valid_lines(), 1, "more lines than the cache holds leave only the dirty one");
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub use options::{EngineOptions, RunProgress, DEFAULT_NO_PROGRESS, DEFAULT_WATCH
 pub(crate) use residency::{Ended, Release, Resident, Sched, Storage};
 pub(crate) use retire::{fetch, follow};
 pub(crate) use sample::FastForward;
-pub use sample::{Sampled, Windows, WorkGroupSampling};
+pub use sample::{Sampled, Stable, Windows, WorkGroupSampling};
 
 use crate::dispatch::{Geometry, RuntimeAddresses};
 use crate::exec::Env;
@@ -138,6 +138,13 @@ impl Dispatch<'_> {
     pub fn waves_per_group(&self) -> u32 {
         let lanes = if self.kernel.wave64 { 64 } else { 32 };
         (self.geo.block.iter().product::<u32>()).div_ceil(lanes)
+    }
+
+    /// Waves of work-group `n` (in dispatch order): fewer than a full group's at a ragged edge
+    /// of the grid.
+    pub fn waves_in_group(&self, n: u64) -> u32 {
+        let lanes = if self.kernel.wave64 { 64 } else { 32 };
+        self.geo.group_size(self.geo.group_at(n)).iter().product::<u32>().div_ceil(lanes)
     }
 }
 

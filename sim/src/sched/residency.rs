@@ -170,7 +170,22 @@ impl<'a, 'm, W, G> Sched<'a, 'm, W, G> {
         gid
     }
 
-    /// The index in the dispatch that the next work-group's first wave gets: a parallel
+    /// The work-groups `groups` (in dispatch order, before every group still to start) are
+    /// counted as started and ended without running: the dispatch's counts include them and the
+    /// next group's waves get the indices they would have had after them.
+    pub fn skip_groups(&mut self, groups: &[u64]) {
+        let waves: u64 = groups.iter().map(|&n| u64::from(self.d.waves_in_group(n))).sum();
+        self.stats.groups += groups.len() as u64;
+        self.stats.waves += waves;
+        self.next_wave_index = self.next_wave_index.wrapping_add(waves as u32);
+    }
+
+    /// The index in the dispatch that the next work-group's first wave gets.
+    pub fn next_wave_index(&self) -> u32 {
+        self.next_wave_index
+    }
+
+    /// Sets the index in the dispatch that the next work-group's first wave gets: a parallel
     /// worker of the functional engine starts groups out of dispatch order.
     pub fn set_next_wave_index(&mut self, index: u32) {
         self.next_wave_index = index;

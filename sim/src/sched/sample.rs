@@ -12,13 +12,17 @@
 //! tiled one, which finished work-groups would not. Once the GPU is full (every work-group
 //! of the first round started, or no room for the next; windows count only while as many
 //! work-groups are resident as ever were), at least [`WorkGroupSampling::min_detailed_groups`]
-//! work-groups started, the mean rate of the last `2 ×` [`WorkGroupSampling::windows`] windows
-//! is known within [`WorkGroupSampling::tolerance`] (3 standard errors of the mean, the
-//! windows' own scatter: a partial round of few waves swings window to window by several
-//! percent and still has a mean known to 1 %, which a test on the windows' spread never
-//! accepted), and the mean of the last `windows` agrees within half the tolerance with the
-//! mean of the as many windows before them (a phase check: a slow drift, such as a
-//! write-back L2 filling with dirty lines, has a small standard error too), detail stops at
+//! work-groups started, and the mean rate of the most recent windows (at least `2 ×`
+//! [`WorkGroupSampling::windows`], up to four times that: a noisy rate accumulates windows
+//! until its mean is known, and older ones, such as a ramp-up, are left out when the recent
+//! ones agree without them) is known within [`WorkGroupSampling::tolerance`] (3 standard
+//! errors of the mean, the windows' own scatter: a partial round of few waves swings window to
+//! window by several percent and still has a mean known to 1 %, which a test on the windows'
+//! spread never accepted), and the means of their earlier and later halves agree within half
+//! the tolerance — or, for windows noisier than that, within 3 standard errors of the halves'
+//! difference, never more than the tolerance (a phase check: a slow drift, such as a
+//! write-back L2 filling with dirty lines, has a small standard error too; the windows' noise
+//! for it is taken from neighbours' differences, which a drift does not inflate), detail stops at
 //! that cycle `C_s`. The caches write their dirty lines to memory, every resident
 //! wave goes on from its exact state in the functional engine (results are exactly the
 //! functional engine's, which programs check), and the dispatch's duration is extrapolated:
@@ -42,11 +46,12 @@
 //! within the windows' spread. A channel with idle gaps (a compute-bound kernel, or loads that
 //! wait for their data) fills them, so the charge moves no end that DRAM does not bound.
 //!
-//! The work-groups not started yet run functionally too when there are at least as many of them as
-//! resident ones (a round or more; the rate of full rounds holds for them). Fewer than that are the
-//! last, partial round, which runs with fewer waves than the rate was measured with (a grid-stride
-//! kernel of 1 024 work-groups on a GPU holding 832: the last 192 are latency-bound, not
-//! bandwidth-bound): then only the resident waves are fast-forwarded, and detail resumes at their
+//! The work-groups not started yet run functionally too, as many as fill whole rounds (the
+//! resident work-groups' count, or a multiple: the rate of full rounds holds for them). The rest
+//! is the last, partial round, which runs with fewer waves than the rate was measured with (a
+//! grid-stride kernel of 1 024 work-groups on a GPU holding 832: the last 192 are latency-bound,
+//! not bandwidth-bound; pagerank's last 1 344 of 12 288 one-wave groups on an MI300A complete 17
+//! wave-instructions a cycle against 43 in full rounds): detail resumes at the fast-forward's
 //! extrapolated end with the partial round, sampled again once its own rate is stable. The caches
 //! keep their lines across a fast-forward with the bytes the functional part left in memory (dirty
 //! lines stay dirty, so the end-of-kernel write-back costs what it costs in full detail); they are
@@ -56,20 +61,21 @@
 //! in the windows (a GEMM's epilogue of stores after its k loop) is costed at the loop's rate.
 //!
 //! Estimated error: the rate's error (3 standard errors of the stable windows' mean, the
-//! quantity the stop was decided on) times the share of the duration that was extrapolated,
+//! quantity the stop was decided on, or the difference of their halves' means if larger) times the share of the duration that was extrapolated,
 //! summed over the dispatch's fast-forwards. Counters of the fast-forwarded part are scaled: every
 //! counter of the detailed part × (all wave-instructions / detailed wave-instructions).
 //!
 //! Not executed ([`WorkGroupSampling::skip`]). The rest need not run for its time: with a
 //! full round of waves or more ended in detail, each wave is taken to execute their mean
 //! number of instructions `I_w` (the waves of one kernel doing alike work, as in a Photon-style
-//! sampler), so `I_ff = pending groups × waves per group × I_w + Σ over resident waves of
+//! sampler), so `I_ff = pending groups in whole rounds × waves per group × I_w + Σ over resident waves of
 //! max(0, I_w − issued so far)`, and the formula above extrapolates with it; nothing is
 //! written to memory (the program's results are not what it computes, and every summary
 //! says how many work-groups were not executed), so nothing is flushed from or refreshed in
 //! the caches. Before a full round has ended (one-round grids, grid-stride loops) the count
-//! cannot be estimated, and the rest runs functionally as without `skip`; so does the last
-//! partial round. What the estimate cannot see: work-groups that do more or less work than
+//! cannot be estimated, and the rest runs functionally as without `skip`. The last partial
+//! round runs in detail, as above (the resident waves' rest is not executed either way, and
+//! detail resumes at its extrapolated end). What the estimate cannot see: work-groups that do more or less work than
 //! the ones that ended (data-dependent loops); the kernel-level re-checks see such a launch
 //! if it repeats, the error estimate does not cover it.
 //!
@@ -184,67 +190,115 @@ pub(crate) type FastForward = fn(
 #[derive(Debug, Clone)]
 pub struct Windows {
     cfg: WorkGroupSampling,
-    /// The last `2 × windows` rates: the last `windows` must agree, and their mean must agree
-    /// with the mean of the `windows` before them (a slow drift passes the first test alone).
-    rates: std::collections::VecDeque<f64>,
+    /// The last rates, up to [`KEPT_ROUNDS`] times the `2 × windows` a mean needs at least: a
+    /// noisy rate needs more windows before its mean is known (the GEMM 1024³ on an MI210, 64
+    /// work-groups: windows scatter by about 5 % of the mean, so eight never know it within
+    /// 3 % and about 24 do).
+    rates: Vec<f64>,
+}
+
+/// Most windows kept, in units of the `2 × windows` a mean needs at least.
+const KEPT_ROUNDS: usize = 4;
+
+/// A rate known well enough to extrapolate with ([`Windows::stable`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stable {
+    /// The mean rate of the last `windows` windows.
+    pub rate: f64,
+    pub windows: usize,
+    /// The error the rate is stated with: [`Z`] standard errors of the mean, or the halves'
+    /// difference if larger (a drift the phase check let through still moves the rest's rate).
+    pub error: f64,
 }
 
 impl Windows {
     pub fn new(cfg: WorkGroupSampling) -> Windows {
-        Windows { cfg, rates: std::collections::VecDeque::with_capacity(2 * cfg.windows as usize + 1) }
+        Windows { cfg, rates: Vec::with_capacity(KEPT_ROUNDS * 2 * cfg.windows as usize + 1) }
     }
 
-    fn n(&self) -> usize {
-        self.cfg.windows.max(1) as usize
+    /// The fewest windows a mean is taken over.
+    fn fewest(&self) -> usize {
+        2 * self.cfg.windows.max(1) as usize
+    }
+
+    /// Rates kept.
+    pub fn len(&self) -> usize {
+        self.rates.len()
+    }
+
+    /// No rate kept.
+    pub fn is_empty(&self) -> bool {
+        self.rates.is_empty()
     }
 
     /// A window ended with `rate`.
     pub fn push(&mut self, rate: f64) {
-        self.rates.push_back(rate);
-        while self.rates.len() > 2 * self.n() {
-            self.rates.pop_front();
+        self.rates.push(rate);
+        let most = KEPT_ROUNDS * self.fewest();
+        if self.rates.len() > most {
+            self.rates.drain(..self.rates.len() - most);
         }
     }
 
-    /// The rate to extrapolate with, if it is known well enough: the mean of the last `2 ×
-    /// windows` rates when its error, [`Z`] standard errors of the mean, is within the
-    /// tolerance, and the mean of the last `windows` agrees within half the tolerance with the
-    /// mean of the `windows` before them (a slow drift is not stable).
-    pub fn stable(&self) -> Option<f64> {
-        if self.rates.len() < 2 * self.n() {
-            return None;
-        }
-        let mean = self.mean();
-        let (last, before) = (self.mean_of(self.n(), self.n()), self.mean_of(0, self.n()));
-        let trend = (last - before).abs() / mean.max(f64::MIN_POSITIVE);
-        (mean > 0.0 && self.error() <= self.cfg.tolerance && trend <= self.cfg.tolerance / 2.0).then_some(mean)
+    /// The rate to extrapolate with, if it is known well enough: the mean of the most recent
+    /// windows (at least `2 × windows`, as many as pass; older ones may be a ramp-up the rest
+    /// never sees again) whose error, [`Z`] standard errors of the mean, is within the
+    /// tolerance, and whose halves' means agree within half the tolerance, or within [`Z`]
+    /// standard errors of their difference when the windows are noisier than that, but never
+    /// by more than the tolerance (a slow drift is not stable).
+    pub fn stable(&self) -> Option<Stable> {
+        let tol = self.cfg.tolerance;
+        (self.fewest()..=self.rates.len()).rev().find_map(|k| {
+            let w = Spread::of(&self.rates[self.rates.len() - k..]);
+            let allowed = (Z * w.halves_error).clamp(tol / 2.0, tol);
+            (w.mean > 0.0 && w.error <= tol && w.trend <= allowed).then_some(Stable { rate: w.mean, windows: k, error: w.error.max(w.trend) })
+        })
     }
 
-    /// The mean of `len` rates from the `from`th kept.
-    fn mean_of(&self, from: usize, len: usize) -> f64 {
-        self.rates.iter().skip(from).take(len).sum::<f64>() / len.max(1) as f64
-    }
-
-    /// The mean of the rates kept.
-    fn mean(&self) -> f64 {
-        self.mean_of(0, self.rates.len())
-    }
-
-    /// The relative error of the mean rate: [`Z`] standard errors of the mean over the mean
-    /// (0 with fewer than two rates or a zero mean); 3, as the kernel-level sampler's estimate,
-    /// with eight windows (seven degrees of freedom) Student's t puts 98 % inside it. The
-    /// windows are consecutive, so not independent: a memory-bound rate swings window to window
-    /// (a burst of returns in one, fewer in the next). Measured on micro_membw's and the GEMM's
-    /// windows (mi210) the lag-one correlation of the rates was mostly negative (−0.4 to −0.15),
-    /// which makes this an overestimate of the mean's error; one partial round, still rising,
-    /// had +0.3, a drift the phase check in [`Windows::stable`] is for.
+    /// The relative error of the mean of every rate kept ([`Spread::error`]).
     pub fn error(&self) -> f64 {
-        let (n, mean) = (self.rates.len(), self.mean());
+        Spread::of(&self.rates).error
+    }
+}
+
+/// What a run of consecutive windows' rates say of their mean.
+struct Spread {
+    mean: f64,
+    /// [`Z`] standard errors of the mean over the mean (0 with fewer than two rates or a zero
+    /// mean); 3, as the kernel-level sampler's estimate, with eight windows (seven degrees of
+    /// freedom) Student's t puts 98 % inside it. The windows are consecutive, so not
+    /// independent: a memory-bound rate swings window to window (a burst of returns in one,
+    /// fewer in the next). Measured on micro_membw's and the GEMM's windows (mi210) the lag-one
+    /// correlation of the rates was mostly negative (−0.4 to −0.15), which makes this an
+    /// overestimate of the mean's error; one partial round, still rising, had +0.3, a drift the
+    /// phase check is for.
+    error: f64,
+    /// The relative difference of the means of the later and the earlier half.
+    trend: f64,
+    /// The relative standard error of that difference, with the rates' noise estimated from
+    /// successive differences (von Neumann's estimate: a drift moves neighbours little, so it
+    /// does not pass for noise and widen the check that should catch it).
+    halves_error: f64,
+}
+
+impl Spread {
+    fn of(rates: &[f64]) -> Spread {
+        let n = rates.len();
+        let mean_of = |r: &[f64]| r.iter().sum::<f64>() / r.len().max(1) as f64;
+        let mean = mean_of(rates);
         if n < 2 || mean <= 0.0 {
-            return 0.0;
+            return Spread { mean, error: 0.0, trend: 0.0, halves_error: 0.0 };
         }
-        let var = self.rates.iter().map(|r| (r - mean) * (r - mean)).sum::<f64>() / (n - 1) as f64;
-        Z * (var / n as f64).sqrt() / mean
+        let var = rates.iter().map(|r| (r - mean) * (r - mean)).sum::<f64>() / (n - 1) as f64;
+        let steps = rates.windows(2).map(|p| (p[1] - p[0]) * (p[1] - p[0])).sum::<f64>();
+        let noise = (steps / (2 * (n - 1)) as f64).sqrt() / mean;
+        let half = n / 2;
+        Spread {
+            mean,
+            error: Z * (var / n as f64).sqrt() / mean,
+            trend: (mean_of(&rates[n - half..]) - mean_of(&rates[..half])).abs() / mean,
+            halves_error: noise * (2.0 / half as f64).sqrt(),
+        }
     }
 }
 
@@ -265,7 +319,7 @@ mod tests {
         assert_eq!(windows(3, 0.1, &[10.0, 10.5, 10.2, 10.1, 10.3]).stable(), None, "five windows of six");
         assert_eq!(windows(3, 0.1, &[10.0, 30.0, 10.2, 10.1, 10.3, 10.2]).stable(), None, "a window far off");
         let w = windows(3, 0.1, &[10.0, 10.4, 10.2, 10.1, 10.3, 10.2]);
-        let mean = w.stable().unwrap_or(0.0);
+        let mean = w.stable().map_or(0.0, |s| s.rate);
         assert!((mean - 10.2).abs() < 1e-9, "{mean}");
         // Sample standard deviation of the six: sqrt(0.1 / 5); three standard errors of the mean.
         let expected = 3.0 * (0.1f64 / 5.0 / 6.0).sqrt() / 10.2;
@@ -282,6 +336,31 @@ mod tests {
         // The same scatter twice as wide is not known to 3 %.
         let wide: Vec<f64> = [27.89, 28.60, 29.56, 27.34, 28.49, 27.86, 28.19, 28.35].iter().map(|r| 28.3 + 2.0 * (r - 28.3)).collect();
         assert_eq!(windows(4, 0.03, &wide).stable(), None);
+    }
+
+    #[test]
+    fn noisy_windows_accumulate_until_their_mean_is_known() {
+        // Rates swinging about 5 % of their mean window to window (as a GEMM's on a few
+        // work-groups): eight windows' mean is not known within 3 %, two dozen's is.
+        let rate = |i: usize| 3.3 * (1.0 + if i % 2 == 0 { 0.035 } else { -0.035 } * (1.0 + (i % 3) as f64 / 4.0));
+        let rates: Vec<f64> = (0..40).map(rate).collect();
+        assert_eq!(windows(4, 0.03, &rates[..8]).stable(), None, "eight: error {}", windows(4, 0.03, &rates[..8]).error());
+        let w = windows(4, 0.03, &rates[..24]);
+        assert!(w.stable().is_some_and(|s| s.windows == 24), "twenty-four: error {}", w.error());
+        assert_eq!(windows(4, 0.03, &rates).len(), 32, "at most four times the eight needed are kept");
+    }
+
+    #[test]
+    fn a_ramp_up_ages_out_of_the_mean() {
+        // Two ramp-up windows far above the steady rate, then steady ones: the mean is taken
+        // over the steady ones only, once there are enough of them.
+        let mut rates = vec![60.0, 33.0];
+        rates.extend((0..8).map(|i| 24.0 + if i % 2 == 0 { 0.2 } else { -0.2 }));
+        let w = windows(4, 0.03, &rates);
+        let s = w.stable().unwrap_or_else(|| panic!("steady windows after a ramp: error of all {}", w.error()));
+        assert_eq!(s.windows, 8);
+        assert!((s.rate - 24.0).abs() < 1e-9, "{s:?}");
+        assert_eq!(windows(4, 0.03, &rates[..9]).stable(), None, "seven steady windows are too few");
     }
 
     #[test]

@@ -172,9 +172,12 @@ fn a_store_bound_dispatch_sampled_matches_full_detail_within_two_percent() {
 /// and the rate is stable, the rest is extrapolated without running. The reference is the same
 /// dispatch in full detail: cycles within the error the sampler states and within 3 % (a few
 /// percent, issue 35); the work-groups that ran wrote their elements, the ones never started
-/// left theirs as they were (zero), and two runs are identical.
+/// left theirs as they were (zero), the last partial round ran in detail, and two runs are
+/// identical.
 #[test]
 fn a_dispatch_of_many_rounds_skipped_matches_full_detail_and_writes_only_what_ran() {
+    // 104 CUs of 32 wave slots (8 a SIMD, configs/mi210.ron): 8 work-groups of four waves each.
+    const RESIDENT_ON_MI210: u64 = 104 * 8;
     const MIB: u64 = 64;
     let groups = (MIB << 20) / 16 / 256;
     let skip = Some(WorkGroupSampling { skip: true, ..WorkGroupSampling::default() });
@@ -191,12 +194,21 @@ fn a_dispatch_of_many_rounds_skipped_matches_full_detail_and_writes_only_what_ra
     assert!(100.0 * err <= s.error_pct.max(0.1) && err <= 0.03, "skip cycles {fast} vs full {full}: {:.2} % off, stated ±{:.1} %", 100.0 * err, s.error_pct);
     // Work-group g stores elements g·256 .. g·256 + 256 (one per lane, nothing strides past).
     let element = |i: usize| &out[16 * i..16 * i + 16];
-    let ran = ((groups - s.unexecuted_groups) * 256) as usize;
-    assert!((0..ran).all(|i| element(i).chunks(4).all(|w| w == 7u32.to_le_bytes())), "{s}: the work-groups that ran wrote their elements");
-    // Work-groups start in order of their id, so the ones never started are the last.
-    let (last, never) = ((groups * 256) as usize, (s.fast_forwarded_groups * 256) as usize);
-    assert!(never > 0 && (last - never..last).all(|i| element(i) == [0; 16]), "{s}: the work-groups never started wrote nothing");
+    let wrote = |g: u64| (g * 256..g * 256 + 256).all(|i| element(i as usize).chunks(4).all(|w| w == 7u32.to_le_bytes()));
     assert!(out.chunks(16).all(|e| e == [0; 16] || e.chunks(4).all(|w| w == 7u32.to_le_bytes())), "an element is written whole or not at all");
+    let written = (0..groups).filter(|&g| wrote(g)).count() as u64;
+    // The resident ones whose rest was skipped may have stored before detail stopped.
+    let ran = groups - s.unexecuted_groups..=groups - s.fast_forwarded_groups;
+    assert!(ran.contains(&written), "{s}: {written} work-groups wrote their elements, {ran:?} ran");
+    // Work-groups start in order of their id: the ones never started are a run of whole rounds
+    // (as many as were resident, or a multiple) just before the last partial round, which ran in
+    // detail.
+    let last_unwritten = (0..groups).rev().find(|&g| !wrote(g)).unwrap_or(groups);
+    let tail = groups.saturating_sub(last_unwritten + 1);
+    assert!(tail > 0 && tail < RESIDENT_ON_MI210, "{s}: the last partial round ran ({tail} work-groups after the last one not executed)");
+    let never = groups - tail - s.fast_forwarded_groups..groups - tail;
+    assert!(s.fast_forwarded_groups % RESIDENT_ON_MI210 == 0, "{s}: whole rounds not started were skipped");
+    assert!(!never.is_empty() && never.clone().all(|g| !wrote(g)), "{s}: the work-groups never started ({never:?}) wrote nothing");
     let again = fill_by(MIB, groups, skip);
     assert!(again == (fast, Some(s), out), "deterministic");
 }

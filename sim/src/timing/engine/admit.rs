@@ -80,6 +80,16 @@ impl Admission {
         groups
     }
 
+    /// The work-groups not started before `first` (in dispatch order) are taken as started
+    /// elsewhere (the functional engine ran them, or they were skipped): each XCD goes on with
+    /// its first group from `first` on.
+    pub(super) fn started_elsewhere_before(&mut self, first: u64) {
+        let step = self.next_group.len() as u64;
+        for g in self.next_group.iter_mut().filter(|g| **g < first) {
+            *g += (first - *g).div_ceil(step) * step;
+        }
+    }
+
     /// The free scratch slots (the last one is taken first).
     pub(super) fn free_slots(&self) -> Vec<u32> {
         self.free_slots.clone()

@@ -266,8 +266,8 @@ impl Sim<'_, '_> {
             if t >= self.sampler.next_check {
                 let resident = self.s.groups.iter().flatten().count();
                 let completed = self.s.stats.instructions - self.in_flight(t);
-                let busy = self.port.ms.borrow().memory_busy_cycles();
-                if let Some(rate) = self.sampler.window_ended(t, completed, self.s.stats.groups, resident, busy) {
+                let side = self.port.ms.borrow().memory_side();
+                if let Some(rate) = self.sampler.window_ended(t, completed, self.s.stats.groups, resident, side) {
                     return Ok(Some((t, rate)));
                 }
             }

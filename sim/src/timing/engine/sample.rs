@@ -13,8 +13,8 @@ use crate::exec::{salu, smem, Env, Sem};
 use crate::fault::KernelFault;
 use crate::kernel::{CodeSlot, LoadedKernel};
 use crate::memory::Memory;
-use crate::memsys::OpKind;
-use crate::sched::{EngineOptions, FastForward, Hooked, Sampled, Sched, Storage, Windows, WorkGroupSampling};
+use crate::memsys::{MemorySide, OpKind};
+use crate::sched::{EngineOptions, FastForward, Hooked, Sampled, Sched, Stable, Storage, Windows, WorkGroupSampling};
 use crate::timing::class::{Class, Maintenance};
 use crate::timing::issue::WaveTiming;
 use crate::timing::placement::Placed;
@@ -39,18 +39,22 @@ pub(super) struct Sampler {
     peak_groups: usize,
     /// What the fast-forwards so far did (`None`: none yet).
     done: Option<Sampled>,
-    /// At each of the last window ends: wave-instructions completed and the busy cycles booked
-    /// on each memory-side channel ([`crate::memsys::MemSystem::memory_busy_cycles`]).
-    marks: std::collections::VecDeque<(u64, Vec<u64>)>,
-    /// Memory-side busy cycles per channel per completed wave-instruction over the stable
-    /// windows: what the fast-forwarded part is charged ([`crate::sched::sample`]).
+    /// At each of the last window ends: wave-instructions completed and what the memory side
+    /// did ([`crate::memsys::MemSystem::memory_side`]).
+    marks: std::collections::VecDeque<(u64, MemorySide)>,
+    /// Per completed wave-instruction over the stable windows: memory-side busy cycles per
+    /// channel, what the fast-forwarded part is charged ([`crate::sched::sample`]), and lines
+    /// the L2s and the MALL allocated, what it turns over.
     cost: Vec<f64>,
+    fills: [f64; 2],
     /// Sampling on (the main loop notes each instruction's PC, [`Sampler::saw`]).
     pub(super) tracks: bool,
     /// Lowest and highest PC issued in the current window, and in each of the last windows:
     /// the loop the stable windows ran, where a fast-forwarded wave stops ([`FastForward`]).
     seen: (u64, u64),
     pcs: std::collections::VecDeque<(u64, u64)>,
+    /// The last stable rate found: over how many of the last windows, and its stated error.
+    stable: Stable,
 }
 
 /// No PC seen yet.
@@ -85,9 +89,11 @@ impl Sampler {
             done: None,
             marks: std::collections::VecDeque::new(),
             cost: Vec::new(),
+            fills: [0.0; 2],
             tracks: on.is_some(),
             seen: NONE_SEEN,
             pcs: std::collections::VecDeque::new(),
+            stable: Stable { rate: 0.0, windows: 0, error: 0.0 },
         }
     }
 
@@ -108,9 +114,9 @@ impl Sampler {
     /// The main loop reached cycle `t` (at or past [`Sampler::next_check`]) with
     /// `completed` wave-instructions completed (issued, and for a memory or LDS instruction
     /// its counter decremented), `started` work-groups started and `resident` resident, and
-    /// `busy` cycles booked on each memory-side channel: a window ends, and the rate to
-    /// extrapolate with if detail may stop here.
-    pub(super) fn window_ended(&mut self, t: u64, completed: u64, started: u64, resident: usize, busy: Vec<u64>) -> Option<f64> {
+    /// `side` what the memory side did so far: a window ends, and the rate to extrapolate with
+    /// if detail may stop here.
+    pub(super) fn window_ended(&mut self, t: u64, completed: u64, started: u64, resident: usize, side: MemorySide) -> Option<f64> {
         let Some((cfg, _)) = self.on else {
             self.next_check = u64::MAX;
             return None;
@@ -131,22 +137,22 @@ impl Sampler {
         }
         self.seen = NONE_SEEN;
         self.window_start = Some((t, completed));
-        self.marks.push_back((completed, busy));
-        let n = cfg.windows.max(1) as usize;
+        self.marks.push_back((completed, side));
         // The marks span the windows the rate is the mean of.
-        while self.marks.len() > 2 * n + 1 {
+        while self.marks.len() > self.windows.len() + 1 {
             self.marks.pop_front();
         }
-        while self.pcs.len() > 2 * n {
+        while self.pcs.len() > self.windows.len() {
             self.pcs.pop_front();
         }
         self.next_check = t.saturating_add(cfg.window_cycles.max(1));
         if started < cfg.min_detailed_groups {
             return None;
         }
-        let rate = self.windows.stable()?;
-        self.cost = self.cost_of_last_windows();
-        Some(rate)
+        let stable = self.windows.stable()?;
+        (self.cost, self.fills) = self.cost_of_last(stable.windows);
+        self.stable = stable;
+        Some(stable.rate)
     }
 
     /// A wave issues the instruction at `pc`.
@@ -156,16 +162,20 @@ impl Sampler {
 
     /// The first and last PC the stable windows issued (`None`: none seen).
     fn loop_range(&self) -> Option<(u64, u64)> {
-        let (lo, hi) = self.pcs.iter().fold(NONE_SEEN, |a, b| (a.0.min(b.0), a.1.max(b.1)));
+        let from = self.pcs.len().saturating_sub(self.stable.windows);
+        let (lo, hi) = self.pcs.iter().skip(from).fold(NONE_SEEN, |a, b| (a.0.min(b.0), a.1.max(b.1)));
         (lo <= hi).then_some((lo, hi))
     }
 
-    /// Memory-side busy cycles booked per completed wave-instruction, per channel, from the
-    /// first to the last mark kept (the stable windows).
-    fn cost_of_last_windows(&self) -> Vec<f64> {
-        let (Some((i0, b0)), Some((i1, b1))) = (self.marks.front(), self.marks.back()) else { return Vec::new() };
+    /// Memory-side busy cycles booked per completed wave-instruction, per channel, and lines
+    /// the L2s and the MALL allocated per completed wave-instruction, over the last `windows`
+    /// windows (the stable ones).
+    fn cost_of_last(&self, windows: usize) -> (Vec<f64>, [f64; 2]) {
+        let first = self.marks.get(self.marks.len().saturating_sub(windows + 1));
+        let (Some((i0, m0)), Some((i1, m1))) = (first, self.marks.back()) else { return (Vec::new(), [0.0; 2]) };
         let done = i1.saturating_sub(*i0).max(1) as f64;
-        b0.iter().zip(b1).map(|(a, b)| b.saturating_sub(*a) as f64 / done).collect()
+        let per = |a: u64, b: u64| b.saturating_sub(a) as f64 / done;
+        (m0.busy_cycles.iter().zip(&m1.busy_cycles).map(|(a, b)| per(*a, *b)).collect(), [0, 1].map(|l| per(m0.fills[l], m1.fills[l])))
     }
 }
 
@@ -214,49 +224,48 @@ impl Sim<'_, '_> {
 
     /// Detail stops at cycle `at` with the stable `rate` (completed wave-instructions per
     /// cycle): the caches' dirty lines go to memory and the functional engine runs the resident
-    /// waves on, and the work-groups not started too unless they are fewer than the resident
-    /// ones (one partial round left, [`crate::sched::sample`]). With no work-group left to
-    /// start, the resident waves run only until they leave the loop the stable windows ran, and
-    /// detail goes on with what follows it (a GEMM's epilogue). Returns whether detail goes on.
+    /// waves on, and the work-groups not started that fill whole rounds (as many as are
+    /// resident, or a multiple); the last partial round runs in detail from the extrapolated
+    /// end ([`crate::sched::sample`]). With no work-group left to start, the resident waves run
+    /// only until they leave the loop the stable windows ran, and detail goes on with what
+    /// follows it (a GEMM's epilogue). Returns whether detail goes on.
     pub(super) fn fast_forward(&mut self, at: u64, rate: f64, env: &mut Env, mem: &mut Memory, hooks: Hooked) -> Result<bool, KernelFault> {
         let Some((cfg, resume)) = self.sampler.on else { return Ok(false) };
         let in_flight = self.in_flight(at);
-        let (mut pending, mut free) = (self.admit.pending(), self.admit.free_slots());
+        let (mut pending, free) = (self.admit.pending(), self.admit.free_slots());
         let kept = Kept::of(&self.s);
-        let (groups, resident) = (pending.len() as u64, kept.resident() as u64);
-        // Not executed: a whole number of rounds or none left (the last partial round runs
-        // in detail, as below), and a count of the rest's instructions to extrapolate with.
-        if cfg.skip && (groups == 0 || groups >= resident) {
-            if let Some(ff) = self.unexecuted_instructions(groups) {
-                self.skip_rest(at, rate, in_flight, groups, resident, ff);
-                return Ok(false);
+        // The last partial round waits for detail: it runs with fewer waves than the rate was
+        // measured with (pagerank's last 1 344 of 12 288 one-wave groups on an MI300A, 3 648
+        // resident: 16–17 wave-instructions a cycle against 43 in full rounds).
+        let tail = pending.split_off(pending.len() - pending.len() % kept.resident().max(1));
+        if cfg.skip {
+            if let Some(ff) = self.unexecuted_instructions(pending.len() as u64) {
+                return Ok(self.skip_rest(at, rate, in_flight, &pending, &kept, ff, tail.first().copied()));
             }
         }
         self.port.ms.borrow().flush_to(mem);
         // Only the dispatch's last waves stop leaving the loop: a partial round waiting for
         // room must find the resident work-groups gone.
-        let stop = if pending.is_empty() { self.sampler.loop_range() } else { None };
-        let tail = !pending.is_empty() && pending.len() < kept.resident();
-        if tail {
-            (pending, free) = (Vec::new(), Vec::new());
-        }
+        let stop = if pending.is_empty() && tail.is_empty() { self.sampler.loop_range() } else { None };
         let (d, opts) = (self.s.d, self.s.opts);
         let detailed = std::mem::replace(&mut self.s, Sched::new(d, opts, None, Storage::Reused));
         let instructions = detailed.stats.instructions;
         let fast_forwarded_groups = pending.len() as u64;
         let mut f = detailed.hand_over(|_| (), |_| ());
+        let free = if pending.is_empty() { Vec::new() } else { free };
         resume(&mut f, free, pending, stop, env, mem, hooks)?;
         // The caches keep their lines (dirty ones stay dirty, to be written back at the end as
         // in full detail), with the bytes the functional part left in memory.
         self.port.ms.borrow_mut().refresh_from(mem);
         let ff = f.stats.instructions - instructions;
-        // The functional part's memory traffic queues behind detail's on each channel.
-        let charge: Vec<u64> = self.sampler.cost.iter().map(|c| (c * ff as f64).round() as u64).collect();
-        self.port.ms.borrow_mut().charge_memory(at, &charge);
+        self.charge_memory_side(at, ff);
         let extra = ((ff + in_flight) as f64 / rate).ceil() as u64;
         let end = at.saturating_add(extra);
         self.sampler.note(at - self.time.begin, rate, fast_forwarded_groups, ff, extra);
-        let back = tail || f.waves.iter().any(Option::is_some);
+        if let Some(&first) = tail.first() {
+            self.admit.started_elsewhere_before(first);
+        }
+        let back = !tail.is_empty() || f.waves.iter().any(Option::is_some);
         if back {
             self.s = f.hand_over(|_| parked(), |_| Placed::default());
             self.resume_detail(end, &kept);
@@ -282,27 +291,49 @@ impl Sim<'_, '_> {
         Some((waves * per_wave + rest).round() as u64)
     }
 
-    /// The rest of the dispatch (`groups` not started, `resident` resident, `ff`
-    /// wave-instructions) is extrapolated from `at` at `rate` without running: nothing is
-    /// written to memory, so the caches keep their lines and bytes; the memory side is charged
-    /// as for a fast-forward, and the dispatch ends at the extrapolated end.
-    fn skip_rest(&mut self, at: u64, rate: f64, in_flight: u64, groups: u64, resident: u64, ff: u64) {
-        let charge: Vec<u64> = self.sampler.cost.iter().map(|c| (c * ff as f64).round() as u64).collect();
-        self.port.ms.borrow_mut().charge_memory(at, &charge);
+    /// The rest of the dispatch but its last partial round (`groups` not started, the resident
+    /// ones in `kept`, `ff` wave-instructions) is extrapolated from `at` at `rate` without
+    /// running: nothing is written to memory, so the caches keep their lines and bytes; the
+    /// memory side is charged as for a fast-forward. The dispatch ends at the extrapolated end,
+    /// or, with `tail` (the partial round's first work-group), detail resumes there with the
+    /// partial round. Returns whether detail goes on.
+    #[allow(clippy::too_many_arguments)]
+    fn skip_rest(&mut self, at: u64, rate: f64, in_flight: u64, groups: &[u64], kept: &Kept, ff: u64, tail: Option<u64>) -> bool {
+        self.charge_memory_side(at, ff);
         let extra = ((ff + in_flight) as f64 / rate).ceil() as u64;
-        self.sampler.note(at - self.time.begin, rate, groups, ff, extra);
+        let end = at.saturating_add(extra);
+        self.sampler.note(at - self.time.begin, rate, groups.len() as u64, ff, extra);
         if let Some(done) = self.sampler.done.as_mut() {
-            done.unexecuted_groups += groups + resident;
+            done.unexecuted_groups += (groups.len() + kept.resident()) as u64;
         }
         let (d, opts) = (self.s.d, self.s.opts);
-        let wpg = u64::from(d.waves_per_group());
-        let mut stats = std::mem::replace(&mut self.s, Sched::new(d, opts, None, Storage::Reused)).stats;
-        stats.groups += groups;
-        stats.waves += groups * wpg;
-        stats.instructions += ff;
-        self.s.stats = stats;
+        let mut skipped = std::mem::replace(&mut self.s, Sched::new(d, opts, None, Storage::Reused));
+        skipped.skip_groups(groups);
+        skipped.stats.instructions += ff;
+        self.s.stats = std::mem::take(&mut skipped.stats);
+        self.s.set_next_wave_index(skipped.next_wave_index());
         self.heap.clear();
-        self.time.last = self.time.last.max(at.saturating_add(extra));
+        self.time.last = self.time.last.max(end);
+        let Some(first) = tail else { return false };
+        for (placed, slot) in kept.groups.iter().flatten() {
+            self.admit.release(placed, *slot);
+        }
+        self.admit.started_elsewhere_before(first);
+        self.time.progress = self.time.progress.max(end);
+        self.s.prog.advance(end, self.s.stats.instructions);
+        self.admit_anywhere(end);
+        self.sampler.start(self.admit.last_start);
+        true
+    }
+
+    /// The memory side of `ff` wave-instructions that did not run in detail, from `at`: their
+    /// traffic queues behind detail's on each channel, and the lines they would have brought
+    /// into the L2s and the MALL push out as many old ones ([`crate::memsys::MemSystem::turn_over`]).
+    fn charge_memory_side(&mut self, at: u64, ff: u64) {
+        let charge: Vec<u64> = self.sampler.cost.iter().map(|c| (c * ff as f64).round() as u64).collect();
+        let mut ms = self.port.ms.borrow_mut();
+        ms.charge_memory(at, &charge);
+        ms.turn_over(self.sampler.fills.map(|f| (f * ff as f64).round() as u64));
     }
 
     /// Detail resumes at `end` (the extrapolated end of what ran functionally): the waves that
@@ -387,7 +418,7 @@ impl Sampler {
     /// work-groups and `instructions` wave-instructions ran functionally, `extra` cycles
     /// were extrapolated.
     fn note(&mut self, at: u64, rate: f64, groups: u64, instructions: u64, extra: u64) {
-        let error = self.windows.error();
+        let error = self.stable.error;
         let s = self.done.get_or_insert_with(|| Sampled { stopped_at_cycle: at, rate, ..Sampled::default() });
         s.fast_forwarded_groups += groups;
         s.fast_forwarded_instructions += instructions;
