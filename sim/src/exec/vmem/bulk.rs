@@ -54,8 +54,14 @@ pub fn load_dwords(w: &mut Wave, mem: &Memory, addrs: &[u64; MAX_LANES], dst: us
     let Some(limit) = (data.len() as u64).checked_sub(4 * dwords as u64) else { return false };
     let at = Span { data, addrs, base, limit, exec };
     let rows = dst * MAX_LANES..(dst + dwords) * MAX_LANES;
-    let run = matches!(dwords, 1 | 2 | 4) && low_run(exec).is_some_and(|n| consecutive(addrs, n, 4 * dwords as u64));
-    let ran = run && w.vgpr.get_mut(rows.clone()).is_some_and(|rows| load_run(rows, &at, dwords));
+    let lanes = low_run(exec);
+    let run = matches!(dwords, 1 | 2 | 4) && lanes.is_some_and(|n| consecutive(addrs, n, 4 * dwords as u64));
+    let ran = if run {
+        w.vgpr.get_mut(rows.clone()).is_some_and(|rows| load_run(rows, &at, dwords))
+    } else {
+        // Every lane at one address (a filter's tap, a loop bound): one read for the wave.
+        dwords == 1 && lanes.is_some_and(|n| consecutive(addrs, n, 0)) && w.vgpr.get_mut(rows.clone()).is_some_and(|rows| load_uniform(rows, &at))
+    };
     let done = ran
         || match (dwords, w.vgpr.get_mut(rows)) {
             (1, Some(rows)) => gather::<1>(rows, &at),
@@ -191,6 +197,18 @@ fn load_run(rows: &mut [u32], at: &Span, dwords: usize) -> bool {
     }
 }
 
+/// [`gather`] for lanes `0..n` all reading the one dword at lane 0's address (checked by the
+/// caller): that dword into each lane. False (nothing done) when it is not inside `data`.
+#[inline(never)]
+fn load_uniform(rows: &mut [u32], at: &Span) -> bool {
+    let Some(n) = low_run(at.exec) else { return false };
+    let o = at.addrs[0].wrapping_sub(at.base) as usize;
+    let Some(b) = at.data.get(o..o.wrapping_add(4)) else { return false };
+    let v = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    rows.iter_mut().take(n.min(MAX_LANES)).for_each(|x| *x = v);
+    true
+}
+
 /// The general case of [`gather`]: any count, rows that wrap past v255.
 fn gather_rows(w: &mut Wave, at: &Span, dst: usize, dwords: usize) -> bool {
     at.each(|lane| {
@@ -258,7 +276,8 @@ fn scatter_rows(w: &Wave, at: &Span, data: &mut [u8], src: usize, dwords: usize)
 mod tests {
     //! Differential: the whole-run copy (`gather_run`) and the lane-by-lane copies against a reference that reads or writes each active lane's bytes on its own, in
     //! ascending lane order, through `Memory::read`/`write`: consecutive runs (full wave64,
-    //! wave32-sized low runs, runs reaching past the allocation), runs with one lane moved,
+    //! wave32-sized low runs, runs reaching past the allocation), every lane at one address,
+    //! runs with one lane moved,
     //! partial masks and scattered lanes.
     use super::{load_dwords, store_dwords};
     use crate::fault::WaveId;
@@ -297,7 +316,8 @@ mod tests {
             3 => rng(&mut s),
             _ => u64::MAX >> (rng(&mut s) % 64),
         };
-        match seed % 5 {
+        match seed % 7 {
+            6 => addrs.iter_mut().for_each(|a| *a = start),
             0 => addrs[(rng(&mut s) % MAX_LANES as u64) as usize] += 4,
             1 => addrs.iter_mut().for_each(|a| *a = base + rng(&mut s) % (BYTES as u64 / 4) * 4),
             _ => {}
@@ -339,7 +359,7 @@ mod tests {
                 if done {
                     assert!(ok, "dwords {dwords} seed {seed}: a lane outside the allocation was loaded");
                     assert_eq!(w.vgpr, want, "dwords {dwords} seed {seed}");
-                    fast += u32::from(exec == u64::MAX && seed % 5 > 1);
+                    fast += u32::from(exec == u64::MAX && seed % 7 > 1);
                 }
             }
         }
