@@ -1,7 +1,7 @@
-//! The environment a HIP program runs in on the simulated GPU: a private directory holding our
-//! runtime under each release's soname, first on `LD_LIBRARY_PATH`, and the variables through
-//! which the runtime learns the GPU, the mode, the seed and where its outputs go (read in
-//! `hip/src/runtime.rs`).
+//! The environment a HIP program runs in on the simulated GPU: the cached directory beside our
+//! runtime that holds it under each release's soname, first on `LD_LIBRARY_PATH`, and the
+//! variables through which the runtime learns the GPU, the mode, the seed and where its outputs
+//! go (read in `hip/src/runtime.rs`).
 
 use super::abi_library;
 use hipscope_sim::Mode;
