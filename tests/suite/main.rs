@@ -13,6 +13,7 @@ mod spec_harness;
 mod cli_pipes;
 mod crate_graph;
 mod disasm_cli;
+mod exec_env;
 mod exec_threads;
 mod external_specs;
 mod function_length;

@@ -1,7 +1,7 @@
-//! The environment a HIP program runs in on the simulated GPU: a private directory holding our
-//! runtime under each release's soname, first on `LD_LIBRARY_PATH`, and the variables through
-//! which the runtime learns the GPU, the mode, the seed and where its outputs go (read in
-//! `hip/src/runtime.rs`).
+//! The environment a HIP program runs in on the simulated GPU: the cached directory beside our
+//! runtime that holds it under each release's soname, first on `LD_LIBRARY_PATH`, and the
+//! variables through which the runtime learns the GPU, the mode, the seed and where its outputs
+//! go (read in `hip/src/runtime.rs`).
 
 use super::abi_library;
 use hipscope_sim::Mode;
@@ -30,36 +30,63 @@ fn unique_suffix() -> String {
     format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
-/// The directory holding the runtime as each release ships it (`libamdhip64.so.5`, `.6`,
-/// `.7`): made once per build of the library, in `hipscope-abi/` beside it (written to a
-/// temporary name and renamed, so concurrent runs never see half a file), or in `fallback`
-/// when that is not writable.
-fn release_libraries(library: &Path, fallback: &Path) -> Result<PathBuf, String> {
+/// Every name a program may load the runtime by, and the release copy it gets: the unversioned
+/// name (a program linked without a soname, or a `dlopen("libamdhip64.so")`) is release 5's.
+const SONAMES: [(&str, u32); 4] = [("libamdhip64.so.5", 5), ("libamdhip64.so.6", 6), ("libamdhip64.so.7", 7), ("libamdhip64.so", 5)];
+
+/// What the cache's stamp says besides the library's size and time: the layout of the
+/// directory (`2`: the unversioned name is a link in it), so that a cache an older hipscope
+/// made is made again.
+const CACHE_LAYOUT: &str = "2";
+
+/// The directory holding the runtime under every name of [`SONAMES`], each release's copy with
+/// that release's symbol versions: made once per build of the library, in `hipscope-abi/`
+/// beside it (each file written to a temporary name and renamed, so concurrent runs never see
+/// half a file), and put first on `LD_LIBRARY_PATH` as it is. Only when that is not writable
+/// does a run make the copies in a private directory of its own (`Some`: removed again when
+/// the run ends). Why not a private directory of links every run: making and removing it were
+/// about 1 ms of a short run's CPU time and, on a busy ext4 file system, up to 30 ms of its
+/// wall time (strace of `exec` on matrixtranspose 64, 2026-12-06: four `unlinkat` calls of
+/// 3-16 ms each after the program had exited).
+fn release_libraries(library: &Path) -> Result<(PathBuf, Option<PathBuf>), String> {
     let meta = std::fs::metadata(library).map_err(|e| format!("{}: {e}", library.display()))?;
     let modified = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
-    let stamp = format!("{} {modified}\n", meta.len());
+    let stamp = format!("{CACHE_LAYOUT} {} {modified}\n", meta.len());
     let cache = library.parent().unwrap_or(Path::new(".")).join("hipscope-abi");
     if std::fs::read_to_string(cache.join("stamp")).is_ok_and(|s| s == stamp) {
-        return Ok(cache);
+        return Ok((cache, None));
     }
     let bytes = std::fs::read(library).map_err(|e| format!("{}: {e}", library.display()))?;
     let write_all = |dir: &Path| -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
-        for major in [5, 6, 7] {
-            let copy = abi_library::release_copy(&bytes, major).map_err(|e| std::io::Error::other(format!("{}: {e}", library.display())))?;
-            let tmp = dir.join(format!(".libamdhip64.so.{major}.{}", unique_suffix()));
-            std::fs::write(&tmp, copy)?;
-            std::fs::set_permissions(&tmp, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
-            std::fs::rename(&tmp, dir.join(format!("libamdhip64.so.{major}")))?;
+        for (soname, major) in SONAMES {
+            let tmp = dir.join(format!(".{soname}.{}", unique_suffix()));
+            if soname == "libamdhip64.so" {
+                std::os::unix::fs::symlink(format!("libamdhip64.so.{major}"), &tmp)?;
+            } else {
+                let copy = abi_library::release_copy(&bytes, major).map_err(|e| std::io::Error::other(format!("{}: {e}", library.display())))?;
+                std::fs::write(&tmp, copy)?;
+                std::fs::set_permissions(&tmp, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
+            }
+            std::fs::rename(&tmp, dir.join(soname))?;
         }
         let tmp = dir.join(format!(".stamp.{}", unique_suffix()));
         std::fs::write(&tmp, &stamp)?;
         std::fs::rename(tmp, dir.join("stamp"))
     };
     match write_all(&cache) {
-        Ok(()) => Ok(cache),
+        Ok(()) => Ok((cache, None)),
         Err(e) if e.kind() == std::io::ErrorKind::Other => Err(e.to_string()),
-        Err(_) => write_all(fallback).map(|()| fallback.to_path_buf()).map_err(|e| format!("{}: {e}", fallback.display())),
+        Err(_) => {
+            let private = std::env::temp_dir().join(format!("hipscope-exec-{}", unique_suffix()));
+            match write_all(&private) {
+                Ok(()) => Ok((private.clone(), Some(private))),
+                Err(e) => {
+                    let _ = std::fs::remove_dir_all(&private);
+                    Err(format!("{}: {e}", private.display()))
+                }
+            }
+        }
     }
 }
 
@@ -85,10 +112,11 @@ impl Output {
     }
 }
 
-/// The private directory that puts our library first on `LD_LIBRARY_PATH`, and the
-/// environment a program needs to run on the simulated GPU; the directory goes when this does.
+/// The environment a program needs to run on the simulated GPU: our library first on
+/// `LD_LIBRARY_PATH`, from the shared cache beside it or, when that cannot be written, from a
+/// private directory that goes when this does.
 pub struct Environment {
-    dir: PathBuf,
+    private: Option<PathBuf>,
     env: Vec<(&'static str, OsString)>,
 }
 
@@ -123,33 +151,20 @@ impl Environment {
     /// The directory and environment, with `target` naming what to simulate.
     fn with_target(hipscope: &Path, target: (&'static str, OsString), mode: Mode) -> Result<Environment, String> {
         let library = runtime_library(hipscope)?;
-        let dir = std::env::temp_dir().join(format!("hipscope-exec-{}", unique_suffix()));
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        // From here on the directory is removed again if anything fails.
-        let mut this = Environment { dir, env: Vec::new() };
-        let releases = release_libraries(&library, &this.dir)?;
-        for (soname, target) in [
-            ("libamdhip64.so.5", "libamdhip64.so.5"),
-            ("libamdhip64.so.6", "libamdhip64.so.6"),
-            ("libamdhip64.so.7", "libamdhip64.so.7"),
-            ("libamdhip64.so", "libamdhip64.so.5"),
-        ] {
-            let link = this.dir.join(soname);
-            if link == releases.join(target) {
-                continue;
-            }
-            let _ = std::fs::remove_file(&link);
-            std::os::unix::fs::symlink(releases.join(target), &link).map_err(|e| format!("{}: {e}", link.display()))?;
-        }
-        let mut path = this.dir.display().to_string();
+        let (dir, private) = release_libraries(&library)?;
+        let mut path = dir.display().to_string();
         if let Ok(old) = std::env::var("LD_LIBRARY_PATH") {
             if !old.is_empty() {
                 path = format!("{path}:{old}");
             }
         }
-        this.env = vec![("LD_LIBRARY_PATH", path.into()), target, ("HIPSCOPE_MODE", mode.name().into())];
-        this.env.push(("GLIBC_TUNABLES", malloc_huge_pages(std::env::var_os("GLIBC_TUNABLES"))));
-        Ok(this)
+        let env = vec![
+            ("LD_LIBRARY_PATH", path.into()),
+            target,
+            ("HIPSCOPE_MODE", mode.name().into()),
+            ("GLIBC_TUNABLES", malloc_huge_pages(std::env::var_os("GLIBC_TUNABLES"))),
+        ];
+        Ok(Environment { private, env })
     }
 
     /// The seed of the engine's choices among legal interleavings (the runtime's default: 0).
@@ -214,7 +229,9 @@ fn malloc_huge_pages(caller: Option<OsString>) -> OsString {
 
 impl Drop for Environment {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+        if let Some(dir) = &self.private {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
 

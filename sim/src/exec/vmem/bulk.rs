@@ -53,13 +53,23 @@ pub fn load_dwords(w: &mut Wave, mem: &Memory, addrs: &[u64; MAX_LANES], dst: us
     let Some((base, data)) = mem.span(addrs[first], end) else { return false };
     let Some(limit) = (data.len() as u64).checked_sub(4 * dwords as u64) else { return false };
     let at = Span { data, addrs, base, limit, exec };
-    let done = match (dwords, w.vgpr.get_mut(dst * MAX_LANES..(dst + dwords) * MAX_LANES)) {
-        (1, Some(rows)) => gather::<1>(rows, &at),
-        (2, Some(rows)) => gather::<2>(rows, &at),
-        (3, Some(rows)) => gather::<3>(rows, &at),
-        (4, Some(rows)) => gather::<4>(rows, &at),
-        _ => gather_rows(w, &at, dst, dwords),
+    let rows = dst * MAX_LANES..(dst + dwords) * MAX_LANES;
+    let lanes = low_run(exec);
+    let run = matches!(dwords, 1 | 2 | 4) && lanes.is_some_and(|n| consecutive(addrs, n, 4 * dwords as u64));
+    let ran = if run {
+        w.vgpr.get_mut(rows.clone()).is_some_and(|rows| load_run(rows, &at, dwords))
+    } else {
+        // Every lane at one address (a filter's tap, a loop bound): one read for the wave.
+        dwords == 1 && lanes.is_some_and(|n| consecutive(addrs, n, 0)) && w.vgpr.get_mut(rows.clone()).is_some_and(|rows| load_uniform(rows, &at))
     };
+    let done = ran
+        || match (dwords, w.vgpr.get_mut(rows)) {
+            (1, Some(rows)) => gather::<1>(rows, &at),
+            (2, Some(rows)) => gather::<2>(rows, &at),
+            (3, Some(rows)) => gather::<3>(rows, &at),
+            (4, Some(rows)) => gather::<4>(rows, &at),
+            _ => gather_rows(w, &at, dst, dwords),
+        };
     if done {
         let o = (addrs[first] - base) as usize;
         w.last_read.set(Some(crate::wave::LastRead::new(first as u32, false, addrs[first], &data[o..o + 4 * dwords])));
@@ -126,6 +136,79 @@ fn gather<const D: usize>(rows: &mut [u32], at: &Span) -> bool {
     })
 }
 
+/// How many lanes `exec` holds if they are lanes `0..n` (a full wave, or a full wave32), the
+/// shape of almost every access: `None` for any other mask.
+#[inline(always)]
+fn low_run(exec: u64) -> Option<usize> {
+    (exec != 0 && exec & exec.wrapping_add(1) == 0).then_some(exec.count_ones() as usize)
+}
+
+/// Whether lanes `0..n` access consecutive `step`-byte pieces from lane 0's address on (a
+/// coalesced access): out at the first lane that does not, so a scattered access pays a
+/// lane or two.
+#[inline(always)]
+fn consecutive(addrs: &[u64; MAX_LANES], n: usize, step: u64) -> bool {
+    let mut want = addrs[0];
+    for &a in &addrs[..n.min(MAX_LANES)] {
+        if a != want {
+            return false;
+        }
+        want = want.wrapping_add(step);
+    }
+    true
+}
+
+/// [`gather`] for lanes `0..n` reading one run of consecutive bytes (the caller has checked
+/// that they are [`consecutive`]): the run is de-interleaved into the rows with no per-lane
+/// address or bounds check (lane `l`'s dword `k` is dword `D·l + k` of the run), which is
+/// what the per-lane copy reads too. False (nothing done) when the run is not all inside
+/// `data`; the caller then takes [`gather`].
+#[inline(always)]
+fn gather_run<const D: usize>(rows: &mut [u32], at: &Span) -> bool {
+    let Some(n) = low_run(at.exec) else { return false };
+    let o = at.addrs[0].wrapping_sub(at.base) as usize;
+    let Some(run) = at.data.get(o..o.wrapping_add(4 * D * n)) else { return false };
+    if rows.len() < D * MAX_LANES {
+        return false;
+    }
+    if D == 1 {
+        for (x, b) in rows[..n].iter_mut().zip(run.chunks_exact(4)) {
+            *x = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+        return true;
+    }
+    for (lane, piece) in run.chunks_exact(4 * D).enumerate() {
+        for k in 0..D {
+            rows[k * MAX_LANES + lane % MAX_LANES] = dword_at(piece, 4 * k);
+        }
+    }
+    true
+}
+
+/// [`gather_run`] for `dwords` (1, 2 or 4; else false): out of line, so that the lane loops
+/// of [`load_dwords`] stay inlined as they were.
+#[inline(never)]
+fn load_run(rows: &mut [u32], at: &Span, dwords: usize) -> bool {
+    match dwords {
+        1 => gather_run::<1>(rows, at),
+        2 => gather_run::<2>(rows, at),
+        4 => gather_run::<4>(rows, at),
+        _ => false,
+    }
+}
+
+/// [`gather`] for lanes `0..n` all reading the one dword at lane 0's address (checked by the
+/// caller): that dword into each lane. False (nothing done) when it is not inside `data`.
+#[inline(never)]
+fn load_uniform(rows: &mut [u32], at: &Span) -> bool {
+    let Some(n) = low_run(at.exec) else { return false };
+    let o = at.addrs[0].wrapping_sub(at.base) as usize;
+    let Some(b) = at.data.get(o..o.wrapping_add(4)) else { return false };
+    let v = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    rows.iter_mut().take(n.min(MAX_LANES)).for_each(|x| *x = v);
+    true
+}
+
 /// The general case of [`gather`]: any count, rows that wrap past v255.
 fn gather_rows(w: &mut Wave, at: &Span, dst: usize, dwords: usize) -> bool {
     at.each(|lane| {
@@ -163,14 +246,18 @@ pub fn store_dwords(w: &mut Wave, mem: &mut Memory, addrs: &[u64; MAX_LANES], sr
 /// inside it, [`extent`]): a lane's dwords go out through one slice of `data`.
 #[inline(always)]
 fn scatter<const D: usize>(rows: &[u32], at: &Span, data: &mut [u8]) {
-    at.each(|lane| {
+    // A plain loop over the mask rather than `Span::each`: the closure that took was at times
+    // compiled out of line (a call per lane), depending on how the crate was split for codegen.
+    let mut m = at.exec;
+    while m != 0 {
+        let lane = m.trailing_zeros() as usize % MAX_LANES;
+        m &= m - 1;
         let o = (at.addrs[lane] - at.base) as usize;
         let out = &mut data[o..o + 4 * D];
         for (k, row) in rows.chunks_exact(MAX_LANES).take(D).enumerate() {
             out[4 * k..4 * k + 4].copy_from_slice(&row[lane].to_le_bytes());
         }
-        true
-    });
+    }
 }
 
 /// The general case of [`scatter`]: any count, rows that wrap past v255.
@@ -183,4 +270,128 @@ fn scatter_rows(w: &Wave, at: &Span, data: &mut [u8], src: usize, dwords: usize)
         }
         true
     });
+}
+
+#[cfg(test)]
+mod tests {
+    //! Differential: the whole-run copy (`gather_run`) and the lane-by-lane copies against a reference that reads or writes each active lane's bytes on its own, in
+    //! ascending lane order, through `Memory::read`/`write`: consecutive runs (full wave64,
+    //! wave32-sized low runs, runs reaching past the allocation), every lane at one address,
+    //! runs with one lane moved,
+    //! partial masks and scattered lanes.
+    use super::{load_dwords, store_dwords};
+    use crate::fault::WaveId;
+    use crate::memory::{Memory, MemoryKind};
+    use crate::wave::{Wave, MAX_LANES};
+
+    const BYTES: usize = 4096;
+
+    fn rng(s: &mut u64) -> u64 {
+        *s ^= *s << 13;
+        *s ^= *s >> 7;
+        *s ^= *s << 17;
+        *s
+    }
+
+    /// Memory with one allocation of seeded bytes, and its base.
+    fn memory(seed: u64) -> (Memory, u64) {
+        let mut s = seed | 1;
+        let data = (0..BYTES).map(|_| rng(&mut s) as u8).collect();
+        let mut m = Memory::new();
+        let base = m.alloc_init("buf", data, MemoryKind::Device);
+        (m, base)
+    }
+
+    /// Lane addresses and an EXEC mask of one of the shapes the module's comment lists.
+    fn shape(seed: u64, base: u64, step: u64) -> ([u64; MAX_LANES], u64) {
+        let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let start = base + rng(&mut s) % (BYTES as u64 / 4) * 4;
+        let mut addrs = [0u64; MAX_LANES];
+        for (l, a) in addrs.iter_mut().enumerate() {
+            *a = start + step * l as u64;
+        }
+        let exec = match seed % 6 {
+            0 | 1 => u64::MAX,
+            2 => u64::from(u32::MAX),
+            3 => rng(&mut s),
+            _ => u64::MAX >> (rng(&mut s) % 64),
+        };
+        match seed % 7 {
+            6 => addrs.iter_mut().for_each(|a| *a = start),
+            0 => addrs[(rng(&mut s) % MAX_LANES as u64) as usize] += 4,
+            1 => addrs.iter_mut().for_each(|a| *a = base + rng(&mut s) % (BYTES as u64 / 4) * 4),
+            _ => {}
+        }
+        (addrs, exec)
+    }
+
+    /// A wave with seeded registers and `exec`.
+    fn wave(seed: u64, exec: u64) -> Wave {
+        let mut w = Wave::new(WaveId::default(), true);
+        let mut s = seed | 1;
+        for r in 0..16 {
+            for lane in 0..MAX_LANES {
+                w.set_v(r, lane, rng(&mut s) as u32);
+            }
+        }
+        w.set_exec(exec);
+        w
+    }
+
+    #[test]
+    fn loads_match_lane_by_lane_reads() {
+        let mut fast = 0;
+        for dwords in 1..=4usize {
+            for seed in 1..400u64 {
+                let (mem, base) = memory(seed);
+                let (addrs, exec) = shape(seed, base, 4 * dwords as u64);
+                let mut w = wave(seed, exec);
+                let mut want = w.vgpr.clone();
+                let mut ok = true;
+                for lane in (0..MAX_LANES).filter(|l| exec >> l & 1 == 1) {
+                    let mut b = vec![0u8; 4 * dwords];
+                    ok &= mem.read(addrs[lane], &mut b).is_ok();
+                    for k in 0..dwords {
+                        want[(4 + k) * MAX_LANES + lane] = u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]]);
+                    }
+                }
+                let done = load_dwords(&mut w, &mem, &addrs, 4, dwords);
+                if done {
+                    assert!(ok, "dwords {dwords} seed {seed}: a lane outside the allocation was loaded");
+                    assert_eq!(w.vgpr, want, "dwords {dwords} seed {seed}");
+                    fast += u32::from(exec == u64::MAX && seed % 7 > 1);
+                }
+            }
+        }
+        assert!(fast > 200, "{fast} consecutive full-wave loads");
+    }
+
+    #[test]
+    fn stores_match_lane_by_lane_writes() {
+        let mut done_n = 0;
+        for dwords in 1..=4usize {
+            for seed in 1..400u64 {
+                let (mut mem, base) = memory(seed);
+                let (mut want, _) = memory(seed);
+                let (addrs, exec) = shape(seed, base, 4 * dwords as u64);
+                let mut w = wave(seed, exec);
+                let mut ok = true;
+                for lane in (0..MAX_LANES).filter(|l| exec >> l & 1 == 1) {
+                    let b: Vec<u8> = (0..dwords).flat_map(|k| w.v(4 + k, lane).to_le_bytes()).collect();
+                    ok &= want.write(addrs[lane], &b).is_ok();
+                }
+                let before = mem.bytes(base, BYTES as u64).expect("the allocation").to_vec();
+                let done = store_dwords(&mut w, &mut mem, &addrs, 4, dwords);
+                let after = mem.bytes(base, BYTES as u64).expect("the allocation").to_vec();
+                if done {
+                    assert!(ok, "dwords {dwords} seed {seed}: a lane outside the allocation was stored");
+                    assert_eq!(after, want.bytes(base, BYTES as u64).expect("the allocation"), "dwords {dwords} seed {seed}");
+                    done_n += 1;
+                } else {
+                    assert_eq!(after, before, "dwords {dwords} seed {seed}: a refused store changed memory");
+                }
+            }
+        }
+        assert!(done_n > 800, "{done_n}");
+    }
 }
