@@ -36,6 +36,7 @@
 mod par;
 mod resume;
 mod spans;
+mod straight;
 
 pub use par::stood as dispatches_run_in_parallel;
 pub(crate) use resume::resume;
@@ -44,12 +45,12 @@ mod track;
 use crate::exec::{execute, Env, ExecCtx, Flow, MemPort};
 use crate::fault::{FaultKind, KernelFault};
 use crate::host::HostAgent;
-use crate::kernel::LoadedKernel;
+use crate::kernel::{CodeSlot, LoadedKernel};
 use crate::memory::Memory;
 use crate::node::turns::{NodeLivelock, Turn};
 use crate::observe::{Executed, Observer, Shared, Watched};
 use crate::sched::{fault, fetch, follow, Dispatch, Ended, Engine, Release, Resident, Sched, Storage};
-use crate::wave::WaveStatus;
+use crate::wave::{Wave, WaveStatus};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -250,6 +251,17 @@ fn settle(s: &mut FSched, id: usize, status: WaveStatus, free: &mut Vec<u32>, re
     }
 }
 
+/// A straight run ([`straight`]) of wave `w` from slot `idx`: at most `room`
+/// instructions, one while a sampled loop's bounds are watched (they are tested before each
+/// instruction), and none that would reach the runaway `limit` (that instruction faults on the
+/// general path, as it always has). Returns how many ran.
+#[inline]
+fn straight_run(code: &[CodeSlot], idx: usize, room: u32, bounded: bool, limit: u64, w: &mut Wave, env: &Env) -> usize {
+    let room = if bounded { 1 } else { room as u64 };
+    let room = room.min(limit.saturating_sub(w.instructions));
+    straight::run(code, idx, room as usize, w, env)
+}
+
 /// Run wave `id` for up to `quantum` instructions, telling the scheduler's progress when it
 /// changes memory and its watch what it executes; `port`: where global accesses go when no
 /// observer watches (a parallel worker's [`track::Tracker`]).
@@ -264,11 +276,33 @@ fn run_wave(s: &mut FSched, id: usize, env: &mut Env, mem: &mut Memory, quantum:
     let w = &mut r.w;
     let mut idx = k.index_of(w.pc).map_err(|kind| fault(d, w, kind))?;
     let code = &k.code[..];
-    for _ in 0..quantum {
+    let mut done = 0;
+    while done < quantum {
         if opts.pc_stop.is_some_and(|(lo, hi)| w.pc < lo || w.pc > hi) {
             // Out of the sampled loop: the timing engine goes on with it (resume::until_exit).
             return Ok(());
         }
+        if obs.is_none() && code.get(idx).is_some_and(straight::candidate) {
+            let n = straight_run(code, idx, quantum - done, opts.pc_stop.is_some(), opts.max_wave_instructions, w, env);
+            if n > 0 {
+                // Only counts remain of the steps below: nothing was written, observed or jumped.
+                for slot in &code[idx..idx + n] {
+                    let opcode = match slot {
+                        CodeSlot::Inst(e) => e.inst.opcode() as usize,
+                        _ => 0,
+                    };
+                    stats.retire(w, opcode, opts.max_wave_instructions).map_err(|kind| fault(d, w, kind))?;
+                }
+                env.clock += n as u64;
+                let last = fetch(code, idx + n - 1).map_err(|kind| fault(d, w, kind))?;
+                idx += n - 1;
+                follow(k, w, &mut idx, last.inst.next_address(), Flow::Next).map_err(|kind| fault(d, w, kind))?;
+                r.watch.ran(prog.epoch, n as u64);
+                done += n as u32;
+                continue;
+            }
+        }
+        done += 1;
         let e = fetch(code, idx).map_err(|kind| fault(d, w, kind))?;
         let writes = w.writes;
         if let Some(o) = obs {

@@ -87,6 +87,16 @@ impl Watch {
         self.brent(w)
     }
 
+    /// Account `n` executed instructions of which none branched backward: what `n` calls of
+    /// [`Watch::step`] with `backward` false do (none of them can find a loop).
+    #[inline]
+    pub fn ran(&mut self, epoch: u64, n: u64) {
+        if self.epoch != epoch {
+            self.restart(epoch);
+        }
+        self.since += n;
+    }
+
     /// Whether the wave was found looping in `epoch`, and at which PC.
     pub fn looping_at(&self, epoch: u64) -> Option<u64> {
         (self.looping && self.epoch == epoch).then_some(self.snap_pc).flatten()

@@ -325,13 +325,22 @@ impl Tracker {
             slots.resize(w + 1, [NO_STREAM; 2]);
         }
         let stream = &mut slots[w][d];
-        for o in &mut stream.open {
+        let touches = |o: &Span, lo: u64, hi: u64| o.count > 0 && o.agent == agent && lo <= o.hi && hi >= o.lo;
+        if let Some(i) = stream.open.iter().position(|o| touches(o, lo, hi)) {
             // Overlapping or touching (a filter's taps read the same range shifted by one
             // element per instruction; a structure's fields read one by one): one range.
-            if o.count > 0 && o.agent == agent && lo <= o.hi && hi >= o.lo {
-                (o.lo, o.hi) = (o.lo.min(lo), o.hi.max(hi));
-                return;
+            let o = &mut stream.open[i];
+            (o.lo, o.hi) = (o.lo.min(lo), o.hi.max(hi));
+            let (lo, hi) = (o.lo, o.hi);
+            // It may now touch another open range (fields read out of order: n-body's z, then
+            // x, then y, which joins them) — one range then, or every structure would leave
+            // two spans of unequal lengths that no strided run takes.
+            if let Some(j) = (0..OPEN).find(|&j| j != i && touches(&stream.open[j], lo, hi)) {
+                let other = std::mem::replace(&mut stream.open[j], NO_SPAN);
+                let o = &mut stream.open[i];
+                (o.lo, o.hi) = (lo.min(other.lo), hi.max(other.hi));
             }
+            return;
         }
         // A new range in place of the oldest, which grows no more (a range of a wave of an
         // earlier group in this slot: it joins no run of this wave, `extended_by` compares
@@ -595,6 +604,20 @@ mod tests {
         t.note(0, 16, false);
         let log = t.into_log();
         assert!(log.contains(&Span::range(0, 16, 3, false)), "{log:?}");
+    }
+
+    #[test]
+    fn fields_read_out_of_order_join_into_one_strided_span() {
+        let t = Tracker::new(0);
+        t.set_wave(7, 0);
+        // n-body's scalar loads per 24-byte body: z (offset 8), then x and y (0 and 4).
+        for j in 0..6u64 {
+            for (at, n) in [(8, 4), (0, 4), (4, 4)] {
+                t.note(1000 + 24 * j + at, n, false);
+            }
+        }
+        let log = t.into_log();
+        assert_eq!(log, vec![Span { lo: 1000, hi: 1012, agent: 7, write: false, stride: 24, count: 6 }]);
     }
 
     #[test]

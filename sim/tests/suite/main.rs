@@ -33,6 +33,7 @@ mod sopp_control;
 mod spec_params;
 mod spec_select;
 mod spec_validation;
+mod straight_runs;
 mod vadd_smoke;
 mod valu_cmp;
 mod valu_cvt;

@@ -290,6 +290,7 @@ pub(super) fn dst_row(w: &mut Wave, reg: usize) -> Option<&mut [u32]> {
 
 /// Run `a` (whose [`Alu::fast`] is `f`) on the direct path; false (nothing done) when it must
 /// take the general one.
+#[inline]
 pub fn run(f: Fast, a: &Alu, w: &mut Wave, env: &Env) -> bool {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
@@ -314,8 +315,10 @@ fn run_avx2(f: Fast, a: &Alu, w: &mut Wave, env: &Env) -> bool {
     run_on(f, a, w, env)
 }
 
+/// [`run`] without the host feature test: inlined into each caller's build (the functional
+/// engine's straight runs compile it for AVX2 around their loop).
 #[inline(always)]
-fn run_on(f: Fast, a: &Alu, w: &mut Wave, env: &Env) -> bool {
+pub(crate) fn run_on(f: Fast, a: &Alu, w: &mut Wave, env: &Env) -> bool {
     let k = Ctl::from_mode(w.mode, false);
     if f.float() && !(k.den32_in && k.den32_out) {
         return false;
@@ -342,7 +345,16 @@ fn run_on(f: Fast, a: &Alu, w: &mut Wave, env: &Env) -> bool {
     let mut out = [0u32; MAX_LANES];
     match f {
         Fast::Cndmask => {
-            let sel = lane_masks(cin(w, env, a.cin));
+            let m = cin(w, env, a.cin);
+            // A select the same in every written lane is a copy of one source (a compare
+            // that no lane passes is the common case): no per-lane masks to build.
+            if m & exec == 0 || m & exec == exec {
+                let src = if m & exec == 0 { *s0 } else { *s1 };
+                let Some(d) = dst_row(w, reg) else { return false };
+                blend(d, &src, exec);
+                return true;
+            }
+            let sel = lane_masks(m);
             for l in 0..MAX_LANES {
                 out[l] = (s1[l] & sel[l]) | (s0[l] & !sel[l]);
             }

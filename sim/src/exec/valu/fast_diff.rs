@@ -151,7 +151,8 @@ fn moderate(x: u64) -> u32 {
 /// every eighth trial; IEEE on or off). Trials 3 and 11 of every 16 draw moderate floats only
 /// (positive ones and VCC clear in trial 3), so that whole rows pass the direct path's
 /// exponent tests and its all-lanes branches run too; trial 5 draws positive normal floats
-/// at the ends of the range, whose square roots and reciprocals come closest to them.
+/// at the ends of the range, whose square roots and reciprocals come closest to them; trials 13
+/// and 14 set every select bit, then none.
 fn randomise(w: &mut Wave, r: &mut StdRng, t: usize) {
     let draw = |r: &mut StdRng| match t % 16 {
         3 => moderate(r.random::<u64>()) & 0x7fff_ffff,
@@ -165,7 +166,18 @@ fn randomise(w: &mut Wave, r: &mut StdRng, t: usize) {
     for s in 0..16 {
         w.sreg[s] = draw(r);
     }
-    w.set_vcc(if t % 16 == 3 { 0 } else { r.random::<u64>() });
+    // Trials 13 and 14: every lane's select bit set, then clear (VCC and s[4:5]), so that
+    // V_CNDMASK_B32's uniform-select copies run.
+    match t % 16 {
+        13 | 14 => {
+            let bits = if t % 16 == 13 { !0 } else { 0 };
+            w.sreg[4] = bits;
+            w.sreg[5] = bits;
+            w.set_vcc(bits as u64 | (bits as u64) << 32);
+        }
+        3 => w.set_vcc(0),
+        _ => w.set_vcc(r.random::<u64>()),
+    }
     let exec = match t % 4 {
         0 => !0,
         1 => r.random::<u64>() & r.random::<u64>(),

@@ -109,7 +109,7 @@ pub fn run(p: Fp, a: &Alu, w: &mut Wave, env: &Env) -> bool {
     let mut out = [0u32; MAX_LANES];
     let bits = match p {
         Fp::Cmp(c) => Some(compare(c, s[0], s[1])),
-        Fp::Class => Some(fast::test(s[0], s[1], |x, m| m >> class_index(x as u64, 32) & 1 != 0)),
+        Fp::Class => Some(class(s[0], s[1])),
         Fp::DivScale => Some(div_scale(s, &mut out)),
         Fp::DivFmas => {
             let ci = fast::cin(w, env, a.cin);
@@ -164,6 +164,18 @@ fn compute(p: Fp, s: [&Row; 3], out: &mut Row) {
         Fp::DivFixup => div_fixup(s, out),
         _ => {}
     }
+}
+
+/// V_CMP_CLASS_F32 over the row (`m`: each lane's class mask): when every value is a normal
+/// number (one branch-free pass), its class is -normal (3) or +normal (8) by its sign alone;
+/// else `class_index` per lane.
+#[inline(always)]
+fn class(a: &Row, m: &Row) -> u64 {
+    if every(a, |x| normal(exponent(x))) {
+        let at = |x: u32| if x >> 31 != 0 { 3 } else { 8 };
+        return fast::test(a, m, |x, m| (m >> at(x)) & 1 != 0);
+    }
+    fast::test(a, m, |x, m| m >> class_index(x as u64, 32) & 1 != 0)
 }
 
 /// A biased f32 exponent of a normal finite value (1..=254; 0 is zero or denormal, 255 an

@@ -240,6 +240,17 @@ pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKin
     Ok(Flow::Next)
 }
 
+/// The direct-path operation of `op` and its resolved operands, when it has one
+/// ([`fast`]; whether it applies now is [`fast::run`]'s test): what the functional engine's
+/// straight runs execute.
+#[inline(always)]
+pub fn direct_alu(op: &Op) -> Option<(fast::Fast, &Alu)> {
+    match &op.kind {
+        Kind::Alu(a) => a.fast.map(|f| (f, &**a)),
+        _ => None,
+    }
+}
+
 /// An instruction inside a VGPR-indexing window ([`index`]).
 #[cold]
 fn execute_indexed(op: &Op, cx: &mut ExecCtx) -> Result<Flow, FaultKind> {
