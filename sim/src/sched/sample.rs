@@ -201,7 +201,7 @@ pub struct Windows {
 const KEPT_ROUNDS: usize = 4;
 
 /// A rate known well enough to extrapolate with ([`Windows::stable`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Stable {
     /// The mean rate of the last `windows` windows.
     pub rate: f64,

@@ -170,6 +170,8 @@ mod tests {
     use crate::wave::{Wave, MAX_LANES};
     use hipscope_isa::decode::{Operand, Reg};
     use hipscope_isa::Processor;
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
 
     /// One wave and its LDS (the instruction rig of `crate::testing` sits above `exec`).
     struct Rig {
@@ -181,22 +183,15 @@ mod tests {
         Operand::Reg(Reg::Vgpr { index, count })
     }
 
-    fn rng(s: &mut u64) -> u64 {
-        *s ^= *s << 13;
-        *s ^= *s >> 7;
-        *s ^= *s << 17;
-        *s
-    }
-
     /// A rig with 256 bytes of LDS, addresses in v2 and data in v8.. from `seed`.
     fn rig(seed: u64, exec: u64) -> Rig {
         let mut r = Rig { wave: Wave::new(WaveId::default(), true), lds: vec![0; 256] };
-        let mut s = seed | 1;
+        let mut s = StdRng::seed_from_u64(seed);
         for b in r.lds.iter_mut() {
-            *b = if rng(&mut s) % 3 == 0 { 0 } else { rng(&mut s) as u8 };
+            *b = if s.random::<u64>() % 3 == 0 { 0 } else { s.random::<u64>() as u8 };
         }
         for lane in 0..MAX_LANES {
-            let x = rng(&mut s);
+            let x = s.random::<u64>();
             let at = match x % 8 {
                 0 => u32::MAX - (x >> 8) as u32 % 8,
                 1 => 250 + (x >> 8) as u32 % 16,
@@ -204,7 +199,7 @@ mod tests {
             };
             r.wave.set_v(2, lane, at);
             for k in 0..4 {
-                let v = rng(&mut s);
+                let v = s.random::<u64>();
                 r.wave.set_v(8 + k, lane, if v % 4 == 0 { 0 } else { v as u32 });
             }
         }
@@ -242,8 +237,8 @@ mod tests {
         let mut checked = 0;
         for op in &cases {
             for seed in 1..40u64 {
-                let mut s = seed * 0x9e37_79b9;
-                let exec = if seed % 3 == 0 { u64::MAX } else { rng(&mut s) };
+                let mut s = StdRng::seed_from_u64(seed * 0x9e37_79b9);
+                let exec = if seed % 3 == 0 { u64::MAX } else { s.random::<u64>() };
                 let (fast, slow) = (run(op, seed, exec, false), run(op, seed, exec, true));
                 assert_eq!(fast.wave.vgpr, slow.wave.vgpr, "{op:?} seed {seed}: registers");
                 assert_eq!(fast.lds, slow.lds, "{op:?} seed {seed}: LDS");

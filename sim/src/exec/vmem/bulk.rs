@@ -283,20 +283,15 @@ mod tests {
     use crate::fault::WaveId;
     use crate::memory::{Memory, MemoryKind};
     use crate::wave::{Wave, MAX_LANES};
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
 
     const BYTES: usize = 4096;
 
-    fn rng(s: &mut u64) -> u64 {
-        *s ^= *s << 13;
-        *s ^= *s >> 7;
-        *s ^= *s << 17;
-        *s
-    }
-
     /// Memory with one allocation of seeded bytes, and its base.
     fn memory(seed: u64) -> (Memory, u64) {
-        let mut s = seed | 1;
-        let data = (0..BYTES).map(|_| rng(&mut s) as u8).collect();
+        let mut s = StdRng::seed_from_u64(seed);
+        let data = (0..BYTES).map(|_| s.random::<u64>() as u8).collect();
         let mut m = Memory::new();
         let base = m.alloc_init("buf", data, MemoryKind::Device);
         (m, base)
@@ -304,8 +299,8 @@ mod tests {
 
     /// Lane addresses and an EXEC mask of one of the shapes the module's comment lists.
     fn shape(seed: u64, base: u64, step: u64) -> ([u64; MAX_LANES], u64) {
-        let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-        let start = base + rng(&mut s) % (BYTES as u64 / 4) * 4;
+        let mut s = StdRng::seed_from_u64(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let start = base + s.random::<u64>() % (BYTES as u64 / 4) * 4;
         let mut addrs = [0u64; MAX_LANES];
         for (l, a) in addrs.iter_mut().enumerate() {
             *a = start + step * l as u64;
@@ -313,13 +308,13 @@ mod tests {
         let exec = match seed % 6 {
             0 | 1 => u64::MAX,
             2 => u64::from(u32::MAX),
-            3 => rng(&mut s),
-            _ => u64::MAX >> (rng(&mut s) % 64),
+            3 => s.random::<u64>(),
+            _ => u64::MAX >> (s.random::<u64>() % 64),
         };
         match seed % 7 {
             6 => addrs.iter_mut().for_each(|a| *a = start),
-            0 => addrs[(rng(&mut s) % MAX_LANES as u64) as usize] += 4,
-            1 => addrs.iter_mut().for_each(|a| *a = base + rng(&mut s) % (BYTES as u64 / 4) * 4),
+            0 => addrs[(s.random::<u64>() % MAX_LANES as u64) as usize] += 4,
+            1 => addrs.iter_mut().for_each(|a| *a = base + s.random::<u64>() % (BYTES as u64 / 4) * 4),
             _ => {}
         }
         (addrs, exec)
@@ -328,10 +323,10 @@ mod tests {
     /// A wave with seeded registers and `exec`.
     fn wave(seed: u64, exec: u64) -> Wave {
         let mut w = Wave::new(WaveId::default(), true);
-        let mut s = seed | 1;
+        let mut s = StdRng::seed_from_u64(seed);
         for r in 0..16 {
             for lane in 0..MAX_LANES {
-                w.set_v(r, lane, rng(&mut s) as u32);
+                w.set_v(r, lane, s.random::<u64>() as u32);
             }
         }
         w.set_exec(exec);

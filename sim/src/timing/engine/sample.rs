@@ -93,7 +93,7 @@ impl Sampler {
             tracks: on.is_some(),
             seen: NONE_SEEN,
             pcs: std::collections::VecDeque::new(),
-            stable: Stable { rate: 0.0, windows: 0, error: 0.0 },
+            stable: Stable::default(),
         }
     }
 
@@ -307,11 +307,11 @@ impl Sim<'_, '_> {
             done.unexecuted_groups += (groups.len() + kept.resident()) as u64;
         }
         let (d, opts) = (self.s.d, self.s.opts);
-        let mut skipped = std::mem::replace(&mut self.s, Sched::new(d, opts, None, Storage::Reused));
-        skipped.skip_groups(groups);
-        skipped.stats.instructions += ff;
-        self.s.stats = std::mem::take(&mut skipped.stats);
+        let skipped = std::mem::replace(&mut self.s, Sched::new(d, opts, None, Storage::Reused));
         self.s.set_next_wave_index(skipped.next_wave_index());
+        self.s.stats = skipped.stats;
+        self.s.skip_groups(groups);
+        self.s.stats.instructions += ff;
         self.heap.clear();
         self.time.last = self.time.last.max(end);
         let Some(first) = tail else { return false };
