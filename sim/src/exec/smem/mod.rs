@@ -198,7 +198,10 @@ pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKin
     match *op {
         Op::Load { d, base, off, size } => {
             let a = s64(w, env, base).wrapping_add(total_offset(w, env, &off));
-            load(w, &mem, d, size, |o, n| Some(a.wrapping_add(o) & !(n - 1).min(3)))?;
+            let whole = matches!(size, Size::Dwords(n) if n > 1) && mem.port.is_none_or(|p| p.watches_only());
+            if !(whole && load_run(w, &mem, d, size, a & !3)) {
+                load(w, &mem, d, size, |o, n| Some(a.wrapping_add(o) & !(n - 1).min(3)))?;
+            }
         }
         Op::BufferLoad { d, rsrc, off, size } => {
             let (b, o0) = (Buffer::of(w, rsrc), total_offset(w, env, &off));
@@ -241,6 +244,29 @@ pub fn execute(op: &Op, _inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKin
         Op::NoEffect(_) => {}
     }
     Ok(Flow::Next)
+}
+
+/// The most dwords one scalar load reads (`s_load_dwordx16`).
+const MAX_LOAD_DWORDS: usize = 16;
+
+/// A multi-dword load of consecutive dwords at `a` (dword-aligned) in one read: the dwords
+/// [`load`] reads one at a time, when one allocation holds them all; false (nothing written
+/// or logged) otherwise, and [`load`] then reads them dword by dword, faulting where it
+/// must. Only with no port or one that only watches: a timing port sees every dword.
+fn load_run(w: &mut Wave, mem: &Global, d: Operand, size: Size, a: u64) -> bool {
+    let Size::Dwords(n) = size else { return false };
+    let n = usize::from(n);
+    let mut buf = [0u8; 4 * MAX_LOAD_DWORDS];
+    let Some(b) = buf.get_mut(..4 * n) else { return false };
+    // A run that wraps around the address space is not one range: the dword path reads it.
+    if a.checked_add(4 * n as u64).is_none() || mem.read(0, a, b).is_err() {
+        return false;
+    }
+    for (k, v) in b.chunks_exact(4).enumerate() {
+        write_s_dword(w, d, k, u32::from_le_bytes([v[0], v[1], v[2], v[3]]));
+    }
+    w.last_read.set(Some(crate::wave::LastRead::new(0, false, a, &buf[..4])));
+    true
 }
 
 /// Read a load's data: `at(byte offset, access bytes)` gives the address of each access, or
@@ -306,4 +332,55 @@ fn atomic(w: &mut Wave, mem: &mut Global, op: AtomicOp, wide: bool, ret: bool, d
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    //! Differential: the one-read multi-dword load (`load_run`) against the dword-by-dword
+    //! [`load`], on seeded allocations, sizes and dword addresses inside the allocation,
+    //! straddling its end and past it: the same SGPRs and last read, or `load_run` declines
+    //! and leaves both untouched.
+    use super::{load, load_run, Size};
+    use crate::exec::Global;
+    use crate::fault::WaveId;
+    use crate::memory::{Memory, MemoryKind};
+    use crate::wave::Wave;
+    use hipscope_isa::decode::{Operand, Reg};
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
+
+    #[test]
+    fn one_read_loads_match_dword_by_dword_loads() {
+        let mut r = StdRng::seed_from_u64(0x736d_656d_6c6f_6164);
+        let (mut took, mut declined) = (0, 0);
+        for _ in 0..3000 {
+            let mut mem = Memory::new();
+            let dwords = 1 + r.random::<u64>() % 40;
+            let data = (0..4 * dwords).map(|_| r.random::<u64>() as u8).collect();
+            let base = mem.alloc_init("buf", data, MemoryKind::Device);
+            let n = [2u8, 4, 8, 16][r.random::<u64>() as usize % 4];
+            // Up to a few dwords past the end: some loads straddle it or miss it.
+            let a = base + 4 * (r.random::<u64>() % (dwords + 4));
+            let d = Operand::Reg(Reg::Sgpr { index: (r.random::<u64>() % 16) as u8 * 2, count: n });
+            let mut w = Wave::new(WaveId::default(), true);
+            for s in 0..64 {
+                w.sreg[s] = r.random::<u64>() as u32;
+            }
+            let mut want = w.clone();
+            let g = Global { mem: &mut mem, port: None };
+            let slow = load(&mut want, &g, d, Size::Dwords(n), |o, _| Some(a.wrapping_add(o))).is_ok();
+            let before = w.clone();
+            if load_run(&mut w, &g, d, Size::Dwords(n), a) {
+                assert!(slow, "{n} dwords at {a:#x}: the dword path faults, the run did not");
+                assert_eq!(w.sreg, want.sreg, "{n} dwords at {a:#x}");
+                assert_eq!(w.last_read.get(), want.last_read.get(), "{n} dwords at {a:#x}");
+                took += 1;
+            } else {
+                assert_eq!(w.sreg, before.sreg, "{n} dwords at {a:#x}: a declined run wrote SGPRs");
+                assert_eq!(w.last_read.get(), before.last_read.get(), "{n} dwords at {a:#x}");
+                declined += 1;
+            }
+        }
+        assert!(took > 1000 && declined > 200, "{took} runs taken, {declined} declined");
+    }
 }

@@ -1,4 +1,5 @@
-//! The direct path of the commonest plain 32-bit operations (and V_LSHL_ADD_U64): sources read
+//! The direct path of the commonest plain 32-bit operations (and the 64-bit address arithmetic
+//! V_LSHL_ADD_U64, V_LSHLREV_B64 and V_MAD_U64_U32 that compiled kernels do per access): sources read
 //! in place from the VGPR rows (a scalar or constant broadcast once), every lane computed in
 //! one branch-free loop over whole 64-lane rows, results blended into the destination row
 //! under the write mask. It skips the general path's working set ([`super::lanes`]): no
@@ -7,7 +8,7 @@
 //! Only operations whose general-path result is the plain per-lane expression take it (chosen
 //! once, when the instruction is built, [`eligible`]): VGPR, scalar or constant sources without
 //! op_sel, SDWA or DPP (abs/neg only on f32 sources, applied to a copy of the row); a 32-bit
-//! (64-bit for V_LSHL_ADD_U64) VGPR destination; no clamp or output modifier. Float operations
+//! (64-bit for the 64-bit forms) VGPR destination; no clamp or output modifier. Float operations
 //! also need MODE to keep f32 denormals on input and output (no flushing), checked per
 //! instruction; otherwise, and for a register row past the wave's file, the general path runs.
 //! Each expression is the general kernel's (same helpers for floats), so results are
@@ -54,6 +55,11 @@ pub enum Fast {
     MaxF32,
     /// V_LSHL_ADD_U64: 64-bit sources 0 and 2, 64-bit result.
     LshlAddU64,
+    /// V_LSHLREV_B64: 64-bit source 1 shifted left by source 0, 64-bit result.
+    LshlRevB64,
+    /// V_MAD_U64_U32: 32-bit sources 0 and 1 multiplied, 64-bit source 2 added, 64-bit result
+    /// and a carry-out lane mask (to the instruction's SGPR destination).
+    MadU64U32,
     /// The f32 operations of [`super::fast_fp`]: arithmetic beyond the plain four, the
     /// division macro's steps, compares and the packed pairs.
     Fp(Fp),
@@ -86,6 +92,19 @@ impl Fast {
     fn float(self) -> bool {
         matches!(self, Fast::AddF32 | Fast::MulF32 | Fast::FmaF32 | Fast::MaxF32 | Fast::Fp(_))
     }
+    /// Whether source `i` is 64 bits wide (read as a register pair or a 64-bit scalar).
+    fn wide_src(self, i: usize) -> bool {
+        match self {
+            Fast::LshlAddU64 => i != 1,
+            Fast::LshlRevB64 => i == 1,
+            Fast::MadU64U32 => i == 2,
+            _ => false,
+        }
+    }
+    /// A 64-bit VGPR result (a register pair).
+    fn wide_dst(self) -> bool {
+        matches!(self, Fast::LshlAddU64 | Fast::LshlRevB64 | Fast::MadU64U32)
+    }
     /// A result that is a lane mask only (no VGPR destination).
     fn mask_only(self) -> bool {
         matches!(self, Fast::Cmp { .. } | Fast::Fp(Fp::Cmp(_) | Fp::Class))
@@ -110,10 +129,9 @@ pub fn eligible(f: Fast, a: &Alu) -> bool {
             return fast_fp::packed_eligible(a);
         }
     }
-    let wide = f == Fast::LshlAddU64;
-    let bits = |i: usize| if wide && i != 1 { 64 } else { 32 };
+    let bits = |i: usize| if f.wide_src(i) { 64 } else { 32 };
     let srcs = a.src.iter().enumerate().all(|(i, s)| plain(s, bits(i), f.float()));
-    let form = if wide { Form::B64 } else { Form::B32 };
+    let form = if f.wide_dst() { Form::B64 } else { Form::B32 };
     let dst = match (f.mask_only(), a.dst) {
         (true, Dst::None) => true,
         (true, _) => false,
@@ -123,6 +141,8 @@ pub fn eligible(f: Fast, a: &Alu) -> bool {
     let masks = match f {
         Fast::Cmp { .. } | Fast::Fp(Fp::Cmp(_) | Fp::Class) | Fast::Fp(Fp::DivScale) => a.cin == Cin::None,
         Fast::Cndmask | Fast::Fp(Fp::DivFmas) => a.cin != Cin::None && a.cout == Cout::NONE,
+        // Its carry-out goes where the general path's `commit` puts it.
+        Fast::MadU64U32 => a.cin == Cin::None && !a.cout.exec,
         _ => a.cin == Cin::None && a.cout == Cout::NONE,
     };
     srcs && dst && masks && a.dpp.is_none() && a.omod == 0 && !a.clamp
@@ -195,6 +215,12 @@ pub(super) fn test(a: &Row, b: &Row, f: impl Fn(u32, u32) -> bool) -> u64 {
     for l in 0..MAX_LANES {
         bits[l] = f(a[l], b[l]) as u8;
     }
+    pack(&bits)
+}
+
+/// Bit `l` set where byte `l` of `bits` (each 0 or 1) is 1.
+#[inline(always)]
+fn pack(bits: &[u8; MAX_LANES]) -> u64 {
     let mut m = 0u64;
     for (j, c) in bits.chunks_exact(8).enumerate() {
         let x = c.iter().enumerate().fold(0u64, |x, (i, &v)| x | (v as u64) << (8 * i));
@@ -261,7 +287,7 @@ fn compute(f: Fast, s: [&Row; 3], k: &Ctl, out: &mut Row) {
         Fast::MulF32 => fmap(out, s, |a, b, _| a * b),
         Fast::FmaF32 => fmap(out, s, |a, b, c| a.mul_add(b, c)),
         Fast::MaxF32 => map(out, s, |a, b, _| fp::max32(a as u64, b as u64, k.ieee) as u32),
-        Fast::Cndmask | Fast::Cmp { .. } | Fast::LshlAddU64 | Fast::Fp(_) => {}
+        Fast::Cndmask | Fast::Cmp { .. } | Fast::LshlAddU64 | Fast::LshlRevB64 | Fast::MadU64U32 | Fast::Fp(_) => {}
     }
 }
 
@@ -344,6 +370,8 @@ pub(crate) fn run_on(f: Fast, a: &Alu, w: &mut Wave, env: &Env) -> bool {
     let reg = reg as usize;
     let mut out = [0u32; MAX_LANES];
     match f {
+        // Their rows are read again, 64-bit wide, out of line.
+        Fast::LshlRevB64 | Fast::MadU64U32 => return run_wide(f, a, w, env),
         Fast::Cndmask => {
             let m = cin(w, env, a.cin);
             // A select the same in every written lane is a copy of one source (a compare
@@ -411,6 +439,76 @@ fn lshl_add_u64(lo: [&Row; 3], hi: [&Row; 2], out: &mut Row) -> Row {
         out_hi[l] = (r >> 32) as u32;
     }
     out_hi
+}
+
+/// V_LSHLREV_B64 and V_MAD_U64_U32 (a compiled kernel's address arithmetic, once or twice per
+/// wave): out of line, so that the lane loops of the 32-bit operations, which straight runs
+/// inline into one loop, keep their registers (inlined, these cost fir's other operations 6 %
+/// more host instructions; out of line 3 %), and compiled for AVX2 where the host has it
+/// (without, the out-of-line loops took 870 host instructions an instruction, with it 510).
+#[inline(never)]
+fn run_wide(f: Fast, a: &Alu, w: &mut Wave, env: &Env) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the host CPU has the feature `run_wide_avx2` is compiled for (checked above).
+        return unsafe { run_wide_avx2(f, a, w, env) };
+    }
+    run_wide_on(f, a, w, env)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn run_wide_avx2(f: Fast, a: &Alu, w: &mut Wave, env: &Env) -> bool {
+    run_wide_on(f, a, w, env)
+}
+
+#[inline(always)]
+fn run_wide_on(f: Fast, a: &Alu, w: &mut Wave, env: &Env) -> bool {
+    let exec = w.exec();
+    let wide = |i: usize| f.wide_src(i);
+    let (mut k0, mut k1, mut k2) = (None, None, None);
+    let (Some(s0), Some(s1), Some(s2)) =
+        (row(w, env, &a.src[0], wide(0), false, &mut k0), row(w, env, &a.src[1], wide(1), false, &mut k1), row(w, env, &a.src[2], wide(2), false, &mut k2))
+    else {
+        return false;
+    };
+    let Dst::V { reg, .. } = a.dst else { return false };
+    let reg = reg as usize;
+    let mut out = [0u32; MAX_LANES];
+    // The high rows of the 64-bit source: source 1 for the shift, source 2 for the sum.
+    let (mut kh, hsrc) = (None, if f == Fast::LshlRevB64 { 1 } else { 2 });
+    let Some(h) = row(w, env, &a.src[hsrc], true, true, &mut kh) else { return false };
+    if f == Fast::LshlRevB64 {
+        let mut hi = [0u32; MAX_LANES];
+        for l in 0..MAX_LANES {
+            let r = (s1[l] as u64 | (h[l] as u64) << 32) << (s0[l] & 63);
+            out[l] = r as u32;
+            hi[l] = (r >> 32) as u32;
+        }
+        return store_pair(w, reg, &out, &hi, exec);
+    }
+    let (hi, carry) = mad_u64_u32([s0, s1, s2], h, &mut out);
+    if !store_pair(w, reg, &out, &hi, exec) {
+        return false;
+    }
+    commit_mask(w, a.cout, carry & exec);
+    true
+}
+
+/// V_MAD_U64_U32 as the general kernel computes it without clamp: `S0.u32 * S1.u32 + S2.u64`
+/// from the sources' low rows `lo` and source 2's high row `hi2`; the low halves into `out`,
+/// the high halves and the lanes whose sum carried out of 64 bits returned.
+#[inline(always)]
+fn mad_u64_u32(lo: [&Row; 3], hi2: &Row, out: &mut Row) -> (Row, u64) {
+    let mut out_hi = [0u32; MAX_LANES];
+    let mut carry = [0u8; MAX_LANES];
+    for l in 0..MAX_LANES {
+        let (r, co) = (lo[0][l] as u64 * lo[1][l] as u64).overflowing_add(lo[2][l] as u64 | (hi2[l] as u64) << 32);
+        out[l] = r as u32;
+        out_hi[l] = (r >> 32) as u32;
+        carry[l] = co as u8;
+    }
+    (out_hi, pack(&carry))
 }
 
 /// A 64-bit result into the pair `reg`, `reg + 1`; false (nothing written) when the pair is

@@ -4,7 +4,8 @@
 //! signalling, infinities, zeros, denormals, extreme exponents, random bits), random EXEC, VCC
 //! and MODE.IEEE; both paths must leave every VGPR, SGPR and EXEC bit-identical. With MODE
 //! flushing f32 denormals the float operations must decline (the general path runs).
-//! Encodings from `llvm-mc-19 -arch=amdgcn -mcpu=gfx942 -show-encoding`.
+//! Encodings from `llvm-mc-19 -arch=amdgcn -mcpu=gfx942 -show-encoding` (the V_MAD_U64_U32 and
+//! V_LSHLREV_B64 cases from `llvm-mc-14 -mcpu=gfx90a`, whose VOP3 encodings gfx942 shares).
 
 use super::{fast, run_general, Kind};
 use crate::exec::{classify, Env, ExecCtx, Sem};
@@ -99,6 +100,15 @@ const CASES: &[(&str, &[u8])] = &[
     ("v_mul_f32_e32 v11, 0x4f800000, v10", &[0xff, 0x14, 0x16, 0x0a, 0x00, 0x00, 0x80, 0x4f]),
     ("v_max_f32_e32 v11, v1, v2", &[0x01, 0x05, 0x16, 0x16]),
     ("v_fma_f32 v11, v1, v2, v3", &[0x0b, 0x00, 0xcb, 0xd1, 0x01, 0x05, 0x0e, 0x04]),
+    ("v_mad_u64_u32 v[14:15], s[4:5], v1, v2, v[4:5]", &[0x0e, 0x04, 0xe8, 0xd1, 0x01, 0x05, 0x12, 0x04]),
+    ("v_mad_u64_u32 v[14:15], vcc, s3, v1, v[4:5]", &[0x0e, 0x6a, 0xe8, 0xd1, 0x03, 0x02, 0x12, 0x04]),
+    ("v_mad_u64_u32 v[2:3], s[6:7], v1, v2, s[8:9]", &[0x02, 0x06, 0xe8, 0xd1, 0x01, 0x05, 0x22, 0x00]),
+    ("v_mad_u64_u32 v[2:3], s[6:7], v1, 3, 0", &[0x02, 0x06, 0xe8, 0xd1, 0x01, 0x07, 0x01, 0x02]),
+    ("v_mad_u64_u32 v[2:3], s[6:7], v2, v3, v[2:3]", &[0x02, 0x06, 0xe8, 0xd1, 0x02, 0x07, 0x0a, 0x04]),
+    ("v_lshlrev_b64 v[14:15], 2, v[2:3]", &[0x0e, 0x00, 0x8f, 0xd2, 0x82, 0x04, 0x02, 0x00]),
+    ("v_lshlrev_b64 v[14:15], v1, v[2:3]", &[0x0e, 0x00, 0x8f, 0xd2, 0x01, 0x05, 0x02, 0x00]),
+    ("v_lshlrev_b64 v[14:15], v1, s[4:5]", &[0x0e, 0x00, 0x8f, 0xd2, 0x01, 0x09, 0x00, 0x00]),
+    ("v_lshlrev_b64 v[2:3], v2, v[2:3]", &[0x02, 0x00, 0x8f, 0xd2, 0x02, 0x05, 0x02, 0x00]),
 ];
 
 /// One operand: a special f32 encoding, random bits, a moderate float, or a small integer.
