@@ -130,6 +130,24 @@ pub trait MemPort {
     }
     /// After a bulk move: every lane of `lanes` accessed `bytes` bytes at `addrs[lane]`.
     fn moved(&self, _lanes: u64, _addrs: &[u64; crate::wave::MAX_LANES], _bytes: u32, _dir: Dir) {}
+    /// A whole instruction's reads: lane `lanes[i]` reads `size` bytes at `addrs[i]` into
+    /// `out[i * size..]`, lanes ascending, as one [`MemPort::read`] per lane in that order (the
+    /// default), which a port may serve in fewer steps. Stops at the first lane that faults:
+    /// its index and the fault.
+    fn read_lanes(&self, mem: &Memory, lanes: &[u32], addrs: &[u64], size: usize, out: &mut [u8]) -> Result<(), (usize, Unmapped)> {
+        for (i, (&lane, &a)) in lanes.iter().zip(addrs).enumerate() {
+            self.read(mem, lane, a, &mut out[i * size..(i + 1) * size]).map_err(|e| (i, e))?;
+        }
+        Ok(())
+    }
+    /// A whole instruction's writes, as [`MemPort::read_lanes`]: `bytes[i * size..]` at
+    /// `addrs[i]`.
+    fn write_lanes(&self, mem: &mut Memory, lanes: &[u32], addrs: &[u64], size: usize, bytes: &[u8]) -> Result<(), (usize, Unmapped)> {
+        for (i, (&lane, &a)) in lanes.iter().zip(addrs).enumerate() {
+            self.write(mem, lane, a, &bytes[i * size..(i + 1) * size]).map_err(|e| (i, e))?;
+        }
+        Ok(())
+    }
     /// A whole instruction's LDS accesses: every lane of `lanes` accessed `bytes` bytes at
     /// `offsets[lane]`, told before the data moves. By default [`MemPort::lds_access`] per
     /// lane in ascending order, as the per-lane path tells them; a port may take them at once.

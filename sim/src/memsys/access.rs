@@ -294,6 +294,79 @@ impl MemSystem {
         Ok(())
     }
 
+    /// Lanes `lanes` (ascending) read `size` bytes each, lane `lanes[i]` at `addrs[i]` into
+    /// `out[i * size..]`, exactly as one [`MemSystem::read`] per lane would: lanes whose bytes
+    /// follow the previous lane's inside the line that lane kept ([`LastLine`]) move in one
+    /// piece. Stops at the first lane that faults: its index and the fault.
+    pub fn read_lanes(&mut self, mem: &Memory, lanes: &[u32], addrs: &[u64], size: usize, out: &mut [u8]) -> Result<(), (usize, Unmapped)> {
+        let mut i = 0;
+        while i < lanes.len().min(addrs.len()) {
+            if let Some((o, spec, j)) = self.kept_run(lanes, addrs, i, size, false) {
+                self.copy_out(mem, &spec, o, addrs[i], &mut out[i * size..j * size]);
+                i = j;
+                continue;
+            }
+            self.read(mem, lanes[i], addrs[i], &mut out[i * size..(i + 1) * size]).map_err(|e| (i, e))?;
+            i += 1;
+        }
+        Ok(())
+    }
+
+    /// Lanes `lanes` (ascending) write `size` bytes each, `bytes[i * size..]` at `addrs[i]`,
+    /// exactly as one [`MemSystem::write`] per lane would, moving lanes that follow each other
+    /// inside a kept line in one piece ([`MemSystem::read_lanes`]).
+    pub fn write_lanes(&mut self, mem: &mut Memory, lanes: &[u32], addrs: &[u64], size: usize, bytes: &[u8]) -> Result<(), (usize, Unmapped)> {
+        let mut i = 0;
+        while i < lanes.len().min(addrs.len()) {
+            if let Some((o, spec, j)) = self.kept_run(lanes, addrs, i, size, true) {
+                self.copy_in(mem, &spec, o, addrs[i], &bytes[i * size..j * size]);
+                self.apply_pending(mem);
+                i = j;
+                continue;
+            }
+            self.write(mem, lanes[i], addrs[i], &bytes[i * size..(i + 1) * size]).map_err(|e| (i, e))?;
+            i += 1;
+        }
+        Ok(())
+    }
+
+    /// The lanes from `i` on whose `size` bytes lie in the line the previous lane kept, each
+    /// right after the one before and all inside one line of every cache level (so that one
+    /// copy into or out of the line's home equals the lanes' copies): recorded as the lanes'
+    /// accesses; the open line, the access and the end of the run. `None` when lane `i` is not
+    /// in the kept line (or, for writes, write-backs wait to reach memory first).
+    fn kept_run(&mut self, lanes: &[u32], addrs: &[u64], i: usize, size: usize, write: bool) -> Option<(Open, OpSpec, usize)> {
+        if write && !self.pending.is_empty() {
+            return None;
+        }
+        let line = self.run_line_bytes(self.op.as_deref()?.spec.unit);
+        let st = self.op.as_deref_mut()?;
+        let (o, last) = (LastLine::holds(st.last, addrs[i], size)?, st.last?);
+        // The run ends where the kept line or a cache line ends, whichever is first.
+        let end = last.hi.min((addrs[i] / line).saturating_add(1).saturating_mul(line));
+        let fit = (end.saturating_sub(addrs[i]) / (size.max(1) as u64)) as usize;
+        let n = lanes.len().min(addrs.len()).min(i.saturating_add(fit.max(1)));
+        let mut j = i + 1;
+        while j < n && addrs[j] == addrs[j - 1].wrapping_add(size as u64) {
+            j += 1;
+        }
+        record(&mut st.lanes, lanes[i], addrs[i], size as u32);
+        st.lanes.extend((i + 1..j).map(|k| (lanes[k], addrs[k], size as u32)));
+        Some((o, st.spec, j))
+    }
+
+    /// The smallest line of the caches a `unit`'s bytes may live in: a run of lanes copied in
+    /// one piece stays inside one line of each. (The kept line, a load's L1 line or a store's
+    /// write block, is no larger in the built-in configs; this holds for any config.)
+    fn run_line_bytes(&self, unit: Unit) -> u64 {
+        let c = &self.cfg;
+        let first = match unit {
+            Unit::Vector => c.vector_l1.line_bytes.min(c.gl1.as_ref().map_or(u32::MAX, |g| g.line_bytes)),
+            Unit::Scalar => c.scalar_cache.line_bytes,
+        };
+        u64::from(first.min(c.l2.line_bytes).max(1))
+    }
+
     /// Finish the access and close it: when it completes.
     pub fn end(&mut self, mem: &mut Memory) -> OpResult {
         self.apply_pending(mem);

@@ -73,19 +73,28 @@ pub fn lookups_with(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32,
     // Block sizes are powers of two in every config; a shift then replaces the division.
     let shift = block_bytes.is_power_of_two().then(|| block_bytes.trailing_zeros());
     let block_of = |a: u64| shift.map_or_else(|| a / block_bytes as u64, |s| a >> s);
+    if let Some(l) = consecutive_small(lanes, lanes_per_pass, block_of) {
+        return l;
+    }
     let mut i = 0;
     while i < lanes.len() {
         let pass = lanes[i].0 / lanes_per_pass;
         let end = lanes[i..].iter().position(|l| l.0 / lanes_per_pass != pass).map_or(lanes.len(), |n| i + n);
         let group = &lanes[i..end];
         let dwords = group.iter().map(|l| l.2.div_ceil(4)).max().unwrap_or(1);
-        if dwords == 1 {
-            if let Some(n) = ascending_blocks(group, block_of) {
-                total += n;
-                cycles += n;
-                i = end;
-                continue;
-            }
+        let fast = if dwords == 1 { ascending_blocks(group, block_of) } else { None };
+        if let Some(n) = fast {
+            total += n;
+            cycles += n;
+            i = end;
+            continue;
+        }
+        if let Some(n) = whole_lanes_in_blocks(group, block_of, blocks) {
+            // Every step touches the same blocks, the lanes' own.
+            total += u64::from(dwords) * n;
+            cycles += n;
+            i = end;
+            continue;
         }
         pass_blocks.clear();
         for k in 0..dwords {
@@ -114,6 +123,32 @@ pub fn lookups_with(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32,
     Lookups { tag_accesses: total, block_cycles: cycles }
 }
 
+/// The lookups of a coalesced access of at most a dword per lane: every active lane at the
+/// address right after the previous one's bytes, all of one size. Each pass then touches the
+/// blocks from its first lane's byte to its last lane's, every one of them, in one step, so
+/// the count needs no walk through the blocks. `None` for any other access.
+fn consecutive_small(lanes: &[LaneAccess], lanes_per_pass: u32, block_of: impl Fn(u64) -> u64) -> Option<Lookups> {
+    let size = lanes.first()?.2;
+    if size == 0 || size > 4 || lanes_per_pass == 0 {
+        return None;
+    }
+    for w in lanes.windows(2) {
+        if w[1].2 != size || w[1].1 != w[0].1.wrapping_add(u64::from(size)) {
+            return None;
+        }
+    }
+    lanes.last()?.1.checked_add(u64::from(size))?;
+    let mut total = 0;
+    let mut i = 0;
+    while i < lanes.len() {
+        let bound = (lanes[i].0 / lanes_per_pass).saturating_add(1).saturating_mul(lanes_per_pass);
+        let end = lanes[i..].iter().position(|l| l.0 >= bound).map_or(lanes.len(), |n| i + n);
+        total += block_of(lanes[end - 1].1 + u64::from(size) - 1) - block_of(lanes[i].1) + 1;
+        i = end;
+    }
+    Some(Lookups { tag_accesses: total, block_cycles: total })
+}
+
 /// The distinct blocks of a one-step pass (every lane at most a dword) whose lanes walk up
 /// through memory: each lane's blocks are new unless its first is the previous lane's last.
 /// `None` when a lane steps back (the general count then applies).
@@ -133,6 +168,27 @@ fn ascending_blocks(group: &[LaneAccess], block_of: impl Fn(u64) -> u64) -> Opti
         prev = Some(last);
     }
     Some(n)
+}
+
+/// The distinct blocks of a pass whose lanes all access the same number of bytes, each lane's
+/// bytes inside one block (a `dwordx4` of aligned 16-byte lanes): then every dword step of the
+/// pass touches exactly the lanes' blocks, so the general per-step walk would find the same
+/// set `dwords` times. `None` when the sizes differ or a lane straddles two blocks.
+#[inline]
+fn whole_lanes_in_blocks(group: &[LaneAccess], block_of: impl Fn(u64) -> u64, seen: &mut Distinct) -> Option<u64> {
+    let size = group.first()?.2;
+    if size == 0 {
+        return None;
+    }
+    seen.clear();
+    for &(_, a, s) in group {
+        let b = block_of(a);
+        if s != size || block_of(a.wrapping_add(u64::from(size) - 1)) != b {
+            return None;
+        }
+        seen.insert(b);
+    }
+    Some(seen.len() as u64)
 }
 
 /// Tag accesses of one wave instruction (see [`lookups`]).
@@ -208,7 +264,32 @@ mod tests {
                     continue; // an inactive lane
                 }
                 let jitter = if rng.random_range(0..4) == 0 { rng.random_range(0..256) * 4 } else { 0 };
-                lanes.push((l, (base + stride * l as i64) as u64 + jitter, bytes));
+                // Now and then a lane of another width (a pass of mixed sizes).
+                let size = if rng.random_range(0..32) == 0 { [1, 2, 4, 8, 12, 16][rng.random_range(0..6)] } else { bytes };
+                lanes.push((l, (base + stride * l as i64) as u64 + jitter, size));
+            }
+            let per_pass = [16, 32, 64][rng.random_range(0..3)];
+            assert_eq!(lookups_with(&lanes, per_pass, block, &mut scratch), reference(&lanes, per_pass, block), "{lanes:?}");
+        }
+    }
+
+    /// Coalesced sub-dword and dword accesses (each active lane right after the previous
+    /// one's bytes, inactive lanes closing up), from unaligned starts, against the definition.
+    #[test]
+    fn consecutive_lanes_match_the_definition() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(12);
+        let mut scratch = Scratch::default();
+        for _ in 0..3000 {
+            let size = [1, 2, 3, 4][rng.random_range(0..4)];
+            let block = [32, 64, 128, 48][rng.random_range(0..4)];
+            let mut at = (1u64 << 20) + rng.random_range(0..256);
+            let mut lanes: Vec<LaneAccess> = Vec::new();
+            for l in 0..rng.random_range(1..=64u32) {
+                if rng.random_range(0..6) != 0 {
+                    lanes.push((l, at, size));
+                    at += u64::from(size);
+                }
             }
             let per_pass = [16, 32, 64][rng.random_range(0..3)];
             assert_eq!(lookups_with(&lanes, per_pass, block, &mut scratch), reference(&lanes, per_pass, block), "{lanes:?}");

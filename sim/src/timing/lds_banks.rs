@@ -33,9 +33,12 @@ pub fn cycles(accesses: &[(u32, u32, u32)], banks: u32, bank_width_bytes: u32) -
         let per_access = accesses[i].2.div_ceil(width).max(1);
         let step = ((banks / per_access).max(1) as usize).min(accesses.len() - i);
         step_words.clear(banks);
-        for &(_, off, bytes) in &accesses[i..i + step] {
-            for k in 0..bytes.div_ceil(width).max(1) {
-                step_words.add((off / width).wrapping_add(k), banks);
+        if !step_words.count_ascending(&accesses[i..i + step], banks, width) {
+            step_words.clear(banks);
+            for &(_, off, bytes) in &accesses[i..i + step] {
+                for k in 0..bytes.div_ceil(width).max(1) {
+                    step_words.add((off / width).wrapping_add(k), banks);
+                }
             }
         }
         let c = step_words.per_bank[..banks as usize].iter().copied().max().unwrap_or(0).max(1) as u64;
@@ -82,6 +85,32 @@ impl StepWords {
         self.per_bank[..banks as usize].fill(0);
         self.n = 0;
         self.top = 0;
+    }
+
+    /// Count the step's words per bank when they rise strictly, access after access (lanes
+    /// walking up through the LDS, strided or not): then no word repeats and none needs looking
+    /// up. False, with partial counts to be cleared, as soon as one does not rise.
+    #[inline]
+    fn count_ascending(&mut self, step: &[(u32, u32, u32)], banks: u32, width: u32) -> bool {
+        let mut next = 0u32;
+        for (j, &(_, off, bytes)) in step.iter().enumerate() {
+            let first = off / width;
+            if j > 0 && first < next {
+                return false;
+            }
+            for k in 0..bytes.div_ceil(width).max(1) {
+                let w = first.wrapping_add(k);
+                if w < first {
+                    return false; // wrapped past the top of the word range
+                }
+                self.per_bank[(w % banks) as usize] += 1;
+            }
+            next = first.wrapping_add(bytes.div_ceil(width).max(1));
+            if next < first {
+                return false;
+            }
+        }
+        true
     }
 
     /// Count word `w` in its bank unless the step already touched it. A word past the buffer
@@ -169,6 +198,27 @@ mod tests {
             i += step;
         }
         out
+    }
+
+    /// Lanes walking up (the fast count) and patterns that break the walk part-way.
+    #[test]
+    fn strided_patterns_match_the_definition() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(8);
+        for _ in 0..2000 {
+            let banks = [16, 32, 64][rng.random_range(0..3)];
+            let width = [4, 8][rng.random_range(0..2)];
+            let bytes = [4, 8, 16][rng.random_range(0..3)];
+            let stride = [0, 4, 8, 16, 20, 64, 128, 132, 256][rng.random_range(0..9)];
+            let n = rng.random_range(1..=128);
+            let mut acc: Vec<(u32, u32, u32)> = (0..n).map(|l| (l, 1024 + l * stride, bytes)).collect();
+            if rng.random_range(0..3) == 0 {
+                // One lane steps back or repeats another's words.
+                let l = rng.random_range(0..n) as usize;
+                acc[l].1 = rng.random_range(0..2048) * 4;
+            }
+            assert_eq!(cycles(&acc, banks, width), reference(&acc, banks, width), "{banks} banks of {width} B, {bytes}-byte accesses: {acc:?}");
+        }
     }
 
     #[test]

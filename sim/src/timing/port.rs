@@ -22,6 +22,14 @@ impl MemPort for Port<'_> {
         self.ms.borrow_mut().write(mem, lane, address, bytes)
     }
 
+    fn read_lanes(&self, mem: &Memory, lanes: &[u32], addrs: &[u64], size: usize, out: &mut [u8]) -> Result<(), (usize, Unmapped)> {
+        self.ms.borrow_mut().read_lanes(mem, lanes, addrs, size, out)
+    }
+
+    fn write_lanes(&self, mem: &mut Memory, lanes: &[u32], addrs: &[u64], size: usize, bytes: &[u8]) -> Result<(), (usize, Unmapped)> {
+        self.ms.borrow_mut().write_lanes(mem, lanes, addrs, size, bytes)
+    }
+
     fn lds_access(&self, lane: u32, offset: u32, bytes: u32, _dir: crate::exec::Dir) {
         self.lds.borrow_mut().push((lane, offset, bytes));
     }

@@ -320,6 +320,11 @@ impl FlatOp {
             if cx.port.is_none_or(|p| p.watches_only()) && self.bulk(cx, &pre) {
                 return Ok(Flow::Next);
             }
+            if let Some(port) = cx.port.filter(|p| !p.watches_only()) {
+                if let Some(r) = self.through_port(cx, port, &pre.global) {
+                    return r.map(|()| Flow::Next);
+                }
+            }
         }
         let mut m = cx.wave.exec();
         while m != 0 {

@@ -28,6 +28,7 @@ pub mod flat;
 pub mod format;
 pub mod fp;
 pub mod image;
+mod lanes;
 pub mod shape;
 pub mod space;
 pub mod vsharp;

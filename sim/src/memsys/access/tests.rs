@@ -3,7 +3,9 @@
 //! (`LastLine`), and the open-line search is skipped for a key above every one seen
 //! (`OpState::top`). The plain definition takes every lane the whole way and searches every
 //! time: a second memory system, identical but for those two shortcuts switched off after each
-//! lane, must return the same bytes, results, counters and memory.
+//! lane, must return the same bytes, results, counters and memory — also when the first takes
+//! a load's or store's lanes in one call (`read_lanes`, `write_lanes`), which moves lanes
+//! following each other in a kept line in one piece.
 
 use super::*;
 use crate::gpus;
@@ -120,6 +122,46 @@ fn run(ms: &mut MemSystem, mem: &mut Memory, a: &Access, per_lane: bool, rng: &m
     (got, ms.end(mem))
 }
 
+/// Run `a` with the lanes of a load or store taken at once ([`MemSystem::read_lanes`],
+/// [`MemSystem::write_lanes`]; after a faulting lane, the rest at once again), anything else
+/// lane by lane: the same bytes and faults per lane as [`run`].
+fn run_lanes(ms: &mut MemSystem, mem: &mut Memory, a: &Access, rng: &mut StdRng) -> (Vec<Result<Vec<u8>, Unmapped>>, OpResult) {
+    let size = a.lanes.first().map_or(0, |l| l.2);
+    if matches!(a.spec.kind, OpKind::Atomic { .. }) || a.lanes.iter().any(|l| l.2 != size) {
+        return run(ms, mem, a, false, rng);
+    }
+    let lanes: Vec<u32> = a.lanes.iter().map(|l| l.0).collect();
+    let addrs: Vec<u64> = a.lanes.iter().map(|l| l.1).collect();
+    let data: Vec<u8> = (0..size * lanes.len()).map(|_| rng.random::<u8>()).collect();
+    let mut out = vec![0; size * lanes.len()];
+    let mut faults = vec![None; lanes.len()];
+    ms.begin(a.spec);
+    let mut from = 0;
+    while from < lanes.len() {
+        let r = match a.spec.kind {
+            OpKind::Store => ms.write_lanes(mem, &lanes[from..], &addrs[from..], size, &data[from * size..]),
+            _ => ms.read_lanes(mem, &lanes[from..], &addrs[from..], size, &mut out[from * size..]),
+        };
+        match r {
+            Ok(()) => break,
+            Err((i, e)) => {
+                faults[from + i] = Some(e);
+                from += i + 1;
+            }
+        }
+    }
+    let got = faults
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| match (f, a.spec.kind) {
+            (Some(e), _) => Err(e),
+            (None, OpKind::Store) => Ok(Vec::new()),
+            (None, _) => Ok(out[i * size..(i + 1) * size].to_vec()),
+        })
+        .collect();
+    (got, ms.end(mem))
+}
+
 /// Every byte of the cluster and the peer's allocation, as memory holds them once the caches
 /// are written back.
 fn contents(ms: &MemSystem, mem: &Memory, regions: &[(u64, u64); 2]) -> Vec<u8> {
@@ -134,9 +176,10 @@ fn contents(ms: &MemSystem, mem: &Memory, regions: &[(u64, u64); 2]) -> Vec<u8> 
     out
 }
 
-/// `ops` random accesses on two copies of `ms` and of the memory, one with the shortcuts,
-/// one without; every lane's bytes, every result, the counters and memory must agree.
-fn compare(name: &str, ms: MemSystem, cus: usize, seed: u64, ops: usize) {
+/// `ops` random accesses on two copies of `ms` and of the memory, one with the shortcuts
+/// (`at_once`: and a load's or store's lanes taken in one call), one without; every lane's
+/// bytes, every result, the counters and memory must agree.
+fn compare(name: &str, ms: MemSystem, cus: usize, seed: u64, ops: usize, at_once: bool) {
     let (mut mem_fast, regions) = memory(seed);
     let mut mem_plain = mem_fast.clone();
     let (mut fast, mut plain_ms) = (ms.clone(), ms);
@@ -146,7 +189,8 @@ fn compare(name: &str, ms: MemSystem, cus: usize, seed: u64, ops: usize) {
         at += rng.random_range(0..400u64);
         let a = random_access(&mut rng, cus, at, &regions);
         let data_seed = rng.random::<u64>();
-        let f = run(&mut fast, &mut mem_fast, &a, false, &mut StdRng::seed_from_u64(data_seed));
+        let mut data = StdRng::seed_from_u64(data_seed);
+        let f = if at_once { run_lanes(&mut fast, &mut mem_fast, &a, &mut data) } else { run(&mut fast, &mut mem_fast, &a, false, &mut data) };
         let p = run(&mut plain_ms, &mut mem_plain, &a, true, &mut StdRng::seed_from_u64(data_seed));
         assert_eq!(f, p, "{name} seed {seed}: access {i} ({:?}, lanes {:?}) differs from the per-lane path", a.spec, a.lanes);
     }
@@ -166,7 +210,8 @@ fn lanes_in_a_kept_line_match_the_per_lane_path() {
             if seed == 3 {
                 ms.set_seed(seed);
             }
-            compare(gpu, ms, g.compute_units as usize, seed, 400);
+            compare(gpu, ms.clone(), g.compute_units as usize, seed, 400, false);
+            compare(gpu, ms, g.compute_units as usize, seed, 400, true);
         }
     }
 }
@@ -181,6 +226,7 @@ fn lanes_in_a_kept_line_match_the_per_lane_path_across_remote_paths() {
     for seed in [4, 5, 6] {
         let mut ms = MemSystem::new(&t, g.compute_units);
         ms.set_remote_paths(&RemotePaths::from_node(&node, 0, t.clock_mhz));
-        compare("mi300x-8", ms, g.compute_units as usize, seed, 400);
+        compare("mi300x-8", ms.clone(), g.compute_units as usize, seed, 400, false);
+        compare("mi300x-8", ms, g.compute_units as usize, seed, 400, true);
     }
 }
