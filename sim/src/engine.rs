@@ -115,7 +115,7 @@ pub fn run(
 fn schedule(s: &mut FSched, env: &mut Env, mem: &mut Memory, hooks: Hooked) -> Result<(), KernelFault> {
     // Free residency slots, highest first (the lowest is reused first).
     let free: Vec<u32> = (0..s.d.resident_groups() as u32).rev().collect();
-    schedule_from(s, env, mem, hooks, free, Vec::new(), Queue::InOrder)
+    schedule_from(s, env, mem, hooks, free, Vec::new(), Queue::InOrder, None)
 }
 
 /// Which work-groups start next.
@@ -126,7 +126,9 @@ enum Queue {
     Listed(std::iter::Peekable<std::vec::IntoIter<u64>>),
 }
 
-/// [`schedule`] from free slots `free`, ready waves `ready` (ids), and groups to start `queue`.
+/// [`schedule`] from free slots `free`, ready waves `ready` (ids), and groups to start `queue`;
+/// `port`: what watches the global accesses ([`crate::sched::Touched`]), if anything.
+#[allow(clippy::too_many_arguments)]
 fn schedule_from(
     s: &mut FSched,
     env: &mut Env,
@@ -135,6 +137,7 @@ fn schedule_from(
     mut free: Vec<u32>,
     mut ready: Vec<usize>,
     mut queue: Queue,
+    port: Option<&dyn MemPort>,
 ) -> Result<(), KernelFault> {
     let Hooked { mut host, mut turn } = hooks;
     let mut rng = StdRng::seed_from_u64(s.opts.seed);
@@ -150,7 +153,7 @@ fn schedule_from(
         let pick = rng.random_range(0..ready.len());
         let quantum = rng.random_range(1..=s.opts.quantum.max(1));
         let id = ready[pick];
-        run_wave(s, id, env, mem, quantum, None)?;
+        run_wave(s, id, env, mem, quantum, port)?;
         let status = s.waves[id].as_ref().map_or(WaveStatus::Done, |r| r.w.status);
         if status != WaveStatus::Ready {
             ready.swap_remove(pick);

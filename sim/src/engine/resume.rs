@@ -5,48 +5,60 @@
 
 use super::{livelock, run_wave, schedule_from, settle, FSched, Queue};
 use crate::exec::Env;
+use crate::exec::MemPort;
 use crate::fault::KernelFault;
 use crate::memory::Memory;
-use crate::sched::Hooked;
+use crate::sched::{Hooked, Touched};
 use crate::wave::WaveStatus;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
 /// [`crate::sched::FastForward`]: run the resident waves of `s` and the work-groups `pending`
 /// (free scratch slots `free`, the last one first) to the dispatch's end; with `stop` (and
-/// nothing pending), run the resident waves only until their PC leaves that range.
+/// nothing pending), run the resident waves only until their PC leaves that range. Accesses are
+/// told to `touched`, if any.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn resume(
     s: &mut FSched,
     free: Vec<u32>,
     pending: Vec<u64>,
     stop: Option<(u64, u64)>,
+    touched: Option<&Touched>,
     env: &mut Env,
     mem: &mut Memory,
     hooks: Hooked,
 ) -> Result<(), KernelFault> {
+    let port = touched.map(|t| t as &dyn MemPort);
     let ready = s.waves.iter().enumerate().filter(|(_, r)| r.as_ref().is_some_and(|r| r.w.status == WaveStatus::Ready)).map(|(id, _)| id).collect();
     match stop {
         Some(range) if pending.is_empty() => {
             s.opts.pc_stop = Some(range);
-            let r = until_exit(s, free, ready, env, mem);
+            let r = until_exit(s, free, ready, env, mem, port);
             s.opts.pc_stop = None;
             r
         }
-        _ => schedule_from(s, env, mem, hooks, free, ready, Queue::Listed(pending.into_iter().peekable())),
+        _ => schedule_from(s, env, mem, hooks, free, ready, Queue::Listed(pending.into_iter().peekable()), port),
     }
 }
 
 /// Run the `ready` waves (picked as [`schedule_from`] picks them) until each has ended, or
 /// stopped with its PC outside `s.opts.pc_stop`; no work-group starts. Waves at a barrier
 /// whose work-group has a stopped wave stay there (the timing engine releases them).
-fn until_exit(s: &mut FSched, mut free: Vec<u32>, mut ready: Vec<usize>, env: &mut Env, mem: &mut Memory) -> Result<(), KernelFault> {
+fn until_exit(
+    s: &mut FSched,
+    mut free: Vec<u32>,
+    mut ready: Vec<usize>,
+    env: &mut Env,
+    mem: &mut Memory,
+    port: Option<&dyn MemPort>,
+) -> Result<(), KernelFault> {
     let Some((lo, hi)) = s.opts.pc_stop else { return Ok(()) };
     let mut rng = StdRng::seed_from_u64(s.opts.seed);
     while !ready.is_empty() {
         let pick = rng.random_range(0..ready.len());
         let quantum = rng.random_range(1..=s.opts.quantum.max(1));
         let id = ready[pick];
-        run_wave(s, id, env, mem, quantum, None)?;
+        run_wave(s, id, env, mem, quantum, port)?;
         let (status, pc) = s.waves[id].as_ref().map_or((WaveStatus::Done, 0), |r| (r.w.status, r.w.pc));
         if status != WaveStatus::Ready {
             ready.swap_remove(pick);

@@ -422,6 +422,17 @@ impl MemSystem {
         }
     }
 
+    /// The MALL, lent (to a functional fast-forward, [`crate::sched::Touched`]) until
+    /// [`MemSystem::give_mall`] gives it back; `None`: there is none.
+    pub fn lend_mall(&mut self) -> Option<Cache> {
+        self.mall.take()
+    }
+
+    /// The MALL [`MemSystem::lend_mall`] lent, back.
+    pub fn give_mall(&mut self, mall: Cache) {
+        self.mall = Some(mall);
+    }
+
     /// Book `cycles[i]` busy cycles on memory-side channel `i` (in the order of
     /// [`MemorySide::busy_cycles`]) from cycle `at`, wherever each has room: the traffic
     /// of the part of a dispatch that ran functionally (work-group sampling) queues behind what

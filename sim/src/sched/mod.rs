@@ -21,6 +21,7 @@ mod options;
 mod residency;
 mod retire;
 mod sample;
+mod touched;
 
 pub use faults::fault;
 pub(crate) use options::count_group;
@@ -29,6 +30,7 @@ pub(crate) use residency::{Ended, Release, Resident, Sched, Storage};
 pub(crate) use retire::{fetch, follow};
 pub(crate) use sample::FastForward;
 pub use sample::{Sampled, Stable, Windows, WorkGroupSampling};
+pub use touched::Touched;
 
 use crate::dispatch::{Geometry, RuntimeAddresses};
 use crate::exec::Env;

@@ -54,8 +54,18 @@ pub(crate) struct Group<G> {
     pub barrier_at: u64,
     /// Its scratch slot.
     pub slot: u32,
+    /// Wave-instructions its ended waves executed.
+    pub ended: u64,
     /// What the engine keeps of it.
     pub x: G,
+}
+
+/// Work-groups that ended, their waves, and the wave-instructions those executed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Retired {
+    pub groups: u64,
+    pub waves: u64,
+    pub instructions: u64,
 }
 
 /// What became of a wave's work-group when the wave ended.
@@ -95,6 +105,10 @@ pub(crate) struct Sched<'a, 'm, W, G> {
     /// Live waves not waiting at a barrier.
     pub running: usize,
     pub stats: DispatchStats,
+    /// Work-groups that ended (not skipped), their waves, and the wave-instructions those
+    /// executed: what work-group sampling estimates a wave's work from ([`super::sample`], "Not
+    /// executed").
+    pub retired: Retired,
     /// Visible changes and waves found looping (livelock detection).
     pub prog: Progress,
     pub obs: Option<Shared<'m>>,
@@ -119,6 +133,7 @@ impl<'a, 'm, W, G> Sched<'a, 'm, W, G> {
             next_wave_index: 0,
             running: 0,
             stats: DispatchStats { opcode_counts: vec![0; OPCODE_NAMES.len()], ..Default::default() },
+            retired: Retired::default(),
             prog: Progress::default(),
             watch_lanes: observer.as_ref().is_some_and(|o| o.lane_accesses()),
             obs: observer.map(RefCell::new),
@@ -166,7 +181,7 @@ impl<'a, 'm, W, G> Sched<'a, 'm, W, G> {
         let live = ids.len() as u32;
         self.running += ids.len();
         self.prog.advance(at, self.stats.instructions);
-        self.groups[gid] = Some(Group { waves: ids, lds: vec![0; self.d.lds_bytes as usize], live, arrived: 0, barrier_at: 0, slot, x });
+        self.groups[gid] = Some(Group { waves: ids, lds: vec![0; self.d.lds_bytes as usize], live, arrived: 0, barrier_at: 0, slot, ended: 0, x });
         gid
     }
 
@@ -267,16 +282,19 @@ impl<'a, 'm, W, G> Sched<'a, 'm, W, G> {
         if let Some(o) = &self.obs {
             o.borrow_mut().wave_ended(r.w.id, r.w.global_index);
         }
-        let gid = r.group;
+        let (gid, executed) = (r.group, r.w.instructions);
         if self.storage == Storage::Reused {
             self.give_back(id);
         }
         let Some(g) = self.groups[gid].as_mut() else { return Ended::Live { released: false } };
         g.live -= 1;
+        g.ended += executed;
         if g.live > 0 {
             return Ended::Live { released: self.try_release(gid, wake) };
         }
         let Some(g) = self.groups[gid].take() else { return Ended::Live { released: false } };
+        self.retired =
+            Retired { groups: self.retired.groups + 1, waves: self.retired.waves + g.waves.len() as u64, instructions: self.retired.instructions + g.ended };
         count_group(&self.opts);
         if self.storage == Storage::BySlot {
             g.waves.iter().for_each(|&id| self.give_back(id));
@@ -307,7 +325,18 @@ impl<'a, 'm, W, G> Sched<'a, 'm, W, G> {
         let groups = self
             .groups
             .into_iter()
-            .map(|g| g.map(|g| Group { waves: g.waves, lds: g.lds, live: g.live, arrived: g.arrived, barrier_at: g.barrier_at, slot: g.slot, x: group(g.x) }))
+            .map(|g| {
+                g.map(|g| Group {
+                    waves: g.waves,
+                    lds: g.lds,
+                    live: g.live,
+                    arrived: g.arrived,
+                    barrier_at: g.barrier_at,
+                    slot: g.slot,
+                    ended: g.ended,
+                    x: group(g.x),
+                })
+            })
             .collect();
         Sched {
             d: self.d,
@@ -321,6 +350,7 @@ impl<'a, 'm, W, G> Sched<'a, 'm, W, G> {
             next_wave_index: self.next_wave_index,
             running: self.running,
             stats: self.stats,
+            retired: self.retired,
             prog: self.prog,
             obs: self.obs,
             watch_lanes: self.watch_lanes,

@@ -267,6 +267,12 @@ impl Sim<'_, '_> {
                 let resident = self.s.groups.iter().flatten().count();
                 let completed = self.s.stats.instructions - self.in_flight(t);
                 let side = self.port.ms.borrow().memory_side();
+                if self.sampler.measures() {
+                    let waves = &self.s.waves;
+                    self.sampler.note_progress(t, |v| {
+                        v.extend(waves.iter().map(|r| r.as_ref().map_or(u64::MAX, |r| r.w.instructions - r.x.out.pending(t).iter().sum::<usize>() as u64)));
+                    });
+                }
                 if let Some(rate) = self.sampler.window_ended(t, completed, self.s.stats.groups, resident, side) {
                     return Ok(Some((t, rate)));
                 }

@@ -14,7 +14,7 @@ use crate::fault::KernelFault;
 use crate::kernel::{CodeSlot, LoadedKernel};
 use crate::memory::Memory;
 use crate::memsys::{MemorySide, OpKind};
-use crate::sched::{EngineOptions, FastForward, Hooked, Sampled, Sched, Stable, Storage, Windows, WorkGroupSampling};
+use crate::sched::{EngineOptions, FastForward, Hooked, Sampled, Sched, Stable, Storage, Touched, Windows, WorkGroupSampling};
 use crate::timing::class::{Class, Maintenance};
 use crate::timing::issue::WaveTiming;
 use crate::timing::placement::Placed;
@@ -42,6 +42,10 @@ pub(super) struct Sampler {
     /// At each of the last window ends: wave-instructions completed and what the memory side
     /// did ([`crate::memsys::MemSystem::memory_side`]).
     marks: std::collections::VecDeque<(u64, MemorySide)>,
+    /// At the same window ends: the cycle, and each wave's completed instructions by wave id
+    /// (`u64::MAX`: no wave), for the waves' own rates ([`Sampler::wave_rates`]).
+    progress: std::collections::VecDeque<(u64, Vec<u64>)>,
+    spare: Vec<u64>,
     /// Per completed wave-instruction over the stable windows: memory-side busy cycles per
     /// channel, what the fast-forwarded part is charged ([`crate::sched::sample`]), and lines
     /// the L2s and the MALL allocated, what it turns over.
@@ -88,6 +92,8 @@ impl Sampler {
             peak_groups: 0,
             done: None,
             marks: std::collections::VecDeque::new(),
+            progress: std::collections::VecDeque::new(),
+            spare: Vec::new(),
             cost: Vec::new(),
             fills: [0.0; 2],
             tracks: on.is_some(),
@@ -106,6 +112,7 @@ impl Sampler {
             self.window_start = None;
             self.peak_groups = 0;
             self.marks.clear();
+            self.progress.clear();
             self.pcs.clear();
             self.seen = NONE_SEEN;
         }
@@ -126,6 +133,10 @@ impl Sampler {
             self.windows = Windows::new(cfg);
             self.window_start = None;
             self.marks.clear();
+            // The snapshot of this window's end stays: the next window starts there.
+            let now = self.progress.pop_back();
+            self.progress.clear();
+            self.progress.extend(now);
             self.pcs.clear();
         }
         self.peak_groups = self.peak_groups.max(resident);
@@ -142,6 +153,9 @@ impl Sampler {
         while self.marks.len() > self.windows.len() + 1 {
             self.marks.pop_front();
         }
+        while self.progress.len() > self.marks.len() {
+            self.spare = self.progress.pop_front().map(|p| p.1).unwrap_or_default();
+        }
         while self.pcs.len() > self.windows.len() {
             self.pcs.pop_front();
         }
@@ -153,6 +167,22 @@ impl Sampler {
         (self.cost, self.fills) = self.cost_of_last(stable.windows);
         self.stable = stable;
         Some(stable.rate)
+    }
+
+    /// Whether windows are being measured (the main loop then notes each wave's progress at
+    /// their ends, [`Sampler::note_progress`]).
+    pub(super) fn measures(&self) -> bool {
+        self.on.is_some()
+    }
+
+    /// At the end of a window (before [`Sampler::window_ended`]), at cycle `t`: `fill` writes
+    /// each wave's completed instructions by wave id into the vector it is given.
+    pub(super) fn note_progress(&mut self, t: u64, fill: impl FnOnce(&mut Vec<u64>)) {
+        // The vector of a snapshot dropped is reused.
+        let mut v = std::mem::take(&mut self.spare);
+        v.clear();
+        fill(&mut v);
+        self.progress.push_back((t, v));
     }
 
     /// A wave issues the instruction at `pc`.
@@ -253,39 +283,51 @@ impl Sim<'_, '_> {
         let fast_forwarded_groups = pending.len() as u64;
         let mut f = detailed.hand_over(|_| (), |_| ());
         let free = if pending.is_empty() { Vec::new() } else { free };
-        resume(&mut f, free, pending, stop, env, mem, hooks)?;
+        // The MALL sees the functional part's accesses (`Touched`), which the L2s do not.
+        let touched = self.port.ms.borrow_mut().lend_mall().map(Touched::new);
+        let ran = resume(&mut f, free, pending, stop, touched.as_ref(), env, mem, hooks);
+        let installed = touched.is_some();
+        if let Some(t) = touched {
+            self.port.ms.borrow_mut().give_mall(t.into_cache());
+        }
+        ran?;
         // The caches keep their lines (dirty ones stay dirty, to be written back at the end as
         // in full detail), with the bytes the functional part left in memory.
         self.port.ms.borrow_mut().refresh_from(mem);
         let ff = f.stats.instructions - instructions;
-        self.charge_memory_side(at, ff);
+        self.charge_memory_side(at, ff, installed);
         let extra = ((ff + in_flight) as f64 / rate).ceil() as u64;
         let end = at.saturating_add(extra);
-        self.sampler.note(at - self.time.begin, rate, fast_forwarded_groups, ff, extra);
+        let own = if stop.is_some() { self.sampler.own_ends(at, rate, &f, &kept) } else { Vec::new() };
+        let last = own.iter().flatten().copied().max().unwrap_or(end);
+        self.sampler.note(at - self.time.begin, rate, fast_forwarded_groups, ff, extra, last.abs_diff(end));
         if let Some(&first) = tail.first() {
             self.admit.started_elsewhere_before(first);
         }
         let back = !tail.is_empty() || f.waves.iter().any(Option::is_some);
         if back {
             self.s = f.hand_over(|_| parked(), |_| Placed::default());
-            self.resume_detail(end, &kept);
+            self.resume_detail(end, &kept, &own);
         } else {
             self.s.stats = f.stats;
-            self.time.last = self.time.last.max(end);
+            self.time.last = self.time.last.max(end).max(last);
         }
         Ok(back)
     }
 
     /// The wave-instructions the rest of the dispatch would execute, `groups` work-groups not
     /// started ([`crate::sched::sample`], "Not executed"): each wave is taken to execute the
-    /// mean of the waves that ended. `None` before a full round of waves has ended.
+    /// mean of the waves of the work-groups that ended. `None` before a full round of
+    /// work-groups has ended: waves that ended early (the idle waves of a work-group whose
+    /// others loop long, atax of 128 on a block of 256) say nothing of the others.
     fn unexecuted_instructions(&self, groups: u64) -> Option<u64> {
-        let issued: Vec<u64> = self.s.waves.iter().flatten().map(|r| r.w.instructions).collect();
-        let ended = self.s.stats.waves.saturating_sub(issued.len() as u64);
-        if ended == 0 || ended < issued.len() as u64 {
+        let issued: Vec<u64> = self.s.waves.iter().flatten().filter(|r| r.w.status != WaveStatus::Done).map(|r| r.w.instructions).collect();
+        let resident = self.s.groups.iter().flatten().count() as u64;
+        let ended = self.s.retired;
+        if ended.waves == 0 || ended.groups < resident {
             return None;
         }
-        let per_wave = self.s.stats.instructions.saturating_sub(issued.iter().sum()) as f64 / ended as f64;
+        let per_wave = ended.instructions as f64 / ended.waves as f64;
         let rest: f64 = issued.iter().map(|&i| (per_wave - i as f64).max(0.0)).sum();
         let waves = groups as f64 * f64::from(self.s.d.waves_per_group());
         Some((waves * per_wave + rest).round() as u64)
@@ -299,10 +341,10 @@ impl Sim<'_, '_> {
     /// partial round. Returns whether detail goes on.
     #[allow(clippy::too_many_arguments)]
     fn skip_rest(&mut self, at: u64, rate: f64, in_flight: u64, groups: &[u64], kept: &Kept, ff: u64, tail: Option<u64>) -> bool {
-        self.charge_memory_side(at, ff);
+        self.charge_memory_side(at, ff, false);
         let extra = ((ff + in_flight) as f64 / rate).ceil() as u64;
         let end = at.saturating_add(extra);
-        self.sampler.note(at - self.time.begin, rate, groups.len() as u64, ff, extra);
+        self.sampler.note(at - self.time.begin, rate, groups.len() as u64, ff, extra, 0);
         if let Some(done) = self.sampler.done.as_mut() {
             done.unexecuted_groups += (groups.len() + kept.resident()) as u64;
         }
@@ -310,6 +352,7 @@ impl Sim<'_, '_> {
         let skipped = std::mem::replace(&mut self.s, Sched::new(d, opts, None, Storage::Reused));
         self.s.set_next_wave_index(skipped.next_wave_index());
         self.s.stats = skipped.stats;
+        self.s.retired = skipped.retired;
         self.s.skip_groups(groups);
         self.s.stats.instructions += ff;
         self.heap.clear();
@@ -328,19 +371,21 @@ impl Sim<'_, '_> {
 
     /// The memory side of `ff` wave-instructions that did not run in detail, from `at`: their
     /// traffic queues behind detail's on each channel, and the lines they would have brought
-    /// into the L2s and the MALL push out as many old ones ([`crate::memsys::MemSystem::turn_over`]).
-    fn charge_memory_side(&mut self, at: u64, ff: u64) {
+    /// into the L2s and the MALL push out as many old ones ([`crate::memsys::MemSystem::turn_over`]),
+    /// but in a MALL that took the lines themselves (`installed`).
+    fn charge_memory_side(&mut self, at: u64, ff: u64, installed: bool) {
         let charge: Vec<u64> = self.sampler.cost.iter().map(|c| (c * ff as f64).round() as u64).collect();
         let mut ms = self.port.ms.borrow_mut();
         ms.charge_memory(at, &charge);
-        ms.turn_over(self.sampler.fills.map(|f| (f * ff as f64).round() as u64));
+        let fills = self.sampler.fills.map(|f| (f * ff as f64).round() as u64);
+        ms.turn_over([fills[0], if installed { 0 } else { fills[1] }]);
     }
 
     /// Detail resumes at `end` (the extrapolated end of what ran functionally): the waves that
-    /// stopped leaving their loop issue there, where they ran before (`kept`), with nothing
-    /// outstanding; the work-groups that ended functionally free their room for those not
-    /// started yet.
-    fn resume_detail(&mut self, end: u64, kept: &Kept) {
+    /// stopped leaving their loop issue there, or at their own extrapolated exit (`own`, by wave
+    /// id: [`Sampler::own_ends`]), where they ran before (`kept`), with nothing outstanding; the
+    /// work-groups that ended functionally free their room for those not started yet.
+    fn resume_detail(&mut self, end: u64, kept: &Kept, own: &[Option<u64>]) {
         self.heap.clear();
         for (i, p) in kept.groups.iter().enumerate() {
             let Some((placed, slot)) = p else { continue };
@@ -353,11 +398,13 @@ impl Sim<'_, '_> {
         for (id, r) in self.s.waves.iter_mut().enumerate() {
             let (Some(r), Some(&Some((cu, simd, prio, start)))) = (r.as_mut(), kept.waves.get(id)) else { continue };
             let idx = k.index_of(r.w.pc).unwrap_or(0);
-            r.x = WaveTiming { cu, simd, idx, next: end, prio, start, out: Default::default(), sleep_until: 0 };
+            let next = own.get(id).copied().flatten().unwrap_or(end);
+            r.x = WaveTiming { cu, simd, idx, next, prio, start, out: Default::default(), sleep_until: 0 };
             if r.w.status == WaveStatus::Ready {
-                self.heap.push(Reverse(super::Event::new(end, prio, id as u32)));
+                self.heap.push(Reverse(super::Event::new(next, prio, id as u32)));
             }
         }
+        let end = own.iter().flatten().copied().fold(end, u64::max);
         self.time.last = self.time.last.max(end);
         self.time.progress = self.time.progress.max(end);
         self.s.prog.advance(end, self.s.stats.instructions);
@@ -417,11 +464,45 @@ impl Sampler {
     /// A fast-forward from `at` (cycles from the dispatch's start) at `rate`: `groups`
     /// work-groups and `instructions` wave-instructions ran functionally, `extra` cycles
     /// were extrapolated.
-    fn note(&mut self, at: u64, rate: f64, groups: u64, instructions: u64, extra: u64) {
+    /// `spread`: cycles between the end the dispatch's rate gives and the one the waves' own
+    /// rates give ([`Sampler::own_ends`]), an error of its own.
+    fn note(&mut self, at: u64, rate: f64, groups: u64, instructions: u64, extra: u64, spread: u64) {
         let error = self.stable.error;
         let s = self.done.get_or_insert_with(|| Sampled { stopped_at_cycle: at, rate, ..Sampled::default() });
         s.fast_forwarded_groups += groups;
         s.fast_forwarded_instructions += instructions;
-        s.error_pct += error * extra as f64;
+        s.error_pct += error * extra as f64 + spread as f64;
+    }
+
+    /// When each wave of `f` (the dispatch back from a fast-forward that stopped its waves at the
+    /// loop's exit) reaches that exit, from `at`, by wave id (`None`: no wave, or no pace of its
+    /// own). One round of long waves does not end together: atax of 1 536 on an MI300A (6
+    /// work-groups, one round) has its first work-group end 23 % of the launch before its last,
+    /// the launch's rate falling as they leave, while the dispatch's mean rate `rate` ended them
+    /// all at once. A wave's share of that rate is its pace since it started (`kept`) over the
+    /// sum of the resident waves' paces: over the stable windows alone a wave completes too
+    /// few instructions for its pace to be known (atax's waves stall together every 32
+    /// iterations, a step of a few hundred instructions in a window's few thousand), and the
+    /// latest of many noisy ends is late.
+    fn own_ends(&self, at: u64, rate: f64, f: &Sched<'_, '_, (), ()>, kept: &Kept) -> Vec<Option<u64>> {
+        let Some((_, done)) = self.progress.back() else { return Vec::new() };
+        let pace = |id: usize| -> Option<f64> {
+            let (&d, &(_, _, _, start)) = (done.get(id)?, kept.waves.get(id)?.as_ref()?);
+            (d != u64::MAX && at > start).then(|| d as f64 / (at - start) as f64)
+        };
+        let total: f64 = (0..done.len()).filter_map(pace).sum();
+        if total <= 0.0 {
+            return Vec::new();
+        }
+        f.waves
+            .iter()
+            .enumerate()
+            .map(|(id, r)| {
+                let (r, p) = (r.as_ref()?, pace(id)?);
+                let left = r.w.instructions.checked_sub(*done.get(id)?)?;
+                let own = rate * p / total;
+                (own > 0.0).then(|| at.saturating_add((left as f64 / own).ceil() as u64))
+            })
+            .collect()
     }
 }
