@@ -14,7 +14,7 @@ use crate::fault::KernelFault;
 use crate::kernel::{CodeSlot, LoadedKernel};
 use crate::memory::Memory;
 use crate::memsys::{MemorySide, OpKind};
-use crate::sched::{EngineOptions, FastForward, Hooked, Sampled, Sched, Stable, Storage, Windows, WorkGroupSampling};
+use crate::sched::{round_period, EngineOptions, FastForward, Hooked, Sampled, Sched, Stable, Storage, Windows, WorkGroupSampling};
 use crate::timing::class::{Class, Maintenance};
 use crate::timing::issue::WaveTiming;
 use crate::timing::placement::Placed;
@@ -55,6 +55,11 @@ pub(super) struct Sampler {
     pcs: std::collections::VecDeque<(u64, u64)>,
     /// The last stable rate found: over how many of the last windows, and its stated error.
     stable: Stable,
+    /// Cycle and work-groups started where the windows began: the rounds' period is measured
+    /// from there ([`Sampler::round_cycles`]).
+    origin: Option<(u64, u64)>,
+    /// Windows a whole round long: their length in cycles (`None`: `window_cycles`).
+    round: Option<u64>,
 }
 
 /// No PC seen yet.
@@ -94,6 +99,8 @@ impl Sampler {
             seen: NONE_SEEN,
             pcs: std::collections::VecDeque::new(),
             stable: Stable::default(),
+            origin: None,
+            round: None,
         }
     }
 
@@ -108,6 +115,8 @@ impl Sampler {
             self.marks.clear();
             self.pcs.clear();
             self.seen = NONE_SEEN;
+            self.origin = None;
+            self.round = None;
         }
     }
 
@@ -123,10 +132,11 @@ impl Sampler {
         };
         if resident < self.peak_groups {
             // Draining (or between rounds): the windows start over once the GPU is full again.
-            self.windows = Windows::new(cfg);
+            self.windows = Windows::new(self.windows_cfg(cfg));
             self.window_start = None;
             self.marks.clear();
             self.pcs.clear();
+            self.origin = None;
         }
         self.peak_groups = self.peak_groups.max(resident);
         if let Some((c0, i0)) = self.window_start {
@@ -136,6 +146,16 @@ impl Sampler {
             }
         }
         self.seen = NONE_SEEN;
+        if self.round.is_none() && self.windows.len() >= self.windows.fewest() && self.windows.stable().is_none() {
+            if let Some(round) = self.round_cycles(t, started, cfg) {
+                // Rounds of work-groups in step: windows shorter than a round see its phases.
+                self.round = Some(round);
+                self.windows = Windows::new(self.windows_cfg(cfg));
+                self.marks.clear();
+                self.pcs.clear();
+            }
+        }
+        self.origin.get_or_insert((t, started));
         self.window_start = Some((t, completed));
         self.marks.push_back((completed, side));
         // The marks span the windows the rate is the mean of.
@@ -145,7 +165,7 @@ impl Sampler {
         while self.pcs.len() > self.windows.len() {
             self.pcs.pop_front();
         }
-        self.next_check = t.saturating_add(cfg.window_cycles.max(1));
+        self.next_check = t.saturating_add(self.round.unwrap_or(cfg.window_cycles).max(1));
         if started < cfg.min_detailed_groups {
             return None;
         }
@@ -153,6 +173,20 @@ impl Sampler {
         (self.cost, self.fills) = self.cost_of_last(stable.windows);
         self.stable = stable;
         Some(stable.rate)
+    }
+
+    /// The windows' parameters: with windows a whole round long, half as many (each already
+    /// averages the phases of a round that short windows sample one by one).
+    fn windows_cfg(&self, cfg: WorkGroupSampling) -> WorkGroupSampling {
+        match self.round {
+            Some(_) => WorkGroupSampling { windows: (cfg.windows / 2).max(1), ..cfg },
+            None => cfg,
+        }
+    }
+
+    /// The rounds' period ([`round_period`]) once the windows have run since `origin`.
+    fn round_cycles(&self, t: u64, started: u64, cfg: WorkGroupSampling) -> Option<u64> {
+        round_period(self.origin?, t, started, self.peak_groups, cfg.window_cycles)
     }
 
     /// A wave issues the instruction at `pc`.
