@@ -406,8 +406,9 @@ impl MemSystem {
 
     /// The part of a dispatch that ran functionally (work-group sampling) brought `fills` lines
     /// into the L2s (all together) and the MALL ([`MemorySide::fills`]) that detail never saw:
-    /// as many of each cache's least recently used clean lines make room for them (spread over
-    /// the sets; dirty lines stay, to be written back as in full detail). Without it, the lines
+    /// they take each cache's empty ways and then its least recently used clean lines, as
+    /// placeholders no address finds ([`cache::Cache::age_out`]; spread over the sets; dirty
+    /// lines stay, to be written back as in full detail). Without it, the lines
     /// detail left before the fast-forward stayed cached through it: pagerank of 12 288 nodes on
     /// an MI300A (600 MB of matrix, a 256 MB MALL) started each later launch with the first
     /// rows in the MALL, where full detail had long replaced them, and ran its first round 40 %

@@ -29,7 +29,7 @@ pub use options::{EngineOptions, RunProgress, DEFAULT_NO_PROGRESS, DEFAULT_WATCH
 pub(crate) use residency::{Ended, Release, Resident, Sched, Storage};
 pub(crate) use retire::{fetch, follow};
 pub(crate) use sample::FastForward;
-pub use sample::{Sampled, Stable, Windows, WorkGroupSampling};
+pub use sample::{round_period, Sampled, Stable, Windows, WorkGroupSampling};
 pub use touched::Touched;
 
 use crate::dispatch::{Geometry, RuntimeAddresses};

@@ -14,7 +14,7 @@ use crate::fault::KernelFault;
 use crate::kernel::{CodeSlot, LoadedKernel};
 use crate::memory::Memory;
 use crate::memsys::{MemorySide, OpKind};
-use crate::sched::{EngineOptions, FastForward, Hooked, Sampled, Sched, Stable, Storage, Touched, Windows, WorkGroupSampling};
+use crate::sched::{round_period, EngineOptions, FastForward, Hooked, Sampled, Sched, Stable, Storage, Touched, Windows, WorkGroupSampling};
 use crate::timing::class::{Class, Maintenance};
 use crate::timing::issue::WaveTiming;
 use crate::timing::placement::Placed;
@@ -59,6 +59,11 @@ pub(super) struct Sampler {
     pcs: std::collections::VecDeque<(u64, u64)>,
     /// The last stable rate found: over how many of the last windows, and its stated error.
     stable: Stable,
+    /// Cycle and work-groups started where the windows began: the rounds' period is measured
+    /// from there ([`Sampler::round_cycles`]).
+    origin: Option<(u64, u64)>,
+    /// Windows a whole round long: their length in cycles (`None`: `window_cycles`).
+    round: Option<u64>,
 }
 
 /// No PC seen yet.
@@ -100,6 +105,8 @@ impl Sampler {
             seen: NONE_SEEN,
             pcs: std::collections::VecDeque::new(),
             stable: Stable::default(),
+            origin: None,
+            round: None,
         }
     }
 
@@ -115,6 +122,8 @@ impl Sampler {
             self.progress.clear();
             self.pcs.clear();
             self.seen = NONE_SEEN;
+            self.origin = None;
+            self.round = None;
         }
     }
 
@@ -130,7 +139,7 @@ impl Sampler {
         };
         if resident < self.peak_groups {
             // Draining (or between rounds): the windows start over once the GPU is full again.
-            self.windows = Windows::new(cfg);
+            self.windows = Windows::new(self.windows_cfg(cfg));
             self.window_start = None;
             self.marks.clear();
             // The snapshot of this window's end stays: the next window starts there.
@@ -138,6 +147,7 @@ impl Sampler {
             self.progress.clear();
             self.progress.extend(now);
             self.pcs.clear();
+            self.origin = None;
         }
         self.peak_groups = self.peak_groups.max(resident);
         if let Some((c0, i0)) = self.window_start {
@@ -147,6 +157,16 @@ impl Sampler {
             }
         }
         self.seen = NONE_SEEN;
+        if self.round.is_none() && self.windows.len() >= self.windows.fewest() && self.windows.stable().is_none() {
+            if let Some(round) = self.round_cycles(t, started, cfg) {
+                // Rounds of work-groups in step: windows shorter than a round see its phases.
+                self.round = Some(round);
+                self.windows = Windows::new(self.windows_cfg(cfg));
+                self.marks.clear();
+                self.pcs.clear();
+            }
+        }
+        self.origin.get_or_insert((t, started));
         self.window_start = Some((t, completed));
         self.marks.push_back((completed, side));
         // The marks span the windows the rate is the mean of.
@@ -159,7 +179,7 @@ impl Sampler {
         while self.pcs.len() > self.windows.len() {
             self.pcs.pop_front();
         }
-        self.next_check = t.saturating_add(cfg.window_cycles.max(1));
+        self.next_check = t.saturating_add(self.round.unwrap_or(cfg.window_cycles).max(1));
         if started < cfg.min_detailed_groups {
             return None;
         }
@@ -167,6 +187,20 @@ impl Sampler {
         (self.cost, self.fills) = self.cost_of_last(stable.windows);
         self.stable = stable;
         Some(stable.rate)
+    }
+
+    /// The windows' parameters: with windows a whole round long, half as many (each already
+    /// averages the phases of a round that short windows sample one by one).
+    fn windows_cfg(&self, cfg: WorkGroupSampling) -> WorkGroupSampling {
+        match self.round {
+            Some(_) => WorkGroupSampling { windows: (cfg.windows / 2).max(1), ..cfg },
+            None => cfg,
+        }
+    }
+
+    /// The rounds' period ([`round_period`]) once the windows have run since `origin`.
+    fn round_cycles(&self, t: u64, started: u64, cfg: WorkGroupSampling) -> Option<u64> {
+        round_period(self.origin?, t, started, self.peak_groups, cfg.window_cycles)
     }
 
     /// Whether windows are being measured (the main loop then notes each wave's progress at
@@ -371,8 +405,9 @@ impl Sim<'_, '_> {
 
     /// The memory side of `ff` wave-instructions that did not run in detail, from `at`: their
     /// traffic queues behind detail's on each channel, and the lines they would have brought
-    /// into the L2s and the MALL push out as many old ones ([`crate::memsys::MemSystem::turn_over`]),
-    /// but in a MALL that took the lines themselves (`installed`).
+    /// into the L2s and the MALL take their ways as placeholders
+    /// ([`crate::memsys::MemSystem::turn_over`]), but in a MALL that took the lines themselves
+    /// (`installed`).
     fn charge_memory_side(&mut self, at: u64, ff: u64, installed: bool) {
         let charge: Vec<u64> = self.sampler.cost.iter().map(|c| (c * ff as f64).round() as u64).collect();
         let mut ms = self.port.ms.borrow_mut();
