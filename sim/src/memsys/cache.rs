@@ -22,7 +22,9 @@
 //! and stamp arrays rather than every page. Why it matters: each page a run first writes is
 //! one the kernel zeroes (2 MiB at a time with huge pages), which was a third of a short timing
 //! run's CPU time. The layout changes no result: a slot's way and set, and so every choice and
-//! every walk's order, are the same.
+//! every walk's order, are the same. For the same reason a slot's byte masks, fill cycle and
+//! bytes live in a row it is given when it first takes a line: rows are handed out in order,
+//! so a run that fills a third of a 4 MiB L2's slots writes the first third of its data.
 
 use crate::backing::zeroed_vec_huge;
 
@@ -79,13 +81,22 @@ pub struct Cache {
     tags: Vec<u64>,
     /// Last use per slot (LRU); larger is more recent.
     stamps: Vec<u64>,
-    /// Byte masks and fill cycles per slot; empty for a tag-only cache (read as 0).
+    /// Per slot, its row of the arrays below (0: none yet; empty for a tag-only cache). A slot
+    /// gets the next row the first time it takes a line and keeps it: rows are handed out in
+    /// order, so a run that fills a fraction of the slots writes that fraction of the arrays,
+    /// one contiguous run of pages, where slot-indexed arrays would be written on every page
+    /// (hashed sets spread a short run's lines over all of them).
+    rows: Vec<u32>,
+    /// Rows handed out.
+    next_row: u32,
+    /// Byte masks and fill cycles per row (row 0 belongs to no slot and stays zero: the masks
+    /// of a slot without a row read as 0); empty for a tag-only cache (read as 0).
     valid: Vec<LineMask>,
     dirty: Vec<LineMask>,
     ready: Vec<u64>,
     /// Set index folds the line number's higher digits in (see [`Cache::hashed`]).
     hashed: bool,
-    /// `slots * line_bytes` bytes, or empty for a tag-only cache.
+    /// `line_bytes` bytes per row, or empty for a tag-only cache.
     data: Vec<u8>,
     clock: u64,
     /// Slots allocated since the last [`Cache::clear`], while fewer than [`TOUCH_LIMIT`]: a
@@ -133,11 +144,13 @@ impl Cache {
             filled: zeroed_vec_huge(sets as usize),
             tags: zeroed_vec_huge(slots),
             stamps: zeroed_vec_huge(slots),
-            valid: if with_data { zeroed_vec_huge(slots) } else { Vec::new() },
-            dirty: if with_data { zeroed_vec_huge(slots) } else { Vec::new() },
-            ready: if with_data { zeroed_vec_huge(slots) } else { Vec::new() },
+            rows: if with_data { zeroed_vec_huge(slots) } else { Vec::new() },
+            next_row: 0,
+            valid: if with_data { zeroed_vec_huge(slots + 1) } else { Vec::new() },
+            dirty: if with_data { zeroed_vec_huge(slots + 1) } else { Vec::new() },
+            ready: if with_data { zeroed_vec_huge(slots + 1) } else { Vec::new() },
             hashed: false,
-            data: if with_data { zeroed_vec_huge(slots * g.line_bytes as usize) } else { Vec::new() },
+            data: if with_data { zeroed_vec_huge((slots + 1) * g.line_bytes as usize) } else { Vec::new() },
             clock: 0,
             touched: Vec::new(),
             touched_all: false,
@@ -229,6 +242,10 @@ impl Cache {
         let way = self.victim_way(set);
         self.filled[set] = self.filled[set].max((way + 1) as u8);
         let slot = self.slot(set, way);
+        if let Some(r) = self.rows.get_mut(slot).filter(|r| **r == 0) {
+            self.next_row += 1;
+            *r = self.next_row;
+        }
         let evicted = (self.tags[slot] != 0 && self.dirty(slot) != 0).then(|| Evicted {
             address: (self.tags[slot] - 1) << self.line_shift,
             dirty: self.dirty(slot),
@@ -274,24 +291,32 @@ impl Cache {
         self.filled.iter().enumerate().flat_map(move |(set, &n)| (0..n as usize).map(move |w| self.slot(set, w)))
     }
 
+    /// The slot's row of the byte masks, fill cycles and data (0 until it first takes a line,
+    /// and for a tag-only cache).
+    #[inline]
+    fn row(&self, slot: Slot) -> usize {
+        self.rows.get(slot).map_or(0, |&r| r as usize)
+    }
+
     #[inline]
     pub fn valid(&self, slot: Slot) -> LineMask {
-        self.valid.get(slot).copied().unwrap_or(0)
+        self.valid.get(self.row(slot)).copied().unwrap_or(0)
     }
 
     #[inline]
     pub fn dirty(&self, slot: Slot) -> LineMask {
-        self.dirty.get(slot).copied().unwrap_or(0)
+        self.dirty.get(self.row(slot)).copied().unwrap_or(0)
     }
 
     #[inline]
     pub fn ready_cycle(&self, slot: Slot) -> u64 {
-        self.ready.get(slot).copied().unwrap_or(0)
+        self.ready.get(self.row(slot)).copied().unwrap_or(0)
     }
 
     /// When the slot's fill arrives (not kept by a tag-only cache: its lines are ready at once).
     pub fn set_ready_cycle(&mut self, slot: Slot, cycle: u64) {
-        if let Some(r) = self.ready.get_mut(slot) {
+        let row = self.row(slot);
+        if let Some(r) = self.ready.get_mut(row) {
             *r = cycle;
         }
     }
@@ -299,7 +324,8 @@ impl Cache {
     /// No valid or dirty bytes and no fill pending (a tag-only cache keeps none of them).
     #[inline]
     fn reset_masks(&mut self, slot: Slot) {
-        if let (Some(v), Some(d), Some(r)) = (self.valid.get_mut(slot), self.dirty.get_mut(slot), self.ready.get_mut(slot)) {
+        let row = self.row(slot);
+        if let (Some(v), Some(d), Some(r)) = (self.valid.get_mut(row), self.dirty.get_mut(row), self.ready.get_mut(row)) {
             (*v, *d, *r) = (0, 0, 0);
         }
     }
@@ -312,22 +338,23 @@ impl Cache {
     /// The slot's bytes (empty for a tag-only cache).
     pub fn bytes(&self, slot: Slot) -> &[u8] {
         let n = self.line_bytes as usize;
-        self.data.get(slot * n..slot * n + n).unwrap_or(&[])
+        let row = self.row(slot);
+        self.data.get(row * n..row * n + n).unwrap_or(&[])
     }
 
     /// Fill the bytes not yet valid from `source` (the whole line as the level below has it);
     /// valid bytes (possibly dirty) are kept. Afterwards the whole line is valid.
     pub fn fill(&mut self, slot: Slot, source: &[u8]) {
         let n = self.line_bytes as usize;
-        let keep = self.valid(slot);
-        if let Some(line) = self.data.get_mut(slot * n..slot * n + n) {
+        let (keep, row) = (self.valid(slot), self.row(slot));
+        if let Some(line) = self.data.get_mut(row * n..row * n + n) {
             for (i, (d, s)) in line.iter_mut().zip(source).enumerate() {
                 if keep >> i & 1 == 0 {
                     *d = *s;
                 }
             }
         }
-        if let Some(v) = self.valid.get_mut(slot) {
+        if let Some(v) = self.valid.get_mut(row) {
             *v = mask_of(0, self.line_bytes);
         }
     }
@@ -335,21 +362,22 @@ impl Cache {
     /// Write bytes at `off` of the slot's line; they become valid, and dirty if `dirty`.
     pub fn write(&mut self, slot: Slot, off: u32, bytes: &[u8], dirty: bool) {
         let n = self.line_bytes as usize;
-        let m = mask_of(off, bytes.len() as u32);
-        if let Some(line) = self.data.get_mut(slot * n..slot * n + n) {
+        let (m, row) = (mask_of(off, bytes.len() as u32), self.row(slot));
+        if let Some(line) = self.data.get_mut(row * n..row * n + n) {
             line[off as usize..off as usize + bytes.len()].copy_from_slice(bytes);
         }
-        if let Some(v) = self.valid.get_mut(slot) {
+        if let Some(v) = self.valid.get_mut(row) {
             *v |= m;
         }
-        if let Some(d) = self.dirty.get_mut(slot).filter(|_| dirty) {
+        if let Some(d) = self.dirty.get_mut(row).filter(|_| dirty) {
             *d |= m;
         }
     }
 
     /// The slot's line is clean now (its dirty bytes were written below).
     pub fn clean(&mut self, slot: Slot) {
-        if let Some(d) = self.dirty.get_mut(slot) {
+        let row = self.row(slot);
+        if let Some(d) = self.dirty.get_mut(row) {
             *d = 0;
         }
     }
@@ -357,7 +385,8 @@ impl Cache {
     /// Drop a line (its dirty bytes are lost: write them back first).
     pub fn invalidate(&mut self, slot: Slot) {
         self.tags[slot] = 0;
-        if let (Some(v), Some(d)) = (self.valid.get_mut(slot), self.dirty.get_mut(slot)) {
+        let row = self.row(slot);
+        if let (Some(v), Some(d)) = (self.valid.get_mut(row), self.dirty.get_mut(row)) {
             (*v, *d) = (0, 0);
         }
     }
@@ -443,7 +472,8 @@ impl Cache {
                     &scratch
                 }
             };
-            changed += u64::from(refresh_line(&mut self.data[s * n..s * n + n], source, valid, full));
+            let row = self.row(s);
+            changed += u64::from(refresh_line(&mut self.data[row * n..row * n + n], source, valid, full));
         }
         changed
     }
@@ -787,7 +817,7 @@ mod tests {
             let c = Cache::new(g, data);
             let slots = [&c.tags, &c.stamps, &c.ready].map(|v| std::mem::size_of_val(v.as_slice())).iter().sum::<usize>()
                 + [&c.valid, &c.dirty].map(|v| std::mem::size_of_val(v.as_slice())).iter().sum::<usize>();
-            let held = (slots + c.data.len() + c.filled.len()) as u64;
+            let held = (slots + c.data.len() + c.filled.len() + std::mem::size_of_val(c.rows.as_slice())) as u64;
             assert_eq!(crate::gpus::footprint::cache_bytes(g.size_bytes, g.line_bytes, g.ways, data), held, "{g:?}");
         }
     }

@@ -6,7 +6,8 @@
 use super::*;
 use rand::{RngExt, SeedableRng};
 
-/// The model: tag (line + 1, 0 = empty), LRU stamp and dirty flag per slot `set * ways + way`.
+/// The model: tag (line + 1, 0 = empty), LRU stamp, dirty flag and first data byte per slot
+/// `set * ways + way` (a slot's bytes stay when its line goes, as the cache's do).
 struct Model {
     sets: u64,
     ways: usize,
@@ -15,6 +16,7 @@ struct Model {
     tags: Vec<u64>,
     stamps: Vec<u64>,
     dirty: Vec<bool>,
+    byte: Vec<u8>,
     clock: u64,
 }
 
@@ -29,6 +31,7 @@ impl Model {
             tags: vec![0; slots],
             stamps: vec![0; slots],
             dirty: vec![false; slots],
+            byte: vec![0; slots],
             clock: 0,
         }
     }
@@ -107,6 +110,16 @@ fn addresses(c: &Cache, slots: impl Iterator<Item = Slot>) -> Vec<u64> {
     slots.map(|s| c.address_of(s)).collect()
 }
 
+/// Write `value` to the first byte of the line in both, dirty (a tag-only cache keeps neither).
+fn write(c: &mut Cache, s: Slot, m: &mut Model, ms: usize, value: u8) {
+    c.write(s, 0, &[value], true);
+    let with_data = !c.data.is_empty();
+    m.dirty[ms] = with_data;
+    if with_data {
+        m.byte[ms] = value;
+    }
+}
+
 /// One seeded run of `steps` random operations on addresses of `lines` lines.
 fn run(g: Geometry, with_data: bool, hashed: bool, seed: u64, lines: u64, steps: u64) {
     let mut c = Cache::new(g, with_data).hashed_if(hashed);
@@ -146,12 +159,11 @@ fn run(g: Geometry, with_data: bool, hashed: bool, seed: u64, lines: u64, steps:
                 m.invalidate(ms);
             }
             (_, Some(s), Some(ms)) => {
+                assert_eq!(c.bytes(s).first().copied(), with_data.then_some(m.byte[ms]), "{at}");
                 c.touch(s);
                 m.touch(ms);
                 if what % 3 == 0 {
-                    c.write(s, 0, &[1], true);
-                    // A tag-only cache keeps no dirty bytes.
-                    m.dirty[ms] = with_data;
+                    write(&mut c, s, &mut m, ms, what as u8);
                 }
             }
             (_, _, _) => {
@@ -159,9 +171,7 @@ fn run(g: Geometry, with_data: bool, hashed: bool, seed: u64, lines: u64, steps:
                 let (ms, m_evicted) = m.allocate(a);
                 assert_eq!((logical(&c, s), evicted.map(|e| e.address)), (ms, m_evicted), "{at}");
                 if what % 2 == 0 {
-                    c.write(s, 0, &[1], true);
-                    // A tag-only cache keeps no dirty bytes.
-                    m.dirty[ms] = with_data;
+                    write(&mut c, s, &mut m, ms, what as u8);
                 }
             }
         }
