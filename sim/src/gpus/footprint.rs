@@ -7,7 +7,7 @@
 //! MALL. A cache keeps per slot two `u64`s (tag, LRU stamp) and, unless it is tag-only, a fill
 //! time, two `u128` byte masks (`memsys::cache::LineMask`: valid and dirty) and the line's
 //! bytes (in rows handed out to slots as they first fill, and a row number per slot), and per
-//! set a byte (the ways it filled); a test in `memsys::cache` holds
+//! set a byte (the ways it filled) and, tag-only, two `u32`s (where its tail of ways is); a test in `memsys::cache` holds
 //! [`cache_bytes`] to what `Cache::new` allocates.
 //!
 //! [`GpuConfig::check`]: super::GpuConfig::check
@@ -43,6 +43,7 @@ pub fn cache_bytes(size_bytes: u64, line_bytes: u32, ways: u32, with_data: bool)
     // A slot's row number (with data), and one spare row.
     let per_slot = 2 * size_of::<u64>() + if with_data { size_of::<u32>() + row } else { 0 };
     let sets = (size_bytes / (line_bytes as u64 * ways as u64).max(1)).max(1);
-    // One byte a set counts its filled ways.
-    sets.saturating_mul(ways as u64).saturating_mul(per_slot as u64).saturating_add(sets).saturating_add(row as u64)
+    // One byte a set counts its filled ways; tag-only, a set's tail and a tail's set (u32s).
+    let per_set = 1 + if with_data { 0 } else { 2 * size_of::<u32>() as u64 };
+    sets.saturating_mul(ways as u64).saturating_mul(per_slot as u64).saturating_add(sets.saturating_mul(per_set)).saturating_add(row as u64)
 }

@@ -14,12 +14,13 @@
 //!
 //! Each set counts the ways it has filled since it was last emptied ([`Cache::clear`],
 //! [`Cache::invalidate_all`]); the ways past that count are empty, so lookups and sweeps look at
-//! no more. Slots are laid out in groups of ways: a group's ways of one set sit next to each
-//! other, and the sets' first groups come before any second group. A cache with data keeps
-//! all its ways in one group (a set's slots together, as a lookup reads them); a tag-only
-//! cache puts each way in its own group (way-major), so that a short run, which fills one
-//! or two ways of most sets of a 256 MB MALL, writes only the first few ways' pages of its tag
-//! and stamp arrays rather than every page. Why it matters: each page a run first writes is
+//! no more. A cache with data keeps a set's ways side by side (set-major, as a lookup reads
+//! them). A tag-only cache keeps the first way of every set in one plane, and the other ways of
+//! a set side by side in a tail handed out (in order) when the set first takes a second line:
+//! a short run, which puts zero to two lines in most sets of a 256 MB MALL, writes the plane's
+//! pages and a few tails rather than every page of its tag and stamp arrays, while a full set
+//! is still read in a few cache lines (a plane per way made a full MALL's victim choice 4.6×
+//! slower: `benches/cache.rs`). Why it matters: each page a run first writes is
 //! one the kernel zeroes (2 MiB at a time with huge pages), which was a third of a short timing
 //! run's CPU time. The layout changes no result: a slot's way and set, and so every choice and
 //! every walk's order, are the same. For the same reason a slot's byte masks, fill cycle and
@@ -69,11 +70,15 @@ pub struct Cache {
     line_shift: u32,
     sets: u64,
     ways: usize,
-    /// Ways per group of the slot layout (a power of two dividing the ways) and its log2.
-    group: usize,
-    group_shift: u32,
-    /// Slots per group of all sets: `sets * group`.
-    plane: usize,
+    /// Ways kept in planes (way `w < plane_ways` of set `s` at slot `w * sets + s`): 0 with
+    /// data, 1 tag-only.
+    plane_ways: usize,
+    /// Where the tails begin (`plane_ways * sets`); a tail holds a set's other ways.
+    tail_base: usize,
+    /// Per set, its tail + 1 (0: none yet); empty with data, where set `s` has tail `s`.
+    tail_of_set: Vec<u32>,
+    /// Per tail handed out, its set (tag-only).
+    set_of_tail: Vec<u32>,
     /// Per set, the ways filled since the set was last emptied (an upper bound: a way below
     /// it may have been invalidated since; every way at or past it is empty).
     filled: Vec<u8>,
@@ -113,16 +118,8 @@ const TOUCH_LIMIT: usize = 1 << 14;
 /// A slot: the index of a set's way in the cache's arrays (see the module's layout note).
 pub type Slot = usize;
 
-/// The ways of a group in a cache with `ways` ways: all of them with data (a set's slots
-/// together), one without (way-major). The largest power of two dividing `ways`, at most that.
-fn group_ways(ways: u32, with_data: bool) -> usize {
-    let pow2 = 1usize << ways.max(1).trailing_zeros();
-    if with_data {
-        pow2
-    } else {
-        1
-    }
-}
+/// Ways a tag-only cache keeps in planes (see the module's layout note).
+const TAG_ONLY_PLANE_WAYS: usize = 1;
 
 impl Cache {
     /// An empty cache. Data storage is zero-initialised lazily by the allocator, so a large
@@ -132,15 +129,17 @@ impl Cache {
     pub fn new(g: Geometry, with_data: bool) -> Cache {
         let sets = g.sets();
         let slots = sets as usize * g.ways as usize;
-        let group = group_ways(g.ways, with_data);
+        let plane_ways = if with_data { 0 } else { TAG_ONLY_PLANE_WAYS.min(g.ways as usize) };
         Cache {
             line_bytes: g.line_bytes,
             line_shift: g.line_bytes.trailing_zeros(),
             sets,
             ways: g.ways as usize,
-            group,
-            group_shift: group.trailing_zeros(),
-            plane: sets as usize * group,
+            plane_ways,
+            tail_base: plane_ways * sets as usize,
+            tail_of_set: if with_data { Vec::new() } else { zeroed_vec_huge(sets as usize) },
+            // Capacity for every set's tail, mapped lazily like the arrays.
+            set_of_tail: if with_data { Vec::new() } else { Vec::with_capacity(sets as usize) },
             filled: zeroed_vec_huge(sets as usize),
             tags: zeroed_vec_huge(slots),
             stamps: zeroed_vec_huge(slots),
@@ -195,16 +194,42 @@ impl Cache {
         }
     }
 
+    /// Ways of a tail.
+    #[inline]
+    fn tail_ways(&self) -> usize {
+        self.ways - self.plane_ways
+    }
+
+    /// The first slot of the tail of `set` (which must have one when it is tag-only: it
+    /// filled a way past the planes).
+    #[inline]
+    fn tail_start(&self, set: usize) -> Slot {
+        let tail = match self.tail_of_set.get(set) {
+            Some(&t) => (t as usize).saturating_sub(1),
+            None => set,
+        };
+        self.tail_base + tail * self.tail_ways()
+    }
+
     /// The slot of way `way` of set `set`.
     #[inline]
     fn slot(&self, set: usize, way: usize) -> Slot {
-        (way >> self.group_shift) * self.plane + (set << self.group_shift) + (way & (self.group - 1))
+        if way < self.plane_ways {
+            way * self.sets as usize + set
+        } else {
+            self.tail_start(set) + (way - self.plane_ways)
+        }
     }
 
     /// The set and way of a slot.
     fn set_way(&self, slot: Slot) -> (usize, usize) {
-        let (g, r) = (slot / self.plane.max(1), slot % self.plane.max(1));
-        (r >> self.group_shift, (g << self.group_shift) + (r & (self.group - 1)))
+        let sets = self.sets as usize;
+        if slot < self.tail_base {
+            return (slot % sets, slot / sets);
+        }
+        let (tail, way) = ((slot - self.tail_base) / self.tail_ways().max(1), (slot - self.tail_base) % self.tail_ways().max(1));
+        let set = if self.tail_of_set.is_empty() { tail } else { self.set_of_tail.get(tail).map_or(0, |&s| s as usize) };
+        (set, self.plane_ways + way)
     }
 
     /// The slot holding the line of `address`, if any: the set's filled ways, in way order.
@@ -213,17 +238,15 @@ impl Cache {
         let line = address >> self.line_shift;
         let set = self.set_of(line);
         let n = self.filled[set] as usize;
-        let base = set << self.group_shift;
-        let mut way = 0;
-        while way < n {
-            let first = (way >> self.group_shift) * self.plane + base;
-            let m = self.group.min(n - way);
-            if let Some(s) = (first..first + m).find(|&s| self.tags[s] == line + 1) {
-                return Some(s);
-            }
-            way += m;
+        let sets = self.sets as usize;
+        if let Some(w) = (0..n.min(self.plane_ways)).find(|&w| self.tags[w * sets + set] == line + 1) {
+            return Some(w * sets + set);
         }
-        None
+        if n <= self.plane_ways {
+            return None;
+        }
+        let first = self.tail_start(set);
+        (first..first + (n - self.plane_ways)).find(|&s| self.tags[s] == line + 1)
     }
 
     /// Mark a slot most recently used.
@@ -241,6 +264,10 @@ impl Cache {
         let set = self.set_of(line);
         let way = self.victim_way(set);
         self.filled[set] = self.filled[set].max((way + 1) as u8);
+        if way >= self.plane_ways && self.tail_of_set.get(set) == Some(&0) {
+            self.set_of_tail.push(set as u32);
+            self.tail_of_set[set] = self.set_of_tail.len() as u32;
+        }
         let slot = self.slot(set, way);
         if let Some(r) = self.rows.get_mut(slot).filter(|r| **r == 0) {
             self.next_row += 1;
@@ -518,7 +545,7 @@ impl Cache {
             // A slot allocated again after an invalidation is listed twice; the order of the
             // walk (write-backs book channels in it) stays that of a full sweep: set by set,
             // way by way (the slot order when a set's ways sit together).
-            if self.group == self.ways {
+            if self.tail_of_set.is_empty() {
                 s.sort_unstable();
             } else {
                 s.sort_unstable_by_key(|&x| self.set_way(x));
@@ -850,7 +877,8 @@ mod tests {
             let c = Cache::new(g, data);
             let slots = [&c.tags, &c.stamps, &c.ready].map(|v| std::mem::size_of_val(v.as_slice())).iter().sum::<usize>()
                 + [&c.valid, &c.dirty].map(|v| std::mem::size_of_val(v.as_slice())).iter().sum::<usize>();
-            let held = (slots + c.data.len() + c.filled.len() + std::mem::size_of_val(c.rows.as_slice())) as u64;
+            let tails = std::mem::size_of_val(c.tail_of_set.as_slice()) + c.set_of_tail.capacity() * std::mem::size_of::<u32>();
+            let held = (slots + c.data.len() + c.filled.len() + std::mem::size_of_val(c.rows.as_slice()) + tails) as u64;
             assert_eq!(crate::gpus::footprint::cache_bytes(g.size_bytes, g.line_bytes, g.ways, data), held, "{g:?}");
         }
     }

@@ -216,17 +216,20 @@ fn the_tracked_list_overflows_into_the_filled_sweep() {
 }
 
 #[test]
-fn a_tag_only_cache_writes_only_its_first_ways_while_sets_hold_few_lines() {
-    // 64 sets × 16 ways, way-major: one line per set fills way 0 of each set, slots 0..64.
+fn a_tag_only_cache_writes_only_its_first_way_and_the_tails_it_needs() {
+    // 64 sets × 16 ways: one line per set fills the plane of way 0, slots 0..64.
     let mut c = Cache::new(Geometry { size_bytes: 64 * 128 * 16, line_bytes: 128, ways: 16 }, false);
     for line in 0..64u64 {
         let (s, _) = c.allocate(line * 128);
-        assert!(s < 64, "line {line} took slot {s}");
+        assert_eq!(s, line as usize, "line {line}");
     }
-    // A second round fills way 1 of each set: the next 64 slots.
-    for line in 64..128u64 {
-        let (s, _) = c.allocate(line * 128);
-        assert!((64..128).contains(&s), "line {line} took slot {s}");
-    }
-    assert!(c.tags[128..].iter().all(|&t| t == 0));
+    assert!(c.tags[64..].iter().all(|&t| t == 0));
+    // Second lines in sets 5 and 9 take the first two tails of 15 ways, in that order; a third
+    // line in set 5 the next way of its tail.
+    assert_eq!(c.allocate((64 + 5) * 128).0, 64);
+    assert_eq!(c.allocate((64 + 9) * 128).0, 64 + 15);
+    assert_eq!(c.allocate((128 + 5) * 128).0, 65);
+    assert!(c.tags[64 + 30..].iter().all(|&t| t == 0));
+    assert_eq!(c.find((128 + 5) * 128), Some(65));
+    assert_eq!(c.set_way(65), (5, 2));
 }
