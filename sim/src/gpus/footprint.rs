@@ -6,7 +6,9 @@
 //! `cus_per_scalar_cache` CUs, a GL1 per shader array (RDNA), an L2 per XCD and one tag-only
 //! MALL. A cache keeps per slot two `u64`s (tag, LRU stamp) and, unless it is tag-only, a fill
 //! time, two `u128` byte masks (`memsys::cache::LineMask`: valid and dirty) and the line's
-//! bytes; a test in `memsys::cache` holds [`cache_bytes`] to what `Cache::new` allocates.
+//! bytes (in rows handed out to slots as they first fill, and a row number per slot), and per
+//! set a byte (the ways it filled) and, tag-only, two `u32`s (where its tail of ways is); a test in `memsys::cache` holds
+//! [`cache_bytes`] to what `Cache::new` allocates.
 //!
 //! [`GpuConfig::check`]: super::GpuConfig::check
 
@@ -34,9 +36,14 @@ pub fn model_bytes(cfg: &Timing, compute_units: u32) -> u64 {
 }
 
 /// Host bytes of one cache of `size_bytes` in lines of `line_bytes` and `ways` ways (tags, LRU
-/// stamps per slot; fill times, byte masks and the data unless tag-only), saturating.
+/// stamps per slot; unless tag-only, a row number per slot and a row per slot and one more of
+/// fill time, byte masks and data; a count per set), saturating.
 pub fn cache_bytes(size_bytes: u64, line_bytes: u32, ways: u32, with_data: bool) -> u64 {
-    let per_slot = 2 * size_of::<u64>() + if with_data { size_of::<u64>() + 2 * size_of::<u128>() + line_bytes as usize } else { 0 };
+    let row = if with_data { size_of::<u64>() + 2 * size_of::<u128>() + line_bytes as usize } else { 0 };
+    // A slot's row number (with data), and one spare row.
+    let per_slot = 2 * size_of::<u64>() + if with_data { size_of::<u32>() + row } else { 0 };
     let sets = (size_bytes / (line_bytes as u64 * ways as u64).max(1)).max(1);
-    sets.saturating_mul(ways as u64).saturating_mul(per_slot as u64)
+    // One byte a set counts its filled ways; tag-only, a set's tail and a tail's set (u32s).
+    let per_set = 1 + if with_data { 0 } else { 2 * size_of::<u32>() as u64 };
+    sets.saturating_mul(ways as u64).saturating_mul(per_slot as u64).saturating_add(sets.saturating_mul(per_set)).saturating_add(row as u64)
 }

@@ -300,10 +300,12 @@ mod tests {
             // Before: `memory allocation of ... bytes failed` (abort).
             ("rx7900xtx", "size_bytes: 32768, ", "size_bytes: 16384000000, ", "timing.vector_l1.size_bytes: 16384000000 is more than"),
             ("rx7900xtx", "banks: 32,", "banks: 32000000,", "timing.lds.banks: 32000000 is more than 64"),
-            // 8 L2s of 1 GiB in 128-byte lines (8 M slots of 56 + 128 bytes), 304 vector L1s of
-            // 32 KiB (256 slots), 152 scalar caches of 16 KiB (256 slots of 56 + 64) and the
-            // tag-only 256 MB MALL (2 M slots of 16 bytes): footprint.rs's per-slot layout.
-            ("mi300x", "size_bytes: 4194304,", "size_bytes: 1073741824,", "take 12400574464 bytes of host memory, more than the"),
+            // 8 L2s of 1 GiB in 128-byte lines (8 M slots of 60 + 128 bytes, a spare row of
+            // 40 + 128, a byte for each of 512 Ki sets), 304 vector L1s of 32 KiB (256 slots,
+            // 64 sets), 152 scalar caches of 16 KiB (256 slots of 60 + 64, a row of 40 + 64, 64
+            // sets) and the tag-only 256 MB MALL (2 M slots of 16 bytes, 128 Ki sets of 9):
+            // footprint.rs's layout.
+            ("mi300x", "size_bytes: 4194304,", "size_bytes: 1073741824,", "take 12674948224 bytes of host memory, more than the"),
             // Line masks are u128.
             ("rx7900xtx", "line_bytes: 128,", "line_bytes: 256,", "timing.vector_l1.line_bytes: 256 is more than 128"),
             ("mi210", "line_bytes: 64,", "line_bytes: 48,", "timing.vector_l1.line_bytes: 48 is not a power of two"),

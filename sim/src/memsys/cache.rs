@@ -11,6 +11,21 @@
 //!
 //! `ready_cycle` is when a line's fill arrives: a hit on a line still being filled waits for it
 //! (an MSHR merge, in hardware terms).
+//!
+//! Each set counts the ways it has filled since it was last emptied ([`Cache::clear`],
+//! [`Cache::invalidate_all`]); the ways past that count are empty, so lookups and sweeps look at
+//! no more. A cache with data keeps a set's ways side by side (set-major, as a lookup reads
+//! them). A tag-only cache keeps the first way of every set in one plane, and the other ways of
+//! a set side by side in a tail handed out (in order) when the set first takes a second line:
+//! a short run, which puts zero to two lines in most sets of a 256 MB MALL, writes the plane's
+//! pages and a few tails rather than every page of its tag and stamp arrays, while a full set
+//! is still read in a few cache lines (a plane per way made a full MALL's victim choice 4.6×
+//! slower: `benches/cache.rs`). Why it matters: each page a run first writes is
+//! one the kernel zeroes (2 MiB at a time with huge pages), which was a third of a short timing
+//! run's CPU time. The layout changes no result: a slot's way and set, and so every choice and
+//! every walk's order, are the same. For the same reason a slot's byte masks, fill cycle and
+//! bytes live in a row it is given when it first takes a line: rows are handed out in order,
+//! so a run that fills a third of a 4 MiB L2's slots writes the first third of its data.
 
 use crate::backing::zeroed_vec_huge;
 
@@ -55,17 +70,38 @@ pub struct Cache {
     line_shift: u32,
     sets: u64,
     ways: usize,
+    /// Ways kept in planes (way `w < plane_ways` of set `s` at slot `w * sets + s`): 0 with
+    /// data, 1 tag-only.
+    plane_ways: usize,
+    /// Where the tails begin (`plane_ways * sets`); a tail holds a set's other ways.
+    tail_base: usize,
+    /// Per set, its tail + 1 (0: none yet); empty with data, where set `s` has tail `s`.
+    tail_of_set: Vec<u32>,
+    /// Per tail handed out, its set (tag-only).
+    set_of_tail: Vec<u32>,
+    /// Per set, the ways filled since the set was last emptied (an upper bound: a way below
+    /// it may have been invalidated since; every way at or past it is empty).
+    filled: Vec<u8>,
     /// Line number + 1 per slot; 0 = empty.
     tags: Vec<u64>,
     /// Last use per slot (LRU); larger is more recent.
     stamps: Vec<u64>,
-    /// Byte masks and fill cycles per slot; empty for a tag-only cache (read as 0).
+    /// Per slot, its row of the arrays below (0: none yet; empty for a tag-only cache). A slot
+    /// gets the next row the first time it takes a line and keeps it: rows are handed out in
+    /// order, so a run that fills a fraction of the slots writes that fraction of the arrays,
+    /// one contiguous run of pages, where slot-indexed arrays would be written on every page
+    /// (hashed sets spread a short run's lines over all of them).
+    rows: Vec<u32>,
+    /// Rows handed out.
+    next_row: u32,
+    /// Byte masks and fill cycles per row (row 0 belongs to no slot and stays zero: the masks
+    /// of a slot without a row read as 0); empty for a tag-only cache (read as 0).
     valid: Vec<LineMask>,
     dirty: Vec<LineMask>,
     ready: Vec<u64>,
     /// Set index folds the line number's higher digits in (see [`Cache::hashed`]).
     hashed: bool,
-    /// `slots * line_bytes` bytes, or empty for a tag-only cache.
+    /// `line_bytes` bytes per row, or empty for a tag-only cache.
     data: Vec<u8>,
     clock: u64,
     /// Slots allocated since the last [`Cache::clear`], while fewer than [`TOUCH_LIMIT`]: a
@@ -84,8 +120,11 @@ const PHANTOM: u64 = u64::MAX;
 /// Allocations tracked for a cheap [`Cache::clear`].
 const TOUCH_LIMIT: usize = 1 << 14;
 
-/// A slot: set * ways + way.
+/// A slot: the index of a set's way in the cache's arrays (see the module's layout note).
 pub type Slot = usize;
+
+/// Ways a tag-only cache keeps in planes (see the module's layout note).
+const TAG_ONLY_PLANE_WAYS: usize = 1;
 
 impl Cache {
     /// An empty cache. Data storage is zero-initialised lazily by the allocator, so a large
@@ -95,18 +134,27 @@ impl Cache {
     pub fn new(g: Geometry, with_data: bool) -> Cache {
         let sets = g.sets();
         let slots = sets as usize * g.ways as usize;
+        let plane_ways = if with_data { 0 } else { TAG_ONLY_PLANE_WAYS.min(g.ways as usize) };
         Cache {
             line_bytes: g.line_bytes,
             line_shift: g.line_bytes.trailing_zeros(),
             sets,
             ways: g.ways as usize,
+            plane_ways,
+            tail_base: plane_ways * sets as usize,
+            tail_of_set: if with_data { Vec::new() } else { zeroed_vec_huge(sets as usize) },
+            // Capacity for every set's tail, mapped lazily like the arrays.
+            set_of_tail: if with_data { Vec::new() } else { Vec::with_capacity(sets as usize) },
+            filled: zeroed_vec_huge(sets as usize),
             tags: zeroed_vec_huge(slots),
             stamps: zeroed_vec_huge(slots),
-            valid: if with_data { zeroed_vec_huge(slots) } else { Vec::new() },
-            dirty: if with_data { zeroed_vec_huge(slots) } else { Vec::new() },
-            ready: if with_data { zeroed_vec_huge(slots) } else { Vec::new() },
+            rows: if with_data { zeroed_vec_huge(slots) } else { Vec::new() },
+            next_row: 0,
+            valid: if with_data { zeroed_vec_huge(slots + 1) } else { Vec::new() },
+            dirty: if with_data { zeroed_vec_huge(slots + 1) } else { Vec::new() },
+            ready: if with_data { zeroed_vec_huge(slots + 1) } else { Vec::new() },
             hashed: false,
-            data: if with_data { zeroed_vec_huge(slots * g.line_bytes as usize) } else { Vec::new() },
+            data: if with_data { zeroed_vec_huge((slots + 1) * g.line_bytes as usize) } else { Vec::new() },
             clock: 0,
             touched: Vec::new(),
             touched_all: false,
@@ -151,12 +199,59 @@ impl Cache {
         }
     }
 
-    /// The slot holding the line of `address`, if any.
+    /// Ways of a tail.
+    #[inline]
+    fn tail_ways(&self) -> usize {
+        self.ways - self.plane_ways
+    }
+
+    /// The first slot of the tail of `set` (which must have one when it is tag-only: it
+    /// filled a way past the planes).
+    #[inline]
+    fn tail_start(&self, set: usize) -> Slot {
+        let tail = match self.tail_of_set.get(set) {
+            Some(&t) => (t as usize).saturating_sub(1),
+            None => set,
+        };
+        self.tail_base + tail * self.tail_ways()
+    }
+
+    /// The slot of way `way` of set `set`.
+    #[inline]
+    fn slot(&self, set: usize, way: usize) -> Slot {
+        if way < self.plane_ways {
+            way * self.sets as usize + set
+        } else {
+            self.tail_start(set) + (way - self.plane_ways)
+        }
+    }
+
+    /// The set and way of a slot.
+    fn set_way(&self, slot: Slot) -> (usize, usize) {
+        let sets = self.sets as usize;
+        if slot < self.tail_base {
+            return (slot % sets, slot / sets);
+        }
+        let (tail, way) = ((slot - self.tail_base) / self.tail_ways().max(1), (slot - self.tail_base) % self.tail_ways().max(1));
+        let set = if self.tail_of_set.is_empty() { tail } else { self.set_of_tail.get(tail).map_or(0, |&s| s as usize) };
+        (set, self.plane_ways + way)
+    }
+
+    /// The slot holding the line of `address`, if any: the set's filled ways, in way order.
     #[inline]
     pub fn find(&self, address: u64) -> Option<Slot> {
         let line = address >> self.line_shift;
-        let base = self.set_of(line) * self.ways;
-        (base..base + self.ways).find(|&s| self.tags[s] == line + 1)
+        let set = self.set_of(line);
+        let n = self.filled[set] as usize;
+        let sets = self.sets as usize;
+        if let Some(w) = (0..n.min(self.plane_ways)).find(|&w| self.tags[w * sets + set] == line + 1) {
+            return Some(w * sets + set);
+        }
+        if n <= self.plane_ways {
+            return None;
+        }
+        let first = self.tail_start(set);
+        (first..first + (n - self.plane_ways)).find(|&s| self.tags[s] == line + 1)
     }
 
     /// Mark a slot most recently used.
@@ -171,38 +266,101 @@ impl Cache {
     /// valid bytes and is most recently used.
     pub fn allocate(&mut self, address: u64) -> (Slot, Option<Evicted>) {
         let line = address >> self.line_shift;
-        let base = self.set_of(line) * self.ways;
-        let slot = (base..base + self.ways).min_by_key(|&s| if self.tags[s] == 0 { (0, 0) } else { (1, self.stamps[s]) }).unwrap_or(base);
+        let set = self.set_of(line);
+        let slot = self.open_way(set, self.victim_way(set));
         let evicted = (self.tags[slot] != 0 && self.dirty(slot) != 0).then(|| Evicted {
             address: (self.tags[slot] - 1) << self.line_shift,
             dirty: self.dirty(slot),
             data: self.bytes(slot).to_vec(),
         });
-        self.tags[slot] = line + 1;
+        self.take(slot, line + 1);
+        (slot, evicted)
+    }
+
+    /// Way `way` of `set` is about to take a line: the set's filled count, its tail and the
+    /// slot's row are there for it. Returns the slot.
+    fn open_way(&mut self, set: usize, way: usize) -> Slot {
+        self.filled[set] = self.filled[set].max((way + 1) as u8);
+        if way >= self.plane_ways && self.tail_of_set.get(set) == Some(&0) {
+            self.set_of_tail.push(set as u32);
+            self.tail_of_set[set] = self.set_of_tail.len() as u32;
+        }
+        let slot = self.slot(set, way);
+        if let Some(r) = self.rows.get_mut(slot).filter(|r| **r == 0) {
+            self.next_row += 1;
+            *r = self.next_row;
+        }
+        slot
+    }
+
+    /// `slot` (opened, its old line dealt with) holds `tag` now, with no valid bytes, most
+    /// recently used, and is tracked for a cheap clear.
+    fn take(&mut self, slot: Slot, tag: u64) {
+        self.tags[slot] = tag;
         self.reset_masks(slot);
         self.touch(slot);
-        self.note_touched(slot);
-        (slot, evicted)
+        if !self.touched_all {
+            if self.touched.len() < TOUCH_LIMIT {
+                self.touched.push(slot as u32);
+            } else {
+                self.touched_all = true;
+            }
+        }
+    }
+
+    /// The way a new line of `set` takes: the first empty one, else the least recently used
+    /// (the first of equals). The ways past the set's filled count are empty, so while there
+    /// are some the first of them is the answer unless a filled way was emptied since.
+    #[inline]
+    fn victim_way(&self, set: usize) -> usize {
+        let n = self.filled[set] as usize;
+        let key = |w: usize| {
+            let s = self.slot(set, w);
+            if self.tags[s] == 0 {
+                (0, 0)
+            } else {
+                (1, self.stamps[s])
+            }
+        };
+        if n < self.ways {
+            (0..n).find(|&w| key(w).0 == 0).unwrap_or(n)
+        } else {
+            (0..self.ways).min_by_key(|&w| key(w)).unwrap_or(0)
+        }
+    }
+
+    /// Every slot of a filled way, set by set and way by way (the order of a sweep of a
+    /// set-major layout): the only slots that can hold a line.
+    fn filled_slots(&self) -> impl Iterator<Item = Slot> + '_ {
+        self.filled.iter().enumerate().flat_map(move |(set, &n)| (0..n as usize).map(move |w| self.slot(set, w)))
+    }
+
+    /// The slot's row of the byte masks, fill cycles and data (0 until it first takes a line,
+    /// and for a tag-only cache).
+    #[inline]
+    fn row(&self, slot: Slot) -> usize {
+        self.rows.get(slot).map_or(0, |&r| r as usize)
     }
 
     #[inline]
     pub fn valid(&self, slot: Slot) -> LineMask {
-        self.valid.get(slot).copied().unwrap_or(0)
+        self.valid.get(self.row(slot)).copied().unwrap_or(0)
     }
 
     #[inline]
     pub fn dirty(&self, slot: Slot) -> LineMask {
-        self.dirty.get(slot).copied().unwrap_or(0)
+        self.dirty.get(self.row(slot)).copied().unwrap_or(0)
     }
 
     #[inline]
     pub fn ready_cycle(&self, slot: Slot) -> u64 {
-        self.ready.get(slot).copied().unwrap_or(0)
+        self.ready.get(self.row(slot)).copied().unwrap_or(0)
     }
 
     /// When the slot's fill arrives (not kept by a tag-only cache: its lines are ready at once).
     pub fn set_ready_cycle(&mut self, slot: Slot, cycle: u64) {
-        if let Some(r) = self.ready.get_mut(slot) {
+        let row = self.row(slot);
+        if let Some(r) = self.ready.get_mut(row) {
             *r = cycle;
         }
     }
@@ -210,7 +368,8 @@ impl Cache {
     /// No valid or dirty bytes and no fill pending (a tag-only cache keeps none of them).
     #[inline]
     fn reset_masks(&mut self, slot: Slot) {
-        if let (Some(v), Some(d), Some(r)) = (self.valid.get_mut(slot), self.dirty.get_mut(slot), self.ready.get_mut(slot)) {
+        let row = self.row(slot);
+        if let (Some(v), Some(d), Some(r)) = (self.valid.get_mut(row), self.dirty.get_mut(row), self.ready.get_mut(row)) {
             (*v, *d, *r) = (0, 0, 0);
         }
     }
@@ -223,22 +382,29 @@ impl Cache {
     /// The slot's bytes (empty for a tag-only cache).
     pub fn bytes(&self, slot: Slot) -> &[u8] {
         let n = self.line_bytes as usize;
-        self.data.get(slot * n..slot * n + n).unwrap_or(&[])
+        let row = self.row(slot);
+        self.data.get(row * n..row * n + n).unwrap_or(&[])
     }
 
     /// Fill the bytes not yet valid from `source` (the whole line as the level below has it);
     /// valid bytes (possibly dirty) are kept. Afterwards the whole line is valid.
     pub fn fill(&mut self, slot: Slot, source: &[u8]) {
         let n = self.line_bytes as usize;
-        let keep = self.valid(slot);
-        if let Some(line) = self.data.get_mut(slot * n..slot * n + n) {
-            for (i, (d, s)) in line.iter_mut().zip(source).enumerate() {
-                if keep >> i & 1 == 0 {
-                    *d = *s;
-                }
+        let (keep, row) = (self.valid(slot), self.row(slot));
+        if let Some(line) = self.data.get_mut(row * n..row * n + n) {
+            // Copied run by run of bytes not valid: one copy for a line a miss just allocated,
+            // where a byte-by-byte walk of the mask was most of an L2 or L1 miss's cost.
+            let m = line.len().min(source.len());
+            let mut todo = !keep & mask_of(0, m as u32);
+            while todo != 0 {
+                let start = todo.trailing_zeros();
+                let run = (!(todo >> start)).trailing_zeros();
+                let (a, b) = (start as usize, (start + run) as usize);
+                line[a..b].copy_from_slice(&source[a..b]);
+                todo &= !mask_of(start, run);
             }
         }
-        if let Some(v) = self.valid.get_mut(slot) {
+        if let Some(v) = self.valid.get_mut(row) {
             *v = mask_of(0, self.line_bytes);
         }
     }
@@ -246,21 +412,22 @@ impl Cache {
     /// Write bytes at `off` of the slot's line; they become valid, and dirty if `dirty`.
     pub fn write(&mut self, slot: Slot, off: u32, bytes: &[u8], dirty: bool) {
         let n = self.line_bytes as usize;
-        let m = mask_of(off, bytes.len() as u32);
-        if let Some(line) = self.data.get_mut(slot * n..slot * n + n) {
+        let (m, row) = (mask_of(off, bytes.len() as u32), self.row(slot));
+        if let Some(line) = self.data.get_mut(row * n..row * n + n) {
             line[off as usize..off as usize + bytes.len()].copy_from_slice(bytes);
         }
-        if let Some(v) = self.valid.get_mut(slot) {
+        if let Some(v) = self.valid.get_mut(row) {
             *v |= m;
         }
-        if let Some(d) = self.dirty.get_mut(slot).filter(|_| dirty) {
+        if let Some(d) = self.dirty.get_mut(row).filter(|_| dirty) {
             *d |= m;
         }
     }
 
     /// The slot's line is clean now (its dirty bytes were written below).
     pub fn clean(&mut self, slot: Slot) {
-        if let Some(d) = self.dirty.get_mut(slot) {
+        let row = self.row(slot);
+        if let Some(d) = self.dirty.get_mut(row) {
             *d = 0;
         }
     }
@@ -268,7 +435,8 @@ impl Cache {
     /// Drop a line (its dirty bytes are lost: write them back first).
     pub fn invalidate(&mut self, slot: Slot) {
         self.tags[slot] = 0;
-        if let (Some(v), Some(d)) = (self.valid.get_mut(slot), self.dirty.get_mut(slot)) {
+        let row = self.row(slot);
+        if let (Some(v), Some(d)) = (self.valid.get_mut(row), self.dirty.get_mut(row)) {
             (*v, *d) = (0, 0);
         }
     }
@@ -291,18 +459,34 @@ impl Cache {
                     dropped += 1;
                 }
             }
+        } else if self.touched_all {
+            for set in 0..self.filled.len() {
+                for way in 0..self.filled[set] as usize {
+                    let s = self.slot(set, way);
+                    if self.drop_if_within(s, first, last) {
+                        dropped += 1;
+                    }
+                }
+            }
         } else {
-            // Only the slots allocated since the last clear can hold a line, unless too many were.
+            // Only the slots allocated since the last clear can hold a line.
             for i in 0..candidates {
-                let s = if self.touched_all { i } else { self.touched[i] as usize };
-                let tag = self.tags[s];
-                if tag != 0 && (first..=last).contains(&(tag - 1)) {
-                    self.invalidate(s);
+                if self.drop_if_within(self.touched[i] as usize, first, last) {
                     dropped += 1;
                 }
             }
         }
         dropped
+    }
+
+    /// Invalidate the slot if it holds one of the lines `first..=last`; whether it did.
+    fn drop_if_within(&mut self, s: Slot, first: u64, last: u64) -> bool {
+        let tag = self.tags[s];
+        let within = tag != 0 && (first..=last).contains(&(tag - 1));
+        if within {
+            self.invalidate(s);
+        }
+        within
     }
 
     /// Make every valid byte of every line equal what `mem` holds there, after something
@@ -320,11 +504,11 @@ impl Cache {
         }
         let n = self.line_bytes as usize;
         let full = mask_of(0, self.line_bytes);
-        let candidates = if self.touched_all { self.tags.len() } else { self.touched.len() };
+        // Only the slots allocated since the last clear can hold a line, unless too many were.
+        let slots: Vec<Slot> = if self.touched_all { self.filled_slots().collect() } else { self.touched.iter().map(|&s| s as usize).collect() };
         let mut scratch = vec![0u8; n];
         let mut changed = 0;
-        for i in 0..candidates {
-            let s = if self.touched_all { i } else { self.touched[i] as usize };
+        for s in slots {
             if self.tags[s] == 0 || self.tags[s] == PHANTOM {
                 continue;
             }
@@ -338,7 +522,8 @@ impl Cache {
                     &scratch
                 }
             };
-            changed += u64::from(refresh_line(&mut self.data[s * n..s * n + n], source, valid, full));
+            let row = self.row(s);
+            changed += u64::from(refresh_line(&mut self.data[row * n..row * n + n], source, valid, full));
         }
         changed
     }
@@ -350,42 +535,32 @@ impl Cache {
     /// not known, so the lines taken in are placeholders that no address finds ([`PHANTOM`]),
     /// most recently used: the cache is left as full as detail would leave it, and a later
     /// launch's misses push out the older lines before them. Dropping old lines without
-    /// taking new ones in left room that full detail never had: stencil2d of 6 144² on an
-    /// MI300A (302 MB of grids, a 256 MB MALL) found the first rows of its warm-up launch
-    /// still in the MALL in the timed launch and ran it 5 % faster than in full detail, where
-    /// the later rows had pushed them out; and a cache with empty ways lost lines full detail
-    /// kept.
+    /// taking new ones in left room that full detail never had (stencil2d of 6 144² on an
+    /// MI300A, 302 MB of grids and a 256 MB MALL, found the first rows of its warm-up launch
+    /// still cached in the timed launch and ran it 5 % faster than in full detail), and a
+    /// cache with empty ways lost lines full detail kept.
     pub fn age_out(&mut self, lines: u64) {
         let per_set = ((lines as f64 / self.sets.max(1) as f64).round() as usize).min(self.ways);
         if per_set == 0 {
             return;
         }
-        let mut taken: Vec<Slot> = Vec::with_capacity(self.ways);
-        for base in (0..self.tags.len()).step_by(self.ways.max(1)) {
+        let mut taken: Vec<(usize, (u8, u64))> = Vec::with_capacity(self.ways);
+        for set in 0..self.filled.len() {
             taken.clear();
-            taken.extend((base..base + self.ways).filter(|&s| self.dirty(s) == 0));
-            // Empty ways first, then the least recently used (a stable sort keeps way order
-            // among equals, as `allocate` picks the first).
-            taken.sort_by_key(|&s| if self.tags[s] == 0 { (0, 0) } else { (1, self.stamps[s]) });
+            let n = self.filled[set] as usize;
+            // Ways past the filled count are empty (and have no slot until opened).
+            let key = |w: usize| match (w < n).then(|| self.slot(set, w)) {
+                Some(s) if self.tags[s] != 0 => (self.dirty(s) == 0).then_some((1, self.stamps[s])),
+                _ => Some((0, 0)),
+            };
+            taken.extend((0..self.ways).filter_map(|w| key(w).map(|k| (w, k))));
+            // Empty ways first, then the least recently used; way order among equals, as
+            // `allocate` picks the first.
+            taken.sort_by_key(|&(w, k)| (k, w));
             taken.truncate(per_set);
-            for &s in &taken {
-                if self.tags[s] == 0 {
-                    self.note_touched(s);
-                }
-                self.tags[s] = PHANTOM;
-                self.reset_masks(s);
-                self.touch(s);
-            }
-        }
-    }
-
-    /// Track slot `s` as allocated since the last clear ([`Cache::touched`]).
-    fn note_touched(&mut self, s: Slot) {
-        if !self.touched_all {
-            if self.touched.len() < TOUCH_LIMIT {
-                self.touched.push(s as u32);
-            } else {
-                self.touched_all = true;
+            for &(w, _) in &taken {
+                let slot = self.open_way(set, w);
+                self.take(slot, PHANTOM);
             }
         }
     }
@@ -399,12 +574,17 @@ impl Cache {
         let listed = few.then(|| {
             let mut s: Vec<Slot> = self.touched.iter().map(|&s| s as usize).filter(|&s| self.tags[s] != 0).collect();
             // A slot allocated again after an invalidation is listed twice; the order of the
-            // walk (write-backs book channels in it) stays the slot order of a full sweep.
-            s.sort_unstable();
+            // walk (write-backs book channels in it) stays that of a full sweep: set by set,
+            // way by way (the slot order when a set's ways sit together).
+            if self.tail_of_set.is_empty() {
+                s.sort_unstable();
+            } else {
+                s.sort_unstable_by_key(|&x| self.set_way(x));
+            }
             s.dedup();
             s
         });
-        let all = (!few).then(|| self.tags.iter().enumerate().filter(|(_, &t)| t != 0).map(|(s, _)| s));
+        let all = (!few).then(|| self.filled_slots().filter(|&s| self.tags[s] != 0));
         listed.into_iter().flatten().chain(all.into_iter().flatten())
     }
 
@@ -424,16 +604,19 @@ impl Cache {
     }
 
     /// Back to the state of a new cache (dirty bytes are lost: write them back first).
+    /// Only the filled ways are swept: the others hold nothing (an empty slot's stamp and fill
+    /// cycle are never read: allocation ignores the one and resets the other).
     pub fn clear(&mut self) {
         if self.touched_all {
-            self.invalidate_all();
-            self.stamps.fill(0);
-            self.ready.fill(0);
+            for set in 0..self.filled.len() {
+                for way in 0..self.filled[set] as usize {
+                    self.reset_slot(self.slot(set, way));
+                }
+            }
+            self.filled.fill(0);
         } else {
             for i in 0..self.touched.len() {
-                let s = self.touched[i] as usize;
-                (self.tags[s], self.stamps[s]) = (0, 0);
-                self.reset_masks(s);
+                self.reset_slot(self.touched[i] as usize);
             }
         }
         self.touched.clear();
@@ -446,15 +629,29 @@ impl Cache {
     /// (their LRU stamps and fill cycles are not reset, as a clear would).
     pub fn invalidate_all(&mut self) {
         if self.touched_all {
-            self.tags.fill(0);
-            self.valid.fill(0);
-            self.dirty.fill(0);
+            for set in 0..self.filled.len() {
+                for way in 0..self.filled[set] as usize {
+                    self.invalidate(self.slot(set, way));
+                }
+            }
+            self.filled.fill(0);
         } else {
             for i in 0..self.touched.len() {
                 let s = self.touched[i] as usize;
                 self.invalidate(s);
+                let set = self.set_way(s).0;
+                self.filled[set] = 0;
             }
         }
+    }
+
+    /// An empty slot as a new cache has it, and its set empty: only while every allocation
+    /// since the last clear is listed, so that the set's other slots are being reset too.
+    fn reset_slot(&mut self, s: Slot) {
+        (self.tags[s], self.stamps[s]) = (0, 0);
+        self.reset_masks(s);
+        let set = self.set_way(s).0;
+        self.filled[set] = 0;
     }
 }
 
@@ -477,6 +674,9 @@ fn refresh_line(line: &mut [u8], source: &[u8], valid: LineMask, full: LineMask)
     }
     differs
 }
+
+#[cfg(test)]
+mod layout_tests;
 
 #[cfg(test)]
 mod tests {
@@ -566,25 +766,54 @@ mod tests {
     fn aged_in_lines_take_empty_ways_first_and_are_pushed_out_after_older_ones() {
         // 8 sets of 4 ways; two lines a set, then two lines a set that detail never saw: they
         // take the empty ways, and both old lines stay (as two allocations would leave them).
-        let mut c = Cache::new(Geometry { size_bytes: 2048, line_bytes: 64, ways: 4 }, true);
-        for n in 0..16u64 {
-            let (s, _) = c.allocate(n * 64);
-            c.fill(s, &[1; 64]);
+        for with_data in [true, false] {
+            let mut c = Cache::new(Geometry { size_bytes: 2048, line_bytes: 64, ways: 4 }, with_data);
+            for n in 0..16u64 {
+                let (s, _) = c.allocate(n * 64);
+                c.fill(s, &[1; 64]);
+            }
+            c.age_out(16);
+            assert!((0..16u64).all(|n| c.find(n * 64).is_some()), "room was left: nothing went");
+            assert_eq!(c.valid_lines(), 32);
+            // Two later misses a set push out the two old lines first: they are older than
+            // what the functional part brought in.
+            for n in 32..48u64 {
+                let (s, evicted) = c.allocate(n * 64);
+                assert!(evicted.is_none(), "clean lines leave silently");
+                c.fill(s, &[2; 64]);
+            }
+            assert!((0..16u64).all(|n| c.find(n * 64).is_none()), "the old lines went first");
+            assert!((32..48u64).all(|n| c.find(n * 64).is_some()));
+            // Nothing finds a placeholder: a line's own address misses until it is allocated.
+            assert!((16..32u64).all(|n| c.find(n * 64).is_none()));
         }
-        c.age_out(16);
-        assert!((0..16u64).all(|n| c.find(n * 64).is_some()), "room was left: nothing went");
-        assert_eq!(c.valid_lines(), 32);
-        // Two later misses a set push out the two old lines first: they are older than what
-        // the functional part brought in.
-        for n in 32..48u64 {
-            let (s, evicted) = c.allocate(n * 64);
-            assert!(evicted.is_none(), "clean lines leave silently");
-            c.fill(s, &[2; 64]);
+    }
+
+    #[test]
+    fn fill_copies_exactly_the_bytes_not_valid() {
+        use rand::{RngExt, SeedableRng};
+        // Random written runs, then a fill: each byte is the written one where written, else
+        // the source's (the byte-by-byte rule the run copy must equal).
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        for line_bytes in [64u32, 128] {
+            let mut c = Cache::new(Geometry { size_bytes: line_bytes as u64 * 4, line_bytes, ways: 4 }, true);
+            for round in 0..200u64 {
+                let (s, _) = c.allocate(round * line_bytes as u64 * 4);
+                let mut expected: Vec<Option<u8>> = vec![None; line_bytes as usize];
+                for _ in 0..rng.random_range(0..4) {
+                    let off = rng.random_range(0..line_bytes);
+                    let len = rng.random_range(1..=line_bytes - off);
+                    let v = rng.random_range(0..=255u8);
+                    c.write(s, off, &vec![v; len as usize], round % 2 == 0);
+                    expected[off as usize..(off + len) as usize].fill(Some(v));
+                }
+                let source: Vec<u8> = (0..line_bytes).map(|_| rng.random_range(0..=255u8)).collect();
+                c.fill(s, &source);
+                let want: Vec<u8> = expected.iter().zip(&source).map(|(e, &b)| e.unwrap_or(b)).collect();
+                assert_eq!(c.bytes(s), &want[..], "line {line_bytes} round {round}");
+                assert_eq!(c.valid(s), mask_of(0, line_bytes));
+            }
         }
-        assert!((0..16u64).all(|n| c.find(n * 64).is_none()), "the old lines went first");
-        assert!((32..48u64).all(|n| c.find(n * 64).is_some()));
-        // Nothing finds a placeholder: a line's own address misses until it is allocated.
-        assert!((16..32u64).all(|n| c.find(n * 64).is_none()));
     }
 
     #[test]
@@ -708,7 +937,8 @@ mod tests {
             let c = Cache::new(g, data);
             let slots = [&c.tags, &c.stamps, &c.ready].map(|v| std::mem::size_of_val(v.as_slice())).iter().sum::<usize>()
                 + [&c.valid, &c.dirty].map(|v| std::mem::size_of_val(v.as_slice())).iter().sum::<usize>();
-            let held = (slots + c.data.len()) as u64;
+            let tails = std::mem::size_of_val(c.tail_of_set.as_slice()) + c.set_of_tail.capacity() * std::mem::size_of::<u32>();
+            let held = (slots + c.data.len() + c.filled.len() + std::mem::size_of_val(c.rows.as_slice()) + tails) as u64;
             assert_eq!(crate::gpus::footprint::cache_bytes(g.size_bytes, g.line_bytes, g.ways, data), held, "{g:?}");
         }
     }
