@@ -200,15 +200,19 @@ mod tests {
         out
     }
 
+    /// Banks, bank width and bytes a lane, drawn from what the GPUs have and instructions move.
+    fn random_geometry(rng: &mut rand::rngs::StdRng) -> (u32, u32, u32) {
+        use rand::RngExt;
+        ([16, 32, 64][rng.random_range(0..3)], [4, 8][rng.random_range(0..2)], [4, 8, 16][rng.random_range(0..3)])
+    }
+
     /// Lanes walking up (the fast count) and patterns that break the walk part-way.
     #[test]
     fn strided_patterns_match_the_definition() {
         use rand::{RngExt, SeedableRng};
         let mut rng = rand::rngs::StdRng::seed_from_u64(8);
         for _ in 0..2000 {
-            let banks = [16, 32, 64][rng.random_range(0..3)];
-            let width = [4, 8][rng.random_range(0..2)];
-            let bytes = [4, 8, 16][rng.random_range(0..3)];
+            let (banks, width, bytes) = random_geometry(&mut rng);
             let stride = [0, 4, 8, 16, 20, 64, 128, 132, 256][rng.random_range(0..9)];
             let n = rng.random_range(1..=128);
             let mut acc: Vec<(u32, u32, u32)> = (0..n).map(|l| (l, 1024 + l * stride, bytes)).collect();
@@ -226,9 +230,7 @@ mod tests {
         use rand::{RngExt, SeedableRng};
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
         for _ in 0..2000 {
-            let banks = [16, 32, 64][rng.random_range(0..3)];
-            let width = [4, 8][rng.random_range(0..2)];
-            let bytes = [4, 8, 16][rng.random_range(0..3)];
+            let (banks, width, bytes) = random_geometry(&mut rng);
             // Few distinct words (a small address range) make repeats and conflicts common.
             let range = [64, 512, 65536][rng.random_range(0..3)];
             let n = rng.random_range(1..=128);
