@@ -8,51 +8,46 @@ use crate::exec::Env;
 use crate::exec::MemPort;
 use crate::fault::KernelFault;
 use crate::memory::Memory;
-use crate::sched::{Hooked, Touched};
+use crate::sched::{Hooked, Rest, Touched};
 use crate::wave::WaveStatus;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
-/// [`crate::sched::FastForward`]: run the resident waves of `s` and the work-groups `pending`
-/// (free scratch slots `free`, the last one first) to the dispatch's end; with `stop` (and
-/// nothing pending), run the resident waves only until their PC leaves that range. Accesses are
+/// [`crate::sched::FastForward`]: run the resident waves of `s` as `rest` says. Accesses are
 /// told to `touched`, if any.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn resume(
-    s: &mut FSched,
-    free: Vec<u32>,
-    pending: Vec<u64>,
-    stop: Option<(u64, u64)>,
-    touched: Option<&Touched>,
-    env: &mut Env,
-    mem: &mut Memory,
-    hooks: Hooked,
-) -> Result<(), KernelFault> {
+pub(crate) fn resume(s: &mut FSched, rest: Rest, touched: Option<&Touched>, env: &mut Env, mem: &mut Memory, hooks: Hooked) -> Result<(), KernelFault> {
     let port = touched.map(|t| t as &dyn MemPort);
-    let ready = s.waves.iter().enumerate().filter(|(_, r)| r.as_ref().is_some_and(|r| r.w.status == WaveStatus::Ready)).map(|(id, _)| id).collect();
-    match stop {
-        Some(range) if pending.is_empty() => {
+    let ready = |only: Option<&[usize]>| -> Vec<usize> {
+        let ready = s.waves.iter().enumerate().filter(|(_, r)| r.as_ref().is_some_and(|r| r.w.status == WaveStatus::Ready));
+        ready.map(|(id, _)| id).filter(|id| only.is_none_or(|o| o.contains(id))).collect()
+    };
+    match rest {
+        Rest::All { free, pending } => {
+            let ready = ready(None);
+            schedule_from(s, env, mem, hooks, free, ready, Queue::Listed(pending.into_iter().peekable()), port)
+        }
+        Rest::UntilExit(range) => {
+            let ready = ready(None);
             s.opts.pc_stop = Some(range);
-            let r = until_exit(s, free, ready, env, mem, port);
+            let r = until_exit(s, ready, env, mem, port);
             s.opts.pc_stop = None;
             r
         }
-        _ => schedule_from(s, env, mem, hooks, free, ready, Queue::Listed(pending.into_iter().peekable()), port),
+        Rest::Only(waves) => {
+            let ready = ready(Some(&waves));
+            until_exit(s, ready, env, mem, port)
+        }
     }
 }
 
-/// Run the `ready` waves (picked as [`schedule_from`] picks them) until each has ended, or
-/// stopped with its PC outside `s.opts.pc_stop`; no work-group starts. Waves at a barrier
-/// whose work-group has a stopped wave stay there (the timing engine releases them).
-fn until_exit(
-    s: &mut FSched,
-    mut free: Vec<u32>,
-    mut ready: Vec<usize>,
-    env: &mut Env,
-    mem: &mut Memory,
-    port: Option<&dyn MemPort>,
-) -> Result<(), KernelFault> {
-    let Some((lo, hi)) = s.opts.pc_stop else { return Ok(()) };
+/// Run the `ready` waves (picked as [`schedule_from`] picks them) until each has ended, waits
+/// at a barrier no ready wave releases, or stopped with its PC outside `s.opts.pc_stop` (when
+/// set); no work-group starts. Waves at a barrier whose work-group has a stopped wave stay
+/// there (the timing engine releases them).
+fn until_exit(s: &mut FSched, mut ready: Vec<usize>, env: &mut Env, mem: &mut Memory, port: Option<&dyn MemPort>) -> Result<(), KernelFault> {
+    let (lo, hi) = s.opts.pc_stop.unwrap_or((0, u64::MAX));
+    // Slots of work-groups that end here are not reused: nothing starts.
+    let mut free = Vec::new();
     let mut rng = StdRng::seed_from_u64(s.opts.seed);
     while !ready.is_empty() {
         let pick = rng.random_range(0..ready.len());

@@ -28,8 +28,8 @@ pub(crate) use options::count_group;
 pub use options::{EngineOptions, RunProgress, DEFAULT_NO_PROGRESS, DEFAULT_WATCHDOG_CYCLES};
 pub(crate) use residency::{Ended, Release, Resident, Sched, Storage};
 pub(crate) use retire::{fetch, follow};
-pub(crate) use sample::FastForward;
 pub use sample::{round_period, Sampled, Stable, Windows, WorkGroupSampling};
+pub(crate) use sample::{FastForward, Rest};
 pub use touched::Touched;
 
 use crate::dispatch::{Geometry, RuntimeAddresses};

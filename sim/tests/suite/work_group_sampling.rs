@@ -246,3 +246,46 @@ fn one_round_of_waves_that_end_unevenly_is_sampled_within_its_stated_error() {
         assert!(err <= s.error_pct.max(0.1) && err <= 5.0, "sampled cycles {fast} vs full {full}: {err:.2} % off, stated ±{:.1} %", s.error_pct);
     }
 }
+
+/// `skip` on one round of long waves: 64 work-groups of `bw_block_repeat` on an MI210 (104 CUs,
+/// all resident from the start, none ending before the last few percent), each with a wave
+/// that loads every pass and three that end early. No work-group ends before the rate is
+/// stable, so no ended wave tells the others' count; a probe runs a few resident work-groups to
+/// their end and the others are taken to execute what they did. The reference is full detail:
+/// the count is exact (every work-group does the same), the cycles within the stated error and
+/// 5 %, and only the probed work-groups ran (the rest are reported as not executed).
+fn one_round(groups: u64, sampling: Option<WorkGroupSampling>) -> (u64, u64, Option<Sampled>) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../workloads");
+    let text = format!(
+        r#"Run(code_objects: {{"gfx90a": "bin/gfx90a/bandwidth.co"}},
+  buffers: {{ "b": (bytes: 1024), "out": (bytes: {out}) }},
+  dispatches: [ (kernel: "bw_block_repeat", grid: ({grid}, 1, 1), block: (256, 1, 1),
+                 args: [Buffer("b"), U32(64), U32(1024), U32(0), Buffer("out")]) ],
+  expect: [],
+)"#,
+        out = groups * 4096,
+        grid = groups * 256
+    );
+    let path = dir.join("one-round-sampling-test.ron");
+    let s = spec::parse(&text, &path).unwrap_or_else(|e| panic!("one-round spec: {e}"));
+    let opts = RunOptions { gpu: Some("mi210".into()), mode: hipscope_sim::Mode::Timing, work_group_sampling: sampling, ..RunOptions::default() };
+    let r = spec::run(&s, &path, &opts).unwrap_or_else(|e| panic!("one round: {e}"));
+    let d = &r.dispatches[0];
+    (cycles(d), d.instructions, d.sampled.clone())
+}
+
+#[test]
+fn one_round_of_long_waves_skipped_runs_only_a_probe_of_its_work_groups() {
+    const GROUPS: u64 = 64;
+    let (full, count, _) = one_round(GROUPS, None);
+    let (fast, estimated, s) = one_round(GROUPS, Some(WorkGroupSampling { skip: true, ..WorkGroupSampling::default() }));
+    let s = s.unwrap_or_else(|| panic!("a dispatch that asked for sampling says what it did"));
+    let err = 100.0 * (fast as f64 - full as f64).abs() / full as f64;
+    println!(
+        "one round of {GROUPS} long work-groups on mi210: full {full} cycles, skip {fast} ({s}), {err:.2} % off; {estimated} of {count} wave-instructions"
+    );
+    assert!(s.full_detail.is_none() && s.unexecuted_groups > 0, "{s}: the rest was not executed");
+    assert!(s.unexecuted_groups <= GROUPS - 4, "{s}: only a few work-groups ran to their end");
+    assert_eq!(estimated, count, "{s}: every work-group does the same, so the probe's count is exact");
+    assert!(err <= s.error_pct.max(0.1) && err <= 5.0, "skip cycles {fast} vs full {full}: {err:.2} % off, stated ±{:.1} %", s.error_pct);
+}

@@ -16,6 +16,7 @@
 mod admit;
 mod diagnose;
 mod landing;
+mod probe;
 mod sample;
 mod step;
 

@@ -6,6 +6,7 @@
 //! dispatch's seams (the groups the admission has not started, the residency slots it left
 //! free).
 
+use super::probe;
 use super::Sim;
 use crate::counters::{Counter, Counters};
 use crate::exec::salu::hwreg::HwReg;
@@ -14,7 +15,7 @@ use crate::fault::KernelFault;
 use crate::kernel::{CodeSlot, LoadedKernel};
 use crate::memory::Memory;
 use crate::memsys::{MemorySide, OpKind};
-use crate::sched::{round_period, EngineOptions, FastForward, Hooked, Sampled, Sched, Stable, Storage, Touched, Windows, WorkGroupSampling};
+use crate::sched::{round_period, EngineOptions, FastForward, Hooked, Rest, Sampled, Sched, Stable, Storage, Touched, Windows, WorkGroupSampling};
 use crate::timing::class::{Class, Maintenance};
 use crate::timing::issue::WaveTiming;
 use crate::timing::placement::Placed;
@@ -179,7 +180,7 @@ impl Sampler {
         while self.pcs.len() > self.windows.len() {
             self.pcs.pop_front();
         }
-        self.next_check = t.saturating_add(self.round.unwrap_or(cfg.window_cycles).max(1));
+        self.next_check = t.saturating_add(self.window_length(cfg));
         if started < cfg.min_detailed_groups {
             return None;
         }
@@ -196,6 +197,11 @@ impl Sampler {
             Some(_) => WorkGroupSampling { windows: (cfg.windows / 2).max(1), ..cfg },
             None => cfg,
         }
+    }
+
+    /// Cycles of a window: a round ([`Sampler::round`]), or `window_cycles`.
+    fn window_length(&self, cfg: WorkGroupSampling) -> u64 {
+        self.round.unwrap_or(cfg.window_cycles).max(1)
     }
 
     /// The rounds' period ([`round_period`]) once the windows have run since `origin`.
@@ -296,15 +302,16 @@ impl Sim<'_, '_> {
     pub(super) fn fast_forward(&mut self, at: u64, rate: f64, env: &mut Env, mem: &mut Memory, hooks: Hooked) -> Result<bool, KernelFault> {
         let Some((cfg, resume)) = self.sampler.on else { return Ok(false) };
         let in_flight = self.in_flight(at);
-        let (mut pending, free) = (self.admit.pending(), self.admit.free_slots());
+        let (mut pending, mut free) = (self.admit.pending(), self.admit.free_slots());
         let kept = Kept::of(&self.s);
         // The last partial round waits for detail: it runs with fewer waves than the rate was
         // measured with (pagerank's last 1 344 of 12 288 one-wave groups on an MI300A, 3 648
         // resident: 16–17 wave-instructions a cycle against 43 in full rounds).
         let tail = pending.split_off(pending.len() - pending.len() % kept.resident().max(1));
+        let skip = Skip { at, rate, in_flight, tail: tail.first().copied() };
         if cfg.skip {
             if let Some(ff) = self.unexecuted_instructions(pending.len() as u64) {
-                return Ok(self.skip_rest(at, rate, in_flight, &pending, &kept, ff, tail.first().copied()));
+                return Ok(self.skip_rest(skip, &pending, &kept, Unexecuted { instructions: ff, ..Unexecuted::default() }));
             }
         }
         self.port.ms.borrow().flush_to(mem);
@@ -316,10 +323,27 @@ impl Sim<'_, '_> {
         let instructions = detailed.stats.instructions;
         let fast_forwarded_groups = pending.len() as u64;
         let mut f = detailed.hand_over(|_| (), |_| ());
+        if cfg.skip {
+            if let Some(p) = probe::run(&mut f, resume, env, mem)? {
+                if p.error <= cfg.tolerance {
+                    self.port.ms.borrow_mut().refresh_from(mem);
+                    let rest = self.probed_rest(skip, &f, &p, &pending, &kept, stop.is_some());
+                    self.s = f.hand_over(|_| parked(), |_| Placed::default());
+                    return Ok(self.skip_rest(skip, &pending, &kept, rest));
+                }
+                // The probed work-groups' counts disagree: the rest runs after all.
+                free.extend(p.slots);
+                free.sort_unstable_by(|a, b| b.cmp(a));
+            }
+        }
         let free = if pending.is_empty() { Vec::new() } else { free };
         // The MALL sees the functional part's accesses (`Touched`), which the L2s do not.
         let touched = self.port.ms.borrow_mut().lend_mall().map(Touched::new);
-        let ran = resume(&mut f, free, pending, stop, touched.as_ref(), env, mem, hooks);
+        let rest = match stop {
+            Some(range) => Rest::UntilExit(range),
+            None => Rest::All { free, pending },
+        };
+        let ran = resume(&mut f, rest, touched.as_ref(), env, mem, hooks);
         let installed = touched.is_some();
         if let Some(t) = touched {
             self.port.ms.borrow_mut().give_mall(t.into_cache());
@@ -332,7 +356,7 @@ impl Sim<'_, '_> {
         self.charge_memory_side(at, ff, installed);
         let extra = ((ff + in_flight) as f64 / rate).ceil() as u64;
         let end = at.saturating_add(extra);
-        let own = if stop.is_some() { self.sampler.own_ends(at, rate, &f, &kept) } else { Vec::new() };
+        let own = if stop.is_some() { self.sampler.own_ends(at, rate, &kept, |id| Some(f.waves.get(id)?.as_ref()?.w.instructions)) } else { Vec::new() };
         let last = own.iter().flatten().copied().max().unwrap_or(end);
         self.sampler.note(at - self.time.begin, rate, fast_forwarded_groups, ff, extra, last.abs_diff(end));
         if let Some(&first) = tail.first() {
@@ -347,6 +371,18 @@ impl Sim<'_, '_> {
             self.time.last = self.time.last.max(end).max(last);
         }
         Ok(back)
+    }
+
+    /// What `skip` extrapolates after probe `p` ran in `f` ([`probe`]): the probed groups'
+    /// instructions and the estimated rest, the estimate's error, and for one round of long waves
+    /// (`one_round`: nothing pending, no partial round) the waves' own ends.
+    fn probed_rest(&self, skip: Skip, f: &Sched<'_, '_, (), ()>, p: &probe::Probe, pending: &[u64], kept: &Kept, one_round: bool) -> Unexecuted {
+        let instructions = p.rest(f, pending.len() as u64, self.s.d.waves_per_group()) + p.instructions;
+        let own = match one_round && skip.tail.is_none() {
+            true => self.sampler.own_ends(skip.at, skip.rate, kept, |id| kept.live.get(id).copied().unwrap_or(false).then_some(p.live_wave.round() as u64)),
+            false => Vec::new(),
+        };
+        Unexecuted { instructions, executed: p.instructions, probed_groups: p.groups, count_error: p.error, last_own: own.iter().flatten().copied().max() }
     }
 
     /// The wave-instructions the rest of the dispatch would execute, `groups` work-groups not
@@ -368,19 +404,23 @@ impl Sim<'_, '_> {
     }
 
     /// The rest of the dispatch but its last partial round (`groups` not started, the resident
-    /// ones in `kept`, `ff` wave-instructions) is extrapolated from `at` at `rate` without
-    /// running: nothing is written to memory, so the caches keep their lines and bytes; the
-    /// memory side is charged as for a fast-forward. The dispatch ends at the extrapolated end,
-    /// or, with `tail` (the partial round's first work-group), detail resumes there with the
-    /// partial round. Returns whether detail goes on.
-    #[allow(clippy::too_many_arguments)]
-    fn skip_rest(&mut self, at: u64, rate: f64, in_flight: u64, groups: &[u64], kept: &Kept, ff: u64, tail: Option<u64>) -> bool {
+    /// ones in `kept`, `rest` what is extrapolated) is extrapolated from `skip.at` at `skip.rate`
+    /// without running (but a probe's work-groups, which ran): nothing else is written to memory,
+    /// so the caches keep their lines and bytes; the memory side is charged as for a
+    /// fast-forward. The dispatch ends at the extrapolated end (the later of the rate's and the
+    /// waves' own, [`Unexecuted::last_own`]), or, with `skip.tail` (the partial round's first
+    /// work-group), detail resumes there with the partial round. Returns whether detail goes on.
+    fn skip_rest(&mut self, skip: Skip, groups: &[u64], kept: &Kept, rest: Unexecuted) -> bool {
+        let (at, ff) = (skip.at, rest.instructions);
         self.charge_memory_side(at, ff, false);
-        let extra = ((ff + in_flight) as f64 / rate).ceil() as u64;
-        let end = at.saturating_add(extra);
-        self.sampler.note(at - self.time.begin, rate, groups.len() as u64, ff, extra, 0);
+        let extra = ((ff + skip.in_flight) as f64 / skip.rate).ceil() as u64;
+        let by_rate = at.saturating_add(extra);
+        let end = rest.last_own.map_or(by_rate, |own| own.max(by_rate));
+        // The probe's count is known to `count_error`, which moves the extrapolated cycles alike.
+        let spread = rest.last_own.map_or(0, |own| own.abs_diff(by_rate)) + (rest.count_error * extra as f64).ceil() as u64;
+        self.sampler.note(at - self.time.begin, skip.rate, groups.len() as u64, ff, extra, spread);
         if let Some(done) = self.sampler.done.as_mut() {
-            done.unexecuted_groups += (groups.len() + kept.resident()) as u64;
+            done.unexecuted_groups += (groups.len() + kept.resident()) as u64 - rest.probed_groups;
         }
         let (d, opts) = (self.s.d, self.s.opts);
         let skipped = std::mem::replace(&mut self.s, Sched::new(d, opts, None, Storage::Reused));
@@ -388,10 +428,10 @@ impl Sim<'_, '_> {
         self.s.stats = skipped.stats;
         self.s.retired = skipped.retired;
         self.s.skip_groups(groups);
-        self.s.stats.instructions += ff;
+        self.s.stats.instructions += ff - rest.executed;
         self.heap.clear();
         self.time.last = self.time.last.max(end);
-        let Some(first) = tail else { return false };
+        let Some(first) = skip.tail else { return false };
         for (placed, slot) in kept.groups.iter().flatten() {
             self.admit.release(placed, *slot);
         }
@@ -473,14 +513,42 @@ impl Sim<'_, '_> {
 /// work-group position where it was placed and its scratch slot.
 struct Kept {
     waves: Vec<Option<(usize, usize, u32, u64)>>,
+    /// By wave id: the wave had not ended.
+    live: Vec<bool>,
     groups: Vec<Option<(Placed, u32)>>,
+}
+
+/// Where `skip` extrapolates from: the cycle detail stopped, the rate, the wave-instructions
+/// outstanding then, and the last partial round's first work-group, if any.
+#[derive(Debug, Clone, Copy)]
+struct Skip {
+    at: u64,
+    rate: f64,
+    in_flight: u64,
+    tail: Option<u64>,
+}
+
+/// What `skip` extrapolates ([`Sim::skip_rest`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct Unexecuted {
+    /// Wave-instructions from [`Skip::at`] on: estimated, but a probe's work-groups', which
+    /// ran ([`probe`]) and of which `executed` are counted already.
+    instructions: u64,
+    executed: u64,
+    /// Resident work-groups a probe ran to their end.
+    probed_groups: u64,
+    /// Relative error of the estimated count.
+    count_error: f64,
+    /// One round of long waves: the latest of the waves' own ends ([`Sampler::own_ends`]).
+    last_own: Option<u64>,
 }
 
 impl Kept {
     fn of(s: &Sched<'_, '_, WaveTiming, Placed>) -> Kept {
         let waves = s.waves.iter().map(|r| r.as_ref().map(|r| (r.x.cu, r.x.simd, r.x.prio, r.x.start))).collect();
+        let live = s.waves.iter().map(|r| r.as_ref().is_some_and(|r| r.w.status != WaveStatus::Done)).collect();
         let groups = s.groups.iter().map(|g| g.as_ref().map(|g| (g.x.clone(), g.slot))).collect();
-        Kept { waves, groups }
+        Kept { waves, live, groups }
     }
 
     /// Work-groups resident.
@@ -509,8 +577,8 @@ impl Sampler {
         s.error_pct += error * extra as f64 + spread as f64;
     }
 
-    /// When each wave of `f` (the dispatch back from a fast-forward that stopped its waves at the
-    /// loop's exit) reaches that exit, from `at`, by wave id (`None`: no wave, or no pace of its
+    /// When each wave (by id) reaches the count `total` gives it (the loop's exit where a
+    /// fast-forward stopped it, or a probe's estimate of its end, [`probe`]), from `at` (`None`: no wave, or no pace of its
     /// own). One round of long waves does not end together: atax of 1 536 on an MI300A (6
     /// work-groups, one round) has its first work-group end 23 % of the launch before its last,
     /// the launch's rate falling as they leave, while the dispatch's mean rate `rate` ended them
@@ -519,23 +587,21 @@ impl Sampler {
     /// few instructions for its pace to be known (atax's waves stall together every 32
     /// iterations, a step of a few hundred instructions in a window's few thousand), and the
     /// latest of many noisy ends is late.
-    fn own_ends(&self, at: u64, rate: f64, f: &Sched<'_, '_, (), ()>, kept: &Kept) -> Vec<Option<u64>> {
+    fn own_ends(&self, at: u64, rate: f64, kept: &Kept, total: impl Fn(usize) -> Option<u64>) -> Vec<Option<u64>> {
         let Some((_, done)) = self.progress.back() else { return Vec::new() };
         let pace = |id: usize| -> Option<f64> {
             let (&d, &(_, _, _, start)) = (done.get(id)?, kept.waves.get(id)?.as_ref()?);
             (d != u64::MAX && at > start).then(|| d as f64 / (at - start) as f64)
         };
-        let total: f64 = (0..done.len()).filter_map(pace).sum();
-        if total <= 0.0 {
+        let sum: f64 = (0..done.len()).filter_map(pace).sum();
+        if sum <= 0.0 {
             return Vec::new();
         }
-        f.waves
-            .iter()
-            .enumerate()
-            .map(|(id, r)| {
-                let (r, p) = (r.as_ref()?, pace(id)?);
-                let left = r.w.instructions.checked_sub(*done.get(id)?)?;
-                let own = rate * p / total;
+        (0..done.len())
+            .map(|id| {
+                let p = pace(id)?;
+                let left = total(id)?.checked_sub(done[id])?;
+                let own = rate * p / sum;
                 (own > 0.0).then(|| at.saturating_add((left as f64 / own).ceil() as u64))
             })
             .collect()
