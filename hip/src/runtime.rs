@@ -738,7 +738,8 @@ fn wg_sampling(text: &str) -> Result<Option<WorkGroupSampling>, String> {
             "windows" => c.windows = num(key, value)?,
             "tolerance" => c.tolerance = num(key, value)?,
             "min_groups" => c.min_detailed_groups = num(key, value)?,
-            other => return Err(format!("unknown key `{other}` (window, windows, tolerance, min_groups)")),
+            "functional_max" => c.functional_max_instructions = num(key, value)?,
+            other => return Err(format!("unknown key `{other}` (window, windows, tolerance, min_groups, functional_max)")),
         }
     }
     Ok(Some(c))

@@ -97,9 +97,12 @@
 //! running when detail stopped, for the resident ones; of all, for those not started), with
 //! [`Z`] standard errors of the probed groups' means as the count's error, added to the rate's;
 //! one round of long waves ends at the latest of the waves' own ends for that count (above).
-//! When the probed groups disagree by more than the tolerance (a data-dependent loop), or fewer
-//! than 17 work-groups are resident, the rest runs functionally as without `skip` (nbody of
-//! 16 384 bodies on an MI300A, 64 work-groups of one round: 26.8 → 2.4 CPU-s). The last partial
+//! When the probed groups disagree by more than the tolerance (a data-dependent loop), when what
+//! would be left unexecuted runs functionally in a few CPU-seconds (fewer than 2²⁶
+//! wave-instructions, [`WorkGroupSampling::functional_max_instructions`]: then it runs, and the MALL keeps the lines it touches, which a later
+//! launch reading the same data finds), or when fewer than 17 work-groups are resident, the
+//! rest runs functionally as without `skip` (nbody of 16 384 bodies on an MI300A, 64
+//! work-groups of one round: 26.8 → 1.8 CPU-s). The last partial
 //! round runs in detail, as above (the resident waves' rest is not executed either way, and
 //! detail resumes at its extrapolated end). What the estimate cannot see: work-groups that do more or less work than
 //! the ones that ended (data-dependent loops); the kernel-level re-checks see such a launch
@@ -143,6 +146,9 @@ pub struct WorkGroupSampling {
     /// The rest is extrapolated without running it ([`crate::sample::SamplePolicy::skip`];
     /// the section "Not executed" above).
     pub skip: bool,
+    /// `skip` before a round has ended: a probe's estimate is used only if it leaves more than
+    /// this many wave-instructions unexecuted; a cheaper rest runs functionally (above).
+    pub functional_max_instructions: u64,
 }
 
 impl WorkGroupSampling {
@@ -158,7 +164,9 @@ impl Default for WorkGroupSampling {
         // round trips), the mean within 3 %: one wave's burst does not move a window's rate
         // far, and an error of 3 % on the rate of a fast-forwarded part costs a dispatch at most
         // 3 % times that part's share.
-        WorkGroupSampling { window_cycles: 4096, windows: 4, tolerance: 0.03, min_detailed_groups: 0, skip: false }
+        // 2²⁶ wave-instructions run functionally in about 4 CPU-s (16 M a second, measured on
+        // nbody of 32 768 bodies: 1.75 G in 109 s).
+        WorkGroupSampling { window_cycles: 4096, windows: 4, tolerance: 0.03, min_detailed_groups: 0, skip: false, functional_max_instructions: 1 << 26 }
     }
 }
 

@@ -98,8 +98,11 @@ fn a_short_dispatch_runs_in_full_detail_and_says_so() {
 fn kernels_whose_work_groups_communicate_fall_back_to_full_detail() {
     // Lane 0 of each group spins on an agent-scope lock another group holds.
     let (full, full_mem) = run("spin_lock.ron", &[], None);
-    let (asked, asked_mem) =
-        run("spin_lock.ron", &[], Some(WorkGroupSampling { window_cycles: 256, windows: 2, tolerance: 1.0, min_detailed_groups: 0, skip: false }));
+    let (asked, asked_mem) = run(
+        "spin_lock.ron",
+        &[],
+        Some(WorkGroupSampling { window_cycles: 256, windows: 2, tolerance: 1.0, min_detailed_groups: 0, skip: false, functional_max_instructions: 0 }),
+    );
     for (f, a) in full.iter().zip(&asked) {
         let s = sampled(a);
         assert_eq!(s.full_detail, Some("the kernel has atomics"), "{}: {s}", a.kernel);
@@ -278,7 +281,9 @@ fn one_round(groups: u64, sampling: Option<WorkGroupSampling>) -> (u64, u64, Opt
 fn one_round_of_long_waves_skipped_runs_only_a_probe_of_its_work_groups() {
     const GROUPS: u64 = 64;
     let (full, count, _) = one_round(GROUPS, None);
-    let (fast, estimated, s) = one_round(GROUPS, Some(WorkGroupSampling { skip: true, ..WorkGroupSampling::default() }));
+    // A rest this small would run functionally by default: the probe's estimate is used at any size.
+    let probe = WorkGroupSampling { skip: true, functional_max_instructions: 0, ..WorkGroupSampling::default() };
+    let (fast, estimated, s) = one_round(GROUPS, Some(probe));
     let s = s.unwrap_or_else(|| panic!("a dispatch that asked for sampling says what it did"));
     let err = 100.0 * (fast as f64 - full as f64).abs() / full as f64;
     println!(

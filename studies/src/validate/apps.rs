@@ -483,36 +483,62 @@ fn run_and_read(env: &Environment, bin: &Path, run: &Run, timeout: Duration, cpu
     Ok((found, finished.sampled))
 }
 
+/// The memory runs at a time may hold together ([`longest_first`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Room {
+    /// What runs together hold at most.
+    pub budget: u64,
+    /// What a run larger than the budget (which starts only when nothing else runs) may hold
+    /// with the small runs started beside it: pagerank of 49 152 nodes holds 19 GB of a
+    /// 24 GB host for four minutes, and running alone left the other core idle all along.
+    pub limit: u64,
+}
+
+impl Room {
+    /// No bound.
+    pub const ANY: Room = Room { budget: u64::MAX, limit: u64::MAX };
+
+    /// Whether an item of `bytes` fits beside `running` items holding `used`, `large` (whether
+    /// one of them is larger than the budget).
+    fn fits(&self, used: u64, running: usize, large: bool, bytes: u64) -> bool {
+        let cap = if large { self.limit } else { self.budget };
+        running == 0 || (bytes <= self.budget && used.saturating_add(bytes) <= cap)
+    }
+}
+
 /// `work(i)` for every `i` of `cost`, on `jobs` threads, each taking the costliest item not
 /// yet started (longest processing time first: the runs' costs span five orders of
 /// magnitude, and a long run started last would leave one core idle for its whole length)
-/// among those whose `bytes` fit beside the items running within `budget` bytes (an item
-/// larger than the budget runs alone); the results in index order, whatever the order they
-/// finish in. Which items run together never changes a result, only when it comes.
-pub fn longest_first<T: Send>(cost: &[f64], bytes: &[u64], budget: u64, jobs: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
+/// among those whose `bytes` fit beside the items running within `room` (an item larger than
+/// the budget starts only when nothing runs, and then others join it within the limit); the
+/// results in index order, whatever the order they finish in. Which items run together never
+/// changes a result, only when it comes.
+pub fn longest_first<T: Send>(cost: &[f64], bytes: &[u64], room: Room, jobs: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let mut order: Vec<usize> = (0..cost.len()).collect();
     // Stable, with NaN last: equal costs keep their order, so the start order is a function
     // of the input alone.
     order.sort_by(|&a, &b| cost[b].partial_cmp(&cost[a]).unwrap_or_else(|| cost[a].is_nan().cmp(&cost[b].is_nan())));
     let size = |i: usize| bytes.get(i).copied().unwrap_or(0);
-    // Items not started (in start order), and the bytes and items running.
-    let state = Mutex::new((order, 0u64, 0usize));
-    let room = std::sync::Condvar::new();
+    // Items not started (in start order), and the bytes and items running, and how many of
+    // those are larger than the budget.
+    let state = Mutex::new((order, 0u64, 0usize, 0usize));
+    let freed = std::sync::Condvar::new();
     let done: Mutex<Vec<Option<T>>> = Mutex::new((0..cost.len()).map(|_| None).collect());
     let take = || -> Option<usize> {
         let mut s = state.lock().ok()?;
         loop {
-            let (waiting, used, running) = &mut *s;
+            let (waiting, used, running, large) = &mut *s;
             if waiting.is_empty() {
                 return None;
             }
-            let fits = waiting.iter().position(|&i| *running == 0 || used.saturating_add(size(i)) <= budget);
+            let fits = waiting.iter().position(|&i| room.fits(*used, *running, *large > 0, size(i)));
             if let Some(k) = fits {
                 let i = waiting.remove(k);
                 (*used, *running) = (used.saturating_add(size(i)), *running + 1);
+                *large += usize::from(size(i) > room.budget);
                 return Some(i);
             }
-            s = room.wait(s).ok()?;
+            s = freed.wait(s).ok()?;
         }
     };
     std::thread::scope(|scope| {
@@ -525,8 +551,9 @@ pub fn longest_first<T: Send>(cost: &[f64], bytes: &[u64], budget: u64, jobs: us
                     }
                     if let Ok(mut s) = state.lock() {
                         (s.1, s.2) = (s.1.saturating_sub(size(i)), s.2.saturating_sub(1));
+                        s.3 = s.3.saturating_sub(usize::from(size(i) > room.budget));
                     }
-                    room.notify_all();
+                    freed.notify_all();
                 }
             });
         }
@@ -537,12 +564,16 @@ pub fn longest_first<T: Send>(cost: &[f64], bytes: &[u64], budget: u64, jobs: us
 }
 
 /// The memory the runs at a time may hold together: most of what the host has available when
-/// they start (`MemAvailable`, /proc/meminfo), leaving a fifth for everything else; unbounded
-/// where it cannot be read.
-fn memory_budget() -> u64 {
+/// they start (`MemAvailable`, /proc/meminfo), leaving a fifth for everything else (the
+/// simulator's own caches and tables, which the footprints leave out); a run larger than that
+/// takes all but a twentieth with the small runs beside it. Unbounded where it cannot be read.
+fn memory_room() -> Room {
     let text = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
     let kib = text.lines().find_map(|l| l.strip_prefix("MemAvailable:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
-    kib.map_or(u64::MAX, |k| k.saturating_mul(1024) / 5 * 4)
+    kib.map_or(Room::ANY, |k| {
+        let bytes = k.saturating_mul(1024);
+        Room { budget: bytes / 5 * 4, limit: bytes / 20 * 19 }
+    })
 }
 
 /// Told how many program runs the comparison makes, then after each.
@@ -571,7 +602,7 @@ pub fn compare(apps: &Path, opts: &Options, progress: &dyn Progress) -> Result<A
     // they finish does not matter.
     let cost: Vec<f64> = runs.iter().map(|run| run.rows.iter().map(|&i| real[i].avg_ms).sum()).collect();
     let bytes: Vec<u64> = runs.iter().map(|run| run.footprint).collect();
-    let results: Vec<(Printed, Option<f64>)> = longest_first(&cost, &bytes, memory_budget(), opts.jobs, |i| {
+    let results: Vec<(Printed, Option<f64>)> = longest_first(&cost, &bytes, memory_room(), opts.jobs, |i| {
         let r = run_one(&env, &bin, &runs[i], opts.timeout);
         progress.ran();
         r
@@ -641,7 +672,7 @@ mod tests {
     fn runs_start_longest_first_and_results_keep_their_order() {
         let cost = [0.5, 30.0, f64::NAN, 2.0, 30.0, 0.01];
         let started = Mutex::new(Vec::new());
-        let one = longest_first(&cost, &[], u64::MAX, 1, |i| {
+        let one = longest_first(&cost, &[], Room::ANY, 1, |i| {
             started.lock().expect("lock").push(i);
             i * 10
         });
@@ -649,9 +680,9 @@ mod tests {
         // Longest first; ties in index order; NaN last.
         assert_eq!(*started.lock().expect("lock"), vec![1, 4, 3, 0, 5, 2]);
         for jobs in [2, 3, 64, 0] {
-            assert_eq!(longest_first(&cost, &[], u64::MAX, jobs, |i| i * 10), one, "{jobs} jobs");
+            assert_eq!(longest_first(&cost, &[], Room::ANY, jobs, |i| i * 10), one, "{jobs} jobs");
         }
-        assert!(longest_first(&[], &[], u64::MAX, 2, |i| i).is_empty());
+        assert!(longest_first(&[], &[], Room::ANY, 2, |i| i).is_empty());
     }
 
     /// Items whose bytes together exceed the budget never run at the same time; one larger
@@ -661,7 +692,7 @@ mod tests {
         let cost = [9.0, 8.0, 7.0, 6.0, 5.0, 4.0];
         let bytes = [60, 50, 30, 120, 10, 40];
         let (now, peak, most) = (Mutex::new((0u64, 0usize)), Mutex::new(0u64), Mutex::new(0usize));
-        let got = longest_first(&cost, &bytes, 100, 3, |i| {
+        let got = longest_first(&cost, &bytes, Room { budget: 100, limit: 100 }, 3, |i| {
             {
                 let mut n = now.lock().expect("lock");
                 *n = (n.0 + bytes[i], n.1 + 1);
@@ -682,6 +713,35 @@ mod tests {
         // together.
         assert!(*peak.lock().expect("lock") <= 100);
         assert!(*most.lock().expect("lock") >= 2);
+    }
+
+    /// A run larger than the budget starts only when nothing runs; small runs then join it as
+    /// long as together they stay within the limit, and a run that would pass the limit waits.
+    #[test]
+    fn small_runs_join_one_larger_than_the_budget_within_the_limit() {
+        let cost = [9.0, 5.0, 4.0, 3.0];
+        let bytes = [150, 20, 20, 60];
+        let (now, peak, beside) = (Mutex::new((0u64, 0usize)), Mutex::new(0u64), Mutex::new(Vec::new()));
+        let got = longest_first(&cost, &bytes, Room { budget: 100, limit: 200 }, 2, |i| {
+            {
+                let mut n = now.lock().expect("lock");
+                *n = (n.0 + bytes[i], n.1 + 1);
+                let mut p = peak.lock().expect("lock");
+                *p = (*p).max(n.0);
+                if n.0 > bytes[i] && n.0 >= 150 {
+                    beside.lock().expect("lock").push(i);
+                }
+            }
+            std::thread::sleep(Duration::from_millis(if i == 0 { 200 } else { 20 }));
+            let mut n = now.lock().expect("lock");
+            *n = (n.0 - bytes[i], n.1 - 1);
+            i
+        });
+        assert_eq!(got, (0..4).collect::<Vec<_>>());
+        assert!(*peak.lock().expect("lock") <= 200, "within the limit");
+        let beside = beside.lock().expect("lock").clone();
+        assert!(beside.contains(&1) && beside.contains(&2), "the small runs joined the large one: {beside:?}");
+        assert!(!beside.contains(&3), "the 60-byte run would have passed the limit beside the 150-byte one: {beside:?}");
     }
 
     #[test]
