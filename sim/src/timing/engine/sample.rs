@@ -381,8 +381,9 @@ impl Sim<'_, '_> {
     /// (`one_round`: nothing pending, no partial round) the waves' own ends.
     fn probed_rest(&self, skip: Skip, f: &Sched<'_, '_, (), ()>, p: &probe::Probe, pending: &[u64], kept: &Kept, one_round: bool) -> Unexecuted {
         let instructions = p.rest(f, pending.len() as u64, self.s.d.waves_per_group()) + p.instructions;
-        let own = match one_round && skip.tail.is_none() {
-            true => self.sampler.own_ends(skip.at, skip.rate, kept, |id| kept.live.get(id).copied().unwrap_or(false).then_some(p.live_wave.round() as u64)),
+        let total = p.live_wave.round() as u64;
+        let own = match one_round {
+            true => self.sampler.own_ends(skip.at, skip.rate, kept, |id| kept.live.get(id).copied().unwrap_or(false).then_some(total)),
             false => Vec::new(),
         };
         Unexecuted { instructions, executed: p.instructions, probed_groups: p.groups, count_error: p.error, last_own: own.iter().flatten().copied().max() }
