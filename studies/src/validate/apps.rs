@@ -498,10 +498,10 @@ impl Room {
     /// No bound.
     pub const ANY: Room = Room { budget: u64::MAX, limit: u64::MAX };
 
-    /// Whether an item of `bytes` fits beside `running` items holding `used`, `large` (whether
-    /// one of them is larger than the budget).
-    fn fits(&self, used: u64, running: usize, large: bool, bytes: u64) -> bool {
-        let cap = if large { self.limit } else { self.budget };
+    /// Whether an item of `bytes` fits beside `running` items holding `used` (more than the
+    /// budget only while one of them alone is larger than it: runs start within it otherwise).
+    fn fits(&self, used: u64, running: usize, bytes: u64) -> bool {
+        let cap = if used > self.budget { self.limit } else { self.budget };
         running == 0 || (bytes <= self.budget && used.saturating_add(bytes) <= cap)
     }
 }
@@ -519,23 +519,21 @@ pub fn longest_first<T: Send>(cost: &[f64], bytes: &[u64], room: Room, jobs: usi
     // of the input alone.
     order.sort_by(|&a, &b| cost[b].partial_cmp(&cost[a]).unwrap_or_else(|| cost[a].is_nan().cmp(&cost[b].is_nan())));
     let size = |i: usize| bytes.get(i).copied().unwrap_or(0);
-    // Items not started (in start order), and the bytes and items running, and how many of
-    // those are larger than the budget.
-    let state = Mutex::new((order, 0u64, 0usize, 0usize));
+    // Items not started (in start order), and the bytes and items running.
+    let state = Mutex::new((order, 0u64, 0usize));
     let freed = std::sync::Condvar::new();
     let done: Mutex<Vec<Option<T>>> = Mutex::new((0..cost.len()).map(|_| None).collect());
     let take = || -> Option<usize> {
         let mut s = state.lock().ok()?;
         loop {
-            let (waiting, used, running, large) = &mut *s;
+            let (waiting, used, running) = &mut *s;
             if waiting.is_empty() {
                 return None;
             }
-            let fits = waiting.iter().position(|&i| room.fits(*used, *running, *large > 0, size(i)));
+            let fits = waiting.iter().position(|&i| room.fits(*used, *running, size(i)));
             if let Some(k) = fits {
                 let i = waiting.remove(k);
                 (*used, *running) = (used.saturating_add(size(i)), *running + 1);
-                *large += usize::from(size(i) > room.budget);
                 return Some(i);
             }
             s = freed.wait(s).ok()?;
@@ -551,7 +549,6 @@ pub fn longest_first<T: Send>(cost: &[f64], bytes: &[u64], room: Room, jobs: usi
                     }
                     if let Ok(mut s) = state.lock() {
                         (s.1, s.2) = (s.1.saturating_sub(size(i)), s.2.saturating_sub(1));
-                        s.3 = s.3.saturating_sub(usize::from(size(i) > room.budget));
                     }
                     freed.notify_all();
                 }

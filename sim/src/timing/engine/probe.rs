@@ -62,17 +62,17 @@ pub(super) fn run(s: &mut Sched<'_, '_, (), ()>, resume: FastForward, env: &mut 
     for gid in chosen {
         let Some(g) = s.groups[gid].as_ref() else { continue };
         let waves = g.waves.clone();
-        let live = waves.iter().filter(|&&id| s.waves[id].as_ref().is_some_and(|r| r.w.status != WaveStatus::Done)).count();
+        let (count, live) = (waves.len(), waves.iter().filter(|&&id| s.waves[id].as_ref().is_some_and(|r| r.w.status != WaveStatus::Done)).count());
         let (before, slot) = (g.ended, g.slot);
         let retired = s.retired;
-        resume(s, Rest::Only(waves.clone()), None, env, mem, Hooked { host: None, turn: None })?;
+        resume(s, Rest::Only(waves), None, env, mem, Hooked { host: None, turn: None })?;
         if s.retired.groups != retired.groups + 1 {
             return Ok(None);
         }
         let total = s.retired.instructions - retired.instructions;
         per_live.push((total - before) as f64 / live.max(1) as f64);
         group_total += total;
-        group_waves += waves.len() as u64;
+        group_waves += count as u64;
         slots.push(slot);
     }
     let (live_wave, error) = mean_and_error(&per_live);
