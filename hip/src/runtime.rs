@@ -165,6 +165,16 @@ pub struct Runtime {
     pub host_turns: crate::host_agent::Session,
     /// What one host access to host memory costs (ps), found at the first need.
     host_access_ps: Option<u64>,
+    /// What the program has done with HIP events so far ([`Runtime::note_event`]).
+    events: EventUse,
+}
+
+/// Whether a program has created a HIP event, and recorded one: between the two its launches
+/// are a warm-up whose time nothing it reports depends on.
+#[derive(Debug, Clone, Copy, Default)]
+struct EventUse {
+    created: bool,
+    recorded: bool,
 }
 
 /// `hipscope grade --exec`: a launch of `kernel` on a GPU of `config` stopped by a livelock or
@@ -292,6 +302,7 @@ pub fn from_env() -> Result<Runtime, String> {
         unsupported_seen: BTreeSet::new(),
         host_turns: Default::default(),
         host_access_ps: None,
+        events: EventUse::default(),
     })
 }
 
@@ -452,6 +463,19 @@ impl Runtime {
         let f = f.clone();
         self.record_launch(&f, d, geo, stream, &stats);
         Ok(())
+    }
+
+    /// The program created an event (`recorded` false) or recorded one. Once it has created
+    /// one and until it records one, its launches are warm-ups: with kernel-level sampling on,
+    /// each device runs them functionally and untimed ([`hipscope_sim::sample`], *Warm-up
+    /// launches*). A program that never creates an event has no warm-up.
+    pub(crate) fn note_event(&mut self, recorded: bool) {
+        self.events.created = true;
+        self.events.recorded |= recorded;
+        let warming_up = !self.events.recorded;
+        for g in &mut self.gpus {
+            g.device.set_warming_up(warming_up);
+        }
     }
 
     /// A finished launch on device `d`: placed on the timeline, traced, logged, counted.

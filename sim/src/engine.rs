@@ -103,19 +103,44 @@ pub fn run(
         o.dispatch_started(&d.info());
     }
     let mut s = Sched::new(d, *opts, observer, Storage::BySlot);
-    let r = schedule(&mut s, env, mem, hooks);
+    let r = schedule(&mut s, env, mem, hooks, None);
     if let Some(o) = s.obs.take() {
         o.into_inner().dispatch_ended();
     }
     r.map(|()| s.stats)
 }
 
+/// Run a dispatch on this thread, its global accesses also told to `port`, if any (a warm-up
+/// launch that leaves the memory-side cache what it touched, [`crate::sample::Decision::WarmUp`]),
+/// until it ends or has executed `budget` wave-instructions (then it stops where it is:
+/// `stats.groups` says how many work-groups started). One thread whatever `opts.threads`: the
+/// order of the accesses is the seed's, so that what the cache ends holding never depends on
+/// the thread count.
+pub fn run_watched(
+    d: &Dispatch,
+    env: &mut Env,
+    mem: &mut Memory,
+    opts: &EngineOptions,
+    hooks: Hooked,
+    port: Option<&dyn MemPort>,
+    budget: u64,
+) -> Result<DispatchStats, KernelFault> {
+    let mut o = *opts;
+    let bounded = budget < o.max_instructions;
+    o.max_instructions = o.max_instructions.min(budget);
+    let mut s = Sched::new(d, o, None, Storage::BySlot);
+    match schedule(&mut s, env, mem, hooks, port) {
+        Err(f) if bounded && matches!(f.kind, FaultKind::LimitReached(_)) && s.stats.instructions >= budget => Ok(s.stats),
+        r => r.map(|()| s.stats),
+    }
+}
+
 /// The scheduling loop: admit, pick a ready wave and run it for a quantum, settle what it did,
-/// serve the host, look for a livelock or a limit.
-fn schedule(s: &mut FSched, env: &mut Env, mem: &mut Memory, hooks: Hooked) -> Result<(), KernelFault> {
+/// serve the host, look for a livelock or a limit. `port`: what watches the global accesses.
+fn schedule(s: &mut FSched, env: &mut Env, mem: &mut Memory, hooks: Hooked, port: Option<&dyn MemPort>) -> Result<(), KernelFault> {
     // Free residency slots, highest first (the lowest is reused first).
     let free: Vec<u32> = (0..s.d.resident_groups() as u32).rev().collect();
-    schedule_from(s, env, mem, hooks, free, Vec::new(), Queue::InOrder, None)
+    schedule_from(s, env, mem, hooks, free, Vec::new(), Queue::InOrder, port)
 }
 
 /// Which work-groups start next.

@@ -105,6 +105,22 @@ pub struct Device {
     /// were written back: the cached lines take memory's bytes before anything reads or
     /// writes back a cache ([`sampled`]).
     caches_behind: bool,
+    /// The program is warming up: launches now are before its timed region
+    /// ([`Device::set_warming_up`]).
+    warming_up: bool,
+}
+
+/// The engine a launch runs on ([`Device::launch_engine`]).
+#[derive(Clone, Copy)]
+pub(crate) enum RunOn<'t> {
+    /// The timing engine, when the device has one.
+    Timing,
+    /// The functional engine.
+    Functional,
+    /// The functional engine, on one thread, its global accesses told to the memory-side
+    /// cache (when the GPU has one), stopping after this many wave-instructions (a warm-up
+    /// launch, [`crate::sample::Decision::WarmUp`]).
+    Warming(Option<&'t crate::sched::Touched>, u64),
 }
 
 /// Data sections of a code object a device maps at most (a `.bss` is sized by a field).
@@ -126,6 +142,7 @@ impl Device {
             globals: Vec::new(),
             sampler: None,
             caches_behind: false,
+            warming_up: false,
         }
     }
 
@@ -335,7 +352,7 @@ impl Device {
     ) -> Result<DispatchStats, LaunchError> {
         match self.sample_key(kernel, &geo, args, &hooks) {
             Some(key) => self.launch_sampled(kernel, geo, args, opts, hooks, key),
-            None => self.launch_engine(kernel, geo, args, opts, hooks, true),
+            None => self.launch_engine(kernel, geo, args, opts, hooks, RunOn::Timing),
         }
     }
 
@@ -348,9 +365,10 @@ impl Device {
         args: &[Vec<u8>],
         opts: &EngineOptions,
         hooks: Hooks,
-        timed: bool,
+        run_on: RunOn,
     ) -> Result<DispatchStats, LaunchError> {
         let Hooks { host, observer, mut turn } = hooks;
+        let timed = matches!(run_on, RunOn::Timing);
         if timed {
             self.catch_up_caches();
         }
@@ -405,7 +423,18 @@ impl Device {
                 None => t.set_rate(0, FUNCTIONAL_PS_PER_INSTRUCTION, 1),
             }
         }
-        let stats = engine(&mut self.timing, &mut self.functional, timed).run(&dispatch, &mut env, &mut self.mem, opts, host, observer, turn);
+        let stats = match run_on {
+            RunOn::Warming(port, budget) => crate::engine::run_watched(
+                &dispatch,
+                &mut env,
+                &mut self.mem,
+                opts,
+                crate::sched::Hooked { host, turn },
+                port.map(|p| p as &dyn crate::exec::MemPort),
+                budget,
+            ),
+            _ => engine(&mut self.timing, &mut self.functional, timed).run(&dispatch, &mut env, &mut self.mem, opts, host, observer, turn),
+        };
         self.clock = env.clock;
         let stats = stats.map_err(|mut f| {
             if let FaultKind::MemoryViolation { address, .. } = f.kind {

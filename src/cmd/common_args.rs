@@ -141,7 +141,10 @@ pub struct SampleArgs {
     /// Sampled timing: like launches (same kernel, grid, block and buffer sizes) are
     /// simulated in detail until their times agree within 2 %, later ones run functionally and
     /// are charged that time (re-checked in detail 16 launches on, then up to 256 apart as
-    /// the drift seen allows); within a long launch
+    /// the drift seen allows), and a program's warm-up (launches after it created a HIP event
+    /// and before it recorded one, whose times nothing it reports depends on) runs functionally
+    /// and untimed, the first launch of each kind, the memory-side cache seeing its accesses;
+    /// within a long launch
     /// (work-groups), detail runs until the launch's completed-instruction rate settles, the rest runs
     /// functionally and its time is extrapolated. `on` does both. `skip` does both without
     /// executing what it predicts or extrapolates (memory is then not what the program

@@ -240,6 +240,7 @@ fn exec_metrics(program: &Path, args: &[String], cfg: &GpuConfig, mode: Mode, po
         error_percent: s["estimated_error_percent"].as_f64().unwrap_or(0.0),
         skipped_launches: s["not_executed_launches"].as_u64().unwrap_or(0),
         skipped_groups: s["not_executed_work_groups"].as_u64().unwrap_or(0),
+        warm_ups: s["untimed_warm_up_launches"].as_u64().unwrap_or(0),
     });
     Ok((t.metrics(metrics, mode)?, t.sampling(cx.sample, kernels.as_ref())))
 }

@@ -85,11 +85,20 @@ fn sampling_a_functional_run_is_refused() {
     assert!(stderr(&o).contains("--sample"), "{}", stderr(&o));
 }
 
-/// Total cycles of every launch in a `--report` file, and its `sampled` summary if any.
-fn report_cycles(path: &std::path::Path) -> (f64, Option<serde_json::Value>) {
+/// The cycles of each launch in a `--report` file (`None`: an untimed warm-up), and its
+/// `sampled` summary if any.
+fn report_cycles(path: &std::path::Path) -> (Vec<Option<f64>>, Option<serde_json::Value>) {
     let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).expect("the report")).expect("JSON");
-    let cycles = doc["launches"].as_array().into_iter().flatten().map(|l| l["cycles"].as_f64().unwrap_or(0.0)).sum();
+    let cycles = doc["launches"].as_array().into_iter().flatten().map(|l| l["cycles"].as_f64()).collect();
     (cycles, doc.get("sampled").cloned())
+}
+
+/// The total cycles of the launches `timed` timed, in `full` and in `timed`: a sampled run's
+/// warm-up launches are untimed, and the estimate speaks of the rest.
+fn timed_totals(full: &[Option<f64>], timed: &[Option<f64>]) -> (f64, f64) {
+    assert_eq!(full.len(), timed.len(), "the same launches");
+    let pairs = full.iter().zip(timed).filter_map(|(f, t)| Some((f.expect("full detail times every launch"), (*t)?)));
+    pairs.fold((0.0, 0.0), |(a, b), (f, t)| (a + f, b + t))
 }
 
 /// The estimated error against the measured one on several programs at small sizes: the
@@ -125,6 +134,7 @@ fn the_estimated_error_covers_the_measured_difference_on_several_programs() {
         };
         let (full, _) = run("off");
         let (sampled, summary) = run("kernels");
+        let (full, sampled) = timed_totals(&full, &sampled);
         let summary = summary.unwrap_or_else(|| panic!("{name}: no sampled summary in the report"));
         let error = summary["estimated_error_percent"].as_f64().expect("an estimate");
         let measured = 100.0 * (sampled - full).abs() / full;
@@ -138,4 +148,51 @@ fn the_estimated_error_covers_the_measured_difference_on_several_programs() {
         assert!(error < 10.0, "{name}: an estimate of ±{error:.3} % says little");
     }
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A benchmark's warm-up pass (its launches after it created its events and before it recorded
+/// one) runs functionally and untimed with sampling on: the summary counts as many warm-up
+/// launches as the timed pass makes (runBenchmark runs the work once untimed, then once per
+/// iteration), the program prints the time of the full simulation (the independent
+/// reference: nothing it measures is predicted here, so within the sampler's tolerance), and
+/// its output is the same.
+/// On a GPU without a MALL (mi210) there are no warm-ups: the functional engine would leave
+/// the last-level cache cold.
+#[test]
+fn a_warm_up_pass_runs_functionally_and_the_timed_pass_keeps_its_time() {
+    let cases = [
+        ("mi300a", "nw", ["--size", "512"]),
+        ("mi300a", "stencil2d", ["--size", "1024"]),
+        ("mi300a", "atax", ["--size", "1024"]),
+        ("mi210", "nw", ["--size", "512"]),
+    ];
+    for (gpu, name, args) in cases {
+        let Some(bin) = program(name) else { return };
+        let run = |sample: &str| {
+            let bin = bin.to_string_lossy().into_owned();
+            let mut a = vec!["exec", "--gpu", gpu, "--mode", "timing", "--sample", sample, "--", &bin];
+            a.extend_from_slice(&args);
+            a.extend_from_slice(&["--iterations", "1"]);
+            let o = Command::new(env!("CARGO_BIN_EXE_hipscope")).current_dir(root()).args(&a).output().expect("run hipscope");
+            assert_eq!(code(&o), 0, "{name} --sample {sample}: {}", stderr(&o));
+            o
+        };
+        let (full, sampled) = (run("off"), run("on"));
+        let err = stderr(&sampled);
+        let line = err.lines().find_map(|l| l.strip_prefix("hipscope: sampled: ")).unwrap_or_else(|| panic!("{name}: no sampling line: {err}"));
+        let summary = hipscope_sim::sample::SampleSummary::parse_line(&format!("sampled: {line}")).expect("the line parses");
+        let has_mall = gpu != "mi210";
+        assert_eq!(summary.warm_ups, if has_mall { summary.launches } else { 0 }, "{gpu} {name}: {line}");
+        let ms = |o: &Output| {
+            let out = String::from_utf8_lossy(&o.stdout);
+            let row = out.lines().find(|l| l.starts_with(&format!("{name},"))).map(str::to_string);
+            row.and_then(|r| r.split(',').nth(3)?.parse::<f64>().ok()).unwrap_or_else(|| panic!("{name}: no avg_ms in {out}"))
+        };
+        let (f, s) = (ms(&full), ms(&sampled));
+        let diff = 100.0 * (s - f).abs() / f;
+        println!("{gpu} {name} {args:?}: full {f} ms, sampled {s} ms ({diff:.2} %): {line}");
+        assert!(diff <= 100.0 * hipscope_sim::sample::TOLERANCE, "{gpu} {name}: {s} ms against {f} ms in full detail");
+        let rest = |o: &Output| String::from_utf8_lossy(&o.stdout).lines().filter(|l| !l.starts_with(&format!("{name},"))).collect::<Vec<_>>().join("\n");
+        assert_eq!(rest(&full), rest(&sampled), "{name}: the program's output");
+    }
 }

@@ -140,8 +140,11 @@ pub unsafe extern "C" fn hipEventCreateWithFlags(event: *mut *mut c_void, _flags
         map.insert(*next, Event::default());
         *next
     });
-    // SAFETY: non-null, the caller's out-parameter.
-    with_runtime(|_| unsafe { put(event, h as *mut c_void) })
+    with_runtime(|rt| {
+        rt.note_event(false);
+        // SAFETY: non-null, the caller's out-parameter.
+        unsafe { put(event, h as *mut c_void) }
+    })
 }
 
 /// A null event is `hipErrorInvalidHandle`, a destroyed stream `hipErrorContextIsDestroyed`
@@ -155,6 +158,7 @@ pub extern "C" fn hipEventRecord(event: *mut c_void, stream: *mut c_void) -> u32
         if !rt.timeline.is_stream(stream as usize) {
             return error::CONTEXT_IS_DESTROYED;
         }
+        rt.note_event(true);
         // On a stream being captured, the event marks the capture's position (api/graph.rs).
         if let Some(code) = super::graph::capture_event_record(event as usize, stream as usize) {
             return code;

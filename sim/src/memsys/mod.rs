@@ -429,6 +429,11 @@ impl MemSystem {
         self.mall.take()
     }
 
+    /// Whether the GPU has a memory-side cache (MALL, Infinity Cache).
+    pub fn has_mall(&self) -> bool {
+        self.mall.is_some()
+    }
+
     /// The MALL [`MemSystem::lend_mall`] lent, back.
     pub fn give_mall(&mut self, mall: Cache) {
         self.mall = Some(mall);

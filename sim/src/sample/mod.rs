@@ -86,6 +86,27 @@
 //! converge, 17 detailed launches of 1 024 came out 7.0 % above full simulation; sampled with
 //! `kernels`, memory exact, 0.65 % above, in 12.7 s of CPU against 214 s in full detail).
 //!
+//! Warm-up launches. A program that times its kernels with HIP events has created an event
+//! and not yet recorded one while it warms up (a benchmark's untimed first pass): nothing it
+//! reports depends on those launches' times, only on the data and cache contents they leave.
+//! The runtime says when a launch is such a warm-up ([`Sampler::decide_warm_up`]); the first
+//! [`FUNCTIONAL_WARM_UPS`] warm-up launches of a cluster run functionally with the
+//! memory-side cache (MALL) seeing their accesses, as a work-group-sampled launch's
+//! fast-forwarded part does ([`crate::sched::Touched`]), untimed (no cycles) and not
+//! recorded; later ones are sampled as any launch (a kernel launched thousands of times while
+//! warming up forms its window there, and is cheaper predicted than run). Functionally, every
+//! instruction runs, where detail with `skip` may probe a few work-groups of a long one-round
+//! kernel and extrapolate the rest: with `skip` a warm-up stops after the work-group sampler's
+//! `functional_max_instructions` (what it did not start is counted as not executed), and its
+//! kernel's later warm-ups are sampled. Measured on mi300a with `skip` (one warm-up pass and
+//! one timed one): stencil2d 8192 25.7 → 19.0 CPU-s, nw 8192 65 → 40, pagerank 16384 40 →
+//! 31, the timed times within 0.5 % of the runs with detailed warm-ups. What it misses: the
+//! L2s' contents a detailed warm-up would leave (the functional engine does not know which
+//! XCD an access came from), so a timed launch that would have hit in an L2 what the warm-up
+//! left there misses to the MALL; the estimated error does not include that. A GPU without a
+//! MALL has no warm-ups (its launches are sampled as timed ones): there a functional warm-up
+//! leaves the last-level cache cold (nw 512 on mi210: 0.8254 ms against 0.6349 in full detail).
+//!
 //! Everything here is a function of the order of launches and their detailed times, so a
 //! sampled run is as deterministic as a full one. The engine-side part (running a predicted
 //! launch functionally and keeping the caches' bytes right) is in [`crate::launch`].
@@ -124,6 +145,15 @@ pub const RECHECK_EVERY: u64 = 16;
 /// that a cluster of thousands of launches (floydwarshall's passes over thousands of nodes) is
 /// still looked at a few dozen times, while its detailed share falls to about 1/256.
 pub const RECHECK_MAX: u64 = 256;
+
+/// Warm-up launches of a cluster that run functionally and untimed (module documentation,
+/// *Warm-up launches*): a window's worth, so that a program launching one kernel a few times
+/// per pass (pagerank's two iterations) warms up functionally; later ones are sampled as timed
+/// launches are, so that a kernel launched thousands of times while warming up
+/// (floydwarshall's passes) forms its window there. Measured (mi300a, `skip`): one instead of
+/// five changed floydwarshall 1024 by 4 % of its CPU time and left pagerank one detailed
+/// warm-up launch.
+pub const FUNCTIONAL_WARM_UPS: u64 = WINDOW as u64;
 
 /// Standard errors in the estimated error ([`SampleSummary::error_percent`]; the module
 /// documentation derives it): 3, a 95 % interval for Student's t with the four degrees of
@@ -222,6 +252,9 @@ pub enum Decision {
     /// Functionally, charged these cycles and the counters of the cluster's last detailed
     /// launch.
     Predicted { cycles: u64 },
+    /// A warm-up launch ([`Sampler::decide_warm_up`]): functionally, with the memory-side
+    /// cache seeing its accesses, untimed and not recorded.
+    WarmUp,
 }
 
 /// One cluster's history.
@@ -275,6 +308,8 @@ struct Cluster {
     /// times it): a prediction is the mean of such times and may carry their error.
     extrapolated_error: f64,
     extrapolated_charged: f64,
+    /// Warm-up launches run functionally ([`Sampler::decide_warm_up`]).
+    warm_ups: u64,
 }
 
 impl Cluster {
@@ -498,6 +533,11 @@ pub struct Sampler {
     /// running ([`crate::sched::Sampled::unexecuted_groups`]).
     skipped_launches: u64,
     skipped_groups: u64,
+    /// Warm-up launches run functionally, untimed ([`Sampler::decide_warm_up`]).
+    warm_ups: u64,
+    /// Kernels (symbol, entry) a warm-up of which stopped at its budget
+    /// ([`Sampler::warm_up_too_long`]).
+    long_warm_ups: std::collections::BTreeSet<(String, u64)>,
     /// The estimated error, in cycles, of the detailed launches' times that work-group
     /// sampling extrapolated ([`Sampler::extrapolated`]).
     extrapolated_cycles: f64,
@@ -550,6 +590,27 @@ impl Sampler {
         }
         self.last_predicted = decision != Decision::Detailed;
         decision
+    }
+
+    /// How the next launch of `key` runs when it comes before the program's timed region
+    /// (module documentation, *Warm-up launches*): functionally and untimed while its cluster
+    /// has had fewer than [`FUNCTIONAL_WARM_UPS`] warm-up launches and its kernel no warm-up
+    /// cut short ([`Sampler::warm_up_too_long`]), then as [`Sampler::decide`] says.
+    pub fn decide_warm_up(&mut self, key: &ClusterKey) -> Decision {
+        let c = self.clusters.entry(key.clone()).or_default();
+        if c.warm_ups >= FUNCTIONAL_WARM_UPS || self.long_warm_ups.contains(&(key.kernel.clone(), key.entry)) {
+            return self.decide(key);
+        }
+        c.warm_ups += 1;
+        self.warm_ups += 1;
+        self.last_predicted = true;
+        Decision::WarmUp
+    }
+
+    /// A warm-up launch of kernel `name` at `entry` stopped at its budget before it ended: its
+    /// later warm-ups run as timed launches do (in detail, their work-groups sampled).
+    pub fn warm_up_too_long(&mut self, name: &str, entry: u64) {
+        self.long_warm_ups.insert((name.to_string(), entry));
     }
 
     /// The counters a predicted launch of `key` is charged (its last detailed launch's).
@@ -622,6 +683,7 @@ impl Sampler {
             error_percent: if self.total_cycles == 0 { 0.0 } else { (100.0 * err_cycles / self.total_cycles as f64).max(0.0) },
             skipped_launches: self.skipped_launches,
             skipped_groups: self.skipped_groups,
+            warm_ups: self.warm_ups,
         }
     }
 }
@@ -629,6 +691,9 @@ impl Sampler {
 /// How [`SampleSummary::line`] states what was not executed.
 const SKIPPED: &str = "; not executed: ";
 const SKIPPED_END: &str = " (memory is not what the program computes)";
+/// How [`SampleSummary::line`] states the warm-up launches.
+const WARM_UP: &str = "; untimed warm-up: ";
+const WARM_UP_END: &str = " launches run functionally";
 
 /// What kernel-level sampling did in a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -652,6 +717,9 @@ pub struct SampleSummary {
     /// Work-groups of detailed launches whose time was extrapolated without running them.
     #[serde(default)]
     pub skipped_groups: u64,
+    /// Warm-up launches run functionally and untimed, not counted in `launches`.
+    #[serde(default)]
+    pub warm_ups: u64,
 }
 
 impl SampleSummary {
@@ -670,6 +738,7 @@ impl SampleSummary {
             error_percent: self.error_percent.max(other.error_percent),
             skipped_launches: self.skipped_launches + other.skipped_launches,
             skipped_groups: self.skipped_groups + other.skipped_groups,
+            warm_ups: self.warm_ups + other.warm_ups,
         }
     }
 
@@ -681,6 +750,9 @@ impl SampleSummary {
             "sampled: {} of {} launches predicted from {} clusters, estimated error ±{:.2} %",
             self.predicted, self.launches, self.clusters, self.error_percent
         );
+        if self.warm_ups > 0 {
+            line.push_str(&format!("{WARM_UP}{}{WARM_UP_END}", self.warm_ups));
+        }
         if self.skipped_any() {
             line.push_str(&format!("{SKIPPED}{} launches, {} work-groups{SKIPPED_END}", self.skipped_launches, self.skipped_groups));
         }
@@ -697,6 +769,7 @@ impl SampleSummary {
             "estimated_error_percent": self.error_percent,
             "not_executed_launches": self.skipped_launches,
             "not_executed_work_groups": self.skipped_groups,
+            "untimed_warm_up_launches": self.warm_ups,
             "summary": self.line(),
         })
     }
@@ -710,6 +783,10 @@ impl SampleSummary {
         let (error, skipped) = match rest.split_once(SKIPPED) {
             Some((error, skipped)) => (error, Some(skipped.strip_suffix(SKIPPED_END)?)),
             None => (rest, None),
+        };
+        let (error, warm_ups) = match error.split_once(WARM_UP) {
+            Some((error, w)) => (error, w.strip_suffix(WARM_UP_END)?.parse().ok()?),
+            None => (error, 0),
         };
         let error = error.strip_suffix(" %")?;
         let (skipped_launches, skipped_groups) = match skipped {
@@ -726,6 +803,7 @@ impl SampleSummary {
             error_percent: error.parse().ok()?,
             skipped_launches,
             skipped_groups,
+            warm_ups,
         })
     }
 }

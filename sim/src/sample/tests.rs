@@ -14,6 +14,7 @@ fn launch(s: &mut Sampler, k: &ClusterKey, t: u64) -> (f64, bool) {
             (t as f64, true)
         }
         Decision::Predicted { cycles } => (cycles as f64, false),
+        Decision::WarmUp => panic!("decide never answers WarmUp"),
     }
 }
 
@@ -315,4 +316,41 @@ fn the_estimate_carries_the_error_of_extrapolated_detailed_launches() {
     let mut plain = Sampler::new();
     drive(&mut plain, &k, &[1000; 300]);
     assert_eq!(plain.summary().error_percent, 0.0);
+}
+
+#[test]
+fn warm_ups_run_functionally_untimed_then_their_cluster_is_sampled_as_usual() {
+    let mut s = Sampler::new();
+    let k = key("k", 1024);
+    for i in 0..FUNCTIONAL_WARM_UPS {
+        assert_eq!(s.decide_warm_up(&k), Decision::WarmUp, "warm-up {i}");
+        assert!(s.last_predicted(), "a warm-up is not a detailed launch");
+    }
+    // Past its functional warm-ups the cluster is sampled as any: detail until its window.
+    assert_eq!(s.decide_warm_up(&k), Decision::Detailed);
+    s.record(&k, 1000, None);
+    // Another cluster of the same kernel has warm-ups of its own.
+    assert_eq!(s.decide_warm_up(&key("k", 2048)), Decision::WarmUp);
+    let sum = s.summary();
+    assert_eq!((sum.warm_ups, sum.launches), (FUNCTIONAL_WARM_UPS + 1, 1), "{sum:?}");
+    let line = sum.line();
+    assert!(line.contains("untimed warm-up: "), "{line}");
+    assert_eq!(SampleSummary::parse_line(&line), Some(sum), "{line}");
+}
+
+#[test]
+fn a_kernel_whose_warm_up_was_cut_short_warms_up_in_detail() {
+    let mut s = Sampler::new();
+    let k = key("k", 1024);
+    assert_eq!(s.decide_warm_up(&k), Decision::WarmUp);
+    s.warm_up_too_long("k", 0x1000);
+    // Any cluster of that kernel: its warm-ups are sampled as timed launches are.
+    assert_eq!(s.decide_warm_up(&key("k", 4096)), Decision::Detailed);
+    assert_eq!(s.decide_warm_up(&key("other", 4096)), Decision::WarmUp);
+}
+
+#[test]
+fn a_summary_line_with_warm_ups_and_skipped_work_parses_back() {
+    let sum = SampleSummary { launches: 40, predicted: 30, clusters: 2, error_percent: 1.25, skipped_launches: 30, skipped_groups: 512, warm_ups: 7 };
+    assert_eq!(SampleSummary::parse_line(&sum.line()), Some(sum), "{}", sum.line());
 }
