@@ -165,16 +165,8 @@ pub struct Runtime {
     pub host_turns: crate::host_agent::Session,
     /// What one host access to host memory costs (ps), found at the first need.
     host_access_ps: Option<u64>,
-    /// What the program has done with HIP events so far ([`Runtime::note_event`]).
-    events: EventUse,
-}
-
-/// Whether a program has created a HIP event, and recorded one: between the two its launches
-/// are a warm-up whose time nothing it reports depends on.
-#[derive(Debug, Clone, Copy, Default)]
-struct EventUse {
-    created: bool,
-    recorded: bool,
+    /// The program has recorded a HIP event ([`Runtime::note_event`]).
+    event_recorded: bool,
 }
 
 /// `hipscope grade --exec`: a launch of `kernel` on a GPU of `config` stopped by a livelock or
@@ -302,7 +294,7 @@ pub fn from_env() -> Result<Runtime, String> {
         unsupported_seen: BTreeSet::new(),
         host_turns: Default::default(),
         host_access_ps: None,
-        events: EventUse::default(),
+        event_recorded: false,
     })
 }
 
@@ -470,9 +462,8 @@ impl Runtime {
     /// each device runs them functionally and untimed ([`hipscope_sim::sample`], *Warm-up
     /// launches*). A program that never creates an event has no warm-up.
     pub(crate) fn note_event(&mut self, recorded: bool) {
-        self.events.created = true;
-        self.events.recorded |= recorded;
-        let warming_up = !self.events.recorded;
+        self.event_recorded |= recorded;
+        let warming_up = !self.event_recorded;
         for g in &mut self.gpus {
             g.device.set_warming_up(warming_up);
         }

@@ -94,10 +94,7 @@ impl Device {
             }
             return Ok(DispatchStats { opcode_counts: vec![0; OPCODE_NAMES.len()], cycles: Some(cycles), counters, ..DispatchStats::default() });
         }
-        if !self.caches_behind {
-            self.synchronize();
-            self.caches_behind = true;
-        }
+        self.run_behind_caches();
         let mut stats = self.launch_engine(kernel, geo, args, opts, hooks, RunOn::Functional)?;
         if let Some(t) = &mut self.timing {
             // Dispatches run back to back: the next starts after the predicted one.
@@ -132,10 +129,7 @@ impl Device {
         opts: &EngineOptions,
         hooks: Hooks,
     ) -> Result<DispatchStats, LaunchError> {
-        if !self.caches_behind {
-            self.synchronize();
-            self.caches_behind = true;
-        }
+        self.run_behind_caches();
         let budget = opts.work_group_sampling.filter(|w| w.skip).map_or(u64::MAX, |w| w.functional_max_instructions);
         let groups = geo.group_count();
         let touched = self.timing.as_mut().and_then(|t| t.ms.lend_mall()).map(Touched::new);
@@ -150,6 +144,16 @@ impl Device {
             s.warm_up_too_long(&kernel.name, kernel.entry);
         }
         Ok(DispatchStats { cycles: None, counters: None, ..stats })
+    }
+
+    /// A launch is about to run functionally, writing memory behind the caches' back: their
+    /// dirty bytes go to memory first (it must read what the kernels before it wrote), once
+    /// per run of such launches.
+    fn run_behind_caches(&mut self) {
+        if !self.caches_behind {
+            self.synchronize();
+            self.caches_behind = true;
+        }
     }
 
     /// After launches that ran functionally: every cached line takes memory's bytes, once,

@@ -533,8 +533,6 @@ pub struct Sampler {
     /// running ([`crate::sched::Sampled::unexecuted_groups`]).
     skipped_launches: u64,
     skipped_groups: u64,
-    /// Warm-up launches run functionally, untimed ([`Sampler::decide_warm_up`]).
-    warm_ups: u64,
     /// Kernels (symbol, entry) a warm-up of which stopped at its budget
     /// ([`Sampler::warm_up_too_long`]).
     long_warm_ups: std::collections::BTreeSet<(String, u64)>,
@@ -598,11 +596,10 @@ impl Sampler {
     /// cut short ([`Sampler::warm_up_too_long`]), then as [`Sampler::decide`] says.
     pub fn decide_warm_up(&mut self, key: &ClusterKey) -> Decision {
         let c = self.clusters.entry(key.clone()).or_default();
-        if c.warm_ups >= FUNCTIONAL_WARM_UPS || self.long_warm_ups.contains(&(key.kernel.clone(), key.entry)) {
+        if c.warm_ups >= FUNCTIONAL_WARM_UPS || self.long_warm_ups.iter().any(|(name, entry)| *entry == key.entry && *name == key.kernel) {
             return self.decide(key);
         }
         c.warm_ups += 1;
-        self.warm_ups += 1;
         self.last_predicted = true;
         Decision::WarmUp
     }
@@ -683,7 +680,7 @@ impl Sampler {
             error_percent: if self.total_cycles == 0 { 0.0 } else { (100.0 * err_cycles / self.total_cycles as f64).max(0.0) },
             skipped_launches: self.skipped_launches,
             skipped_groups: self.skipped_groups,
-            warm_ups: self.warm_ups,
+            warm_ups: self.clusters.values().map(|c| c.warm_ups).sum(),
         }
     }
 }
