@@ -263,38 +263,40 @@ impl WaveSetup<'_> {
     }
 }
 
-/// Create the waves of work-group `g` with their initial registers. Their scratch slots start
-/// at `first_slot`. Vector register files come from `pool` when it has some (the kernel's
-/// allocated VGPRs are zeroed).
-pub fn create_group_waves(s: &WaveSetup, g: [u32; 3], first_global_index: u32, first_slot: u32, pool: &mut Vec<Vec<u32>>) -> Vec<Wave> {
+/// How many waves work-group `g` has.
+pub fn group_waves(s: &WaveSetup, g: [u32; 3]) -> u32 {
+    let size = s.geo.group_size(g);
+    (size[0] * size[1] * size[2]).div_ceil(if s.kernel.wave64 { 64 } else { 32 })
+}
+
+/// Create wave `wi` of work-group `g` with its initial registers: its index in the dispatch is
+/// `first_global_index + wi`, its scratch slot `first_slot + wi`. Its vector register file
+/// comes from `pool` when it has one (the kernel's allocated VGPRs are zeroed). One wave at a
+/// time, so that the caller can build it where it keeps it (a wave is large).
+pub fn create_wave(s: &WaveSetup, g: [u32; 3], wi: u32, first_global_index: u32, first_slot: u32, pool: &mut Vec<Vec<u32>>) -> Wave {
     let k = s.kernel;
     let size = s.geo.group_size(g);
     let items = size[0] * size[1] * size[2];
     let lanes = if k.wave64 { 64 } else { 32 };
-    let waves = items.div_ceil(lanes);
-    (0..waves)
-        .map(|wi| {
-            let id = WaveId { workgroup: g, wave: wi };
-            let regs = k.vgpr_file as usize;
-            let mut w = match pool.pop() {
-                Some(mut file) => {
-                    let used = (k.vgprs as usize * crate::wave::MAX_LANES).min(file.len());
-                    file[..used].fill(0);
-                    Wave::with_vgpr_file(id, k.wave64, file, regs)
-                }
-                None => Wave::with_vgpr_file(id, k.wave64, vec![0; regs * crate::wave::MAX_LANES], regs),
-            };
-            w.global_index = first_global_index + wi;
-            w.pc = k.entry;
-            let first = wi * lanes;
-            let n = (items - first).min(lanes);
-            w.set_exec(if n == 64 { u64::MAX } else { (1u64 << n) - 1 });
-            init_sgprs(&mut w, s, g, first_slot + wi);
-            init_vgprs(&mut w, k, size, first, n);
-            w.mode = initial_mode(k);
-            w
-        })
-        .collect()
+    let id = WaveId { workgroup: g, wave: wi };
+    let regs = k.vgpr_file as usize;
+    let mut w = match pool.pop() {
+        Some(mut file) => {
+            let used = (k.vgprs as usize * crate::wave::MAX_LANES).min(file.len());
+            file[..used].fill(0);
+            Wave::with_vgpr_file(id, k.wave64, file, regs)
+        }
+        None => Wave::with_vgpr_file(id, k.wave64, vec![0; regs * crate::wave::MAX_LANES], regs),
+    };
+    w.global_index = first_global_index + wi;
+    w.pc = k.entry;
+    let first = wi * lanes;
+    let n = (items - first).min(lanes);
+    w.set_exec(if n == 64 { u64::MAX } else { (1u64 << n) - 1 });
+    init_sgprs(&mut w, s, g, first_slot + wi);
+    init_vgprs(&mut w, k, size, first, n);
+    w.mode = initial_mode(k);
+    w
 }
 
 fn init_sgprs(w: &mut Wave, s: &WaveSetup, g: [u32; 3], scratch_slot: u32) {

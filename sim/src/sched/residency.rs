@@ -11,7 +11,7 @@
 //! place on the GPU.
 
 use super::{count_group, Dispatch, DispatchStats, EngineOptions};
-use crate::dispatch::{create_group_waves, WaveSetup};
+use crate::dispatch::{create_wave, group_waves, WaveSetup};
 use crate::observe::{Observer, Regions, Shared};
 use crate::progress::{Progress, Watch};
 use crate::wave::{Wave, WaveStatus};
@@ -156,27 +156,26 @@ impl<'a, 'm, W, G> Sched<'a, 'm, W, G> {
     pub fn start_group(&mut self, n: u64, slot: u32, at: u64, x: G, mut wave: impl FnMut(&G, usize, usize, &Wave, Option<&Shared<'m>>) -> W) -> usize {
         let g = self.d.geo.group_at(n);
         let wpg = self.d.waves_per_group();
-        let waves = create_group_waves(&self.setup, g, self.next_wave_index, slot * wpg, &mut self.pool);
-        self.next_wave_index += waves.len() as u32;
+        let count = group_waves(&self.setup, g);
+        let first_index = self.next_wave_index;
+        self.next_wave_index += count;
         self.stats.groups += 1;
-        self.stats.waves += waves.len() as u64;
+        self.stats.waves += u64::from(count);
         let gid = self.groups.iter().position(Option::is_none).unwrap_or_else(|| {
             self.groups.push(None);
             self.groups.len() - 1
         });
-        let mut ids = Vec::with_capacity(waves.len());
-        let mut exts = Vec::with_capacity(waves.len());
-        for (i, w) in waves.iter().enumerate() {
-            let id = self.wave_id(slot * wpg + i as u32);
+        let mut ids = Vec::with_capacity(count as usize);
+        for i in 0..count {
+            let id = self.wave_id(slot * wpg + i);
+            // Made in its slot's place, then the observer and the engine see it there.
+            let w = create_wave(&self.setup, g, i, first_index, slot * wpg, &mut self.pool);
             if let Some(o) = &self.obs {
                 o.borrow_mut().wave_started(w.id, w.global_index);
             }
-            exts.push(wave(&x, i, id, w, self.obs.as_ref()));
-            ids.push(id);
-        }
-        // Each wave moves once, from the list it was made in to its slot (a wave is large).
-        for ((w, ext), &id) in waves.into_iter().zip(exts).zip(&ids) {
+            let ext = wave(&x, i as usize, id, &w, self.obs.as_ref());
             self.waves[id] = Some(Resident { w, watch: Watch::default(), group: gid, x: ext });
+            ids.push(id);
         }
         let live = ids.len() as u32;
         self.running += ids.len();
