@@ -146,28 +146,44 @@ pub struct Unmapped {
     pub size: u32,
 }
 
-/// The two allocations the last accesses hit, the latest in the low half (a loop reading
-/// two arrays, a filter's input and its taps, alternates between them): an atomic, not a
-/// cell, so that several threads may copy one address space at once (the parallel
-/// functional engine); relaxed loads and stores cost what a cell's do.
-#[derive(Debug, Default)]
+/// The four allocations the last accesses hit, most recent first, 16 bits each in one word (a
+/// kernel reading two arrays and writing a third, its arguments read between, cycles through
+/// four): an atomic, not a cell, so that several threads may copy one address space at once
+/// (the parallel functional engine); relaxed loads and stores cost what a cell's do.
+#[derive(Debug)]
 struct LastHit(std::sync::atomic::AtomicU64);
 
+/// An empty place in [`LastHit`] (indices from it on are not remembered).
+const NO_HIT: u64 = 0xffff;
+
+impl Default for LastHit {
+    fn default() -> LastHit {
+        LastHit(std::sync::atomic::AtomicU64::new(u64::MAX))
+    }
+}
+
 impl LastHit {
-    /// The latest and the one before, as indices into the allocations.
+    /// Up to four allocation indices, most recent first.
     #[inline]
-    fn get(&self) -> (usize, usize) {
+    fn get(&self) -> impl Iterator<Item = usize> {
         let v = self.0.load(std::sync::atomic::Ordering::Relaxed);
-        ((v & 0xffff_ffff) as usize, (v >> 32) as usize)
+        (0..4).map(move |k| (v >> (16 * k)) & NO_HIT).take_while(|&i| i != NO_HIT).map(|i| i as usize)
     }
 
-    /// Allocation `i` was hit (indices beyond 32 bits are not remembered).
+    /// Allocation `i` was hit: it goes first, the others keep their order after it (the
+    /// oldest drops out if `i` was not among them).
     #[inline]
     fn set(&self, i: usize) {
-        let (latest, _) = self.get();
-        if let (Ok(i), Ok(latest)) = (u32::try_from(i), u32::try_from(latest)) {
-            self.0.store(u64::from(i) | u64::from(latest) << 32, std::sync::atomic::Ordering::Relaxed);
+        let Some(i) = u64::try_from(i).ok().filter(|&i| i < NO_HIT) else { return };
+        let v = self.0.load(std::sync::atomic::Ordering::Relaxed);
+        let k = (0..4).find(|&k| (v >> (16 * k)) & NO_HIT == i).unwrap_or(3);
+        if k == 0 {
+            return;
         }
+        // Entries before `k` move up one place; those after it stay.
+        let below = v & ((1u64 << (16 * k)) - 1);
+        let above = if k == 3 { 0 } else { v & !((1u64 << (16 * (k + 1))) - 1) };
+        self.0.store(above | below << 16 | i, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -392,16 +408,12 @@ impl Memory {
     fn locate_with(&self, last: &LastHit, address: u64, size: u64) -> Result<(usize, usize), Unmapped> {
         let miss = || Unmapped { address, size: u32::try_from(size).unwrap_or(u32::MAX) };
         let hit = |a: &Allocation| address >= a.base && address.checked_add(size).is_some_and(|e| e <= a.end());
-        let (latest, before) = last.get();
-        if let Some(a) = self.allocs.get(latest) {
-            if hit(a) {
-                return Ok((latest, (address - a.base) as usize));
-            }
-        }
-        if let Some(a) = self.allocs.get(before) {
-            if hit(a) {
-                last.set(before);
-                return Ok((before, (address - a.base) as usize));
+        for (k, i) in last.get().enumerate() {
+            if let Some(a) = self.allocs.get(i).filter(|a| hit(a)) {
+                if k > 0 {
+                    last.set(i);
+                }
+                return Ok((i, (address - a.base) as usize));
             }
         }
         let (_, &i) = self.by_base.range(..=address).next_back().ok_or_else(miss)?;
@@ -692,6 +704,31 @@ mod tests {
         assert_eq!(peer.read_u32(flat + 8), Ok(9), "a view keeps the bytes until it is unmapped");
         peer.free(flat);
         assert!(peer.read_u32(flat).is_err());
+    }
+
+    /// The hint keeps the four latest allocations, most recent first, whatever the order of
+    /// hits; an index it cannot hold is not remembered.
+    #[test]
+    fn the_last_hits_are_the_four_latest_in_order() {
+        let h = LastHit::default();
+        assert_eq!(h.get().count(), 0);
+        for i in [3, 7, 3, 9, 1, 4, 9] {
+            h.set(i);
+        }
+        assert_eq!(h.get().collect::<Vec<_>>(), vec![9, 4, 1, 3]);
+        h.set(3);
+        assert_eq!(h.get().collect::<Vec<_>>(), vec![3, 9, 4, 1]);
+        h.set(1 << 20);
+        assert_eq!(h.get().collect::<Vec<_>>(), vec![3, 9, 4, 1]);
+        // Every access still lands in its own allocation, with and without the hint's help.
+        let mut m = Memory::default();
+        let bases: Vec<u64> = (0..6).map(|k| m.alloc(&format!("a{k}"), 64, MemoryKind::Device)).collect();
+        for round in 0..3 {
+            for (k, &b) in bases.iter().enumerate().rev() {
+                let (i, off) = m.locate(b + 8, 4).expect("mapped");
+                assert_eq!((m.allocs[i].base, off), (b, 8), "round {round} allocation {k}");
+            }
+        }
     }
 
     #[test]
