@@ -22,7 +22,7 @@ fn special_value(w: &Wave, env: &Env, s: Special) -> u64 {
 
 /// A scalar operand as 32 bits. The commonest shapes (an SGPR, a constant) are read here,
 /// inlined into the caller; [`s32_general`] reads every shape and decides the same for these
-/// (the unit test `lean_reads_match_the_general_ones` compares them).
+/// (the unit test `lean_reads_and_writes_match_the_general_ones` compares them).
 #[inline(always)]
 pub fn s32(w: &Wave, env: &Env, op: Operand) -> u32 {
     match op {
@@ -88,7 +88,18 @@ pub fn s_dword(w: &Wave, op: Operand, k: usize) -> u32 {
     }
 }
 
+/// Write a scalar destination: an SGPR inline (the commonest), the rest in [`write_s32_general`].
+#[inline(always)]
 pub fn write_s32(w: &mut Wave, op: Operand, v: u32) {
+    match op {
+        Operand::Reg(Reg::Sgpr { index, .. }) if index as usize != slot::EXEC_HI => w.sreg[index as usize] = v,
+        _ => write_s32_general(w, op, v),
+    }
+}
+
+/// [`write_s32`] for every operand shape.
+#[inline(never)]
+pub fn write_s32_general(w: &mut Wave, op: Operand, v: u32) {
     if let Operand::Reg(r) = op {
         if let Some(i) = sreg_index(r) {
             if i == slot::EXEC_HI && !w.wave64 {
@@ -271,8 +282,8 @@ pub fn write_row(w: &mut Wave, op: Operand, k: usize, values: &[u32; MAX_LANES],
 
 #[cfg(test)]
 mod tests {
-    //! Seeded differential test of the lean scalar reads ([`s32`], [`s64`]) against the general
-    //! ones: every SGPR index and pair, inline constants and literals of every sign, and the
+    //! Seeded differential test of the lean scalar reads and writes ([`s32`], [`s64`],
+    //! [`write_s32`]) against the general ones: every SGPR index and pair, inline constants and literals of every sign, and the
     //! shapes the lean part hands on (special registers, trap temporaries, a VGPR, absent).
 
     use super::*;
@@ -296,7 +307,7 @@ mod tests {
     }
 
     #[test]
-    fn lean_reads_match_the_general_ones() {
+    fn lean_reads_and_writes_match_the_general_ones() {
         let env = Env::plain(Processor::Gfx942);
         for seed in 0..8u64 {
             let mut rng = StdRng::seed_from_u64(seed);
@@ -306,6 +317,11 @@ mod tests {
             for op in operands(&mut rng) {
                 assert_eq!(s32(&w, &env, op), s32_general(&w, &env, op), "seed {seed}: s32 of {op:?}");
                 assert_eq!(s64(&w, &env, op), s64_general(&w, &env, op), "seed {seed}: s64 of {op:?}");
+                let v = rng.random::<u32>();
+                let (mut lean, mut general) = (w.clone(), w.clone());
+                write_s32(&mut lean, op, v);
+                write_s32_general(&mut general, op, v);
+                assert!(lean.sreg == general.sreg, "seed {seed}: write_s32 to {op:?}");
             }
         }
     }

@@ -305,7 +305,7 @@ pub fn bfe64(a: u64, b: u32, signed: bool) -> u64 {
 }
 
 /// Evaluate a 32-bit SOP2 operation: (result, new SCC or None to leave it).
-#[inline]
+#[inline(always)]
 pub fn alu32(op: Alu32, a: u32, b: u32, scc: bool) -> (u32, Option<bool>) {
     use Alu32::*;
     match op {
@@ -409,7 +409,7 @@ fn relate<T: Ord>(rel: Rel, a: T, b: T) -> bool {
 }
 
 /// SCC of a 32-bit comparison.
-#[inline]
+#[inline(always)]
 pub fn cmp32(op: Cmp, a: u32, b: u32) -> bool {
     match op {
         Cmp::Unsigned(r) => relate(r, a, b),
