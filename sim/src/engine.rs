@@ -282,12 +282,17 @@ fn settle(s: &mut FSched, id: usize, status: WaveStatus, free: &mut Vec<u32>, re
 /// A straight run ([`straight`]) of wave `w` from slot `idx`: at most `room`
 /// instructions, one while a sampled loop's bounds are watched (they are tested before each
 /// instruction), and none that would reach the runaway `limit` (that instruction faults on the
-/// general path, as it always has). Returns how many ran.
+/// general path, as it always has). Its instructions are counted in `stats` as
+/// [`DispatchStats::retire`] would count them one by one (the bound keeps the limit out of reach).
 #[inline]
-fn straight_run(code: &[CodeSlot], idx: usize, room: u32, bounded: bool, limit: u64, w: &mut Wave, env: &Env) -> usize {
+#[allow(clippy::too_many_arguments)]
+fn straight_run(code: &[CodeSlot], idx: usize, room: u32, bounded: bool, limit: u64, w: &mut Wave, env: &Env, stats: &mut DispatchStats) -> usize {
     let room = if bounded { 1 } else { room as u64 };
     let room = room.min(limit.saturating_sub(w.instructions));
-    straight::run(code, idx, room as usize, w, env)
+    let n = straight::run(code, idx, room as usize, w, env, &mut stats.opcode_counts);
+    w.instructions += n as u64;
+    stats.instructions += n as u64;
+    n
 }
 
 /// Run wave `id` for up to `quantum` instructions, telling the scheduler's progress when it
@@ -311,16 +316,10 @@ fn run_wave(s: &mut FSched, id: usize, env: &mut Env, mem: &mut Memory, quantum:
             return Ok(());
         }
         if obs.is_none() && code.get(idx).is_some_and(straight::candidate) {
-            let n = straight_run(code, idx, quantum - done, opts.pc_stop.is_some(), opts.max_wave_instructions, w, env);
+            let n = straight_run(code, idx, quantum - done, opts.pc_stop.is_some(), opts.max_wave_instructions, w, env, stats);
             if n > 0 {
-                // Only counts remain of the steps below: nothing was written, observed or jumped.
-                for slot in &code[idx..idx + n] {
-                    let opcode = match slot {
-                        CodeSlot::Inst(e) => e.inst.opcode() as usize,
-                        _ => 0,
-                    };
-                    stats.retire(w, opcode, opts.max_wave_instructions).map_err(|kind| fault(d, w, kind))?;
-                }
+                // Of the steps below only the clock, the move and the watch remain: nothing was
+                // written to memory, observed or jumped, and the run counted itself.
                 env.clock += n as u64;
                 let last = fetch(code, idx + n - 1).map_err(|kind| fault(d, w, kind))?;
                 idx += n - 1;

@@ -20,9 +20,21 @@ fn special_value(w: &Wave, env: &Env, s: Special) -> u64 {
     }
 }
 
-/// A scalar operand as 32 bits.
-#[inline]
+/// A scalar operand as 32 bits. The commonest shapes (an SGPR, a constant) are read here,
+/// inlined into the caller; [`s32_general`] reads every shape and decides the same for these
+/// (the unit test `lean_reads_and_writes_match_the_general_ones` compares them).
+#[inline(always)]
 pub fn s32(w: &Wave, env: &Env, op: Operand) -> u32 {
+    match op {
+        Operand::Reg(Reg::Sgpr { index, .. }) => w.sreg[index as usize],
+        Operand::Imm(v) => v as u32,
+        _ => s32_general(w, env, op),
+    }
+}
+
+/// [`s32`] for every operand shape.
+#[inline(never)]
+pub fn s32_general(w: &Wave, env: &Env, op: Operand) -> u32 {
     match op {
         Operand::Imm(v) => v as u32,
         Operand::Reg(r) => match sreg_index(r) {
@@ -37,9 +49,23 @@ pub fn s32(w: &Wave, env: &Env, op: Operand) -> u32 {
     }
 }
 
-/// A scalar operand as 64 bits (register pair, or a constant's 64-bit value).
-#[inline]
+/// A scalar operand as 64 bits (register pair, or a constant's 64-bit value); the lean part
+/// as in [`s32`], the rest in [`s64_general`].
+#[inline(always)]
 pub fn s64(w: &Wave, env: &Env, op: Operand) -> u64 {
+    match op {
+        Operand::Reg(Reg::Sgpr { index, .. }) => {
+            let i = index as usize;
+            w.sreg[i] as u64 | (w.sreg.get(i + 1).copied().unwrap_or(0) as u64) << 32
+        }
+        Operand::Imm(v) => v as u64,
+        _ => s64_general(w, env, op),
+    }
+}
+
+/// [`s64`] for every operand shape.
+#[inline(never)]
+pub fn s64_general(w: &Wave, env: &Env, op: Operand) -> u64 {
     match op {
         Operand::Imm(v) => v as u64,
         Operand::Reg(r) => match sreg_index(r) {
@@ -62,7 +88,18 @@ pub fn s_dword(w: &Wave, op: Operand, k: usize) -> u32 {
     }
 }
 
+/// Write a scalar destination: an SGPR inline (the commonest), the rest in [`write_s32_general`].
+#[inline(always)]
 pub fn write_s32(w: &mut Wave, op: Operand, v: u32) {
+    match op {
+        Operand::Reg(Reg::Sgpr { index, .. }) if index as usize != slot::EXEC_HI => w.sreg[index as usize] = v,
+        _ => write_s32_general(w, op, v),
+    }
+}
+
+/// [`write_s32`] for every operand shape.
+#[inline(never)]
+pub fn write_s32_general(w: &mut Wave, op: Operand, v: u32) {
     if let Operand::Reg(r) = op {
         if let Some(i) = sreg_index(r) {
             if i == slot::EXEC_HI && !w.wave64 {
@@ -239,6 +276,53 @@ pub fn write_row(w: &mut Wave, op: Operand, k: usize, values: &[u32; MAX_LANES],
     for (lane, v) in values.iter().enumerate() {
         if mask >> lane & 1 != 0 {
             row[lane] = *v;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Seeded differential test of the lean scalar reads and writes ([`s32`], [`s64`],
+    //! [`write_s32`]) against the general ones: every SGPR index and pair, inline constants and literals of every sign, and the
+    //! shapes the lean part hands on (special registers, trap temporaries, a VGPR, absent).
+
+    use super::*;
+    use crate::fault::WaveId;
+    use hipscope_isa::Processor;
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
+
+    /// Operands of every shape: SGPRs 0..=105 (the encodable ones) singly and as pairs, random
+    /// 64-bit immediates, and the other registers.
+    fn operands(rng: &mut StdRng) -> Vec<Operand> {
+        let mut ops: Vec<Operand> = (0..106u8).flat_map(|index| [1, 2].map(|count| Operand::Reg(Reg::Sgpr { index, count }))).collect();
+        ops.extend((0..64).map(|_| Operand::Imm(rng.random::<i64>())));
+        ops.extend([-16i64, -1, 0, 1, 64, i32::MIN as i64, u32::MAX as i64].map(Operand::Imm));
+        ops.extend((0..16u8).map(|index| Operand::Reg(Reg::Ttmp { index, count: 1 })));
+        use Special::*;
+        let specials = [VccLo, VccHi, Vcc, M0, Null, ExecLo, ExecHi, Exec, SrcSharedBase, SrcPrivateLimit, SrcVccz, SrcExecz, SrcScc, FlatScratch];
+        ops.extend(specials.map(|s| Operand::Reg(Reg::Special(s))));
+        ops.extend([Operand::Reg(Reg::Vgpr { index: 3, count: 1 }), Operand::Absent]);
+        ops
+    }
+
+    #[test]
+    fn lean_reads_and_writes_match_the_general_ones() {
+        let env = Env::plain(Processor::Gfx942);
+        for seed in 0..8u64 {
+            let mut rng = StdRng::seed_from_u64(seed);
+            let mut w = Wave::new(WaveId::default(), seed % 2 == 0);
+            w.sreg.iter_mut().for_each(|r| *r = rng.random());
+            w.scc = rng.random();
+            for op in operands(&mut rng) {
+                assert_eq!(s32(&w, &env, op), s32_general(&w, &env, op), "seed {seed}: s32 of {op:?}");
+                assert_eq!(s64(&w, &env, op), s64_general(&w, &env, op), "seed {seed}: s64 of {op:?}");
+                let v = rng.random::<u32>();
+                let (mut lean, mut general) = (w.clone(), w.clone());
+                write_s32(&mut lean, op, v);
+                write_s32_general(&mut general, op, v);
+                assert!(lean.sreg == general.sreg, "seed {seed}: write_s32 to {op:?}");
+            }
         }
     }
 }

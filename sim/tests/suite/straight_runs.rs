@@ -1,12 +1,14 @@
 //! Straight runs (`engine::straight`): the functional engine executes stretches of direct-path
-//! VALU operations and `s_nop`/wait instructions in one call and counts them afterwards. An
-//! observer makes the engine step every instruction on its own (its events must come one by
-//! one), so the observed launch is the per-instruction reference: both must leave the same
-//! memory, the same instruction count and the same count per opcode, and fault at the same
-//! wave and PC when the runaway limit falls inside a run.
+//! VALU operations, scalar ALU register operations and `s_nop`/wait instructions in one call,
+//! counting them as it goes. An observer makes the engine step every instruction on its own (its
+//! events must come one by one), so the observed launch is the per-instruction reference: both
+//! must leave the same memory, the same instruction count and the same count per opcode, and
+//! fault at the same wave and PC when the runaway limit falls inside a run.
 //!
 //! The kernel is HIP-Examples' mini-nbody `bodyForce` (`workloads/nbody`, gfx942), whose inner
-//! loop is mostly such stretches (v_sub/v_pk_*/v_fma/v_sqrt/v_div_* with `s_nop`s between).
+//! loop is mostly such stretches (v_sub/v_pk_*/v_fma/v_sqrt/v_div_* with `s_nop`s between, and
+//! the loop's `s_add_u32`/`s_addc_u32`/`s_add_i32`/`s_cmp_*` among them), and its prologue
+//! writes EXEC with `s_and_saveexec_b64` in a run.
 
 use hipscope_isa::codeobj;
 use hipscope_sim::launch::Hooks;

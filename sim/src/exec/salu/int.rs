@@ -305,6 +305,7 @@ pub fn bfe64(a: u64, b: u32, signed: bool) -> u64 {
 }
 
 /// Evaluate a 32-bit SOP2 operation: (result, new SCC or None to leave it).
+#[inline(always)]
 pub fn alu32(op: Alu32, a: u32, b: u32, scc: bool) -> (u32, Option<bool>) {
     use Alu32::*;
     match op {
@@ -370,6 +371,7 @@ fn pick(first: bool, a: u32, b: u32) -> (u32, Option<bool>) {
 }
 
 /// Evaluate a 64-bit SOP2 operation.
+#[inline]
 pub fn alu64(op: Alu64, a: u64, b: u64, scc: bool) -> (u64, Option<bool>) {
     use Alu64::*;
     match op {
@@ -407,6 +409,7 @@ fn relate<T: Ord>(rel: Rel, a: T, b: T) -> bool {
 }
 
 /// SCC of a 32-bit comparison.
+#[inline(always)]
 pub fn cmp32(op: Cmp, a: u32, b: u32) -> bool {
     match op {
         Cmp::Unsigned(r) => relate(r, a, b),
@@ -416,6 +419,7 @@ pub fn cmp32(op: Cmp, a: u32, b: u32) -> bool {
 }
 
 /// SCC of a 64-bit comparison (`s_cmp_eq/lg_u64`; `s_bitcmp*_b64` take a 32-bit bit index).
+#[inline]
 pub fn cmp64(op: Cmp, a: u64, b: u64) -> bool {
     match op {
         Cmp::Unsigned(r) => relate(r, a, b),
@@ -426,6 +430,7 @@ pub fn cmp64(op: Cmp, a: u64, b: u64) -> bool {
 
 /// Evaluate a SOPK operation on the current destination value `d`: (new D or None, new SCC
 /// or None).
+#[inline]
 pub fn kop(op: KOp, d: u32, imm: u16, scc: bool) -> (Option<u32>, Option<bool>) {
     let simm = imm as i16 as i32 as u32;
     match op {

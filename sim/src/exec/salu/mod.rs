@@ -255,8 +255,18 @@ fn dst(w: &mut crate::wave::Wave, op: Operand, v: u64, wide: bool) {
     }
 }
 
-pub fn execute(op: &Op, inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKind> {
-    let (w, env) = (&mut *cx.wave, cx.env);
+/// Whether `op` only computes on scalar registers, SCC and EXEC: no memory, no jump, no clock,
+/// no MODE or hardware register, and no fault. [`execute_register`] runs exactly these, so the
+/// functional engine may run them inside a straight run (`engine::straight`).
+#[inline]
+pub fn register_only(op: &Op) -> bool {
+    matches!(op, Op::Alu32 { .. } | Op::Alu64 { .. } | Op::Unary { .. } | Op::Cmp { .. } | Op::Cmov { .. } | Op::BitSet { .. } | Op::K { .. } | Op::Exec { .. })
+}
+
+/// Execute `op` if it is [`register_only`] (true); false, with nothing done, for the others.
+/// This is the one implementation of these operations: [`execute`] runs them through it too.
+#[inline(always)]
+pub fn execute_register(op: &Op, w: &mut crate::wave::Wave, env: &Env) -> bool {
     match *op {
         Op::Alu32 { op, d, a, b } => {
             let (r, scc) = int::alu32(op, s32(w, env, a), s32(w, env, b), w.scc);
@@ -291,6 +301,17 @@ pub fn execute(op: &Op, inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKind
             set_scc(w, scc);
         }
         Op::Exec { op, d, a, wide, write_new } => exec(w, env, op, d, a, wide, write_new),
+        _ => return false,
+    }
+    true
+}
+
+pub fn execute(op: &Op, inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKind> {
+    let (w, env) = (&mut *cx.wave, cx.env);
+    if execute_register(op, w, env) {
+        return Ok(Flow::Next);
+    }
+    match *op {
         Op::GetPc { d } => write_s64(w, d, inst.next_address()),
         Op::SetPc { a } => return Ok(Flow::Jump(s64(w, env, a))),
         Op::SwapPc { d, a } => {
@@ -317,6 +338,8 @@ pub fn execute(op: &Op, inst: &Inst, cx: &mut ExecCtx) -> Result<Flow, FaultKind
                 write_s32(w, d, r);
             }
         }
+        // Run by `execute_register` above.
+        Op::Alu32 { .. } | Op::Alu64 { .. } | Op::Unary { .. } | Op::Cmp { .. } | Op::Cmov { .. } | Op::BitSet { .. } | Op::K { .. } | Op::Exec { .. } => {}
     }
     Ok(Flow::Next)
 }

@@ -75,6 +75,7 @@ fn nz(r: u64) -> (u64, Option<bool>) {
 }
 
 /// Evaluate on a source of `bits` (32 or 64) bits, zero-extended in `x`.
+#[inline]
 pub fn unary(op: Unary, x: u64, bits: u32) -> (u64, Option<bool>) {
     let all = if bits == 64 { u64::MAX } else { 0xffff_ffff };
     match op {
