@@ -206,22 +206,24 @@ fn run_group(s: &mut FSched, job: &Job, n: u64, t: &Tracker, env: &mut Env, mem:
         let agent = s.waves[id].as_ref()?.w.global_index;
         t.set_wave(agent, id as u32);
         run_wave(s, id, env, mem, quantum, Some(t)).ok()?;
-        if t.raced() {
-            return None;
-        }
         let status = s.waves[id].as_ref().map_or(WaveStatus::Done, |r| r.w.status);
         if status != WaveStatus::Ready {
             ready.swap_remove(pick);
             if settle(s, id, status, ready) {
                 t.next_epoch();
+                if t.raced() {
+                    return None;
+                }
             }
         }
         if (s.prog.looping > 0 && s.prog.looping == ready.len()) || s.limit_reached(None).is_some() {
             return None;
         }
     }
+    // The group's last epoch ends with it.
+    t.next_epoch();
     // Waves left that wait at a barrier that cannot complete: the sequential engine reports it.
-    s.groups[gid].is_none().then_some(())
+    (s.groups[gid].is_none() && !t.raced()).then_some(())
 }
 
 /// Wave `id` stopped being ready with `status`; returns whether its group's barrier released

@@ -8,17 +8,18 @@
 //! structures, lanes that store one field each — are one strided entry) and compared across
 //! all workers when the dispatch ends ([`super::spans`]). Both keep the exact bytes: a
 //! strided entry covers its elements, not the gaps between them. LDS is
-//! private to a work-group, so its check needs no log: a shadow word per LDS dword remembers
-//! which wave last wrote it and which read it, in which barrier interval (an *epoch*: the
-//! group's barrier releases so far). Two waves' accesses to one dword in the same epoch, one
-//! of them a write, are a race whose outcome depends on the interleaving: the worker stops
-//! and the dispatch runs on the sequential engine.
+//! private to a work-group, so its check needs no log: each wave marks the LDS dwords it
+//! touches between two barriers, and the marks are compared when the barrier releases
+//! ([`super::lds_check`]); two waves' accesses to one dword in that interval, one of them a
+//! write, are a race whose outcome depends on the interleaving: the worker stops and the
+//! dispatch runs on the sequential engine.
 //!
 //! Both checks run on every memory instruction of a parallel worker, so they take whole
 //! instructions: a coalesced access (each active lane's range starting at or before the
 //! previous lane's end) is one range found without a per-lane merge, and an instruction's
-//! LDS lanes are checked in one call with one stamp comparison per dword.
+//! LDS lanes are marked in one call.
 
+use super::lds_check::LdsCheck;
 use crate::exec::{Dir, MemPort};
 use crate::memory::{Memory, Unmapped};
 use std::cell::{Cell, RefCell};
@@ -89,28 +90,10 @@ const NO_SPAN: Span = Span { lo: 0, hi: 0, agent: NONE, write: false, stride: 0,
 
 /// No wave (an open span slot nobody filled).
 const NONE: u32 = u32::MAX;
-/// Bits of an LDS stamp that hold the wave's index in its group ([`Shadow`]).
-const WAVE_BITS: u32 = 6;
-/// The wave part of a read stamp when several waves read the word in its epoch; waves of a
-/// group are numbered below it ([`MAX_GROUP_WAVES`]).
-const MANY: u32 = (1 << WAVE_BITS) - 1;
-/// The most waves a work-group may have for its LDS to be checked here: the parallel engine
-/// runs larger groups sequentially (none exist: 1024 work-items are 32 waves of 32).
-pub(super) const MAX_GROUP_WAVES: u32 = MANY;
-/// The last epoch a stamp can hold.
-const LAST_EPOCH: u32 = u32::MAX >> WAVE_BITS;
-
-/// The shadow of the LDS, a pair of stamps per dword: who last wrote it and who read it, as
-/// `epoch << WAVE_BITS | wave` where `epoch` counts every group start and barrier release of
-/// the worker (from 1: a zero stamp is "never"). A stamp of the running epoch is at least
-/// `epoch << WAVE_BITS`, and one of any earlier epoch or group is below it, so nothing is
-/// cleared between groups and one comparison tells whether an access is of this epoch. Two
-/// arrays of 32-bit stamps, so that a run of dwords is checked in vector registers.
-#[derive(Debug, Clone, Default)]
-struct Shadow {
-    write: Vec<u32>,
-    read: Vec<u32>,
-}
+/// The most waves a work-group may have for its LDS to be checked here (a wave's index in its
+/// group fits six bits; the parallel engine runs larger groups sequentially, and none exist:
+/// 1024 work-items are 32 waves of 32).
+pub(super) const MAX_GROUP_WAVES: u32 = 63;
 
 /// Ranges a wave keeps open per direction: an access that touches one of them extends it, so
 /// that a loop reading a few arrays (a filter's coefficients and its input) keeps one entry
@@ -228,9 +211,8 @@ pub(super) struct Tracker {
     /// Per wave of the running group (by its index in the group), the spans that may still
     /// grow; they go to the log when they can grow no more.
     slots: RefCell<Vec<Slot>>,
-    lds: RefCell<Shadow>,
-    /// The running epoch (see [`Shadow`]).
-    epoch: Cell<u32>,
+    lds: RefCell<LdsCheck>,
+    /// Two waves of a group raced on LDS (known when their epoch ended).
     raced: Cell<bool>,
 }
 
@@ -242,11 +224,7 @@ impl Tracker {
             wave: Cell::new(0),
             log: RefCell::new(Log::default()),
             slots: RefCell::new(Vec::new()),
-            lds: RefCell::new({
-                let dwords = (lds_bytes as usize).div_ceil(4);
-                Shadow { write: vec![0; dwords], read: vec![0; dwords] }
-            }),
-            epoch: Cell::new(0),
+            lds: RefCell::new(LdsCheck::new(lds_bytes)),
             raced: Cell::new(false),
         }
     }
@@ -256,18 +234,11 @@ impl Tracker {
         self.next_epoch();
     }
 
-    /// The running group's barrier released.
+    /// The running group's barrier released, or the group ended: its LDS accesses since the
+    /// last barrier are compared ([`Tracker::raced`] says the outcome).
     pub fn next_epoch(&self) {
-        let e = self.epoch.get();
-        if e >= LAST_EPOCH {
-            // Stamps of 2^26 epochs ago would look current: forget them all (a dispatch of
-            // that many groups and barriers on one worker).
-            let mut shadow = self.lds.borrow_mut();
-            shadow.write.fill(0);
-            shadow.read.fill(0);
-            self.epoch.set(1);
-        } else {
-            self.epoch.set(e + 1);
+        if self.lds.borrow_mut().end_epoch() {
+            self.raced.set(true);
         }
     }
 
@@ -277,7 +248,7 @@ impl Tracker {
         self.wave.set(wave);
     }
 
-    /// Whether two waves of a group raced on LDS.
+    /// Whether two waves of a group raced on LDS in an epoch that ended.
     pub fn raced(&self) -> bool {
         self.raced.get()
     }
@@ -353,38 +324,10 @@ impl Tracker {
         }
     }
 
-    /// Check an LDS access against the group's other waves in this epoch, and record it.
+    /// Mark an LDS access of the running wave.
     fn lds_note(&self, offset: u32, bytes: u32, write: bool) {
-        let mut shadow = self.lds.borrow_mut();
-        if self.lds_check(&mut shadow, offset, bytes, write) {
-            self.raced.set(true);
-        }
-    }
-
-    /// [`Tracker::lds_note`] on a borrowed shadow; whether the access raced.
-    #[inline(always)]
-    fn lds_check(&self, shadow: &mut Shadow, offset: u32, bytes: u32, write: bool) -> bool {
-        let now = self.epoch.get() << WAVE_BITS;
-        let me = now | self.wave.get().min(MANY - 1);
-        // Another wave's stamp of this epoch.
-        let other = |stamp: u32| u32::from(stamp >= now && stamp != me);
-        let first = offset as usize / 4;
-        let end = (offset as usize + bytes.max(1) as usize).div_ceil(4).min(shadow.write.len());
-        let (Some(ws), Some(rs)) = (shadow.write.get_mut(first..end), shadow.read.get_mut(first..end)) else { return false };
-        let mut race = 0;
-        // Branch-free bodies over the run: the compiler vectorises them.
-        if write {
-            for (w, r) in ws.iter_mut().zip(rs.iter()) {
-                race |= other(*w) | other(*r);
-                *w = me;
-            }
-        } else {
-            for (w, r) in ws.iter().zip(rs.iter_mut()) {
-                race |= other(*w);
-                *r = if other(*r) != 0 { now | MANY } else { me };
-            }
-        }
-        race != 0
+        let (first, end) = (offset as usize / 4, (offset as usize + bytes.max(1) as usize).div_ceil(4));
+        self.lds.borrow_mut().mark(self.wave.get() as usize, first, end, write);
     }
 }
 
@@ -484,76 +427,32 @@ impl MemPort for Tracker {
         }
     }
 
-    /// An instruction's LDS lanes checked in one borrow of the shadow.
+    /// An instruction's LDS lanes marked in one borrow of the check.
     fn lds_moved(&self, lanes: u64, offsets: &[u32; crate::wave::MAX_LANES], bytes: u32, dir: Dir) {
-        let mut shadow = self.lds.borrow_mut();
         let write = dir == Dir::Write;
         if lanes != 0 && gapless(lanes, offsets, u64::from(bytes)) {
-            // One range (the lanes are one wave: a dword two lanes touch is that wave's both
-            // times, as in the loop below).
+            // One range (the lanes are one wave's).
             let (first, last) = ends(lanes, offsets);
             if let Some(span) = last.checked_sub(first).and_then(|d| d.checked_add(bytes.max(1))) {
-                if self.lds_check(&mut shadow, first, span, write) {
-                    self.raced.set(true);
-                }
+                self.lds_note(first, span, write);
                 return;
             }
         }
-        let race = match bytes {
-            4 => self.lds_lanes::<1>(&mut shadow, lanes, offsets, write),
-            8 => self.lds_lanes::<2>(&mut shadow, lanes, offsets, write),
-            16 => self.lds_lanes::<4>(&mut shadow, lanes, offsets, write),
+        let (mut lds, wave) = (self.lds.borrow_mut(), self.wave.get() as usize);
+        match bytes {
+            4 => lds.lanes::<1>(wave, lanes, offsets, write),
+            8 => lds.lanes::<2>(wave, lanes, offsets, write),
+            16 => lds.lanes::<4>(wave, lanes, offsets, write),
             _ => {
-                let mut race = false;
                 let mut m = lanes;
                 while m != 0 {
                     let lane = m.trailing_zeros() as usize % crate::wave::MAX_LANES;
                     m &= m - 1;
-                    race |= self.lds_check(&mut shadow, offsets[lane], bytes, write);
-                }
-                race
-            }
-        };
-        if race {
-            self.raced.set(true);
-        }
-    }
-}
-
-impl Tracker {
-    /// [`MemPort::lds_moved`] of `D` dwords a lane: a lane at a dword boundary checks a block
-    /// of fixed size (unrolled, in vector registers); others, and blocks past the end, take
-    /// [`Tracker::lds_check`], which gives the same answer.
-    #[inline(always)]
-    fn lds_lanes<const D: usize>(&self, shadow: &mut Shadow, lanes: u64, offsets: &[u32; crate::wave::MAX_LANES], write: bool) -> bool {
-        let now = self.epoch.get() << WAVE_BITS;
-        let me = now | self.wave.get().min(MANY - 1);
-        let other = |stamp: u32| u32::from(stamp >= now && stamp != me);
-        let mut race = 0u32;
-        let mut m = lanes;
-        while m != 0 {
-            let lane = m.trailing_zeros() as usize % crate::wave::MAX_LANES;
-            m &= m - 1;
-            let (offset, first) = (offsets[lane], offsets[lane] as usize / 4);
-            let block = match (offset % 4 == 0, shadow.write.get_mut(first..first + D), shadow.read.get_mut(first..first + D)) {
-                (true, Some(ws), Some(rs)) => <&mut [u32; D]>::try_from(ws).ok().zip(<&mut [u32; D]>::try_from(rs).ok()),
-                _ => None,
-            };
-            let Some((ws, rs)) = block else {
-                race |= u32::from(self.lds_check(shadow, offset, 4 * D as u32, write));
-                continue;
-            };
-            for k in 0..D {
-                if write {
-                    race |= other(ws[k]) | other(rs[k]);
-                    ws[k] = me;
-                } else {
-                    race |= other(ws[k]);
-                    rs[k] = if other(rs[k]) != 0 { now | MANY } else { me };
+                    let offset = offsets[lane] as usize;
+                    lds.mark(wave, offset / 4, (offset + bytes.max(1) as usize).div_ceil(4), write);
                 }
             }
         }
-        race != 0
     }
 }
 
@@ -646,6 +545,53 @@ mod tests {
         assert!(strided.overlaps(1011, 1012) && !strided.overlaps(1012, 1024) && strided.overlaps(1023, 1025));
     }
 
+    /// The bytes a log covers, per (wave, direction).
+    fn bytes_of(log: &[Span]) -> std::collections::BTreeSet<(u32, bool, u64)> {
+        log.iter().flat_map(|s| (0..s.count).flat_map(move |k| (s.element(k).0..s.element(k).1).map(move |b| (s.agent, s.write, b)))).collect()
+    }
+
+    #[test]
+    fn whole_instruction_global_notes_cover_the_bytes_of_lane_by_lane_ones() {
+        // Seeded full-EXEC instructions: runs of consecutive lanes with gaps, touching and
+        // overlapping neighbours, backward steps; 4 to 16 bytes a lane.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for case in 0..400 {
+            let n = [4u64, 8, 16][(next() % 3) as usize];
+            let run = [1usize, 4, 16, 32, 64][(next() % 5) as usize];
+            // Jumps of one distance (a column of a row-major array), or of several.
+            let fixed = next() % 2 == 0;
+            let mut addrs = [0u64; crate::wave::MAX_LANES];
+            let mut a = 4096 + next() % 64;
+            for (l, slot) in addrs.iter_mut().enumerate() {
+                if l > 0 && l % run == 0 {
+                    // A jump: far, touching the run before, overlapping it, or backwards.
+                    a = match if fixed { 0 } else { next() % 4 } {
+                        0 => a + 1024,
+                        1 => a,
+                        2 => a - n / 2,
+                        _ => a.saturating_sub(512),
+                    };
+                }
+                *slot = a;
+                a += n;
+            }
+            let (bulk, lane) = (Tracker::new(0), Tracker::new(0));
+            let dir = if next() % 2 == 0 { Dir::Read } else { Dir::Write };
+            for t in [&bulk, &lane] {
+                t.set_wave(5, 0);
+            }
+            bulk.moved(u64::MAX, &addrs, n as u32, dir);
+            addrs.iter().for_each(|&a| lane.note(a, n, dir == Dir::Write));
+            assert_eq!(bytes_of(&bulk.into_log()), bytes_of(&lane.into_log()), "case {case}: runs of {run}, {n} bytes");
+        }
+    }
+
     #[test]
     fn whole_instruction_lds_checks_agree_with_lane_by_lane_ones() {
         // Seeded instructions of two waves (contiguous, strided, uniform, unaligned and
@@ -676,12 +622,15 @@ mod tests {
                 }
                 bulk.lds_moved(lanes, &offsets, bytes, dir);
                 (0..64).filter(|l| lanes >> l & 1 != 0).for_each(|l| lane.lds_note(offsets[l], bytes, dir == Dir::Write));
-                assert_eq!(bulk.raced(), lane.raced(), "case {case}: {bytes} bytes from {base} stride {stride} lanes {lanes:#x} {dir:?}");
                 if next() % 4 == 0 {
                     bulk.next_epoch();
                     lane.next_epoch();
+                    assert_eq!(bulk.raced(), lane.raced(), "case {case}: {bytes} bytes from {base} stride {stride} lanes {lanes:#x} {dir:?}");
                 }
             }
+            bulk.next_epoch();
+            lane.next_epoch();
+            assert_eq!(bulk.raced(), lane.raced(), "case {case}, its last epoch");
             raced += usize::from(lane.raced());
         }
         // Both answers occur, or the comparison says little.
@@ -697,16 +646,21 @@ mod tests {
         t.set_wave(1, 1);
         t.lds_note(4, 4, false);
         t.lds_note(8, 4, true);
-        assert!(!t.raced(), "different dwords");
         t.next_epoch();
+        assert!(!t.raced(), "different dwords");
         t.lds_note(0, 4, false);
         t.set_wave(0, 0);
         t.lds_note(0, 4, false);
+        t.next_epoch();
         assert!(!t.raced(), "a write read after a barrier, by two waves");
         t.lds_note(8, 4, true);
+        t.next_epoch();
         assert!(!t.raced(), "written in an earlier epoch by the other wave");
+        t.set_wave(0, 0);
+        t.lds_note(8, 4, true);
         t.set_wave(1, 1);
         t.lds_note(8, 2, false);
+        t.next_epoch();
         assert!(t.raced(), "wave 1 reads what wave 0 wrote in the same epoch");
         // A new group: nothing of the last one counts.
         let t = Tracker::new(64);
@@ -716,9 +670,12 @@ mod tests {
         t.start_group();
         t.set_wave(1, 1);
         t.lds_note(0, 4, true);
-        assert!(!t.raced());
+        t.next_epoch();
+        assert!(!t.raced(), "the last group's wave 0 is not this one's");
+        t.lds_note(0, 4, true);
         t.set_wave(0, 0);
         t.lds_note(2, 1, false);
+        t.next_epoch();
         assert!(t.raced(), "a read after another wave's write in one epoch");
     }
 }
