@@ -81,31 +81,38 @@ impl LdsCheck {
         if lanes == 0 {
             return;
         }
-        let (base, dwords) = (self.wave_base(wave), self.dwords);
-        let bits = if write { &mut self.write[base..base + self.words] } else { &mut self.read[base..base + self.words] };
-        let block = (1u128 << D) - 1;
-        let (mut lo, mut hi) = (usize::MAX, 0);
-        let mut odd = 0u64;
-        let mut m = lanes;
-        while m != 0 {
-            let lane = m.trailing_zeros() as usize % MAX_LANES;
-            m &= m - 1;
-            let (offset, d) = (offsets[lane], offsets[lane] as usize / 4);
+        let (base, dwords, words) = (self.wave_base(wave), self.dwords, self.words);
+        let bits = if write { &mut self.write[base..base + words] } else { &mut self.read[base..base + words] };
+        let block: u64 = (1 << D) - 1;
+        let (mut lo, mut hi, mut odd) = (usize::MAX, 0, 0u64);
+        let mut one = |lane: usize| {
+            let offset = offsets[lane];
+            let d = offset as usize / 4;
             if offset % 4 != 0 || d + D > dwords {
                 odd |= 1 << lane;
-                continue;
+                return;
             }
-            // The block's bits, maybe across a word boundary (the spare last word holds the
-            // overflow of a block that ends at the last dword: nothing).
-            let v = block << (d % BITS);
-            let w = d / BITS;
-            bits[w] |= v as u64;
-            bits[w + 1] |= (v >> BITS) as u64;
+            let (w, b) = (d / BITS, d % BITS);
+            bits[w] |= block << b;
+            if b + D > BITS {
+                // The block's rest in the next word (the spare last word: a block that ends
+                // at the last dword sets nothing there).
+                bits[w + 1] |= block >> (BITS - b);
+            }
             (lo, hi) = (lo.min(w), hi.max(w + 2));
+        };
+        if lanes == u64::MAX {
+            (0..MAX_LANES).for_each(&mut one);
+        } else {
+            let mut m = lanes;
+            while m != 0 {
+                one(m.trailing_zeros() as usize % MAX_LANES);
+                m &= m - 1;
+            }
         }
         if lo < hi {
             let t = &mut self.touched[wave];
-            *t = (t.0.min(lo as u32), t.1.max(hi.min(self.words) as u32));
+            *t = (t.0.min(lo as u32), t.1.max(hi.min(words) as u32));
         }
         while odd != 0 {
             let lane = odd.trailing_zeros() as usize % MAX_LANES;
