@@ -153,8 +153,25 @@ fn low_run(exec: u64) -> Option<usize> {
 /// eight lanes that differ, did not vectorise and cost fir's loads ~300 host instructions
 /// each). The last lane is looked at first, so lanes in rows far apart (a tile's rows of 16
 /// lanes) fail without a pass.
+/// Compiled for AVX2 where the host has it (four lanes a register rather than two).
 #[inline(always)]
 fn consecutive(addrs: &[u64; MAX_LANES], n: usize, step: u64) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the host CPU has the feature `consecutive_avx2` is compiled for (checked above).
+        return unsafe { consecutive_avx2(addrs, n, step) };
+    }
+    consecutive_on(addrs, n, step)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn consecutive_avx2(addrs: &[u64; MAX_LANES], n: usize, step: u64) -> bool {
+    consecutive_on(addrs, n, step)
+}
+
+#[inline(always)]
+fn consecutive_on(addrs: &[u64; MAX_LANES], n: usize, step: u64) -> bool {
     let n = n.clamp(1, MAX_LANES);
     let last = n - 1;
     if addrs[last] != addrs[0].wrapping_add(step.wrapping_mul(last as u64)) {
