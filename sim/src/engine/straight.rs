@@ -35,7 +35,9 @@ pub fn candidate(slot: &CodeSlot) -> bool {
 /// Run `code[idx..]` while its slots are such instructions and their direct path applies, at
 /// most `max` of them; returns how many ran (0: the instruction at `idx` takes the general
 /// path), having added each to `counts` (per opcode). The caller counts the rest and moves the
-/// wave past them.
+/// wave past them. Inlined, with both loops out of line: a run is ~3 instructions of fir's
+/// loop, so the call's own frame and argument copies showed.
+#[inline]
 pub fn run(code: &[CodeSlot], idx: usize, max: usize, w: &mut Wave, env: &Env, counts: &mut [u64]) -> usize {
     // In a VGPR-indexing window operands move: the general path alone handles them. Nothing a
     // run executes changes MODE, so one test covers the run.
@@ -47,6 +49,11 @@ pub fn run(code: &[CodeSlot], idx: usize, max: usize, w: &mut Wave, env: &Env, c
         // SAFETY: the host CPU has the features `run_avx2` is compiled for (checked above).
         return unsafe { run_avx2(code, idx, max, w, env, counts) };
     }
+    run_portable(code, idx, max, w, env, counts)
+}
+
+#[inline(never)]
+fn run_portable(code: &[CodeSlot], idx: usize, max: usize, w: &mut Wave, env: &Env, counts: &mut [u64]) -> usize {
     run_loop::<false>(code, idx, max, w, env, counts)
 }
 

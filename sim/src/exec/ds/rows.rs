@@ -95,6 +95,16 @@ fn load_d<const D: usize>(cx: &mut ExecCtx, lim: usize, dst: usize, addr: usize,
     }
 }
 
+/// Lane `lane`'s dwords of the `D` rows of `rows`.
+#[inline(always)]
+fn lane_dwords<const D: usize>(rows: &[u32], lane: usize) -> [u32; D] {
+    let mut v = [0u32; D];
+    for (x, row) in v.iter_mut().zip(rows.chunks_exact(MAX_LANES)) {
+        *x = row[lane % MAX_LANES];
+    }
+    v
+}
+
 /// VGPR row `r` of a register file as a whole row (`None` past the file).
 #[inline(always)]
 fn row_of(vgpr: &[u32], r: usize) -> Option<&[u32; MAX_LANES]> {
@@ -121,6 +131,7 @@ fn store_d<const D: usize>(cx: &mut ExecCtx, lim: usize, data: usize, addr: usiz
     let (lds, port, w) = (&mut *cx.lds, cx.port, &mut *cx.wave);
     let (mut oob, mut changed) = (0u64, 0u64);
     let mut last = None;
+    let last_write;
     {
         // Every row looked up once, so the lane loop indexes fixed-size rows only.
         let (Some(addrs), Some(rows)) = (row_of(&w.vgpr, addr), w.vgpr.get(data * MAX_LANES..(data + D) * MAX_LANES)) else { return };
@@ -146,13 +157,16 @@ fn store_d<const D: usize>(cx: &mut ExecCtx, lim: usize, data: usize, addr: usiz
             }
             if !same {
                 changed += 1;
-                last = Some((lane, at, v));
+                // Only the lane: its record is made after the loop, from its rows (a record
+                // kept for every changing lane cost the loop registers it spilled).
+                last = Some(lane);
             }
         }
+        last_write = last.map(|lane| (lane, ats[lane], lane_dwords::<D>(rows, lane)));
     }
     w.lds_out_of_range.set(w.lds_out_of_range.get() + oob);
     w.writes += changed;
-    if let Some((lane, at, v)) = last {
+    if let Some((lane, at, v)) = last_write {
         w.last_write.set(Some(LastRead::new(lane as u32, true, u64::from(at), &dwords_bytes(&v)[..4 * D])));
     }
 }

@@ -58,6 +58,8 @@ pub fn load_dwords(w: &mut Wave, mem: &Memory, addrs: &[u64; MAX_LANES], dst: us
     let run = matches!(dwords, 1 | 2 | 4) && lanes.is_some_and(|n| consecutive(addrs, n, 4 * dwords as u64));
     let ran = if run {
         w.vgpr.get_mut(rows.clone()).is_some_and(|rows| load_run(rows, &at, dwords))
+    } else if exec == u64::MAX && matches!(dwords, 1 | 2 | 4) && segmented(addrs, 4 * dwords as u64) {
+        w.vgpr.get_mut(rows.clone()).is_some_and(|rows| load_segments(rows, &at, dwords))
     } else {
         // Every lane at one address (a filter's tap, a loop bound): one read for the wave.
         dwords == 1 && lanes.is_some_and(|n| consecutive(addrs, n, 0)) && w.vgpr.get_mut(rows.clone()).is_some_and(|rows| load_uniform(rows, &at))
@@ -144,30 +146,39 @@ fn low_run(exec: u64) -> Option<usize> {
 }
 
 /// Whether lanes `0..n` access consecutive `step`-byte pieces from lane 0's address on (a
-/// coalesced access). Eight lanes at a time without a branch per lane (their differences
-/// from the expected addresses or-ed together, which the compiler does in vector registers),
-/// stopping after the first eight that differ: a coalesced access costs a few vector
-/// operations per eight lanes, a scattered one a chunk. The last lane is looked at first, so
-/// lanes in rows far apart (a tile's rows of 16 lanes) fail without a pass.
+/// coalesced access): every lane's address is its predecessor's plus `step` (which, wrapping
+/// as the addresses do, is lane 0's plus `step` times the lane). The differences are or-ed
+/// together without a branch per lane, a pass the compiler does two or four lanes to a vector
+/// register (the earlier check against a running expected address, stopping at the first
+/// eight lanes that differ, did not vectorise and cost fir's loads ~300 host instructions
+/// each). The last lane is looked at first, so lanes in rows far apart (a tile's rows of 16
+/// lanes) fail without a pass.
+/// Compiled for AVX2 where the host has it (four lanes a register rather than two).
 #[inline(always)]
 fn consecutive(addrs: &[u64; MAX_LANES], n: usize, step: u64) -> bool {
-    let n = n.min(MAX_LANES);
-    let last = n.saturating_sub(1);
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the host CPU has the feature `consecutive_avx2` is compiled for (checked above).
+        return unsafe { consecutive_avx2(addrs, n, step) };
+    }
+    consecutive_on(addrs, n, step)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn consecutive_avx2(addrs: &[u64; MAX_LANES], n: usize, step: u64) -> bool {
+    consecutive_on(addrs, n, step)
+}
+
+#[inline(always)]
+fn consecutive_on(addrs: &[u64; MAX_LANES], n: usize, step: u64) -> bool {
+    let n = n.clamp(1, MAX_LANES);
+    let last = n - 1;
     if addrs[last] != addrs[0].wrapping_add(step.wrapping_mul(last as u64)) {
         return false;
     }
-    let mut want = addrs[0];
-    for chunk in addrs[..n].chunks(8) {
-        let mut diff = 0u64;
-        for &a in chunk {
-            diff |= a ^ want;
-            want = want.wrapping_add(step);
-        }
-        if diff != 0 {
-            return false;
-        }
-    }
-    true
+    let diff = addrs[1..n].iter().zip(&addrs[..last]).fold(0u64, |d, (&b, &a)| d | (b.wrapping_sub(a) ^ step));
+    diff == 0
 }
 
 /// [`gather`] for lanes `0..n` reading one run of consecutive bytes (the caller has checked
@@ -209,6 +220,102 @@ fn load_run(rows: &mut [u32], at: &Span, dwords: usize) -> bool {
     }
 }
 
+/// Lanes per segment of [`segmented`]: a 16-wide work-group tile row (a 2-D block of 16 x 16
+/// items puts four such rows in a wave64, matrixtranspose's shape).
+const SEGMENT_LANES: usize = 16;
+
+/// Whether a full wave64's lanes are [`SEGMENT_LANES`]-lane segments of consecutive
+/// `step`-byte pieces (each segment from its first lane's address, the segments anywhere):
+/// every lane but a segment's first is its predecessor plus `step`. Without a branch per lane.
+#[inline(always)]
+fn segmented(addrs: &[u64; MAX_LANES], step: u64) -> bool {
+    // The first segment's last lane first: scattered lanes fail without a pass.
+    if addrs[SEGMENT_LANES - 1] != addrs[0].wrapping_add(step.wrapping_mul(SEGMENT_LANES as u64 - 1)) {
+        return false;
+    }
+    let mut diff = 0u64;
+    for seg in addrs.chunks_exact(SEGMENT_LANES) {
+        diff |= seg[1..].iter().zip(seg).fold(0u64, |d, (&b, &a)| d | (b.wrapping_sub(a) ^ step));
+    }
+    diff == 0
+}
+
+/// [`gather_run`] for a full wave64 whose lanes are [`segmented`]: each segment's run copied
+/// with one bounds check. False at the first segment not inside `data` (the lanes before it
+/// are written with what the per-lane path writes again, see [`load_dwords`]).
+#[inline(always)]
+fn gather_segments<const D: usize>(rows: &mut [u32], at: &Span) -> bool {
+    if rows.len() < D * MAX_LANES {
+        return false;
+    }
+    for first in (0..MAX_LANES).step_by(SEGMENT_LANES) {
+        let o = at.addrs[first].wrapping_sub(at.base) as usize;
+        let Some(run) = at.data.get(o..o.wrapping_add(4 * D * SEGMENT_LANES)) else { return false };
+        for (i, piece) in run.chunks_exact(4 * D).enumerate() {
+            for k in 0..D {
+                rows[k * MAX_LANES + (first + i) % MAX_LANES] = dword_at(piece, 4 * k);
+            }
+        }
+    }
+    true
+}
+
+/// [`gather_segments`] for `dwords` (1, 2 or 4; else false), out of line as [`load_run`].
+#[inline(never)]
+fn load_segments(rows: &mut [u32], at: &Span, dwords: usize) -> bool {
+    match dwords {
+        1 => gather_segments::<1>(rows, at),
+        2 => gather_segments::<2>(rows, at),
+        4 => gather_segments::<4>(rows, at),
+        _ => false,
+    }
+}
+
+/// The bytes a [`segmented`] full wave's segments of `bytes` per lane cover, lowest start to
+/// highest end (`None` on address overflow).
+fn segments_extent(addrs: &[u64; MAX_LANES], bytes: u64) -> Option<(u64, u64)> {
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for first in (0..MAX_LANES).step_by(SEGMENT_LANES) {
+        lo = lo.min(addrs[first]);
+        hi = hi.max(addrs[first].checked_add(bytes * SEGMENT_LANES as u64)?);
+    }
+    Some((lo, hi))
+}
+
+/// [`scatter_run`] for the segment of lanes `first..first + SEGMENT_LANES` into `out`, its
+/// `SEGMENT_LANES * 4 * D` bytes.
+#[inline(always)]
+fn scatter_segment<const D: usize>(rows: &[u32], first: usize, out: &mut [u8]) {
+    // The rows as whole arrays and a lane's dwords gathered first, then written as one piece:
+    // no bounds check in the loop (through a slice of the lane's bytes, ~9 host instructions
+    // a dword).
+    let mut row: [&[u32; MAX_LANES]; D] = [&[0; MAX_LANES]; D];
+    for (k, r) in row.iter_mut().enumerate() {
+        match rows.get(k * MAX_LANES..(k + 1) * MAX_LANES).and_then(|x| x.try_into().ok()) {
+            Some(x) => *r = x,
+            None => return,
+        }
+    }
+    for (i, piece) in out.chunks_exact_mut(4 * D).take(SEGMENT_LANES).enumerate() {
+        let l = (first + i) % MAX_LANES;
+        for (b, r) in piece.chunks_exact_mut(4).zip(row) {
+            b.copy_from_slice(&r[l].to_le_bytes());
+        }
+    }
+}
+
+/// Store a [`segmented`] full wave's `D` rows segment by segment, in ascending lane order (the
+/// per-lane path's, so segments that overlap leave the same final bytes); `data` from
+/// `base` holds every segment ([`segments_extent`]).
+fn store_segments<const D: usize>(rows: &[u32], addrs: &[u64; MAX_LANES], base: u64, data: &mut [u8]) {
+    for first in (0..MAX_LANES).step_by(SEGMENT_LANES) {
+        let o = addrs[first].wrapping_sub(base) as usize;
+        if let Some(out) = data.get_mut(o..o.wrapping_add(4 * D * SEGMENT_LANES)) {
+            scatter_segment::<D>(rows, first, out);
+        }
+    }
+}
+
 /// [`gather`] for lanes `0..n` all reading the one dword at lane 0's address (checked by the
 /// caller): that dword into each lane. False (nothing done) when it is not inside `data`.
 #[inline(never)]
@@ -241,8 +348,11 @@ pub fn store_dwords(w: &mut Wave, mem: &mut Memory, addrs: &[u64; MAX_LANES], sr
     // a pass over the lanes, and as no two lanes' bytes overlap, the order they go out in
     // cannot matter.
     let run = low_run(exec).filter(|&n| matches!(dwords, 1 | 2 | 4) && src + dwords <= 256 && consecutive(addrs, n, bytes));
+    // Else a full wave in tile rows of consecutive pieces: segment by segment.
+    let seg = run.is_none() && exec == u64::MAX && matches!(dwords, 1 | 2 | 4) && src + dwords <= 256 && segmented(addrs, bytes);
     let range = match run {
         Some(n) => addrs[0].checked_add(bytes * n as u64).map(|end| (addrs[0], end)),
+        None if seg => segments_extent(addrs, bytes),
         None => extent(addrs, exec, bytes),
     };
     let Some((lo, end)) = range else { return false };
@@ -260,6 +370,14 @@ pub fn store_dwords(w: &mut Wave, mem: &mut Memory, addrs: &[u64; MAX_LANES], sr
             1 => scatter_run::<1>(rows, &mut data[o..o + 4 * n]),
             2 => scatter_run::<2>(rows, &mut data[o..o + 8 * n]),
             _ => scatter_run::<4>(rows, &mut data[o..o + 16 * n]),
+        }
+        return true;
+    }
+    if let (true, Some(rows)) = (seg, rows) {
+        match dwords {
+            1 => store_segments::<1>(rows, addrs, base, data),
+            2 => store_segments::<2>(rows, addrs, base, data),
+            _ => store_segments::<4>(rows, addrs, base, data),
         }
         return true;
     }
@@ -324,11 +442,13 @@ fn scatter_rows(w: &Wave, at: &Span, data: &mut [u8], src: usize, dwords: usize)
 
 #[cfg(test)]
 mod tests {
-    //! Differential: the whole-run copy (`gather_run`) and the lane-by-lane copies against a reference that reads or writes each active lane's bytes on its own, in
-    //! ascending lane order, through `Memory::read`/`write`: consecutive runs (full wave64,
-    //! wave32-sized low runs, runs reaching past the allocation), every lane at one address,
-    //! runs with one lane moved,
-    //! partial masks and scattered lanes.
+    //! Differential: the whole-run copy (`gather_run`), the per-segment copies
+    //! (`gather_segments`, `store_segments`) and the lane-by-lane copies against a reference
+    //! that reads or writes each active lane's bytes on its own, in ascending lane order,
+    //! through `Memory::read`/`write`: consecutive runs (full wave64, wave32-sized low runs,
+    //! runs reaching past the allocation), every lane at one address, runs with one lane
+    //! moved, rows of 16 lanes a random distance apart (overlapping or past the allocation at
+    //! times), partial masks and scattered lanes.
     use super::{load_dwords, store_dwords};
     use crate::fault::WaveId;
     use crate::memory::{Memory, MemoryKind};
@@ -363,6 +483,11 @@ mod tests {
         };
         match seed % 7 {
             6 => addrs.iter_mut().for_each(|a| *a = start),
+            // Tile rows of 16 lanes, a random (possibly overlapping) distance apart.
+            5 => {
+                let stride = s.random::<u64>() % (BYTES as u64 / 16) * 4;
+                addrs.iter_mut().enumerate().for_each(|(l, a)| *a = start + stride * (l / 16) as u64 + step * (l % 16) as u64);
+            }
             0 => addrs[(s.random::<u64>() % MAX_LANES as u64) as usize] += 4,
             1 => addrs.iter_mut().for_each(|a| *a = base + s.random::<u64>() % (BYTES as u64 / 4) * 4),
             _ => {}
@@ -385,7 +510,7 @@ mod tests {
 
     #[test]
     fn loads_match_lane_by_lane_reads() {
-        let mut fast = 0;
+        let (mut fast, mut segments) = (0, 0);
         for dwords in 1..=4usize {
             for seed in 1..400u64 {
                 let (mem, base) = memory(seed);
@@ -405,15 +530,18 @@ mod tests {
                     assert!(ok, "dwords {dwords} seed {seed}: a lane outside the allocation was loaded");
                     assert_eq!(w.vgpr, want, "dwords {dwords} seed {seed}");
                     fast += u32::from(exec == u64::MAX && seed % 7 > 1);
+                    // A full wave in rows of 16 (dwordx3 has no per-segment copy).
+                    segments += u32::from(exec == u64::MAX && seed % 7 == 5 && dwords != 3);
                 }
             }
         }
         assert!(fast > 200, "{fast} consecutive full-wave loads");
+        assert!(segments > 10, "{segments} loads of full waves in rows");
     }
 
     #[test]
     fn stores_match_lane_by_lane_writes() {
-        let mut done_n = 0;
+        let (mut done_n, mut segments) = (0, 0);
         for dwords in 1..=4usize {
             for seed in 1..400u64 {
                 let (mut mem, base) = memory(seed);
@@ -432,11 +560,13 @@ mod tests {
                     assert!(ok, "dwords {dwords} seed {seed}: a lane outside the allocation was stored");
                     assert_eq!(after, want.bytes(base, BYTES as u64).expect("the allocation"), "dwords {dwords} seed {seed}");
                     done_n += 1;
+                    segments += u32::from(exec == u64::MAX && seed % 7 == 5 && dwords != 3);
                 } else {
                     assert_eq!(after, before, "dwords {dwords} seed {seed}: a refused store changed memory");
                 }
             }
         }
         assert!(done_n > 800, "{done_n}");
+        assert!(segments > 10, "{segments} stores of full waves in rows");
     }
 }
