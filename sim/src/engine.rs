@@ -40,6 +40,7 @@ mod straight;
 
 pub use par::stood as dispatches_run_in_parallel;
 pub(crate) use resume::resume;
+mod lds_check;
 mod track;
 
 use crate::exec::{execute, Env, ExecCtx, Flow, MemPort};
