@@ -20,6 +20,7 @@
 //! LDS lanes are marked in one call.
 
 use super::lds_check::LdsCheck;
+use crate::exec::vmem::{segmented, SEGMENT_LANES};
 use crate::exec::{Dir, MemPort};
 use crate::memory::{Memory, Unmapped};
 use std::cell::{Cell, RefCell};
@@ -405,6 +406,14 @@ impl MemPort for Tracker {
                 self.note(first, last.saturating_add(n) - first, write);
                 return;
             }
+        }
+        if lanes == u64::MAX && segmented(addrs, n) {
+            // Rows of consecutive lanes (a 16 x 16 tile's four rows in a wave64, which the bulk
+            // path moved row by row): one range a row, the bytes the merge below finds.
+            for first in (0..crate::wave::MAX_LANES).step_by(SEGMENT_LANES) {
+                self.note(addrs[first], n * SEGMENT_LANES as u64, write);
+            }
+            return;
         }
         let mut run: Option<(u64, u64)> = None;
         let mut m = lanes;

@@ -222,13 +222,13 @@ fn load_run(rows: &mut [u32], at: &Span, dwords: usize) -> bool {
 
 /// Lanes per segment of [`segmented`]: a 16-wide work-group tile row (a 2-D block of 16 x 16
 /// items puts four such rows in a wave64, matrixtranspose's shape).
-const SEGMENT_LANES: usize = 16;
+pub(crate) const SEGMENT_LANES: usize = 16;
 
 /// Whether a full wave64's lanes are [`SEGMENT_LANES`]-lane segments of consecutive
 /// `step`-byte pieces (each segment from its first lane's address, the segments anywhere):
 /// every lane but a segment's first is its predecessor plus `step`. Without a branch per lane.
 #[inline(always)]
-fn segmented(addrs: &[u64; MAX_LANES], step: u64) -> bool {
+pub(crate) fn segmented(addrs: &[u64; MAX_LANES], step: u64) -> bool {
     // The first segment's last lane first: scattered lanes fail without a pass.
     if addrs[SEGMENT_LANES - 1] != addrs[0].wrapping_add(step.wrapping_mul(SEGMENT_LANES as u64 - 1)) {
         return false;

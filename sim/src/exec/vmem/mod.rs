@@ -22,6 +22,7 @@
 pub mod atomic;
 pub mod buffer;
 mod bulk;
+pub(crate) use bulk::{segmented, SEGMENT_LANES};
 pub mod cache;
 mod classify;
 pub mod flat;
