@@ -168,6 +168,8 @@ impl LdsCheck {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
     use std::collections::HashMap;
 
     /// The definition, dword by dword: which waves read and wrote each dword this epoch.
@@ -195,13 +197,8 @@ mod tests {
     fn bulk_and_single_marks_race_exactly_when_the_definition_says() {
         // Seeded instructions of up to three waves (contiguous, strided, uniform, unaligned,
         // past-the-end lanes; 1 to 4 dwords; some lanes off), epochs of a few instructions.
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = StdRng::seed_from_u64(0x2545_f491_4f6c_dd1du64);
+        let mut next = move || rng.random::<u64>();
         let lds_bytes = 1100;
         let (mut check, mut reference) = (LdsCheck::new(lds_bytes), Reference::default());
         let dwords = (lds_bytes as usize).div_ceil(4);

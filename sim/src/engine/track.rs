@@ -468,6 +468,8 @@ impl MemPort for Tracker {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
 
     #[test]
     fn a_waves_consecutive_accesses_merge_and_other_waves_get_entries_of_their_own() {
@@ -563,13 +565,8 @@ mod tests {
     fn whole_instruction_global_notes_cover_the_bytes_of_lane_by_lane_ones() {
         // Seeded full-EXEC instructions: runs of consecutive lanes with gaps, touching and
         // overlapping neighbours, backward steps; 4 to 16 bytes a lane.
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = StdRng::seed_from_u64(0x9e37_79b9_7f4a_7c15u64);
+        let mut next = move || rng.random::<u64>();
         for case in 0..400 {
             let n = [4u64, 8, 16][(next() % 3) as usize];
             let run = [1usize, 4, 16, 32, 64][(next() % 5) as usize];
@@ -606,13 +603,8 @@ mod tests {
         // Seeded instructions of two waves (contiguous, strided, uniform, unaligned and
         // out-of-range lanes; 4 to 16 bytes; some lanes off), with barriers between some:
         // the bulk check must flag a race exactly when the per-lane one does.
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = StdRng::seed_from_u64(0x2545_f491_4f6c_dd1du64);
+        let mut next = move || rng.random::<u64>();
         let mut raced = 0;
         for case in 0..300 {
             let (bulk, lane) = (Tracker::new(1024), Tracker::new(1024));
