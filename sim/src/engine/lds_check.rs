@@ -16,8 +16,11 @@ use crate::wave::MAX_LANES;
 /// Bits of a bitmap word.
 const BITS: usize = 64;
 
-/// No word touched: an empty range of a wave's bitmap words.
+/// A wave not in this epoch's `active` list (its range of touched words empty).
 const UNTOUCHED: (u32, u32) = (u32::MAX, 0);
+/// A wave in the list that has set no bit yet (an access wholly past the LDS): still an empty
+/// range, which the first bit set narrows, but the wave is listed once only.
+const LISTED: (u32, u32) = (u32::MAX - 1, 0);
 
 /// Per wave of the running group, what it touched in the running epoch (see the module doc).
 #[derive(Debug, Clone, Default)]
@@ -56,6 +59,7 @@ impl LdsCheck {
         }
         if self.touched[wave] == UNTOUCHED {
             self.active.push(wave as u32);
+            self.touched[wave] = LISTED;
         }
         wave * self.words
     }

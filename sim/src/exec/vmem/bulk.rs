@@ -177,8 +177,14 @@ fn consecutive_on(addrs: &[u64; MAX_LANES], n: usize, step: u64) -> bool {
     if addrs[last] != addrs[0].wrapping_add(step.wrapping_mul(last as u64)) {
         return false;
     }
-    let diff = addrs[1..n].iter().zip(&addrs[..last]).fold(0u64, |d, (&b, &a)| d | (b.wrapping_sub(a) ^ step));
-    diff == 0
+    step_misses(&addrs[..n], step) == 0
+}
+
+/// The differences of `run`'s neighbours from `step`, or-ed together (0: every address is its
+/// predecessor's plus `step`), without a branch per lane.
+#[inline(always)]
+fn step_misses(run: &[u64], step: u64) -> u64 {
+    run[run.len().min(1)..].iter().zip(run).fold(0u64, |d, (&b, &a)| d | (b.wrapping_sub(a) ^ step))
 }
 
 /// [`gather`] for lanes `0..n` reading one run of consecutive bytes (the caller has checked
@@ -233,11 +239,7 @@ pub(crate) fn segmented(addrs: &[u64; MAX_LANES], step: u64) -> bool {
     if addrs[SEGMENT_LANES - 1] != addrs[0].wrapping_add(step.wrapping_mul(SEGMENT_LANES as u64 - 1)) {
         return false;
     }
-    let mut diff = 0u64;
-    for seg in addrs.chunks_exact(SEGMENT_LANES) {
-        diff |= seg[1..].iter().zip(seg).fold(0u64, |d, (&b, &a)| d | (b.wrapping_sub(a) ^ step));
-    }
-    diff == 0
+    addrs.chunks_exact(SEGMENT_LANES).fold(0u64, |d, seg| d | step_misses(seg, step)) == 0
 }
 
 /// [`gather_run`] for a full wave64 whose lanes are [`segmented`]: each segment's run copied
