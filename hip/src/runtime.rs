@@ -5,7 +5,7 @@
 //! Configured by the environment `hipscope exec` sets: `HIPSCOPE_GPU` (a built-in name or a
 //! config file; default mi300a), `HIPSCOPE_DEVICES` (that many of it; default 1), `HIPSCOPE_MODE` (`functional` or `timing`; default
 //! functional), `HIPSCOPE_SEED` (the engine's interleaving seed; default 0), `HIPSCOPE_THREADS` (host threads a
-//! functional dispatch may run on; default 1), `HIPSCOPE_SAMPLE` (sampled timing: `off`, `on`,
+//! functional dispatch may run on: a count, or `auto`, the default: `hipscope_sim::Threads`), `HIPSCOPE_SAMPLE` (sampled timing: `off`, `on`,
 //! `kernels`, `work-groups`; default off) and
 //! `HIPSCOPE_KERNEL_TRACE`, `HIPSCOPE_COUNTERS` (CSV files with one row per launch) and
 //! `HIPSCOPE_REPORT` (a JSON file written at exit).
@@ -30,7 +30,7 @@ use hipscope_sim::node::Agent;
 use hipscope_sim::observe::{Fan, Observer};
 use hipscope_sim::sample::{SamplePolicy, SampleSummary};
 use hipscope_sim::sched::WorkGroupSampling;
-use hipscope_sim::{EngineOptions, FaultKind, Geometry, KernelFault, LaunchError, Mode};
+use hipscope_sim::{EngineOptions, FaultKind, Geometry, KernelFault, LaunchError, Mode, Threads};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// HIP error codes used by the runtime (`hipError_t`; [`abi::ERRORS`] has them all).
@@ -123,7 +123,7 @@ pub struct Runtime {
     pub mode: Mode,
     pub seed: u64,
     /// Host threads a functional dispatch may run on.
-    pub threads: usize,
+    pub threads: Threads,
     /// `HIPSCOPE_SAMPLE`: sampled timing; the kernel level is each device's
     /// ([`hipscope_sim::launch::Device::set_sampling`]), set where launches run alone.
     pub sample: SamplePolicy,
@@ -215,8 +215,8 @@ pub fn from_env() -> Result<Runtime, String> {
         Err(_) => 0,
     };
     let threads = match std::env::var("HIPSCOPE_THREADS") {
-        Ok(s) => s.parse().map_err(|_| format!("HIPSCOPE_THREADS={s}: expected an unsigned integer"))?,
-        Err(_) => 1,
+        Ok(s) => Threads::parse(&s).ok_or_else(|| format!("HIPSCOPE_THREADS={s}: expected an unsigned integer or auto"))?,
+        Err(_) => Threads::Auto,
     };
     let sample = match std::env::var("HIPSCOPE_SAMPLE") {
         Ok(s) => SamplePolicy::parse(&s).ok_or_else(|| format!("HIPSCOPE_SAMPLE={s}: expected off, on, kernels, work-groups or skip"))?,
@@ -391,10 +391,9 @@ impl Runtime {
         let d = EngineOptions::default();
         EngineOptions {
             seed: self.seed,
-            threads: self.threads,
             no_progress: self.no_progress.unwrap_or(d.no_progress),
             work_group_sampling: self.work_group_sampling,
-            ..d
+            ..self.threads.apply(d)
         }
     }
 

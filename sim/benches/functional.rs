@@ -41,8 +41,14 @@ fn verified_session_on(file: &str, gpu: &str, key: &str, threads: usize) -> Resu
     // The reference models are the studies crate's, above the engine: the same runs are checked
     // against them by `studies/tests/suite/bench_specs.rs`, so here only a fault stops the case.
     s.expect.clear();
-    let opts =
-        RunOptions { gpu: Some(gpu.into()), code_object: Some(key.into()), seed: 0, threads, mode: hipscope_sim::Mode::Functional, ..RunOptions::default() };
+    let opts = RunOptions {
+        gpu: Some(gpu.into()),
+        code_object: Some(key.into()),
+        seed: 0,
+        threads: hipscope_sim::Threads::Fixed(threads),
+        mode: hipscope_sim::Mode::Functional,
+        ..RunOptions::default()
+    };
     let report = spec::run(&s, &path, &opts).map_err(|e| e.to_string())?;
     let instructions = report.dispatches.iter().map(|d| d.instructions).sum();
     let session = Session::new(&s, &path, &opts).map_err(|e| e.to_string())?;

@@ -33,6 +33,7 @@
 //! Residency, barriers, retirement and faults are the shared scheduler's ([`crate::sched`]);
 //! this module is the policy: which wave runs next and for how long.
 
+mod auto;
 mod par;
 mod resume;
 mod spans;
@@ -94,19 +95,35 @@ pub fn run(
     hooks: Hooked,
     mut observer: Option<&mut dyn Observer>,
 ) -> Result<DispatchStats, KernelFault> {
-    if observer.is_none() && hooks.turn.is_none() && par::eligible(d, opts) {
+    let parallel = observer.is_none() && hooks.turn.is_none() && par::eligible(d, opts);
+    // `--threads auto`: one thread or several as the launches before this one showed.
+    let plan = match parallel {
+        true if opts.threads_auto => auto::plan(d),
+        true => auto::Plan::Many,
+        false => auto::Plan::One,
+    };
+    let started = std::time::Instant::now();
+    if plan == auto::Plan::Many {
         let hostcall = hooks.host.as_ref().map(|h| h.hostcall_buffer());
-        if let Some(stats) = par::run(d, env, mem, opts, hostcall) {
+        let stood = par::run(d, env, mem, opts, hostcall);
+        if opts.threads_auto {
+            auto::record(d, plan, started.elapsed(), stood.as_ref().map(|s| s.instructions));
+        }
+        if let Some(stats) = stood {
             return Ok(stats);
         }
     }
     if let Some(o) = observer.as_deref_mut() {
         o.dispatch_started(&d.info());
     }
+    let started = std::time::Instant::now();
     let mut s = Sched::new(d, *opts, observer, Storage::BySlot);
     let r = schedule(&mut s, env, mem, hooks, None);
     if let Some(o) = s.obs.take() {
         o.into_inner().dispatch_ended();
+    }
+    if parallel && opts.threads_auto && plan == auto::Plan::One && r.is_ok() {
+        auto::record(d, plan, started.elapsed(), Some(s.stats.instructions));
     }
     r.map(|()| s.stats)
 }

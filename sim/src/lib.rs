@@ -66,4 +66,4 @@ pub use fault::{FaultKind, KernelFault, WaveId};
 pub use launch::{Device, LaunchError};
 pub use memory::{Memory, MemoryKind};
 pub use mode::Mode;
-pub use sched::{DispatchStats, EngineOptions};
+pub use sched::{DispatchStats, EngineOptions, Threads};

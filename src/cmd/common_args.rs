@@ -3,7 +3,7 @@
 
 use super::CliError;
 use hipscope_sim::sample::SamplePolicy;
-use hipscope_sim::Mode;
+use hipscope_sim::{Mode, Threads};
 use std::path::PathBuf;
 
 /// [`Mode`] as the command line spells it (`--mode functional|timing`).
@@ -32,10 +32,16 @@ pub struct EngineArgs {
     /// Seed of the engine's choices among legal interleavings (same seed, same results).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Host threads a functional dispatch's work-groups may run on (0: every core); the
-    /// result is bit-identical whatever the count.
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
+    /// Host threads a functional dispatch's work-groups may run on: a count (0: every core),
+    /// or `auto` (every core for the dispatches whose earlier launches of the same kernel and
+    /// shape ran faster so, one thread for the rest). The result is bit-identical whatever
+    /// the count.
+    #[arg(long, default_value = "auto", value_parser = parse_threads)]
+    threads: Threads,
+}
+
+fn parse_threads(s: &str) -> Result<Threads, String> {
+    Threads::parse(s).ok_or_else(|| format!("expected a count of threads or `auto`, not `{s}`"))
 }
 
 impl EngineArgs {
@@ -43,12 +49,9 @@ impl EngineArgs {
         self.mode.into()
     }
 
-    /// `--threads`, with 0 resolved to the host's cores.
-    pub fn threads(&self) -> usize {
-        match self.threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        }
+    /// `--threads`.
+    pub fn threads(&self) -> Threads {
+        self.threads
     }
 }
 

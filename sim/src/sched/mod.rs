@@ -25,7 +25,7 @@ mod touched;
 
 pub use faults::fault;
 pub(crate) use options::count_group;
-pub use options::{EngineOptions, RunProgress, DEFAULT_NO_PROGRESS, DEFAULT_WATCHDOG_CYCLES};
+pub use options::{EngineOptions, RunProgress, Threads, DEFAULT_NO_PROGRESS, DEFAULT_WATCHDOG_CYCLES};
 pub(crate) use residency::{Ended, Release, Resident, Sched, Storage};
 pub(crate) use retire::{fetch, follow};
 pub use sample::{round_period, Sampled, Stable, Windows, WorkGroupSampling};

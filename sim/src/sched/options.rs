@@ -45,6 +45,9 @@ pub struct EngineOptions {
     /// Host threads the functional engine may run a dispatch's work-groups on (`--threads`;
     /// 1: one). The thread count never changes a result ([`crate::engine`] says why).
     pub threads: usize,
+    /// `--threads auto`: run each dispatch on `threads` threads or on one, as launches of the
+    /// same kernel and shape before it ran faster (`engine::auto`); false: on `threads`.
+    pub threads_auto: bool,
     /// Timing mode: simulate a long dispatch in detail only until its rate is stable, then
     /// fast-forward the rest functionally and extrapolate its cycles ([`super::sample`]);
     /// `None`: every dispatch in full detail.
@@ -72,6 +75,7 @@ impl Default for EngineOptions {
             max_cycles: u64::MAX,
             progress: None,
             threads: 1,
+            threads_auto: false,
             work_group_sampling: None,
             pc_stop: None,
         }
@@ -90,5 +94,55 @@ pub struct RunProgress {
 pub(crate) fn count_group(opts: &EngineOptions) {
     if let Some(p) = opts.progress {
         p.groups_done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// `--threads` / `HIPSCOPE_THREADS`: the host threads a functional dispatch may run on. The
+/// count never changes a result (`engine` says why), only how fast a dispatch runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Threads {
+    /// Every core, for the dispatches whose earlier launches ran faster so (`engine::auto`).
+    Auto,
+    /// This many (0: every core).
+    Fixed(usize),
+}
+
+impl Threads {
+    /// `auto`, or a count.
+    pub fn parse(s: &str) -> Option<Threads> {
+        match s {
+            "auto" => Some(Threads::Auto),
+            n => n.parse().ok().map(Threads::Fixed),
+        }
+    }
+
+    /// The threads a dispatch may use at most.
+    pub fn count(self) -> usize {
+        match self {
+            Threads::Fixed(n) if n > 0 => n,
+            _ => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+
+    /// `opts` with these threads.
+    pub fn apply(self, opts: EngineOptions) -> EngineOptions {
+        EngineOptions { threads: self.count(), threads_auto: self == Threads::Auto, ..opts }
+    }
+}
+
+/// One thread, as [`EngineOptions::default`]: what the library does unless asked (the
+/// command line and the HIP runtime default to [`Threads::Auto`]).
+impl Default for Threads {
+    fn default() -> Threads {
+        Threads::Fixed(1)
+    }
+}
+
+impl std::fmt::Display for Threads {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Threads::Auto => write!(f, "auto"),
+            Threads::Fixed(n) => write!(f, "{n}"),
+        }
     }
 }

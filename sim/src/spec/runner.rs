@@ -45,8 +45,8 @@ pub struct RunOptions {
     pub target: Option<String>,
     /// `--seed N`: picks the interleaving of waves.
     pub seed: u64,
-    /// `--threads N`: host threads a functional dispatch may run on (0 or 1: one).
-    pub threads: usize,
+    /// `--threads`: host threads a functional dispatch may run on.
+    pub threads: crate::Threads,
     /// `--mode`: functional, or timing (simulate the GPU's pipelines and memory system).
     pub mode: crate::Mode,
     /// `--watchdog-cycles N` (timing mode; `None`: the engine's default, 0: no watchdog).
@@ -407,9 +407,8 @@ fn limits(opts: &RunOptions) -> EngineOptions {
         max_instructions: opts.max_instructions.unwrap_or(d.max_instructions),
         max_cycles: opts.max_cycles.unwrap_or(d.max_cycles),
         progress: opts.progress,
-        threads: opts.threads.max(1),
         work_group_sampling: opts.work_group_sampling,
-        ..d
+        ..opts.threads.apply(d)
     }
 }
 

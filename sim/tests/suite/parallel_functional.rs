@@ -5,13 +5,14 @@
 
 use hipscope_sim::engine::dispatches_run_in_parallel;
 use hipscope_sim::spec::{self, RunOptions};
+use hipscope_sim::Threads;
 use std::path::PathBuf;
 
 /// What a run leaves: per dispatch (kernel, groups, waves, instructions, LDS out of range),
 /// every buffer's final bytes, and how many dispatches ran in parallel.
 type Outcome = (Vec<(String, u64, u64, u64, u64)>, Vec<(String, Vec<u8>)>, u64);
 
-fn run(file: &str, params: &[(String, i128)], threads: usize, seed: u64) -> Outcome {
+fn run(file: &str, params: &[(String, i128)], threads: Threads, seed: u64) -> Outcome {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../workloads").join(file);
     let mut s = spec::load_with(&path, params).unwrap_or_else(|e| panic!("{file}: {e}"));
     // The CPU reference models live above the engine; here the two thread counts are
@@ -37,10 +38,10 @@ fn agree_with(file: &str, params: &[(String, i128)], seeds: std::ops::Range<u64>
     let mut parallel = 0;
     let mut dispatches = 0;
     for seed in seeds {
-        let (stats1, dumps1, p1) = run(file, params, 1, seed);
+        let (stats1, dumps1, p1) = run(file, params, Threads::Fixed(1), seed);
         assert_eq!(p1, 0, "{file}: one thread never runs in parallel");
         for threads in [2, 3] {
-            let (stats, dumps, p) = run(file, params, threads, seed);
+            let (stats, dumps, p) = run(file, params, Threads::Fixed(threads), seed);
             assert_eq!(stats, stats1, "{file} seed {seed}: counts with {threads} threads");
             for ((name, a), (_, b)) in dumps.iter().zip(&dumps1) {
                 let first = a.iter().zip(b).position(|(x, y)| x != y);
@@ -77,6 +78,22 @@ fn racing_and_communicating_kernels_fall_back_to_the_seeded_interleaving() {
 fn kernels_with_scratch_run_sequentially_and_agree() {
     let (parallel, _) = agree("private.ron", 0..2);
     assert_eq!(parallel, 0, "scratch slots follow residency");
+}
+
+#[test]
+fn auto_threads_run_a_kernels_first_launch_on_one_thread_and_the_next_on_several() {
+    if Threads::Auto.count() < 2 {
+        println!("SKIPPED: one host core: `--threads auto` runs everything on it");
+        return;
+    }
+    // 55 launches of one kernel and shape: the first on one thread, the second on several
+    // (then whichever took less host time per instruction), the same bytes and counts.
+    let (stats1, dumps1, _) = run("bitonic.ron", &[], Threads::Fixed(1), 0);
+    let (stats, dumps, parallel) = run("bitonic.ron", &[], Threads::Auto, 0);
+    assert_eq!(stats, stats1, "counts with --threads auto");
+    assert_eq!(dumps, dumps1, "buffers with --threads auto");
+    assert!(parallel >= 1, "the second launch runs on several threads");
+    assert!(parallel < stats.len() as u64, "the first launch runs on one thread: {parallel} of {} in parallel", stats.len());
 }
 
 #[test]

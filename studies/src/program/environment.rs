@@ -172,8 +172,8 @@ impl Environment {
         self.env.push(("HIPSCOPE_SEED", seed.to_string().into()));
     }
 
-    /// Host threads a functional dispatch may run on (the runtime's default: 1).
-    pub fn set_threads(&mut self, threads: usize) {
+    /// Host threads a functional dispatch may run on (the runtime's default: auto).
+    pub fn set_threads(&mut self, threads: hipscope_sim::Threads) {
         self.env.push(("HIPSCOPE_THREADS", threads.to_string().into()));
     }
 
