@@ -280,16 +280,15 @@ fn sum(done: &[Done]) -> DispatchStats {
 /// run of touching ranges of one worker (consecutive groups' waves of a worker usually write
 /// one block), each range alone if the run does not go at once (it spans allocations).
 fn commit(mem: &mut Memory, writes: &[Written], done: &[Done]) {
-    let mut buf = Vec::new();
     let mut rest = writes;
     while let Some(first) = rest.first() {
         let n = 1 + rest.windows(2).take_while(|p| p[1].lo == p[0].hi && p[1].worker == first.worker).count();
         let (run, after) = rest.split_at(n);
         let hi = run.last().map_or(first.hi, |w| w.hi);
-        if !mem.commit_from(&done[first.worker].pages, first.lo, hi, &mut buf) {
+        if !mem.commit_from(&done[first.worker].pages, first.lo, hi) {
             for w in run {
                 // The worker wrote these bytes through a view of this memory: they are in its pages.
-                let copied = mem.commit_from(&done[w.worker].pages, w.lo, w.hi, &mut buf);
+                let copied = mem.commit_from(&done[w.worker].pages, w.lo, w.hi);
                 debug_assert!(copied, "{:#x}..{:#x} not in worker {}'s pages", w.lo, w.hi, w.worker);
             }
         }

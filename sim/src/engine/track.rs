@@ -334,9 +334,8 @@ impl Tracker {
 
 /// Whether every active lane's `bytes`-byte range starts within the previous lane's (or
 /// right at its end): then the lanes' union is `addrs[first]..addrs[last] + bytes`, with no
-/// gap. A full EXEC whose ends are near enough takes one pass over neighbouring lanes with no
-/// branch per lane (it used to try the coalesced and the uniform shape first, then the
-/// lane-by-lane test, which a tile's rows of lanes took to their first gap).
+/// gap. A full EXEC first compares its ends, then tries the two shapes nearly every access
+/// has, before the lane-by-lane test.
 #[inline]
 fn gapless<T: Copy + Into<u64>>(lanes: u64, addrs: &[T; crate::wave::MAX_LANES], bytes: u64) -> bool {
     if lanes == u64::MAX {
@@ -347,12 +346,18 @@ fn gapless<T: Copy + Into<u64>>(lanes: u64, addrs: &[T; crate::wave::MAX_LANES],
         if a63.wrapping_sub(a0) > bytes.saturating_mul(crate::wave::MAX_LANES as u64 - 1) {
             return false;
         }
-        // The lane-by-lane test below without its branch per lane.
-        let far = addrs.windows(2).fold(false, |far, p| {
-            let (a, b): (u64, u64) = (p[0].into(), p[1].into());
-            far | (b.wrapping_sub(a) > bytes)
-        });
-        return !far;
+        // The two shapes nearly every access has — lanes `bytes` apart (coalesced) or all at
+        // one address (uniform) — with exact comparisons that the compiler vectorises.
+        let (mut coalesced, mut uniform, mut next) = (0u64, 0u64, a0);
+        for &a in addrs {
+            let a: u64 = a.into();
+            coalesced |= a ^ next;
+            uniform |= a ^ a0;
+            next = next.wrapping_add(bytes);
+        }
+        if coalesced == 0 || uniform == 0 {
+            return true;
+        }
     }
     let mut m = lanes;
     let mut prev: Option<u64> = None;
