@@ -236,16 +236,14 @@ impl Memory {
 
     /// Copy `lo..hi`, which a view of this address space wrote, from the view's `pages` into
     /// this address space; false (nothing copied) if the view did not write all of it or no
-    /// allocation holds it. `buf`: scratch space, reused.
-    pub fn commit_from(&mut self, pages: &Pages, lo: u64, hi: u64, buf: &mut Vec<u8>) -> bool {
+    /// allocation holds it. Straight from the private chunks into the allocation: the copy
+    /// runs on the dispatch's thread after the workers, and a scratch buffer between them cost
+    /// a relu launch two more passes over its 4 MiB (zeroing it, copying it).
+    pub fn commit_from(&mut self, pages: &Pages, lo: u64, hi: u64) -> bool {
         let Some(n) = hi.checked_sub(lo) else { return false };
         let Ok((i, off)) = self.locate(lo, n) else { return false };
-        buf.resize(n as usize, 0);
-        if !pages.copy_out(i, off, buf) {
-            return false;
-        }
-        self.allocs[i].write_at(off, buf);
-        true
+        let a = &mut self.allocs[i];
+        pages.copy_each(i, off, n as usize, |at, bytes| a.write_at(at, bytes))
     }
 
     /// The bytes of the allocation at `base` made shared (a sparse one becomes flat first,

@@ -36,6 +36,13 @@ use std::sync::{Arc, Mutex};
 /// memory the workers made before they were copy-on-write were allowed.
 const SPARE_BUDGET_BYTES: usize = 1 << 30;
 
+/// A worker looks for waves that communicate ([`worker`]) until its log holds this many
+/// entries; past it only the final check looks. // assumed: the kernels that stage data in a
+/// shared global buffer show it within the first group or two (a wave of relu or fir logs two
+/// to eight entries), so a few hundred entries find them as soon as looking on would; an entry
+/// may stand for dozens of ranges (a transpose's strided rows), which is what each look sorts.
+const LOOK_LOG_ENTRIES: usize = 256;
+
 /// Whether the dispatch may run on several threads: asked for, at least two groups of
 /// waves the LDS check can tell apart, and a kernel whose result cannot depend on anything
 /// the workers do not see or check — it reads no clock (which counts the instructions of all
@@ -176,8 +183,10 @@ fn worker(job: &Job, k: usize, mut mem: Memory, mut env: Env) -> Option<Done> {
         // groups: stop then rather than after the whole dispatch. A conflict among some of the
         // waves' accesses is one among all of them (the final check would find it too), so
         // this changes when the dispatch falls back, never whether. Looking again only when
-        // the log has doubled keeps the looks' cost within that of the final check.
-        if t.log_len() >= 2 * looked.max(32) {
+        // the log has doubled, and only while it is short, keeps the looks' cost a small part
+        // of the final check's (looking on to the end cost as much as the final check again:
+        // a quarter of a transpose worker's host instructions went to the looks and the sort).
+        if looked < LOOK_LOG_ENTRIES && t.log_len() >= 2 * looked.max(32) {
             looked = t.log_len();
             if t.with_log(|log| spans::independent(&[log]).is_none()) {
                 job.abort.store(true, Ordering::Relaxed);
@@ -271,16 +280,15 @@ fn sum(done: &[Done]) -> DispatchStats {
 /// run of touching ranges of one worker (consecutive groups' waves of a worker usually write
 /// one block), each range alone if the run does not go at once (it spans allocations).
 fn commit(mem: &mut Memory, writes: &[Written], done: &[Done]) {
-    let mut buf = Vec::new();
     let mut rest = writes;
     while let Some(first) = rest.first() {
         let n = 1 + rest.windows(2).take_while(|p| p[1].lo == p[0].hi && p[1].worker == first.worker).count();
         let (run, after) = rest.split_at(n);
         let hi = run.last().map_or(first.hi, |w| w.hi);
-        if !mem.commit_from(&done[first.worker].pages, first.lo, hi, &mut buf) {
+        if !mem.commit_from(&done[first.worker].pages, first.lo, hi) {
             for w in run {
                 // The worker wrote these bytes through a view of this memory: they are in its pages.
-                let copied = mem.commit_from(&done[w.worker].pages, w.lo, w.hi, &mut buf);
+                let copied = mem.commit_from(&done[w.worker].pages, w.lo, w.hi);
                 debug_assert!(copied, "{:#x}..{:#x} not in worker {}'s pages", w.lo, w.hi, w.worker);
             }
         }

@@ -334,13 +334,20 @@ impl Tracker {
 
 /// Whether every active lane's `bytes`-byte range starts within the previous lane's (or
 /// right at its end): then the lanes' union is `addrs[first]..addrs[last] + bytes`, with no
-/// gap. A full EXEC first tries the two shapes nearly every access has — lanes `bytes` apart
-/// (coalesced) or all at one address (uniform) — with exact comparisons that the compiler
-/// vectorises, before the lane-by-lane test.
+/// gap. A full EXEC first compares its ends, then tries the two shapes nearly every access
+/// has, before the lane-by-lane test.
 #[inline]
 fn gapless<T: Copy + Into<u64>>(lanes: u64, addrs: &[T; crate::wave::MAX_LANES], bytes: u64) -> bool {
     if lanes == u64::MAX {
-        let a0: u64 = addrs[0].into();
+        // Lanes each at most `bytes` past the previous one span at most 63 times that (the
+        // wrapping differences then add up without wrapping): rows of a tile, strided and
+        // scattered lanes fail here at once.
+        let (a0, a63): (u64, u64) = (addrs[0].into(), addrs[crate::wave::MAX_LANES - 1].into());
+        if a63.wrapping_sub(a0) > bytes.saturating_mul(crate::wave::MAX_LANES as u64 - 1) {
+            return false;
+        }
+        // The two shapes nearly every access has — lanes `bytes` apart (coalesced) or all at
+        // one address (uniform) — with exact comparisons that the compiler vectorises.
         let (mut coalesced, mut uniform, mut next) = (0u64, 0u64, a0);
         for &a in addrs {
             let a: u64 = a.into();
@@ -444,6 +451,17 @@ impl MemPort for Tracker {
             let (first, last) = ends(lanes, offsets);
             if let Some(span) = last.checked_sub(first).and_then(|d| d.checked_add(bytes.max(1))) {
                 self.lds_note(first, span, write);
+                return;
+            }
+        }
+        if lanes == u64::MAX {
+            let wide: [u64; crate::wave::MAX_LANES] = std::array::from_fn(|l| u64::from(offsets[l]));
+            if segmented(&wide, u64::from(bytes)) {
+                // Rows of consecutive lanes (a tile's rows written into LDS): one range a row,
+                // the dwords the lanes mark one by one, set a bitmap word at a time.
+                for first in (0..crate::wave::MAX_LANES).step_by(SEGMENT_LANES) {
+                    self.lds_note(offsets[first], bytes.saturating_mul(SEGMENT_LANES as u32), write);
+                }
                 return;
             }
         }
@@ -563,8 +581,8 @@ mod tests {
 
     #[test]
     fn whole_instruction_global_notes_cover_the_bytes_of_lane_by_lane_ones() {
-        // Seeded full-EXEC instructions: runs of consecutive lanes with gaps, touching and
-        // overlapping neighbours, backward steps; 4 to 16 bytes a lane.
+        // Seeded full-EXEC instructions: runs of consecutive lanes with gaps (far and small),
+        // touching and overlapping neighbours, backward steps; 4 to 16 bytes a lane.
         let mut rng = StdRng::seed_from_u64(0x9e37_79b9_7f4a_7c15u64);
         let mut next = move || rng.random::<u64>();
         for case in 0..400 {
@@ -577,10 +595,13 @@ mod tests {
             for (l, slot) in addrs.iter_mut().enumerate() {
                 if l > 0 && l % run == 0 {
                     // A jump: far, touching the run before, overlapping it, or backwards.
-                    a = match if fixed { 0 } else { next() % 4 } {
+                    a = match if fixed { 0 } else { next() % 5 } {
                         0 => a + 1024,
                         1 => a,
                         2 => a - n / 2,
+                        // A gap of a few bytes (lanes near enough that only the neighbours
+                        // tell, when other jumps go back).
+                        3 => a + 4,
                         _ => a.saturating_sub(512),
                     };
                 }
@@ -600,8 +621,8 @@ mod tests {
 
     #[test]
     fn whole_instruction_lds_checks_agree_with_lane_by_lane_ones() {
-        // Seeded instructions of two waves (contiguous, strided, uniform, unaligned and
-        // out-of-range lanes; 4 to 16 bytes; some lanes off), with barriers between some:
+        // Seeded instructions of two waves (contiguous, strided, uniform, rows of lanes,
+        // unaligned and out-of-range lanes; 4 to 16 bytes; some lanes off), with barriers between some:
         // the bulk check must flag a race exactly when the per-lane one does.
         let mut rng = StdRng::seed_from_u64(0x2545_f491_4f6c_dd1du64);
         let mut next = move || rng.random::<u64>();
@@ -615,7 +636,20 @@ mod tests {
                 let wave = (next() % 2) as u32;
                 let bytes = [4u32, 8, 12, 16][(next() % 4) as usize];
                 let (base, stride) = ((next() % 1100) as u32, [0u32, 4, 8, 16, 20, 68][(next() % 6) as usize]);
-                let offsets: [u32; crate::wave::MAX_LANES] = std::array::from_fn(|l| base.wrapping_add(stride * l as u32));
+                // Some at a multiple of the lane's bytes (blocks that never straddle a word).
+                let base = if next() % 2 == 0 { base - base % bytes } else { base };
+                // Some in rows of 16 consecutive lanes (a tile's rows), the rows `stride * 16`
+                // or a row's length plus a little apart.
+                let rows = next() % 3 == 0;
+                let row = if next() % 2 == 0 { 16 * stride } else { 16 * bytes + 4 * (next() % 3) as u32 };
+                let offsets: [u32; crate::wave::MAX_LANES] = std::array::from_fn(|l| {
+                    let (r, k) = (l as u32 / 16, l as u32 % 16);
+                    if rows {
+                        base.wrapping_add(r * row + k * bytes)
+                    } else {
+                        base.wrapping_add(stride * l as u32)
+                    }
+                });
                 let lanes = if next() % 3 == 0 { next() } else { u64::MAX };
                 let dir = if next() % 2 == 0 { Dir::Read } else { Dir::Write };
                 for t in [&bulk, &lane] {

@@ -58,16 +58,24 @@ impl Pages {
         self.own.iter().map(|p| p.bytes.touched_chunks() * CHUNK_BYTES).sum()
     }
 
-    /// Copy the bytes at `off..off + to.len()` of allocation `index` (of the address space the
-    /// view was made over) from this view's private pages into `to`; false if they are not
-    /// all private (the view did not write them).
-    pub(super) fn copy_out(&self, index: usize, off: usize, to: &mut [u8]) -> bool {
+    /// Hand `to` the bytes at `off..off + n` of allocation `index` (of the address space the
+    /// view was made over) from this view's private pages, a piece per private chunk with its
+    /// offset; false (nothing handed) if they are not all private (the view did not write them).
+    pub(super) fn copy_each(&self, index: usize, off: usize, n: usize, mut to: impl FnMut(usize, &[u8])) -> bool {
         let Some(p) = self.own.get(index) else { return false };
-        let (first, last) = (off / PAGE_BYTES, (off + to.len().max(1) - 1) / PAGE_BYTES);
+        let (first, last) = (off / PAGE_BYTES, (off + n.max(1) - 1) / PAGE_BYTES);
         if !(first..=last).all(|q| p.is_dirty(q)) {
             return false;
         }
-        p.bytes.read(off, to);
+        let mut at = off;
+        while at < off + n {
+            let piece = (CHUNK_BYTES - at % CHUNK_BYTES).min(off + n - at);
+            // Private pages lie in made chunks: the window is the chunk holding the piece.
+            if let Some((start, bytes)) = p.bytes.window(at, piece) {
+                to(at, &bytes[at - start..at - start + piece]);
+            }
+            at += piece;
+        }
         true
     }
 }
@@ -385,10 +393,9 @@ mod tests {
         assert_eq!((a.read_u32(flat + 104), b.read_u32(flat + 100)), (at(104), at(100)), "each sees the base outside its writes");
         let (pa, pb) = (a.into_pages(), b.into_pages());
         let mut m = Arc::try_unwrap(base).expect("no view left");
-        let mut buf = Vec::new();
-        assert!(m.commit_from(&pa, flat + 100, flat + 104, &mut buf));
-        assert!(m.commit_from(&pb, flat + 104, flat + 108, &mut buf));
-        assert!(!m.commit_from(&pa, flat + 2 * PAGE_BYTES as u64, flat + 2 * PAGE_BYTES as u64 + 4, &mut buf), "a page it never wrote");
+        assert!(m.commit_from(&pa, flat + 100, flat + 104));
+        assert!(m.commit_from(&pb, flat + 104, flat + 108));
+        assert!(!m.commit_from(&pa, flat + 2 * PAGE_BYTES as u64, flat + 2 * PAGE_BYTES as u64 + 4), "a page it never wrote");
         assert_eq!((m.read_u32(flat + 100), m.read_u32(flat + 104)), (Ok(1), Ok(2)));
         assert_eq!(m.read_u32(flat + 96), Ok(u32::from_le_bytes([96, 97, 98, 99])), "bytes around them unchanged");
         // The next view over the changed memory reuses a's pages: stale bytes are never read.
@@ -397,6 +404,25 @@ mod tests {
         assert_eq!(c.read_u32(flat + 104), Ok(2), "b's write, from the base, not a's old page");
         c.write_u8_for_test(flat + 200, 3);
         assert_eq!((c.read_u32(flat + 100), c.read_u32(flat + 104)), (Ok(1), Ok(2)), "the page copied again from the base");
+    }
+
+    #[test]
+    fn a_commit_across_a_chunk_edge_copies_both_sides() {
+        let (m, _, sparse) = start();
+        let base = Arc::new(m);
+        let mut v = Memory::overlay(base.clone(), Pages::default());
+        let edge = sparse + CHUNK_BYTES as u64;
+        let bytes: Vec<u8> = (0..3 * PAGE_BYTES as u32).map(|i| (i % 253) as u8 + 1).collect();
+        v.write(edge - PAGE_BYTES as u64 - 8, &bytes).unwrap();
+        let pages = v.into_pages();
+        let mut m = Arc::try_unwrap(base).expect("no view left");
+        let (lo, hi) = (edge - PAGE_BYTES as u64 - 8, edge + 2 * PAGE_BYTES as u64 - 8);
+        assert!(m.commit_from(&pages, lo, hi));
+        let mut got = vec![0u8; bytes.len()];
+        m.read(lo, &mut got).unwrap();
+        assert!(got == bytes, "both chunks' bytes committed");
+        assert_eq!(m.read_u64(lo - 8), Ok(0), "nothing before");
+        assert_eq!(m.read_u64(hi), Ok(0), "nothing after");
     }
 
     impl Memory {
