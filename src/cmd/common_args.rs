@@ -33,9 +33,9 @@ pub struct EngineArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Host threads a functional dispatch's work-groups may run on: a count (0: every core),
-    /// or `auto` (every core for the dispatches whose earlier launches of the same kernel and
-    /// shape ran faster so, one thread for the rest). The result is bit-identical whatever
-    /// the count.
+    /// or `auto` (per kernel and launch shape: the first launch on every core, the second on
+    /// one, later ones the way that cost less per instruction). The result is bit-identical
+    /// whatever the count.
     #[arg(long, default_value = "auto", value_parser = parse_threads)]
     threads: Threads,
 }

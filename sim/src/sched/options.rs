@@ -101,7 +101,8 @@ pub(crate) fn count_group(opts: &EngineOptions) {
 /// count never changes a result (`engine` says why), only how fast a dispatch runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Threads {
-    /// Every core, for the dispatches whose earlier launches ran faster so (`engine::auto`).
+    /// Every core or one, per kernel and launch shape as its launches so far ran faster
+    /// (`engine::auto`: the first on every core, the second on one).
     Auto,
     /// This many (0: every core).
     Fixed(usize),

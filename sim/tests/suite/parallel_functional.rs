@@ -81,19 +81,19 @@ fn kernels_with_scratch_run_sequentially_and_agree() {
 }
 
 #[test]
-fn auto_threads_run_a_kernels_first_launch_on_one_thread_and_the_next_on_several() {
+fn auto_threads_run_a_kernels_first_launch_on_several_threads_and_the_next_on_one() {
     if Threads::Auto.count() < 2 {
         println!("SKIPPED: one host core: `--threads auto` runs everything on it");
         return;
     }
-    // 55 launches of one kernel and shape: the first on one thread, the second on several
+    // 55 launches of one kernel and shape: the first on several threads, the second on one
     // (then whichever took less host time per instruction), the same bytes and counts.
     let (stats1, dumps1, _) = run("bitonic.ron", &[], Threads::Fixed(1), 0);
     let (stats, dumps, parallel) = run("bitonic.ron", &[], Threads::Auto, 0);
     assert_eq!(stats, stats1, "counts with --threads auto");
     assert_eq!(dumps, dumps1, "buffers with --threads auto");
-    assert!(parallel >= 1, "the second launch runs on several threads");
-    assert!(parallel < stats.len() as u64, "the first launch runs on one thread: {parallel} of {} in parallel", stats.len());
+    assert!(parallel >= 1, "the first launch runs on several threads");
+    assert!(parallel < stats.len() as u64, "the second launch runs on one thread: {parallel} of {} in parallel", stats.len());
 }
 
 #[test]
