@@ -96,7 +96,7 @@ pub fn run(
     mut observer: Option<&mut dyn Observer>,
 ) -> Result<DispatchStats, KernelFault> {
     let parallel = observer.is_none() && hooks.turn.is_none() && par::eligible(d, opts);
-    // `--threads auto`: one thread or several as the launches before this one showed.
+    // `--threads auto`: one thread or several, as `auto` learns per kernel and launch shape.
     let plan = match parallel {
         true if opts.threads_auto => auto::plan(d),
         true => auto::Plan::Many,
