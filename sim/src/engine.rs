@@ -96,17 +96,18 @@ pub fn run(
     mut observer: Option<&mut dyn Observer>,
 ) -> Result<DispatchStats, KernelFault> {
     let parallel = observer.is_none() && hooks.turn.is_none() && par::eligible(d, opts);
-    // `--threads auto`: one thread or several, as `auto` learns per kernel and launch shape.
+    // `--threads auto`: one thread or several, as `auto` learns per kernel and launch shape
+    // from the dispatches it times.
+    let learns = parallel && opts.threads_auto;
     let plan = match parallel {
-        true if opts.threads_auto => auto::plan(d),
+        true if learns => auto::plan(d),
         true => auto::Plan::Many,
         false => auto::Plan::One,
     };
-    let started = std::time::Instant::now();
     if plan == auto::Plan::Many {
-        let hostcall = hooks.host.as_ref().map(|h| h.hostcall_buffer());
+        let (started, hostcall) = (std::time::Instant::now(), hooks.host.as_ref().map(|h| h.hostcall_buffer()));
         let stood = par::run(d, env, mem, opts, hostcall);
-        if opts.threads_auto {
+        if learns {
             auto::record(d, plan, started.elapsed(), stood.as_ref().map(|s| s.instructions));
         }
         if let Some(stats) = stood {
@@ -122,7 +123,8 @@ pub fn run(
     if let Some(o) = s.obs.take() {
         o.into_inner().dispatch_ended();
     }
-    if parallel && opts.threads_auto && plan == auto::Plan::One && r.is_ok() {
+    // After a parallel run that fell back, this run is not the one-thread way's cost to learn.
+    if learns && plan == auto::Plan::One && r.is_ok() {
         auto::record(d, plan, started.elapsed(), Some(s.stats.instructions));
     }
     r.map(|()| s.stats)
