@@ -25,28 +25,63 @@ pub struct LdsCycles {
 /// [`MAX_LDS_BANKS`] (larger counts are taken as that). Runs on every DS instruction, so it works
 /// in fixed-size buffers and allocates nothing.
 pub fn cycles(accesses: &[(u32, u32, u32)], banks: u32, bank_width_bytes: u32) -> LdsCycles {
-    let (banks, width) = (banks.clamp(1, MAX_LDS_BANKS), bank_width_bytes.max(1));
+    let geo = Banks::new(banks, bank_width_bytes);
     let mut out = LdsCycles::default();
     let mut step_words = StepWords::new();
     let mut i = 0;
     while i < accesses.len() {
-        let per_access = accesses[i].2.div_ceil(width).max(1);
-        let step = ((banks / per_access).max(1) as usize).min(accesses.len() - i);
-        step_words.clear(banks);
-        if !step_words.count_ascending(&accesses[i..i + step], banks, width) {
-            step_words.clear(banks);
-            for &(_, off, bytes) in &accesses[i..i + step] {
-                for k in 0..bytes.div_ceil(width).max(1) {
-                    step_words.add((off / width).wrapping_add(k), banks);
-                }
-            }
-        }
-        let c = step_words.per_bank[..banks as usize].iter().copied().max().unwrap_or(0).max(1) as u64;
+        let per_access = geo.words_of(accesses[i].2);
+        let step = ((geo.banks / per_access).max(1) as usize).min(accesses.len() - i);
+        let c = step_words.cycles(&accesses[i..i + step], &geo) as u64;
         out.busy += c;
         out.conflicts += c - 1;
         i += step;
     }
     out
+}
+
+/// The banks' shape, with the divisions of the common power-of-two shapes as masks and shifts
+/// (this runs for every word of every DS instruction).
+struct Banks {
+    banks: u32,
+    width: u32,
+    /// `banks - 1` when `banks` is a power of two.
+    bank_mask: Option<u32>,
+    /// log2 of `width` when it is a power of two.
+    width_shift: Option<u32>,
+}
+
+impl Banks {
+    fn new(banks: u32, bank_width_bytes: u32) -> Banks {
+        let (banks, width) = (banks.clamp(1, MAX_LDS_BANKS), bank_width_bytes.max(1));
+        Banks { banks, width, bank_mask: banks.is_power_of_two().then_some(banks - 1), width_shift: width.is_power_of_two().then(|| width.trailing_zeros()) }
+    }
+
+    /// The word holding byte `off`.
+    #[inline]
+    fn word(&self, off: u32) -> u32 {
+        match self.width_shift {
+            Some(s) => off >> s,
+            None => off / self.width,
+        }
+    }
+
+    /// Words an access of `bytes` touches (at least one).
+    #[inline]
+    fn words_of(&self, bytes: u32) -> u32 {
+        match self.width_shift {
+            Some(s) => ((bytes as u64 + (1 << s) - 1) >> s).max(1) as u32,
+            None => bytes.div_ceil(self.width).max(1),
+        }
+    }
+
+    #[inline]
+    fn bank(&self, w: u32) -> usize {
+        match self.bank_mask {
+            Some(m) => (w & m) as usize,
+            None => (w % self.banks) as usize,
+        }
+    }
 }
 
 /// No word: the end of a bank's chain.
@@ -80,49 +115,57 @@ impl StepWords {
         }
     }
 
-    fn clear(&mut self, banks: u32) {
-        self.head[..banks as usize].fill(NONE);
-        self.per_bank[..banks as usize].fill(0);
-        self.n = 0;
-        self.top = 0;
+    /// Cycles of one step: the most distinct words one bank must deliver (at least one).
+    fn cycles(&mut self, step: &[(u32, u32, u32)], geo: &Banks) -> u32 {
+        match ascending_span(step, geo) {
+            // Words rising within fewer words than there are banks: each in its own bank.
+            Some(span) if span < geo.banks => 1,
+            Some(_) => self.count_ascending(step, geo),
+            None => {
+                self.per_bank[..geo.banks as usize].fill(0);
+                self.head[..geo.banks as usize].fill(NONE);
+                self.n = 0;
+                self.top = 0;
+                let mut most = 1;
+                for &(_, off, bytes) in step {
+                    let first = geo.word(off);
+                    for k in 0..geo.words_of(bytes) {
+                        most = most.max(self.add(first.wrapping_add(k), geo));
+                    }
+                }
+                most
+            }
+        }
     }
 
     /// Count the step's words per bank when they rise strictly, access after access (lanes
-    /// walking up through the LDS, strided or not): then no word repeats and none needs looking
-    /// up. False, with partial counts to be cleared, as soon as one does not rise.
+    /// walking up through the LDS, strided or not: [`ascending_span`]): then no word repeats
+    /// and none needs looking up. Returns the largest count.
     #[inline]
-    fn count_ascending(&mut self, step: &[(u32, u32, u32)], banks: u32, width: u32) -> bool {
-        let mut next = 0u32;
-        for (j, &(_, off, bytes)) in step.iter().enumerate() {
-            let first = off / width;
-            if j > 0 && first < next {
-                return false;
-            }
-            for k in 0..bytes.div_ceil(width).max(1) {
-                let w = first.wrapping_add(k);
-                if w < first {
-                    return false; // wrapped past the top of the word range
-                }
-                self.per_bank[(w % banks) as usize] += 1;
-            }
-            next = first.wrapping_add(bytes.div_ceil(width).max(1));
-            if next < first {
-                return false;
+    fn count_ascending(&mut self, step: &[(u32, u32, u32)], geo: &Banks) -> u32 {
+        self.per_bank[..geo.banks as usize].fill(0);
+        let mut most = 1;
+        for &(_, off, bytes) in step {
+            let first = geo.word(off);
+            for k in 0..geo.words_of(bytes) {
+                let c = &mut self.per_bank[geo.bank(first + k)];
+                *c += 1;
+                most = most.max(*c);
             }
         }
-        true
+        most
     }
 
-    /// Count word `w` in its bank unless the step already touched it. A word past the buffer
-    /// (not possible within the bounds above) is counted as distinct, which can only overstate
-    /// conflicts.
+    /// Count word `w` in its bank unless the step already touched it; returns the bank's
+    /// count. A word past the buffer (not possible within the bounds above) is counted as
+    /// distinct, which can only overstate conflicts.
     #[inline]
-    fn add(&mut self, w: u32, banks: u32) {
-        let bank = (w % banks) as usize;
+    fn add(&mut self, w: u32, geo: &Banks) -> u32 {
+        let bank = geo.bank(w);
         let mut j = if self.n > 0 && w <= self.top { self.head[bank] } else { NONE };
         while j != NONE {
             if self.words[j as usize] == w {
-                return;
+                return self.per_bank[bank];
             }
             j = self.next[j as usize];
         }
@@ -134,7 +177,25 @@ impl StepWords {
             self.top = self.top.max(w);
         }
         self.per_bank[bank] += 1;
+        self.per_bank[bank]
     }
+}
+
+/// When the step's words rise strictly, access after access, without passing the top of the
+/// word range: the last word minus the first. `None` as soon as one access does not rise.
+#[inline]
+fn ascending_span(step: &[(u32, u32, u32)], geo: &Banks) -> Option<u32> {
+    let (mut lowest, mut next) = (0u32, 0u32);
+    for (j, &(_, off, bytes)) in step.iter().enumerate() {
+        let first = geo.word(off);
+        if j == 0 {
+            lowest = first;
+        } else if first < next {
+            return None;
+        }
+        next = first.checked_add(geo.words_of(bytes))?;
+    }
+    Some(next - 1 - lowest)
 }
 
 #[cfg(test)]
@@ -200,10 +261,12 @@ mod tests {
         out
     }
 
-    /// Banks, bank width and bytes a lane, drawn from what the GPUs have and instructions move.
+    /// Banks, bank width and bytes a lane, drawn from what the GPUs have and instructions move,
+    /// and now and then a shape that is not a power of two (a config may give one; it takes
+    /// the division path rather than masks and shifts).
     fn random_geometry(rng: &mut rand::rngs::StdRng) -> (u32, u32, u32) {
         use rand::RngExt;
-        ([16, 32, 64][rng.random_range(0..3)], [4, 8][rng.random_range(0..2)], [4, 8, 16][rng.random_range(0..3)])
+        ([16, 32, 64, 24][rng.random_range(0..4)], [4, 8, 12][rng.random_range(0..3)], [4, 8, 16][rng.random_range(0..3)])
     }
 
     /// Lanes walking up (the fast count) and patterns that break the walk part-way.

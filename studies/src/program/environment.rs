@@ -158,12 +158,7 @@ impl Environment {
                 path = format!("{path}:{old}");
             }
         }
-        let env = vec![
-            ("LD_LIBRARY_PATH", path.into()),
-            target,
-            ("HIPSCOPE_MODE", mode.name().into()),
-            ("GLIBC_TUNABLES", malloc_huge_pages(std::env::var_os("GLIBC_TUNABLES"))),
-        ];
+        let env = vec![("LD_LIBRARY_PATH", path.into()), target, ("HIPSCOPE_MODE", mode.name().into())];
         Ok(Environment { private, env })
     }
 
@@ -205,48 +200,10 @@ impl Environment {
     }
 }
 
-/// The C library's tunable that has `malloc` ask for transparent huge pages
-/// (`madvise(MADV_HUGEPAGE)` on the memory it maps and on its heap; glibc 2.35 and later,
-/// ignored by older ones and other C libraries).
-const MALLOC_HUGE_PAGES: &str = "glibc.malloc.hugetlb=1";
-
-/// `GLIBC_TUNABLES` for the program: the caller's, with [`MALLOC_HUGE_PAGES`] added unless the
-/// caller already chose `glibc.malloc.hugetlb`. Why: the runtime's timing-mode state (cache
-/// tags, memory pipes, LDS of resident groups: 100-200 MB, most of it small arrays on the C
-/// heap) is written all over during a run, and at 4 KiB a page its page faults were about a
-/// fifth of a short timing run's CPU time (matrixtranspose 1024², 32 000 faults).
-fn malloc_huge_pages(caller: Option<OsString>) -> OsString {
-    let Some(old) = caller.filter(|v| !v.is_empty()) else { return MALLOC_HUGE_PAGES.into() };
-    let chosen = old.to_str().is_some_and(|s| s.split(':').any(|t| t.starts_with("glibc.malloc.hugetlb=")));
-    if chosen || old.to_str().is_none() {
-        return old;
-    }
-    let mut v = old;
-    v.push(":");
-    v.push(MALLOC_HUGE_PAGES);
-    v
-}
-
 impl Drop for Environment {
     fn drop(&mut self) {
         if let Some(dir) = &self.private {
             let _ = std::fs::remove_dir_all(dir);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::malloc_huge_pages;
-    use std::ffi::OsString;
-
-    #[test]
-    fn the_huge_page_tunable_joins_the_callers_and_never_overrides_a_choice() {
-        let t = |s: Option<&str>| malloc_huge_pages(s.map(OsString::from));
-        assert_eq!(t(None), "glibc.malloc.hugetlb=1");
-        assert_eq!(t(Some("")), "glibc.malloc.hugetlb=1");
-        assert_eq!(t(Some("glibc.malloc.check=3")), "glibc.malloc.check=3:glibc.malloc.hugetlb=1");
-        assert_eq!(t(Some("glibc.malloc.hugetlb=0")), "glibc.malloc.hugetlb=0");
-        assert_eq!(t(Some("glibc.malloc.check=3:glibc.malloc.hugetlb=2")), "glibc.malloc.check=3:glibc.malloc.hugetlb=2");
     }
 }
