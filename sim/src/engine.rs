@@ -99,10 +99,12 @@ pub fn run(
     // `--threads auto`: one thread or several, as `auto` learns per kernel and launch shape
     // from the dispatches it times.
     let learns = parallel && opts.threads_auto;
-    let plan = match parallel {
-        true if learns => auto::plan(d),
-        true => auto::Plan::Many,
-        false => auto::Plan::One,
+    let plan = if learns {
+        auto::plan(d)
+    } else if parallel {
+        auto::Plan::Many
+    } else {
+        auto::Plan::One
     };
     if plan == auto::Plan::Many {
         let (started, hostcall) = (std::time::Instant::now(), hooks.host.as_ref().map(|h| h.hostcall_buffer()));

@@ -97,9 +97,9 @@ impl LdsCheck {
             // Every lane aligned and inside the LDS (nearly every access; the tests are one
             // pass the compiler vectorises): the lanes' blocks set with no test per lane.
             let size = 4 * D as u32;
-            let (unaligned, top) = offsets.iter().fold((0u32, 0u32), |(u, t), &o| (u | (o % size), t.max(o)));
+            let (unaligned, top, bottom) = offsets.iter().fold((0u32, 0u32, u32::MAX), |(u, t, b), &o| (u | (o % size), t.max(o), b.min(o)));
             if unaligned % 4 == 0 && top as usize / 4 + D <= dwords {
-                let low = offsets.iter().fold(u32::MAX, |l, &o| l.min(o)) as usize / 4 / BITS;
+                let low = bottom as usize / 4 / BITS;
                 if unaligned == 0 {
                     // Blocks at multiples of their size never straddle a word (D divides it).
                     for &o in offsets {
