@@ -1,7 +1,7 @@
 //! One wave-wide access: `begin`, the lanes' `read`/`write` calls, `end`.
 
 use super::cache::{mask_of, Evicted, Slot};
-use super::coalesce::{self, LaneAccess};
+use super::coalesce::{self, Runs};
 use super::lower::L2Op;
 use super::mtype::{l2_mode, L2Mode};
 use super::pipe::SUB;
@@ -136,7 +136,8 @@ pub(super) struct OpState {
     start: u64,
     opens: u64,
     done: u64,
-    lanes: Vec<LaneAccess>,
+    /// The lanes' accesses, for the L1's tag lookups at `end`.
+    lanes: Runs,
     open: Vec<Open>,
     /// The last lane's line, while the next lane may take it without the per-lane checks.
     last: Option<LastLine>,
@@ -164,7 +165,7 @@ impl MemSystem {
                 start,
                 opens: 0,
                 done: spec.at,
-                lanes: Vec::with_capacity(64),
+                lanes: Runs::default(),
                 open: Vec::with_capacity(16),
                 top: 0,
                 last: None,
@@ -200,7 +201,7 @@ impl MemSystem {
     pub fn read(&mut self, mem: &Memory, lane: u32, address: u64, out: &mut [u8]) -> Result<(), Unmapped> {
         if let Some(st) = self.op.as_deref_mut() {
             if let Some(o) = LastLine::holds(st.last, address, out.len()) {
-                record(&mut st.lanes, lane, address, out.len() as u32);
+                st.lanes.lane(lane, address, out.len() as u32);
                 let spec = st.spec;
                 self.copy_out(mem, &spec, o, address, out);
                 return Ok(());
@@ -211,7 +212,7 @@ impl MemSystem {
             return mem.read(address, out);
         };
         st.last = None;
-        record(&mut st.lanes, lane, address, out.len() as u32);
+        st.lanes.lane(lane, address, out.len() as u32);
         let atomic = matches!(st.spec.kind, OpKind::Atomic { .. });
         if atomic && !self.host_atomics.atomic_on(kind) {
             st.not_atomic = true;
@@ -256,7 +257,7 @@ impl MemSystem {
     pub fn write(&mut self, mem: &mut Memory, lane: u32, address: u64, bytes: &[u8]) -> Result<(), Unmapped> {
         if let Some(st) = self.op.as_deref_mut().filter(|_| self.pending.is_empty()) {
             if let Some(o) = LastLine::holds(st.last, address, bytes.len()) {
-                record(&mut st.lanes, lane, address, bytes.len() as u32);
+                st.lanes.lane(lane, address, bytes.len() as u32);
                 let spec = st.spec;
                 self.copy_in(mem, &spec, o, address, bytes);
                 self.apply_pending(mem);
@@ -272,7 +273,7 @@ impl MemSystem {
         // `hand_line_to_memory`) reach memory before its lanes write there.
         self.apply_pending(mem);
         if st.spec.kind == OpKind::Store {
-            record(&mut st.lanes, lane, address, bytes.len() as u32);
+            st.lanes.lane(lane, address, bytes.len() as u32);
         }
         self.far = self.remote.path_of(mem, address);
         let mode = self.mode_of(&st.spec, kind);
@@ -350,8 +351,7 @@ impl MemSystem {
         while j < n && addrs[j] == addrs[j - 1].wrapping_add(size as u64) {
             j += 1;
         }
-        record(&mut st.lanes, lanes[i], addrs[i], size as u32);
-        st.lanes.extend((i + 1..j).map(|k| (lanes[k], addrs[k], size as u32)));
+        st.lanes.lanes_from(&lanes[i..j], addrs[i], size as u32);
         Some((o, st.spec, j))
     }
 
@@ -377,7 +377,7 @@ impl MemSystem {
         let mut tags = 0;
         if st.spec.unit == Unit::Vector && !st.lanes.is_empty() {
             let v = &self.cfg.vector_l1;
-            let l = coalesce::lookups_with(&st.lanes, v.lanes_per_pass, v.tag_access_bytes, &mut st.scratch);
+            let l = coalesce::lookups_runs(st.lanes.as_slice(), v.lanes_per_pass, v.tag_access_bytes, &mut st.scratch);
             tags = l.tag_accesses;
             self.counters.add(Counter::TcpTotalCacheAccesses, tags);
             let apc = v.accesses_per_cycle.max(1) as u64;
@@ -818,17 +818,6 @@ impl MemSystem {
 fn last_line(mem: &Memory, o: Open, granule: u64, address: u64) -> Option<LastLine> {
     let a = mem.allocation_at(address)?;
     Some(LastLine { lo: o.key.max(a.base), hi: (o.key + granule).min(a.end()), open: o })
-}
-
-/// Append a lane access, merging consecutive pieces of one lane.
-fn record(lanes: &mut Vec<LaneAccess>, lane: u32, address: u64, size: u32) {
-    if let Some(last) = lanes.last_mut() {
-        if last.0 == lane && last.1 + last.2 as u64 == address {
-            last.2 += size;
-            return;
-        }
-    }
-    lanes.push((lane, address, size));
 }
 
 #[cfg(test)]

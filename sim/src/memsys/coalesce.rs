@@ -22,6 +22,179 @@ pub struct Lookups {
     pub block_cycles: u64,
 }
 
+/// Consecutive lanes each accessing `size` bytes right after the previous lane's: lanes
+/// `lane..lane + lanes`, lane `lane + k` at `address + k * size`. A coalesced wave's accesses
+/// are a few of these rather than one record per lane, which is what the memory system keeps
+/// for [`lookups_runs`] while an access is described.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaneRun {
+    pub lane: u32,
+    pub lanes: u32,
+    pub address: u64,
+    pub size: u32,
+}
+
+impl LaneRun {
+    /// The first byte after the run's last lane (`None` past the end of the address space).
+    fn end(&self) -> Option<u64> {
+        self.address.checked_add(u64::from(self.lanes) * u64::from(self.size))
+    }
+
+    /// Its lanes one by one, as [`LaneAccess`] records.
+    fn each(&self) -> impl Iterator<Item = LaneAccess> + '_ {
+        (0..self.lanes).map(|k| (self.lane + k, self.address.wrapping_add(u64::from(k) * u64::from(self.size)), self.size))
+    }
+}
+
+/// The lanes of one access as runs ([`LaneRun`]), recorded lane by lane or run by run. A
+/// lane's bytes right after its own last ones extend its record (a lane whose access is
+/// handed over in pieces), as one record per lane would.
+#[derive(Debug, Clone, Default)]
+pub struct Runs {
+    runs: Vec<LaneRun>,
+}
+
+impl Runs {
+    pub fn clear(&mut self) {
+        self.runs.clear();
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+
+    pub fn as_slice(&self) -> &[LaneRun] {
+        &self.runs
+    }
+
+    /// Lane `lane` accessed `size` bytes at `address`.
+    #[inline]
+    pub fn lane(&mut self, lane: u32, address: u64, size: u32) {
+        if let Some(last) = self.runs.last_mut() {
+            let last_lane = last.lane + (last.lanes - 1);
+            if last.end() == Some(address) {
+                if last_lane == lane {
+                    // The same lane's next bytes: its record grows (split off a longer run).
+                    if last.lanes == 1 {
+                        last.size += size;
+                        return;
+                    }
+                    last.lanes -= 1;
+                    let at = last.address + u64::from(last.lanes) * u64::from(last.size);
+                    let grown = LaneRun { lane, lanes: 1, address: at, size: last.size + size };
+                    self.runs.push(grown);
+                    return;
+                }
+                if last_lane.checked_add(1) == Some(lane) && last.size == size {
+                    last.lanes += 1;
+                    return;
+                }
+            }
+        }
+        self.runs.push(LaneRun { lane, lanes: 1, address, size });
+    }
+
+    /// Lanes `lanes` (ascending) accessed `size` bytes each, one right after another from
+    /// `address`: one run when their numbers follow each other too.
+    #[inline]
+    pub fn lanes_from(&mut self, lanes: &[u32], address: u64, size: u32) {
+        let (Some(&first), Some(&last)) = (lanes.first(), lanes.last()) else { return };
+        let n = lanes.len() as u32;
+        let whole = LaneRun { lane: first, lanes: n, address, size };
+        if last.wrapping_sub(first) != n - 1 || whole.end().is_none() {
+            for (k, &l) in lanes.iter().enumerate() {
+                self.lane(l, address.wrapping_add(k as u64 * u64::from(size)), size);
+            }
+            return;
+        }
+        self.lane(first, address, size);
+        if n == 1 {
+            return;
+        }
+        let rest = LaneRun { lane: first + 1, lanes: n - 1, address: address + u64::from(size), size };
+        match self.runs.last_mut() {
+            Some(l) if l.size == size && l.lane + l.lanes == rest.lane && l.end() == Some(rest.address) => l.lanes += rest.lanes,
+            _ => self.runs.push(rest),
+        }
+    }
+}
+
+/// [`lookups_with`] of the lanes `runs` hold, without listing them one by one where a pass is
+/// one stretch of memory: then its blocks are those the stretch covers.
+pub fn lookups_runs(runs: &[LaneRun], lanes_per_pass: u32, block_bytes: u32, scratch: &mut Scratch) -> Lookups {
+    let per_pass = lanes_per_pass.max(1);
+    let shift = block_bytes.is_power_of_two().then(|| block_bytes.trailing_zeros());
+    let block_of = |a: u64| shift.map_or_else(|| a / block_bytes as u64, |s| a >> s);
+    let mut out = Lookups { tag_accesses: 0, block_cycles: 0 };
+    let mut pieces = std::mem::take(&mut scratch.pieces);
+    pieces.clear();
+    let mut current = None;
+    for r in runs {
+        let (mut lane, mut left, mut address) = (r.lane, r.lanes, r.address);
+        while left > 0 {
+            let pass = lane / per_pass;
+            let n = left.min((pass + 1).saturating_mul(per_pass).saturating_sub(lane)).max(1);
+            if current != Some(pass) {
+                add_pass(&mut out, &pieces, block_bytes, block_of, scratch);
+                pieces.clear();
+                current = Some(pass);
+            }
+            pieces.push(LaneRun { lane, lanes: n, address, size: r.size });
+            lane = lane.saturating_add(n);
+            left -= n;
+            address = address.wrapping_add(u64::from(n) * u64::from(r.size));
+        }
+    }
+    add_pass(&mut out, &pieces, block_bytes, block_of, scratch);
+    scratch.pieces = pieces;
+    out
+}
+
+/// Add one pass's lookups (`pieces`: its lanes, in order) to `out`.
+fn add_pass(out: &mut Lookups, pieces: &[LaneRun], block_bytes: u32, block_of: impl Fn(u64) -> u64 + Copy, scratch: &mut Scratch) {
+    if pieces.is_empty() {
+        return;
+    }
+    let (total, cycles) = match stretch_lookups(pieces, block_bytes, block_of) {
+        Some(l) => l,
+        None => {
+            let mut lanes = std::mem::take(&mut scratch.lanes);
+            lanes.clear();
+            lanes.extend(pieces.iter().flat_map(LaneRun::each));
+            let l = pass_lookups(&lanes, block_of, scratch);
+            scratch.lanes = lanes;
+            l
+        }
+    };
+    out.tag_accesses += total;
+    out.block_cycles += cycles;
+}
+
+/// The lookups of a pass whose lanes are one stretch of memory, all of one size, each lane
+/// at most a dword or inside one block (lanes of a size that divides the block, starting on a
+/// multiple of their size): every block the stretch covers holds some lane's bytes, and with
+/// wider lanes every dword step touches those same blocks. `None` otherwise.
+fn stretch_lookups(pieces: &[LaneRun], block_bytes: u32, block_of: impl Fn(u64) -> u64) -> Option<(u64, u64)> {
+    let first = pieces.first()?;
+    let size = first.size;
+    if size == 0 {
+        return None;
+    }
+    let mut end = first.end()?;
+    for p in &pieces[1..] {
+        if p.size != size || p.address != end {
+            return None;
+        }
+        end = p.end()?;
+    }
+    let dwords = u64::from(size.div_ceil(4));
+    if dwords > 1 && (first.address % u64::from(size) != 0 || block_bytes % size != 0) {
+        return None;
+    }
+    let n = block_of(end - 1) - block_of(first.address) + 1;
+    Some((dwords * n, n))
+}
+
 /// Tag accesses and busy cycles of one wave instruction. `lanes` is in ascending lane order.
 pub fn lookups(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32) -> Lookups {
     lookups_with(lanes, lanes_per_pass, block_bytes, &mut Scratch::default())
@@ -33,6 +206,10 @@ pub fn lookups(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32) -> L
 pub struct Scratch {
     blocks: Distinct,
     pass_blocks: Distinct,
+    /// One pass's runs ([`lookups_runs`]).
+    pieces: Vec<LaneRun>,
+    /// One pass's lanes, listed when its runs are not one stretch.
+    lanes: Vec<LaneAccess>,
 }
 
 /// A small set of block numbers. Lanes mostly walk up through memory, so a block above every
@@ -69,7 +246,6 @@ impl Distinct {
 pub fn lookups_with(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32, scratch: &mut Scratch) -> Lookups {
     let mut total = 0u64;
     let mut cycles = 0u64;
-    let Scratch { blocks, pass_blocks } = scratch;
     // Block sizes are powers of two in every config; a shift then replaces the division.
     let shift = block_bytes.is_power_of_two().then(|| block_bytes.trailing_zeros());
     let block_of = |a: u64| shift.map_or_else(|| a / block_bytes as u64, |s| a >> s);
@@ -80,47 +256,49 @@ pub fn lookups_with(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32,
     while i < lanes.len() {
         let pass = lanes[i].0 / lanes_per_pass;
         let end = lanes[i..].iter().position(|l| l.0 / lanes_per_pass != pass).map_or(lanes.len(), |n| i + n);
-        let group = &lanes[i..end];
-        let dwords = group.iter().map(|l| l.2.div_ceil(4)).max().unwrap_or(1);
-        let fast = if dwords == 1 { ascending_blocks(group, block_of) } else { None };
-        if let Some(n) = fast {
-            total += n;
-            cycles += n;
-            i = end;
-            continue;
-        }
-        if let Some(n) = whole_lanes_in_blocks(group, block_of, blocks) {
-            // Every step touches the same blocks, the lanes' own.
-            total += u64::from(dwords) * n;
-            cycles += n;
-            i = end;
-            continue;
-        }
-        pass_blocks.clear();
-        for k in 0..dwords {
-            blocks.clear();
-            for &(_, a, size) in group {
-                if k * 4 < size.max(1) {
-                    let at = a.wrapping_add(4 * k as u64);
-                    let last = at.wrapping_add((size - 4 * k).clamp(1, 4) as u64 - 1);
-                    blocks.insert(block_of(at));
-                    blocks.insert(block_of(last));
-                }
-            }
-            total += blocks.len() as u64;
-            if dwords == 1 {
-                // One step: the pass's blocks are this step's.
-                std::mem::swap(blocks, pass_blocks);
-                break;
-            }
-            for &b in blocks.items.iter() {
-                pass_blocks.insert(b);
-            }
-        }
-        cycles += pass_blocks.len() as u64;
+        let (t, c) = pass_lookups(&lanes[i..end], block_of, scratch);
+        total += t;
+        cycles += c;
         i = end;
     }
     Lookups { tag_accesses: total, block_cycles: cycles }
+}
+
+/// Tag accesses and busy cycles of one pass (`group`: its lanes).
+fn pass_lookups(group: &[LaneAccess], block_of: impl Fn(u64) -> u64 + Copy, scratch: &mut Scratch) -> (u64, u64) {
+    let Scratch { blocks, pass_blocks, .. } = scratch;
+    let dwords = group.iter().map(|l| l.2.div_ceil(4)).max().unwrap_or(1);
+    let fast = if dwords == 1 { ascending_blocks(group, block_of) } else { None };
+    if let Some(n) = fast {
+        return (n, n);
+    }
+    if let Some(n) = whole_lanes_in_blocks(group, block_of, blocks) {
+        // Every step touches the same blocks, the lanes' own.
+        return (u64::from(dwords) * n, n);
+    }
+    let mut total = 0;
+    pass_blocks.clear();
+    for k in 0..dwords {
+        blocks.clear();
+        for &(_, a, size) in group {
+            if k * 4 < size.max(1) {
+                let at = a.wrapping_add(4 * k as u64);
+                let last = at.wrapping_add((size - 4 * k).clamp(1, 4) as u64 - 1);
+                blocks.insert(block_of(at));
+                blocks.insert(block_of(last));
+            }
+        }
+        total += blocks.len() as u64;
+        if dwords == 1 {
+            // One step: the pass's blocks are this step's.
+            std::mem::swap(blocks, pass_blocks);
+            break;
+        }
+        for &b in blocks.items.iter() {
+            pass_blocks.insert(b);
+        }
+    }
+    (total, pass_blocks.len() as u64)
 }
 
 /// The lookups of a coalesced access of at most a dword per lane: every active lane at the
@@ -294,6 +472,95 @@ mod tests {
             let per_pass = [16, 32, 64][rng.random_range(0..3)];
             assert_eq!(lookups_with(&lanes, per_pass, block, &mut scratch), reference(&lanes, per_pass, block), "{lanes:?}");
         }
+    }
+
+    /// One record per lane, a lane's next bytes extending its own (what [`Runs`] must hold,
+    /// listed lane by lane).
+    fn per_lane(calls: &[(Vec<u32>, u64, u32)]) -> Vec<LaneAccess> {
+        let mut out: Vec<LaneAccess> = Vec::new();
+        for (lanes, address, size) in calls {
+            for (k, &lane) in lanes.iter().enumerate() {
+                let a = address + k as u64 * u64::from(*size);
+                match out.last_mut() {
+                    Some(last) if last.0 == lane && last.1 + u64::from(last.2) == a => last.2 += size,
+                    _ => out.push((lane, a, *size)),
+                }
+            }
+        }
+        out
+    }
+
+    /// Waves as the memory system hands them over: lanes one at a time or in runs of
+    /// consecutive addresses (coalesced, strided, rows of a tile, a lane's access in pieces,
+    /// inactive lanes), some widths straddling blocks. The runs must list the same lanes as
+    /// one record per lane, and give the same lookups as those records and the definition.
+    #[test]
+    fn runs_hold_the_lanes_and_give_their_lookups() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(13);
+        let mut scratch = Scratch::default();
+        for _ in 0..4000 {
+            let size = [1, 2, 3, 4, 8, 12, 16][rng.random_range(0..7)];
+            let block = [32, 64, 128, 48][rng.random_range(0..4)];
+            let row = [4, 8, 16, 64][rng.random_range(0..4)];
+            let row_gap: u64 = [0, 64, 4096][rng.random_range(0..3)];
+            let base = (1u64 << 20) + [0, 4, 16, rng.random_range(0..256)][rng.random_range(0..4)];
+            let address = |l: u32| base + u64::from(l) * u64::from(size) + u64::from(l / row) * row_gap;
+            let active: Vec<u32> = (0..rng.random_range(1..=64u32)).filter(|_| rng.random_range(0..10) != 0).collect();
+            let mut calls: Vec<(Vec<u32>, u64, u32)> = Vec::new();
+            let mut i = 0;
+            while i < active.len() {
+                if rng.random_range(0..8) == 0 {
+                    // A lane's access in two pieces.
+                    let cut = rng.random_range(1..=size.max(2) - 1).min(size);
+                    calls.push((vec![active[i]], address(active[i]), cut));
+                    if size > cut {
+                        calls.push((vec![active[i]], address(active[i]) + u64::from(cut), size - cut));
+                    }
+                    i += 1;
+                    continue;
+                }
+                let mut j = i + 1;
+                let most = i + rng.random_range(1..=32);
+                while j < active.len().min(most) && address(active[j]) == address(active[j - 1]) + u64::from(size) {
+                    j += 1;
+                }
+                calls.push((active[i..j].to_vec(), address(active[i]), size));
+                i = j;
+            }
+            let mut runs = Runs::default();
+            for (lanes, a, s) in &calls {
+                if lanes.len() == 1 && rng.random_range(0..2) == 0 {
+                    runs.lane(lanes[0], *a, *s);
+                } else {
+                    runs.lanes_from(lanes, *a, *s);
+                }
+            }
+            let lanes = per_lane(&calls);
+            let listed: Vec<LaneAccess> = runs.as_slice().iter().flat_map(LaneRun::each).collect();
+            assert_eq!(listed, lanes, "{calls:?}");
+            let per_pass = [16, 32, 64][rng.random_range(0..3)];
+            let want = reference(&lanes, per_pass, block);
+            assert_eq!(lookups_runs(runs.as_slice(), per_pass, block, &mut scratch), want, "{calls:?} per pass {per_pass} block {block}");
+            assert_eq!(lookups_with(&lanes, per_pass, block, &mut scratch), want);
+        }
+    }
+
+    /// A full coalesced wave is one run, and a wave of 16-lane rows one run a row.
+    #[test]
+    fn coalesced_lanes_are_few_runs() {
+        let mut runs = Runs::default();
+        let lanes: Vec<u32> = (0..64).collect();
+        runs.lanes_from(&lanes[..1], 0x1000, 4);
+        runs.lanes_from(&lanes[1..40], 0x1004, 4);
+        runs.lanes_from(&lanes[40..], 0x1000 + 40 * 4, 4);
+        assert_eq!(runs.as_slice(), [LaneRun { lane: 0, lanes: 64, address: 0x1000, size: 4 }]);
+        runs.clear();
+        for r in 0..4u32 {
+            runs.lanes_from(&lanes[16 * r as usize..16 * (r as usize + 1)], 0x10000 + u64::from(r) * 4096, 16);
+        }
+        assert_eq!(runs.as_slice().len(), 4);
+        assert_eq!(lookups_runs(runs.as_slice(), 16, 64, &mut Scratch::default()), Lookups { tag_accesses: 64, block_cycles: 16 });
     }
 
     #[test]
