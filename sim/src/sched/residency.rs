@@ -99,8 +99,8 @@ pub(crate) struct Sched<'a, 'm, W, G> {
     pub groups: Vec<Option<Group<G>>>,
     storage: Storage,
     /// Register files of ended waves, reused for new ones (zeroing 64 KiB per wave would
-    /// dominate short kernels).
-    pool: Vec<Vec<u32>>,
+    /// dominate short kernels), and left to the next dispatch ([`FilePool`]).
+    pool: FilePool,
     next_wave_index: u32,
     /// Live waves not waiting at a barrier.
     pub running: usize,
@@ -118,6 +118,44 @@ pub(crate) struct Sched<'a, 'm, W, G> {
     pub regions: Regions,
 }
 
+/// Host bytes of register files a thread keeps between dispatches. // assumed: a timing
+/// dispatch of a few thousand resident waves holds ~16 MiB of files, which its next launch then
+/// takes without allocating (a new file's zeroed pages are faulted in one at a time).
+const SPARE_FILE_BYTES: usize = 32 << 20;
+
+std::thread_local! {
+    /// Register files the last dispatch on this thread left ([`FilePool`]).
+    static SPARE_FILES: RefCell<Vec<Vec<u32>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A dispatch's pool of spare register files. It starts with what the previous dispatch on
+/// the thread left and leaves its own when it goes, up to [`SPARE_FILE_BYTES`]: a program's
+/// launches then reuse the same files (each is zeroed up to the kernel's registers before a
+/// wave takes it, [`create_wave`]), where new ones cost a page fault per 4 KiB.
+struct FilePool(Vec<Vec<u32>>);
+
+impl FilePool {
+    fn take() -> FilePool {
+        FilePool(SPARE_FILES.with(|s| s.try_borrow_mut().map(|mut s| std::mem::take(&mut *s)).unwrap_or_default()))
+    }
+}
+
+impl Drop for FilePool {
+    fn drop(&mut self) {
+        let mut files = std::mem::take(&mut self.0);
+        let mut bytes = 0;
+        files.retain(|f| {
+            bytes += f.capacity() * 4;
+            bytes <= SPARE_FILE_BYTES
+        });
+        SPARE_FILES.with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                *s = files;
+            }
+        });
+    }
+}
+
 impl<'a, 'm, W, G> Sched<'a, 'm, W, G> {
     pub fn new(d: &'a Dispatch<'a>, opts: EngineOptions, observer: Option<&'m mut dyn Observer>, storage: Storage) -> Self {
         let k = d.kernel;
@@ -129,7 +167,7 @@ impl<'a, 'm, W, G> Sched<'a, 'm, W, G> {
             free_waves: Vec::new(),
             groups: Vec::new(),
             storage,
-            pool: Vec::new(),
+            pool: FilePool::take(),
             next_wave_index: 0,
             running: 0,
             stats: DispatchStats { opcode_counts: vec![0; OPCODE_NAMES.len()], ..Default::default() },
@@ -169,7 +207,7 @@ impl<'a, 'm, W, G> Sched<'a, 'm, W, G> {
         for i in 0..count {
             let id = self.wave_id(slot * wpg + i);
             // Made in its slot's place, then the observer and the engine see it there.
-            let w = create_wave(&self.setup, g, i, first_index, slot * wpg, &mut self.pool);
+            let w = create_wave(&self.setup, g, i, first_index, slot * wpg, &mut self.pool.0);
             if let Some(o) = &self.obs {
                 o.borrow_mut().wave_started(w.id, w.global_index);
             }
@@ -304,7 +342,7 @@ impl<'a, 'm, W, G> Sched<'a, 'm, W, G> {
     /// Give back wave `id`'s slab entry and register file.
     fn give_back(&mut self, id: usize) {
         if let Some(r) = self.waves[id].take() {
-            self.pool.push(r.w.vgpr);
+            self.pool.0.push(r.w.vgpr);
             if self.storage == Storage::Reused {
                 self.free_waves.push(id);
             }
@@ -439,5 +477,40 @@ mod tests {
         assert!(matches!(s.end_wave(3, 0, |_, _, _, _| ()), Ended::Retired { slot: 1, .. }));
         assert!(s.waves.iter().all(Option::is_none));
         assert_eq!((s.stats.groups, s.stats.waves, s.running), (1, 2, 0));
+    }
+
+    /// A dispatch leaves its waves' register files to the next one on the thread, which
+    /// gives them to its waves with the kernel's registers zeroed again.
+    #[test]
+    fn the_next_dispatch_reuses_the_register_files_zeroed() {
+        // A thread of its own: it starts with no spare files.
+        std::thread::spawn(|| {
+            let k = kernel();
+            let d = dispatch(&k);
+            let run_one_group = |scribble: bool| {
+                let mut s: Sched<(), ()> = Sched::new(&d, EngineOptions::default(), None, Storage::BySlot);
+                let g = s.start_group(0, 0, 0, (), |_, _, _, _, _| ());
+                let ids = ids(&s, g);
+                let mut files = Vec::new();
+                for &id in &ids {
+                    let Some(r) = s.waves[id].as_mut() else { panic!("wave {id} is resident") };
+                    files.push(r.w.vgpr.as_ptr() as usize);
+                    // v1..v3 start zeroed (v0 holds the work-item ids).
+                    assert!(r.w.vgpr[64..4 * 64].iter().all(|&x| x == 0), "registers start zeroed");
+                    if scribble {
+                        r.w.vgpr[..4 * 64].fill(7);
+                    }
+                }
+                for id in ids {
+                    s.end_wave(id, 0, |_, _, _, _| ());
+                }
+                files.sort_unstable();
+                files
+            };
+            let first = run_one_group(true);
+            assert_eq!(run_one_group(false), first, "the second dispatch's waves take the first one's files");
+        })
+        .join()
+        .expect("the dispatches run");
     }
 }
