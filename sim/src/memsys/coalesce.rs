@@ -119,8 +119,9 @@ impl Runs {
     }
 }
 
-/// [`lookups_with`] of the lanes `runs` hold, without listing them one by one where a pass is
-/// one stretch of memory: then its blocks are those the stretch covers.
+/// Tag accesses and busy cycles of the lanes `runs` hold, taken a pass at a time: a pass that
+/// is one stretch of memory counts the blocks the stretch covers ([`stretch_lookups`]); the
+/// lanes of any other pass are listed one by one and walked ([`pass_lookups`]).
 pub fn lookups_runs(runs: &[LaneRun], lanes_per_pass: u32, block_bytes: u32, scratch: &mut Scratch) -> Lookups {
     let per_pass = lanes_per_pass.max(1);
     let shift = block_bytes.is_power_of_two().then(|| block_bytes.trailing_zeros());
@@ -195,12 +196,18 @@ fn stretch_lookups(pieces: &[LaneRun], block_bytes: u32, block_of: impl Fn(u64) 
     Some((dwords * n, n))
 }
 
-/// Tag accesses and busy cycles of one wave instruction. `lanes` is in ascending lane order.
-pub fn lookups(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32) -> Lookups {
-    lookups_with(lanes, lanes_per_pass, block_bytes, &mut Scratch::default())
+/// Tag accesses and busy cycles of one wave instruction, its lanes listed one by one (in
+/// ascending lane order): what the tests check against the definition.
+#[cfg(test)]
+fn lookups(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32) -> Lookups {
+    let mut runs = Runs::default();
+    for &(lane, address, size) in lanes {
+        runs.lane(lane, address, size);
+    }
+    lookups_runs(runs.as_slice(), lanes_per_pass, block_bytes, &mut Scratch::default())
 }
 
-/// Reusable buffers for [`lookups_with`] (the memory system keeps one, so the per-instruction
+/// Reusable buffers for [`lookups_runs`] (the memory system keeps one, so the per-instruction
 /// path allocates nothing).
 #[derive(Debug, Clone, Default)]
 pub struct Scratch {
@@ -242,28 +249,6 @@ impl Distinct {
     }
 }
 
-/// [`lookups`] with caller-owned buffers.
-pub fn lookups_with(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32, scratch: &mut Scratch) -> Lookups {
-    let mut total = 0u64;
-    let mut cycles = 0u64;
-    // Block sizes are powers of two in every config; a shift then replaces the division.
-    let shift = block_bytes.is_power_of_two().then(|| block_bytes.trailing_zeros());
-    let block_of = |a: u64| shift.map_or_else(|| a / block_bytes as u64, |s| a >> s);
-    if let Some(l) = consecutive_small(lanes, lanes_per_pass, block_of) {
-        return l;
-    }
-    let mut i = 0;
-    while i < lanes.len() {
-        let pass = lanes[i].0 / lanes_per_pass;
-        let end = lanes[i..].iter().position(|l| l.0 / lanes_per_pass != pass).map_or(lanes.len(), |n| i + n);
-        let (t, c) = pass_lookups(&lanes[i..end], block_of, scratch);
-        total += t;
-        cycles += c;
-        i = end;
-    }
-    Lookups { tag_accesses: total, block_cycles: cycles }
-}
-
 /// Tag accesses and busy cycles of one pass (`group`: its lanes).
 fn pass_lookups(group: &[LaneAccess], block_of: impl Fn(u64) -> u64 + Copy, scratch: &mut Scratch) -> (u64, u64) {
     let Scratch { blocks, pass_blocks, .. } = scratch;
@@ -299,32 +284,6 @@ fn pass_lookups(group: &[LaneAccess], block_of: impl Fn(u64) -> u64 + Copy, scra
         }
     }
     (total, pass_blocks.len() as u64)
-}
-
-/// The lookups of a coalesced access of at most a dword per lane: every active lane at the
-/// address right after the previous one's bytes, all of one size. Each pass then touches the
-/// blocks from its first lane's byte to its last lane's, every one of them, in one step, so
-/// the count needs no walk through the blocks. `None` for any other access.
-fn consecutive_small(lanes: &[LaneAccess], lanes_per_pass: u32, block_of: impl Fn(u64) -> u64) -> Option<Lookups> {
-    let size = lanes.first()?.2;
-    if size == 0 || size > 4 || lanes_per_pass == 0 {
-        return None;
-    }
-    for w in lanes.windows(2) {
-        if w[1].2 != size || w[1].1 != w[0].1.wrapping_add(u64::from(size)) {
-            return None;
-        }
-    }
-    lanes.last()?.1.checked_add(u64::from(size))?;
-    let mut total = 0;
-    let mut i = 0;
-    while i < lanes.len() {
-        let bound = (lanes[i].0 / lanes_per_pass).saturating_add(1).saturating_mul(lanes_per_pass);
-        let end = lanes[i..].iter().position(|l| l.0 >= bound).map_or(lanes.len(), |n| i + n);
-        total += block_of(lanes[end - 1].1 + u64::from(size) - 1) - block_of(lanes[i].1) + 1;
-        i = end;
-    }
-    Some(Lookups { tag_accesses: total, block_cycles: total })
 }
 
 /// The distinct blocks of a one-step pass (every lane at most a dword) whose lanes walk up
@@ -369,14 +328,14 @@ fn whole_lanes_in_blocks(group: &[LaneAccess], block_of: impl Fn(u64) -> u64, se
     Some(seen.len() as u64)
 }
 
-/// Tag accesses of one wave instruction (see [`lookups`]).
-pub fn tag_accesses(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32) -> u64 {
-    lookups(lanes, lanes_per_pass, block_bytes).tag_accesses
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Tag accesses of one wave instruction (see [`lookups`]).
+    fn tag_accesses(lanes: &[LaneAccess], lanes_per_pass: u32, block_bytes: u32) -> u64 {
+        lookups(lanes, lanes_per_pass, block_bytes).tag_accesses
+    }
 
     fn wave(bytes: u32) -> Vec<LaneAccess> {
         (0..64).map(|l| (l, 0x1000 + l as u64 * bytes as u64, bytes)).collect()
@@ -429,7 +388,6 @@ mod tests {
     fn random_waves_match_the_definition() {
         use rand::{RngExt, SeedableRng};
         let mut rng = rand::rngs::StdRng::seed_from_u64(11);
-        let mut scratch = Scratch::default();
         for _ in 0..3000 {
             let bytes = [1, 2, 4, 8, 12, 16][rng.random_range(0..6)];
             let block = [32, 64, 128, 48][rng.random_range(0..4)];
@@ -447,7 +405,7 @@ mod tests {
                 lanes.push((l, (base + stride * l as i64) as u64 + jitter, size));
             }
             let per_pass = [16, 32, 64][rng.random_range(0..3)];
-            assert_eq!(lookups_with(&lanes, per_pass, block, &mut scratch), reference(&lanes, per_pass, block), "{lanes:?}");
+            assert_eq!(lookups(&lanes, per_pass, block), reference(&lanes, per_pass, block), "{lanes:?}");
         }
     }
 
@@ -457,7 +415,6 @@ mod tests {
     fn consecutive_lanes_match_the_definition() {
         use rand::{RngExt, SeedableRng};
         let mut rng = rand::rngs::StdRng::seed_from_u64(12);
-        let mut scratch = Scratch::default();
         for _ in 0..3000 {
             let size = [1, 2, 3, 4][rng.random_range(0..4)];
             let block = [32, 64, 128, 48][rng.random_range(0..4)];
@@ -470,7 +427,7 @@ mod tests {
                 }
             }
             let per_pass = [16, 32, 64][rng.random_range(0..3)];
-            assert_eq!(lookups_with(&lanes, per_pass, block, &mut scratch), reference(&lanes, per_pass, block), "{lanes:?}");
+            assert_eq!(lookups(&lanes, per_pass, block), reference(&lanes, per_pass, block), "{lanes:?}");
         }
     }
 
@@ -542,7 +499,6 @@ mod tests {
             let per_pass = [16, 32, 64][rng.random_range(0..3)];
             let want = reference(&lanes, per_pass, block);
             assert_eq!(lookups_runs(runs.as_slice(), per_pass, block, &mut scratch), want, "{calls:?} per pass {per_pass} block {block}");
-            assert_eq!(lookups_with(&lanes, per_pass, block, &mut scratch), want);
         }
     }
 
