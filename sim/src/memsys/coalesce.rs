@@ -71,27 +71,20 @@ impl Runs {
     #[inline]
     pub fn lane(&mut self, lane: u32, address: u64, size: u32) {
         if let Some(last) = self.runs.last_mut() {
-            let last_lane = last.lane + (last.lanes - 1);
-            if last.end() == Some(address) {
-                if last_lane == lane {
-                    // The same lane's next bytes: its record grows (split off a longer run).
-                    if last.lanes == 1 {
-                        last.size += size;
-                        return;
-                    }
-                    last.lanes -= 1;
-                    let at = last.address + u64::from(last.lanes) * u64::from(last.size);
-                    let grown = LaneRun { lane, lanes: 1, address: at, size: last.size + size };
-                    self.runs.push(grown);
+            if last.lane + (last.lanes - 1) == lane && last.end() == Some(address) {
+                // The same lane's next bytes: its record grows (split off a longer run).
+                if last.lanes == 1 {
+                    last.size += size;
                     return;
                 }
-                if last_lane.checked_add(1) == Some(lane) && last.size == size {
-                    last.lanes += 1;
-                    return;
-                }
+                last.lanes -= 1;
+                let at = last.address + u64::from(last.lanes) * u64::from(last.size);
+                let grown = LaneRun { lane, lanes: 1, address: at, size: last.size + size };
+                self.runs.push(grown);
+                return;
             }
         }
-        self.runs.push(LaneRun { lane, lanes: 1, address, size });
+        self.push_run(LaneRun { lane, lanes: 1, address, size });
     }
 
     /// Lanes `lanes` (ascending) accessed `size` bytes each, one right after another from
@@ -107,14 +100,19 @@ impl Runs {
             }
             return;
         }
+        // The first lane may extend its own record; the others cannot.
         self.lane(first, address, size);
-        if n == 1 {
-            return;
+        if n > 1 {
+            self.push_run(LaneRun { lane: first + 1, lanes: n - 1, address: address + u64::from(size), size });
         }
-        let rest = LaneRun { lane: first + 1, lanes: n - 1, address: address + u64::from(size), size };
+    }
+
+    /// Append `r`, joined to the last run when it goes on from it (next lanes, next bytes,
+    /// same size).
+    fn push_run(&mut self, r: LaneRun) {
         match self.runs.last_mut() {
-            Some(l) if l.size == size && l.lane + l.lanes == rest.lane && l.end() == Some(rest.address) => l.lanes += rest.lanes,
-            _ => self.runs.push(rest),
+            Some(l) if l.size == r.size && l.lane.checked_add(l.lanes) == Some(r.lane) && l.end() == Some(r.address) => l.lanes += r.lanes,
+            _ => self.runs.push(r),
         }
     }
 }
