@@ -19,7 +19,8 @@ const SLOT_CYCLES: u64 = 32;
 const SLOTS: usize = 1024;
 const CAPACITY: u64 = SLOT_CYCLES * SUB;
 
-/// One slot's bookings, in 1/`SUB` cycles from the slot's start.
+/// One slot's bookings, in 1/`SUB` cycles from the slot's start (unpacked from its ring
+/// entry, [`Entry`]).
 #[derive(Debug, Clone, Copy, Default)]
 struct Slot {
     /// Which slot this ring entry holds.
@@ -36,11 +37,37 @@ struct Slot {
     skip_to: u64,
 }
 
+/// A slot as the ring keeps it, 16 bytes: its number, then `used`, `fill`, `last_at` and the
+/// distance to `skip_to` (0: none) as 16-bit fields. A skip target is at most [`SLOTS`] past
+/// its slot (a full slot is inside the kept horizon, at least `top_slot + 1 - SLOTS`, and the
+/// walk that sets it finds room at `top_slot + 1` at the latest: slots past the latest booked
+/// are empty), so the distance fits. Why packed, and an array of plain integers: the rings of
+/// a big GPU's ~500 pipes are most of the memory a short timing run writes, and a ring of
+/// all-zero entries is then allocated zeroed by the system, its pages backed only where
+/// bookings land (a 24-byte slot written at allocation cost ~3 000 page faults per run).
+type Entry = [u64; 2];
+
+impl Slot {
+    fn unpack(e: Entry) -> Slot {
+        let f = |k: u32| (e[1] >> (16 * k)) as u16;
+        let skip = f(3);
+        Slot { number: e[0], used: f(0), fill: f(1), last_at: f(2), skip_to: if skip == 0 { 0 } else { e[0] + u64::from(skip) } }
+    }
+
+    fn pack(&self) -> Entry {
+        // A target beyond the field is dropped: the skip only saves walking slots that stay
+        // full, it never changes where a use starts.
+        let skip = Some(self.skip_to.saturating_sub(self.number)).filter(|&d| d <= u64::from(u16::MAX)).unwrap_or(0);
+        [self.number, u64::from(self.used) | u64::from(self.fill) << 16 | u64::from(self.last_at) << 32 | skip << 48]
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Pipe {
     /// Ring of slots, allocated on first use (most CU-side pipes of a big GPU stay idle in
-    /// small dispatches).
-    ring: Vec<Slot>,
+    /// small dispatches), zeroed: an all-zero entry at index `i` is slot `i` with nothing
+    /// booked, which reads as empty for every later slot of that index.
+    ring: Vec<Entry>,
     /// End of the latest booking, in 1/`SUB` cycles.
     last_end: u64,
     /// The latest slot booked: slots `SLOTS` or more behind it are past the kept horizon.
@@ -55,7 +82,7 @@ impl Pipe {
     #[inline]
     pub fn reserve(&mut self, at: u64, occupancy: u64) -> u64 {
         if self.ring.is_empty() {
-            self.ring = vec![Slot::default(); SLOTS];
+            self.ring = vec![[0; 2]; SLOTS];
         }
         self.busy += occupancy;
         let mut slot = self.first_kept(at);
@@ -87,14 +114,14 @@ impl Pipe {
                 let begin = *start.get_or_insert(from);
                 let take = left.min(room);
                 let arrival = ((at * SUB).max(slot_start) - slot_start) as u16;
-                let e = &mut self.ring[(slot % SLOTS as u64) as usize];
-                *e = Slot {
+                self.ring[(slot % SLOTS as u64) as usize] = Slot {
                     number: slot,
                     used: b.used + take as u16,
                     fill: b.fill.max((from + take - slot_start) as u16),
                     last_at: b.last_at.max(arrival),
                     skip_to: b.skip_to,
-                };
+                }
+                .pack();
                 left -= take;
                 self.top_slot = self.top_slot.max(slot);
                 if left == 0 {
@@ -120,8 +147,10 @@ impl Pipe {
     /// Point full slot `full` (if the ring still holds it) at the later slot `to`.
     fn point_past(&mut self, full: u64, to: u64) {
         let e = &mut self.ring[(full % SLOTS as u64) as usize];
-        if e.number == full {
-            e.skip_to = e.skip_to.max(to);
+        let mut b = Slot::unpack(*e);
+        if b.number == full {
+            b.skip_to = b.skip_to.max(to);
+            *e = b.pack();
         }
     }
 
@@ -142,7 +171,7 @@ impl Pipe {
     /// The bookings of `slot`: none if its ring entry holds an older slot, full if it holds a
     /// newer one (the slot is beyond the kept horizon).
     fn booked(&self, slot: u64) -> Slot {
-        let e = self.ring[(slot % SLOTS as u64) as usize];
+        let e = Slot::unpack(self.ring[(slot % SLOTS as u64) as usize]);
         let full = CAPACITY as u16;
         match e.number.cmp(&slot) {
             std::cmp::Ordering::Less => Slot { number: slot, ..Slot::default() },
@@ -174,7 +203,7 @@ impl Pipe {
 
     /// Back to an unused pipe (keeping its ring's storage).
     pub fn clear(&mut self) {
-        self.ring.fill(Slot::default());
+        self.ring.fill([0; 2]);
         self.last_end = 0;
         self.top_slot = 0;
         self.busy = 0;
@@ -256,6 +285,21 @@ mod tests {
         q.reserve(far, SUB);
         let horizon = far - (SLOTS as u64 - 1) * SLOT_CYCLES;
         assert_eq!(q.reserve(0, SUB), horizon);
+    }
+
+    /// A ring entry keeps every field of its slot, the skip target as a distance: up to the
+    /// field's range, and beyond it as no skip (which only saves walking, [`Slot::pack`]).
+    #[test]
+    fn entries_keep_their_slots() {
+        let full = CAPACITY as u16;
+        for (number, skip) in [(0, 0), (7, 7 + 1), (1 << 40, (1 << 40) + SLOTS as u64), (3, 3 + 65_535)] {
+            let s = Slot { number, used: full, fill: full - 1, last_at: 12_345, skip_to: skip };
+            let back = Slot::unpack(s.pack());
+            assert_eq!((back.number, back.used, back.fill, back.last_at, back.skip_to), (number, full, full - 1, 12_345, skip));
+        }
+        let far = Slot { number: 3, skip_to: 3 + 65_536, ..Slot::default() };
+        assert_eq!(Slot::unpack(far.pack()).skip_to, 0);
+        assert_eq!(Slot::unpack([0; 2]).skip_to, 0, "a zeroed entry has no skip");
     }
 
     #[test]
