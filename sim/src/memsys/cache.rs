@@ -88,9 +88,12 @@ pub struct Cache {
     stamps: Vec<u64>,
     /// Per slot, its row of the arrays below (0: none yet; empty for a tag-only cache). A slot
     /// gets the next row the first time it takes a line and keeps it: rows are handed out in
-    /// order, so a run that fills a fraction of the slots writes that fraction of the arrays,
-    /// one contiguous run of pages, where slot-indexed arrays would be written on every page
-    /// (hashed sets spread a short run's lines over all of them).
+    /// order, and the arrays grow by a row as each is handed out, so a run that fills a
+    /// fraction of the slots holds that fraction of the arrays, where slot-indexed arrays
+    /// would be written on every page (hashed sets spread a short run's lines over all of
+    /// them). Grown rather than reserved: a short timing run's state is mostly the 228 L1s'
+    /// arrays of a big GPU, and under a C heap of huge pages memory set aside but not written
+    /// still costs its pages when its neighbours are written.
     rows: Vec<u32>,
     /// Rows handed out.
     next_row: u32,
@@ -127,8 +130,8 @@ pub type Slot = usize;
 const TAG_ONLY_PLANE_WAYS: usize = 1;
 
 impl Cache {
-    /// An empty cache. Data storage is zero-initialised lazily by the allocator, so a large
-    /// cache costs memory only for the lines it fills; its arrays ask for huge pages
+    /// An empty cache. Data storage grows with the lines it takes (see `rows`), so a large
+    /// cache costs memory only for the lines it fills; its slot arrays ask for huge pages
     /// ([`zeroed_vec_huge`]): hashed sets and a short run's scattered lines would otherwise
     /// fault in one 4 KiB page at a time.
     pub fn new(g: Geometry, with_data: bool) -> Cache {
@@ -150,11 +153,12 @@ impl Cache {
             stamps: zeroed_vec_huge(slots),
             rows: if with_data { zeroed_vec_huge(slots) } else { Vec::new() },
             next_row: 0,
-            valid: if with_data { zeroed_vec_huge(slots + 1) } else { Vec::new() },
-            dirty: if with_data { zeroed_vec_huge(slots + 1) } else { Vec::new() },
-            ready: if with_data { zeroed_vec_huge(slots + 1) } else { Vec::new() },
+            // Row 0 only: the rows grow as slots take their first lines ([`Cache::open_way`]).
+            valid: if with_data { vec![0] } else { Vec::new() },
+            dirty: if with_data { vec![0] } else { Vec::new() },
+            ready: if with_data { vec![0] } else { Vec::new() },
             hashed: false,
-            data: if with_data { zeroed_vec_huge((slots + 1) * g.line_bytes as usize) } else { Vec::new() },
+            data: if with_data { vec![0; g.line_bytes as usize] } else { Vec::new() },
             clock: 0,
             touched: Vec::new(),
             touched_all: false,
@@ -289,6 +293,10 @@ impl Cache {
         if let Some(r) = self.rows.get_mut(slot).filter(|r| **r == 0) {
             self.next_row += 1;
             *r = self.next_row;
+            self.valid.push(0);
+            self.dirty.push(0);
+            self.ready.push(0);
+            self.data.resize(self.data.len() + self.line_bytes as usize, 0);
         }
         slot
     }
@@ -934,7 +942,11 @@ mod tests {
         for (g, data) in
             [(Geometry { size_bytes: 16 << 10, line_bytes: 64, ways: 4 }, true), (Geometry { size_bytes: 3 * 128, line_bytes: 128, ways: 1 }, false)]
         {
-            let c = Cache::new(g, data);
+            // Full: every slot has taken a line, so the rows have grown to their most.
+            let mut c = Cache::new(g, data);
+            for line in 0..g.size_bytes / u64::from(g.line_bytes) {
+                c.allocate(line * u64::from(g.line_bytes));
+            }
             let slots = [&c.tags, &c.stamps, &c.ready].map(|v| std::mem::size_of_val(v.as_slice())).iter().sum::<usize>()
                 + [&c.valid, &c.dirty].map(|v| std::mem::size_of_val(v.as_slice())).iter().sum::<usize>();
             let tails = std::mem::size_of_val(c.tail_of_set.as_slice()) + c.set_of_tail.capacity() * std::mem::size_of::<u32>();
