@@ -657,7 +657,7 @@ impl MemSystem {
         if dirty == 0 {
             return;
         }
-        let e = Evicted { address: c.address_of(s), dirty, data: c.bytes(s).to_vec() };
+        let e = Evicted::new(c.address_of(s), dirty, c.bytes(s));
         c.clean(s);
         self.counters.inc(Counter::TccWriteback);
         self.write_below(e, t, self.far);

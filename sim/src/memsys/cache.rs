@@ -45,8 +45,27 @@ pub struct Evicted {
     /// Address of the line's first byte.
     pub address: u64,
     pub dirty: LineMask,
+    /// The line's bytes, in place (a line is at most a mask's 128 bytes): a streaming kernel
+    /// evicts a line per line it writes, and a heap block for each cost an allocation and,
+    /// in the queue of write-backs, memory of its own.
+    bytes: [u8; 128],
+    /// Bytes of `bytes` that are the line's (0 for a tag-only cache).
+    len: u8,
+}
+
+impl Evicted {
+    /// The line at `address` with `dirty` bytes and contents `data` (at most 128 bytes).
+    pub fn new(address: u64, dirty: LineMask, data: &[u8]) -> Evicted {
+        let mut bytes = [0; 128];
+        let n = data.len().min(bytes.len());
+        bytes[..n].copy_from_slice(&data[..n]);
+        Evicted { address, dirty, bytes, len: n as u8 }
+    }
+
     /// The line's bytes (empty for a tag-only cache).
-    pub data: Vec<u8>,
+    pub fn data(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
 }
 
 /// Shape of a cache.
@@ -272,11 +291,8 @@ impl Cache {
         let line = address >> self.line_shift;
         let set = self.set_of(line);
         let slot = self.open_way(set, self.victim_way(set));
-        let evicted = (self.tags[slot] != 0 && self.dirty(slot) != 0).then(|| Evicted {
-            address: (self.tags[slot] - 1) << self.line_shift,
-            dirty: self.dirty(slot),
-            data: self.bytes(slot).to_vec(),
-        });
+        let evicted =
+            (self.tags[slot] != 0 && self.dirty(slot) != 0).then(|| Evicted::new((self.tags[slot] - 1) << self.line_shift, self.dirty(slot), self.bytes(slot)));
         self.take(slot, line + 1);
         (slot, evicted)
     }
@@ -713,7 +729,7 @@ mod tests {
         assert_eq!(s2, a, "the dirty line was least recently used");
         let e = e.expect("dirty victim");
         assert_eq!((e.address, e.dirty), (0x000, mask_of(4, 4)));
-        assert_eq!(&e.data[4..8], &[1, 2, 3, 4]);
+        assert_eq!(&e.data()[4..8], &[1, 2, 3, 4]);
         assert_eq!(c.find(0x000), None);
         assert_eq!(c.find(0x13f), Some(s));
     }

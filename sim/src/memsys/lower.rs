@@ -45,11 +45,11 @@ impl MemSystem {
     pub(super) fn memory_bytes(&self, mem: &Memory, line: u64, out: &mut [u8]) {
         mem.read_clamped(line, out);
         for e in &self.pending {
-            let (lo, hi) = (e.address.max(line), (e.address + e.data.len() as u64).min(line + out.len() as u64));
+            let (lo, hi) = (e.address.max(line), (e.address + e.data().len() as u64).min(line + out.len() as u64));
             for a in lo..hi {
                 let k = (a - e.address) as usize;
                 if e.dirty >> k & 1 != 0 {
-                    out[(a - line) as usize] = e.data[k];
+                    out[(a - line) as usize] = e.data()[k];
                 }
             }
         }
@@ -58,7 +58,7 @@ impl MemSystem {
     /// Apply the writebacks recorded since the last call.
     pub(super) fn apply_pending(&mut self, mem: &mut Memory) {
         for e in self.pending.drain(..) {
-            mem.write_masked(e.address, &e.data, e.dirty);
+            mem.write_masked(e.address, e.data(), e.dirty);
         }
     }
 
@@ -131,7 +131,7 @@ impl MemSystem {
     /// applied to memory with the next `apply_pending`. Returns when the line has left the
     /// L2: when the memory side took its last block.
     pub(super) fn write_below(&mut self, e: Evicted, at: u64, far: Option<usize>) -> u64 {
-        let (_, taken) = self.time_write_below(e.address, e.dirty, e.data.len(), at, far);
+        let (_, taken) = self.time_write_below(e.address, e.dirty, e.data().len(), at, far);
         self.pending.push(e);
         taken
     }
