@@ -77,6 +77,18 @@ pub fn host_exhausted(bytes: usize) -> ! {
     std::process::exit(3)
 }
 
+/// A fresh private anonymous mapping of `len` bytes (`MAP_NORESERVE`: see the module doc).
+fn map_anonymous(len: usize) -> Result<NonNull<u8>, HostMemoryError> {
+    // SAFETY: a fresh private anonymous mapping at an address the kernel picks.
+    let p = unsafe {
+        libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1, 0)
+    };
+    if p == libc::MAP_FAILED {
+        return Err(HostMemoryError { bytes: len, reason: std::io::Error::last_os_error().to_string() });
+    }
+    NonNull::new(p.cast::<u8>()).ok_or_else(|| HostMemoryError { bytes: len, reason: "mmap returned null".into() })
+}
+
 /// Zero-initialised bytes owned by one allocation (or, shared, viewed by several).
 pub struct Backing {
     ptr: NonNull<u8>,
@@ -111,15 +123,7 @@ impl Backing {
         if len < MAPPED_MIN_BYTES {
             return Ok(Backing::from_vec(vec![0; len]));
         }
-        // SAFETY: a fresh private anonymous mapping at an address the kernel picks.
-        let p = unsafe {
-            libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1, 0)
-        };
-        if p == libc::MAP_FAILED {
-            return Err(HostMemoryError { bytes: len, reason: std::io::Error::last_os_error().to_string() });
-        }
-        let ptr = NonNull::new(p.cast::<u8>()).ok_or_else(|| HostMemoryError { bytes: len, reason: "mmap returned null".into() })?;
-        Ok(Backing { ptr, len, own: Own::Mapped })
+        Ok(Backing { ptr: map_anonymous(len)?, len, own: Own::Mapped })
     }
 
     /// `len` zero bytes as [`Backing::zeroed`], backed by huge pages where the host has them
@@ -131,6 +135,36 @@ impl Backing {
         if b.is_mapped() && len <= DENSE_HUGE_MAX_BYTES {
             prefer_huge_pages(&mut b);
         }
+        Ok(b)
+    }
+
+    /// `len` zero bytes as [`Backing::zeroed`], mapped from a huge-page boundary and advised
+    /// as [`prefer_huge_pages`] says, so that a length of whole huge pages is all huge pages
+    /// (a mapping the kernel places at a 4 KiB boundary holds one huge page fewer than it
+    /// spans, none for a 2 MiB chunk). Shorter than a huge page: [`Backing::zeroed`].
+    pub fn zeroed_huge(len: usize) -> Result<Backing, HostMemoryError> {
+        if len < HUGE_PAGE_BYTES {
+            return Backing::zeroed(len);
+        }
+        let (keep, span) = (len.next_multiple_of(PAGE_BYTES), len.next_multiple_of(PAGE_BYTES) + HUGE_PAGE_BYTES);
+        let start = map_anonymous(span)?.as_ptr();
+        let skip = (start as usize).next_multiple_of(HUGE_PAGE_BYTES) - start as usize;
+        let tail = span - skip - keep;
+        // SAFETY: `start..start + span` is a fresh private mapping of ours, untouched; `skip` and
+        // `tail` are whole pages (the mapping's ends and a 2 MiB boundary are page-aligned), so
+        // these calls unmap its two ends and leave exactly the `keep` bytes from the boundary.
+        let aligned = unsafe {
+            if skip > 0 {
+                libc::munmap(start.cast(), skip);
+            }
+            if tail > 0 {
+                libc::munmap(start.add(skip + keep).cast(), tail);
+            }
+            start.add(skip)
+        };
+        let ptr = NonNull::new(aligned).ok_or_else(|| HostMemoryError { bytes: len, reason: "mmap returned null".into() })?;
+        let mut b = Backing { ptr, len, own: Own::Mapped };
+        prefer_huge_pages(&mut b);
         Ok(b)
     }
 
@@ -311,6 +345,27 @@ mod tests {
             assert_eq!(thp_eligible(mid(plain.as_ptr())), Some(false), "a plain (sparse chunk) backing");
             assert_eq!(thp_eligible(mid(big.as_ptr())), Some(false), "a dense backing above the cap");
         }
+    }
+
+    /// A huge-page chunk starts at a huge-page boundary, is advised, holds zeros and what is
+    /// written, and a length short of a huge page is an ordinary backing.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn huge_chunks_start_at_a_huge_page_and_are_advised() {
+        let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").unwrap_or_default();
+        for len in [HUGE_PAGE_BYTES, 2 * HUGE_PAGE_BYTES + 100] {
+            let mut b = Backing::zeroed_huge(len).expect("mapping");
+            assert_eq!((b.len(), b.as_ptr() as usize % HUGE_PAGE_BYTES), (len, 0));
+            assert!(b.iter().step_by(4096).all(|&x| x == 0) && b[len - 1] == 0);
+            b[len - 1] = 7;
+            b[0] = 9;
+            assert_eq!((b[0], b[len - 1]), (9, 7));
+            if !thp.is_empty() && !thp.contains("[never]") {
+                assert_eq!(thp_eligible(b.as_ptr() as usize + 4096), Some(true), "{len} bytes");
+            }
+        }
+        let small = Backing::zeroed_huge(HUGE_PAGE_BYTES - 4096).expect("mapping");
+        assert_eq!(small.len(), HUGE_PAGE_BYTES - 4096);
     }
 
     #[test]

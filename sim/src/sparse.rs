@@ -23,12 +23,23 @@ pub struct Sparse {
     /// Each a mapping of its own (`Backing::zeroed`): a chunk written in one place costs the
     /// host that page, not the whole chunk.
     chunks: Vec<Option<Backing>>,
+    /// Whole chunks are mapped on huge pages ([`Sparse::new_dense`]).
+    dense: bool,
 }
 
 impl Sparse {
     /// `len` zero bytes, none of them backed yet.
     pub fn new(len: usize) -> Sparse {
-        Sparse { len, chunks: vec![None; len.div_ceil(CHUNK_BYTES)] }
+        Sparse { len, chunks: vec![None; len.div_ceil(CHUNK_BYTES)], dense: false }
+    }
+
+    /// `len` zero bytes whose chunks, made at their first write as [`Sparse::new`]'s are, are
+    /// each one huge page where the host has them ([`Backing::zeroed_huge`]): for bytes that
+    /// are written densely once written at all (a parallel worker's copies of the pages it
+    /// stores to, which otherwise fault in 4 KiB at a time: about a millisecond per 4 MiB
+    /// output on the first dispatch of a process).
+    pub fn new_dense(len: usize) -> Sparse {
+        Sparse { dense: true, ..Sparse::new(len) }
     }
 
     pub fn len(&self) -> usize {
@@ -71,7 +82,8 @@ impl Sparse {
     /// Mutable [`Sparse::window`]; the chunk is made if it was untouched.
     pub fn window_mut(&mut self, off: usize, n: usize) -> Option<(usize, &mut [u8])> {
         let (c, start, len) = self.locate(off, n)?;
-        let chunk = self.chunks[c].get_or_insert_with(|| zeroed(len));
+        let dense = self.dense;
+        let chunk = self.chunks[c].get_or_insert_with(|| zeroed(len, dense));
         Some((start, &mut chunk[..]))
     }
 
@@ -110,7 +122,8 @@ impl Sparse {
             let (c, within) = (at / CHUNK_BYTES, at % CHUNK_BYTES);
             let len = self.chunk_len(c);
             let n = (len - within).min(data.len() - done);
-            let chunk = self.chunks[c].get_or_insert_with(|| zeroed(len));
+            let dense = self.dense;
+            let chunk = self.chunks[c].get_or_insert_with(|| zeroed(len, dense));
             chunk[within..within + n].copy_from_slice(&data[done..done + n]);
             done += n;
         }
@@ -119,8 +132,9 @@ impl Sparse {
 
 /// A zeroed chunk of `len` bytes. When the host has no memory left for it, the run ends as
 /// on a GPU memory fault (one report, exit status 3) rather than aborting.
-fn zeroed(len: usize) -> Backing {
-    Backing::zeroed(len).unwrap_or_else(|e| crate::backing::host_exhausted(e.bytes))
+fn zeroed(len: usize, dense: bool) -> Backing {
+    let b = if dense { Backing::zeroed_huge(len) } else { Backing::zeroed(len) };
+    b.unwrap_or_else(|e| crate::backing::host_exhausted(e.bytes))
 }
 
 #[cfg(test)]

@@ -96,7 +96,9 @@ impl Private {
             self.dirty = vec![0; len.div_ceil(PAGE_BYTES).div_ceil(64)];
             if self.key != (a.base, a.len()) || self.bytes.len() != len {
                 self.key = (a.base, a.len());
-                self.bytes = Sparse::new(len);
+                // A worker writes the pages of a buffer it stores to densely (its work-groups'
+                // outputs): whole huge pages, up to the size a dense allocation has them.
+                self.bytes = if len <= crate::backing::DENSE_HUGE_MAX_BYTES { Sparse::new_dense(len) } else { Sparse::new(len) };
             }
         }
         let lo = page * PAGE_BYTES;
