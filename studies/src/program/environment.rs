@@ -90,35 +90,6 @@ fn release_libraries(library: &Path) -> Result<(PathBuf, Option<PathBuf>), Strin
     }
 }
 
-/// glibc's run-time settings, read once when a process starts.
-const TUNABLES: &str = "GLIBC_TUNABLES";
-
-/// The glibc setting that backs the C heap with transparent huge pages.
-const HUGE_PAGE_HEAP: &str = "glibc.malloc.hugetlb";
-
-/// `GLIBC_TUNABLES` for the program with the C heap on transparent huge pages
-/// (`glibc.malloc.hugetlb=1`: glibc advises `MADV_HUGEPAGE` on the memory its allocator takes
-/// from the system), after whatever the caller set; `None` when the caller already chose a
-/// value for it (theirs stands). Why: the simulator's state (the timing model's caches,
-/// pipes and waves) lives in the program's process and is mostly many allocations of a few
-/// KiB to a few hundred KiB, which glibc zeroes and the kernel backs one 4 KiB page fault at
-/// a time: ~11 000 faults in a timing run of fir 65536 on mi300a, ~2 900 with huge pages, its
-/// CPU time 139 → 113 ms (`perf stat -r 8`, 2026-12-07). Functional runs, with less state,
-/// take the same time either way. The program's own allocations get huge pages too, which
-/// changes none of its results; glibc without the setting (before 2.35) and other C
-/// libraries ignore it.
-fn huge_page_heap(caller: Option<OsString>) -> Option<OsString> {
-    let Some(set) = caller.filter(|t| !t.is_empty()) else {
-        return Some(format!("{HUGE_PAGE_HEAP}=1").into());
-    };
-    if set.to_string_lossy().split(':').any(|t| t.split('=').next() == Some(HUGE_PAGE_HEAP)) {
-        return None;
-    }
-    let mut both = set;
-    both.push(format!(":{HUGE_PAGE_HEAP}=1"));
-    Some(both)
-}
-
 /// A file the runtime writes besides the program's own output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Output {
@@ -187,8 +158,15 @@ impl Environment {
                 path = format!("{path}:{old}");
             }
         }
-        let mut env = vec![("LD_LIBRARY_PATH", path.into()), target, ("HIPSCOPE_MODE", mode.name().into())];
-        env.extend(huge_page_heap(std::env::var_os(TUNABLES)).map(|t| (TUNABLES, t)));
+        // No `GLIBC_TUNABLES=glibc.malloc.hugetlb=1` for the program's C heap, though it
+        // saves three in four page faults of a timing run: on a host that hands freed memory
+        // back to its hypervisor (this VM), a huge page taken after another process freed
+        // memory costs more than the small pages it replaces. Measured twice, alternating
+        // with a 1.2 GB process run before each (as MGPUSim's runs precede ours in the side
+        // by side): timing relu 1M 0.449 -> 0.528 s, vectoradd 1M 0.557 -> 0.708 s,
+        // matrixtranspose 1024 0.256 -> 0.289 s (fir 65536 gained, 0.195 -> 0.133), and on
+        // 2026-12-07 morning matrixtranspose 0.223 -> 0.358 s after a 700 MB process.
+        let env = vec![("LD_LIBRARY_PATH", path.into()), target, ("HIPSCOPE_MODE", mode.name().into())];
         Ok(Environment { private, env })
     }
 
