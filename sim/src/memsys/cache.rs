@@ -110,9 +110,8 @@ pub struct Cache {
     /// order, and the arrays grow by a row as each is handed out, so a run that fills a
     /// fraction of the slots holds that fraction of the arrays, where slot-indexed arrays
     /// would be written on every page (hashed sets spread a short run's lines over all of
-    /// them). Grown rather than reserved: a short timing run's state is mostly the 228 L1s'
-    /// arrays of a big GPU, and under a C heap of huge pages memory set aside but not written
-    /// still costs its pages when its neighbours are written.
+    /// them). Grown rather than reserved: the 228 L1s of a big GPU are much of a short timing
+    /// run's state, and the C heap's `calloc` zeroes (so writes) a block it hands out whole.
     rows: Vec<u32>,
     /// Rows handed out.
     next_row: u32,
@@ -309,12 +308,27 @@ impl Cache {
         if let Some(r) = self.rows.get_mut(slot).filter(|r| **r == 0) {
             self.next_row += 1;
             *r = self.next_row;
-            self.valid.push(0);
-            self.dirty.push(0);
-            self.ready.push(0);
-            self.data.resize(self.data.len() + self.line_bytes as usize, 0);
+            self.push_row();
         }
         slot
+    }
+
+    /// One more row in each row array. Their room doubles as they fill, up to one row per
+    /// slot and row 0, never beyond: the config check's footprint (`gpus::footprint`) counts
+    /// exactly that much.
+    fn push_row(&mut self) {
+        let (len, n) = (self.valid.len(), self.line_bytes as usize);
+        if len == self.valid.capacity() {
+            let more = len.min((self.rows.len() + 1).saturating_sub(len)).max(1);
+            self.valid.reserve_exact(more);
+            self.dirty.reserve_exact(more);
+            self.ready.reserve_exact(more);
+            self.data.reserve_exact(more * n);
+        }
+        self.valid.push(0);
+        self.dirty.push(0);
+        self.ready.push(0);
+        self.data.resize(self.data.len() + n, 0);
     }
 
     /// `slot` (opened, its old line dealt with) holds `tag` now, with no valid bytes, most
@@ -958,11 +972,15 @@ mod tests {
         for (g, data) in
             [(Geometry { size_bytes: 16 << 10, line_bytes: 64, ways: 4 }, true), (Geometry { size_bytes: 3 * 128, line_bytes: 128, ways: 1 }, false)]
         {
-            // Full: every slot has taken a line, so the rows have grown to their most.
+            // Full: every slot has taken a line, so the rows have grown to their most (and
+            // their room with them: capacity, not length, is what the host gives).
             let mut c = Cache::new(g, data);
             for line in 0..g.size_bytes / u64::from(g.line_bytes) {
                 c.allocate(line * u64::from(g.line_bytes));
             }
+            let room = |v: usize, len: usize| assert_eq!(v, len, "room beyond the rows");
+            room(c.valid.capacity(), c.valid.len());
+            room(c.data.capacity(), c.data.len());
             let slots = [&c.tags, &c.stamps, &c.ready].map(|v| std::mem::size_of_val(v.as_slice())).iter().sum::<usize>()
                 + [&c.valid, &c.dirty].map(|v| std::mem::size_of_val(v.as_slice())).iter().sum::<usize>();
             let tails = std::mem::size_of_val(c.tail_of_set.as_slice()) + c.set_of_tail.capacity() * std::mem::size_of::<u32>();
