@@ -146,23 +146,23 @@ impl Backing {
         if len < HUGE_PAGE_BYTES {
             return Backing::zeroed(len);
         }
-        let (keep, span) = (len.next_multiple_of(PAGE_BYTES), len.next_multiple_of(PAGE_BYTES) + HUGE_PAGE_BYTES);
-        let start = map_anonymous(span)?.as_ptr();
-        let skip = (start as usize).next_multiple_of(HUGE_PAGE_BYTES) - start as usize;
+        let keep = len.next_multiple_of(PAGE_BYTES);
+        let span = keep + HUGE_PAGE_BYTES;
+        let start = map_anonymous(span)?;
+        let skip = (start.as_ptr() as usize).next_multiple_of(HUGE_PAGE_BYTES) - start.as_ptr() as usize;
         let tail = span - skip - keep;
         // SAFETY: `start..start + span` is a fresh private mapping of ours, untouched; `skip` and
         // `tail` are whole pages (the mapping's ends and a 2 MiB boundary are page-aligned), so
         // these calls unmap its two ends and leave exactly the `keep` bytes from the boundary.
-        let aligned = unsafe {
+        let ptr = unsafe {
             if skip > 0 {
-                libc::munmap(start.cast(), skip);
+                libc::munmap(start.as_ptr().cast(), skip);
             }
             if tail > 0 {
-                libc::munmap(start.add(skip + keep).cast(), tail);
+                libc::munmap(start.as_ptr().add(skip + keep).cast(), tail);
             }
             start.add(skip)
         };
-        let ptr = NonNull::new(aligned).ok_or_else(|| HostMemoryError { bytes: len, reason: "mmap returned null".into() })?;
         let mut b = Backing { ptr, len, own: Own::Mapped };
         prefer_huge_pages(&mut b);
         Ok(b)

@@ -79,12 +79,16 @@ impl Sparse {
         Some((start, bytes))
     }
 
+    /// Chunk `c` (`len` bytes), made at this first write if it was untouched.
+    fn chunk_mut(&mut self, c: usize, len: usize) -> &mut Backing {
+        let dense = self.dense;
+        self.chunks[c].get_or_insert_with(|| zeroed(len, dense))
+    }
+
     /// Mutable [`Sparse::window`]; the chunk is made if it was untouched.
     pub fn window_mut(&mut self, off: usize, n: usize) -> Option<(usize, &mut [u8])> {
         let (c, start, len) = self.locate(off, n)?;
-        let dense = self.dense;
-        let chunk = self.chunks[c].get_or_insert_with(|| zeroed(len, dense));
-        Some((start, &mut chunk[..]))
+        Some((start, &mut self.chunk_mut(c, len)[..]))
     }
 
     /// Copy `off..off + out.len()` (within the allocation) into `out`, across chunks.
@@ -122,9 +126,7 @@ impl Sparse {
             let (c, within) = (at / CHUNK_BYTES, at % CHUNK_BYTES);
             let len = self.chunk_len(c);
             let n = (len - within).min(data.len() - done);
-            let dense = self.dense;
-            let chunk = self.chunks[c].get_or_insert_with(|| zeroed(len, dense));
-            chunk[within..within + n].copy_from_slice(&data[done..done + n]);
+            self.chunk_mut(c, len)[within..within + n].copy_from_slice(&data[done..done + n]);
             done += n;
         }
     }

@@ -45,11 +45,12 @@ impl MemSystem {
     pub(super) fn memory_bytes(&self, mem: &Memory, line: u64, out: &mut [u8]) {
         mem.read_clamped(line, out);
         for e in &self.pending {
-            let (lo, hi) = (e.address.max(line), (e.address + e.data().len() as u64).min(line + out.len() as u64));
+            let data = e.data();
+            let (lo, hi) = (e.address.max(line), (e.address + data.len() as u64).min(line + out.len() as u64));
             for a in lo..hi {
                 let k = (a - e.address) as usize;
                 if e.dirty >> k & 1 != 0 {
-                    out[(a - line) as usize] = e.data()[k];
+                    out[(a - line) as usize] = data[k];
                 }
             }
         }
