@@ -108,9 +108,9 @@ pub fn run(
     };
     if plan == auto::Plan::Many {
         let (started, hostcall) = (std::time::Instant::now(), hooks.host.as_ref().map(|h| h.hostcall_buffer()));
-        let stood = par::run(d, env, mem, opts, hostcall);
+        let (stood, worked) = par::run(d, env, mem, opts, hostcall);
         if learns {
-            auto::record(d, plan, started.elapsed(), stood.as_ref().map(|s| s.instructions));
+            auto::record(d, plan, auto::Ran { took: started.elapsed(), worked, instructions: stood.as_ref().map(|s| s.instructions) });
         }
         if let Some(stats) = stood {
             return Ok(stats);
@@ -127,7 +127,8 @@ pub fn run(
     }
     // After a parallel run that fell back, this run is not the one-thread way's cost to learn.
     if learns && plan == auto::Plan::One && r.is_ok() {
-        auto::record(d, plan, started.elapsed(), Some(s.stats.instructions));
+        let took = started.elapsed();
+        auto::record(d, plan, auto::Ran { took, worked: took, instructions: Some(s.stats.instructions) });
     }
     r.map(|()| s.stats)
 }

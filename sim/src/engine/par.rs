@@ -30,6 +30,7 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// Host bytes of private pages kept between dispatches for the next workers (beyond it they
 /// are released). // assumed: a quarter of a small host's memory, as the copies of device
@@ -78,6 +79,42 @@ pub fn stood() -> u64 {
     STOOD.with(|n| n.get())
 }
 
+/// The CPU time the calling thread spends from [`ThreadCpu::start`] on (where the host cannot
+/// tell a thread's CPU time, its wall time).
+struct ThreadCpu {
+    cpu: Option<Duration>,
+    wall: std::time::Instant,
+}
+
+impl ThreadCpu {
+    fn start() -> ThreadCpu {
+        ThreadCpu { cpu: thread_cpu_time(), wall: std::time::Instant::now() }
+    }
+
+    fn spent_nanos(&self) -> u64 {
+        let spent = match (self.cpu, thread_cpu_time()) {
+            (Some(a), Some(b)) => b.saturating_sub(a),
+            _ => self.wall.elapsed(),
+        };
+        u64::try_from(spent.as_nanos()).unwrap_or(u64::MAX)
+    }
+}
+
+/// The calling thread's CPU time so far (`CLOCK_THREAD_CPUTIME_ID`), if the host tells it.
+fn thread_cpu_time() -> Option<Duration> {
+    #[cfg(unix)]
+    {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `ts` is a valid timespec this call writes; the clock id is a constant.
+        let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0;
+        ok.then(|| Duration::new(u64::try_from(ts.tv_sec).unwrap_or(0), u32::try_from(ts.tv_nsec).unwrap_or(0)))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
 /// What the workers share.
 struct Job<'a> {
     d: &'a Dispatch<'a>,
@@ -102,8 +139,16 @@ struct Done {
 /// Run the dispatch on `opts.threads` threads; `None` (memory untouched) when the result
 /// might differ from the sequential engine's, which the caller then runs. `hostcall`: the
 /// buffer of the host's call service, if one is attached (a wave that touches its
-/// allocation needs the host, which serves the sequential engine only).
-pub(super) fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions, hostcall: Option<u64>) -> Option<DispatchStats> {
+/// allocation needs the host, which serves the sequential engine only). Also returns the CPU
+/// time the workers spent (what `--threads auto` weighs the run's wall time against).
+pub(super) fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions, hostcall: Option<u64>) -> (Option<DispatchStats>, Duration) {
+    let worked = AtomicU64::new(0);
+    let stood = run_counting(d, env, mem, opts, hostcall, &worked);
+    (stood, Duration::from_nanos(worked.into_inner()))
+}
+
+/// [`run`], adding each worker's CPU nanoseconds to `worked`.
+fn run_counting(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOptions, hostcall: Option<u64>, worked: &AtomicU64) -> Option<DispatchStats> {
     let host = hostcall.and_then(|a| mem.allocation_at(a)).map_or(0..0, |a| a.base..a.end());
     let groups = d.geo.group_count();
     let threads = opts.threads.min(usize::try_from(groups).unwrap_or(usize::MAX));
@@ -119,7 +164,9 @@ pub(super) fn run(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOp
         for (k, (slot, spare)) in results.iter().zip(spare_pages(threads)).enumerate() {
             let (job, env, view) = (&job, env.clone(), Memory::overlay(start.clone(), spare));
             sc.spawn(move |_| {
+                let cpu = ThreadCpu::start();
                 let done = worker(job, k, view, env);
+                worked.fetch_add(cpu.spent_nanos(), Ordering::Relaxed);
                 if let Ok(mut s) = slot.lock() {
                     *s = done;
                 }
@@ -329,4 +376,25 @@ fn pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
     let p = Arc::new(rayon::ThreadPoolBuilder::new().num_threads(threads).thread_name(|i| format!("hipscope-wg-{i}")).build().ok()?);
     pools.push((threads, p.clone()));
     Some(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg(unix)]
+    fn a_worker_is_charged_the_cpu_time_it_spent_not_the_time_it_waited() {
+        let waited = ThreadCpu::start();
+        std::thread::sleep(Duration::from_millis(60));
+        assert!(waited.spent_nanos() < 20_000_000, "a sleeping thread spent {} ns of CPU", waited.spent_nanos());
+        let busy = ThreadCpu::start();
+        let until = std::time::Instant::now() + Duration::from_millis(30);
+        let mut spins = 0u64;
+        while std::time::Instant::now() < until {
+            spins = std::hint::black_box(spins + 1);
+        }
+        // Spinning 30 ms of wall time on a machine that may share its cores: at least a third of it.
+        assert!(busy.spent_nanos() >= 10_000_000, "a spinning thread spent {} ns of CPU", busy.spent_nanos());
+    }
 }
