@@ -636,6 +636,11 @@ impl Cache {
         self.sets
     }
 
+    /// Lines this cache holds when full.
+    pub fn capacity_lines(&self) -> u64 {
+        self.sets * self.ways as u64
+    }
+
     /// Every slot holding dirty bytes.
     pub fn dirty_slots(&self) -> Vec<Slot> {
         self.occupied().filter(|&s| self.dirty(s) != 0).collect()
@@ -746,6 +751,17 @@ mod tests {
         assert_eq!(&e.data()[4..8], &[1, 2, 3, 4]);
         assert_eq!(c.find(0x000), None);
         assert_eq!(c.find(0x13f), Some(s));
+    }
+
+    #[test]
+    fn a_full_cache_holds_its_capacity_in_lines() {
+        let mut c = Cache::new(Geometry { size_bytes: 32768, line_bytes: 128, ways: 4 }, false);
+        assert_eq!(c.capacity_lines(), 32768 / 128);
+        for line in 0..2 * c.capacity_lines() {
+            let (s, _) = c.allocate(line * 128);
+            c.touch(s);
+        }
+        assert_eq!(c.valid_lines(), c.capacity_lines(), "filled with twice as many lines");
     }
 
     #[test]

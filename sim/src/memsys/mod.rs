@@ -401,7 +401,8 @@ impl MemSystem {
     /// over its stable windows.
     pub fn memory_side(&self) -> MemorySide {
         let busy_cycles = self.mall_pipes.iter().chain(&self.dram).map(Pipe::busy_cycles).collect();
-        MemorySide { busy_cycles, fills: [self.counters.get(Counter::TccMiss), self.counters.get(Counter::MallMiss)] }
+        let l2_lines = self.l2.iter().map(Cache::capacity_lines).sum();
+        MemorySide { busy_cycles, fills: [self.counters.get(Counter::TccMiss), self.counters.get(Counter::MallMiss)], l2_lines }
     }
 
     /// The part of a dispatch that ran functionally (work-group sampling) brought `fills` lines
@@ -459,6 +460,8 @@ pub struct MemorySide {
     pub busy_cycles: Vec<u64>,
     /// Lines allocated by the L2s (all together) and by the MALL.
     pub fills: [u64; 2],
+    /// Lines the L2s hold when full (all together).
+    pub l2_lines: u64,
 }
 
 /// Invalidate `cache` (if there is one) by an instruction: one operation counted in `ops`,

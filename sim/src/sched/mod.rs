@@ -28,7 +28,7 @@ pub(crate) use options::count_group;
 pub use options::{EngineOptions, RunProgress, Threads, DEFAULT_NO_PROGRESS, DEFAULT_WATCHDOG_CYCLES};
 pub(crate) use residency::{Ended, Release, Resident, Sched, Storage};
 pub(crate) use retire::{fetch, follow};
-pub use sample::{round_period, Sampled, Stable, Windows, WorkGroupSampling};
+pub use sample::{round_period, short_round_window, Sampled, Stable, Windows, WorkGroupSampling};
 pub(crate) use sample::{FastForward, Rest};
 pub use touched::Touched;
 

@@ -15,7 +15,9 @@ use crate::fault::KernelFault;
 use crate::kernel::{CodeSlot, LoadedKernel};
 use crate::memory::Memory;
 use crate::memsys::{MemorySide, OpKind};
-use crate::sched::{round_period, EngineOptions, FastForward, Hooked, Rest, Sampled, Sched, Stable, Storage, Touched, Windows, WorkGroupSampling};
+use crate::sched::{
+    round_period, short_round_window, EngineOptions, FastForward, Hooked, Rest, Sampled, Sched, Stable, Storage, Touched, Windows, WorkGroupSampling,
+};
 use crate::timing::class::{Class, Maintenance};
 use crate::timing::issue::WaveTiming;
 use crate::timing::placement::Placed;
@@ -65,6 +67,14 @@ pub(super) struct Sampler {
     origin: Option<(u64, u64)>,
     /// Windows a whole round long: their length in cycles (`None`: `window_cycles`).
     round: Option<u64>,
+    /// The rounds are shorter than `window_cycles`, so the windows are whole rounds from the
+    /// first round on ([`short_round_window`]); detail then stops early only once the L2s
+    /// have turned over ([`Sampler::turn_over`]).
+    short_rounds: bool,
+    /// Lines the L2s had allocated where the windows began (`None`: before the first), and
+    /// whether they have since allocated as many as they hold.
+    fills_at_origin: Option<u64>,
+    turned_over: bool,
 }
 
 /// No PC seen yet.
@@ -108,6 +118,9 @@ impl Sampler {
             stable: Stable::default(),
             origin: None,
             round: None,
+            short_rounds: false,
+            fills_at_origin: None,
+            turned_over: false,
         }
     }
 
@@ -125,6 +138,9 @@ impl Sampler {
             self.seen = NONE_SEEN;
             self.origin = None;
             self.round = None;
+            self.short_rounds = false;
+            self.fills_at_origin = None;
+            self.turned_over = false;
         }
     }
 
@@ -158,13 +174,13 @@ impl Sampler {
             }
         }
         self.seen = NONE_SEEN;
+        self.shorten_to_rounds(t, started, cfg);
+        self.turn_over(&side, cfg);
         if self.round.is_none() && self.windows.len() >= self.windows.fewest() && self.windows.stable().is_none() {
             if let Some(round) = self.round_cycles(t, started, cfg) {
                 // Rounds of work-groups in step: windows shorter than a round see its phases.
                 self.round = Some(round);
-                self.windows = Windows::new(self.windows_cfg(cfg));
-                self.marks.clear();
-                self.pcs.clear();
+                self.restart_windows(cfg);
             }
         }
         self.origin.get_or_insert((t, started));
@@ -181,13 +197,52 @@ impl Sampler {
             self.pcs.pop_front();
         }
         self.next_check = t.saturating_add(self.window_length(cfg));
-        if started < cfg.min_detailed_groups {
+        if started < cfg.min_detailed_groups || !self.may_stop(t, cfg) {
             return None;
         }
         let stable = self.windows.stable()?;
         (self.cost, self.fills) = self.cost_of_last(stable.windows);
         self.stable = stable;
         Some(stable.rate)
+    }
+
+    /// Rounds shorter than a window: from the first window end after a round started since the
+    /// windows began, the windows are the fewest whole rounds [`short_round_window`] allows.
+    fn shorten_to_rounds(&mut self, t: u64, started: u64, cfg: WorkGroupSampling) {
+        if self.round.is_some() {
+            return;
+        }
+        let period = self.origin.and_then(|o| round_period(o, t, started, self.peak_groups, 0));
+        if let Some(window) = period.and_then(|p| short_round_window(p, cfg.window_cycles)) {
+            self.round = Some(window);
+            self.short_rounds = true;
+            self.restart_windows(cfg);
+        }
+    }
+
+    /// With short rounds, the windows start over once the L2s have allocated as many lines as
+    /// they hold since the windows began: the rates before that saw stores the L2s absorbed
+    /// that later evict dirty lines ([`crate::sched::sample`], "Rounds shorter than a window").
+    fn turn_over(&mut self, side: &MemorySide, cfg: WorkGroupSampling) {
+        let at_origin = *self.fills_at_origin.get_or_insert(side.fills[0]);
+        if self.short_rounds && !self.turned_over && side.fills[0].saturating_sub(at_origin) >= side.l2_lines {
+            self.turned_over = true;
+            self.restart_windows(cfg);
+        }
+    }
+
+    /// Whether detail may stop at cycle `t`: with short rounds, once the L2s have turned over
+    /// or the windows have run as long as `window_cycles` windows need at least.
+    fn may_stop(&self, t: u64, cfg: WorkGroupSampling) -> bool {
+        let since = t.saturating_sub(self.origin.map_or(t, |o| o.0));
+        !self.short_rounds || self.turned_over || since >= 2 * u64::from(cfg.windows) * cfg.window_cycles
+    }
+
+    /// The windows kept so far are dropped (their length or the caches' state changed).
+    fn restart_windows(&mut self, cfg: WorkGroupSampling) {
+        self.windows = Windows::new(self.windows_cfg(cfg));
+        self.marks.clear();
+        self.pcs.clear();
     }
 
     /// The windows' parameters: with windows a whole round long, half as many (each already
