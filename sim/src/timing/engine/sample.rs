@@ -69,7 +69,7 @@ pub(super) struct Sampler {
     round: Option<u64>,
     /// The rounds are shorter than `window_cycles`, so the windows are whole rounds from the
     /// first round on ([`short_round_window`]); detail then stops early only once the L2s
-    /// have turned over ([`Sampler::turn_over`]).
+    /// have turned over ([`Sampler::note_l2_turnover`]).
     short_rounds: bool,
     /// Lines the L2s had allocated where the windows began (`None`: before the first), and
     /// whether they have since allocated as many as they hold.
@@ -175,7 +175,7 @@ impl Sampler {
         }
         self.seen = NONE_SEEN;
         self.shorten_to_rounds(t, started, cfg);
-        self.turn_over(&side, cfg);
+        self.note_l2_turnover(&side, cfg);
         if self.round.is_none() && self.windows.len() >= self.windows.fewest() && self.windows.stable().is_none() {
             if let Some(round) = self.round_cycles(t, started, cfg) {
                 // Rounds of work-groups in step: windows shorter than a round see its phases.
@@ -223,7 +223,7 @@ impl Sampler {
     /// With short rounds, the windows start over once the L2s have allocated as many lines as
     /// they hold since the windows began: the rates before that saw stores the L2s absorbed
     /// that later evict dirty lines ([`crate::sched::sample`], "Rounds shorter than a window").
-    fn turn_over(&mut self, side: &MemorySide, cfg: WorkGroupSampling) {
+    fn note_l2_turnover(&mut self, side: &MemorySide, cfg: WorkGroupSampling) {
         let at_origin = *self.fills_at_origin.get_or_insert(side.fills[0]);
         if self.short_rounds && !self.turned_over && side.fills[0].saturating_sub(at_origin) >= side.l2_lines {
             self.turned_over = true;
