@@ -156,14 +156,12 @@ impl Sampler {
         };
         if resident < self.peak_groups {
             // Draining (or between rounds): the windows start over once the GPU is full again.
-            self.windows = Windows::new(self.windows_cfg(cfg));
+            self.restart_windows(cfg);
             self.window_start = None;
-            self.marks.clear();
             // The snapshot of this window's end stays: the next window starts there.
             let now = self.progress.pop_back();
             self.progress.clear();
             self.progress.extend(now);
-            self.pcs.clear();
             self.origin = None;
         }
         self.peak_groups = self.peak_groups.max(resident);
