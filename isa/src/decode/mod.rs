@@ -308,20 +308,16 @@ fn search_order(ctx: &Ctx) -> Vec<(usize, Namespace)> {
     order
 }
 
-/// Rows of one namespace and size (the generated table is sorted by namespace, then size).
+/// Rows of one namespace and size: the generated table is sorted by namespace, then size
+/// (`rows_are_sorted_by_namespace_then_size`), so two binary searches find them. Why not an
+/// index built once: building it reads every row of the 33 000, megabytes of the library's
+/// read-only data a short `exec` run otherwise never touches (8 % of a functional 1024²
+/// matrixtranspose process went to that first pass and its page faults).
 fn table_slice(ns: Namespace, bytes: usize) -> Option<Range<usize>> {
-    static INDEX: OnceLock<Vec<(Namespace, u8, Range<usize>)>> = OnceLock::new();
-    let index = INDEX.get_or_init(|| {
-        let mut out: Vec<(Namespace, u8, Range<usize>)> = Vec::new();
-        for (i, row) in ROWS.iter().enumerate() {
-            match out.last_mut() {
-                Some((n, b, r)) if *n == row.table && *b == row.bytes => r.end = i + 1,
-                _ => out.push((row.table, row.bytes, i..i + 1)),
-            }
-        }
-        out
-    });
-    index.iter().find(|(n, b, _)| *n == ns && *b as usize == bytes).map(|(_, _, r)| r.clone())
+    let key = |r: &Row| (r.table, r.bytes as usize);
+    let lo = ROWS.partition_point(|r| key(r) < (ns, bytes));
+    let hi = ROWS.partition_point(|r| key(r) <= (ns, bytes));
+    (lo < hi).then_some(lo..hi)
 }
 
 /// Does this row carry a cache-policy operand and which flags decide its printing.
@@ -340,4 +336,26 @@ pub fn fuzz_one(data: &[u8]) -> usize {
     let processor = (sel as usize >> 2) % Processor::ALL.len();
     let decoder = &decoders[processor * 4 + (sel as usize & 3)];
     decoder.decode_all(code, 0x1000).into_iter().filter_map(|(_, r)| r.ok()).map(|inst| crate::print::format_inst(&inst, decoder.ctx()).len()).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_sorted_by_namespace_then_size() {
+        let unsorted = ROWS.windows(2).position(|p| (p[0].table, p[0].bytes) > (p[1].table, p[1].bytes));
+        assert_eq!(unsorted, None, "table_slice's binary search needs the generated rows in (namespace, size) order");
+    }
+
+    #[test]
+    fn a_slice_is_exactly_the_rows_of_its_namespace_and_size() {
+        for ns in [Namespace::GFX8, Namespace::GFX940, Namespace::GFX11_FAKE16, Namespace::GFX1250_FAKE16] {
+            for bytes in [4, 8, 12, 16] {
+                let want: Vec<usize> = (0..ROWS.len()).filter(|&i| ROWS[i].table == ns && ROWS[i].bytes as usize == bytes).collect();
+                let got: Vec<usize> = table_slice(ns, bytes).map_or(Vec::new(), |r| r.collect());
+                assert_eq!(got, want, "{ns:?}, {bytes} bytes");
+            }
+        }
+    }
 }
