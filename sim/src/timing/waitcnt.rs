@@ -233,6 +233,40 @@ mod tests {
         assert_eq!(o.ready_at(400, &vs0), 400);
     }
 
+    /// `ready_at` against its definition, taken literally: of the chosen queues' operations
+    /// still outstanding at `now`, all but the `limit` latest must be done, so the wave waits
+    /// for the (`limit` + 1)-th latest completion (or not at all). Random queues, completion
+    /// times, limits and moments (seeded).
+    #[test]
+    fn a_wait_ends_at_the_completion_that_leaves_limit_outstanding() {
+        use rand::{rngs::StdRng, RngExt, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(7);
+        let queues = Queue::ALL;
+        for _ in 0..2000 {
+            let mut o = Outstanding::default();
+            for _ in 0..rng.random_range(0..12) {
+                let q = queues[rng.random_range(0..queues.len())];
+                o.push(Family::Gfx10, q, rng.random_range(0..400));
+            }
+            let mut w = Wait::default();
+            for _ in 0..rng.random_range(1..4) {
+                w.push(rng.random_range(1..32), rng.random_range(0..4), u32::MAX);
+            }
+            let now = rng.random_range(0..300);
+            let mut want = now;
+            for &(qs, limit) in &w.parts[..w.n] {
+                let mut left: Vec<u64> =
+                    queues.iter().filter(|&&q| qs >> (q as usize) & 1 != 0).flat_map(|&q| o.done[q as usize].clone()).filter(|&t| t > now).collect();
+                left.sort_unstable();
+                left.reverse();
+                if let Some(&t) = left.get(limit as usize) {
+                    want = want.max(t);
+                }
+            }
+            assert_eq!(o.ready_at(now, &w), want, "{:?} at {now}: {:?}", &w.parts[..w.n], o.done);
+        }
+    }
+
     /// A full 6-bit `vmcnt` (63 outstanding on GFX9) holds the next vector memory operation
     /// until the oldest counts down; on GFX10+ loads and stores have counters of their own,
     /// and GFX8's 4-bit counter fills at 15.
