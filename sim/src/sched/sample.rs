@@ -128,7 +128,7 @@
 //! falls once every store evicts one (vectoradd of 8 M elements: windows of one round at 115
 //! wave-instructions a cycle while the L2s filled, 86–93 after; stopped on the early ones, the
 //! launch came out 11.3 % short against a stated ±0.2 %). So with short rounds the windows start
-//! over when the L2s have turned over since the windows began, and detail stops before that only
+//! over when the L2s have turned over since the dispatch's first window, and detail stops before that only
 //! where windows of `window_cycles` could have stopped (after `2 × windows` of them): a kernel
 //! whose footprint stays in the L2 keeps the old bound. Measured with `skip` against the same
 //! runs with the rule off, `hipscope exec --gpu mi300a --mode timing --sample skip -- PROG --size

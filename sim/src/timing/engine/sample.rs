@@ -71,8 +71,9 @@ pub(super) struct Sampler {
     /// first round on ([`short_round_window`]); detail then stops early only once the L2s
     /// have turned over ([`Sampler::note_l2_turnover`]).
     short_rounds: bool,
-    /// Lines the L2s had allocated where the windows began (`None`: before the first), and
-    /// whether they have since allocated as many as they hold.
+    /// Lines the L2s had allocated at the dispatch's first window check (`None`: before it; a
+    /// restart of the windows keeps it), and whether they have since allocated as many as they
+    /// hold.
     fills_at_origin: Option<u64>,
     turned_over: bool,
 }
@@ -219,7 +220,7 @@ impl Sampler {
     }
 
     /// With short rounds, the windows start over once the L2s have allocated as many lines as
-    /// they hold since the windows began: the rates before that saw stores the L2s absorbed
+    /// they hold since the first window check: the rates before that saw stores the L2s absorbed
     /// that later evict dirty lines ([`crate::sched::sample`], "Rounds shorter than a window").
     fn note_l2_turnover(&mut self, side: &MemorySide, cfg: WorkGroupSampling) {
         let at_origin = *self.fills_at_origin.get_or_insert(side.fills[0]);
