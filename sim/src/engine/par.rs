@@ -177,14 +177,21 @@ fn run_counting(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOpti
     // caller's again.
     *mem = Arc::try_unwrap(start).unwrap_or_else(|shared| (*shared).clone());
     let done: Vec<Done> = results.into_iter().map(|m| m.into_inner().ok().flatten()).collect::<Option<_>>()?;
-    let stood = decide(env, mem, opts, &host, &done);
+    let stood = decide(env, mem, opts, &host, &done, &pool);
     keep_pages(done.into_iter().map(|x| x.pages));
     stood
 }
 
 /// Whether the workers' result stands (then it is committed to `mem` and counted) or the
 /// sequential engine must run the dispatch; `host`: the hostcall buffer's addresses.
-fn decide(env: &mut Env, mem: &mut Memory, opts: &EngineOptions, host: &std::ops::Range<u64>, done: &[Done]) -> Option<DispatchStats> {
+fn decide(
+    env: &mut Env,
+    mem: &mut Memory,
+    opts: &EngineOptions,
+    host: &std::ops::Range<u64>,
+    done: &[Done],
+    pool: &rayon::ThreadPool,
+) -> Option<DispatchStats> {
     let stats = sum(done);
     if stats.instructions >= opts.max_instructions {
         return None;
@@ -194,7 +201,7 @@ fn decide(env: &mut Env, mem: &mut Memory, opts: &EngineOptions, host: &std::ops
     }
     let parts: Vec<&spans::Sorted> = done.iter().map(|x| &x.log).collect();
     let writes = spans::independent_sorted(&parts)?;
-    commit(mem, &writes, done);
+    commit(mem, &writes, done, pool);
     STOOD.with(|n| n.set(n.get() + 1));
     env.clock += stats.instructions;
     if let Some(p) = opts.progress {
@@ -325,21 +332,27 @@ fn sum(done: &[Done]) -> DispatchStats {
 
 /// Copy the bytes each wave wrote from its worker's private pages into `mem`: one copy per
 /// run of touching ranges of one worker (consecutive groups' waves of a worker usually write
-/// one block), each range alone if the run does not go at once (it spans allocations).
-fn commit(mem: &mut Memory, writes: &[Written], done: &[Done]) {
+/// one block), split over the pool's threads ([`Memory::commit_runs`]); each range of a run
+/// alone if the run does not go at once (it spans allocations).
+fn commit(mem: &mut Memory, writes: &[Written], done: &[Done], pool: &rayon::ThreadPool) {
+    let mut runs = Vec::new();
+    let mut ranges = Vec::new();
     let mut rest = writes;
     while let Some(first) = rest.first() {
         let n = 1 + rest.windows(2).take_while(|p| p[1].lo == p[0].hi && p[1].worker == first.worker).count();
         let (run, after) = rest.split_at(n);
-        let hi = run.last().map_or(first.hi, |w| w.hi);
-        if !mem.commit_from(&done[first.worker].pages, first.lo, hi) {
-            for w in run {
-                // The worker wrote these bytes through a view of this memory: they are in its pages.
-                let copied = mem.commit_from(&done[w.worker].pages, w.lo, w.hi);
-                debug_assert!(copied, "{:#x}..{:#x} not in worker {}'s pages", w.lo, w.hi, w.worker);
-            }
-        }
+        runs.push((first.worker, first.lo, run.last().map_or(first.hi, |w| w.hi)));
+        ranges.push(run);
         rest = after;
+    }
+    let pages: Vec<&Pages> = done.iter().map(|d| &d.pages).collect();
+    let missed = pool.install(|| mem.commit_runs(&pages, &runs));
+    for k in missed {
+        for w in ranges[k] {
+            // The worker wrote these bytes through a view of this memory: they are in its pages.
+            let copied = mem.commit_from(&done[w.worker].pages, w.lo, w.hi);
+            debug_assert!(copied, "{:#x}..{:#x} not in worker {}'s pages", w.lo, w.hi, w.worker);
+        }
     }
 }
 
