@@ -326,9 +326,10 @@ impl Memory {
             let (base, end) = (a.base, a.end());
             let n = runs[k..].iter().take_while(|r| r.1 >= base && r.2 <= end).count().max(1);
             let group = Group { pages, runs: &runs[k..k + n], first: k, index: i, base };
-            match a.sparse.is_some() {
-                true => group.copy_each(|at, bytes| a.write_at(at, bytes), &mut missed),
-                false => missed.extend(group.copy_into(&mut a.data[..], 0)),
+            if a.sparse.is_some() {
+                group.copy_each(|at, bytes| a.write_at(at, bytes), &mut missed);
+            } else {
+                missed.extend(group.copy_into(&mut a.data[..], 0));
             }
             k += n;
         }
