@@ -1,7 +1,7 @@
 //! Parallel functional execution: the work-groups of a dispatch on several host threads,
 //! with the result the sequential engine gives for the same seed ([`super`] says when).
 //!
-//! Each worker thread runs whole work-groups, claimed in chunks from a shared counter, on a
+//! Each worker thread runs whole work-groups, claimed in chunks ([`Claims`]), on a
 //! copy-on-write view of the dispatch's starting memory ([`Memory::overlay`]: the starting
 //! memory is shared read-only, a worker copies a page at its first write into it, so a worker
 //! costs what it writes, not the size of device memory), through a [`Tracker`] that logs
@@ -121,10 +121,44 @@ struct Job<'a> {
     opts: EngineOptions,
     /// Index in the dispatch of each group's first wave.
     first_wave: Vec<u32>,
-    next: AtomicU64,
+    claims: Claims,
     chunk: u64,
     /// A worker gave up: the others stop too.
     abort: AtomicBool,
+}
+
+/// Which work-groups are left: each worker has a span of the grid, a contiguous share, and
+/// claims chunks from its front; a worker whose span is done takes chunks from the back of the
+/// span with the most left. A worker's groups are then mostly one stretch of the grid, and so are
+/// the bytes it writes where each group writes its own block (relu, fir, vectoradd): its private
+/// copy of an output buffer touches its share of the buffer's pages, where chunks dealt in turn
+/// from one counter made every worker touch (and the host zero) nearly every page of it.
+struct Claims {
+    spans: Mutex<Vec<std::ops::Range<u64>>>,
+}
+
+impl Claims {
+    /// `groups` work-groups for `workers` workers, in equal spans.
+    fn new(groups: u64, workers: usize) -> Claims {
+        let n = workers.max(1) as u64;
+        Claims { spans: Mutex::new((0..n).map(|k| groups * k / n..groups * (k + 1) / n).collect()) }
+    }
+
+    /// The next up to `chunk` groups for worker `k` (`None`: none left).
+    fn claim(&self, k: usize, chunk: u64) -> Option<std::ops::Range<u64>> {
+        let mut spans = self.spans.lock().ok()?;
+        if let Some(own) = spans.get_mut(k).filter(|r| !r.is_empty()) {
+            let first = own.start;
+            own.start = (first + chunk).min(own.end);
+            return Some(first..own.start);
+        }
+        // The fullest span; the lowest-numbered among equals, whatever the host's timing.
+        let (j, _) = spans.iter().enumerate().filter(|(_, r)| !r.is_empty()).max_by_key(|(j, r)| (r.end - r.start, std::cmp::Reverse(*j)))?;
+        let other = &mut spans[j];
+        let end = other.end;
+        other.end = end.saturating_sub(chunk).max(other.start);
+        Some(other.end..end)
+    }
 }
 
 /// A worker's result.
@@ -156,7 +190,7 @@ fn run_counting(d: &Dispatch, env: &mut Env, mem: &mut Memory, opts: &EngineOpti
     // Chunks of a few groups: enough of them to balance the threads, few enough that
     // claiming costs nothing.
     let chunk = (groups / (threads as u64 * 16)).clamp(1, 64);
-    let job = Job { d, opts: *opts, first_wave: first_waves(d), next: AtomicU64::new(0), chunk, abort: AtomicBool::new(false) };
+    let job = Job { d, opts: *opts, first_wave: first_waves(d), claims: Claims::new(groups, threads), chunk, abort: AtomicBool::new(false) };
     let results: Vec<Mutex<Option<Done>>> = (0..threads).map(|_| Mutex::new(None)).collect();
     // The starting memory, shared by the workers' views while they run and taken back after.
     let start = Arc::new(std::mem::take(mem));
@@ -217,16 +251,11 @@ fn worker(job: &Job, k: usize, mut mem: Memory, mut env: Env) -> Option<Done> {
     let opts = EngineOptions { progress: None, max_resident_groups: 1, ..job.opts };
     let mut s: FSched = Sched::new(job.d, opts, None, Storage::BySlot);
     let t = Tracker::new(job.d.lds_bytes);
-    let total = job.d.geo.group_count();
     let mut ready = Vec::new();
     // Log entries at the last look for waves of this worker that already share written bytes.
     let mut looked = 0;
-    loop {
-        let start = job.next.fetch_add(job.chunk, Ordering::Relaxed);
-        if start >= total {
-            break;
-        }
-        for n in start..(start + job.chunk).min(total) {
+    while let Some(chunk) = job.claims.claim(k, job.chunk) {
+        for n in chunk {
             if job.abort.load(Ordering::Relaxed) || run_group(&mut s, job, n, &t, &mut env, &mut mem, &mut ready).is_none() {
                 job.abort.store(true, Ordering::Relaxed);
                 return None;
@@ -394,6 +423,33 @@ fn pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_group_is_claimed_once_and_a_worker_takes_its_own_span_first() {
+        let mut rng = StdRng::seed_from_u64(3);
+        for (groups, workers, chunk) in [(1000u64, 2usize, 7u64), (5, 3, 4), (64, 4, 1), (1, 2, 64), (4096, 2, 64)] {
+            let c = Claims::new(groups, workers);
+            let spans = |c: &Claims| c.spans.lock().map(|s| s.clone()).unwrap_or_default();
+            assert_eq!(spans(&c).iter().map(|r| r.end - r.start).sum::<u64>(), groups, "the spans cover the grid");
+            let mut seen = vec![0u32; groups as usize];
+            let mut done = vec![false; workers];
+            while done.iter().any(|d| !d) {
+                let k = rng.random_range(0..workers);
+                let own = spans(&c)[k].clone();
+                match c.claim(k, chunk) {
+                    Some(r) => {
+                        assert!(!r.is_empty() && r.end - r.start <= chunk, "{r:?}");
+                        if !own.is_empty() {
+                            assert_eq!((r.start, r.end), (own.start, own.end.min(own.start + chunk)), "worker {k}: the front of its own span");
+                        }
+                        r.for_each(|n| seen[n as usize] += 1);
+                    }
+                    None => done[k] = true,
+                }
+            }
+            assert!(seen.iter().all(|&n| n == 1), "{groups} groups, {workers} workers: each claimed once");
+        }
+    }
 
     #[test]
     #[cfg(unix)]
