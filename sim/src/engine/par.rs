@@ -140,8 +140,10 @@ struct Claims {
 impl Claims {
     /// `groups` work-groups for `workers` workers, in equal spans.
     fn new(groups: u64, workers: usize) -> Claims {
-        let n = workers.max(1) as u64;
-        Claims { spans: Mutex::new((0..n).map(|k| groups * k / n..groups * (k + 1) / n).collect()) }
+        let n = workers.max(1) as u128;
+        // In 128 bits: a grid's group count times a worker number may not fit 64.
+        let edge = |k: u128| (u128::from(groups) * k / n) as u64;
+        Claims { spans: Mutex::new((0..n).map(|k| edge(k)..edge(k + 1)).collect()) }
     }
 
     /// The next up to `chunk` groups for worker `k` (`None`: none left).
@@ -449,6 +451,12 @@ mod tests {
             }
             assert!(seen.iter().all(|&n| n == 1), "{groups} groups, {workers} workers: each claimed once");
         }
+        // A grid of nearly 2⁶⁴ groups: spans without overflow, covering it.
+        let c = Claims::new(u64::MAX - 2, 3);
+        let spans = c.spans.lock().map(|s| s.clone()).unwrap_or_default();
+        assert_eq!((spans[0].start, spans[2].end), (0, u64::MAX - 2));
+        assert!(spans.windows(2).all(|w| w[0].end == w[1].start && w[0].start < w[0].end));
+        assert_eq!(c.claim(1, 10), Some(spans[1].start..spans[1].start + 10));
     }
 
     #[test]
