@@ -324,7 +324,8 @@ impl Memory {
             };
             let a = &mut self.allocs[i];
             let (base, end) = (a.base, a.end());
-            let n = runs[k..].iter().take_while(|r| r.1 >= base && r.2 <= end).count().max(1);
+            // At least `runs[k]` itself: it was located in this allocation.
+            let n = runs[k..].iter().take_while(|r| r.1 >= base && r.2 <= end).count();
             let group = Group { pages, runs: &runs[k..k + n], first: k, index: i, base };
             if a.sparse.is_some() {
                 group.copy_each(|at, bytes| a.write_at(at, bytes), &mut missed);

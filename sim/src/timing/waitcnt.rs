@@ -257,8 +257,7 @@ mod tests {
             for &(qs, limit) in &w.parts[..w.n] {
                 let mut left: Vec<u64> =
                     queues.iter().filter(|&&q| qs >> (q as usize) & 1 != 0).flat_map(|&q| o.done[q as usize].clone()).filter(|&t| t > now).collect();
-                left.sort_unstable();
-                left.reverse();
+                left.sort_unstable_by(|a, b| b.cmp(a));
                 if let Some(&t) = left.get(limit as usize) {
                     want = want.max(t);
                 }
